@@ -1,0 +1,220 @@
+//! The emulation of the real CLI: `cursor-agent ARGS` in print mode.
+//!
+//! [`run`] parses the real CLI's arguments, answers its subcommands, and otherwise
+//! replays the configured source (see [`crate::settings`]) in the requested output
+//! format; [`replay`] is the pipeline itself, shared with `mock-agent replay`.
+
+pub mod args;
+
+use std::io::{IsTerminal, Read, Write};
+use std::os::fd::AsFd;
+
+use crate::execute::{self, Blocking};
+use crate::exit_codes;
+use crate::frames::Exit;
+use crate::journal::{self, Entry};
+use crate::render::{self, RenderOptions};
+use crate::settings::Settings;
+use crate::source::Source;
+
+pub use args::{AgentArgs, ArgError, Command};
+
+/// The models `models` and `--list-models` print.
+pub const MODELS: &[(&str, &str)] = &[
+    ("auto", "Auto (default)"),
+    ("sonnet-4.5", "Claude 4.5 Sonnet"),
+    ("sonnet-4.5-thinking", "Claude 4.5 Sonnet (Thinking)"),
+    ("opus-4.1", "Claude 4.1 Opus"),
+    ("gpt-5", "GPT-5"),
+    ("grok", "Grok"),
+];
+
+/// What a replay did.
+#[derive(Debug)]
+pub struct Replayed {
+    /// How the process is to end.
+    pub exit: Exit,
+    /// Whether the consumer closed stdout early.
+    pub stdout_closed: bool,
+    /// The mock's own error, already printed on stderr.
+    pub error: Option<String>,
+}
+
+/// Replays `source` for `options` on this process's stdout and stderr. The mock's
+/// own errors are printed on stderr, prefixed `mock-agent:`, and end with their
+/// documented exit code.
+pub fn replay(source: &Source, prompt: &str, options: &RenderOptions) -> Replayed {
+    let failed = |message: String, code: i32| {
+        eprintln!("mock-agent: {message}");
+        Replayed {
+            exit: Exit::Code(code),
+            stdout_closed: false,
+            error: Some(message),
+        }
+    };
+    let frames = match source.open(prompt).and_then(|r| render::render(r, options)) {
+        Ok(frames) => frames,
+        Err(e) => return failed(e.to_string(), e.exit_code()),
+    };
+    let streams = std::io::stdout()
+        .as_fd()
+        .try_clone_to_owned()
+        .and_then(|out| Ok((out, std::io::stderr().as_fd().try_clone_to_owned()?)));
+    let (out, err) = match streams {
+        Ok(fds) => fds,
+        Err(e) => return failed(format!("cannot open stdout or stderr: {e}"), exit_codes::IO_ERROR),
+    };
+    let run = execute::execute(
+        frames,
+        Blocking(std::fs::File::from(out)),
+        Blocking(std::fs::File::from(err)),
+    );
+    let outcome = match execute::block_on(run) {
+        Ok(outcome) => outcome,
+        Err(e) => return failed(format!("cannot start the runtime: {e}"), exit_codes::INTERNAL),
+    };
+    match (outcome.exit, outcome.error) {
+        (Some(exit), None) => Replayed {
+            exit,
+            stdout_closed: outcome.stdout_closed,
+            error: None,
+        },
+        (_, Some(e)) => {
+            let code = e.exit_code();
+            Replayed {
+                stdout_closed: outcome.stdout_closed,
+                ..failed(e.to_string(), code)
+            }
+        }
+        (None, None) => failed("the plan ended without an exit".into(), exit_codes::INTERNAL),
+    }
+}
+
+/// Runs the emulated CLI with the arguments after the program name, and returns how
+/// the process is to end.
+pub fn run(argv: &[String]) -> Exit {
+    let started_at_ms = execute::now_ms();
+    let settings = Settings::from_env();
+    let mut entry = Entry {
+        pid: std::process::id(),
+        argv: argv.to_vec(),
+        prompt: None,
+        stdin: None,
+        cwd: std::env::current_dir().ok().map(|d| d.display().to_string()),
+        output_format: None,
+        stream_partial_output: false,
+        source: None,
+        exit: journal::ExitRecord::Code(0),
+        stdout_closed: false,
+        error: None,
+        started_at_ms,
+        ended_at_ms: 0,
+    };
+    let exit = match args::parse(argv) {
+        Err(e) => {
+            eprintln!("{e}");
+            Exit::Code(exit_codes::AGENT_ERROR)
+        }
+        Ok(args) => dispatch(&args, &settings, &mut entry),
+    };
+    entry.exit = exit.into();
+    entry.ended_at_ms = execute::now_ms();
+    if let Some(path) = &settings.journal {
+        if let Err(e) = journal::append(path, &entry) {
+            eprintln!("mock-agent: {e}");
+            return Exit::Code(e.exit_code());
+        }
+    }
+    exit
+}
+
+fn print(text: &str) -> Exit {
+    let mut stdout = std::io::stdout().lock();
+    match stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()) {
+        Ok(()) => Exit::Code(exit_codes::OK),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Exit::Code(exit_codes::OK),
+        Err(e) => {
+            eprintln!("mock-agent: cannot write to stdout: {e}");
+            Exit::Code(exit_codes::IO_ERROR)
+        }
+    }
+}
+
+fn dispatch(args: &AgentArgs, settings: &Settings, entry: &mut Entry) -> Exit {
+    if args.help {
+        return print(&args::help());
+    }
+    if args.version {
+        return print(&format!("{}\n", settings.cli_version));
+    }
+    if args.list_models || args.command == Some(Command::Models) {
+        let list: String = MODELS
+            .iter()
+            .map(|(id, name)| format!("{id} - {name}\n"))
+            .collect();
+        return print(&list);
+    }
+    match args.command {
+        Some(Command::CreateChat) => return print(&format!("{}\n", uuid::Uuid::new_v4())),
+        Some(Command::Status | Command::Whoami) => {
+            return match &settings.account {
+                Some(account) => print(&format!("✓ Logged in as {account}\n")),
+                None => {
+                    let exit = print("Not logged in\n");
+                    if exit.success() {
+                        Exit::Code(exit_codes::AGENT_ERROR)
+                    } else {
+                        exit
+                    }
+                }
+            }
+        }
+        Some(Command::NotEmulated(name)) => {
+            eprintln!(
+                "mock-agent: `cursor-agent {name}` is not emulated; the mock answers print mode, \
+                 `create-chat`, `status`, `whoami`, `models` and `--version`"
+            );
+            return Exit::Code(exit_codes::USAGE);
+        }
+        Some(Command::Models) | None => {}
+    }
+    let (prompt, stdin) = match args.prompt() {
+        Some(prompt) => (prompt, None),
+        None => {
+            let stdin = read_stdin();
+            let prompt = stdin
+                .as_deref()
+                .unwrap_or_default()
+                .trim_end_matches(['\n', '\r']);
+            (prompt.to_owned(), stdin)
+        }
+    };
+    let source = settings
+        .cassette
+        .clone()
+        .map_or(Source::Default, Source::Cassette);
+    let options = RenderOptions::new(args.output_format)
+        .stream_partial_output(args.stream_partial_output)
+        .resume(args.resume.clone().flatten())
+        .now_ms(entry.started_at_ms);
+    entry.prompt = Some(prompt.clone());
+    entry.stdin = stdin;
+    entry.output_format = Some(args.output_format);
+    entry.stream_partial_output = args.stream_partial_output;
+    entry.source = Some(source.describe());
+    let replayed = replay(&source, &prompt, &options);
+    entry.stdout_closed = replayed.stdout_closed;
+    entry.error = replayed.error;
+    replayed.exit
+}
+
+/// The prompt from stdin, read to its end; `None` when stdin is a terminal.
+fn read_stdin() -> Option<String> {
+    let mut stdin = std::io::stdin().lock();
+    if stdin.is_terminal() {
+        return None;
+    }
+    let mut bytes = Vec::new();
+    stdin.read_to_end(&mut bytes).ok()?;
+    Some(String::from_utf8_lossy(&bytes).into_owned())
+}

@@ -1,0 +1,94 @@
+//! Cassettes: recorded runs, one JSON value per line.
+//!
+//! A cassette is a header line, one frame per line of output, and an end line:
+//!
+//! ```text
+//! {"mock_agent_cassette":1,"invocation":{"argv":["-p","--output-format","stream-json","hi"],"prompt":"hi","output_format":"stream-json","cwd":"/work","cli_version":"2026.10.01-e373342"}}
+//! {"t":0,"out":{"type":"system","subtype":"init","session_id":"5d0c"}}
+//! {"t":412.5,"out":"[debug] a line that is not an event"}
+//! {"t":950,"err":"RetriableError: [unavailable] upstream"}
+//! {"t":951,"exit":1}
+//! ```
+//!
+//! - `t`: milliseconds from the start of the run (optional; defaults to the previous
+//!   frame's time; never decreases).
+//! - `out` / `err`: a line on stdout / stderr. A line that is a JSON object is embedded
+//!   as that object, byte for byte, so a cassette diff reads like the stream; any other
+//!   line is a JSON string. `out_b64` / `err_b64` hold a line that is not UTF-8, in
+//!   base64. `"nl":false` marks a last line that had no final newline.
+//! - the end line: `"exit":CODE` or `"signal":"TERM"`.
+//!
+//! A bare capture (`cursor-agent -p --output-format stream-json ... > x.ndjson`) is read
+//! as a cassette too: every line goes to stdout; it ends with exit code 0 when its last
+//! event is a successful `result`, else 1.
+//!
+//! The whole format is documented in `docs/cassette-format.md`. Readers stream: memory
+//! does not grow with the file.
+
+mod read;
+mod write;
+
+pub use read::{open, Reader};
+pub use write::{encode_frame, Writer};
+
+use serde::{Deserialize, Serialize};
+
+use crate::events::Extra;
+use crate::render::OutputFormat;
+
+/// The cassette format version this build reads and writes.
+pub const FORMAT_VERSION: u64 = 1;
+
+/// The key of the header line that marks a file as a cassette, holding its version.
+pub const MAGIC_KEY: &str = "mock_agent_cassette";
+
+/// The first line of a cassette.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Header {
+    /// The format version, [`FORMAT_VERSION`].
+    #[serde(rename = "mock_agent_cassette")]
+    pub version: u64,
+    /// How the recorded run was invoked.
+    #[serde(default)]
+    pub invocation: Invocation,
+    /// Fields this version does not know.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+impl Header {
+    /// A version-1 header for this invocation.
+    pub fn new(invocation: Invocation) -> Self {
+        Header {
+            version: FORMAT_VERSION,
+            invocation,
+            extra: Extra::new(),
+        }
+    }
+}
+
+/// How a recorded run was invoked. Every field is optional: a capture knows none.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Invocation {
+    /// The arguments after the program name.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub argv: Vec<String>,
+    /// The prompt the agent was given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<String>,
+    /// The `--output-format` of the run. Stdout frames hold that format.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_format: Option<OutputFormat>,
+    /// Whether `--stream-partial-output` was given.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub stream_partial_output: bool,
+    /// The working directory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
+    /// What `cursor-agent --version` printed, where known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cli_version: Option<String>,
+    /// Fields this version does not know.
+    #[serde(flatten)]
+    pub extra: Extra,
+}

@@ -1,0 +1,116 @@
+//! The journal: one JSON line per invocation of the mock, appended to the file named
+//! by `MOCK_AGENT_JOURNAL`, so a test can check how its program called the agent.
+//!
+//! ```json
+//! {"pid":4242,"argv":["-p","--output-format","json","hi"],"prompt":"hi","stdin":null,"cwd":"/work","output_format":"json","stream_partial_output":false,"source":"default","exit":{"code":0},"stdout_closed":false,"error":null,"started_at_ms":1790000000000,"ended_at_ms":1790000000003}
+//! ```
+//!
+//! Each line is appended with one `write` on a file opened for appending, so the lines
+//! of concurrent invocations do not interleave. Fields may be added; none is removed
+//! or renamed within a major version.
+
+use std::fs::OpenOptions;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::exit_codes;
+use crate::frames::Exit;
+use crate::render::OutputFormat;
+
+/// One invocation of the mock.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Entry {
+    /// The process id of the mock.
+    pub pid: u32,
+    /// The arguments after the program name.
+    pub argv: Vec<String>,
+    /// The prompt, from the arguments or stdin; `null` for subcommands.
+    pub prompt: Option<String>,
+    /// What was read from stdin, when the prompt came from there.
+    pub stdin: Option<String>,
+    /// The working directory.
+    pub cwd: Option<String>,
+    /// The `--output-format` in effect; `null` for subcommands.
+    pub output_format: Option<OutputFormat>,
+    /// Whether `--stream-partial-output` was given.
+    pub stream_partial_output: bool,
+    /// What was replayed: `default`, or the cassette's path; `null` for subcommands.
+    pub source: Option<String>,
+    /// How the mock ended.
+    pub exit: ExitRecord,
+    /// Whether the consumer closed stdout before the end.
+    pub stdout_closed: bool,
+    /// The mock's own error, when it failed (a bad cassette, say).
+    pub error: Option<String>,
+    /// When the mock started, in milliseconds since the Unix epoch.
+    pub started_at_ms: u64,
+    /// When it ended.
+    pub ended_at_ms: u64,
+}
+
+/// How the mock ended: `{"code":N}` or `{"signal":"NAME"}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ExitRecord {
+    /// It exited with this code.
+    Code(i32),
+    /// It died by this signal.
+    Signal(String),
+}
+
+impl From<Exit> for ExitRecord {
+    fn from(exit: Exit) -> Self {
+        match exit {
+            Exit::Code(code) => ExitRecord::Code(code),
+            Exit::Signal(signal) => ExitRecord::Signal(signal.name().to_owned()),
+        }
+    }
+}
+
+/// The journal file could not be written.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot append to the journal {}: {source}\nhelp: check MOCK_AGENT_JOURNAL", path.display())]
+pub struct JournalError {
+    /// The journal file.
+    pub path: PathBuf,
+    /// Why.
+    pub source: std::io::Error,
+}
+
+impl JournalError {
+    /// The exit code the binary ends with on this error.
+    pub fn exit_code(&self) -> i32 {
+        exit_codes::CANNOT_CREATE
+    }
+}
+
+/// Appends one entry to the journal at `path`.
+pub fn append(path: &Path, entry: &Entry) -> Result<(), JournalError> {
+    let fail = |source| JournalError {
+        path: path.to_owned(),
+        source,
+    };
+    let mut line = serde_json::to_vec(entry).map_err(|e| fail(e.into()))?;
+    line.push(b'\n');
+    let mut file = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(fail)?;
+    file.write_all(&line).map_err(fail)
+}
+
+/// Reads every entry of a journal, for tests.
+pub fn read(path: &Path) -> Result<Vec<Entry>, JournalError> {
+    let fail = |source| JournalError {
+        path: path.to_owned(),
+        source,
+    };
+    let text = std::fs::read_to_string(path).map_err(fail)?;
+    text.lines()
+        .map(|line| serde_json::from_str(line).map_err(|e| fail(e.into())))
+        .collect()
+}

@@ -1,0 +1,42 @@
+//! A record/replay test harness for programs that drive an AI coding agent's CLI
+//! (first `cursor-agent` in print mode).
+//!
+//! The library is one pipeline, one module per stage:
+//!
+//! ```text
+//! source ──> events ──> render ──> frames ──> execute
+//! (cassette,  (typed,    (stream-json,  (bytes on      (writes them, ends with
+//!  capture,   lossless)   json, text)    stdout/stderr)  an exit code or a signal)
+//!  default)
+//! ```
+//!
+//! - [`events`]: the typed, lossless event model of `--output-format stream-json`;
+//! - [`cassette`]: recorded runs, read as a stream and written atomically;
+//! - [`source`]: where a run's frames come from;
+//! - [`render`]: the three output formats and the CLI options that change the stream;
+//! - [`frames`]: the lines and the ending that make up a run;
+//! - [`execute`]: performs the frames on two output streams;
+//! - [`agent`]: the emulation of the real CLI's command line;
+//! - [`settings`], [`journal`], [`exit_codes`], [`error`], [`process`]: the rest of the
+//!   contract with users.
+//!
+//! The `mock-agent` binary is [`agent::run`] plus the mock's own subcommands.
+
+pub mod agent;
+pub mod cassette;
+pub mod error;
+pub mod events;
+pub mod execute;
+pub mod exit_codes;
+pub mod frames;
+pub mod journal;
+mod peek;
+pub mod process;
+pub mod render;
+pub mod settings;
+pub mod source;
+
+pub use error::{CassetteError, Diagnostic, ProblemKind};
+pub use frames::{Ending, Exit, Frame, Line, Signal, Stream};
+pub use render::{OutputFormat, RenderOptions};
+pub use source::Source;

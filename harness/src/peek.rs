@@ -1,0 +1,152 @@
+//! A cheap look at one stdout line: its type and the few fields rendering needs.
+//!
+//! Every field is borrowed raw JSON, so a line of any shape (an unknown event, a known
+//! one with a field of an unexpected type) peeks without error as long as it is a JSON
+//! object; the typed accessors answer `None` where a field is not what they expect.
+
+use std::borrow::Cow;
+
+use serde::de::{IgnoredAny, MapAccess, Visitor};
+use serde::{Deserialize, Deserializer};
+use serde_json::value::RawValue;
+
+use crate::events::is_tool_key;
+
+/// The fields of an event line that rendering looks at, unparsed.
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct Peek<'a> {
+    #[serde(rename = "type", borrow, default)]
+    kind: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    subtype: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    session_id: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    timestamp_ms: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    message: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    tool_call: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    result: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    is_error: Option<&'a RawValue>,
+}
+
+fn string<'a>(raw: Option<&'a RawValue>) -> Option<Cow<'a, str>> {
+    raw.and_then(|r| serde_json::from_str::<Cow<'a, str>>(r.get()).ok())
+}
+
+impl<'a> Peek<'a> {
+    /// Parses a line; `None` when it is not a JSON object.
+    pub(crate) fn parse(line: &'a [u8]) -> Option<Self> {
+        // A struct also deserializes from a JSON array: only objects are events.
+        let first = line.iter().find(|b| !b.is_ascii_whitespace());
+        if first != Some(&b'{') {
+            return None;
+        }
+        serde_json::from_slice(line).ok()
+    }
+
+    /// Whether `type` is this string.
+    pub(crate) fn is_type(&self, name: &str) -> bool {
+        self.kind
+            .is_some_and(|raw| raw.get().strip_prefix('"').and_then(|s| s.strip_suffix('"')) == Some(name))
+    }
+
+    /// Whether `subtype` is this string.
+    pub(crate) fn is_subtype(&self, name: &str) -> bool {
+        self.subtype
+            .is_some_and(|raw| raw.get().strip_prefix('"').and_then(|s| s.strip_suffix('"')) == Some(name))
+    }
+
+    pub(crate) fn session_id(&self) -> Option<Cow<'a, str>> {
+        string(self.session_id)
+    }
+
+    pub(crate) fn timestamp_ms(&self) -> Option<u64> {
+        self.timestamp_ms.and_then(|r| r.get().parse().ok())
+    }
+
+    /// `result.is_error`, `false` when absent.
+    pub(crate) fn is_error(&self) -> bool {
+        self.is_error.is_some_and(|r| r.get() == "true")
+    }
+
+    /// The `result` text of a `result` event.
+    pub(crate) fn result_text(&self) -> Option<Cow<'a, str>> {
+        string(self.result)
+    }
+
+    /// The concatenated `message.content[].text` of a message event.
+    pub(crate) fn message_text(&self) -> Option<String> {
+        #[derive(Deserialize)]
+        struct Message<'b> {
+            #[serde(borrow)]
+            content: Vec<Block<'b>>,
+        }
+        #[derive(Deserialize)]
+        struct Block<'b> {
+            #[serde(borrow, default)]
+            text: Option<Cow<'b, str>>,
+        }
+        let message: Message<'_> = serde_json::from_str(self.message?.get()).ok()?;
+        Some(message.content.iter().filter_map(|b| b.text.as_deref()).collect())
+    }
+
+    /// The first tool key of `tool_call` (`readToolCall`, ..., `function`, or a new one).
+    pub(crate) fn tool_key(&self) -> Option<String> {
+        struct FirstToolKey;
+        impl<'de> Visitor<'de> for FirstToolKey {
+            type Value = Option<String>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut found = None;
+                while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+                    map.next_value::<IgnoredAny>()?;
+                    if found.is_none() && is_tool_key(&key) {
+                        found = Some(key.into_owned());
+                    }
+                }
+                Ok(found)
+            }
+        }
+        let raw = self.tool_call?;
+        let mut de = serde_json::Deserializer::from_str(raw.get());
+        de.deserialize_map(FirstToolKey).ok().flatten()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn peeks_fields_of_any_shape() {
+        let line = br#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"a\"b"},{"type":"image"},{"type":"text","text":"c"}]},"session_id":"s1","timestamp_ms":17}"#;
+        let peek = Peek::parse(line).expect("object");
+        assert!(peek.is_type("assistant"));
+        assert_eq!(peek.message_text().as_deref(), Some("a\"bc"));
+        assert_eq!(peek.session_id().as_deref(), Some("s1"));
+        assert_eq!(peek.timestamp_ms(), Some(17));
+
+        let odd = br#"{"type":7,"result":{"x":1},"tool_call":[1],"message":"m"}"#;
+        let peek = Peek::parse(odd).expect("object");
+        assert!(!peek.is_type("result"));
+        assert_eq!(peek.result_text(), None);
+        assert_eq!(peek.tool_key(), None);
+        assert_eq!(peek.message_text(), None);
+
+        assert!(Peek::parse(b"[debug] hi").is_none());
+        assert!(Peek::parse(b"[1,2]").is_none());
+    }
+
+    #[test]
+    fn finds_the_tool_key_among_siblings() {
+        let line = br#"{"type":"tool_call","tool_call":{"hookAdditionalContexts":[],"shellToolCall":{"args":{}},"toolCallId":"x"}}"#;
+        let peek = Peek::parse(line).expect("object");
+        assert_eq!(peek.tool_key().as_deref(), Some("shellToolCall"));
+    }
+}

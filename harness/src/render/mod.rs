@@ -1,0 +1,169 @@
+//! Rendering: from the recorded stream to what the CLI prints for the requested
+//! options.
+//!
+//! `stream-json` is the recorded truth. Rendering never re-serializes a line it does
+//! not change: a replayed stream is the recorded bytes, except where an option asks
+//! for a change:
+//!
+//! - `--resume ID` rewrites `session_id` in every event that has one;
+//! - `--stream-partial-output` given or not normalizes assistant segments the way the
+//!   real CLI prints them (see [`segments`]);
+//! - `--output-format json` prints the terminal `result` line alone, and nothing when
+//!   the run failed; `text` prints one action line per completed tool call and the
+//!   final answer (see [`text`]).
+//!
+//! Stderr lines and the ending pass through unchanged, in recorded order.
+
+mod json;
+mod resume;
+pub mod segments;
+pub mod text;
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{CassetteError, Diagnostic, ProblemKind};
+use crate::source::{Frames, Recording};
+
+/// The `--output-format` of the CLI.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+pub enum OutputFormat {
+    /// One line of human-readable progress per action, then the answer.
+    #[serde(rename = "text")]
+    Text,
+    /// The terminal `result` object, once, at the end.
+    #[serde(rename = "json")]
+    Json,
+    /// One JSON event per line (NDJSON), as it happens. The default, as documented.
+    #[default]
+    #[serde(rename = "stream-json")]
+    StreamJson,
+}
+
+impl OutputFormat {
+    /// Every format, in documentation order.
+    pub const ALL: [OutputFormat; 3] = [OutputFormat::Text, OutputFormat::Json, OutputFormat::StreamJson];
+
+    /// The name on the command line.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OutputFormat::Text => "text",
+            OutputFormat::Json => "json",
+            OutputFormat::StreamJson => "stream-json",
+        }
+    }
+}
+
+impl fmt::Display for OutputFormat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// An `--output-format` value that is not one of the three.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("'{0}' is not an output format; expected text, json or stream-json")]
+pub struct UnknownFormat(pub String);
+
+impl FromStr for OutputFormat {
+    type Err = UnknownFormat;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        OutputFormat::ALL
+            .into_iter()
+            .find(|f| f.as_str() == s)
+            .ok_or_else(|| UnknownFormat(s.to_owned()))
+    }
+}
+
+/// What the consumer asked the CLI for.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct RenderOptions {
+    /// `--output-format`.
+    pub format: OutputFormat,
+    /// `--stream-partial-output`.
+    pub stream_partial_output: bool,
+    /// `--resume ID`: the session id every event carries.
+    pub resume: Option<String>,
+    /// The clock, in milliseconds since the Unix epoch, for the `timestamp_ms` of
+    /// deltas made from a recording that carries no timestamps.
+    pub now_ms: u64,
+}
+
+impl RenderOptions {
+    /// Options for one output format, all else default.
+    pub fn new(format: OutputFormat) -> Self {
+        RenderOptions {
+            format,
+            ..RenderOptions::default()
+        }
+    }
+
+    /// With `--stream-partial-output` given or not.
+    #[must_use]
+    pub fn stream_partial_output(mut self, on: bool) -> Self {
+        self.stream_partial_output = on;
+        self
+    }
+
+    /// With `--resume ID`.
+    #[must_use]
+    pub fn resume(mut self, id: Option<String>) -> Self {
+        self.resume = id;
+        self
+    }
+
+    /// With this clock for made-up timestamps.
+    #[must_use]
+    pub fn now_ms(mut self, now_ms: u64) -> Self {
+        self.now_ms = now_ms;
+        self
+    }
+}
+
+/// Renders a recording for these options.
+///
+/// A recording made in `json` or `text` format holds no events to derive another
+/// format from: it replays as it is, in its own format only.
+pub fn render(recording: Recording, options: &RenderOptions) -> Result<Frames, CassetteError> {
+    let recorded = recording
+        .header
+        .as_ref()
+        .and_then(|h| h.invocation.output_format)
+        .unwrap_or(OutputFormat::StreamJson);
+    if recorded != OutputFormat::StreamJson {
+        if recorded == options.format {
+            return Ok(recording.frames);
+        }
+        return Err(Diagnostic {
+            path: recording.name.clone(),
+            line: 1,
+            column: 0,
+            kind: ProblemKind::Unsupported,
+            message: format!(
+                "this cassette was recorded with `--output-format {recorded}`; it replays as {recorded} only, not as {}",
+                options.format
+            ),
+            source_line: None,
+            help: "record the session with `--output-format stream-json`: every format can be derived from it".into(),
+        }
+        .into());
+    }
+    let mut frames = recording.frames;
+    if let Some(id) = &options.resume {
+        frames = Box::new(resume::Resume::new(frames, id.clone()));
+    }
+    frames = Box::new(segments::Segments::new(
+        frames,
+        options.stream_partial_output,
+        options.now_ms,
+    ));
+    Ok(match options.format {
+        OutputFormat::StreamJson => frames,
+        OutputFormat::Json => Box::new(json::Json::new(frames)),
+        OutputFormat::Text => Box::new(text::Text::new(frames)),
+    })
+}

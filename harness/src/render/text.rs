@@ -1,0 +1,92 @@
+//! `--output-format text`: one line per completed tool call, as it completes, then
+//! the final answer.
+//!
+//! | tool key | line |
+//! | --- | --- |
+//! | `readToolCall` | `Read file` |
+//! | `writeToolCall` | `Created new file` |
+//! | `editToolCall` | `Edited file` |
+//! | `shellToolCall` | `Ran terminal command` |
+//! | `deleteToolCall` | `Deleted file` |
+//! | `globToolCall` | `Searched files` |
+//! | `grepToolCall` | `Searched code` |
+//! | `lsToolCall` | `Listed directory` |
+//! | `updateTodosToolCall` | `Updated todos` |
+//! | `mcpToolCall` | `Called MCP tool` |
+//! | `function` and any other | `Called tool` |
+//!
+//! The first four are the documentation's; the others follow their pattern.
+
+use std::collections::VecDeque;
+
+use crate::frames::{Frame, Line, Stream};
+use crate::peek::Peek;
+use crate::source::FrameResult;
+
+/// The action line for a completed call of this tool key.
+pub fn action_line(tool_key: &str) -> &'static str {
+    match tool_key {
+        "readToolCall" => "Read file",
+        "writeToolCall" => "Created new file",
+        "editToolCall" => "Edited file",
+        "shellToolCall" => "Ran terminal command",
+        "deleteToolCall" => "Deleted file",
+        "globToolCall" => "Searched files",
+        "grepToolCall" => "Searched code",
+        "lsToolCall" => "Listed directory",
+        "updateTodosToolCall" => "Updated todos",
+        "mcpToolCall" => "Called MCP tool",
+        _ => "Called tool",
+    }
+}
+
+pub(crate) struct Text<I> {
+    inner: I,
+    answer: Option<String>,
+    queue: VecDeque<FrameResult>,
+}
+
+impl<I> Text<I> {
+    pub(crate) fn new(inner: I) -> Self {
+        Text {
+            inner,
+            answer: None,
+            queue: VecDeque::new(),
+        }
+    }
+}
+
+impl<I: Iterator<Item = FrameResult>> Iterator for Text<I> {
+    type Item = FrameResult;
+
+    fn next(&mut self) -> Option<FrameResult> {
+        loop {
+            if let Some(item) = self.queue.pop_front() {
+                return Some(item);
+            }
+            match self.inner.next()? {
+                Ok(Frame::Line(line)) if line.stream == Stream::Stdout => {
+                    let Some(peek) = Peek::parse(&line.bytes) else {
+                        continue;
+                    };
+                    if peek.is_type("tool_call") && peek.is_subtype("completed") {
+                        let action = action_line(&peek.tool_key().unwrap_or_default());
+                        return Some(Ok(Frame::Line(Line::stdout(line.at, action))));
+                    }
+                    if peek.is_type("result") {
+                        self.answer = peek.result_text().map(|t| t.into_owned());
+                    }
+                }
+                Ok(Frame::End(end)) => {
+                    if let Some(answer) = self.answer.take() {
+                        let answer = answer.strip_suffix('\n').unwrap_or(&answer);
+                        self.queue
+                            .push_back(Ok(Frame::Line(Line::stdout(end.at, answer))));
+                    }
+                    self.queue.push_back(Ok(Frame::End(end)));
+                }
+                other => return Some(other),
+            }
+        }
+    }
+}

@@ -1,0 +1,132 @@
+//! Sources: where the frames of a run come from.
+//!
+//! - [`Source::Default`]: the documentation's example session (read `README.md`, write
+//!   `summary.txt`), built into the binary, its `user` event carrying the prompt the
+//!   mock was actually given;
+//! - [`Source::Cassette`]: a cassette or a bare capture, read as a stream.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::cassette::{self, Header};
+use crate::error::CassetteError;
+use crate::events::{Event, Message, UserEvent};
+use crate::frames::{Ending, Exit, Frame, Line};
+
+/// One frame, or the error that ends the stream.
+pub type FrameResult = Result<Frame, CassetteError>;
+
+/// A stream of frames; it ends with a [`Frame::End`] or an error.
+pub type Frames = Box<dyn Iterator<Item = FrameResult>>;
+
+/// The documentation's example session, one event per line.
+pub const DEFAULT_SESSION: &str = include_str!("../../cassettes/seed-example.ndjson");
+
+/// Where a run's frames come from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Source {
+    /// The built-in example session.
+    Default,
+    /// A cassette or bare capture file.
+    Cassette(PathBuf),
+}
+
+/// An opened source: its header (for cassettes) and its frames.
+pub struct Recording {
+    /// The name errors refer to: the file, or `<default session>`.
+    pub name: PathBuf,
+    /// The cassette header; `None` for captures and the default session.
+    pub header: Option<Header>,
+    /// The frames, read lazily.
+    pub frames: Frames,
+}
+
+impl std::fmt::Debug for Recording {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Recording")
+            .field("name", &self.name)
+            .field("header", &self.header)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Source {
+    /// Opens the source. `prompt` is what the mock was asked; the default session
+    /// puts it in its `user` event.
+    pub fn open(&self, prompt: &str) -> Result<Recording, CassetteError> {
+        match self {
+            Source::Default => Ok(Recording {
+                name: PathBuf::from("<default session>"),
+                header: None,
+                frames: Box::new(default_session(prompt).into_iter().map(Ok)),
+            }),
+            Source::Cassette(path) => open_cassette(path),
+        }
+    }
+
+    /// A short description for journals: `default`, or the path.
+    pub fn describe(&self) -> String {
+        match self {
+            Source::Default => "default".to_owned(),
+            Source::Cassette(path) => path.display().to_string(),
+        }
+    }
+}
+
+fn open_cassette(path: &Path) -> Result<Recording, CassetteError> {
+    let reader = cassette::open(path)?;
+    Ok(Recording {
+        name: path.to_owned(),
+        header: reader.header().cloned(),
+        frames: Box::new(reader),
+    })
+}
+
+/// The frames of the default session for this prompt.
+pub fn default_session(prompt: &str) -> Vec<Frame> {
+    let mut frames: Vec<Frame> = DEFAULT_SESSION
+        .lines()
+        .map(|line| {
+            let bytes = match Event::from_slice(line.as_bytes()) {
+                Ok(Event::User(user)) => Event::User(UserEvent {
+                    message: Message::text("user", prompt),
+                    ..user
+                })
+                .to_line(),
+                _ => line.to_owned(),
+            };
+            Frame::Line(Line::stdout(Duration::ZERO, bytes))
+        })
+        .collect();
+    frames.push(Frame::End(Ending {
+        at: Duration::ZERO,
+        exit: Exit::Code(0),
+    }));
+    frames
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_session_is_the_seed_with_the_prompt() {
+        let frames = default_session("Say \"hi\"");
+        let lines: Vec<String> = frames
+            .iter()
+            .filter_map(|f| match f {
+                Frame::Line(l) => Some(String::from_utf8_lossy(&l.bytes).into_owned()),
+                Frame::End(_) => None,
+            })
+            .collect();
+        let seed: Vec<&str> = DEFAULT_SESSION.lines().collect();
+        assert_eq!(lines.len(), seed.len());
+        assert_eq!(lines[0], seed[0]);
+        assert_eq!(
+            lines[1],
+            r#"{"type":"user","message":{"role":"user","content":[{"type":"text","text":"Say \"hi\""}]},"session_id":"c6b62c6f-7ead-4fd6-9922-e952131177ff"}"#
+        );
+        assert_eq!(lines[2..], seed[2..]);
+    }
+}

@@ -1,0 +1,119 @@
+//! `mock-agent`: a stand-in for the `cursor-agent` CLI.
+//!
+//! Installed under the name `cursor-agent` or `agent`, run as `mock-agent agent ARGS`,
+//! or run as `mock-agent ARGS` with arguments that are not one of its own subcommands,
+//! it behaves as the real CLI in print mode (see `harness::agent`). Its own
+//! subcommands are parsed here; everything they do is in the `harness` library.
+
+use std::path::{Path, PathBuf};
+
+use clap::{Parser, Subcommand};
+use harness::agent;
+use harness::exit_codes;
+use harness::frames::Exit;
+use harness::render::{OutputFormat, RenderOptions};
+use harness::source::Source;
+
+/// The mock's own subcommands; any other first argument goes to the emulated CLI.
+const OWN_COMMANDS: &[&str] = &["replay", "help", "--help", "-h"];
+
+/// A stand-in for the cursor-agent CLI, for testing programs that drive it.
+///
+/// Run with the real CLI's arguments (`mock-agent -p "prompt" --output-format json`),
+/// or install it as `cursor-agent`, and it replays a recorded session
+/// (MOCK_AGENT_CASSETTE) or the built-in default one, exactly as the CLI prints it.
+#[derive(Parser)]
+#[command(name = "mock-agent", version, disable_version_flag = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Own,
+}
+
+#[derive(Subcommand)]
+enum Own {
+    /// Replay a cassette or a bare stream-json capture on stdout and stderr.
+    Replay {
+        /// The cassette (`.cassette`) or capture (`.ndjson`) to replay.
+        cassette: PathBuf,
+        /// The output format to render: text, json or stream-json.
+        #[arg(long, default_value = "stream-json", value_parser = parse_format)]
+        output_format: OutputFormat,
+        /// Render assistant text as deltas, as `--stream-partial-output` does.
+        #[arg(long)]
+        stream_partial_output: bool,
+        /// Make every `session_id` of the output equal this id.
+        #[arg(long, value_name = "ID")]
+        resume: Option<String>,
+    },
+    /// Run as the CLI: `mock-agent agent -p "hi"` is `cursor-agent -p "hi"`.
+    Agent {
+        /// The real CLI's arguments.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
+}
+
+fn parse_format(text: &str) -> Result<OutputFormat, String> {
+    text.parse()
+        .map_err(|e: harness::render::UnknownFormat| e.to_string())
+}
+
+fn main() {
+    let argv: Vec<String> = std::env::args_os()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let program = argv
+        .first()
+        .and_then(|p| Path::new(p).file_stem())
+        .and_then(|s| s.to_str())
+        .unwrap_or("mock-agent");
+    let exit = if program == "cursor-agent" || program == "agent" {
+        agent::run(&argv[1..])
+    } else {
+        match argv.get(1).map(String::as_str) {
+            Some("agent") => agent::run(&argv[2..]),
+            Some(word) if OWN_COMMANDS.contains(&word) => own(&argv),
+            _ => agent::run(argv.get(1..).unwrap_or_default()),
+        }
+    };
+    harness::process::terminate(exit)
+}
+
+fn own(argv: &[String]) -> Exit {
+    let cli = match Cli::try_parse_from(argv) {
+        Ok(cli) => cli,
+        Err(e) => return clap_error(&e),
+    };
+    match cli.command {
+        Own::Replay {
+            cassette,
+            output_format,
+            stream_partial_output,
+            resume,
+        } => {
+            let options = RenderOptions::new(output_format)
+                .stream_partial_output(stream_partial_output)
+                .resume(resume)
+                .now_ms(harness::execute::now_ms());
+            agent::replay(&Source::Cassette(cassette), "", &options).exit
+        }
+        Own::Agent { args } => agent::run(&args),
+    }
+}
+
+/// Prints a clap error as a `mock-agent:` error (help and version as they are).
+fn clap_error(e: &clap::Error) -> Exit {
+    use clap::error::ErrorKind;
+    let text = e.render().to_string();
+    if matches!(
+        e.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        print!("{text}");
+        return Exit::Code(exit_codes::OK);
+    }
+    eprint!("mock-agent: {}", text.strip_prefix("error: ").unwrap_or(&text));
+    Exit::Code(exit_codes::USAGE)
+}

@@ -1,0 +1,3 @@
+//! The end-to-end suite: runs the `mock-agent` binary as users do.
+
+mod support;
