@@ -1,3 +1,10 @@
-//! The end-to-end suite: runs the `mock-agent` binary as users do.
+//! The end-to-end suite of the workspace: runs the `mock-agent` binary as users do.
 
 mod support;
+
+mod cli; // the emulated CLI's command line, subcommands and errors
+mod formats; // every curated cassette rendered in every output format (snapshots)
+mod invalid; // one snapshot per malformed file under cassettes/invalid/
+mod journal; // MOCK_AGENT_JOURNAL records each invocation
+mod replay; // byte-exact replay, pipes closed early, the mock's own subcommands
+mod roundtrip; // property tests: event model and cassette write -> read -> replay

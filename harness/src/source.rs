@@ -3,7 +3,9 @@
 //! - [`Source::Default`]: the documentation's example session (read `README.md`, write
 //!   `summary.txt`), built into the binary, its `user` event carrying the prompt the
 //!   mock was actually given;
-//! - [`Source::Cassette`]: a cassette or a bare capture, read as a stream.
+//! - [`Source::Cassette`]: a cassette or a bare capture, read as a stream. One of up
+//!   to [`PREFLIGHT_LIMIT`] bytes is checked whole first: a broken cassette fails
+//!   before the first byte is replayed.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -74,7 +76,15 @@ impl Source {
     }
 }
 
+/// Cassettes up to this size are read through once before replay, so that a broken
+/// one fails before anything is printed. Larger ones are checked as they stream.
+pub const PREFLIGHT_LIMIT: u64 = 16 << 20;
+
 fn open_cassette(path: &Path) -> Result<Recording, CassetteError> {
+    let size = std::fs::metadata(path).map_or(0, |m| m.len());
+    if size <= PREFLIGHT_LIMIT {
+        cassette::open(path)?.try_for_each(|frame| frame.map(drop))?;
+    }
     let reader = cassette::open(path)?;
     Ok(Recording {
         name: path.to_owned(),

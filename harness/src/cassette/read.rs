@@ -78,7 +78,7 @@ impl<R: BufRead> Reader<R> {
         if !reader.read_line()? {
             return Err(reader.diagnostic(
                 1,
-                0,
+                1,
                 ProblemKind::Truncated,
                 "the file is empty",
                 "a cassette starts with a header line (see docs/cassette-format.md); \
@@ -224,7 +224,7 @@ impl<R: BufRead> Reader<R> {
             if !self.read_line()? {
                 return Err(self.diagnostic(
                     self.line_no,
-                    0,
+                    1,
                     ProblemKind::Truncated,
                     "the cassette ends without its end line (`{\"exit\":CODE}` or `{\"signal\":\"NAME\"}`)",
                     "the file was cut short: record it again, or add the end line by hand",
@@ -245,35 +245,20 @@ impl<R: BufRead> Reader<R> {
                     return Err(self.json_error(&e, help));
                 }
             };
-            let at = match raw.t {
-                None => self.last_at,
-                Some(t) if t.is_finite() && t >= 0.0 => Duration::from_secs_f64(t / 1000.0),
-                Some(t) => {
-                    return Err(self.frame_error(format!("`t` is {t}; it must be milliseconds, 0 or more")))
-                }
-            };
-            if at < self.last_at {
-                return Err(self.frame_error(format!(
-                    "`t` goes back in time ({} ms after {} ms)",
-                    millis(at),
-                    millis(self.last_at)
-                )));
-            }
-            self.last_at = at;
-            return raw.into_frame(at).map(Some).map_err(|msg| self.frame_error(msg));
+            let frame = raw.decode(line, self.last_at).map_err(|e| {
+                self.diagnostic(
+                    self.line_no,
+                    e.column,
+                    ProblemKind::Data,
+                    e.message,
+                    "a frame is `{\"t\":MS,\"out\":EVENT_OR_TEXT}`, `\"err\":TEXT`, `\"exit\":CODE` or \
+                     `\"signal\":NAME`; see docs/cassette-format.md",
+                )
+                .with_line(&self.buf)
+            })?;
+            self.last_at = frame.at();
+            return Ok(Some(frame));
         }
-    }
-
-    fn frame_error(&self, message: String) -> CassetteError {
-        self.diagnostic(
-            self.line_no,
-            1,
-            ProblemKind::Data,
-            message,
-            "a frame is `{\"t\":MS,\"out\":EVENT_OR_TEXT}`, `\"err\":TEXT`, `\"exit\":CODE` or \
-             `\"signal\":NAME`; see docs/cassette-format.md",
-        )
-        .with_line(&self.buf)
     }
 
     fn check_after_end(&mut self) -> Result<(), CassetteError> {
@@ -455,46 +440,103 @@ impl WithLine for CassetteError {
     }
 }
 
-/// One frame line as written: exactly one of the content keys.
+/// One frame line as written: exactly one of the content keys. Fields are kept raw
+/// so that an error can name the field and point at its value.
 #[derive(Deserialize)]
 struct RawFrame<'a> {
-    #[serde(default)]
-    t: Option<f64>,
+    #[serde(borrow, default)]
+    t: Option<&'a RawValue>,
     #[serde(borrow, default)]
     out: Option<&'a RawValue>,
     #[serde(borrow, default)]
-    out_b64: Option<Cow<'a, str>>,
+    out_b64: Option<&'a RawValue>,
     #[serde(borrow, default)]
     err: Option<&'a RawValue>,
     #[serde(borrow, default)]
-    err_b64: Option<Cow<'a, str>>,
-    #[serde(default)]
-    nl: Option<bool>,
-    #[serde(default)]
-    exit: Option<i32>,
+    err_b64: Option<&'a RawValue>,
     #[serde(borrow, default)]
-    signal: Option<Cow<'a, str>>,
+    nl: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    exit: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    signal: Option<&'a RawValue>,
+}
+
+/// A wrong field of a frame: where its value starts, and what is wrong.
+struct FieldError {
+    column: u64,
+    message: String,
 }
 
 impl RawFrame<'_> {
-    fn into_frame(self, at: Duration) -> Result<Frame, String> {
-        let present = [
-            self.out.is_some(),
-            self.out_b64.is_some(),
-            self.err.is_some(),
-            self.err_b64.is_some(),
-            self.exit.is_some(),
-            self.signal.is_some(),
-        ]
-        .iter()
-        .filter(|p| **p)
-        .count();
-        if present != 1 {
-            return Err(format!(
-                "a frame holds exactly one of `out`, `out_b64`, `err`, `err_b64`, `exit`, `signal`; this one holds {present}"
-            ));
+    fn decode(self, line: &[u8], last_at: Duration) -> Result<Frame, FieldError> {
+        // The 1-based column of a raw value: it borrows from `line`.
+        let column =
+            |raw: &RawValue| (raw.get().as_ptr() as usize).saturating_sub(line.as_ptr() as usize) as u64 + 1;
+        let wrong = |raw: &RawValue, message: String| FieldError {
+            column: column(raw),
+            message,
+        };
+        let at = match self.t {
+            None => last_at,
+            Some(raw) => match raw.get().parse::<f64>() {
+                Ok(t) if t.is_finite() && t >= 0.0 => Duration::from_secs_f64(t / 1000.0),
+                _ => {
+                    return Err(wrong(
+                        raw,
+                        format!(
+                            "`t` is `{}`; it must be a number of milliseconds, 0 or more",
+                            raw.get()
+                        ),
+                    ))
+                }
+            },
+        };
+        if at < last_at {
+            let raw = self.t.map_or(1, column);
+            return Err(FieldError {
+                column: raw,
+                message: format!(
+                    "`t` goes back in time ({} ms after {} ms); frames are in the order they happened",
+                    millis(at),
+                    millis(last_at)
+                ),
+            });
         }
-        let newline = self.nl.unwrap_or(true);
+        let contents = [
+            ("out", self.out),
+            ("out_b64", self.out_b64),
+            ("err", self.err),
+            ("err_b64", self.err_b64),
+            ("exit", self.exit),
+            ("signal", self.signal),
+        ];
+        let present: Vec<_> = contents.iter().filter_map(|(k, v)| v.map(|v| (*k, v))).collect();
+        let (key, raw) = match present[..] {
+            [one] => one,
+            [] => {
+                return Err(FieldError {
+                    column: 1,
+                    message: "a frame holds one of `out`, `out_b64`, `err`, `err_b64`, `exit`, `signal`; this one holds none"
+                        .into(),
+                })
+            }
+            [_, (second, raw), ..] => {
+                let keys: Vec<_> = present.iter().map(|(k, _)| format!("`{k}`")).collect();
+                return Err(wrong(
+                    raw,
+                    format!("a frame holds one content key; this one holds {} (remove `{second}`, or split the frame)", keys.join(" and ")),
+                ));
+            }
+        };
+        let newline = match self.nl {
+            None => true,
+            Some(raw) => match raw.get() {
+                "true" => true,
+                "false" => false,
+                other => return Err(wrong(raw, format!("`nl` is `{other}`; it must be true or false"))),
+            },
+        };
         let line = |stream, bytes| {
             Ok(Frame::Line(Line {
                 at,
@@ -503,54 +545,85 @@ impl RawFrame<'_> {
                 newline,
             }))
         };
-        if let Some(raw) = self.out {
-            return line(Stream::Stdout, embedded_line("out", raw)?);
+        match key {
+            "out" | "err" => {
+                let stream = if key == "out" {
+                    Stream::Stdout
+                } else {
+                    Stream::Stderr
+                };
+                let text = raw.get();
+                match text.as_bytes().first() {
+                    Some(b'{') => line(stream, text.as_bytes().to_vec()),
+                    Some(b'"') => match serde_json::from_str::<String>(text) {
+                        Ok(s) => line(stream, s.into_bytes()),
+                        Err(e) => Err(wrong(raw, format!("`{key}`: {}", bare_message(&e)))),
+                    },
+                    _ => Err(wrong(
+                        raw,
+                        format!("`{key}` holds `{text}`; it must be a JSON object (an event) or a string (any other line)"),
+                    )),
+                }
+            }
+            "out_b64" | "err_b64" => {
+                let stream = if key == "out_b64" {
+                    Stream::Stdout
+                } else {
+                    Stream::Stderr
+                };
+                let Ok(text) = serde_json::from_str::<Cow<'_, str>>(raw.get()) else {
+                    return Err(wrong(
+                        raw,
+                        format!("`{key}` holds `{}`; it must be a base64 string", raw.get()),
+                    ));
+                };
+                match base64::engine::general_purpose::STANDARD.decode(text.as_bytes()) {
+                    Ok(bytes) => line(stream, bytes),
+                    Err(base64::DecodeError::InvalidByte(offset, byte)) => Err(FieldError {
+                        column: column(raw) + 1 + offset as u64,
+                        message: format!(
+                            "`{key}` is not valid base64: {:?} at offset {offset} (standard alphabet, padded)",
+                            char::from(byte)
+                        ),
+                    }),
+                    Err(e) => Err(wrong(raw, format!("`{key}` is not valid base64: {e} (standard alphabet, padded)"))),
+                }
+            }
+            "exit" => match raw.get().parse::<i32>() {
+                Ok(code) => Ok(Frame::End(Ending {
+                    at,
+                    exit: Exit::Code(code),
+                })),
+                Err(_) => Err(wrong(
+                    raw,
+                    format!(
+                        "`exit` is `{}`; it must be a whole number, the exit code",
+                        raw.get()
+                    ),
+                )),
+            },
+            _ => {
+                let name = serde_json::from_str::<Cow<'_, str>>(raw.get()).unwrap_or_default();
+                match Signal::parse(&name) {
+                    Some(signal) => Ok(Frame::End(Ending {
+                        at,
+                        exit: Exit::Signal(signal),
+                    })),
+                    None => {
+                        let names: Vec<_> = Signal::all().map(Signal::name).collect();
+                        Err(wrong(
+                            raw,
+                            format!(
+                                "`signal` is `{}`; it must be one of {}",
+                                raw.get(),
+                                names.join(", ")
+                            ),
+                        ))
+                    }
+                }
+            }
         }
-        if let Some(raw) = self.err {
-            return line(Stream::Stderr, embedded_line("err", raw)?);
-        }
-        if let Some(b64) = self.out_b64 {
-            return line(Stream::Stdout, decode_b64("out_b64", &b64)?);
-        }
-        if let Some(b64) = self.err_b64 {
-            return line(Stream::Stderr, decode_b64("err_b64", &b64)?);
-        }
-        if let Some(code) = self.exit {
-            return Ok(Frame::End(Ending {
-                at,
-                exit: Exit::Code(code),
-            }));
-        }
-        let name = self.signal.unwrap_or_default();
-        let signal = Signal::parse(&name).ok_or_else(|| {
-            let names: Vec<_> = Signal::all().map(Signal::name).collect();
-            format!("`signal` is `{name}`; it must be one of {}", names.join(", "))
-        })?;
-        Ok(Frame::End(Ending {
-            at,
-            exit: Exit::Signal(signal),
-        }))
     }
-}
-
-/// The bytes of a line stored as an embedded JSON object (exact) or a JSON string.
-fn embedded_line(key: &str, raw: &RawValue) -> Result<Vec<u8>, String> {
-    let text = raw.get();
-    match text.as_bytes().first() {
-        Some(b'{') => Ok(text.as_bytes().to_vec()),
-        Some(b'"') => serde_json::from_str::<String>(text)
-            .map(String::into_bytes)
-            .map_err(|e| format!("`{key}`: {e}")),
-        _ => Err(format!(
-            "`{key}` holds `{text}`; it must be a JSON object (an event) or a string (any other line)"
-        )),
-    }
-}
-
-fn decode_b64(key: &str, text: &str) -> Result<Vec<u8>, String> {
-    base64::engine::general_purpose::STANDARD
-        .decode(text)
-        .map_err(|e| format!("`{key}` is not valid base64: {e}"))
 }
 
 /// Splits a line read with `read_until` into its bytes and whether it had `\n`.

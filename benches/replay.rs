@@ -1,0 +1,1108 @@
+//! Benchmark of `mock-agent` replay: startup time, throughput and peak memory.
+//!
+//! ```text
+//! cargo build --release -p mock-agent
+//! cargo bench -p mock-agent --bench replay
+//! BENCH_QUICK=1 cargo bench -p mock-agent --bench replay   # fewer runs
+//! ```
+//!
+//! Three measurements, each against a baseline run the same way, baseline and subject
+//! runs interleaved so that the noise of a shared machine falls on both alike:
+//!
+//! 1. **Startup**: the default replay `mock-agent -p PROMPT` against `cat` of the same
+//!    bytes (`cassettes/seed-example.ndjson`), start to exit, stdout into a pipe the
+//!    bench drains. Target: the median of the mock within 1.5x the median of `cat`.
+//! 2. **Throughput**: `mock-agent replay BIG.cassette` and `mock-agent replay
+//!    BIG.ndjson` (a bare capture) against `cat BIG.ndjson`, stdout into a pipe the
+//!    bench drains. The files are generated in a temporary directory, deterministically:
+//!    one long session of [`EVENTS`] events of a realistic mix. Target: the mock at
+//!    0.5x the throughput of `cat` or better. The mock's output is checked, once,
+//!    to be the bytes of `BIG.ndjson` (length and hash).
+//! 3. **Peak memory**: the maximum resident set of `mock-agent replay` on the big
+//!    cassette and on a 10,000-event one. Target: under 16 MiB, and flat.
+//!
+//! Environment: `BENCH_QUICK=1` runs fewer repetitions; `BENCH_EVENTS=N` sets the size
+//! of the big cassette; `BENCH_DIR=DIR` writes (and keeps) the generated files there
+//! instead of a temporary directory, for profiling them afterwards.
+
+use std::fmt::Write as _;
+use std::fs::File;
+use std::io::{BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+use nix::sys::resource::{getrusage, UsageWho};
+
+/// The binary under test, built by Cargo in the bench (release) profile.
+const MOCK: &str = env!("CARGO_BIN_EXE_mock-agent");
+/// The recorded session the mock replays by default.
+const SEED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../cassettes/seed-example.ndjson");
+/// The prompt of the seed session, so that the mock prints the seed byte for byte.
+const PROMPT: &str = "Read README.md and create a summary";
+/// Set in the environment of the bench re-run as a memory-measuring helper.
+const RSS_HELPER: &str = "REPLAY_BENCH_RSS_HELPER";
+/// The size of the big cassette.
+const EVENTS: usize = 1_000_000;
+/// The size of the small cassette of the memory check.
+const SMALL_EVENTS: usize = 10_000;
+/// The size of the reads that drain a child's stdout.
+const DRAIN_BUFFER: usize = 256 << 10;
+
+const STARTUP_TARGET: f64 = 1.5;
+const THROUGHPUT_TARGET: f64 = 0.5;
+const RSS_TARGET_KIB: i64 = 16 << 10;
+
+fn main() {
+    if std::env::var_os(RSS_HELPER).is_some() {
+        rss_helper();
+        return;
+    }
+    let quick = std::env::var("BENCH_QUICK").is_ok_and(|v| !v.is_empty() && v != "0");
+    let events = std::env::var("BENCH_EVENTS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(EVENTS);
+    let (startup_runs, throughput_runs, rss_runs) = if quick { (60, 2, 1) } else { (500, 5, 3) };
+    let started = Instant::now();
+
+    println!("mock-agent replay benchmark{}", if quick { " (quick)" } else { "" });
+    println!("  mock-agent: {MOCK}");
+    println!("  machine:    {} CPUs, {}", cpu_count(), cpu_model());
+    println!();
+
+    let startup = bench_startup(startup_runs);
+
+    let kept_dir = std::env::var_os("BENCH_DIR").map(PathBuf::from);
+    let temp = match &kept_dir {
+        Some(_) => None,
+        None => Some(tempfile::tempdir().expect("a temporary directory")),
+    };
+    let dir = kept_dir.unwrap_or_else(|| temp.as_ref().expect("temp dir").path().to_owned());
+    std::fs::create_dir_all(&dir).expect("the bench directory");
+    let generating = Instant::now();
+    let big = Generated::write(&dir, "big", events);
+    let small = Generated::write(&dir, "small", SMALL_EVENTS);
+    println!(
+        "generated in {:.1}s: {} ({} events, {:.1} MB) and {} ({:.1} MB of output)",
+        generating.elapsed().as_secs_f64(),
+        big.cassette.display(),
+        events,
+        mb(file_len(&big.cassette)),
+        big.ndjson.display(),
+        mb(big.len),
+    );
+    println!();
+
+    let throughput = bench_throughput(&big, throughput_runs);
+    let memory = bench_memory(&big, &small, rss_runs);
+
+    println!();
+    println!("== summary ==");
+    let mut all_met = true;
+    for (name, met, detail) in [startup, throughput.0, throughput.1, memory] {
+        all_met &= met;
+        println!("  [{}] {name}: {detail}", if met { "ok" } else { "MISSED" });
+    }
+    println!(
+        "  total bench time {:.0}s; {}",
+        started.elapsed().as_secs_f64(),
+        if all_met { "all targets met" } else { "some targets missed" }
+    );
+}
+
+// ---------------------------------------------------------------------------------
+// 1. Startup
+
+fn bench_startup(runs: usize) -> (&'static str, bool, String) {
+    println!("== 1. startup: default replay vs cat of the same bytes ==");
+    println!("  stdout: a pipe drained by the bench; {runs} runs each, interleaved (order alternating)");
+    let seed = std::fs::read(SEED).expect("the seed session");
+    let mock = || {
+        let mut cmd = mock_command();
+        cmd.args(["-p", PROMPT]);
+        cmd
+    };
+    let cat = || {
+        let mut cmd = Command::new("cat");
+        cmd.arg(SEED);
+        cmd
+    };
+    // Same bytes, checked once (this also warms up both).
+    for (name, mut cmd) in [("mock-agent", mock()), ("cat", cat())] {
+        let run = run_drained(&mut cmd, Check::Hash);
+        assert_eq!(run.len as usize, seed.len(), "{name}: output length");
+        assert_eq!(run.hash, fnv1a(FNV_OFFSET, &seed), "{name}: output bytes");
+    }
+    let mut cat_times = Vec::with_capacity(runs);
+    let mut mock_times = Vec::with_capacity(runs);
+    let mut ratios = Vec::with_capacity(runs);
+    for i in 0..runs {
+        let (c, m) = if i % 2 == 0 {
+            let c = run_drained(&mut cat(), Check::Count);
+            (c, run_drained(&mut mock(), Check::Count))
+        } else {
+            let m = run_drained(&mut mock(), Check::Count);
+            (run_drained(&mut cat(), Check::Count), m)
+        };
+        cat_times.push(c.wall);
+        mock_times.push(m.wall);
+        ratios.push(m.wall.as_secs_f64() / c.wall.as_secs_f64());
+    }
+    let cat_s = Stats::of(&cat_times);
+    let mock_s = Stats::of(&mock_times);
+    println!(
+        "  {:<32} {:>9} {:>9} {:>9} {:>9}",
+        "command", "min", "p10", "median", "p90"
+    );
+    for (name, s) in [("cat seed-example.ndjson", &cat_s), ("mock-agent -p PROMPT", &mock_s)] {
+        println!(
+            "  {:<32} {:>9} {:>9} {:>9} {:>9}",
+            name,
+            ms(s.min),
+            ms(s.p10),
+            ms(s.median),
+            ms(s.p90)
+        );
+    }
+    let ratio = mock_s.median / cat_s.median;
+    let pair_ratio = median(&mut ratios);
+    println!(
+        "  ratio of medians {ratio:.2}x (median of per-pair ratios {pair_ratio:.2}x); target <= {STARTUP_TARGET}x"
+    );
+    println!();
+    (
+        "startup",
+        ratio <= STARTUP_TARGET,
+        format!(
+            "mock {} vs cat {} (median), {ratio:.2}x, target <= {STARTUP_TARGET}x",
+            ms(mock_s.median),
+            ms(cat_s.median)
+        ),
+    )
+}
+
+// ---------------------------------------------------------------------------------
+// 2. Throughput
+
+type Summary = (&'static str, bool, String);
+
+fn bench_throughput(big: &Generated, runs: usize) -> (Summary, Summary) {
+    println!("== 2. throughput: {} bytes of output ==", big.len);
+    println!("  stdout: a pipe drained by the bench ({} KiB reads); {runs} runs each, interleaved (order rotating)", DRAIN_BUFFER >> 10);
+    let subjects: [(&str, Box<dyn Fn() -> Command>); 3] = [
+        ("cat big.ndjson", {
+            let path = big.ndjson.clone();
+            Box::new(move || {
+                let mut cmd = Command::new("cat");
+                cmd.arg(&path);
+                cmd
+            })
+        }),
+        ("mock-agent replay big.cassette", {
+            let path = big.cassette.clone();
+            Box::new(move || {
+                let mut cmd = mock_command();
+                cmd.arg("replay").arg(&path);
+                cmd
+            })
+        }),
+        ("mock-agent replay big.ndjson", {
+            let path = big.ndjson.clone();
+            Box::new(move || {
+                let mut cmd = mock_command();
+                cmd.arg("replay").arg(&path);
+                cmd
+            })
+        }),
+    ];
+    // One checked run of each, which also warms the page cache.
+    for (name, make) in &subjects {
+        let run = run_drained(&mut make(), Check::Hash);
+        let same = run.len == big.len && run.hash == big.hash;
+        println!(
+            "  check {name:<32} {} bytes, fnv1a64 {:016x}: {}",
+            run.len,
+            run.hash,
+            if same { "same as big.ndjson" } else { "DIFFERENT from big.ndjson" }
+        );
+        assert!(same, "{name}: the output is not the bytes of big.ndjson");
+    }
+    let mut walls: Vec<Vec<Duration>> = vec![Vec::new(); subjects.len()];
+    let mut cpus: Vec<Vec<(f64, f64)>> = vec![Vec::new(); subjects.len()];
+    for r in 0..runs {
+        for k in 0..subjects.len() {
+            let i = (r + k) % subjects.len();
+            let run = run_drained(&mut (subjects[i].1)(), Check::Count);
+            assert_eq!(run.len, big.len, "{}: output length", subjects[i].0);
+            walls[i].push(run.wall);
+            cpus[i].push((run.user, run.sys));
+        }
+    }
+    println!(
+        "  {:<32} {:>9} {:>10} {:>10} {:>10} {:>8} {:>8}",
+        "command", "median", "MB/s med", "MB/s min", "MB/s max", "user s", "sys s"
+    );
+    let mut mbps = Vec::new();
+    for (i, (name, _)) in subjects.iter().enumerate() {
+        let s = Stats::of(&walls[i]);
+        let rate = |secs: f64| mb(big.len) / secs;
+        let mut user: Vec<f64> = cpus[i].iter().map(|c| c.0).collect();
+        let mut sys: Vec<f64> = cpus[i].iter().map(|c| c.1).collect();
+        println!(
+            "  {:<32} {:>8.3}s {:>10.0} {:>10.0} {:>10.0} {:>8.3} {:>8.3}",
+            name,
+            s.median,
+            rate(s.median),
+            rate(s.max),
+            rate(s.min),
+            median(&mut user),
+            median(&mut sys)
+        );
+        mbps.push(rate(s.median));
+    }
+    let cassette_ratio = mbps[1] / mbps[0];
+    let capture_ratio = mbps[2] / mbps[0];
+    println!("  ratio to cat (medians): cassette {cassette_ratio:.2}x, capture {capture_ratio:.2}x; target >= {THROUGHPUT_TARGET}x");
+    println!("  (MB = 10^6 bytes; user/sys: CPU seconds of the child, median)");
+    println!();
+    let summary = |name, ratio: f64, rate: f64| {
+        (
+            name,
+            ratio >= THROUGHPUT_TARGET,
+            format!(
+                "{rate:.0} MB/s vs cat {:.0} MB/s, {ratio:.2}x, target >= {THROUGHPUT_TARGET}x",
+                mbps[0]
+            ),
+        )
+    };
+    (
+        summary("throughput (cassette)", cassette_ratio, mbps[1]),
+        summary("throughput (capture)", capture_ratio, mbps[2]),
+    )
+}
+
+// ---------------------------------------------------------------------------------
+// 3. Peak memory
+
+fn bench_memory(big: &Generated, small: &Generated, runs: usize) -> Summary {
+    println!("== 3. peak memory (max RSS) ==");
+    println!(
+        "  each command run by a fresh helper process that waits for it alone, then reads\n  \
+         getrusage(RUSAGE_CHILDREN).ru_maxrss; stdout drained by the helper; max of {runs} run(s)"
+    );
+    let mock_replay = |path: &Path| vec![MOCK.into(), "replay".into(), path.as_os_str().to_owned()];
+    let cases: Vec<(String, Vec<std::ffi::OsString>)> = vec![
+        (
+            "cat small.ndjson (floor)".into(),
+            vec!["cat".into(), small.ndjson.as_os_str().to_owned()],
+        ),
+        (
+            "mock-agent -p PROMPT".into(),
+            vec![MOCK.into(), "-p".into(), PROMPT.into()],
+        ),
+        (
+            format!("mock-agent replay small.cassette ({SMALL_EVENTS} ev)"),
+            mock_replay(&small.cassette),
+        ),
+        (
+            format!("mock-agent replay big.cassette ({} ev)", big.events),
+            mock_replay(&big.cassette),
+        ),
+        (
+            format!("mock-agent replay big.ndjson ({} ev)", big.events),
+            mock_replay(&big.ndjson),
+        ),
+    ];
+    let gnu_time = Path::new("/usr/bin/time").exists();
+    println!(
+        "  {:<44} {:>12} {:>16}",
+        "command",
+        "max RSS",
+        if gnu_time { "/usr/bin/time %M" } else { "" }
+    );
+    let mut mock_max = 0;
+    let mut small_kib = 0;
+    let mut big_kib = 0;
+    for (i, (name, argv)) in cases.iter().enumerate() {
+        let kib = (0..runs).map(|_| rss_of(argv)).max().unwrap_or(0);
+        let cross = if gnu_time {
+            format!("{} KiB", gnu_time_rss(argv))
+        } else {
+            String::new()
+        };
+        println!("  {name:<44} {:>8} KiB {cross:>16}", kib);
+        if i > 0 {
+            mock_max = mock_max.max(kib);
+        }
+        match i {
+            2 => small_kib = kib,
+            3 => big_kib = kib,
+            _ => {}
+        }
+    }
+    println!(
+        "  growth small -> big cassette: {:+} KiB; target < {} KiB",
+        big_kib - small_kib,
+        RSS_TARGET_KIB
+    );
+    (
+        "peak memory",
+        mock_max < RSS_TARGET_KIB,
+        format!(
+            "max {mock_max} KiB ({:.1} MiB), {small_kib} KiB at {SMALL_EVENTS} events, {big_kib} KiB at {} events, target < 16 MiB",
+            mock_max as f64 / 1024.0,
+            big.events
+        ),
+    )
+}
+
+/// The max RSS, in KiB, of `argv` run by a fresh helper (this bench, re-run).
+fn rss_of(argv: &[std::ffi::OsString]) -> i64 {
+    let exe = std::env::current_exe().expect("the bench executable");
+    let output = Command::new(exe)
+        .args(argv)
+        .env(RSS_HELPER, "1")
+        .stdin(Stdio::null())
+        .stderr(Stdio::inherit())
+        .output()
+        .expect("the memory helper runs");
+    assert!(output.status.success(), "the memory helper failed for {argv:?}");
+    String::from_utf8_lossy(&output.stdout)
+        .trim()
+        .parse()
+        .expect("the helper prints the max RSS")
+}
+
+/// Helper mode: runs its arguments, drains their stdout, waits, and prints the max RSS
+/// of its children in KiB. It has waited for no other child, so that is the max RSS of
+/// that one command (or of this small helper, the floor: a child's RSS counts the
+/// address space it was spawned from until it execs).
+fn rss_helper() {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+    let (program, rest) = args.split_first().expect("a command to run");
+    let mut cmd = Command::new(program);
+    cmd.args(rest);
+    clear_mock_settings(&mut cmd);
+    let run = run_drained(&mut cmd, Check::Count);
+    assert!(run.status.success(), "{program:?} failed: {}", run.status);
+    let usage = getrusage(UsageWho::RUSAGE_CHILDREN).expect("getrusage");
+    println!("{}", usage.max_rss());
+}
+
+/// The max RSS, in KiB, of `argv` as GNU time reports it.
+fn gnu_time_rss(argv: &[std::ffi::OsString]) -> i64 {
+    let out = tempfile::NamedTempFile::new().expect("a temporary file");
+    let mut cmd = Command::new("/usr/bin/time");
+    cmd.args(["-f", "%M", "-o"]).arg(out.path()).args(argv);
+    clear_mock_settings(&mut cmd);
+    let run = run_drained(&mut cmd, Check::Count);
+    assert!(run.status.success(), "/usr/bin/time {argv:?} failed");
+    std::fs::read_to_string(out.path())
+        .expect("time's output")
+        .trim()
+        .parse()
+        .expect("a number of KiB")
+}
+
+// ---------------------------------------------------------------------------------
+// Running commands
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Check {
+    /// Count the bytes.
+    Count,
+    /// Count and hash the bytes.
+    Hash,
+}
+
+struct Run {
+    wall: Duration,
+    len: u64,
+    hash: u64,
+    /// CPU seconds of the child.
+    user: f64,
+    sys: f64,
+    status: ExitStatus,
+}
+
+fn mock_command() -> Command {
+    let mut cmd = Command::new(MOCK);
+    clear_mock_settings(&mut cmd);
+    cmd
+}
+
+fn clear_mock_settings(cmd: &mut Command) {
+    for (name, _) in std::env::vars_os() {
+        if name.to_string_lossy().starts_with("MOCK_AGENT_") {
+            cmd.env_remove(name);
+        }
+    }
+}
+
+/// Runs `cmd` with its stdout into a pipe drained here, from spawn to exit.
+fn run_drained(cmd: &mut Command, check: Check) -> Run {
+    let mut buf = vec![0u8; DRAIN_BUFFER];
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit());
+    let before = getrusage(UsageWho::RUSAGE_CHILDREN).expect("getrusage");
+    let start = Instant::now();
+    let mut child = cmd.spawn().expect("the command starts");
+    let mut stdout = child.stdout.take().expect("a piped stdout");
+    let mut len = 0u64;
+    let mut hash = FNV_OFFSET;
+    loop {
+        let n = match stdout.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => panic!("reading the child's stdout: {e}"),
+        };
+        len += n as u64;
+        if check == Check::Hash {
+            hash = fnv1a(hash, &buf[..n]);
+        }
+    }
+    let status = child.wait().expect("the command ends");
+    let wall = start.elapsed();
+    let after = getrusage(UsageWho::RUSAGE_CHILDREN).expect("getrusage");
+    assert!(status.success(), "{cmd:?} failed: {status}");
+    let secs = |t: nix::sys::time::TimeVal| t.tv_sec() as f64 + t.tv_usec() as f64 / 1e6;
+    Run {
+        wall,
+        len,
+        hash,
+        user: secs(after.user_time()) - secs(before.user_time()),
+        sys: secs(after.system_time()) - secs(before.system_time()),
+        status,
+    }
+}
+
+const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// FNV-1a, 64 bits, continued from `hash`.
+fn fnv1a(mut hash: u64, bytes: &[u8]) -> u64 {
+    for b in bytes {
+        hash ^= u64::from(*b);
+        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    hash
+}
+
+// ---------------------------------------------------------------------------------
+// Statistics and formatting
+
+struct Stats {
+    min: f64,
+    p10: f64,
+    median: f64,
+    p90: f64,
+    max: f64,
+}
+
+impl Stats {
+    fn of(samples: &[Duration]) -> Stats {
+        let mut s: Vec<f64> = samples.iter().map(Duration::as_secs_f64).collect();
+        s.sort_by(f64::total_cmp);
+        let at = |q: f64| s[((s.len() - 1) as f64 * q).round() as usize];
+        Stats {
+            min: s[0],
+            p10: at(0.1),
+            median: median(&mut s.clone()),
+            p90: at(0.9),
+            max: s[s.len() - 1],
+        }
+    }
+}
+
+fn median(values: &mut [f64]) -> f64 {
+    values.sort_by(f64::total_cmp);
+    let n = values.len();
+    if n % 2 == 1 {
+        values[n / 2]
+    } else {
+        (values[n / 2 - 1] + values[n / 2]) / 2.0
+    }
+}
+
+fn ms(secs: f64) -> String {
+    format!("{:.3}ms", secs * 1e3)
+}
+
+fn mb(bytes: u64) -> f64 {
+    bytes as f64 / 1e6
+}
+
+fn file_len(path: &Path) -> u64 {
+    std::fs::metadata(path).map_or(0, |m| m.len())
+}
+
+fn cpu_count() -> usize {
+    std::thread::available_parallelism().map_or(0, |n| n.get())
+}
+
+fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|text| {
+            text.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, model)| model.trim().to_owned())
+        })
+        .unwrap_or_else(|| "unknown CPU".to_owned())
+}
+
+// ---------------------------------------------------------------------------------
+// The generated session
+
+/// A generated cassette and the bare capture of exactly its output.
+struct Generated {
+    events: usize,
+    cassette: PathBuf,
+    ndjson: PathBuf,
+    /// Length and FNV-1a hash of the ndjson file: the expected output.
+    len: u64,
+    hash: u64,
+}
+
+impl Generated {
+    /// Writes `DIR/NAME.cassette` and `DIR/NAME.ndjson`: one session of `events`
+    /// events, the same for the same arguments.
+    fn write(dir: &Path, name: &str, events: usize) -> Generated {
+        let cassette = dir.join(format!("{name}.cassette"));
+        let ndjson = dir.join(format!("{name}.ndjson"));
+        let mut c = BufWriter::with_capacity(1 << 20, File::create(&cassette).expect("create cassette"));
+        let mut n = BufWriter::with_capacity(1 << 20, File::create(&ndjson).expect("create ndjson"));
+        c.write_all(b"{\"mock_agent_cassette\":1,\"invocation\":{\"output_format\":\"stream-json\"}}\n")
+            .expect("write");
+        let mut session = Session::new(0x5eed_0000 ^ events as u64);
+        let mut len = 0u64;
+        let mut hash = FNV_OFFSET;
+        let mut frame = Vec::with_capacity(4096);
+        for i in 0..events {
+            let line = if i + 1 == events {
+                session.result()
+            } else {
+                session.next_event()
+            };
+            len += line.len() as u64 + 1;
+            hash = fnv1a(hash, line.as_bytes());
+            hash = fnv1a(hash, b"\n");
+            n.write_all(line.as_bytes()).expect("write");
+            n.write_all(b"\n").expect("write");
+            frame.clear();
+            frame.extend_from_slice(b"{\"t\":");
+            session.write_t(&mut frame);
+            frame.extend_from_slice(b",\"out\":");
+            frame.extend_from_slice(line.as_bytes());
+            frame.extend_from_slice(b"}\n");
+            c.write_all(&frame).expect("write");
+        }
+        frame.clear();
+        frame.extend_from_slice(b"{\"t\":");
+        session.write_t(&mut frame);
+        frame.extend_from_slice(b",\"exit\":0}\n");
+        c.write_all(&frame).expect("write");
+        c.flush().expect("flush");
+        n.flush().expect("flush");
+        Generated {
+            events,
+            cassette,
+            ndjson,
+            len,
+            hash,
+        }
+    }
+}
+
+/// A deterministic pseudo-random source (SplitMix64).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// A number in `lo..=hi`.
+    fn range(&mut self, lo: u64, hi: u64) -> u64 {
+        lo + self.next() % (hi - lo + 1)
+    }
+
+    fn pick<'a, T: ?Sized>(&mut self, items: &[&'a T]) -> &'a T {
+        items[(self.next() % items.len() as u64) as usize]
+    }
+
+    fn chance(&mut self, percent: u64) -> bool {
+        self.next() % 100 < percent
+    }
+
+    fn alnum(&mut self, len: usize) -> String {
+        const CHARS: &[u8] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+        (0..len)
+            .map(|_| CHARS[(self.next() % CHARS.len() as u64) as usize] as char)
+            .collect()
+    }
+
+    fn hex(&mut self, len: usize) -> String {
+        (0..len)
+            .map(|_| char::from_digit((self.next() % 16) as u32, 16).unwrap_or('0'))
+            .collect()
+    }
+
+    fn uuid(&mut self) -> String {
+        format!(
+            "{}-{}-4{}-a{}-{}",
+            self.hex(8),
+            self.hex(4),
+            self.hex(3),
+            self.hex(3),
+            self.hex(12)
+        )
+    }
+}
+
+const WORDS: &[&str] = &[
+    "the", "file", "function", "returns", "a", "value", "when", "test", "passes", "I'll", "check", "config",
+    "module", "and", "then", "update", "error", "handling", "for", "parser", "this", "looks", "like", "it",
+    "should", "read", "write", "summary", "project", "build", "with", "cargo", "dependency", "version",
+    "output", "stream", "event", "line", "JSON", "field", "is", "missing", "from", "struct", "let", "me",
+    "look", "at", "implementation", "of", "which", "calls", "into", "handler", "request", "response",
+    "timeout", "retry", "now", "fix", "import", "path", "directory", "src", "lib.rs", "main.rs", "README.md",
+    "index.ts", "component", "props", "state", "hook", "async", "await", "promise", "cache", "key",
+    "naïve", "café", "→", "✓", "über", "日本語", "résumé", "`cfg`", "\"quoted\"", "back\\slash", "tab\there",
+];
+
+const PATHS: &[&str] = &[
+    "src/main.rs", "src/lib.rs", "src/parser/mod.rs", "src/render/text.rs", "README.md", "Cargo.toml",
+    "package.json", "src/components/Button.tsx", "src/hooks/useSession.ts", "tests/e2e/run.test.ts",
+    "docs/guide.md", "scripts/build.sh", "app/models/user.py", "app/views/dashboard.py", ".github/workflows/ci.yml",
+];
+
+const COMMANDS: &[&str] = &[
+    "cargo test --workspace", "npm run build", "git status --short", "ls -la src", "pytest -q tests/",
+    "rg -n \"fn main\" src", "cat package.json | jq .scripts", "make lint", "go vet ./...", "wc -l src/*.rs",
+];
+
+/// One long agent session, event by event.
+struct Session {
+    rng: Rng,
+    session_id: String,
+    request_id: String,
+    cwd: String,
+    /// Time of the current frame, in half milliseconds.
+    t2: u64,
+    /// Events waiting to be returned (a cycle is generated at once).
+    queue: std::collections::VecDeque<String>,
+    started: bool,
+    model_calls: u64,
+    segments: u64,
+    /// The texts of the current run of consecutive assistant lines, concatenated.
+    assistant_run: String,
+}
+
+impl Session {
+    fn new(seed: u64) -> Session {
+        let mut rng = Rng(seed);
+        let session_id = rng.uuid();
+        let request_id = rng.uuid();
+        let cwd = format!("/home/dev/projects/{}", rng.pick(&["webapp", "api-server", "cli-tool", "ml-pipeline"]));
+        Session {
+            rng,
+            session_id,
+            request_id,
+            cwd,
+            t2: 0,
+            queue: std::collections::VecDeque::new(),
+            started: false,
+            model_calls: 0,
+            segments: 0,
+            assistant_run: String::new(),
+        }
+    }
+
+    /// Appends the frame time (milliseconds, sometimes with a half) and advances it.
+    fn write_t(&mut self, out: &mut Vec<u8>) {
+        let _ = write!(DisplayVec(out), "{}", self.t2 / 2);
+        if self.t2 % 2 == 1 {
+            out.extend_from_slice(b".5");
+        }
+        self.t2 += self.rng.range(0, 80);
+    }
+
+    fn timestamp(&self) -> u64 {
+        1_790_000_000_000 + self.t2 / 2
+    }
+
+    fn next_event(&mut self) -> String {
+        if !self.started {
+            self.started = true;
+            self.queue.push_back(self.init());
+            self.queue.push_back(self.user());
+        }
+        if self.queue.is_empty() {
+            self.cycle();
+        }
+        self.queue.pop_front().expect("a cycle makes events")
+    }
+
+    /// Text of about `len` bytes from the word list.
+    fn text(&mut self, len: usize) -> String {
+        let mut s = String::new();
+        while s.len() < len {
+            if !s.is_empty() {
+                s.push(if self.rng.chance(4) { '\n' } else { ' ' });
+            }
+            s.push_str(self.rng.pick(WORDS));
+            if self.rng.chance(8) {
+                s.push('.');
+            }
+        }
+        s
+    }
+
+    /// Text of `lo..=hi` bytes or a little more.
+    fn text_in(&mut self, lo: u64, hi: u64) -> String {
+        let len = self.rng.range(lo, hi) as usize;
+        self.text(len)
+    }
+
+    fn init(&mut self) -> String {
+        let mut e = String::from(r#"{"type":"system","subtype":"init","apiKeySource":"login","cwd":"#);
+        json_str(&mut e, &self.cwd);
+        let _ = write!(
+            e,
+            r#","session_id":"{}","model":"Claude 4.5 Sonnet","permissionMode":"default"}}"#,
+            self.session_id
+        );
+        e
+    }
+
+    fn user(&mut self) -> String {
+        let prompt = self.text(120);
+        let mut e = String::from(r#"{"type":"user","message":{"role":"user","content":[{"type":"text","text":"#);
+        json_str(&mut e, &prompt);
+        let _ = write!(e, r#"}}]}},"session_id":"{}"}}"#, self.session_id);
+        e
+    }
+
+    /// One model call: thinking, assistant text, then tool calls (or not).
+    fn cycle(&mut self) {
+        self.model_calls += 1;
+        let model_call_id = format!("{}-{}-{}", self.request_id, self.model_calls, self.rng.alnum(4));
+        for _ in 0..self.rng.range(0, 3) {
+            let text = self.text_in(60, 300);
+            let mut e = String::from(r#"{"type":"thinking","subtype":"delta","text":"#);
+            json_str(&mut e, &text);
+            let _ = write!(e, r#","session_id":"{}","timestamp_ms":{}}}"#, self.session_id, self.timestamp());
+            self.push(e);
+        }
+        if self.rng.chance(70) {
+            let e = format!(
+                r#"{{"type":"thinking","subtype":"completed","session_id":"{}","timestamp_ms":{}}}"#,
+                self.session_id,
+                self.timestamp()
+            );
+            self.push(e);
+        }
+        let segments = self.rng.range(1, 3);
+        for s in 0..segments {
+            self.segments += 1;
+            let mut text = self.text_in(40, 380);
+            // Never a line that repeats the run before it: that would read as the
+            // closing line of streamed deltas, and the deltas would be dropped.
+            while !self.assistant_run.is_empty() && text == self.assistant_run {
+                text.push_str(" ok");
+            }
+            let mut e = String::from(r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"#);
+            json_str(&mut e, &text);
+            let _ = write!(e, r#"}}]}},"session_id":"{}","timestamp_ms":{}"#, self.session_id, self.timestamp());
+            if s + 1 == segments {
+                let _ = write!(e, r#","model_call_id":"{model_call_id}""#);
+            }
+            e.push('}');
+            self.push(e);
+            self.assistant_run.push_str(&text);
+        }
+        // Tool calls: mostly one, sometimes parallel ones finishing out of order.
+        let calls = match self.rng.next() % 10 {
+            0 => 0,
+            1 | 2 => self.rng.range(2, 3),
+            _ => 1,
+        };
+        let mut started = Vec::new();
+        for _ in 0..calls {
+            let call = self.tool_call(&model_call_id);
+            self.push(call.0);
+            started.push(call.1);
+        }
+        if started.len() > 1 && self.rng.chance(50) {
+            started.reverse();
+        }
+        for completed in started {
+            self.push(completed);
+        }
+        if self.rng.chance(1) {
+            // An event type this version does not know: passed through untouched.
+            let e = format!(
+                r#"{{"type":"status","subtype":"heartbeat","session_id":"{}","timestamp_ms":{},"queue":{{"position":{},"eta_ms":{}}}}}"#,
+                self.session_id,
+                self.timestamp(),
+                self.rng.range(0, 9),
+                self.rng.range(100, 9000)
+            );
+            self.push(e);
+        }
+    }
+
+    fn push(&mut self, event: String) {
+        if !event.starts_with(r#"{"type":"assistant""#) {
+            self.assistant_run.clear();
+        }
+        self.queue.push_back(event);
+    }
+
+    /// A tool call's `started` and `completed` lines.
+    fn tool_call(&mut self, model_call_id: &str) -> (String, String) {
+        let call_id = if self.rng.chance(15) {
+            // The shape with a literal newline inside the id.
+            format!("call-{}-0\nfc_{}_0", self.rng.hex(24), self.rng.hex(32))
+        } else {
+            format!("toolu_vrtx_01{}", self.rng.alnum(22))
+        };
+        let path = format!("{}/{}", self.cwd, self.rng.pick(PATHS));
+        let (kind, args, result) = match self.rng.next() % 9 {
+            0 | 1 => {
+                let content = self.text_in(80, 220);
+                let lines = self.rng.range(5, 400);
+                let mut result = String::from(r#"{"success":{"content":"#);
+                json_str(&mut result, &content);
+                let _ = write!(
+                    result,
+                    r#","isEmpty":false,"exceededLimit":false,"totalLines":{lines},"fileSize":{},"path":"#,
+                    lines * 37
+                );
+                json_str(&mut result, &path);
+                result.push_str("}}");
+                ("readToolCall", args_path(&path), result)
+            }
+            2 => {
+                let text = self.text_in(60, 160);
+                let mut args = String::from(r#"{"path":"#);
+                json_str(&mut args, &path);
+                args.push_str(r#","fileText":"#);
+                json_str(&mut args, &text);
+                args.push_str(r#","toolCallId":"#);
+                json_str(&mut args, &call_id);
+                args.push('}');
+                let mut result = String::from(r#"{"success":{"path":"#);
+                json_str(&mut result, &path);
+                let _ = write!(result, r#","linesCreated":{},"fileSize":{}}}}}"#, self.rng.range(1, 90), text.len());
+                ("writeToolCall", args, result)
+            }
+            3 => {
+                let stream = self.text_in(40, 120);
+                let mut args = String::from(r#"{"path":"#);
+                json_str(&mut args, &path);
+                args.push_str(r#","streamContent":"#);
+                json_str(&mut args, &stream);
+                args.push('}');
+                let diff = format!("@@ -{0},3 +{0},4 @@\n-{1}\n+{2}", self.rng.range(1, 300), self.text(20), self.text(30));
+                let mut result = String::from(r#"{"success":{"path":"#);
+                json_str(&mut result, &path);
+                let _ = write!(
+                    result,
+                    r#","linesAdded":{},"linesRemoved":{},"diffString":"#,
+                    self.rng.range(1, 9),
+                    self.rng.range(0, 5)
+                );
+                json_str(&mut result, &diff);
+                result.push_str(r#","message":"Applied the edit"}}"#);
+                ("editToolCall", args, result)
+            }
+            4 | 5 => {
+                let command = self.rng.pick(COMMANDS);
+                let mut args = String::from(r#"{"command":"#);
+                json_str(&mut args, command);
+                args.push_str(r#","workingDirectory":"#);
+                json_str(&mut args, &self.cwd);
+                args.push_str(r#","timeout":120000,"toolCallId":"#);
+                json_str(&mut args, &call_id);
+                args.push_str(r#","isBackground":false,"description":"Run a command"}"#);
+                let result = match self.rng.next() % 10 {
+                    0 => {
+                        let mut r = String::from(r#"{"rejected":{"command":"#);
+                        json_str(&mut r, command);
+                        r.push_str(r#","workingDirectory":"#);
+                        json_str(&mut r, &self.cwd);
+                        r.push_str(r#","reason":"not in the allow list","isReadonly":false}}"#);
+                        r
+                    }
+                    n => {
+                        let outcome = if n == 1 { "failure" } else { "success" };
+                        let stdout = self.text_in(30, 200);
+                        let mut r = format!(r#"{{"{outcome}":{{"command":"#);
+                        json_str(&mut r, command);
+                        let _ = write!(r, r#","exitCode":{},"signal":"","stdout":"#, u64::from(n == 1));
+                        json_str(&mut r, &stdout);
+                        let _ = write!(
+                            r,
+                            r#","stderr":"","executionTime":{},"interleavedOutput":"""#,
+                            self.rng.range(5, 9000)
+                        );
+                        r.push_str("}}");
+                        r
+                    }
+                };
+                ("shellToolCall", args, result)
+            }
+            6 => {
+                let pattern = format!("**/*.{}", self.rng.pick(&["rs", "ts", "py", "md"]));
+                let mut args = String::from(r#"{"globPattern":"#);
+                json_str(&mut args, &pattern);
+                args.push_str(r#","targetDirectory":"#);
+                json_str(&mut args, &self.cwd);
+                args.push('}');
+                let mut result = String::from(r#"{"success":{"pattern":"#);
+                json_str(&mut result, &pattern);
+                result.push_str(r#","path":"#);
+                json_str(&mut result, &self.cwd);
+                result.push_str(r#","files":["#);
+                let files = self.rng.range(1, 6);
+                for f in 0..files {
+                    if f > 0 {
+                        result.push(',');
+                    }
+                    json_str(&mut result, self.rng.pick(PATHS));
+                }
+                let _ = write!(
+                    result,
+                    r#"],"totalFiles":{files},"clientTruncated":false,"ripgrepTruncated":false}}}}"#
+                );
+                ("globToolCall", args, result)
+            }
+            7 => {
+                let pattern = self.rng.pick(WORDS).to_owned();
+                let mut args = String::from(r#"{"pattern":"#);
+                json_str(&mut args, &pattern);
+                args.push_str(r#","path":"#);
+                json_str(&mut args, &self.cwd);
+                args.push_str(r#","caseInsensitive":false,"multiline":false,"offset":0}"#);
+                let hit = self.text_in(30, 120);
+                let mut result = String::from(r#"{"success":{"pattern":"#);
+                json_str(&mut result, &pattern);
+                result.push_str(r#","path":"#);
+                json_str(&mut result, &self.cwd);
+                let _ = write!(
+                    result,
+                    r#","outputMode":"content","workspaceResults":{{"matches":[{{"file":"{}","line":{},"content":"#,
+                    self.rng.pick(PATHS),
+                    self.rng.range(1, 900)
+                );
+                json_str(&mut result, &hit);
+                result.push_str("}]}}}");
+                ("grepToolCall", args, result)
+            }
+            _ => {
+                let tool = self.rng.pick(&["search_docs", "get_issue", "query_db", "fetch_url"]);
+                let mut args = format!(
+                    r#"{{"name":"{tool}","toolName":"{tool}","providerIdentifier":"mcp-{}","args":{{"query":"#,
+                    self.rng.pick(&["github", "docs", "postgres"])
+                );
+                let query = self.text_in(10, 50);
+                json_str(&mut args, &query);
+                args.push_str("}}");
+                let result = if self.rng.chance(10) {
+                    r#"{"error":{"errorMessage":"MCP server did not answer in 30s"}}"#.to_owned()
+                } else {
+                    let text = self.text_in(60, 200);
+                    let mut r = String::from(r#"{"success":{"content":[{"text":{"text":"#);
+                    json_str(&mut r, &text);
+                    r.push_str(r#"}}],"isError":false}}"#);
+                    r
+                };
+                ("mcpToolCall", args, result)
+            }
+        };
+        let started_at = self.timestamp();
+        let completed_at = started_at + self.rng.range(3, 4000);
+        let mut call_id_json = String::new();
+        json_str(&mut call_id_json, &call_id);
+        let head = |subtype: &str| {
+            format!(r#"{{"type":"tool_call","subtype":"{subtype}","call_id":{call_id_json},"tool_call":{{"{kind}":{{"args":{args}"#)
+        };
+        let tail = format!(
+            r#","model_call_id":"{model_call_id}","session_id":"{}","timestamp_ms":{started_at}}}"#,
+            self.session_id
+        );
+        let started = format!(
+            r#"{}}},"hookAdditionalContexts":[],"toolCallId":{call_id_json},"startedAtMs":"{started_at}"}}{tail}"#,
+            head("started")
+        );
+        let completed = format!(
+            r#"{},"result":{result}}},"hookAdditionalContexts":[],"toolCallId":{call_id_json},"startedAtMs":"{started_at}","completedAtMs":"{completed_at}"}}{tail}"#,
+            head("completed")
+        );
+        (started, completed)
+    }
+
+    /// The terminal, successful `result`.
+    fn result(&mut self) -> String {
+        let text = self.text(300);
+        let duration = self.t2 / 2;
+        let mut e = format!(
+            r#"{{"type":"result","subtype":"success","duration_ms":{duration},"duration_api_ms":{},"is_error":false,"result":"#,
+            duration * 9 / 10
+        );
+        json_str(&mut e, &text);
+        let _ = write!(
+            e,
+            r#","session_id":"{}","request_id":"{}","usage":{{"inputTokens":{},"outputTokens":{},"cacheReadTokens":4096,"cacheWriteTokens":0}}}}"#,
+            self.session_id,
+            self.request_id,
+            self.model_calls * 1200,
+            self.segments * 40
+        );
+        e
+    }
+}
+
+fn args_path(path: &str) -> String {
+    let mut args = String::from(r#"{"path":"#);
+    json_str(&mut args, path);
+    args.push('}');
+    args
+}
+
+/// Appends `text` as a JSON string.
+fn json_str(out: &mut String, text: &str) {
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+/// `fmt::Write` into a byte vector.
+struct DisplayVec<'a>(&'a mut Vec<u8>);
+
+impl std::fmt::Write for DisplayVec<'_> {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        self.0.extend_from_slice(s.as_bytes());
+        Ok(())
+    }
+}

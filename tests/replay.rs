@@ -1,0 +1,249 @@
+//! Replay is byte for byte: stdout and stderr as recorded, the recorded ending, and a
+//! quiet end when the consumer stops reading.
+
+use std::io::{BufRead, BufReader};
+use std::os::unix::process::ExitStatusExt;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use harness::cassette::{self, Header, Invocation, Writer};
+use harness::{Ending, Exit, Frame, Line, OutputFormat, Signal, Stream};
+
+use crate::support::{bin, curated, mock};
+
+/// The stdout and stderr bytes and the ending a recording holds.
+fn recorded(path: &Path) -> (Vec<u8>, Vec<u8>, Exit, bool) {
+    let reader = cassette::open(path).expect("opens");
+    let partial = reader
+        .header()
+        .is_some_and(|h| h.invocation.stream_partial_output);
+    let (mut out, mut err, mut exit) = (Vec::new(), Vec::new(), None);
+    for frame in reader {
+        match frame.expect("valid") {
+            Frame::Line(line) => {
+                let sink = if line.stream == Stream::Stdout {
+                    &mut out
+                } else {
+                    &mut err
+                };
+                sink.extend_from_slice(&line.bytes);
+                if line.newline {
+                    sink.push(b'\n');
+                }
+            }
+            Frame::End(end) => exit = Some(end.exit),
+        }
+    }
+    (out, err, exit.expect("an ending"), partial)
+}
+
+fn assert_ends(status: std::process::ExitStatus, exit: Exit, what: &str) {
+    match exit {
+        Exit::Code(code) => assert_eq!(status.code(), Some(code), "{what}"),
+        Exit::Signal(signal) => assert_eq!(status.signal(), Some(signal.number()), "{what}"),
+    }
+}
+
+#[test]
+fn stream_json_replays_every_curated_recording_byte_for_byte() {
+    let curated = curated();
+    assert!(curated.len() >= 8, "the curated cassettes are there: {curated:?}");
+    for path in curated {
+        let (out, err, exit, partial) = recorded(&path);
+        let mut cmd = mock();
+        cmd.env("MOCK_AGENT_CASSETTE", &path)
+            .args(["-p", "--output-format", "stream-json"]);
+        if partial {
+            cmd.arg("--stream-partial-output");
+        }
+        let output = cmd.arg("hi").output().expect("runs");
+        assert_eq!(output.stdout, out, "{path:?}");
+        assert_eq!(output.stderr, err, "{path:?}");
+        assert_ends(output.status, exit, &path.display().to_string());
+    }
+}
+
+#[test]
+fn a_capture_replays_as_the_file_it_is() {
+    let capture = crate::support::root().join("cassettes/correcto.ndjson");
+    let bytes = std::fs::read(&capture).expect("capture");
+    mock()
+        .arg("replay")
+        .arg(&capture)
+        .assert()
+        .success()
+        .stdout(bytes);
+    // Cut in the middle of the last line: replayed as cut, and a failure.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cut = dir.path().join("cut.ndjson");
+    let seed = crate::support::root().join("cassettes/seed-example.ndjson");
+    let seed = std::fs::read(seed).expect("seed");
+    std::fs::write(&cut, &seed[..seed.len() - 40]).expect("write");
+    mock()
+        .arg("replay")
+        .arg(&cut)
+        .assert()
+        .code(1)
+        .stdout(seed[..seed.len() - 40].to_vec())
+        .stderr("");
+}
+
+fn write_cassette(path: &Path, format: Option<OutputFormat>, frames: &[Frame]) {
+    let mut writer = Writer::create(
+        path,
+        &Header::new(Invocation {
+            output_format: format,
+            ..Invocation::default()
+        }),
+    )
+    .expect("creates");
+    for frame in frames {
+        writer.write(frame).expect("writes");
+    }
+    writer.finish().expect("finishes");
+}
+
+#[test]
+fn a_recorded_signal_is_how_the_mock_dies() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for signal in [
+        Signal::Term,
+        Signal::Kill,
+        Signal::Segv,
+        Signal::Abrt,
+        Signal::Pipe,
+        Signal::Int,
+    ] {
+        let path = dir.path().join("signal.cassette");
+        let line = Line::stdout(
+            Duration::ZERO,
+            r#"{"type":"system","subtype":"init","session_id":"s"}"#,
+        );
+        let end = Frame::End(Ending {
+            at: Duration::ZERO,
+            exit: Exit::Signal(signal),
+        });
+        write_cassette(&path, None, &[Frame::Line(line), end]);
+        let output = mock()
+            .current_dir(dir.path())
+            .arg("replay")
+            .arg(&path)
+            .output()
+            .expect("runs");
+        assert_eq!(output.status.signal(), Some(signal.number()), "{signal}");
+        assert!(output.stdout.starts_with(b"{\"type\":\"system\""), "{signal}");
+        assert!(!dir.path().join("core").exists(), "no core file");
+    }
+}
+
+#[test]
+fn a_consumer_that_stops_reading_gets_a_quiet_exit() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("long.cassette");
+    let mut frames: Vec<Frame> = (0..50_000)
+        .map(|i| {
+            Frame::Line(Line::stdout(
+                Duration::ZERO,
+                format!(r#"{{"type":"assistant","message":{{"role":"assistant","content":[{{"type":"text","text":"line {i}"}}]}},"session_id":"s"}}"#),
+            ))
+        })
+        .collect();
+    frames.push(Frame::End(Ending {
+        at: Duration::ZERO,
+        exit: Exit::Code(0),
+    }));
+    write_cassette(&path, None, &frames);
+    let mut child = Command::new(bin())
+        .arg("replay")
+        .arg(&path)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawns");
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().expect("stdout"))
+        .read_line(&mut first)
+        .expect("reads a line");
+    assert!(first.contains("line 0"));
+    // stdout is dropped here: the mock's next write hits a closed pipe.
+    let output = child.wait_with_output().expect("waits");
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&output.stderr), "");
+}
+
+#[test]
+fn a_recording_in_json_or_text_replays_in_its_own_format_only() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("text.cassette");
+    let frames = [
+        Frame::Line(Line::stdout(Duration::ZERO, "Read file")),
+        Frame::Line(Line::stdout(Duration::from_millis(5), "Done.")),
+        Frame::End(Ending {
+            at: Duration::from_millis(6),
+            exit: Exit::Code(0),
+        }),
+    ];
+    write_cassette(&path, Some(OutputFormat::Text), &frames);
+    mock()
+        .args(["replay", "--output-format", "text"])
+        .arg(&path)
+        .assert()
+        .success()
+        .stdout("Read file\nDone.\n");
+    let output = mock()
+        .args(["replay", "--output-format", "json"])
+        .arg(&path)
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(65));
+    assert!(output.stdout.is_empty());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("recorded with `--output-format text`; it replays as text only"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn partial_output_is_normalized_to_the_flag() {
+    let path = crate::support::root().join("cassettes/partial-thinking.cassette");
+    let lines = |partial: bool| {
+        let mut cmd = mock();
+        cmd.arg("replay").arg(&path);
+        if partial {
+            cmd.arg("--stream-partial-output");
+        }
+        let out = cmd.output().expect("runs");
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter(|l| l.contains(r#""type":"assistant""#))
+            .map(str::to_owned)
+            .collect::<Vec<_>>()
+    };
+    let with = lines(true);
+    let without = lines(false);
+    assert!(with.len() > without.len(), "deltas only with the flag");
+    // Without the flag: the whole segments, which are the closing lines recorded.
+    for segment in &without {
+        assert!(with.contains(segment));
+    }
+    // The seed example has no deltas: with the flag, deltas are made from its text.
+    let seed = mock()
+        .args(["-p", "--stream-partial-output", "x"])
+        .output()
+        .expect("runs");
+    let seed = String::from_utf8_lossy(&seed.stdout);
+    let deltas = seed
+        .lines()
+        .filter(|l| l.contains(r#""type":"assistant""#) && l.contains("timestamp_ms"));
+    let text: String = deltas
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).expect("json")["message"]["content"][0]["text"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned()
+        })
+        .collect();
+    assert_eq!(text, "I'll read the README.md file and create a summary");
+}

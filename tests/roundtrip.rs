@@ -1,0 +1,386 @@
+//! Property tests: the event model round-trips through JSON, and a cassette written
+//! by the library reads back and replays byte for byte.
+
+use std::os::unix::process::ExitStatusExt;
+use std::time::Duration;
+
+use harness::cassette::{self, Header, Invocation, Writer};
+use harness::events::{
+    AssistantEvent, ConnectionEvent, Content, ErrorEvent, Event, Extra, FunctionCall, Invocation as Call,
+    Message, ReadArgs, ResultEvent, RetryEvent, ShellArgs, System, ThinkingEvent, Tool, ToolCall,
+    ToolCallEvent, ToolError, ToolResult, Usage, UserEvent, WriteArgs,
+};
+use harness::{Ending, Exit, Frame, Line, Signal, Stream};
+use proptest::prelude::*;
+use serde_json::Value;
+
+fn text() -> impl Strategy<Value = String> {
+    prop_oneof![
+        3 => "(?s).{0,12}",
+        1 => Just("line\nbreak \"quoted\" \\ \u{0}".to_owned()),
+    ]
+}
+
+/// Unknown fields: their keys never collide with known ones.
+fn extra() -> impl Strategy<Value = Extra> {
+    let value = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i64>().prop_map(Value::from),
+        text().prop_map(Value::String),
+        prop::collection::vec(any::<u32>().prop_map(Value::from), 0..3).prop_map(Value::Array),
+    ];
+    prop::collection::vec(("x_[a-z]{1,6}", value), 0..3).prop_map(|pairs| pairs.into_iter().collect())
+}
+
+fn opt<T: std::fmt::Debug + Clone>(s: impl Strategy<Value = T>) -> impl Strategy<Value = Option<T>> {
+    prop::option::of(s)
+}
+
+fn message(role: &'static str) -> impl Strategy<Value = Message> {
+    (prop::collection::vec((text(), extra()), 1..3), extra()).prop_map(move |(blocks, extra)| Message {
+        role: role.to_owned(),
+        content: blocks
+            .into_iter()
+            .map(|(t, extra)| Content {
+                kind: "text".into(),
+                text: Some(t),
+                extra,
+            })
+            .collect(),
+        extra,
+    })
+}
+
+fn tool_result() -> impl Strategy<Value = ToolResult> {
+    prop_oneof![
+        extra().prop_map(ToolResult::Success),
+        extra().prop_map(ToolResult::Failure),
+        extra().prop_map(ToolResult::Rejected),
+        (text(), extra()).prop_map(|(m, extra)| ToolResult::Error(ToolError {
+            error_message: m,
+            extra
+        })),
+        (any::<u8>(), extra()).prop_map(|(n, mut extra)| {
+            extra.insert("x_outcome".into(), Value::from(n));
+            ToolResult::Other(extra)
+        }),
+    ]
+}
+
+fn tool() -> impl Strategy<Value = Tool> {
+    let result = opt(tool_result()).boxed();
+    prop_oneof![
+        (opt((text(), extra())), result.clone(), extra()).prop_map(|(args, result, extra)| Tool::Read(
+            Call {
+                args: args.map(|(path, extra)| ReadArgs { path, extra }),
+                result,
+                extra
+            }
+        )),
+        (text(), text(), opt(text()), result.clone()).prop_map(|(path, file_text, id, result)| Tool::Write(
+            Call {
+                args: Some(WriteArgs {
+                    path,
+                    file_text,
+                    tool_call_id: id,
+                    extra: Extra::new()
+                }),
+                result,
+                extra: Extra::new()
+            }
+        )),
+        (
+            text(),
+            opt(text()),
+            opt(any::<u64>()),
+            opt(any::<bool>()),
+            extra(),
+            result.clone()
+        )
+            .prop_map(|(command, wd, timeout, bg, extra, result)| Tool::Shell(Call {
+                args: Some(ShellArgs {
+                    command,
+                    working_directory: wd,
+                    timeout,
+                    tool_call_id: None,
+                    is_background: bg,
+                    description: None,
+                    extra
+                }),
+                result,
+                extra: Extra::new()
+            })),
+        (text(), opt(text()), extra()).prop_map(|(name, arguments, extra)| Tool::Function(FunctionCall {
+            name,
+            arguments: arguments.map(Value::String),
+            result: None,
+            extra
+        })),
+        ("[a-z]{1,8}", extra()).prop_map(|(kind, value)| Tool::Other {
+            key: format!("{kind}ToolCall"),
+            value: Value::Object(value)
+        }),
+    ]
+    .prop_filter("unknown kinds only", |t| match t {
+        Tool::Other { key, .. } => !harness::events::TOOL_KEYS.contains(&key.as_str()),
+        _ => true,
+    })
+}
+
+fn event() -> impl Strategy<Value = Event> {
+    let sid = "[0-9a-f-]{1,12}";
+    prop_oneof![
+        (opt(text()), opt(sid), opt(text()), extra()).prop_map(|(cwd, session_id, model, extra)| {
+            Event::System(System {
+                subtype: "init".into(),
+                api_key_source: Some("env".into()),
+                cwd,
+                session_id,
+                model,
+                permission_mode: None,
+                extra,
+            })
+        }),
+        (message("user"), sid, extra()).prop_map(|(message, session_id, extra)| Event::User(UserEvent {
+            message,
+            session_id,
+            extra
+        })),
+        (message("assistant"), sid, opt(any::<u64>()), opt(text()), extra()).prop_map(
+            |(message, session_id, timestamp_ms, model_call_id, extra)| Event::Assistant(AssistantEvent {
+                message,
+                session_id,
+                timestamp_ms,
+                model_call_id,
+                extra
+            })
+        ),
+        (
+            prop_oneof![Just("delta"), Just("completed")],
+            opt(text()),
+            sid,
+            opt(any::<u64>())
+        )
+            .prop_map(
+                |(subtype, text, session_id, timestamp_ms)| Event::Thinking(ThinkingEvent {
+                    subtype: subtype.into(),
+                    text,
+                    session_id,
+                    timestamp_ms,
+                    extra: Extra::new()
+                })
+            ),
+        (
+            prop_oneof![Just("started"), Just("completed")],
+            text(),
+            tool(),
+            extra(),
+            sid,
+            opt(text()),
+            extra()
+        )
+            .prop_map(
+                |(subtype, call_id, tool, beside, session_id, model_call_id, extra)| {
+                    Event::ToolCall(ToolCallEvent {
+                        subtype: subtype.into(),
+                        call_id,
+                        tool_call: ToolCall { tool, extra: beside },
+                        session_id,
+                        model_call_id,
+                        timestamp_ms: None,
+                        extra,
+                    })
+                }
+            ),
+        (
+            text(),
+            any::<bool>(),
+            text(),
+            sid,
+            opt((any::<u32>(), any::<u32>())),
+            extra()
+        )
+            .prop_map(
+                |(subtype, is_error, result, session_id, usage, extra)| Event::Result(ResultEvent {
+                    subtype,
+                    duration_ms: Some(1234),
+                    duration_api_ms: None,
+                    is_error,
+                    result,
+                    session_id,
+                    request_id: None,
+                    usage: usage.map(|(i, o)| Usage {
+                        input_tokens: i.into(),
+                        output_tokens: o.into(),
+                        cache_read_tokens: Some(0),
+                        cache_write_tokens: None,
+                        extra: Extra::new()
+                    }),
+                    extra,
+                })
+            ),
+        (sid, opt(any::<u64>())).prop_map(|(session_id, attempt)| Event::Connection(ConnectionEvent {
+            subtype: "reconnecting".into(),
+            session_id,
+            timestamp_ms: Some(1),
+            attempt,
+            extra: Extra::new()
+        })),
+        (sid, opt(any::<bool>())).prop_map(|(session_id, is_resume)| Event::Retry(RetryEvent {
+            subtype: "starting".into(),
+            session_id,
+            timestamp_ms: None,
+            attempt: Some(1),
+            is_resume,
+            extra: Extra::new()
+        })),
+        (text(), opt(sid)).prop_map(|(message, session_id)| Event::Error(ErrorEvent {
+            message,
+            session_id,
+            extra: Extra::new()
+        })),
+        ("[a-z_]{1,10}", extra()).prop_map(|(kind, mut extra)| {
+            let mut map = Extra::new();
+            map.insert("type".into(), Value::String(format!("x_{kind}")));
+            map.append(&mut extra);
+            Event::Other(map)
+        }),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    /// Typed events survive serialize -> parse.
+    #[test]
+    fn events_round_trip(event in event()) {
+        let line = event.to_line();
+        prop_assert!(!line.contains('\n'));
+        let back = Event::from_slice(line.as_bytes()).map_err(|e| TestCaseError::fail(format!("{e}: {line}")))?;
+        prop_assert_eq!(back, event);
+    }
+
+    /// Any JSON object survives parse -> serialize as the same JSON value, whether or
+    /// not the model knows its type, and keeps its keys in order.
+    #[test]
+    fn events_are_lossless(event in event(), more in extra()) {
+        let mut value = serde_json::to_value(&event).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        if let Value::Object(map) = &mut value {
+            map.extend(more);
+        }
+        let line = serde_json::to_string(&value).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let parsed = Event::from_slice(line.as_bytes()).map_err(|e| TestCaseError::fail(format!("{e}: {line}")))?;
+        prop_assert_eq!(parsed.to_line(), line);
+    }
+}
+
+fn frames() -> impl Strategy<Value = Vec<Frame>> {
+    let line = (
+        prop_oneof![Just(Stream::Stdout), Just(Stream::Stderr)],
+        prop_oneof![
+            2 => prop::collection::vec(any::<u8>(), 0..40),
+            2 => event().prop_map(|e| e.to_line().into_bytes()),
+            1 => text().prop_map(String::into_bytes),
+        ]
+        .prop_map(|bytes| bytes.into_iter().filter(|b| *b != b'\n').collect::<Vec<u8>>()),
+        any::<bool>(),
+        0u64..5_000,
+    );
+    let exit = prop_oneof![
+        (0i32..256).prop_map(Exit::Code),
+        prop::sample::select(vec![
+            Signal::Term,
+            Signal::Kill,
+            Signal::Segv,
+            Signal::Abrt,
+            Signal::Int,
+            Signal::Hup
+        ])
+        .prop_map(Exit::Signal),
+    ];
+    (prop::collection::vec(line, 0..12), exit).prop_map(|(lines, exit)| {
+        let mut at = Duration::ZERO;
+        let mut frames: Vec<Frame> = lines
+            .into_iter()
+            .map(|(stream, bytes, newline, gap_us)| {
+                at += Duration::from_micros(gap_us);
+                Frame::Line(Line {
+                    at,
+                    stream,
+                    bytes,
+                    newline,
+                })
+            })
+            .collect();
+        frames.push(Frame::End(Ending { at, exit }));
+        frames
+    })
+}
+
+fn write(path: &std::path::Path, frames: &[Frame]) -> Result<(), TestCaseError> {
+    let mut writer = Writer::create(path, &Header::new(Invocation::default()))
+        .map_err(|e| TestCaseError::fail(e.to_string()))?;
+    for frame in frames {
+        writer
+            .write(frame)
+            .map_err(|e| TestCaseError::fail(e.to_string()))?;
+    }
+    writer.finish().map_err(|e| TestCaseError::fail(e.to_string()))?;
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Cassette write -> read gives the same frames.
+    #[test]
+    fn cassettes_round_trip(frames in frames()) {
+        let dir = tempfile::tempdir().map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let path = dir.path().join("x.cassette");
+        write(&path, &frames)?;
+        let read: Result<Vec<Frame>, _> = cassette::open(&path).map_err(|e| TestCaseError::fail(e.to_string()))?.collect();
+        prop_assert_eq!(read.map_err(|e| TestCaseError::fail(e.to_string()))?, frames);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// Cassette write -> replay by the binary gives the recorded bytes per stream and
+    /// the recorded ending, whatever the bytes are.
+    #[test]
+    fn cassettes_replay_byte_for_byte(frames in frames()) {
+        let dir = tempfile::tempdir().map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let path = dir.path().join("x.cassette");
+        write(&path, &frames)?;
+        // A run of assistant lines could be read as deltas and a closing line: with the
+        // flag given, the stream replays as recorded either way.
+        let output = crate::support::mock()
+            .current_dir(dir.path())
+            .args(["replay", "--stream-partial-output"])
+            .arg(&path)
+            .output()
+            .map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let mut whole = true;
+        for frame in &frames {
+            if let Frame::Line(line) = frame {
+                let sink = if line.stream == Stream::Stdout { &mut out } else { &mut err };
+                sink.extend_from_slice(&line.bytes);
+                if line.newline {
+                    sink.push(b'\n');
+                }
+                whole &= line.stream == Stream::Stderr || !line.bytes.starts_with(br#"{"type":"assistant""#);
+            }
+        }
+        prop_assume!(whole, "assistant lines may be split into deltas with the flag");
+        prop_assert_eq!(output.stdout, out);
+        prop_assert_eq!(output.stderr, err);
+        match frames.last() {
+            Some(Frame::End(Ending { exit: Exit::Code(code), .. })) => prop_assert_eq!(output.status.code(), Some(*code)),
+            Some(Frame::End(Ending { exit: Exit::Signal(signal), .. })) => prop_assert_eq!(output.status.signal(), Some(signal.number())),
+            _ => prop_assert!(false, "no ending"),
+        }
+    }
+}
