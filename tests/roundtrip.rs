@@ -14,6 +14,14 @@ use harness::{Ending, Exit, Frame, Line, Signal, Stream};
 use proptest::prelude::*;
 use serde_json::Value;
 
+/// `PROPTEST_CASES` runs the properties longer than the default `n`.
+fn cases(n: u32) -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(n)
+}
+
 fn text() -> impl Strategy<Value = String> {
     prop_oneof![
         3 => "(?s).{0,12}",
@@ -250,7 +258,7 @@ fn event() -> impl Strategy<Value = Event> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(512))]
+    #![proptest_config(ProptestConfig::with_cases(cases(512)))]
 
     /// Typed events survive serialize -> parse.
     #[test]
@@ -331,7 +339,7 @@ fn write(path: &std::path::Path, frames: &[Frame]) -> Result<(), TestCaseError> 
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(256))]
+    #![proptest_config(ProptestConfig::with_cases(cases(256)))]
 
     /// Cassette write -> read gives the same frames.
     #[test]
@@ -345,7 +353,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(48))]
+    #![proptest_config(ProptestConfig::with_cases(cases(48)))]
 
     /// Cassette write -> replay by the binary gives the recorded bytes per stream and
     /// the recorded ending, whatever the bytes are.

@@ -40,3 +40,8 @@ pub use error::{CassetteError, Diagnostic, ProblemKind};
 pub use frames::{Ending, Exit, Frame, Line, Signal, Stream};
 pub use render::{OutputFormat, RenderOptions};
 pub use source::Source;
+
+/// The README's Rust examples, compiled and run as doctests.
+#[doc = include_str!("../../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
