@@ -3,8 +3,10 @@
 mod support;
 
 mod cli; // the emulated CLI's command line, subcommands and errors
+mod faults; // every fault and preset through the binary, signals, stalls, closed pipes
 mod formats; // every curated cassette rendered in every output format (snapshots)
 mod invalid; // one snapshot per malformed file under cassettes/invalid/
 mod journal; // MOCK_AGENT_JOURNAL records each invocation
 mod replay; // byte-exact replay, pipes closed early, the mock's own subcommands
 mod roundtrip; // property tests: event model and cassette write -> read -> replay
+mod timing; // timing schedules and step mode

@@ -33,6 +33,7 @@ fn recorded(path: &Path) -> (Vec<u8>, Vec<u8>, Exit, bool) {
                 }
             }
             Frame::End(end) => exit = Some(end.exit),
+            other => panic!("no stalls in curated cassettes: {other:?}"),
         }
     }
     (out, err, exit.expect("an ending"), partial)

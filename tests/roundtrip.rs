@@ -15,7 +15,7 @@ use proptest::prelude::*;
 use serde_json::Value;
 
 /// `PROPTEST_CASES` runs the properties longer than the default `n`.
-fn cases(n: u32) -> u32 {
+pub fn cases(n: u32) -> u32 {
     std::env::var("PROPTEST_CASES")
         .ok()
         .and_then(|v| v.parse().ok())

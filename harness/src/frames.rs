@@ -89,9 +89,22 @@ pub struct Ending {
 
 /// One step of a run.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Frame {
     /// A line of output.
     Line(Line),
+    /// Nothing is written for a while (from a `stall` fault).
+    Stall {
+        /// When the stall starts.
+        at: Duration,
+        /// How long it lasts; `None`: until the process gets SIGTERM or SIGINT.
+        duration: Option<Duration>,
+    },
+    /// Stdout is closed; the process goes on (from a `close-stdout` fault).
+    CloseStdout {
+        /// When.
+        at: Duration,
+    },
     /// The end; always the last frame.
     End(Ending),
 }
@@ -101,8 +114,20 @@ impl Frame {
     pub fn at(&self) -> Duration {
         match self {
             Frame::Line(line) => line.at,
+            Frame::Stall { at, .. } | Frame::CloseStdout { at } => *at,
             Frame::End(end) => end.at,
         }
+    }
+
+    /// The same frame at another time.
+    #[must_use]
+    pub fn with_at(mut self, to: Duration) -> Self {
+        match &mut self {
+            Frame::Line(line) => line.at = to,
+            Frame::Stall { at, .. } | Frame::CloseStdout { at } => *at = to,
+            Frame::End(end) => end.at = to,
+        }
+        self
     }
 }
 

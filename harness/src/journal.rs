@@ -2,7 +2,7 @@
 //! by `MOCK_AGENT_JOURNAL`, so a test can check how its program called the agent.
 //!
 //! ```json
-//! {"pid":4242,"argv":["-p","--output-format","json","hi"],"prompt":"hi","stdin":null,"cwd":"/work","output_format":"json","stream_partial_output":false,"source":"default","exit":{"code":0},"stdout_closed":false,"error":null,"started_at_ms":1790000000000,"ended_at_ms":1790000000003}
+//! {"pid":4242,"argv":["-p","--output-format","json","hi"],"prompt":"hi","stdin":null,"cwd":"/work","output_format":"json","stream_partial_output":false,"source":"default","faults":[{"name":"eof","fired":true}],"seed":0,"exit":{"code":0},"stdout_closed":false,"stdout_closed_at_ms":null,"signal":null,"stdin_open":false,"error":null,"started_at_ms":1790000000000,"ended_at_ms":1790000000003}
 //! ```
 //!
 //! Each line is appended with one `write` on a file opened for appending, so the lines
@@ -39,16 +39,41 @@ pub struct Entry {
     pub stream_partial_output: bool,
     /// What was replayed: `default`, or the cassette's path; `null` for subcommands.
     pub source: Option<String>,
+    /// The faults, in order, and whether each acted.
+    #[serde(default)]
+    pub faults: Vec<FaultRecord>,
+    /// The seed of random choices.
+    #[serde(default)]
+    pub seed: u64,
     /// How the mock ended.
     pub exit: ExitRecord,
-    /// Whether the consumer closed stdout before the end.
+    /// Whether the consumer closed stdout before the end (a write hit `EPIPE`).
     pub stdout_closed: bool,
+    /// When that happened, in milliseconds from the start.
+    #[serde(default)]
+    pub stdout_closed_at_ms: Option<u64>,
+    /// The signal (`TERM`, `INT`) that ended the mock, if one did.
+    #[serde(default)]
+    pub signal: Option<String>,
+    /// Whether the consumer left the mock's stdin open: `null` when stdin is not a
+    /// pipe (a terminal, a file, `/dev/null`).
+    #[serde(default)]
+    pub stdin_open: Option<bool>,
     /// The mock's own error, when it failed (a bad cassette, say).
     pub error: Option<String>,
     /// When the mock started, in milliseconds since the Unix epoch.
     pub started_at_ms: u64,
     /// When it ended.
     pub ended_at_ms: u64,
+}
+
+/// A fault of the run, and whether it acted.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FaultRecord {
+    /// Its name, as in `mock-agent faults`.
+    pub name: String,
+    /// Whether it acted (its placement was reached).
+    pub fired: bool,
 }
 
 /// How the mock ended: `{"code":N}` or `{"signal":"NAME"}`.

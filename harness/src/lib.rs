@@ -4,10 +4,10 @@
 //! The library is one pipeline, one module per stage:
 //!
 //! ```text
-//! source ──> events ──> render ──> frames ──> execute
-//! (cassette,  (typed,    (stream-json,  (bytes on      (writes them, ends with
-//!  capture,   lossless)   json, text)    stdout/stderr)  an exit code or a signal)
-//!  default)
+//! source ──> events ──> render ──> frames ──> faults ──> timing ──> execute
+//! (cassette,  (typed,    (stream-json,  (bytes on     (what goes  (when)    (writes them, ends with
+//!  capture,   lossless)   json, text)    stdout/       wrong)                an exit code or a signal)
+//!  default)                              stderr)
 //! ```
 //!
 //! - [`events`]: the typed, lossless event model of `--output-format stream-json`;
@@ -15,7 +15,10 @@
 //! - [`source`]: where a run's frames come from;
 //! - [`render`]: the three output formats and the CLI options that change the stream;
 //! - [`frames`]: the lines and the ending that make up a run;
-//! - [`execute`]: performs the frames on two output streams;
+//! - [`faults`]: every way the output can go wrong, placed exactly;
+//! - [`timing`]: when each frame is written;
+//! - [`scenario`]: a run's options, faults and timing, and the plan they make;
+//! - [`execute`]: performs the frames on two output streams, on time;
 //! - [`agent`]: the emulation of the real CLI's command line;
 //! - [`settings`], [`journal`], [`exit_codes`], [`error`], [`process`]: the rest of the
 //!   contract with users.
@@ -28,13 +31,16 @@ pub mod error;
 pub mod events;
 pub mod execute;
 pub mod exit_codes;
+pub mod faults;
 pub mod frames;
 pub mod journal;
 mod peek;
 pub mod process;
 pub mod render;
+pub mod scenario;
 pub mod settings;
 pub mod source;
+pub mod timing;
 
 pub use error::{CassetteError, Diagnostic, ProblemKind};
 pub use frames::{Ending, Exit, Frame, Line, Signal, Stream};

@@ -9,11 +9,20 @@
 //! | `MOCK_AGENT_JOURNAL` | append one JSON line per invocation to this file | no journal |
 //! | `MOCK_AGENT_CLI_VERSION` | what `--version` prints | [`DEFAULT_CLI_VERSION`] |
 //! | `MOCK_AGENT_ACCOUNT` | who `status` says is logged in; empty: nobody | `someone@example.com` |
+//! | `MOCK_AGENT_FAULTS` | faults, `;`-separated (see [`crate::faults`]) | none |
+//! | `MOCK_AGENT_TIMING` | when frames are written (see [`crate::timing`]) | `instant` |
+//! | `MOCK_AGENT_SEED` | the seed of every random choice | `0` |
+//! | `MOCK_AGENT_STEP` | step mode: read one byte from this FIFO (or `/dev/fd/N`) before each stdout line | off |
 //!
-//! An empty `MOCK_AGENT_CASSETTE` or `MOCK_AGENT_JOURNAL` counts as unset.
+//! An empty variable counts as unset (but `MOCK_AGENT_ACCOUNT`). A bad value is an
+//! error of the mock's own that names the variable and the column.
 
 use std::ffi::OsString;
 use std::path::PathBuf;
+
+use crate::error::{Diagnostic, ProblemKind};
+use crate::faults::{self, Fault, Origin};
+use crate::timing::Timing;
 
 /// What `--version` prints unless `MOCK_AGENT_CLI_VERSION` says otherwise.
 pub const DEFAULT_CLI_VERSION: &str = "2026.10.01-e373342";
@@ -22,7 +31,7 @@ pub const DEFAULT_CLI_VERSION: &str = "2026.10.01-e373342";
 pub const DEFAULT_ACCOUNT: &str = "someone@example.com";
 
 /// The mock's settings.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct Settings {
     /// `MOCK_AGENT_CASSETTE`.
@@ -33,19 +42,66 @@ pub struct Settings {
     pub cli_version: String,
     /// `MOCK_AGENT_ACCOUNT`; `None` when logged out.
     pub account: Option<String>,
+    /// `MOCK_AGENT_FAULTS`, parsed.
+    pub faults: Vec<Fault>,
+    /// `MOCK_AGENT_TIMING`, parsed.
+    pub timing: Timing,
+    /// `MOCK_AGENT_SEED`.
+    pub seed: u64,
+    /// `MOCK_AGENT_STEP`.
+    pub step: Option<PathBuf>,
+}
+
+/// Where faults come from, for errors.
+pub const FAULTS_ORIGIN: Origin<'static> = Origin {
+    name: "MOCK_AGENT_FAULTS",
+    help: "`mock-agent faults` lists every fault with an example",
+};
+
+/// Where the timing comes from, for errors.
+pub const TIMING_ORIGIN: Origin<'static> = Origin {
+    name: "MOCK_AGENT_TIMING",
+    help: "timing is instant, recorded, scale=F, fixed=MS, jitter=MS, first-byte=MS, joined by commas",
+};
+
+/// Parses a seed: a whole number from 0 to 2^64 - 1.
+pub fn parse_seed(text: &str, origin: &str) -> Result<u64, Diagnostic> {
+    text.trim().parse().map_err(|_| Diagnostic {
+        path: origin.into(),
+        line: 1,
+        column: 1,
+        kind: ProblemKind::Data,
+        message: format!("`{text}` is not a seed"),
+        source_line: None,
+        help: "a seed is a whole number from 0 to 18446744073709551615".into(),
+    })
 }
 
 impl Settings {
     /// Reads the settings from the process environment.
-    pub fn from_env() -> Self {
+    pub fn from_env() -> Result<Self, Diagnostic> {
         Self::from_lookup(|name| std::env::var_os(name))
     }
 
     /// Reads the settings through `lookup` (for tests).
-    pub fn from_lookup(lookup: impl Fn(&str) -> Option<OsString>) -> Self {
+    pub fn from_lookup(lookup: impl Fn(&str) -> Option<OsString>) -> Result<Self, Diagnostic> {
         let path = |name: &str| lookup(name).filter(|v| !v.is_empty()).map(PathBuf::from);
         let text = |name: &str| lookup(name).map(|v| v.to_string_lossy().into_owned());
-        Settings {
+        let set = |name: &str| text(name).filter(|v| !v.trim().is_empty());
+        Ok(Settings {
+            faults: match set("MOCK_AGENT_FAULTS") {
+                Some(spec) => faults::parse(&spec, FAULTS_ORIGIN)?,
+                None => Vec::new(),
+            },
+            timing: match set("MOCK_AGENT_TIMING") {
+                Some(spec) => Timing::parse(&spec, TIMING_ORIGIN)?,
+                None => Timing::default(),
+            },
+            seed: match set("MOCK_AGENT_SEED") {
+                Some(seed) => parse_seed(&seed, "MOCK_AGENT_SEED")?,
+                None => 0,
+            },
+            step: path("MOCK_AGENT_STEP"),
             cassette: path("MOCK_AGENT_CASSETTE"),
             journal: path("MOCK_AGENT_JOURNAL"),
             cli_version: text("MOCK_AGENT_CLI_VERSION")
@@ -56,6 +112,6 @@ impl Settings {
                 Some(v) if v.is_empty() => None,
                 Some(v) => Some(v),
             },
-        }
+        })
     }
 }

@@ -127,7 +127,7 @@ mod tests {
             .iter()
             .filter_map(|f| match f {
                 Frame::Line(l) => Some(String::from_utf8_lossy(&l.bytes).into_owned()),
-                Frame::End(_) => None,
+                _ => None,
             })
             .collect();
         let seed: Vec<&str> = DEFAULT_SESSION.lines().collect();

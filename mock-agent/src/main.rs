@@ -10,12 +10,15 @@ use std::path::{Path, PathBuf};
 use clap::{Parser, Subcommand};
 use harness::agent;
 use harness::exit_codes;
+use harness::faults;
 use harness::frames::Exit;
 use harness::render::{OutputFormat, RenderOptions};
+use harness::scenario::Scenario;
 use harness::source::Source;
+use harness::timing::Timing;
 
 /// The mock's own subcommands; any other first argument goes to the emulated CLI.
-const OWN_COMMANDS: &[&str] = &["replay", "help", "--help", "-h"];
+const OWN_COMMANDS: &[&str] = &["replay", "faults", "help", "--help", "-h"];
 
 /// A stand-in for the cursor-agent CLI, for testing programs that drive it.
 ///
@@ -44,13 +47,47 @@ enum Own {
         /// Make every `session_id` of the output equal this id.
         #[arg(long, value_name = "ID")]
         resume: Option<String>,
+        /// A fault to inject, e.g. `eof:after=3,byte=10` (repeatable; see `mock-agent faults`).
+        #[arg(long = "fault", value_name = "SPEC")]
+        faults: Vec<String>,
+        /// When to write: instant, recorded, scale=F, fixed=MS, jitter=MS, first-byte=MS.
+        #[arg(long, value_name = "SPEC", default_value = "instant")]
+        timing: String,
+        /// The seed of every random choice (jitter, random chunks).
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
     },
+    /// List every fault and preset, with its meaning and an example.
+    Faults,
     /// Run as the CLI: `mock-agent agent -p "hi"` is `cursor-agent -p "hi"`.
     Agent {
         /// The real CLI's arguments.
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
+}
+
+fn scenario(
+    render: RenderOptions,
+    specs: &[String],
+    timing: &str,
+    seed: u64,
+) -> Result<Scenario, harness::Diagnostic> {
+    const FAULT: faults::Origin<'static> = faults::Origin {
+        name: "--fault",
+        help: "`mock-agent faults` lists every fault with an example",
+    };
+    const TIMING: faults::Origin<'static> = faults::Origin {
+        name: "--timing",
+        help: "timing is instant, recorded, scale=F, fixed=MS, jitter=MS, first-byte=MS, joined by commas",
+    };
+    let mut scenario = Scenario::new(render);
+    for spec in specs {
+        scenario.faults.extend(faults::parse(spec, FAULT)?);
+    }
+    scenario.timing = Timing::parse(timing, TIMING)?;
+    scenario.seed = seed;
+    Ok(scenario)
 }
 
 fn parse_format(text: &str) -> Result<OutputFormat, String> {
@@ -90,12 +127,29 @@ fn own(argv: &[String]) -> Exit {
             output_format,
             stream_partial_output,
             resume,
+            faults,
+            timing,
+            seed,
         } => {
-            let options = RenderOptions::new(output_format)
+            let render = RenderOptions::new(output_format)
                 .stream_partial_output(stream_partial_output)
                 .resume(resume)
                 .now_ms(harness::execute::now_ms());
-            agent::replay(&Source::Cassette(cassette), "", &options).exit
+            let scenario = match scenario(render, &faults, &timing, seed) {
+                Ok(scenario) => scenario,
+                Err(e) => {
+                    eprintln!("mock-agent: {e}");
+                    return Exit::Code(exit_codes::USAGE);
+                }
+            };
+            agent::replay(&Source::Cassette(cassette), "", &scenario, false).exit
+        }
+        Own::Faults => {
+            for entry in faults::catalogue() {
+                println!("{:<16} {}", entry.name, entry.meaning);
+                println!("{:<16} e.g. {}", "", entry.example);
+            }
+            Exit::Code(exit_codes::OK)
         }
         Own::Agent { args } => agent::run(&args),
     }

@@ -9,11 +9,12 @@ pub mod args;
 use std::io::{IsTerminal, Read, Write};
 use std::os::fd::AsFd;
 
-use crate::execute::{self, Blocking};
+use crate::execute::{self, Blocking, Threaded};
 use crate::exit_codes;
 use crate::frames::Exit;
 use crate::journal::{self, Entry};
-use crate::render::{self, RenderOptions};
+use crate::render::RenderOptions;
+use crate::scenario::{Plan, Scenario};
 use crate::settings::Settings;
 use crate::source::Source;
 
@@ -34,28 +35,41 @@ pub const MODELS: &[(&str, &str)] = &[
 pub struct Replayed {
     /// How the process is to end.
     pub exit: Exit,
-    /// Whether the consumer closed stdout early.
-    pub stdout_closed: bool,
+    /// When the consumer closed stdout early, from the start.
+    pub stdout_closed_at: Option<std::time::Duration>,
+    /// The signal that ended the run.
+    pub signal: Option<crate::frames::Signal>,
+    /// The faults and whether each acted.
+    pub faults: Vec<journal::FaultRecord>,
     /// The mock's own error, already printed on stderr.
     pub error: Option<String>,
 }
 
-/// Replays `source` for `options` on this process's stdout and stderr. The mock's
+/// Replays `source` for `scenario` on this process's stdout and stderr. The mock's
 /// own errors are printed on stderr, prefixed `mock-agent:`, and end with their
-/// documented exit code.
-pub fn replay(source: &Source, prompt: &str, options: &RenderOptions) -> Replayed {
+/// documented exit code. `listen` makes SIGTERM and SIGINT end the run even when the
+/// plan never waits (so that the journal can say which came).
+pub fn replay(source: &Source, prompt: &str, scenario: &Scenario, listen: bool) -> Replayed {
     let failed = |message: String, code: i32| {
         eprintln!("mock-agent: {message}");
         Replayed {
             exit: Exit::Code(code),
-            stdout_closed: false,
+            stdout_closed_at: None,
+            signal: None,
+            faults: Vec::new(),
             error: Some(message),
         }
     };
-    let frames = match source.open(prompt).and_then(|r| render::render(r, options)) {
-        Ok(frames) => frames,
+    let plan = match source.open(prompt).and_then(|r| scenario.plan(r)) {
+        Ok(plan) => plan,
         Err(e) => return failed(e.to_string(), e.exit_code()),
     };
+    let Plan {
+        frames,
+        applied,
+        mut exec,
+    } = plan;
+    exec.signals |= listen;
     let streams = std::io::stdout()
         .as_fd()
         .try_clone_to_owned()
@@ -64,37 +78,84 @@ pub fn replay(source: &Source, prompt: &str, options: &RenderOptions) -> Replaye
         Ok(fds) => fds,
         Err(e) => return failed(format!("cannot open stdout or stderr: {e}"), exit_codes::IO_ERROR),
     };
-    let run = execute::execute(
-        frames,
-        Blocking(std::fs::File::from(out)),
-        Blocking(std::fs::File::from(err)),
-    );
-    let outcome = match execute::block_on(run) {
+    let (out, err) = (std::fs::File::from(out), std::fs::File::from(err));
+    let outcome = if exec.signals {
+        let stdout = Threaded::new(out).on_close(point_stdout_at_null);
+        execute::block_on(execute::execute(frames, stdout, Threaded::new(err), &exec))
+    } else {
+        execute::block_on(execute::execute(frames, Blocking(out), Blocking(err), &exec))
+    };
+    let outcome = match outcome {
         Ok(outcome) => outcome,
         Err(e) => return failed(format!("cannot start the runtime: {e}"), exit_codes::INTERNAL),
     };
+    let faults = applied
+        .report()
+        .into_iter()
+        .map(|(fault, fired)| journal::FaultRecord {
+            name: fault.name().to_owned(),
+            fired,
+        })
+        .collect();
+    let replayed = |exit, error| Replayed {
+        exit,
+        stdout_closed_at: outcome.stdout_closed_at,
+        signal: outcome.signal,
+        faults,
+        error,
+    };
     match (outcome.exit, outcome.error) {
-        (Some(exit), None) => Replayed {
-            exit,
-            stdout_closed: outcome.stdout_closed,
-            error: None,
-        },
+        (Some(exit), None) => replayed(exit, None),
         (_, Some(e)) => {
-            let code = e.exit_code();
-            Replayed {
-                stdout_closed: outcome.stdout_closed,
-                ..failed(e.to_string(), code)
-            }
+            let message = e.to_string();
+            eprintln!("mock-agent: {message}");
+            replayed(Exit::Code(e.exit_code()), Some(message))
         }
-        (None, None) => failed("the plan ended without an exit".into(), exit_codes::INTERNAL),
+        (None, None) => {
+            let message = "the plan ended without an exit".to_owned();
+            eprintln!("mock-agent: {message}");
+            replayed(Exit::Code(exit_codes::INTERNAL), Some(message))
+        }
     }
+}
+
+/// After `close-stdout`: the process's stdout becomes `/dev/null`, so that the last
+/// open copy of the pipe is gone and the consumer reads end of file.
+fn point_stdout_at_null() {
+    if let Ok(null) = std::fs::OpenOptions::new().write(true).open("/dev/null") {
+        let _ = nix::unistd::dup2_stdout(&null);
+    }
+}
+
+/// Whether the consumer left stdin open: `None` when stdin is not a pipe.
+fn stdin_open(read_to_end: bool) -> Option<bool> {
+    use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
+    use nix::sys::stat::{fstat, SFlag};
+    let stdin = std::io::stdin();
+    let stat = fstat(stdin.as_fd()).ok()?;
+    if SFlag::from_bits_truncate(stat.st_mode) & SFlag::S_IFMT != SFlag::S_IFIFO {
+        return None;
+    }
+    if read_to_end {
+        return Some(false);
+    }
+    let mut fds = [PollFd::new(stdin.as_fd(), PollFlags::POLLIN)];
+    poll(&mut fds, PollTimeout::ZERO).ok()?;
+    let hung_up = fds[0].revents().is_some_and(|r| r.contains(PollFlags::POLLHUP));
+    Some(!hung_up)
 }
 
 /// Runs the emulated CLI with the arguments after the program name, and returns how
 /// the process is to end.
 pub fn run(argv: &[String]) -> Exit {
     let started_at_ms = execute::now_ms();
-    let settings = Settings::from_env();
+    let settings = match Settings::from_env() {
+        Ok(settings) => settings,
+        Err(e) => {
+            eprintln!("mock-agent: {e}");
+            return Exit::Code(exit_codes::USAGE);
+        }
+    };
     let mut entry = Entry {
         pid: std::process::id(),
         argv: argv.to_vec(),
@@ -104,8 +165,13 @@ pub fn run(argv: &[String]) -> Exit {
         output_format: None,
         stream_partial_output: false,
         source: None,
+        faults: Vec::new(),
+        seed: settings.seed,
         exit: journal::ExitRecord::Code(0),
         stdout_closed: false,
+        stdout_closed_at_ms: None,
+        signal: None,
+        stdin_open: None,
         error: None,
         started_at_ms,
         ended_at_ms: 0,
@@ -118,6 +184,7 @@ pub fn run(argv: &[String]) -> Exit {
         Ok(args) => dispatch(&args, &settings, &mut entry),
     };
     entry.exit = exit.into();
+    entry.stdin_open = stdin_open(entry.stdin.is_some());
     entry.ended_at_ms = execute::now_ms();
     if let Some(path) = &settings.journal {
         if let Err(e) = journal::append(path, &entry) {
@@ -193,17 +260,26 @@ fn dispatch(args: &AgentArgs, settings: &Settings, entry: &mut Entry) -> Exit {
         .cassette
         .clone()
         .map_or(Source::Default, Source::Cassette);
-    let options = RenderOptions::new(args.output_format)
-        .stream_partial_output(args.stream_partial_output)
-        .resume(args.resume.clone().flatten())
-        .now_ms(entry.started_at_ms);
+    let scenario = Scenario {
+        render: RenderOptions::new(args.output_format)
+            .stream_partial_output(args.stream_partial_output)
+            .resume(args.resume.clone().flatten())
+            .now_ms(entry.started_at_ms),
+        faults: settings.faults.clone(),
+        timing: settings.timing,
+        seed: settings.seed,
+        step: settings.step.clone(),
+    };
     entry.prompt = Some(prompt.clone());
     entry.stdin = stdin;
     entry.output_format = Some(args.output_format);
     entry.stream_partial_output = args.stream_partial_output;
     entry.source = Some(source.describe());
-    let replayed = replay(&source, &prompt, &options);
-    entry.stdout_closed = replayed.stdout_closed;
+    let replayed = replay(&source, &prompt, &scenario, settings.journal.is_some());
+    entry.stdout_closed = replayed.stdout_closed_at.is_some();
+    entry.stdout_closed_at_ms = replayed.stdout_closed_at.map(|d| d.as_millis() as u64);
+    entry.signal = replayed.signal.map(|s| s.name().to_owned());
+    entry.faults = replayed.faults;
     entry.error = replayed.error;
     replayed.exit
 }

@@ -460,6 +460,10 @@ struct RawFrame<'a> {
     exit: Option<&'a RawValue>,
     #[serde(borrow, default)]
     signal: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    stall_ms: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    close: Option<&'a RawValue>,
 }
 
 /// A wrong field of a frame: where its value starts, and what is wrong.
@@ -510,6 +514,8 @@ impl RawFrame<'_> {
             ("err_b64", self.err_b64),
             ("exit", self.exit),
             ("signal", self.signal),
+            ("stall_ms", self.stall_ms),
+            ("close", self.close),
         ];
         let present: Vec<_> = contents.iter().filter_map(|(k, v)| v.map(|v| (*k, v))).collect();
         let (key, raw) = match present[..] {
@@ -517,7 +523,7 @@ impl RawFrame<'_> {
             [] => {
                 return Err(FieldError {
                     column: 1,
-                    message: "a frame holds one of `out`, `out_b64`, `err`, `err_b64`, `exit`, `signal`; this one holds none"
+                    message: "a frame holds one of `out`, `out_b64`, `err`, `err_b64`, `stall_ms`, `close`, `exit`, `signal`; this one holds none"
                         .into(),
                 })
             }
@@ -589,6 +595,26 @@ impl RawFrame<'_> {
                     Err(e) => Err(wrong(raw, format!("`{key}` is not valid base64: {e} (standard alphabet, padded)"))),
                 }
             }
+            "stall_ms" => match raw.get() {
+                "null" => Ok(Frame::Stall { at, duration: None }),
+                text => match text.parse::<f64>() {
+                    Ok(ms) if ms.is_finite() && ms >= 0.0 => Ok(Frame::Stall {
+                        at,
+                        duration: Some(Duration::from_secs_f64(ms / 1000.0)),
+                    }),
+                    _ => Err(wrong(
+                        raw,
+                        format!("`stall_ms` is `{text}`; it must be milliseconds, or null for ever"),
+                    )),
+                },
+            },
+            "close" => match raw.get() {
+                "\"stdout\"" => Ok(Frame::CloseStdout { at }),
+                text => Err(wrong(
+                    raw,
+                    format!("`close` is `{text}`; the only stream it closes is \"stdout\""),
+                )),
+            },
             "exit" => match raw.get().parse::<i32>() {
                 Ok(code) => Ok(Frame::End(Ending {
                     at,

@@ -105,6 +105,17 @@ pub fn encode_frame(frame: &Frame, out: &mut Vec<u8>) {
                 out.extend_from_slice(b",\"nl\":false");
             }
         }
+        Frame::Stall { duration, .. } => {
+            push_key(out, "stall_ms");
+            match duration {
+                Some(d) => write_millis(*d, out),
+                None => out.extend_from_slice(b"null"),
+            }
+        }
+        Frame::CloseStdout { .. } => {
+            push_key(out, "close");
+            out.extend_from_slice(b"\"stdout\"");
+        }
         Frame::End(end) => match end.exit {
             Exit::Code(code) => {
                 push_key(out, "exit");

@@ -1,5 +1,9 @@
 //! `--output-format json`: the terminal `result` line alone, at the end of a
 //! successful run; nothing on stdout when the run failed.
+//!
+//! A run with no `result` has failed, whatever its exit code says (a recording cut
+//! short, or a fault that removed the result): it exits 1 if it would exit 0, as the
+//! documentation says a failure does.
 
 use std::collections::VecDeque;
 
@@ -37,11 +41,15 @@ impl<I: Iterator<Item = FrameResult>> Iterator for Json<I> {
                         self.result = Some(line);
                     }
                 }
-                Ok(Frame::End(end)) => {
-                    if let (true, Some(mut line)) = (end.exit.success(), self.result.take()) {
-                        line.at = end.at;
-                        line.newline = true;
-                        self.queue.push_back(Ok(Frame::Line(line)));
+                Ok(Frame::End(mut end)) => {
+                    match (end.exit.success(), self.result.take()) {
+                        (true, Some(mut line)) => {
+                            line.at = end.at;
+                            line.newline = true;
+                            self.queue.push_back(Ok(Frame::Line(line)));
+                        }
+                        (true, None) => end.exit = crate::frames::Exit::Code(1),
+                        (false, _) => {}
                     }
                     self.queue.push_back(Ok(Frame::End(end)));
                 }

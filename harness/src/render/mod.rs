@@ -124,46 +124,69 @@ impl RenderOptions {
     }
 }
 
-/// Renders a recording for these options.
+/// Renders a recording for these options: [`events`], then [`format`].
+pub fn render(recording: Recording, options: &RenderOptions) -> Result<Frames, CassetteError> {
+    let recorded = recorded_format(&recording, options)?;
+    let frames = events(recording.frames, options, recorded);
+    Ok(format(frames, options.format, recorded))
+}
+
+/// The output format a recording holds, checked against the one asked for.
 ///
 /// A recording made in `json` or `text` format holds no events to derive another
 /// format from: it replays as it is, in its own format only.
-pub fn render(recording: Recording, options: &RenderOptions) -> Result<Frames, CassetteError> {
+pub fn recorded_format(
+    recording: &Recording,
+    options: &RenderOptions,
+) -> Result<OutputFormat, CassetteError> {
     let recorded = recording
         .header
         .as_ref()
         .and_then(|h| h.invocation.output_format)
         .unwrap_or(OutputFormat::StreamJson);
-    if recorded != OutputFormat::StreamJson {
-        if recorded == options.format {
-            return Ok(recording.frames);
-        }
-        return Err(Diagnostic {
-            path: recording.name.clone(),
-            line: 1,
-            column: 0,
-            kind: ProblemKind::Unsupported,
-            message: format!(
-                "this cassette was recorded with `--output-format {recorded}`; it replays as {recorded} only, not as {}",
-                options.format
-            ),
-            source_line: None,
-            help: "record the session with `--output-format stream-json`: every format can be derived from it".into(),
-        }
-        .into());
+    if recorded == OutputFormat::StreamJson || recorded == options.format {
+        return Ok(recorded);
     }
-    let mut frames = recording.frames;
+    Err(Diagnostic {
+        path: recording.name.clone(),
+        line: 1,
+        column: 1,
+        kind: ProblemKind::Unsupported,
+        message: format!(
+            "this cassette was recorded with `--output-format {recorded}`; it replays as {recorded} only, not as {}",
+            options.format
+        ),
+        source_line: None,
+        help: "record the session with `--output-format stream-json`: every format can be derived from it".into(),
+    }
+    .into())
+}
+
+/// The first phase: the options that change the stream of events (`--resume`,
+/// `--stream-partial-output`). `recorded` is what [`recorded_format`] says.
+pub fn events(frames: Frames, options: &RenderOptions, recorded: OutputFormat) -> Frames {
+    if recorded != OutputFormat::StreamJson {
+        return frames;
+    }
+    let mut frames = frames;
     if let Some(id) = &options.resume {
         frames = Box::new(resume::Resume::new(frames, id.clone()));
     }
-    frames = Box::new(segments::Segments::new(
+    Box::new(segments::Segments::new(
         frames,
         options.stream_partial_output,
         options.now_ms,
-    ));
-    Ok(match options.format {
+    ))
+}
+
+/// The second phase: the output format, from a stream of events.
+pub fn format(frames: Frames, format: OutputFormat, recorded: OutputFormat) -> Frames {
+    if recorded != OutputFormat::StreamJson {
+        return frames;
+    }
+    match format {
         OutputFormat::StreamJson => frames,
         OutputFormat::Json => Box::new(json::Json::new(frames)),
         OutputFormat::Text => Box::new(text::Text::new(frames)),
-    })
+    }
 }

@@ -1,0 +1,472 @@
+//! Applying faults to a stream of frames: one iterator stage per fault.
+
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::rc::Rc;
+use std::time::Duration;
+
+use super::{Anchor, Fault, Placement};
+use crate::frames::{Ending, Exit, Frame, Line, Stream};
+use crate::peek::Peek;
+use crate::source::{FrameResult, Frames};
+
+/// What the fault stages share: what they saw of the stream, and which faults acted.
+#[derive(Debug, Default)]
+struct State {
+    session_id: Option<String>,
+    timestamp_ms: Option<u64>,
+    fired: Vec<bool>,
+}
+
+/// Faults being applied to a run; [`Applied::report`] says which of them acted.
+#[derive(Debug, Clone)]
+pub struct Applied {
+    faults: Vec<Fault>,
+    state: Rc<RefCell<State>>,
+    now_ms: u64,
+}
+
+impl Applied {
+    /// Prepares `faults`; `now_ms` stamps inserted events when the stream has no
+    /// timestamps.
+    pub fn new(faults: Vec<Fault>, now_ms: u64) -> Self {
+        let state = State {
+            fired: vec![false; faults.len()],
+            ..State::default()
+        };
+        Applied {
+            faults,
+            state: Rc::new(RefCell::new(state)),
+            now_ms,
+        }
+    }
+
+    /// The faults, in order.
+    pub fn faults(&self) -> &[Fault] {
+        &self.faults
+    }
+
+    /// Each fault with whether it acted, once the frames were consumed.
+    pub fn report(&self) -> Vec<(Fault, bool)> {
+        let state = self.state.borrow();
+        self.faults
+            .iter()
+            .cloned()
+            .zip(state.fired.iter().copied())
+            .collect()
+    }
+
+    fn stages(&self, mut frames: Frames, output: bool) -> Frames {
+        for (index, fault) in self.faults.iter().enumerate() {
+            if fault.acts_on_output() != output || matches!(fault, Fault::Chunk(_) | Fault::Coalesce) {
+                continue;
+            }
+            frames = Box::new(Stage {
+                inner: frames,
+                fault: fault.clone(),
+                index,
+                state: Rc::clone(&self.state),
+                now_ms: self.now_ms,
+                seen: 0,
+                armed: false,
+                fired: false,
+                done: false,
+                held: Vec::new(),
+                queue: VecDeque::new(),
+            });
+        }
+        frames
+    }
+}
+
+/// Applies the faults that act on events (before the output format is rendered).
+pub fn apply_events(frames: Frames, applied: &Applied) -> Frames {
+    applied.stages(frames, false)
+}
+
+/// Applies the faults that act on the rendered output lines.
+pub fn apply_output(frames: Frames, applied: &Applied) -> Frames {
+    applied.stages(frames, true)
+}
+
+struct Stage {
+    inner: Frames,
+    fault: Fault,
+    index: usize,
+    state: Rc<RefCell<State>>,
+    now_ms: u64,
+    /// Stdout lines seen so far.
+    seen: usize,
+    /// The placement was reached, but the fault waits for a JSON object line.
+    armed: bool,
+    fired: bool,
+    /// The stream has ended here (a cut).
+    done: bool,
+    /// Lines held back (`reorder`).
+    held: Vec<Line>,
+    queue: VecDeque<FrameResult>,
+}
+
+impl Iterator for Stage {
+    type Item = FrameResult;
+
+    fn next(&mut self) -> Option<FrameResult> {
+        loop {
+            if let Some(item) = self.queue.pop_front() {
+                return Some(item);
+            }
+            if self.done {
+                return None;
+            }
+            match self.inner.next()? {
+                Ok(Frame::Line(line)) if line.stream == Stream::Stdout => self.on_stdout(line),
+                Ok(Frame::End(end)) => self.on_end(end),
+                other => self.queue.push_back(other),
+            }
+        }
+    }
+}
+
+fn placement(fault: &Fault) -> Option<&Placement> {
+    match fault {
+        Fault::Eof { at }
+        | Fault::Stderr { at, .. }
+        | Fault::StderrFlood { at, .. }
+        | Fault::Signal { at, .. }
+        | Fault::Stall { at, .. }
+        | Fault::CloseStdout { at }
+        | Fault::Malformed { at }
+        | Fault::Noise { at, .. }
+        | Fault::Duplicate { at }
+        | Fault::UnknownEvent { at }
+        | Fault::UnknownField { at }
+        | Fault::Huge { at, .. }
+        | Fault::InvalidUtf8 { at }
+        | Fault::Insert { at, .. } => Some(at),
+        _ => None,
+    }
+}
+
+fn is_object(line: &Line) -> bool {
+    line.bytes.first() == Some(&b'{')
+        && line.bytes.last() == Some(&b'}')
+        && Peek::parse(&line.bytes).is_some()
+}
+
+impl Stage {
+    fn fire(&mut self) {
+        self.fired = true;
+        self.mark();
+    }
+
+    /// Records that the fault acted, without disarming it (`unknown-field` on every
+    /// event).
+    fn mark(&self) {
+        if let Some(slot) = self.state.borrow_mut().fired.get_mut(self.index) {
+            *slot = true;
+        }
+    }
+
+    fn push(&mut self, line: Line) {
+        self.queue.push_back(Ok(Frame::Line(line)));
+    }
+
+    fn observe(&self, peek: Option<&Peek<'_>>) {
+        let Some(peek) = peek else { return };
+        let mut state = self.state.borrow_mut();
+        if state.session_id.is_none() {
+            state.session_id = peek.session_id().map(|s| s.into_owned());
+        }
+        if let Some(ts) = peek.timestamp_ms() {
+            state.timestamp_ms = Some(ts);
+        }
+    }
+
+    /// Fills `{session_id}` and `{timestamp_ms}` in a template.
+    fn fill(&self, template: &str) -> String {
+        let state = self.state.borrow();
+        let session_id = state
+            .session_id
+            .as_deref()
+            .unwrap_or("00000000-0000-4000-8000-000000000000");
+        let timestamp = state.timestamp_ms.unwrap_or(self.now_ms);
+        template
+            .replace("{session_id}", session_id)
+            .replace("{timestamp_ms}", &timestamp.to_string())
+    }
+
+    fn on_stdout(&mut self, mut line: Line) {
+        let (reached, completed_tool, dropped) = {
+            let peek = Peek::parse(&line.bytes);
+            self.observe(peek.as_ref());
+            let is_type = |kind: &str| peek.as_ref().is_some_and(|p| p.is_type(kind));
+            let reached = !self.fired
+                && match placement(&self.fault).map(|p| &p.anchor) {
+                    Some(Anchor::After(n)) => self.seen == *n,
+                    Some(Anchor::At(kind)) => is_type(kind),
+                    Some(Anchor::Every) => true,
+                    Some(Anchor::End) | None => false,
+                };
+            let completed_tool =
+                is_type("tool_call") && peek.as_ref().is_some_and(|p| p.is_subtype("completed"));
+            let dropped = matches!(&self.fault, Fault::Drop { kind } if is_type(kind));
+            (reached, completed_tool, dropped)
+        };
+        self.seen += 1;
+        match self.fault.clone() {
+            Fault::Drop { .. } => {
+                if dropped {
+                    self.fire();
+                } else {
+                    self.push(line);
+                }
+            }
+            Fault::Reorder => {
+                if completed_tool && !self.fired {
+                    self.held.push(line);
+                } else {
+                    self.release_held();
+                    self.push(line);
+                }
+            }
+            Fault::Crlf => {
+                if line.newline {
+                    line.bytes.push(b'\r');
+                    self.fire();
+                }
+                self.push(line);
+            }
+            Fault::UnknownField { .. } | Fault::Huge { .. } | Fault::InvalidUtf8 { .. } => {
+                let every = matches!(placement(&self.fault).map(|p| &p.anchor), Some(Anchor::Every));
+                self.armed |= reached;
+                if self.armed && is_object(&line) {
+                    self.change(&mut line);
+                    if !every {
+                        self.fire();
+                        self.armed = false;
+                    } else {
+                        self.mark();
+                    }
+                }
+                self.push(line);
+            }
+            _ if reached => self.act(Some(line)),
+            _ => self.push(line),
+        }
+    }
+
+    fn release_held(&mut self) {
+        let mut held = std::mem::take(&mut self.held);
+        if held.len() >= 2 {
+            // The first pair of parallel completions finishes the other way round.
+            let times: Vec<Duration> = held.iter().map(|l| l.at).collect();
+            held.reverse();
+            for (line, at) in held.iter_mut().zip(times) {
+                line.at = at;
+            }
+            self.fire();
+        }
+        for line in held {
+            self.push(line);
+        }
+    }
+
+    fn on_end(&mut self, mut end: Ending) {
+        self.release_held();
+        if let Fault::Exit { code } = self.fault {
+            end.exit = Exit::Code(code);
+            self.fire();
+        } else if !self.fired && placement(&self.fault).is_some_and(|p| p.anchor != Anchor::Every) {
+            self.act_at_end(end);
+            if self.done {
+                return;
+            }
+        }
+        self.queue.push_back(Ok(Frame::End(end)));
+    }
+
+    /// Acts with the end frame in hand (the placement was never reached).
+    fn act_at_end(&mut self, end: Ending) {
+        match self.fault.clone() {
+            Fault::Eof { .. } => self.fire(),
+            Fault::Signal { signal, .. } => {
+                self.fire();
+                self.queue.push_back(Ok(Frame::End(Ending {
+                    at: end.at,
+                    exit: Exit::Signal(signal),
+                })));
+                self.done = true;
+            }
+            Fault::UnknownField { .. }
+            | Fault::Huge { .. }
+            | Fault::InvalidUtf8 { .. }
+            | Fault::Duplicate { .. } => {}
+            _ => self.act_before(end.at),
+        }
+    }
+
+    /// Acts at the placement, before `line`.
+    fn act(&mut self, line: Option<Line>) {
+        let Some(line) = line else { return };
+        let at = line.at;
+        match self.fault.clone() {
+            Fault::Eof { at: place } | Fault::Signal { at: place, .. } => {
+                self.fire();
+                if let Some(k) = place.byte {
+                    let cut = k.min(line.bytes.len());
+                    self.push(Line {
+                        bytes: line.bytes[..cut].to_vec(),
+                        newline: k > line.bytes.len() && line.newline,
+                        ..line
+                    });
+                }
+                let exit = match &self.fault {
+                    Fault::Signal { signal, .. } => Some(Exit::Signal(*signal)),
+                    _ => None,
+                };
+                self.cut(at, exit);
+            }
+            Fault::Stall { at: place, .. } | Fault::CloseStdout { at: place } => {
+                let rest = match place.byte {
+                    Some(k) if k < line.bytes.len() => {
+                        self.push(Line {
+                            bytes: line.bytes[..k].to_vec(),
+                            newline: false,
+                            ..line.clone()
+                        });
+                        Line {
+                            bytes: line.bytes[k..].to_vec(),
+                            ..line
+                        }
+                    }
+                    _ => line,
+                };
+                self.act_before(at);
+                self.push(rest);
+            }
+            Fault::Duplicate { .. } => {
+                self.fire();
+                self.push(line.clone());
+                self.push(line);
+            }
+            Fault::Malformed { .. } => {
+                self.fire();
+                let half = (line.bytes.len() / 2).max(1).min(line.bytes.len());
+                self.push(Line::stdout(at, line.bytes[..half].to_vec()));
+                self.push(line);
+            }
+            _ => {
+                self.act_before(at);
+                self.push(line);
+            }
+        }
+    }
+
+    /// Inserts what the fault inserts, at time `at`.
+    fn act_before(&mut self, at: Duration) {
+        match self.fault.clone() {
+            Fault::Stderr { text, .. } => self.push(Line::stderr(at, self.fill(&text))),
+            Fault::StderrFlood { bytes, .. } => self.push(Line {
+                at,
+                stream: Stream::Stderr,
+                bytes: flood(bytes),
+                newline: false,
+            }),
+            Fault::Stall { duration, .. } => self.queue.push_back(Ok(Frame::Stall { at, duration })),
+            Fault::CloseStdout { .. } => self.queue.push_back(Ok(Frame::CloseStdout { at })),
+            Fault::Noise { text, .. } => self.push(Line::stdout(at, text)),
+            Fault::Malformed { .. } => self.push(Line::stdout(
+                at,
+                r#"{"type":"assistant","message":{"role":"assis"#,
+            )),
+            Fault::UnknownEvent { .. } => {
+                let line = self.fill(
+                    r#"{"type":"mock_unknown_event","subtype":"added","session_id":"{session_id}","timestamp_ms":{timestamp_ms},"payload":{"note":"an event type no consumer knows","items":[1,2,3]}}"#,
+                );
+                self.push(Line::stdout(at, line));
+            }
+            Fault::Insert { lines, .. } => {
+                for template in lines {
+                    let line = self.fill(&template);
+                    self.push(Line::stdout(at, line));
+                }
+            }
+            _ => return,
+        }
+        self.fire();
+    }
+
+    /// Ends the stream here: the rest of the plan is skipped, and the process ends as
+    /// the plan ends (or by `exit`).
+    fn cut(&mut self, at: Duration, exit: Option<Exit>) {
+        let mut planned = None;
+        for item in self.inner.by_ref() {
+            match item {
+                Ok(Frame::End(end)) => {
+                    planned = Some(end.exit);
+                    break;
+                }
+                Ok(_) => {}
+                Err(e) => {
+                    self.queue.push_back(Err(e));
+                    self.done = true;
+                    return;
+                }
+            }
+        }
+        let exit = exit.or(planned).unwrap_or(Exit::Code(0));
+        self.queue.push_back(Ok(Frame::End(Ending { at, exit })));
+        self.done = true;
+    }
+
+    fn change(&self, line: &mut Line) {
+        match &self.fault {
+            Fault::UnknownField { .. } => insert_field(
+                &mut line.bytes,
+                r#""mock_unknown_field":{"added_by":"mock-agent","values":[1,"two",null]}"#.as_bytes(),
+            ),
+            Fault::Huge { bytes, .. } => {
+                // `,"mock_padding":""` is 18 bytes more than the line.
+                let overhead = line.bytes.len() + 18;
+                let padding = bytes.saturating_sub(overhead);
+                let mut field = br#""mock_padding":""#.to_vec();
+                field.extend(std::iter::repeat_n(b'x', padding));
+                field.push(b'"');
+                insert_field(&mut line.bytes, &field);
+            }
+            Fault::InvalidUtf8 { .. } => {
+                let at = find(&line.bytes, br#""text":""#)
+                    .map(|i| i + 8)
+                    .or_else(|| find(&line.bytes, br#"":""#).map(|i| i + 3))
+                    .unwrap_or(line.bytes.len().saturating_sub(1));
+                line.bytes.splice(at..at, [0xff, 0xfe, 0xc3]);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Inserts `"key":value` as the last field of a JSON object line.
+fn insert_field(bytes: &mut Vec<u8>, field: &[u8]) {
+    let Some(close) = bytes.iter().rposition(|b| *b == b'}') else {
+        return;
+    };
+    let empty = bytes[..close].iter().rev().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
+    let mut insert = Vec::with_capacity(field.len() + 1);
+    if !empty {
+        insert.push(b',');
+    }
+    insert.extend_from_slice(field);
+    bytes.splice(close..close, insert);
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    memchr::memmem::find(haystack, needle)
+}
+
+/// `n` bytes of stderr text, in lines.
+fn flood(n: usize) -> Vec<u8> {
+    const LINE: &[u8] =
+        b"[stderr flood] a consumer must read stderr while it reads stdout, or both sides wait\n";
+    LINE.iter().copied().cycle().take(n).collect()
+}

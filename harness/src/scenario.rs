@@ -1,0 +1,93 @@
+//! A scenario: everything that decides a run besides its source (the output format
+//! and CLI options, the faults, the timing, the seed), and the plan it makes of a
+//! recording:
+//!
+//! ```text
+//! recording ─> render::events ─> faults on events ─> render::format ─> faults on output ─> timing ─> executor
+//! ```
+
+use std::path::PathBuf;
+
+use crate::error::CassetteError;
+use crate::execute::ExecOptions;
+use crate::faults::{self, Applied, Fault};
+use crate::render::{self, RenderOptions};
+use crate::source::{Frames, Recording};
+use crate::timing::Timing;
+
+/// How many lines `coalesce` puts in one write.
+pub const COALESCE_LINES: usize = 16;
+
+/// Everything that decides a run besides its source.
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct Scenario {
+    /// The CLI options that change the output.
+    pub render: RenderOptions,
+    /// The faults, in order.
+    pub faults: Vec<Fault>,
+    /// When frames are written.
+    pub timing: Timing,
+    /// The seed of every random choice.
+    pub seed: u64,
+    /// Step mode's file.
+    pub step: Option<PathBuf>,
+}
+
+/// A recording made ready to perform.
+pub struct Plan {
+    /// The frames to perform.
+    pub frames: Frames,
+    /// The faults, and which of them acted (once the frames are consumed).
+    pub applied: Applied,
+    /// How to perform them.
+    pub exec: ExecOptions,
+}
+
+impl Scenario {
+    /// A scenario with these render options and nothing else.
+    pub fn new(render: RenderOptions) -> Self {
+        Scenario {
+            render,
+            ..Scenario::default()
+        }
+    }
+
+    /// Plans a run of `recording`.
+    pub fn plan(&self, recording: Recording) -> Result<Plan, CassetteError> {
+        let recorded = render::recorded_format(&recording, &self.render)?;
+        let applied = Applied::new(self.faults.clone(), self.render.now_ms);
+        let frames = render::events(recording.frames, &self.render, recorded);
+        let frames = faults::apply_events(frames, &applied);
+        let frames = render::format(frames, self.render.format, recorded);
+        let frames = faults::apply_output(frames, &applied);
+        let frames = self.timing.apply(frames, self.seed);
+        let mut exec = ExecOptions {
+            timed: !self.timing.is_instant(),
+            seed: self.seed,
+            step: self.step.clone(),
+            ..ExecOptions::default()
+        };
+        for fault in &self.faults {
+            match fault {
+                Fault::Chunk(chunking) => exec.chunking = Some(*chunking),
+                Fault::Coalesce => exec.coalesce = Some(COALESCE_LINES),
+                _ => {}
+            }
+        }
+        // A run that can wait must end at once on SIGTERM or SIGINT.
+        exec.signals = exec.timed
+            || exec.step.is_some()
+            || self.faults.iter().any(|f| {
+                matches!(
+                    f,
+                    Fault::Stall { .. } | Fault::CloseStdout { .. } | Fault::StderrFlood { .. }
+                )
+            });
+        Ok(Plan {
+            frames,
+            applied,
+            exec,
+        })
+    }
+}

@@ -1,0 +1,510 @@
+//! Faults through the binary: one snapshot per fault and preset of the exact bytes,
+//! stderr and ending; signals, stalls and closed pipes observed from outside.
+
+use std::io::{BufRead, BufReader, Read};
+use std::os::unix::process::ExitStatusExt;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use harness::faults::catalogue;
+use harness::journal;
+
+use crate::support::{bin, mock, transcript};
+
+/// Each case: a name, the fault spec, and the output format, on the default
+/// session. Every fault and preset of the catalogue has at least one case here or in
+/// `CASSETTE_CASES`.
+const CASES: &[(&str, &str, &str)] = &[
+    ("eof-cut-mid-line", "eof:after=3,byte=10", "stream-json"),
+    ("eof-default-before-result", "eof", "stream-json"),
+    ("eof-json", "eof", "json"),
+    (
+        "stderr-at-result",
+        "stderr:text=\"warning: slow\",at=result",
+        "stream-json",
+    ),
+    ("stderr-flood", "stderr-flood:bytes=300", "stream-json"),
+    ("exit-after-success", "exit:code=3", "stream-json"),
+    ("exit-json", "exit:code=3", "json"),
+    (
+        "signal-mid-line",
+        "signal:name=SEGV,after=2,byte=5",
+        "stream-json",
+    ),
+    ("stall-short", "stall:ms=50,after=1", "stream-json"),
+    ("close-stdout", "close-stdout:after=2", "stream-json"),
+    ("malformed", "malformed:after=1", "stream-json"),
+    ("noise", "noise:text=\"[debug] hello\",after=0", "stream-json"),
+    ("noise-json", "noise", "json"),
+    ("drop-result", "drop:type=result", "stream-json"),
+    ("drop-result-json", "drop:type=result", "json"),
+    ("duplicate-tool-call", "duplicate:at=tool_call", "stream-json"),
+    ("unknown-event", "unknown-event:at=result", "stream-json"),
+    ("unknown-field", "unknown-field", "stream-json"),
+    ("unknown-field-once", "unknown-field:after=1", "stream-json"),
+    ("chunk-size", "chunk:size=7", "stream-json"),
+    ("chunk-random", "chunk:random", "stream-json"),
+    ("coalesce", "coalesce", "stream-json"),
+    ("huge", "huge:bytes=600,at=result", "stream-json"),
+    ("crlf", "crlf", "stream-json"),
+    ("crlf-text", "crlf", "text"),
+    ("invalid-utf8", "invalid-utf8", "stream-json"),
+    (
+        "composed",
+        "noise:after=0;eof:at=tool_call;stderr:text=boom;exit:code=2",
+        "stream-json",
+    ),
+    ("auth-required", "auth-required", "stream-json"),
+    ("auth-required-json", "auth-required", "json"),
+    ("trust-required", "trust-required", "stream-json"),
+    ("quota", "quota", "stream-json"),
+    ("quota-text", "quota", "text"),
+    ("unknown-model", "unknown-model:model=gpt-9", "stream-json"),
+    ("session-in-use", "session-in-use", "stream-json"),
+    ("connection-lost", "connection-lost", "stream-json"),
+];
+
+/// Cases on a curated cassette: name, spec, format, cassette.
+const CASSETTE_CASES: &[(&str, &str, &str, &str)] = &[
+    (
+        "reorder-parallel",
+        "reorder",
+        "stream-json",
+        "cassettes/parallel-tools.cassette",
+    ),
+    (
+        "reorder-parallel-text",
+        "reorder",
+        "text",
+        "cassettes/parallel-tools.cassette",
+    ),
+    (
+        "eof-partial",
+        "eof:at=tool_call",
+        "stream-json",
+        "cassettes/partial-thinking.cassette",
+    ),
+];
+
+#[test]
+fn every_fault_and_preset_has_a_case() {
+    let specs = CASES
+        .iter()
+        .map(|c| c.1)
+        .chain(CASSETTE_CASES.iter().map(|c| c.1));
+    let names: Vec<&str> = specs
+        .flat_map(|spec| spec.split(';'))
+        .map(|item| item.split(':').next().unwrap_or_default())
+        .collect();
+    for entry in catalogue() {
+        assert!(names.contains(&entry.name), "no case for `{}`", entry.name);
+    }
+}
+
+#[test]
+fn faults_on_curated_cassettes() {
+    for (name, spec, format, cassette) in CASSETTE_CASES {
+        let output = mock()
+            .env("MOCK_AGENT_FAULTS", spec)
+            .env("MOCK_AGENT_CASSETTE", cassette)
+            .args(["-p", "--output-format", format, "x"])
+            .output()
+            .expect("runs");
+        let mut settings = insta::Settings::clone_current();
+        settings.set_snapshot_path("snapshots/faults");
+        settings.set_prepend_module_to_snapshot(false);
+        settings.set_info(&format!(
+            "MOCK_AGENT_FAULTS={spec} MOCK_AGENT_CASSETTE={cassette} --output-format {format}"
+        ));
+        settings.bind(|| insta::assert_snapshot!(*name, transcript(&output)));
+    }
+}
+
+#[test]
+fn huge_makes_a_line_of_exactly_that_size_still_json() {
+    for bytes in [65_537usize, 1_048_577] {
+        let output = mock()
+            .env("MOCK_AGENT_FAULTS", format!("huge:bytes={bytes}"))
+            .args(["-p", "x"])
+            .output()
+            .expect("runs");
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let line = stdout
+            .lines()
+            .find(|l| l.contains("mock_padding"))
+            .expect("a huge line");
+        assert_eq!(line.len(), bytes);
+        let event: serde_json::Value = serde_json::from_str(line).expect("valid JSON");
+        assert_eq!(event["type"], "result");
+    }
+}
+
+#[test]
+fn each_fault_gives_exact_output() {
+    for (name, spec, format) in CASES {
+        let output = mock()
+            .env("MOCK_AGENT_FAULTS", spec)
+            .args([
+                "-p",
+                "--output-format",
+                format,
+                "Read README.md and create a summary",
+            ])
+            .output()
+            .expect("runs");
+        let mut settings = insta::Settings::clone_current();
+        settings.set_snapshot_path("snapshots/faults");
+        settings.set_prepend_module_to_snapshot(false);
+        settings.set_info(&format!("MOCK_AGENT_FAULTS={spec} --output-format {format}"));
+        settings.add_filter(r#""timestamp_ms":\d+"#, r#""timestamp_ms":"[now]""#);
+        settings.bind(|| insta::assert_snapshot!(*name, transcript(&output)));
+    }
+}
+
+#[test]
+fn the_same_fault_through_replay_flags() {
+    let via_env = mock()
+        .env(
+            "MOCK_AGENT_FAULTS",
+            "eof:after=3,byte=10;stderr:text=x;exit:code=1",
+        )
+        .env("MOCK_AGENT_CASSETTE", "cassettes/seed-example.ndjson")
+        .args(["-p", "x"])
+        .output()
+        .expect("runs");
+    let via_flags = mock()
+        .args([
+            "replay",
+            "cassettes/seed-example.ndjson",
+            "--fault",
+            "eof:after=3,byte=10",
+        ])
+        .args(["--fault", "stderr:text=x;exit:code=1"])
+        .output()
+        .expect("runs");
+    assert_eq!(via_env.stdout, via_flags.stdout);
+    assert_eq!(via_env.stderr, via_flags.stderr);
+    assert_eq!(via_env.status.code(), Some(1));
+    assert_eq!(via_flags.status.code(), Some(1));
+}
+
+#[test]
+fn a_bad_fault_spec_is_the_mock_s_own_error() {
+    let output = mock()
+        .env("MOCK_AGENT_FAULTS", "eof:after=1;stall:ms=soon")
+        .args(["-p", "x"])
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(64));
+    assert!(output.stdout.is_empty());
+    insta::assert_snapshot!(String::from_utf8_lossy(&output.stderr), @r"
+    mock-agent: MOCK_AGENT_FAULTS:1:19: invalid data: `ms=soon`: ms is milliseconds
+      |
+    1 | eof:after=1;stall:ms=soon
+      |                   ^
+    help: `mock-agent faults` lists every fault with an example
+    ");
+    let output = mock()
+        .args(["replay", "cassettes/seed-example.ndjson", "--fault", "nope"])
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(64));
+    assert!(String::from_utf8_lossy(&output.stderr)
+        .starts_with("mock-agent: --fault:1:1: invalid data: unknown fault `nope`"));
+}
+
+#[test]
+fn faults_lists_every_fault_with_an_example() {
+    let output = mock().arg("faults").output().expect("runs");
+    assert!(output.status.success());
+    let text = String::from_utf8_lossy(&output.stdout);
+    for entry in catalogue() {
+        assert!(
+            text.contains(entry.name) && text.contains(entry.example),
+            "{}",
+            entry.name
+        );
+        // Every example is itself a valid spec.
+        harness::faults::parse(entry.example, harness::settings::FAULTS_ORIGIN).expect(entry.example);
+    }
+}
+
+fn spawn(faults: &str, journal: Option<&std::path::Path>) -> std::process::Child {
+    let mut cmd = Command::new(bin());
+    cmd.env("MOCK_AGENT_FAULTS", faults).args(["-p", "hi"]);
+    if let Some(path) = journal {
+        cmd.env("MOCK_AGENT_JOURNAL", path);
+    }
+    // stdin is a pipe that the test keeps open, as a careless consumer does.
+    cmd.stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawns")
+}
+
+fn term(child: &std::process::Child) {
+    let pid = nix::unistd::Pid::from_raw(child.id() as i32);
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).expect("signals");
+}
+
+#[test]
+fn a_stalled_mock_ends_at_once_on_sigterm_and_says_so() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let journal_path = dir.path().join("journal.jsonl");
+    let mut child = spawn("stall:after=2", Some(&journal_path));
+    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
+    let mut line = String::new();
+    for _ in 0..2 {
+        line.clear();
+        stdout.read_line(&mut line).expect("reads");
+        assert!(line.starts_with('{'), "{line}");
+    }
+    let sent = Instant::now();
+    term(&child);
+    let status = child.wait().expect("waits");
+    // Generous: the bar (100 ms) is checked by the benchmark, not here.
+    assert!(sent.elapsed() < Duration::from_secs(5));
+    assert_eq!(status.signal(), Some(15));
+    let entries = journal::read(&journal_path).expect("journal");
+    assert_eq!(entries[0].signal.as_deref(), Some("TERM"));
+    assert_eq!(entries[0].exit, journal::ExitRecord::Signal("TERM".into()));
+    assert_eq!(
+        entries[0].faults,
+        vec![journal::FaultRecord {
+            name: "stall".into(),
+            fired: true
+        }]
+    );
+}
+
+#[test]
+fn a_timed_stall_holds_the_rest_back() {
+    let started = Instant::now();
+    let output = mock()
+        .env("MOCK_AGENT_FAULTS", "stall:ms=300,after=1")
+        .args(["-p", "hi"])
+        .output()
+        .expect("runs");
+    assert!(started.elapsed() >= Duration::from_millis(300));
+    assert!(output.status.success());
+    assert_eq!(String::from_utf8_lossy(&output.stdout).lines().count(), 10);
+}
+
+#[test]
+fn close_stdout_gives_end_of_file_while_the_process_lives() {
+    let mut child = spawn("close-stdout:after=2;stall", None);
+    let mut stdout = child.stdout.take().expect("stdout");
+    let mut all = String::new();
+    stdout.read_to_string(&mut all).expect("reads to end of file");
+    assert_eq!(all.lines().count(), 2);
+    assert!(
+        child.try_wait().expect("polls").is_none(),
+        "still running after stdout closed"
+    );
+    term(&child);
+    assert_eq!(child.wait().expect("waits").signal(), Some(15));
+}
+
+#[test]
+fn a_consumer_that_reads_stderr_first_meets_a_flood() {
+    // The careful way (both streams at once, as `output()` does) gets every byte.
+    let output = mock()
+        .env("MOCK_AGENT_FAULTS", "stderr-flood:bytes=1000000")
+        .args(["-p", "hi"])
+        .output()
+        .expect("runs");
+    assert!(output.status.success());
+    assert_eq!(output.stderr.len(), 1_000_000);
+    assert_eq!(String::from_utf8_lossy(&output.stdout).lines().count(), 10);
+}
+
+#[test]
+fn a_signal_fault_is_how_the_process_dies() {
+    for (name, number) in [("KILL", 9), ("TERM", 15), ("SEGV", 11), ("ABRT", 6)] {
+        let output = mock()
+            .env("MOCK_AGENT_FAULTS", format!("signal:name={name},after=1"))
+            .args(["-p", "hi"])
+            .output()
+            .expect("runs");
+        assert_eq!(output.status.signal(), Some(number), "{name}");
+        assert_eq!(
+            String::from_utf8_lossy(&output.stdout).lines().count(),
+            1,
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn the_journal_says_which_faults_acted_and_when_the_pipe_closed() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("journal.jsonl");
+    mock()
+        .env("MOCK_AGENT_JOURNAL", &path)
+        .env("MOCK_AGENT_FAULTS", "eof:after=50;noise:at=telemetry")
+        .env("MOCK_AGENT_SEED", "7")
+        .args(["-p", "hi"])
+        .assert()
+        .success();
+    let entry = &journal::read(&path).expect("journal")[0];
+    assert_eq!(entry.seed, 7);
+    assert_eq!(
+        entry.faults,
+        vec![
+            journal::FaultRecord {
+                name: "eof".into(),
+                fired: true
+            },
+            journal::FaultRecord {
+                name: "noise".into(),
+                fired: true
+            },
+        ],
+        "placements never reached act at the end"
+    );
+    assert_eq!(
+        entry.stdin_open,
+        Some(false),
+        "assert_cmd closes the stdin pipe it gives"
+    );
+
+    // A consumer that stops reading: the journal has the time of EPIPE.
+    let mut child = spawn("stall:ms=200,after=1", Some(&path));
+    let mut first = [0u8; 1];
+    child
+        .stdout
+        .as_mut()
+        .expect("stdout")
+        .read_exact(&mut first)
+        .expect("reads");
+    drop(child.stdout.take());
+    // `wait` would close stdin first: keep it open until the mock has ended.
+    let stdin = child.stdin.take();
+    child.wait().expect("waits");
+    drop(stdin);
+    let entry = &journal::read(&path).expect("journal")[1];
+    assert_eq!(entry.stdin_open, Some(true), "the consumer left stdin open");
+    assert!(entry.stdout_closed);
+    assert!(entry.stdout_closed_at_ms.is_some_and(|ms| ms >= 200), "{entry:?}");
+}
+
+mod compose {
+    //! Faults compose without panics, in any order and any number.
+
+    use harness::faults::{catalogue, parse};
+    use harness::frames::Frame;
+    use harness::scenario::Scenario;
+    use harness::settings::FAULTS_ORIGIN;
+    use harness::{OutputFormat, RenderOptions, Source};
+    use proptest::prelude::*;
+
+    /// One fault: a catalogue example, or a fault with a random placement.
+    fn fault() -> impl Strategy<Value = String> {
+        let examples: Vec<String> = catalogue()
+            .iter()
+            .map(|e| e.example.to_owned())
+            // A stall for ever waits for a signal; the executor is not run here, but keep it short.
+            .filter(|e| !e.starts_with("close-stdout:at=result;stall"))
+            .collect();
+        let placed = (
+            prop::sample::select(vec![
+                "eof",
+                "signal:name=TERM",
+                "stall:ms=1",
+                "close-stdout",
+                "malformed",
+                "noise",
+                "duplicate",
+                "unknown-event",
+                "unknown-field",
+                "huge:bytes=300",
+                "invalid-utf8",
+                "stderr:text=x",
+                "stderr-flood:bytes=10",
+            ]),
+            prop_oneof![
+                (0usize..14).prop_map(|n| format!("after={n}")),
+                prop::sample::select(vec![
+                    "system",
+                    "user",
+                    "assistant",
+                    "tool_call",
+                    "result",
+                    "thinking",
+                    "nope",
+                    "end"
+                ])
+                .prop_map(|t| format!("at={t}")),
+            ],
+            prop::option::of(0usize..400),
+        )
+            .prop_map(|(name, place, byte)| {
+                let cut = ["eof", "signal", "stall", "close-stdout"]
+                    .iter()
+                    .any(|c| name.starts_with(c));
+                let sep = if name.contains(':') { "," } else { ":" };
+                match byte.filter(|_| cut) {
+                    Some(k) => format!("{name}{sep}{place},byte={k}"),
+                    None => format!("{name}{sep}{place}"),
+                }
+            });
+        prop_oneof![prop::sample::select(examples), placed]
+    }
+
+    fn scenario() -> impl Strategy<Value = (Vec<String>, OutputFormat, bool, Option<&'static str>)> {
+        (
+            prop::collection::vec(fault(), 0..5),
+            prop::sample::select(OutputFormat::ALL.to_vec()),
+            any::<bool>(),
+            prop::sample::select(vec![
+                None,
+                Some("cassettes/parallel-tools.cassette"),
+                Some("cassettes/partial-thinking.cassette"),
+                Some("cassettes/connection-lost.cassette"),
+            ]),
+        )
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(crate::roundtrip::cases(512)))]
+
+        /// Any composition plans and runs to one end frame, with times in order.
+        #[test]
+        fn faults_compose_without_panics((specs, format, partial, cassette) in scenario()) {
+            let mut scenario = Scenario::new(RenderOptions::new(format).stream_partial_output(partial).now_ms(1));
+            for spec in &specs {
+                scenario.faults.extend(parse(spec, FAULTS_ORIGIN).map_err(|e| TestCaseError::fail(e.to_string()))?);
+            }
+            let source = match cassette {
+                Some(path) => Source::Cassette(crate::support::root().join(path)),
+                None => Source::Default,
+            };
+            let recording = source.open("x").map_err(|e| TestCaseError::fail(e.to_string()))?;
+            let plan = scenario.plan(recording).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            let frames: Vec<Frame> = plan.frames.collect::<Result<_, _>>().map_err(|e| TestCaseError::fail(e.to_string()))?;
+            prop_assert!(matches!(frames.last(), Some(Frame::End(_))), "{specs:?}: {frames:?}");
+            prop_assert_eq!(frames.iter().filter(|f| matches!(f, Frame::End(_))).count(), 1);
+            prop_assert!(frames.windows(2).all(|w| w[0].at() <= w[1].at()));
+            prop_assert_eq!(plan.applied.report().len(), scenario.faults.len());
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(crate::roundtrip::cases(24)))]
+
+        /// Through the binary: no panic, and an ending the mock can have.
+        #[test]
+        fn the_binary_survives_any_composition((specs, format, _, _) in scenario()) {
+            let specs: Vec<String> = specs.into_iter().filter(|s| !s.starts_with("stall") && !s.contains(";stall")).collect();
+            let output = crate::support::mock()
+                .env("MOCK_AGENT_FAULTS", specs.join(";"))
+                .args(["-p", "--output-format", format.as_str(), "x"])
+                .output()
+                .map_err(|e| TestCaseError::fail(e.to_string()))?;
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            prop_assert!(!stderr.contains("panicked"), "{stderr}");
+            prop_assert!(!stderr.contains("mock-agent:"), "{specs:?}: {stderr}");
+        }
+    }
+}
