@@ -124,7 +124,7 @@ impl RenderOptions {
     }
 }
 
-/// Renders a recording for these options: [`events`], then [`format`].
+/// Renders a recording for these options: [`events()`], then [`format()`].
 pub fn render(recording: Recording, options: &RenderOptions) -> Result<Frames, CassetteError> {
     let recorded = recorded_format(&recording, options)?;
     let frames = events(recording.frames, options, recorded);
