@@ -86,6 +86,17 @@ const CASSETTE_CASES: &[(&str, &str, &str, &str)] = &[
     ),
 ];
 
+/// One snapshot in `snapshots/faults/`, with how the run was made as its info.
+fn snapshot(name: &str, info: &str, output: &std::process::Output) {
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path("snapshots/faults");
+    settings.set_prepend_module_to_snapshot(false);
+    settings.set_info(&info);
+    // Events the faults insert carry the clock when the stream has no timestamps.
+    settings.add_filter(r#""timestamp_ms":\d+"#, r#""timestamp_ms":"[now]""#);
+    settings.bind(|| insta::assert_snapshot!(name, transcript(output)));
+}
+
 #[test]
 fn every_fault_and_preset_has_a_case() {
     let specs = CASES
@@ -152,12 +163,11 @@ fn each_fault_gives_exact_output() {
             ])
             .output()
             .expect("runs");
-        let mut settings = insta::Settings::clone_current();
-        settings.set_snapshot_path("snapshots/faults");
-        settings.set_prepend_module_to_snapshot(false);
-        settings.set_info(&format!("MOCK_AGENT_FAULTS={spec} --output-format {format}"));
-        settings.add_filter(r#""timestamp_ms":\d+"#, r#""timestamp_ms":"[now]""#);
-        settings.bind(|| insta::assert_snapshot!(*name, transcript(&output)));
+        snapshot(
+            name,
+            &format!("MOCK_AGENT_FAULTS={spec} --output-format {format}"),
+            &output,
+        );
     }
 }
 

@@ -20,7 +20,7 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 
-use crate::error::{Diagnostic, ProblemKind};
+use crate::error::Diagnostic;
 use crate::faults::{self, Fault, Origin};
 use crate::timing::Timing;
 
@@ -64,17 +64,17 @@ pub const TIMING_ORIGIN: Origin<'static> = Origin {
     help: "timing is instant, recorded, scale=F, fixed=MS, jitter=MS, first-byte=MS, joined by commas",
 };
 
+/// Where the seed comes from, for errors.
+pub const SEED_ORIGIN: Origin<'static> = Origin {
+    name: "MOCK_AGENT_SEED",
+    help: "a seed is a whole number from 0 to 18446744073709551615",
+};
+
 /// Parses a seed: a whole number from 0 to 2^64 - 1.
-pub fn parse_seed(text: &str, origin: &str) -> Result<u64, Diagnostic> {
-    text.trim().parse().map_err(|_| Diagnostic {
-        path: origin.into(),
-        line: 1,
-        column: 1,
-        kind: ProblemKind::Data,
-        message: format!("`{text}` is not a seed"),
-        source_line: None,
-        help: "a seed is a whole number from 0 to 18446744073709551615".into(),
-    })
+pub fn parse_seed(text: &str, origin: Origin<'_>) -> Result<u64, Diagnostic> {
+    text.trim()
+        .parse()
+        .map_err(|_| origin.error(text, 1, format!("`{text}` is not a seed")))
 }
 
 impl Settings {
@@ -98,7 +98,7 @@ impl Settings {
                 None => Timing::default(),
             },
             seed: match set("MOCK_AGENT_SEED") {
-                Some(seed) => parse_seed(&seed, "MOCK_AGENT_SEED")?,
+                Some(seed) => parse_seed(&seed, SEED_ORIGIN)?,
                 None => 0,
             },
             step: path("MOCK_AGENT_STEP"),

@@ -16,7 +16,7 @@
 
 use std::time::Duration;
 
-use crate::error::{Diagnostic, ProblemKind};
+use crate::error::Diagnostic;
 use crate::faults::Origin;
 use crate::frames::{Frame, Stream};
 use crate::source::{FrameResult, Frames};
@@ -75,18 +75,7 @@ impl Timing {
             if item.is_empty() {
                 continue;
             }
-            let fail = |message: String| {
-                Diagnostic {
-                    path: origin.name.into(),
-                    line: 1,
-                    column: column as u64,
-                    kind: ProblemKind::Data,
-                    message,
-                    source_line: None,
-                    help: origin.help.to_owned(),
-                }
-                .with_source(spec.as_bytes())
-            };
+            let fail = |message: String| origin.error(spec, column, message);
             let (key, value) = match item.split_once('=') {
                 Some((k, v)) => (k.trim(), Some(v.trim())),
                 None => (item, None),
@@ -133,16 +122,11 @@ impl Timing {
         match (base.map(|(name, _)| name), scale) {
             (Some("instant"), Some(_)) => {
                 let column = base.map_or(1, |(_, c)| c);
-                return Err(Diagnostic {
-                    path: origin.name.into(),
-                    line: 1,
-                    column: column as u64,
-                    kind: ProblemKind::Data,
-                    message: "`scale` applies to recorded times; `instant` has none".into(),
-                    source_line: None,
-                    help: origin.help.to_owned(),
-                }
-                .with_source(spec.as_bytes()));
+                return Err(origin.error(
+                    spec,
+                    column,
+                    "`scale` applies to recorded times; `instant` has none",
+                ));
             }
             (Some("recorded"), _) | (None, Some(_)) => {
                 timing.base = Base::Recorded {

@@ -43,17 +43,24 @@ pub fn parse(spec: &str, origin: Origin<'_>) -> Result<Vec<Fault>, Diagnostic> {
     Ok(faults)
 }
 
-fn error(spec: &str, origin: Origin<'_>, column: usize, message: String) -> Diagnostic {
-    Diagnostic {
-        path: origin.name.into(),
-        line: 1,
-        column: column as u64,
-        kind: ProblemKind::Data,
-        message,
-        source_line: None,
-        help: origin.help.to_owned(),
+impl Origin<'_> {
+    /// A problem at `column` (1-based) of `spec`, a setting from this origin.
+    pub fn error(&self, spec: &str, column: usize, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            path: self.name.into(),
+            line: 1,
+            column: column as u64,
+            kind: ProblemKind::Data,
+            message: message.into(),
+            source_line: None,
+            help: self.help.to_owned(),
+        }
+        .with_source(spec.as_bytes())
     }
-    .with_source(spec.as_bytes())
+}
+
+fn error(spec: &str, origin: Origin<'_>, column: usize, message: String) -> Diagnostic {
+    origin.error(spec, column, message)
 }
 
 /// Splits the spec into items, honouring quotes. Columns are 1-based bytes.
