@@ -248,3 +248,39 @@ fn partial_output_is_normalized_to_the_flag() {
         .collect();
     assert_eq!(text, "I'll read the README.md file and create a summary");
 }
+
+#[test]
+fn the_fast_reader_reads_what_the_full_reader_reads() {
+    for path in curated() {
+        let full: Vec<Frame> = cassette::open(&path)
+            .expect("opens")
+            .map(|f| f.expect("valid"))
+            .collect();
+        let fast: Vec<Frame> = cassette::open(&path)
+            .expect("opens")
+            .fast()
+            .map(|f| f.expect("valid"))
+            .collect();
+        assert_eq!(full, fast, "{path:?}");
+    }
+}
+
+#[test]
+fn a_long_run_of_assistant_lines_is_let_go_unchanged() {
+    // More than `MAX_HELD_BYTES` of whole segments in a capture (which does not say how
+    // it was recorded, so segments are normalized): replayed as they are.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("run.ndjson");
+    let line = |i: usize| {
+        format!(
+            r#"{{"type":"assistant","message":{{"role":"assistant","content":[{{"type":"text","text":"segment {i} {}"}}]}},"session_id":"s"}}"#,
+            "x".repeat(200)
+        )
+    };
+    let mut text: String = (0..25_000).map(|i| line(i) + "\n").collect();
+    text.push_str(r#"{"type":"result","subtype":"success","is_error":false,"result":"","session_id":"s"}"#);
+    text.push('\n');
+    assert!(text.len() > harness::render::segments::MAX_HELD_BYTES);
+    std::fs::write(&path, &text).expect("writes");
+    mock().arg("replay").arg(&path).assert().success().stdout(text);
+}

@@ -37,8 +37,9 @@ pub const RANDOM_CHUNK_MAX: usize = 48;
 #[derive(Debug, Clone, Default)]
 #[non_exhaustive]
 pub struct ExecOptions {
-    /// Each stdout line is written at its time, on its own (not only when the buffer
-    /// fills). Set for any timing but `instant`.
+    /// Frames are written at their time, each stdout line on its own (not only when the
+    /// buffer fills). Untimed, frames go as fast as the streams take them, whatever
+    /// their time says (stalls still last as long as they say).
     pub timed: bool,
     /// Split stdout writes (`chunk` fault).
     pub chunking: Option<Chunking>,
@@ -52,6 +53,30 @@ pub struct ExecOptions {
     pub step: Option<PathBuf>,
     /// End at once on SIGTERM and SIGINT, and report which came.
     pub signals: bool,
+    /// Wait the last [`PRECISE_TAIL`] of each wait with the system's sleep rather than
+    /// the runtime's timer, whose ticks are 1 ms apart. For real runs; a test with
+    /// paused time leaves it off.
+    pub precise: bool,
+}
+
+/// How much of each wait a precise executor sleeps with the system's sleep.
+pub const PRECISE_TAIL: Duration = Duration::from_millis(2);
+
+/// Waits until `due`: on the runtime's timer, then, when `precise`, the last stretch
+/// with the system's sleep (it blocks the runtime for at most [`PRECISE_TAIL`]).
+async fn wait_until(due: Instant, precise: bool) {
+    if !precise {
+        return tokio::time::sleep_until(due).await;
+    }
+    if let Some(coarse) = due.checked_sub(PRECISE_TAIL) {
+        if Instant::now() < coarse {
+            tokio::time::sleep_until(coarse).await;
+        }
+    }
+    let now = Instant::now();
+    if now < due {
+        std::thread::sleep(due - now);
+    }
 }
 
 /// What happened when a plan was performed.
@@ -287,9 +312,10 @@ where
     let result: Result<(), Stop> = async {
         for frame in frames.by_ref() {
             let frame = frame.map_err(|e| Stop::Error(e.into()))?;
-            let due = start + offset + frame.at();
+            let wait = offset + frame.at();
+            let due = start + wait;
             let group_full = options.coalesce.is_none_or(|n| unflushed_lines >= n);
-            if Instant::now() < due {
+            if options.timed && !wait.is_zero() && Instant::now() < due {
                 if group_full || !matches!(frame, Frame::Line(_)) {
                     signals
                         .race(out.flush())
@@ -297,7 +323,7 @@ where
                         .map_err(|e| stop_on_write("stdout", e))?;
                     unflushed_lines = 0;
                 }
-                signals.race(tokio::time::sleep_until(due)).await?;
+                signals.race(wait_until(due, options.precise)).await?;
             }
             match frame {
                 Frame::Line(line) if line.stream == Stream::Stdout => {

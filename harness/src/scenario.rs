@@ -55,15 +55,21 @@ impl Scenario {
 
     /// Plans a run of `recording`.
     pub fn plan(&self, recording: Recording) -> Result<Plan, CassetteError> {
-        let recorded = render::recorded_format(&recording, &self.render)?;
+        let recorded = render::Recorded::of(&recording, &self.render)?;
         let applied = Applied::new(self.faults.clone(), self.render.now_ms);
         let frames = render::events(recording.frames, &self.render, recorded);
         let frames = faults::apply_events(frames, &applied);
         let frames = render::format(frames, self.render.format, recorded);
         let frames = faults::apply_output(frames, &applied);
-        let frames = self.timing.apply(frames, self.seed);
+        // The default timing needs no schedule: an untimed executor never waits.
+        let timed = self.timing != Timing::default();
+        let frames = if timed {
+            self.timing.apply(frames, self.seed)
+        } else {
+            frames
+        };
         let mut exec = ExecOptions {
-            timed: !self.timing.is_instant(),
+            timed,
             seed: self.seed,
             step: self.step.clone(),
             ..ExecOptions::default()

@@ -40,6 +40,9 @@ pub struct Recording {
     pub name: PathBuf,
     /// The cassette header; `None` for captures and the default session.
     pub header: Option<Header>,
+    /// Whether the stream was recorded with `--stream-partial-output`, where known
+    /// (a capture does not say).
+    pub stream_partial_output: Option<bool>,
     /// The frames, read lazily.
     pub frames: Frames,
 }
@@ -61,6 +64,7 @@ impl Source {
             Source::Default => Ok(Recording {
                 name: PathBuf::from("<default session>"),
                 header: None,
+                stream_partial_output: Some(false),
                 frames: Box::new(default_session(prompt).into_iter().map(Ok)),
             }),
             Source::Cassette(path) => open_cassette(path),
@@ -76,8 +80,10 @@ impl Source {
     }
 }
 
-/// Cassettes up to this size are read through once before replay, so that a broken
-/// one fails before anything is printed. Larger ones are checked as they stream.
+/// Cassettes up to this size are read through once, in full, before replay, so that
+/// a broken one fails before anything is printed. Larger ones are checked as they
+/// stream, and the events of lines in the writer's own shape only for being UTF-8
+/// (`mock-agent` checks them in full when it reads the file otherwise).
 pub const PREFLIGHT_LIMIT: u64 = 16 << 20;
 
 fn open_cassette(path: &Path) -> Result<Recording, CassetteError> {
@@ -85,10 +91,11 @@ fn open_cassette(path: &Path) -> Result<Recording, CassetteError> {
     if size <= PREFLIGHT_LIMIT {
         cassette::open(path)?.try_for_each(|frame| frame.map(drop))?;
     }
-    let reader = cassette::open(path)?;
+    let reader = cassette::open(path)?.fast();
     Ok(Recording {
         name: path.to_owned(),
         header: reader.header().cloned(),
+        stream_partial_output: reader.header().map(|h| h.invocation.stream_partial_output),
         frames: Box::new(reader),
     })
 }

@@ -57,11 +57,6 @@ impl Default for Timing {
 }
 
 impl Timing {
-    /// Whether lines follow each other without waiting (so they can share writes).
-    pub fn is_instant(&self) -> bool {
-        self.base == Base::Instant && self.jitter.is_zero()
-    }
-
     /// Parses `recorded,scale=0.5,jitter=3`.
     pub fn parse(spec: &str, origin: Origin<'_>) -> Result<Timing, Diagnostic> {
         let mut timing = Timing::default();

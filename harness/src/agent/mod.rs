@@ -70,6 +70,7 @@ pub fn replay(source: &Source, prompt: &str, scenario: &Scenario, listen: bool) 
         mut exec,
     } = plan;
     exec.signals |= listen;
+    exec.precise = true;
     let streams = std::io::stdout()
         .as_fd()
         .try_clone_to_owned()

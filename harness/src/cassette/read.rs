@@ -26,7 +26,7 @@ pub fn open(path: &Path) -> Result<Reader<BufReader<File>>, CassetteError> {
         path: path.to_owned(),
         source,
     })?;
-    Reader::new(path, BufReader::with_capacity(64 << 10, file))
+    Reader::new(path, BufReader::with_capacity(256 << 10, file))
 }
 
 /// What kind of file is being read.
@@ -51,6 +51,10 @@ pub struct Reader<R> {
     /// A line read ahead while detecting the kind.
     pending: bool,
     done: bool,
+    /// Read frames of the writer's own shape without validating their JSON.
+    fast: bool,
+    /// Fast reading: how many bytes at the front of the read buffer are valid UTF-8.
+    utf8_checked: usize,
     last_at: Duration,
     /// Captures: the first `timestamp_ms` seen, the origin of time.
     first_timestamp: Option<u64>,
@@ -71,6 +75,8 @@ impl<R: BufRead> Reader<R> {
             line_no: 0,
             pending: false,
             done: false,
+            fast: false,
+            utf8_checked: 0,
             last_at: Duration::ZERO,
             first_timestamp: None,
             ends_in_result: false,
@@ -105,6 +111,16 @@ impl<R: BufRead> Reader<R> {
         Ok(reader)
     }
 
+    /// Reads stdout frames of the shape the writer makes (`{"t":MS,"out":{...}}`) without
+    /// validating the JSON of their event: the bytes are checked to be UTF-8 and passed
+    /// on. Every other line is read as usual. For replay, after a full pass has checked
+    /// the file, or where a file is too large to check twice.
+    #[must_use]
+    pub fn fast(mut self) -> Self {
+        self.fast = true;
+        self
+    }
+
     /// The cassette's header, or `None` for a bare capture.
     pub fn header(&self) -> Option<&Header> {
         self.header.as_ref()
@@ -126,6 +142,8 @@ impl<R: BufRead> Reader<R> {
                 line: self.line_no + 1,
                 source,
             })?;
+        // What was checked for UTF-8 at the front of the buffer is consumed first.
+        self.utf8_checked = self.utf8_checked.saturating_sub(n);
         if n == 0 {
             return Ok(false);
         }
@@ -219,8 +237,57 @@ impl<R: BufRead> Reader<R> {
             .with_line(&self.buf)
     }
 
+    /// The next line, if it has the writer's own shape, straight from the read buffer.
+    ///
+    /// UTF-8 is checked a buffer at a time, up to its last complete line (a line end
+    /// is a character boundary): `utf8_checked` counts the bytes at the front of the
+    /// buffer known to be valid.
+    fn fast_frame(&mut self) -> Result<Option<Frame>, CassetteError> {
+        let buf = self.input.fill_buf().map_err(|source| CassetteError::Read {
+            path: self.path.clone(),
+            line: self.line_no + 1,
+            source,
+        })?;
+        let Some(end) = memchr::memchr(b'\n', buf) else {
+            return Ok(None);
+        };
+        if self.utf8_checked <= end {
+            let lines = memchr::memrchr(b'\n', buf).map_or(0, |last| last + 1);
+            match simdutf8::compat::from_utf8(&buf[..lines]) {
+                Ok(_) => self.utf8_checked = lines,
+                Err(e) => self.utf8_checked = e.valid_up_to(),
+            }
+            if self.utf8_checked <= end {
+                // Not UTF-8: the full reader says where and why.
+                return Ok(None);
+            }
+        }
+        let Some((at, event)) = canonical_out(&buf[..end]) else {
+            return Ok(None);
+        };
+        if at < self.last_at {
+            return Ok(None);
+        }
+        let bytes = event.to_vec();
+        self.input.consume(end + 1);
+        self.utf8_checked -= end + 1;
+        self.line_no += 1;
+        self.last_at = at;
+        Ok(Some(Frame::Line(Line {
+            at,
+            stream: Stream::Stdout,
+            bytes,
+            newline: true,
+        })))
+    }
+
     fn next_cassette_frame(&mut self) -> Result<Option<Frame>, CassetteError> {
         loop {
+            if self.fast {
+                if let Some(frame) = self.fast_frame()? {
+                    return Ok(Some(frame));
+                }
+            }
             if !self.read_line()? {
                 return Err(self.diagnostic(
                     self.line_no,
@@ -443,6 +510,7 @@ impl WithLine for CassetteError {
 /// One frame line as written: exactly one of the content keys. Fields are kept raw
 /// so that an error can name the field and point at its value.
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct RawFrame<'a> {
     #[serde(borrow, default)]
     t: Option<&'a RawValue>,
@@ -650,6 +718,43 @@ impl RawFrame<'_> {
             }
         }
     }
+}
+
+/// The time and event of a line of the shape `{"t":MS,"out":{EVENT}}`, where MS is a
+/// plain decimal number; `None` for any other shape. The event's JSON is not checked:
+/// a frame has no key but `t` and `out` here, so the event runs to the last `}` but
+/// one.
+fn canonical_out(line: &[u8]) -> Option<(Duration, &[u8])> {
+    let rest = line.strip_prefix(b"{\"t\":")?;
+    let comma = memchr::memchr(b',', rest)?;
+    let (t, rest) = rest.split_at(comma);
+    let (int, frac) = match memchr::memchr(b'.', t) {
+        Some(dot) => (&t[..dot], Some(&t[dot + 1..])),
+        None => (t, None),
+    };
+    let digits = |d: &[u8]| !d.is_empty() && d.iter().all(u8::is_ascii_digit);
+    if !digits(int) || frac.is_some_and(|f| !digits(f)) {
+        return None;
+    }
+    let event = rest.strip_prefix(b",\"out\":")?.strip_suffix(b"}")?;
+    if event.first() != Some(&b'{') || event.last() != Some(&b'}') {
+        return None;
+    }
+    Some((millis_to_duration(int, frac)?, event))
+}
+
+/// `INT[.FRAC]` milliseconds, both plain digits, as a duration (to the nanosecond).
+fn millis_to_duration(int: &[u8], frac: Option<&[u8]>) -> Option<Duration> {
+    let whole = int
+        .iter()
+        .try_fold(0u64, |n, d| n.checked_mul(10)?.checked_add(u64::from(d - b'0')))?;
+    let mut nanos = 0u64;
+    let mut scale = 100_000u64;
+    for d in frac.unwrap_or_default() {
+        nanos += u64::from(d - b'0') * scale;
+        scale /= 10;
+    }
+    Duration::from_millis(whole).checked_add(Duration::from_nanos(nanos))
 }
 
 /// Splits a line read with `read_until` into its bytes and whether it had `\n`.

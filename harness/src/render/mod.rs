@@ -126,51 +126,66 @@ impl RenderOptions {
 
 /// Renders a recording for these options: [`events()`], then [`format()`].
 pub fn render(recording: Recording, options: &RenderOptions) -> Result<Frames, CassetteError> {
-    let recorded = recorded_format(&recording, options)?;
+    let recorded = Recorded::of(&recording, options)?;
     let frames = events(recording.frames, options, recorded);
     Ok(format(frames, options.format, recorded))
 }
 
-/// The output format a recording holds, checked against the one asked for.
-///
-/// A recording made in `json` or `text` format holds no events to derive another
-/// format from: it replays as it is, in its own format only.
-pub fn recorded_format(
-    recording: &Recording,
-    options: &RenderOptions,
-) -> Result<OutputFormat, CassetteError> {
-    let recorded = recording
-        .header
-        .as_ref()
-        .and_then(|h| h.invocation.output_format)
-        .unwrap_or(OutputFormat::StreamJson);
-    if recorded == OutputFormat::StreamJson || recorded == options.format {
-        return Ok(recorded);
+/// How a recording was made, as far as rendering cares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Recorded {
+    /// The output format its stdout frames hold.
+    pub format: OutputFormat,
+    /// Whether it was made with `--stream-partial-output`, where known.
+    pub stream_partial_output: Option<bool>,
+}
+
+impl Recorded {
+    /// How `recording` was made, checked against the options asked for.
+    ///
+    /// A recording made in `json` or `text` format holds no events to derive another
+    /// format from: it replays as it is, in its own format only.
+    pub fn of(recording: &Recording, options: &RenderOptions) -> Result<Recorded, CassetteError> {
+        let format = recording
+            .header
+            .as_ref()
+            .and_then(|h| h.invocation.output_format)
+            .unwrap_or(OutputFormat::StreamJson);
+        if format == OutputFormat::StreamJson || format == options.format {
+            return Ok(Recorded {
+                format,
+                stream_partial_output: recording.stream_partial_output,
+            });
+        }
+        Err(Diagnostic {
+            path: recording.name.clone(),
+            line: 1,
+            column: 1,
+            kind: ProblemKind::Unsupported,
+            message: format!(
+                "this cassette was recorded with `--output-format {format}`; it replays as {format} only, not as {}",
+                options.format
+            ),
+            source_line: None,
+            help: "record the session with `--output-format stream-json`: every format can be derived from it".into(),
+        }
+        .into())
     }
-    Err(Diagnostic {
-        path: recording.name.clone(),
-        line: 1,
-        column: 1,
-        kind: ProblemKind::Unsupported,
-        message: format!(
-            "this cassette was recorded with `--output-format {recorded}`; it replays as {recorded} only, not as {}",
-            options.format
-        ),
-        source_line: None,
-        help: "record the session with `--output-format stream-json`: every format can be derived from it".into(),
-    }
-    .into())
 }
 
 /// The first phase: the options that change the stream of events (`--resume`,
-/// `--stream-partial-output`). `recorded` is what [`recorded_format`] says.
-pub fn events(frames: Frames, options: &RenderOptions, recorded: OutputFormat) -> Frames {
-    if recorded != OutputFormat::StreamJson {
+/// `--stream-partial-output`).
+pub fn events(frames: Frames, options: &RenderOptions, recorded: Recorded) -> Frames {
+    if recorded.format != OutputFormat::StreamJson {
         return frames;
     }
     let mut frames = frames;
     if let Some(id) = &options.resume {
         frames = Box::new(resume::Resume::new(frames, id.clone()));
+    }
+    if recorded.stream_partial_output == Some(options.stream_partial_output) {
+        // Recorded the way it is asked for: nothing to normalize.
+        return frames;
     }
     Box::new(segments::Segments::new(
         frames,
@@ -180,8 +195,8 @@ pub fn events(frames: Frames, options: &RenderOptions, recorded: OutputFormat) -
 }
 
 /// The second phase: the output format, from a stream of events.
-pub fn format(frames: Frames, format: OutputFormat, recorded: OutputFormat) -> Frames {
-    if recorded != OutputFormat::StreamJson {
+pub fn format(frames: Frames, format: OutputFormat, recorded: Recorded) -> Frames {
+    if recorded.format != OutputFormat::StreamJson {
         return frames;
     }
     match format {

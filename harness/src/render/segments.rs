@@ -17,6 +17,10 @@
 //! Deltas are cut after white space, at least [`MIN_DELTA_BYTES`] long; they carry
 //! the segment's `timestamp_ms`, else the last one seen in the stream, else the clock
 //! of the run.
+//!
+//! Lines are held back only while a segment is open, and at most [`MAX_HELD_BYTES`] of
+//! them: a longer run is let go as whole segments. Without the flag, lines that say
+//! first that they are not `assistant` lines are not parsed at all.
 
 use std::collections::VecDeque;
 
@@ -28,12 +32,30 @@ use crate::source::FrameResult;
 /// Deltas made from a whole segment are at least this many bytes, but the last.
 pub const MIN_DELTA_BYTES: usize = 8;
 
-/// An assistant line of the current run.
-struct Item {
+/// A run of assistant lines held back is let go, as whole segments, once it holds this
+/// many bytes: memory stays bounded whatever the stream.
+pub const MAX_HELD_BYTES: usize = 4 << 20;
+
+/// An assistant line held back while its segment is open.
+struct Held {
     line: Line,
-    text: String,
+    /// Its text, once parsed (a line alone is not parsed without the flag).
+    text: Option<String>,
     session_id: String,
     timestamp_ms: Option<u64>,
+}
+
+impl Held {
+    fn text(&mut self) -> &str {
+        if self.text.is_none() {
+            self.text = Some(
+                Peek::parse(&self.line.bytes)
+                    .and_then(|p| p.message_text())
+                    .unwrap_or_default(),
+            );
+        }
+        self.text.as_deref().unwrap_or_default()
+    }
 }
 
 pub(crate) struct Segments<I> {
@@ -41,7 +63,11 @@ pub(crate) struct Segments<I> {
     partial: bool,
     now_ms: u64,
     last_timestamp: Option<u64>,
-    run: Vec<Item>,
+    /// The assistant lines since the current segment began.
+    held: Vec<Held>,
+    held_bytes: usize,
+    /// Their text, concatenated, once more than one is held.
+    text: String,
     queue: VecDeque<FrameResult>,
 }
 
@@ -52,72 +78,116 @@ impl<I> Segments<I> {
             partial,
             now_ms,
             last_timestamp: None,
-            run: Vec::new(),
+            held: Vec::new(),
+            held_bytes: 0,
+            text: String::new(),
             queue: VecDeque::new(),
         }
     }
 
-    /// Takes an assistant line into the run; gives any other line back.
-    fn assistant(&mut self, line: Line) -> Result<Item, Line> {
-        let Some(peek) = Peek::parse(&line.bytes) else {
-            return Err(line);
-        };
-        let timestamp_ms = peek.timestamp_ms();
-        self.last_timestamp = timestamp_ms.or(self.last_timestamp);
-        let text = peek.is_type("assistant").then(|| peek.message_text()).flatten();
-        let session_id = peek.session_id().unwrap_or_default().into_owned();
-        match text {
-            Some(text) => Ok(Item {
-                line,
-                text,
-                session_id,
-                timestamp_ms,
-            }),
-            None => Err(line),
+    /// Takes a stdout line: an assistant line is held, anything else is given back.
+    fn take(&mut self, line: Line) -> Option<Line> {
+        if !self.partial {
+            // Without the flag nothing but the assistant lines matters, and most lines
+            // say their type first: those are not parsed at all.
+            match sniff_type(&line.bytes) {
+                Some(kind) if kind != b"assistant" => return Some(line),
+                Some(_) if self.held.is_empty() => {
+                    self.hold(Held {
+                        line,
+                        text: None,
+                        session_id: String::new(),
+                        timestamp_ms: None,
+                    });
+                    return None;
+                }
+                _ => {}
+            }
         }
+        let (text, session_id, timestamp_ms) = {
+            let Some(peek) = Peek::parse(&line.bytes) else {
+                return Some(line);
+            };
+            let timestamp_ms = peek.timestamp_ms();
+            self.last_timestamp = timestamp_ms.or(self.last_timestamp);
+            if !peek.is_type("assistant") {
+                return Some(line);
+            }
+            let Some(text) = peek.message_text() else {
+                return Some(line);
+            };
+            (
+                text,
+                peek.session_id().unwrap_or_default().into_owned(),
+                timestamp_ms,
+            )
+        };
+        if !self.held.is_empty() {
+            if self.held.len() == 1 {
+                self.text = self.held[0].text().to_owned();
+            }
+            if text.len() == self.text.len() && text == self.text {
+                // It repeats the segment: the lines held were its deltas.
+                self.close(line);
+                return None;
+            }
+            self.text.push_str(&text);
+        }
+        self.hold(Held {
+            line,
+            text: Some(text),
+            session_id,
+            timestamp_ms,
+        });
+        if self.held_bytes > MAX_HELD_BYTES {
+            self.release();
+        }
+        None
     }
 
-    /// Emits the current run of assistant lines.
-    fn flush(&mut self) {
-        let run = std::mem::take(&mut self.run);
-        let mut segment_start = 0;
-        let mut text = String::new();
-        let mut closes = vec![false; run.len()];
-        for (i, item) in run.iter().enumerate() {
-            if i > segment_start && item.text.len() == text.len() && item.text == text {
-                closes[i] = true;
-                segment_start = i + 1;
-                text.clear();
-            } else {
-                text.push_str(&item.text);
+    fn hold(&mut self, held: Held) {
+        self.held_bytes += held.line.bytes.len();
+        self.held.push(held);
+    }
+
+    fn clear(&mut self) -> Vec<Held> {
+        self.held_bytes = 0;
+        self.text.clear();
+        std::mem::take(&mut self.held)
+    }
+
+    /// A closing line: its deltas go with the flag, and are left out without it.
+    fn close(&mut self, closing: Line) {
+        let deltas = self.clear();
+        if self.partial {
+            for held in deltas {
+                self.queue.push_back(Ok(Frame::Line(held.line)));
             }
         }
-        // Lines before the last closing line are deltas of a closed segment; the
-        // lines after it are whole segments.
-        let last_close = closes.iter().rposition(|c| *c);
-        for (i, item) in run.into_iter().enumerate() {
-            let in_closed_segment = last_close.is_some_and(|last| i <= last);
-            match (in_closed_segment, closes[i], self.partial) {
-                // A recorded delta, and the flag was not given: left out.
-                (true, false, false) => {}
-                // A whole segment, and the flag was given: deltas first.
-                (false, _, true) => {
-                    let timestamp = item.timestamp_ms.or(self.last_timestamp).unwrap_or(self.now_ms);
-                    for piece in split_deltas(&item.text) {
-                        let delta = Event::Assistant(AssistantEvent {
-                            message: Message::text("assistant", piece),
-                            session_id: item.session_id.clone(),
-                            timestamp_ms: Some(timestamp),
-                            model_call_id: None,
-                            extra: Extra::new(),
-                        });
-                        self.queue
-                            .push_back(Ok(Frame::Line(Line::stdout(item.line.at, delta.to_line()))));
-                    }
-                    self.queue.push_back(Ok(Frame::Line(item.line)));
+        self.queue.push_back(Ok(Frame::Line(closing)));
+    }
+
+    /// The lines held were whole segments: as they are without the flag, cut into
+    /// deltas first with it.
+    fn release(&mut self) {
+        for mut held in self.clear() {
+            if self.partial {
+                let timestamp = held.timestamp_ms.or(self.last_timestamp).unwrap_or(self.now_ms);
+                let at = held.line.at;
+                let session_id = std::mem::take(&mut held.session_id);
+                for piece in split_deltas(held.text()) {
+                    let delta = Event::Assistant(AssistantEvent {
+                        message: Message::text("assistant", piece),
+                        session_id: session_id.clone(),
+                        timestamp_ms: Some(timestamp),
+                        model_call_id: None,
+                        extra: Extra::new(),
+                    });
+                    self.queue
+                        .push_back(Ok(Frame::Line(Line::stdout(at, delta.to_line()))));
                 }
-                _ => self.queue.push_back(Ok(Frame::Line(item.line))),
             }
+            self.queue.push_back(Ok(Frame::Line(held.line)));
         }
     }
 }
@@ -130,24 +200,30 @@ impl<I: Iterator<Item = FrameResult>> Iterator for Segments<I> {
             if let Some(item) = self.queue.pop_front() {
                 return Some(item);
             }
-            let Some(next) = self.inner.next() else {
-                self.flush();
-                return self.queue.pop_front();
-            };
-            let next = match next {
-                Ok(Frame::Line(line)) if line.stream == Stream::Stdout => match self.assistant(line) {
-                    Ok(item) => {
-                        self.run.push(item);
-                        continue;
-                    }
-                    Err(line) => Ok(Frame::Line(line)),
+            let next = match self.inner.next() {
+                None => {
+                    self.release();
+                    return self.queue.pop_front();
+                }
+                Some(Ok(Frame::Line(line))) if line.stream == Stream::Stdout => match self.take(line) {
+                    None => continue,
+                    Some(line) => Ok(Frame::Line(line)),
                 },
-                other => other,
+                Some(other) => other,
             };
-            self.flush();
+            self.release();
             self.queue.push_back(next);
         }
     }
+}
+
+/// The `type` of a line that names it first (`{"type":"NAME"`, no escapes), without
+/// parsing the line; `None` for any other shape. A line with a second `type` key is
+/// no event at all (the parser rejects duplicate keys), so the first one decides.
+fn sniff_type(line: &[u8]) -> Option<&[u8]> {
+    let rest = line.strip_prefix(b"{\"type\":\"")?;
+    let end = memchr::memchr2(b'"', b'\\', rest)?;
+    (rest[end] == b'"').then(|| &rest[..end])
 }
 
 /// Cuts text into deltas after white space, each at least [`MIN_DELTA_BYTES`] long
