@@ -593,12 +593,16 @@ pub fn now_ms() -> u64 {
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
-/// Runs a future on a fresh current-thread runtime.
-pub fn block_on<F: std::future::Future>(future: F) -> io::Result<F::Output> {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
-    Ok(runtime.block_on(future))
+/// Runs a future on a fresh current-thread runtime. Only a runtime that listens for
+/// `signals` sets up the I/O driver they need (an epoll and a pipe): the plain replay
+/// starts without them.
+pub fn block_on<F: std::future::Future>(future: F, signals: bool) -> io::Result<F::Output> {
+    let mut builder = tokio::runtime::Builder::new_current_thread();
+    builder.enable_time();
+    if signals {
+        builder.enable_io();
+    }
+    Ok(builder.build()?.block_on(future))
 }
 
 #[cfg(test)]

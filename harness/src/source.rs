@@ -105,10 +105,13 @@ pub fn default_session(prompt: &str) -> Vec<Frame> {
     let mut frames: Vec<Frame> = DEFAULT_SESSION
         .lines()
         .map(|line| {
-            let bytes = match Event::from_slice(line.as_bytes()) {
-                Ok(Event::User(user)) => Event::User(UserEvent {
+            // Only the user event changes; the others are not parsed (startup time).
+            let is_user = line.starts_with(r#"{"type":"user""#);
+            let user = is_user.then(|| Event::from_slice(line.as_bytes()).ok()).flatten();
+            let bytes = match user {
+                Some(Event::User(event)) => Event::User(UserEvent {
                     message: Message::text("user", prompt),
-                    ..user
+                    ..event
                 })
                 .to_line(),
                 _ => line.to_owned(),

@@ -82,9 +82,9 @@ pub fn replay(source: &Source, prompt: &str, scenario: &Scenario, listen: bool) 
     let (out, err) = (std::fs::File::from(out), std::fs::File::from(err));
     let outcome = if exec.signals {
         let stdout = Threaded::new(out).on_close(point_stdout_at_null);
-        execute::block_on(execute::execute(frames, stdout, Threaded::new(err), &exec))
+        execute::block_on(execute::execute(frames, stdout, Threaded::new(err), &exec), true)
     } else {
-        execute::block_on(execute::execute(frames, Blocking(out), Blocking(err), &exec))
+        execute::block_on(execute::execute(frames, Blocking(out), Blocking(err), &exec), false)
     };
     let outcome = match outcome {
         Ok(outcome) => outcome,
