@@ -251,17 +251,25 @@ fn partial_output_is_normalized_to_the_flag() {
 
 #[test]
 fn the_fast_reader_reads_what_the_full_reader_reads() {
+    let read = |path: &Path, fast: bool| -> Vec<Frame> {
+        let reader = cassette::open(path).expect("opens");
+        let reader = if fast { reader.fast() } else { reader };
+        reader.map(|f| f.expect("valid")).collect()
+    };
+    let dir = tempfile::tempdir().expect("temp dir");
     for path in curated() {
-        let full: Vec<Frame> = cassette::open(&path)
-            .expect("opens")
-            .map(|f| f.expect("valid"))
-            .collect();
-        let fast: Vec<Frame> = cassette::open(&path)
-            .expect("opens")
-            .fast()
-            .map(|f| f.expect("valid"))
-            .collect();
-        assert_eq!(full, fast, "{path:?}");
+        assert_eq!(read(&path, false), read(&path, true), "{path:?}");
+        // The same stdout as a bare capture: times come from `timestamp_ms`.
+        let stdout = recorded(&path).0;
+        if !stdout.is_empty() {
+            let capture = dir.path().join("capture.ndjson");
+            std::fs::write(&capture, stdout).expect("writes");
+            assert_eq!(
+                read(&capture, false),
+                read(&capture, true),
+                "{path:?} as a capture"
+            );
+        }
     }
 }
 

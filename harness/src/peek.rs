@@ -119,6 +119,15 @@ impl<'a> Peek<'a> {
     }
 }
 
+/// The `type` of a line that names it first (`{"type":"NAME"`, no escapes), without
+/// parsing the line; `None` for any other shape. A line with a second `type` key is
+/// no event at all (the parser rejects duplicate keys), so the first one decides.
+pub(crate) fn sniff_type(line: &[u8]) -> Option<&[u8]> {
+    let rest = line.strip_prefix(b"{\"type\":\"")?;
+    let end = memchr::memchr2(b'"', b'\\', rest)?;
+    (rest[end] == b'"').then(|| &rest[..end])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -84,7 +84,10 @@ pub fn replay(source: &Source, prompt: &str, scenario: &Scenario, listen: bool) 
         let stdout = Threaded::new(out).on_close(point_stdout_at_null);
         execute::block_on(execute::execute(frames, stdout, Threaded::new(err), &exec), true)
     } else {
-        execute::block_on(execute::execute(frames, Blocking(out), Blocking(err), &exec), false)
+        execute::block_on(
+            execute::execute(frames, Blocking(out), Blocking(err), &exec),
+            false,
+        )
     };
     let outcome = match outcome {
         Ok(outcome) => outcome,

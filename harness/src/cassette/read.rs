@@ -358,7 +358,20 @@ impl<R: BufRead> Reader<R> {
         }
         let (bytes, newline) = trim_newline(&self.buf);
         let looks_like_object = bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
-        if looks_like_object {
+        let skimmed = if self.fast && newline && looks_like_object {
+            skim(bytes)
+        } else {
+            None
+        };
+        if let Some(skim) = skimmed {
+            // A line in the usual shape, its time (if any) at its end: read without
+            // parsing it (a full pass has checked the file, or it is too large to).
+            if let Some(ts) = skim.timestamp_ms {
+                let origin = *self.first_timestamp.get_or_insert(ts);
+                self.last_at = self.last_at.max(Duration::from_millis(ts.saturating_sub(origin)));
+            }
+            self.ends_in_result = false;
+        } else if looks_like_object {
             match serde_json::from_slice::<Peek<'_>>(bytes) {
                 Ok(peek) => {
                     if let Some(ts) = peek.timestamp_ms() {
@@ -741,6 +754,36 @@ fn canonical_out(line: &[u8]) -> Option<(Duration, &[u8])> {
         return None;
     }
     Some((millis_to_duration(int, frac)?, event))
+}
+
+/// What a capture line says without being parsed.
+struct Skim {
+    timestamp_ms: Option<u64>,
+}
+
+/// Reads the type and the time of an event line in the usual shape: `type` first,
+/// and `timestamp_ms`, if the line has one, last. `None` for a `result` (its
+/// `is_error` decides how the capture ends), and for any line whose time is elsewhere
+/// or whose type is not first: those are parsed.
+fn skim(line: &[u8]) -> Option<Skim> {
+    let kind = crate::peek::sniff_type(line)?;
+    if kind == b"result" {
+        return None;
+    }
+    const KEY: &[u8] = b"\"timestamp_ms\":";
+    let body = line.strip_suffix(b"}")?;
+    let digits = body.iter().rev().take_while(|b| b.is_ascii_digit()).count();
+    let (head, number) = body.split_at(body.len() - digits);
+    if digits > 0 && head.ends_with(KEY) {
+        let ts = std::str::from_utf8(number).ok()?.parse().ok()?;
+        return Some(Skim {
+            timestamp_ms: Some(ts),
+        });
+    }
+    if memchr::memmem::find(line, KEY).is_some() {
+        return None;
+    }
+    Some(Skim { timestamp_ms: None })
 }
 
 /// `INT[.FRAC]` milliseconds, both plain digits, as a duration (to the nanosecond).

@@ -34,7 +34,7 @@ pub const MIN_DELTA_BYTES: usize = 8;
 
 /// A run of assistant lines held back is let go, as whole segments, once it holds this
 /// many bytes: memory stays bounded whatever the stream.
-pub const MAX_HELD_BYTES: usize = 4 << 20;
+pub const MAX_HELD_BYTES: usize = 1 << 20;
 
 /// An assistant line held back while its segment is open.
 struct Held {
@@ -90,7 +90,7 @@ impl<I> Segments<I> {
         if !self.partial {
             // Without the flag nothing but the assistant lines matters, and most lines
             // say their type first: those are not parsed at all.
-            match sniff_type(&line.bytes) {
+            match crate::peek::sniff_type(&line.bytes) {
                 Some(kind) if kind != b"assistant" => return Some(line),
                 Some(_) if self.held.is_empty() => {
                     self.hold(Held {
@@ -215,15 +215,6 @@ impl<I: Iterator<Item = FrameResult>> Iterator for Segments<I> {
             self.queue.push_back(next);
         }
     }
-}
-
-/// The `type` of a line that names it first (`{"type":"NAME"`, no escapes), without
-/// parsing the line; `None` for any other shape. A line with a second `type` key is
-/// no event at all (the parser rejects duplicate keys), so the first one decides.
-fn sniff_type(line: &[u8]) -> Option<&[u8]> {
-    let rest = line.strip_prefix(b"{\"type\":\"")?;
-    let end = memchr::memchr2(b'"', b'\\', rest)?;
-    (rest[end] == b'"').then(|| &rest[..end])
 }
 
 /// Cuts text into deltas after white space, each at least [`MIN_DELTA_BYTES`] long
