@@ -487,25 +487,61 @@ async fn read_step(
     }
 }
 
-/// An [`AsyncWrite`] over a blocking writer (the process's stdout or stderr): each
-/// write blocks until the pipe takes it.
+/// An [`AsyncWrite`] over a file (the process's stdout or stderr) that writes in
+/// place: each write blocks until the pipe takes it.
 ///
 /// For the fast path, where the executor runs alone on a current-thread runtime and
-/// listens for no signal: a blocking write costs nothing there.
-#[derive(Debug)]
-pub struct Blocking<W>(pub W);
+/// listens for no signal: a blocking write costs nothing there. Shutting it down closes
+/// the file; [`Blocking::on_close`] runs then, as for [`Threaded`].
+pub struct Blocking {
+    file: Option<std::fs::File>,
+    on_close: Option<Box<dyn FnOnce() + Send>>,
+}
 
-impl<W: io::Write + Unpin> AsyncWrite for Blocking<W> {
-    fn poll_write(mut self: Pin<&mut Self>, _: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
-        Poll::Ready(self.0.write(buf))
+impl std::fmt::Debug for Blocking {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Blocking")
+            .field("file", &self.file)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Blocking {
+    /// Writes to `file` in place.
+    pub fn new(file: std::fs::File) -> Self {
+        Blocking {
+            file: Some(file),
+            on_close: None,
+        }
     }
 
-    fn poll_flush(mut self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Poll::Ready(self.0.flush())
+    /// Runs `f` when the writer is shut down, after the file is closed.
+    #[must_use]
+    pub fn on_close(mut self, f: impl FnOnce() + Send + 'static) -> Self {
+        self.on_close = Some(Box::new(f));
+        self
+    }
+}
+
+impl AsyncWrite for Blocking {
+    fn poll_write(mut self: Pin<&mut Self>, _: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        use std::io::Write;
+        Poll::Ready(match self.file.as_mut() {
+            Some(file) => file.write(buf),
+            None => Err(io::ErrorKind::BrokenPipe.into()),
+        })
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Poll::Ready(Ok(()))
     }
 
     fn poll_shutdown(mut self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Poll::Ready(self.0.flush())
+        self.file = None;
+        if let Some(f) = self.on_close.take() {
+            f();
+        }
+        Poll::Ready(Ok(()))
     }
 }
 

@@ -85,7 +85,12 @@ pub fn replay(source: &Source, prompt: &str, scenario: &Scenario, listen: bool) 
         execute::block_on(execute::execute(frames, stdout, Threaded::new(err), &exec), true)
     } else {
         execute::block_on(
-            execute::execute(frames, Blocking(out), Blocking(err), &exec),
+            execute::execute(
+                frames,
+                Blocking::new(out).on_close(point_stdout_at_null),
+                Blocking::new(err),
+                &exec,
+            ),
             false,
         )
     };
