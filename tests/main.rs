@@ -7,6 +7,7 @@ mod faults; // every fault and preset through the binary, signals, stalls, close
 mod formats; // every curated cassette rendered in every output format (snapshots)
 mod invalid; // one snapshot per malformed file under cassettes/invalid/
 mod journal; // MOCK_AGENT_JOURNAL records each invocation
+mod lint; // the protocol checker on files
 mod replay; // byte-exact replay, pipes closed early, the mock's own subcommands
 mod roundtrip; // property tests: event model and cassette write -> read -> replay
 mod timing; // timing schedules and step mode

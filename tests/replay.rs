@@ -298,7 +298,10 @@ fn a_recorded_close_and_stall_replay_as_they_ran() {
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("closed.cassette");
     let frames = [
-        Frame::Line(Line::stdout(Duration::ZERO, r#"{"type":"system","subtype":"init","session_id":"s"}"#)),
+        Frame::Line(Line::stdout(
+            Duration::ZERO,
+            r#"{"type":"system","subtype":"init","session_id":"s"}"#,
+        )),
         Frame::CloseStdout { at: Duration::ZERO },
         Frame::Stall {
             at: Duration::ZERO,
@@ -311,7 +314,10 @@ fn a_recorded_close_and_stall_replay_as_they_ran() {
         }),
     ];
     write_cassette(&path, None, &frames);
-    let read: Vec<Frame> = cassette::open(&path).expect("opens").map(|f| f.expect("valid")).collect();
+    let read: Vec<Frame> = cassette::open(&path)
+        .expect("opens")
+        .map(|f| f.expect("valid"))
+        .collect();
     assert_eq!(read, frames);
     let mut child = Command::new(bin())
         .arg("replay")
@@ -321,9 +327,16 @@ fn a_recorded_close_and_stall_replay_as_they_ran() {
         .spawn()
         .expect("spawns");
     let mut stdout = String::new();
-    std::io::Read::read_to_string(&mut child.stdout.take().expect("stdout"), &mut stdout).expect("reads to the end");
-    assert_eq!(stdout, "{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"s\"}\n");
-    assert!(child.try_wait().expect("polls").is_none(), "stdout ended while the mock stalls");
+    std::io::Read::read_to_string(&mut child.stdout.take().expect("stdout"), &mut stdout)
+        .expect("reads to the end");
+    assert_eq!(
+        stdout,
+        "{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"s\"}\n"
+    );
+    assert!(
+        child.try_wait().expect("polls").is_none(),
+        "stdout ended while the mock stalls"
+    );
     let output = child.wait_with_output().expect("waits");
     assert!(output.status.success());
     assert_eq!(String::from_utf8_lossy(&output.stderr), "still here\n");

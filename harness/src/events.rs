@@ -6,7 +6,9 @@
 //! an `extra` map, a tool kind that is not listed here is kept as
 //! [`Tool::Other`], and an event type that is not listed here is kept as
 //! [`Event::Other`]. Parsing a line and serializing the value again gives the same
-//! JSON value (object keys keep their order).
+//! JSON value (object keys keep their order). An event of a known type whose fields do
+//! not fit its type is kept as [`Event::Other`] too, so nothing is lost;
+//! [`Event::from_slice_strict`] says what does not fit.
 //!
 //! Replay does not depend on that: it writes the bytes it read and never
 //! re-serializes a line it did not change (see [`crate::render`]).
@@ -120,6 +122,29 @@ impl Event {
     /// Parses one line of `stream-json` output (without its newline).
     pub fn from_slice(line: &[u8]) -> Result<Self, serde_json::Error> {
         serde_json::from_slice(line)
+    }
+
+    /// Parses one line like [`Event::from_slice`], but fails where that keeps an event
+    /// of a known type as [`Event::Other`] because a field is missing or of the wrong
+    /// type: the error names the field.
+    pub fn from_slice_strict(line: &[u8]) -> Result<Self, serde_json::Error> {
+        let event = Self::from_slice(line)?;
+        if let Event::Other(map) = &event {
+            let value = Value::Object(map.clone());
+            match map.get("type").and_then(Value::as_str) {
+                Some("system") => drop(serde_json::from_value::<System>(value)?),
+                Some("user") => drop(serde_json::from_value::<UserEvent>(value)?),
+                Some("assistant") => drop(serde_json::from_value::<AssistantEvent>(value)?),
+                Some("thinking") => drop(serde_json::from_value::<ThinkingEvent>(value)?),
+                Some("tool_call") => drop(serde_json::from_value::<ToolCallEvent>(value)?),
+                Some("result") => drop(serde_json::from_value::<ResultEvent>(value)?),
+                Some("connection") => drop(serde_json::from_value::<ConnectionEvent>(value)?),
+                Some("retry") => drop(serde_json::from_value::<RetryEvent>(value)?),
+                Some("error") => drop(serde_json::from_value::<ErrorEvent>(value)?),
+                _ => {}
+            }
+        }
+        Ok(event)
     }
 
     /// Serializes the event as one compact JSON line, without a newline.

@@ -19,6 +19,7 @@
 //! - [`timing`]: when each frame is written;
 //! - [`scenario`]: a run's options, faults and timing, and the plan they make;
 //! - [`execute`]: performs the frames on two output streams, on time;
+//! - [`check`]: the protocol checker behind `mock-agent lint`;
 //! - [`agent`]: the emulation of the real CLI's command line;
 //! - [`settings`], [`journal`], [`exit_codes`], [`error`], [`process`]: the rest of the
 //!   contract with users.
@@ -27,6 +28,7 @@
 
 pub mod agent;
 pub mod cassette;
+pub mod check;
 pub mod error;
 pub mod events;
 pub mod execute;

@@ -18,7 +18,7 @@ use harness::source::Source;
 use harness::timing::Timing;
 
 /// The mock's own subcommands; any other first argument goes to the emulated CLI.
-const OWN_COMMANDS: &[&str] = &["replay", "faults", "help", "--help", "-h"];
+const OWN_COMMANDS: &[&str] = &["replay", "lint", "faults", "help", "--help", "-h"];
 
 /// A stand-in for the cursor-agent CLI, for testing programs that drive it.
 ///
@@ -56,6 +56,15 @@ enum Own {
         /// The seed of every random choice (jitter, random chunks).
         #[arg(long, default_value_t = 0)]
         seed: u64,
+    },
+    /// Check cassettes and captures against the protocol: errors and warnings by line.
+    ///
+    /// Exits 0 when no file has an error, 1 when one breaks the protocol, and with the
+    /// mock's own code (65, 66) when one cannot be read.
+    Lint {
+        /// The cassettes (`.cassette`) and captures (`.ndjson`) to check.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
     },
     /// List every fault and preset, with its meaning and an example.
     Faults,
@@ -144,6 +153,7 @@ fn own(argv: &[String]) -> Exit {
             };
             agent::replay(&Source::Cassette(cassette), "", &scenario, false).exit
         }
+        Own::Lint { files } => lint(&files),
         Own::Faults => {
             for entry in faults::catalogue() {
                 println!("{:<16} {}", entry.name, entry.meaning);
@@ -153,6 +163,35 @@ fn own(argv: &[String]) -> Exit {
         }
         Own::Agent { args } => agent::run(&args),
     }
+}
+
+/// `mock-agent lint`: one line per finding, `FILE:LINE: severity: message [rule]`, and a
+/// summary per file.
+fn lint(files: &[PathBuf]) -> Exit {
+    use harness::check::{check_file, Severity};
+    let mut code = exit_codes::OK;
+    for path in files {
+        match check_file(path) {
+            Ok(report) => {
+                for finding in &report.findings {
+                    match finding.line {
+                        0 => println!("{}: {finding}", path.display()),
+                        line => println!("{}:{line}: {finding}", path.display()),
+                    }
+                }
+                let (errors, warnings) = (report.count(Severity::Error), report.count(Severity::Warning));
+                println!("{}: {errors} error(s), {warnings} warning(s)", path.display());
+                if errors > 0 && code == exit_codes::OK {
+                    code = exit_codes::AGENT_ERROR;
+                }
+            }
+            Err(e) => {
+                eprintln!("mock-agent: {e}");
+                code = e.exit_code();
+            }
+        }
+    }
+    Exit::Code(code)
 }
 
 /// Prints a clap error as a `mock-agent:` error (help and version as they are).

@@ -126,6 +126,11 @@ impl<R: BufRead> Reader<R> {
         self.header.as_ref()
     }
 
+    /// The 1-based line of the input that the last frame came from.
+    pub fn line_no(&self) -> u64 {
+        self.line_no
+    }
+
     /// Whether the input is a bare capture rather than a cassette.
     pub fn is_capture(&self) -> bool {
         self.kind == Kind::Capture
