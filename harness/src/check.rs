@@ -76,8 +76,8 @@ struct AssistantText {
 }
 
 impl AssistantText {
-    fn line(&mut self, text: &str) {
-        if self.open_lines > 0 && text == self.open {
+    fn line(&mut self, text: &str, can_close: bool) {
+        if can_close && self.open_lines > 0 && text == self.open {
             // A closing line: the open lines were its deltas.
             self.total.push_str(text);
             self.open.clear();
@@ -245,7 +245,11 @@ impl Checker {
                     self.find(Severity::Error, line, "one-user", "a second `user` event".into());
                 }
             }
-            Event::Assistant(event) => self.text.line(&event.message.joined_text()),
+            Event::Assistant(event) => {
+                // A delta (`timestamp_ms`, no `model_call_id`) never closes a segment.
+                let can_close = event.timestamp_ms.is_none() || event.model_call_id.is_some();
+                self.text.line(&event.message.joined_text(), can_close);
+            }
             Event::ToolCall(call) => {
                 if let Tool::Other { key, .. } = &call.tool_call.tool {
                     let message = format!("a tool kind this version does not know: `{key}`");

@@ -24,6 +24,8 @@ pub(crate) struct Peek<'a> {
     #[serde(borrow, default)]
     timestamp_ms: Option<&'a RawValue>,
     #[serde(borrow, default)]
+    model_call_id: Option<&'a RawValue>,
+    #[serde(borrow, default)]
     message: Option<&'a RawValue>,
     #[serde(borrow, default)]
     tool_call: Option<&'a RawValue>,
@@ -66,6 +68,12 @@ impl<'a> Peek<'a> {
 
     pub(crate) fn timestamp_ms(&self) -> Option<u64> {
         self.timestamp_ms.and_then(|r| r.get().parse().ok())
+    }
+
+    /// Whether the line has the shape of a streamed delta (`timestamp_ms` and no
+    /// `model_call_id`), which never repeats a whole segment.
+    pub(crate) fn is_delta_shaped(&self) -> bool {
+        self.timestamp_ms.is_some() && self.model_call_id.is_none()
     }
 
     /// `result.is_error`, `false` when absent.

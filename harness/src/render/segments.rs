@@ -6,7 +6,8 @@
 //!
 //! A run of consecutive assistant lines is read as follows: a line whose text equals
 //! the text of the lines before it in its segment *closes* that segment, and those
-//! lines were its deltas. Any line of the run that no later line closes is a whole
+//! lines were its deltas. A line shaped like a delta (`timestamp_ms`, no
+//! `model_call_id`) never closes one. Any line of the run that no later line closes is a whole
 //! segment of its own. Then:
 //!
 //! | recorded | flag given | flag not given |
@@ -104,7 +105,7 @@ impl<I> Segments<I> {
                 _ => {}
             }
         }
-        let (text, session_id, timestamp_ms) = {
+        let (text, session_id, timestamp_ms, can_close) = {
             let Some(peek) = Peek::parse(&line.bytes) else {
                 return Some(line);
             };
@@ -116,17 +117,14 @@ impl<I> Segments<I> {
             let Some(text) = peek.message_text() else {
                 return Some(line);
             };
-            (
-                text,
-                peek.session_id().unwrap_or_default().into_owned(),
-                timestamp_ms,
-            )
+            let session_id = peek.session_id().unwrap_or_default().into_owned();
+            (text, session_id, timestamp_ms, !peek.is_delta_shaped())
         };
         if !self.held.is_empty() {
             if self.held.len() == 1 {
                 self.text = self.held[0].text().to_owned();
             }
-            if text.len() == self.text.len() && text == self.text {
+            if can_close && text.len() == self.text.len() && text == self.text {
                 // It repeats the segment: the lines held were its deltas.
                 self.close(line);
                 return None;
