@@ -5,6 +5,7 @@ mod support;
 mod cli; // the emulated CLI's command line, subcommands and errors
 mod faults; // every fault and preset through the binary, signals, stalls, closed pipes
 mod formats; // every curated cassette rendered in every output format (snapshots)
+mod generate; // generated sessions: strategies, checker, seeds, cassettes
 mod invalid; // one snapshot per malformed file under cassettes/invalid/
 mod journal; // MOCK_AGENT_JOURNAL records each invocation
 mod lint; // the protocol checker on files

@@ -13,6 +13,7 @@
 //! - [`events`]: the typed, lossless event model of `--output-format stream-json`;
 //! - [`cassette`]: recorded runs, read as a stream and written atomically;
 //! - [`source`]: where a run's frames come from;
+//! - [`generate`]: proptest strategies for valid sessions, and seeded generation;
 //! - [`render`]: the three output formats and the CLI options that change the stream;
 //! - [`frames`]: the lines and the ending that make up a run;
 //! - [`faults`]: every way the output can go wrong, placed exactly;
@@ -35,6 +36,7 @@ pub mod execute;
 pub mod exit_codes;
 pub mod faults;
 pub mod frames;
+pub mod generate;
 pub mod journal;
 mod peek;
 pub mod process;

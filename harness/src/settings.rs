@@ -12,6 +12,8 @@
 //! | `MOCK_AGENT_FAULTS` | faults, `;`-separated (see [`crate::faults`]) | none |
 //! | `MOCK_AGENT_TIMING` | when frames are written (see [`crate::timing`]) | `instant` |
 //! | `MOCK_AGENT_SEED` | the seed of every random choice | `0` |
+//! | `MOCK_AGENT_GENERATE` | serve the session generated from this seed (see [`crate::generate`]) | off |
+//! | `MOCK_AGENT_PROFILE` | what generated sessions hold: `real` or `seeds` | `real` |
 //! | `MOCK_AGENT_STEP` | step mode: read one byte from this FIFO (or `/dev/fd/N`) before each stdout line | off |
 //!
 //! An empty variable counts as unset (but `MOCK_AGENT_ACCOUNT`). A bad value is an
@@ -50,6 +52,23 @@ pub struct Settings {
     pub seed: u64,
     /// `MOCK_AGENT_STEP`.
     pub step: Option<PathBuf>,
+    /// `MOCK_AGENT_GENERATE`: the seed of the session to serve.
+    pub generate: Option<u64>,
+    /// `MOCK_AGENT_PROFILE`.
+    pub profile: crate::generate::Profile,
+}
+
+/// Parses a profile name: `real` or `seeds`.
+pub fn parse_profile(text: &str, origin: Origin<'_>) -> Result<crate::generate::Profile, Diagnostic> {
+    match text.trim() {
+        "real" => Ok(crate::generate::Profile::Real),
+        "seeds" => Ok(crate::generate::Profile::Seeds),
+        other => Err(origin.error(
+            text,
+            1,
+            format!("`{other}` is not a profile; use `real` or `seeds`"),
+        )),
+    }
 }
 
 /// Where faults come from, for errors.
@@ -102,6 +121,26 @@ impl Settings {
                 None => 0,
             },
             step: path("MOCK_AGENT_STEP"),
+            generate: match set("MOCK_AGENT_GENERATE") {
+                Some(seed) => Some(parse_seed(
+                    &seed,
+                    Origin {
+                        name: "MOCK_AGENT_GENERATE",
+                        help: SEED_ORIGIN.help,
+                    },
+                )?),
+                None => None,
+            },
+            profile: match set("MOCK_AGENT_PROFILE") {
+                Some(name) => parse_profile(
+                    &name,
+                    Origin {
+                        name: "MOCK_AGENT_PROFILE",
+                        help: "generated sessions hold everything the real CLI prints (`real`) or only what the documentation shows (`seeds`)",
+                    },
+                )?,
+                None => crate::generate::Profile::Real,
+            },
             cassette: path("MOCK_AGENT_CASSETTE"),
             journal: path("MOCK_AGENT_JOURNAL"),
             cli_version: text("MOCK_AGENT_CLI_VERSION")

@@ -32,6 +32,13 @@ pub enum Source {
     Default,
     /// A cassette or bare capture file.
     Cassette(PathBuf),
+    /// The session generated from a seed (see [`crate::generate`]).
+    Generated {
+        /// The seed.
+        seed: u64,
+        /// The knobs.
+        config: crate::generate::SessionConfig,
+    },
 }
 
 /// An opened source: its header (for cassettes) and its frames.
@@ -68,6 +75,11 @@ impl Source {
                 frames: Box::new(default_session(prompt).into_iter().map(Ok)),
             }),
             Source::Cassette(path) => open_cassette(path),
+            Source::Generated { seed, config } => {
+                let mut recording = crate::generate::generate(*seed, config).recording();
+                recording.name = PathBuf::from(format!("<generated session {seed}>"));
+                Ok(recording)
+            }
         }
     }
 
@@ -76,6 +88,7 @@ impl Source {
         match self {
             Source::Default => "default".to_owned(),
             Source::Cassette(path) => path.display().to_string(),
+            Source::Generated { seed, .. } => format!("generated:{seed}"),
         }
     }
 }

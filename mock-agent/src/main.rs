@@ -7,18 +7,19 @@
 
 use std::path::{Path, PathBuf};
 
-use clap::{Parser, Subcommand};
+use clap::{Args, Parser, Subcommand};
 use harness::agent;
 use harness::exit_codes;
 use harness::faults;
 use harness::frames::Exit;
+use harness::generate::{self, Profile, SessionConfig};
 use harness::render::{OutputFormat, RenderOptions};
 use harness::scenario::Scenario;
 use harness::source::Source;
 use harness::timing::Timing;
 
 /// The mock's own subcommands; any other first argument goes to the emulated CLI.
-const OWN_COMMANDS: &[&str] = &["replay", "lint", "faults", "help", "--help", "-h"];
+const OWN_COMMANDS: &[&str] = &["replay", "generate", "lint", "faults", "help", "--help", "-h"];
 
 /// A stand-in for the cursor-agent CLI, for testing programs that drive it.
 ///
@@ -38,24 +39,30 @@ enum Own {
     Replay {
         /// The cassette (`.cassette`) or capture (`.ndjson`) to replay.
         cassette: PathBuf,
-        /// The output format to render: text, json or stream-json.
-        #[arg(long, default_value = "stream-json", value_parser = parse_format)]
-        output_format: OutputFormat,
-        /// Render assistant text as deltas, as `--stream-partial-output` does.
-        #[arg(long)]
-        stream_partial_output: bool,
-        /// Make every `session_id` of the output equal this id.
-        #[arg(long, value_name = "ID")]
-        resume: Option<String>,
-        /// A fault to inject, e.g. `eof:after=3,byte=10` (repeatable; see `mock-agent faults`).
-        #[arg(long = "fault", value_name = "SPEC")]
-        faults: Vec<String>,
-        /// When to write: instant, recorded, scale=F, fixed=MS, jitter=MS, first-byte=MS.
-        #[arg(long, value_name = "SPEC", default_value = "instant")]
-        timing: String,
+        #[command(flatten)]
+        play: Play,
         /// The seed of every random choice (jitter, random chunks).
         #[arg(long, default_value_t = 0)]
         seed: u64,
+    },
+    /// Print the session generated from a seed, as the CLI would, or save it as a cassette.
+    ///
+    /// The same seed gives the same bytes on every run and machine.
+    Generate {
+        /// The seed of the session (and of every random choice).
+        #[arg(long)]
+        seed: u64,
+        /// At most about this many events.
+        #[arg(long, value_name = "M")]
+        events: Option<usize>,
+        /// `real`: everything the real CLI prints; `seeds`: only what its documentation shows.
+        #[arg(long, default_value = "real", value_parser = parse_profile)]
+        profile: Profile,
+        /// Write the session, faults applied, as a cassette to this file instead of printing it.
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+        #[command(flatten)]
+        play: Play,
     },
     /// Check cassettes and captures against the protocol: errors and warnings by line.
     ///
@@ -76,27 +83,57 @@ enum Own {
     },
 }
 
-fn scenario(
-    render: RenderOptions,
-    specs: &[String],
-    timing: &str,
-    seed: u64,
-) -> Result<Scenario, harness::Diagnostic> {
-    const FAULT: faults::Origin<'static> = faults::Origin {
-        name: "--fault",
-        help: "`mock-agent faults` lists every fault with an example",
-    };
-    const TIMING: faults::Origin<'static> = faults::Origin {
-        name: "--timing",
-        help: "timing is instant, recorded, scale=F, fixed=MS, jitter=MS, first-byte=MS, joined by commas",
-    };
-    let mut scenario = Scenario::new(render);
-    for spec in specs {
-        scenario.faults.extend(faults::parse(spec, FAULT)?);
+/// How a run is played: the CLI's output options, faults and timing.
+#[derive(Args)]
+struct Play {
+    /// The output format to render: text, json or stream-json.
+    #[arg(long, default_value = "stream-json", value_parser = parse_format)]
+    output_format: OutputFormat,
+    /// Render assistant text as deltas, as `--stream-partial-output` does.
+    #[arg(long)]
+    stream_partial_output: bool,
+    /// Make every `session_id` of the output equal this id.
+    #[arg(long, value_name = "ID")]
+    resume: Option<String>,
+    /// A fault to inject, e.g. `eof:after=3,byte=10` (repeatable; see `mock-agent faults`).
+    #[arg(long = "fault", value_name = "SPEC")]
+    faults: Vec<String>,
+    /// When to write: instant, recorded, scale=F, fixed=MS, jitter=MS, first-byte=MS.
+    #[arg(long, value_name = "SPEC", default_value = "instant")]
+    timing: String,
+}
+
+impl Play {
+    fn scenario(self, seed: u64) -> Result<Scenario, harness::Diagnostic> {
+        const FAULT: faults::Origin<'static> = faults::Origin {
+            name: "--fault",
+            help: "`mock-agent faults` lists every fault with an example",
+        };
+        const TIMING: faults::Origin<'static> = faults::Origin {
+            name: "--timing",
+            help:
+                "timing is instant, recorded, scale=F, fixed=MS, jitter=MS, first-byte=MS, joined by commas",
+        };
+        let render = RenderOptions::new(self.output_format)
+            .stream_partial_output(self.stream_partial_output)
+            .resume(self.resume)
+            .now_ms(harness::execute::now_ms());
+        let mut scenario = Scenario::new(render);
+        for spec in &self.faults {
+            scenario.faults.extend(faults::parse(spec, FAULT)?);
+        }
+        scenario.timing = Timing::parse(&self.timing, TIMING)?;
+        scenario.seed = seed;
+        Ok(scenario)
     }
-    scenario.timing = Timing::parse(timing, TIMING)?;
-    scenario.seed = seed;
-    Ok(scenario)
+}
+
+fn parse_profile(text: &str) -> Result<Profile, String> {
+    match text {
+        "real" => Ok(Profile::Real),
+        "seeds" => Ok(Profile::Seeds),
+        other => Err(format!("`{other}` is not a profile; use `real` or `seeds`")),
+    }
 }
 
 fn parse_format(text: &str) -> Result<OutputFormat, String> {
@@ -131,27 +168,29 @@ fn own(argv: &[String]) -> Exit {
         Err(e) => return clap_error(&e),
     };
     match cli.command {
-        Own::Replay {
-            cassette,
-            output_format,
-            stream_partial_output,
-            resume,
-            faults,
-            timing,
+        Own::Replay { cassette, play, seed } => match play.scenario(seed) {
+            Ok(scenario) => agent::replay(&Source::Cassette(cassette), "", &scenario, false).exit,
+            Err(e) => usage(&e),
+        },
+        Own::Generate {
             seed,
+            events,
+            profile,
+            out,
+            play,
         } => {
-            let render = RenderOptions::new(output_format)
-                .stream_partial_output(stream_partial_output)
-                .resume(resume)
-                .now_ms(harness::execute::now_ms());
-            let scenario = match scenario(render, &faults, &timing, seed) {
+            let mut config = SessionConfig::default().profile(profile);
+            if let Some(events) = events {
+                config = config.max_events(events);
+            }
+            let scenario = match play.scenario(seed) {
                 Ok(scenario) => scenario,
-                Err(e) => {
-                    eprintln!("mock-agent: {e}");
-                    return Exit::Code(exit_codes::USAGE);
-                }
+                Err(e) => return usage(&e),
             };
-            agent::replay(&Source::Cassette(cassette), "", &scenario, false).exit
+            match out {
+                Some(path) => save_generated(seed, &config, &scenario, &path),
+                None => agent::replay(&Source::Generated { seed, config }, "", &scenario, false).exit,
+            }
         }
         Own::Lint { files } => lint(&files),
         Own::Faults => {
@@ -162,6 +201,31 @@ fn own(argv: &[String]) -> Exit {
             Exit::Code(exit_codes::OK)
         }
         Own::Agent { args } => agent::run(&args),
+    }
+}
+
+fn usage(e: &harness::Diagnostic) -> Exit {
+    eprintln!("mock-agent: {e}");
+    Exit::Code(exit_codes::USAGE)
+}
+
+/// `generate --out FILE`: the session with its faults applied, as a cassette.
+fn save_generated(seed: u64, config: &SessionConfig, scenario: &Scenario, path: &Path) -> Exit {
+    let session = generate::generate(seed, config);
+    match generate::write_planned(&session, &scenario.faults, path) {
+        Ok(path) => {
+            eprintln!(
+                "wrote {} ({} events); replay it with `mock-agent replay {}`",
+                path.display(),
+                session.lines.len(),
+                path.display()
+            );
+            Exit::Code(exit_codes::OK)
+        }
+        Err(e) => {
+            eprintln!("mock-agent: {e}");
+            Exit::Code(e.exit_code())
+        }
     }
 }
 

@@ -265,10 +265,14 @@ fn dispatch(args: &AgentArgs, settings: &Settings, entry: &mut Entry) -> Exit {
             (prompt.to_owned(), stdin)
         }
     };
-    let source = settings
-        .cassette
-        .clone()
-        .map_or(Source::Default, Source::Cassette);
+    let source = match (settings.generate, &settings.cassette) {
+        (Some(seed), _) => Source::Generated {
+            seed,
+            config: crate::generate::SessionConfig::default().profile(settings.profile),
+        },
+        (None, Some(path)) => Source::Cassette(path.clone()),
+        (None, None) => Source::Default,
+    };
     let scenario = Scenario {
         render: RenderOptions::new(args.output_format)
             .stream_partial_output(args.stream_partial_output)
