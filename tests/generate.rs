@@ -109,7 +109,9 @@ proptest! {
     ) {
         let spec = fault.replace("{after}", &after.to_string());
         let faults = harness::faults::parse(&spec, harness::settings::FAULTS_ORIGIN).map_err(|e| TestCaseError::fail(e.to_string()))?;
-        let mut scenario = Scenario::new(RenderOptions::new(OutputFormat::StreamJson));
+        // Rendered as recorded, so that only the fault changes the stream.
+        let options = RenderOptions::new(OutputFormat::StreamJson).stream_partial_output(session.stream_partial_output);
+        let mut scenario = Scenario::new(options);
         scenario.faults = faults;
         let plan = scenario.plan(session.recording()).map_err(|e| TestCaseError::fail(e.to_string()))?;
         let mut checker = Checker::new();

@@ -59,6 +59,10 @@ fn stream_json_replays_every_curated_recording_byte_for_byte() {
             cmd.arg("--stream-partial-output");
         }
         let output = cmd.arg("hi").output().expect("runs");
+        if path.extension().is_some_and(|e| e == "ndjson") {
+            // A capture is its own oracle.
+            assert_eq!(output.stdout, std::fs::read(&path).expect("reads"), "{path:?}");
+        }
         assert_eq!(output.stdout, out, "{path:?}");
         assert_eq!(output.stderr, err, "{path:?}");
         assert_ends(output.status, exit, &path.display().to_string());
@@ -340,4 +344,98 @@ fn a_recorded_close_and_stall_replay_as_they_ran() {
     let output = child.wait_with_output().expect("waits");
     assert!(output.status.success());
     assert_eq!(String::from_utf8_lossy(&output.stderr), "still here\n");
+}
+
+#[test]
+fn a_cassette_can_come_from_a_pipe() {
+    let cassette = crate::support::root().join("cassettes/shell-command.cassette");
+    let (out, _, _, _) = recorded(&cassette);
+    let output = mock()
+        .args(["replay", "/dev/stdin"])
+        .write_stdin(std::fs::read(&cassette).expect("reads"))
+        .output()
+        .expect("runs");
+    assert_eq!(output.stdout, out);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+#[test]
+fn a_capture_keeps_its_lines_and_its_ending() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("twice.ndjson");
+    let seed =
+        std::fs::read_to_string(crate::support::root().join("cassettes/seed-example.ndjson")).expect("seed");
+    let lines: Vec<&str> = seed.lines().collect();
+    // Two whole segments alike are two segments, not a delta and its closing line; a
+    // blank last line (an editor's) does not make the run a failure.
+    let assistant = r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"OK"}]},"session_id":"c6b62c6f-7ead-4fd6-9922-e952131177ff"}"#;
+    let text = format!(
+        "{}\n{}\n{}\n{assistant}\n{assistant}\n{}\n\n",
+        lines[0], lines[1], lines[2], lines[9]
+    );
+    std::fs::write(&path, &text).expect("writes");
+    mock()
+        .arg("replay")
+        .arg(&path)
+        .assert()
+        .success()
+        .stdout(text.clone());
+    let json = mock()
+        .args(["replay", "--output-format", "json"])
+        .arg(&path)
+        .output()
+        .expect("runs");
+    assert!(json.status.success());
+    assert_eq!(String::from_utf8_lossy(&json.stdout), format!("{}\n", lines[9]));
+}
+
+#[test]
+fn resume_changes_the_session_id_and_nothing_else() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("numbers.ndjson");
+    let text = concat!(
+        r#"{"type":"system","subtype":"init","n":1.50,"big":12345678901234567890123,"u":"caf\u00e9 \/ x","session_id":"old"}"#,
+        "\n",
+        r#"{"type":"result","subtype":"success","is_error":false,"result":"","session_id":"old"}"#,
+        "\n"
+    );
+    std::fs::write(&path, text).expect("writes");
+    mock()
+        .args(["replay", "--resume", "new"])
+        .arg(&path)
+        .assert()
+        .success()
+        .stdout(text.replace(r#""session_id":"old""#, r#""session_id":"new""#));
+}
+
+#[test]
+fn a_closed_stderr_is_no_crash() {
+    use std::os::unix::process::ExitStatusExt;
+    // Every message goes to a stderr nobody reads: the mock still ends with its code.
+    for args in [
+        &["replay", "cassettes/nope.cassette"][..],
+        &["-p", "--formatt"],
+        &["faults"],
+    ] {
+        let status = Command::new(bin())
+            .current_dir(crate::support::root())
+            .args(args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .and_then(|mut child| {
+                drop(child.stderr.take());
+                child.wait()
+            })
+            .expect("runs");
+        assert_eq!(status.signal(), None, "{args:?}");
+        assert!(
+            status.code().is_some_and(|c| c != 134 && c != 101),
+            "{args:?}: {status:?}"
+        );
+    }
 }

@@ -50,23 +50,6 @@ fn fixed_and_first_byte_delay_every_line() {
 }
 
 #[test]
-fn jitter_is_seeded() {
-    let run = |seed: &str| {
-        let child = Command::new(bin())
-            .env("MOCK_AGENT_TIMING", "jitter=40")
-            .env("MOCK_AGENT_SEED", seed)
-            .env("MOCK_AGENT_FAULTS", "chunk:random")
-            .args(["-p", "x"])
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("spawns");
-        let out = child.wait_with_output().expect("waits");
-        out.stdout
-    };
-    assert_eq!(run("5"), run("5"));
-}
-
-#[test]
 fn a_bad_timing_is_the_mock_s_own_error() {
     mock()
         .env("MOCK_AGENT_TIMING", "recorded,scale=fast")

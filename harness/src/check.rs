@@ -72,12 +72,18 @@ struct AssistantText {
     /// The text of the open segment's lines.
     open: String,
     open_lines: usize,
+    /// Whether every open line is shaped like a delta.
+    open_deltas: bool,
     total: String,
 }
 
 impl AssistantText {
-    fn line(&mut self, text: &str, can_close: bool) {
-        if can_close && self.open_lines > 0 && text == self.open {
+    fn line(&mut self, text: &str, delta: bool) {
+        // A whole line closes nothing later: it counts as it is.
+        if self.open_lines > 0 && !self.open_deltas {
+            self.end_run();
+        }
+        if !delta && self.open_lines > 0 && text == self.open {
             // A closing line: the open lines were its deltas.
             self.total.push_str(text);
             self.open.clear();
@@ -85,6 +91,7 @@ impl AssistantText {
         } else {
             self.open.push_str(text);
             self.open_lines += 1;
+            self.open_deltas = delta;
         }
     }
 
@@ -246,9 +253,9 @@ impl Checker {
                 }
             }
             Event::Assistant(event) => {
-                // A delta (`timestamp_ms`, no `model_call_id`) never closes a segment.
-                let can_close = event.timestamp_ms.is_none() || event.model_call_id.is_some();
-                self.text.line(&event.message.joined_text(), can_close);
+                // Deltas carry `timestamp_ms` and no `model_call_id`; a closing line not.
+                let delta = event.timestamp_ms.is_some() && event.model_call_id.is_none();
+                self.text.line(&event.message.joined_text(), delta);
             }
             Event::ToolCall(call) => {
                 if let Tool::Other { key, .. } = &call.tool_call.tool {

@@ -216,15 +216,19 @@ impl<O: AsyncWrite + Unpin> Stdout<O> {
         if newline {
             self.pending.push(b'\n');
         }
+        let mut written = 0;
         loop {
             let size = self.next_chunk();
-            if self.pending.len() < size {
-                // Put the size back for the next round: a fresh draw is as good.
+            if self.pending.len() - written < size {
+                // A fresh draw next time is as good as this one.
+                self.pending.drain(..written);
                 return Ok(());
             }
-            let chunk: Vec<u8> = self.pending.drain(..size).collect();
-            self.sink.write_all(&chunk).await?;
+            self.sink
+                .write_all(&self.pending[written..written + size])
+                .await?;
             self.sink.flush().await?;
+            written += size;
         }
     }
 
@@ -312,10 +316,11 @@ where
     let result: Result<(), Stop> = async {
         for frame in frames.by_ref() {
             let frame = frame.map_err(|e| Stop::Error(e.into()))?;
-            let wait = offset + frame.at();
-            let due = start + wait;
+            let wait = offset.saturating_add(frame.at());
+            // A time past what the clock can hold is never reached: a wait for ever.
+            let due = start.checked_add(wait);
             let group_full = options.coalesce.is_none_or(|n| unflushed_lines >= n);
-            if options.timed && !wait.is_zero() && Instant::now() < due {
+            if options.timed && !wait.is_zero() && due.is_none_or(|due| Instant::now() < due) {
                 if group_full || !matches!(frame, Frame::Line(_)) {
                     signals
                         .race(out.flush())
@@ -323,7 +328,10 @@ where
                         .map_err(|e| stop_on_write("stdout", e))?;
                     unflushed_lines = 0;
                 }
-                signals.race(wait_until(due, options.precise)).await?;
+                match due {
+                    Some(due) => signals.race(wait_until(due, options.precise)).await?,
+                    None => signals.race(std::future::pending::<()>()).await?,
+                }
             }
             match frame {
                 Frame::Line(line) if line.stream == Stream::Stdout => {
@@ -381,7 +389,7 @@ where
                     match duration {
                         Some(d) => {
                             signals.race(tokio::time::sleep(d)).await?;
-                            offset += d;
+                            offset = offset.saturating_add(d);
                         }
                         None => {
                             signals.race(std::future::pending::<()>()).await?;

@@ -27,6 +27,11 @@
 //!
 //! The `mock-agent` binary is [`agent::run`] plus the mock's own subcommands.
 
+/// `eprintln!` that does not panic on a closed stderr.
+macro_rules! eprintln {
+    ($($arg:tt)*) => { $crate::process::stderr_line(format_args!($($arg)*)) };
+}
+
 pub mod agent;
 pub mod cassette;
 pub mod check;

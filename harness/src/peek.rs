@@ -66,6 +66,18 @@ impl<'a> Peek<'a> {
         string(self.session_id)
     }
 
+    /// Where the top-level `session_id` value (a JSON string) lies in `line`, the line
+    /// this peek was parsed from.
+    pub(crate) fn session_id_span(&self, line: &[u8]) -> Option<std::ops::Range<usize>> {
+        let raw = self.session_id?.get();
+        if !raw.starts_with('"') {
+            return None;
+        }
+        let start = (raw.as_ptr() as usize).checked_sub(line.as_ptr() as usize)?;
+        let end = start + raw.len();
+        (end <= line.len()).then_some(start..end)
+    }
+
     pub(crate) fn timestamp_ms(&self) -> Option<u64> {
         self.timestamp_ms.and_then(|r| r.get().parse().ok())
     }

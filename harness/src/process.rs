@@ -1,4 +1,7 @@
-//! Ending the process the way a plan says: an exit code, or death by a signal.
+//! The process's own ends: writing its messages, and ending the way a plan says (an
+//! exit code, or death by a signal).
+
+use std::io::Write;
 
 use crate::frames::{Exit, Signal};
 
@@ -35,4 +38,18 @@ fn die_by(signal: Signal) {
         None,
     );
     let _ = sig::raise(number);
+}
+
+/// Writes a line to stderr. A closed stderr is not an error: the consumer stopped
+/// listening, and `eprintln!` would panic.
+pub fn stderr_line(args: std::fmt::Arguments<'_>) {
+    let mut stderr = std::io::stderr().lock();
+    let _ = stderr.write_fmt(args).and_then(|()| stderr.write_all(b"\n"));
+}
+
+/// Writes a line to stdout. A closed stdout is not an error: the reader has what it
+/// wanted (`mock-agent faults | head -1`), and `println!` would panic.
+pub fn stdout_line(args: std::fmt::Arguments<'_>) {
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout.write_fmt(args).and_then(|()| stdout.write_all(b"\n"));
 }

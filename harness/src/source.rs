@@ -93,18 +93,21 @@ impl Source {
     }
 }
 
-/// Cassettes up to this size are read through once, in full, before replay, so that
-/// a broken one fails before anything is printed. Larger ones are checked as they
+/// Cassette files up to this size are read through once, in full, before replay, so
+/// that a broken one fails before anything is printed (a pipe is read once, and
+/// checked as it streams). Larger ones are checked as they
 /// stream, and the events of lines in the writer's own shape only for being UTF-8
 /// (`mock-agent` checks them in full when it reads the file otherwise).
 pub const PREFLIGHT_LIMIT: u64 = 16 << 20;
 
 fn open_cassette(path: &Path) -> Result<Recording, CassetteError> {
-    let size = std::fs::metadata(path).map_or(0, |m| m.len());
-    if size <= PREFLIGHT_LIMIT {
+    // A pipe or a FIFO can be read once only: it is checked as it streams.
+    let file = std::fs::metadata(path).ok().filter(std::fs::Metadata::is_file);
+    if file.as_ref().is_some_and(|m| m.len() <= PREFLIGHT_LIMIT) {
         cassette::open(path)?.try_for_each(|frame| frame.map(drop))?;
     }
-    let reader = cassette::open(path)?.fast();
+    let reader = cassette::open(path)?;
+    let reader = if file.is_some() { reader.fast() } else { reader };
     Ok(Recording {
         name: path.to_owned(),
         header: reader.header().cloned(),

@@ -77,9 +77,9 @@ impl Timing {
             };
             let millis = |value: Option<&str>| -> Result<Duration, Diagnostic> {
                 let text = value.ok_or_else(|| fail(format!("`{key}` needs a value: `{key}=MS`")))?;
-                match text.parse::<f64>() {
-                    Ok(ms) if ms.is_finite() && ms >= 0.0 => Ok(Duration::from_secs_f64(ms / 1000.0)),
-                    _ => Err(fail(format!("`{key}={text}`: {key} is milliseconds, 0 or more"))),
+                match text.parse::<f64>().ok().and_then(crate::cassette::millis_f64) {
+                    Some(d) => Ok(d),
+                    None => Err(fail(format!("`{key}={text}`: {key} is milliseconds, 0 or more"))),
                 }
             };
             let mut set_base = |name: &'static str| match base {
@@ -164,16 +164,18 @@ impl Iterator for Schedule {
         let stdout_line = matches!(&frame, Frame::Line(l) if l.stream == Stream::Stdout);
         let mut at = match self.timing.base {
             Base::Instant => Duration::ZERO,
-            Base::Recorded { scale } => frame.at().mul_f64(scale),
-            Base::Fixed(every) if stdout_line => every * self.lines,
+            Base::Recorded { scale } => {
+                Duration::try_from_secs_f64(frame.at().as_secs_f64() * scale).unwrap_or(Duration::MAX)
+            }
+            Base::Fixed(every) if stdout_line => every.checked_mul(self.lines).unwrap_or(Duration::MAX),
             Base::Fixed(_) => self.last.saturating_sub(self.timing.first_byte),
         };
-        at += self.timing.first_byte;
+        at = at.saturating_add(self.timing.first_byte);
         if stdout_line {
             self.lines += 1;
             if !self.timing.jitter.is_zero() {
                 let max = self.timing.jitter.as_micros() as u64;
-                at += Duration::from_micros(self.rng.u64(0..=max));
+                at = at.saturating_add(Duration::from_micros(self.rng.u64(0..=max)));
             }
         }
         let at = at.max(self.last);
@@ -218,6 +220,13 @@ mod tests {
         assert_eq!(times("recorded,first-byte=100", &[0, 10], 0), [100, 110, 110]);
         let jittered = times("recorded,jitter=5", &[0, 10, 30], 42);
         assert_eq!(jittered, times("recorded,jitter=5", &[0, 10, 30], 42), "seeded");
+        let others: Vec<Vec<u64>> = (0..8)
+            .map(|seed| times("recorded,jitter=5", &[0, 10, 30], seed))
+            .collect();
+        assert!(
+            others.iter().any(|o| *o != jittered),
+            "another seed, other delays"
+        );
         assert!(jittered.windows(2).all(|w| w[0] <= w[1]), "{jittered:?}");
         assert!(jittered
             .iter()

@@ -7,6 +7,14 @@
 
 use std::path::{Path, PathBuf};
 
+/// `eprintln!` and `println!` that do not panic on a closed pipe.
+macro_rules! eprintln {
+    ($($arg:tt)*) => { harness::process::stderr_line(format_args!($($arg)*)) };
+}
+macro_rules! println {
+    ($($arg:tt)*) => { harness::process::stdout_line(format_args!($($arg)*)) };
+}
+
 use clap::{Args, Parser, Subcommand};
 use harness::agent;
 use harness::exit_codes;
@@ -268,9 +276,14 @@ fn clap_error(e: &clap::Error) -> Exit {
             | ErrorKind::DisplayVersion
             | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
     ) {
-        print!("{text}");
+        println!("{}", text.trim_end_matches('\n'));
         return Exit::Code(exit_codes::OK);
     }
-    eprint!("mock-agent: {}", text.strip_prefix("error: ").unwrap_or(&text));
+    eprintln!(
+        "mock-agent: {}",
+        text.strip_prefix("error: ")
+            .unwrap_or(&text)
+            .trim_end_matches('\n')
+    );
     Exit::Code(exit_codes::USAGE)
 }

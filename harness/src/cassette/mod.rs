@@ -28,6 +28,7 @@
 mod read;
 mod write;
 
+pub(crate) use read::millis_f64;
 pub use read::{open, Reader};
 pub use write::{encode_frame, Writer};
 

@@ -26,6 +26,12 @@ pub fn open(path: &Path) -> Result<Reader<BufReader<File>>, CassetteError> {
         path: path.to_owned(),
         source,
     })?;
+    if file.metadata().is_ok_and(|m| m.is_dir()) {
+        return Err(CassetteError::Open {
+            path: path.to_owned(),
+            source: std::io::Error::new(std::io::ErrorKind::IsADirectory, "it is a directory, not a file"),
+        });
+    }
     Reader::new(path, BufReader::with_capacity(256 << 10, file))
 }
 
@@ -400,7 +406,8 @@ impl<R: BufRead> Reader<R> {
                     ))
                 }
             }
-        } else {
+        } else if !bytes.iter().all(u8::is_ascii_whitespace) {
+            // A blank line (an editor's last newline) does not change how it ends.
             self.ends_in_result = false;
         }
         Ok(Some(Frame::Line(Line {
@@ -569,9 +576,9 @@ impl RawFrame<'_> {
         };
         let at = match self.t {
             None => last_at,
-            Some(raw) => match raw.get().parse::<f64>() {
-                Ok(t) if t.is_finite() && t >= 0.0 => Duration::from_secs_f64(t / 1000.0),
-                _ => {
+            Some(raw) => match raw.get().parse::<f64>().ok().and_then(millis_f64) {
+                Some(at) => at,
+                None => {
                     return Err(wrong(
                         raw,
                         format!(
@@ -683,12 +690,12 @@ impl RawFrame<'_> {
             }
             "stall_ms" => match raw.get() {
                 "null" => Ok(Frame::Stall { at, duration: None }),
-                text => match text.parse::<f64>() {
-                    Ok(ms) if ms.is_finite() && ms >= 0.0 => Ok(Frame::Stall {
+                text => match text.parse::<f64>().ok().and_then(millis_f64) {
+                    Some(duration) => Ok(Frame::Stall {
                         at,
-                        duration: Some(Duration::from_secs_f64(ms / 1000.0)),
+                        duration: Some(duration),
                     }),
-                    _ => Err(wrong(
+                    None => Err(wrong(
                         raw,
                         format!("`stall_ms` is `{text}`; it must be milliseconds, or null for ever"),
                     )),
@@ -701,15 +708,15 @@ impl RawFrame<'_> {
                     format!("`close` is `{text}`; the only stream it closes is \"stdout\""),
                 )),
             },
-            "exit" => match raw.get().parse::<i32>() {
-                Ok(code) => Ok(Frame::End(Ending {
+            "exit" => match raw.get().parse::<i32>().ok().filter(|c| (0..=255).contains(c)) {
+                Some(code) => Ok(Frame::End(Ending {
                     at,
                     exit: Exit::Code(code),
                 })),
-                Err(_) => Err(wrong(
+                None => Err(wrong(
                     raw,
                     format!(
-                        "`exit` is `{}`; it must be a whole number, the exit code",
+                        "`exit` is `{}`; it must be an exit code, a whole number from 0 to 255",
                         raw.get()
                     ),
                 )),
@@ -789,6 +796,15 @@ fn skim(line: &[u8]) -> Option<Skim> {
         return None;
     }
     Some(Skim { timestamp_ms: None })
+}
+
+/// Milliseconds as a duration: `None` unless finite, 0 or more, and within the range
+/// of a duration.
+pub(crate) fn millis_f64(ms: f64) -> Option<Duration> {
+    if !ms.is_finite() || ms < 0.0 {
+        return None;
+    }
+    Duration::try_from_secs_f64(ms / 1000.0).ok()
 }
 
 /// `INT[.FRAC]` milliseconds, both plain digits, as a duration (to the nanosecond).

@@ -274,8 +274,11 @@ impl Stage {
     fn on_end(&mut self, mut end: Ending) {
         self.release_held();
         if let Fault::Exit { code } = self.fault {
-            end.exit = Exit::Code(code);
-            self.fire();
+            // A process that dies by a signal (a `signal` fault before) keeps dying so.
+            if let Exit::Code(_) = end.exit {
+                end.exit = Exit::Code(code);
+                self.fire();
+            }
         } else if !self.fired && placement(&self.fault).is_some_and(|p| p.anchor != Anchor::Every) {
             self.act_at_end(end);
             if self.done {
@@ -327,8 +330,14 @@ impl Stage {
                 self.cut(at, exit);
             }
             Fault::Stall { at: place, .. } | Fault::CloseStdout { at: place } => {
+                // Past the end of the line, as for `eof`: the whole line, then the fault.
+                if place.byte.is_some_and(|k| k >= line.bytes.len()) {
+                    self.push(line);
+                    self.act_before(at);
+                    return;
+                }
                 let rest = match place.byte {
-                    Some(k) if k < line.bytes.len() => {
+                    Some(k) => {
                         self.push(Line {
                             bytes: line.bytes[..k].to_vec(),
                             newline: false,

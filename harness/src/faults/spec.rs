@@ -31,6 +31,9 @@ struct Pair {
     column: usize,
 }
 
+/// The largest `bytes=` a fault takes: 64 MiB, already far past every line cap.
+pub const MAX_BYTES: usize = 64 << 20;
+
 /// Keys that may stand without `=VALUE`.
 const FLAGS: &[&str] = &["random"];
 
@@ -94,6 +97,23 @@ fn split_items(spec: &str, origin: Origin<'_>) -> Result<Vec<Item>, Diagnostic> 
                     i += 1;
                 }
                 let key = spec[key_start..i].trim().to_owned();
+                if key.is_empty() {
+                    return Err(error(
+                        spec,
+                        origin,
+                        key_start + 1,
+                        "a key is missing here: write `key=value`, or end the fault without `:` or `,`"
+                            .into(),
+                    ));
+                }
+                if item.pairs.iter().any(|p| p.key == key) {
+                    return Err(error(
+                        spec,
+                        origin,
+                        key_start + 1,
+                        format!("`{key}` is given twice"),
+                    ));
+                }
                 if i >= bytes.len() || bytes[i] != b'=' {
                     if !FLAGS.contains(&key.as_str()) {
                         return Err(error(
@@ -144,7 +164,10 @@ fn split_items(spec: &str, origin: Origin<'_>) -> Result<Vec<Item>, Diagnostic> 
                 spec,
                 origin,
                 i + 1,
-                format!("unexpected `{}`", &spec[i..=i]),
+                format!(
+                    "unexpected `{}`: after a value comes `,` and another key, or `;` and another fault",
+                    spec[i..].chars().next().unwrap_or(' ')
+                ),
             ));
         }
         i += 1;
@@ -222,6 +245,18 @@ impl<'a> Args<'a> {
         }
     }
 
+    /// A number of bytes, at most [`MAX_BYTES`].
+    fn size(&mut self, key: &str) -> Result<Option<usize>, Diagnostic> {
+        let Some(n) = self.number::<usize>(key, "a number of bytes")? else {
+            return Ok(None);
+        };
+        if n > MAX_BYTES {
+            let column = self.get(key).map_or(self.item.column, |(_, c)| c);
+            return Err(self.err(column, format!("`{key}={n}`: at most {MAX_BYTES} bytes (64 MiB)")));
+        }
+        Ok(Some(n))
+    }
+
     fn required<T: std::str::FromStr>(&mut self, key: &str, what: &str) -> Result<T, Diagnostic> {
         self.number(key, what)?.ok_or_else(|| {
             self.err(
@@ -264,7 +299,10 @@ impl<'a> Args<'a> {
                 let takes = super::catalogue()
                     .iter()
                     .find(|e| e.name == self.item.name)
-                    .map_or(String::new(), |e| format!(" (it takes: {})", e.usage));
+                    .map_or(String::new(), |e| match e.usage {
+                        "" => " (it takes no keys)".to_owned(),
+                        usage => format!(" (it takes: {usage})"),
+                    });
                 Err(self.err(
                     pair.column,
                     format!("`{}` does not take `{}`{takes}", self.item.name, pair.key),
@@ -287,11 +325,18 @@ fn build(item: &Item, spec: &str, origin: Origin<'_>) -> Result<Vec<Fault>, Diag
             at: args.placement(Anchor::End, false)?,
         },
         "stderr-flood" => Fault::StderrFlood {
-            bytes: args.number("bytes", "a number of bytes")?.unwrap_or(1 << 20),
+            bytes: args.size("bytes")?.unwrap_or(1 << 20),
             at: args.placement(Anchor::After(0), false)?,
         },
         "exit" => Fault::Exit {
-            code: args.required("code", "an exit code")?,
+            code: {
+                let code: i32 = args.required("code", "an exit code, 0 to 255")?;
+                if !(0..=255).contains(&code) {
+                    let column = args.get("code").map_or(item.column, |(_, c)| c);
+                    return Err(args.err(column, format!("`code={code}`: an exit code is 0 to 255")));
+                }
+                code
+            },
         },
         "signal" => {
             let name = args.get("name");
@@ -350,6 +395,12 @@ fn build(item: &Item, spec: &str, origin: Origin<'_>) -> Result<Vec<Fault>, Diag
             let size = args.get("size");
             let random = args.get("random");
             let chunking = match (size, random) {
+                (Some(_), Some((_, column))) => {
+                    return Err(args.err(column, "give `size=N` or `random`, not both".into()));
+                }
+                (None, Some((value, column))) if !value.is_empty() && value != "1" && value != "true" => {
+                    return Err(args.err(column, format!("`random={value}`: write `random` alone")));
+                }
                 (Some((value, column)), _) => match value.parse::<usize>() {
                     Ok(n) if n > 0 => Chunking::Size(n),
                     _ => {
@@ -368,9 +419,7 @@ fn build(item: &Item, spec: &str, origin: Origin<'_>) -> Result<Vec<Fault>, Diag
         }
         "coalesce" => Fault::Coalesce,
         "huge" => Fault::Huge {
-            bytes: args
-                .number("bytes", "a number of bytes")?
-                .unwrap_or((1 << 20) + 1),
+            bytes: args.size("bytes")?.unwrap_or((1 << 20) + 1),
             at: args.placement(Anchor::At("result".into()), false)?,
         },
         "crlf" => Fault::Crlf,

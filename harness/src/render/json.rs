@@ -3,13 +3,16 @@
 //!
 //! A run with no `result` has failed, whatever its exit code says (a recording cut
 //! short, or a fault that removed the result): it exits 1 if it would exit 0, as the
-//! documentation says a failure does.
+//! documentation says a failure does, with [`NO_RESULT`] on stderr.
 
 use std::collections::VecDeque;
 
 use crate::frames::{Frame, Line, Stream};
 use crate::peek::Peek;
 use crate::source::FrameResult;
+
+/// What stderr says when a run that would exit 0 has no result.
+pub const NO_RESULT: &str = "Error: the agent ended without a result";
 
 pub(crate) struct Json<I> {
     inner: I,
@@ -48,7 +51,12 @@ impl<I: Iterator<Item = FrameResult>> Iterator for Json<I> {
                             line.newline = true;
                             self.queue.push_back(Ok(Frame::Line(line)));
                         }
-                        (true, None) => end.exit = crate::frames::Exit::Code(1),
+                        (true, None) => {
+                            // The documented failure: no JSON, a message, a non-zero exit.
+                            self.queue
+                                .push_back(Ok(Frame::Line(Line::stderr(end.at, NO_RESULT))));
+                            end.exit = crate::frames::Exit::Code(1);
+                        }
                         (false, _) => {}
                     }
                     self.queue.push_back(Ok(Frame::End(end)));

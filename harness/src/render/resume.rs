@@ -1,7 +1,5 @@
 //! `--resume ID`: every `session_id` of the output equals ID.
 
-use serde_json::{Map, Value};
-
 use crate::frames::{Frame, Stream};
 use crate::peek::Peek;
 use crate::source::FrameResult;
@@ -25,15 +23,11 @@ impl<I: Iterator<Item = FrameResult>> Iterator for Resume<I> {
         let mut item = self.inner.next()?;
         if let Ok(Frame::Line(line)) = &mut item {
             if line.stream == Stream::Stdout {
-                let differs = Peek::parse(&line.bytes)
-                    .and_then(|p| p.session_id().map(|sid| sid != self.id.as_str()))
-                    .unwrap_or(false);
-                if differs {
-                    if let Ok(mut event) = serde_json::from_slice::<Map<String, Value>>(&line.bytes) {
-                        event.insert("session_id".into(), Value::String(self.id.clone()));
-                        if let Ok(bytes) = serde_json::to_vec(&event) {
-                            line.bytes = bytes;
-                        }
+                if let Some(range) = Peek::parse(&line.bytes).and_then(|p| p.session_id_span(&line.bytes)) {
+                    // Only the value's bytes change: the rest of the line stays as recorded.
+                    let id = serde_json::to_string(&self.id).unwrap_or_default();
+                    if line.bytes[range.clone()] != *id.as_bytes() {
+                        line.bytes.splice(range, id.into_bytes());
                     }
                 }
             }

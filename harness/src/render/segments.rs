@@ -6,8 +6,8 @@
 //!
 //! A run of consecutive assistant lines is read as follows: a line whose text equals
 //! the text of the lines before it in its segment *closes* that segment, and those
-//! lines were its deltas. A line shaped like a delta (`timestamp_ms`, no
-//! `model_call_id`) never closes one. Any line of the run that no later line closes is a whole
+//! lines were its deltas. Deltas are shaped so (`timestamp_ms`, no `model_call_id`),
+//! and a closing line is not: a line closes only a run of delta-shaped lines. Any line of the run that no later line closes is a whole
 //! segment of its own. Then:
 //!
 //! | recorded | flag given | flag not given |
@@ -40,22 +40,24 @@ pub const MAX_HELD_BYTES: usize = 1 << 20;
 /// An assistant line held back while its segment is open.
 struct Held {
     line: Line,
-    /// Its text, once parsed (a line alone is not parsed without the flag).
-    text: Option<String>,
+    /// Its text, and whether it is shaped like a delta, once parsed (a line alone is
+    /// not parsed without the flag).
+    parsed: Option<(String, bool)>,
     session_id: String,
     timestamp_ms: Option<u64>,
 }
 
 impl Held {
+    fn parsed(&mut self) -> &(String, bool) {
+        self.parsed
+            .get_or_insert_with(|| match Peek::parse(&self.line.bytes) {
+                Some(peek) => (peek.message_text().unwrap_or_default(), peek.is_delta_shaped()),
+                None => (String::new(), false),
+            })
+    }
+
     fn text(&mut self) -> &str {
-        if self.text.is_none() {
-            self.text = Some(
-                Peek::parse(&self.line.bytes)
-                    .and_then(|p| p.message_text())
-                    .unwrap_or_default(),
-            );
-        }
-        self.text.as_deref().unwrap_or_default()
+        &self.parsed().0
     }
 }
 
@@ -96,7 +98,7 @@ impl<I> Segments<I> {
                 Some(_) if self.held.is_empty() => {
                     self.hold(Held {
                         line,
-                        text: None,
+                        parsed: None,
                         session_id: String::new(),
                         timestamp_ms: None,
                     });
@@ -120,6 +122,11 @@ impl<I> Segments<I> {
             let session_id = peek.session_id().unwrap_or_default().into_owned();
             (text, session_id, timestamp_ms, !peek.is_delta_shaped())
         };
+        // Only a run of deltas is closed: a whole line held closes nothing later, and
+        // goes first (two whole segments alike stay two).
+        if !self.held.iter_mut().all(|h| h.parsed().1) {
+            self.release();
+        }
         if !self.held.is_empty() {
             if self.held.len() == 1 {
                 self.text = self.held[0].text().to_owned();
@@ -133,7 +140,7 @@ impl<I> Segments<I> {
         }
         self.hold(Held {
             line,
-            text: Some(text),
+            parsed: Some((text, !can_close)),
             session_id,
             timestamp_ms,
         });
