@@ -3,6 +3,7 @@
 mod support;
 
 mod cli; // the emulated CLI's command line, subcommands and errors
+mod consumers; // the harness on example consumers: the careful one copes, each bug is caught
 mod faults; // every fault and preset through the binary, signals, stalls, closed pipes
 mod formats; // every curated cassette rendered in every output format (snapshots)
 mod generate; // generated sessions: strategies, checker, seeds, cassettes

@@ -321,13 +321,22 @@ fn planned_frames(session: &Session, faults: Vec<Fault>) -> Vec<Frame> {
 /// What a correct consumer concludes from a session with faults: success when the
 /// stream still holds a readable `result` and the process exits 0.
 pub fn expectation(session: &Session, faults: &[Fault]) -> Expectation {
-    let frames = planned_frames(session, faults.to_vec());
+    expectation_of(&planned_frames(session, faults.to_vec()))
+}
+
+/// What a correct consumer concludes from the frames a mock performs (in
+/// `stream-json`): success when they hold a readable `result` before stdout is
+/// closed, the process exits 0, and nothing stalls for ever.
+pub fn expectation_of(frames: &[Frame]) -> Expectation {
     let mut answer = None;
     let mut exit = None;
     let mut hangs = false;
-    for frame in &frames {
+    let mut closed = false;
+    for frame in frames {
         match frame {
-            Frame::Line(line) if line.stream == crate::frames::Stream::Stdout && line.newline => {
+            // What comes after stdout is closed never reaches the consumer.
+            Frame::CloseStdout { .. } => closed = true,
+            Frame::Line(line) if line.stream == crate::frames::Stream::Stdout && line.newline && !closed => {
                 if let Some(peek) = Peek::parse(&line.bytes).filter(|p| p.is_type("result") && !p.is_error())
                 {
                     answer = peek.result_text().map(|t| t.into_owned());

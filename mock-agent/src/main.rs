@@ -27,7 +27,9 @@ use harness::source::Source;
 use harness::timing::Timing;
 
 /// The mock's own subcommands; any other first argument goes to the emulated CLI.
-const OWN_COMMANDS: &[&str] = &["replay", "generate", "lint", "faults", "help", "--help", "-h"];
+const OWN_COMMANDS: &[&str] = &[
+    "replay", "generate", "lint", "test", "faults", "help", "--help", "-h",
+];
 
 /// A stand-in for the cursor-agent CLI, for testing programs that drive it.
 ///
@@ -81,6 +83,11 @@ enum Own {
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
+    /// Run a consumer against every case of the matrix, check its properties, and
+    /// compare each case's record with its snapshot.
+    ///
+    /// Exits 0 when every property held and every snapshot matched, 1 otherwise.
+    Test(TestArgs),
     /// List every fault and preset, with its meaning and an example.
     Faults,
     /// Run as the CLI: `mock-agent agent -p "hi"` is `cursor-agent -p "hi"`.
@@ -89,6 +96,50 @@ enum Own {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
+}
+
+/// `mock-agent test`.
+#[derive(Args)]
+struct TestArgs {
+    /// The consumer: a shell command; `{mock}` is the mock's path, `{format}` the case's output format.
+    #[arg(long, value_name = "CMD")]
+    consumer: String,
+    /// Cassettes and captures to test with, or directories of them (default: the default session only).
+    #[arg(long = "cassettes", value_name = "PATH")]
+    cassettes: Vec<PathBuf>,
+    /// Leave out the built-in default session.
+    #[arg(long)]
+    no_default: bool,
+    /// Also test with the sessions generated from seeds 0..N.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    generated: u64,
+    /// An output format the consumer uses (repeatable; with `{format}` in its command).
+    #[arg(long = "format", value_name = "F", value_parser = parse_format)]
+    formats: Vec<OutputFormat>,
+    /// Only cases whose name contains this.
+    #[arg(long, value_name = "TEXT")]
+    filter: Option<String>,
+    /// Where the snapshots are (`NAME.snap`; new and changed ones are written as `.snap.new`).
+    #[arg(long, value_name = "DIR")]
+    snapshots: Option<PathBuf>,
+    /// Take new and changed snapshots as they are.
+    #[arg(long)]
+    accept: bool,
+    /// Seconds a case may take before the consumer is killed.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
+    timeout: f64,
+    /// Cases run at once.
+    #[arg(long, value_name = "N", default_value_t = 2)]
+    jobs: usize,
+    /// Write JUnit XML here.
+    #[arg(long, value_name = "FILE")]
+    junit: Option<PathBuf>,
+    /// A variable to set to the mock's path, for consumers that take it so.
+    #[arg(long, value_name = "NAME")]
+    mock_env: Option<String>,
+    /// Switch a property off (repeatable): ends, no-crash, reports-failure, reports-success, no-leftover, reads-to-end.
+    #[arg(long = "off", value_name = "PROPERTY")]
+    off: Vec<String>,
 }
 
 /// How a run is played: the CLI's output options, faults and timing.
@@ -201,6 +252,7 @@ fn own(argv: &[String]) -> Exit {
             }
         }
         Own::Lint { files } => lint(&files),
+        Own::Test(args) => test(args),
         Own::Faults => {
             for entry in faults::catalogue() {
                 println!("{:<16} {}", entry.name, entry.meaning);
@@ -235,6 +287,143 @@ fn save_generated(seed: u64, config: &SessionConfig, scenario: &Scenario, path: 
             Exit::Code(e.exit_code())
         }
     }
+}
+
+/// `mock-agent test`: the matrix against a consumer.
+fn test(args: TestArgs) -> Exit {
+    use harness::run::{self, report, Consumer, Matrix, Properties};
+    let Ok(mock) = std::env::current_exe() else {
+        eprintln!("mock-agent: cannot find its own binary to serve as the agent");
+        return Exit::Code(exit_codes::INTERNAL);
+    };
+    if !(args.timeout.is_finite() && args.timeout > 0.0) {
+        eprintln!(
+            "mock-agent: --timeout {}: give seconds, more than 0",
+            args.timeout
+        );
+        return Exit::Code(exit_codes::USAGE);
+    }
+    let mut cassettes = Vec::new();
+    for path in &args.cassettes {
+        if path.is_dir() {
+            match Matrix::cassettes_in(path) {
+                Ok(found) => cassettes.extend(found),
+                Err(e) => {
+                    eprintln!("mock-agent: {}: cannot list the cassettes: {e}", path.display());
+                    return Exit::Code(exit_codes::NO_INPUT);
+                }
+            }
+        } else {
+            cassettes.push(path.clone());
+        }
+    }
+    let mut matrix = Matrix::standard(cassettes, args.generated);
+    matrix.default_session = !args.no_default;
+    if !args.formats.is_empty() {
+        matrix.formats = args.formats.clone();
+    }
+    matrix.filter = args.filter.clone();
+    let with_format = args.consumer.contains("{format}");
+    let cases = match matrix.cases(with_format) {
+        Ok(cases) => cases,
+        Err(e) => {
+            eprintln!("mock-agent: {e}");
+            return Exit::Code(e.exit_code());
+        }
+    };
+    let mut consumer =
+        Consumer::new(args.consumer.clone()).timeout(std::time::Duration::from_secs_f64(args.timeout));
+    if let Some(name) = &args.mock_env {
+        consumer = consumer.mock_env(name.clone());
+    }
+    let mut properties = Properties::new();
+    for name in &args.off {
+        if !run::properties::BUILT_IN.contains(&name.as_str()) {
+            eprintln!(
+                "mock-agent: --off {name}: no such property; the properties are {}",
+                run::properties::BUILT_IN.join(", ")
+            );
+            return Exit::Code(exit_codes::USAGE);
+        }
+        properties = properties.without(name);
+    }
+    eprintln!("running {} cases, {} at a time", cases.len(), args.jobs.max(1));
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    let total = cases.len();
+    let results = run::run_all(&consumer, &cases, &mock, &properties, args.jobs, |result| {
+        let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        let mark = if result.passed() { "ok  " } else { "FAIL" };
+        eprintln!("[{n:>4}/{total}] {mark} {}", result.case.name);
+    });
+    let results = match results {
+        Ok(results) => results,
+        Err(e) => {
+            eprintln!("mock-agent: {e}");
+            return Exit::Code(exit_codes::USAGE);
+        }
+    };
+    let mut changed = Vec::new();
+    let mut new = 0;
+    if let Some(dir) = &args.snapshots {
+        for result in &results {
+            match report::compare(dir, &result.case.name, &report::record(result), args.accept) {
+                Ok(report::SnapshotState::Matches) => {}
+                Ok(report::SnapshotState::New) => new += 1,
+                Ok(report::SnapshotState::Changed) => changed.push(result.case.name.clone()),
+                Err(e) => {
+                    eprintln!("mock-agent: {}: cannot write the snapshot: {e}", dir.display());
+                    return Exit::Code(exit_codes::CANNOT_CREATE);
+                }
+            }
+        }
+    }
+    let failed: Vec<_> = results.iter().filter(|r| !r.passed()).collect();
+    if !failed.is_empty() {
+        println!("{:<48} broken properties", "case");
+        for result in &failed {
+            let broken: Vec<&str> = result
+                .verdicts
+                .iter()
+                .filter(|v| !v.held)
+                .map(|v| v.name.as_str())
+                .collect();
+            println!("{:<48} {}", result.case.name, broken.join(", "));
+        }
+    }
+    for name in &changed {
+        println!("{name:<48} snapshot differs");
+    }
+    let pending = if args.accept { 0 } else { new };
+    println!(
+        "{} cases: {} passed, {} failed; snapshots: {} new{}, {} changed{}",
+        results.len(),
+        results.len() - failed.len(),
+        failed.len(),
+        new,
+        if args.accept { " (accepted)" } else { "" },
+        changed.len(),
+        if args.accept && !changed.is_empty() {
+            " (accepted)"
+        } else {
+            ""
+        },
+    );
+    if let Some(path) = &args.junit {
+        let xml = report::junit(&results, if args.accept { &[] } else { &changed });
+        if let Err(e) = std::fs::write(path, xml) {
+            eprintln!(
+                "mock-agent: {}: cannot write the JUnit report: {e}",
+                path.display()
+            );
+            return Exit::Code(exit_codes::CANNOT_CREATE);
+        }
+    }
+    let snapshots_ok = args.accept || (changed.is_empty() && pending == 0);
+    Exit::Code(if failed.is_empty() && snapshots_ok {
+        exit_codes::OK
+    } else {
+        exit_codes::AGENT_ERROR
+    })
 }
 
 /// `mock-agent lint`: one line per finding, `FILE:LINE: severity: message [rule]`, and a

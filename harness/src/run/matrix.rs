@@ -1,0 +1,241 @@
+//! The standard matrix: every source, in each output format the consumer uses, with
+//! no fault and with each fault and preset in the placements that matter.
+//!
+//! Case names are stable and readable: `SOURCE/FAULT@PLACE`, with `/FORMAT` when the
+//! consumer takes the format (`{format}` in its command), e.g.
+//! `shell-command/eof@mid-line` or `generated-3/json/quota`.
+
+use std::path::PathBuf;
+
+use crate::error::CassetteError;
+use crate::faults::{self, Fault};
+use crate::generate::{self, Expectation, SessionConfig};
+use crate::render::{OutputFormat, RenderOptions};
+use crate::scenario::Scenario;
+use crate::source::Source;
+
+/// Where a case's stream comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CaseSource {
+    /// The built-in default session.
+    Default,
+    /// A cassette or capture.
+    Cassette(PathBuf),
+    /// The session generated from this seed.
+    Generated(u64),
+}
+
+impl CaseSource {
+    /// The name in case names: `default`, the file's stem, `generated-N`.
+    pub fn name(&self) -> String {
+        match self {
+            CaseSource::Default => "default".to_owned(),
+            CaseSource::Cassette(path) => path.file_stem().map_or_else(
+                || path.display().to_string(),
+                |s| s.to_string_lossy().into_owned(),
+            ),
+            CaseSource::Generated(seed) => format!("generated-{seed}"),
+        }
+    }
+
+    fn source(&self) -> Source {
+        match self {
+            CaseSource::Default => Source::Default,
+            CaseSource::Cassette(path) => Source::Cassette(path.clone()),
+            CaseSource::Generated(seed) => Source::Generated {
+                seed: *seed,
+                config: SessionConfig::default(),
+            },
+        }
+    }
+}
+
+/// One case: a source, the output format, faults, and what a correct consumer
+/// concludes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Case {
+    /// A stable name.
+    pub name: String,
+    /// Where the stream comes from.
+    pub source: CaseSource,
+    /// The output format the consumer is given (`{format}`).
+    pub format: OutputFormat,
+    /// The faults, `;`-separated as in `MOCK_AGENT_FAULTS`; empty for none.
+    pub faults: String,
+    /// What a correct consumer concludes.
+    pub expect: Expectation,
+}
+
+impl Case {
+    /// A case; its expectation is worked out from the source with the faults applied.
+    pub fn new(
+        source: CaseSource,
+        format: OutputFormat,
+        faults: &str,
+        name: String,
+    ) -> Result<Case, CassetteError> {
+        let parsed: Vec<Fault> =
+            faults::parse(faults, crate::settings::FAULTS_ORIGIN).map_err(CassetteError::from)?;
+        let mut scenario = Scenario::new(RenderOptions::new(OutputFormat::StreamJson));
+        scenario.faults = parsed;
+        let recording = source.source().open("hi")?;
+        let plan = scenario.plan(recording)?;
+        let frames: Vec<_> = plan.frames.collect::<Result<_, _>>()?;
+        Ok(Case {
+            name,
+            source,
+            format,
+            faults: faults.to_owned(),
+            expect: generate::expectation_of(&frames),
+        })
+    }
+
+    /// The mock's settings for the case.
+    pub fn env(&self) -> Vec<(String, String)> {
+        let mut env = Vec::new();
+        match &self.source {
+            CaseSource::Default => {}
+            CaseSource::Cassette(path) => {
+                // The consumer runs elsewhere: the path must not depend on where.
+                let path = std::path::absolute(path).unwrap_or_else(|_| path.clone());
+                env.push(("MOCK_AGENT_CASSETTE".into(), path.display().to_string()));
+            }
+            CaseSource::Generated(seed) => env.push(("MOCK_AGENT_GENERATE".into(), seed.to_string())),
+        }
+        if !self.faults.is_empty() {
+            env.push(("MOCK_AGENT_FAULTS".into(), self.faults.clone()));
+        }
+        env
+    }
+}
+
+/// The placements that matter, by name.
+pub const PLACES: &[(&str, &str)] = &[
+    ("before-init", "after=0"),
+    ("mid-stream", "after=3"),
+    ("mid-line", "after=3,byte=10"),
+    ("at-result", "at=result"),
+    ("after-result", "at=end"),
+];
+
+/// The standard faults: `(label, spec)`.
+pub fn standard_faults() -> Vec<(String, String)> {
+    let mut faults = vec![("clean".to_owned(), String::new())];
+    for (place, spec) in PLACES {
+        faults.push((format!("eof@{place}"), format!("eof:{spec}")));
+    }
+    for (place, spec) in &PLACES[..4] {
+        faults.push((format!("signal-kill@{place}"), format!("signal:name=KILL,{spec}")));
+    }
+    for (place, spec) in [PLACES[0], PLACES[1], PLACES[4]] {
+        faults.push((format!("noise@{place}"), format!("noise:{spec}")));
+        faults.push((format!("malformed@{place}"), format!("malformed:{spec}")));
+    }
+    let more: &[(&str, &str)] = &[
+        ("stall@at-result", "stall:at=result"),
+        ("stall-2s@mid-line", "stall:ms=2000,after=3,byte=10"),
+        (
+            "close-stdout@mid-stream",
+            "close-stdout:after=3;stall:ms=2000,after=3",
+        ),
+        ("stderr-flood", "stderr-flood:bytes=1048576"),
+        ("stderr-message", "stderr:text=\"warning: slow network\""),
+        ("exit-1@after-success", "exit:code=1"),
+        ("drop-result", "drop:type=result"),
+        ("duplicate@tool-call", "duplicate:at=tool_call"),
+        ("duplicate@result", "duplicate:at=result"),
+        ("reorder", "reorder"),
+        ("unknown-event", "unknown-event:after=3"),
+        ("unknown-field", "unknown-field"),
+        ("chunk-7", "chunk:size=7"),
+        ("chunk-random", "chunk:random"),
+        ("coalesce", "coalesce"),
+        ("huge-64k", "huge:bytes=70000"),
+        ("huge-1m", "huge:bytes=1048577"),
+        ("crlf", "crlf"),
+        ("invalid-utf8", "invalid-utf8"),
+        ("auth-required", "auth-required"),
+        ("trust-required", "trust-required"),
+        ("quota", "quota"),
+        ("unknown-model", "unknown-model"),
+        ("session-in-use", "session-in-use"),
+        ("connection-lost", "connection-lost"),
+    ];
+    faults.extend(more.iter().map(|(l, s)| ((*l).to_owned(), (*s).to_owned())));
+    faults
+}
+
+/// What to run a consumer against.
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct Matrix {
+    /// Cassettes and captures.
+    pub cassettes: Vec<PathBuf>,
+    /// Whether the built-in default session is a source.
+    pub default_session: bool,
+    /// Generated sessions: seeds `0..generated`.
+    pub generated: u64,
+    /// The output formats the consumer uses; cases in each when it takes `{format}`.
+    pub formats: Vec<OutputFormat>,
+    /// The faults, `(label, spec)`; [`standard_faults`] by default.
+    pub faults: Vec<(String, String)>,
+    /// Only cases whose name contains this.
+    pub filter: Option<String>,
+}
+
+impl Matrix {
+    /// The standard matrix over these cassettes, the default session, and
+    /// `generated` generated sessions, in `stream-json`.
+    pub fn standard(cassettes: Vec<PathBuf>, generated: u64) -> Self {
+        Matrix {
+            cassettes,
+            default_session: true,
+            generated,
+            formats: vec![OutputFormat::StreamJson],
+            faults: standard_faults(),
+            filter: None,
+        }
+    }
+
+    /// The curated cassettes of a directory (`*.cassette`, `*.ndjson`), sorted.
+    pub fn cassettes_in(dir: &std::path::Path) -> std::io::Result<Vec<PathBuf>> {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(dir)?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|e| e == "cassette" || e == "ndjson"))
+            .collect();
+        files.sort();
+        Ok(files)
+    }
+
+    /// The cases. `with_format`: the consumer takes the format, so cases name it.
+    pub fn cases(&self, with_format: bool) -> Result<Vec<Case>, CassetteError> {
+        let mut sources = Vec::new();
+        if self.default_session {
+            sources.push(CaseSource::Default);
+        }
+        sources.extend(self.cassettes.iter().cloned().map(CaseSource::Cassette));
+        sources.extend((0..self.generated).map(CaseSource::Generated));
+        let formats = if with_format && !self.formats.is_empty() {
+            self.formats.clone()
+        } else {
+            vec![self.formats.first().copied().unwrap_or_default()]
+        };
+        let mut cases = Vec::new();
+        for source in &sources {
+            for format in &formats {
+                for (label, spec) in &self.faults {
+                    let mut name = source.name();
+                    if with_format {
+                        name = format!("{name}/{format}");
+                    }
+                    name = format!("{name}/{label}");
+                    if self.filter.as_deref().is_some_and(|f| !name.contains(f)) {
+                        continue;
+                    }
+                    cases.push(Case::new(source.clone(), *format, spec, name)?);
+                }
+            }
+        }
+        Ok(cases)
+    }
+}

@@ -1,0 +1,428 @@
+//! Running a consumer: the program under test, against one case at a time.
+//!
+//! Each run gets a fresh temporary directory whose `cursor-agent` and `agent` are the
+//! mock, first on the consumer's `PATH`; the case's settings go in `MOCK_AGENT_*`
+//! variables, and the mock's journal is read back. The consumer runs through `sh -c`
+//! in a process group of its own: on timeout the whole group is killed, and processes
+//! it leaves behind (a mock still running, say) are found, reported and killed.
+//!
+//! A consumer that takes the agent's path rather than finding it on `PATH` gets it
+//! from `{mock}` in its command, or from the variable named by
+//! [`Consumer::mock_env`]. `{format}` in its command is replaced by the case's output
+//! format, for consumers that take one.
+//!
+//! # Getting the `mock-agent` binary from another crate
+//!
+//! Install it (`cargo install --path mock-agent`, or build this workspace) and point
+//! [`Consumer::new`]'s caller at it, e.g. with `MOCK_AGENT_BIN`; [`mock_binary`]
+//! looks there, then for `mock-agent` on `PATH`.
+
+pub mod matrix;
+pub mod properties;
+pub mod report;
+
+use std::io::Read;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::generate::Expectation;
+use crate::journal;
+
+pub use matrix::{Case, CaseSource, Matrix};
+pub use properties::{Properties, Verdict};
+
+/// The program under test.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Consumer {
+    /// A shell command line, run with `sh -c`; `{mock}` and `{format}` are filled in.
+    pub command: String,
+    /// How long a case may take before the consumer is killed.
+    pub timeout: Duration,
+    /// A variable that gets the mock's path, for consumers that take it so.
+    pub mock_env: Option<String>,
+    /// More environment for the consumer.
+    pub env: Vec<(String, String)>,
+    /// Where it runs; the case's temporary directory when `None`.
+    pub cwd: Option<PathBuf>,
+}
+
+impl Consumer {
+    /// A consumer run as this shell command, with a 10 s limit per case.
+    pub fn new(command: impl Into<String>) -> Self {
+        Consumer {
+            command: command.into(),
+            timeout: Duration::from_secs(10),
+            mock_env: None,
+            env: Vec::new(),
+            cwd: None,
+        }
+    }
+
+    /// With this limit per case.
+    #[must_use]
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// With this variable set to the mock's path.
+    #[must_use]
+    pub fn mock_env(mut self, name: impl Into<String>) -> Self {
+        self.mock_env = Some(name.into());
+        self
+    }
+
+    /// With this variable in its environment.
+    #[must_use]
+    pub fn env(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.env.push((name.into(), value.into()));
+        self
+    }
+
+    /// Running in this directory.
+    #[must_use]
+    pub fn cwd(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.cwd = Some(dir.into());
+        self
+    }
+}
+
+/// The `mock-agent` binary: `MOCK_AGENT_BIN`, else `mock-agent` on `PATH`.
+pub fn mock_binary() -> Option<PathBuf> {
+    if let Some(path) = std::env::var_os("MOCK_AGENT_BIN").filter(|p| !p.is_empty()) {
+        return Some(PathBuf::from(path));
+    }
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|dir| dir.join("mock-agent"))
+        .find(|path| path.is_file())
+}
+
+/// How the consumer ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    /// It exited with this code.
+    Exited(i32),
+    /// It died by this signal (number).
+    Signaled(i32),
+    /// It did not end within its limit, and was killed.
+    TimedOut,
+}
+
+/// What one run of the consumer did.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    /// How it ended.
+    pub status: Status,
+    /// Its stdout.
+    pub stdout: Vec<u8>,
+    /// Its stderr.
+    pub stderr: Vec<u8>,
+    /// How long it took.
+    pub wall: Duration,
+    /// The mock's journal: one entry per time the consumer ran the agent.
+    pub journal: Vec<journal::Entry>,
+    /// Whether processes of the consumer's group were still running after it ended
+    /// (they were killed).
+    pub left_running: bool,
+    /// The temporary directory the case ran in (gone by now), for redaction.
+    pub dir: PathBuf,
+}
+
+/// An error running a case (not a failure of the consumer: that is in [`Outcome`]).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RunError {
+    /// Setting up the case's directory or starting the consumer failed.
+    #[error("cannot run `{command}`: {source}")]
+    Spawn {
+        /// The consumer's command.
+        command: String,
+        /// Why.
+        source: std::io::Error,
+    },
+}
+
+/// How long processes left in the consumer's group get to end by themselves.
+const GRACE: Duration = Duration::from_millis(300);
+
+/// Runs the consumer against one case with the mock at `mock`.
+pub fn run(consumer: &Consumer, case: &Case, mock: &Path) -> Result<Outcome, RunError> {
+    let spawn_error = |source| RunError::Spawn {
+        command: consumer.command.clone(),
+        source,
+    };
+    let dir = tempfile::Builder::new()
+        .prefix("mock-agent-case-")
+        .tempdir()
+        .map_err(spawn_error)?;
+    let bin = dir.path().join("bin");
+    std::fs::create_dir(&bin).map_err(spawn_error)?;
+    for name in ["cursor-agent", "agent"] {
+        std::os::unix::fs::symlink(mock, bin.join(name)).map_err(spawn_error)?;
+    }
+    let journal_path = dir.path().join("journal.jsonl");
+    let command = consumer
+        .command
+        .replace("{mock}", &bin.join("cursor-agent").display().to_string())
+        .replace("{format}", case.format.as_str());
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c").arg(&command);
+    for (name, _) in std::env::vars_os() {
+        if name.to_string_lossy().starts_with("MOCK_AGENT_") {
+            cmd.env_remove(name);
+        }
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let mut paths = vec![bin.clone()];
+    paths.extend(std::env::split_paths(&path));
+    cmd.env("PATH", std::env::join_paths(paths).unwrap_or(path));
+    cmd.env("MOCK_AGENT_JOURNAL", &journal_path);
+    for (name, value) in case.env() {
+        cmd.env(name, value);
+    }
+    if let Some(name) = &consumer.mock_env {
+        cmd.env(name, bin.join("cursor-agent"));
+    }
+    for (name, value) in &consumer.env {
+        cmd.env(name, value);
+    }
+    cmd.current_dir(consumer.cwd.as_deref().unwrap_or(dir.path()));
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    cmd.process_group(0);
+    let started = Instant::now();
+    let mut child = cmd.spawn().map_err(spawn_error)?;
+    let group = child.id() as i32;
+    let drain = |pipe: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            if let Some(mut pipe) = pipe {
+                let _ = pipe.read_to_end(&mut bytes);
+            }
+            bytes
+        })
+    };
+    let stdout = drain(child.stdout.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
+    let stderr = drain(child.stderr.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break Some(status),
+            Ok(None) if started.elapsed() >= consumer.timeout => break None,
+            Ok(None) => std::thread::sleep(Duration::from_millis(2)),
+            Err(_) => break None,
+        }
+    };
+    let wall = started.elapsed();
+    let status = match status {
+        Some(status) => match (status.code(), status.signal()) {
+            (Some(code), _) => Status::Exited(code),
+            (None, Some(signal)) => Status::Signaled(signal),
+            (None, None) => Status::Exited(-1),
+        },
+        None => {
+            kill_group(group);
+            let _ = child.wait();
+            Status::TimedOut
+        }
+    };
+    // Whatever the consumer left in its group: given a moment to end, then killed.
+    let deadline = Instant::now() + GRACE;
+    let mut left_running = group_alive(group);
+    while left_running && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(5));
+        left_running = group_alive(group);
+    }
+    if left_running {
+        kill_group(group);
+    }
+    let stdout = stdout.join().unwrap_or_default();
+    let stderr = stderr.join().unwrap_or_default();
+    let journal = journal::read(&journal_path).unwrap_or_default();
+    Ok(Outcome {
+        status,
+        stdout,
+        stderr,
+        wall,
+        journal,
+        left_running: left_running && status != Status::TimedOut,
+        dir: dir.path().to_owned(),
+    })
+}
+
+fn kill_group(group: i32) {
+    use nix::sys::signal::{killpg, Signal};
+    let _ = killpg(nix::unistd::Pid::from_raw(group), Signal::SIGKILL);
+}
+
+fn group_alive(group: i32) -> bool {
+    use nix::sys::signal::killpg;
+    killpg(nix::unistd::Pid::from_raw(group), None).is_ok()
+}
+
+/// The expectation of a case, and its verdicts, for one outcome.
+#[derive(Debug, Clone)]
+pub struct CaseResult {
+    /// The case.
+    pub case: Case,
+    /// What the consumer did.
+    pub outcome: Outcome,
+    /// Each property, held or broken.
+    pub verdicts: Vec<Verdict>,
+}
+
+impl CaseResult {
+    /// Whether every property held.
+    pub fn passed(&self) -> bool {
+        self.verdicts.iter().all(|v| v.held)
+    }
+}
+
+/// Runs every case, `jobs` at a time, and checks the properties of each.
+pub fn run_all(
+    consumer: &Consumer,
+    cases: &[Case],
+    mock: &Path,
+    properties: &Properties,
+    jobs: usize,
+    mut progress: impl FnMut(&CaseResult) + Send,
+) -> Result<Vec<CaseResult>, RunError> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let (sender, receiver) = std::sync::mpsc::channel();
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.max(1) {
+            let sender = sender.clone();
+            let next = &next;
+            scope.spawn(move || loop {
+                let index = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(case) = cases.get(index) else {
+                    break;
+                };
+                let result = run(consumer, case, mock).map(|outcome| {
+                    let verdicts = properties.check(case, &outcome);
+                    CaseResult {
+                        case: case.clone(),
+                        outcome,
+                        verdicts,
+                    }
+                });
+                if sender.send((index, result)).is_err() {
+                    break;
+                }
+            });
+        }
+        drop(sender);
+        let mut results: Vec<Option<CaseResult>> = vec![None; cases.len()];
+        for (index, result) in receiver {
+            let result = result?;
+            progress(&result);
+            results[index] = Some(result);
+        }
+        Ok(results.into_iter().flatten().collect())
+    })
+}
+
+/// What a correct consumer concludes, as text for records.
+pub fn describe(expect: &Expectation) -> String {
+    match expect {
+        Expectation::Success { answer } => format!("success: {answer:?}"),
+        Expectation::Failure => "failure".to_owned(),
+    }
+}
+
+/// What [`check_matrix`] found wrong.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MatrixFailure {
+    /// Each case with broken properties, and their names and details.
+    pub broken: Vec<(String, Vec<String>)>,
+    /// Cases whose record has no snapshot yet, or differs from it (`.snap.new` written).
+    pub snapshots: Vec<String>,
+}
+
+impl std::fmt::Display for MatrixFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for (case, broken) in &self.broken {
+            writeln!(f, "{case}: {}", broken.join("; "))?;
+        }
+        for case in &self.snapshots {
+            writeln!(
+                f,
+                "{case}: new or changed snapshot (review with `cargo insta review`)"
+            )?;
+        }
+        write!(
+            f,
+            "{} case(s) broke a property, {} snapshot(s) to review",
+            self.broken.len(),
+            self.snapshots.len()
+        )
+    }
+}
+
+/// Runs a consumer against every case of a matrix and compares each record with its
+/// snapshot in `snapshots` (insta's format: `cargo insta review` takes the new ones;
+/// `INSTA_UPDATE=always` accepts them at once, `INSTA_UPDATE=no` writes none).
+pub fn check_matrix(
+    consumer: &Consumer,
+    matrix: &Matrix,
+    properties: &Properties,
+    mock: &Path,
+    snapshots: &Path,
+) -> Result<Vec<CaseResult>, MatrixFailure> {
+    let failure = |message: String| MatrixFailure {
+        broken: vec![("matrix".to_owned(), vec![message])],
+        snapshots: Vec::new(),
+    };
+    let cases = matrix
+        .cases(consumer.command.contains("{format}"))
+        .map_err(|e| failure(e.to_string()))?;
+    let jobs = std::thread::available_parallelism().map_or(2, std::num::NonZero::get);
+    let results =
+        run_all(consumer, &cases, mock, properties, jobs, |_| {}).map_err(|e| failure(e.to_string()))?;
+    let update = std::env::var("INSTA_UPDATE").unwrap_or_default();
+    let mut found = MatrixFailure {
+        broken: Vec::new(),
+        snapshots: Vec::new(),
+    };
+    for result in &results {
+        let broken: Vec<String> = result
+            .verdicts
+            .iter()
+            .filter(|v| !v.held)
+            .map(|v| format!("{}: {}", v.name, v.detail))
+            .collect();
+        if !broken.is_empty() {
+            found.broken.push((result.case.name.clone(), broken));
+        }
+        if update != "no" {
+            let record = report::record(result);
+            let state = report::compare(snapshots, &result.case.name, &record, update == "always")
+                .map_err(|e| failure(format!("{}: {e}", snapshots.display())))?;
+            if state != report::SnapshotState::Matches && update != "always" {
+                found.snapshots.push(result.case.name.clone());
+            }
+        }
+    }
+    if found.broken.is_empty() && found.snapshots.is_empty() {
+        Ok(results)
+    } else {
+        Err(found)
+    }
+}
+
+/// [`check_matrix`], panicking with every broken property and snapshot to review.
+#[track_caller]
+pub fn assert_matrix(
+    consumer: &Consumer,
+    matrix: &Matrix,
+    properties: &Properties,
+    mock: &Path,
+    snapshots: &Path,
+) {
+    if let Err(failure) = check_matrix(consumer, matrix, properties, mock, snapshots) {
+        panic!("the consumer `{}` does not cope:\n{failure}", consumer.command);
+    }
+}

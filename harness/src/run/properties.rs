@@ -1,0 +1,214 @@
+//! The properties a consumer must hold in every case, each reported by name.
+//!
+//! | property | holds when |
+//! | --- | --- |
+//! | `ends` | the consumer ends within its time limit (no hang) |
+//! | `no-crash` | it does not die by a signal, and prints no crash (a Rust panic, a Python traceback, an uncaught Node exception) |
+//! | `reports-failure` | when the agent failed, it says so: a non-zero exit (or the user's predicate) |
+//! | `reports-success` | when the agent succeeded, it exits 0 and prints the answer (or the user's predicate) |
+//! | `no-leftover` | it leaves no process running (a mock it did not wait for) |
+//! | `reads-to-end` | when the agent succeeded, it read the agent's stdout to the end (the mock's writes never hit a closed pipe) |
+//!
+//! Users add their own with [`Properties::add`] and switch any off with
+//! [`Properties::without`].
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use super::{Case, Outcome, Status};
+use crate::generate::Expectation;
+
+/// One property's verdict for a case.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Verdict {
+    /// The property's name.
+    pub name: String,
+    /// Whether it held.
+    pub held: bool,
+    /// Why not, when it did not.
+    pub detail: String,
+}
+
+/// A user's property: `Ok(())` when it holds, `Err(why)` when not.
+pub type Check = Arc<dyn Fn(&Case, &Outcome) -> Result<(), String> + Send + Sync>;
+
+/// A user's predicate on an outcome.
+pub type Predicate = Arc<dyn Fn(&Outcome) -> bool + Send + Sync>;
+
+/// A user's predicate on an outcome and the answer expected.
+pub type AnswerPredicate = Arc<dyn Fn(&Outcome, &str) -> bool + Send + Sync>;
+
+/// The properties checked, with the user's additions and switches.
+#[derive(Clone, Default)]
+pub struct Properties {
+    off: BTreeSet<String>,
+    added: Vec<(String, Check)>,
+    success: Option<AnswerPredicate>,
+    failure: Option<Predicate>,
+}
+
+impl std::fmt::Debug for Properties {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Properties")
+            .field("off", &self.off)
+            .field("added", &self.added.iter().map(|(n, _)| n).collect::<Vec<_>>())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Markers of a crash in a consumer's output.
+const CRASHES: &[&str] = &[
+    "panicked at",
+    "Traceback (most recent call last)",
+    "Uncaught ",
+    "UnhandledPromiseRejection",
+    "Segmentation fault",
+];
+
+/// The built-in properties, in report order.
+pub const BUILT_IN: &[&str] = &[
+    "ends",
+    "no-crash",
+    "reports-failure",
+    "reports-success",
+    "no-leftover",
+    "reads-to-end",
+];
+
+impl Properties {
+    /// The built-in properties.
+    pub fn new() -> Self {
+        Properties::default()
+    }
+
+    /// Without the property of this name.
+    #[must_use]
+    pub fn without(mut self, name: &str) -> Self {
+        self.off.insert(name.to_owned());
+        self
+    }
+
+    /// With a property of the user's.
+    #[must_use]
+    pub fn add(
+        mut self,
+        name: impl Into<String>,
+        check: impl Fn(&Case, &Outcome) -> Result<(), String> + Send + Sync + 'static,
+    ) -> Self {
+        self.added.push((name.into(), Arc::new(check)));
+        self
+    }
+
+    /// How to tell that the consumer reported success with `answer` (default: exit 0,
+    /// and the answer in its stdout).
+    #[must_use]
+    pub fn success_when(
+        mut self,
+        predicate: impl Fn(&Outcome, &str) -> bool + Send + Sync + 'static,
+    ) -> Self {
+        self.success = Some(Arc::new(predicate));
+        self
+    }
+
+    /// How to tell that the consumer reported failure (default: a non-zero exit).
+    #[must_use]
+    pub fn failure_when(mut self, predicate: impl Fn(&Outcome) -> bool + Send + Sync + 'static) -> Self {
+        self.failure = Some(Arc::new(predicate));
+        self
+    }
+
+    /// The verdict of each property on one outcome.
+    pub fn check(&self, case: &Case, outcome: &Outcome) -> Vec<Verdict> {
+        let mut verdicts = Vec::new();
+        let mut verdict = |name: &str, result: Result<(), String>| {
+            if !self.off.contains(name) {
+                verdicts.push(Verdict {
+                    name: name.to_owned(),
+                    held: result.is_ok(),
+                    detail: result.err().unwrap_or_default(),
+                });
+            }
+        };
+        let ended = outcome.status != Status::TimedOut;
+        verdict(
+            "ends",
+            if ended {
+                Ok(())
+            } else {
+                Err(format!(
+                    "still running after {:.1} s: killed",
+                    outcome.wall.as_secs_f64()
+                ))
+            },
+        );
+        let output = [
+            String::from_utf8_lossy(&outcome.stdout),
+            String::from_utf8_lossy(&outcome.stderr),
+        ]
+        .concat();
+        let crash = match outcome.status {
+            Status::Signaled(signal) => Err(format!("died by signal {signal}")),
+            _ => match CRASHES.iter().find(|c| output.contains(*c)) {
+                Some(marker) => Err(format!("printed a crash (`{marker}`)")),
+                None => Ok(()),
+            },
+        };
+        verdict("no-crash", crash);
+        let reported_failure = match &self.failure {
+            Some(predicate) => predicate(outcome),
+            None => !matches!(outcome.status, Status::Exited(0)),
+        };
+        match &case.expect {
+            Expectation::Failure => {
+                let result = if !ended || reported_failure {
+                    Ok(())
+                } else {
+                    Err("the agent failed, but the consumer exited 0".to_owned())
+                };
+                verdict("reports-failure", result);
+            }
+            Expectation::Success { answer } => {
+                let answered = match &self.success {
+                    Some(predicate) => predicate(outcome, answer),
+                    None => {
+                        matches!(outcome.status, Status::Exited(0))
+                            && String::from_utf8_lossy(&outcome.stdout).contains(answer.trim())
+                    }
+                };
+                let result = match (answered, outcome.status) {
+                    (true, _) => Ok(()),
+                    (false, Status::Exited(0)) => {
+                        Err("the agent succeeded, but its answer is not in the consumer's stdout".into())
+                    }
+                    (false, Status::Exited(code)) => {
+                        Err(format!("the agent succeeded, but the consumer exited {code}"))
+                    }
+                    (false, _) => Err("the agent succeeded, but the consumer did not say so".into()),
+                };
+                verdict("reports-success", result);
+                let closed = outcome.journal.iter().filter(|e| e.stdout_closed).count();
+                verdict(
+                    "reads-to-end",
+                    if closed == 0 {
+                        Ok(())
+                    } else {
+                        Err("closed the agent's stdout before the end".into())
+                    },
+                );
+            }
+        }
+        verdict(
+            "no-leftover",
+            if outcome.left_running {
+                Err("left processes running after it ended (killed)".into())
+            } else {
+                Ok(())
+            },
+        );
+        for (name, check) in &self.added {
+            let result = check(case, outcome);
+            verdict(name, result);
+        }
+        verdicts
+    }
+}

@@ -1,0 +1,256 @@
+//! The harness proves itself on example consumers: the careful one copes with the
+//! whole matrix, and each one with a classic bug is caught by the property named for
+//! it. Also: timeouts kill the whole process group, leftovers are found, and cases run
+//! in parallel do not see each other.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use harness::run::{self, report, Case, CaseSource, Consumer, Matrix, Properties, Status};
+use harness::OutputFormat;
+
+use crate::support::{bin, root};
+
+fn python(script: &str) -> Consumer {
+    let path = root().join("tests/consumers").join(script);
+    Consumer::new(format!("python3 {}", path.display()))
+        .timeout(Duration::from_secs(6))
+        // The careful consumer gives up on an agent silent this long (the matrix's
+        // finite stall is 2 s).
+        .env("CONSUMER_IDLE_TIMEOUT", "3")
+}
+
+fn cases(sources: &[CaseSource], filter: Option<&str>) -> Vec<Case> {
+    let mut matrix = Matrix::standard(Vec::new(), 0);
+    matrix.default_session = false;
+    let mut cases = Vec::new();
+    for source in sources {
+        for (label, spec) in &matrix.faults {
+            let name = format!("{}/{label}", source.name());
+            if filter.is_some_and(|f| !name.contains(f)) {
+                continue;
+            }
+            cases.push(Case::new(source.clone(), OutputFormat::StreamJson, spec, name).expect("case"));
+        }
+    }
+    matrix.filter = None;
+    cases
+}
+
+fn broken(consumer: &Consumer, case_filter: &str) -> Vec<String> {
+    let cases = cases(&[CaseSource::Default], Some(case_filter));
+    assert!(!cases.is_empty(), "no case matches {case_filter}");
+    let results = run::run_all(consumer, &cases, &bin(), &Properties::new(), 2, |_| {}).expect("runs");
+    let mut names: Vec<String> = results
+        .iter()
+        .flat_map(|r| r.verdicts.iter().filter(|v| !v.held).map(|v| v.name.clone()))
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
+#[test]
+fn the_careful_python_consumer_copes_with_the_whole_matrix() {
+    let mut matrix = Matrix::standard(vec![root().join("cassettes/parallel-tools.cassette")], 2);
+    matrix.default_session = true;
+    run::assert_matrix(
+        &python("careful.py"),
+        &matrix,
+        &Properties::new(),
+        &bin(),
+        &root().join("tests/snapshots/consumers/careful"),
+    );
+}
+
+#[test]
+fn the_careful_rust_consumer_copes_with_the_matrix() {
+    let example = bin()
+        .parent()
+        .map(|d| d.join("examples/careful_consumer"))
+        .unwrap_or_default();
+    assert!(example.exists(), "cargo test builds the examples: {example:?}");
+    let consumer = Consumer::new(example.display().to_string()).timeout(Duration::from_secs(12));
+    // The stall for ever waits out the consumer's own 8 s watchdog: left out here, the
+    // Python consumer covers it.
+    let cases: Vec<Case> = cases(&[CaseSource::Default], None)
+        .into_iter()
+        .filter(|c| !c.name.ends_with("stall@at-result"))
+        .collect();
+    let results = run::run_all(&consumer, &cases, &bin(), &Properties::new(), 2, |_| {}).expect("runs");
+    let failed: Vec<String> = results
+        .iter()
+        .filter(|r| !r.passed())
+        .map(report::record)
+        .collect();
+    assert!(failed.is_empty(), "{}", failed.join("\n\n"));
+}
+
+#[test]
+fn each_classic_bug_is_caught_by_its_property() {
+    let expectations: &[(&str, &str, &[&str])] = &[
+        ("stderr_after_stdout.py", "stderr-flood", &["ends"]),
+        (
+            "fatal_non_json.py",
+            "noise@mid-stream",
+            &["no-crash", "reports-success"],
+        ),
+        ("ignores_exit.py", "auth-required", &["reports-failure"]),
+        (
+            "one_object_per_read.py",
+            "coalesce",
+            &["no-crash", "reports-success"],
+        ),
+        ("hangs_without_result.py", "eof@at-result", &["ends"]),
+        ("line_cap_64k.py", "huge-64k", &["reports-success"]),
+    ];
+    for (script, case, expected) in expectations {
+        let consumer = python(script);
+        // Replay writes as fast as the pipe takes it, so several lines share a read
+        // from the first case on: that bug shows without any fault.
+        if *script != "one_object_per_read.py" {
+            assert_eq!(
+                broken(&consumer, "default/clean"),
+                Vec::<String>::new(),
+                "{script} copes with a clean run"
+            );
+        }
+        let found = broken(&consumer, case);
+        for name in *expected {
+            assert!(
+                found.iter().any(|f| f == name),
+                "{script} on {case}: broke {found:?}, expected {name}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_timeout_kills_the_whole_process_group() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let pid_file = dir.path().join("pid");
+    let consumer = Consumer::new(format!("sleep 30 & echo $! > {}; sleep 30", pid_file.display()))
+        .timeout(Duration::from_millis(500));
+    let case = Case::new(CaseSource::Default, OutputFormat::StreamJson, "", "sleepy".into()).expect("case");
+    let started = Instant::now();
+    let outcome = run::run(&consumer, &case, &bin()).expect("runs");
+    assert!(started.elapsed() < Duration::from_secs(10));
+    assert_eq!(outcome.status, Status::TimedOut);
+    let pid: i32 = std::fs::read_to_string(&pid_file)
+        .expect("pid")
+        .trim()
+        .parse()
+        .expect("a pid");
+    let alive = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None).is_ok();
+    assert!(!alive, "the background sleep was killed with its group");
+}
+
+#[test]
+fn a_mock_left_running_is_found_and_killed() {
+    let consumer =
+        Consumer::new("cursor-agent -p hi > /dev/null & echo started").timeout(Duration::from_secs(5));
+    let case = Case::new(
+        CaseSource::Default,
+        OutputFormat::StreamJson,
+        "stall",
+        "left".into(),
+    )
+    .expect("case");
+    let outcome = run::run(&consumer, &case, &bin()).expect("runs");
+    assert_eq!(outcome.status, Status::Exited(0));
+    assert!(outcome.left_running);
+    let verdicts = Properties::new().check(&case, &outcome);
+    assert!(
+        verdicts.iter().any(|v| v.name == "no-leftover" && !v.held),
+        "{verdicts:?}"
+    );
+}
+
+#[test]
+fn cases_run_in_parallel_are_isolated() {
+    // Each case sees its own cassette and writes its own journal, whatever runs beside it.
+    let consumer =
+        Consumer::new("cursor-agent -p --output-format json hi; echo; cat \"$MOCK_AGENT_JOURNAL\" | wc -l");
+    let sources: Vec<CaseSource> = crate::support::curated()
+        .into_iter()
+        .map(CaseSource::Cassette)
+        .collect();
+    let all: Vec<Case> = sources
+        .iter()
+        .map(|s| Case::new(s.clone(), OutputFormat::StreamJson, "", s.name()).expect("case"))
+        .collect();
+    let one = run::run_all(&consumer, &all, &bin(), &Properties::new(), 1, |_| {}).expect("runs");
+    let four = run::run_all(&consumer, &all, &bin(), &Properties::new(), 4, |_| {}).expect("runs");
+    for (a, b) in one.iter().zip(&four) {
+        assert_eq!(a.case.name, b.case.name);
+        assert_eq!(a.outcome.stdout, b.outcome.stdout, "{}", a.case.name);
+        assert!(
+            String::from_utf8_lossy(&a.outcome.stdout).ends_with("1\n"),
+            "one journal line each"
+        );
+    }
+}
+
+#[test]
+fn mock_agent_test_runs_the_matrix_and_writes_snapshots() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let snapshots = dir.path().join("snaps");
+    let junit = dir.path().join("junit.xml");
+    let consumer = format!(
+        "python3 {}",
+        root().join("tests/consumers/ignores_exit.py").display()
+    );
+    let run = |accept: bool| {
+        let mut cmd = crate::support::mock();
+        cmd.args([
+            "test",
+            "--consumer",
+            &consumer,
+            "--filter",
+            "default/",
+            "--timeout",
+            "5",
+        ])
+        .arg("--snapshots")
+        .arg(&snapshots)
+        .arg("--junit")
+        .arg(&junit);
+        if accept {
+            cmd.arg("--accept");
+        }
+        cmd.output().expect("runs")
+    };
+    let first = run(false);
+    assert_eq!(
+        first.status.code(),
+        Some(1),
+        "ignores_exit.py breaks reports-failure"
+    );
+    let stdout = String::from_utf8_lossy(&first.stdout);
+    assert!(
+        stdout.contains("default/auth-required") && stdout.contains("reports-failure"),
+        "{stdout}"
+    );
+    let new: Vec<PathBuf> = std::fs::read_dir(&snapshots)
+        .expect("snapshots")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .collect();
+    assert!(
+        new.iter().all(|p| p.to_string_lossy().ends_with(".snap.new")),
+        "{new:?}"
+    );
+    assert!(std::fs::read_to_string(&junit)
+        .expect("junit")
+        .contains("<failure message=\"reports-failure"));
+    let accepted = run(true);
+    assert_eq!(accepted.status.code(), Some(1), "properties still break");
+    assert!(std::fs::read_dir(&snapshots)
+        .expect("snapshots")
+        .all(|e| { e.is_ok_and(|e| e.path().extension().is_some_and(|x| x == "snap")) }));
+    let snap = std::fs::read_to_string(report::snapshot_path(&snapshots, "default/quota")).expect("snapshot");
+    assert!(
+        snap.starts_with("---\nsource: mock-agent test\n"),
+        "insta's format: {snap}"
+    );
+    assert!(snap.contains("FAIL reports-failure"));
+}

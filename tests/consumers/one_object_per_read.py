@@ -1,0 +1,43 @@
+#!/usr/bin/env python3
+# one_object_per_read.py: a BUGGY consumer that reads stdout with os.read(fd, 65536)
+# and assumes each read returns exactly one JSON object (json.loads(chunk)). It breaks
+# (uncaught exception, traceback) as soon as several lines arrive in one read
+# (`coalesce`, or simply a fast agent: a pipe joins writes) or a line is split across
+# reads (`chunk:size=7`, a line over 64 KiB). It only works when the agent writes one
+# line at a time slowly enough (e.g. MOCK_AGENT_TIMING=fixed=20).
+#
+# Usage: one_object_per_read.py [PROMPT]   (default "hi")
+
+import json
+import os
+import subprocess
+import sys
+
+
+def main():
+    prompt = sys.argv[1] if len(sys.argv) > 1 else "hi"
+    proc = subprocess.Popen(
+        ["cursor-agent", "-p", "--output-format", "stream-json", prompt],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    fd = proc.stdout.fileno()
+    answer = None
+    while True:
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            break
+        event = json.loads(chunk)  # BUG: a read is not a line; raises on 2 lines or half a line
+        if event.get("type") == "result" and not event.get("is_error"):
+            answer = event.get("result")
+    code = proc.wait()
+    if code != 0 or answer is None:
+        sys.stderr.write("consumer: agent failed: exit %d, %s\n" % (code, "result" if answer is not None else "no result"))
+        return 1
+    sys.stdout.write(answer + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
