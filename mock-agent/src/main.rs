@@ -28,7 +28,7 @@ use harness::timing::Timing;
 
 /// The mock's own subcommands; any other first argument goes to the emulated CLI.
 const OWN_COMMANDS: &[&str] = &[
-    "replay", "generate", "lint", "test", "faults", "help", "--help", "-h",
+    "replay", "generate", "lint", "test", "fuzz", "faults", "help", "--help", "-h",
 ];
 
 /// A stand-in for the cursor-agent CLI, for testing programs that drive it.
@@ -88,6 +88,27 @@ enum Own {
     ///
     /// Exits 0 when every property held and every snapshot matched, 1 otherwise.
     Test(TestArgs),
+    /// Run a consumer against generated sessions with faults; shrink a failure to a cassette.
+    ///
+    /// Exits 0 when every case held every property, 1 when one failed (the minimal
+    /// failing stream is written as a cassette, with the command that replays it).
+    Fuzz {
+        /// The consumer: a shell command; `{mock}` is the mock's path.
+        #[arg(long, value_name = "CMD")]
+        consumer: String,
+        /// How many cases.
+        #[arg(long, value_name = "N", default_value_t = 100)]
+        cases: u32,
+        /// The seed: the same seed runs the same cases.
+        #[arg(long, value_name = "S", default_value_t = 0)]
+        seed: u64,
+        /// Seconds a case may take before the consumer is killed.
+        #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
+        timeout: f64,
+        /// Where the minimal failing case is written.
+        #[arg(long, value_name = "DIR", default_value = "fuzz-failures")]
+        out: PathBuf,
+    },
     /// List every fault and preset, with its meaning and an example.
     Faults,
     /// Run as the CLI: `mock-agent agent -p "hi"` is `cursor-agent -p "hi"`.
@@ -253,6 +274,13 @@ fn own(argv: &[String]) -> Exit {
         }
         Own::Lint { files } => lint(&files),
         Own::Test(args) => test(args),
+        Own::Fuzz {
+            consumer,
+            cases,
+            seed,
+            timeout,
+            out,
+        } => fuzz(&consumer, cases, seed, timeout, &out),
         Own::Faults => {
             for entry in faults::catalogue() {
                 println!("{:<16} {}", entry.name, entry.meaning);
@@ -424,6 +452,52 @@ fn test(args: TestArgs) -> Exit {
     } else {
         exit_codes::AGENT_ERROR
     })
+}
+
+/// `mock-agent fuzz`.
+fn fuzz(command: &str, cases: u32, seed: u64, timeout: f64, out: &Path) -> Exit {
+    use harness::run::{fuzz::fuzz, Consumer, Properties};
+    let Ok(mock) = std::env::current_exe() else {
+        eprintln!("mock-agent: cannot find its own binary to serve as the agent");
+        return Exit::Code(exit_codes::INTERNAL);
+    };
+    if !(timeout.is_finite() && timeout > 0.0) {
+        eprintln!("mock-agent: --timeout {timeout}: give seconds, more than 0");
+        return Exit::Code(exit_codes::USAGE);
+    }
+    let consumer = Consumer::new(command).timeout(std::time::Duration::from_secs_f64(timeout));
+    eprintln!("fuzzing `{command}` with {cases} cases from seed {seed}");
+    match fuzz(&consumer, cases, seed, &mock, &Properties::new(), out) {
+        Ok(report) => {
+            let rate = report.runs as f64 / report.seconds.max(1e-9);
+            match report.failure {
+                None => {
+                    println!("{} cases passed in {:.1} s ({rate:.1} cases/s)", report.runs, report.seconds);
+                    Exit::Code(exit_codes::OK)
+                }
+                Some(failure) => {
+                    println!(
+                        "a case failed; shrunk to {} lines ({} runs, {:.1} s):",
+                        failure.lines, report.runs, report.seconds
+                    );
+                    for broken in &failure.broken {
+                        println!("  {broken}");
+                    }
+                    let path = failure.cassette.display();
+                    println!("the minimal case: {path}");
+                    println!("replay it:  MOCK_AGENT_CASSETTE={path} {command}");
+                    println!(
+                        "or:         mock-agent test --no-default --cassettes {path} --filter clean --consumer '{command}'"
+                    );
+                    Exit::Code(exit_codes::AGENT_ERROR)
+                }
+            }
+        }
+        Err(e) => {
+            eprintln!("mock-agent: {e}");
+            Exit::Code(exit_codes::USAGE)
+        }
+    }
 }
 
 /// `mock-agent lint`: one line per finding, `FILE:LINE: severity: message [rule]`, and a

@@ -17,6 +17,7 @@
 //! [`Consumer::new`]'s caller at it, e.g. with `MOCK_AGENT_BIN`; [`mock_binary`]
 //! looks there, then for `mock-agent` on `PATH`.
 
+pub mod fuzz;
 pub mod matrix;
 pub mod properties;
 pub mod report;
