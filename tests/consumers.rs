@@ -261,31 +261,78 @@ fn fuzz_shrinks_a_failure_to_a_cassette_that_replays_it() {
     let script = root().join("tests/consumers/ignores_exit.py");
     let consumer = format!("python3 {}", script.display());
     let output = crate::support::mock()
-        .args(["fuzz", "--consumer", &consumer, "--cases", "30", "--seed", "1", "--timeout", "5", "--out"])
+        .args([
+            "fuzz",
+            "--consumer",
+            &consumer,
+            "--cases",
+            "30",
+            "--seed",
+            "1",
+            "--timeout",
+            "5",
+            "--out",
+        ])
         .arg(dir.path())
         .output()
         .expect("runs");
-    assert_eq!(output.status.code(), Some(1), "{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(stdout.contains("reports-failure"), "{stdout}");
     let cassette = dir.path().join("fuzz-1.cassette");
-    assert!(stdout.contains(&format!("replay it:  MOCK_AGENT_CASSETTE={}", cassette.display())), "{stdout}");
+    assert!(
+        stdout.contains(&format!("replay it:  MOCK_AGENT_CASSETTE={}", cassette.display())),
+        "{stdout}"
+    );
     // The cassette reproduces the failure.
-    let case = Case::new(CaseSource::Cassette(cassette), OutputFormat::StreamJson, "", "replayed".into()).expect("case");
+    let case = Case::new(
+        CaseSource::Cassette(cassette),
+        OutputFormat::StreamJson,
+        "",
+        "replayed".into(),
+    )
+    .expect("case");
     let outcome = run::run(&python("ignores_exit.py"), &case, &bin()).expect("runs");
     let verdicts = Properties::new().check(&case, &outcome);
-    assert!(verdicts.iter().any(|v| v.name == "reports-failure" && !v.held), "{verdicts:?}");
+    assert!(
+        verdicts.iter().any(|v| v.name == "reports-failure" && !v.held),
+        "{verdicts:?}"
+    );
     // The careful consumer passes the same cases.
     mock_fuzz_passes("careful.py");
 }
 
 fn mock_fuzz_passes(script: &str) {
     let dir = tempfile::tempdir().expect("temp dir");
-    let consumer = format!("CONSUMER_IDLE_TIMEOUT=3 python3 {}", root().join("tests/consumers").join(script).display());
+    let consumer = format!(
+        "CONSUMER_IDLE_TIMEOUT=3 python3 {}",
+        root().join("tests/consumers").join(script).display()
+    );
     let output = crate::support::mock()
-        .args(["fuzz", "--consumer", &consumer, "--cases", "20", "--seed", "1", "--timeout", "6", "--out"])
+        .args([
+            "fuzz",
+            "--consumer",
+            &consumer,
+            "--cases",
+            "20",
+            "--seed",
+            "1",
+            "--timeout",
+            "6",
+            "--out",
+        ])
         .arg(dir.path())
         .output()
         .expect("runs");
-    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stdout));
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stdout)
+    );
 }

@@ -289,6 +289,14 @@ fn frames() -> impl Strategy<Value = Vec<Frame>> {
         prop_oneof![
             2 => prop::collection::vec(any::<u8>(), 0..40),
             2 => event().prop_map(|e| e.to_line().into_bytes()),
+            // An event with bytes that are not UTF-8 inside a string.
+            1 => event().prop_map(|e| {
+                let mut bytes = e.to_line().into_bytes();
+                if let Some(i) = bytes.windows(3).position(|w| w == b"\":\"") {
+                    bytes.splice(i + 3..i + 3, [0xff, 0xfe]);
+                }
+                bytes
+            }),
             1 => text().prop_map(String::into_bytes),
         ]
         .prop_map(|bytes| bytes.into_iter().filter(|b| *b != b'\n').collect::<Vec<u8>>()),

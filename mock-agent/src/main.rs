@@ -472,7 +472,10 @@ fn fuzz(command: &str, cases: u32, seed: u64, timeout: f64, out: &Path) -> Exit 
             let rate = report.runs as f64 / report.seconds.max(1e-9);
             match report.failure {
                 None => {
-                    println!("{} cases passed in {:.1} s ({rate:.1} cases/s)", report.runs, report.seconds);
+                    println!(
+                        "{} cases passed in {:.1} s ({rate:.1} cases/s)",
+                        report.runs, report.seconds
+                    );
                     Exit::Code(exit_codes::OK)
                 }
                 Some(failure) => {

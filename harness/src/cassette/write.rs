@@ -152,9 +152,10 @@ fn write_millis(at: Duration, out: &mut Vec<u8>) {
 /// Whether a line can be stored as an embedded object and read back byte for byte:
 /// one JSON object, nothing around it.
 fn is_embeddable_object(bytes: &[u8]) -> bool {
+    // Skipping a string does not check its UTF-8: the line as a whole must be text.
     bytes.first() == Some(&b'{')
         && bytes.last() == Some(&b'}')
-        && serde_json::from_slice::<IgnoredAny>(bytes).is_ok()
+        && std::str::from_utf8(bytes).is_ok_and(|text| serde_json::from_str::<IgnoredAny>(text).is_ok())
 }
 
 #[cfg(test)]
@@ -185,6 +186,11 @@ mod tests {
             encode(Frame::Line(cut)),
             "{\"t\":0,\"out_b64\":\"/3s=\",\"nl\":false}\n"
         );
+        // An object with bytes that are not UTF-8 in a string is no JSON text: base64.
+        let mut bytes = br#"{"text":""#.to_vec();
+        bytes.extend([0xff, 0xfe]);
+        bytes.extend(br#""}"#);
+        assert!(encode(Frame::Line(Line::stdout(Duration::ZERO, bytes))).contains("\"out_b64\""));
         // Leading white space would be lost by an embedded object: stored as text.
         assert_eq!(
             encode(Frame::Line(Line::stdout(Duration::ZERO, " {}"))),

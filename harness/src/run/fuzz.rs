@@ -54,7 +54,10 @@ pub fn fuzz(
         command: consumer.command.clone(),
         source,
     };
-    let dir = tempfile::Builder::new().prefix("mock-agent-fuzz-").tempdir().map_err(spawn_error)?;
+    let dir = tempfile::Builder::new()
+        .prefix("mock-agent-fuzz-")
+        .tempdir()
+        .map_err(spawn_error)?;
     let runs = AtomicU64::new(0);
     let mut rng_seed = [0u8; 32];
     rng_seed[..8].copy_from_slice(&seed.to_le_bytes());
@@ -65,9 +68,12 @@ pub fn fuzz(
         ..Config::default()
     };
     let mut runner = TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &rng_seed));
-    let strategy = faulted(SessionConfig::default(), 2)
-        .prop_filter("chunk and coalesce are not in cassettes", |case| {
-            !case.faults.iter().any(|f| f.starts_with("chunk") || f.starts_with("coalesce"))
+    let strategy =
+        faulted(SessionConfig::default(), 2).prop_filter("chunk and coalesce are not in cassettes", |case| {
+            !case
+                .faults
+                .iter()
+                .any(|f| f.starts_with("chunk") || f.starts_with("coalesce"))
         });
     let started = Instant::now();
     let error = std::sync::Mutex::new(None);
@@ -76,8 +82,13 @@ pub fn fuzz(
         let path = dir.path().join(format!("case-{n}.cassette"));
         case.write_cassette(&path)
             .map_err(|e| TestCaseError::fail(format!("cannot write the case: {e}")))?;
-        let run_case = Case::new(CaseSource::Cassette(path.clone()), OutputFormat::StreamJson, "", format!("fuzz-{n}"))
-            .map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let run_case = Case::new(
+            CaseSource::Cassette(path.clone()),
+            OutputFormat::StreamJson,
+            "",
+            format!("fuzz-{n}"),
+        )
+        .map_err(|e| TestCaseError::fail(e.to_string()))?;
         let outcome = match run(consumer, &run_case, mock) {
             Ok(outcome) => outcome,
             Err(e) => {
@@ -122,7 +133,11 @@ pub fn fuzz(
             Some(FuzzFailure {
                 cassette,
                 broken: reason.message().split("; ").map(str::to_owned).collect(),
-                lines: minimal.frames().iter().filter(|f| matches!(f, crate::frames::Frame::Line(_))).count(),
+                lines: minimal
+                    .frames()
+                    .iter()
+                    .filter(|f| matches!(f, crate::frames::Frame::Line(_)))
+                    .count(),
             })
         }
     };

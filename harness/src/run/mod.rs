@@ -209,11 +209,16 @@ pub fn run(consumer: &Consumer, case: &Case, mock: &Path) -> Result<Outcome, Run
     };
     let stdout = drain(child.stdout.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
     let stderr = drain(child.stderr.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
+    // Polled, from 50 µs up to 5 ms apart: a quick consumer is seen ending at once.
+    let mut pause = Duration::from_micros(50);
     let status = loop {
         match child.try_wait() {
             Ok(Some(status)) => break Some(status),
             Ok(None) if started.elapsed() >= consumer.timeout => break None,
-            Ok(None) => std::thread::sleep(Duration::from_millis(2)),
+            Ok(None) => {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_millis(5));
+            }
             Err(_) => break None,
         }
     };
