@@ -284,13 +284,15 @@ proptest! {
 }
 
 fn frames() -> impl Strategy<Value = Vec<Frame>> {
+    // Boxed once: the event strategy nests deep, and a test thread's stack is small.
+    let events = event().boxed();
     let line = (
         prop_oneof![Just(Stream::Stdout), Just(Stream::Stderr)],
         prop_oneof![
             2 => prop::collection::vec(any::<u8>(), 0..40),
-            2 => event().prop_map(|e| e.to_line().into_bytes()),
+            2 => events.clone().prop_map(|e| e.to_line().into_bytes()),
             // An event with bytes that are not UTF-8 inside a string.
-            1 => event().prop_map(|e| {
+            1 => events.prop_map(|e| {
                 let mut bytes = e.to_line().into_bytes();
                 if let Some(i) = bytes.windows(3).position(|w| w == b"\":\"") {
                     bytes.splice(i + 3..i + 3, [0xff, 0xfe]);

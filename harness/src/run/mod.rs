@@ -264,9 +264,29 @@ fn kill_group(group: i32) {
     let _ = killpg(nix::unistd::Pid::from_raw(group), Signal::SIGKILL);
 }
 
+/// Whether a process of the group is still running. A zombie (dead, not yet reaped
+/// by whoever adopted it) does not count: the group is read from `/proc`.
 fn group_alive(group: i32) -> bool {
     use nix::sys::signal::killpg;
-    killpg(nix::unistd::Pid::from_raw(group), None).is_ok()
+    if killpg(nix::unistd::Pid::from_raw(group), None).is_err() {
+        return false;
+    }
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return true;
+    };
+    entries.flatten().any(|entry| {
+        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
+            return false;
+        };
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        // `pid (comm) state ppid pgrp ...`; comm may hold spaces and parentheses.
+        let fields: Vec<&str> = stat
+            .rsplit_once(')')
+            .map_or("", |(_, rest)| rest)
+            .split_whitespace()
+            .collect();
+        fields.len() > 2 && fields[0] != "Z" && fields[2].parse() == Ok(group)
+    })
 }
 
 /// The expectation of a case, and its verdicts, for one outcome.
