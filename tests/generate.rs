@@ -100,6 +100,25 @@ proptest! {
         prop_assert_eq!(read, session.frames());
     }
 
+    /// A generated session written as a cassette replays byte for byte through the
+    /// binary, with its stderr and its exit.
+    #[test]
+    fn generated_cassettes_replay_byte_for_byte(session in session(SessionConfig::default())) {
+        let dir = tempfile::tempdir().map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let path = dir.path().join("generated.cassette");
+        session.write_cassette(&path).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let mut cmd = mock();
+        cmd.arg("replay").arg(&path);
+        if session.stream_partial_output {
+            cmd.arg("--stream-partial-output");
+        }
+        let output = cmd.output().map_err(|e| TestCaseError::fail(e.to_string()))?;
+        prop_assert_eq!(String::from_utf8_lossy(&output.stdout), session.stdout());
+        let stderr: String = session.stderr.iter().map(|l| format!("{l}\n")).collect();
+        prop_assert_eq!(String::from_utf8_lossy(&output.stderr), stderr);
+        prop_assert_eq!(output.status.code(), match session.exit { harness::Exit::Code(c) => Some(c), _ => None });
+    }
+
     /// A fault that breaks an invariant, once it acts, is reported by the checker.
     #[test]
     fn faults_that_break_the_protocol_are_seen(
