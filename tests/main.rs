@@ -10,6 +10,7 @@ mod generate; // generated sessions: strategies, checker, seeds, cassettes
 mod invalid; // one snapshot per malformed file under cassettes/invalid/
 mod journal; // MOCK_AGENT_JOURNAL records each invocation
 mod lint; // the protocol checker on files
+mod record; // recording real runs as cassettes, secrets kept out
 mod replay; // byte-exact replay, pipes closed early, the mock's own subcommands
 mod roundtrip; // property tests: event model and cassette write -> read -> replay
 mod timing; // timing schedules and step mode

@@ -22,6 +22,7 @@
 //! - [`execute`]: performs the frames on two output streams, on time;
 //! - [`check`]: the protocol checker behind `mock-agent lint`;
 //! - [`agent`]: the emulation of the real CLI's command line;
+//! - [`record`]: capturing real runs as cassettes, secrets kept out;
 //! - [`run`]: running a consumer against a matrix of cases, checking its properties;
 //! - [`settings`], [`journal`], [`exit_codes`], [`error`], [`process`]: the rest of the
 //!   contract with users.
@@ -46,6 +47,7 @@ pub mod generate;
 pub mod journal;
 mod peek;
 pub mod process;
+pub mod record;
 pub mod render;
 pub mod run;
 pub mod scenario;

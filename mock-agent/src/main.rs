@@ -28,7 +28,7 @@ use harness::timing::Timing;
 
 /// The mock's own subcommands; any other first argument goes to the emulated CLI.
 const OWN_COMMANDS: &[&str] = &[
-    "replay", "generate", "lint", "test", "fuzz", "faults", "help", "--help", "-h",
+    "replay", "record", "generate", "lint", "test", "fuzz", "faults", "help", "--help", "-h",
 ];
 
 /// A stand-in for the cursor-agent CLI, for testing programs that drive it.
@@ -108,6 +108,32 @@ enum Own {
         /// Where the minimal failing case is written.
         #[arg(long, value_name = "DIR", default_value = "fuzz-failures")]
         out: PathBuf,
+    },
+    /// Run the real CLI as a transparent proxy and write what it did as a cassette.
+    ///
+    /// Its stdout and stderr reach you unchanged, stdin is passed on, SIGINT and
+    /// SIGTERM are forwarded, and the proxy ends the way the command ended. Secrets
+    /// (CURSOR_API_KEY, CURSOR_AUTH_TOKEN, --api-key, -H, and --redact ones) never
+    /// reach the cassette.
+    Record {
+        /// The cassette to write (atomically: nothing under this name until the end).
+        #[arg(long, value_name = "FILE")]
+        out: PathBuf,
+        /// A string to keep out of the cassette (repeatable).
+        #[arg(long = "redact", value_name = "TEXT")]
+        redact: Vec<String>,
+        /// An environment variable whose value is a secret (repeatable).
+        #[arg(long = "redact-env", value_name = "NAME")]
+        redact_env: Vec<String>,
+        /// Replace the home directory by `~`.
+        #[arg(long)]
+        redact_home: bool,
+        /// Run `COMMAND --version` first and keep what it prints in the cassette.
+        #[arg(long)]
+        cli_version: bool,
+        /// The command to record, after `--`: `-- cursor-agent -p "hi"`.
+        #[arg(last = true, required = true, value_name = "COMMAND")]
+        command: Vec<String>,
     },
     /// List every fault and preset, with its meaning and an example.
     Faults,
@@ -274,6 +300,27 @@ fn own(argv: &[String]) -> Exit {
         }
         Own::Lint { files } => lint(&files),
         Own::Test(args) => test(args),
+        Own::Record {
+            out,
+            redact,
+            redact_env,
+            redact_home,
+            cli_version,
+            command,
+        } => {
+            let mut options = harness::record::RecordOptions::new(out);
+            options.secrets = redact;
+            options.secret_env = redact_env;
+            options.redact_home = redact_home;
+            options.cli_version = cli_version;
+            match harness::record::record(&command, &options) {
+                Ok(exit) => exit,
+                Err(e) => {
+                    eprintln!("mock-agent: {e}");
+                    Exit::Code(e.exit_code())
+                }
+            }
+        }
         Own::Fuzz {
             consumer,
             cases,

@@ -1,0 +1,252 @@
+//! `mock-agent record`: a transparent proxy that writes what passed as a cassette,
+//! secrets kept out. The real CLI is not on this machine: these tests record the mock
+//! itself and small scripts.
+
+use std::io::{BufRead, BufReader};
+use std::os::unix::process::ExitStatusExt;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use proptest::prelude::*;
+
+use crate::roundtrip::cases;
+use crate::support::{bin, mock};
+
+#[test]
+fn recording_the_mock_replays_what_it_printed() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cassette = dir.path().join("mock.cassette");
+    let live = mock()
+        .args(["record", "--cli-version", "--out"])
+        .arg(&cassette)
+        .arg("--")
+        .arg(bin())
+        .args([
+            "-p",
+            "--output-format",
+            "stream-json",
+            "Read README.md and create a summary",
+        ])
+        .output()
+        .expect("runs");
+    assert!(live.status.success());
+    let seed =
+        std::fs::read_to_string(crate::support::root().join("cassettes/seed-example.ndjson")).expect("seed");
+    assert_eq!(
+        String::from_utf8_lossy(&live.stdout),
+        seed,
+        "the caller gets the output unchanged"
+    );
+    let replayed = mock().arg("replay").arg(&cassette).output().expect("runs");
+    assert_eq!(replayed.stdout, live.stdout);
+    let header = std::fs::read_to_string(&cassette).expect("cassette");
+    let header = header.lines().next().unwrap_or_default();
+    assert!(
+        header.contains(r#""prompt":"Read README.md and create a summary""#),
+        "{header}"
+    );
+    assert!(
+        header.contains(r#""cli_version":"2026.10.01-e373342""#),
+        "{header}"
+    );
+    assert!(header.contains(r#""output_format":"stream-json""#), "{header}");
+}
+
+#[test]
+fn secrets_never_reach_the_cassette() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cassette = dir.path().join("secret.cassette");
+    let script = r#"echo "{\"type\":\"system\",\"key\":\"$CURSOR_API_KEY\",\"h\":\"$2\"}"; echo "token $CURSOR_AUTH_TOKEN $MY_SECRET" >&2; echo "also $1""#;
+    let output = mock()
+        .env("CURSOR_API_KEY", "sk-live-0123456789")
+        .env("CURSOR_AUTH_TOKEN", "tok-abcdefgh")
+        .env("MY_SECRET", "hunter2-hunter2")
+        .args([
+            "record",
+            "--redact-env",
+            "MY_SECRET",
+            "--redact",
+            "extra-secret",
+            "--out",
+        ])
+        .arg(&cassette)
+        .args([
+            "--",
+            "sh",
+            "-c",
+            script,
+            "sh",
+            "--api-key=argv-key-999",
+            "Bearer extra-secret",
+        ])
+        .output()
+        .expect("runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    // The caller saw everything; the cassette holds none of it.
+    assert!(String::from_utf8_lossy(&output.stdout).contains("sk-live-0123456789"));
+    let text = std::fs::read_to_string(&cassette).expect("cassette");
+    for secret in [
+        "sk-live-0123456789",
+        "tok-abcdefgh",
+        "hunter2-hunter2",
+        "argv-key-999",
+        "extra-secret",
+    ] {
+        assert!(!text.contains(secret), "{secret} leaked:\n{text}");
+    }
+    assert!(text.contains("[REDACTED]"));
+}
+
+#[test]
+fn a_killed_recorder_leaves_no_cassette() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cassette = dir.path().join("killed.cassette");
+    let mut child = Command::new(bin())
+        .args(["record", "--out"])
+        .arg(&cassette)
+        .args(["--", "sh", "-c", "echo started; sleep 5"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("spawns");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().expect("stdout"))
+        .read_line(&mut line)
+        .expect("reads");
+    assert_eq!(line, "started\n");
+    child.kill().expect("kills");
+    child.wait().expect("waits");
+    assert!(!cassette.exists(), "nothing under the final name");
+}
+
+#[test]
+fn signals_are_passed_on_and_the_proxy_ends_as_the_command_did() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cassette = dir.path().join("term.cassette");
+    let mut child = Command::new(bin())
+        .args(["record", "--out"])
+        .arg(&cassette)
+        .args([
+            "--",
+            "sh",
+            "-c",
+            "trap 'echo got TERM; exit 7' TERM; echo ready; while :; do sleep 0.05; done",
+        ])
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("spawns");
+    let mut out = BufReader::new(child.stdout.take().expect("stdout"));
+    let mut line = String::new();
+    out.read_line(&mut line).expect("reads");
+    assert_eq!(line, "ready\n");
+    std::thread::sleep(Duration::from_millis(50));
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::sys::signal::Signal::SIGTERM,
+    )
+    .expect("signals");
+    let status = child.wait().expect("waits");
+    assert_eq!(status.code(), Some(7), "{status:?}");
+    let text = std::fs::read_to_string(&cassette).expect("written");
+    assert!(
+        text.contains(r#""out":"got TERM""#) && text.trim_end().ends_with(r#""exit":7}"#),
+        "{text}"
+    );
+    // And a command killed by a signal makes the proxy die by it too.
+    let killed = mock()
+        .args(["record", "--out"])
+        .arg(dir.path().join("kill.cassette"))
+        .args(["--", "sh", "-c", "kill -KILL $$"])
+        .output()
+        .expect("runs");
+    assert_eq!(killed.status.signal(), Some(9));
+}
+
+#[test]
+fn stdin_is_passed_on_and_kept_when_it_is_the_prompt() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cassette = dir.path().join("stdin.cassette");
+    let output = mock()
+        .args(["record", "--out"])
+        .arg(&cassette)
+        .arg("--")
+        .arg(bin())
+        .args(["-p", "--output-format", "json"])
+        .write_stdin("a prompt on stdin\n")
+        .output()
+        .expect("runs");
+    assert!(output.status.success());
+    let header = std::fs::read_to_string(&cassette).expect("cassette");
+    assert!(
+        header
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .contains(r#""stdin":"a prompt on stdin\n""#),
+        "{header}"
+    );
+    mock().args(["record", "--out", "x.cassette"]).assert().code(64);
+}
+
+/// Writes, each to stderr (`true`) or stdout; and the exit code (`Ok`) or signal.
+type Run = (Vec<(bool, Vec<u8>)>, Result<u8, u8>);
+
+/// Chunks on stdout and stderr, and an ending, as a shell script that writes them.
+fn chunks() -> impl Strategy<Value = Run> {
+    (
+        prop::collection::vec((any::<bool>(), prop::collection::vec(any::<u8>(), 0..60)), 0..8),
+        prop_oneof![
+            (0u8..=255).prop_map(Ok),
+            prop::sample::select(vec![15u8, 9, 6]).prop_map(Err)
+        ],
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases(24)))]
+
+    /// Any bytes on stdout and stderr (partial lines, no final newline, not UTF-8,
+    /// interleaved), then any exit code or signal: recorded, replayed, the same bytes
+    /// in the same order on each stream, and the same ending.
+    #[test]
+    fn record_then_replay_is_exact((writes, end) in chunks()) {
+        let dir = tempfile::tempdir().map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let mut script = String::new();
+        let (mut out, mut err): (Vec<u8>, Vec<u8>) = (Vec::new(), Vec::new());
+        for (i, (to_err, bytes)) in writes.iter().enumerate() {
+            let file = dir.path().join(format!("chunk{i}"));
+            std::fs::write(&file, bytes).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            script.push_str(&format!("cat '{}'{}\n", file.display(), if *to_err { " >&2" } else { "" }));
+            if *to_err { err.extend(bytes) } else { out.extend(bytes) }
+        }
+        match end {
+            Ok(code) => script.push_str(&format!("exit {code}\n")),
+            Err(signal) => script.push_str(&format!("kill -{signal} $$\n")),
+        }
+        let cassette = dir.path().join("x.cassette");
+        let live = mock()
+            .args(["record", "--out"])
+            .arg(&cassette)
+            .args(["--", "sh", "-c", &script])
+            .output()
+            .map_err(|e| TestCaseError::fail(e.to_string()))?;
+        prop_assert_eq!(&live.stdout, &out);
+        prop_assert_eq!(&live.stderr, &err);
+        let replayed = mock().arg("replay").arg(&cassette).output().map_err(|e| TestCaseError::fail(e.to_string()))?;
+        prop_assert_eq!(&replayed.stdout, &out);
+        prop_assert_eq!(&replayed.stderr, &err);
+        match end {
+            Ok(code) => {
+                prop_assert_eq!(live.status.code(), Some(i32::from(code)));
+                prop_assert_eq!(replayed.status.code(), Some(i32::from(code)));
+            }
+            Err(signal) => {
+                prop_assert_eq!(live.status.signal(), Some(i32::from(signal)));
+                prop_assert_eq!(replayed.status.signal(), Some(i32::from(signal)));
+            }
+        }
+    }
+}
