@@ -250,3 +250,99 @@ proptest! {
         }
     }
 }
+
+mod shim {
+    //! The shim's record modes, with the mock itself as the "real" CLI.
+
+    use std::path::Path;
+
+    use crate::support::{bin, install_as_cursor_agent};
+
+    fn agent(dir: &Path, library: &Path, mode: &str, journal: &Path, args: &[&str]) -> std::process::Output {
+        std::process::Command::new(dir.join("cursor-agent"))
+            .env("MOCK_AGENT_RECORD", mode)
+            .env("MOCK_AGENT_LIBRARY", library)
+            .env("MOCK_AGENT_REAL", bin())
+            .env("MOCK_AGENT_JOURNAL", journal)
+            .args(args)
+            .output()
+            .expect("runs")
+    }
+
+    fn cassettes(library: &Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(library)
+            .map(|d| {
+                d.filter_map(|e| e.ok())
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn record_modes_replay_what_matches_and_record_what_does_not() {
+        let bin_dir = install_as_cursor_agent();
+        let work = tempfile::tempdir().expect("temp dir");
+        let library = work.path().join("library");
+        let journal = work.path().join("journal.jsonl");
+        let turn = ["-p", "--resume", "chat-1", "next step"];
+
+        // none: a miss is an error that names what differs.
+        let miss = agent(bin_dir.path(), &library, "none", &journal, &turn);
+        assert_eq!(miss.status.code(), Some(66));
+        assert!(String::from_utf8_lossy(&miss.stderr).starts_with("mock-agent: no cassette in "));
+
+        // once: records the first time, replays after.
+        let first = agent(bin_dir.path(), &library, "once", &journal, &turn);
+        assert!(first.status.success());
+        assert_eq!(cassettes(&library).len(), 1);
+        let _ = std::fs::remove_file(&journal);
+        let again = agent(bin_dir.path(), &library, "none", &journal, &turn);
+        assert_eq!(again.stdout, first.stdout);
+        assert_eq!(cassettes(&library).len(), 1);
+
+        // Repeated identical turns replay in recorded order; used up, an error, unless
+        // new_episodes records the next one.
+        let used_up = agent(bin_dir.path(), &library, "none", &journal, &turn);
+        assert_eq!(used_up.status.code(), Some(66));
+        assert!(String::from_utf8_lossy(&used_up.stderr).contains("were all played"));
+        let episode = agent(bin_dir.path(), &library, "new_episodes", &journal, &turn);
+        assert!(episode.status.success());
+        assert_eq!(cassettes(&library).len(), 2);
+        let _ = std::fs::remove_file(&journal);
+        for _ in 0..2 {
+            assert!(agent(bin_dir.path(), &library, "none", &journal, &turn)
+                .status
+                .success());
+        }
+        let entries = harness::journal::read(&journal).expect("journal");
+        let sources: Vec<String> = entries.iter().filter_map(|e| e.source.clone()).collect();
+        assert_eq!(sources.len(), 2);
+        assert_ne!(sources[0], sources[1], "in recorded order, each once");
+
+        // Matching is on the prompt: another prompt is a miss that names it.
+        let other = agent(
+            bin_dir.path(),
+            &library,
+            "none",
+            &journal,
+            &["-p", "--resume", "chat-1", "other"],
+        );
+        let stderr = String::from_utf8_lossy(&other.stderr);
+        assert!(
+            stderr.contains(r#"prompt (recorded "next step", given "other")"#),
+            "{stderr}"
+        );
+
+        // all: always records; passthrough: records nothing.
+        assert!(agent(bin_dir.path(), &library, "all", &journal, &turn)
+            .status
+            .success());
+        assert_eq!(cassettes(&library).len(), 3);
+        let through = agent(bin_dir.path(), &library, "passthrough", &journal, &turn);
+        assert!(through.status.success());
+        assert_eq!(cassettes(&library).len(), 3);
+    }
+}

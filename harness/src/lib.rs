@@ -23,6 +23,7 @@
 //! - [`check`]: the protocol checker behind `mock-agent lint`;
 //! - [`agent`]: the emulation of the real CLI's command line;
 //! - [`record`]: capturing real runs as cassettes, secrets kept out;
+//! - [`library`]: cassettes matched to invocations, for the shim's record modes;
 //! - [`run`]: running a consumer against a matrix of cases, checking its properties;
 //! - [`settings`], [`journal`], [`exit_codes`], [`error`], [`process`]: the rest of the
 //!   contract with users.
@@ -45,6 +46,7 @@ pub mod faults;
 pub mod frames;
 pub mod generate;
 pub mod journal;
+pub mod library;
 mod peek;
 pub mod process;
 pub mod record;

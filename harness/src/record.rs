@@ -47,6 +47,9 @@ pub struct RecordOptions {
     pub redact_home: bool,
     /// Run `COMMAND --version` first and keep what it prints.
     pub cli_version: bool,
+    /// Give the command these bytes on stdin (the shim read them already), rather
+    /// than passing the recorder's stdin on.
+    pub stdin: Option<Vec<u8>>,
 }
 
 impl RecordOptions {
@@ -274,8 +277,8 @@ pub fn record(command: &[String], options: &RecordOptions) -> Result<Exit, Recor
         None
     };
     let parsed = args::parse(argv).ok();
-    let stdin_is_pipe = !std::io::stdin().is_terminal();
-    let mut child = Command::new(program)
+    let stdin_is_pipe = options.stdin.is_some() || !std::io::stdin().is_terminal();
+    let mut child = clean(Command::new(program))
         .args(argv)
         .stdin(if stdin_is_pipe {
             Stdio::piped()
@@ -293,7 +296,15 @@ pub fn record(command: &[String], options: &RecordOptions) -> Result<Exit, Recor
     // the arguments have none.
     let kept = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     let stdin_done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(child.stdin.is_none()));
-    if let Some(mut to_child) = child.stdin.take() {
+    if let (true, Some(given)) = (child.stdin.is_some(), &options.stdin) {
+        if let Some(mut to_child) = child.stdin.take() {
+            let _ = to_child.write_all(given);
+        }
+        if let Ok(mut kept) = kept.lock() {
+            kept.extend_from_slice(&given[..given.len().min(MAX_STDIN)]);
+        }
+        stdin_done.store(true, std::sync::atomic::Ordering::Release);
+    } else if let Some(mut to_child) = child.stdin.take() {
         let (kept, done) = (std::sync::Arc::clone(&kept), std::sync::Arc::clone(&stdin_done));
         std::thread::spawn(move || {
             let mut buf = [0u8; 64 << 10];
@@ -459,6 +470,45 @@ pub fn record(command: &[String], options: &RecordOptions) -> Result<Exit, Recor
         writer.finish()?;
     }
     Ok(exit)
+}
+
+/// The command with the caller's environment less every `MOCK_AGENT_*` setting: a
+/// mock never records itself by accident.
+fn clean(mut command: Command) -> Command {
+    for (name, _) in std::env::vars_os() {
+        if name.to_string_lossy().starts_with("MOCK_AGENT_") {
+            command.env_remove(name);
+        }
+    }
+    command
+}
+
+/// Runs the command with the caller's stdin, stdout and stderr (less `MOCK_AGENT_*`
+/// settings), recording nothing, and returns how it ended.
+pub fn passthrough(command: &[String], stdin: Option<Vec<u8>>) -> Result<Exit, RecordError> {
+    let (program, argv) = command.split_first().ok_or(RecordError::NoCommand)?;
+    let spawn_error = |source| RecordError::Spawn {
+        command: program.clone(),
+        source,
+    };
+    let mut cmd = clean(Command::new(program));
+    cmd.args(argv);
+    if stdin.is_some() {
+        cmd.stdin(Stdio::piped());
+    }
+    let mut child = cmd.spawn().map_err(spawn_error)?;
+    forward_signals(child.id() as i32);
+    if let (Some(mut to_child), Some(bytes)) = (child.stdin.take(), stdin) {
+        let _ = to_child.write_all(&bytes);
+    }
+    let status = child.wait().map_err(spawn_error)?;
+    Ok(
+        match (status.code(), status.signal().and_then(Signal::from_number)) {
+            (Some(code), _) => Exit::Code(code),
+            (None, Some(signal)) => Exit::Signal(signal),
+            (None, None) => Exit::Code(1),
+        },
+    )
 }
 
 fn create(path: &Path, invocation: &Invocation, redactor: &Redactor) -> Result<Writer, RecordError> {

@@ -14,6 +14,11 @@
 //! | `MOCK_AGENT_SEED` | the seed of every random choice | `0` |
 //! | `MOCK_AGENT_GENERATE` | serve the session generated from this seed (see [`crate::generate`]) | off |
 //! | `MOCK_AGENT_PROFILE` | what generated sessions hold: `real` or `seeds` | `real` |
+//! | `MOCK_AGENT_RECORD` | the shim's record mode: `none`, `once`, `new_episodes`, `all`, `passthrough` (see [`crate::library`]) | off |
+//! | `MOCK_AGENT_LIBRARY` | the directory of cassettes the record modes use | none |
+//! | `MOCK_AGENT_REAL` | the real CLI, for the record modes that run it | none |
+//! | `MOCK_AGENT_MATCH_ON` | the fields an invocation is matched on, or changes to the default (`+argv,-model`) | `prompt,output_format,partial,model` |
+//! | `MOCK_AGENT_PLAYBACK_REPEATS` | `1`: replay the last matching cassette again once all are used | off |
 //! | `MOCK_AGENT_STEP` | step mode: read one byte from this FIFO (or `/dev/fd/N`) before each stdout line | off |
 //!
 //! An empty variable counts as unset (but `MOCK_AGENT_ACCOUNT`). A bad value is an
@@ -56,6 +61,44 @@ pub struct Settings {
     pub generate: Option<u64>,
     /// `MOCK_AGENT_PROFILE`.
     pub profile: crate::generate::Profile,
+    /// `MOCK_AGENT_RECORD`.
+    pub record: Option<RecordMode>,
+    /// `MOCK_AGENT_LIBRARY`.
+    pub library: Option<PathBuf>,
+    /// `MOCK_AGENT_REAL`.
+    pub real: Option<PathBuf>,
+    /// `MOCK_AGENT_MATCH_ON`.
+    pub match_on: crate::library::MatchOn,
+    /// `MOCK_AGENT_PLAYBACK_REPEATS`.
+    pub playback_repeats: bool,
+}
+
+/// The shim's record modes, as VCR's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RecordMode {
+    /// Replay only: an invocation with no cassette is an error.
+    None,
+    /// Record what the library has no cassette for; replay the rest.
+    Once,
+    /// Replay what matches a cassette not yet played; record what does not.
+    NewEpisodes,
+    /// Always record.
+    All,
+    /// Run the real CLI; record nothing.
+    Passthrough,
+}
+
+impl RecordMode {
+    fn parse(text: &str) -> Option<RecordMode> {
+        Some(match text.trim() {
+            "none" => RecordMode::None,
+            "once" => RecordMode::Once,
+            "new_episodes" => RecordMode::NewEpisodes,
+            "all" => RecordMode::All,
+            "passthrough" => RecordMode::Passthrough,
+            _ => return None,
+        })
+    }
 }
 
 /// Parses a profile name: `real` or `seeds`.
@@ -131,6 +174,29 @@ impl Settings {
                 )?),
                 None => None,
             },
+            record: match set("MOCK_AGENT_RECORD") {
+                Some(mode) => Some(RecordMode::parse(&mode).ok_or_else(|| {
+                    Origin {
+                        name: "MOCK_AGENT_RECORD",
+                        help: "the record modes are none, once, new_episodes, all and passthrough",
+                    }
+                    .error(&mode, 1, format!("`{mode}` is not a record mode"))
+                })?),
+                None => None,
+            },
+            library: path("MOCK_AGENT_LIBRARY"),
+            real: path("MOCK_AGENT_REAL"),
+            match_on: match set("MOCK_AGENT_MATCH_ON") {
+                Some(spec) => crate::library::MatchOn::parse(&spec).map_err(|message| {
+                    Origin {
+                        name: "MOCK_AGENT_MATCH_ON",
+                        help: "name the fields, e.g. `prompt,model`, or change the default, e.g. `+argv,-model`",
+                    }
+                    .error(&spec, 1, message)
+                })?,
+                None => crate::library::MatchOn::default(),
+            },
+            playback_repeats: set("MOCK_AGENT_PLAYBACK_REPEATS").is_some_and(|v| v != "0" && v != "false"),
             profile: match set("MOCK_AGENT_PROFILE") {
                 Some(name) => parse_profile(
                     &name,
