@@ -346,3 +346,65 @@ mod shim {
         assert_eq!(cassettes(&library).len(), 3);
     }
 }
+
+#[test]
+fn unused_cassettes_are_listed_and_old_or_secret_ones_linted() {
+    let bin_dir = crate::support::install_as_cursor_agent();
+    let work = tempfile::tempdir().expect("temp dir");
+    let library = work.path().join("library");
+    let journal = work.path().join("journal.jsonl");
+    for prompt in ["one", "two"] {
+        let status = Command::new(bin_dir.path().join("cursor-agent"))
+            .env("MOCK_AGENT_RECORD", "once")
+            .env("MOCK_AGENT_LIBRARY", &library)
+            .env("MOCK_AGENT_REAL", bin())
+            .args(["-p", prompt])
+            .output()
+            .expect("runs")
+            .status;
+        assert!(status.success());
+    }
+    Command::new(bin_dir.path().join("cursor-agent"))
+        .env("MOCK_AGENT_RECORD", "none")
+        .env("MOCK_AGENT_LIBRARY", &library)
+        .env("MOCK_AGENT_JOURNAL", &journal)
+        .args(["-p", "one"])
+        .output()
+        .expect("runs");
+    let unused = mock()
+        .args(["unused", "--library"])
+        .arg(&library)
+        .arg("--journal")
+        .arg(&journal)
+        .output()
+        .expect("runs");
+    let listed = String::from_utf8_lossy(&unused.stdout);
+    assert_eq!(listed.lines().count(), 1, "{listed}");
+    assert!(listed.contains("/two-"), "{listed}");
+
+    // A cassette from an older CLI, with a key in its output.
+    let old = work.path().join("old.cassette");
+    std::fs::write(
+        &old,
+        concat!(
+            r#"{"mock_agent_cassette":1,"invocation":{"cli_version":"2026.01.15-abc1234"}}"#,
+            "\n",
+            r#"{"t":0,"err":"using key sk-live-0123456789abcdef"}"#,
+            "\n",
+            r#"{"t":1,"exit":1}"#,
+            "\n"
+        ),
+    )
+    .expect("writes");
+    let lint = mock()
+        .args(["lint", "--max-age", "2026.10.01"])
+        .arg(&old)
+        .output()
+        .expect("runs");
+    let report = String::from_utf8_lossy(&lint.stdout);
+    assert!(
+        report.contains("older than 2026.10.01: record it again [cli-version]"),
+        "{report}"
+    );
+    assert!(report.contains("looks like a secret (`sk-live-…`)"), "{report}");
+}

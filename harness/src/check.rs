@@ -376,36 +376,130 @@ fn shorten(text: &str) -> String {
 
 /// Checks a cassette or capture: the protocol of its stdout, and, for a cassette, the
 /// way it ends. Findings name the lines of the file. A recording made in `json` or
-/// `text` format holds no event stream: its report has one warning saying so.
+/// `text` format holds no event stream: its report has one warning saying so. Values
+/// that look like secrets are warnings wherever they are.
 pub fn check_file(path: &std::path::Path) -> Result<Report, crate::CassetteError> {
+    check_file_with(path, None)
+}
+
+/// [`check_file`], and a warning when the cassette was recorded with a CLI older than
+/// `max_age` (e.g. `2026.10.01`), or with one it does not name.
+pub fn check_file_with(
+    path: &std::path::Path,
+    max_age: Option<&str>,
+) -> Result<Report, crate::CassetteError> {
     use crate::frames::{Frame, Stream};
     use crate::render::OutputFormat;
     let mut reader = crate::cassette::open(path)?;
-    if let Some(format) = reader.header().and_then(|h| h.invocation.output_format) {
-        if format != OutputFormat::StreamJson {
-            return Ok(Report {
-                findings: vec![Finding {
+    let mut early = Vec::new();
+    if let Some(header) = reader.header() {
+        if let Some(min) = max_age {
+            match header.invocation.cli_version.as_deref() {
+                Some(version) if older(version, min) => early.push(Finding {
                     severity: Severity::Warning,
                     line: 1,
-                    rule: "format",
-                    message: format!(
-                        "recorded with `--output-format {format}`: there are no events to check"
-                    ),
-                }],
+                    rule: "cli-version",
+                    message: format!("recorded with CLI {version}, older than {min}: record it again"),
+                }),
+                Some(_) => {}
+                None => early.push(Finding {
+                    severity: Severity::Warning,
+                    line: 1,
+                    rule: "cli-version",
+                    message: "the cassette does not say which CLI recorded it (record with --cli-version)"
+                        .into(),
+                }),
+            }
+        }
+        let text = serde_json::to_string(header).unwrap_or_default();
+        if let Some(secret) = secret_like(&text) {
+            early.push(secret_finding(1, &secret));
+        }
+        if let Some(format) = header
+            .invocation
+            .output_format
+            .filter(|f| *f != OutputFormat::StreamJson)
+        {
+            early.push(Finding {
+                severity: Severity::Warning,
+                line: 1,
+                rule: "format",
+                message: format!("recorded with `--output-format {format}`: there are no events to check"),
             });
+            return Ok(Report { findings: early });
         }
     }
     let mut checker = Checker::new();
+    checker.findings = early;
     let mut exit = None;
     while let Some(frame) = reader.next() {
         match frame? {
-            Frame::Line(line) if line.stream == Stream::Stdout => checker.line(reader.line_no(), &line.bytes),
+            Frame::Line(line) => {
+                if let Some(secret) = secret_like(&String::from_utf8_lossy(&line.bytes)) {
+                    checker.findings.push(secret_finding(reader.line_no(), &secret));
+                }
+                if line.stream == Stream::Stdout {
+                    checker.line(reader.line_no(), &line.bytes);
+                }
+            }
             Frame::End(end) => exit = Some(end.exit),
             _ => {}
         }
     }
     // A capture's exit is made up from its last line: it says nothing.
     Ok(checker.finish(if reader.is_capture() { None } else { exit }))
+}
+
+fn secret_finding(line: u64, secret: &str) -> Finding {
+    let shown: String = secret.chars().take(8).collect();
+    Finding {
+        severity: Severity::Warning,
+        line,
+        rule: "secret",
+        message: format!(
+            "a value that looks like a secret (`{shown}…`): redact it (`mock-agent record --redact`)"
+        ),
+    }
+}
+
+/// Prefixes of API keys and tokens.
+const SECRET_PREFIXES: &[&str] = &[
+    "sk-", "sk_", "key_", "crsr_", "ghp_", "gho_", "xoxb-", "xoxp-", "AKIA", "Bearer ",
+];
+
+/// A value in `text` that looks like a secret: a known key prefix followed by 16 or
+/// more token characters.
+pub fn secret_like(text: &str) -> Option<String> {
+    let token = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.';
+    for prefix in SECRET_PREFIXES {
+        let mut from = 0;
+        while let Some(i) = text[from..].find(prefix) {
+            let start = from + i;
+            let boundary = text[..start].chars().next_back().is_none_or(|c| !token(c));
+            let body: String = text[start + prefix.len()..]
+                .chars()
+                .take_while(|c| token(*c))
+                .collect();
+            if boundary && body.len() >= 16 && !body.contains("REDACTED") {
+                return Some(format!("{prefix}{body}"));
+            }
+            from = start + prefix.len();
+        }
+    }
+    None
+}
+
+/// Whether CLI version `a` is older than `b`: their dates (`2026.10.01`) compared.
+pub fn older(a: &str, b: &str) -> bool {
+    let date = |v: &str| -> Vec<u64> {
+        v.split('-')
+            .next()
+            .unwrap_or("")
+            .split('.')
+            .map(|n| n.parse().unwrap_or(0))
+            .collect()
+    };
+    date(a) < date(b)
 }
 
 /// Checks the stdout lines of a run given as text, one event per line.
@@ -425,6 +519,23 @@ mod tests {
 
     fn rules(report: &Report) -> Vec<(Severity, &'static str)> {
         report.findings.iter().map(|f| (f.severity, f.rule)).collect()
+    }
+
+    #[test]
+    fn secrets_and_versions() {
+        assert_eq!(
+            secret_like("key sk-live-0123456789abcdef in text"),
+            Some("sk-live-0123456789abcdef".into())
+        );
+        assert_eq!(secret_like("Bearer [REDACTED]"), None);
+        assert_eq!(
+            secret_like("task-0123456789abcdefgh"),
+            None,
+            "a word that merely ends in sk-"
+        );
+        assert!(older("2026.01.15-abc1234", "2026.10.01"));
+        assert!(!older("2026.10.01-e373342", "2026.10.01"));
+        assert!(!older("2027.01.01-x", "2026.12.31"));
     }
 
     #[test]

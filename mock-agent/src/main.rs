@@ -28,7 +28,7 @@ use harness::timing::Timing;
 
 /// The mock's own subcommands; any other first argument goes to the emulated CLI.
 const OWN_COMMANDS: &[&str] = &[
-    "replay", "record", "generate", "lint", "test", "fuzz", "faults", "help", "--help", "-h",
+    "replay", "record", "unused", "generate", "lint", "test", "fuzz", "faults", "help", "--help", "-h",
 ];
 
 /// A stand-in for the cursor-agent CLI, for testing programs that drive it.
@@ -82,6 +82,9 @@ enum Own {
         /// The cassettes (`.cassette`) and captures (`.ndjson`) to check.
         #[arg(required = true)]
         files: Vec<PathBuf>,
+        /// Warn about cassettes recorded with a CLI older than this (e.g. `2026.10.01`).
+        #[arg(long, value_name = "VERSION")]
+        max_age: Option<String>,
     },
     /// Run a consumer against every case of the matrix, check its properties, and
     /// compare each case's record with its snapshot.
@@ -134,6 +137,15 @@ enum Own {
         /// The command to record, after `--`: `-- cursor-agent -p "hi"`.
         #[arg(last = true, required = true, value_name = "COMMAND")]
         command: Vec<String>,
+    },
+    /// List the cassettes of a library that no invocation in a journal played.
+    Unused {
+        /// The library (MOCK_AGENT_LIBRARY).
+        #[arg(long, value_name = "DIR")]
+        library: PathBuf,
+        /// The journal of the test run (MOCK_AGENT_JOURNAL).
+        #[arg(long, value_name = "FILE")]
+        journal: PathBuf,
     },
     /// List every fault and preset, with its meaning and an example.
     Faults,
@@ -298,7 +310,19 @@ fn own(argv: &[String]) -> Exit {
                 None => agent::replay(&Source::Generated { seed, config }, "", &scenario, false).exit,
             }
         }
-        Own::Lint { files } => lint(&files),
+        Own::Lint { files, max_age } => lint(&files, max_age.as_deref()),
+        Own::Unused { library, journal } => match harness::journal::read(&journal) {
+            Ok(entries) => {
+                for path in harness::library::unused(&library, &entries) {
+                    println!("{}", path.display());
+                }
+                Exit::Code(exit_codes::OK)
+            }
+            Err(e) => {
+                eprintln!("mock-agent: {e}");
+                Exit::Code(exit_codes::NO_INPUT)
+            }
+        },
         Own::Test(args) => test(args),
         Own::Record {
             out,
@@ -552,11 +576,11 @@ fn fuzz(command: &str, cases: u32, seed: u64, timeout: f64, out: &Path) -> Exit 
 
 /// `mock-agent lint`: one line per finding, `FILE:LINE: severity: message [rule]`, and a
 /// summary per file.
-fn lint(files: &[PathBuf]) -> Exit {
-    use harness::check::{check_file, Severity};
+fn lint(files: &[PathBuf], max_age: Option<&str>) -> Exit {
+    use harness::check::{check_file_with, Severity};
     let mut code = exit_codes::OK;
     for path in files {
-        match check_file(path) {
+        match check_file_with(path, max_age) {
             Ok(report) => {
                 for finding in &report.findings {
                     match finding.line {
