@@ -166,6 +166,17 @@ impl Redactor {
 
     /// The bytes with every secret replaced.
     pub fn apply(&self, bytes: &[u8]) -> Vec<u8> {
+        if self
+            .secrets
+            .iter()
+            .all(|s| memchr::memmem::find(bytes, s).is_none())
+            && self
+                .home
+                .as_ref()
+                .is_none_or(|h| memchr::memmem::find(bytes, h).is_none())
+        {
+            return bytes.to_vec();
+        }
         let mut out = bytes.to_vec();
         for secret in &self.secrets {
             out = replace(&out, secret, MARKER.as_bytes());
@@ -410,7 +421,9 @@ pub fn record(command: &[String], options: &RecordOptions) -> Result<Exit, Recor
             last = last.max(frame.at());
             let frame = match frame.with_at(last) {
                 Frame::Line(mut line) => {
-                    line.bytes = redactor.apply(&line.bytes);
+                    if redactor.leak(&line.bytes).is_some() || redactor.home.is_some() {
+                        line.bytes = redactor.apply(&line.bytes);
+                    }
                     if let Some(hint) = redactor.leak(&line.bytes) {
                         let place = if line.stream == Stream::Stdout {
                             "stdout"

@@ -1,0 +1,164 @@
+//! Recording benchmark: the cost of the transparent proxy.
+//!
+//! ```sh
+//! cargo bench -p mock-agent --bench record          # BENCH_QUICK=1 for a short run
+//! ```
+//!
+//! 1. Wall time of a 100 MB stream (`cat` of a stream-json file) read through a pipe,
+//!    directly and through `mock-agent record` (which also writes the cassette),
+//!    medians of interleaved runs. Bar: under 5% more.
+//! 2. Added per-line latency: a Python producer writes a line every millisecond with
+//!    its `CLOCK_MONOTONIC` time; the bench stamps each line's arrival with the same
+//!    clock. p50 and p99 of arrival minus sending, directly and through the proxy.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+fn mock() -> &'static Path {
+    Path::new(env!("CARGO_BIN_EXE_mock-agent"))
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    sorted[((p / 100.0) * (sorted.len() - 1) as f64).round() as usize]
+}
+
+fn drain(mut cmd: Command) -> (f64, usize) {
+    let started = Instant::now();
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawns");
+    let mut out = child.stdout.take().expect("stdout");
+    let mut buf = vec![0u8; 256 << 10];
+    let mut total = 0;
+    loop {
+        match out.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => total += n,
+        }
+    }
+    assert!(child.wait().expect("waits").success());
+    (started.elapsed().as_secs_f64(), total)
+}
+
+fn monotonic_ns() -> u128 {
+    let now = nix::time::clock_gettime(nix::time::ClockId::CLOCK_MONOTONIC).expect("clock");
+    now.tv_sec() as u128 * 1_000_000_000 + now.tv_nsec() as u128
+}
+
+fn latencies(through_proxy: bool, lines: usize, cassette: &Path) -> Vec<f64> {
+    let producer = format!(
+        "import sys,time\nfor i in range({lines}):\n    sys.stdout.write('{{\"type\":\"assistant\",\"n\":%d,\"sent\":%d}}\\n' % (i, time.monotonic_ns()))\n    sys.stdout.flush()\n    time.sleep(0.001)\n"
+    );
+    let mut cmd = if through_proxy {
+        let mut cmd = Command::new(mock());
+        cmd.arg("record")
+            .arg("--out")
+            .arg(cassette)
+            .args(["--", "python3", "-c", &producer]);
+        cmd
+    } else {
+        let mut cmd = Command::new("python3");
+        cmd.args(["-c", &producer]);
+        cmd
+    };
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stdin(Stdio::null())
+        .spawn()
+        .expect("spawns");
+    let mut reader = BufReader::new(child.stdout.take().expect("stdout"));
+    let mut result = Vec::with_capacity(lines);
+    let mut line = String::new();
+    loop {
+        line.clear();
+        if reader.read_line(&mut line).expect("reads") == 0 {
+            break;
+        }
+        let arrived = monotonic_ns();
+        let sent: u128 = line
+            .rsplit("\"sent\":")
+            .next()
+            .and_then(|s| s.trim_end().trim_end_matches('}').parse().ok())
+            .expect("a sent time");
+        result.push((arrived.saturating_sub(sent)) as f64 / 1e6);
+    }
+    assert!(child.wait().expect("waits").success());
+    result.sort_by(f64::total_cmp);
+    result
+}
+
+fn main() {
+    let quick = std::env::var_os("BENCH_QUICK").is_some();
+    let (rounds, lines) = if quick { (2, 300) } else { (7, 2000) };
+    let dir = tempfile::tempdir().expect("temp dir");
+    let big = dir.path().join("big.ndjson");
+    {
+        let mut out = std::io::BufWriter::new(std::fs::File::create(&big).expect("creates"));
+        let mut written = 0usize;
+        let mut i = 0u64;
+        while written < 100_000_000 {
+            let line = format!(
+                "{{\"type\":\"assistant\",\"message\":{{\"role\":\"assistant\",\"content\":[{{\"type\":\"text\",\"text\":\"line {i} of a long answer, with some words to make it realistic\"}}]}},\"session_id\":\"c6b62c6f-7ead-4fd6-9922-e952131177ff\",\"timestamp_ms\":{}}}\n",
+                1_790_000_000_000u64 + i
+            );
+            out.write_all(line.as_bytes()).expect("writes");
+            written += line.len();
+            i += 1;
+        }
+    }
+    let cassette = dir.path().join("big.cassette");
+    let (mut direct, mut proxied) = (Vec::new(), Vec::new());
+    for round in 0..rounds {
+        let run_direct = || {
+            let mut cmd = Command::new("cat");
+            cmd.arg(&big);
+            drain(cmd)
+        };
+        let run_proxied = || {
+            let mut cmd = Command::new(mock());
+            cmd.arg("record")
+                .arg("--out")
+                .arg(&cassette)
+                .arg("--")
+                .arg("cat")
+                .arg(&big);
+            drain(cmd)
+        };
+        let (a, b) = if round % 2 == 0 {
+            (run_direct(), run_proxied())
+        } else {
+            let b = run_proxied();
+            (run_direct(), b)
+        };
+        assert_eq!(a.1, b.1, "the caller gets every byte");
+        direct.push(a.0);
+        proxied.push(b.0);
+    }
+    let (d, p) = (median(direct), median(proxied));
+    println!("# record benchmark ({rounds} rounds, medians)");
+    println!(
+        "100 MB stream: direct {:.3} s, through record {:.3} s: {:+.1}% (bar: under +5%)",
+        d,
+        p,
+        (p / d - 1.0) * 100.0
+    );
+    let direct = latencies(false, lines, &dir.path().join("lat.cassette"));
+    let proxied = latencies(true, lines, &dir.path().join("lat.cassette"));
+    println!(
+        "per-line latency ({lines} lines, 1 ms apart): direct p50 {:.3} ms p99 {:.3} ms; through record p50 {:.3} ms p99 {:.3} ms; added p99 {:.3} ms",
+        percentile(&direct, 50.0),
+        percentile(&direct, 99.0),
+        percentile(&proxied, 50.0),
+        percentile(&proxied, 99.0),
+        percentile(&proxied, 99.0) - percentile(&direct, 99.0)
+    );
+}
