@@ -33,7 +33,6 @@ fn cases(sources: &[CaseSource], filter: Option<&str>) -> Vec<Case> {
             cases.push(Case::new(source.clone(), OutputFormat::StreamJson, spec, name).expect("case"));
         }
     }
-    matrix.filter = None;
     cases
 }
 
@@ -294,10 +293,29 @@ fn fuzz_shrinks_a_failure_to_a_cassette_that_replays_it() {
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(stdout.contains("reports-failure"), "{stdout}");
     let cassette = dir.path().join("fuzz-1.cassette");
-    assert!(
-        stdout.contains(&format!("replay it:  MOCK_AGENT_CASSETTE={}", cassette.display())),
-        "{stdout}"
+    let replay = format!(
+        "replay it: mock-agent test --no-default --cassettes {} --filter clean --consumer 'python3 ",
+        cassette.display()
     );
+    assert!(stdout.contains(&replay), "{stdout}");
+    // The command it prints reproduces the failure.
+    let replayed = crate::support::mock()
+        .args([
+            "test",
+            "--no-default",
+            "--filter",
+            "clean",
+            "--timeout",
+            "5",
+            "--consumer",
+            &consumer,
+        ])
+        .arg("--cassettes")
+        .arg(&cassette)
+        .output()
+        .expect("runs");
+    assert_eq!(replayed.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&replayed.stdout).contains("reports-failure"));
     // The cassette reproduces the failure.
     let case = Case::new(
         CaseSource::Cassette(cassette),
@@ -344,4 +362,26 @@ fn mock_fuzz_passes(script: &str) {
         "{}",
         String::from_utf8_lossy(&output.stdout)
     );
+}
+
+#[test]
+fn the_consumer_runs_where_the_harness_was_started() {
+    // A relative path, as in the README: the consumer finds its files.
+    crate::support::mock()
+        .args([
+            "test",
+            "--consumer",
+            "python3 tests/consumers/careful.py",
+            "--filter",
+            "default/clean",
+            "--timeout",
+            "5",
+        ])
+        .assert()
+        .success();
+    crate::support::mock()
+        .args(["test", "--consumer", "true", "--filter", "nothing-matches"])
+        .assert()
+        .code(64)
+        .stderr(predicates::str::contains("matches none"));
 }

@@ -1,7 +1,7 @@
 //! Generated sessions: the strategies' properties, and `generate` through the binary.
 
 use harness::check::Checker;
-use harness::generate::{faulted, generate, session, Expectation, Profile, Session, SessionConfig};
+use harness::generate::{faulted, generate, session, Expectation, Session, SessionConfig};
 use harness::scenario::Scenario;
 use harness::{cassette, Frame, OutputFormat, RenderOptions, Stream};
 use proptest::prelude::*;
@@ -163,6 +163,14 @@ proptest! {
         if !case.session.exit.success() {
             prop_assert_eq!(&case.expect, &Expectation::Failure);
         }
+        // Without faults, the label is the session's own outcome.
+        if case.faults.is_empty() {
+            let own = match case.session.answer() {
+                Some(answer) => Expectation::Success { answer },
+                None => Expectation::Failure,
+            };
+            prop_assert_eq!(&case.expect, &own);
+        }
     }
 }
 
@@ -285,5 +293,4 @@ fn profiles_and_sizes() {
         .stderr(predicates::str::starts_with(
             "mock-agent: MOCK_AGENT_GENERATE:1:1:",
         ));
-    let _ = Profile::Real;
 }

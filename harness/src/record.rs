@@ -137,6 +137,8 @@ impl Redactor {
                 // A header's value is the secret; its name is not.
                 if let Some((_, secret)) = value.split_once(':') {
                     secrets.push(secret.trim().to_owned());
+                    // `Bearer TOKEN`: the token alone is a secret too.
+                    secrets.extend(secret.split_whitespace().last().map(str::to_owned));
                 }
                 secrets.push(value);
             }

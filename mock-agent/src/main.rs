@@ -430,8 +430,11 @@ fn test(args: TestArgs) -> Exit {
             return Exit::Code(e.exit_code());
         }
     };
-    let mut consumer =
-        Consumer::new(args.consumer.clone()).timeout(std::time::Duration::from_secs_f64(args.timeout));
+    let Ok(timeout) = std::time::Duration::try_from_secs_f64(args.timeout) else {
+        eprintln!("mock-agent: --timeout {}: too long; give seconds", args.timeout);
+        return Exit::Code(exit_codes::USAGE);
+    };
+    let mut consumer = Consumer::new(args.consumer.clone()).timeout(timeout);
     if let Some(name) = &args.mock_env {
         consumer = consumer.mock_env(name.clone());
     }
@@ -445,6 +448,13 @@ fn test(args: TestArgs) -> Exit {
             return Exit::Code(exit_codes::USAGE);
         }
         properties = properties.without(name);
+    }
+    if cases.is_empty() {
+        eprintln!(
+            "mock-agent: no case to run{}\nhelp: `--filter` keeps the cases whose name contains it, e.g. `default/eof`",
+            args.filter.as_deref().map(|f| format!(" (--filter {f} matches none)")).unwrap_or_default()
+        );
+        return Exit::Code(exit_codes::USAGE);
     }
     eprintln!("running {} cases, {} at a time", cases.len(), args.jobs.max(1));
     let done = std::sync::atomic::AtomicUsize::new(0);
@@ -462,12 +472,12 @@ fn test(args: TestArgs) -> Exit {
         }
     };
     let mut changed = Vec::new();
-    let mut new = 0;
+    let mut new_names = Vec::new();
     if let Some(dir) = &args.snapshots {
         for result in &results {
             match report::compare(dir, &result.case.name, &report::record(result), args.accept) {
                 Ok(report::SnapshotState::Matches) => {}
-                Ok(report::SnapshotState::New) => new += 1,
+                Ok(report::SnapshotState::New) => new_names.push(result.case.name.clone()),
                 Ok(report::SnapshotState::Changed) => changed.push(result.case.name.clone()),
                 Err(e) => {
                     eprintln!("mock-agent: {}: cannot write the snapshot: {e}", dir.display());
@@ -492,6 +502,7 @@ fn test(args: TestArgs) -> Exit {
     for name in &changed {
         println!("{name:<48} snapshot differs");
     }
+    let new = new_names.len();
     let pending = if args.accept { 0 } else { new };
     println!(
         "{} cases: {} passed, {} failed; snapshots: {} new{}, {} changed{}",
@@ -508,7 +519,8 @@ fn test(args: TestArgs) -> Exit {
         },
     );
     if let Some(path) = &args.junit {
-        let xml = report::junit(&results, if args.accept { &[] } else { &changed });
+        let differing: Vec<String> = changed.iter().chain(&new_names).cloned().collect();
+        let xml = report::junit(&results, if args.accept { &[] } else { &differing });
         if let Err(e) = std::fs::write(path, xml) {
             eprintln!(
                 "mock-agent: {}: cannot write the JUnit report: {e}",
@@ -536,7 +548,11 @@ fn fuzz(command: &str, cases: u32, seed: u64, timeout: f64, out: &Path) -> Exit 
         eprintln!("mock-agent: --timeout {timeout}: give seconds, more than 0");
         return Exit::Code(exit_codes::USAGE);
     }
-    let consumer = Consumer::new(command).timeout(std::time::Duration::from_secs_f64(timeout));
+    let Ok(timeout) = std::time::Duration::try_from_secs_f64(timeout) else {
+        eprintln!("mock-agent: --timeout {timeout}: too long; give seconds");
+        return Exit::Code(exit_codes::USAGE);
+    };
+    let consumer = Consumer::new(command).timeout(timeout);
     eprintln!("fuzzing `{command}` with {cases} cases from seed {seed}");
     match fuzz(&consumer, cases, seed, &mock, &Properties::new(), out) {
         Ok(report) => {
@@ -558,11 +574,9 @@ fn fuzz(command: &str, cases: u32, seed: u64, timeout: f64, out: &Path) -> Exit 
                         println!("  {broken}");
                     }
                     let path = failure.cassette.display();
+                    let quoted = format!("'{}'", command.replace('\'', r"'\''"));
                     println!("the minimal case: {path}");
-                    println!("replay it:  MOCK_AGENT_CASSETTE={path} {command}");
-                    println!(
-                        "or:         mock-agent test --no-default --cassettes {path} --filter clean --consumer '{command}'"
-                    );
+                    println!("replay it: mock-agent test --no-default --cassettes {path} --filter clean --consumer {quoted}");
                     Exit::Code(exit_codes::AGENT_ERROR)
                 }
             }

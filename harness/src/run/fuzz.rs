@@ -65,6 +65,9 @@ pub fn fuzz(
         cases,
         failure_persistence: None,
         max_shrink_iters: 256,
+        // The generator's filters reject a case now and then: never give up on them.
+        max_local_rejects: u32::MAX,
+        max_global_rejects: u32::MAX,
         ..Config::default()
     };
     let mut runner = TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &rng_seed));
@@ -136,7 +139,7 @@ pub fn fuzz(
                 lines: minimal
                     .frames()
                     .iter()
-                    .filter(|f| matches!(f, crate::frames::Frame::Line(_)))
+                    .filter(|f| matches!(f, crate::frames::Frame::Line(l) if l.stream == crate::frames::Stream::Stdout))
                     .count(),
             })
         }

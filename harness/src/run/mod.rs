@@ -46,7 +46,7 @@ pub struct Consumer {
     pub mock_env: Option<String>,
     /// More environment for the consumer.
     pub env: Vec<(String, String)>,
-    /// Where it runs; the case's temporary directory when `None`.
+    /// Where it runs; the harness's own working directory when `None`.
     pub cwd: Option<PathBuf>,
 }
 
@@ -149,6 +149,9 @@ pub enum RunError {
 /// How long processes left in the consumer's group get to end by themselves.
 const GRACE: Duration = Duration::from_millis(300);
 
+/// At most this much of each of the consumer's streams is kept.
+pub const MAX_OUTPUT: usize = 16 << 20;
+
 /// Runs the consumer against one case with the mock at `mock`.
 pub fn run(consumer: &Consumer, case: &Case, mock: &Path) -> Result<Outcome, RunError> {
     let spawn_error = |source| RunError::Spawn {
@@ -190,7 +193,11 @@ pub fn run(consumer: &Consumer, case: &Case, mock: &Path) -> Result<Outcome, Run
     for (name, value) in &consumer.env {
         cmd.env(name, value);
     }
-    cmd.current_dir(consumer.cwd.as_deref().unwrap_or(dir.path()));
+    // The consumer runs where the harness was started (its paths are the user's), or
+    // where it says.
+    if let Some(cwd) = &consumer.cwd {
+        cmd.current_dir(cwd);
+    }
     cmd.stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -198,14 +205,24 @@ pub fn run(consumer: &Consumer, case: &Case, mock: &Path) -> Result<Outcome, Run
     let started = Instant::now();
     let mut child = cmd.spawn().map_err(spawn_error)?;
     let group = child.id() as i32;
+    // Each stream is read to its end, and the first MAX_OUTPUT bytes kept.
     let drain = |pipe: Option<Box<dyn Read + Send>>| {
+        let (sender, receiver) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
             let mut bytes = Vec::new();
             if let Some(mut pipe) = pipe {
-                let _ = pipe.read_to_end(&mut bytes);
+                let mut buf = [0u8; 64 << 10];
+                while let Ok(n) = pipe.read(&mut buf) {
+                    if n == 0 {
+                        break;
+                    }
+                    let room = MAX_OUTPUT.saturating_sub(bytes.len());
+                    bytes.extend_from_slice(&buf[..n.min(room)]);
+                }
             }
-            bytes
-        })
+            let _ = sender.send(bytes);
+        });
+        receiver
     };
     let stdout = drain(child.stdout.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
     let stderr = drain(child.stderr.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
@@ -245,8 +262,18 @@ pub fn run(consumer: &Consumer, case: &Case, mock: &Path) -> Result<Outcome, Run
     if left_running {
         kill_group(group);
     }
-    let stdout = stdout.join().unwrap_or_default();
-    let stderr = stderr.join().unwrap_or_default();
+    // A process that left the group may still hold the pipes open: it is not waited
+    // for, and counts as left running.
+    let collect = |receiver: std::sync::mpsc::Receiver<Vec<u8>>, left: &mut bool| {
+        receiver.recv_timeout(GRACE).unwrap_or_else(|_| {
+            *left = true;
+            Vec::new()
+        })
+    };
+    let mut held_open = false;
+    let stdout = collect(stdout, &mut held_open);
+    let stderr = collect(stderr, &mut held_open);
+    left_running |= held_open;
     let journal = journal::read(&journal_path).unwrap_or_default();
     Ok(Outcome {
         status,
@@ -319,7 +346,7 @@ pub fn run_all(
     let next = std::sync::atomic::AtomicUsize::new(0);
     let (sender, receiver) = std::sync::mpsc::channel();
     std::thread::scope(|scope| {
-        for _ in 0..jobs.max(1) {
+        for _ in 0..jobs.clamp(1, cases.len().max(1)) {
             let sender = sender.clone();
             let next = &next;
             scope.spawn(move || loop {
@@ -423,13 +450,16 @@ pub fn check_matrix(
         if !broken.is_empty() {
             found.broken.push((result.case.name.clone(), broken));
         }
-        if update != "no" {
-            let record = report::record(result);
-            let state = report::compare(snapshots, &result.case.name, &record, update == "always")
-                .map_err(|e| failure(format!("{}: {e}", snapshots.display())))?;
-            if state != report::SnapshotState::Matches && update != "always" {
-                found.snapshots.push(result.case.name.clone());
-            }
+        let write = match update.as_str() {
+            "always" => report::Write::Accept,
+            "no" => report::Write::Nothing,
+            _ => report::Write::New,
+        };
+        let record = report::record(result);
+        let state = report::compare_with(snapshots, &result.case.name, &record, write)
+            .map_err(|e| failure(format!("{}: {e}", snapshots.display())))?;
+        if state != report::SnapshotState::Matches && write != report::Write::Accept {
+            found.snapshots.push(result.case.name.clone());
         }
     }
     if found.broken.is_empty() && found.snapshots.is_empty() {

@@ -141,11 +141,17 @@ impl Properties {
                 ))
             },
         );
-        let output = [
+        let mut output = [
             String::from_utf8_lossy(&outcome.stdout),
             String::from_utf8_lossy(&outcome.stderr),
         ]
         .concat();
+        // The answer is the agent's text, not a crash of the consumer's.
+        if let Expectation::Success { answer } = &case.expect {
+            if !answer.trim().is_empty() {
+                output = output.replace(answer.trim(), "");
+            }
+        }
         let crash = match outcome.status {
             Status::Signaled(signal) => Err(format!("died by signal {signal}")),
             _ => match CRASHES.iter().find(|c| output.contains(*c)) {

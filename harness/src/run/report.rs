@@ -134,14 +134,31 @@ pub fn snapshot_path(dir: &Path, case: &str) -> PathBuf {
 /// Compares a record with its snapshot in `dir`, writing `.snap.new` (or `.snap`
 /// when `accept`) where they differ.
 pub fn compare(dir: &Path, case: &str, record: &str, accept: bool) -> std::io::Result<SnapshotState> {
+    compare_with(dir, case, record, if accept { Write::Accept } else { Write::New })
+}
+
+/// What [`compare_with`] writes where a record differs from its snapshot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Write {
+    /// `NAME.snap.new`, for review.
+    New,
+    /// `NAME.snap`: accepted.
+    Accept,
+    /// Nothing (insta's `INSTA_UPDATE=no`).
+    Nothing,
+}
+
+/// Compares a record with its snapshot in `dir`, writing as `write` says.
+pub fn compare_with(dir: &Path, case: &str, record: &str, write: Write) -> std::io::Result<SnapshotState> {
     let path = snapshot_path(dir, case);
     let contents = format!(
         "---\nsource: mock-agent test\nexpression: \"{}\"\n---\n{record}\n",
         case.replace('"', "'")
     );
     let new_path = path.with_extension("snap.new");
+    // As insta does, trailing white space is not compared.
     let state = match std::fs::read_to_string(&path) {
-        Ok(old) if body(&old) == record => SnapshotState::Matches,
+        Ok(old) if body(&old).trim_end() == record.trim_end() => SnapshotState::Matches,
         Ok(_) => SnapshotState::Changed,
         Err(_) => SnapshotState::New,
     };
@@ -149,12 +166,17 @@ pub fn compare(dir: &Path, case: &str, record: &str, accept: bool) -> std::io::R
         let _ = std::fs::remove_file(&new_path);
         return Ok(state);
     }
-    std::fs::create_dir_all(dir)?;
-    if accept {
-        std::fs::write(&path, contents)?;
-        let _ = std::fs::remove_file(&new_path);
-    } else {
-        std::fs::write(&new_path, contents)?;
+    match write {
+        Write::Nothing => {}
+        Write::Accept => {
+            std::fs::create_dir_all(dir)?;
+            std::fs::write(&path, contents)?;
+            let _ = std::fs::remove_file(&new_path);
+        }
+        Write::New => {
+            std::fs::create_dir_all(dir)?;
+            std::fs::write(&new_path, contents)?;
+        }
     }
     Ok(state)
 }
@@ -218,7 +240,8 @@ fn escape(text: &str) -> String {
             '<' => "&lt;".to_owned(),
             '>' => "&gt;".to_owned(),
             '"' => "&quot;".to_owned(),
-            c if c.is_control() && c != '\n' && c != '\t' => format!("&#{};", c as u32),
+            // XML 1.0 has no way to write other control characters.
+            c if c.is_control() && c != '\n' && c != '\t' => "\u{fffd}".to_owned(),
             c => c.to_string(),
         })
         .collect()
