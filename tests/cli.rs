@@ -256,3 +256,14 @@ fn the_mock_s_own_usage_errors_say_mock_agent() {
         .success()
         .stdout(predicate::str::contains("replay"));
 }
+
+#[test]
+fn every_exit_code_is_documented_in_the_readme() {
+    let readme = std::fs::read_to_string(crate::support::root().join("README.md")).expect("README");
+    for (code, name, _) in harness::exit_codes::ALL.iter().filter(|(c, _, _)| *c >= 64) {
+        assert!(
+            readme.contains(&format!("| {code} | `{name}` |")),
+            "README's table lacks {code} {name}"
+        );
+    }
+}

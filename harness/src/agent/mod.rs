@@ -280,16 +280,7 @@ fn dispatch(args: &AgentArgs, settings: &Settings, entry: &mut Entry) -> Exit {
         (None, Some(path)) => Source::Cassette(path.clone()),
         (None, None) => Source::Default,
     };
-    let scenario = Scenario {
-        render: RenderOptions::new(args.output_format)
-            .stream_partial_output(args.stream_partial_output)
-            .resume(args.resume.clone().flatten())
-            .now_ms(entry.started_at_ms),
-        faults: settings.faults.clone(),
-        timing: settings.timing,
-        seed: settings.seed,
-        step: settings.step.clone(),
-    };
+    let scenario = scenario(args, settings, entry.started_at_ms);
     entry.prompt = Some(prompt.clone());
     entry.stdin = stdin;
     entry.output_format = Some(args.output_format);
@@ -302,6 +293,20 @@ fn dispatch(args: &AgentArgs, settings: &Settings, entry: &mut Entry) -> Exit {
     entry.faults = replayed.faults;
     entry.error = replayed.error;
     replayed.exit
+}
+
+/// The scenario of an invocation: its CLI options and the mock's settings.
+fn scenario(args: &AgentArgs, settings: &Settings, now_ms: u64) -> Scenario {
+    Scenario {
+        render: RenderOptions::new(args.output_format)
+            .stream_partial_output(args.stream_partial_output)
+            .resume(args.resume.clone().flatten())
+            .now_ms(now_ms),
+        faults: settings.faults.clone(),
+        timing: settings.timing,
+        seed: settings.seed,
+        step: settings.step.clone(),
+    }
 }
 
 /// The shim's record modes: replay from the library, or run the real CLI (and record
@@ -378,16 +383,7 @@ fn shim(
             );
         };
         let source = Source::Cassette(path);
-        let scenario = Scenario {
-            render: RenderOptions::new(args.output_format)
-                .stream_partial_output(args.stream_partial_output)
-                .resume(args.resume.clone().flatten())
-                .now_ms(entry.started_at_ms),
-            faults: settings.faults.clone(),
-            timing: settings.timing,
-            seed: settings.seed,
-            step: settings.step.clone(),
-        };
+        let scenario = scenario(args, settings, entry.started_at_ms);
         entry.source = Some(source.describe());
         let replayed = replay(&source, prompt, &scenario, settings.journal.is_some());
         entry.stdout_closed = replayed.stdout_closed_at.is_some();

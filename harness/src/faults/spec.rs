@@ -62,10 +62,6 @@ impl Origin<'_> {
     }
 }
 
-fn error(spec: &str, origin: Origin<'_>, column: usize, message: String) -> Diagnostic {
-    origin.error(spec, column, message)
-}
-
 /// Splits the spec into items, honouring quotes. Columns are 1-based bytes.
 fn split_items(spec: &str, origin: Origin<'_>) -> Result<Vec<Item>, Diagnostic> {
     let mut items = Vec::new();
@@ -98,27 +94,19 @@ fn split_items(spec: &str, origin: Origin<'_>) -> Result<Vec<Item>, Diagnostic> 
                 }
                 let key = spec[key_start..i].trim().to_owned();
                 if key.is_empty() {
-                    return Err(error(
+                    return Err(origin.error(
                         spec,
-                        origin,
                         key_start + 1,
-                        "a key is missing here: write `key=value`, or end the fault without `:` or `,`"
-                            .into(),
+                        "a key is missing here: write `key=value`, or end the fault without `:` or `,`",
                     ));
                 }
                 if item.pairs.iter().any(|p| p.key == key) {
-                    return Err(error(
-                        spec,
-                        origin,
-                        key_start + 1,
-                        format!("`{key}` is given twice"),
-                    ));
+                    return Err(origin.error(spec, key_start + 1, format!("`{key}` is given twice")));
                 }
                 if i >= bytes.len() || bytes[i] != b'=' {
                     if !FLAGS.contains(&key.as_str()) {
-                        return Err(error(
+                        return Err(origin.error(
                             spec,
-                            origin,
                             key_start + 1,
                             format!("`{key}` needs a value: write `{key}=VALUE`"),
                         ));
@@ -135,8 +123,7 @@ fn split_items(spec: &str, origin: Origin<'_>) -> Result<Vec<Item>, Diagnostic> 
                     break;
                 }
                 i += 1;
-                let (value, next) =
-                    read_value(spec, i).map_err(|(col, msg)| error(spec, origin, col, msg))?;
+                let (value, next) = read_value(spec, i).map_err(|(col, msg)| origin.error(spec, col, msg))?;
                 item.pairs.push(Pair {
                     key,
                     value,
@@ -151,18 +138,12 @@ fn split_items(spec: &str, origin: Origin<'_>) -> Result<Vec<Item>, Diagnostic> 
             }
         }
         if item.name.is_empty() {
-            return Err(error(
-                spec,
-                origin,
-                start + 1,
-                "a fault name is missing here".into(),
-            ));
+            return Err(origin.error(spec, start + 1, "a fault name is missing here"));
         }
         items.push(item);
         if i < bytes.len() && bytes[i] != b';' {
-            return Err(error(
+            return Err(origin.error(
                 spec,
-                origin,
                 i + 1,
                 format!(
                     "unexpected `{}`: after a value comes `,` and another key, or `;` and another fault",
@@ -221,7 +202,7 @@ impl<'a> Args<'a> {
     }
 
     fn err(&self, column: usize, message: String) -> Diagnostic {
-        error(self.spec, self.origin, column, message)
+        self.origin.error(self.spec, column, message)
     }
 
     fn get(&mut self, key: &str) -> Option<(&'a str, usize)> {
