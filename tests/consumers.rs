@@ -385,3 +385,53 @@ fn the_consumer_runs_where_the_harness_was_started() {
         .code(64)
         .stderr(predicates::str::contains("matches none"));
 }
+
+#[test]
+fn an_interrupted_harness_takes_its_consumers_with_it() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let pids = dir.path().join("pids");
+    let consumer = format!("echo $$ >> {}; sleep 30", pids.display());
+    let mut harness = std::process::Command::new(bin())
+        .current_dir(root())
+        .args([
+            "test",
+            "--consumer",
+            &consumer,
+            "--filter",
+            "default/eof",
+            "--timeout",
+            "60",
+            "--jobs",
+            "2",
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawns");
+    let started = Instant::now();
+    while std::fs::read_to_string(&pids).map_or(0, |p| p.lines().count()) < 2 {
+        assert!(started.elapsed() < Duration::from_secs(10), "the consumers start");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(harness.id() as i32),
+        nix::sys::signal::Signal::SIGTERM,
+    )
+    .expect("signals");
+    let status = harness.wait().expect("waits");
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(status.signal(), Some(15));
+    std::thread::sleep(Duration::from_millis(100));
+    for pid in std::fs::read_to_string(&pids).expect("pids").lines() {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        let state = stat
+            .rsplit(')')
+            .next()
+            .and_then(|rest| rest.split_whitespace().next())
+            .unwrap_or("gone");
+        assert!(
+            state == "gone" || state == "Z",
+            "consumer {pid} still runs: {stat}"
+        );
+    }
+}

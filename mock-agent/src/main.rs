@@ -388,9 +388,34 @@ fn save_generated(seed: u64, config: &SessionConfig, scenario: &Scenario, path: 
     }
 }
 
+/// SIGINT and SIGTERM end the run, and the consumers running then with it.
+fn on_interrupt_kill_consumers() {
+    std::thread::spawn(|| {
+        let Ok(runtime) = tokio::runtime::Builder::new_current_thread().enable_io().build() else {
+            return;
+        };
+        runtime.block_on(async {
+            use tokio::signal::unix::{signal, SignalKind};
+            let (Ok(mut term), Ok(mut int)) =
+                (signal(SignalKind::terminate()), signal(SignalKind::interrupt()))
+            else {
+                return;
+            };
+            let signal = tokio::select! {
+                _ = term.recv() => harness::frames::Signal::Term,
+                _ = int.recv() => harness::frames::Signal::Int,
+            };
+            harness::run::interrupt();
+            eprintln!("mock-agent: interrupted: the running consumers were killed");
+            harness::process::terminate(harness::frames::Exit::Signal(signal));
+        });
+    });
+}
+
 /// `mock-agent test`: the matrix against a consumer.
 fn test(args: TestArgs) -> Exit {
     use harness::run::{self, report, Consumer, Matrix, Properties};
+    on_interrupt_kill_consumers();
     let Ok(mock) = std::env::current_exe() else {
         eprintln!("mock-agent: cannot find its own binary to serve as the agent");
         return Exit::Code(exit_codes::INTERNAL);
@@ -540,6 +565,7 @@ fn test(args: TestArgs) -> Exit {
 /// `mock-agent fuzz`.
 fn fuzz(command: &str, cases: u32, seed: u64, timeout: f64, out: &Path) -> Exit {
     use harness::run::{fuzz::fuzz, Consumer, Properties};
+    on_interrupt_kill_consumers();
     let Ok(mock) = std::env::current_exe() else {
         eprintln!("mock-agent: cannot find its own binary to serve as the agent");
         return Exit::Code(exit_codes::INTERNAL);

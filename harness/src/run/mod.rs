@@ -205,6 +205,7 @@ pub fn run(consumer: &Consumer, case: &Case, mock: &Path) -> Result<Outcome, Run
     let started = Instant::now();
     let mut child = cmd.spawn().map_err(spawn_error)?;
     let group = child.id() as i32;
+    let _active = Active::register(group, dir.path());
     // Each stream is read to its end, and the first MAX_OUTPUT bytes kept.
     let drain = |pipe: Option<Box<dyn Read + Send>>| {
         let (sender, receiver) = std::sync::mpsc::channel();
@@ -284,6 +285,41 @@ pub fn run(consumer: &Consumer, case: &Case, mock: &Path) -> Result<Outcome, Run
         left_running: left_running && status != Status::TimedOut,
         dir: dir.path().to_owned(),
     })
+}
+
+/// The consumers running now, by process group, with their case directories: what an
+/// interrupted harness kills and removes ([`interrupt`]).
+static ACTIVE: std::sync::Mutex<Vec<(i32, PathBuf)>> = std::sync::Mutex::new(Vec::new());
+
+/// A running consumer's place in [`ACTIVE`], for as long as it runs.
+struct Active(i32);
+
+impl Active {
+    fn register(group: i32, dir: &Path) -> Active {
+        if let Ok(mut active) = ACTIVE.lock() {
+            active.push((group, dir.to_owned()));
+        }
+        Active(group)
+    }
+}
+
+impl Drop for Active {
+    fn drop(&mut self) {
+        if let Ok(mut active) = ACTIVE.lock() {
+            active.retain(|(group, _)| *group != self.0);
+        }
+    }
+}
+
+/// Kills every running consumer's process group and removes its case directory:
+/// what a harness does when it is interrupted (SIGINT, SIGTERM), since consumers run
+/// in groups of their own that the terminal's signal does not reach.
+pub fn interrupt() {
+    let active = ACTIVE.lock().map(|a| a.clone()).unwrap_or_default();
+    for (group, dir) in active {
+        kill_group(group);
+        let _ = std::fs::remove_dir_all(dir);
+    }
 }
 
 fn kill_group(group: i32) {
