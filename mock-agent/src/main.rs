@@ -522,6 +522,9 @@ fn test(args: TestArgs) -> Exit {
                 .map(|v| v.name.as_str())
                 .collect();
             println!("{:<48} {}", result.case.name, broken.join(", "));
+            for verdict in result.verdicts.iter().filter(|v| !v.held) {
+                println!("    {}: {}", verdict.name, verdict.detail);
+            }
         }
     }
     for name in &changed {

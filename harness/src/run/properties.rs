@@ -186,6 +186,9 @@ impl Properties {
                     (false, Status::Exited(0)) => {
                         Err("the agent succeeded, but its answer is not in the consumer's stdout".into())
                     }
+                    (false, Status::Exited(code @ (126 | 127))) => Err(format!(
+                        "the agent succeeded, but the consumer exited {code}: its command was not found or cannot run (check --consumer)"
+                    )),
                     (false, Status::Exited(code)) => {
                         Err(format!("the agent succeeded, but the consumer exited {code}"))
                     }
