@@ -121,7 +121,11 @@ impl Iterator for Stage {
             match self.inner.next()? {
                 Ok(Frame::Line(line)) if line.stream == Stream::Stdout => self.on_stdout(line),
                 Ok(Frame::End(end)) => self.on_end(end),
-                other => self.queue.push_back(other),
+                other => {
+                    // Lines held back (`reorder`) come before whatever follows them.
+                    self.release_held();
+                    self.queue.push_back(other);
+                }
             }
         }
     }
