@@ -69,6 +69,18 @@ impl Exit {
     }
 }
 
+impl Exit {
+    /// How a child process ended; a status with neither code nor known signal is 1.
+    pub fn from_status(status: std::process::ExitStatus) -> Exit {
+        use std::os::unix::process::ExitStatusExt;
+        match (status.code(), status.signal().and_then(Signal::from_number)) {
+            (Some(code), _) => Exit::Code(code),
+            (None, Some(signal)) => Exit::Signal(signal),
+            (None, None) => Exit::Code(1),
+        }
+    }
+}
+
 impl fmt::Display for Exit {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

@@ -398,19 +398,7 @@ struct Plan {
 }
 
 const SEEDS_TOOLS: &[&str] = &["readToolCall", "writeToolCall", "function"];
-const REAL_TOOLS: &[&str] = &[
-    "readToolCall",
-    "writeToolCall",
-    "editToolCall",
-    "shellToolCall",
-    "globToolCall",
-    "grepToolCall",
-    "lsToolCall",
-    "deleteToolCall",
-    "updateTodosToolCall",
-    "mcpToolCall",
-    "function",
-];
+const REAL_TOOLS: &[&str] = crate::events::TOOL_KEYS;
 
 const FAILURES: &[&str] = &[
     crate::faults::AUTH_REQUIRED,

@@ -53,3 +53,28 @@ pub fn stdout_line(args: std::fmt::Arguments<'_>) {
     let mut stdout = std::io::stdout().lock();
     let _ = stdout.write_fmt(args).and_then(|()| stdout.write_all(b"\n"));
 }
+
+/// Calls `handler` on a thread of its own each time the process gets SIGTERM or SIGINT
+/// (which then no longer end it by themselves).
+pub fn on_term_or_int(mut handler: impl FnMut(Signal) + Send + 'static) {
+    std::thread::spawn(move || {
+        let Ok(runtime) = tokio::runtime::Builder::new_current_thread().enable_io().build() else {
+            return;
+        };
+        runtime.block_on(async move {
+            use tokio::signal::unix::{signal, SignalKind};
+            let (Ok(mut term), Ok(mut int)) =
+                (signal(SignalKind::terminate()), signal(SignalKind::interrupt()))
+            else {
+                return;
+            };
+            loop {
+                let signal = tokio::select! {
+                    _ = term.recv() => Signal::Term,
+                    _ = int.recv() => Signal::Int,
+                };
+                handler(signal);
+            }
+        });
+    });
+}

@@ -12,7 +12,6 @@
 
 use std::io::{IsTerminal, Read, Write};
 use std::os::fd::AsFd;
-use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::mpsc;
@@ -22,7 +21,7 @@ use crate::agent::args;
 use crate::cassette::{Header, Invocation, Writer};
 use crate::error::WriteError;
 use crate::events::Extra;
-use crate::frames::{Ending, Exit, Frame, Line, Signal, Stream};
+use crate::frames::{Ending, Exit, Frame, Line, Stream};
 
 /// What replaces a secret.
 pub const MARKER: &str = "[REDACTED]";
@@ -475,11 +474,7 @@ pub fn record(command: &[String], options: &RecordOptions) -> Result<Exit, Recor
     }
     check(&mut frames, &mut writer)?;
     let at = started.elapsed().max(last);
-    let exit = match (status.code(), status.signal().and_then(Signal::from_number)) {
-        (Some(code), _) => Exit::Code(code),
-        (None, Some(signal)) => Exit::Signal(signal),
-        (None, None) => Exit::Code(1),
-    };
+    let exit = Exit::from_status(status);
     if let Some(mut writer) = writer {
         writer.write(&Frame::End(Ending { at, exit }))?;
         writer.finish()?;
@@ -517,13 +512,7 @@ pub fn passthrough(command: &[String], stdin: Option<Vec<u8>>) -> Result<Exit, R
         let _ = to_child.write_all(&bytes);
     }
     let status = child.wait().map_err(spawn_error)?;
-    Ok(
-        match (status.code(), status.signal().and_then(Signal::from_number)) {
-            (Some(code), _) => Exit::Code(code),
-            (None, Some(signal)) => Exit::Signal(signal),
-            (None, None) => Exit::Code(1),
-        },
-    )
+    Ok(Exit::from_status(status))
 }
 
 fn create(path: &Path, invocation: &Invocation, redactor: &Redactor) -> Result<Writer, RecordError> {
@@ -540,25 +529,10 @@ fn create(path: &Path, invocation: &Invocation, redactor: &Redactor) -> Result<W
 
 /// SIGINT and SIGTERM to the recorder go to the recorded process instead.
 fn forward_signals(pid: i32) {
-    std::thread::spawn(move || {
-        let Ok(runtime) = tokio::runtime::Builder::new_current_thread().enable_io().build() else {
-            return;
-        };
-        runtime.block_on(async move {
-            use tokio::signal::unix::{signal, SignalKind};
-            let (Ok(mut term), Ok(mut int)) =
-                (signal(SignalKind::terminate()), signal(SignalKind::interrupt()))
-            else {
-                return;
-            };
-            loop {
-                let forwarded = tokio::select! {
-                    _ = term.recv() => nix::sys::signal::Signal::SIGTERM,
-                    _ = int.recv() => nix::sys::signal::Signal::SIGINT,
-                };
-                let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), forwarded);
-            }
-        });
+    crate::process::on_term_or_int(move |signal| {
+        if let Ok(signal) = nix::sys::signal::Signal::try_from(signal.number()) {
+            let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), signal);
+        }
     });
 }
 

@@ -390,25 +390,10 @@ fn save_generated(seed: u64, config: &SessionConfig, scenario: &Scenario, path: 
 
 /// SIGINT and SIGTERM end the run, and the consumers running then with it.
 fn on_interrupt_kill_consumers() {
-    std::thread::spawn(|| {
-        let Ok(runtime) = tokio::runtime::Builder::new_current_thread().enable_io().build() else {
-            return;
-        };
-        runtime.block_on(async {
-            use tokio::signal::unix::{signal, SignalKind};
-            let (Ok(mut term), Ok(mut int)) =
-                (signal(SignalKind::terminate()), signal(SignalKind::interrupt()))
-            else {
-                return;
-            };
-            let signal = tokio::select! {
-                _ = term.recv() => harness::frames::Signal::Term,
-                _ = int.recv() => harness::frames::Signal::Int,
-            };
-            harness::run::interrupt();
-            eprintln!("mock-agent: interrupted: the running consumers were killed");
-            harness::process::terminate(harness::frames::Exit::Signal(signal));
-        });
+    harness::process::on_term_or_int(|signal| {
+        harness::run::interrupt();
+        eprintln!("mock-agent: interrupted: the running consumers were killed");
+        harness::process::terminate(Exit::Signal(signal));
     });
 }
 
