@@ -5,7 +5,7 @@
 //! cargo bench -p mock-agent --bench generate          # BENCH_QUICK=1 for a short run
 //! ```
 //!
-//! 1. `harness::generate::generate(seed, config)` for consecutive seeds, with the
+//! 1. `harness::generate::from_seed(seed, config)` for consecutive seeds, with the
 //!    default knobs and with `SessionConfig::large()`: sessions per second and MB of
 //!    stream-json per second (medians of rounds).
 //! 2. A planted failure: a property that fails when a session has two or more tool
@@ -15,7 +15,7 @@
 
 use std::time::Instant;
 
-use harness::generate::{generate, session, Session, SessionConfig};
+use harness::generate::{from_seed, session, Session, SessionConfig};
 use proptest::test_runner::{Config, RngAlgorithm, TestError, TestRng, TestRunner};
 
 fn median(mut values: Vec<f64>) -> f64 {
@@ -32,7 +32,7 @@ fn generation(name: &str, config: &SessionConfig, sessions: u64, rounds: usize) 
         let mut bytes = 0usize;
         events = 0;
         for seed in 0..sessions {
-            let session = generate(seed + round as u64 * sessions, config);
+            let session = from_seed(seed + round as u64 * sessions, config);
             bytes += session.lines.iter().map(|l| l.len() + 1).sum::<usize>();
             events += session.lines.len();
         }

@@ -22,7 +22,7 @@ fn mock() -> &'static Path {
 }
 
 fn cases() -> Vec<Case> {
-    let mut matrix = Matrix::standard(Vec::new(), 0);
+    let mut matrix = Matrix::standard(Vec::new());
     matrix
         .faults
         .retain(|(label, _)| !label.starts_with("stall") && !label.starts_with("close-stdout"));

@@ -21,7 +21,7 @@ fn python(script: &str) -> Consumer {
 }
 
 fn cases(sources: &[CaseSource], filter: Option<&str>) -> Vec<Case> {
-    let mut matrix = Matrix::standard(Vec::new(), 0);
+    let mut matrix = Matrix::standard(Vec::new());
     matrix.default_session = false;
     let mut cases = Vec::new();
     for source in sources {
@@ -51,7 +51,7 @@ fn broken(consumer: &Consumer, case_filter: &str) -> Vec<String> {
 
 #[test]
 fn the_careful_python_consumer_copes_with_the_whole_matrix() {
-    let mut matrix = Matrix::standard(vec![root().join("cassettes/parallel-tools.cassette")], 2);
+    let mut matrix = Matrix::standard(vec![root().join("cassettes/parallel-tools.cassette")]).generated(2);
     matrix.default_session = true;
     run::assert_matrix(
         &python("careful.py"),
@@ -132,7 +132,7 @@ fn a_timeout_kills_the_whole_process_group() {
         .timeout(Duration::from_millis(500));
     let case = Case::new(CaseSource::Default, OutputFormat::StreamJson, "", "sleepy".into()).expect("case");
     let started = Instant::now();
-    let outcome = run::run(&consumer, &case, &bin()).expect("runs");
+    let outcome = run::run_case(&consumer, &case, &bin()).expect("runs");
     assert!(started.elapsed() < Duration::from_secs(10));
     assert_eq!(outcome.status, Status::TimedOut);
     let pid: i32 = std::fs::read_to_string(&pid_file)
@@ -164,7 +164,7 @@ fn a_mock_left_running_is_found_and_killed() {
         "left".into(),
     )
     .expect("case");
-    let outcome = run::run(&consumer, &case, &bin()).expect("runs");
+    let outcome = run::run_case(&consumer, &case, &bin()).expect("runs");
     assert_eq!(outcome.status, Status::Exited(0));
     assert!(outcome.left_running);
     let verdicts = Properties::new().check(&case, &outcome);
@@ -324,7 +324,7 @@ fn fuzz_shrinks_a_failure_to_a_cassette_that_replays_it() {
         "replayed".into(),
     )
     .expect("case");
-    let outcome = run::run(&python("ignores_exit.py"), &case, &bin()).expect("runs");
+    let outcome = run::run_case(&python("ignores_exit.py"), &case, &bin()).expect("runs");
     let verdicts = Properties::new().check(&case, &outcome);
     assert!(
         verdicts.iter().any(|v| v.name == "reports-failure" && !v.held),

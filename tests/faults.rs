@@ -235,7 +235,7 @@ fn faults_lists_every_fault_with_an_example() {
             entry.name
         );
         // Every example is itself a valid spec.
-        harness::faults::parse(entry.example, harness::settings::FAULTS_ORIGIN).expect(entry.example);
+        harness::faults::parse(entry.example, harness::faults::FROM_ENV).expect(entry.example);
     }
 }
 
@@ -402,10 +402,10 @@ fn the_journal_says_which_faults_acted_and_when_the_pipe_closed() {
 mod compose {
     //! Faults compose without panics, in any order and any number.
 
+    use harness::faults::FROM_ENV;
     use harness::faults::{catalogue, parse};
     use harness::frames::Frame;
     use harness::scenario::Scenario;
-    use harness::settings::FAULTS_ORIGIN;
     use harness::{OutputFormat, RenderOptions, Source};
     use proptest::prelude::*;
 
@@ -484,7 +484,7 @@ mod compose {
         fn faults_compose_without_panics((specs, format, partial, cassette) in scenario()) {
             let mut scenario = Scenario::new(RenderOptions::new(format).stream_partial_output(partial).now_ms(1));
             for spec in &specs {
-                scenario.faults.extend(parse(spec, FAULTS_ORIGIN).map_err(|e| TestCaseError::fail(e.to_string()))?);
+                scenario.faults.extend(parse(spec, FROM_ENV).map_err(|e| TestCaseError::fail(e.to_string()))?);
             }
             let source = match cassette {
                 Some(path) => Source::Cassette(crate::support::root().join(path)),

@@ -1,7 +1,8 @@
 //! Generated sessions: the strategies' properties, and `generate` through the binary.
 
 use harness::check::Checker;
-use harness::generate::{faulted, generate, session, Expectation, Session, SessionConfig};
+use harness::expect::Expectation;
+use harness::generate::{faulted, from_seed, session, Session, SessionConfig};
 use harness::scenario::Scenario;
 use harness::{cassette, Frame, OutputFormat, RenderOptions, Stream};
 use proptest::prelude::*;
@@ -127,7 +128,7 @@ proptest! {
         after in 0usize..8,
     ) {
         let spec = fault.replace("{after}", &after.to_string());
-        let faults = harness::faults::parse(&spec, harness::settings::FAULTS_ORIGIN).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let faults = harness::faults::parse(&spec, harness::faults::FROM_ENV).map_err(|e| TestCaseError::fail(e.to_string()))?;
         // Rendered as recorded, so that only the fault changes the stream.
         let options = RenderOptions::new(OutputFormat::StreamJson).stream_partial_output(session.stream_partial_output);
         let mut scenario = Scenario::new(options);
@@ -198,7 +199,7 @@ fn the_same_seed_gives_the_same_bytes() {
     assert_eq!(first.stderr, again.stderr);
     assert_ne!(first.stdout, other.stdout);
     // The library gives the same session (rendered without `--stream-partial-output`).
-    let session = generate(42, &SessionConfig::default());
+    let session = from_seed(42, &SessionConfig::default());
     assert_eq!(
         String::from_utf8_lossy(&first.stdout),
         render(&session, OutputFormat::StreamJson, false).0
@@ -255,7 +256,7 @@ fn generated_sessions_serve_as_the_cli_and_save_as_cassettes() {
 #[test]
 fn profiles_and_sizes() {
     for seed in 0..20 {
-        let seeds = generate(seed, &SessionConfig::seeds());
+        let seeds = from_seed(seed, &SessionConfig::seeds());
         for line in &seeds.lines {
             for word in [
                 "thinking",
@@ -270,10 +271,10 @@ fn profiles_and_sizes() {
                 );
             }
         }
-        let small = generate(seed, &SessionConfig::default().max_events(6));
+        let small = from_seed(seed, &SessionConfig::default().max_events(6));
         assert!(small.lines.len() <= 6, "{}", small.stdout());
     }
-    let large = generate(1, &SessionConfig::large());
+    let large = from_seed(1, &SessionConfig::large());
     assert!(large.stdout().len() > 2_000, "{}", large.stdout().len());
     let output = mock()
         .args(["generate", "--seed", "3", "--profile", "seeds", "--events", "5"])

@@ -6,9 +6,9 @@ use std::time::Duration;
 
 use harness::cassette::{self, Header, Invocation, Writer};
 use harness::events::{
-    AssistantEvent, ConnectionEvent, Content, ErrorEvent, Event, Extra, FunctionCall, Invocation as Call,
-    Message, ReadArgs, ResultEvent, RetryEvent, ShellArgs, System, ThinkingEvent, Tool, ToolCall,
-    ToolCallEvent, ToolError, ToolResult, Usage, UserEvent, WriteArgs,
+    AssistantEvent, ConnectionEvent, Content, ErrorEvent, Event, Extra, FunctionCall, Message, ReadArgs,
+    ResultEvent, RetryEvent, ShellArgs, System, ThinkingEvent, Tool, ToolCall, ToolCallEvent, ToolError,
+    ToolResult, ToolUse as Call, Usage, UserEvent, WriteArgs,
 };
 use harness::{Ending, Exit, Frame, Line, Signal, Stream};
 use proptest::prelude::*;

@@ -388,8 +388,8 @@ pub fn check_file_with(
     path: &std::path::Path,
     max_age: Option<&str>,
 ) -> Result<Report, crate::CassetteError> {
+    use crate::format::OutputFormat;
     use crate::frames::{Frame, Stream};
-    use crate::render::OutputFormat;
     let mut reader = crate::cassette::open(path)?;
     let mut early = Vec::new();
     if let Some(header) = reader.header() {

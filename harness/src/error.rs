@@ -200,6 +200,32 @@ impl WriteError {
     }
 }
 
+/// Where a setting came from, for errors: a variable (`MOCK_AGENT_FAULTS`) or a
+/// flag (`--fault`), and what to tell the user to do about a bad value.
+#[derive(Debug, Clone, Copy)]
+pub struct Origin<'a> {
+    /// The variable or flag, e.g. `MOCK_AGENT_FAULTS`.
+    pub name: &'a str,
+    /// What to tell the user to do.
+    pub help: &'a str,
+}
+
+impl Origin<'_> {
+    /// A problem at `column` (1-based) of `spec`, a setting from this origin.
+    pub fn error(&self, spec: &str, column: usize, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            path: self.name.into(),
+            line: 1,
+            column: column as u64,
+            kind: ProblemKind::Data,
+            message: message.into(),
+            source_line: None,
+            help: self.help.to_owned(),
+        }
+        .with_source(spec.as_bytes())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -351,25 +351,25 @@ pub struct ToolCall {
 #[non_exhaustive]
 pub enum Tool {
     /// `readToolCall`.
-    Read(Invocation<ReadArgs>),
+    Read(ToolUse<ReadArgs>),
     /// `writeToolCall`.
-    Write(Invocation<WriteArgs>),
+    Write(ToolUse<WriteArgs>),
     /// `editToolCall`.
-    Edit(Invocation<EditArgs>),
+    Edit(ToolUse<EditArgs>),
     /// `shellToolCall`.
-    Shell(Invocation<ShellArgs>),
+    Shell(ToolUse<ShellArgs>),
     /// `globToolCall`.
-    Glob(Invocation<GlobArgs>),
+    Glob(ToolUse<GlobArgs>),
     /// `grepToolCall`.
-    Grep(Invocation<GrepArgs>),
+    Grep(ToolUse<GrepArgs>),
     /// `lsToolCall`.
-    Ls(Invocation<LsArgs>),
+    Ls(ToolUse<LsArgs>),
     /// `deleteToolCall`.
-    Delete(Invocation<PathArgs>),
+    Delete(ToolUse<PathArgs>),
     /// `updateTodosToolCall`.
-    UpdateTodos(Invocation<UpdateTodosArgs>),
+    UpdateTodos(ToolUse<UpdateTodosArgs>),
     /// `mcpToolCall`.
-    Mcp(Invocation<McpArgs>),
+    Mcp(ToolUse<McpArgs>),
     /// `function`: `{name, arguments}` as in the documentation.
     Function(FunctionCall),
     /// A tool key this version does not know, with its value.
@@ -490,7 +490,7 @@ impl<'de> Deserialize<'de> for ToolCall {
 
 /// A tool's `args` and, once completed, its `result`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Invocation<A> {
+pub struct ToolUse<A> {
     /// The arguments. Absent on the completed line of a rejected shell command.
     #[serde(default = "none", skip_serializing_if = "Option::is_none")]
     pub args: Option<A>,

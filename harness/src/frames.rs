@@ -8,6 +8,8 @@
 use std::fmt;
 use std::time::Duration;
 
+use crate::error::CassetteError;
+
 /// Which output stream a line goes to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Stream {
@@ -99,9 +101,9 @@ pub struct Ending {
     pub exit: Exit,
 }
 
-/// One step of a run.
+/// One step of a run. Every performer handles every kind, so the list is closed
+/// within a cassette format version.
 #[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
 pub enum Frame {
     /// A line of output.
     Line(Line),
@@ -219,6 +221,44 @@ impl fmt::Display for Signal {
         f.write_str(self.name())
     }
 }
+
+/// How stdout writes are split.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Chunking {
+    /// Every write at most this many bytes, across line boundaries.
+    Size(usize),
+    /// Writes split at seeded random offsets.
+    Random,
+}
+
+/// How the frames of a plan are to be written: what the executor needs besides
+/// the frames themselves.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Delivery {
+    /// Frames are written at their time, each stdout line on its own (not only when the
+    /// buffer fills). Untimed, frames go as fast as the streams take them, whatever
+    /// their time says (stalls still last as long as they say).
+    pub timed: bool,
+    /// Split stdout writes (`chunk` fault).
+    pub chunking: Option<Chunking>,
+    /// Write several lines at once even when timed (`coalesce` fault): up to this
+    /// many lines share a write, at the time of the last.
+    pub coalesce: Option<usize>,
+    /// The seed of random choices (`chunk:random`).
+    pub seed: u64,
+    /// Step mode: wait for one byte from this file (a FIFO, `/dev/fd/N`) before each
+    /// stdout line. At its end of file, the rest goes without waiting.
+    pub step: Option<std::path::PathBuf>,
+    /// End at once on SIGTERM and SIGINT, and report which came: the plan can wait.
+    pub signals: bool,
+}
+
+/// One frame, or the error that ends the stream.
+pub type FrameResult = Result<Frame, CassetteError>;
+
+/// A stream of frames; it ends with a [`Frame::End`] or an error.
+pub type Frames = Box<dyn Iterator<Item = FrameResult>>;
 
 #[cfg(test)]
 mod tests {

@@ -16,8 +16,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::exit_codes;
+use crate::format::OutputFormat;
 use crate::frames::Exit;
-use crate::render::OutputFormat;
 
 /// One invocation of the mock.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -65,6 +65,33 @@ pub struct Entry {
     pub started_at_ms: u64,
     /// When it ended.
     pub ended_at_ms: u64,
+}
+
+impl Entry {
+    /// The entry of an invocation that has just started: nothing known yet but its
+    /// process, arguments and start.
+    pub fn new(pid: u32, argv: Vec<String>, started_at_ms: u64) -> Self {
+        Entry {
+            pid,
+            argv,
+            prompt: None,
+            stdin: None,
+            cwd: None,
+            output_format: None,
+            stream_partial_output: false,
+            source: None,
+            faults: Vec::new(),
+            seed: 0,
+            exit: ExitRecord::Code(0),
+            stdout_closed: false,
+            stdout_closed_at_ms: None,
+            signal: None,
+            stdin_open: None,
+            error: None,
+            started_at_ms,
+            ended_at_ms: started_at_ms,
+        }
+    }
 }
 
 /// A fault of the run, and whether it acted.

@@ -1,65 +1,64 @@
 //! A record/replay test harness for programs that drive an AI coding agent's CLI
-//! (first `cursor-agent` in print mode).
+//! (first `cursor-agent` in print mode): what a test author imports.
 //!
-//! The library is one pipeline, one module per stage:
+//! The library is one pipeline, one module per stage, and the runner on top:
 //!
 //! ```text
-//! source ──> events ──> render ──> frames ──> faults ──> timing ──> execute
-//! (cassette,  (typed,    (stream-json,  (bytes on     (what goes  (when)    (writes them, ends with
-//!  capture,   lossless)   json, text)    stdout/       wrong)                an exit code or a signal)
-//!  default)                              stderr)
+//! source ──> events ──> render ──> frames ──> faults ──> timing ──> (the mock-agent process)
+//! (cassette,  (typed,    (stream-json,  (bytes on     (what goes  (when)
+//!  capture,   lossless)   json, text)    stdout/       wrong)
+//!  default,                              stderr)
+//!  generated)
 //! ```
 //!
-//! - [`events`]: the typed, lossless event model of `--output-format stream-json`;
-//! - [`cassette`]: recorded runs, read as a stream and written atomically;
-//! - [`source`]: where a run's frames come from;
-//! - [`generate`]: proptest strategies for valid sessions, and seeded generation;
-//! - [`render`]: the three output formats and the CLI options that change the stream;
-//! - [`frames`]: the lines and the ending that make up a run;
-//! - [`faults`]: every way the output can go wrong, placed exactly;
-//! - [`timing`]: when each frame is written;
-//! - [`scenario`]: a run's options, faults and timing, and the plan they make;
-//! - [`execute`]: performs the frames on two output streams, on time;
-//! - [`check`]: the protocol checker behind `mock-agent lint`;
-//! - [`agent`]: the emulation of the real CLI's command line;
-//! - [`record`]: capturing real runs as cassettes, secrets kept out;
-//! - [`library`]: cassettes matched to invocations, for the shim's record modes;
-//! - [`run`]: running a consumer against a matrix of cases, checking its properties;
-//! - [`settings`], [`journal`], [`exit_codes`], [`error`], [`process`]: the rest of the
-//!   contract with users.
+//! Layers, lowest first; a module imports only from the modules listed before it
+//! (`tests/layers.rs` checks it):
 //!
-//! The `mock-agent` binary is [`agent::run`] plus the mock's own subcommands.
+//! 1. the stream model: [`exit_codes`], [`error`], [`events`], `peek`, [`format`],
+//!    [`frames`], [`models`];
+//! 2. recorded runs: [`cassette`], [`journal`];
+//! 3. the pure stages: [`render`], [`faults`], [`timing`]; then the protocol
+//!    [`check`]er, what a correct consumer concludes ([`expect`]), [`scenario`]s (a run's options, faults and timing, and the plan they
+//!    make), [`generate`]d sessions, and [`source`]s;
+//! 4. the [`run`]ner: a consumer played against a matrix of cases, its properties
+//!    checked and its records snapshotted.
+//!
+//! The process that performs a plan (the executor, signals, the emulated CLI, the
+//! recording proxy) is the `mock-agent` crate, built on this one.
+//!
+//! # Features
+//!
+//! - `generate` (default): proptest strategies for sessions ([`generate`]), generated
+//!   sources and fuzzing ([`run::fuzz`]). Without it, the model, the pipeline, the
+//!   checker and the runner build without proptest.
 
-/// `eprintln!` that does not panic on a closed stderr.
-macro_rules! eprintln {
-    ($($arg:tt)*) => { $crate::process::stderr_line(format_args!($($arg)*)) };
-}
-
-pub mod agent;
-pub mod cassette;
-pub mod check;
 pub mod error;
 pub mod events;
-pub mod execute;
 pub mod exit_codes;
-pub mod faults;
+pub mod format;
 pub mod frames;
-pub mod generate;
-pub mod journal;
-pub mod library;
+pub mod models;
 mod peek;
-pub mod process;
-pub mod record;
+
+pub mod cassette;
+pub mod journal;
+
+pub mod check;
+pub mod expect;
+pub mod faults;
+#[cfg(feature = "generate")]
+pub mod generate;
 pub mod render;
-pub mod run;
 pub mod scenario;
-pub mod settings;
 pub mod source;
 pub mod timing;
 
+pub mod run;
+
 pub use error::{CassetteError, Diagnostic, ProblemKind};
+pub use format::OutputFormat;
 pub use frames::{Ending, Exit, Frame, Line, Signal, Stream};
-pub use render::{OutputFormat, RenderOptions};
+pub use render::RenderOptions;
 pub use source::Source;
 
 /// The README's Rust examples, compiled and run as doctests.

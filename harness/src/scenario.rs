@@ -8,11 +8,11 @@
 
 use std::path::PathBuf;
 
+use crate::cassette::Recording;
 use crate::error::CassetteError;
-use crate::execute::ExecOptions;
 use crate::faults::{self, Applied, Fault};
+use crate::frames::{Delivery, Frames};
 use crate::render::{self, RenderOptions};
-use crate::source::{Frames, Recording};
 use crate::timing::Timing;
 
 /// How many lines `coalesce` puts in one write.
@@ -40,8 +40,8 @@ pub struct Plan {
     pub frames: Frames,
     /// The faults, and which of them acted (once the frames are consumed).
     pub applied: Applied,
-    /// How to perform them.
-    pub exec: ExecOptions,
+    /// How to write them.
+    pub delivery: Delivery,
 }
 
 impl Scenario {
@@ -68,22 +68,22 @@ impl Scenario {
         } else {
             frames
         };
-        let mut exec = ExecOptions {
+        let mut delivery = Delivery {
             timed,
             seed: self.seed,
             step: self.step.clone(),
-            ..ExecOptions::default()
+            ..Delivery::default()
         };
         for fault in &self.faults {
             match fault {
-                Fault::Chunk(chunking) => exec.chunking = Some(*chunking),
-                Fault::Coalesce => exec.coalesce = Some(COALESCE_LINES),
+                Fault::Chunk(chunking) => delivery.chunking = Some(*chunking),
+                Fault::Coalesce => delivery.coalesce = Some(COALESCE_LINES),
                 _ => {}
             }
         }
         // A run that can wait must end at once on SIGTERM or SIGINT.
-        exec.signals = exec.timed
-            || exec.step.is_some()
+        delivery.signals = delivery.timed
+            || delivery.step.is_some()
             || self.faults.iter().any(|f| {
                 matches!(
                     f,
@@ -93,7 +93,7 @@ impl Scenario {
         Ok(Plan {
             frames,
             applied,
-            exec,
+            delivery,
         })
     }
 }

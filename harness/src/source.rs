@@ -10,16 +10,10 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::cassette::{self, Header};
+use crate::cassette::{self, Recording};
 use crate::error::CassetteError;
 use crate::events::{Event, Message, UserEvent};
 use crate::frames::{Ending, Exit, Frame, Line};
-
-/// One frame, or the error that ends the stream.
-pub type FrameResult = Result<Frame, CassetteError>;
-
-/// A stream of frames; it ends with a [`Frame::End`] or an error.
-pub type Frames = Box<dyn Iterator<Item = FrameResult>>;
 
 /// The documentation's example session, one event per line.
 pub const DEFAULT_SESSION: &str = include_str!("../../cassettes/seed-example.ndjson");
@@ -33,34 +27,13 @@ pub enum Source {
     /// A cassette or bare capture file.
     Cassette(PathBuf),
     /// The session generated from a seed (see [`crate::generate`]).
+    #[cfg(feature = "generate")]
     Generated {
         /// The seed.
         seed: u64,
         /// The knobs.
         config: crate::generate::SessionConfig,
     },
-}
-
-/// An opened source: its header (for cassettes) and its frames.
-pub struct Recording {
-    /// The name errors refer to: the file, or `<default session>`.
-    pub name: PathBuf,
-    /// The cassette header; `None` for captures and the default session.
-    pub header: Option<Header>,
-    /// Whether the stream was recorded with `--stream-partial-output`, where known
-    /// (a capture does not say).
-    pub stream_partial_output: Option<bool>,
-    /// The frames, read lazily.
-    pub frames: Frames,
-}
-
-impl std::fmt::Debug for Recording {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Recording")
-            .field("name", &self.name)
-            .field("header", &self.header)
-            .finish_non_exhaustive()
-    }
 }
 
 impl Source {
@@ -75,8 +48,9 @@ impl Source {
                 frames: Box::new(default_session(prompt).into_iter().map(Ok)),
             }),
             Source::Cassette(path) => open_cassette(path),
+            #[cfg(feature = "generate")]
             Source::Generated { seed, config } => {
-                let mut recording = crate::generate::generate(*seed, config).recording();
+                let mut recording = crate::generate::from_seed(*seed, config).recording();
                 recording.name = PathBuf::from(format!("<generated session {seed}>"));
                 Ok(recording)
             }
@@ -88,6 +62,7 @@ impl Source {
         match self {
             Source::Default => "default".to_owned(),
             Source::Cassette(path) => path.display().to_string(),
+            #[cfg(feature = "generate")]
             Source::Generated { seed, .. } => format!("generated:{seed}"),
         }
     }

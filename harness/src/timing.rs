@@ -16,10 +16,8 @@
 
 use std::time::Duration;
 
-use crate::error::Diagnostic;
-use crate::faults::Origin;
-use crate::frames::{Frame, Stream};
-use crate::source::{FrameResult, Frames};
+use crate::error::{Diagnostic, Origin};
+use crate::frames::{Frame, FrameResult, Frames, Stream};
 
 /// The base schedule.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -56,7 +54,23 @@ impl Default for Timing {
     }
 }
 
+/// What a bad timing spec is told to do.
+const HELP: &str =
+    "timing is instant, recorded, scale=F, fixed=MS, jitter=MS, first-byte=MS, joined by commas";
+
 impl Timing {
+    /// Timing from the environment of the program under test.
+    pub const FROM_ENV: Origin<'static> = Origin {
+        name: "MOCK_AGENT_TIMING",
+        help: HELP,
+    };
+
+    /// Timing from `--timing` on the mock's own command line.
+    pub const FROM_FLAG: Origin<'static> = Origin {
+        name: "--timing",
+        help: HELP,
+    };
+
     /// Parses `recorded,scale=0.5,jitter=3`.
     pub fn parse(spec: &str, origin: Origin<'_>) -> Result<Timing, Diagnostic> {
         let mut timing = Timing::default();
@@ -189,10 +203,7 @@ mod tests {
     use super::*;
     use crate::frames::{Ending, Exit, Line};
 
-    const ORIGIN: Origin<'static> = Origin {
-        name: "MOCK_AGENT_TIMING",
-        help: "see README: Timing",
-    };
+    const ORIGIN: Origin<'static> = Timing::FROM_ENV;
 
     fn times(spec: &str, recorded: &[u64], seed: u64) -> Vec<u64> {
         let timing = Timing::parse(spec, ORIGIN).expect("parses");

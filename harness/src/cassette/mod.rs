@@ -32,10 +32,35 @@ pub(crate) use read::millis_f64;
 pub use read::{open, Reader};
 pub use write::{encode_frame, Writer};
 
+use std::path::PathBuf;
+
 use serde::{Deserialize, Serialize};
 
 use crate::events::Extra;
-use crate::render::OutputFormat;
+use crate::format::OutputFormat;
+use crate::frames::Frames;
+
+/// An opened source: its header (for cassettes) and its frames.
+pub struct Recording {
+    /// The name errors refer to: the file, or `<default session>`.
+    pub name: PathBuf,
+    /// The cassette header; `None` for captures and the default session.
+    pub header: Option<Header>,
+    /// Whether the stream was recorded with `--stream-partial-output`, where known
+    /// (a capture does not say).
+    pub stream_partial_output: Option<bool>,
+    /// The frames, read lazily.
+    pub frames: Frames,
+}
+
+impl std::fmt::Debug for Recording {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Recording")
+            .field("name", &self.name)
+            .field("header", &self.header)
+            .finish_non_exhaustive()
+    }
+}
 
 /// The cassette format version this build reads and writes.
 pub const FORMAT_VERSION: u64 = 1;

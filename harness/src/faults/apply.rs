@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use super::{Anchor, Fault, Placement};
 use crate::frames::{Ending, Exit, Frame, Line, Stream};
+use crate::frames::{FrameResult, Frames};
 use crate::peek::Peek;
-use crate::source::{FrameResult, Frames};
 
 /// What the fault stages share: what they saw of the stream, and which faults acted.
 #[derive(Debug, Default)]

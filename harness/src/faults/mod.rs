@@ -31,9 +31,9 @@ mod spec;
 use std::time::Duration;
 
 pub use apply::{apply_events, apply_output, Applied};
-pub use spec::{parse, Origin};
+pub use spec::{parse, FROM_ENV, FROM_FLAG};
 
-use crate::frames::Signal;
+use crate::frames::{Chunking, Signal};
 
 /// Where a fault acts.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -55,15 +55,6 @@ pub struct Placement {
     pub anchor: Anchor,
     /// After how many bytes of it.
     pub byte: Option<usize>,
-}
-
-/// How stdout writes are split.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Chunking {
-    /// Every write at most this many bytes, across line boundaries.
-    Size(usize),
-    /// Writes split at seeded random offsets.
-    Random,
 }
 
 /// One fault.
@@ -283,7 +274,7 @@ impl Preset {
                 message(format!(
                     "Cannot use this model: {}. Available models: {}",
                     model.unwrap_or("gpt-9"),
-                    crate::agent::MODELS.iter().map(|(id, _)| *id).collect::<Vec<_>>().join(", ")
+                    crate::models::ids().collect::<Vec<_>>().join(", ")
                 )),
                 fail,
             ],

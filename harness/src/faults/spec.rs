@@ -5,18 +5,10 @@
 
 use std::time::Duration;
 
-use super::{Anchor, Chunking, Fault, Placement, Preset};
-use crate::error::{Diagnostic, ProblemKind};
+use super::{Anchor, Fault, Placement, Preset};
+use crate::error::{Diagnostic, Origin};
+use crate::frames::Chunking;
 use crate::frames::Signal;
-
-/// Where a fault spec came from, for errors: `MOCK_AGENT_FAULTS` or `--fault`.
-#[derive(Debug, Clone, Copy)]
-pub struct Origin<'a> {
-    /// The variable or flag, e.g. `MOCK_AGENT_FAULTS`.
-    pub name: &'a str,
-    /// What to tell the user to do.
-    pub help: &'a str,
-}
 
 /// One `name:key=value,...` item with the column where each part starts.
 struct Item {
@@ -37,6 +29,18 @@ pub const MAX_BYTES: usize = 64 << 20;
 /// Keys that may stand without `=VALUE`.
 const FLAGS: &[&str] = &["random"];
 
+/// Faults from the environment of the program under test.
+pub const FROM_ENV: Origin<'static> = Origin {
+    name: "MOCK_AGENT_FAULTS",
+    help: "`mock-agent faults` lists every fault with an example",
+};
+
+/// Faults from `--fault` on the mock's own command line.
+pub const FROM_FLAG: Origin<'static> = Origin {
+    name: "--fault",
+    help: "`mock-agent faults` lists every fault with an example",
+};
+
 /// Parses a `;`-separated list of faults.
 pub fn parse(spec: &str, origin: Origin<'_>) -> Result<Vec<Fault>, Diagnostic> {
     let mut faults = Vec::new();
@@ -44,22 +48,6 @@ pub fn parse(spec: &str, origin: Origin<'_>) -> Result<Vec<Fault>, Diagnostic> {
         faults.extend(build(&item, spec, origin)?);
     }
     Ok(faults)
-}
-
-impl Origin<'_> {
-    /// A problem at `column` (1-based) of `spec`, a setting from this origin.
-    pub fn error(&self, spec: &str, column: usize, message: impl Into<String>) -> Diagnostic {
-        Diagnostic {
-            path: self.name.into(),
-            line: 1,
-            column: column as u64,
-            kind: ProblemKind::Data,
-            message: message.into(),
-            source_line: None,
-            help: self.help.to_owned(),
-        }
-        .with_source(spec.as_bytes())
-    }
 }
 
 /// Splits the spec into items, honouring quotes. Columns are 1-based bytes.

@@ -7,9 +7,9 @@
 
 use std::collections::VecDeque;
 
+use crate::frames::FrameResult;
 use crate::frames::{Frame, Line, Stream};
 use crate::peek::Peek;
-use crate::source::FrameResult;
 
 /// What stderr says when a run that would exit 0 has no result.
 pub const NO_RESULT: &str = "Error: the agent ended without a result";

@@ -1,8 +1,8 @@
 //! `--resume ID`: every `session_id` of the output equals ID.
 
+use crate::frames::FrameResult;
 use crate::frames::{Frame, Stream};
 use crate::peek::Peek;
-use crate::source::FrameResult;
 
 /// Rewrites `session_id` in the stdout events that carry another one.
 pub(crate) struct Resume<I> {

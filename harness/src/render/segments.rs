@@ -26,9 +26,9 @@
 use std::collections::VecDeque;
 
 use crate::events::{AssistantEvent, Event, Extra, Message};
+use crate::frames::FrameResult;
 use crate::frames::{Frame, Line, Stream};
 use crate::peek::Peek;
-use crate::source::FrameResult;
 
 /// Deltas made from a whole segment are at least this many bytes, but the last.
 pub const MIN_DELTA_BYTES: usize = 8;

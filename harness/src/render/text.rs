@@ -19,9 +19,9 @@
 
 use std::collections::VecDeque;
 
+use crate::frames::FrameResult;
 use crate::frames::{Frame, Line, Stream};
 use crate::peek::Peek;
-use crate::source::FrameResult;
 
 /// The action line for a completed call of this tool key.
 pub fn action_line(tool_key: &str) -> &'static str {

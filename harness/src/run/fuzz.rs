@@ -14,9 +14,9 @@ use std::time::Instant;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestError, TestRng, TestRunner};
 
-use super::{run, Case, CaseSource, Consumer, Properties, RunError};
+use super::{run_case, Case, CaseSource, Consumer, Properties, RunError};
+use crate::format::OutputFormat;
 use crate::generate::{faulted, SessionConfig};
-use crate::render::OutputFormat;
 
 /// What a fuzz run found.
 #[derive(Debug, Clone)]
@@ -85,14 +85,14 @@ pub fn fuzz(
         let path = dir.path().join(format!("case-{n}.cassette"));
         case.write_cassette(&path)
             .map_err(|e| TestCaseError::fail(format!("cannot write the case: {e}")))?;
-        let run_case = Case::new(
+        let run = Case::new(
             CaseSource::Cassette(path.clone()),
             OutputFormat::StreamJson,
             "",
             format!("fuzz-{n}"),
         )
         .map_err(|e| TestCaseError::fail(e.to_string()))?;
-        let outcome = match run(consumer, &run_case, mock) {
+        let outcome = match run_case(consumer, &run, mock) {
             Ok(outcome) => outcome,
             Err(e) => {
                 let message = e.to_string();
@@ -104,7 +104,7 @@ pub fn fuzz(
         };
         let _ = std::fs::remove_file(&path);
         let broken: Vec<String> = properties
-            .check(&run_case, &outcome)
+            .check(&run, &outcome)
             .into_iter()
             .filter(|v| !v.held)
             .map(|v| format!("{}: {}", v.name, v.detail))

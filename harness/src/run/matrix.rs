@@ -8,9 +8,12 @@
 use std::path::PathBuf;
 
 use crate::error::CassetteError;
+use crate::expect::{expectation_of, Expectation};
 use crate::faults::{self, Fault};
-use crate::generate::{self, Expectation, SessionConfig};
-use crate::render::{OutputFormat, RenderOptions};
+use crate::format::OutputFormat;
+#[cfg(feature = "generate")]
+use crate::generate::SessionConfig;
+use crate::render::RenderOptions;
 use crate::scenario::Scenario;
 use crate::source::Source;
 
@@ -22,6 +25,7 @@ pub enum CaseSource {
     /// A cassette or capture.
     Cassette(PathBuf),
     /// The session generated from this seed.
+    #[cfg(feature = "generate")]
     Generated(u64),
 }
 
@@ -34,6 +38,7 @@ impl CaseSource {
                 || path.display().to_string(),
                 |s| s.to_string_lossy().into_owned(),
             ),
+            #[cfg(feature = "generate")]
             CaseSource::Generated(seed) => format!("generated-{seed}"),
         }
     }
@@ -42,6 +47,7 @@ impl CaseSource {
         match self {
             CaseSource::Default => Source::Default,
             CaseSource::Cassette(path) => Source::Cassette(path.clone()),
+            #[cfg(feature = "generate")]
             CaseSource::Generated(seed) => Source::Generated {
                 seed: *seed,
                 config: SessionConfig::default(),
@@ -75,14 +81,14 @@ impl Case {
         name: String,
     ) -> Result<Case, CassetteError> {
         let parsed: Vec<Fault> =
-            faults::parse(faults, crate::settings::FAULTS_ORIGIN).map_err(CassetteError::from)?;
+            faults::parse(faults, crate::faults::FROM_ENV).map_err(CassetteError::from)?;
         let frames = |format: OutputFormat| -> Result<Vec<crate::frames::Frame>, CassetteError> {
             let mut scenario = Scenario::new(RenderOptions::new(format));
             scenario.faults = parsed.clone();
             let plan = scenario.plan(source.source().open("hi")?)?;
             plan.frames.collect()
         };
-        let mut expect = generate::expectation_of(&frames(OutputFormat::StreamJson)?);
+        let mut expect = expectation_of(&frames(OutputFormat::StreamJson)?);
         if format == OutputFormat::Text && expect == Expectation::Failure {
             // Text says nothing of a result: a run cut short that exits 0 is, to a
             // text consumer, a success with whatever text came.
@@ -118,6 +124,7 @@ impl Case {
                 let path = std::path::absolute(path).unwrap_or_else(|_| path.clone());
                 env.push(("MOCK_AGENT_CASSETTE".into(), path.display().to_string()));
             }
+            #[cfg(feature = "generate")]
             CaseSource::Generated(seed) => env.push(("MOCK_AGENT_GENERATE".into(), seed.to_string())),
         }
         if !self.faults.is_empty() {
@@ -192,6 +199,7 @@ pub struct Matrix {
     /// Whether the built-in default session is a source.
     pub default_session: bool,
     /// Generated sessions: seeds `0..generated`.
+    #[cfg(feature = "generate")]
     pub generated: u64,
     /// The output formats the consumer uses; cases in each when it takes `{format}`.
     pub formats: Vec<OutputFormat>,
@@ -202,17 +210,26 @@ pub struct Matrix {
 }
 
 impl Matrix {
-    /// The standard matrix over these cassettes, the default session, and
-    /// `generated` generated sessions, in `stream-json`.
-    pub fn standard(cassettes: Vec<PathBuf>, generated: u64) -> Self {
+    /// The standard matrix over these cassettes and the default session, in
+    /// `stream-json`.
+    pub fn standard(cassettes: Vec<PathBuf>) -> Self {
         Matrix {
             cassettes,
             default_session: true,
-            generated,
+            #[cfg(feature = "generate")]
+            generated: 0,
             formats: vec![OutputFormat::StreamJson],
             faults: standard_faults(),
             filter: None,
         }
+    }
+
+    /// With the sessions generated from seeds `0..n` as sources too.
+    #[cfg(feature = "generate")]
+    #[must_use]
+    pub fn generated(mut self, n: u64) -> Self {
+        self.generated = n;
+        self
     }
 
     /// The curated cassettes of a directory (`*.cassette`, `*.ndjson`), sorted.
@@ -232,6 +249,7 @@ impl Matrix {
             sources.push(CaseSource::Default);
         }
         sources.extend(self.cassettes.iter().cloned().map(CaseSource::Cassette));
+        #[cfg(feature = "generate")]
         sources.extend((0..self.generated).map(CaseSource::Generated));
         let formats = if with_format && !self.formats.is_empty() {
             self.formats.clone()

@@ -17,6 +17,7 @@
 //! [`Consumer::new`]'s caller at it, e.g. with `MOCK_AGENT_BIN`; [`mock_binary`]
 //! looks there, then for `mock-agent` on `PATH`.
 
+#[cfg(feature = "generate")]
 pub mod fuzz;
 pub mod matrix;
 pub mod properties;
@@ -28,7 +29,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::generate::Expectation;
+use crate::expect::Expectation;
 use crate::journal;
 
 pub use matrix::{Case, CaseSource, Matrix};
@@ -153,7 +154,7 @@ const GRACE: Duration = Duration::from_millis(300);
 pub const MAX_OUTPUT: usize = 16 << 20;
 
 /// Runs the consumer against one case with the mock at `mock`.
-pub fn run(consumer: &Consumer, case: &Case, mock: &Path) -> Result<Outcome, RunError> {
+pub fn run_case(consumer: &Consumer, case: &Case, mock: &Path) -> Result<Outcome, RunError> {
     let spawn_error = |source| RunError::Spawn {
         command: consumer.command.clone(),
         source,
@@ -390,7 +391,7 @@ pub fn run_all(
                 let Some(case) = cases.get(index) else {
                     break;
                 };
-                let result = run(consumer, case, mock).map(|outcome| {
+                let result = run_case(consumer, case, mock).map(|outcome| {
                     let verdicts = properties.check(case, &outcome);
                     CaseResult {
                         case: case.clone(),

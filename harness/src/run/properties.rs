@@ -16,7 +16,7 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use super::{Case, Outcome, Status};
-use crate::generate::Expectation;
+use crate::expect::Expectation;
 
 /// One property's verdict for a case.
 #[derive(Debug, Clone, PartialEq, Eq)]

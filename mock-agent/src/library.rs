@@ -11,9 +11,9 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::agent::args::{self, AgentArgs};
-use crate::cassette::{self, Invocation};
-use crate::journal;
+use crate::args::{self, AgentArgs};
+use harness::cassette::{self, Invocation};
+use harness::journal;
 
 /// The fields of a key, in order.
 pub const FIELDS: &[&str] = &["prompt", "output_format", "partial", "model", "argv", "cwd"];

@@ -4,31 +4,19 @@
 //! replays the configured source (see [`crate::settings`]) in the requested output
 //! format; [`replay`] is the pipeline itself, shared with `mock-agent replay`.
 
-pub mod args;
-
 use std::io::{IsTerminal, Read, Write};
 use std::os::fd::AsFd;
 
-use crate::execute::{self, Blocking, Threaded};
-use crate::exit_codes;
-use crate::frames::Exit;
-use crate::journal::{self, Entry};
-use crate::render::RenderOptions;
-use crate::scenario::{Plan, Scenario};
+use crate::execute::{self, Blocking, ExecOptions, Threaded};
 use crate::settings::Settings;
-use crate::source::Source;
+use harness::exit_codes;
+use harness::frames::Exit;
+use harness::journal::{self, Entry};
+use harness::render::RenderOptions;
+use harness::scenario::{Plan, Scenario};
+use harness::source::Source;
 
-pub use args::{AgentArgs, ArgError, Command};
-
-/// The models `models` and `--list-models` print.
-pub const MODELS: &[(&str, &str)] = &[
-    ("auto", "Auto (default)"),
-    ("sonnet-4.5", "Claude 4.5 Sonnet"),
-    ("sonnet-4.5-thinking", "Claude 4.5 Sonnet (Thinking)"),
-    ("opus-4.1", "Claude 4.1 Opus"),
-    ("gpt-5", "GPT-5"),
-    ("grok", "Grok"),
-];
+use crate::args::{self, AgentArgs, Command};
 
 /// What a replay did.
 #[derive(Debug)]
@@ -38,7 +26,7 @@ pub struct Replayed {
     /// When the consumer closed stdout early, from the start.
     pub stdout_closed_at: Option<std::time::Duration>,
     /// The signal that ended the run.
-    pub signal: Option<crate::frames::Signal>,
+    pub signal: Option<harness::frames::Signal>,
     /// The faults and whether each acted.
     pub faults: Vec<journal::FaultRecord>,
     /// The mock's own error, already printed on stderr.
@@ -67,10 +55,13 @@ pub fn replay(source: &Source, prompt: &str, scenario: &Scenario, listen: bool) 
     let Plan {
         frames,
         applied,
-        mut exec,
+        mut delivery,
     } = plan;
-    exec.signals |= listen;
-    exec.precise = true;
+    delivery.signals |= listen;
+    let options = ExecOptions {
+        precise: true,
+        ..ExecOptions::new(delivery)
+    };
     let streams = std::io::stdout()
         .as_fd()
         .try_clone_to_owned()
@@ -80,17 +71,17 @@ pub fn replay(source: &Source, prompt: &str, scenario: &Scenario, listen: bool) 
         Err(e) => return failed(format!("cannot open stdout or stderr: {e}"), exit_codes::IO_ERROR),
     };
     let (out, err) = (std::fs::File::from(out), std::fs::File::from(err));
-    let outcome = if exec.signals {
+    let signals = options.delivery.signals;
+    let outcome = if signals {
         let stdout = Threaded::new(out).on_close(point_stdout_at_null);
-        execute::block_on(execute::execute(frames, stdout, Threaded::new(err), &exec), true)
-    } else {
         execute::block_on(
-            execute::execute(
-                frames,
-                Blocking::new(out).on_close(point_stdout_at_null),
-                Blocking::new(err),
-                &exec,
-            ),
+            execute::perform(frames, stdout, Threaded::new(err), &options),
+            true,
+        )
+    } else {
+        let stdout = Blocking::new(out).on_close(point_stdout_at_null);
+        execute::block_on(
+            execute::perform(frames, stdout, Blocking::new(err), &options),
             false,
         )
     };
@@ -165,26 +156,9 @@ pub fn run(argv: &[String]) -> Exit {
             return Exit::Code(exit_codes::USAGE);
         }
     };
-    let mut entry = Entry {
-        pid: std::process::id(),
-        argv: argv.to_vec(),
-        prompt: None,
-        stdin: None,
-        cwd: std::env::current_dir().ok().map(|d| d.display().to_string()),
-        output_format: None,
-        stream_partial_output: false,
-        source: None,
-        faults: Vec::new(),
-        seed: settings.seed,
-        exit: journal::ExitRecord::Code(0),
-        stdout_closed: false,
-        stdout_closed_at_ms: None,
-        signal: None,
-        stdin_open: None,
-        error: None,
-        started_at_ms,
-        ended_at_ms: 0,
-    };
+    let mut entry = Entry::new(std::process::id(), argv.to_vec(), started_at_ms);
+    entry.cwd = std::env::current_dir().ok().map(|d| d.display().to_string());
+    entry.seed = settings.seed;
     let exit = match args::parse(argv) {
         Err(e) => {
             eprintln!("{e}");
@@ -224,7 +198,7 @@ fn dispatch(args: &AgentArgs, settings: &Settings, entry: &mut Entry) -> Exit {
         return print(&format!("{}\n", settings.cli_version));
     }
     if args.list_models || args.command == Some(Command::Models) {
-        let list: String = MODELS
+        let list: String = harness::models::MODELS
             .iter()
             .map(|(id, name)| format!("{id} - {name}\n"))
             .collect();
@@ -275,7 +249,7 @@ fn dispatch(args: &AgentArgs, settings: &Settings, entry: &mut Entry) -> Exit {
     let source = match (settings.generate, &settings.cassette) {
         (Some(seed), _) => Source::Generated {
             seed,
-            config: crate::generate::SessionConfig::default().profile(settings.profile),
+            config: harness::generate::SessionConfig::default().profile(settings.profile),
         },
         (None, Some(path)) => Source::Cassette(path.clone()),
         (None, None) => Source::Default,
@@ -297,16 +271,17 @@ fn dispatch(args: &AgentArgs, settings: &Settings, entry: &mut Entry) -> Exit {
 
 /// The scenario of an invocation: its CLI options and the mock's settings.
 fn scenario(args: &AgentArgs, settings: &Settings, now_ms: u64) -> Scenario {
-    Scenario {
-        render: RenderOptions::new(args.output_format)
+    let mut scenario = Scenario::new(
+        RenderOptions::new(args.output_format)
             .stream_partial_output(args.stream_partial_output)
             .resume(args.resume.clone().flatten())
             .now_ms(now_ms),
-        faults: settings.faults.clone(),
-        timing: settings.timing,
-        seed: settings.seed,
-        step: settings.step.clone(),
-    }
+    );
+    scenario.faults = settings.faults.clone();
+    scenario.timing = settings.timing;
+    scenario.seed = settings.seed;
+    scenario.step = settings.step.clone();
+    scenario
 }
 
 /// The shim's record modes: replay from the library, or run the real CLI (and record

@@ -17,11 +17,11 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use crate::agent::args;
-use crate::cassette::{Header, Invocation, Writer};
-use crate::error::WriteError;
-use crate::events::Extra;
-use crate::frames::{Ending, Exit, Frame, Line, Stream};
+use crate::args;
+use harness::cassette::{Header, Invocation, Writer};
+use harness::error::WriteError;
+use harness::events::Extra;
+use harness::frames::{Ending, Exit, Frame, Line, Stream};
 
 /// What replaces a secret.
 pub const MARKER: &str = "[REDACTED]";
@@ -93,10 +93,10 @@ impl RecordError {
     /// The exit code the binary ends with on this error.
     pub fn exit_code(&self) -> i32 {
         match self {
-            RecordError::NoCommand => crate::exit_codes::USAGE,
-            RecordError::Spawn { .. } => crate::exit_codes::NO_INPUT,
+            RecordError::NoCommand => harness::exit_codes::USAGE,
+            RecordError::Spawn { .. } => harness::exit_codes::NO_INPUT,
             RecordError::Write(e) => e.exit_code(),
-            RecordError::SecretLeft { .. } => crate::exit_codes::CANNOT_CREATE,
+            RecordError::SecretLeft { .. } => harness::exit_codes::CANNOT_CREATE,
         }
     }
 }

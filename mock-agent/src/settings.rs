@@ -9,10 +9,10 @@
 //! | `MOCK_AGENT_JOURNAL` | append one JSON line per invocation to this file | no journal |
 //! | `MOCK_AGENT_CLI_VERSION` | what `--version` prints | [`DEFAULT_CLI_VERSION`] |
 //! | `MOCK_AGENT_ACCOUNT` | who `status` says is logged in; empty: nobody | `someone@example.com` |
-//! | `MOCK_AGENT_FAULTS` | faults, `;`-separated (see [`crate::faults`]) | none |
-//! | `MOCK_AGENT_TIMING` | when frames are written (see [`crate::timing`]) | `instant` |
+//! | `MOCK_AGENT_FAULTS` | faults, `;`-separated (see [`harness::faults`]) | none |
+//! | `MOCK_AGENT_TIMING` | when frames are written (see [`harness::timing`]) | `instant` |
 //! | `MOCK_AGENT_SEED` | the seed of every random choice | `0` |
-//! | `MOCK_AGENT_GENERATE` | serve the session generated from this seed (see [`crate::generate`]) | off |
+//! | `MOCK_AGENT_GENERATE` | serve the session generated from this seed (see [`harness::generate`]) | off |
 //! | `MOCK_AGENT_PROFILE` | what generated sessions hold: `real` or `seeds` | `real` |
 //! | `MOCK_AGENT_RECORD` | the shim's record mode: `none`, `once`, `new_episodes`, `all`, `passthrough` (see [`crate::library`]) | off |
 //! | `MOCK_AGENT_LIBRARY` | the directory of cassettes the record modes use | none |
@@ -27,9 +27,10 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 
-use crate::error::Diagnostic;
-use crate::faults::{self, Fault, Origin};
-use crate::timing::Timing;
+use harness::error::Diagnostic;
+use harness::error::Origin;
+use harness::faults::{self, Fault};
+use harness::timing::Timing;
 
 /// What `--version` prints unless `MOCK_AGENT_CLI_VERSION` says otherwise.
 pub const DEFAULT_CLI_VERSION: &str = "2026.10.01-e373342";
@@ -60,7 +61,7 @@ pub struct Settings {
     /// `MOCK_AGENT_GENERATE`: the seed of the session to serve.
     pub generate: Option<u64>,
     /// `MOCK_AGENT_PROFILE`.
-    pub profile: crate::generate::Profile,
+    pub profile: harness::generate::Profile,
     /// `MOCK_AGENT_RECORD`.
     pub record: Option<RecordMode>,
     /// `MOCK_AGENT_LIBRARY`.
@@ -102,10 +103,10 @@ impl RecordMode {
 }
 
 /// Parses a profile name: `real` or `seeds`.
-pub fn parse_profile(text: &str, origin: Origin<'_>) -> Result<crate::generate::Profile, Diagnostic> {
+pub fn parse_profile(text: &str, origin: Origin<'_>) -> Result<harness::generate::Profile, Diagnostic> {
     match text.trim() {
-        "real" => Ok(crate::generate::Profile::Real),
-        "seeds" => Ok(crate::generate::Profile::Seeds),
+        "real" => Ok(harness::generate::Profile::Real),
+        "seeds" => Ok(harness::generate::Profile::Seeds),
         other => Err(origin.error(
             text,
             1,
@@ -113,18 +114,6 @@ pub fn parse_profile(text: &str, origin: Origin<'_>) -> Result<crate::generate::
         )),
     }
 }
-
-/// Where faults come from, for errors.
-pub const FAULTS_ORIGIN: Origin<'static> = Origin {
-    name: "MOCK_AGENT_FAULTS",
-    help: "`mock-agent faults` lists every fault with an example",
-};
-
-/// Where the timing comes from, for errors.
-pub const TIMING_ORIGIN: Origin<'static> = Origin {
-    name: "MOCK_AGENT_TIMING",
-    help: "timing is instant, recorded, scale=F, fixed=MS, jitter=MS, first-byte=MS, joined by commas",
-};
 
 /// Where the seed comes from, for errors.
 pub const SEED_ORIGIN: Origin<'static> = Origin {
@@ -152,11 +141,11 @@ impl Settings {
         let set = |name: &str| text(name).filter(|v| !v.trim().is_empty());
         Ok(Settings {
             faults: match set("MOCK_AGENT_FAULTS") {
-                Some(spec) => faults::parse(&spec, FAULTS_ORIGIN)?,
+                Some(spec) => faults::parse(&spec, faults::FROM_ENV)?,
                 None => Vec::new(),
             },
             timing: match set("MOCK_AGENT_TIMING") {
-                Some(spec) => Timing::parse(&spec, TIMING_ORIGIN)?,
+                Some(spec) => Timing::parse(&spec, Timing::FROM_ENV)?,
                 None => Timing::default(),
             },
             seed: match set("MOCK_AGENT_SEED") {
@@ -205,7 +194,7 @@ impl Settings {
                         help: "generated sessions hold everything the real CLI prints (`real`) or only what the documentation shows (`seeds`)",
                     },
                 )?,
-                None => crate::generate::Profile::Real,
+                None => harness::generate::Profile::Real,
             },
             cassette: path("MOCK_AGENT_CASSETTE"),
             journal: path("MOCK_AGENT_JOURNAL"),

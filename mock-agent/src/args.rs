@@ -2,7 +2,7 @@
 //! commander.js): `--flag value` and `--flag=value`, combined short flags (`-pf`),
 //! the prompt anywhere or after `--`, and commander's error messages.
 
-use crate::render::OutputFormat;
+use harness::format::OutputFormat;
 
 /// A subcommand of the real CLI.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -140,7 +140,7 @@ const OPTIONS: &[Opt] = &[
             a.output_format = v
                 .unwrap_or_default()
                 .parse()
-                .map_err(|e: crate::render::UnknownFormat| e.to_string())?;
+                .map_err(|e: harness::format::UnknownFormat| e.to_string())?;
             Ok(())
         },
     },

@@ -3,7 +3,7 @@
 
 use std::io::Write;
 
-use crate::frames::{Exit, Signal};
+use harness::frames::{Exit, Signal};
 
 /// Ends the process: `exit(code)`, or death by the signal, as a real process dies.
 ///

@@ -22,12 +22,12 @@
 //! # my_consumer_copes();
 //! ```
 //!
-//! [`faulted`] overlays faults (see [`crate::faults`]) and labels each [`Case`] with
-//! what a correct consumer concludes. [`generate`] makes the session of a seed, the
+//! [`faulted`] overlays faults (see [`crate::faults`]) and labels each [`Faulted`] with
+//! what a correct consumer concludes. [`from_seed`] makes the session of a seed, the
 //! same on every run and machine (for one version of mock-agent), as
 //! `mock-agent generate --seed N` and `MOCK_AGENT_GENERATE=N` do. A session, or a
 //! case that failed a property, is written as an ordinary cassette with
-//! [`Session::write_cassette`] / [`Case::write_cassette`].
+//! [`Session::write_cassette`] / [`Faulted::write_cassette`].
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -37,15 +37,17 @@ use proptest::strategy::ValueTree;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use serde_json::{json, Value};
 
+use crate::cassette::Recording;
 use crate::cassette::{Header, Invocation, Writer};
 use crate::error::WriteError;
 use crate::events::Event;
+use crate::expect::{expectation_of, Expectation};
 use crate::faults::Fault;
+use crate::format::OutputFormat;
 use crate::frames::{Ending, Exit, Frame, Line};
 use crate::peek::Peek;
-use crate::render::{segments::split_deltas, OutputFormat, RenderOptions};
+use crate::render::{segments::split_deltas, RenderOptions};
 use crate::scenario::Scenario;
-use crate::source::Recording;
 
 /// What a session may hold.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -249,21 +251,9 @@ impl Session {
     }
 }
 
-/// What a correct consumer concludes from a case.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Expectation {
-    /// The run succeeded with this answer.
-    Success {
-        /// `result.result`.
-        answer: String,
-    },
-    /// The run failed (or hangs: then the consumer must give up and say so).
-    Failure,
-}
-
 /// A session with faults overlaid, and what a correct consumer concludes from it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Case {
+pub struct Faulted {
     /// The session.
     pub session: Session,
     /// The faults, as given to `MOCK_AGENT_FAULTS` (`;`-joined).
@@ -272,10 +262,10 @@ pub struct Case {
     pub expect: Expectation,
 }
 
-impl Case {
+impl Faulted {
     /// The faults, parsed.
     pub fn parsed_faults(&self) -> Vec<Fault> {
-        let origin = crate::settings::FAULTS_ORIGIN;
+        let origin = crate::faults::FROM_ENV;
         self.faults
             .iter()
             .filter_map(|f| crate::faults::parse(f, origin).ok())
@@ -322,35 +312,6 @@ fn planned_frames(session: &Session, faults: Vec<Fault>) -> Vec<Frame> {
 /// stream still holds a readable `result` and the process exits 0.
 pub fn expectation(session: &Session, faults: &[Fault]) -> Expectation {
     expectation_of(&planned_frames(session, faults.to_vec()))
-}
-
-/// What a correct consumer concludes from the frames a mock performs (in
-/// `stream-json`): success when they hold a readable `result` before stdout is
-/// closed, the process exits 0, and nothing stalls for ever.
-pub fn expectation_of(frames: &[Frame]) -> Expectation {
-    let mut answer = None;
-    let mut exit = None;
-    let mut hangs = false;
-    let mut closed = false;
-    for frame in frames {
-        match frame {
-            // What comes after stdout is closed never reaches the consumer.
-            Frame::CloseStdout { .. } => closed = true,
-            Frame::Line(line) if line.stream == crate::frames::Stream::Stdout && line.newline && !closed => {
-                if let Some(peek) = Peek::parse(&line.bytes).filter(|p| p.is_type("result") && !p.is_error())
-                {
-                    answer = peek.result_text().map(|t| t.into_owned());
-                }
-            }
-            Frame::Stall { duration: None, .. } => hangs = true,
-            Frame::End(end) => exit = Some(end.exit),
-            _ => {}
-        }
-    }
-    match (answer, exit, hangs) {
-        (Some(answer), Some(exit), false) if exit.success() => Expectation::Success { answer },
-        _ => Expectation::Failure,
-    }
 }
 
 /// Milliseconds since the epoch at which generated sessions start.
@@ -567,7 +528,7 @@ fn fault_spec() -> impl Strategy<Value = String> {
 
 /// A strategy for sessions with 0 to `max_faults` faults overlaid, each labelled with
 /// what a correct consumer concludes.
-pub fn faulted(config: SessionConfig, max_faults: usize) -> impl Strategy<Value = Case> {
+pub fn faulted(config: SessionConfig, max_faults: usize) -> impl Strategy<Value = Faulted> {
     (
         session(config),
         prop::collection::vec(fault_spec(), 0..=max_faults),
@@ -575,11 +536,11 @@ pub fn faulted(config: SessionConfig, max_faults: usize) -> impl Strategy<Value 
         .prop_map(|(session, faults)| {
             let parsed: Vec<Fault> = faults
                 .iter()
-                .filter_map(|f| crate::faults::parse(f, crate::settings::FAULTS_ORIGIN).ok())
+                .filter_map(|f| crate::faults::parse(f, crate::faults::FROM_ENV).ok())
                 .flatten()
                 .collect();
             let expect = expectation(&session, &parsed);
-            Case {
+            Faulted {
                 session,
                 faults,
                 expect,
@@ -588,7 +549,7 @@ pub fn faulted(config: SessionConfig, max_faults: usize) -> impl Strategy<Value 
 }
 
 /// The session of a seed: the same on every run and machine, for one version.
-pub fn generate(seed: u64, config: &SessionConfig) -> Session {
+pub fn from_seed(seed: u64, config: &SessionConfig) -> Session {
     let mut bytes = [0u8; 32];
     bytes[..8].copy_from_slice(&seed.to_le_bytes());
     let rng = TestRng::from_seed(RngAlgorithm::ChaCha, &bytes);

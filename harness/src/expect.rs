@@ -1,0 +1,46 @@
+//! What a correct consumer concludes from a run: worked out from the frames the mock
+//! performs, so that the runner can tell a consumer that copes from one that does not.
+
+use crate::frames::{Frame, Stream};
+use crate::peek::Peek;
+
+/// What a correct consumer concludes from a case.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Expectation {
+    /// The run succeeded with this answer.
+    Success {
+        /// `result.result`.
+        answer: String,
+    },
+    /// The run failed (or hangs: then the consumer must give up and say so).
+    Failure,
+}
+
+/// What a correct consumer concludes from the frames a mock performs (in
+/// `stream-json`): success when they hold a readable `result` before stdout is
+/// closed, the process exits 0, and nothing stalls for ever.
+pub fn expectation_of(frames: &[Frame]) -> Expectation {
+    let mut answer = None;
+    let mut exit = None;
+    let mut hangs = false;
+    let mut closed = false;
+    for frame in frames {
+        match frame {
+            // What comes after stdout is closed never reaches the consumer.
+            Frame::CloseStdout { .. } => closed = true,
+            Frame::Line(line) if line.stream == Stream::Stdout && line.newline && !closed => {
+                if let Some(peek) = Peek::parse(&line.bytes).filter(|p| p.is_type("result") && !p.is_error())
+                {
+                    answer = peek.result_text().map(|t| t.into_owned());
+                }
+            }
+            Frame::Stall { duration: None, .. } => hangs = true,
+            Frame::End(end) => exit = Some(end.exit),
+            _ => {}
+        }
+    }
+    match (answer, exit, hangs) {
+        (Some(answer), Some(exit), false) if exit.success() => Expectation::Success { answer },
+        _ => Expectation::Failure,
+    }
+}

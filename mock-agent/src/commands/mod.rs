@@ -1,0 +1,380 @@
+//! The mock's own subcommands (`replay`, `generate`, `record`, `lint`, `test`,
+//! `fuzz`, ...): their grammar, parsed with clap, and what each does. None collides
+//! with a subcommand of the real CLI.
+
+mod lint;
+mod test;
+
+use std::path::{Path, PathBuf};
+
+use crate::agent;
+use clap::{Args, Parser, Subcommand};
+use harness::exit_codes;
+use harness::faults;
+use harness::format::OutputFormat;
+use harness::frames::Exit;
+use harness::generate::{self, Profile, SessionConfig};
+use harness::render::RenderOptions;
+use harness::scenario::Scenario;
+use harness::source::Source;
+use harness::timing::Timing;
+
+/// The mock's own subcommands; any other first argument goes to the emulated CLI.
+const OWN_COMMANDS: &[&str] = &[
+    "replay", "record", "unused", "generate", "lint", "test", "fuzz", "faults", "help", "--help", "-h",
+];
+
+/// A stand-in for the cursor-agent CLI, for testing programs that drive it.
+///
+/// Run with the real CLI's arguments (`mock-agent -p "prompt" --output-format json`),
+/// or install it as `cursor-agent`, and it replays a recorded session
+/// (MOCK_AGENT_CASSETTE) or the built-in default one, exactly as the CLI prints it.
+#[derive(Parser)]
+#[command(name = "mock-agent", version, disable_version_flag = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Own,
+}
+
+#[derive(Subcommand)]
+enum Own {
+    /// Replay a cassette or a bare stream-json capture on stdout and stderr.
+    Replay {
+        /// The cassette (`.cassette`) or capture (`.ndjson`) to replay.
+        cassette: PathBuf,
+        #[command(flatten)]
+        play: Play,
+        /// The seed of every random choice (jitter, random chunks).
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+    },
+    /// Print the session generated from a seed, as the CLI would, or save it as a cassette.
+    ///
+    /// The same seed gives the same bytes on every run and machine.
+    Generate {
+        /// The seed of the session (and of every random choice).
+        #[arg(long)]
+        seed: u64,
+        /// At most about this many events.
+        #[arg(long, value_name = "M")]
+        events: Option<usize>,
+        /// `real`: everything the real CLI prints; `seeds`: only what its documentation shows.
+        #[arg(long, default_value = "real", value_parser = parse_profile)]
+        profile: Profile,
+        /// Write the session, faults applied, as a cassette to this file instead of printing it.
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+        #[command(flatten)]
+        play: Play,
+    },
+    /// Check cassettes and captures against the protocol: errors and warnings by line.
+    ///
+    /// Exits 0 when no file has an error, 1 when one breaks the protocol, and with the
+    /// mock's own code (65, 66) when one cannot be read.
+    Lint {
+        /// The cassettes (`.cassette`) and captures (`.ndjson`) to check.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Warn about cassettes recorded with a CLI older than this (e.g. `2026.10.01`).
+        #[arg(long, value_name = "VERSION")]
+        max_age: Option<String>,
+    },
+    /// Run a consumer against every case of the matrix, check its properties, and
+    /// compare each case's record with its snapshot.
+    ///
+    /// Exits 0 when every property held and every snapshot matched, 1 otherwise.
+    Test(TestArgs),
+    /// Run a consumer against generated sessions with faults; shrink a failure to a cassette.
+    ///
+    /// Exits 0 when every case held every property, 1 when one failed (the minimal
+    /// failing stream is written as a cassette, with the command that replays it).
+    Fuzz {
+        /// The consumer: a shell command; `{mock}` is the mock's path.
+        #[arg(long, value_name = "CMD")]
+        consumer: String,
+        /// How many cases.
+        #[arg(long, value_name = "N", default_value_t = 100)]
+        cases: u32,
+        /// The seed: the same seed runs the same cases.
+        #[arg(long, value_name = "S", default_value_t = 0)]
+        seed: u64,
+        /// Seconds a case may take before the consumer is killed.
+        #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
+        timeout: f64,
+        /// Where the minimal failing case is written.
+        #[arg(long, value_name = "DIR", default_value = "fuzz-failures")]
+        out: PathBuf,
+    },
+    /// Run the real CLI as a transparent proxy and write what it did as a cassette.
+    ///
+    /// Its stdout and stderr reach you unchanged, stdin is passed on, SIGINT and
+    /// SIGTERM are forwarded, and the proxy ends the way the command ended. Secrets
+    /// (CURSOR_API_KEY, CURSOR_AUTH_TOKEN, --api-key, -H, and --redact ones) never
+    /// reach the cassette.
+    Record {
+        /// The cassette to write (atomically: nothing under this name until the end).
+        #[arg(long, value_name = "FILE")]
+        out: PathBuf,
+        /// A string to keep out of the cassette (repeatable).
+        #[arg(long = "redact", value_name = "TEXT")]
+        redact: Vec<String>,
+        /// An environment variable whose value is a secret (repeatable).
+        #[arg(long = "redact-env", value_name = "NAME")]
+        redact_env: Vec<String>,
+        /// Replace the home directory by `~`.
+        #[arg(long)]
+        redact_home: bool,
+        /// Run `COMMAND --version` first and keep what it prints in the cassette.
+        #[arg(long)]
+        cli_version: bool,
+        /// The command to record, after `--`: `-- cursor-agent -p "hi"`.
+        #[arg(last = true, required = true, value_name = "COMMAND")]
+        command: Vec<String>,
+    },
+    /// List the cassettes of a library that no invocation in a journal played.
+    Unused {
+        /// The library (MOCK_AGENT_LIBRARY).
+        #[arg(long, value_name = "DIR")]
+        library: PathBuf,
+        /// The journal of the test run (MOCK_AGENT_JOURNAL).
+        #[arg(long, value_name = "FILE")]
+        journal: PathBuf,
+    },
+    /// List every fault and preset, with its meaning and an example.
+    Faults,
+    /// Run as the CLI: `mock-agent agent -p "hi"` is `cursor-agent -p "hi"`.
+    Agent {
+        /// The real CLI's arguments.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
+}
+
+/// `mock-agent test`.
+#[derive(Args)]
+struct TestArgs {
+    /// The consumer: a shell command; `{mock}` is the mock's path, `{format}` the case's output format.
+    #[arg(long, value_name = "CMD")]
+    consumer: String,
+    /// Cassettes and captures to test with, or directories of them (default: the default session only).
+    #[arg(long = "cassettes", value_name = "PATH")]
+    cassettes: Vec<PathBuf>,
+    /// Leave out the built-in default session.
+    #[arg(long)]
+    no_default: bool,
+    /// Also test with the sessions generated from seeds 0..N.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    generated: u64,
+    /// An output format the consumer uses (repeatable; with `{format}` in its command).
+    #[arg(long = "format", value_name = "F", value_parser = parse_format)]
+    formats: Vec<OutputFormat>,
+    /// Only cases whose name contains this.
+    #[arg(long, value_name = "TEXT")]
+    filter: Option<String>,
+    /// Where the snapshots are (`NAME.snap`; new and changed ones are written as `.snap.new`).
+    #[arg(long, value_name = "DIR")]
+    snapshots: Option<PathBuf>,
+    /// Take new and changed snapshots as they are.
+    #[arg(long)]
+    accept: bool,
+    /// Seconds a case may take before the consumer is killed.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
+    timeout: f64,
+    /// Cases run at once.
+    #[arg(long, value_name = "N", default_value_t = 2)]
+    jobs: usize,
+    /// Write JUnit XML here.
+    #[arg(long, value_name = "FILE")]
+    junit: Option<PathBuf>,
+    /// A variable to set to the mock's path, for consumers that take it so.
+    #[arg(long, value_name = "NAME")]
+    mock_env: Option<String>,
+    /// Switch a property off (repeatable): ends, no-crash, reports-failure, reports-success, no-leftover, reads-to-end.
+    #[arg(long = "off", value_name = "PROPERTY")]
+    off: Vec<String>,
+}
+
+/// How a run is played: the CLI's output options, faults and timing.
+#[derive(Args)]
+struct Play {
+    /// The output format to render: text, json or stream-json.
+    #[arg(long, default_value = "stream-json", value_parser = parse_format)]
+    output_format: OutputFormat,
+    /// Render assistant text as deltas, as `--stream-partial-output` does.
+    #[arg(long)]
+    stream_partial_output: bool,
+    /// Make every `session_id` of the output equal this id.
+    #[arg(long, value_name = "ID")]
+    resume: Option<String>,
+    /// A fault to inject, e.g. `eof:after=3,byte=10` (repeatable; see `mock-agent faults`).
+    #[arg(long = "fault", value_name = "SPEC")]
+    faults: Vec<String>,
+    /// When to write: instant, recorded, scale=F, fixed=MS, jitter=MS, first-byte=MS.
+    #[arg(long, value_name = "SPEC", default_value = "instant")]
+    timing: String,
+}
+
+impl Play {
+    fn scenario(self, seed: u64) -> Result<Scenario, harness::Diagnostic> {
+        let render = RenderOptions::new(self.output_format)
+            .stream_partial_output(self.stream_partial_output)
+            .resume(self.resume)
+            .now_ms(crate::execute::now_ms());
+        let mut scenario = Scenario::new(render);
+        for spec in &self.faults {
+            scenario.faults.extend(faults::parse(spec, faults::FROM_FLAG)?);
+        }
+        scenario.timing = Timing::parse(&self.timing, Timing::FROM_FLAG)?;
+        scenario.seed = seed;
+        Ok(scenario)
+    }
+}
+
+fn parse_profile(text: &str) -> Result<Profile, String> {
+    match text {
+        "real" => Ok(Profile::Real),
+        "seeds" => Ok(Profile::Seeds),
+        other => Err(format!("`{other}` is not a profile; use `real` or `seeds`")),
+    }
+}
+
+fn parse_format(text: &str) -> Result<OutputFormat, String> {
+    text.parse()
+        .map_err(|e: harness::format::UnknownFormat| e.to_string())
+}
+
+/// Runs one of the mock's own subcommands; `argv` starts with the program name.
+pub fn run(argv: &[String]) -> Exit {
+    let cli = match Cli::try_parse_from(argv) {
+        Ok(cli) => cli,
+        Err(e) => return clap_error(&e),
+    };
+    match cli.command {
+        Own::Replay { cassette, play, seed } => match play.scenario(seed) {
+            Ok(scenario) => agent::replay(&Source::Cassette(cassette), "", &scenario, false).exit,
+            Err(e) => usage(&e),
+        },
+        Own::Generate {
+            seed,
+            events,
+            profile,
+            out,
+            play,
+        } => {
+            let mut config = SessionConfig::default().profile(profile);
+            if let Some(events) = events {
+                config = config.max_events(events);
+            }
+            let scenario = match play.scenario(seed) {
+                Ok(scenario) => scenario,
+                Err(e) => return usage(&e),
+            };
+            match out {
+                Some(path) => save_generated(seed, &config, &scenario, &path),
+                None => agent::replay(&Source::Generated { seed, config }, "", &scenario, false).exit,
+            }
+        }
+        Own::Lint { files, max_age } => lint::lint(&files, max_age.as_deref()),
+        Own::Unused { library, journal } => match harness::journal::read(&journal) {
+            Ok(entries) => {
+                for path in crate::library::unused(&library, &entries) {
+                    println!("{}", path.display());
+                }
+                Exit::Code(exit_codes::OK)
+            }
+            Err(e) => {
+                eprintln!("mock-agent: {e}");
+                Exit::Code(exit_codes::NO_INPUT)
+            }
+        },
+        Own::Test(args) => test::test(args),
+        Own::Record {
+            out,
+            redact,
+            redact_env,
+            redact_home,
+            cli_version,
+            command,
+        } => {
+            let mut options = crate::record::RecordOptions::new(out);
+            options.secrets = redact;
+            options.secret_env = redact_env;
+            options.redact_home = redact_home;
+            options.cli_version = cli_version;
+            match crate::record::record(&command, &options) {
+                Ok(exit) => exit,
+                Err(e) => {
+                    eprintln!("mock-agent: {e}");
+                    Exit::Code(e.exit_code())
+                }
+            }
+        }
+        Own::Fuzz {
+            consumer,
+            cases,
+            seed,
+            timeout,
+            out,
+        } => test::fuzz(&consumer, cases, seed, timeout, &out),
+        Own::Faults => {
+            for entry in faults::catalogue() {
+                println!("{:<16} {}", entry.name, entry.meaning);
+                println!("{:<16} e.g. {}", "", entry.example);
+            }
+            Exit::Code(exit_codes::OK)
+        }
+        Own::Agent { args } => agent::run(&args),
+    }
+}
+
+fn usage(e: &harness::Diagnostic) -> Exit {
+    eprintln!("mock-agent: {e}");
+    Exit::Code(exit_codes::USAGE)
+}
+
+/// `generate --out FILE`: the session with its faults applied, as a cassette.
+fn save_generated(seed: u64, config: &SessionConfig, scenario: &Scenario, path: &Path) -> Exit {
+    let session = generate::from_seed(seed, config);
+    match generate::write_planned(&session, &scenario.faults, path) {
+        Ok(path) => {
+            eprintln!(
+                "wrote {} ({} events); replay it with `mock-agent replay {}`",
+                path.display(),
+                session.lines.len(),
+                path.display()
+            );
+            Exit::Code(exit_codes::OK)
+        }
+        Err(e) => {
+            eprintln!("mock-agent: {e}");
+            Exit::Code(e.exit_code())
+        }
+    }
+}
+
+/// Whether `word`, the first argument, names one of the mock's own subcommands.
+pub fn is_own(word: &str) -> bool {
+    OWN_COMMANDS.contains(&word)
+}
+
+/// Prints a clap error as a `mock-agent:` error (help and version as they are).
+fn clap_error(e: &clap::Error) -> Exit {
+    use clap::error::ErrorKind;
+    let text = e.render().to_string();
+    if matches!(
+        e.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        println!("{}", text.trim_end_matches('\n'));
+        return Exit::Code(exit_codes::OK);
+    }
+    eprintln!(
+        "mock-agent: {}",
+        text.strip_prefix("error: ")
+            .unwrap_or(&text)
+            .trim_end_matches('\n')
+    );
+    Exit::Code(exit_codes::USAGE)
+}

@@ -1,0 +1,223 @@
+//! `mock-agent test` and `mock-agent fuzz`: a consumer against the matrix, or against
+//! generated cases.
+
+use std::path::Path;
+
+use harness::exit_codes;
+use harness::frames::Exit;
+
+use super::TestArgs;
+
+/// SIGINT and SIGTERM end the run, and the consumers running then with it.
+fn on_interrupt_kill_consumers() {
+    crate::process::on_term_or_int(|signal| {
+        harness::run::interrupt();
+        eprintln!("mock-agent: interrupted: the running consumers were killed");
+        crate::process::terminate(Exit::Signal(signal));
+    });
+}
+
+/// `mock-agent test`: the matrix against a consumer.
+pub(super) fn test(args: TestArgs) -> Exit {
+    use harness::run::{self, report, Consumer, Matrix, Properties};
+    on_interrupt_kill_consumers();
+    let Ok(mock) = std::env::current_exe() else {
+        eprintln!("mock-agent: cannot find its own binary to serve as the agent");
+        return Exit::Code(exit_codes::INTERNAL);
+    };
+    if !(args.timeout.is_finite() && args.timeout > 0.0) {
+        eprintln!(
+            "mock-agent: --timeout {}: give seconds, more than 0",
+            args.timeout
+        );
+        return Exit::Code(exit_codes::USAGE);
+    }
+    let mut cassettes = Vec::new();
+    for path in &args.cassettes {
+        if path.is_dir() {
+            match Matrix::cassettes_in(path) {
+                Ok(found) => cassettes.extend(found),
+                Err(e) => {
+                    eprintln!("mock-agent: {}: cannot list the cassettes: {e}", path.display());
+                    return Exit::Code(exit_codes::NO_INPUT);
+                }
+            }
+        } else {
+            cassettes.push(path.clone());
+        }
+    }
+    let mut matrix = Matrix::standard(cassettes).generated(args.generated);
+    matrix.default_session = !args.no_default;
+    if !args.formats.is_empty() {
+        matrix.formats = args.formats.clone();
+    }
+    matrix.filter = args.filter.clone();
+    let with_format = args.consumer.contains("{format}");
+    let cases = match matrix.cases(with_format) {
+        Ok(cases) => cases,
+        Err(e) => {
+            eprintln!("mock-agent: {e}");
+            return Exit::Code(e.exit_code());
+        }
+    };
+    let Ok(timeout) = std::time::Duration::try_from_secs_f64(args.timeout) else {
+        eprintln!("mock-agent: --timeout {}: too long; give seconds", args.timeout);
+        return Exit::Code(exit_codes::USAGE);
+    };
+    let mut consumer = Consumer::new(args.consumer.clone()).timeout(timeout);
+    if let Some(name) = &args.mock_env {
+        consumer = consumer.mock_env(name.clone());
+    }
+    let mut properties = Properties::new();
+    for name in &args.off {
+        if !run::properties::BUILT_IN.contains(&name.as_str()) {
+            eprintln!(
+                "mock-agent: --off {name}: no such property; the properties are {}",
+                run::properties::BUILT_IN.join(", ")
+            );
+            return Exit::Code(exit_codes::USAGE);
+        }
+        properties = properties.without(name);
+    }
+    if cases.is_empty() {
+        eprintln!(
+            "mock-agent: no case to run{}\nhelp: `--filter` keeps the cases whose name contains it, e.g. `default/eof`",
+            args.filter.as_deref().map(|f| format!(" (--filter {f} matches none)")).unwrap_or_default()
+        );
+        return Exit::Code(exit_codes::USAGE);
+    }
+    eprintln!("running {} cases, {} at a time", cases.len(), args.jobs.max(1));
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    let total = cases.len();
+    let results = run::run_all(&consumer, &cases, &mock, &properties, args.jobs, |result| {
+        let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        let mark = if result.passed() { "ok  " } else { "FAIL" };
+        eprintln!("[{n:>4}/{total}] {mark} {}", result.case.name);
+    });
+    let results = match results {
+        Ok(results) => results,
+        Err(e) => {
+            eprintln!("mock-agent: {e}");
+            return Exit::Code(exit_codes::USAGE);
+        }
+    };
+    let mut changed = Vec::new();
+    let mut new_names = Vec::new();
+    if let Some(dir) = &args.snapshots {
+        for result in &results {
+            match report::compare(dir, &result.case.name, &report::record(result), args.accept) {
+                Ok(report::SnapshotState::Matches) => {}
+                Ok(report::SnapshotState::New) => new_names.push(result.case.name.clone()),
+                Ok(report::SnapshotState::Changed) => changed.push(result.case.name.clone()),
+                Err(e) => {
+                    eprintln!("mock-agent: {}: cannot write the snapshot: {e}", dir.display());
+                    return Exit::Code(exit_codes::CANNOT_CREATE);
+                }
+            }
+        }
+    }
+    let failed: Vec<_> = results.iter().filter(|r| !r.passed()).collect();
+    if !failed.is_empty() {
+        println!("{:<48} broken properties", "case");
+        for result in &failed {
+            let broken: Vec<&str> = result
+                .verdicts
+                .iter()
+                .filter(|v| !v.held)
+                .map(|v| v.name.as_str())
+                .collect();
+            println!("{:<48} {}", result.case.name, broken.join(", "));
+            for verdict in result.verdicts.iter().filter(|v| !v.held) {
+                println!("    {}: {}", verdict.name, verdict.detail);
+            }
+        }
+    }
+    for name in &changed {
+        println!("{name:<48} snapshot differs");
+    }
+    let new = new_names.len();
+    let pending = if args.accept { 0 } else { new };
+    println!(
+        "{} cases: {} passed, {} failed; snapshots: {} new{}, {} changed{}",
+        results.len(),
+        results.len() - failed.len(),
+        failed.len(),
+        new,
+        if args.accept { " (accepted)" } else { "" },
+        changed.len(),
+        if args.accept && !changed.is_empty() {
+            " (accepted)"
+        } else {
+            ""
+        },
+    );
+    if let Some(path) = &args.junit {
+        let differing: Vec<String> = changed.iter().chain(&new_names).cloned().collect();
+        let xml = report::junit(&results, if args.accept { &[] } else { &differing });
+        if let Err(e) = std::fs::write(path, xml) {
+            eprintln!(
+                "mock-agent: {}: cannot write the JUnit report: {e}",
+                path.display()
+            );
+            return Exit::Code(exit_codes::CANNOT_CREATE);
+        }
+    }
+    let snapshots_ok = args.accept || (changed.is_empty() && pending == 0);
+    Exit::Code(if failed.is_empty() && snapshots_ok {
+        exit_codes::OK
+    } else {
+        exit_codes::AGENT_ERROR
+    })
+}
+
+/// `mock-agent fuzz`.
+pub(super) fn fuzz(command: &str, cases: u32, seed: u64, timeout: f64, out: &Path) -> Exit {
+    use harness::run::{fuzz::fuzz, Consumer, Properties};
+    on_interrupt_kill_consumers();
+    let Ok(mock) = std::env::current_exe() else {
+        eprintln!("mock-agent: cannot find its own binary to serve as the agent");
+        return Exit::Code(exit_codes::INTERNAL);
+    };
+    if !(timeout.is_finite() && timeout > 0.0) {
+        eprintln!("mock-agent: --timeout {timeout}: give seconds, more than 0");
+        return Exit::Code(exit_codes::USAGE);
+    }
+    let Ok(timeout) = std::time::Duration::try_from_secs_f64(timeout) else {
+        eprintln!("mock-agent: --timeout {timeout}: too long; give seconds");
+        return Exit::Code(exit_codes::USAGE);
+    };
+    let consumer = Consumer::new(command).timeout(timeout);
+    eprintln!("fuzzing `{command}` with {cases} cases from seed {seed}");
+    match fuzz(&consumer, cases, seed, &mock, &Properties::new(), out) {
+        Ok(report) => {
+            let rate = report.runs as f64 / report.seconds.max(1e-9);
+            match report.failure {
+                None => {
+                    println!(
+                        "{} cases passed in {:.1} s ({rate:.1} cases/s)",
+                        report.runs, report.seconds
+                    );
+                    Exit::Code(exit_codes::OK)
+                }
+                Some(failure) => {
+                    println!(
+                        "a case failed; shrunk to {} lines ({} runs, {:.1} s):",
+                        failure.lines, report.runs, report.seconds
+                    );
+                    for broken in &failure.broken {
+                        println!("  {broken}");
+                    }
+                    let path = failure.cassette.display();
+                    let quoted = format!("'{}'", command.replace('\'', r"'\''"));
+                    println!("the minimal case: {path}");
+                    println!("replay it: mock-agent test --no-default --cassettes {path} --filter clean --consumer {quoted}");
+                    Exit::Code(exit_codes::AGENT_ERROR)
+                }
+            }
+        }
+        Err(e) => {
+            eprintln!("mock-agent: {e}");
+            Exit::Code(exit_codes::USAGE)
+        }
+    }
+}

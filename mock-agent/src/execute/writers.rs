@@ -1,0 +1,144 @@
+//! The process's stdout and stderr as [`AsyncWrite`]s: written in place on the fast
+//! path, or on a blocking thread when the executor must listen for signals meanwhile.
+
+use std::future::Future as _;
+use std::io;
+use std::pin::Pin;
+use std::task::{ready, Context, Poll};
+
+use tokio::io::AsyncWrite;
+
+/// An [`AsyncWrite`] over a file (the process's stdout or stderr) that writes in
+/// place: each write blocks until the pipe takes it.
+///
+/// For the fast path, where the executor runs alone on a current-thread runtime and
+/// listens for no signal: a blocking write costs nothing there. Shutting it down closes
+/// the file; [`Blocking::on_close`] runs then, as for [`Threaded`].
+pub struct Blocking {
+    file: Option<std::fs::File>,
+    on_close: Option<Box<dyn FnOnce() + Send>>,
+}
+
+impl std::fmt::Debug for Blocking {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Blocking")
+            .field("file", &self.file)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Blocking {
+    /// Writes to `file` in place.
+    pub fn new(file: std::fs::File) -> Self {
+        Blocking {
+            file: Some(file),
+            on_close: None,
+        }
+    }
+
+    /// Runs `f` when the writer is shut down, after the file is closed.
+    #[must_use]
+    pub fn on_close(mut self, f: impl FnOnce() + Send + 'static) -> Self {
+        self.on_close = Some(Box::new(f));
+        self
+    }
+}
+
+impl AsyncWrite for Blocking {
+    fn poll_write(mut self: Pin<&mut Self>, _: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        use std::io::Write;
+        Poll::Ready(match self.file.as_mut() {
+            Some(file) => file.write(buf),
+            None => Err(io::ErrorKind::BrokenPipe.into()),
+        })
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.file = None;
+        if let Some(f) = self.on_close.take() {
+            f();
+        }
+        Poll::Ready(Ok(()))
+    }
+}
+
+/// An [`AsyncWrite`] that writes on a blocking thread, so that the executor can
+/// listen for signals while a write waits for a full pipe.
+///
+/// Shutting it down closes the file; [`Threaded::on_close`] runs then (the binary
+/// points the process's stdout at `/dev/null`, so the consumer sees end of file).
+pub struct Threaded {
+    file: Option<std::fs::File>,
+    pending: Option<tokio::task::JoinHandle<(std::fs::File, io::Result<usize>)>>,
+    on_close: Option<Box<dyn FnOnce() + Send>>,
+}
+
+impl std::fmt::Debug for Threaded {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Threaded")
+            .field("file", &self.file)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Threaded {
+    /// Writes to `file` on a blocking thread.
+    pub fn new(file: std::fs::File) -> Self {
+        Threaded {
+            file: Some(file),
+            pending: None,
+            on_close: None,
+        }
+    }
+
+    /// Runs `f` when the writer is shut down, after the file is closed.
+    #[must_use]
+    pub fn on_close(mut self, f: impl FnOnce() + Send + 'static) -> Self {
+        self.on_close = Some(Box::new(f));
+        self
+    }
+}
+
+impl AsyncWrite for Threaded {
+    fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        use std::io::Write;
+        if self.pending.is_none() {
+            let Some(mut file) = self.file.take() else {
+                return Poll::Ready(Err(io::ErrorKind::BrokenPipe.into()));
+            };
+            let data = buf.to_vec();
+            self.pending = Some(tokio::task::spawn_blocking(move || {
+                let written = file.write(&data);
+                (file, written)
+            }));
+        }
+        let Some(handle) = self.pending.as_mut() else {
+            return Poll::Ready(Err(io::ErrorKind::BrokenPipe.into()));
+        };
+        let joined = ready!(Pin::new(handle).poll(cx));
+        self.pending = None;
+        match joined {
+            Ok((file, written)) => {
+                self.file = Some(file);
+                Poll::Ready(written)
+            }
+            Err(e) => Poll::Ready(Err(io::Error::other(e))),
+        }
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.file = None;
+        if let Some(f) = self.on_close.take() {
+            f();
+        }
+        Poll::Ready(Ok(()))
+    }
+}
