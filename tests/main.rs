@@ -9,6 +9,7 @@ mod formats; // every curated cassette rendered in every output format (snapshot
 mod generate; // generated sessions: strategies, checker, seeds, cassettes
 mod invalid; // one snapshot per malformed file under cassettes/invalid/
 mod journal; // MOCK_AGENT_JOURNAL records each invocation
+mod layers; // each crate's modules import only from the layers below them
 mod lint; // the protocol checker on files
 mod record; // recording real runs as cassettes, secrets kept out
 mod replay; // byte-exact replay, pipes closed early, the mock's own subcommands

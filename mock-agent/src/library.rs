@@ -141,7 +141,7 @@ impl Key {
 
 /// A cassette of the library and its key.
 #[derive(Debug, Clone)]
-pub struct Entry {
+pub struct Stored {
     /// The file.
     pub path: PathBuf,
     /// Its key.
@@ -149,7 +149,7 @@ pub struct Entry {
 }
 
 /// The cassettes of a library directory, in name order (recorded order for repeats).
-pub fn entries(dir: &Path, on: &MatchOn) -> Vec<Entry> {
+pub fn entries(dir: &Path, on: &MatchOn) -> Vec<Stored> {
     let Ok(read) = std::fs::read_dir(dir) else {
         return Vec::new();
     };
@@ -163,7 +163,7 @@ pub fn entries(dir: &Path, on: &MatchOn) -> Vec<Entry> {
         .filter_map(|path| {
             let reader = cassette::open(&path).ok()?;
             let invocation = reader.header()?.invocation.clone();
-            Some(Entry {
+            Some(Stored {
                 key: Key::recorded(&invocation, on),
                 path,
             })
@@ -184,12 +184,12 @@ pub enum Found {
 
 /// The cassette to play for `key`: the first matching one the journal does not show
 /// played yet (or the last, with `repeats`).
-pub fn find(entries: &[Entry], key: &Key, journal: &[journal::Entry], repeats: bool) -> Found {
-    let matching: Vec<&Entry> = entries.iter().filter(|e| e.key == *key).collect();
+pub fn find(entries: &[Stored], key: &Key, journal: &[journal::Stored], repeats: bool) -> Found {
+    let matching: Vec<&Stored> = entries.iter().filter(|e| e.key == *key).collect();
     if matching.is_empty() {
         return Found::Miss;
     }
-    let played = |entry: &Entry| {
+    let played = |entry: &Stored| {
         let name = entry.path.display().to_string();
         journal.iter().any(|j| j.source.as_deref() == Some(name.as_str()))
     };
@@ -201,7 +201,7 @@ pub fn find(entries: &[Entry], key: &Key, journal: &[journal::Entry], repeats: b
 }
 
 /// A readable miss: the closest cassette, and the fields that differ.
-pub fn miss_message(dir: &Path, entries: &[Entry], key: &Key) -> String {
+pub fn miss_message(dir: &Path, entries: &[Stored], key: &Key) -> String {
     let closest = entries.iter().min_by_key(|e| e.key.differences(key).len());
     let mut message = format!("no cassette in {} matches this invocation", dir.display());
     if let Some(entry) = closest {
@@ -218,7 +218,7 @@ pub fn miss_message(dir: &Path, entries: &[Entry], key: &Key) -> String {
 
 /// Where a new recording of `key` goes: `SLUG-DIGEST-N.cassette`, N after the ones
 /// there are.
-pub fn new_path(dir: &Path, key: &Key, entries: &[Entry]) -> PathBuf {
+pub fn new_path(dir: &Path, key: &Key, entries: &[Stored]) -> PathBuf {
     let prompt = key
         .values
         .iter()
@@ -244,7 +244,7 @@ pub fn new_path(dir: &Path, key: &Key, entries: &[Entry]) -> PathBuf {
 }
 
 /// The library's cassettes that the journal shows no invocation played.
-pub fn unused(dir: &Path, journal: &[journal::Entry]) -> Vec<PathBuf> {
+pub fn unused(dir: &Path, journal: &[journal::Stored]) -> Vec<PathBuf> {
     entries(dir, &MatchOn::default())
         .into_iter()
         .map(|e| e.path)

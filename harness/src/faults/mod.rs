@@ -301,7 +301,7 @@ impl Preset {
 
 /// One entry of the fault catalogue: what `mock-agent faults` prints.
 #[derive(Debug, Clone, Copy)]
-pub struct Entry {
+pub struct Described {
     /// The fault's name.
     pub name: &'static str,
     /// Its keys.
@@ -313,21 +313,21 @@ pub struct Entry {
 }
 
 /// Every fault and preset, in documentation order.
-pub fn catalogue() -> &'static [Entry] {
+pub fn catalogue() -> &'static [Described] {
     const fn e(
         name: &'static str,
         usage: &'static str,
         meaning: &'static str,
         example: &'static str,
-    ) -> Entry {
-        Entry {
+    ) -> Described {
+        Described {
             name,
             usage,
             meaning,
             example,
         }
     }
-    const CATALOGUE: &[Entry] = &[
+    const CATALOGUE: &[Described] = &[
         e(
             "eof",
             "after=N|at=TYPE, byte=K",

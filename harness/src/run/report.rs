@@ -35,9 +35,9 @@ pub fn record(result: &CaseResult) -> String {
             let _ = writeln!(text, "  FAIL {}: {}", verdict.name, verdict.detail);
         }
     }
-    let redact = |bytes: &[u8]| redact(&String::from_utf8_lossy(bytes), &outcome.dir);
-    let _ = writeln!(text, "--- stdout ---\n{}", clip(&redact(&outcome.stdout)));
-    let _ = write!(text, "--- stderr ---\n{}", clip(&redact(&outcome.stderr)));
+    let text_of = |bytes: &[u8]| normalize(&String::from_utf8_lossy(bytes), &outcome.dir);
+    let _ = writeln!(text, "--- stdout ---\n{}", clip(&text_of(&outcome.stdout)));
+    let _ = write!(text, "--- stderr ---\n{}", clip(&text_of(&outcome.stderr)));
     text
 }
 
@@ -56,7 +56,7 @@ fn clip(text: &str) -> String {
 }
 
 /// Replaces what changes from run to run: the temporary directory, UUIDs, timestamps.
-pub fn redact(text: &str, dir: &Path) -> String {
+pub fn normalize(text: &str, dir: &Path) -> String {
     let text = text.replace(&dir.display().to_string(), "[TMP]");
     let chars: Vec<char> = text.chars().collect();
     let mut out = String::with_capacity(text.len());
@@ -252,11 +252,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn redacts_what_changes_between_runs() {
+    fn normalizes_what_changes_between_runs() {
         let dir = Path::new("/tmp/mock-agent-case-abc");
         let text = "in /tmp/mock-agent-case-abc/x: c6b62c6f-7ead-4fd6-9922-e952131177ff at 1790000000123, not 12345 or x1790000000123";
         assert_eq!(
-            redact(text, dir),
+            normalize(text, dir),
             "in [TMP]/x: [UUID] at [TIMESTAMP], not 12345 or x1790000000123"
         );
     }

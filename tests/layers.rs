@@ -1,0 +1,167 @@
+//! The layering of both crates: a module imports only from the modules below it, in
+//! the order each crate's `lib.rs` documents (shared/DESIGN.md's layers). An import
+//! that points up names its file, line and path.
+
+use std::path::Path;
+
+use crate::support::root;
+
+/// `harness`'s modules, lowest first (see `harness/src/lib.rs`).
+const HARNESS: &[&str] = &[
+    // 1. the stream model
+    "exit_codes",
+    "error",
+    "events",
+    "peek",
+    "format",
+    "frames",
+    "models",
+    // 2. recorded runs
+    "cassette",
+    "journal",
+    // 3. the pure stages, then what is built on them
+    "render",
+    "faults",
+    "timing",
+    "check",
+    "expect",
+    "scenario",
+    "generate",
+    "source",
+    // 4. the runner
+    "run",
+];
+
+/// `mock-agent`'s modules, lowest first (see `mock-agent/src/lib.rs`).
+const MOCK_AGENT: &[&str] = &[
+    "process", "args", "library", "settings", "execute", "record", "agent", "commands",
+];
+
+/// Every `crate::NAME` a source text refers to, with its 1-based line: plain paths
+/// (`use crate::frames::Frame;`, `crate::faults::parse(...)`) and groups
+/// (`use crate::{cassette::Recording, frames::Frames};`).
+fn imports(text: &str) -> Vec<(usize, String)> {
+    let mut found = Vec::new();
+    for (index, line) in text.lines().enumerate() {
+        let code = line.trim_start();
+        if code.starts_with("//") {
+            continue;
+        }
+        let mut rest = code;
+        while let Some(at) = rest.find("crate::") {
+            rest = &rest[at + "crate::".len()..];
+            if let Some(group) = rest.strip_prefix('{') {
+                // The first name of each top-level item of the group.
+                let mut depth = 0;
+                let mut name = String::new();
+                let mut named = false;
+                for c in group.chars() {
+                    match c {
+                        '{' => depth += 1,
+                        '}' if depth == 0 => break,
+                        '}' => depth -= 1,
+                        ',' if depth == 0 => {
+                            if !name.is_empty() {
+                                found.push((index + 1, std::mem::take(&mut name)));
+                            }
+                            named = false;
+                        }
+                        c if depth == 0 && !named && (c.is_alphanumeric() || c == '_') => name.push(c),
+                        _ if !name.is_empty() => {
+                            found.push((index + 1, std::mem::take(&mut name)));
+                            named = true;
+                        }
+                        _ => {}
+                    }
+                }
+                if !name.is_empty() {
+                    found.push((index + 1, name));
+                }
+            } else {
+                let name: String = rest
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                found.push((index + 1, name));
+            }
+        }
+    }
+    found
+}
+
+/// Each upward import in a crate: `FILE:LINE: MODULE imports crate::NAME`.
+fn upward_imports(src: &Path, order: &[&str]) -> Vec<String> {
+    let rank = |name: &str| order.iter().position(|m| *m == name);
+    let mut problems = Vec::new();
+    let mut stack = vec![src.to_owned()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir)
+            .expect("reads the source folder")
+            .flatten()
+        {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            if path.extension().is_none_or(|e| e != "rs") {
+                continue;
+            }
+            let relative = path.strip_prefix(src).expect("under src");
+            let module = relative
+                .components()
+                .next()
+                .and_then(|c| c.as_os_str().to_str())
+                .map(|c| c.trim_end_matches(".rs").to_owned())
+                .unwrap_or_default();
+            if module == "lib" || module == "main" {
+                continue;
+            }
+            let Some(own) = rank(&module) else {
+                problems.push(format!(
+                    "{}: the module `{module}` is in no layer: add it to tests/layers.rs and lib.rs",
+                    path.display()
+                ));
+                continue;
+            };
+            let text = std::fs::read_to_string(&path).expect("reads the source");
+            for (line, name) in imports(&text) {
+                match rank(&name) {
+                    Some(theirs) if theirs > own => problems.push(format!(
+                        "{}:{line}: `{module}` imports `crate::{name}`, a layer above it",
+                        relative.display()
+                    )),
+                    _ => {}
+                }
+            }
+        }
+    }
+    problems.sort();
+    problems
+}
+
+#[test]
+fn harness_imports_only_from_lower_layers() {
+    let problems = upward_imports(&root().join("harness/src"), HARNESS);
+    assert!(problems.is_empty(), "upward imports:\n{}", problems.join("\n"));
+}
+
+#[test]
+fn mock_agent_imports_only_from_lower_layers() {
+    let problems = upward_imports(&root().join("mock-agent/src"), MOCK_AGENT);
+    assert!(problems.is_empty(), "upward imports:\n{}", problems.join("\n"));
+}
+
+#[test]
+fn the_checker_sees_plain_paths_and_groups() {
+    let text = "use crate::frames::Frame;\n// use crate::run;\nuse crate::{cassette::Recording, format, render::{self, x}};\nlet f = crate::faults::parse(s);\n";
+    let expected = [
+        (1, "frames"),
+        (3, "cassette"),
+        (3, "format"),
+        (3, "render"),
+        (4, "faults"),
+    ];
+    let expected: Vec<(usize, String)> = expected.iter().map(|(l, n)| (*l, (*n).to_owned())).collect();
+    assert_eq!(imports(text), expected);
+}
