@@ -184,7 +184,7 @@ pub enum Found {
 
 /// The cassette to play for `key`: the first matching one the journal does not show
 /// played yet (or the last, with `repeats`).
-pub fn find(entries: &[Stored], key: &Key, journal: &[journal::Stored], repeats: bool) -> Found {
+pub fn find(entries: &[Stored], key: &Key, journal: &[journal::Entry], repeats: bool) -> Found {
     let matching: Vec<&Stored> = entries.iter().filter(|e| e.key == *key).collect();
     if matching.is_empty() {
         return Found::Miss;
@@ -244,7 +244,7 @@ pub fn new_path(dir: &Path, key: &Key, entries: &[Stored]) -> PathBuf {
 }
 
 /// The library's cassettes that the journal shows no invocation played.
-pub fn unused(dir: &Path, journal: &[journal::Stored]) -> Vec<PathBuf> {
+pub fn unused(dir: &Path, journal: &[journal::Entry]) -> Vec<PathBuf> {
     entries(dir, &MatchOn::default())
         .into_iter()
         .map(|e| e.path)
