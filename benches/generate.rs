@@ -15,13 +15,13 @@
 
 use std::time::Instant;
 
+#[path = "support.rs"]
+mod support;
+
+use support::median;
+
 use harness::generate::{from_seed, session, Session, SessionConfig};
 use proptest::test_runner::{Config, RngAlgorithm, TestError, TestRng, TestRunner};
-
-fn median(mut values: Vec<f64>) -> f64 {
-    values.sort_by(f64::total_cmp);
-    values[values.len() / 2]
-}
 
 fn generation(name: &str, config: &SessionConfig, sessions: u64, rounds: usize) {
     let mut rates = Vec::new();
@@ -97,9 +97,9 @@ fn main() {
     generation("default", &SessionConfig::default(), sessions, rounds);
     generation("large", &SessionConfig::large(), sessions / 10, rounds);
     let results: Vec<(f64, usize, usize)> = (0..shrinks).map(shrink).collect();
-    let times = median(results.iter().map(|r| r.0 * 1000.0).collect());
-    let lines = median(results.iter().map(|r| r.1 as f64).collect());
-    let bytes = median(results.iter().map(|r| r.2 as f64).collect());
+    let times = median(results.iter().map(|r| r.0 * 1000.0).collect::<Vec<_>>());
+    let lines = median(results.iter().map(|r| r.1 as f64).collect::<Vec<_>>());
+    let bytes = median(results.iter().map(|r| r.2 as f64).collect::<Vec<_>>());
     let max_lines = results.iter().map(|r| r.1).max().unwrap_or(0);
     println!(
         "shrinking a planted failure ({shrinks} runner seeds): find + shrink {times:.1} ms (median); minimal session {lines:.0} lines, {bytes:.0} bytes (median), {max_lines} lines at most"

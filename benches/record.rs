@@ -16,17 +16,13 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
+#[path = "support.rs"]
+mod support;
+
+use support::{median, percentile};
+
 fn mock() -> &'static Path {
     Path::new(env!("CARGO_BIN_EXE_mock-agent"))
-}
-
-fn median(mut values: Vec<f64>) -> f64 {
-    values.sort_by(f64::total_cmp);
-    values[values.len() / 2]
-}
-
-fn percentile(sorted: &[f64], p: f64) -> f64 {
-    sorted[((p / 100.0) * (sorted.len() - 1) as f64).round() as usize]
 }
 
 fn drain(mut cmd: Command) -> (f64, usize) {

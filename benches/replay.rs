@@ -32,6 +32,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
+#[path = "support.rs"]
+mod support;
+
+use support::median;
+
 use nix::sys::resource::{getrusage, UsageWho};
 
 /// The binary under test, built by Cargo in the bench (release) profile.
@@ -420,7 +425,7 @@ fn rss_helper() {
     let (program, rest) = args.split_first().expect("a command to run");
     let mut cmd = Command::new(program);
     cmd.args(rest);
-    clear_mock_settings(&mut cmd);
+    harness::run::child::without_mock_env(&mut cmd);
     let run = run_drained(&mut cmd, Check::Count);
     assert!(run.status.success(), "{program:?} failed: {}", run.status);
     let usage = getrusage(UsageWho::RUSAGE_CHILDREN).expect("getrusage");
@@ -432,7 +437,7 @@ fn gnu_time_rss(argv: &[std::ffi::OsString]) -> i64 {
     let out = tempfile::NamedTempFile::new().expect("a temporary file");
     let mut cmd = Command::new("/usr/bin/time");
     cmd.args(["-f", "%M", "-o"]).arg(out.path()).args(argv);
-    clear_mock_settings(&mut cmd);
+    harness::run::child::without_mock_env(&mut cmd);
     let run = run_drained(&mut cmd, Check::Count);
     assert!(run.status.success(), "/usr/bin/time {argv:?} failed");
     std::fs::read_to_string(out.path())
@@ -465,16 +470,8 @@ struct Run {
 
 fn mock_command() -> Command {
     let mut cmd = Command::new(MOCK);
-    clear_mock_settings(&mut cmd);
+    harness::run::child::without_mock_env(&mut cmd);
     cmd
-}
-
-fn clear_mock_settings(cmd: &mut Command) {
-    for (name, _) in std::env::vars_os() {
-        if name.to_string_lossy().starts_with("MOCK_AGENT_") {
-            cmd.env_remove(name);
-        }
-    }
 }
 
 /// Runs `cmd` with its stdout into a pipe drained here, from spawn to exit.
@@ -546,20 +543,10 @@ impl Stats {
         Stats {
             min: s[0],
             p10: at(0.1),
-            median: median(&mut s.clone()),
+            median: median(&s),
             p90: at(0.9),
             max: s[s.len() - 1],
         }
-    }
-}
-
-fn median(values: &mut [f64]) -> f64 {
-    values.sort_by(f64::total_cmp);
-    let n = values.len();
-    if n % 2 == 1 {
-        values[n / 2]
-    } else {
-        (values[n / 2 - 1] + values[n / 2]) / 2.0
     }
 }
 

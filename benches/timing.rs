@@ -18,6 +18,11 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+#[path = "support.rs"]
+mod support;
+
+use support::{median, percentile};
+
 const EVENTS: usize = 1_000;
 
 fn bin() -> &'static str {
@@ -49,19 +54,6 @@ fn write_cassette(path: &Path, seed: u64) -> Vec<f64> {
     writeln!(out, r#"{{"t":{t:.3},"exit":0}}"#).expect("writes");
     out.flush().expect("flushes");
     times
-}
-
-fn percentile(sorted: &[f64], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return f64::NAN;
-    }
-    let rank = ((p / 100.0) * (sorted.len() - 1) as f64).round() as usize;
-    sorted[rank.min(sorted.len() - 1)]
-}
-
-fn median(mut values: Vec<f64>) -> f64 {
-    values.sort_by(f64::total_cmp);
-    percentile(&values, 50.0)
 }
 
 struct TimingRun {
@@ -142,10 +134,10 @@ fn main() {
     let times = write_cassette(&cassette, 7);
     println!("# timing benchmark ({EVENTS} events, gaps 1-10 ms, {runs} runs; medians over runs)");
     let results: Vec<TimingRun> = (0..runs).map(|_| timing_run(&cassette, &times)).collect();
-    let p50 = median(results.iter().map(|r| r.p50).collect());
-    let p99 = median(results.iter().map(|r| r.p99).collect());
-    let max = median(results.iter().map(|r| r.max).collect());
-    let drift = median(results.iter().map(|r| r.drift_pct).collect());
+    let p50 = median(results.iter().map(|r| r.p50).collect::<Vec<_>>());
+    let p99 = median(results.iter().map(|r| r.p99).collect::<Vec<_>>());
+    let max = median(results.iter().map(|r| r.max).collect::<Vec<_>>());
+    let drift = median(results.iter().map(|r| r.drift_pct).collect::<Vec<_>>());
     println!("recorded timing: per-event error p50 {p50:.3} ms, p99 {p99:.3} ms, max {max:.3} ms; total drift {drift:+.3}% over {:.0} ms", times[times.len() - 1]);
     println!(
         "  bars: p99 < 2 ms: {}; |drift| < 1%: {}",

@@ -17,14 +17,10 @@ pub fn root() -> PathBuf {
 
 /// `mock-agent ARGS`, run in the workspace root with no `MOCK_AGENT_*` setting.
 pub fn mock() -> Command {
-    let mut cmd = Command::new(bin());
+    let mut cmd = std::process::Command::new(bin());
     cmd.current_dir(root());
-    for (name, _) in std::env::vars_os() {
-        if name.to_string_lossy().starts_with("MOCK_AGENT_") {
-            cmd.env_remove(name);
-        }
-    }
-    cmd
+    harness::run::child::without_mock_env(&mut cmd);
+    Command::from_std(cmd)
 }
 
 /// A directory holding links named `cursor-agent` and `agent` to the binary.

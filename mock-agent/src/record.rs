@@ -485,11 +485,7 @@ pub fn record(command: &[String], options: &RecordOptions) -> Result<Exit, Recor
 /// The command with the caller's environment less every `MOCK_AGENT_*` setting: a
 /// mock never records itself by accident.
 fn clean(mut command: Command) -> Command {
-    for (name, _) in std::env::vars_os() {
-        if name.to_string_lossy().starts_with("MOCK_AGENT_") {
-            command.env_remove(name);
-        }
-    }
+    harness::run::child::without_mock_env(&mut command);
     command
 }
 

@@ -17,13 +17,13 @@
 //! [`Consumer::new`]'s caller at it, e.g. with `MOCK_AGENT_BIN`; [`mock_binary`]
 //! looks there, then for `mock-agent` on `PATH`.
 
+pub mod child;
 #[cfg(feature = "generate")]
 pub mod fuzz;
 pub mod matrix;
 pub mod properties;
 pub mod report;
 
-use std::io::Read;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -175,11 +175,7 @@ pub fn run_case(consumer: &Consumer, case: &Case, mock: &Path) -> Result<Outcome
         .replace("{format}", case.format.as_str());
     let mut cmd = Command::new("sh");
     cmd.arg("-c").arg(&command);
-    for (name, _) in std::env::vars_os() {
-        if name.to_string_lossy().starts_with("MOCK_AGENT_") {
-            cmd.env_remove(name);
-        }
-    }
+    child::without_mock_env(&mut cmd);
     let path = std::env::var_os("PATH").unwrap_or_default();
     let mut paths = vec![bin.clone()];
     paths.extend(std::env::split_paths(&path));
@@ -208,26 +204,8 @@ pub fn run_case(consumer: &Consumer, case: &Case, mock: &Path) -> Result<Outcome
     let group = child.id() as i32;
     let _active = Active::register(group, dir.path());
     // Each stream is read to its end, and the first MAX_OUTPUT bytes kept.
-    let drain = |pipe: Option<Box<dyn Read + Send>>| {
-        let (sender, receiver) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let mut bytes = Vec::new();
-            if let Some(mut pipe) = pipe {
-                let mut buf = [0u8; 64 << 10];
-                while let Ok(n) = pipe.read(&mut buf) {
-                    if n == 0 {
-                        break;
-                    }
-                    let room = MAX_OUTPUT.saturating_sub(bytes.len());
-                    bytes.extend_from_slice(&buf[..n.min(room)]);
-                }
-            }
-            let _ = sender.send(bytes);
-        });
-        receiver
-    };
-    let stdout = drain(child.stdout.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
-    let stderr = drain(child.stderr.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
+    let stdout = child::drain(child.stdout.take(), MAX_OUTPUT);
+    let stderr = child::drain(child.stderr.take(), MAX_OUTPUT);
     // Polled, from 50 µs up to 5 ms apart: a quick consumer is seen ending at once.
     let mut pause = Duration::from_micros(50);
     let status = loop {

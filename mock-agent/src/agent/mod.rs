@@ -2,130 +2,27 @@
 //!
 //! [`run`] parses the real CLI's arguments, answers its subcommands, and otherwise
 //! replays the configured source (see [`crate::settings`]) in the requested output
-//! format; [`replay`] is the pipeline itself, shared with `mock-agent replay`.
+//! format; [`replay`] is the pipeline itself, shared with `mock-agent replay`, and
+//! [`shim`] the record modes that replay from a library or run the real CLI.
+
+mod replay;
+mod shim;
+
+pub use replay::{replay, Replayed};
 
 use std::io::{IsTerminal, Read, Write};
 use std::os::fd::AsFd;
 
-use crate::execute::{self, Blocking, ExecOptions, Threaded};
+use crate::execute;
 use crate::settings::Settings;
 use harness::exit_codes;
 use harness::frames::Exit;
 use harness::journal::{self, Entry};
 use harness::render::RenderOptions;
-use harness::scenario::{Plan, Scenario};
+use harness::scenario::Scenario;
 use harness::source::Source;
 
 use crate::args::{self, AgentArgs, Command};
-
-/// What a replay did.
-#[derive(Debug)]
-pub struct Replayed {
-    /// How the process is to end.
-    pub exit: Exit,
-    /// When the consumer closed stdout early, from the start.
-    pub stdout_closed_at: Option<std::time::Duration>,
-    /// The signal that ended the run.
-    pub signal: Option<harness::frames::Signal>,
-    /// The faults and whether each acted.
-    pub faults: Vec<journal::FaultRecord>,
-    /// The mock's own error, already printed on stderr.
-    pub error: Option<String>,
-}
-
-/// Replays `source` for `scenario` on this process's stdout and stderr. The mock's
-/// own errors are printed on stderr, prefixed `mock-agent:`, and end with their
-/// documented exit code. `listen` makes SIGTERM and SIGINT end the run even when the
-/// plan never waits (so that the journal can say which came).
-pub fn replay(source: &Source, prompt: &str, scenario: &Scenario, listen: bool) -> Replayed {
-    let failed = |message: String, code: i32| {
-        eprintln!("mock-agent: {message}");
-        Replayed {
-            exit: Exit::Code(code),
-            stdout_closed_at: None,
-            signal: None,
-            faults: Vec::new(),
-            error: Some(message),
-        }
-    };
-    let plan = match source.open(prompt).and_then(|r| scenario.plan(r)) {
-        Ok(plan) => plan,
-        Err(e) => return failed(e.to_string(), e.exit_code()),
-    };
-    let Plan {
-        frames,
-        applied,
-        mut delivery,
-    } = plan;
-    delivery.signals |= listen;
-    let options = ExecOptions {
-        precise: true,
-        ..ExecOptions::new(delivery)
-    };
-    let streams = std::io::stdout()
-        .as_fd()
-        .try_clone_to_owned()
-        .and_then(|out| Ok((out, std::io::stderr().as_fd().try_clone_to_owned()?)));
-    let (out, err) = match streams {
-        Ok(fds) => fds,
-        Err(e) => return failed(format!("cannot open stdout or stderr: {e}"), exit_codes::IO_ERROR),
-    };
-    let (out, err) = (std::fs::File::from(out), std::fs::File::from(err));
-    let signals = options.delivery.signals;
-    let outcome = if signals {
-        let stdout = Threaded::new(out).on_close(point_stdout_at_null);
-        execute::block_on(
-            execute::perform(frames, stdout, Threaded::new(err), &options),
-            true,
-        )
-    } else {
-        let stdout = Blocking::new(out).on_close(point_stdout_at_null);
-        execute::block_on(
-            execute::perform(frames, stdout, Blocking::new(err), &options),
-            false,
-        )
-    };
-    let outcome = match outcome {
-        Ok(outcome) => outcome,
-        Err(e) => return failed(format!("cannot start the runtime: {e}"), exit_codes::INTERNAL),
-    };
-    let faults = applied
-        .report()
-        .into_iter()
-        .map(|(fault, fired)| journal::FaultRecord {
-            name: fault.name().to_owned(),
-            fired,
-        })
-        .collect();
-    let replayed = |exit, error| Replayed {
-        exit,
-        stdout_closed_at: outcome.stdout_closed_at,
-        signal: outcome.signal,
-        faults,
-        error,
-    };
-    match (outcome.exit, outcome.error) {
-        (Some(exit), None) => replayed(exit, None),
-        (_, Some(e)) => {
-            let message = e.to_string();
-            eprintln!("mock-agent: {message}");
-            replayed(Exit::Code(e.exit_code()), Some(message))
-        }
-        (None, None) => {
-            let message = "the plan ended without an exit".to_owned();
-            eprintln!("mock-agent: {message}");
-            replayed(Exit::Code(exit_codes::INTERNAL), Some(message))
-        }
-    }
-}
-
-/// After `close-stdout`: the process's stdout becomes `/dev/null`, so that the last
-/// open copy of the pipe is gone and the consumer reads end of file.
-fn point_stdout_at_null() {
-    if let Ok(null) = std::fs::OpenOptions::new().write(true).open("/dev/null") {
-        let _ = nix::unistd::dup2_stdout(&null);
-    }
-}
 
 /// Whether the consumer left stdin open: `None` when stdin is not a pipe.
 fn stdin_open(read_to_end: bool) -> Option<bool> {
@@ -244,7 +141,7 @@ fn dispatch(args: &AgentArgs, settings: &Settings, entry: &mut Entry) -> Exit {
         entry.stdin = stdin.clone();
         entry.output_format = Some(args.output_format);
         entry.stream_partial_output = args.stream_partial_output;
-        return shim(mode, args, &entry.argv.clone(), &prompt, stdin, settings, entry);
+        return shim::shim(mode, args, &entry.argv.clone(), &prompt, stdin, settings, entry);
     }
     let source = match (settings.generate, &settings.cassette) {
         (Some(seed), _) => Source::Generated {
@@ -282,112 +179,6 @@ fn scenario(args: &AgentArgs, settings: &Settings, now_ms: u64) -> Scenario {
     scenario.seed = settings.seed;
     scenario.step = settings.step.clone();
     scenario
-}
-
-/// The shim's record modes: replay from the library, or run the real CLI (and record
-/// it), as `mode` says (see [`crate::library`]).
-fn shim(
-    mode: crate::settings::RecordMode,
-    args: &AgentArgs,
-    argv: &[String],
-    prompt: &str,
-    stdin: Option<String>,
-    settings: &Settings,
-    entry: &mut Entry,
-) -> Exit {
-    use crate::library::{self, Found, Key};
-    use crate::settings::RecordMode;
-    let fail = |entry: &mut Entry, message: String, code: i32| {
-        eprintln!("mock-agent: {message}");
-        entry.error = Some(message);
-        Exit::Code(code)
-    };
-    let Some(dir) = settings.library.clone() else {
-        let message = "MOCK_AGENT_RECORD needs a library: set MOCK_AGENT_LIBRARY=DIR".to_owned();
-        return fail(entry, message, exit_codes::USAGE);
-    };
-    let real = || settings.real.clone().map(|r| r.display().to_string());
-    let stdin_bytes = stdin.map(String::into_bytes);
-    if mode == RecordMode::Passthrough {
-        let Some(real) = real() else {
-            let message =
-                "MOCK_AGENT_RECORD=passthrough runs the real CLI: set MOCK_AGENT_REAL=PATH".to_owned();
-            return fail(entry, message, exit_codes::USAGE);
-        };
-        entry.source = Some(format!("passthrough:{real}"));
-        let command: Vec<String> = std::iter::once(real).chain(argv.iter().cloned()).collect();
-        return match crate::record::passthrough(&command, stdin_bytes) {
-            Ok(exit) => exit,
-            Err(e) => fail(entry, e.to_string(), e.exit_code()),
-        };
-    }
-    let entries = library::entries(&dir, &settings.match_on);
-    let cwd = entry.cwd.clone().unwrap_or_default();
-    let key = Key::of(args, argv, prompt, &cwd, &settings.match_on);
-    let journal = settings
-        .journal
-        .as_deref()
-        .and_then(|p| journal::read(p).ok())
-        .unwrap_or_default();
-    let found = library::find(&entries, &key, &journal, settings.playback_repeats);
-    let record = match (mode, &found) {
-        (RecordMode::All, _) => true,
-        (_, Found::Play(_)) => false,
-        (RecordMode::None, Found::Miss) => {
-            let message = format!(
-                "{} (MOCK_AGENT_RECORD=none replays only)\nhelp: record it with MOCK_AGENT_RECORD=once and MOCK_AGENT_REAL, or change MOCK_AGENT_MATCH_ON",
-                library::miss_message(&dir, &entries, &key)
-            );
-            return fail(entry, message, exit_codes::NO_INPUT);
-        }
-        (RecordMode::None | RecordMode::Once, Found::UsedUp(n)) => {
-            let message = format!(
-                "the {n} cassette(s) in {} for this invocation were all played\nhelp: set MOCK_AGENT_PLAYBACK_REPEATS=1 to replay the last again, or record more with MOCK_AGENT_RECORD=new_episodes",
-                dir.display()
-            );
-            return fail(entry, message, exit_codes::NO_INPUT);
-        }
-        _ => true,
-    };
-    if !record {
-        let Found::Play(path) = found else {
-            return fail(
-                entry,
-                "no cassette to play (a bug in mock-agent)".into(),
-                exit_codes::INTERNAL,
-            );
-        };
-        let source = Source::Cassette(path);
-        let scenario = scenario(args, settings, entry.started_at_ms);
-        entry.source = Some(source.describe());
-        let replayed = replay(&source, prompt, &scenario, settings.journal.is_some());
-        entry.stdout_closed = replayed.stdout_closed_at.is_some();
-        entry.error = replayed.error;
-        return replayed.exit;
-    }
-    let Some(real) = real() else {
-        let message = format!(
-            "{}; recording it needs the real CLI: set MOCK_AGENT_REAL=PATH",
-            library::miss_message(&dir, &entries, &key)
-        );
-        return fail(entry, message, exit_codes::USAGE);
-    };
-    if let Err(e) = std::fs::create_dir_all(&dir) {
-        return fail(
-            entry,
-            format!("{}: cannot create the library: {e}", dir.display()),
-            exit_codes::CANNOT_CREATE,
-        );
-    }
-    let path = library::new_path(&dir, &key, &entries);
-    let mut options = crate::record::RecordOptions::new(path.clone());
-    options.stdin = stdin_bytes;
-    let command: Vec<String> = std::iter::once(real).chain(argv.iter().cloned()).collect();
-    entry.source = Some(path.display().to_string());
-    match crate::record::record(&command, &options) {
-        Ok(exit) => exit,
-        Err(e) => fail(entry, e.to_string(), e.exit_code()),
-    }
 }
 
 /// The prompt from stdin, read to its end; `None` when stdin is a terminal.
