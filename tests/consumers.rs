@@ -51,15 +51,35 @@ fn broken(consumer: &Consumer, case_filter: &str) -> Vec<String> {
 
 #[test]
 fn the_careful_python_consumer_copes_with_the_whole_matrix() {
-    let mut matrix = Matrix::standard(vec![root().join("cassettes/parallel-tools.cassette")]).generated(2);
-    matrix.default_session = true;
+    // Every case of the default session, each record kept as a snapshot ...
     run::assert_matrix(
         &python("careful.py"),
-        &matrix,
+        &Matrix::standard(Vec::new()),
         &Properties::new(),
         &bin(),
         &root().join("tests/snapshots/consumers/careful"),
     );
+    // ... and every property held on a recorded and two generated sources too, whose
+    // records would repeat the default session's but for the names.
+    let cases = cases(
+        &[
+            CaseSource::Cassette(root().join("cassettes/parallel-tools.cassette")),
+            CaseSource::Generated(0),
+            CaseSource::Generated(1),
+        ],
+        None,
+    );
+    let results = run::run_all(
+        &python("careful.py"),
+        &cases,
+        &bin(),
+        &Properties::new(),
+        2,
+        |_| {},
+    )
+    .expect("runs");
+    let summary = run::Summary::new(&results, &[]);
+    assert!(summary.passed(), "{summary}");
 }
 
 #[test]
@@ -210,6 +230,16 @@ fn mock_agent_test_runs_the_matrix_and_writes_snapshots() {
     );
     let run = |accept: bool| {
         let mut cmd = crate::support::mock();
+        // insta's defaults, off CI.
+        for name in [
+            "CI",
+            "TF_BUILD",
+            "INSTA_UPDATE",
+            "INSTA_FORCE_PASS",
+            "INSTA_FORCE_UPDATE",
+        ] {
+            cmd.env_remove(name);
+        }
         cmd.args([
             "test",
             "--consumer",
@@ -255,12 +285,105 @@ fn mock_agent_test_runs_the_matrix_and_writes_snapshots() {
     assert!(std::fs::read_dir(&snapshots)
         .expect("snapshots")
         .all(|e| { e.is_ok_and(|e| e.path().extension().is_some_and(|x| x == "snap")) }));
-    let snap = std::fs::read_to_string(report::snapshot_path(&snapshots, "default/quota")).expect("snapshot");
+    let snap =
+        std::fs::read_to_string(run::snapshot::snapshot_path(&snapshots, "default/quota")).expect("snapshot");
     assert!(
         snap.starts_with("---\nsource: mock-agent test\n"),
         "insta's format: {snap}"
     );
     assert!(snap.contains("FAIL reports-failure"));
+}
+
+#[test]
+fn a_bot_that_posts_each_segment_reports_success() {
+    // The seeds' session has three segments; a bot that posts them one by one (and
+    // never prints `result.result` verbatim) reports the answer.
+    let cases = cases(
+        &[
+            CaseSource::Default,
+            CaseSource::Cassette(root().join("cassettes/edit-file.cassette")),
+        ],
+        Some("clean"),
+    );
+    let results = run::run_all(
+        &python("segment_poster.py"),
+        &cases,
+        &bin(),
+        &Properties::new(),
+        2,
+        |_| {},
+    )
+    .expect("runs");
+    assert_eq!(results.len(), 2);
+    let summary = run::Summary::new(&results, &[]);
+    assert!(summary.passed(), "{summary}");
+    assert!(
+        results.iter().all(|r| r.case.segments.len() > 1),
+        "several segments"
+    );
+}
+
+#[test]
+fn mock_agent_test_keeps_snapshots_as_insta_does() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let snapshots = dir.path().join("snaps");
+    let consumer = format!("python3 {}", root().join("tests/consumers/careful.py").display());
+    let run = |env: &[(&str, &str)]| {
+        let mut cmd = crate::support::mock();
+        for name in [
+            "CI",
+            "TF_BUILD",
+            "INSTA_UPDATE",
+            "INSTA_FORCE_PASS",
+            "INSTA_FORCE_UPDATE",
+        ] {
+            cmd.env_remove(name);
+        }
+        cmd.envs(env.iter().copied())
+            .args([
+                "test",
+                "--consumer",
+                &consumer,
+                "--filter",
+                "default/clean",
+                "--snapshots",
+            ])
+            .arg(&snapshots);
+        let output = cmd.output().expect("runs");
+        let files: Vec<String> = std::fs::read_dir(&snapshots)
+            .map(|d| {
+                d.flatten()
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
+        (
+            output.status.code(),
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+            files,
+        )
+    };
+    // On CI, a new snapshot is written nowhere and fails the run.
+    let (code, stdout, files) = run(&[("CI", "true")]);
+    assert_eq!((code, files.len()), (Some(1), 0), "{stdout}");
+    assert!(
+        stdout.contains("default/clean") && stdout.contains("new snapshot"),
+        "{stdout}"
+    );
+    // INSTA_FORCE_PASS: written for review, and the run passes.
+    let (code, _, files) = run(&[("INSTA_FORCE_PASS", "1")]);
+    assert_eq!(
+        (code, files),
+        (Some(0), vec!["default__clean.snap.new".to_owned()])
+    );
+    // unseen accepts a new snapshot; then it matches.
+    let (code, _, files) = run(&[("INSTA_UPDATE", "unseen")]);
+    assert_eq!((code, files), (Some(0), vec!["default__clean.snap".to_owned()]));
+    let (code, stdout, _) = run(&[("CI", "true")]);
+    assert_eq!(code, Some(0), "{stdout}");
+    // A bad value is the mock's own usage error.
+    let (code, _, _) = run(&[("INSTA_UPDATE", "sometimes")]);
+    assert_eq!(code, Some(64));
 }
 
 #[test]

@@ -44,3 +44,20 @@ pub fn expectation_of(frames: &[Frame]) -> Expectation {
         _ => Expectation::Failure,
     }
 }
+
+/// The assistant's text segments of a successful run, in order, as the frames show
+/// them in `stream-json` without `--stream-partial-output`: the pieces `result.result`
+/// is made of. A consumer that posts each segment as a message of its own reports
+/// the answer as well as one that prints `result.result`.
+pub fn segments_of(frames: &[Frame]) -> Vec<String> {
+    frames
+        .iter()
+        .filter_map(|frame| match frame {
+            Frame::Line(line) if line.stream == Stream::Stdout => Peek::parse(&line.bytes)
+                .filter(|p| p.is_type("assistant") && !p.is_delta_shaped())
+                .and_then(|p| p.message_text()),
+            _ => None,
+        })
+        .filter(|text| !text.trim().is_empty())
+        .collect()
+}

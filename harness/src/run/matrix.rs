@@ -8,7 +8,7 @@
 use std::path::PathBuf;
 
 use crate::error::CassetteError;
-use crate::expect::{expectation_of, Expectation};
+use crate::expect::{expectation_of, segments_of, Expectation};
 use crate::faults::{self, Fault};
 use crate::format::OutputFormat;
 #[cfg(feature = "generate")]
@@ -70,6 +70,9 @@ pub struct Case {
     pub faults: String,
     /// What a correct consumer concludes.
     pub expect: Expectation,
+    /// The assistant's text segments, in order, when the run succeeds (see
+    /// [`crate::expect::segments_of`]).
+    pub segments: Vec<String>,
 }
 
 impl Case {
@@ -88,7 +91,12 @@ impl Case {
             let plan = scenario.plan(source.source().open("hi")?)?;
             plan.frames.collect()
         };
-        let mut expect = expectation_of(&frames(OutputFormat::StreamJson)?);
+        let stream = frames(OutputFormat::StreamJson)?;
+        let mut expect = expectation_of(&stream);
+        let segments = match expect {
+            Expectation::Success { .. } => segments_of(&stream),
+            Expectation::Failure => Vec::new(),
+        };
         if format == OutputFormat::Text && expect == Expectation::Failure {
             // Text says nothing of a result: a run cut short that exits 0 is, to a
             // text consumer, a success with whatever text came.
@@ -111,6 +119,7 @@ impl Case {
             format,
             faults: faults.to_owned(),
             expect,
+            segments,
         })
     }
 

@@ -23,6 +23,8 @@ pub mod fuzz;
 pub mod matrix;
 pub mod properties;
 pub mod report;
+pub mod snapshot;
+pub mod summary;
 
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
@@ -34,6 +36,7 @@ use crate::journal;
 
 pub use matrix::{Case, CaseSource, Matrix};
 pub use properties::{Properties, Verdict};
+pub use summary::Summary;
 
 /// The program under test.
 #[derive(Debug, Clone)]
@@ -401,38 +404,50 @@ pub fn describe(expect: &Expectation) -> String {
     }
 }
 
-/// What [`check_matrix`] found wrong.
+/// What [`check_matrix`] found wrong: the run's [`Summary`], and each case with
+/// broken properties or a snapshot that fails the run.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MatrixFailure {
     /// Each case with broken properties, and their names and details.
     pub broken: Vec<(String, Vec<String>)>,
-    /// Cases whose record has no snapshot yet, or differs from it (`.snap.new` written).
+    /// Cases whose record has no snapshot yet, or differs from it.
     pub snapshots: Vec<String>,
+    /// The summary, as `mock-agent test` prints it.
+    pub summary: String,
 }
 
 impl std::fmt::Display for MatrixFailure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        for (case, broken) in &self.broken {
-            writeln!(f, "{case}: {}", broken.join("; "))?;
-        }
-        for case in &self.snapshots {
-            writeln!(
-                f,
-                "{case}: new or changed snapshot (review with `cargo insta review`)"
-            )?;
-        }
-        write!(
-            f,
-            "{} case(s) broke a property, {} snapshot(s) to review",
-            self.broken.len(),
-            self.snapshots.len()
-        )
+        f.write_str(&self.summary)
     }
 }
 
+impl MatrixFailure {
+    fn of(message: String) -> Self {
+        MatrixFailure {
+            broken: vec![("matrix".to_owned(), vec![message.clone()])],
+            snapshots: Vec::new(),
+            summary: message,
+        }
+    }
+}
+
+/// Checks each case's record against its snapshot in `dir` under `policy` (see
+/// [`snapshot`]).
+pub fn check_snapshots(
+    results: &[CaseResult],
+    dir: &Path,
+    policy: &snapshot::Policy,
+) -> std::io::Result<Vec<snapshot::Checked>> {
+    results
+        .iter()
+        .map(|result| snapshot::check(dir, &result.case.name, &report::record(result), policy))
+        .collect()
+}
+
 /// Runs a consumer against every case of a matrix and compares each record with its
-/// snapshot in `snapshots` (insta's format: `cargo insta review` takes the new ones;
-/// `INSTA_UPDATE=always` accepts them at once, `INSTA_UPDATE=no` writes none).
+/// snapshot in `snapshots`, as insta does (see [`snapshot`]: `INSTA_UPDATE`, `CI`,
+/// `INSTA_FORCE_PASS`; `cargo insta review` takes the new ones).
 pub fn check_matrix(
     consumer: &Consumer,
     matrix: &Matrix,
@@ -440,51 +455,37 @@ pub fn check_matrix(
     mock: &Path,
     snapshots: &Path,
 ) -> Result<Vec<CaseResult>, MatrixFailure> {
-    let failure = |message: String| MatrixFailure {
-        broken: vec![("matrix".to_owned(), vec![message])],
-        snapshots: Vec::new(),
-    };
+    let policy = snapshot::Policy::from_env().map_err(MatrixFailure::of)?;
     let cases = matrix
         .cases(consumer.command.contains("{format}"))
-        .map_err(|e| failure(e.to_string()))?;
+        .map_err(|e| MatrixFailure::of(e.to_string()))?;
     let jobs = std::thread::available_parallelism().map_or(2, std::num::NonZero::get);
-    let results =
-        run_all(consumer, &cases, mock, properties, jobs, |_| {}).map_err(|e| failure(e.to_string()))?;
-    let update = std::env::var("INSTA_UPDATE").unwrap_or_default();
-    let mut found = MatrixFailure {
-        broken: Vec::new(),
-        snapshots: Vec::new(),
-    };
-    for result in &results {
-        let broken: Vec<String> = result
-            .verdicts
-            .iter()
-            .filter(|v| !v.held)
-            .map(|v| format!("{}: {}", v.name, v.detail))
-            .collect();
-        if !broken.is_empty() {
-            found.broken.push((result.case.name.clone(), broken));
-        }
-        let write = match update.as_str() {
-            "always" => report::Write::Accept,
-            "no" => report::Write::Nothing,
-            _ => report::Write::New,
-        };
-        let record = report::record(result);
-        let state = report::compare_with(snapshots, &result.case.name, &record, write)
-            .map_err(|e| failure(format!("{}: {e}", snapshots.display())))?;
-        if state != report::SnapshotState::Matches && write != report::Write::Accept {
-            found.snapshots.push(result.case.name.clone());
-        }
+    let results = run_all(consumer, &cases, mock, properties, jobs, |_| {})
+        .map_err(|e| MatrixFailure::of(e.to_string()))?;
+    let checked = check_snapshots(&results, snapshots, &policy)
+        .map_err(|e| MatrixFailure::of(format!("{}: cannot write the snapshot: {e}", snapshots.display())))?;
+    let summary = Summary::new(&results, &checked);
+    if summary.passed() {
+        return Ok(results);
     }
-    if found.broken.is_empty() && found.snapshots.is_empty() {
-        Ok(results)
-    } else {
-        Err(found)
-    }
+    Err(MatrixFailure {
+        broken: summary
+            .failed()
+            .map(|r| {
+                let broken = r.verdicts.iter().filter(|v| !v.held);
+                (
+                    r.case.name.clone(),
+                    broken.map(|v| format!("{}: {}", v.name, v.detail)).collect(),
+                )
+            })
+            .collect(),
+        snapshots: summary.failing_snapshots().map(|c| c.case.clone()).collect(),
+        summary: summary.to_string(),
+    })
 }
 
-/// [`check_matrix`], panicking with every broken property and snapshot to review.
+/// [`check_matrix`], panicking with the summary of every broken property and
+/// snapshot to review.
 #[track_caller]
 pub fn assert_matrix(
     consumer: &Consumer,

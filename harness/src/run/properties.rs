@@ -56,6 +56,33 @@ impl std::fmt::Debug for Properties {
     }
 }
 
+/// Whether `output` reports the answer: `result.result` verbatim, or the assistant's
+/// segments in order (a bot that posts each segment as a message of its own), white
+/// space normalized in both.
+pub fn reports_answer(output: &str, answer: &str, segments: &[String]) -> bool {
+    if output.contains(answer.trim()) {
+        return true;
+    }
+    let output = normalize_space(output);
+    let mut rest = output.as_str();
+    !segments.is_empty()
+        && segments.iter().all(|segment| {
+            let segment = normalize_space(segment);
+            match rest.find(&segment) {
+                Some(at) => {
+                    rest = &rest[at + segment.len()..];
+                    true
+                }
+                None => false,
+            }
+        })
+}
+
+/// Runs of white space made one space, and none at either end.
+fn normalize_space(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 /// Markers of a crash in a consumer's output.
 const CRASHES: &[&str] = &[
     "panicked at",
@@ -178,7 +205,11 @@ impl Properties {
                     Some(predicate) => predicate(outcome, answer),
                     None => {
                         matches!(outcome.status, Status::Exited(0))
-                            && String::from_utf8_lossy(&outcome.stdout).contains(answer.trim())
+                            && reports_answer(
+                                &String::from_utf8_lossy(&outcome.stdout),
+                                answer,
+                                &case.segments,
+                            )
                     }
                 };
                 let result = match (answered, outcome.status) {
@@ -219,5 +250,31 @@ impl Properties {
             verdict(name, result);
         }
         verdicts
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::reports_answer;
+
+    #[test]
+    fn the_answer_is_reported_verbatim_or_as_its_segments_in_order() {
+        let segments = ["I'll read it.".to_owned(), "Done: a summary.".to_owned()];
+        let answer = "I'll read it.Done: a summary.";
+        assert!(reports_answer(answer, answer, &segments));
+        assert!(reports_answer(
+            "[bot] I'll read it.\n[bot]   Done:\n a summary.\n",
+            answer,
+            &segments
+        ));
+        assert!(
+            !reports_answer("Done: a summary. I'll read it.", answer, &segments),
+            "out of order"
+        );
+        assert!(
+            !reports_answer("I'll read it.", answer, &segments),
+            "a segment missing"
+        );
+        assert!(!reports_answer("", answer, &[]), "nothing to find");
     }
 }

@@ -1,14 +1,13 @@
-//! Reports of a run: the normalized record of each case, snapshot files in insta's
-//! format, a table, and JUnit XML.
+//! Reports of a run: the normalized record of each case (what [`super::snapshot`]
+//! keeps), and JUnit XML.
 //!
 //! A record holds the case, what a correct consumer concludes, how the consumer ended,
-//! each property, and its stdout and stderr, redacted so that it is the same on every
+//! each property, and its stdout and stderr, normalized so that it is the same on every
 //! run: the case's temporary directory becomes `[TMP]`, UUIDs `[UUID]`, 13-digit
-//! millisecond timestamps `[TIMESTAMP]`. Snapshots are `NAME.snap` files, new or
-//! changed ones `NAME.snap.new`, in insta's format: `cargo insta review` accepts them.
+//! millisecond timestamps `[TIMESTAMP]`.
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::{describe, CaseResult, Status};
 
@@ -105,89 +104,6 @@ fn uuid_at(chars: &[char]) -> Option<usize> {
     (!chars.get(i).is_some_and(char::is_ascii_hexdigit)).then_some(i)
 }
 
-/// What comparing a record with its snapshot found.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SnapshotState {
-    /// The same as the snapshot.
-    Matches,
-    /// No snapshot yet: `NAME.snap.new` written (or `NAME.snap`, when accepting).
-    New,
-    /// Different from the snapshot: `NAME.snap.new` written (or the snapshot updated).
-    Changed,
-}
-
-/// The snapshot file of a case in `dir`: its name with `/` made `__`.
-pub fn snapshot_path(dir: &Path, case: &str) -> PathBuf {
-    let name: String = case
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || "-_.@/".contains(c) {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    dir.join(format!("{}.snap", name.replace('/', "__")))
-}
-
-/// Compares a record with its snapshot in `dir`, writing `.snap.new` (or `.snap`
-/// when `accept`) where they differ.
-pub fn compare(dir: &Path, case: &str, record: &str, accept: bool) -> std::io::Result<SnapshotState> {
-    compare_with(dir, case, record, if accept { Write::Accept } else { Write::New })
-}
-
-/// What [`compare_with`] writes where a record differs from its snapshot.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Write {
-    /// `NAME.snap.new`, for review.
-    New,
-    /// `NAME.snap`: accepted.
-    Accept,
-    /// Nothing (insta's `INSTA_UPDATE=no`).
-    Nothing,
-}
-
-/// Compares a record with its snapshot in `dir`, writing as `write` says.
-pub fn compare_with(dir: &Path, case: &str, record: &str, write: Write) -> std::io::Result<SnapshotState> {
-    let path = snapshot_path(dir, case);
-    let contents = format!(
-        "---\nsource: mock-agent test\nexpression: \"{}\"\n---\n{record}\n",
-        case.replace('"', "'")
-    );
-    let new_path = path.with_extension("snap.new");
-    // As insta does, trailing white space is not compared.
-    let state = match std::fs::read_to_string(&path) {
-        Ok(old) if body(&old).trim_end() == record.trim_end() => SnapshotState::Matches,
-        Ok(_) => SnapshotState::Changed,
-        Err(_) => SnapshotState::New,
-    };
-    if state == SnapshotState::Matches {
-        let _ = std::fs::remove_file(&new_path);
-        return Ok(state);
-    }
-    match write {
-        Write::Nothing => {}
-        Write::Accept => {
-            std::fs::create_dir_all(dir)?;
-            std::fs::write(&path, contents)?;
-            let _ = std::fs::remove_file(&new_path);
-        }
-        Write::New => {
-            std::fs::create_dir_all(dir)?;
-            std::fs::write(&new_path, contents)?;
-        }
-    }
-    Ok(state)
-}
-
-/// The snapshot body: what follows the header.
-fn body(snapshot: &str) -> &str {
-    let rest = snapshot.strip_prefix("---\n").unwrap_or(snapshot);
-    let body = rest.find("\n---\n").map_or(rest, |i| &rest[i + 5..]);
-    body.strip_suffix('\n').unwrap_or(body)
-}
-
 /// JUnit XML: one test case per case, a failure per broken property.
 pub fn junit(results: &[CaseResult], changed: &[String]) -> String {
     let failures = results
@@ -258,31 +174,6 @@ mod tests {
         assert_eq!(
             normalize(text, dir),
             "in [TMP]/x: [UUID] at [TIMESTAMP], not 12345 or x1790000000123"
-        );
-    }
-
-    #[test]
-    fn snapshot_bodies_round_trip() {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let record = "case: a/b\nstatus: exit code 0";
-        assert_eq!(
-            compare(dir.path(), "a/b", record, false).expect("writes"),
-            SnapshotState::New
-        );
-        assert!(snapshot_path(dir.path(), "a/b")
-            .with_extension("snap.new")
-            .exists());
-        assert_eq!(
-            compare(dir.path(), "a/b", record, true).expect("writes"),
-            SnapshotState::New
-        );
-        assert_eq!(
-            compare(dir.path(), "a/b", record, false).expect("reads"),
-            SnapshotState::Matches
-        );
-        assert_eq!(
-            compare(dir.path(), "a/b", "other", false).expect("reads"),
-            SnapshotState::Changed
         );
     }
 }

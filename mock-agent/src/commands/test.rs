@@ -19,7 +19,15 @@ fn on_interrupt_kill_consumers() {
 
 /// `mock-agent test`: the matrix against a consumer.
 pub(super) fn test(args: TestArgs) -> Exit {
-    use harness::run::{self, report, Consumer, Matrix, Properties};
+    use harness::run::{self, report, snapshot, Consumer, Matrix, Properties, Summary};
+    let policy = match snapshot::Policy::from_env() {
+        Ok(policy) if args.accept => policy.accepting(),
+        Ok(policy) => policy,
+        Err(e) => {
+            eprintln!("mock-agent: {e}");
+            return Exit::Code(exit_codes::USAGE);
+        }
+    };
     on_interrupt_kill_consumers();
     let Ok(mock) = std::env::current_exe() else {
         eprintln!("mock-agent: cannot find its own binary to serve as the agent");
@@ -101,60 +109,21 @@ pub(super) fn test(args: TestArgs) -> Exit {
             return Exit::Code(exit_codes::USAGE);
         }
     };
-    let mut changed = Vec::new();
-    let mut new_names = Vec::new();
-    if let Some(dir) = &args.snapshots {
-        for result in &results {
-            match report::compare(dir, &result.case.name, &report::record(result), args.accept) {
-                Ok(report::SnapshotState::Matches) => {}
-                Ok(report::SnapshotState::New) => new_names.push(result.case.name.clone()),
-                Ok(report::SnapshotState::Changed) => changed.push(result.case.name.clone()),
-                Err(e) => {
-                    eprintln!("mock-agent: {}: cannot write the snapshot: {e}", dir.display());
-                    return Exit::Code(exit_codes::CANNOT_CREATE);
-                }
+    let checked = match &args.snapshots {
+        None => Vec::new(),
+        Some(dir) => match run::check_snapshots(&results, dir, &policy) {
+            Ok(checked) => checked,
+            Err(e) => {
+                eprintln!("mock-agent: {}: cannot write the snapshot: {e}", dir.display());
+                return Exit::Code(exit_codes::CANNOT_CREATE);
             }
-        }
-    }
-    let failed: Vec<_> = results.iter().filter(|r| !r.passed()).collect();
-    if !failed.is_empty() {
-        println!("{:<48} broken properties", "case");
-        for result in &failed {
-            let broken: Vec<&str> = result
-                .verdicts
-                .iter()
-                .filter(|v| !v.held)
-                .map(|v| v.name.as_str())
-                .collect();
-            println!("{:<48} {}", result.case.name, broken.join(", "));
-            for verdict in result.verdicts.iter().filter(|v| !v.held) {
-                println!("    {}: {}", verdict.name, verdict.detail);
-            }
-        }
-    }
-    for name in &changed {
-        println!("{name:<48} snapshot differs");
-    }
-    let new = new_names.len();
-    let pending = if args.accept { 0 } else { new };
-    println!(
-        "{} cases: {} passed, {} failed; snapshots: {} new{}, {} changed{}",
-        results.len(),
-        results.len() - failed.len(),
-        failed.len(),
-        new,
-        if args.accept { " (accepted)" } else { "" },
-        changed.len(),
-        if args.accept && !changed.is_empty() {
-            " (accepted)"
-        } else {
-            ""
         },
-    );
+    };
+    let summary = Summary::new(&results, &checked);
+    println!("{summary}");
     if let Some(path) = &args.junit {
-        let differing: Vec<String> = changed.iter().chain(&new_names).cloned().collect();
-        let xml = report::junit(&results, if args.accept { &[] } else { &differing });
-        if let Err(e) = std::fs::write(path, xml) {
+        let differing: Vec<String> = summary.failing_snapshots().map(|c| c.case.clone()).collect();
+        if let Err(e) = std::fs::write(path, report::junit(&results, &differing)) {
             eprintln!(
                 "mock-agent: {}: cannot write the JUnit report: {e}",
                 path.display()
@@ -162,8 +131,7 @@ pub(super) fn test(args: TestArgs) -> Exit {
             return Exit::Code(exit_codes::CANNOT_CREATE);
         }
     }
-    let snapshots_ok = args.accept || (changed.is_empty() && pending == 0);
-    Exit::Code(if failed.is_empty() && snapshots_ok {
+    Exit::Code(if summary.passed() {
         exit_codes::OK
     } else {
         exit_codes::AGENT_ERROR
