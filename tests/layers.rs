@@ -28,6 +28,7 @@ const HARNESS: &[&str] = &[
     "scenario",
     "generate",
     "source",
+    "acp",
     // 4. the runner
     "run",
 ];

@@ -17,6 +17,9 @@ pub enum Stream {
     Stdout,
     /// Standard error: messages.
     Stderr,
+    /// Standard input: what the process read, in server mode the client's messages.
+    /// Recorded, never written.
+    Stdin,
 }
 
 /// One line of output.

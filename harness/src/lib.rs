@@ -19,7 +19,8 @@
 //! 2. recorded runs: [`cassette`], [`journal`];
 //! 3. the pure stages: [`render`], [`faults`], [`timing`]; then the protocol
 //!    [`check`]er, what a correct consumer concludes ([`expect`]), [`scenario`]s (a run's options, faults and timing, and the plan they
-//!    make), [`generate`]d sessions, and [`source`]s;
+//!    make), [`generate`]d sessions, [`source`]s, and server mode's conversations
+//!    ([`acp`]);
 //! 4. the [`run`]ner: a consumer played against a matrix of cases, its properties
 //!    checked and its records snapshotted.
 //!
@@ -43,6 +44,7 @@ mod peek;
 pub mod cassette;
 pub mod journal;
 
+pub mod acp;
 pub mod check;
 pub mod expect;
 pub mod faults;

@@ -338,7 +338,7 @@ pub fn record(command: &[String], options: &RecordOptions) -> Result<Exit, Recor
     let pipe = |stream: Stream, source: Option<Box<dyn Read + Send>>, sender: mpsc::Sender<Event>| {
         let sink = match stream {
             Stream::Stdout => std::io::stdout().as_fd().try_clone_to_owned(),
-            Stream::Stderr => std::io::stderr().as_fd().try_clone_to_owned(),
+            Stream::Stderr | Stream::Stdin => std::io::stderr().as_fd().try_clone_to_owned(),
         };
         std::thread::spawn(move || {
             let mut sink = sink.ok().map(std::fs::File::from);
@@ -394,6 +394,7 @@ pub fn record(command: &[String], options: &RecordOptions) -> Result<Exit, Recor
             cwd: std::env::current_dir()
                 .ok()
                 .map(|d| redactor.apply_str(&d.display().to_string())),
+            acp: false,
             cli_version: cli_version.clone(),
             extra,
         }

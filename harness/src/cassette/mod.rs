@@ -62,8 +62,17 @@ impl std::fmt::Debug for Recording {
     }
 }
 
-/// The cassette format version this build reads and writes.
-pub const FORMAT_VERSION: u64 = 1;
+/// The newest cassette format version this build reads and writes.
+///
+/// - 1: print mode: `out`, `err`, stalls, a closed stdout, the ending;
+/// - 2: also `in` frames (what the process read on stdin: in server mode, the
+///   client's messages) and `invocation.acp`. Written only for recordings of
+///   `cursor-agent acp`, so that a mock-agent that reads only format 1 says to
+///   upgrade rather than misread one.
+pub const FORMAT_VERSION: u64 = 2;
+
+/// The version of print-mode cassettes, which every build since the first reads.
+pub const PRINT_FORMAT_VERSION: u64 = 1;
 
 /// The key of the header line that marks a file as a cassette, holding its version.
 pub const MAGIC_KEY: &str = "mock_agent_cassette";
@@ -83,8 +92,18 @@ pub struct Header {
 }
 
 impl Header {
-    /// A version-1 header for this invocation.
+    /// A version-1 header for this invocation (print mode).
     pub fn new(invocation: Invocation) -> Self {
+        Header {
+            version: PRINT_FORMAT_VERSION,
+            invocation,
+            extra: Extra::new(),
+        }
+    }
+
+    /// A version-2 header for a recording of server mode (`cursor-agent acp`).
+    pub fn acp(mut invocation: Invocation) -> Self {
+        invocation.acp = true;
         Header {
             version: FORMAT_VERSION,
             invocation,
@@ -111,6 +130,10 @@ pub struct Invocation {
     /// The working directory.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cwd: Option<String>,
+    /// Whether this is a recording of server mode (`cursor-agent acp`): its `in`
+    /// frames are the client's messages.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub acp: bool,
     /// What `cursor-agent --version` printed, where known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cli_version: Option<String>,

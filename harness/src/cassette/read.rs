@@ -176,7 +176,7 @@ impl<R: BufRead> Reader<R> {
             return Ok(None);
         };
         match version.get().parse::<u64>() {
-            Ok(FORMAT_VERSION) => {}
+            Ok(1..=FORMAT_VERSION) => {}
             Ok(found) => {
                 let (message, help) = if found > FORMAT_VERSION {
                     (
@@ -547,6 +547,10 @@ struct RawFrame<'a> {
     err: Option<&'a RawValue>,
     #[serde(borrow, default)]
     err_b64: Option<&'a RawValue>,
+    #[serde(rename = "in", borrow, default)]
+    input: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    in_b64: Option<&'a RawValue>,
     #[serde(borrow, default)]
     nl: Option<&'a RawValue>,
     #[serde(borrow, default)]
@@ -605,6 +609,8 @@ impl RawFrame<'_> {
             ("out_b64", self.out_b64),
             ("err", self.err),
             ("err_b64", self.err_b64),
+            ("in", self.input),
+            ("in_b64", self.in_b64),
             ("exit", self.exit),
             ("signal", self.signal),
             ("stall_ms", self.stall_ms),
@@ -616,7 +622,7 @@ impl RawFrame<'_> {
             [] => {
                 return Err(FieldError {
                     column: 1,
-                    message: "a frame holds one of `out`, `out_b64`, `err`, `err_b64`, `stall_ms`, `close`, `exit`, `signal`; this one holds none"
+                    message: "a frame holds one of `out`, `out_b64`, `err`, `err_b64`, `in`, `in_b64`, `stall_ms`, `close`, `exit`, `signal`; this one holds none"
                         .into(),
                 })
             }
@@ -645,11 +651,11 @@ impl RawFrame<'_> {
             }))
         };
         match key {
-            "out" | "err" => {
-                let stream = if key == "out" {
-                    Stream::Stdout
-                } else {
-                    Stream::Stderr
+            "out" | "err" | "in" => {
+                let stream = match key {
+                    "out" => Stream::Stdout,
+                    "err" => Stream::Stderr,
+                    _ => Stream::Stdin,
                 };
                 let text = raw.get();
                 match text.as_bytes().first() {
@@ -664,11 +670,11 @@ impl RawFrame<'_> {
                     )),
                 }
             }
-            "out_b64" | "err_b64" => {
-                let stream = if key == "out_b64" {
-                    Stream::Stdout
-                } else {
-                    Stream::Stderr
+            "out_b64" | "err_b64" | "in_b64" => {
+                let stream = match key {
+                    "out_b64" => Stream::Stdout,
+                    "err_b64" => Stream::Stderr,
+                    _ => Stream::Stdin,
                 };
                 let Ok(text) = serde_json::from_str::<Cow<'_, str>>(raw.get()) else {
                     return Err(wrong(

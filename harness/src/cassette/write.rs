@@ -83,6 +83,7 @@ pub fn encode_frame(frame: &Frame, out: &mut Vec<u8>) {
             let key = match line.stream {
                 Stream::Stdout => "out",
                 Stream::Stderr => "err",
+                Stream::Stdin => "in",
             };
             if is_embeddable_object(&line.bytes) {
                 push_key(out, key);

@@ -323,8 +323,12 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Output<O, E> {
     pub async fn perform(&mut self, frame: Frame) -> Result<Option<Exit>, Stop> {
         self.wait_for(&frame).await?;
         match frame {
-            Frame::Line(line) if line.stream == Stream::Stdout => self.stdout_line(&line).await?,
-            Frame::Line(line) => self.stderr_line(&line).await?,
+            Frame::Line(line) => match line.stream {
+                Stream::Stdout => self.stdout_line(&line).await?,
+                Stream::Stderr => self.stderr_line(&line).await?,
+                // What the recorded process read is not written.
+                Stream::Stdin => {}
+            },
             Frame::Stall { duration, .. } => {
                 self.flush().await?;
                 if self.closed_at.is_none() {

@@ -1,0 +1,161 @@
+//! Server mode: `cursor-agent acp`, an agent of the Agent Client Protocol (JSON-RPC
+//! 2.0 in both directions, one message per line), as a conversation the mock plays.
+//!
+//! Print mode is a one-way plan; server mode answers what the client sends. A
+//! [`Conversation`] turns each request of the client's into the [`Step`]s of the
+//! agent's answer: messages to send (at their recorded times), stderr lines, places
+//! where the agent waits for the client (an answer to its permission request, a
+//! cancel), and the end of the process. Two conversations exist:
+//!
+//! - [`script::Script`]: a recording of a real `acp` process, replayed as a script:
+//!   the agent's messages in order with their times, waiting where the recording
+//!   waited for the client, with the client's live request ids put into the agent's
+//!   responses; every other byte as recorded;
+//! - [`tell::Teller`]: any print-mode session (the built-in default, a cassette, a
+//!   capture, a generated one) told through ACP: `assistant` as
+//!   `agent_message_chunk`, `thinking` as `agent_thought_chunk`, tool calls as
+//!   `tool_call`/`tool_call_update`, a failed run as a JSON-RPC error.
+//!
+//! The process (`mock-agent`'s server loop) performs the steps, reads the client,
+//! handles cancels and faults, and journals everything.
+
+pub mod rpc;
+pub mod script;
+pub mod tell;
+
+use std::time::Duration;
+
+use crate::frames::Exit;
+
+/// One thing the agent does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Step {
+    /// A message on stdout.
+    Send {
+        /// When, from the start of the exchange (the request's arrival).
+        at: Duration,
+        /// The line, without its newline.
+        line: Vec<u8>,
+    },
+    /// A line on stderr.
+    Stderr {
+        /// When, from the start of the exchange.
+        at: Duration,
+        /// The line, without its newline.
+        line: Vec<u8>,
+    },
+    /// The agent waits for the client.
+    Await {
+        /// When the recording's wait ended, from the start of the exchange: later
+        /// steps are timed from the live end of the wait.
+        at: Duration,
+        /// What it waits for.
+        wait: Wait,
+    },
+    /// The process ends.
+    End {
+        /// When, from the start of the exchange.
+        at: Duration,
+        /// How.
+        exit: Exit,
+    },
+}
+
+impl Step {
+    /// When the step happens, from the start of its exchange.
+    pub fn at(&self) -> Duration {
+        match self {
+            Step::Send { at, .. }
+            | Step::Stderr { at, .. }
+            | Step::Await { at, .. }
+            | Step::End { at, .. } => *at,
+        }
+    }
+}
+
+/// What the agent waits for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Wait {
+    /// The client's response to the agent's request with this id.
+    Answer {
+        /// The id, as JSON text (`0`).
+        id: String,
+        /// The method of the agent's request (`session/request_permission`).
+        method: String,
+        /// The result the recorded client answered with, when there is a recording.
+        recorded: Option<serde_json::Value>,
+    },
+    /// A notification of the client's (`session/cancel`): waited for only so long
+    /// ([`CANCEL_WAIT`]), since a live client may not send it.
+    Notification {
+        /// The method.
+        method: String,
+    },
+}
+
+/// How long the agent waits for a `session/cancel` that the recording has and the
+/// live client has not sent; then the recording goes on as recorded.
+pub const CANCEL_WAIT: Duration = Duration::from_secs(5);
+
+/// The agent's answer to one client request.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Reply {
+    /// What the agent does, in order. The response to the request is one of the
+    /// `Send`s (unless the process ends first, or never answers).
+    pub steps: Vec<Step>,
+    /// How the request differs from the recording, when it does (a request the
+    /// recording does not have): the reply is then the mock's own.
+    pub divergence: Option<String>,
+}
+
+impl Reply {
+    /// A reply of one message, at once.
+    pub fn send(line: Vec<u8>) -> Self {
+        Reply {
+            steps: vec![Step::Send {
+                at: Duration::ZERO,
+                line,
+            }],
+            divergence: None,
+        }
+    }
+}
+
+/// A conversation the mock plays: what the agent does first, how it answers each of
+/// the client's requests, and how it ends when the client closes stdin.
+pub trait Conversation {
+    /// What the agent does when it starts, before any request.
+    fn start(&mut self) -> Vec<Step>;
+
+    /// The agent's answer to `request`, a client request (`Kind::Request`).
+    fn reply(&mut self, request: &rpc::Message<'_>) -> Reply;
+
+    /// How the process ends once the client has closed stdin.
+    fn ending(&self) -> Exit;
+}
+
+/// The methods a client sends, and the updates an agent streams.
+pub mod methods {
+    /// `initialize`.
+    pub const INITIALIZE: &str = "initialize";
+    /// `authenticate`.
+    pub const AUTHENTICATE: &str = "authenticate";
+    /// `session/new`.
+    pub const SESSION_NEW: &str = "session/new";
+    /// `session/load`.
+    pub const SESSION_LOAD: &str = "session/load";
+    /// `session/prompt`.
+    pub const SESSION_PROMPT: &str = "session/prompt";
+    /// `session/cancel` (a notification).
+    pub const SESSION_CANCEL: &str = "session/cancel";
+    /// `session/set_mode`.
+    pub const SESSION_SET_MODE: &str = "session/set_mode";
+    /// `session/set_config_option`.
+    pub const SESSION_SET_CONFIG_OPTION: &str = "session/set_config_option";
+    /// `session/set_model`.
+    pub const SESSION_SET_MODEL: &str = "session/set_model";
+    /// `session/update` (the agent's notification).
+    pub const SESSION_UPDATE: &str = "session/update";
+    /// `session/request_permission` (the agent's request).
+    pub const REQUEST_PERMISSION: &str = "session/request_permission";
+}

@@ -1,0 +1,532 @@
+//! A print-mode session told through ACP, and the handshake every mock agent answers.
+//!
+//! | print mode (`stream-json`) | ACP (`session/update` unless said) |
+//! | --- | --- |
+//! | `assistant` (a whole segment) | `agent_message_chunk` with its text |
+//! | `thinking` delta | `agent_thought_chunk` with its text |
+//! | `tool_call` started | `tool_call`: `toolCallId` = `call_id`, a `title`, the ACP `kind`, `status: pending`, `rawInput` = the tool's `args` |
+//! | `tool_call` completed | `tool_call_update`: `status` `completed` (or `failed` for a `failure`, `error` or `rejected` result), `rawOutput` = the tool's `result` |
+//! | `result` success | the prompt's response, `stopReason: end_turn` |
+//! | a failed run (no successful `result`) | a JSON-RPC error (`-32603`) for the prompt, with the first stderr line |
+//! | stderr lines | stderr lines |
+//! | `system`, `user`, `connection`, `retry`, unknown types | nothing (`user` is the history `session/load` replays) |
+//!
+//! Tool kinds: `readToolCall` read; `writeToolCall`, `editToolCall` edit;
+//! `deleteToolCall` delete; `shellToolCall` execute; `grepToolCall`, `globToolCall`,
+//! `lsToolCall` search; any other other. The agent asks `session/request_permission`
+//! before the tools [`Ask`] names, and waits for the answer. Times are the frames'
+//! times. A recording of a real `acp` process ([`super::script`]) is the faithful
+//! source: this mapping is the mock's, in the shapes the real agent uses.
+
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use super::rpc::{self, codes, Message};
+use super::{methods, Conversation, Reply, Step, Wait};
+use crate::error::CassetteError;
+use crate::frames::{Exit, Frame, FrameResult, Stream};
+
+/// Which tool calls the agent asks permission for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ask {
+    /// The first tool call that is not a read (the default session: its write).
+    FirstChange,
+    /// Every shell command (`execute`), as the real agent does outside its allowlist.
+    Shell,
+}
+
+/// One step of the told turn, before it has a session and request ids.
+#[derive(Debug, Clone)]
+enum Told {
+    Update { at: Duration, update: Value },
+    Stderr { at: Duration, line: Vec<u8> },
+    Permission { at: Duration, tool_call: Value },
+}
+
+/// How the told run ends.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Outcome {
+    Success,
+    Failure(String),
+}
+
+/// A print-mode session told through ACP: every prompt plays its turn.
+#[derive(Debug, Clone)]
+pub struct Teller {
+    turn: Vec<Told>,
+    outcome: Outcome,
+    /// The end of the turn, from the first frame.
+    end: Duration,
+    prompt: String,
+    /// The session id of the print-mode events: the first `session/new` gives it.
+    session_id: String,
+    sessions: Vec<String>,
+    next_request: u64,
+}
+
+impl Teller {
+    /// Tells the frames of a print-mode run (`stream-json`, whole segments).
+    pub fn new(frames: impl IntoIterator<Item = FrameResult>, ask: Ask) -> Result<Teller, CassetteError> {
+        let mut turn = Vec::new();
+        let mut outcome = None;
+        let mut stderr_first = None;
+        let mut exit = Exit::Code(0);
+        let mut prompt = String::new();
+        let mut session_id = None;
+        let mut asked = false;
+        let mut end = Duration::ZERO;
+        for frame in frames {
+            let frame = frame?;
+            end = end.max(frame.at());
+            let line = match frame {
+                Frame::Line(line) => line,
+                Frame::End(ending) => {
+                    exit = ending.exit;
+                    continue;
+                }
+                Frame::Stall { .. } | Frame::CloseStdout { .. } => continue,
+            };
+            let at = line.at;
+            match line.stream {
+                Stream::Stdin => continue,
+                Stream::Stderr => {
+                    stderr_first.get_or_insert_with(|| String::from_utf8_lossy(&line.bytes).into_owned());
+                    turn.push(Told::Stderr { at, line: line.bytes });
+                    continue;
+                }
+                Stream::Stdout => {}
+            }
+            let Ok(event) = serde_json::from_slice::<Value>(&line.bytes) else {
+                continue;
+            };
+            if session_id.is_none() {
+                session_id = event["session_id"].as_str().map(str::to_owned);
+            }
+            match (event["type"].as_str(), event["subtype"].as_str()) {
+                (Some("assistant"), _) => {
+                    let text = message_text(&event);
+                    if !text.is_empty() {
+                        turn.push(Told::Update {
+                            at,
+                            update: json!({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}}),
+                        });
+                    }
+                }
+                (Some("thinking"), Some("delta")) => {
+                    if let Some(text) = event["text"].as_str().filter(|t| !t.is_empty()) {
+                        turn.push(Told::Update {
+                            at,
+                            update: json!({"sessionUpdate": "agent_thought_chunk", "content": {"type": "text", "text": text}}),
+                        });
+                    }
+                }
+                (Some("tool_call"), Some("started")) => {
+                    let (key, body) = tool(&event);
+                    let kind = kind_of(&key);
+                    let id = event["call_id"].clone();
+                    let title = title_of(&key, &body["args"]);
+                    let call = json!({"sessionUpdate": "tool_call", "toolCallId": id, "title": title, "kind": kind, "status": "pending", "rawInput": body["args"]});
+                    turn.push(Told::Update { at, update: call });
+                    let ask_here = match ask {
+                        Ask::FirstChange => !asked && kind != "read",
+                        Ask::Shell => kind == "execute",
+                    };
+                    if ask_here {
+                        asked = true;
+                        turn.push(Told::Permission {
+                            at,
+                            tool_call: json!({"toolCallId": id, "title": title, "kind": kind, "status": "pending"}),
+                        });
+                    }
+                }
+                (Some("tool_call"), Some("completed")) => {
+                    let (_, body) = tool(&event);
+                    let result = &body["result"];
+                    let failed = ["failure", "error", "rejected"]
+                        .iter()
+                        .any(|k| result.get(k).is_some());
+                    let status = if failed { "failed" } else { "completed" };
+                    turn.push(Told::Update {
+                        at,
+                        update: json!({"sessionUpdate": "tool_call_update", "toolCallId": event["call_id"], "status": status, "rawOutput": result}),
+                    });
+                }
+                (Some("user"), _) => prompt = message_text(&event),
+                (Some("result"), subtype) => {
+                    let ok = subtype == Some("success") && event["is_error"] != Value::Bool(true);
+                    outcome = Some(if ok {
+                        Outcome::Success
+                    } else {
+                        Outcome::Failure(event["result"].as_str().unwrap_or("the agent failed").to_owned())
+                    });
+                }
+                _ => {}
+            }
+        }
+        let outcome = match outcome {
+            Some(Outcome::Success) if !exit.success() => {
+                Outcome::Failure(format!("the agent ended with {exit}"))
+            }
+            Some(outcome) => outcome,
+            None => Outcome::Failure(
+                stderr_first.unwrap_or_else(|| format!("the agent ended with {exit} and no result")),
+            ),
+        };
+        Ok(Teller {
+            turn,
+            outcome,
+            end,
+            prompt,
+            session_id: session_id.unwrap_or_else(|| uuid::Uuid::new_v4().to_string()),
+            sessions: Vec::new(),
+            next_request: 0,
+        })
+    }
+
+    /// The steps of one prompt's turn in `session`, answering request `id`.
+    fn turn(&mut self, id: &str, session: &str) -> Vec<Step> {
+        let mut steps = Vec::new();
+        for told in &self.turn {
+            match told {
+                Told::Update { at, update } => steps.push(Step::Send {
+                    at: *at,
+                    line: update_line(session, update),
+                }),
+                Told::Stderr { at, line } => steps.push(Step::Stderr {
+                    at: *at,
+                    line: line.clone(),
+                }),
+                Told::Permission { at, tool_call } => {
+                    let request = self.next_request;
+                    self.next_request += 1;
+                    steps.push(Step::Send {
+                        at: *at,
+                        line: rpc::request(
+                            request,
+                            methods::REQUEST_PERMISSION,
+                            &permission_params(session, tool_call),
+                        ),
+                    });
+                    steps.push(Step::Await {
+                        at: *at,
+                        wait: Wait::Answer {
+                            id: request.to_string(),
+                            method: methods::REQUEST_PERMISSION.to_owned(),
+                            recorded: None,
+                        },
+                    });
+                }
+            }
+        }
+        let last = match &self.outcome {
+            Outcome::Success => rpc::response(id, &json!({"stopReason": "end_turn"})),
+            Outcome::Failure(message) => rpc::error(id, codes::INTERNAL_ERROR, message, None),
+        };
+        steps.push(Step::Send {
+            at: self.end,
+            line: last,
+        });
+        steps
+    }
+
+    /// The history `session/load` replays: the prompt, then the answer's messages.
+    fn history(&self, session: &str) -> Vec<Step> {
+        let user =
+            json!({"sessionUpdate": "user_message_chunk", "content": {"type": "text", "text": self.prompt}});
+        std::iter::once(update_line(session, &user))
+            .chain(self.turn.iter().filter_map(|told| match told {
+                Told::Update { update, .. } if update["sessionUpdate"] == "agent_message_chunk" => {
+                    Some(update_line(session, update))
+                }
+                _ => None,
+            }))
+            .map(|line| Step::Send {
+                at: Duration::ZERO,
+                line,
+            })
+            .collect()
+    }
+
+    fn new_session(&mut self) -> String {
+        let id = if self.sessions.is_empty() {
+            self.session_id.clone()
+        } else {
+            uuid::Uuid::new_v4().to_string()
+        };
+        self.sessions.push(id.clone());
+        id
+    }
+}
+
+impl Conversation for Teller {
+    fn start(&mut self) -> Vec<Step> {
+        Vec::new()
+    }
+
+    fn reply(&mut self, request: &Message<'_>) -> Reply {
+        let id = request.id_text().to_owned();
+        match request.method() {
+            methods::SESSION_NEW => {
+                let session = self.new_session();
+                Reply {
+                    steps: vec![
+                        Step::Send {
+                            at: Duration::ZERO,
+                            line: rpc::response(&id, &session_new_result(&session)),
+                        },
+                        Step::Send {
+                            at: Duration::ZERO,
+                            line: update_line(&session, &available_commands()),
+                        },
+                    ],
+                    divergence: None,
+                }
+            }
+            methods::SESSION_PROMPT => {
+                let session = request
+                    .param_str("sessionId")
+                    .unwrap_or_else(|| self.session_id.clone());
+                Reply {
+                    steps: self.turn(&id, &session),
+                    divergence: None,
+                }
+            }
+            methods::SESSION_LOAD => {
+                let session = request
+                    .param_str("sessionId")
+                    .unwrap_or_else(|| self.session_id.clone());
+                let mut steps = self.history(&session);
+                steps.push(Step::Send {
+                    at: Duration::ZERO,
+                    line: rpc::response(&id, &json!({})),
+                });
+                Reply {
+                    steps,
+                    divergence: None,
+                }
+            }
+            _ => handshake(request),
+        }
+    }
+
+    fn ending(&self) -> Exit {
+        Exit::Code(0)
+    }
+}
+
+/// The answers every mock agent gives, whatever its source: `initialize`,
+/// `authenticate`, the mode, model and config option setters; `-32601` for a method
+/// it does not know.
+pub fn handshake(request: &Message<'_>) -> Reply {
+    let id = request.id_text();
+    let result = match request.method() {
+        methods::INITIALIZE => initialize_result(),
+        methods::AUTHENTICATE | methods::SESSION_SET_MODE | methods::SESSION_SET_MODEL => json!({}),
+        methods::SESSION_SET_CONFIG_OPTION => json!({"configOptions": config_options("agent", "auto")}),
+        methods::SESSION_NEW => {
+            let session = uuid::Uuid::new_v4().to_string();
+            return Reply {
+                steps: vec![
+                    Step::Send {
+                        at: Duration::ZERO,
+                        line: rpc::response(id, &session_new_result(&session)),
+                    },
+                    Step::Send {
+                        at: Duration::ZERO,
+                        line: update_line(&session, &available_commands()),
+                    },
+                ],
+                divergence: None,
+            };
+        }
+        methods::SESSION_PROMPT => json!({"stopReason": "end_turn"}),
+        methods::SESSION_LOAD => json!({}),
+        other => {
+            return Reply::send(rpc::error(
+                id,
+                codes::METHOD_NOT_FOUND,
+                "Method not found",
+                Some(&Value::from(other)),
+            ))
+        }
+    };
+    Reply::send(rpc::response(id, &result))
+}
+
+/// The result of `initialize`, as the real agent answers (protocol version 1 to any
+/// version asked).
+pub fn initialize_result() -> Value {
+    json!({
+        "protocolVersion": 1,
+        "agentCapabilities": {
+            "loadSession": true,
+            "promptCapabilities": {"image": true, "audio": false, "embeddedContext": false},
+            "mcpCapabilities": {"http": true, "sse": true}
+        },
+        "authMethods": [{"id": "cursor_login", "name": "Cursor Login", "description": "Log in with your Cursor account"}]
+    })
+}
+
+/// The result of `session/new`: the id, the modes, the models block clients read, and
+/// the config options.
+pub fn session_new_result(session: &str) -> Value {
+    let models: Vec<Value> = crate::models::MODELS
+        .iter()
+        .map(|(id, name)| json!({"modelId": id, "name": name}))
+        .collect();
+    json!({
+        "sessionId": session,
+        "modes": {"currentModeId": "agent", "availableModes": modes()},
+        "models": {"currentModelId": "auto", "availableModels": models},
+        "configOptions": config_options("agent", "auto")
+    })
+}
+
+fn modes() -> Value {
+    json!([
+        {"id": "agent", "name": "Agent", "description": "Full agent capabilities"},
+        {"id": "plan", "name": "Plan", "description": "Plan before acting"},
+        {"id": "ask", "name": "Ask", "description": "Answer questions, change nothing"}
+    ])
+}
+
+fn config_options(mode: &str, model: &str) -> Value {
+    let models: Vec<Value> = crate::models::MODELS
+        .iter()
+        .map(|(id, name)| json!({"value": id, "name": name}))
+        .collect();
+    let modes: Vec<Value> = ["agent", "plan", "ask"]
+        .iter()
+        .map(|m| json!({"value": m, "name": m[..1].to_uppercase() + &m[1..]}))
+        .collect();
+    json!([
+        {"id": "mode", "name": "Mode", "category": "mode", "type": "select", "currentValue": mode, "options": modes},
+        {"id": "model", "name": "Model", "category": "model", "type": "select", "currentValue": model, "options": models}
+    ])
+}
+
+fn available_commands() -> Value {
+    json!({"sessionUpdate": "available_commands_update", "availableCommands": [
+        {"name": "plan", "description": "Switch to plan mode"},
+        {"name": "model", "description": "Change the model", "input": {"hint": "model id"}}
+    ]})
+}
+
+/// A `session/update` notification of `session`.
+pub fn update_line(session: &str, update: &Value) -> Vec<u8> {
+    rpc::notification(
+        methods::SESSION_UPDATE,
+        &json!({"sessionId": session, "update": update}),
+    )
+}
+
+fn permission_params(session: &str, tool_call: &Value) -> Value {
+    json!({
+        "sessionId": session,
+        "toolCall": tool_call,
+        "options": [
+            {"optionId": "allow-once", "name": "Allow once", "kind": "allow_once"},
+            {"optionId": "allow-always", "name": "Allow always", "kind": "allow_always"},
+            {"optionId": "reject-once", "name": "Reject", "kind": "reject_once"}
+        ]
+    })
+}
+
+/// The concatenated text blocks of a message event.
+fn message_text(event: &Value) -> String {
+    event["message"]["content"]
+        .as_array()
+        .map(|blocks| blocks.iter().filter_map(|b| b["text"].as_str()).collect())
+        .unwrap_or_default()
+}
+
+/// The tool key (`readToolCall`, ...) and its body of a `tool_call` event.
+fn tool(event: &Value) -> (String, Value) {
+    event["tool_call"]
+        .as_object()
+        .and_then(|tool| tool.iter().find(|(k, _)| crate::events::is_tool_key(k)))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .unwrap_or_else(|| ("function".to_owned(), Value::Null))
+}
+
+/// The ACP tool kind of a print-mode tool key.
+pub fn kind_of(key: &str) -> &'static str {
+    match key {
+        "readToolCall" => "read",
+        "writeToolCall" | "editToolCall" => "edit",
+        "deleteToolCall" => "delete",
+        "shellToolCall" => "execute",
+        "grepToolCall" | "globToolCall" | "lsToolCall" => "search",
+        _ => "other",
+    }
+}
+
+fn title_of(key: &str, args: &Value) -> String {
+    let path = args["path"].as_str().unwrap_or_default();
+    match key {
+        "readToolCall" => format!("Read {path}"),
+        "writeToolCall" => format!("Write {path}"),
+        "editToolCall" => format!("Edit {path}"),
+        "deleteToolCall" => format!("Delete {path}"),
+        "shellToolCall" => format!("`{}`", args["command"].as_str().unwrap_or_default()),
+        "grepToolCall" => format!("Grep {}", args["pattern"].as_str().unwrap_or_default()),
+        "globToolCall" => format!("Glob {}", args["globPattern"].as_str().unwrap_or_default()),
+        "lsToolCall" => format!("List {path}"),
+        other => other.trim_end_matches("ToolCall").to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::default_session;
+
+    #[test]
+    fn the_default_session_asks_before_its_write_and_ends_its_turn() {
+        let frames = default_session("hi").into_iter().map(Ok);
+        let mut teller = Teller::new(frames, Ask::FirstChange).expect("tells");
+        let line = br#"{"jsonrpc":"2.0","id":"p-1","method":"session/prompt","params":{"sessionId":"s1","prompt":[]}}"#;
+        let reply = teller.reply(&Message::parse(line).expect("parses"));
+        let kinds: Vec<String> = reply
+            .steps
+            .iter()
+            .map(|step| match step {
+                Step::Send { line, .. } => {
+                    let m = Message::parse(line).expect("json-rpc");
+                    let v: Value = serde_json::from_slice(line).expect("json");
+                    match m.method() {
+                        "session/update" => v["params"]["update"]["sessionUpdate"]
+                            .as_str()
+                            .unwrap_or("?")
+                            .to_owned(),
+                        "" => format!("response {}", v["result"]["stopReason"]),
+                        other => other.to_owned(),
+                    }
+                }
+                Step::Await { .. } => "await".to_owned(),
+                other => format!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                "agent_message_chunk",
+                "agent_message_chunk",
+                "tool_call",
+                "tool_call_update",
+                "agent_message_chunk",
+                "tool_call",
+                "session/request_permission",
+                "await",
+                "tool_call_update",
+                "response \"end_turn\""
+            ]
+        );
+        assert!(String::from_utf8_lossy(match &reply.steps[0] {
+            Step::Send { line, .. } => line,
+            _ => unreachable!(),
+        })
+        .contains(r#""sessionId":"s1""#));
+    }
+}
