@@ -1,9 +1,11 @@
 //! The emulated CLI's command line: flags in both forms, the prompt from anywhere,
 //! subcommands, and the real CLI's errors.
 
+use std::process::Output;
+
 use predicates::prelude::*;
 
-use crate::support::{install_as_cursor_agent, mock};
+use crate::support::{install_as_cursor_agent, mock, transcript};
 
 const SEED: &str = include_str!("../cassettes/seed-example.ndjson");
 
@@ -181,7 +183,9 @@ fn subcommands_answer_as_the_cli_does() {
             .args(args)
             .assert()
             .success()
-            .stdout(predicate::str::starts_with("auto - Auto (default)\n"));
+            .stdout(predicate::str::starts_with(
+                "Available models\n\nauto - Auto  (current)\n",
+            ));
     }
     for flag in ["-v", "--version"] {
         mock().arg(flag).assert().success().stdout("2026.10.01-e373342\n");
@@ -266,4 +270,196 @@ fn every_exit_code_is_documented_in_the_readme() {
             "README's table lacks {code} {name}"
         );
     }
+}
+
+/// `cursor-agent ARGS` through a link named so, with a journal, in the workspace root.
+fn cursor_agent(dir: &tempfile::TempDir, journal: &std::path::Path, args: &[&str]) -> Output {
+    let mut cmd = std::process::Command::new(dir.path().join("cursor-agent"));
+    cmd.current_dir(crate::support::root());
+    harness::run::child::without_mock_env(&mut cmd);
+    cmd.env("MOCK_AGENT_JOURNAL", journal)
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("runs")
+}
+
+#[test]
+fn agent_is_the_default_command_with_options_before_and_after_it() {
+    let dir = install_as_cursor_agent();
+    let journal = dir.path().join("journal.jsonl");
+    let json_result = format!("{}\n", SEED.lines().last().unwrap_or_default());
+    let cases: &[(&[&str], &str)] = &[
+        (&["agent", "-p", "hi"], "hi"),
+        (
+            &[
+                "--resume",
+                "X",
+                "--model",
+                "auto",
+                "agent",
+                "--print",
+                "--output-format",
+                "json",
+                "fix the bug",
+            ],
+            "fix the bug",
+        ),
+        // After `agent`, every word is the prompt, subcommand names too.
+        (&["agent", "-p", "status"], "status"),
+        (&["-p", "agent", "agent"], "agent"),
+        (&["-p", "--", "agent", "acp"], "acp"),
+    ];
+    for (args, prompt) in cases {
+        let out = cursor_agent(&dir, &journal, args);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", transcript(&out));
+        assert_eq!(String::from_utf8_lossy(&out.stderr), "", "{args:?}");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        if args.contains(&"json") {
+            // The resumed run keeps the given session id.
+            assert_eq!(
+                stdout,
+                json_result.replace("c6b62c6f-7ead-4fd6-9922-e952131177ff", "X")
+            );
+        } else {
+            let expected: Vec<String> = SEED
+                .lines()
+                .enumerate()
+                .map(|(n, line)| {
+                    if n == 1 {
+                        user_line(prompt)
+                    } else {
+                        line.to_owned()
+                    }
+                })
+                .collect();
+            assert_eq!(stdout.lines().collect::<Vec<_>>(), expected, "{args:?}");
+        }
+    }
+    let entries = harness::journal::read(&journal).expect("journal");
+    let prompts: Vec<Option<&str>> = entries.iter().map(|e| e.prompt.as_deref()).collect();
+    let expected: Vec<Option<&str>> = cases.iter().map(|(_, p)| Some(*p)).collect();
+    assert_eq!(prompts, expected);
+    assert_eq!(entries[1].output_format, Some(harness::OutputFormat::Json));
+}
+
+#[test]
+fn acp_is_a_mock_agent_error_until_server_mode_lands() {
+    for args in [&["acp"][..], &["--api-key", "K", "acp"], &["-p", "acp"]] {
+        mock()
+            .args(args)
+            .assert()
+            .code(harness::exit_codes::USAGE)
+            .stdout("")
+            .stderr(predicate::str::starts_with(
+                "mock-agent: `cursor-agent acp` is not emulated",
+            ));
+    }
+}
+
+#[test]
+fn format_belongs_to_status_whoami_and_about_only() {
+    for args in [
+        &["-p", "--format", "json", "hi"][..],
+        &["--format=json", "models"],
+        &["--format"],
+    ] {
+        let spelled = args.iter().find(|a| a.starts_with("--format")).copied();
+        mock().args(args).assert().code(1).stdout("").stderr(format!(
+            "error: unknown option '{}'\n",
+            spelled.unwrap_or_default()
+        ));
+    }
+    mock()
+        .args(["status", "--format", "yaml"])
+        .assert()
+        .code(1)
+        .stdout("")
+        .stderr(
+            "error: option '--format <format>' argument 'yaml' is invalid. Allowed choices are text, json.\n",
+        );
+    mock().args(["--format", "json", "whoami"]).assert().success();
+}
+
+/// One snapshot in `snapshots/cli/` of `cursor-agent ARGS` (a link to the binary),
+/// with a fixed shell and terminal and the machine's OS and architecture redacted.
+fn snapshot(name: &str, args: &[&str], account: Option<&str>) {
+    let dir = install_as_cursor_agent();
+    let mut cmd = std::process::Command::new(dir.path().join("cursor-agent"));
+    harness::run::child::without_mock_env(&mut cmd);
+    cmd.args(args)
+        .env("SHELL", "/bin/bash")
+        .env_remove("TERM_PROGRAM");
+    if let Some(account) = account {
+        cmd.env("MOCK_AGENT_ACCOUNT", account);
+    }
+    let output = cmd.output().expect("runs");
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path("snapshots/cli");
+    settings.set_prepend_module_to_snapshot(false);
+    let account = account.map_or(String::new(), |a| format!("MOCK_AGENT_ACCOUNT={a:?} "));
+    settings.set_info(&format!("{account}cursor-agent {}", args.join(" ")));
+    settings.add_filter(r"(?m)^OS( +)\S+ \(\S+\)$", "OS$1[platform] ([arch])");
+    settings.add_filter(
+        r#""osPlatform":"[^"]*","osArch":"[^"]*""#,
+        r#""osPlatform":"[platform]","osArch":"[arch]""#,
+    );
+    settings.bind(|| insta::assert_snapshot!(name, transcript(&output)));
+}
+
+#[test]
+fn models_status_and_about_print_what_the_real_cli_prints() {
+    snapshot("models", &["models"], None);
+    snapshot(
+        "list-models-current-gpt-5",
+        &["--list-models", "--model", "gpt-5"],
+        None,
+    );
+    snapshot(
+        "models-unknown-model-marks-auto",
+        &["models", "--model", "gpt-9"],
+        None,
+    );
+    snapshot("status-json", &["status", "--format", "json"], None);
+    snapshot("whoami-json-logged-out", &["whoami", "--format=json"], Some(""));
+    snapshot("status-text-logged-out", &["status"], Some(""));
+    snapshot("about", &["about"], None);
+    snapshot(
+        "about-logged-out-sonnet",
+        &["--model", "sonnet-4.5", "about"],
+        Some(""),
+    );
+    snapshot("about-json", &["about", "--format", "json"], None);
+    snapshot("about-json-logged-out", &["about", "--format", "json"], Some(""));
+}
+
+#[test]
+fn about_names_the_machine_as_node_does() {
+    let out = mock()
+        .args(["about", "--format", "json"])
+        .env("TERM_PROGRAM", "iTerm.app")
+        .env("SHELL", "/usr/local/bin/zsh")
+        .output()
+        .expect("runs");
+    let about: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    let platform = about["osPlatform"].as_str().unwrap_or_default();
+    let arch = about["osArch"].as_str().unwrap_or_default();
+    assert!(
+        ["linux", "darwin", "win32", "freebsd"].contains(&platform),
+        "{about}"
+    );
+    assert!(["x64", "arm64", "ia32"].contains(&arch), "{about}");
+    let text = mock()
+        .arg("about")
+        .env("TERM_PROGRAM", "iTerm.app")
+        .env("SHELL", "/usr/local/bin/zsh")
+        .output()
+        .expect("runs");
+    let text = String::from_utf8_lossy(&text.stdout).into_owned();
+    assert!(
+        text.contains(&format!("\nOS                  {platform} ({arch})\n")),
+        "{text}"
+    );
+    assert!(text.contains("\nTerminal            iTerm.app\n"), "{text}");
+    assert!(text.contains("\nShell               zsh\n"), "{text}");
 }

@@ -5,6 +5,9 @@
 use harness::format::OutputFormat;
 
 /// A subcommand of the real CLI.
+///
+/// `agent [prompt...]` is not one: it is the same as no subcommand, so [`parse`]
+/// drops the word and keeps what follows it as the prompt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Command {
@@ -16,17 +19,33 @@ pub enum Command {
     Whoami,
     /// `models`: the models one can pass to `--model`.
     Models,
-    /// `about`, `login`, `logout`, `ls`, `resume`, `update`, `mcp`: recognized, not
+    /// `about`: the version, the model, the system and the account.
+    About,
+    /// `acp`, `login`, `logout`, `ls`, `resume`, `update`, `mcp`: recognized, not
     /// emulated.
     NotEmulated(&'static str),
 }
+
+impl Command {
+    /// The word that names the subcommand on the command line.
+    pub fn name(self) -> &'static str {
+        COMMANDS
+            .iter()
+            .find(|(_, command)| *command == self)
+            .map_or("", |(name, _)| name)
+    }
+}
+
+/// The word that selects the default command, the agent itself.
+const AGENT: &str = "agent";
 
 const COMMANDS: &[(&str, Command)] = &[
     ("create-chat", Command::CreateChat),
     ("status", Command::Status),
     ("whoami", Command::Whoami),
     ("models", Command::Models),
-    ("about", Command::NotEmulated("about")),
+    ("about", Command::About),
+    ("acp", Command::NotEmulated("acp")),
     ("login", Command::NotEmulated("login")),
     ("logout", Command::NotEmulated("logout")),
     ("ls", Command::NotEmulated("ls")),
@@ -34,6 +53,17 @@ const COMMANDS: &[(&str, Command)] = &[
     ("update", Command::NotEmulated("update")),
     ("mcp", Command::NotEmulated("mcp")),
 ];
+
+/// How `status`, `whoami` and `about` print what they say: `--format text|json`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum InfoFormat {
+    /// Lines for people (the default).
+    #[default]
+    Text,
+    /// One JSON object.
+    Json,
+}
 
 /// The parsed command line of the CLI.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -83,7 +113,9 @@ pub struct AgentArgs {
     pub version: bool,
     /// `-h`/`--help`.
     pub help: bool,
-    /// A subcommand, when the first word is one.
+    /// `--format text|json` of `status`, `whoami` and `about`.
+    pub format: InfoFormat,
+    /// A subcommand, when the first word is one (`agent` is none: see [`Command`]).
     pub command: Option<Command>,
     /// The prompt words, in order.
     pub prompt: Vec<String>,
@@ -313,6 +345,48 @@ const OPTIONS: &[Opt] = &[
     },
 ];
 
+/// Options of some subcommands only, with the subcommands they belong to. Given
+/// with any other (or none), the real CLI does not know them: `unknown option`.
+const COMMAND_OPTIONS: &[(&[&str], Opt)] = &[(
+    &["status", "whoami", "about"],
+    Opt {
+        long: "format",
+        short: None,
+        takes: Takes::Value("format"),
+        choices: &["text", "json"],
+        apply: |a, v| {
+            a.format = match v.as_deref() {
+                Some("json") => InfoFormat::Json,
+                _ => InfoFormat::Text,
+            };
+            Ok(())
+        },
+    },
+)];
+
+/// An option of [`COMMAND_OPTIONS`] as given, applied once the subcommand is known.
+struct Scoped {
+    spelled: String,
+    commands: &'static [&'static str],
+    opt: &'static Opt,
+    /// The value, or the error of a missing one (told only when the option is known).
+    value: Result<Option<String>, ArgError>,
+}
+
+/// The option named `--name`, and the subcommands it is limited to (none: all).
+fn long_option(name: &str) -> Option<(&'static Opt, &'static [&'static str])> {
+    OPTIONS
+        .iter()
+        .find(|o| o.long == name)
+        .map(|o| (o, &[][..]))
+        .or_else(|| {
+            COMMAND_OPTIONS
+                .iter()
+                .find(|(_, o)| o.long == name)
+                .map(|(commands, o)| (o, *commands))
+        })
+}
+
 impl Opt {
     fn flags(&self) -> String {
         let mut flags = String::new();
@@ -347,6 +421,7 @@ impl Opt {
 pub fn parse(argv: &[String]) -> Result<AgentArgs, ArgError> {
     let mut args = AgentArgs::default();
     let mut words: Vec<String> = Vec::new();
+    let mut scoped: Vec<Scoped> = Vec::new();
     let mut i = 0;
     let missing = |opt: &Opt| ArgError(format!("option '{}' argument missing", opt.flags()));
     while i < argv.len() {
@@ -361,30 +436,37 @@ pub fn parse(argv: &[String]) -> Result<AgentArgs, ArgError> {
                 Some((name, value)) => (name, Some(value.to_owned())),
                 None => (long, None),
             };
-            let opt = OPTIONS
-                .iter()
-                .find(|o| o.long == name)
-                .ok_or_else(|| ArgError(format!("unknown option '{arg}'")))?;
+            let (opt, commands) =
+                long_option(name).ok_or_else(|| ArgError(format!("unknown option '{arg}'")))?;
             let value = match (opt.takes, inline) {
                 (Takes::Nothing, Some(_)) => return Err(ArgError(format!("unknown option '{arg}'"))),
-                (Takes::Nothing, None) => None,
-                (_, Some(value)) => Some(value),
+                (Takes::Nothing, None) => Ok(None),
+                (_, Some(value)) => Ok(Some(value)),
                 (Takes::Value(_), None) => match argv.get(i) {
                     Some(next) if !next.starts_with('-') || next.len() == 1 => {
                         i += 1;
-                        Some(next.clone())
+                        Ok(Some(next.clone()))
                     }
-                    _ => return Err(missing(opt)),
+                    _ => Err(missing(opt)),
                 },
                 (Takes::OptionalValue(_), None) => match argv.get(i) {
                     Some(next) if !next.starts_with('-') => {
                         i += 1;
-                        Some(next.clone())
+                        Ok(Some(next.clone()))
                     }
-                    _ => None,
+                    _ => Ok(None),
                 },
             };
-            opt.accept(&mut args, value)?;
+            if commands.is_empty() {
+                opt.accept(&mut args, value?)?;
+            } else {
+                scoped.push(Scoped {
+                    spelled: arg.clone(),
+                    commands,
+                    opt,
+                    value,
+                });
+            }
         } else if arg.len() > 1 && arg.starts_with('-') {
             // One or more short flags: `-p`, `-pf`, `-e URL`, `-eURL`.
             let mut rest = &arg[1..];
@@ -413,11 +495,24 @@ pub fn parse(argv: &[String]) -> Result<AgentArgs, ArgError> {
             words.push(arg.clone());
         }
     }
-    if let Some(first) = words.first() {
-        if let Some((_, command)) = COMMANDS.iter().find(|(name, _)| name == first) {
-            args.command = Some(*command);
+    match words.first().map(String::as_str) {
+        Some(AGENT) => {
             words.remove(0);
         }
+        Some(first) => {
+            if let Some((_, command)) = COMMANDS.iter().find(|(name, _)| *name == first) {
+                args.command = Some(*command);
+                words.remove(0);
+            }
+        }
+        None => {}
+    }
+    for option in scoped {
+        let command = args.command.map(Command::name);
+        if !command.is_some_and(|c| option.commands.contains(&c)) {
+            return Err(ArgError(format!("unknown option '{}'", option.spelled)));
+        }
+        option.opt.accept(&mut args, option.value?)?;
     }
     args.prompt = words;
     Ok(args)
@@ -435,8 +530,13 @@ pub fn help() -> String {
     }
     text.push_str("\nCommands:\n");
     for (name, _) in COMMANDS {
-        text.push_str(&format!("  {name}\n"));
+        let has_options = COMMAND_OPTIONS
+            .iter()
+            .any(|(commands, _)| commands.contains(name));
+        let options = if has_options { " [options]" } else { "" };
+        text.push_str(&format!("  {name}{options}\n"));
     }
+    text.push_str(&format!("  {AGENT} [prompt...]\n"));
     text
 }
 
@@ -524,5 +624,54 @@ mod tests {
         let a = parse_str("explain status codes").expect("ok");
         assert_eq!(a.command, None);
         assert_eq!(a.prompt().as_deref(), Some("explain status codes"));
+        assert_eq!(
+            parse_str("--api-key k acp").expect("ok").command,
+            Some(Command::NotEmulated("acp"))
+        );
+        assert_eq!(parse_str("about").expect("ok").command, Some(Command::About));
+    }
+
+    #[test]
+    fn agent_is_the_default_command_and_what_follows_is_the_prompt() {
+        let a = parse_str("--resume X --model auto agent --print hi").expect("ok");
+        assert_eq!(a.command, None);
+        assert!(a.print);
+        assert_eq!(a.resume, Some(Some("X".into())));
+        assert_eq!(a.model.as_deref(), Some("auto"));
+        assert_eq!(a.prompt().as_deref(), Some("hi"));
+        let a = parse_str("agent status now").expect("ok");
+        assert_eq!(a.command, None);
+        assert_eq!(a.prompt().as_deref(), Some("status now"));
+        assert_eq!(parse_str("agent").expect("ok").prompt(), None);
+    }
+
+    #[test]
+    fn format_is_known_to_status_whoami_and_about_only() {
+        let a = parse_str("status --format json").expect("ok");
+        assert_eq!(a.format, InfoFormat::Json);
+        assert_eq!(
+            parse_str("--format=text about").expect("ok").format,
+            InfoFormat::Text
+        );
+        assert_eq!(parse_str("whoami").expect("ok").format, InfoFormat::Text);
+        let e = |s| parse_str(s).expect_err("fails").to_string();
+        assert_eq!(e("-p --format json hi"), "error: unknown option '--format'");
+        assert_eq!(e("models --format=json"), "error: unknown option '--format=json'");
+        assert_eq!(e("--format"), "error: unknown option '--format'");
+        assert_eq!(
+            e("about --format"),
+            "error: option '--format <format>' argument missing"
+        );
+        assert_eq!(
+            e("status --format xml"),
+            "error: option '--format <format>' argument 'xml' is invalid. Allowed choices are text, json."
+        );
+    }
+
+    #[test]
+    fn each_command_knows_its_name() {
+        for (name, command) in COMMANDS {
+            assert_eq!(command.name(), *name);
+        }
     }
 }

@@ -18,11 +18,12 @@ use crate::settings::Settings;
 use harness::exit_codes;
 use harness::frames::Exit;
 use harness::journal::{self, Entry};
+use harness::models;
 use harness::render::RenderOptions;
 use harness::scenario::Scenario;
 use harness::source::Source;
 
-use crate::args::{self, AgentArgs, Command};
+use crate::args::{self, AgentArgs, Command, InfoFormat};
 
 /// Whether the consumer left stdin open: `None` when stdin is not a pipe.
 fn stdin_open(read_to_end: bool) -> Option<bool> {
@@ -87,6 +88,129 @@ fn print(text: &str) -> Exit {
     }
 }
 
+/// `status` and `whoami`: `✓ Logged in as EMAIL` (or `Not logged in`, exit 1); with
+/// `--format json`, the object consumers of the real CLI parse, exit 0 either way.
+fn status(format: InfoFormat, account: Option<&str>) -> Exit {
+    match (format, account) {
+        (InfoFormat::Json, _) => print(&format!("{}\n", status_json(account))),
+        (_, Some(account)) => print(&format!("✓ Logged in as {account}\n")),
+        (_, None) => match print("Not logged in\n") {
+            exit if exit.success() => Exit::Code(exit_codes::AGENT_ERROR),
+            exit => exit,
+        },
+    }
+}
+
+/// The `status --format json` object: the fields programs read from the real one
+/// (`status`, `isAuthenticated`, `hasAccessToken`, `hasRefreshToken`,
+/// `userInfo.email`).
+fn status_json(account: Option<&str>) -> serde_json::Value {
+    match account {
+        Some(email) => serde_json::json!({
+            "status": "authenticated",
+            "isAuthenticated": true,
+            "hasAccessToken": true,
+            "hasRefreshToken": true,
+            "userInfo": {"email": email},
+        }),
+        None => serde_json::json!({
+            "status": "unauthenticated",
+            "isAuthenticated": false,
+            "hasAccessToken": false,
+            "hasRefreshToken": false,
+        }),
+    }
+}
+
+/// What `about` tells: the CLI's version, the model, the account, and the machine
+/// it runs on, named as Node.js names them (the real CLI runs on Node.js).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct About<'a> {
+    cli_version: &'a str,
+    /// The display name of the current model ("Auto").
+    model: &'a str,
+    /// `None` when nobody is logged in.
+    email: Option<&'a str>,
+    /// `process.platform`: `linux`, `darwin`, `win32`.
+    platform: &'static str,
+    /// `process.arch`: `x64`, `arm64`.
+    arch: &'static str,
+    /// `TERM_PROGRAM`, or `unknown`.
+    terminal: String,
+    /// The last part of `SHELL`, or `unknown`.
+    shell: String,
+}
+
+/// The subscription tier `about` shows for a logged-in account.
+const TIER: &str = "Pro";
+
+impl<'a> About<'a> {
+    fn of_this_machine(cli_version: &'a str, model: &'static str, email: Option<&'a str>) -> Self {
+        let env = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+        let shell = env("SHELL").and_then(|path| {
+            let name = std::path::Path::new(&path).file_name()?;
+            Some(name.to_string_lossy().into_owned())
+        });
+        About {
+            cli_version,
+            model: models::name(model).unwrap_or(model),
+            email,
+            platform: match std::env::consts::OS {
+                "macos" => "darwin",
+                "windows" => "win32",
+                os => os,
+            },
+            arch: match std::env::consts::ARCH {
+                "x86_64" => "x64",
+                "aarch64" => "arm64",
+                "x86" => "ia32",
+                arch => arch,
+            },
+            terminal: env("TERM_PROGRAM").unwrap_or_else(|| "unknown".into()),
+            shell: shell.unwrap_or_else(|| "unknown".into()),
+        }
+    }
+
+    fn render(&self, format: InfoFormat) -> String {
+        match format {
+            InfoFormat::Text => self.text(),
+            InfoFormat::Json => format!("{}\n", self.json()),
+        }
+    }
+
+    /// The real CLI's layout: a title, a blank line, then each name padded to 20
+    /// columns and its value.
+    fn text(&self) -> String {
+        let os = format!("{} ({})", self.platform, self.arch);
+        let rows = [
+            ("CLI Version", self.cli_version),
+            ("Model", self.model),
+            ("Subscription Tier", self.email.map_or("Unknown", |_| TIER)),
+            ("OS", &os),
+            ("Terminal", &self.terminal),
+            ("Shell", &self.shell),
+            ("User Email", self.email.unwrap_or("Not logged in")),
+        ];
+        let mut text = String::from("About Cursor CLI\n\n");
+        for (name, value) in rows {
+            text.push_str(&format!("{name:<20}{value}\n"));
+        }
+        text
+    }
+
+    /// `about --format json`: the fields programs read from the real one.
+    fn json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "cliVersion": self.cli_version,
+            "model": self.model,
+            "subscriptionTier": self.email.map(|_| TIER),
+            "osPlatform": self.platform,
+            "osArch": self.arch,
+            "userEmail": self.email,
+        })
+    }
+}
+
 fn dispatch(args: &AgentArgs, settings: &Settings, entry: &mut Entry) -> Exit {
     if args.help {
         return print(&args::help());
@@ -94,32 +218,23 @@ fn dispatch(args: &AgentArgs, settings: &Settings, entry: &mut Entry) -> Exit {
     if args.version {
         return print(&format!("{}\n", settings.cli_version));
     }
+    let model = models::current(args.model.as_deref());
     if args.list_models || args.command == Some(Command::Models) {
-        let list: String = harness::models::MODELS
-            .iter()
-            .map(|(id, name)| format!("{id} - {name}\n"))
-            .collect();
-        return print(&list);
+        return print(&models::listing(model));
     }
+    let account = settings.account.as_deref();
     match args.command {
         Some(Command::CreateChat) => return print(&format!("{}\n", uuid::Uuid::new_v4())),
-        Some(Command::Status | Command::Whoami) => {
-            return match &settings.account {
-                Some(account) => print(&format!("✓ Logged in as {account}\n")),
-                None => {
-                    let exit = print("Not logged in\n");
-                    if exit.success() {
-                        Exit::Code(exit_codes::AGENT_ERROR)
-                    } else {
-                        exit
-                    }
-                }
-            }
+        Some(Command::Status | Command::Whoami) => return status(args.format, account),
+        Some(Command::About) => {
+            let about = About::of_this_machine(&settings.cli_version, model, account);
+            return print(&about.render(args.format));
         }
         Some(Command::NotEmulated(name)) => {
             eprintln!(
-                "mock-agent: `cursor-agent {name}` is not emulated; the mock answers print mode, \
-                 `create-chat`, `status`, `whoami`, `models` and `--version`"
+                "mock-agent: `cursor-agent {name}` is not emulated; the mock answers print mode \
+                 (also as `agent`), `create-chat`, `status`, `whoami`, `models`, `about` and \
+                 `--version`"
             );
             return Exit::Code(exit_codes::USAGE);
         }
