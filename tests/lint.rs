@@ -59,3 +59,107 @@ fn an_unreadable_file_is_the_mock_s_own_error() {
         .starts_with("mock-agent: cassettes/invalid/truncated.cassette:4:"));
     assert!(String::from_utf8_lossy(&output.stdout).contains("seed-example.ndjson: 0 error(s), 0 warning(s)"));
 }
+
+#[test]
+fn a_directory_is_linted_file_by_file_in_name_order() {
+    let files: Vec<String> = crate::support::curated()
+        .iter()
+        .map(|p| p.strip_prefix(root()).unwrap_or(p).display().to_string())
+        .collect();
+    let by_name = mock().arg("lint").args(&files).output().expect("runs");
+    // `cassettes/invalid/` is a subdirectory: not linted, or the exit would be 65.
+    let by_dir = mock().args(["lint", "cassettes"]).output().expect("runs");
+    assert_eq!(
+        by_dir.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&by_dir.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&by_dir.stdout);
+    assert_eq!(stdout, String::from_utf8_lossy(&by_name.stdout));
+    let summaries = stdout.lines().filter(|l| l.ends_with(" warning(s)")).count();
+    assert_eq!(summaries, files.len(), "one summary per file:\n{stdout}");
+}
+
+#[test]
+fn a_directory_with_nothing_to_lint_is_the_mock_s_own_error() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::create_dir(dir.path().join("notes")).expect("creates");
+    std::fs::write(dir.path().join("notes/todo.txt"), "record more\n").expect("writes");
+    let output = mock()
+        .current_dir(dir.path())
+        .args(["lint", "notes"])
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(66));
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "");
+    insta::assert_snapshot!(String::from_utf8_lossy(&output.stderr), @r"
+    mock-agent: notes: the directory has no `.cassette` or `.ndjson` file to lint
+    help: lint takes cassettes (`.cassette`), captures (`.ndjson`), and directories that hold them
+    ");
+}
+
+#[test]
+fn a_missing_file_gets_lint_s_own_help() {
+    let output = mock()
+        .args(["lint", "cassettes/no-such.cassette"])
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(66));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.starts_with("mock-agent: cassettes/no-such.cassette: cannot open: "),
+        "{stderr}"
+    );
+    assert!(
+        stderr.ends_with(
+            "\nhelp: lint takes cassettes (`.cassette`), captures (`.ndjson`), and directories that hold them\n"
+        ),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn repeated_findings_of_a_rule_collapse_after_five() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join("empty.ndjson"), "\n".repeat(200_000)).expect("writes");
+    let output = mock()
+        .current_dir(dir.path())
+        .args(["lint", "empty.ndjson"])
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(0), "warnings only");
+    assert!(output.stdout.len() < 1024, "{} bytes", output.stdout.len());
+    insta::assert_snapshot!(String::from_utf8_lossy(&output.stdout), @r"
+    empty.ndjson:1: warning: a line that is not a JSON event: `` [not-json]
+    empty.ndjson:2: warning: a line that is not a JSON event: `` [not-json]
+    empty.ndjson:3: warning: a line that is not a JSON event: `` [not-json]
+    empty.ndjson:4: warning: a line that is not a JSON event: `` [not-json]
+    empty.ndjson:5: warning: a line that is not a JSON event: `` [not-json]
+    empty.ndjson: warning: no `result`: the run failed or was cut short [result]
+    empty.ndjson: ... and 199,995 more [not-json]
+    empty.ndjson: 0 error(s), 200,001 warning(s)
+    ");
+}
+
+#[test]
+fn short_sk_keys_are_secrets() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let seed = std::fs::read_to_string(root().join("cassettes/seed-example.ndjson")).expect("seed");
+    let prompt = r#""text":"Read README.md and create a summary""#;
+    assert!(seed.contains(prompt), "the seed's prompt");
+    let with = |key: &str| seed.replacen(prompt, &format!(r#""text":"use {key} to read README.md""#), 1);
+    std::fs::write(dir.path().join("key.ndjson"), with("sk-test-SECRET123")).expect("writes");
+    std::fs::write(dir.path().join("short.ndjson"), with("sk-1234567")).expect("writes");
+    let output = mock()
+        .current_dir(dir.path())
+        .args(["lint", "key.ndjson", "short.ndjson"])
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(0), "a secret is a warning");
+    insta::assert_snapshot!(String::from_utf8_lossy(&output.stdout), @r"
+    key.ndjson:2: warning: a value that looks like a secret (`sk-test-…`): redact it (`mock-agent record --redact`) [secret]
+    key.ndjson: 0 error(s), 1 warning(s)
+    short.ndjson: 0 error(s), 0 warning(s)
+    ");
+}

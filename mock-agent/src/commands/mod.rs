@@ -67,18 +67,13 @@ enum Own {
         #[command(flatten)]
         play: Play,
     },
-    /// Check cassettes and captures against the protocol: errors and warnings by line.
+    /// Check cassettes and captures (or directories of them) against the protocol:
+    /// errors and warnings by line.
     ///
-    /// Exits 0 when no file has an error, 1 when one breaks the protocol, and with the
-    /// mock's own code (65, 66) when one cannot be read.
-    Lint {
-        /// The cassettes (`.cassette`) and captures (`.ndjson`) to check.
-        #[arg(required = true)]
-        files: Vec<PathBuf>,
-        /// Warn about cassettes recorded with a CLI older than this (e.g. `2026.10.01`).
-        #[arg(long, value_name = "VERSION")]
-        max_age: Option<String>,
-    },
+    /// After 5 findings of one rule in a file, the rest are counted on one line
+    /// (`... and N more [rule]`). Exits 0 when no file has an error, 1 when one breaks
+    /// the protocol, and with the mock's own code (65, 66) when one cannot be read.
+    Lint(lint::LintArgs),
     /// Run a consumer against every case of the matrix, check its properties, and
     /// compare each case's record with its snapshot.
     ///
@@ -274,7 +269,7 @@ pub fn run(argv: &[String]) -> Exit {
                 None => agent::replay(&Source::Generated { seed, config }, "", &scenario, false).exit,
             }
         }
-        Own::Lint { files, max_age } => lint::lint(&files, max_age.as_deref()),
+        Own::Lint(args) => lint::lint(&args),
         Own::Unused { library, journal } => match harness::journal::read(&journal) {
             Ok(entries) => {
                 for path in crate::library::unused(&library, &entries) {
