@@ -344,16 +344,26 @@ fn agent_is_the_default_command_with_options_before_and_after_it() {
 }
 
 #[test]
-fn acp_is_a_mock_agent_error_until_server_mode_lands() {
-    for args in [&["acp"][..], &["--api-key", "K", "acp"], &["-p", "acp"]] {
-        mock()
+fn acp_serves_the_agent_client_protocol_with_global_flags_before_it() {
+    let initialize = r#"{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"protocolVersion":1}}"#;
+    for args in [
+        &["acp"][..],
+        &["--api-key", "K", "acp"],
+        &["-p", "acp"],
+        &["--model", "gpt-5", "--workspace", "/tmp", "acp"],
+    ] {
+        let output = mock()
             .args(args)
-            .assert()
-            .code(harness::exit_codes::USAGE)
-            .stdout("")
-            .stderr(predicate::str::starts_with(
-                "mock-agent: `cursor-agent acp` is not emulated",
-            ));
+            .write_stdin(format!("{initialize}\n"))
+            .output()
+            .expect("runs");
+        assert_eq!(output.status.code(), Some(0), "{args:?}");
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(
+            stdout.starts_with(r#"{"jsonrpc":"2.0","id":7,"result":{"protocolVersion":1,"#),
+            "{args:?}: {stdout}"
+        );
+        assert_eq!(stdout.lines().count(), 1, "nothing but ACP on stdout: {stdout}");
     }
 }
 

@@ -35,7 +35,7 @@ const HARNESS: &[&str] = &[
 
 /// `mock-agent`'s modules, lowest first (see `mock-agent/src/lib.rs`).
 const MOCK_AGENT: &[&str] = &[
-    "process", "args", "library", "settings", "execute", "record", "agent", "commands",
+    "process", "args", "library", "settings", "execute", "record", "serve", "agent", "commands",
 ];
 
 /// Every `crate::NAME` a source text refers to, with its 1-based line: plain paths

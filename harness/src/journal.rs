@@ -61,6 +61,9 @@ pub struct Entry {
     pub stdin_open: Option<bool>,
     /// The mock's own error, when it failed (a bad cassette, say).
     pub error: Option<String>,
+    /// Server mode (`acp`): the conversation; absent in print mode.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub acp: Option<Conversation>,
     /// When the mock started, in milliseconds since the Unix epoch.
     pub started_at_ms: u64,
     /// When it ended.
@@ -88,10 +91,51 @@ impl Entry {
             signal: None,
             stdin_open: None,
             error: None,
+            acp: None,
             started_at_ms,
             ended_at_ms: started_at_ms,
         }
     }
+}
+
+/// A conversation in server mode, as the mock saw it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Conversation {
+    /// Every message, in both directions, in order.
+    #[serde(default)]
+    pub messages: Vec<Message>,
+    /// What the client answered to each of the agent's requests, and how long it took.
+    #[serde(default)]
+    pub answers: Vec<Answer>,
+    /// Where the client did what the recording did not (a request it does not have,
+    /// another permission answer, a cancel), and what the mock did.
+    #[serde(default)]
+    pub divergences: Vec<String>,
+}
+
+/// One message of a conversation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Message {
+    /// `in` (the client's), `out` (the agent's) or `err` (a stderr line).
+    pub dir: String,
+    /// When, in milliseconds from the start.
+    pub at_ms: u64,
+    /// The line, as text (lossy where it is not UTF-8).
+    pub line: String,
+}
+
+/// The client's answer to one of the agent's requests.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Answer {
+    /// The agent's request id, as JSON text.
+    pub id: String,
+    /// The agent's request method (`session/request_permission`).
+    pub method: String,
+    /// The client's `result` (or `error`), as sent.
+    pub answer: serde_json::Value,
+    /// How long the client took, in milliseconds.
+    pub after_ms: u64,
 }
 
 /// A fault of the run, and whether it acted.

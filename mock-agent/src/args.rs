@@ -21,8 +21,9 @@ pub enum Command {
     Models,
     /// `about`: the version, the model, the system and the account.
     About,
-    /// `acp`, `login`, `logout`, `ls`, `resume`, `update`, `mcp`: recognized, not
-    /// emulated.
+    /// `acp`: server mode, an Agent Client Protocol agent on stdin and stdout.
+    Acp,
+    /// `login`, `logout`, `ls`, `resume`, `update`, `mcp`: recognized, not emulated.
     NotEmulated(&'static str),
 }
 
@@ -45,7 +46,7 @@ const COMMANDS: &[(&str, Command)] = &[
     ("whoami", Command::Whoami),
     ("models", Command::Models),
     ("about", Command::About),
-    ("acp", Command::NotEmulated("acp")),
+    ("acp", Command::Acp),
     ("login", Command::NotEmulated("login")),
     ("logout", Command::NotEmulated("logout")),
     ("ls", Command::NotEmulated("ls")),
@@ -626,7 +627,7 @@ mod tests {
         assert_eq!(a.prompt().as_deref(), Some("explain status codes"));
         assert_eq!(
             parse_str("--api-key k acp").expect("ok").command,
-            Some(Command::NotEmulated("acp"))
+            Some(Command::Acp)
         );
         assert_eq!(parse_str("about").expect("ok").command, Some(Command::About));
     }

@@ -12,7 +12,7 @@
 //!    [`args`] (the real CLI's command line), [`library`] (the shim's cassettes),
 //!    [`settings`] (`MOCK_AGENT_*`);
 //! 2. [`execute`]: the tokio executor that performs a plan;
-//! 3. [`record`]: the recording proxy;
+//! 3. [`record`]: the recording proxy; [`serve`]: the ACP server loop;
 //! 4. [`agent`]: the emulated CLI (replay, the shim's record modes);
 //! 5. [`commands`]: the mock's own subcommands.
 
@@ -34,6 +34,7 @@ pub mod settings;
 pub mod execute;
 
 pub mod record;
+pub mod serve;
 
 pub mod agent;
 

@@ -19,6 +19,7 @@
 //! | `MOCK_AGENT_REAL` | the real CLI, for the record modes that run it | none |
 //! | `MOCK_AGENT_MATCH_ON` | the fields an invocation is matched on, or changes to the default (`+argv,-model`) | `prompt,output_format,partial,model` |
 //! | `MOCK_AGENT_PLAYBACK_REPEATS` | `1`: replay the last matching cassette again once all are used | off |
+//! | `MOCK_AGENT_STRICT` | server mode: answer where the client diverges from the recording with a JSON-RPC error | off |
 //! | `MOCK_AGENT_STEP` | step mode: read one byte from this FIFO (or `/dev/fd/N`) before each stdout line | off |
 //!
 //! An empty variable counts as unset (but `MOCK_AGENT_ACCOUNT`). A bad value is an
@@ -72,6 +73,8 @@ pub struct Settings {
     pub match_on: crate::library::MatchOn,
     /// `MOCK_AGENT_PLAYBACK_REPEATS`.
     pub playback_repeats: bool,
+    /// `MOCK_AGENT_STRICT`.
+    pub strict: bool,
 }
 
 /// The shim's record modes, as VCR's.
@@ -186,6 +189,7 @@ impl Settings {
                 None => crate::library::MatchOn::default(),
             },
             playback_repeats: set("MOCK_AGENT_PLAYBACK_REPEATS").is_some_and(|v| v != "0" && v != "false"),
+            strict: set("MOCK_AGENT_STRICT").is_some_and(|v| v != "0" && v != "false"),
             profile: match set("MOCK_AGENT_PROFILE") {
                 Some(name) => parse_profile(
                     &name,

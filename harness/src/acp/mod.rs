@@ -25,7 +25,12 @@ pub mod tell;
 
 use std::time::Duration;
 
+use crate::error::CassetteError;
+use crate::format::OutputFormat;
 use crate::frames::Exit;
+use crate::render::RenderOptions;
+use crate::scenario::Scenario;
+use crate::source::Source;
 
 /// One thing the agent does.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -158,4 +163,21 @@ pub mod methods {
     pub const SESSION_UPDATE: &str = "session/update";
     /// `session/request_permission` (the agent's request).
     pub const REQUEST_PERMISSION: &str = "session/request_permission";
+}
+
+/// The conversation a source plays in server mode, and whether it is a recording of
+/// one (a cassette whose header says `"acp":true`). Any other source is a print-mode
+/// session told through ACP ([`tell`]): the default session asks permission for its
+/// write, others for each shell command.
+pub fn conversation(source: &Source) -> Result<(Box<dyn Conversation + Send>, bool), CassetteError> {
+    let recording = source.open("")?;
+    if recording.header.as_ref().is_some_and(|h| h.invocation.acp) {
+        return Ok((Box::new(script::Script::new(recording.frames)?), true));
+    }
+    let ask = match source {
+        Source::Default => tell::Ask::FirstChange,
+        _ => tell::Ask::Shell,
+    };
+    let plan = Scenario::new(RenderOptions::new(OutputFormat::StreamJson)).plan(recording)?;
+    Ok((Box::new(tell::Teller::new(plan.frames, ask)?), false))
 }

@@ -181,14 +181,14 @@ impl<R: BufRead> Reader<R> {
                 let (message, help) = if found > FORMAT_VERSION {
                     (
                         format!(
-                            "this cassette is format {found}; this mock-agent reads format {FORMAT_VERSION}"
+                            "this cassette is format {found}; this mock-agent reads formats 1 to {FORMAT_VERSION}"
                         ),
                         "upgrade mock-agent to a release that reads this format".to_owned(),
                     )
                 } else {
                     (
                         format!(
-                            "format {found} does not exist; this mock-agent reads format {FORMAT_VERSION}"
+                            "format {found} does not exist; this mock-agent reads formats 1 to {FORMAT_VERSION}"
                         ),
                         format!("set `\"{MAGIC_KEY}\":{FORMAT_VERSION}` in the header"),
                     )

@@ -14,6 +14,7 @@ use std::io::{IsTerminal, Read, Write};
 use std::os::fd::AsFd;
 
 use crate::execute;
+use crate::serve::{serve, ServeOptions};
 use crate::settings::Settings;
 use harness::exit_codes;
 use harness::frames::Exit;
@@ -230,6 +231,7 @@ fn dispatch(args: &AgentArgs, settings: &Settings, entry: &mut Entry) -> Exit {
             let about = About::of_this_machine(&settings.cli_version, model, account);
             return print(&about.render(args.format));
         }
+        Some(Command::Acp) => return acp(settings, entry),
         Some(Command::NotEmulated(name)) => {
             eprintln!(
                 "mock-agent: `cursor-agent {name}` is not emulated; the mock answers print mode \
@@ -258,14 +260,7 @@ fn dispatch(args: &AgentArgs, settings: &Settings, entry: &mut Entry) -> Exit {
         entry.stream_partial_output = args.stream_partial_output;
         return shim::shim(mode, args, &entry.argv.clone(), &prompt, stdin, settings, entry);
     }
-    let source = match (settings.generate, &settings.cassette) {
-        (Some(seed), _) => Source::Generated {
-            seed,
-            config: harness::generate::SessionConfig::default().profile(settings.profile),
-        },
-        (None, Some(path)) => Source::Cassette(path.clone()),
-        (None, None) => Source::Default,
-    };
+    let source = source(settings);
     let scenario = scenario(args, settings, entry.started_at_ms);
     entry.prompt = Some(prompt.clone());
     entry.stdin = stdin;
@@ -279,6 +274,48 @@ fn dispatch(args: &AgentArgs, settings: &Settings, entry: &mut Entry) -> Exit {
     entry.faults = replayed.faults;
     entry.error = replayed.error;
     replayed.exit
+}
+
+/// What the settings say to play: a generated session, a cassette, or the default.
+fn source(settings: &Settings) -> Source {
+    match (settings.generate, &settings.cassette) {
+        (Some(seed), _) => Source::Generated {
+            seed,
+            config: harness::generate::SessionConfig::default().profile(settings.profile),
+        },
+        (None, Some(path)) => Source::Cassette(path.clone()),
+        (None, None) => Source::Default,
+    }
+}
+
+/// `cursor-agent acp`: server mode, playing the source's conversation.
+fn acp(settings: &Settings, entry: &mut Entry) -> Exit {
+    let source = source(settings);
+    entry.source = Some(source.describe());
+    let (conversation, recorded) = match harness::acp::conversation(&source) {
+        Ok(found) => found,
+        Err(e) => {
+            let message = e.to_string();
+            eprintln!("mock-agent: {message}");
+            entry.error = Some(message);
+            return Exit::Code(e.exit_code());
+        }
+    };
+    let options = ServeOptions {
+        timing: settings.timing,
+        seed: settings.seed,
+        step: settings.step.clone(),
+        strict: settings.strict,
+        journal: settings.journal.is_some(),
+        recorded,
+    };
+    let served = serve(conversation, &options);
+    entry.stdout_closed = served.stdout_closed_at.is_some();
+    entry.stdout_closed_at_ms = served.stdout_closed_at.map(|d| d.as_millis() as u64);
+    entry.signal = served.signal.map(|s| s.name().to_owned());
+    entry.error = served.error;
+    entry.acp = served.conversation;
+    served.exit
 }
 
 /// The scenario of an invocation: its CLI options and the mock's settings.

@@ -438,6 +438,22 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Output<O, E> {
         Ok(())
     }
 
+    /// Runs `work` unless SIGTERM or SIGINT comes first (when the output listens for
+    /// them): what a driver waits for besides the frames (the client's next message).
+    pub async fn race<T>(&mut self, work: impl std::future::Future<Output = T>) -> Result<T, Stop> {
+        self.signals.race(work).await
+    }
+
+    /// How long the output has been running.
+    pub fn elapsed(&self) -> Duration {
+        self.start.elapsed()
+    }
+
+    /// When the consumer closed stdout, if it did.
+    pub fn stdout_closed_at(&self) -> Option<Duration> {
+        self.closed_at
+    }
+
     /// Writes out what stdout holds.
     pub async fn flush(&mut self) -> Result<(), Stop> {
         self.unflushed = 0;
