@@ -25,6 +25,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use tokio::sync::mpsc;
 
+use harness::acp::faults::{self as acp_faults, AcpFault, Place};
 use harness::acp::rpc::{self, codes, Kind, Message};
 use harness::acp::{methods, Conversation, Step, Wait, CANCEL_WAIT};
 use harness::frames::{Delivery, Exit, Frame, Line, Signal};
@@ -49,6 +50,8 @@ pub struct Served {
     pub conversation: Option<journal::Conversation>,
     /// The mock's own error, already printed.
     pub error: Option<String>,
+    /// The faults, and whether each acted.
+    pub faults: Vec<journal::FaultRecord>,
 }
 
 /// How a server run is set up.
@@ -67,6 +70,8 @@ pub struct ServeOptions {
     pub journal: bool,
     /// The conversation is a recording (so a cancel it lacks is a divergence).
     pub recorded: bool,
+    /// What goes wrong on purpose.
+    pub faults: Vec<AcpFault>,
 }
 
 /// A line of the client's, or its end.
@@ -86,6 +91,7 @@ pub fn serve(conversation: Box<dyn Conversation>, options: &ServeOptions) -> Ser
             stdout_closed_at: None,
             conversation: None,
             error: Some(message),
+            faults: Vec::new(),
         }
     };
     let streams = (std::io::stdout(), std::io::stderr());
@@ -106,6 +112,13 @@ pub fn serve(conversation: Box<dyn Conversation>, options: &ServeOptions) -> Ser
         delivery.signals = true;
         delivery.step.clone_from(&options.step);
         delivery.seed = options.seed;
+        for fault in &options.faults {
+            match fault {
+                AcpFault::Chunk(chunking) => delivery.chunking = Some(*chunking),
+                AcpFault::Coalesce => delivery.coalesce = Some(harness::scenario::COALESCE_LINES),
+                _ => {}
+            }
+        }
         let exec = ExecOptions {
             precise: true,
             ..ExecOptions::new(delivery)
@@ -125,6 +138,9 @@ pub fn serve(conversation: Box<dyn Conversation>, options: &ServeOptions) -> Ser
             sent: 0,
             journal: options.journal.then(journal::Conversation::default),
             divergences: Vec::new(),
+            fired: vec![false; options.faults.len()],
+            faults: options.faults.clone(),
+            held: None,
         };
         let ended = server.run().await;
         let flushed = server.output.flush().await;
@@ -141,12 +157,22 @@ pub fn serve(conversation: Box<dyn Conversation>, options: &ServeOptions) -> Ser
             if let Some(conversation) = &mut conversation {
                 conversation.divergences = server.divergences;
             }
+            let faults = server
+                .faults
+                .iter()
+                .zip(&server.fired)
+                .map(|(fault, fired)| journal::FaultRecord {
+                    name: fault.name().to_owned(),
+                    fired: *fired,
+                })
+                .collect();
             let mut served = Served {
                 exit: Exit::Code(0),
                 signal: None,
                 stdout_closed_at: server.output.stdout_closed_at(),
                 conversation,
                 error: None,
+                faults,
             };
             match ended {
                 Ok(exit) => served.exit = exit,
@@ -230,6 +256,8 @@ enum Interrupted {
     Cancelled,
     /// The client closed stdin.
     Eof,
+    /// The process ends (a fault).
+    Ended(Exit),
 }
 
 /// The request a reply answers.
@@ -257,10 +285,25 @@ struct Server<O: tokio::io::AsyncWrite + Unpin, E: tokio::io::AsyncWrite + Unpin
     sent: u64,
     journal: Option<journal::Conversation>,
     divergences: Vec<String>,
+    faults: Vec<AcpFault>,
+    /// Whether each fault has acted.
+    fired: Vec<bool>,
+    /// An update held back by `reorder`, to go out after the next.
+    held: Option<Vec<u8>>,
 }
 
 impl<O: tokio::io::AsyncWrite + Unpin, E: tokio::io::AsyncWrite + Unpin> Server<O, E> {
     async fn run(&mut self) -> Result<Exit, Stop> {
+        let flood = self
+            .faults
+            .iter()
+            .position(|f| matches!(f, AcpFault::StderrFlood { .. }));
+        if let Some(index) = flood {
+            if let AcpFault::StderrFlood { bytes } = self.faults[index] {
+                self.fired[index] = true;
+                self.flood(bytes).await?;
+            }
+        }
         let start = self.conversation.start();
         if let Some(exit) = self.play(start, None).await? {
             return Ok(exit);
@@ -285,12 +328,18 @@ impl<O: tokio::io::AsyncWrite + Unpin, E: tokio::io::AsyncWrite + Unpin> Server<
                         if self.strict {
                             let error = strict_error(&live.id, &divergence);
                             self.diverge(divergence);
-                            self.send(&error).await?;
+                            if let Some(exit) = self.send(&error).await? {
+                                return Ok(exit);
+                            }
                             continue;
                         }
                         self.diverge(divergence);
                     }
-                    if let Some(exit) = self.play(reply.steps, Some(live)).await? {
+                    let steps = match self.on_request(&live, reply.steps).await? {
+                        Ok(steps) => steps,
+                        Err(exit) => return Ok(exit),
+                    };
+                    if let Some(exit) = self.play(steps, Some(live)).await? {
                         return Ok(exit);
                     }
                 }
@@ -317,11 +366,24 @@ impl<O: tokio::io::AsyncWrite + Unpin, E: tokio::io::AsyncWrite + Unpin> Server<
                     match self.wait_until(due, live.as_ref()).await? {
                         Some(interrupted) => Err(interrupted),
                         None => {
-                            if let Some(live) = &mut live {
-                                live.responded |= Message::parse(&line)
-                                    .is_some_and(|m| m.kind == Kind::Response && m.id_text() == live.id);
+                            let response = live.as_ref().is_some_and(|live| {
+                                Message::parse(&line)
+                                    .is_some_and(|m| m.kind == Kind::Response && m.id_text() == live.id)
+                            });
+                            if let Some(live) = live.as_mut().filter(|_| response) {
+                                live.responded = true;
+                                if let Some(delay) = self.late(&live.method) {
+                                    let due = self.output.elapsed() + delay;
+                                    if let Some(interrupted) = self.wait_until(due, None).await? {
+                                        if matches!(interrupted, Interrupted::Eof) {
+                                            return Ok(Some(self.conversation.ending()));
+                                        }
+                                    }
+                                }
                             }
-                            self.send(&line).await?;
+                            if let Some(exit) = self.send(&line).await? {
+                                return Ok(Some(exit));
+                            }
                             Ok(())
                         }
                     }
@@ -340,6 +402,11 @@ impl<O: tokio::io::AsyncWrite + Unpin, E: tokio::io::AsyncWrite + Unpin> Server<
                     }
                 }
                 Step::Await { at, wait } => {
+                    if matches!(wait, Wait::Answer { .. }) {
+                        if let Some(exit) = self.crash_where(|place| *place == Place::Asking).await? {
+                            return Ok(Some(exit));
+                        }
+                    }
                     let waited = match wait {
                         Wait::Answer { id, method, recorded } => {
                             self.await_answer(&id, &method, recorded, live.as_mut()).await?
@@ -363,9 +430,9 @@ impl<O: tokio::io::AsyncWrite + Unpin, E: tokio::io::AsyncWrite + Unpin> Server<
             match outcome {
                 Ok(()) => {}
                 Err(Interrupted::Eof) => return Ok(Some(self.conversation.ending())),
+                Err(Interrupted::Ended(exit)) => return Ok(Some(exit)),
                 Err(Interrupted::Cancelled) => {
-                    self.cancel(live.as_ref()).await?;
-                    return Ok(None);
+                    return self.cancel(live.as_ref()).await;
                 }
             }
         }
@@ -449,7 +516,10 @@ impl<O: tokio::io::AsyncWrite + Unpin, E: tokio::io::AsyncWrite + Unpin> Server<
                     // The protocol's way to withdraw a request still waiting.
                     let params =
                         json!({"requestId": serde_json::from_str::<Value>(id).unwrap_or(Value::Null)});
-                    self.send(&rpc::notification("$/cancel_request", &params)).await?;
+                    // A crash placed on this message ends the process all the same.
+                    if let Some(exit) = self.send(&rpc::notification("$/cancel_request", &params)).await? {
+                        return Ok(Some(Interrupted::Ended(exit)));
+                    }
                 }
                 return Ok(Some(interrupted));
             }
@@ -472,7 +542,9 @@ impl<O: tokio::io::AsyncWrite + Unpin, E: tokio::io::AsyncWrite + Unpin> Server<
                         live.responded = true;
                         let error = strict_error(&live.id, &divergence);
                         self.diverge(divergence);
-                        self.send(&error).await?;
+                        if let Some(exit) = self.send(&error).await? {
+                            return Ok(Some(Interrupted::Ended(exit)));
+                        }
                         // The turn ends here: answered, nothing more to cancel.
                         return Ok(Some(Interrupted::Cancelled));
                     }
@@ -573,9 +645,9 @@ impl<O: tokio::io::AsyncWrite + Unpin, E: tokio::io::AsyncWrite + Unpin> Server<
     }
 
     /// Ends a cancelled turn: the prompt answered `cancelled`.
-    async fn cancel(&mut self, live: Option<&Live>) -> Result<(), Stop> {
+    async fn cancel(&mut self, live: Option<&Live>) -> Result<Option<Exit>, Stop> {
         let Some(live) = live.filter(|l| !l.responded) else {
-            return Ok(());
+            return Ok(None);
         };
         if self.recorded {
             self.diverge(format!(
@@ -624,14 +696,256 @@ impl<O: tokio::io::AsyncWrite + Unpin, E: tokio::io::AsyncWrite + Unpin> Server<
         Ok(Some(incoming.unwrap_or(Incoming::Eof)))
     }
 
-    /// Writes one agent message.
-    async fn send(&mut self, line: &[u8]) -> Result<(), Stop> {
-        self.note("out", line);
+    /// Sends one agent message, with the faults placed on it; `Some(exit)` when a
+    /// fault ends the process there.
+    async fn send(&mut self, line: &[u8]) -> Result<Option<Exit>, Stop> {
+        let message = Message::parse(line);
+        let kind = message.as_ref().and_then(acp_faults::kind_of);
+        let update = message
+            .as_ref()
+            .is_some_and(|m| m.method() == methods::SESSION_UPDATE);
+        let n = self.sent;
+        let here = |place: &Place, first: bool| match place {
+            Place::After(k) => n == *k,
+            Place::At(at) => first && kind.as_deref() == Some(at.as_str()),
+            Place::Method(_) | Place::Asking => false,
+        };
+        let mut before: Vec<Vec<u8>> = Vec::new();
+        let mut stderr: Vec<Vec<u8>> = Vec::new();
+        let mut copies = 1;
+        let mut end = None;
+        let mut cut = None;
+        let mut line = line.to_vec();
+        for (index, fault) in self.faults.iter().enumerate() {
+            let Some(place) = fault.place() else {
+                match fault {
+                    AcpFault::Drop { kind: dropped }
+                        if update && kind.as_deref() == Some(dropped.as_str()) =>
+                    {
+                        self.fired[index] = true;
+                        copies = 0;
+                    }
+                    AcpFault::UnknownField if update => {
+                        self.fired[index] = true;
+                        line = with_unknown_field(&line);
+                    }
+                    _ => {}
+                }
+                continue;
+            };
+            if !here(place, !self.fired[index]) {
+                continue;
+            }
+            self.fired[index] = true;
+            let session = message
+                .as_ref()
+                .and_then(|m| m.params_value()["sessionId"].as_str().map(str::to_owned));
+            let session = session.unwrap_or_default();
+            match fault {
+                AcpFault::Crash { exit, text, .. } => {
+                    stderr.extend(text.clone().map(String::into_bytes));
+                    end = Some(*exit);
+                }
+                AcpFault::Eof { byte, .. } => {
+                    cut = Some(byte.unwrap_or(line.len() / 2).min(line.len()));
+                    end = Some(Exit::Code(1));
+                }
+                AcpFault::Malformed { .. } => before.push(b"{\"jsonrpc\":\"2.0\",\"method\":".to_vec()),
+                AcpFault::Stderr { text, .. } => stderr.push(text.clone().into_bytes()),
+                AcpFault::Duplicate { .. } => copies = 2,
+                AcpFault::UnknownUpdate { .. } => before.push(harness::acp::tell::update_line(
+                    &session,
+                    &json!({"sessionUpdate": "mock_agent_unknown_update", "content": {"type": "text", "text": "an update no client knows"}}),
+                )),
+                AcpFault::Huge { bytes, .. } => before.push(harness::acp::tell::update_line(
+                    &session,
+                    &json!({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "x".repeat(*bytes)}}),
+                )),
+                _ => {}
+            }
+        }
+        for text in stderr {
+            self.note("err", &text);
+            self.output
+                .perform(Frame::Line(Line::stderr(Duration::ZERO, text)))
+                .await?;
+        }
+        for extra in before {
+            self.write_out(extra, true).await?;
+        }
+        if let Some(exit) = end {
+            if let Some(bytes) = cut {
+                line.truncate(bytes);
+                self.write_out(line, false).await?;
+            }
+            return Ok(Some(exit));
+        }
+        let reorder = update && self.faults.iter().any(|f| matches!(f, AcpFault::Reorder));
+        for _ in 0..copies {
+            if reorder {
+                match self.held.take() {
+                    None => {
+                        self.held = Some(line.clone());
+                        continue;
+                    }
+                    Some(held) => {
+                        self.fire(|f| matches!(f, AcpFault::Reorder));
+                        self.write_out(line.clone(), true).await?;
+                        self.write_out(held, true).await?;
+                        continue;
+                    }
+                }
+            }
+            if let Some(held) = self.held.take() {
+                self.write_out(held, true).await?;
+            }
+            self.write_out(line.clone(), true).await?;
+        }
+        Ok(None)
+    }
+
+    /// Writes one line on stdout, as it is.
+    async fn write_out(&mut self, line: Vec<u8>, newline: bool) -> Result<(), Stop> {
+        self.note("out", &line);
         self.sent += 1;
-        self.output
-            .perform(Frame::Line(Line::stdout(Duration::ZERO, line.to_vec())))
-            .await
-            .map(drop)
+        let mut line = Line::stdout(Duration::ZERO, line);
+        line.newline = newline;
+        self.output.perform(Frame::Line(line)).await.map(drop)
+    }
+
+    fn fire(&mut self, which: impl Fn(&AcpFault) -> bool) {
+        for (fault, fired) in self.faults.iter().zip(self.fired.iter_mut()) {
+            if which(fault) {
+                *fired = true;
+            }
+        }
+    }
+
+    /// The faults on a request, before its steps are played: an error instead of the
+    /// answer, no answer, a crash, another stop reason, an update before the
+    /// session's answer. `Err(exit)` when the process ends there.
+    async fn on_request(
+        &mut self,
+        live: &Live,
+        mut steps: Vec<Step>,
+    ) -> Result<Result<Vec<Step>, Exit>, Stop> {
+        let method = live.method.clone();
+        if let Some(exit) = self
+            .crash_where(|place| *place == Place::Method(method.clone()))
+            .await?
+        {
+            return Ok(Err(exit));
+        }
+        let responds = |step: &Step| match step {
+            Step::Send { line, .. } => {
+                Message::parse(line).is_some_and(|m| m.kind == Kind::Response && m.id_text() == live.id)
+            }
+            _ => false,
+        };
+        for index in 0..self.faults.len() {
+            match &self.faults[index] {
+                AcpFault::Error {
+                    method: m,
+                    code,
+                    message,
+                    data,
+                } if *m == method => {
+                    let error = rpc::error(&live.id, *code, message, data.as_ref());
+                    steps = vec![Step::Send {
+                        at: Duration::ZERO,
+                        line: error,
+                    }];
+                    self.fired[index] = true;
+                }
+                AcpFault::NoResponse { method: m } if *m == method => {
+                    steps.retain(|step| !responds(step));
+                    self.fired[index] = true;
+                }
+                AcpFault::StopReason { reason } if method == methods::SESSION_PROMPT => {
+                    for step in &mut steps {
+                        if let Step::Send { line, .. } = step {
+                            let ends_turn = Message::parse(line).is_some_and(|m| {
+                                m.kind == Kind::Response
+                                    && m.id_text() == live.id
+                                    && m.result.is_some_and(|r| r.get().contains("\"end_turn\""))
+                            });
+                            if ends_turn {
+                                *line = rpc::response(&live.id, &json!({"stopReason": reason}));
+                                self.fired[index] = true;
+                            }
+                        }
+                    }
+                }
+                AcpFault::EarlyUpdate if method == methods::SESSION_NEW => {
+                    let response = steps.iter().position(&responds);
+                    let update = steps.iter().position(|s| match s {
+                        Step::Send { line, .. } => {
+                            Message::parse(line).is_some_and(|m| m.method() == methods::SESSION_UPDATE)
+                        }
+                        _ => false,
+                    });
+                    if let (Some(response), Some(update)) = (response, update) {
+                        if update > response {
+                            let moved = steps.remove(update);
+                            steps.insert(response, moved);
+                            self.fired[index] = true;
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(Ok(steps))
+    }
+
+    /// How much later the answer to `method` comes (`late`).
+    fn late(&mut self, method: &str) -> Option<Duration> {
+        let index = self
+            .faults
+            .iter()
+            .position(|f| matches!(f, AcpFault::Late { method: m, .. } if m == method))?;
+        self.fired[index] = true;
+        match self.faults[index] {
+            AcpFault::Late { delay, .. } => Some(delay),
+            _ => None,
+        }
+    }
+
+    /// A crash placed where `here` says: its stderr line, then how the process ends.
+    async fn crash_where(&mut self, here: impl Fn(&Place) -> bool) -> Result<Option<Exit>, Stop> {
+        let found = self
+            .faults
+            .iter()
+            .position(|f| matches!(f, AcpFault::Crash { at, .. } if here(at)));
+        let Some(index) = found else {
+            return Ok(None);
+        };
+        self.fired[index] = true;
+        let AcpFault::Crash { exit, text, .. } = self.faults[index].clone() else {
+            return Ok(None);
+        };
+        if let Some(text) = text {
+            self.note("err", text.as_bytes());
+            self.output
+                .perform(Frame::Line(Line::stderr(Duration::ZERO, text.into_bytes())))
+                .await?;
+        }
+        Ok(Some(exit))
+    }
+
+    /// `stderr-flood`: this many bytes on stderr, in lines.
+    async fn flood(&mut self, bytes: usize) -> Result<(), Stop> {
+        let line = "mock-agent stderr flood: the agent writes more than a pipe holds ".repeat(16);
+        let mut left = bytes;
+        while left > 0 {
+            let take = left.min(line.len() + 1);
+            let text = line.as_bytes()[..take.saturating_sub(1)].to_vec();
+            self.output
+                .perform(Frame::Line(Line::stderr(Duration::ZERO, text)))
+                .await?;
+            left -= take;
+        }
+        Ok(())
     }
 
     fn note(&mut self, dir: &str, line: &[u8]) {
@@ -647,6 +961,23 @@ impl<O: tokio::io::AsyncWrite + Unpin, E: tokio::io::AsyncWrite + Unpin> Server<
 
     fn diverge(&mut self, divergence: String) {
         self.divergences.push(divergence);
+    }
+}
+
+/// An update line with a field no client knows, added to its `update` object.
+fn with_unknown_field(line: &[u8]) -> Vec<u8> {
+    let marker = b"\"update\":{";
+    match memchr::memmem::find(line, marker) {
+        Some(at) => {
+            let split = at + marker.len();
+            [
+                &line[..split],
+                b"\"mockAgentUnknownField\":{\"added\":true},".as_slice(),
+                &line[split..],
+            ]
+            .concat()
+        }
+        None => line.to_vec(),
     }
 }
 

@@ -19,6 +19,7 @@
 //! The process (`mock-agent`'s server loop) performs the steps, reads the client,
 //! handles cancels and faults, and journals everything.
 
+pub mod faults;
 pub mod rpc;
 pub mod script;
 pub mod tell;

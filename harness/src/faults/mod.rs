@@ -31,7 +31,9 @@ mod spec;
 use std::time::Duration;
 
 pub use apply::{apply_events, apply_output, Applied};
+pub use spec::MAX_BYTES;
 pub use spec::{parse, FROM_ENV, FROM_FLAG};
+pub(crate) use spec::{split_items, Args, Item};
 
 use crate::frames::{Chunking, Signal};
 

@@ -11,9 +11,9 @@ use crate::frames::Chunking;
 use crate::frames::Signal;
 
 /// One `name:key=value,...` item with the column where each part starts.
-struct Item {
-    name: String,
-    column: usize,
+pub(crate) struct Item {
+    pub(crate) name: String,
+    pub(crate) column: usize,
     pairs: Vec<Pair>,
 }
 
@@ -51,7 +51,7 @@ pub fn parse(spec: &str, origin: Origin<'_>) -> Result<Vec<Fault>, Diagnostic> {
 }
 
 /// Splits the spec into items, honouring quotes. Columns are 1-based bytes.
-fn split_items(spec: &str, origin: Origin<'_>) -> Result<Vec<Item>, Diagnostic> {
+pub(crate) fn split_items(spec: &str, origin: Origin<'_>) -> Result<Vec<Item>, Diagnostic> {
     let mut items = Vec::new();
     let bytes = spec.as_bytes();
     let mut i = 0;
@@ -172,7 +172,9 @@ fn read_value(spec: &str, start: usize) -> Result<(String, usize), (usize, Strin
 }
 
 /// Reads the pairs of one item against the keys a fault takes.
-struct Args<'a> {
+/// The keys of one item, read one at a time; [`Args::finish`] fails on a key no one
+/// read.
+pub(crate) struct Args<'a> {
     item: &'a Item,
     spec: &'a str,
     origin: Origin<'a>,
@@ -180,7 +182,7 @@ struct Args<'a> {
 }
 
 impl<'a> Args<'a> {
-    fn new(item: &'a Item, spec: &'a str, origin: Origin<'a>) -> Self {
+    pub(crate) fn new(item: &'a Item, spec: &'a str, origin: Origin<'a>) -> Self {
         Args {
             used: vec![false; item.pairs.len()],
             item,
@@ -189,22 +191,26 @@ impl<'a> Args<'a> {
         }
     }
 
-    fn err(&self, column: usize, message: String) -> Diagnostic {
+    pub(crate) fn err(&self, column: usize, message: String) -> Diagnostic {
         self.origin.error(self.spec, column, message)
     }
 
-    fn get(&mut self, key: &str) -> Option<(&'a str, usize)> {
+    pub(crate) fn get(&mut self, key: &str) -> Option<(&'a str, usize)> {
         let index = self.item.pairs.iter().position(|p| p.key == key)?;
         self.used[index] = true;
         let pair = &self.item.pairs[index];
         Some((pair.value.as_str(), pair.column))
     }
 
-    fn text(&mut self, key: &str) -> Option<String> {
+    pub(crate) fn text(&mut self, key: &str) -> Option<String> {
         self.get(key).map(|(v, _)| v.to_owned())
     }
 
-    fn number<T: std::str::FromStr>(&mut self, key: &str, what: &str) -> Result<Option<T>, Diagnostic> {
+    pub(crate) fn number<T: std::str::FromStr>(
+        &mut self,
+        key: &str,
+        what: &str,
+    ) -> Result<Option<T>, Diagnostic> {
         match self.get(key) {
             None => Ok(None),
             Some((value, column)) => value
@@ -215,7 +221,7 @@ impl<'a> Args<'a> {
     }
 
     /// A number of bytes, at most [`MAX_BYTES`].
-    fn size(&mut self, key: &str) -> Result<Option<usize>, Diagnostic> {
+    pub(crate) fn size(&mut self, key: &str) -> Result<Option<usize>, Diagnostic> {
         let Some(n) = self.number::<usize>(key, "a number of bytes")? else {
             return Ok(None);
         };
@@ -226,7 +232,7 @@ impl<'a> Args<'a> {
         Ok(Some(n))
     }
 
-    fn required<T: std::str::FromStr>(&mut self, key: &str, what: &str) -> Result<T, Diagnostic> {
+    pub(crate) fn required<T: std::str::FromStr>(&mut self, key: &str, what: &str) -> Result<T, Diagnostic> {
         self.number(key, what)?.ok_or_else(|| {
             self.err(
                 self.item.column,
@@ -236,7 +242,7 @@ impl<'a> Args<'a> {
     }
 
     /// `after=N` or `at=TYPE` (not both), and `byte=K` where `cut` allows it.
-    fn placement(&mut self, default: Anchor, cut: bool) -> Result<Placement, Diagnostic> {
+    pub(crate) fn placement(&mut self, default: Anchor, cut: bool) -> Result<Placement, Diagnostic> {
         let after = self.number::<usize>("after", "a number of stdout lines")?;
         let at = self.get("at");
         let anchor = match (after, at) {
@@ -260,12 +266,17 @@ impl<'a> Args<'a> {
     }
 
     /// Fails on a key the fault does not take.
-    fn finish(self) -> Result<(), Diagnostic> {
+    pub(crate) fn finish(self) -> Result<(), Diagnostic> {
+        self.finish_with(super::catalogue())
+    }
+
+    /// Fails on a key the fault does not take, as `catalogue` describes it.
+    pub(crate) fn finish_with(self, catalogue: &[super::Described]) -> Result<(), Diagnostic> {
         match self.used.iter().position(|u| !u) {
             None => Ok(()),
             Some(i) => {
                 let pair = &self.item.pairs[i];
-                let takes = super::catalogue()
+                let takes = catalogue
                     .iter()
                     .find(|e| e.name == self.item.name)
                     .map_or(String::new(), |e| match e.usage {

@@ -260,6 +260,12 @@ fn dispatch(args: &AgentArgs, settings: &Settings, entry: &mut Entry) -> Exit {
         entry.stream_partial_output = args.stream_partial_output;
         return shim::shim(mode, args, &entry.argv.clone(), &prompt, stdin, settings, entry);
     }
+    if let Some(e) = &settings.print_faults_error {
+        let message = e.to_string();
+        eprintln!("mock-agent: {message}");
+        entry.error = Some(message);
+        return Exit::Code(exit_codes::USAGE);
+    }
     let source = source(settings);
     let scenario = scenario(args, settings, entry.started_at_ms);
     entry.prompt = Some(prompt.clone());
@@ -301,7 +307,20 @@ fn acp(settings: &Settings, entry: &mut Entry) -> Exit {
             return Exit::Code(e.exit_code());
         }
     };
+    let faults = match &settings.fault_spec {
+        None => Vec::new(),
+        Some(spec) => match harness::acp::faults::parse(spec, harness::acp::faults::FROM_ENV) {
+            Ok(faults) => faults,
+            Err(e) => {
+                let message = e.to_string();
+                eprintln!("mock-agent: {message}");
+                entry.error = Some(message);
+                return Exit::Code(exit_codes::USAGE);
+            }
+        },
+    };
     let options = ServeOptions {
+        faults,
         timing: settings.timing,
         seed: settings.seed,
         step: settings.step.clone(),
@@ -314,6 +333,7 @@ fn acp(settings: &Settings, entry: &mut Entry) -> Exit {
     entry.stdout_closed_at_ms = served.stdout_closed_at.map(|d| d.as_millis() as u64);
     entry.signal = served.signal.map(|s| s.name().to_owned());
     entry.error = served.error;
+    entry.faults = served.faults;
     entry.acp = served.conversation;
     served.exit
 }

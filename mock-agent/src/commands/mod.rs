@@ -316,6 +316,12 @@ pub fn run(argv: &[String]) -> Exit {
                 println!("{:<16} {}", entry.name, entry.meaning);
                 println!("{:<16} e.g. {}", "", entry.example);
             }
+            println!("");
+            println!("server mode (`cursor-agent acp`), in MOCK_AGENT_FAULTS:");
+            for entry in harness::acp::faults::catalogue() {
+                println!("{:<24} {}", entry.name, entry.meaning);
+                println!("{:<24} e.g. {}", "", entry.example);
+            }
             Exit::Code(exit_codes::OK)
         }
         Own::Agent { args } => agent::run(&args),
