@@ -25,7 +25,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use tokio::sync::mpsc;
 
-use harness::acp::faults::{self as acp_faults, AcpFault, Place};
+use harness::acp::faults::{AcpFault, Injector, Out};
 use harness::acp::rpc::{self, codes, Kind, Message};
 use harness::acp::{methods, Conversation, Step, Wait, CANCEL_WAIT};
 use harness::frames::{Delivery, Exit, Frame, Line, Signal};
@@ -112,13 +112,9 @@ pub fn serve(conversation: Box<dyn Conversation>, options: &ServeOptions) -> Ser
         delivery.signals = true;
         delivery.step.clone_from(&options.step);
         delivery.seed = options.seed;
-        for fault in &options.faults {
-            match fault {
-                AcpFault::Chunk(chunking) => delivery.chunking = Some(*chunking),
-                AcpFault::Coalesce => delivery.coalesce = Some(harness::scenario::COALESCE_LINES),
-                _ => {}
-            }
-        }
+        let injector = Injector::new(options.faults.clone());
+        delivery.chunking = injector.chunking();
+        delivery.coalesce = injector.coalesce().then_some(harness::scenario::COALESCE_LINES);
         let exec = ExecOptions {
             precise: true,
             ..ExecOptions::new(delivery)
@@ -138,9 +134,7 @@ pub fn serve(conversation: Box<dyn Conversation>, options: &ServeOptions) -> Ser
             sent: 0,
             journal: options.journal.then(journal::Conversation::default),
             divergences: Vec::new(),
-            fired: vec![false; options.faults.len()],
-            faults: options.faults.clone(),
-            held: None,
+            injector,
         };
         let ended = server.run().await;
         let flushed = server.output.flush().await;
@@ -158,12 +152,12 @@ pub fn serve(conversation: Box<dyn Conversation>, options: &ServeOptions) -> Ser
                 conversation.divergences = server.divergences;
             }
             let faults = server
-                .faults
-                .iter()
-                .zip(&server.fired)
-                .map(|(fault, fired)| journal::FaultRecord {
-                    name: fault.name().to_owned(),
-                    fired: *fired,
+                .injector
+                .report()
+                .into_iter()
+                .map(|(name, fired)| journal::FaultRecord {
+                    name: name.to_owned(),
+                    fired,
                 })
                 .collect();
             let mut served = Served {
@@ -285,25 +279,13 @@ struct Server<O: tokio::io::AsyncWrite + Unpin, E: tokio::io::AsyncWrite + Unpin
     sent: u64,
     journal: Option<journal::Conversation>,
     divergences: Vec<String>,
-    faults: Vec<AcpFault>,
-    /// Whether each fault has acted.
-    fired: Vec<bool>,
-    /// An update held back by `reorder`, to go out after the next.
-    held: Option<Vec<u8>>,
+    injector: Injector,
 }
 
 impl<O: tokio::io::AsyncWrite + Unpin, E: tokio::io::AsyncWrite + Unpin> Server<O, E> {
     async fn run(&mut self) -> Result<Exit, Stop> {
-        let flood = self
-            .faults
-            .iter()
-            .position(|f| matches!(f, AcpFault::StderrFlood { .. }));
-        if let Some(index) = flood {
-            if let AcpFault::StderrFlood { bytes } = self.faults[index] {
-                self.fired[index] = true;
-                self.flood(bytes).await?;
-            }
-        }
+        let flood = self.injector.start();
+        self.write(flood).await?;
         let start = self.conversation.start();
         if let Some(exit) = self.play(start, None).await? {
             return Ok(exit);
@@ -335,9 +317,12 @@ impl<O: tokio::io::AsyncWrite + Unpin, E: tokio::io::AsyncWrite + Unpin> Server<
                         }
                         self.diverge(divergence);
                     }
-                    let steps = match self.on_request(&live, reply.steps).await? {
+                    let steps = match self.injector.on_request(&live.method, &live.id, reply.steps) {
                         Ok(steps) => steps,
-                        Err(exit) => return Ok(exit),
+                        Err(crash) => {
+                            self.write(crash.out).await?;
+                            return Ok(crash.end.unwrap_or(Exit::Code(1)));
+                        }
                     };
                     if let Some(exit) = self.play(steps, Some(live)).await? {
                         return Ok(exit);
@@ -372,7 +357,7 @@ impl<O: tokio::io::AsyncWrite + Unpin, E: tokio::io::AsyncWrite + Unpin> Server<
                             });
                             if let Some(live) = live.as_mut().filter(|_| response) {
                                 live.responded = true;
-                                if let Some(delay) = self.late(&live.method) {
+                                if let Some(delay) = self.injector.late(&live.method) {
                                     let due = self.output.elapsed() + delay;
                                     if let Some(interrupted) = self.wait_until(due, None).await? {
                                         if matches!(interrupted, Interrupted::Eof) {
@@ -403,8 +388,9 @@ impl<O: tokio::io::AsyncWrite + Unpin, E: tokio::io::AsyncWrite + Unpin> Server<
                 }
                 Step::Await { at, wait } => {
                     if matches!(wait, Wait::Answer { .. }) {
-                        if let Some(exit) = self.crash_where(|place| *place == Place::Asking).await? {
-                            return Ok(Some(exit));
+                        if let Some(crash) = self.injector.asking() {
+                            self.write(crash.out).await?;
+                            return Ok(crash.end);
                         }
                     }
                     let waited = match wait {
@@ -699,251 +685,28 @@ impl<O: tokio::io::AsyncWrite + Unpin, E: tokio::io::AsyncWrite + Unpin> Server<
     /// Sends one agent message, with the faults placed on it; `Some(exit)` when a
     /// fault ends the process there.
     async fn send(&mut self, line: &[u8]) -> Result<Option<Exit>, Stop> {
-        let message = Message::parse(line);
-        let kind = message.as_ref().and_then(acp_faults::kind_of);
-        let update = message
-            .as_ref()
-            .is_some_and(|m| m.method() == methods::SESSION_UPDATE);
-        let n = self.sent;
-        let here = |place: &Place, first: bool| match place {
-            Place::After(k) => n == *k,
-            Place::At(at) => first && kind.as_deref() == Some(at.as_str()),
-            Place::Method(_) | Place::Asking => false,
-        };
-        let mut before: Vec<Vec<u8>> = Vec::new();
-        let mut stderr: Vec<Vec<u8>> = Vec::new();
-        let mut copies = 1;
-        let mut end = None;
-        let mut cut = None;
-        let mut line = line.to_vec();
-        for (index, fault) in self.faults.iter().enumerate() {
-            let Some(place) = fault.place() else {
-                match fault {
-                    AcpFault::Drop { kind: dropped }
-                        if update && kind.as_deref() == Some(dropped.as_str()) =>
-                    {
-                        self.fired[index] = true;
-                        copies = 0;
-                    }
-                    AcpFault::UnknownField if update => {
-                        self.fired[index] = true;
-                        line = with_unknown_field(&line);
-                    }
-                    _ => {}
+        let sent = self.injector.message(line);
+        self.write(sent.out).await?;
+        Ok(sent.end)
+    }
+
+    /// Writes what the faults and the conversation say, as it is.
+    async fn write(&mut self, out: Vec<Out>) -> Result<(), Stop> {
+        for out in out {
+            let line = match out {
+                Out::Stderr(bytes) => {
+                    self.note("err", &bytes);
+                    Line::stderr(Duration::ZERO, bytes)
                 }
-                continue;
+                Out::Line { bytes, newline } => {
+                    self.note("out", &bytes);
+                    self.sent += 1;
+                    let mut line = Line::stdout(Duration::ZERO, bytes);
+                    line.newline = newline;
+                    line
+                }
             };
-            if !here(place, !self.fired[index]) {
-                continue;
-            }
-            self.fired[index] = true;
-            let session = message
-                .as_ref()
-                .and_then(|m| m.params_value()["sessionId"].as_str().map(str::to_owned));
-            let session = session.unwrap_or_default();
-            match fault {
-                AcpFault::Crash { exit, text, .. } => {
-                    stderr.extend(text.clone().map(String::into_bytes));
-                    end = Some(*exit);
-                }
-                AcpFault::Eof { byte, .. } => {
-                    cut = Some(byte.unwrap_or(line.len() / 2).min(line.len()));
-                    end = Some(Exit::Code(1));
-                }
-                AcpFault::Malformed { .. } => before.push(b"{\"jsonrpc\":\"2.0\",\"method\":".to_vec()),
-                AcpFault::Stderr { text, .. } => stderr.push(text.clone().into_bytes()),
-                AcpFault::Duplicate { .. } => copies = 2,
-                AcpFault::UnknownUpdate { .. } => before.push(harness::acp::tell::update_line(
-                    &session,
-                    &json!({"sessionUpdate": "mock_agent_unknown_update", "content": {"type": "text", "text": "an update no client knows"}}),
-                )),
-                AcpFault::Huge { bytes, .. } => before.push(harness::acp::tell::update_line(
-                    &session,
-                    &json!({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "x".repeat(*bytes)}}),
-                )),
-                _ => {}
-            }
-        }
-        for text in stderr {
-            self.note("err", &text);
-            self.output
-                .perform(Frame::Line(Line::stderr(Duration::ZERO, text)))
-                .await?;
-        }
-        for extra in before {
-            self.write_out(extra, true).await?;
-        }
-        if let Some(exit) = end {
-            if let Some(bytes) = cut {
-                line.truncate(bytes);
-                self.write_out(line, false).await?;
-            }
-            return Ok(Some(exit));
-        }
-        let reorder = update && self.faults.iter().any(|f| matches!(f, AcpFault::Reorder));
-        for _ in 0..copies {
-            if reorder {
-                match self.held.take() {
-                    None => {
-                        self.held = Some(line.clone());
-                        continue;
-                    }
-                    Some(held) => {
-                        self.fire(|f| matches!(f, AcpFault::Reorder));
-                        self.write_out(line.clone(), true).await?;
-                        self.write_out(held, true).await?;
-                        continue;
-                    }
-                }
-            }
-            if let Some(held) = self.held.take() {
-                self.write_out(held, true).await?;
-            }
-            self.write_out(line.clone(), true).await?;
-        }
-        Ok(None)
-    }
-
-    /// Writes one line on stdout, as it is.
-    async fn write_out(&mut self, line: Vec<u8>, newline: bool) -> Result<(), Stop> {
-        self.note("out", &line);
-        self.sent += 1;
-        let mut line = Line::stdout(Duration::ZERO, line);
-        line.newline = newline;
-        self.output.perform(Frame::Line(line)).await.map(drop)
-    }
-
-    fn fire(&mut self, which: impl Fn(&AcpFault) -> bool) {
-        for (fault, fired) in self.faults.iter().zip(self.fired.iter_mut()) {
-            if which(fault) {
-                *fired = true;
-            }
-        }
-    }
-
-    /// The faults on a request, before its steps are played: an error instead of the
-    /// answer, no answer, a crash, another stop reason, an update before the
-    /// session's answer. `Err(exit)` when the process ends there.
-    async fn on_request(
-        &mut self,
-        live: &Live,
-        mut steps: Vec<Step>,
-    ) -> Result<Result<Vec<Step>, Exit>, Stop> {
-        let method = live.method.clone();
-        if let Some(exit) = self
-            .crash_where(|place| *place == Place::Method(method.clone()))
-            .await?
-        {
-            return Ok(Err(exit));
-        }
-        let responds = |step: &Step| match step {
-            Step::Send { line, .. } => {
-                Message::parse(line).is_some_and(|m| m.kind == Kind::Response && m.id_text() == live.id)
-            }
-            _ => false,
-        };
-        for index in 0..self.faults.len() {
-            match &self.faults[index] {
-                AcpFault::Error {
-                    method: m,
-                    code,
-                    message,
-                    data,
-                } if *m == method => {
-                    let error = rpc::error(&live.id, *code, message, data.as_ref());
-                    steps = vec![Step::Send {
-                        at: Duration::ZERO,
-                        line: error,
-                    }];
-                    self.fired[index] = true;
-                }
-                AcpFault::NoResponse { method: m } if *m == method => {
-                    steps.retain(|step| !responds(step));
-                    self.fired[index] = true;
-                }
-                AcpFault::StopReason { reason } if method == methods::SESSION_PROMPT => {
-                    for step in &mut steps {
-                        if let Step::Send { line, .. } = step {
-                            let ends_turn = Message::parse(line).is_some_and(|m| {
-                                m.kind == Kind::Response
-                                    && m.id_text() == live.id
-                                    && m.result.is_some_and(|r| r.get().contains("\"end_turn\""))
-                            });
-                            if ends_turn {
-                                *line = rpc::response(&live.id, &json!({"stopReason": reason}));
-                                self.fired[index] = true;
-                            }
-                        }
-                    }
-                }
-                AcpFault::EarlyUpdate if method == methods::SESSION_NEW => {
-                    let response = steps.iter().position(&responds);
-                    let update = steps.iter().position(|s| match s {
-                        Step::Send { line, .. } => {
-                            Message::parse(line).is_some_and(|m| m.method() == methods::SESSION_UPDATE)
-                        }
-                        _ => false,
-                    });
-                    if let (Some(response), Some(update)) = (response, update) {
-                        if update > response {
-                            let moved = steps.remove(update);
-                            steps.insert(response, moved);
-                            self.fired[index] = true;
-                        }
-                    }
-                }
-                _ => {}
-            }
-        }
-        Ok(Ok(steps))
-    }
-
-    /// How much later the answer to `method` comes (`late`).
-    fn late(&mut self, method: &str) -> Option<Duration> {
-        let index = self
-            .faults
-            .iter()
-            .position(|f| matches!(f, AcpFault::Late { method: m, .. } if m == method))?;
-        self.fired[index] = true;
-        match self.faults[index] {
-            AcpFault::Late { delay, .. } => Some(delay),
-            _ => None,
-        }
-    }
-
-    /// A crash placed where `here` says: its stderr line, then how the process ends.
-    async fn crash_where(&mut self, here: impl Fn(&Place) -> bool) -> Result<Option<Exit>, Stop> {
-        let found = self
-            .faults
-            .iter()
-            .position(|f| matches!(f, AcpFault::Crash { at, .. } if here(at)));
-        let Some(index) = found else {
-            return Ok(None);
-        };
-        self.fired[index] = true;
-        let AcpFault::Crash { exit, text, .. } = self.faults[index].clone() else {
-            return Ok(None);
-        };
-        if let Some(text) = text {
-            self.note("err", text.as_bytes());
-            self.output
-                .perform(Frame::Line(Line::stderr(Duration::ZERO, text.into_bytes())))
-                .await?;
-        }
-        Ok(Some(exit))
-    }
-
-    /// `stderr-flood`: this many bytes on stderr, in lines.
-    async fn flood(&mut self, bytes: usize) -> Result<(), Stop> {
-        let line = "mock-agent stderr flood: the agent writes more than a pipe holds ".repeat(16);
-        let mut left = bytes;
-        while left > 0 {
-            let take = left.min(line.len() + 1);
-            let text = line.as_bytes()[..take.saturating_sub(1)].to_vec();
-            self.output
-                .perform(Frame::Line(Line::stderr(Duration::ZERO, text)))
-                .await?;
-            left -= take;
+            self.output.perform(Frame::Line(line)).await?;
         }
         Ok(())
     }
@@ -961,23 +724,6 @@ impl<O: tokio::io::AsyncWrite + Unpin, E: tokio::io::AsyncWrite + Unpin> Server<
 
     fn diverge(&mut self, divergence: String) {
         self.divergences.push(divergence);
-    }
-}
-
-/// An update line with a field no client knows, added to its `update` object.
-fn with_unknown_field(line: &[u8]) -> Vec<u8> {
-    let marker = b"\"update\":{";
-    match memchr::memmem::find(line, marker) {
-        Some(at) => {
-            let split = at + marker.len();
-            [
-                &line[..split],
-                b"\"mockAgentUnknownField\":{\"added\":true},".as_slice(),
-                &line[split..],
-            ]
-            .concat()
-        }
-        None => line.to_vec(),
     }
 }
 

@@ -15,7 +15,8 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::rpc::{codes, Message};
+use super::rpc::{self, codes, Kind, Message};
+use super::{methods, Step};
 use crate::error::{Diagnostic, Origin};
 use crate::faults::{split_items, Args, Described, MAX_BYTES};
 use crate::frames::{Chunking, Exit, Signal};
@@ -571,6 +572,315 @@ pub fn kind_of(message: &Message<'_>) -> Option<String> {
             .map(str::to_owned);
     }
     message.method.as_deref().map(str::to_owned)
+}
+
+/// What the agent writes because of the faults, besides its messages.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Out {
+    /// A line on stdout; `newline: false` for one cut short.
+    Line {
+        /// The bytes.
+        bytes: Vec<u8>,
+        /// Whether a newline follows.
+        newline: bool,
+    },
+    /// A line on stderr.
+    Stderr(Vec<u8>),
+}
+
+/// What comes of one agent message: what to write, and whether the process ends
+/// after it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Sent {
+    /// What to write, in order.
+    pub out: Vec<Out>,
+    /// The process ends after writing it.
+    pub end: Option<Exit>,
+}
+
+/// The faults of a server run, applied as the conversation goes: the same decisions
+/// for the mock that performs them and for the harness that works out what a
+/// correct client concludes.
+#[derive(Debug, Clone)]
+pub struct Injector {
+    faults: Vec<AcpFault>,
+    fired: Vec<bool>,
+    /// Agent lines written so far.
+    sent: u64,
+    /// An update held back by `reorder`.
+    held: Option<Vec<u8>>,
+}
+
+impl Injector {
+    /// An injector of these faults, none fired.
+    pub fn new(faults: Vec<AcpFault>) -> Self {
+        Injector {
+            fired: vec![false; faults.len()],
+            faults,
+            sent: 0,
+            held: None,
+        }
+    }
+
+    /// The faults and whether each acted.
+    pub fn report(&self) -> Vec<(&'static str, bool)> {
+        self.faults
+            .iter()
+            .zip(&self.fired)
+            .map(|(f, fired)| (f.name(), *fired))
+            .collect()
+    }
+
+    /// How stdout is written: chunked, coalesced.
+    pub fn chunking(&self) -> Option<Chunking> {
+        self.faults.iter().find_map(|f| match f {
+            AcpFault::Chunk(chunking) => Some(*chunking),
+            _ => None,
+        })
+    }
+
+    /// Whether messages are coalesced.
+    pub fn coalesce(&self) -> bool {
+        self.faults.iter().any(|f| matches!(f, AcpFault::Coalesce))
+    }
+
+    /// What is written when the agent starts (`stderr-flood`).
+    pub fn start(&mut self) -> Vec<Out> {
+        let mut out = Vec::new();
+        for index in 0..self.faults.len() {
+            if let AcpFault::StderrFlood { bytes } = self.faults[index] {
+                self.fired[index] = true;
+                let line = "mock-agent stderr flood: the agent writes more than a pipe holds ".repeat(16);
+                let mut left = bytes;
+                while left > 0 {
+                    let take = left.min(line.len() + 1);
+                    out.push(Out::Stderr(line.as_bytes()[..take - 1].to_vec()));
+                    left -= take;
+                }
+            }
+        }
+        out
+    }
+
+    /// The faults on the answer to the client's request `method` (id `id`, JSON
+    /// text): the steps to play, or what to write before the process ends there.
+    pub fn on_request(&mut self, method: &str, id: &str, mut steps: Vec<Step>) -> Result<Vec<Step>, Sent> {
+        if let Some(sent) = self.crash(|place| matches!(place, Place::Method(m) if m == method)) {
+            return Err(sent);
+        }
+        let responds = |step: &Step| match step {
+            Step::Send { line, .. } => {
+                Message::parse(line).is_some_and(|m| m.kind == Kind::Response && m.id_text() == id)
+            }
+            _ => false,
+        };
+        for index in 0..self.faults.len() {
+            match &self.faults[index] {
+                AcpFault::Error {
+                    method: m,
+                    code,
+                    message,
+                    data,
+                } if m == method => {
+                    let error = rpc::error(id, *code, message, data.as_ref());
+                    steps = vec![Step::Send {
+                        at: Duration::ZERO,
+                        line: error,
+                    }];
+                    self.fired[index] = true;
+                }
+                AcpFault::NoResponse { method: m } if m == method => {
+                    steps.retain(|step| !responds(step));
+                    self.fired[index] = true;
+                }
+                AcpFault::StopReason { reason } if method == methods::SESSION_PROMPT => {
+                    for step in &mut steps {
+                        let Step::Send { line, .. } = step else { continue };
+                        let ends_turn = Message::parse(line).is_some_and(|m| {
+                            m.kind == Kind::Response
+                                && m.id_text() == id
+                                && m.result.is_some_and(|r| r.get().contains("\"end_turn\""))
+                        });
+                        if ends_turn {
+                            *line = rpc::response(id, &serde_json::json!({"stopReason": reason}));
+                            self.fired[index] = true;
+                        }
+                    }
+                }
+                AcpFault::EarlyUpdate if method == methods::SESSION_NEW => {
+                    let response = steps.iter().position(responds);
+                    let update = steps.iter().position(|s| match s {
+                        Step::Send { line, .. } => {
+                            Message::parse(line).is_some_and(|m| m.method() == methods::SESSION_UPDATE)
+                        }
+                        _ => false,
+                    });
+                    if let (Some(response), Some(update)) = (response, update) {
+                        if update > response {
+                            let moved = steps.remove(update);
+                            steps.insert(response, moved);
+                            self.fired[index] = true;
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(steps)
+    }
+
+    /// How much later the answer to `method` comes (`late`).
+    pub fn late(&mut self, method: &str) -> Option<Duration> {
+        let index = self
+            .faults
+            .iter()
+            .position(|f| matches!(f, AcpFault::Late { method: m, .. } if m == method))?;
+        self.fired[index] = true;
+        match self.faults[index] {
+            AcpFault::Late { delay, .. } => Some(delay),
+            _ => None,
+        }
+    }
+
+    /// A crash while the agent waits for the client's answer to its request.
+    pub fn asking(&mut self) -> Option<Sent> {
+        self.crash(|place| *place == Place::Asking)
+    }
+
+    fn crash(&mut self, here: impl Fn(&Place) -> bool) -> Option<Sent> {
+        let index = self
+            .faults
+            .iter()
+            .position(|f| matches!(f, AcpFault::Crash { at, .. } if here(at)))?;
+        self.fired[index] = true;
+        let AcpFault::Crash { exit, text, .. } = &self.faults[index] else {
+            return None;
+        };
+        Some(Sent {
+            out: text.iter().map(|t| Out::Stderr(t.clone().into_bytes())).collect(),
+            end: Some(*exit),
+        })
+    }
+
+    /// One agent message, with the faults placed on it.
+    pub fn message(&mut self, line: &[u8]) -> Sent {
+        let message = Message::parse(line);
+        let kind = message.as_ref().and_then(kind_of);
+        let update = message
+            .as_ref()
+            .is_some_and(|m| m.method() == methods::SESSION_UPDATE);
+        let session = message
+            .as_ref()
+            .and_then(|m| m.params_value()["sessionId"].as_str().map(str::to_owned))
+            .unwrap_or_default();
+        let n = self.sent;
+        let mut sent = Sent::default();
+        let mut stderr = Vec::new();
+        let mut before = Vec::new();
+        let mut copies = 1;
+        let mut cut = None;
+        let mut line = line.to_vec();
+        for index in 0..self.faults.len() {
+            let fault = &self.faults[index];
+            let Some(place) = fault.place() else {
+                match fault {
+                    AcpFault::Drop { kind: dropped }
+                        if update && kind.as_deref() == Some(dropped.as_str()) =>
+                    {
+                        self.fired[index] = true;
+                        copies = 0;
+                    }
+                    AcpFault::UnknownField if update => {
+                        self.fired[index] = true;
+                        line = with_unknown_field(&line);
+                    }
+                    _ => {}
+                }
+                continue;
+            };
+            let here = match place {
+                Place::After(k) => n == *k,
+                Place::At(at) => !self.fired[index] && kind.as_deref() == Some(at.as_str()),
+                Place::Method(_) | Place::Asking => false,
+            };
+            if !here {
+                continue;
+            }
+            self.fired[index] = true;
+            match fault {
+                AcpFault::Crash { exit, text, .. } => {
+                    stderr.extend(text.clone().map(String::into_bytes));
+                    sent.end = Some(*exit);
+                }
+                AcpFault::Eof { byte, .. } => {
+                    cut = Some(byte.unwrap_or(line.len() / 2).min(line.len()));
+                    sent.end = Some(Exit::Code(1));
+                }
+                AcpFault::Malformed { .. } => before.push(b"{\"jsonrpc\":\"2.0\",\"method\":".to_vec()),
+                AcpFault::Stderr { text, .. } => stderr.push(text.clone().into_bytes()),
+                AcpFault::Duplicate { .. } => copies = 2,
+                AcpFault::UnknownUpdate { .. } => before.push(super::tell::update_line(
+                    &session,
+                    &serde_json::json!({"sessionUpdate": "mock_agent_unknown_update", "content": {"type": "text", "text": "an update no client knows"}}),
+                )),
+                AcpFault::Huge { bytes, .. } => before.push(super::tell::update_line(
+                    &session,
+                    &serde_json::json!({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "x".repeat(*bytes)}}),
+                )),
+                _ => {}
+            }
+        }
+        sent.out.extend(stderr.into_iter().map(Out::Stderr));
+        let mut lines: Vec<(Vec<u8>, bool)> = before.into_iter().map(|b| (b, true)).collect();
+        if sent.end.is_some() {
+            if let Some(bytes) = cut {
+                line.truncate(bytes);
+                lines.push((line, false));
+            }
+        } else {
+            let reorder = update && self.faults.iter().any(|f| matches!(f, AcpFault::Reorder));
+            for _ in 0..copies {
+                match (reorder, self.held.take()) {
+                    (true, None) => self.held = Some(line.clone()),
+                    (true, Some(held)) => {
+                        for (fault, fired) in self.faults.iter().zip(self.fired.iter_mut()) {
+                            *fired |= matches!(fault, AcpFault::Reorder);
+                        }
+                        lines.push((line.clone(), true));
+                        lines.push((held, true));
+                    }
+                    (false, held) => {
+                        lines.extend(held.map(|h| (h, true)));
+                        lines.push((line.clone(), true));
+                    }
+                }
+            }
+        }
+        self.sent += lines.len() as u64;
+        sent.out.extend(
+            lines
+                .into_iter()
+                .map(|(bytes, newline)| Out::Line { bytes, newline }),
+        );
+        sent
+    }
+}
+
+/// An update line with a field no client knows, added to its `update` object.
+fn with_unknown_field(line: &[u8]) -> Vec<u8> {
+    const MARKER: &[u8] = b"\"update\":{";
+    match line.windows(MARKER.len()).position(|w| w == MARKER) {
+        Some(at) => {
+            let split = at + MARKER.len();
+            [
+                &line[..split],
+                b"\"mockAgentUnknownField\":{\"added\":true},".as_slice(),
+                &line[split..],
+            ]
+            .concat()
+        }
+        None => line.to_vec(),
+    }
 }
 
 #[cfg(test)]
