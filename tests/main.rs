@@ -2,6 +2,7 @@
 
 mod support;
 
+mod acp_consumers; // the harness on example ACP clients: the careful one copes, each bug is caught
 mod acp_faults; // server mode's faults and presets through the binary
 mod cli; // the emulated CLI's command line, subcommands and errors
 mod consumers; // the harness on example consumers: the careful one copes, each bug is caught

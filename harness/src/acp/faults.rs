@@ -216,7 +216,7 @@ pub fn catalogue() -> &'static [Described] {
         e(
             "crash",
             "at=initialize|asking|KIND|METHOD, method=M, after=N, code=C|signal=S, text=T",
-            "the process dies there (default exit 1), T on stderr first",
+            "the process dies there (default exit 1), after T on stderr when given",
             "crash:at=asking,signal=KILL",
         ),
         e(

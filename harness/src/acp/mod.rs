@@ -19,6 +19,7 @@
 //! The process (`mock-agent`'s server loop) performs the steps, reads the client,
 //! handles cancels and faults, and journals everything.
 
+pub mod expect;
 pub mod faults;
 pub mod rpc;
 pub mod script;
@@ -181,4 +182,102 @@ pub fn conversation(source: &Source) -> Result<(Box<dyn Conversation + Send>, bo
     };
     let plan = Scenario::new(RenderOptions::new(OutputFormat::StreamJson)).plan(recording)?;
     Ok((Box::new(tell::Teller::new(plan.frames, ask)?), false))
+}
+
+/// A conversation told readably, one message a line, in order: `->` the client's,
+/// `<-` the agent's, `!!` its stderr. Ids are shown, times are not, long texts are
+/// cut: what a snapshot of a case keeps.
+///
+/// ```text
+/// -> initialize #0
+/// <- result #0
+/// <- update agent_message_chunk "I'll read the README.md file"
+/// <- request session/request_permission #0 "Write summary.txt"
+/// -> answer #0 selected allow-once
+/// <- result #2 end_turn
+/// ```
+pub fn summary<'a>(messages: impl IntoIterator<Item = (&'a str, &'a str)>) -> String {
+    messages
+        .into_iter()
+        .map(|(dir, line)| summarize(dir, line))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn summarize(dir: &str, line: &str) -> String {
+    let arrow = match dir {
+        "in" => "->",
+        "out" => "<-",
+        _ => return format!("!! {}", cut(line)),
+    };
+    let Some(message) = rpc::Message::parse(line.as_bytes()) else {
+        return format!("{arrow} (not JSON-RPC) {}", cut(line));
+    };
+    let id = message.id_text();
+    let params = message.params_value();
+    let text = match message.kind {
+        rpc::Kind::Request => {
+            let title = params["toolCall"]["title"]
+                .as_str()
+                .map(|t| format!(" \"{}\"", cut(t)))
+                .unwrap_or_default();
+            if dir == "out" {
+                format!("request {} #{id}{title}", message.method())
+            } else {
+                format!("{} #{id}", message.method())
+            }
+        }
+        rpc::Kind::Notification if message.method() == methods::SESSION_UPDATE => {
+            let update = &params["update"];
+            let kind = update["sessionUpdate"].as_str().unwrap_or("?");
+            let detail = update["content"]["text"]
+                .as_str()
+                .map(|t| format!(" \"{}\"", cut(t)))
+                .or_else(|| update["title"].as_str().map(|t| format!(" \"{}\"", cut(t))))
+                .or_else(|| update["status"].as_str().map(|s| format!(" {s}")))
+                .unwrap_or_default();
+            format!("update {kind}{detail}")
+        }
+        rpc::Kind::Notification => message.method().to_owned(),
+        rpc::Kind::Response => {
+            let parse = |raw: Option<&serde_json::value::RawValue>| {
+                raw.and_then(|r| serde_json::from_str::<serde_json::Value>(r.get()).ok())
+            };
+            match (parse(message.result), parse(message.error)) {
+                (_, Some(error)) => format!(
+                    "error #{id} {} {}",
+                    error["code"],
+                    cut(error["message"].as_str().unwrap_or_default())
+                ),
+                (Some(result), None) => {
+                    let outcome = &result["outcome"];
+                    let detail = result["stopReason"]
+                        .as_str()
+                        .map(str::to_owned)
+                        .or_else(|| {
+                            outcome["outcome"].as_str().map(|o| {
+                                format!("{o} {}", outcome["optionId"].as_str().unwrap_or_default())
+                                    .trim_end()
+                                    .to_owned()
+                            })
+                        })
+                        .map(|d| format!(" {d}"))
+                        .unwrap_or_default();
+                    let word = if dir == "in" { "answer" } else { "result" };
+                    format!("{word} #{id}{detail}")
+                }
+                (None, None) => format!("response #{id}"),
+            }
+        }
+    };
+    format!("{arrow} {text}")
+}
+
+/// At most 60 characters of a text, on one line.
+fn cut(text: &str) -> String {
+    let one_line = text.replace('\n', "\\n");
+    match one_line.char_indices().nth(60) {
+        Some((at, _)) => format!("{}...", &one_line[..at]),
+        None => one_line,
+    }
 }

@@ -71,8 +71,20 @@ pub struct Case {
     /// What a correct consumer concludes.
     pub expect: Expectation,
     /// The assistant's text segments, in order, when the run succeeds (see
-    /// [`crate::expect::segments_of`]).
+    /// [`crate::expect::segments_of`]); in server mode, the turn's message chunks.
     pub segments: Vec<String>,
+    /// Print mode, or server mode (`cursor-agent acp`).
+    pub mode: Mode,
+}
+
+/// How the consumer drives the agent.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Mode {
+    /// `cursor-agent -p ...`: one run, a stream of events.
+    #[default]
+    Print,
+    /// `cursor-agent acp`: a conversation in ACP.
+    Acp,
 }
 
 impl Case {
@@ -120,6 +132,25 @@ impl Case {
             faults: faults.to_owned(),
             expect,
             segments,
+            mode: Mode::Print,
+        })
+    }
+
+    /// A case of server mode: its expectation is what a correct ACP client concludes
+    /// from the source's conversation with the faults (see [`crate::acp::expect`]).
+    pub fn acp(source: CaseSource, faults: &str, name: String) -> Result<Case, CassetteError> {
+        let parsed =
+            crate::acp::faults::parse(faults, crate::acp::faults::FROM_ENV).map_err(CassetteError::from)?;
+        let (mut conversation, _) = crate::acp::conversation(&source.source())?;
+        let (expect, segments) = crate::acp::expect::expectation(conversation.as_mut(), parsed);
+        Ok(Case {
+            name,
+            source,
+            format: OutputFormat::StreamJson,
+            faults: faults.to_owned(),
+            expect,
+            segments,
+            mode: Mode::Acp,
         })
     }
 
@@ -141,6 +172,56 @@ impl Case {
         }
         env
     }
+}
+
+/// The faults of server mode's matrix, in the placements that matter: at
+/// `initialize`, at `session/new`, mid-turn, while a permission request waits, at the
+/// prompt's response and after it; and those a client must shrug off. (The
+/// `authenticate-hangs` preset is left out: whether a correct client fails on it
+/// depends on whether it authenticates at all.)
+pub fn acp_faults() -> Vec<(String, String)> {
+    let faults: &[(&str, &str)] = &[
+        ("clean", ""),
+        ("crash@initialize", "crash-on-initialize"),
+        ("late@initialize", "late:method=initialize,ms=300"),
+        ("auth-required", "auth-required"),
+        ("session-services-failed", "session-services-failed"),
+        ("early-update@session-new", "early-update"),
+        (
+            "crash@mid-turn",
+            "crash:at=agent_message_chunk,text=\"Error: lost the model connection\"",
+        ),
+        ("signal-kill@mid-turn", "crash:at=tool_call,signal=KILL"),
+        ("eof@mid-line", "eof:at=agent_message_chunk,byte=20"),
+        ("malformed@mid-turn", "malformed:at=tool_call"),
+        ("crash@asking", "crash-while-asking"),
+        (
+            "error@prompt",
+            "error:method=session/prompt,code=-32603,message=\"Internal error\"",
+        ),
+        ("no-response@prompt", "no-response:method=session/prompt"),
+        ("late@prompt", "late:method=session/prompt,ms=500"),
+        ("refusal", "refusal"),
+        ("max-tokens", "max-tokens"),
+        (
+            "stderr@after-turn",
+            "stderr:text=\"warning: slow network\",after=30",
+        ),
+        ("stderr-flood", "stderr-flood:bytes=1048576"),
+        ("unknown-update", "unknown-update:at=tool_call"),
+        ("unknown-field", "unknown-field"),
+        ("duplicate@tool-call", "duplicate:at=tool_call"),
+        ("drop-tool-updates", "drop:kind=tool_call_update"),
+        ("reorder", "reorder"),
+        ("huge-1m", "huge:bytes=1048577,at=agent_message_chunk"),
+        ("chunk-7", "chunk:size=7"),
+        ("chunk-random", "chunk:random"),
+        ("coalesce", "coalesce"),
+    ];
+    faults
+        .iter()
+        .map(|(l, s)| ((*l).to_owned(), (*s).to_owned()))
+        .collect()
 }
 
 /// The placements that matter, by name.
@@ -216,6 +297,8 @@ pub struct Matrix {
     pub faults: Vec<(String, String)>,
     /// Only cases whose name contains this.
     pub filter: Option<String>,
+    /// Print mode or server mode.
+    pub mode: Mode,
 }
 
 impl Matrix {
@@ -230,6 +313,17 @@ impl Matrix {
             formats: vec![OutputFormat::StreamJson],
             faults: standard_faults(),
             filter: None,
+            mode: Mode::Print,
+        }
+    }
+
+    /// Server mode's matrix over these cassettes (ACP recordings, and print-mode
+    /// sessions served over ACP) and the default session, with [`acp_faults`].
+    pub fn acp(cassettes: Vec<PathBuf>) -> Self {
+        Matrix {
+            faults: acp_faults(),
+            mode: Mode::Acp,
+            ..Matrix::standard(cassettes)
         }
     }
 
@@ -260,6 +354,7 @@ impl Matrix {
         sources.extend(self.cassettes.iter().cloned().map(CaseSource::Cassette));
         #[cfg(feature = "generate")]
         sources.extend((0..self.generated).map(CaseSource::Generated));
+        let with_format = with_format && self.mode == Mode::Print;
         let formats = if with_format && !self.formats.is_empty() {
             self.formats.clone()
         } else {
@@ -296,7 +391,10 @@ impl Matrix {
                     if self.filter.as_deref().is_some_and(|f| !name.contains(f)) {
                         continue;
                     }
-                    cases.push(Case::new(source.clone(), *format, spec, name)?);
+                    cases.push(match self.mode {
+                        Mode::Print => Case::new(source.clone(), *format, spec, name)?,
+                        Mode::Acp => Case::acp(source.clone(), spec, name)?,
+                    });
                 }
             }
         }

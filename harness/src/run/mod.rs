@@ -34,7 +34,7 @@ use std::time::{Duration, Instant};
 use crate::expect::Expectation;
 use crate::journal;
 
-pub use matrix::{Case, CaseSource, Matrix};
+pub use matrix::{Case, CaseSource, Matrix, Mode};
 pub use properties::{Properties, Verdict};
 pub use summary::Summary;
 
@@ -230,8 +230,7 @@ pub fn run_case(consumer: &Consumer, case: &Case, mock: &Path) -> Result<Outcome
             (None, None) => Status::Exited(-1),
         },
         None => {
-            kill_group(group);
-            let _ = child.wait();
+            stop_group(group, &mut child);
             Status::TimedOut
         }
     };
@@ -303,6 +302,23 @@ pub fn interrupt() {
         let _ = std::fs::remove_dir_all(dir);
     }
 }
+
+/// Stops a consumer that ran out of time: SIGTERM to its group first, so that the
+/// mocks it runs end as a signalled agent does (and write their journal), then
+/// SIGKILL to whatever is left after [`TERM_GRACE`].
+fn stop_group(group: i32, child: &mut std::process::Child) {
+    use nix::sys::signal::{killpg, Signal};
+    let _ = killpg(nix::unistd::Pid::from_raw(group), Signal::SIGTERM);
+    let deadline = Instant::now() + TERM_GRACE;
+    while Instant::now() < deadline && group_alive(group) {
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    kill_group(group);
+    let _ = child.wait();
+}
+
+/// How long a consumer's group has between SIGTERM and SIGKILL on timeout.
+const TERM_GRACE: Duration = Duration::from_millis(200);
 
 fn kill_group(group: i32) {
     use nix::sys::signal::{killpg, Signal};

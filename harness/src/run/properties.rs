@@ -7,7 +7,9 @@
 //! | `reports-failure` | when the agent failed, it says so: a non-zero exit (or the user's predicate) |
 //! | `reports-success` | when the agent succeeded, it exits 0 and prints the answer (or the user's predicate) |
 //! | `no-leftover` | it leaves no process running (a mock it did not wait for) |
-//! | `reads-to-end` | when the agent succeeded, it read the agent's stdout to the end (the mock's writes never hit a closed pipe) |
+//! | `reads-to-end` | print mode: when the agent succeeded, it read the agent's stdout to the end (the mock's writes never hit a closed pipe) |
+//! | `answers-requests` | server mode: every request of the agent's (permission, fs, terminal, `cursor/ask_question`) gets a response |
+//! | `ignores-unknown` | server mode, with an unknown update kind or field: the client copes as it does without |
 //!
 //! Users add their own with [`Properties::add`] and switch any off with
 //! [`Properties::without`].
@@ -15,7 +17,7 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use super::{Case, Outcome, Status};
+use super::{Case, Mode, Outcome, Status};
 use crate::expect::Expectation;
 
 /// One property's verdict for a case.
@@ -53,6 +55,41 @@ impl std::fmt::Debug for Properties {
             .field("off", &self.off)
             .field("added", &self.added.iter().map(|(n, _)| n).collect::<Vec<_>>())
             .finish_non_exhaustive()
+    }
+}
+
+/// Every request the agent sent was answered: the journal's messages hold a
+/// response of the client's for each (the agent ending first excuses the last).
+fn answers_requests(outcome: &Outcome) -> Result<(), String> {
+    use crate::acp::rpc::{Kind, Message};
+    let mut unanswered = Vec::new();
+    for entry in &outcome.journal {
+        let Some(conversation) = &entry.acp else { continue };
+        let mut asked: Vec<(String, String)> = Vec::new();
+        for message in &conversation.messages {
+            let Some(parsed) = Message::parse(message.line.as_bytes()) else {
+                continue;
+            };
+            match (message.dir.as_str(), parsed.kind) {
+                ("out", Kind::Request) => {
+                    asked.push((parsed.id_text().to_owned(), parsed.method().to_owned()))
+                }
+                ("in", Kind::Response) => asked.retain(|(id, _)| id != parsed.id_text()),
+                _ => {}
+            }
+        }
+        // A request the agent sent just before it died by itself (a crash, not a
+        // signal from outside) could not be answered.
+        let crashed = !matches!(entry.exit, crate::journal::ExitRecord::Code(0)) && entry.signal.is_none();
+        if crashed {
+            asked.pop();
+        }
+        unanswered.extend(asked.into_iter().map(|(id, method)| format!("{method} {id}")));
+    }
+    if unanswered.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("never answered the agent's {}", unanswered.join(", ")))
     }
 }
 
@@ -100,6 +137,8 @@ pub const BUILT_IN: &[&str] = &[
     "reports-success",
     "no-leftover",
     "reads-to-end",
+    "answers-requests",
+    "ignores-unknown",
 ];
 
 impl Properties {
@@ -226,16 +265,21 @@ impl Properties {
                     (false, _) => Err("the agent succeeded, but the consumer did not say so".into()),
                 };
                 verdict("reports-success", result);
-                let closed = outcome.journal.iter().filter(|e| e.stdout_closed).count();
-                verdict(
-                    "reads-to-end",
-                    if closed == 0 {
-                        Ok(())
-                    } else {
-                        Err("closed the agent's stdout before the end".into())
-                    },
-                );
+                if case.mode == Mode::Print {
+                    let closed = outcome.journal.iter().filter(|e| e.stdout_closed).count();
+                    verdict(
+                        "reads-to-end",
+                        if closed == 0 {
+                            Ok(())
+                        } else {
+                            Err("closed the agent's stdout before the end".into())
+                        },
+                    );
+                }
             }
+        }
+        if case.mode == Mode::Acp {
+            verdict("answers-requests", answers_requests(outcome));
         }
         verdict(
             "no-leftover",
@@ -248,6 +292,22 @@ impl Properties {
         for (name, check) in &self.added {
             let result = check(case, outcome);
             verdict(name, result);
+        }
+        let unknown = case.faults.contains("unknown-update") || case.faults.contains("unknown-field");
+        if case.mode == Mode::Acp && unknown && !self.off.contains("ignores-unknown") {
+            let broke = ["ends", "no-crash", "reports-success"];
+            let coped = verdicts
+                .iter()
+                .all(|v| v.held || !broke.contains(&v.name.as_str()));
+            verdicts.push(Verdict {
+                name: "ignores-unknown".to_owned(),
+                held: coped,
+                detail: if coped {
+                    String::new()
+                } else {
+                    "an update of an unknown kind or with an unknown field broke the client".into()
+                },
+            });
         }
         verdicts
     }

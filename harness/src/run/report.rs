@@ -35,6 +35,17 @@ pub fn record(result: &CaseResult) -> String {
         }
     }
     let text_of = |bytes: &[u8]| normalize(&String::from_utf8_lossy(bytes), &outcome.dir);
+    for (n, conversation) in outcome.journal.iter().filter_map(|e| e.acp.as_ref()).enumerate() {
+        let messages = conversation
+            .messages
+            .iter()
+            .map(|m| (m.dir.as_str(), m.line.as_str()));
+        let told = normalize(&crate::acp::summary(messages), &outcome.dir);
+        let _ = writeln!(text, "--- conversation {} ---\n{}", n + 1, clip(&told));
+        for divergence in &conversation.divergences {
+            let _ = writeln!(text, "divergence: {divergence}");
+        }
+    }
     let _ = writeln!(text, "--- stdout ---\n{}", clip(&text_of(&outcome.stdout)));
     let _ = write!(text, "--- stderr ---\n{}", clip(&text_of(&outcome.stderr)));
     text

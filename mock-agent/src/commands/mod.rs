@@ -157,6 +157,10 @@ struct TestArgs {
     /// Leave out the built-in default session.
     #[arg(long)]
     no_default: bool,
+    /// Test an ACP client: the consumer runs `cursor-agent acp` and talks to it; the
+    /// matrix is server mode's sources and faults.
+    #[arg(long)]
+    acp: bool,
     /// Also test with the sessions generated from seeds 0..N.
     #[arg(long, value_name = "N", default_value_t = 0)]
     generated: u64,
@@ -184,7 +188,7 @@ struct TestArgs {
     /// A variable to set to the mock's path, for consumers that take it so.
     #[arg(long, value_name = "NAME")]
     mock_env: Option<String>,
-    /// Switch a property off (repeatable): ends, no-crash, reports-failure, reports-success, no-leftover, reads-to-end.
+    /// Switch a property off (repeatable): ends, no-crash, reports-failure, reports-success, no-leftover, reads-to-end, answers-requests, ignores-unknown.
     #[arg(long = "off", value_name = "PROPERTY")]
     off: Vec<String>,
 }

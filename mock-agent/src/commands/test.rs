@@ -54,7 +54,12 @@ pub(super) fn test(args: TestArgs) -> Exit {
             cassettes.push(path.clone());
         }
     }
-    let mut matrix = Matrix::standard(cassettes).generated(args.generated);
+    let matrix = if args.acp {
+        Matrix::acp(cassettes)
+    } else {
+        Matrix::standard(cassettes)
+    };
+    let mut matrix = matrix.generated(args.generated);
     matrix.default_session = !args.no_default;
     if !args.formats.is_empty() {
         matrix.formats = args.formats.clone();
