@@ -1,0 +1,166 @@
+//! Server mode's replay of a recorded conversation: live ids in the recorded
+//! responses, divergences journaled (or, strict, answered with an error), step mode.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
+
+use serde_json::Value;
+
+use crate::support::bin;
+
+/// A recorded conversation: initialize, session/new, one prompt with a permission
+/// request answered allow-once.
+const RECORDING: &str = r#"{"mock_agent_cassette":2,"invocation":{"argv":["acp"],"acp":true}}
+{"t":0,"in":{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}}
+{"t":1,"out":{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1,"agentCapabilities":{"loadSession":true},"authMethods":[]}}}
+{"t":5,"in":{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/w","mcpServers":[]}}}
+{"t":9,"out":{"jsonrpc":"2.0","id":1,"result":{"sessionId":"rec-session"}}}
+{"t":20,"in":{"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{"sessionId":"rec-session","prompt":[{"type":"text","text":"Run: echo hi"}]}}}
+{"t":25,"out":{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"rec-session","update":{"sessionUpdate":"tool_call","toolCallId":"c1","title":"`echo hi`","kind":"execute","status":"pending"}}}}
+{"t":26,"out":{"jsonrpc":"2.0","id":0,"method":"session/request_permission","params":{"sessionId":"rec-session","toolCall":{"toolCallId":"c1"},"options":[{"optionId":"allow-once","name":"Allow once","kind":"allow_once"},{"optionId":"reject-once","name":"Reject","kind":"reject_once"}]}}}
+{"t":40,"in":{"jsonrpc":"2.0","id":0,"result":{"outcome":{"outcome":"selected","optionId":"allow-once"}}}}
+{"t":41,"out":{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"rec-session","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"Printed hi."}}}}}
+{"t":42,"out":{"jsonrpc":"2.0","id":2,"result":{"stopReason":"end_turn"}}}
+{"t":50,"exit":0}
+"#;
+
+fn client(option: &str) -> String {
+    [
+        r#"{"jsonrpc":"2.0","id":"a","method":"initialize","params":{"protocolVersion":1}}"#.to_owned(),
+        r#"{"jsonrpc":"2.0","id":"b","method":"session/new","params":{"cwd":"/x","mcpServers":[]}}"#.to_owned(),
+        r#"{"jsonrpc":"2.0","id":18446744073709551616,"method":"session/prompt","params":{"sessionId":"rec-session","prompt":[]}}"#.to_owned(),
+        format!(r#"{{"jsonrpc":"2.0","id":0,"result":{{"outcome":{{"outcome":"selected","optionId":"{option}"}}}}}}"#),
+        r#"{"jsonrpc":"2.0","id":7,"method":"session/set_mode","params":{"sessionId":"rec-session","modeId":"ask"}}"#.to_owned(),
+    ]
+    .iter()
+    .map(|l| format!("{l}\n"))
+    .collect()
+}
+
+struct Replayed {
+    code: Option<i32>,
+    lines: Vec<String>,
+    journal: Value,
+}
+
+fn replay(option: &str, strict: bool) -> Replayed {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cassette = dir.path().join("rec.cassette");
+    std::fs::write(&cassette, RECORDING).expect("writes");
+    let journal = dir.path().join("journal.jsonl");
+    let output = crate::support::mock()
+        .arg("acp")
+        .env("MOCK_AGENT_CASSETTE", &cassette)
+        .env("MOCK_AGENT_JOURNAL", &journal)
+        .env("MOCK_AGENT_STRICT", if strict { "1" } else { "0" })
+        .write_stdin(client(option))
+        .output()
+        .expect("runs");
+    let journal = std::fs::read_to_string(&journal).expect("journal");
+    Replayed {
+        code: output.status.code(),
+        lines: String::from_utf8_lossy(&output.stdout)
+            .lines()
+            .map(str::to_owned)
+            .collect(),
+        journal: serde_json::from_str(journal.trim()).expect("one entry"),
+    }
+}
+
+#[test]
+fn a_recording_replays_byte_for_byte_with_the_live_ids() {
+    let run = replay("allow-once", false);
+    assert_eq!(run.code, Some(0));
+    assert_eq!(
+        run.lines[..6],
+        [
+            r#"{"jsonrpc":"2.0","id":"a","result":{"protocolVersion":1,"agentCapabilities":{"loadSession":true},"authMethods":[]}}"#,
+            r#"{"jsonrpc":"2.0","id":"b","result":{"sessionId":"rec-session"}}"#,
+            r#"{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"rec-session","update":{"sessionUpdate":"tool_call","toolCallId":"c1","title":"`echo hi`","kind":"execute","status":"pending"}}}"#,
+            r#"{"jsonrpc":"2.0","id":0,"method":"session/request_permission","params":{"sessionId":"rec-session","toolCall":{"toolCallId":"c1"},"options":[{"optionId":"allow-once","name":"Allow once","kind":"allow_once"},{"optionId":"reject-once","name":"Reject","kind":"reject_once"}]}}"#,
+            r#"{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"rec-session","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"Printed hi."}}}}"#,
+            r#"{"jsonrpc":"2.0","id":18446744073709551616,"result":{"stopReason":"end_turn"}}"#,
+        ]
+    );
+    // set_mode is not in the recording: the mock's own answer, and a divergence.
+    assert_eq!(run.lines[6], r#"{"jsonrpc":"2.0","id":7,"result":{}}"#);
+    let divergences = run.journal["acp"]["divergences"].as_array().expect("divergences");
+    assert_eq!(divergences.len(), 1, "{divergences:?}");
+    assert!(divergences[0]
+        .as_str()
+        .is_some_and(|d| d.contains("session/set_mode")));
+    let answers = &run.journal["acp"]["answers"];
+    assert_eq!(answers[0]["method"], "session/request_permission");
+    assert_eq!(answers[0]["answer"]["outcome"]["optionId"], "allow-once");
+}
+
+#[test]
+fn another_permission_answer_is_a_divergence_and_strict_mode_answers_it_with_an_error() {
+    let lenient = replay("reject-once", false);
+    assert!(
+        lenient
+            .lines
+            .iter()
+            .any(|l| l.contains(r#""stopReason":"end_turn""#)),
+        "keeps playing"
+    );
+    let divergences = lenient.journal["acp"]["divergences"].to_string();
+    assert!(
+        divergences.contains("reject-once") && divergences.contains("allow-once"),
+        "{divergences}"
+    );
+    let strict = replay("reject-once", true);
+    let answer = strict
+        .lines
+        .iter()
+        .find(|l| l.contains(r#""id":18446744073709551616"#))
+        .expect("the prompt is answered");
+    let answer: Value = serde_json::from_str(answer).expect("json");
+    assert_eq!(answer["error"]["code"], -32603);
+    assert!(answer["error"]["message"]
+        .as_str()
+        .is_some_and(|m| m.starts_with("mock-agent: the client diverged")));
+    assert!(
+        !strict.lines.iter().any(|l| l.contains("Printed hi.")),
+        "the turn stops there"
+    );
+}
+
+#[test]
+fn step_mode_releases_one_agent_message_a_byte() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let fifo = dir.path().join("step");
+    nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).expect("fifo");
+    let mut child = Command::new(bin())
+        .arg("acp")
+        .env("MOCK_AGENT_STEP", &fifo)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawns");
+    let mut stdin = child.stdin.take().expect("stdin");
+    stdin
+        .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{}}\n{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/new\",\"params\":{\"cwd\":\"/\",\"mcpServers\":[]}}\n")
+        .expect("writes");
+    let mut step = std::fs::OpenOptions::new()
+        .write(true)
+        .open(&fifo)
+        .expect("opens the fifo");
+    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
+    let mut line = String::new();
+    // One byte: the answer to initialize, and nothing more until the next byte.
+    step.write_all(b"x").expect("steps");
+    stdout.read_line(&mut line).expect("reads");
+    assert!(line.starts_with(r#"{"jsonrpc":"2.0","id":1,"result""#), "{line}");
+    line.clear();
+    step.write_all(b"x").expect("steps");
+    stdout.read_line(&mut line).expect("reads");
+    assert!(line.starts_with(r#"{"jsonrpc":"2.0","id":2,"result""#), "{line}");
+    // The end of the step file lets the rest go; the end of stdin ends the agent.
+    drop(step);
+    drop(stdin);
+    let rest: Vec<String> = stdout.lines().map_while(Result::ok).collect();
+    assert_eq!(rest.len(), 1, "the available_commands_update: {rest:?}");
+    assert!(child.wait().expect("waits").success());
+}
