@@ -112,6 +112,8 @@ fn tool() -> impl Strategy<Value = Tool> {
                     working_directory: wd,
                     timeout,
                     tool_call_id: None,
+                    simple_commands: None,
+                    parsing_result: None,
                     is_background: bg,
                     description: None,
                     extra
