@@ -14,7 +14,7 @@
 //! Layers, lowest first; a module imports only from the modules listed before it
 //! (`tests/layers.rs` checks it):
 //!
-//! 1. the stream model: [`exit_codes`], [`error`], [`events`], `peek`, [`format`],
+//! 1. the stream model: [`exit_codes`], [`error`], [`events`], `peek`, [`format`](mod@format),
 //!    [`frames`], [`models`];
 //! 2. recorded runs: [`cassette`], [`journal`];
 //! 3. the pure stages: [`render`], [`faults`], [`timing`]; then the protocol
@@ -61,7 +61,8 @@ pub use frames::{Ending, Exit, Frame, Line, Signal, Stream};
 pub use render::RenderOptions;
 pub use source::Source;
 
-/// The README's Rust examples, compiled and run as doctests.
+/// The README's Rust examples, compiled and run as doctests (with the `generate`
+/// feature: some of them generate sessions).
 #[doc = include_str!("../../README.md")]
-#[cfg(doctest)]
+#[cfg(all(doctest, feature = "generate"))]
 pub struct ReadmeDoctests;
