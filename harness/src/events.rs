@@ -283,13 +283,14 @@ pub struct AssistantEvent {
     pub message: Message,
     /// The session id.
     pub session_id: String,
-    /// Milliseconds since the Unix epoch; on streamed lines.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub timestamp_ms: Option<u64>,
     /// `<request uuid>-<n>-<4 chars>`; on the line that closes a segment before a
-    /// tool call.
+    /// tool call. Written before `timestamp_ms`, as the real CLI writes it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model_call_id: Option<String>,
+    /// Milliseconds since the Unix epoch; on streamed lines and on the line that
+    /// closes a segment before a tool call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timestamp_ms: Option<u64>,
     /// Fields this version does not know.
     #[serde(flatten)]
     pub extra: Extra,
@@ -594,13 +595,20 @@ pub struct ShellArgs {
     /// The tool call id.
     #[serde(rename = "toolCallId", default, skip_serializing_if = "Option::is_none")]
     pub tool_call_id: Option<String>,
+    /// The programs the command line runs (`["cargo"]`).
+    #[serde(rename = "simpleCommands", default, skip_serializing_if = "Option::is_none")]
+    pub simple_commands: Option<Vec<String>>,
+    /// How the CLI parsed the command line (`{parsingFailed, executableCommands}`),
+    /// kept as JSON.
+    #[serde(rename = "parsingResult", default, skip_serializing_if = "Option::is_none")]
+    pub parsing_result: Option<Value>,
     /// Whether it runs in the background.
     #[serde(rename = "isBackground", default, skip_serializing_if = "Option::is_none")]
     pub is_background: Option<bool>,
     /// What the agent says the command is for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
-    /// `simpleCommands`, `parsingResult` and fields this version does not know.
+    /// Fields this version does not know (`requestedSandboxPolicy`, ...).
     #[serde(flatten)]
     pub extra: Extra,
 }

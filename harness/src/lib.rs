@@ -63,7 +63,8 @@ pub use frames::{Ending, Exit, Frame, Line, Signal, Stream};
 pub use render::RenderOptions;
 pub use source::Source;
 
-/// The README's Rust examples, compiled and run as doctests.
+/// The README's Rust examples, compiled and run as doctests (with the `generate`
+/// feature: some of them generate sessions).
 #[doc = include_str!("../../README.md")]
-#[cfg(doctest)]
+#[cfg(all(doctest, feature = "generate"))]
 pub struct ReadmeDoctests;

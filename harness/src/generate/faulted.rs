@@ -1,0 +1,150 @@
+//! Faulted cases: a generated session with faults overlaid, labelled with what a
+//! correct consumer concludes from it.
+
+use std::path::{Path, PathBuf};
+
+use proptest::prelude::*;
+
+use super::config::SessionConfig;
+use super::session::Session;
+use super::BASE_MS;
+use crate::cassette::Writer;
+use crate::error::WriteError;
+use crate::expect::{expectation_of, Expectation};
+use crate::faults::{self, Fault};
+use crate::format::OutputFormat;
+use crate::frames::Frame;
+use crate::render::RenderOptions;
+use crate::scenario::Scenario;
+
+/// A session with faults overlaid, and what a correct consumer concludes from it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Faulted {
+    /// The session.
+    pub session: Session,
+    /// The faults, as given to `MOCK_AGENT_FAULTS` (`;`-joined).
+    pub faults: Vec<String>,
+    /// What a correct consumer concludes.
+    pub expect: Expectation,
+}
+
+impl Faulted {
+    /// The faults, parsed.
+    pub fn parsed_faults(&self) -> Vec<Fault> {
+        parse_all(&self.faults)
+    }
+
+    /// The frames of the case as the mock performs them in `stream-json`, faults applied.
+    pub fn frames(&self) -> Vec<Frame> {
+        planned_frames(&self.session, self.parsed_faults())
+    }
+
+    /// Writes the case, faults applied, as a cassette that replays it exactly
+    /// (including stalls and a closed stdout).
+    pub fn write_cassette(&self, path: &Path) -> Result<PathBuf, WriteError> {
+        write_planned(&self.session, &self.parsed_faults(), path)
+    }
+}
+
+/// The faults of these specs, in order; a spec that does not parse is left out.
+fn parse_all(specs: &[String]) -> Vec<Fault> {
+    specs
+        .iter()
+        .filter_map(|spec| faults::parse(spec, faults::FROM_ENV).ok())
+        .flatten()
+        .collect()
+}
+
+/// Writes a session with these faults applied, in `stream-json`, as a cassette.
+pub fn write_planned(session: &Session, faults: &[Fault], path: &Path) -> Result<PathBuf, WriteError> {
+    let mut writer = Writer::create(path, &session.header())?;
+    for frame in planned_frames(session, faults.to_vec()) {
+        writer.write(&frame)?;
+    }
+    writer.finish()
+}
+
+/// The frames the mock performs for a session with these faults, in `stream-json`.
+fn planned_frames(session: &Session, faults: Vec<Fault>) -> Vec<Frame> {
+    let scenario = Scenario {
+        render: RenderOptions::new(OutputFormat::StreamJson)
+            .stream_partial_output(session.stream_partial_output)
+            .now_ms(BASE_MS),
+        faults,
+        ..Scenario::default()
+    };
+    match scenario.plan(session.recording()) {
+        Ok(plan) => plan.frames.filter_map(Result::ok).collect(),
+        Err(_) => session.frames(),
+    }
+}
+
+/// What a correct consumer concludes from a session with faults: success when the
+/// stream still holds a readable `result` and the process exits 0.
+pub fn expectation(session: &Session, faults: &[Fault]) -> Expectation {
+    expectation_of(&planned_frames(session, faults.to_vec()))
+}
+
+/// A strategy for sessions with 0 to `max_faults` faults overlaid, each labelled with
+/// what a correct consumer concludes.
+pub fn faulted(config: SessionConfig, max_faults: usize) -> impl Strategy<Value = Faulted> {
+    (
+        super::session(config),
+        prop::collection::vec(fault_spec(), 0..=max_faults),
+    )
+        .prop_map(|(session, faults)| {
+            let expect = expectation(&session, &parse_all(&faults));
+            Faulted {
+                session,
+                faults,
+                expect,
+            }
+        })
+}
+
+/// The fault specs [`faulted`] draws from: every fault, in the placements that matter.
+fn fault_spec() -> impl Strategy<Value = String> {
+    let placement = prop_oneof![
+        Just("after=0".to_owned()),
+        (1usize..12).prop_map(|n| format!("after={n}")),
+        prop::sample::select(vec!["at=assistant", "at=tool_call", "at=result", "at=end"])
+            .prop_map(str::to_owned),
+    ];
+    let cut = (placement.clone(), prop::option::of(0usize..120)).prop_map(|(p, byte)| match byte {
+        Some(k) => format!("{p},byte={k}"),
+        None => p,
+    });
+    prop_oneof![
+        cut.clone().prop_map(|p| format!("eof:{p}")),
+        cut.clone().prop_map(|p| format!("signal:name=TERM,{p}")),
+        (1u32..30, cut).prop_map(|(ms, p)| format!("stall:ms={ms},{p}")),
+        placement.clone().prop_map(|p| format!("malformed:{p}")),
+        placement.clone().prop_map(|p| format!("noise:{p}")),
+        placement.clone().prop_map(|p| format!("duplicate:{p}")),
+        placement.clone().prop_map(|p| format!("unknown-event:{p}")),
+        placement.clone().prop_map(|p| format!("stderr:text=oops,{p}")),
+        placement.prop_map(|p| format!("huge:bytes=70000,{p}")),
+        prop::sample::select(vec![
+            "drop:type=result",
+            "drop:type=tool_call",
+            "drop:type=assistant",
+            "exit:code=1",
+            "exit:code=0",
+            "reorder",
+            "unknown-field",
+            "crlf",
+            "invalid-utf8",
+            "chunk:size=7",
+            "chunk:random",
+            "coalesce",
+            "stderr-flood:bytes=100000",
+            "auth-required",
+            "trust-required",
+            "quota",
+            "unknown-model",
+            "session-in-use",
+            "connection-lost",
+        ])
+        .prop_map(str::to_owned),
+    ]
+}
