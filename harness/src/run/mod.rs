@@ -203,9 +203,8 @@ pub fn run_case(consumer: &Consumer, case: &Case, mock: &Path) -> Result<Outcome
         .stderr(Stdio::piped());
     cmd.process_group(0);
     let started = Instant::now();
-    let mut child = cmd.spawn().map_err(spawn_error)?;
+    let (mut child, _active) = Active::spawn(&mut cmd, dir.path()).map_err(spawn_error)?;
     let group = child.id() as i32;
-    let _active = Active::register(group, dir.path());
     // Each stream is read to its end, and the first MAX_OUTPUT bytes kept.
     let stdout = child::drain(child.stdout.take(), MAX_OUTPUT);
     let stderr = child::drain(child.stderr.take(), MAX_OUTPUT);
@@ -270,24 +269,33 @@ pub fn run_case(consumer: &Consumer, case: &Case, mock: &Path) -> Result<Outcome
 
 /// The consumers running now, by process group, with their case directories: what an
 /// interrupted harness kills and removes ([`interrupt`]).
-static ACTIVE: std::sync::Mutex<Vec<(i32, PathBuf)>> = std::sync::Mutex::new(Vec::new());
+/// `None` once the harness is interrupted: no consumer starts after that.
+static ACTIVE: std::sync::Mutex<Option<Vec<(i32, PathBuf)>>> = std::sync::Mutex::new(Some(Vec::new()));
 
 /// A running consumer's place in [`ACTIVE`], for as long as it runs.
 struct Active(i32);
 
 impl Active {
-    fn register(group: i32, dir: &Path) -> Active {
-        if let Ok(mut active) = ACTIVE.lock() {
-            active.push((group, dir.to_owned()));
-        }
-        Active(group)
+    /// Starts the consumer and registers it at once, under the lock that
+    /// [`interrupt`] takes: a consumer is either killed by it or never started.
+    fn spawn(cmd: &mut Command, dir: &Path) -> std::io::Result<(std::process::Child, Active)> {
+        let mut active = ACTIVE.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let Some(running) = active.as_mut() else {
+            return Err(std::io::Error::other("the harness was interrupted"));
+        };
+        let child = cmd.spawn()?;
+        let group = child.id() as i32;
+        running.push((group, dir.to_owned()));
+        Ok((child, Active(group)))
     }
 }
 
 impl Drop for Active {
     fn drop(&mut self) {
         if let Ok(mut active) = ACTIVE.lock() {
-            active.retain(|(group, _)| *group != self.0);
+            if let Some(running) = active.as_mut() {
+                running.retain(|(group, _)| *group != self.0);
+            }
         }
     }
 }
@@ -296,8 +304,12 @@ impl Drop for Active {
 /// what a harness does when it is interrupted (SIGINT, SIGTERM), since consumers run
 /// in groups of their own that the terminal's signal does not reach.
 pub fn interrupt() {
-    let active = ACTIVE.lock().map(|a| a.clone()).unwrap_or_default();
-    for (group, dir) in active {
+    let running = ACTIVE
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .take()
+        .unwrap_or_default();
+    for (group, dir) in running {
         kill_group(group);
         let _ = std::fs::remove_dir_all(dir);
     }
