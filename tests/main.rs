@@ -2,6 +2,7 @@
 
 mod support;
 
+mod acp_cassettes; // the curated ACP cassettes lint clean and replay through `mock-agent acp` (snapshots)
 mod cli; // the emulated CLI's command line, subcommands and errors
 mod consumers; // the harness on example consumers: the careful one copes, each bug is caught
 mod faults; // every fault and preset through the binary, signals, stalls, closed pipes
