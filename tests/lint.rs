@@ -223,3 +223,25 @@ fn a_broken_acp_conversation_fails_with_its_lines() {
     broken.cassette: 7 error(s), 2 warning(s)
     "#);
 }
+
+#[test]
+fn acp_cassettes_are_checked_for_secrets_and_age_too() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cassette = std::fs::read_to_string(root().join("cassettes/acp/cancelled.cassette")).expect("reads");
+    let prompt = "Refactor the parser into smaller functions";
+    assert!(cassette.contains(prompt));
+    let leaked = cassette.replacen(prompt, "use sk-test-SECRET123 to refactor", 1);
+    std::fs::write(dir.path().join("leaked.cassette"), leaked).expect("writes");
+    let output = mock()
+        .current_dir(dir.path())
+        .args(["lint", "--max-age", "2026.11.01", "leaked.cassette"])
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(0), "warnings and notes only");
+    insta::assert_snapshot!(String::from_utf8_lossy(&output.stdout), @r"
+    leaked.cassette:1: warning: recorded with CLI 2026.10.01-e373342, older than 2026.11.01: record it again [cli-version]
+    leaked.cassette:5: note: Cursor's `session/new` result has a `models` block, which ACP's schema does not define (clients read it; typed SDKs drop it) [cursor-habit]
+    leaked.cassette:7: warning: a value that looks like a secret (`sk-test-…`): redact it (`mock-agent record --redact`) [secret]
+    leaked.cassette: 0 error(s), 2 warning(s), 1 note(s)
+    ");
+}
