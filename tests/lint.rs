@@ -163,3 +163,85 @@ fn short_sk_keys_are_secrets() {
     short.ndjson: 0 error(s), 0 warning(s)
     ");
 }
+
+#[test]
+fn acp_cassettes_pass_with_their_notes() {
+    let output = mock().args(["lint", "cassettes/acp"]).output().expect("runs");
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    insta::assert_snapshot!(String::from_utf8_lossy(&output.stdout));
+}
+
+#[test]
+fn a_broken_acp_conversation_fails_with_its_lines() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let update = |session: &str, update: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","method":"session/update","params":{{"sessionId":"{session}","update":{update}}}}}"#
+        )
+    };
+    let lines = [
+        r#"{"mock_agent_cassette":2,"invocation":{"argv":["acp"],"acp":true}}"#.to_owned(),
+        r#"{"t":0,"in":{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":false,"writeTextFile":false},"terminal":false}}}}"#.to_owned(),
+        r#"{"t":1,"out":{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1,"agentCapabilities":{},"authMethods":[]}}}"#.to_owned(),
+        r#"{"t":2,"in":{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/w","mcpServers":[]}}}"#.to_owned(),
+        format!(r#"{{"t":3,"out":{}}}"#, update("s1", r#"{"sessionUpdate":"available_commands_update","availableCommands":[]}"#)),
+        r#"{"t":4,"out":{"jsonrpc":"2.0","id":1,"result":{"sessionId":"s1"}}}"#.to_owned(),
+        r#"{"t":5,"in":{"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{"sessionId":"s1","prompt":[]}}}"#.to_owned(),
+        r#"{"t":6,"out":{"jsonrpc":"2.0","id":0,"method":"fs/read_text_file","params":{"sessionId":"s1","path":"/w/a"}}}"#.to_owned(),
+        r#"{"t":7,"in":{"jsonrpc":"2.0","id":0,"result":{"content":"a"}}}"#.to_owned(),
+        format!(r#"{{"t":8,"out":{}}}"#, update("s1", r#"{"sessionUpdate":"tool_call_update","toolCallId":"t1","status":"completed"}"#)),
+        format!(r#"{{"t":9,"out":{}}}"#, update("s1", r#"{"sessionUpdate":"thinking_budget","n":1}"#)),
+        r#"{"t":10,"out":{"jsonrpc":"2.0","id":2,"result":{"stopReason":"done"}}}"#.to_owned(),
+        format!(r#"{{"t":11,"out":{}}}"#, update("s1", r#"{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"late"}}"#)),
+        format!(r#"{{"t":12,"out":{}}}"#, update("s2", r#"{"sessionUpdate":"plan","entries":[]}"#)),
+        r#"{"t":13,"out":{"jsonrpc":"2.0","id":2,"result":{"stopReason":"end_turn"}}}"#.to_owned(),
+        r#"{"t":14,"out":"[debug] done"}"#.to_owned(),
+        r#"{"t":20,"exit":0}"#.to_owned(),
+    ];
+    std::fs::write(dir.path().join("broken.cassette"), lines.join("\n") + "\n").expect("writes");
+    let output = mock()
+        .current_dir(dir.path())
+        .args(["lint", "broken.cassette"])
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(1));
+    insta::assert_snapshot!(String::from_utf8_lossy(&output.stdout), @r#"
+    broken.cassette:5: warning: a message of session `s1` before the `session/new` response (line 6) that creates it: a client may not know the session yet [known-session]
+    broken.cassette:8: error: the agent asks `fs/read_text_file`, but the client's `initialize` (line 2) did not advertise clientCapabilities.fs.readTextFile [capability]
+    broken.cassette:10: error: a `tool_call_update` of "t1" before its `tool_call` [tool-call-pairs]
+    broken.cassette:11: warning: a `sessionUpdate` kind this version does not know: `thinking_budget` [update-kind]
+    broken.cassette:12: error: the prompt ends with stopReason "done"; ACP's are end_turn, max_tokens, max_turn_requests, refusal, cancelled [stop-reason]
+    broken.cassette:13: error: `agent_message_chunk` of session `s1` after the `session/prompt` response (line 12) that ended its turn [turn-order]
+    broken.cassette:14: error: 1 message(s) of session `s2`, the first here, which no `session/new` response or `session/load` created [known-session]
+    broken.cassette:15: error: the agent answers the client's request 2 again (first answered on line 12) [answered-once]
+    broken.cassette:16: error: the agent's line: a line that is not JSON: `[debug] done` [json-rpc]
+    broken.cassette: 7 error(s), 2 warning(s)
+    "#);
+}
+
+#[test]
+fn acp_cassettes_are_checked_for_secrets_and_age_too() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cassette = std::fs::read_to_string(root().join("cassettes/acp/cancelled.cassette")).expect("reads");
+    let prompt = "Refactor the parser into smaller functions";
+    assert!(cassette.contains(prompt));
+    let leaked = cassette.replacen(prompt, "use sk-test-SECRET123 to refactor", 1);
+    std::fs::write(dir.path().join("leaked.cassette"), leaked).expect("writes");
+    let output = mock()
+        .current_dir(dir.path())
+        .args(["lint", "--max-age", "2026.11.01", "leaked.cassette"])
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(0), "warnings and notes only");
+    insta::assert_snapshot!(String::from_utf8_lossy(&output.stdout), @r"
+    leaked.cassette:1: warning: recorded with CLI 2026.10.01-e373342, older than 2026.11.01: record it again [cli-version]
+    leaked.cassette:5: note: Cursor's `session/new` result has a `models` block, which ACP's schema does not define (clients read it; typed SDKs drop it) [cursor-habit]
+    leaked.cassette:7: warning: a value that looks like a secret (`sk-test-…`): redact it (`mock-agent record --redact`) [secret]
+    leaked.cassette: 0 error(s), 2 warning(s), 1 note(s)
+    ");
+}

@@ -343,7 +343,8 @@ impl<O: tokio::io::AsyncWrite + Unpin, E: tokio::io::AsyncWrite + Unpin> Server<
         let mut base_live = self.output.elapsed();
         let mut base_recorded = Duration::ZERO;
         let mut last_due = base_live;
-        for step in steps {
+        let mut steps = steps.into_iter();
+        while let Some(step) = steps.next() {
             let gap = step.at().saturating_sub(base_recorded);
             let outcome = match step {
                 Step::Send { line, .. } => {
@@ -418,7 +419,10 @@ impl<O: tokio::io::AsyncWrite + Unpin, E: tokio::io::AsyncWrite + Unpin> Server<
                 Err(Interrupted::Eof) => return Ok(Some(self.conversation.ending())),
                 Err(Interrupted::Ended(exit)) => return Ok(Some(exit)),
                 Err(Interrupted::Cancelled) => {
-                    return self.cancel(live.as_ref()).await;
+                    let recorded_later = steps.any(|s| {
+                        matches!(s, Step::Await { wait: Wait::Notification { ref method }, .. } if method == methods::SESSION_CANCEL)
+                    });
+                    return self.cancel(live.as_ref(), recorded_later).await;
                 }
             }
         }
@@ -631,13 +635,19 @@ impl<O: tokio::io::AsyncWrite + Unpin, E: tokio::io::AsyncWrite + Unpin> Server<
     }
 
     /// Ends a cancelled turn: the prompt answered `cancelled`.
-    async fn cancel(&mut self, live: Option<&Live>) -> Result<Option<Exit>, Stop> {
+    /// `recorded_later`: the recording has the client cancel this turn, later.
+    async fn cancel(&mut self, live: Option<&Live>, recorded_later: bool) -> Result<Option<Exit>, Stop> {
         let Some(live) = live.filter(|l| !l.responded) else {
             return Ok(None);
         };
         if self.recorded {
+            let what = if recorded_later {
+                "earlier than the recording did"
+            } else {
+                "where the recording did not"
+            };
             self.diverge(format!(
-                "the client cancelled {} {}; the recording did not: answered cancelled",
+                "the client cancelled {} {} {what}: answered cancelled",
                 live.method, live.id
             ));
         }

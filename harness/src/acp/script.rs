@@ -9,7 +9,10 @@
 //!
 //! A request the recording does not have (a method not recorded, or more prompts than
 //! recorded) is a *divergence*: the mock answers it with its own handshake answer
-//! (see [`super::tell::handshake`]) and says so in the [`Reply`].
+//! (see [`super::tell::handshake`]) and says so in the [`Reply`]. A request that names
+//! another session than the recorded one (`session/load` of another id, a prompt to a
+//! session the mock made up) plays the recorded exchange, and is a divergence too:
+//! the agent's messages name the recorded session.
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -25,6 +28,8 @@ struct Exchange {
     method: String,
     /// The recorded request's id, as JSON text.
     id: String,
+    /// The recorded request's `params.sessionId`, if it has one.
+    session: Option<String>,
     steps: Vec<Step>,
     played: bool,
 }
@@ -68,6 +73,7 @@ impl Script {
                             exchanges.push(Exchange {
                                 method: message.method().to_owned(),
                                 id: message.id_text().to_owned(),
+                                session: message.param_str("sessionId"),
                                 steps: Vec::new(),
                                 played: false,
                             });
@@ -174,10 +180,16 @@ impl Conversation for Script {
         exchange.played = true;
         let recorded_id = exchange.id.clone();
         let steps = exchange.steps.clone();
+        let divergence = match (&exchange.session, request.param_str("sessionId")) {
+            (Some(recorded), Some(live)) if *recorded != live => Some(format!(
+                "`{method}` names session `{live}`; the recording's named `{recorded}`: replayed as recorded"
+            )),
+            _ => None,
+        };
         self.ids.insert(recorded_id, request.id_text().to_owned());
         Reply {
             steps: self.live(&steps),
-            divergence: None,
+            divergence,
         }
     }
 
@@ -233,5 +245,30 @@ mod tests {
         let again = script.reply(&Message::parse(prompt).expect("parses"));
         assert!(again.divergence.is_some());
         assert_eq!(script.ending(), Exit::Code(0));
+    }
+
+    #[test]
+    fn a_request_for_another_session_plays_the_recording_and_says_so() {
+        let frames = vec![
+            Frame::Line(Line { at: at(0), stream: Stream::Stdin, bytes: br#"{"jsonrpc":"2.0","id":1,"method":"session/load","params":{"sessionId":"s1","cwd":"/w","mcpServers":[]}}"#.to_vec(), newline: true }),
+            Frame::Line(Line::stdout(at(3), br#"{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"user_message_chunk","content":{"type":"text","text":"hi"}}}}"#.to_vec())),
+            Frame::Line(Line::stdout(at(4), br#"{"jsonrpc":"2.0","id":1,"result":{}}"#.to_vec())),
+            Frame::End(Ending { at: at(9), exit: Exit::Code(0) }),
+        ];
+        let load = |session: &str| {
+            format!(
+                r#"{{"jsonrpc":"2.0","id":"x","method":"session/load","params":{{"sessionId":"{session}","cwd":"/w","mcpServers":[]}}}}"#
+            )
+        };
+        let mut script = Script::new(frames.clone().into_iter().map(Ok)).expect("cuts");
+        let same = script.reply(&Message::parse(load("s1").as_bytes()).expect("parses"));
+        assert_eq!((same.steps.len(), same.divergence), (2, None));
+        let mut script = Script::new(frames.into_iter().map(Ok)).expect("cuts");
+        let other = script.reply(&Message::parse(load("s2").as_bytes()).expect("parses"));
+        assert_eq!(other.steps.len(), 2, "replayed as recorded");
+        assert_eq!(
+            other.divergence.as_deref(),
+            Some("`session/load` names session `s2`; the recording's named `s1`: replayed as recorded")
+        );
     }
 }

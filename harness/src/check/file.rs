@@ -3,15 +3,19 @@
 
 use std::path::Path;
 
-use super::{Checker, Report, Rule};
+use super::{AcpChecker, Checker, Report, Rule, Side};
 use crate::error::CassetteError;
 use crate::format::OutputFormat;
-use crate::frames::{Frame, Stream};
+use crate::frames::{Exit, Frame, Stream};
 
 /// Checks a cassette or capture: the protocol of its stdout, and, for a cassette, the
 /// way it ends. Findings name the lines of the file. A recording made in `json` or
 /// `text` format holds no event stream: its report has one warning saying so. Values
 /// that look like secrets are warnings wherever they are.
+///
+/// A recording of server mode (a cassette whose header says `"acp":true`) is checked
+/// as an ACP conversation ([`AcpChecker`]): its `in` frames are the client's
+/// messages, its `out` frames the agent's.
 ///
 /// The file is read as a stream: memory stays flat however long it is (see the
 /// [module documentation](super#bounded-memory)).
@@ -23,7 +27,12 @@ pub fn check_file(path: &Path) -> Result<Report, CassetteError> {
 /// `max_age` (e.g. `2026.10.01`), or with one it does not name.
 pub fn check_file_with(path: &Path, max_age: Option<&str>) -> Result<Report, CassetteError> {
     let mut reader = crate::cassette::open(path)?;
-    let mut checker = Checker::new();
+    let acp = reader.header().is_some_and(|h| h.invocation.acp);
+    let mut checker = if acp {
+        Either::Acp(Box::default())
+    } else {
+        Either::Print(Box::default())
+    };
     if let Some(header) = reader.header() {
         if let Some(min) = max_age {
             match header.invocation.cli_version.as_deref() {
@@ -45,7 +54,7 @@ pub fn check_file_with(path: &Path, max_age: Option<&str>) -> Result<Report, Cas
         if let Some(format) = header
             .invocation
             .output_format
-            .filter(|f| *f != OutputFormat::StreamJson)
+            .filter(|f| *f != OutputFormat::StreamJson && !acp)
         {
             checker.recording_finding(1, Rule::Format, || {
                 format!("recorded with `--output-format {format}`: there are no events to check")
@@ -60,9 +69,7 @@ pub fn check_file_with(path: &Path, max_age: Option<&str>) -> Result<Report, Cas
                 if let Some(secret) = secret_like(&String::from_utf8_lossy(&line.bytes)) {
                     checker.recording_finding(reader.line_no(), Rule::Secret, || secret_message(&secret));
                 }
-                if line.stream == Stream::Stdout {
-                    checker.line(reader.line_no(), &line.bytes);
-                }
+                checker.line(reader.line_no(), line.stream, &line.bytes);
             }
             Frame::End(end) => exit = Some(end.exit),
             _ => {}
@@ -70,6 +77,46 @@ pub fn check_file_with(path: &Path, max_age: Option<&str>) -> Result<Report, Cas
     }
     // A capture's exit is made up from its last line: it says nothing.
     Ok(checker.finish(if reader.is_capture() { None } else { exit }))
+}
+
+/// The checker a recording needs: print mode's, or server mode's.
+enum Either {
+    Print(Box<Checker>),
+    Acp(Box<AcpChecker>),
+}
+
+impl Either {
+    fn recording_finding(&mut self, line: u64, rule: Rule, message: impl FnOnce() -> String) {
+        match self {
+            Either::Print(checker) => checker.recording_finding(line, rule, message),
+            Either::Acp(checker) => checker.recording_finding(line, rule, message),
+        }
+    }
+
+    /// A line of the recording: print mode checks stdout; server mode both
+    /// directions (stdin the client's, stdout the agent's).
+    fn line(&mut self, line: u64, stream: Stream, bytes: &[u8]) {
+        match (self, stream) {
+            (Either::Print(checker), Stream::Stdout) => checker.line(line, bytes),
+            (Either::Acp(checker), Stream::Stdout) => checker.line(line, Side::Agent, bytes),
+            (Either::Acp(checker), Stream::Stdin) => checker.line(line, Side::Client, bytes),
+            _ => {}
+        }
+    }
+
+    fn finish(self, exit: Option<Exit>) -> Report {
+        match self {
+            Either::Print(checker) => checker.finish(exit),
+            Either::Acp(checker) => checker.finish(exit),
+        }
+    }
+
+    fn into_report(self) -> Report {
+        match self {
+            Either::Print(checker) => checker.into_report(),
+            Either::Acp(checker) => checker.finish(None),
+        }
+    }
 }
 
 fn secret_message(secret: &str) -> String {

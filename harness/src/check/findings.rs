@@ -6,6 +6,9 @@ use std::fmt;
 /// How bad a finding is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Severity {
+    /// How the real agent is seen to behave, beyond the protocol's letter (Cursor's
+    /// own habits): worth knowing, nothing to fix.
+    Note,
     /// Something a consumer must cope with, but the protocol allows or does not say.
     Warning,
     /// A broken invariant of the protocol.
@@ -15,6 +18,7 @@ pub enum Severity {
 impl fmt::Display for Severity {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
+            Severity::Note => "note",
             Severity::Warning => "warning",
             Severity::Error => "error",
         })
@@ -23,6 +27,11 @@ impl fmt::Display for Severity {
 
 /// A rule the checker applies, named by a stable id ([`Rule::as_str`]) that
 /// `mock-agent lint` prints in brackets: `[tool-call-pairs]`.
+///
+/// The first rules are print mode's (the [`Checker`](super::Checker)); the rules from
+/// [`Rule::JsonRpc`] on are server mode's (the [`AcpChecker`](super::AcpChecker)),
+/// which also applies [`Rule::ToolCallPairs`], [`Rule::Fields`] and [`Rule::ToolKind`]
+/// to ACP's shapes. [`Rule::Secret`] and [`Rule::CliVersion`] apply to both.
 ///
 /// The ids never change; this list may grow in any minor release.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -34,7 +43,9 @@ pub enum Rule {
     OneUser,
     /// `tool-call-pairs`: a tool call is `started` before it is `completed`, with the
     /// same `call_id`, and each started call completes once. An error, except a call
-    /// left open by a run with no `result` (cut short), which is a warning.
+    /// left open by a run with no `result` (cut short), which is a warning. In server
+    /// mode: a `tool_call` update comes before the `tool_call_update`s of the same
+    /// `toolCallId` (an error); a second `tool_call` of one id is a warning.
     ToolCallPairs,
     /// `one-result` (error): there is at most one `result`.
     OneResult,
@@ -48,14 +59,19 @@ pub enum Rule {
     /// `result-text` (error): `result.result` is the assistant text, concatenated.
     ResultText,
     /// `fields` (error): an event of a known type has the fields of that type, of the
-    /// right types.
+    /// right types. In server mode: the agent's messages of a known method (an update
+    /// of a known kind, a permission request, the results of `initialize`,
+    /// `session/new` and `session/prompt`) have the fields the protocol requires; a
+    /// client's answer to a permission request has an outcome (a warning: the agent
+    /// copes).
     Fields,
     /// `not-json` (warning): a stdout line that is not a JSON object.
     NotJson,
     /// `event-type` (warning): an event type this version does not know, or an object
     /// with no `type`.
     EventType,
-    /// `tool-kind` (warning): a tool kind this version does not know.
+    /// `tool-kind` (warning): a tool kind this version does not know (in server mode,
+    /// a `kind` outside ACP's list, which clients read as `other`).
     ToolKind,
     /// `subtype` (warning): a subtype the documentation does not list.
     Subtype,
@@ -67,11 +83,48 @@ pub enum Rule {
     /// `format` (warning): a cassette recorded with `--output-format json` or `text`,
     /// which holds no event stream to check.
     Format,
+    /// `json-rpc`: a line is one JSON-RPC 2.0 message (`"jsonrpc":"2.0"`; a request
+    /// with a `method` and an `id`, a notification with a `method` and no `id`, or a
+    /// response with an `id` and exactly one of `result` and `error`). An error on the
+    /// agent's side; a warning on the client's (the agent ignores what it cannot read).
+    JsonRpc,
+    /// `answered-once` (error): each request is answered once, with its id: the
+    /// client's by the agent, the agent's by the client. A request still waiting when
+    /// the recording ends is a warning (the agent died, or the client hung up).
+    AnsweredOnce,
+    /// `turn-order` (error): a prompt's turn ends with its response: no update of the
+    /// turn (a message, a thought, a tool call, a plan) comes for that session after
+    /// the `session/prompt` response, until the client's next request about it.
+    TurnOrder,
+    /// `known-session`: messages name only sessions that a `session/new` response or
+    /// a `session/load` created (an error); one that comes before the response that
+    /// creates its session is a warning.
+    KnownSession,
+    /// `stop-reason` (error): a `session/prompt` response gives a `stopReason` ACP
+    /// defines: `end_turn`, `max_tokens`, `max_turn_requests`, `refusal`,
+    /// `cancelled`. A cancelled turn that ends otherwise is a warning.
+    StopReason,
+    /// `capability` (error): the agent asks only for what the client advertised in
+    /// `initialize`: `fs/read_text_file` needs `clientCapabilities.fs.readTextFile`,
+    /// `fs/write_text_file` `fs.writeTextFile`, `terminal/*` `terminal`.
+    Capability,
+    /// `update-kind` (warning): a `sessionUpdate` kind this version does not know;
+    /// the mock passes it through, and clients must not choke on it.
+    UpdateKind,
+    /// `method` (warning): a method ACP does not define (extension methods, named
+    /// `_...`, excepted).
+    Method,
+    /// `cursor-habit` (a note, or a warning where a client can hang on it): Cursor's
+    /// own ways beyond ACP's letter: a tool's output in `rawOutput` rather than
+    /// `content`, a newline inside a `toolCallId`, the `models` block of `session/new`,
+    /// the `cursor/ask_question` request (a warning: it blocks the turn until
+    /// answered). Reported once per file each.
+    CursorHabit,
 }
 
 impl Rule {
     /// Every rule, in the order of this enum.
-    pub const ALL: [Rule; 16] = [
+    pub const ALL: [Rule; 25] = [
         Rule::InitFirst,
         Rule::OneUser,
         Rule::ToolCallPairs,
@@ -88,6 +141,15 @@ impl Rule {
         Rule::Secret,
         Rule::CliVersion,
         Rule::Format,
+        Rule::JsonRpc,
+        Rule::AnsweredOnce,
+        Rule::TurnOrder,
+        Rule::KnownSession,
+        Rule::StopReason,
+        Rule::Capability,
+        Rule::UpdateKind,
+        Rule::Method,
+        Rule::CursorHabit,
     ];
 
     /// The rule's stable id, e.g. `init-first`.
@@ -109,6 +171,15 @@ impl Rule {
             Rule::Secret => "secret",
             Rule::CliVersion => "cli-version",
             Rule::Format => "format",
+            Rule::JsonRpc => "json-rpc",
+            Rule::AnsweredOnce => "answered-once",
+            Rule::TurnOrder => "turn-order",
+            Rule::KnownSession => "known-session",
+            Rule::StopReason => "stop-reason",
+            Rule::Capability => "capability",
+            Rule::UpdateKind => "update-kind",
+            Rule::Method => "method",
+            Rule::CursorHabit => "cursor-habit",
         }
     }
 
@@ -154,12 +225,14 @@ pub struct Elided {
     pub errors: u64,
     /// How many of them are warnings.
     pub warnings: u64,
+    /// How many of them are notes.
+    pub notes: u64,
 }
 
 impl Elided {
     /// How many findings were left out.
     pub fn count(&self) -> u64 {
-        self.errors + self.warnings
+        self.errors + self.warnings + self.notes
     }
 }
 
@@ -190,6 +263,7 @@ impl Report {
             .map(|e| match severity {
                 Severity::Error => e.errors,
                 Severity::Warning => e.warnings,
+                Severity::Note => e.notes,
             })
             .sum();
         kept + elided
@@ -200,13 +274,19 @@ impl Report {
         self.count(Severity::Error) == 0
     }
 
-    /// `N error(s), M warning(s)`, with thousands separated (`1,000,001`).
+    /// `N error(s), M warning(s)`, and `, K note(s)` when there are notes, with
+    /// thousands separated (`1,000,001`).
     pub fn summary(&self) -> String {
-        format!(
+        let mut summary = format!(
             "{} error(s), {} warning(s)",
             Grouped(self.count(Severity::Error)),
             Grouped(self.count(Severity::Warning))
-        )
+        );
+        let notes = self.count(Severity::Note);
+        if notes > 0 {
+            summary.push_str(&format!(", {} note(s)", Grouped(notes)));
+        }
+        summary
     }
 }
 
@@ -232,6 +312,7 @@ struct RuleCount {
     found: u64,
     elided_errors: u64,
     elided_warnings: u64,
+    elided_notes: u64,
 }
 
 /// Findings as they are found, in bounded memory: the first `shown_per_rule` of each
@@ -273,6 +354,7 @@ impl Tally {
             match severity {
                 Severity::Error => count.elided_errors += 1,
                 Severity::Warning => count.elided_warnings += 1,
+                Severity::Note => count.elided_notes += 1,
             }
         }
     }
@@ -285,11 +367,12 @@ impl Tally {
         let elided = Rule::ALL
             .iter()
             .zip(self.per_rule)
-            .filter(|(_, count)| count.elided_errors + count.elided_warnings > 0)
+            .filter(|(_, count)| count.elided_errors + count.elided_warnings + count.elided_notes > 0)
             .map(|(rule, count)| Elided {
                 rule: *rule,
                 errors: count.elided_errors,
                 warnings: count.elided_warnings,
+                notes: count.elided_notes,
             })
             .collect();
         Report { findings, elided }
@@ -369,12 +452,14 @@ mod tests {
                 Elided {
                     rule: Rule::ToolCallPairs,
                     errors: 1,
-                    warnings: 1
+                    warnings: 1,
+                    notes: 0
                 },
                 Elided {
                     rule: Rule::NotJson,
                     errors: 0,
-                    warnings: 3
+                    warnings: 3,
+                    notes: 0
                 },
             ]
         );

@@ -19,6 +19,11 @@
 //! `"correcto"` of the Spanish page), a line that is not JSON, a run that ends with no
 //! result.
 //!
+//! A recording of server mode (`cursor-agent acp`, a cassette whose header says
+//! `"acp":true`) is a conversation in both directions: the [`AcpChecker`] checks it
+//! against the Agent Client Protocol (see [`acp`] for its rules), and
+//! [`check_file`] chooses it from the header.
+//!
 //! # Bounded memory
 //!
 //! The checker keeps the first few findings of each rule
@@ -29,11 +34,13 @@
 
 use std::collections::HashMap;
 
+pub mod acp;
 mod file;
 mod findings;
 mod rules;
 mod text;
 
+pub use acp::{check_conversation, AcpChecker, Side};
 pub use file::{check_file, check_file_with, older, secret_like};
 pub use findings::{Elided, Finding, Report, Rule, Severity};
 
@@ -262,7 +269,8 @@ mod tests {
             vec![Elided {
                 rule: Rule::NotJson,
                 errors: 0,
-                warnings: 99_997
+                warnings: 99_997,
+                notes: 0
             }]
         );
         assert_eq!(report.count(Severity::Warning), 100_001);

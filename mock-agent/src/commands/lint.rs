@@ -15,7 +15,8 @@ use harness::run::Matrix;
 pub(super) struct LintArgs {
     /// The cassettes (`.cassette`) and captures (`.ndjson`) to check, or directories:
     /// a directory's `*.cassette` and `*.ndjson` files are checked in name order (its
-    /// subdirectories are not).
+    /// subdirectories are not). A cassette of `cursor-agent acp` (`"acp":true` in its
+    /// header) is checked against the Agent Client Protocol, in both directions.
     #[arg(required = true, value_name = "PATH")]
     paths: Vec<PathBuf>,
     /// Warn about cassettes recorded with a CLI older than this (e.g. `2026.10.01`).
@@ -23,9 +24,10 @@ pub(super) struct LintArgs {
     max_age: Option<String>,
 }
 
-/// `mock-agent lint`: one line per finding, `FILE:LINE: severity: message [rule]`;
-/// past the first few findings of a rule in a file, one `FILE: ... and N more [rule]`
-/// line; then a summary per file. A closed stdout ends it quietly.
+/// `mock-agent lint`: one line per finding, `FILE:LINE: severity: message [rule]`
+/// (severity `error`, `warning` or `note`); past the first few findings of a rule in
+/// a file, one `FILE: ... and N more [rule]` line; then a summary per file. Only
+/// errors fail (exit 1). A closed stdout ends it quietly.
 pub(super) fn lint(args: &LintArgs) -> Exit {
     let mut out = io::stdout().lock();
     match lint_to(&mut out, args).and_then(|code| out.flush().map(|()| code)) {
