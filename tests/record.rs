@@ -382,6 +382,25 @@ fn spelled(text: &str, how: &[u8]) -> String {
 }
 
 #[test]
+fn a_cassette_that_cannot_be_written_is_known_before_the_command_runs() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let output = mock()
+        .args(["record", "--out"])
+        .arg(dir.path().join("missing/x.cassette"))
+        .args(["--", "sh", "-c", "echo ran"])
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(73), "{output:?}");
+    assert!(output.stdout.is_empty(), "the command did not run");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.starts_with("mock-agent: ")
+            && stderr.contains("missing/x.cassette: cannot write the cassette"),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn stdin_is_passed_on_and_kept_when_it_is_the_prompt() {
     let dir = tempfile::tempdir().expect("temp dir");
     let cassette = dir.path().join("stdin.cassette");
@@ -416,7 +435,7 @@ fn chunks() -> impl Strategy<Value = Run> {
         prop::collection::vec((any::<bool>(), prop::collection::vec(any::<u8>(), 0..60)), 0..8),
         prop_oneof![
             (0u8..=255).prop_map(Ok),
-            prop::sample::select(vec![15u8, 9, 6]).prop_map(Err)
+            prop::sample::select(vec![15u8, 9, 6, 1, 5, 10, 12, 14, 24, 31, 34, 64]).prop_map(Err)
         ],
     )
 }

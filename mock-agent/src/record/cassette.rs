@@ -225,6 +225,27 @@ impl<'a> Recorder<'a> {
     }
 }
 
+/// Fails, before the command runs, when the cassette's folder is not there: a run
+/// that cannot be recorded is better not started.
+pub(super) fn check_folder(out: &Path) -> Result<(), RecordError> {
+    let folder = match out.parent() {
+        Some(folder) if !folder.as_os_str().is_empty() => folder,
+        _ => Path::new("."),
+    };
+    match std::fs::metadata(folder) {
+        Ok(meta) if meta.is_dir() => Ok(()),
+        Ok(_) => Err(io_error(out, std::io::ErrorKind::NotADirectory.into())),
+        Err(source) => Err(io_error(out, source)),
+    }
+}
+
+fn io_error(out: &Path, source: std::io::Error) -> RecordError {
+    RecordError::Write(harness::error::WriteError::Io {
+        path: out.to_owned(),
+        source,
+    })
+}
+
 fn index(stream: Stream) -> usize {
     usize::from(stream == Stream::Stderr)
 }

@@ -121,6 +121,7 @@ impl RecordError {
 /// is left under the cassette's name.
 pub fn record(command: &[String], options: &RecordOptions) -> Result<Exit, RecordError> {
     let (program, argv) = command.split_first().ok_or(RecordError::NoCommand)?;
+    cassette::check_folder(&options.out)?;
     let redactor = Redactor::of_process(argv, options);
     let cli_version = options.cli_version.then(|| spawn::cli_version(program)).flatten();
     let stdin_piped = options.stdin.is_some() || !std::io::stdin().is_terminal();

@@ -124,7 +124,7 @@ impl Redactor {
                 out = Cow::Owned(replace(&out, secret, MARKER.as_bytes()));
             }
         }
-        if !self.secrets.is_empty() && memchr::memchr(b'\\', &out).is_some() {
+        if self.decoded_secret(&out).is_some() {
             if let Some(redacted) = self.redact_decoded(&out) {
                 out = Cow::Owned(redacted);
             }
@@ -147,18 +147,29 @@ impl Redactor {
             .secrets
             .iter()
             .find(|s| s.find(bytes).is_some())
-            .or_else(|| {
-                // Only a line with an escape decodes to something else.
-                memchr::memchr(b'\\', bytes)?;
-                let decoded = Decoded::of(bytes);
-                self.secrets.iter().find(|s| s.find(&decoded.bytes).is_some())
-            })?;
+            .or_else(|| self.decoded_secret(bytes))?;
         let shown: String = String::from_utf8_lossy(found.needle()).chars().take(3).collect();
         Some(format!("{shown}…"))
     }
 
     pub(super) fn apply_str(&self, text: &str) -> String {
         String::from_utf8_lossy(&self.redact(text.as_bytes())).into_owned()
+    }
+
+    /// A secret in the decoded text of `bytes`. Only bytes with an escape decode to
+    /// something else, and only those are decoded, without keeping where each byte
+    /// came from: that is for the rare line that holds a secret.
+    fn decoded_secret(&self, bytes: &[u8]) -> Option<&Finder<'static>> {
+        if self.secrets.is_empty() {
+            return None;
+        }
+        memchr::memchr(b'\\', bytes)?;
+        let mut decoded = Vec::with_capacity(bytes.len());
+        unescape(bytes, |piece| match piece {
+            Piece::Raw(range) => decoded.extend_from_slice(&bytes[range]),
+            Piece::Escape(_, ch) => decoded.extend_from_slice(ch.encode_utf8(&mut [0; 4]).as_bytes()),
+        });
+        self.secrets.iter().find(|s| s.find(&decoded).is_some())
     }
 
     /// The bytes with each secret found in their decoded text replaced, or `None`
@@ -223,42 +234,26 @@ struct Decoded {
 }
 
 impl Decoded {
-    /// Decodes left to right: a valid escape becomes what it stands for, anything
-    /// else (an invalid escape, a lone surrogate) stays as it is.
+    /// The decoded bytes of `source` ([`unescape`]), each with where it came from.
     fn of(source: &[u8]) -> Decoded {
         let mut decoded = Decoded {
             bytes: Vec::with_capacity(source.len()),
             starts: Vec::with_capacity(source.len() + 1),
         };
-        let mut at = 0;
-        while at < source.len() {
-            let Some(backslash) = memchr::memchr(b'\\', &source[at..]).map(|i| at + i) else {
-                decoded.push_raw(source, at..source.len());
-                break;
-            };
-            decoded.push_raw(source, at..backslash);
-            match escape(&source[backslash..]) {
-                Some((ch, len)) => {
-                    let mut utf8 = [0u8; 4];
-                    for byte in ch.encode_utf8(&mut utf8).bytes() {
-                        decoded.bytes.push(byte);
-                        decoded.starts.push(backslash);
-                    }
-                    at = backslash + len;
-                }
-                None => {
-                    decoded.push_raw(source, backslash..backslash + 1);
-                    at = backslash + 1;
+        unescape(source, |piece| match piece {
+            Piece::Raw(range) => {
+                decoded.bytes.extend_from_slice(&source[range.clone()]);
+                decoded.starts.extend(range);
+            }
+            Piece::Escape(at, ch) => {
+                for byte in ch.encode_utf8(&mut [0; 4]).bytes() {
+                    decoded.bytes.push(byte);
+                    decoded.starts.push(at);
                 }
             }
-        }
+        });
         decoded.starts.push(source.len());
         decoded
-    }
-
-    fn push_raw(&mut self, source: &[u8], range: Range<usize>) {
-        self.bytes.extend_from_slice(&source[range.clone()]);
-        self.starts.extend(range);
     }
 
     /// The source bytes that decoded into `range`, whole escapes included.
@@ -272,6 +267,39 @@ impl Decoded {
             .find(|&s| s != last)
             .unwrap_or(last + 1);
         start..end
+    }
+}
+
+/// A piece of a source being decoded.
+enum Piece {
+    /// Bytes that stay as they are.
+    Raw(Range<usize>),
+    /// A valid escape at this offset, and what it stands for.
+    Escape(usize, char),
+}
+
+/// Decodes `source` left to right as a JSON parser decodes a string, piece by piece:
+/// each valid escape (`\n`, `\u00e9`, a surrogate pair) is what it stands for; an
+/// invalid escape or a lone surrogate stays as it is.
+fn unescape(source: &[u8], mut piece: impl FnMut(Piece)) {
+    let mut at = 0;
+    while let Some(backslash) = memchr::memchr(b'\\', &source[at..]).map(|i| at + i) {
+        match escape(&source[backslash..]) {
+            Some((ch, len)) => {
+                if at < backslash {
+                    piece(Piece::Raw(at..backslash));
+                }
+                piece(Piece::Escape(backslash, ch));
+                at = backslash + len;
+            }
+            None => {
+                piece(Piece::Raw(at..backslash + 1));
+                at = backslash + 1;
+            }
+        }
+    }
+    if at < source.len() {
+        piece(Piece::Raw(at..source.len()));
     }
 }
 
