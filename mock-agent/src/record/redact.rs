@@ -156,14 +156,15 @@ impl Redactor {
         String::from_utf8_lossy(&self.redact(text.as_bytes())).into_owned()
     }
 
-    /// A secret in the decoded text of `bytes`. Only bytes with an escape decode to
-    /// something else, and only those are decoded, without keeping where each byte
-    /// came from: that is for the rare line that holds a secret.
+    /// A secret in the decoded text of `bytes`, spelled with at least one escape (the
+    /// ones spelled without are found as they are). Only bytes with an escape decode
+    /// to something else, and only from a secret's length before the first escape:
+    /// before it, the decoded text is the bytes themselves. Nor is it kept where each
+    /// decoded byte came from: that is for the rare line that holds a secret.
     fn decoded_secret(&self, bytes: &[u8]) -> Option<&Finder<'static>> {
-        if self.secrets.is_empty() {
-            return None;
-        }
-        memchr::memchr(b'\\', bytes)?;
+        let longest = self.secrets.first()?.needle().len();
+        let first_escape = memchr::memchr(b'\\', bytes)?;
+        let bytes = &bytes[first_escape.saturating_sub(longest)..];
         let mut decoded = Vec::with_capacity(bytes.len());
         unescape(bytes, |piece| match piece {
             Piece::Raw(range) => decoded.extend_from_slice(&bytes[range]),
@@ -457,7 +458,7 @@ mod tests {
         fn escaped_secrets_are_always_replaced(
             secret in "[a-z]{2}-[a-zA-Z0-9/\"é\u{1F600}-]{6,14}",
             hows in prop::collection::vec(any::<u8>(), 32),
-            before in "[a-z \\\\é]{0,6}",
+            before in "[a-z \\\\é]{0,40}",
             after in "[a-z \\\\é]{0,6}",
         ) {
             let redactor = redactor(&secret);
