@@ -122,9 +122,14 @@ impl<'a> Recorder<'a> {
         let mut open = 2;
         while open > 0 {
             match events.recv() {
-                Ok(Event::Chunk { stream, at, bytes }) => {
-                    let written = self.chunk(stream, at, &bytes);
-                    queue.recycle(bytes);
+                Ok(Event::Chunk {
+                    stream,
+                    at,
+                    buffer,
+                    len,
+                }) => {
+                    let written = self.chunk(stream, at, &buffer[..len]);
+                    queue.recycle(buffer);
                     written?;
                 }
                 Ok(Event::Closed { stream, at }) => {

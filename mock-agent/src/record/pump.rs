@@ -31,8 +31,11 @@ pub(super) enum Event {
         stream: Stream,
         /// When they were read, from the start of the run.
         at: Duration,
-        /// The bytes; give the buffer back with [`Queue::recycle`].
-        bytes: Vec<u8>,
+        /// A buffer whose first `len` bytes are the chunk; give it back with
+        /// [`Queue::recycle`].
+        buffer: Vec<u8>,
+        /// How many bytes of the buffer are the chunk.
+        len: usize,
     },
     /// The stream ended.
     Closed {
@@ -71,12 +74,13 @@ impl Queue {
         let _ = self.spare.send(buffer);
     }
 
+    /// A buffer of [`CHUNK`] bytes: one given back, or a new one.
     fn buffer(&self) -> Vec<u8> {
         self.spares
             .lock()
             .ok()
             .and_then(|spares| spares.try_recv().ok())
-            .unwrap_or_else(|| Vec::with_capacity(CHUNK))
+            .unwrap_or_else(|| vec![0; CHUNK])
     }
 }
 
@@ -102,23 +106,23 @@ pub(super) fn start(
         let mut sink = sink.ok().map(std::fs::File::from);
         let mut recording = true;
         if let Some(mut source) = source {
-            let mut scratch = Vec::new();
+            // Once the writer is gone, one buffer does.
+            let mut own = Vec::new();
             loop {
                 let mut buffer = if recording {
                     queue.buffer()
+                } else if own.is_empty() {
+                    vec![0; CHUNK]
                 } else {
-                    std::mem::take(&mut scratch)
+                    std::mem::take(&mut own)
                 };
-                // A buffer given back keeps its bytes: only what it lacks is zeroed.
-                buffer.resize(CHUNK, 0);
-                let n = match source.read(&mut buffer) {
+                let len = match source.read(&mut buffer) {
                     Ok(0) | Err(_) => break,
-                    Ok(n) => n,
+                    Ok(len) => len,
                 };
                 let at = started.elapsed();
-                buffer.truncate(n);
                 if let Some(out) = sink.as_mut() {
-                    if out.write_all(&buffer).is_err() {
+                    if out.write_all(&buffer[..len]).is_err() {
                         sink = None;
                     }
                 }
@@ -126,11 +130,12 @@ pub(super) fn start(
                     let event = Event::Chunk {
                         stream,
                         at,
-                        bytes: buffer,
+                        buffer,
+                        len,
                     };
                     recording = queue.sender.send(event).is_ok();
                 } else {
-                    scratch = buffer;
+                    own = buffer;
                 }
             }
         }
