@@ -165,6 +165,241 @@ fn signals_are_passed_on_and_the_proxy_ends_as_the_command_did() {
     assert_eq!(killed.status.signal(), Some(9));
 }
 
+/// Runs `mock-agent ARGS` with core files allowed (as far as the hard limit goes),
+/// in `dir`: a core file would be written there, and the status would say so.
+fn with_cores(dir: &std::path::Path, args: &[&std::ffi::OsStr]) -> std::process::Output {
+    let mut cmd = Command::new("sh");
+    cmd.args(["-c", r#"ulimit -c unlimited 2>/dev/null; exec "$@""#, "sh"])
+        .arg(bin())
+        .args(args)
+        .current_dir(dir);
+    harness::run::child::without_mock_env(&mut cmd);
+    cmd.output().expect("runs")
+}
+
+/// A child that dies by any signal (named or real-time) makes the recorder die by
+/// it, the cassette says it, and its replay dies by it too; none writes a core file.
+#[test]
+fn every_signal_is_recorded_and_raised_again() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for (name, written) in [
+        ("USR1", r#""USR1""#),
+        ("ALRM", r#""ALRM""#),
+        ("TRAP", r#""TRAP""#),
+        ("SYS", r#""SYS""#),
+        ("FPE", r#""FPE""#),
+        ("BUS", r#""BUS""#),
+        ("XCPU", r#""XCPU""#),
+        ("USR2", r#""USR2""#),
+        ("ILL", r#""ILL""#),
+        ("SEGV", r#""SEGV""#),
+        ("34", "34"),
+        ("64", "64"),
+    ] {
+        let signal = harness::Signal::parse(name).expect("a signal");
+        let cassette = dir.path().join(format!("{name}.cassette"));
+        // The recorded shell writes no core file of its own.
+        let script = format!("ulimit -c 0; echo before; kill -{} $$", signal.number());
+        let live = with_cores(
+            dir.path(),
+            &[
+                "record".as_ref(),
+                "--out".as_ref(),
+                cassette.as_os_str(),
+                "--".as_ref(),
+                "sh".as_ref(),
+                "-c".as_ref(),
+                script.as_ref(),
+            ],
+        );
+        assert_eq!(
+            live.status.signal(),
+            Some(signal.number()),
+            "record, {name}: {live:?}"
+        );
+        assert!(!live.status.core_dumped(), "record, {name}: no core file");
+        assert_eq!(live.stdout, b"before\n");
+        let text = std::fs::read_to_string(&cassette).expect("written");
+        let end = text.lines().last().unwrap_or_default();
+        assert!(
+            end.ends_with(&format!(r#""signal":{written}}}"#)),
+            "{name}: {end}"
+        );
+        let replayed = with_cores(dir.path(), &["replay".as_ref(), cassette.as_os_str()]);
+        assert_eq!(replayed.status.signal(), Some(signal.number()), "replay, {name}");
+        assert!(!replayed.status.core_dumped(), "replay, {name}: no core file");
+        assert_eq!(replayed.stdout, b"before\n");
+    }
+    let cores: Vec<_> = std::fs::read_dir(dir.path())
+        .expect("lists")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("core"))
+        .collect();
+    assert!(cores.is_empty(), "core files: {cores:?}");
+}
+
+/// A cassette's end line as older versions wrote it, and every other spelling, still
+/// reads; every signal round-trips through a cassette.
+#[test]
+fn every_signal_round_trips_through_a_cassette() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for signal in harness::Signal::every() {
+        let path = dir.path().join(format!("{}.cassette", signal.number()));
+        let mut writer =
+            harness::cassette::Writer::create(&path, &harness::cassette::Header::new(Default::default()))
+                .expect("creates");
+        writer
+            .write(&harness::Frame::End(harness::Ending {
+                at: Duration::ZERO,
+                exit: harness::Exit::Signal(signal),
+            }))
+            .expect("writes");
+        writer.finish().expect("finishes");
+        let frames: Vec<_> = harness::cassette::open(&path)
+            .expect("opens")
+            .collect::<Result<_, _>>()
+            .expect("reads");
+        assert_eq!(
+            frames.last(),
+            Some(&harness::Frame::End(harness::Ending {
+                at: Duration::ZERO,
+                exit: harness::Exit::Signal(signal),
+            })),
+            "{signal}"
+        );
+    }
+    for (spelled, number) in [
+        (r#""TERM""#, 15),
+        (r#""SIGSEGV""#, 11),
+        (r#""9""#, 9),
+        (r#""usr1""#, 10),
+        (r#""SIGRTMIN+1""#, 35),
+        ("34", 34),
+    ] {
+        let path = dir.path().join("old.cassette");
+        std::fs::write(
+            &path,
+            format!("{{\"mock_agent_cassette\":1,\"invocation\":{{}}}}\n{{\"t\":1,\"signal\":{spelled}}}\n"),
+        )
+        .expect("writes");
+        let replayed = mock().arg("replay").arg(&path).output().expect("runs");
+        assert_eq!(replayed.status.signal(), Some(number), "{spelled}");
+    }
+}
+
+/// Secrets spelled with JSON escapes are found decoded, replaced, and the line stays
+/// JSON; the recording succeeds.
+#[test]
+fn escaped_secrets_never_reach_the_cassette() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let lines = concat!(
+        r#"{"k":"sk-test-SECRET\u0031\u00323"}"#,
+        "\n",
+        r#"{"k":"\u0073\u006b-test-SECRET123"}"#,
+        "\n",
+        r#"{"k":"sk-test\u002dSECRET123"}"#,
+        "\n",
+    );
+    let file = dir.path().join("lines.ndjson");
+    std::fs::write(&file, lines).expect("writes");
+    let cassette = dir.path().join("escaped.cassette");
+    let output = mock()
+        .env("CURSOR_API_KEY", "sk-test-SECRET123")
+        .args(["record", "--out"])
+        .arg(&cassette)
+        .arg("--")
+        .arg("cat")
+        .arg(&file)
+        .output()
+        .expect("runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(
+        output.stdout,
+        lines.as_bytes(),
+        "the caller gets the bytes as they are"
+    );
+    let text = std::fs::read_to_string(&cassette).expect("written");
+    assert_no_secret(&text, "sk-test-SECRET123");
+    assert_eq!(text.matches(r#"{"k":"[REDACTED]"}"#).count(), 3, "{text}");
+}
+
+/// Neither the text nor any string of its JSON lines, decoded, holds the secret.
+#[track_caller]
+fn assert_no_secret(cassette: &str, secret: &str) {
+    fn strings(value: &serde_json::Value, out: &mut Vec<String>) {
+        match value {
+            serde_json::Value::String(s) => out.push(s.clone()),
+            serde_json::Value::Array(a) => a.iter().for_each(|v| strings(v, out)),
+            serde_json::Value::Object(o) => o.iter().for_each(|(k, v)| {
+                out.push(k.clone());
+                strings(v, out);
+            }),
+            _ => {}
+        }
+    }
+    assert!(!cassette.contains(secret), "{secret} as it is:\n{cassette}");
+    for line in cassette.lines() {
+        let value: serde_json::Value = serde_json::from_str(line).expect("a cassette line is JSON");
+        let mut found = Vec::new();
+        strings(&value, &mut found);
+        for text in found {
+            assert!(!text.contains(secret), "{secret} decoded in {line}");
+        }
+    }
+}
+
+/// Escapes `text` for the inside of a JSON string, each character as serde_json
+/// spells it or as `\uXXXX` (upper or lower case hex), by `how`.
+fn spelled(text: &str, how: &[u8]) -> String {
+    text.chars()
+        .zip(how.iter().cycle())
+        .map(|(c, how)| match how % 3 {
+            0 => {
+                let quoted = serde_json::to_string(&c.to_string()).unwrap_or_default();
+                quoted[1..quoted.len() - 1].to_owned()
+            }
+            1 => {
+                let mut units = [0u16; 2];
+                c.encode_utf16(&mut units)
+                    .iter()
+                    .map(|u| format!("\\u{u:04x}"))
+                    .collect()
+            }
+            _ => {
+                let mut units = [0u16; 2];
+                c.encode_utf16(&mut units)
+                    .iter()
+                    .map(|u| format!("\\u{u:04X}"))
+                    .collect()
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn a_cassette_that_cannot_be_written_is_known_before_the_command_runs() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let output = mock()
+        .args(["record", "--out"])
+        .arg(dir.path().join("missing/x.cassette"))
+        .args(["--", "sh", "-c", "echo ran"])
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(73), "{output:?}");
+    assert!(output.stdout.is_empty(), "the command did not run");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.starts_with("mock-agent: ")
+            && stderr.contains("missing/x.cassette: cannot write the cassette"),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn stdin_is_passed_on_and_kept_when_it_is_the_prompt() {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -200,7 +435,7 @@ fn chunks() -> impl Strategy<Value = Run> {
         prop::collection::vec((any::<bool>(), prop::collection::vec(any::<u8>(), 0..60)), 0..8),
         prop_oneof![
             (0u8..=255).prop_map(Ok),
-            prop::sample::select(vec![15u8, 9, 6]).prop_map(Err)
+            prop::sample::select(vec![15u8, 9, 6, 1, 5, 10, 12, 14, 24, 31, 34, 64]).prop_map(Err)
         ],
     )
 }
@@ -248,6 +483,38 @@ proptest! {
                 prop_assert_eq!(replayed.status.signal(), Some(i32::from(signal)));
             }
         }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases(16)))]
+
+    /// A secret escaped at random places, on stdout and stderr, inside a JSON line:
+    /// the recording succeeds and no byte or decoded string of the cassette holds it.
+    #[test]
+    fn randomly_escaped_secrets_never_reach_the_cassette(
+        secret in "sk-[a-zA-Z0-9/é-]{8,20}",
+        how in prop::collection::vec(any::<u8>(), 1..40),
+        around in "[a-z \u{e9}]{0,8}",
+        to_err in any::<bool>(),
+    ) {
+        let dir = tempfile::tempdir().map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let line = format!(r#"{{"type":"x","text":"{around}{}{around}"}}"#, spelled(&secret, &how));
+        let file = dir.path().join("line");
+        std::fs::write(&file, format!("{line}\n")).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let cassette = dir.path().join("x.cassette");
+        let script = format!("cat '{}'{}", file.display(), if to_err { " >&2" } else { "" });
+        let output = mock()
+            .env("CURSOR_API_KEY", &secret)
+            .args(["record", "--out"])
+            .arg(&cassette)
+            .args(["--", "sh", "-c", &script])
+            .output()
+            .map_err(|e| TestCaseError::fail(e.to_string()))?;
+        prop_assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        let text = std::fs::read_to_string(&cassette).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        assert_no_secret(&text, &secret);
+        prop_assert!(text.contains("[REDACTED]"), "{}", text);
     }
 }
 

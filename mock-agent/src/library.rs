@@ -67,6 +67,12 @@ impl MatchOn {
     }
 }
 
+/// What stands for the prompt in the key of a server-mode invocation, whose
+/// messages come only once it runs: conversations are matched on the other fields
+/// (the model, the arguments when `MOCK_AGENT_MATCH_ON` names them), and only with
+/// recordings of conversations.
+pub const ACP_PROMPT: &str = "<acp>";
+
 /// The values of an invocation that keys are made of.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Key {
@@ -96,10 +102,13 @@ impl Key {
         }
     }
 
-    /// The key of a recorded invocation.
+    /// The key of a recorded invocation (see [`ACP_PROMPT`] for conversations).
     pub fn recorded(invocation: &Invocation, on: &MatchOn) -> Key {
         let args = args::parse(&invocation.argv).unwrap_or_default();
-        let prompt = invocation.prompt.clone().unwrap_or_default();
+        let prompt = match invocation.acp {
+            true => ACP_PROMPT.to_owned(),
+            false => invocation.prompt.clone().unwrap_or_default(),
+        };
         let mut key = Key::of(
             &args,
             &invocation.argv,

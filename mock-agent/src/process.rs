@@ -7,37 +7,46 @@ use harness::frames::{Exit, Signal};
 
 /// Ends the process: `exit(code)`, or death by the signal, as a real process dies.
 ///
-/// Dying by `SEGV` or `ABRT` writes no core file: the core size limit is set to 0
-/// first, so a test run does not litter its working directory.
+/// Dying by a signal that dumps core (`QUIT`, `ILL`, `TRAP`, `ABRT`, `BUS`, `FPE`,
+/// `SEGV`, `XCPU`, `XFSZ`, `SYS`) writes no core file: the core size limit is set to 0
+/// first, so a test run does not litter its working directory. A signal that does not
+/// end a process (`CHLD`, `CONT`, `STOP`, `TSTP`, `TTIN`, `TTOU`, `URG`, `WINCH`) is
+/// not raised: the process exits with 128 + its number, as a shell reports it.
 pub fn terminate(exit: Exit) -> ! {
     match exit {
         Exit::Code(code) => std::process::exit(code),
         Exit::Signal(signal) => {
-            die_by(signal);
+            if signal.ends_process() {
+                die_by(signal);
+            }
             // Only reached if the signal could not be raised.
             std::process::exit(128 + signal.number())
         }
     }
 }
 
+/// Raises the signal with its default action, unblocked, on this thread. Raw
+/// numbers, because real-time signals have no `nix` name.
+#[allow(unsafe_code)]
 fn die_by(signal: Signal) {
+    use nix::libc;
     use nix::sys::resource::{setrlimit, Resource};
-    use nix::sys::signal::{self as sig, SigHandler};
-    let Ok(number) = sig::Signal::try_from(signal.number()) else {
-        return;
-    };
+    let number = signal.number();
+    // No core file, whatever the signal: a limit of 0 stops every core file written
+    // by the kernel itself (`core_pattern` a file name).
     let _ = setrlimit(Resource::RLIMIT_CORE, 0, 0);
-    // SAFETY: restoring the default disposition installs no handler, so no code of
-    // ours can run in signal context. The Rust runtime ignores SIGPIPE and the
-    // executor may handle TERM and INT; the default makes the signal fatal again.
-    #[allow(unsafe_code)]
-    let _ = unsafe { sig::signal(number, SigHandler::SigDfl) };
-    let _ = sig::pthread_sigmask(
-        sig::SigmaskHow::SIG_UNBLOCK,
-        Some(&sig::SigSet::from(number)),
-        None,
-    );
-    let _ = sig::raise(number);
+    // SAFETY: `signal(2)` with SIG_DFL installs no handler, so no code of ours can run
+    // in signal context; the Rust runtime ignores SIGPIPE and the executor may handle
+    // TERM and INT, and the default makes the signal fatal again. The set is a local
+    // initialized by `sigemptyset` before use, and `raise` only sends the signal.
+    unsafe {
+        libc::signal(number, libc::SIG_DFL);
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigaddset(&mut set, number);
+        libc::pthread_sigmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
+        libc::raise(number);
+    }
 }
 
 /// Writes a line to stderr. A closed stderr is not an error: the consumer stopped

@@ -728,23 +728,23 @@ impl RawFrame<'_> {
                 )),
             },
             _ => {
-                let name = serde_json::from_str::<Cow<'_, str>>(raw.get()).unwrap_or_default();
-                match Signal::parse(&name) {
+                // A name (`"TERM"`, `"SIGTERM"`, `"15"`) or a number (`34`).
+                let signal = match serde_json::from_str::<Cow<'_, str>>(raw.get()) {
+                    Ok(name) => Signal::parse(&name),
+                    Err(_) => raw.get().parse().ok().and_then(Signal::from_number),
+                };
+                match signal {
                     Some(signal) => Ok(Frame::End(Ending {
                         at,
                         exit: Exit::Signal(signal),
                     })),
-                    None => {
-                        let names: Vec<_> = Signal::all().map(Signal::name).collect();
-                        Err(wrong(
-                            raw,
-                            format!(
-                                "`signal` is `{}`; it must be one of {}",
-                                raw.get(),
-                                names.join(", ")
-                            ),
-                        ))
-                    }
+                    None => Err(wrong(
+                        raw,
+                        format!(
+                            "`signal` is `{}`; it must be a signal's name as `kill -l` prints it (\"TERM\", \"USR1\", ...) or its number, 1 to 64",
+                            raw.get()
+                        ),
+                    )),
                 }
             }
         }

@@ -124,9 +124,14 @@ pub fn encode_frame(frame: &Frame, out: &mut Vec<u8>) {
             }
             Exit::Signal(signal) => {
                 push_key(out, "signal");
-                out.push(b'"');
-                out.extend_from_slice(signal.name().as_bytes());
-                out.push(b'"');
+                // A signal with no name (a real-time one) is written as its number.
+                if signal.is_named() {
+                    out.push(b'"');
+                    out.extend_from_slice(signal.name().as_bytes());
+                    out.push(b'"');
+                } else {
+                    out.extend_from_slice(signal.number().to_string().as_bytes());
+                }
             }
         },
     }
@@ -203,6 +208,13 @@ mod tests {
                 exit: Exit::Signal(Signal::Term)
             })),
             "{\"t\":1500,\"signal\":\"TERM\"}\n"
+        );
+        assert_eq!(
+            encode(Frame::End(Ending {
+                at: Duration::ZERO,
+                exit: Exit::Signal(Signal::from_number(34).expect("a signal"))
+            })),
+            "{\"t\":0,\"signal\":34}\n"
         );
     }
 }

@@ -208,30 +208,26 @@ pub fn run_case(consumer: &Consumer, case: &Case, mock: &Path) -> Result<Outcome
     // Each stream is read to its end, and the first MAX_OUTPUT bytes kept.
     let stdout = child::drain(child.stdout.take(), MAX_OUTPUT);
     let stderr = child::drain(child.stderr.take(), MAX_OUTPUT);
-    // Polled, from 50 µs up to 5 ms apart: a quick consumer is seen ending at once.
-    let mut pause = Duration::from_micros(50);
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break Some(status),
-            Ok(None) if started.elapsed() >= consumer.timeout => break None,
-            Ok(None) => {
-                std::thread::sleep(pause);
-                pause = (pause * 2).min(Duration::from_millis(5));
-            }
-            Err(_) => break None,
-        }
-    };
+    // Waited for on a thread of its own, so that its end is seen at once.
+    let (ended, end) = std::sync::mpsc::channel();
+    let waiter = std::thread::spawn(move || {
+        let status = child.wait();
+        let _ = ended.send(());
+        status
+    });
+    let timed_out = end.recv_timeout(consumer.timeout).is_err();
     let wall = started.elapsed();
-    let status = match status {
-        Some(status) => match (status.code(), status.signal()) {
+    if timed_out {
+        stop_group(group, &end);
+    }
+    let status = match (timed_out, waiter.join()) {
+        (true, _) => Status::TimedOut,
+        (false, Ok(Ok(status))) => match (status.code(), status.signal()) {
             (Some(code), _) => Status::Exited(code),
             (None, Some(signal)) => Status::Signaled(signal),
             (None, None) => Status::Exited(-1),
         },
-        None => {
-            stop_group(group, &mut child);
-            Status::TimedOut
-        }
+        (false, _) => Status::Exited(-1),
     };
     // Whatever the consumer left in its group: given a moment to end, then killed.
     let deadline = Instant::now() + GRACE;
@@ -318,15 +314,15 @@ pub fn interrupt() {
 /// Stops a consumer that ran out of time: SIGTERM to its group first, so that the
 /// mocks it runs end as a signalled agent does (and write their journal), then
 /// SIGKILL to whatever is left after [`TERM_GRACE`].
-fn stop_group(group: i32, child: &mut std::process::Child) {
+fn stop_group(group: i32, ended: &std::sync::mpsc::Receiver<()>) {
     use nix::sys::signal::{killpg, Signal};
     let _ = killpg(nix::unistd::Pid::from_raw(group), Signal::SIGTERM);
+    let _ = ended.recv_timeout(TERM_GRACE);
     let deadline = Instant::now() + TERM_GRACE;
     while Instant::now() < deadline && group_alive(group) {
         std::thread::sleep(Duration::from_millis(2));
     }
     kill_group(group);
-    let _ = child.wait();
 }
 
 /// How long a consumer's group has between SIGTERM and SIGKILL on timeout.

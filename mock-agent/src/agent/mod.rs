@@ -231,7 +231,23 @@ fn dispatch(args: &AgentArgs, settings: &Settings, entry: &mut Entry) -> Exit {
             let about = About::of_this_machine(&settings.cli_version, model, account);
             return print(&about.render(args.format));
         }
-        Some(Command::Acp) => return acp(settings, entry),
+        Some(Command::Acp) => {
+            return match settings.record {
+                Some(mode) => {
+                    let argv = entry.argv.clone();
+                    shim::shim(
+                        mode,
+                        args,
+                        &argv,
+                        crate::library::ACP_PROMPT,
+                        None,
+                        settings,
+                        entry,
+                    )
+                }
+                None => acp(&source(settings), settings, entry),
+            }
+        }
         Some(Command::NotEmulated(name)) => {
             eprintln!(
                 "mock-agent: `cursor-agent {name}` is not emulated; the mock answers print mode \
@@ -295,10 +311,9 @@ fn source(settings: &Settings) -> Source {
 }
 
 /// `cursor-agent acp`: server mode, playing the source's conversation.
-fn acp(settings: &Settings, entry: &mut Entry) -> Exit {
-    let source = source(settings);
+fn acp(source: &Source, settings: &Settings, entry: &mut Entry) -> Exit {
     entry.source = Some(source.describe());
-    let (conversation, recorded) = match harness::acp::conversation(&source) {
+    let (conversation, recorded) = match harness::acp::conversation(source) {
         Ok(found) => found,
         Err(e) => {
             let message = e.to_string();

@@ -84,6 +84,9 @@ pub(super) fn shim(
             );
         };
         let source = Source::Cassette(path);
+        if args.command == Some(crate::args::Command::Acp) {
+            return super::acp(&source, settings, entry);
+        }
         let scenario = scenario(args, settings, entry.started_at_ms);
         entry.source = Some(source.describe());
         let replayed = replay(&source, prompt, &scenario, settings.journal.is_some());

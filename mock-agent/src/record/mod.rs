@@ -1,0 +1,169 @@
+//! Recording: the pipeline backwards. The real CLI runs under a transparent proxy: its
+//! stdout and stderr reach the caller unchanged and at once, stdin is passed on, and
+//! SIGINT and SIGTERM are forwarded; what passed is written as a cassette, with secrets
+//! kept out, and the proxy ends the way the real process ended.
+//!
+//! Secrets never reach the disk: the values of `CURSOR_API_KEY`, `CURSOR_AUTH_TOKEN`,
+//! `--api-key` and `-H`/`--header`, and any the user names, are replaced by
+//! [`MARKER`] in the invocation, stdout and stderr before anything is written; then the
+//! bytes are checked again, and the recorder refuses to write if a secret is still
+//! there. The cassette is written to a temporary file and renamed into place when the
+//! run is over: a recorder that is killed leaves nothing under its name. Secrets
+//! spelled with JSON escapes (`"sk-\u0031..."`) are found in the decoded strings.
+//!
+//! The parts, in the order a recording goes through them:
+//!
+//! - `spawn`: the command, started without `MOCK_AGENT_*`, signals passed on;
+//! - `stdin`: the tee of stdin, passed on and kept;
+//! - `pump`: one thread a stream, the caller's bytes first, then a bounded queue;
+//! - `redact`: [`Redactor`], secrets out, as they are and decoded from JSON escapes;
+//! - `cassette`: lines cut, redacted, checked and written, off the caller's path.
+
+mod cassette;
+mod pump;
+mod redact;
+mod spawn;
+mod stdin;
+
+use std::io::IsTerminal;
+use std::os::fd::AsFd;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use harness::error::WriteError;
+use harness::frames::{Exit, Stream};
+
+pub use redact::Redactor;
+pub use spawn::passthrough;
+
+/// What replaces a secret.
+pub const MARKER: &str = "[REDACTED]";
+
+/// The environment variables whose values are secrets by default.
+pub const SECRET_ENV: &[&str] = &["CURSOR_API_KEY", "CURSOR_AUTH_TOKEN"];
+
+/// At most this much of stdin is kept in the cassette (all of it is passed on).
+pub const MAX_STDIN: usize = 1 << 20;
+
+/// How to record.
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct RecordOptions {
+    /// The cassette to write.
+    pub out: PathBuf,
+    /// More environment variables whose values are secrets.
+    pub secret_env: Vec<String>,
+    /// More secret strings.
+    pub secrets: Vec<String>,
+    /// Replace the home directory by `~`.
+    pub redact_home: bool,
+    /// Run `COMMAND --version` first and keep what it prints.
+    pub cli_version: bool,
+    /// Give the command these bytes on stdin (the shim read them already), rather
+    /// than passing the recorder's stdin on.
+    pub stdin: Option<Vec<u8>>,
+}
+
+impl RecordOptions {
+    /// Recording to `out`, with the default secrets.
+    pub fn new(out: impl Into<PathBuf>) -> Self {
+        RecordOptions {
+            out: out.into(),
+            ..RecordOptions::default()
+        }
+    }
+}
+
+/// An error of the recorder (not of the recorded command: its failure is recorded).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RecordError {
+    /// No command was given.
+    #[error("give the command to record after `--`, e.g. `mock-agent record --out x.cassette -- cursor-agent -p hi`")]
+    NoCommand,
+    /// The command could not be started.
+    #[error("cannot run `{command}`: {source}\nhelp: check that it is installed and on PATH")]
+    Spawn {
+        /// The command.
+        command: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// Writing the cassette failed; nothing is left under its name.
+    #[error(transparent)]
+    Write(#[from] WriteError),
+    /// A secret would have reached the cassette; nothing was written.
+    #[error("a secret ({hint}) is still in the {place} after redaction: nothing was written\nhelp: name it with --redact so that it is replaced everywhere")]
+    SecretLeft {
+        /// Where it was found.
+        place: &'static str,
+        /// Its first characters.
+        hint: String,
+    },
+}
+
+impl RecordError {
+    /// The exit code the binary ends with on this error.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            RecordError::NoCommand => harness::exit_codes::USAGE,
+            RecordError::Spawn { .. } => harness::exit_codes::NO_INPUT,
+            RecordError::Write(e) => e.exit_code(),
+            RecordError::SecretLeft { .. } => harness::exit_codes::CANNOT_CREATE,
+        }
+    }
+}
+
+/// Records `command` (the program and its arguments) to `options.out`, passing its
+/// output through. Returns how the recorded process ended: the proxy ends the same way.
+///
+/// When the cassette cannot be written (an I/O error, a secret left), the output still
+/// passes through to the end of the command, and then the error is returned; nothing
+/// is left under the cassette's name.
+pub fn record(command: &[String], options: &RecordOptions) -> Result<Exit, RecordError> {
+    let (program, argv) = command.split_first().ok_or(RecordError::NoCommand)?;
+    cassette::check_folder(&options.out)?;
+    let redactor = Redactor::of_process(argv, options);
+    let cli_version = options.cli_version.then(|| spawn::cli_version(program)).flatten();
+    let stdin_piped = options.stdin.is_some() || !std::io::stdin().is_terminal();
+    // Server mode: a conversation, both directions recorded as they pass.
+    let acp = options.stdin.is_none() && cassette::is_acp(argv);
+    let mut child = spawn::start(program, argv, stdin_piped)?;
+    let started = Instant::now();
+    let (queue, events) = pump::Queue::new();
+    let mut pumps = vec![
+        pump::start(Stream::Stdout, child.stdout.take(), started, queue.clone()),
+        pump::start(Stream::Stderr, child.stderr.take(), started, queue.clone()),
+    ];
+    let kept = if acp {
+        let ours = std::io::stdin()
+            .as_fd()
+            .try_clone_to_owned()
+            .ok()
+            .map(std::fs::File::from);
+        let theirs = child
+            .stdin
+            .take()
+            .map(|s| std::fs::File::from(std::os::fd::OwnedFd::from(s)));
+        pumps.push(pump::start_to(
+            Stream::Stdin,
+            ours,
+            theirs,
+            started,
+            queue.clone(),
+        ));
+        stdin::tee(None, None)
+    } else {
+        stdin::tee(child.stdin.take(), options.stdin.clone())
+    };
+    let invoked = cassette::Invoked { argv, cli_version };
+    let recorded = cassette::Recorder::new(&options.out, &redactor, invoked, kept, stdin_piped && !acp)
+        .and_then(|mut recorder| recorder.run(events, &queue).map(|()| recorder));
+    // On an error the queue's end is gone: the pumps pass the output on to its end.
+    let exit = spawn::wait(program, &mut child)?;
+    for pump in pumps {
+        let _ = pump.join();
+    }
+    recorded?.finish(started.elapsed(), exit)?;
+    Ok(exit)
+}

@@ -1,0 +1,159 @@
+//! The output pumps: one thread a stream reads what the command writes, gives it to
+//! the caller at once, and only then queues a copy for the cassette. The queue is
+//! bounded, and its buffers are used again: a cassette writer that falls behind
+//! holds the pumps back rather than using more memory.
+
+use std::io::{Read, Write};
+use std::os::fd::AsFd;
+use std::sync::mpsc::{Receiver, Sender, SyncSender};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use harness::frames::Stream;
+
+/// How much one read takes at most.
+const CHUNK: usize = 256 << 10;
+
+/// How many chunks the queue holds at most: with [`CHUNK`], 8 MiB.
+const QUEUE: usize = 32;
+
+/// The size asked for the command's pipes (Linux's default is 64 KiB): fewer, larger
+/// reads when the command writes fast.
+const PIPE: i32 = 1 << 20;
+
+/// What a pump tells the cassette writer.
+#[derive(Debug)]
+pub(super) enum Event {
+    /// The command wrote these bytes on the stream; they reached the caller.
+    Chunk {
+        /// The stream.
+        stream: Stream,
+        /// When they were read, from the start of the run.
+        at: Duration,
+        /// A buffer whose first `len` bytes are the chunk; give it back with
+        /// [`Queue::recycle`].
+        buffer: Vec<u8>,
+        /// How many bytes of the buffer are the chunk.
+        len: usize,
+    },
+    /// The stream ended.
+    Closed {
+        /// The stream.
+        stream: Stream,
+        /// When, from the start of the run.
+        at: Duration,
+    },
+}
+
+/// The pumps' side of the queue, and the buffers the writer gives back.
+#[derive(Debug, Clone)]
+pub(super) struct Queue {
+    sender: SyncSender<Event>,
+    /// Buffers given back. A pump makes a new buffer only when none is there, so
+    /// there are never more than the queue holds, plus one a pump and one the writer.
+    spare: Sender<Vec<u8>>,
+    spares: Arc<Mutex<Receiver<Vec<u8>>>>,
+}
+
+impl Queue {
+    /// A queue, and the writer's end of it.
+    pub(super) fn new() -> (Queue, Receiver<Event>) {
+        let (sender, receiver) = std::sync::mpsc::sync_channel(QUEUE);
+        let (spare, spares) = std::sync::mpsc::channel();
+        let queue = Queue {
+            sender,
+            spare,
+            spares: Arc::new(Mutex::new(spares)),
+        };
+        (queue, receiver)
+    }
+
+    /// Gives a buffer back to the pumps once its bytes are written.
+    pub(super) fn recycle(&self, buffer: Vec<u8>) {
+        let _ = self.spare.send(buffer);
+    }
+
+    /// A buffer of [`CHUNK`] bytes: one given back, or a new one.
+    fn buffer(&self) -> Vec<u8> {
+        self.spares
+            .lock()
+            .ok()
+            .and_then(|spares| spares.try_recv().ok())
+            .unwrap_or_else(|| vec![0; CHUNK])
+    }
+}
+
+/// Starts the pump of one stream: `source`'s bytes go to the recorder's own stream
+/// of that name, then to the queue. A caller that went away stops getting them and
+/// the recording goes on; a writer that went away (it failed) stops getting them and
+/// the caller goes on getting them.
+pub(super) fn start(
+    stream: Stream,
+    source: Option<impl Read + AsFd + Send + 'static>,
+    started: Instant,
+    queue: Queue,
+) -> JoinHandle<()> {
+    let sink = match stream {
+        Stream::Stdout => std::io::stdout().as_fd().try_clone_to_owned().ok(),
+        Stream::Stderr | Stream::Stdin => std::io::stderr().as_fd().try_clone_to_owned().ok(),
+    };
+    start_to(stream, source, sink.map(std::fs::File::from), started, queue)
+}
+
+/// [`start`] with the bytes passed on to `sink` (in server mode, the client's
+/// messages from the recorder's stdin to the command's): its end closes the sink.
+pub(super) fn start_to(
+    stream: Stream,
+    source: Option<impl Read + AsFd + Send + 'static>,
+    sink: Option<std::fs::File>,
+    started: Instant,
+    queue: Queue,
+) -> JoinHandle<()> {
+    if let Some(pipe) = &source {
+        // Best effort: a smaller pipe only means smaller reads.
+        let _ = nix::fcntl::fcntl(pipe.as_fd(), nix::fcntl::FcntlArg::F_SETPIPE_SZ(PIPE));
+    }
+    std::thread::spawn(move || {
+        let mut sink = sink;
+        let mut recording = true;
+        if let Some(mut source) = source {
+            // Once the writer is gone, one buffer does.
+            let mut own = Vec::new();
+            loop {
+                let mut buffer = if recording {
+                    queue.buffer()
+                } else if own.is_empty() {
+                    vec![0; CHUNK]
+                } else {
+                    std::mem::take(&mut own)
+                };
+                let len = match source.read(&mut buffer) {
+                    Ok(0) | Err(_) => break,
+                    Ok(len) => len,
+                };
+                let at = started.elapsed();
+                if let Some(out) = sink.as_mut() {
+                    if out.write_all(&buffer[..len]).is_err() {
+                        sink = None;
+                    }
+                }
+                if recording {
+                    let event = Event::Chunk {
+                        stream,
+                        at,
+                        buffer,
+                        len,
+                    };
+                    recording = queue.sender.send(event).is_ok();
+                } else {
+                    own = buffer;
+                }
+            }
+        }
+        let _ = queue.sender.send(Event::Closed {
+            stream,
+            at: started.elapsed(),
+        });
+    })
+}

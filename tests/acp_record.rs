@@ -1,0 +1,187 @@
+//! Recording server mode: `mock-agent record -- cursor-agent acp` is a transparent
+//! proxy in both directions; what it writes replays to the same bytes and the same
+//! journal; secrets stay out; the shim's record modes work for `acp`.
+
+use std::path::Path;
+
+use proptest::prelude::*;
+use serde_json::Value;
+
+use crate::support::{bin, mock};
+
+/// The client's side: a handshake, a session, a prompt, answers to the first
+/// permission requests the agent may send, and an authenticate with a credential.
+fn client() -> String {
+    let mut lines = vec![
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}"#.to_owned(),
+        r#"{"jsonrpc":"2.0","id":1,"method":"authenticate","params":{"methodId":"cursor_login","token":"tok-SECRET-42"}}"#.to_owned(),
+        r#"{"jsonrpc":"2.0","id":"new","method":"session/new","params":{"cwd":"/w","mcpServers":[]}}"#.to_owned(),
+    ];
+    lines.push(r#"{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"SESSION","prompt":[{"type":"text","text":"go"}]}}"#.to_owned());
+    for id in 0..4 {
+        lines.push(format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{"outcome":{{"outcome":"selected","optionId":"allow-once"}}}}}}"#));
+    }
+    lines.iter().map(|l| format!("{l}\n")).collect()
+}
+
+struct Played {
+    stdout: Vec<u8>,
+    code: Option<i32>,
+    journal: Value,
+}
+
+/// Runs `mock-agent ARGS` with the client piped in and the journal read back.
+fn play(args: &[&str], env: &[(&str, &Path)], input: &str, dir: &Path) -> Played {
+    let journal = dir.join("journal.jsonl");
+    let _ = std::fs::remove_file(&journal);
+    let mut cmd = mock();
+    cmd.args(args).env("MOCK_AGENT_JOURNAL", &journal);
+    for (name, value) in env {
+        cmd.env(name, value);
+    }
+    let output = cmd.write_stdin(input.to_owned()).output().expect("runs");
+    let text = std::fs::read_to_string(&journal).unwrap_or_default();
+    Played {
+        stdout: output.stdout,
+        code: output.status.code(),
+        journal: text
+            .lines()
+            .last()
+            .and_then(|l| serde_json::from_str(l).ok())
+            .unwrap_or(Value::Null),
+    }
+}
+
+/// The conversation of a journal entry, without times.
+fn messages(journal: &Value) -> Vec<(String, String)> {
+    journal["acp"]["messages"]
+        .as_array()
+        .map(|m| {
+            m.iter()
+                .map(|m| {
+                    (
+                        m["dir"].as_str().unwrap_or("").to_owned(),
+                        m["line"].as_str().unwrap_or("").to_owned(),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Records `mock-agent acp` with `env`, then replays the cassette: both give the
+/// client the same bytes, and the replay's journal holds the same conversation.
+fn record_then_replay(env: &[(&str, &str)]) -> (Played, Played, String) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cassette = dir.path().join("acp.cassette");
+    // The recorded agent is the mock itself, run with the settings given here (a
+    // recorder passes none of its own MOCK_AGENT_* on).
+    let wrapper = dir.path().join("agent.sh");
+    let exports: String = env.iter().map(|(k, v)| format!("export {k}='{v}'\n")).collect();
+    std::fs::write(
+        &wrapper,
+        format!("#!/bin/sh\n{exports}exec {} \"$@\"\n", bin().display()),
+    )
+    .expect("writes");
+    std::fs::set_permissions(&wrapper, std::os::unix::fs::PermissionsExt::from_mode(0o755)).expect("chmod");
+    let args = [
+        "record",
+        "--out",
+        cassette.to_str().expect("utf-8"),
+        "--",
+        wrapper.to_str().expect("utf-8"),
+        "--api-key",
+        "key-SECRET-7",
+        "acp",
+    ];
+    let recorded = play(&args, &[], &client(), dir.path());
+    let text = std::fs::read_to_string(&cassette).expect("the cassette");
+    let replayed = play(
+        &["acp"],
+        &[("MOCK_AGENT_CASSETTE", &cassette)],
+        &client(),
+        dir.path(),
+    );
+    (recorded, replayed, text)
+}
+
+#[test]
+fn a_recorded_conversation_replays_the_same_bytes_and_keeps_secrets_out() {
+    let (recorded, replayed, cassette) = record_then_replay(&[]);
+    assert_eq!(recorded.code, Some(0));
+    assert!(!recorded.stdout.is_empty());
+    assert_eq!(
+        String::from_utf8_lossy(&replayed.stdout),
+        String::from_utf8_lossy(&recorded.stdout)
+    );
+    assert_eq!(replayed.code, Some(0));
+    assert!(cassette.starts_with(r#"{"mock_agent_cassette":2,"#) && cassette.contains(r#""acp":true"#));
+    assert!(
+        cassette.contains(r#""in":{"jsonrpc":"2.0","id":0,"method":"initialize""#),
+        "the client's messages"
+    );
+    for secret in ["key-SECRET-7", "tok-SECRET-42"] {
+        assert!(!cassette.contains(secret), "{secret} reached the disk");
+    }
+    assert_eq!(replayed.journal["acp"]["divergences"], Value::Array(Vec::new()));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(6))]
+
+    /// For generated conversations, record -> replay gives the client the same bytes
+    /// and the same journal.
+    #[test]
+    fn record_then_replay_is_the_identity_for_generated_conversations(seed in 0u64..1_000) {
+        let seed = seed.to_string();
+        let (recorded, replayed, _) = record_then_replay(&[("MOCK_AGENT_GENERATE", &seed)]);
+        prop_assert_eq!(&replayed.stdout, &recorded.stdout);
+        prop_assert_eq!(replayed.code, recorded.code);
+        // The replay's journal: the same messages both ways; nothing diverged.
+        let inner = replayed.journal.clone();
+        prop_assert_eq!(&inner["acp"]["divergences"], &Value::Array(Vec::new()));
+        let out: Vec<_> = messages(&inner).into_iter().filter(|(d, _)| d == "out").map(|(_, l)| l).collect();
+        let recorded_out: Vec<String> = String::from_utf8_lossy(&recorded.stdout).lines().map(str::to_owned).collect();
+        prop_assert_eq!(out, recorded_out);
+    }
+}
+
+#[test]
+fn the_shim_records_a_conversation_once_and_replays_it() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let library = dir.path().join("library");
+    let env: [(&str, &Path); 2] = [("MOCK_AGENT_LIBRARY", &library), ("MOCK_AGENT_REAL", &bin())];
+    // Each run a test run of its own (a journal of its own): in one journal, each
+    // cassette plays once.
+    let run = |journal: &str| {
+        let journal = dir.path().join(journal);
+        let output = mock()
+            .arg("acp")
+            .env("MOCK_AGENT_RECORD", "once")
+            .envs(env.iter().map(|(k, v)| (*k, v.as_os_str())))
+            .env("MOCK_AGENT_JOURNAL", &journal)
+            .write_stdin(client())
+            .output()
+            .expect("runs");
+        let entry: Value = std::fs::read_to_string(&journal)
+            .ok()
+            .and_then(|t| t.lines().last().and_then(|l| serde_json::from_str(l).ok()))
+            .unwrap_or(Value::Null);
+        (output.stdout, entry)
+    };
+    let (first, recorded) = run("first.jsonl");
+    let cassettes: Vec<_> = std::fs::read_dir(&library)
+        .expect("the library")
+        .flatten()
+        .collect();
+    assert_eq!(cassettes.len(), 1, "one conversation recorded");
+    let (second, replayed) = run("second.jsonl");
+    assert_eq!(String::from_utf8_lossy(&second), String::from_utf8_lossy(&first));
+    // The first ran the real agent through the recorder; the second served the
+    // recording itself.
+    assert!(recorded["acp"].is_null(), "{recorded}");
+    assert_eq!(replayed["source"], recorded["source"]);
+    assert!(replayed["acp"]["messages"]
+        .as_array()
+        .is_some_and(|m| !m.is_empty()));
+}
