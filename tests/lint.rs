@@ -16,7 +16,7 @@ fn curated_cassettes_pass_with_their_warnings() {
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    insta::assert_snapshot!(String::from_utf8_lossy(&output.stdout));
+    snapshot_in_folder(|| insta::assert_snapshot!(String::from_utf8_lossy(&output.stdout)));
 }
 
 #[test]
@@ -173,7 +173,7 @@ fn acp_cassettes_pass_with_their_notes() {
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    insta::assert_snapshot!(String::from_utf8_lossy(&output.stdout));
+    snapshot_in_folder(|| insta::assert_snapshot!(String::from_utf8_lossy(&output.stdout)));
 }
 
 #[test]
@@ -244,4 +244,12 @@ fn acp_cassettes_are_checked_for_secrets_and_age_too() {
     leaked.cassette:7: warning: a value that looks like a secret (`sk-test-…`): redact it (`mock-agent record --redact`) [secret]
     leaked.cassette: 0 error(s), 2 warning(s), 1 note(s)
     ");
+}
+
+/// File snapshots of this module live in `tests/snapshots/lint/`.
+fn snapshot_in_folder(check: impl FnOnce()) {
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path("snapshots/lint");
+    settings.set_prepend_module_to_snapshot(false);
+    settings.bind(check);
 }

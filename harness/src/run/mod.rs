@@ -26,7 +26,7 @@ pub mod report;
 pub mod snapshot;
 pub mod summary;
 
-use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -222,10 +222,9 @@ pub fn run_case(consumer: &Consumer, case: &Case, mock: &Path) -> Result<Outcome
     }
     let status = match (timed_out, waiter.join()) {
         (true, _) => Status::TimedOut,
-        (false, Ok(Ok(status))) => match (status.code(), status.signal()) {
-            (Some(code), _) => Status::Exited(code),
-            (None, Some(signal)) => Status::Signaled(signal),
-            (None, None) => Status::Exited(-1),
+        (false, Ok(Ok(status))) => match crate::frames::Exit::from_status(status) {
+            crate::frames::Exit::Code(code) => Status::Exited(code),
+            crate::frames::Exit::Signal(signal) => Status::Signaled(signal.number()),
         },
         (false, _) => Status::Exited(-1),
     };
