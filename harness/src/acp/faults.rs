@@ -175,19 +175,7 @@ impl AcpFault {
 
 /// What a fault of the catalogue does, with its keys and an example.
 pub fn catalogue() -> &'static [Described] {
-    const fn e(
-        name: &'static str,
-        usage: &'static str,
-        meaning: &'static str,
-        example: &'static str,
-    ) -> Described {
-        Described {
-            name,
-            usage,
-            meaning,
-            example,
-        }
-    }
+    use crate::faults::described as e;
     const CATALOGUE: &[Described] = &[
         e(
             "error",

@@ -314,21 +314,24 @@ pub struct Described {
     pub example: &'static str,
 }
 
+/// One entry of a catalogue (print mode's, server mode's).
+pub(crate) const fn described(
+    name: &'static str,
+    usage: &'static str,
+    meaning: &'static str,
+    example: &'static str,
+) -> Described {
+    Described {
+        name,
+        usage,
+        meaning,
+        example,
+    }
+}
+
 /// Every fault and preset, in documentation order.
 pub fn catalogue() -> &'static [Described] {
-    const fn e(
-        name: &'static str,
-        usage: &'static str,
-        meaning: &'static str,
-        example: &'static str,
-    ) -> Described {
-        Described {
-            name,
-            usage,
-            meaning,
-            example,
-        }
-    }
+    use described as e;
     const CATALOGUE: &[Described] = &[
         e(
             "eof",
