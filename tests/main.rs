@@ -4,6 +4,7 @@ mod support;
 
 mod acp_consumers; // the harness on example ACP clients: the careful one copes, each bug is caught
 mod acp_faults; // server mode's faults and presets through the binary
+mod acp_generate; // generated conversations: protocol rules, replay through the binary, seeds, test and fuzz --acp
 mod cli; // the emulated CLI's command line, subcommands and errors
 mod consumers; // the harness on example consumers: the careful one copes, each bug is caught
 mod faults; // every fault and preset through the binary, signals, stalls, closed pipes

@@ -16,11 +16,16 @@
 //!   `agent_message_chunk`, `thinking` as `agent_thought_chunk`, tool calls as
 //!   `tool_call`/`tool_call_update`, a failed run as a JSON-RPC error.
 //!
+//! A [`generate`]d conversation (feature `generate`) is a recording nobody made: it
+//! plays as a script too.
+//!
 //! The process (`mock-agent`'s server loop) performs the steps, reads the client,
 //! handles cancels and faults, and journals everything.
 
 pub mod expect;
 pub mod faults;
+#[cfg(feature = "generate")]
+pub mod generate;
 pub mod rpc;
 pub mod script;
 pub mod tell;

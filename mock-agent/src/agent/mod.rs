@@ -298,7 +298,22 @@ fn source(settings: &Settings) -> Source {
 fn acp(settings: &Settings, entry: &mut Entry) -> Exit {
     let source = source(settings);
     entry.source = Some(source.describe());
-    let (conversation, recorded) = match harness::acp::conversation(&source) {
+    let found = match settings.generate {
+        // The conversation generated from the seed, played as the recording it is.
+        Some(seed) => {
+            let config = harness::acp::generate::ConversationConfig::default();
+            harness::acp::generate::from_seed(seed, &config)
+                .script()
+                .map(|script| {
+                    (
+                        Box::new(script) as Box<dyn harness::acp::Conversation + Send>,
+                        true,
+                    )
+                })
+        }
+        None => harness::acp::conversation(&source),
+    };
+    let (conversation, recorded) = match found {
         Ok(found) => found,
         Err(e) => {
             let message = e.to_string();
