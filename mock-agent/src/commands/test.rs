@@ -189,13 +189,15 @@ pub(super) fn fuzz(command: &str, acp: bool, cases: u32, seed: u64, timeout: f64
         return Exit::Code(exit_codes::USAGE);
     };
     let consumer = Consumer::new(command).timeout(timeout);
-    let (what, run): (&str, fn(_, _, _, _, _, _) -> _) = if acp {
-        ("ACP client", fuzz::fuzz_acp)
-    } else {
-        ("consumer", fuzz::fuzz)
-    };
+    let what = if acp { "ACP client" } else { "consumer" };
     eprintln!("fuzzing the {what} `{command}` with {cases} cases from seed {seed}");
-    match run(&consumer, cases, seed, &mock, &Properties::new(), out) {
+    let properties = Properties::new();
+    let found = if acp {
+        fuzz::fuzz_acp(&consumer, cases, seed, &mock, &properties, out)
+    } else {
+        fuzz::fuzz(&consumer, cases, seed, &mock, &properties, out)
+    };
+    match found {
         Ok(report) => {
             let rate = report.runs as f64 / report.seconds.max(1e-9);
             match report.failure {
