@@ -5,6 +5,7 @@ mod support;
 mod acp_cassettes; // the curated ACP cassettes lint clean and replay through `mock-agent acp` (snapshots)
 mod acp_consumers; // the harness on example ACP clients: the careful one copes, each bug is caught
 mod acp_faults; // server mode's faults and presets through the binary
+mod acp_generate; // generated conversations: protocol rules, replay through the binary, seeds, test and fuzz --acp
 mod acp_record; // recording server mode both ways: same bytes on replay, secrets out, the shim
 mod acp_server; // recorded conversations replayed with live ids, divergences, step mode
 mod cli; // the emulated CLI's command line, subcommands and errors

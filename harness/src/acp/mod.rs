@@ -16,11 +16,16 @@
 //!   `agent_message_chunk`, `thinking` as `agent_thought_chunk`, tool calls as
 //!   `tool_call`/`tool_call_update`, a failed run as a JSON-RPC error.
 //!
+//! A [`generate`]d conversation (feature `generate`) is a recording nobody made: it
+//! plays as a script too.
+//!
 //! The process (`mock-agent`'s server loop) performs the steps, reads the client,
 //! handles cancels and faults, and journals everything.
 
 pub mod expect;
 pub mod faults;
+#[cfg(feature = "generate")]
+pub mod generate;
 pub mod rpc;
 pub mod script;
 pub mod tell;
@@ -168,10 +173,17 @@ pub mod methods {
 }
 
 /// The conversation a source plays in server mode, and whether it is a recording of
-/// one (a cassette whose header says `"acp":true`). Any other source is a print-mode
-/// session told through ACP ([`tell`]): the default session asks permission for its
+/// one (a cassette whose header says `"acp":true`, or a generated conversation). Any
+/// other source is a print-mode session told through ACP ([`tell`]): the default session asks permission for its
 /// write, others for each shell command.
 pub fn conversation(source: &Source) -> Result<(Box<dyn Conversation + Send>, bool), CassetteError> {
+    // A generated source is the conversation generated from its seed, played as the
+    // recording it is.
+    #[cfg(feature = "generate")]
+    if let Source::Generated { seed, .. } = source {
+        let config = generate::ConversationConfig::default();
+        return Ok((Box::new(generate::from_seed(*seed, &config).script()?), true));
+    }
     let recording = source.open("")?;
     if recording.header.as_ref().is_some_and(|h| h.invocation.acp) {
         return Ok((Box::new(script::Script::new(recording.frames)?), true));

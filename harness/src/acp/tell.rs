@@ -406,7 +406,8 @@ fn config_options(mode: &str, model: &str) -> Value {
     ])
 }
 
-fn available_commands() -> Value {
+/// The `available_commands_update` the agent sends after `session/new` answers.
+pub fn available_commands() -> Value {
     json!({"sessionUpdate": "available_commands_update", "availableCommands": [
         {"name": "plan", "description": "Switch to plan mode"},
         {"name": "model", "description": "Change the model", "input": {"hint": "model id"}}
@@ -421,7 +422,9 @@ pub fn update_line(session: &str, update: &Value) -> Vec<u8> {
     )
 }
 
-fn permission_params(session: &str, tool_call: &Value) -> Value {
+/// The params of a `session/request_permission` for this tool call: allow once,
+/// allow always, reject.
+pub fn permission_params(session: &str, tool_call: &Value) -> Value {
     json!({
         "sessionId": session,
         "toolCall": tool_call,

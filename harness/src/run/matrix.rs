@@ -24,7 +24,7 @@ pub enum CaseSource {
     Default,
     /// A cassette or capture.
     Cassette(PathBuf),
-    /// The session generated from this seed.
+    /// The session generated from this seed; in server mode, the conversation.
     #[cfg(feature = "generate")]
     Generated(u64),
 }
@@ -137,10 +137,15 @@ impl Case {
     }
 
     /// A case of server mode: its expectation is what a correct ACP client concludes
-    /// from the source's conversation with the faults (see [`crate::acp::expect`]).
+    /// from the source's conversation with the faults (see [`crate::acp::expect`]). A
+    /// generated source is the conversation generated from its seed
+    /// ([`crate::acp::generate::from_seed`], default knobs), not a print-mode session
+    /// told through ACP.
     pub fn acp(source: CaseSource, faults: &str, name: String) -> Result<Case, CassetteError> {
         let parsed =
             crate::acp::faults::parse(faults, crate::acp::faults::FROM_ENV).map_err(CassetteError::from)?;
+        // What `cursor-agent acp` serves for the source (a generated source: the
+        // conversation generated from the seed).
         let (mut conversation, _) = crate::acp::conversation(&source.source())?;
         let (expect, segments) = crate::acp::expect::expectation(conversation.as_mut(), parsed);
         Ok(Case {
@@ -288,7 +293,8 @@ pub struct Matrix {
     pub cassettes: Vec<PathBuf>,
     /// Whether the built-in default session is a source.
     pub default_session: bool,
-    /// Generated sessions: seeds `0..generated`.
+    /// Generated sessions: seeds `0..generated` (in server mode, the conversations
+    /// generated from them).
     #[cfg(feature = "generate")]
     pub generated: u64,
     /// The output formats the consumer uses; cases in each when it takes `{format}`.
@@ -327,7 +333,8 @@ impl Matrix {
         }
     }
 
-    /// With the sessions generated from seeds `0..n` as sources too.
+    /// With the sessions generated from seeds `0..n` as sources too (in server mode,
+    /// the conversations of [`crate::acp::generate::from_seed`]).
     #[cfg(feature = "generate")]
     #[must_use]
     pub fn generated(mut self, n: u64) -> Self {

@@ -50,12 +50,14 @@ enum Own {
     },
     /// Print the session generated from a seed, as the CLI would, or save it as a cassette.
     ///
-    /// The same seed gives the same bytes on every run and machine.
+    /// The same seed gives the same bytes on every run and machine. With `--acp`, the
+    /// conversation of server mode generated from the seed (what `MOCK_AGENT_GENERATE=N
+    /// cursor-agent acp` serves), told one message a line, or saved as a cassette.
     Generate {
         /// The seed of the session (and of every random choice).
         #[arg(long)]
         seed: u64,
-        /// At most about this many events.
+        /// At most about this many events (with `--acp`: messages, both directions).
         #[arg(long, value_name = "M")]
         events: Option<usize>,
         /// `real`: everything the real CLI prints; `seeds`: only what its documentation shows.
@@ -64,6 +66,9 @@ enum Own {
         /// Write the session, faults applied, as a cassette to this file instead of printing it.
         #[arg(long, value_name = "FILE")]
         out: Option<PathBuf>,
+        /// A conversation of server mode (`cursor-agent acp`) instead of a print-mode session.
+        #[arg(long, conflicts_with_all = ["profile", "output_format", "stream_partial_output", "resume", "faults", "timing"])]
+        acp: bool,
         #[command(flatten)]
         play: Play,
     },
@@ -83,10 +88,17 @@ enum Own {
     ///
     /// Exits 0 when every case held every property, 1 when one failed (the minimal
     /// failing stream is written as a cassette, with the command that replays it).
+    ///
+    /// With `--acp`, the consumer is an ACP client: generated conversations of server
+    /// mode with server-mode faults; a failure is shrunk to a conversation written as
+    /// a cassette, its faults beside it.
     Fuzz {
         /// The consumer: a shell command; `{mock}` is the mock's path.
         #[arg(long, value_name = "CMD")]
         consumer: String,
+        /// Fuzz an ACP client (`cursor-agent acp`) instead of a print-mode consumer.
+        #[arg(long)]
+        acp: bool,
         /// How many cases.
         #[arg(long, value_name = "N", default_value_t = 100)]
         cases: u32,
@@ -161,9 +173,14 @@ struct TestArgs {
     /// matrix is server mode's sources and faults.
     #[arg(long)]
     acp: bool,
-    /// Also test with the sessions generated from seeds 0..N.
+    /// Also test with the sessions generated from seeds 0..N (with `--acp`: the
+    /// conversations generated from them).
     #[arg(long, value_name = "N", default_value_t = 0)]
     generated: u64,
+    /// Instead of the matrix's faults, one case a source with these faults (repeatable;
+    /// the case is named `SOURCE/given`); e.g. the faults `mock-agent fuzz` found.
+    #[arg(long = "fault", value_name = "SPEC")]
+    faults: Vec<String>,
     /// An output format the consumer uses (repeatable; with `{format}` in its command).
     #[arg(long = "format", value_name = "F", value_parser = parse_format)]
     formats: Vec<OutputFormat>,
@@ -256,9 +273,17 @@ pub fn run(argv: &[String]) -> Exit {
         Own::Generate {
             seed,
             events,
+            out,
+            acp: true,
+            ..
+        } => generate_acp(seed, events, out.as_deref()),
+        Own::Generate {
+            seed,
+            events,
             profile,
             out,
             play,
+            acp: false,
         } => {
             let mut config = SessionConfig::default().profile(profile);
             if let Some(events) = events {
@@ -310,11 +335,12 @@ pub fn run(argv: &[String]) -> Exit {
         }
         Own::Fuzz {
             consumer,
+            acp,
             cases,
             seed,
             timeout,
             out,
-        } => test::fuzz(&consumer, cases, seed, timeout, &out),
+        } => test::fuzz(&consumer, acp, cases, seed, timeout, &out),
         Own::Faults => {
             for entry in faults::catalogue() {
                 println!("{:<16} {}", entry.name, entry.meaning);
@@ -353,6 +379,49 @@ fn save_generated(seed: u64, config: &SessionConfig, scenario: &Scenario, path: 
         Err(e) => {
             eprintln!("mock-agent: {e}");
             Exit::Code(e.exit_code())
+        }
+    }
+}
+
+/// `generate --acp`: the conversation of a seed, told one message a line, or written
+/// as a cassette.
+fn generate_acp(seed: u64, messages: Option<usize>, out: Option<&Path>) -> Exit {
+    use harness::acp::generate::{from_seed, ConversationConfig};
+    let mut config = ConversationConfig::default();
+    if let Some(messages) = messages {
+        config = config.max_messages(messages);
+    }
+    let transcript = from_seed(seed, &config);
+    let Some(path) = out else {
+        return print_text(&format!("{}\n", transcript.summary()));
+    };
+    match transcript.write_cassette(path) {
+        Ok(path) => {
+            eprintln!(
+                "wrote {} ({} messages); serve it with `MOCK_AGENT_CASSETTE={} cursor-agent acp`",
+                path.display(),
+                transcript.messages.len(),
+                path.display()
+            );
+            Exit::Code(exit_codes::OK)
+        }
+        Err(e) => {
+            eprintln!("mock-agent: {e}");
+            Exit::Code(e.exit_code())
+        }
+    }
+}
+
+/// Prints text on stdout; a closed pipe is no error.
+fn print_text(text: &str) -> Exit {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    match stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()) {
+        Ok(()) => Exit::Code(exit_codes::OK),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Exit::Code(exit_codes::OK),
+        Err(e) => {
+            eprintln!("mock-agent: cannot write to stdout: {e}");
+            Exit::Code(exit_codes::IO_ERROR)
         }
     }
 }

@@ -65,6 +65,13 @@ pub(super) fn test(args: TestArgs) -> Exit {
         matrix.formats = args.formats.clone();
     }
     matrix.filter = args.filter.clone();
+    if !args.faults.is_empty() {
+        if let Err(e) = check_faults(&args.faults, args.acp) {
+            eprintln!("mock-agent: {e}");
+            return Exit::Code(exit_codes::USAGE);
+        }
+        matrix.faults = vec![("given".to_owned(), args.faults.join(";"))];
+    }
     let with_format = args.consumer.contains("{format}");
     let cases = match matrix.cases(with_format) {
         Ok(cases) => cases,
@@ -143,9 +150,31 @@ pub(super) fn test(args: TestArgs) -> Exit {
     })
 }
 
-/// `mock-agent fuzz`.
-pub(super) fn fuzz(command: &str, cases: u32, seed: u64, timeout: f64, out: &Path) -> Exit {
-    use harness::run::{fuzz::fuzz, Consumer, Properties};
+/// Checks `--fault` specs in the grammar of the mode (print or server).
+fn check_faults(specs: &[String], acp: bool) -> Result<(), harness::Diagnostic> {
+    use harness::error::Origin;
+    const PRINT: Origin<'static> = Origin {
+        name: "--fault",
+        help: "`mock-agent faults` lists every fault with an example",
+    };
+    const ACP: Origin<'static> = Origin {
+        name: "--fault",
+        help:
+            "`mock-agent faults` lists every fault (server mode's after the print-mode ones) with an example",
+    };
+    for spec in specs {
+        if acp {
+            harness::acp::faults::parse(spec, ACP)?;
+        } else {
+            harness::faults::parse(spec, PRINT)?;
+        }
+    }
+    Ok(())
+}
+
+/// `mock-agent fuzz`, of a print-mode consumer or (`acp`) an ACP client.
+pub(super) fn fuzz(command: &str, acp: bool, cases: u32, seed: u64, timeout: f64, out: &Path) -> Exit {
+    use harness::run::{fuzz, Consumer, Properties};
     on_interrupt_kill_consumers();
     let Ok(mock) = std::env::current_exe() else {
         eprintln!("mock-agent: cannot find its own binary to serve as the agent");
@@ -160,8 +189,15 @@ pub(super) fn fuzz(command: &str, cases: u32, seed: u64, timeout: f64, out: &Pat
         return Exit::Code(exit_codes::USAGE);
     };
     let consumer = Consumer::new(command).timeout(timeout);
-    eprintln!("fuzzing `{command}` with {cases} cases from seed {seed}");
-    match fuzz(&consumer, cases, seed, &mock, &Properties::new(), out) {
+    let what = if acp { "ACP client" } else { "consumer" };
+    eprintln!("fuzzing the {what} `{command}` with {cases} cases from seed {seed}");
+    let properties = Properties::new();
+    let found = if acp {
+        fuzz::fuzz_acp(&consumer, cases, seed, &mock, &properties, out)
+    } else {
+        fuzz::fuzz(&consumer, cases, seed, &mock, &properties, out)
+    };
+    match found {
         Ok(report) => {
             let rate = report.runs as f64 / report.seconds.max(1e-9);
             match report.failure {
@@ -173,17 +209,19 @@ pub(super) fn fuzz(command: &str, cases: u32, seed: u64, timeout: f64, out: &Pat
                     Exit::Code(exit_codes::OK)
                 }
                 Some(failure) => {
+                    let unit = if acp { "messages" } else { "lines" };
                     println!(
-                        "a case failed; shrunk to {} lines ({} runs, {:.1} s):",
+                        "a case failed; shrunk to {} {unit} ({} runs, {:.1} s):",
                         failure.lines, report.runs, report.seconds
                     );
                     for broken in &failure.broken {
                         println!("  {broken}");
                     }
-                    let path = failure.cassette.display();
-                    let quoted = format!("'{}'", command.replace('\'', r"'\''"));
-                    println!("the minimal case: {path}");
-                    println!("replay it: mock-agent test --no-default --cassettes {path} --filter clean --consumer {quoted}");
+                    println!("the minimal case: {}", failure.cassette.display());
+                    if !failure.faults.is_empty() {
+                        println!("with the faults: {}", failure.faults);
+                    }
+                    println!("replay it: {}", failure.replay_command(command));
                     Exit::Code(exit_codes::AGENT_ERROR)
                 }
             }
