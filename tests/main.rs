@@ -2,6 +2,7 @@
 
 mod support;
 
+mod acp; // server mode: a real ACP client through whole sessions, hand-written JSON for the rest
 mod cli; // the emulated CLI's command line, subcommands and errors
 mod consumers; // the harness on example consumers: the careful one copes, each bug is caught
 mod faults; // every fault and preset through the binary, signals, stalls, closed pipes
