@@ -290,6 +290,10 @@ impl<O: tokio::io::AsyncWrite + Unpin, E: tokio::io::AsyncWrite + Unpin> Server<
                         }
                         self.diverge(divergence);
                     }
+                    if self.cancelled_in_queue(&live) {
+                        self.cancel(Some(&live)).await?;
+                        continue;
+                    }
                     if let Some(exit) = self.play(reply.steps, Some(live)).await? {
                         return Ok(exit);
                     }
@@ -563,6 +567,10 @@ impl<O: tokio::io::AsyncWrite + Unpin, E: tokio::io::AsyncWrite + Unpin> Server<
                 let turn = live.filter(|l| l.method == methods::SESSION_PROMPT && !l.responded);
                 let same_session =
                     turn.is_some_and(|l| l.session.is_none() || l.session == message.param_str("sessionId"));
+                if !same_session {
+                    // It may be for a prompt still waiting its turn.
+                    self.queue.push_back(line);
+                }
                 same_session.then_some(Interrupted::Cancelled)
             }
             _ => {
@@ -570,6 +578,22 @@ impl<O: tokio::io::AsyncWrite + Unpin, E: tokio::io::AsyncWrite + Unpin> Server<
                 None
             }
         }
+    }
+
+    /// Whether the client cancelled the prompt `live` while it waited in the queue (a
+    /// `session/cancel` of its session queued after it); takes the cancel out.
+    fn cancelled_in_queue(&mut self, live: &Live) -> bool {
+        if live.method != methods::SESSION_PROMPT {
+            return false;
+        }
+        let cancel = self.queue.iter().position(|line| {
+            Message::parse(line).is_some_and(|m| {
+                m.kind == Kind::Notification
+                    && m.method() == methods::SESSION_CANCEL
+                    && (live.session.is_none() || live.session == m.param_str("sessionId"))
+            })
+        });
+        cancel.and_then(|i| self.queue.remove(i)).is_some()
     }
 
     /// Ends a cancelled turn: the prompt answered `cancelled`.
