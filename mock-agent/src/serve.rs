@@ -36,6 +36,9 @@ use crate::execute::{self, ExecError, ExecOptions, Output, Stop, Threaded};
 /// The longest line read from the client: longer ones are dropped (and journaled).
 pub const MAX_LINE: usize = 64 << 20;
 
+/// The most stdout bytes handed to the writing thread at once.
+const HANDOFF: usize = 1 << 20;
+
 /// How a server run went.
 #[derive(Debug)]
 pub struct Served {
@@ -110,7 +113,11 @@ pub fn serve(conversation: Box<dyn Conversation>, options: &ServeOptions) -> Ser
             precise: true,
             ..ExecOptions::new(delivery)
         };
-        let output = Output::new(Threaded::new(out), Threaded::new(err), &exec)?;
+        // The writing thread takes up to a megabyte at a time, not the executor's
+        // 64 KiB: a long turn spends less in handing writes over. Every flush of the
+        // executor's still reaches the pipe.
+        let stdout = tokio::io::BufWriter::with_capacity(HANDOFF, Threaded::new(out));
+        let output = Output::new(stdout, Threaded::new(err), &exec)?;
         let mut server = Server {
             conversation,
             output,
@@ -285,7 +292,7 @@ impl<O: tokio::io::AsyncWrite + Unpin, E: tokio::io::AsyncWrite + Unpin> Server<
                         if self.strict {
                             let error = strict_error(&live.id, &divergence);
                             self.diverge(divergence);
-                            self.send(&error).await?;
+                            self.send(error).await?;
                             continue;
                         }
                         self.diverge(divergence);
@@ -321,11 +328,12 @@ impl<O: tokio::io::AsyncWrite + Unpin, E: tokio::io::AsyncWrite + Unpin> Server<
                     match self.wait_until(due, live.as_ref()).await? {
                         Some(interrupted) => Err(interrupted),
                         None => {
-                            if let Some(live) = &mut live {
-                                live.responded |= Message::parse(&line)
-                                    .is_some_and(|m| m.kind == Kind::Response && m.id_text() == live.id);
+                            if let Some(live) = live.as_mut().filter(|l| !l.responded) {
+                                live.responded = !rpc::surely_not_response(&line)
+                                    && Message::parse(&line)
+                                        .is_some_and(|m| m.kind == Kind::Response && m.id_text() == live.id);
                             }
-                            self.send(&line).await?;
+                            self.send(line).await?;
                             Ok(())
                         }
                     }
@@ -453,7 +461,7 @@ impl<O: tokio::io::AsyncWrite + Unpin, E: tokio::io::AsyncWrite + Unpin> Server<
                     // The protocol's way to withdraw a request still waiting.
                     let params =
                         json!({"requestId": serde_json::from_str::<Value>(id).unwrap_or(Value::Null)});
-                    self.send(&rpc::notification("$/cancel_request", &params)).await?;
+                    self.send(rpc::notification("$/cancel_request", &params)).await?;
                 }
                 return Ok(Some(interrupted));
             }
@@ -476,7 +484,7 @@ impl<O: tokio::io::AsyncWrite + Unpin, E: tokio::io::AsyncWrite + Unpin> Server<
                         live.responded = true;
                         let error = strict_error(&live.id, &divergence);
                         self.diverge(divergence);
-                        self.send(&error).await?;
+                        self.send(error).await?;
                         // The turn ends here: answered, nothing more to cancel.
                         return Ok(Some(Interrupted::Cancelled));
                     }
@@ -608,7 +616,7 @@ impl<O: tokio::io::AsyncWrite + Unpin, E: tokio::io::AsyncWrite + Unpin> Server<
             ));
         }
         let line = rpc::response(&live.id, &json!({"stopReason": "cancelled"}));
-        self.send(&line).await
+        self.send(line).await
     }
 
     /// The next client message to handle: a queued one, else the next to come;
@@ -648,17 +656,20 @@ impl<O: tokio::io::AsyncWrite + Unpin, E: tokio::io::AsyncWrite + Unpin> Server<
         Ok(Some(incoming.unwrap_or(Incoming::Eof)))
     }
 
-    /// Writes one agent message.
-    async fn send(&mut self, line: &[u8]) -> Result<(), Stop> {
-        self.note("out", line);
+    /// Writes one agent message (taken, not copied: a long turn writes many).
+    async fn send(&mut self, line: Vec<u8>) -> Result<(), Stop> {
+        self.note("out", &line);
         self.sent += 1;
         self.output
-            .perform(Frame::Line(Line::stdout(Duration::ZERO, line.to_vec())))
+            .perform(Frame::Line(Line::stdout(Duration::ZERO, line)))
             .await
             .map(drop)
     }
 
     fn note(&mut self, dir: &str, line: &[u8]) {
+        if self.journal.is_none() {
+            return;
+        }
         let at_ms = millis(self.output.elapsed());
         if let Some(journal) = &mut self.journal {
             journal.messages.push(journal::Message {
