@@ -13,7 +13,7 @@ fn client(script: &str, timeout: u64) -> Consumer {
     Consumer::new(format!("python3 {}", path.display()))
         .timeout(Duration::from_secs(timeout))
         // The careful client gives up on an agent silent this long.
-        .env("CONSUMER_IDLE_TIMEOUT", "2")
+        .env("CONSUMER_IDLE_TIMEOUT", "3")
 }
 
 /// The properties each case broke, by case name.
@@ -42,7 +42,7 @@ fn the_careful_acp_client_copes_with_the_whole_matrix() {
     // Every case of the default conversation, each record (the conversation told
     // readably) kept as a snapshot ...
     run::assert_matrix(
-        &client("acp_careful.py", 10),
+        &client("acp_careful.py", 20),
         &Matrix::acp(Vec::new()),
         &Properties::new(),
         &bin(),
@@ -54,7 +54,7 @@ fn the_careful_acp_client_copes_with_the_whole_matrix() {
     matrix.default_session = false;
     let cases = matrix.cases(false).expect("cases");
     let results = run::run_all(
-        &client("acp_careful.py", 10),
+        &client("acp_careful.py", 20),
         &cases,
         &bin(),
         &Properties::new(),
@@ -95,7 +95,7 @@ fn each_classic_acp_bug_is_caught_by_its_property() {
     }
     // And the careful client breaks none of them there.
     for (_, case, _) in expectations {
-        let found = broken(&client("acp_careful.py", 10), case);
+        let found = broken(&client("acp_careful.py", 20), case);
         assert!(found.iter().all(|(_, broken)| broken.is_empty()), "{found:?}");
     }
 }

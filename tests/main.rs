@@ -2,6 +2,7 @@
 
 mod support;
 
+mod acp; // server mode: a real ACP client through whole sessions, hand-written JSON for the rest
 mod acp_cassettes; // the curated ACP cassettes lint clean and replay through `mock-agent acp` (snapshots)
 mod acp_consumers; // the harness on example ACP clients: the careful one copes, each bug is caught
 mod acp_faults; // server mode's faults and presets through the binary

@@ -37,6 +37,9 @@ use crate::execute::{self, ExecError, ExecOptions, Output, Stop, Threaded};
 /// The longest line read from the client: longer ones are dropped (and journaled).
 pub const MAX_LINE: usize = 64 << 20;
 
+/// The most stdout bytes handed to the writing thread at once.
+const HANDOFF: usize = 1 << 20;
+
 /// How a server run went.
 #[derive(Debug)]
 pub struct Served {
@@ -119,7 +122,11 @@ pub fn serve(conversation: Box<dyn Conversation>, options: &ServeOptions) -> Ser
             precise: true,
             ..ExecOptions::new(delivery)
         };
-        let output = Output::new(Threaded::new(out), Threaded::new(err), &exec)?;
+        // The writing thread takes up to a megabyte at a time, not the executor's
+        // 64 KiB: a long turn spends less in handing writes over. Every flush of the
+        // executor's still reaches the pipe.
+        let stdout = tokio::io::BufWriter::with_capacity(HANDOFF, Threaded::new(out));
+        let output = Output::new(stdout, Threaded::new(err), &exec)?;
         let mut server = Server {
             conversation,
             output,
@@ -310,7 +317,7 @@ impl<O: tokio::io::AsyncWrite + Unpin, E: tokio::io::AsyncWrite + Unpin> Server<
                         if self.strict {
                             let error = strict_error(&live.id, &divergence);
                             self.diverge(divergence);
-                            if let Some(exit) = self.send(&error).await? {
+                            if let Some(exit) = self.send(error).await? {
                                 return Ok(exit);
                             }
                             continue;
@@ -324,6 +331,12 @@ impl<O: tokio::io::AsyncWrite + Unpin, E: tokio::io::AsyncWrite + Unpin> Server<
                             return Ok(crash.end.unwrap_or(Exit::Code(1)));
                         }
                     };
+                    if self.cancelled_in_queue(&live) {
+                        if let Some(exit) = self.cancel(Some(&live), false).await? {
+                            return Ok(exit);
+                        }
+                        continue;
+                    }
                     if let Some(exit) = self.play(steps, Some(live)).await? {
                         return Ok(exit);
                     }
@@ -353,8 +366,10 @@ impl<O: tokio::io::AsyncWrite + Unpin, E: tokio::io::AsyncWrite + Unpin> Server<
                         Some(interrupted) => Err(interrupted),
                         None => {
                             let response = live.as_ref().is_some_and(|live| {
-                                Message::parse(&line)
-                                    .is_some_and(|m| m.kind == Kind::Response && m.id_text() == live.id)
+                                !live.responded
+                                    && !rpc::surely_not_response(&line)
+                                    && Message::parse(&line)
+                                        .is_some_and(|m| m.kind == Kind::Response && m.id_text() == live.id)
                             });
                             if let Some(live) = live.as_mut().filter(|_| response) {
                                 live.responded = true;
@@ -367,7 +382,7 @@ impl<O: tokio::io::AsyncWrite + Unpin, E: tokio::io::AsyncWrite + Unpin> Server<
                                     }
                                 }
                             }
-                            if let Some(exit) = self.send(&line).await? {
+                            if let Some(exit) = self.send(line).await? {
                                 return Ok(Some(exit));
                             }
                             Ok(())
@@ -507,7 +522,7 @@ impl<O: tokio::io::AsyncWrite + Unpin, E: tokio::io::AsyncWrite + Unpin> Server<
                     let params =
                         json!({"requestId": serde_json::from_str::<Value>(id).unwrap_or(Value::Null)});
                     // A crash placed on this message ends the process all the same.
-                    if let Some(exit) = self.send(&rpc::notification("$/cancel_request", &params)).await? {
+                    if let Some(exit) = self.send(rpc::notification("$/cancel_request", &params)).await? {
                         return Ok(Some(Interrupted::Ended(exit)));
                     }
                 }
@@ -532,7 +547,7 @@ impl<O: tokio::io::AsyncWrite + Unpin, E: tokio::io::AsyncWrite + Unpin> Server<
                         live.responded = true;
                         let error = strict_error(&live.id, &divergence);
                         self.diverge(divergence);
-                        if let Some(exit) = self.send(&error).await? {
+                        if let Some(exit) = self.send(error).await? {
                             return Ok(Some(Interrupted::Ended(exit)));
                         }
                         // The turn ends here: answered, nothing more to cancel.
@@ -625,6 +640,10 @@ impl<O: tokio::io::AsyncWrite + Unpin, E: tokio::io::AsyncWrite + Unpin> Server<
                 let turn = live.filter(|l| l.method == methods::SESSION_PROMPT && !l.responded);
                 let same_session =
                     turn.is_some_and(|l| l.session.is_none() || l.session == message.param_str("sessionId"));
+                if !same_session {
+                    // It may be for a prompt still waiting its turn.
+                    self.queue.push_back(line);
+                }
                 same_session.then_some(Interrupted::Cancelled)
             }
             _ => {
@@ -632,6 +651,22 @@ impl<O: tokio::io::AsyncWrite + Unpin, E: tokio::io::AsyncWrite + Unpin> Server<
                 None
             }
         }
+    }
+
+    /// Whether the client cancelled the prompt `live` while it waited in the queue (a
+    /// `session/cancel` of its session queued after it); takes the cancel out.
+    fn cancelled_in_queue(&mut self, live: &Live) -> bool {
+        if live.method != methods::SESSION_PROMPT {
+            return false;
+        }
+        let cancel = self.queue.iter().position(|line| {
+            Message::parse(line).is_some_and(|m| {
+                m.kind == Kind::Notification
+                    && m.method() == methods::SESSION_CANCEL
+                    && (live.session.is_none() || live.session == m.param_str("sessionId"))
+            })
+        });
+        cancel.and_then(|i| self.queue.remove(i)).is_some()
     }
 
     /// Ends a cancelled turn: the prompt answered `cancelled`.
@@ -652,7 +687,7 @@ impl<O: tokio::io::AsyncWrite + Unpin, E: tokio::io::AsyncWrite + Unpin> Server<
             ));
         }
         let line = rpc::response(&live.id, &json!({"stopReason": "cancelled"}));
-        self.send(&line).await
+        self.send(line).await
     }
 
     /// The next client message to handle: a queued one, else the next to come;
@@ -692,9 +727,9 @@ impl<O: tokio::io::AsyncWrite + Unpin, E: tokio::io::AsyncWrite + Unpin> Server<
         Ok(Some(incoming.unwrap_or(Incoming::Eof)))
     }
 
-    /// Sends one agent message, with the faults placed on it; `Some(exit)` when a
-    /// fault ends the process there.
-    async fn send(&mut self, line: &[u8]) -> Result<Option<Exit>, Stop> {
+    /// Sends one agent message (taken, not copied: a long turn writes many), with
+    /// the faults placed on it; `Some(exit)` when a fault ends the process there.
+    async fn send(&mut self, line: Vec<u8>) -> Result<Option<Exit>, Stop> {
         let sent = self.injector.message(line);
         self.write(sent.out).await?;
         Ok(sent.end)
@@ -722,6 +757,9 @@ impl<O: tokio::io::AsyncWrite + Unpin, E: tokio::io::AsyncWrite + Unpin> Server<
     }
 
     fn note(&mut self, dir: &str, line: &[u8]) {
+        if self.journal.is_none() {
+            return;
+        }
         let at_ms = millis(self.output.elapsed());
         if let Some(journal) = &mut self.journal {
             journal.messages.push(journal::Message {

@@ -94,7 +94,7 @@ impl Client {
         for step in steps {
             match step {
                 Step::Send { line, .. } => {
-                    let sent = self.injector.message(&line);
+                    let sent = self.injector.message(line);
                     for out in sent.out {
                         let Out::Line { bytes, newline: true } = out else {
                             continue;

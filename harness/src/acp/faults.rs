@@ -751,8 +751,19 @@ impl Injector {
     }
 
     /// One agent message, with the faults placed on it.
-    pub fn message(&mut self, line: &[u8]) -> Sent {
-        let message = Message::parse(line);
+    pub fn message(&mut self, line: Vec<u8>) -> Sent {
+        if self.faults.is_empty() {
+            // The common case, a long turn without faults: nothing to look at.
+            self.sent += 1;
+            return Sent {
+                out: vec![Out::Line {
+                    bytes: line,
+                    newline: true,
+                }],
+                end: None,
+            };
+        }
+        let message = Message::parse(&line);
         let kind = message.as_ref().and_then(kind_of);
         let update = message
             .as_ref()
@@ -767,7 +778,7 @@ impl Injector {
         let mut before = Vec::new();
         let mut copies = 1;
         let mut cut = None;
-        let mut line = line.to_vec();
+        let mut line = line.clone();
         for index in 0..self.faults.len() {
             let fault = &self.faults[index];
             let Some(place) = fault.place() else {

@@ -132,6 +132,13 @@ impl<'a> Message<'a> {
     }
 }
 
+/// Whether `line` is, at a glance, no response: it begins
+/// `{"jsonrpc":"2.0","method":`, as agents write their notifications and requests, so
+/// its top level has a `method`. `false` says nothing: parse the line to know.
+pub fn surely_not_response(line: &[u8]) -> bool {
+    line.starts_with(br#"{"jsonrpc":"2.0","method":"#)
+}
+
 /// `line` with its id replaced by `id` (JSON text), every other byte as it was; the
 /// line itself when it has no id.
 pub fn with_id(line: &[u8], id: &str) -> Vec<u8> {
@@ -188,6 +195,8 @@ mod tests {
         assert!(Message::parse(b"not json").is_none());
         assert!(Message::parse(b"[1,2]").is_none());
         assert!(Message::parse(br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700}}"#).is_some());
+        assert!(surely_not_response(cancel));
+        assert!(!surely_not_response(answer) && !surely_not_response(request));
     }
 
     #[test]

@@ -31,6 +31,8 @@ struct Exchange {
     /// The recorded request's `params.sessionId`, if it has one.
     session: Option<String>,
     steps: Vec<Step>,
+    /// Which of its steps are responses (their ids are made live when played).
+    responses: Vec<usize>,
     played: bool,
 }
 
@@ -75,6 +77,7 @@ impl Script {
                                 id: message.id_text().to_owned(),
                                 session: message.param_str("sessionId"),
                                 steps: Vec::new(),
+                                responses: Vec::new(),
                                 played: false,
                             });
                         }
@@ -99,10 +102,15 @@ impl Script {
                     }
                 }
                 Frame::Line(line) if line.stream == Stream::Stdout => {
-                    if let Some(message) = Message::parse(&line.bytes).filter(|m| m.kind == Kind::Request) {
+                    let message = Message::parse(&line.bytes);
+                    let response = message.as_ref().is_some_and(|m| m.kind == Kind::Response);
+                    if let Some(message) = message.filter(|m| m.kind == Kind::Request) {
                         asked.insert(message.id_text().to_owned(), message.method().to_owned());
                     }
                     steps.push(Step::Send { at, line: line.bytes });
+                    if let Some(exchange) = exchanges.last_mut().filter(|_| response) {
+                        exchange.responses.push(exchange.steps.len() - 1);
+                    }
                 }
                 Frame::Line(line) => steps.push(Step::Stderr { at, line: line.bytes }),
                 Frame::End(end) => {
@@ -125,26 +133,19 @@ impl Script {
         })
     }
 
-    /// The recorded steps with the live ids of the requests they respond to.
-    fn live(&self, steps: &[Step]) -> Vec<Step> {
-        steps
-            .iter()
-            .map(|step| match step {
-                Step::Send { at, line } => {
-                    let live = Message::parse(line)
-                        .filter(|m| m.kind == Kind::Response)
-                        .and_then(|m| self.ids.get(m.id_text()));
-                    match live {
-                        Some(id) => Step::Send {
-                            at: *at,
-                            line: rpc::with_id(line, id),
-                        },
-                        None => step.clone(),
-                    }
+    /// The recorded steps with the live ids of the requests they respond to (the
+    /// steps at `responses`; no other line is looked at).
+    fn live(&self, mut steps: Vec<Step>, responses: &[usize]) -> Vec<Step> {
+        for &i in responses {
+            if let Some(Step::Send { line, .. }) = steps.get_mut(i) {
+                let live = Message::parse(line).and_then(|m| self.ids.get(m.id_text()));
+                if let Some(id) = live {
+                    let spliced = rpc::with_id(line, id);
+                    *line = spliced;
                 }
-                other => other.clone(),
-            })
-            .collect()
+            }
+        }
+        steps
     }
 
     /// How many recorded exchanges have not been played.
@@ -179,16 +180,18 @@ impl Conversation for Script {
         let exchange = &mut self.exchanges[index];
         exchange.played = true;
         let recorded_id = exchange.id.clone();
-        let steps = exchange.steps.clone();
         let divergence = match (&exchange.session, request.param_str("sessionId")) {
             (Some(recorded), Some(live)) if *recorded != live => Some(format!(
                 "`{method}` names session `{live}`; the recording's named `{recorded}`: replayed as recorded"
             )),
             _ => None,
         };
+        // A played exchange is not played again: its steps are handed over.
+        let steps = std::mem::take(&mut exchange.steps);
+        let responses = std::mem::take(&mut exchange.responses);
         self.ids.insert(recorded_id, request.id_text().to_owned());
         Reply {
-            steps: self.live(&steps),
+            steps: self.live(steps, &responses),
             divergence,
         }
     }
