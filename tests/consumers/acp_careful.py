@@ -169,7 +169,9 @@ class Client:
             self.proc.stdin.write(data)
             self.proc.stdin.flush()
         except (OSError, ValueError):
-            raise AgentFailure("cannot write to the agent (%s)" % self._agent_status())
+            # The agent is gone or closed its stdin: what it wrote before says more,
+            # and the next receive reports its end.
+            pass
 
     def receive(self):
         """The next JSON object from the agent. Raises AgentFailure at end of stdout, when
