@@ -5,7 +5,8 @@
 //!   mock was actually given;
 //! - [`Source::Cassette`]: a cassette or a bare capture, read as a stream. One of up
 //!   to [`PREFLIGHT_LIMIT`] bytes is checked whole first: a broken cassette fails
-//!   before the first byte is replayed.
+//!   before the first byte is replayed. Of a larger one, what comes before its first
+//!   event is checked first: a file that holds no event is refused before replay.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -78,8 +79,23 @@ pub const PREFLIGHT_LIMIT: u64 = 16 << 20;
 fn open_cassette(path: &Path) -> Result<Recording, CassetteError> {
     // A pipe or a FIFO can be read once only: it is checked as it streams.
     let file = std::fs::metadata(path).ok().filter(std::fs::Metadata::is_file);
-    if file.as_ref().is_some_and(|m| m.len() <= PREFLIGHT_LIMIT) {
-        cassette::open(path)?.try_for_each(|frame| frame.map(drop))?;
+    match &file {
+        Some(m) if m.len() <= PREFLIGHT_LIMIT => {
+            cassette::open(path)?.try_for_each(|frame| frame.map(drop))?;
+        }
+        // Too large to check twice: at least it must hold an event (a capture of
+        // anything but JSON is the wrong file) before a byte of it is replayed.
+        Some(_) => {
+            let mut reader = cassette::open(path)?.fast();
+            while !reader.has_event() {
+                match reader.next() {
+                    Some(Ok(_)) => {}
+                    Some(Err(e)) => return Err(e),
+                    None => break,
+                }
+            }
+        }
+        None => {}
     }
     let reader = cassette::open(path)?;
     let reader = if file.is_some() { reader.fast() } else { reader };

@@ -62,6 +62,14 @@ impl std::fmt::Debug for Recording {
     }
 }
 
+/// The longest line a cassette or capture may hold, without its newline: 96 MiB.
+///
+/// Far above any event the CLI prints, and room for the largest event a `huge` fault
+/// makes ([`crate::faults`], 64 MiB) written as a cassette frame, even in base64. A
+/// longer line is an error (the wrong file, or `/dev/zero`), found without reading
+/// more than this much of it.
+pub const MAX_LINE_BYTES: usize = 96 << 20;
+
 /// The cassette format version this build reads and writes.
 pub const FORMAT_VERSION: u64 = 1;
 
