@@ -439,3 +439,134 @@ fn a_closed_stderr_is_no_crash() {
         );
     }
 }
+
+/// Runs `mock-agent -p x` with these faults on `cassette` (the default session when
+/// `None`), reads `read` bytes of its stdout (all of them when `None`) and closes the
+/// pipe; returns how it ended and its stderr.
+fn close_after(
+    cassette: Option<&Path>,
+    faults: &str,
+    read: Option<usize>,
+) -> (std::process::ExitStatus, Vec<u8>) {
+    use std::io::Read;
+    let mut cmd = Command::new(bin());
+    harness::run::child::without_mock_env(&mut cmd);
+    if let Some(path) = cassette {
+        cmd.env("MOCK_AGENT_CASSETTE", path);
+    }
+    let mut child = cmd
+        .env("MOCK_AGENT_FAULTS", faults)
+        .args(["-p", "x"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawns");
+    // stderr is drained meanwhile: a flood must not block the mock.
+    let mut stderr = child.stderr.take().expect("stderr");
+    let drain = std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        stderr.read_to_end(&mut bytes).map(|_| bytes)
+    });
+    let mut stdout = child.stdout.take().expect("stdout");
+    let mut buf = vec![0u8; 4096];
+    let mut total = 0;
+    while read.is_none_or(|n| total < n) {
+        let want = read.map_or(buf.len(), |n| (n - total).min(buf.len()));
+        match stdout.read(&mut buf[..want]) {
+            Ok(0) => break,
+            Ok(n) => total += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => panic!("reads stdout: {e}"),
+        }
+    }
+    drop(stdout);
+    let status = child.wait().expect("waits");
+    let stderr = drain.join().expect("drains").expect("reads stderr");
+    (status, stderr)
+}
+
+#[test]
+fn a_consumer_that_closes_stdout_at_once_gets_a_quiet_exit() {
+    // `mock-agent -p x | (exec 0<&-; sleep .2)`: nothing is read at all.
+    let (status, stderr) = close_after(None, "", Some(0));
+    assert_eq!(status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&stderr), "");
+}
+
+#[test]
+fn a_closed_stdout_keeps_the_planned_ending_and_stderr() {
+    // `huge` makes the output larger than a pipe holds: the mock is still writing when
+    // the consumer has read one byte and gone (`| head -c 1`).
+    let huge = "huge:bytes=100000,after=1";
+    let (status, stderr) = close_after(None, huge, Some(1));
+    assert_eq!(status.code(), Some(0), "{}", String::from_utf8_lossy(&stderr));
+    assert_eq!(String::from_utf8_lossy(&stderr), "");
+
+    let (status, _) = close_after(None, &format!("{huge};exit:code=3"), Some(1));
+    assert_eq!(status.code(), Some(3));
+
+    let (status, _) = close_after(None, &format!("{huge};signal:name=TERM"), Some(1));
+    assert_eq!(status.signal(), Some(Signal::Term.number()));
+
+    let (status, stderr) = close_after(None, &format!("{huge};stderr:text=still here"), Some(1));
+    assert_eq!(status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&stderr), "still here\n");
+
+    // A recording's own stderr and failure, after the consumer has gone.
+    let lost = crate::support::root().join("cassettes/connection-lost.cassette");
+    let (_, recorded_stderr, recorded_exit, _) = recorded(&lost);
+    let (status, stderr) = close_after(Some(&lost), huge, Some(1));
+    assert_ends(status, recorded_exit, "connection-lost");
+    assert_eq!(stderr, recorded_stderr);
+}
+
+mod closing {
+    //! Whenever the consumer closes stdout, the mock ends as it would have ended with
+    //! a consumer that read everything.
+
+    use std::os::unix::process::ExitStatusExt;
+
+    use harness::generate::{from_seed, SessionConfig};
+    use proptest::prelude::*;
+
+    use super::close_after;
+
+    /// Faults that change the ending, the stderr or the size of the output.
+    const FAULTS: &[&str] = &[
+        "",
+        "exit:code=3",
+        "signal:name=TERM,at=result",
+        "signal:name=KILL,after=2,byte=5",
+        "eof:after=3",
+        "stderr:text=boom",
+        "stderr-flood:bytes=100000",
+        "huge:bytes=200000,after=1",
+        "drop:type=result",
+        "close-stdout:after=2",
+        "stall:ms=1,after=1",
+    ];
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(crate::roundtrip::cases(24)))]
+
+        #[test]
+        fn the_ending_does_not_depend_on_when_the_consumer_leaves(
+            seed in any::<u64>(),
+            fault in prop::sample::select(FAULTS),
+            read in prop_oneof![Just(0usize), 0usize..300, 0usize..300_000],
+        ) {
+            let dir = tempfile::tempdir().map_err(|e| TestCaseError::fail(e.to_string()))?;
+            let path = dir.path().join("session.cassette");
+            from_seed(seed, &SessionConfig::default())
+                .write_cassette(&path)
+                .map_err(|e| TestCaseError::fail(e.to_string()))?;
+            let (all, _) = close_after(Some(&path), fault, None);
+            let (early, stderr) = close_after(Some(&path), fault, Some(read));
+            let stderr = String::from_utf8_lossy(&stderr);
+            prop_assert_eq!(early.code(), all.code(), "{} after {} bytes: {}", fault, read, stderr);
+            prop_assert_eq!(early.signal(), all.signal(), "{} after {} bytes", fault, read);
+            prop_assert!(!stderr.contains("mock-agent:"), "{}", stderr);
+        }
+    }
+}
