@@ -570,3 +570,139 @@ mod closing {
         }
     }
 }
+
+mod copying {
+    //! A bare capture that nothing asks to change is replayed as a copy of its bytes;
+    //! it gives what reading it line by line gives, deltas and endings included.
+
+    use std::path::Path;
+
+    use harness::cassette::{copy_capture, Copied, Recording};
+    use harness::frames::{Exit, Frame, Frames, Stream};
+    use harness::generate::{session, SessionConfig};
+    use harness::scenario::Scenario;
+    use harness::{RenderOptions, Source};
+    use proptest::prelude::*;
+
+    /// The stdout bytes and the ending of frames planned for a plain replay.
+    fn perform(frames: Frames, out: &mut Vec<u8>) -> Exit {
+        let recording = Recording {
+            name: "capture".into(),
+            header: None,
+            stream_partial_output: None,
+            frames,
+        };
+        let plan = Scenario::new(RenderOptions::default())
+            .plan(recording)
+            .expect("plans");
+        let mut exit = None;
+        for frame in plan.frames {
+            match frame.expect("valid") {
+                Frame::Line(line) if line.stream == Stream::Stdout => {
+                    out.extend_from_slice(&line.bytes);
+                    if line.newline {
+                        out.push(b'\n');
+                    }
+                }
+                Frame::End(end) => exit = Some(end.exit),
+                _ => {}
+            }
+        }
+        exit.expect("an ending")
+    }
+
+    /// Line by line, as every other replay.
+    fn read(path: &Path) -> (Vec<u8>, Exit) {
+        let recording = Source::Cassette(path.to_owned()).open("x").expect("opens");
+        let mut out = Vec::new();
+        let exit = perform(recording.frames, &mut out);
+        (out, exit)
+    }
+
+    /// As a copy, and line by line from where it stops.
+    fn copy(path: &Path) -> (Vec<u8>, Exit) {
+        let file = harness::source::capture_file(path)
+            .expect("checks")
+            .expect("a capture");
+        let mut out = Vec::new();
+        match copy_capture(path, file, &mut out).expect("copies") {
+            Copied::End { exit, stdout_closed } => {
+                assert!(!stdout_closed);
+                (out, exit)
+            }
+            Copied::Stopped(rest) => {
+                let exit = perform(Box::new(rest), &mut out);
+                (out, exit)
+            }
+        }
+    }
+
+    /// Lines a capture may hold besides its events.
+    fn extra() -> impl Strategy<Value = String> {
+        prop_oneof![
+            Just(String::new()),
+            Just("   ".to_owned()),
+            Just("[debug] not an event".to_owned()),
+            // A delta whose type and key are escaped.
+            Just(r#"{"type":"\u0061ssistant","message":{"role":"assistant","content":[{"type":"text","text":"hi "}]},"session_id":"s","timestamp\u005fms":7}"#.to_owned()),
+            Just(r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"hi "}]},"session_id":"s","timestamp\u005fms":7}"#.to_owned()),
+            Just(r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"hi "}]},"session_id":"s","timestamp_ms":7}"#.to_owned()),
+            Just(r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"hi "}]},"session_id":"s","model_call_id":"m","timestamp_ms":7}"#.to_owned()),
+            Just(r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"hi "}]},"session_id":"s","timestamp_ms":7,"x":{"model_call_id":"m"}}"#.to_owned()),
+            Just(r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"hi "}]},"session_id":"s"}"#.to_owned()),
+            // Longer than a block of the copy.
+            (0usize..2).prop_map(|n| format!(
+                r#"{{"type":"assistant","message":{{"role":"assistant","content":[{{"type":"text","text":"{}"}}]}},"session_id":"s"{}}}"#,
+                "x".repeat(harness::cassette::COPY_BLOCK + 10),
+                if n == 0 { "" } else { r#","timestamp_ms":9"# }
+            )),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(crate::roundtrip::cases(96)))]
+
+        #[test]
+        fn a_copy_is_what_reading_line_by_line_gives(
+            session in session(SessionConfig::default()),
+            extras in prop::collection::vec((any::<prop::sample::Index>(), extra()), 0..4),
+            cut in prop::option::of(1usize..80),
+        ) {
+            let mut lines = session.lines.clone();
+            for (at, line) in extras {
+                let at = at.index(lines.len() + 1);
+                lines.insert(at, line);
+            }
+            let mut text = lines.join("\n") + "\n";
+            if let Some(cut) = cut {
+                // A stream cut off in its last line.
+                text.truncate(text.len().saturating_sub(cut).max(1));
+            }
+            let dir = tempfile::tempdir().map_err(|e| TestCaseError::fail(e.to_string()))?;
+            let path = dir.path().join("capture.ndjson");
+            std::fs::write(&path, &text).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            let checked = harness::source::capture_file(&path);
+            prop_assume!(checked.is_ok(), "a capture cut in a way that is an error");
+            prop_assert_eq!(copy(&path), read(&path));
+        }
+    }
+
+    #[test]
+    fn deltas_are_left_out_of_a_copy_as_of_any_replay() {
+        let cassette = crate::support::root().join("cassettes/partial-thinking.cassette");
+        let (stdout, _, _, partial) = super::recorded(&cassette);
+        assert!(partial, "recorded with --stream-partial-output");
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("partial.ndjson");
+        std::fs::write(&path, &stdout).expect("writes");
+        let (copied, exit) = copy(&path);
+        assert_eq!((copied.clone(), exit), read(&path));
+        assert!(copied.len() < stdout.len(), "the deltas are gone");
+        let through_the_binary = crate::support::mock()
+            .arg("replay")
+            .arg(&path)
+            .output()
+            .expect("runs");
+        assert_eq!(through_the_binary.stdout, copied);
+    }
+}

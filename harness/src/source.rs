@@ -76,35 +76,59 @@ impl Source {
 /// (`mock-agent` checks them in full when it reads the file otherwise).
 pub const PREFLIGHT_LIMIT: u64 = 16 << 20;
 
-fn open_cassette(path: &Path) -> Result<Recording, CassetteError> {
-    // A pipe or a FIFO can be read once only: it is checked as it streams.
-    let file = std::fs::metadata(path).ok().filter(std::fs::Metadata::is_file);
-    match &file {
-        Some(m) if m.len() <= PREFLIGHT_LIMIT => {
-            cassette::open(path)?.try_for_each(|frame| frame.map(drop))?;
-        }
-        // Too large to check twice: at least it must hold an event (a capture of
-        // anything but JSON is the wrong file) before a byte of it is replayed.
-        Some(_) => {
-            let mut reader = cassette::open(path)?.fast();
-            while !reader.has_event() {
-                match reader.next() {
-                    Some(Ok(_)) => {}
-                    Some(Err(e)) => return Err(e),
-                    None => break,
-                }
-            }
-        }
-        None => {}
+/// Checks a cassette or capture before replay: one of up to [`PREFLIGHT_LIMIT`] bytes
+/// in full, a larger one until its first event. Returns whether `path` is a regular
+/// file (a pipe or a FIFO can be read once only: it is checked as it streams).
+fn check(path: &Path) -> Result<bool, CassetteError> {
+    let Some(size) = std::fs::metadata(path)
+        .ok()
+        .filter(std::fs::Metadata::is_file)
+        .map(|m| m.len())
+    else {
+        return Ok(false);
+    };
+    if size <= PREFLIGHT_LIMIT {
+        cassette::open(path)?.try_for_each(|frame| frame.map(drop))?;
+        return Ok(true);
     }
+    // Too large to check twice: at least it must hold an event (a capture of anything
+    // but JSON is the wrong file) before a byte of it is replayed.
+    let mut reader = cassette::open(path)?.fast();
+    while !reader.has_event() {
+        match reader.next() {
+            Some(Ok(_)) => {}
+            Some(Err(e)) => return Err(e),
+            None => break,
+        }
+    }
+    Ok(true)
+}
+
+fn open_cassette(path: &Path) -> Result<Recording, CassetteError> {
+    let file = check(path)?;
     let reader = cassette::open(path)?;
-    let reader = if file.is_some() { reader.fast() } else { reader };
+    let reader = if file { reader.fast() } else { reader };
     Ok(Recording {
         name: path.to_owned(),
         header: reader.header().cloned(),
         stream_partial_output: reader.header().map(|h| h.invocation.stream_partial_output),
         frames: Box::new(reader),
     })
+}
+
+/// The bare capture at `path`, checked as [`Source::open`] checks it, opened to be
+/// replayed as a copy of its bytes ([`cassette::copy_capture`]); `None` when `path`
+/// is a cassette, or not a regular file.
+pub fn capture_file(path: &Path) -> Result<Option<std::fs::File>, CassetteError> {
+    if !check(path)? || !cassette::open(path)?.is_capture() {
+        return Ok(None);
+    }
+    std::fs::File::open(path)
+        .map(Some)
+        .map_err(|source| CassetteError::Open {
+            path: path.to_owned(),
+            source,
+        })
 }
 
 /// The frames of the default session for this prompt.

@@ -25,9 +25,11 @@
 //! The whole format is documented in `docs/cassette-format.md`. Readers stream: memory
 //! does not grow with the file.
 
+mod copy;
 mod read;
 mod write;
 
+pub use copy::{copy_capture, Copied, CopyError, COPY_BLOCK};
 pub(crate) use read::millis_f64;
 pub use read::{open, Reader};
 pub use write::{encode_frame, Writer};

@@ -90,23 +90,7 @@ impl<R: BufRead> Reader<R> {
     /// Reads the first line to tell a cassette (header line) from a capture. `path`
     /// names the input in errors.
     pub fn new(path: &Path, input: R) -> Result<Self, CassetteError> {
-        let mut reader = Reader {
-            path: path.to_owned(),
-            input,
-            kind: Kind::Capture,
-            header: None,
-            buf: Vec::with_capacity(1024),
-            line_no: 0,
-            pending: false,
-            done: false,
-            fast: false,
-            utf8_checked: 0,
-            last_at: Duration::ZERO,
-            first_timestamp: None,
-            ends_in_result: false,
-            seen_event: false,
-            first_line: None,
-        };
+        let mut reader = Reader::unread(path, input);
         if !reader.read_line()? {
             return Err(reader.diagnostic(
                 1,
@@ -135,6 +119,27 @@ impl<R: BufRead> Reader<R> {
             reader.pending = true;
         }
         Ok(reader)
+    }
+
+    /// A reader of a capture that has read nothing yet.
+    fn unread(path: &Path, input: R) -> Self {
+        Reader {
+            path: path.to_owned(),
+            input,
+            kind: Kind::Capture,
+            header: None,
+            buf: Vec::with_capacity(1024),
+            line_no: 0,
+            pending: false,
+            done: false,
+            fast: false,
+            utf8_checked: 0,
+            last_at: Duration::ZERO,
+            first_timestamp: None,
+            ends_in_result: false,
+            seen_event: false,
+            first_line: None,
+        }
     }
 
     /// Reads stdout frames of the shape the writer makes (`{"t":MS,"out":{...}}`) without
@@ -217,19 +222,7 @@ impl<R: BufRead> Reader<R> {
 
     /// The error of a line longer than [`MAX_LINE_BYTES`]; `buf` holds its start.
     fn too_long(&self) -> CassetteError {
-        let shown = &self.buf[..self.buf.len().min(SHOWN_BYTES)];
-        self.diagnostic(
-            self.line_no + 1,
-            0,
-            ProblemKind::Data,
-            format!(
-                "the line is longer than {} MiB, the most a line of a cassette or capture may hold \
-                 (no event of the CLI comes near it)",
-                MAX_LINE_BYTES >> 20
-            ),
-            format!("is this the file you meant? {WHAT_A_CAPTURE_IS}"),
-        )
-        .with_line(shown)
+        too_long(&self.path, self.line_no + 1, &self.buf)
     }
 
     /// The error of a capture in which no line is a JSON event.
@@ -597,6 +590,56 @@ impl<R: BufRead> Reader<R> {
                 .with_line(&first_line),
         }
     }
+}
+
+/// The error of line `line` of `path`, longer than [`MAX_LINE_BYTES`]; `start` is its
+/// start.
+pub(super) fn too_long(path: &Path, line: u64, start: &[u8]) -> CassetteError {
+    let shown = &start[..start.len().min(SHOWN_BYTES)];
+    CassetteError::from(Diagnostic {
+        path: path.to_owned(),
+        line,
+        column: 0,
+        kind: ProblemKind::Data,
+        message: format!(
+            "the line is longer than {} MiB, the most a line of a cassette or capture may hold \
+             (no event of the CLI comes near it)",
+            MAX_LINE_BYTES >> 20
+        ),
+        source_line: None,
+        help: format!("is this the file you meant? {WHAT_A_CAPTURE_IS}"),
+    })
+    .with_line(shown)
+}
+
+/// A reader of the rest of the capture `path`, from `offset` in `file`, which is the
+/// start of line `line`; what came before held an event.
+pub(super) fn capture_rest(
+    path: &Path,
+    mut file: File,
+    offset: u64,
+    line: u64,
+) -> Result<Reader<BufReader<File>>, CassetteError> {
+    use std::io::{Seek, SeekFrom};
+    file.seek(SeekFrom::Start(offset))
+        .map_err(|source| CassetteError::Read {
+            path: path.to_owned(),
+            line,
+            source,
+        })?;
+    let mut reader = Reader::unread(path, BufReader::with_capacity(256 << 10, file)).fast();
+    reader.line_no = line - 1;
+    reader.seen_event = true;
+    Ok(reader)
+}
+
+/// A reader of the last line of a capture (`bytes`, line `line` of `path`): its frame
+/// and the capture's ending, read as the whole capture would be read.
+pub(super) fn capture_tail(path: &Path, line: u64, bytes: Vec<u8>) -> Reader<std::io::Cursor<Vec<u8>>> {
+    let mut reader = Reader::unread(path, std::io::Cursor::new(bytes));
+    reader.line_no = line - 1;
+    reader.seen_event = true;
+    reader
 }
 
 impl<R: BufRead> Iterator for Reader<R> {
