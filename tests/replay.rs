@@ -706,3 +706,23 @@ mod copying {
         assert_eq!(through_the_binary.stdout, copied);
     }
 }
+
+#[test]
+fn a_copied_capture_keeps_its_ending_when_the_consumer_leaves() {
+    // Larger than a pipe holds, so that the copy is still writing when the consumer goes.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let seed =
+        std::fs::read_to_string(crate::support::root().join("cassettes/seed-example.ndjson")).expect("seed");
+    let lines: Vec<&str> = seed.lines().collect();
+    let body = lines[2..lines.len() - 1].join("\n") + "\n";
+    for (name, last, code) in [("ok", lines[lines.len() - 1], 0), ("cut", lines[2], 1)] {
+        let path = dir.path().join(format!("{name}.ndjson"));
+        let text = format!("{}\n{}\n{}{last}\n", lines[0], lines[1], body.repeat(500));
+        std::fs::write(&path, text).expect("writes");
+        for read in [Some(0), Some(1), Some(70_000), None] {
+            let (status, stderr) = close_after(Some(&path), "", read);
+            assert_eq!(status.code(), Some(code), "{name} after {read:?} bytes");
+            assert_eq!(String::from_utf8_lossy(&stderr), "", "{name}");
+        }
+    }
+}

@@ -137,15 +137,10 @@ pub fn default_session(prompt: &str) -> Vec<Frame> {
         .lines()
         .map(|line| {
             // Only the user event changes; the others are not parsed (startup time).
-            let is_user = line.starts_with(r#"{"type":"user""#);
-            let user = is_user.then(|| Event::from_slice(line.as_bytes()).ok()).flatten();
-            let bytes = match user {
-                Some(Event::User(event)) => Event::User(UserEvent {
-                    message: Message::text("user", prompt),
-                    ..event
-                })
-                .to_line(),
-                _ => line.to_owned(),
+            let bytes = if line.starts_with(r#"{"type":"user""#) {
+                user_line(line, prompt)
+            } else {
+                line.to_owned()
             };
             Frame::Line(Line::stdout(Duration::ZERO, bytes))
         })
@@ -155,6 +150,29 @@ pub fn default_session(prompt: &str) -> Vec<Frame> {
         exit: Exit::Code(0),
     }));
     frames
+}
+
+/// The seed's user event with `prompt` as its text: the text's value replaced in
+/// place (its shape is the seed's, known), or the event rebuilt if that shape changed.
+fn user_line(line: &str, prompt: &str) -> String {
+    const TEXT: &str = r#"{"type":"text","text":""#;
+    let spliced = line.find(TEXT).and_then(|at| {
+        let start = at + TEXT.len() - 1;
+        let len = line[start + 1..].find(['"', '\\'])?;
+        let end = start + 1 + len;
+        (line.as_bytes()[end] == b'"').then(|| {
+            let text = serde_json::to_string(prompt).unwrap_or_default();
+            format!("{}{text}{}", &line[..start], &line[end + 1..])
+        })
+    });
+    spliced.unwrap_or_else(|| match Event::from_slice(line.as_bytes()) {
+        Ok(Event::User(event)) => Event::User(UserEvent {
+            message: Message::text("user", prompt),
+            ..event
+        })
+        .to_line(),
+        _ => line.to_owned(),
+    })
 }
 
 #[cfg(test)]
@@ -179,5 +197,21 @@ mod tests {
             r#"{"type":"user","message":{"role":"user","content":[{"type":"text","text":"Say \"hi\""}]},"session_id":"c6b62c6f-7ead-4fd6-9922-e952131177ff"}"#
         );
         assert_eq!(lines[2..], seed[2..]);
+    }
+
+    #[test]
+    fn the_prompt_goes_where_the_event_model_puts_it() {
+        let seed = DEFAULT_SESSION.lines().nth(1).unwrap_or_default();
+        for prompt in ["", "hi", "a \"quoted\" \\ line\nbreak \u{1} é →"] {
+            let Ok(Event::User(event)) = Event::from_slice(seed.as_bytes()) else {
+                panic!("the seed's second line is its user event");
+            };
+            let rebuilt = Event::User(UserEvent {
+                message: Message::text("user", prompt),
+                ..event
+            })
+            .to_line();
+            assert_eq!(user_line(seed, prompt), rebuilt, "{prompt:?}");
+        }
     }
 }

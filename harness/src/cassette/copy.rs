@@ -95,7 +95,12 @@ pub fn copy_capture<W: Write>(path: &Path, file: File, out: &mut W) -> Result<Co
         }
         copy.write(&line)?;
     }
-    let exit = copy.ending()?;
+    // After a closed stdout, the copy did not read to the end: the ending is the file's.
+    let len = match copy.closed {
+        true => copy.file.metadata().map_err(|e| copy.read_error(e))?.len(),
+        false => copy.offset,
+    };
+    let exit = copy.ending(len)?;
     Ok(Copied::End {
         exit,
         stdout_closed: copy.closed,
@@ -245,15 +250,15 @@ impl<W: Write> Copy<'_, W> {
         super::read::too_long(&self.path, line, &self.line)
     }
 
-    /// How the capture ends: its last line that is not blank, read as the
-    /// line-by-line reader reads it.
-    fn ending(&self) -> Result<Exit, CassetteError> {
+    /// How the capture ends: the last line that is not blank of its first `len`
+    /// bytes, read as the line-by-line reader reads it.
+    fn ending(&self, len: u64) -> Result<Exit, CassetteError> {
         let io = |source| CassetteError::Read {
             path: self.path.clone(),
             line: 0,
             source,
         };
-        let Some((start, bytes)) = last_line(&self.file, self.offset).map_err(io)? else {
+        let Some((start, bytes)) = last_line(&self.file, len).map_err(io)? else {
             return Ok(Exit::Code(1));
         };
         let ending = |line, bytes| {
