@@ -631,7 +631,7 @@ mod copying {
                 (out, exit)
             }
             Copied::Stopped(rest) => {
-                let exit = perform(Box::new(rest), &mut out);
+                let exit = perform(rest, &mut out);
                 (out, exit)
             }
         }

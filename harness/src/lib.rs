@@ -14,7 +14,7 @@
 //! Layers, lowest first; a module imports only from the modules listed before it
 //! (`tests/layers.rs` checks it):
 //!
-//! 1. the stream model: [`exit_codes`], [`error`], [`events`], `peek`, [`format`],
+//! 1. the stream model: [`exit_codes`], [`error`], [`events`], `peek`, [`format`](mod@format),
 //!    [`frames`], [`models`];
 //! 2. recorded runs: [`cassette`], [`journal`];
 //! 3. the pure stages: [`render`], [`faults`], [`timing`]; then the protocol

@@ -42,7 +42,7 @@ pub enum Copied {
     },
     /// The copy stopped before a line that may be a delta: the rest of the capture is
     /// read line by line by this reader, from that line on.
-    Stopped(Reader<io::BufReader<File>>),
+    Stopped(Box<Reader<io::BufReader<File>>>),
 }
 
 /// A failure of a copy: reading the capture, or writing stdout.
@@ -82,7 +82,9 @@ pub fn copy_capture<W: Write>(path: &Path, file: File, out: &mut W) -> Result<Co
         };
         if let Some(stop) = copy.block(&block[..n])? {
             let line = lines_before(&copy.file, stop).map_err(|e| copy.read_error(e))? + 1;
-            return Ok(Copied::Stopped(capture_rest(path, copy.file, stop, line)?));
+            return Ok(Copied::Stopped(Box::new(capture_rest(
+                path, copy.file, stop, line,
+            )?)));
         }
     }
     // The last line, without its newline (a stream that was cut off).
@@ -91,7 +93,9 @@ pub fn copy_capture<W: Write>(path: &Path, file: File, out: &mut W) -> Result<Co
         let start = copy.offset - line.len() as u64;
         if copy.finders.may_be_delta(&line) {
             let line = lines_before(&copy.file, start).map_err(|e| copy.read_error(e))? + 1;
-            return Ok(Copied::Stopped(capture_rest(path, copy.file, start, line)?));
+            return Ok(Copied::Stopped(Box::new(capture_rest(
+                path, copy.file, start, line,
+            )?)));
         }
         copy.write(&line)?;
     }

@@ -3,7 +3,7 @@
 //! [`run`] parses the real CLI's arguments, answers its subcommands, and otherwise
 //! replays the configured source (see [`crate::settings`]) in the requested output
 //! format; [`replay`] is the pipeline itself, shared with `mock-agent replay`, and
-//! [`shim`] the record modes that replay from a library or run the real CLI.
+//! `shim` the record modes that replay from a library or run the real CLI.
 
 mod replay;
 mod shim;

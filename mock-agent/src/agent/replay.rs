@@ -60,7 +60,7 @@ pub fn replay(source: &Source, prompt: &str, scenario: &Scenario, listen: bool) 
                     error: None,
                 }
             }
-            Ok(Copy::Rest(recording)) => Ok(recording),
+            Ok(Copy::Rest(recording)) => Ok(*recording),
             Ok(Copy::NotACapture) => source.open(prompt),
             Err(replayed) => return replayed,
         },
@@ -162,7 +162,7 @@ enum Copy {
     /// The capture was copied: it ends so; whether the consumer closed stdout.
     Done(Exit, bool),
     /// Copied up to a line that may be a delta: the rest, to replay line by line.
-    Rest(Recording),
+    Rest(Box<Recording>),
     /// The file is not a bare capture (a cassette, a pipe): nothing was written.
     NotACapture,
 }
@@ -177,12 +177,12 @@ fn copy(path: &Path, out: &std::fs::File) -> Result<Copy, Replayed> {
     let mut out = out;
     match cassette::copy_capture(path, file, &mut out) {
         Ok(Copied::End { exit, stdout_closed }) => Ok(Copy::Done(exit, stdout_closed)),
-        Ok(Copied::Stopped(rest)) => Ok(Copy::Rest(Recording {
+        Ok(Copied::Stopped(rest)) => Ok(Copy::Rest(Box::new(Recording {
             name: path.to_owned(),
             header: None,
             stream_partial_output: None,
-            frames: Box::new(rest),
-        })),
+            frames: rest,
+        }))),
         Err(CopyError::Cassette(e)) => Err(failed(e.to_string(), e.exit_code())),
         Err(e) => Err(failed(e.to_string(), exit_codes::IO_ERROR)),
     }
