@@ -147,12 +147,18 @@ impl Finders {
     /// holds `timestamp_ms` is parsed.
     fn may_be_delta(&self, line: &[u8]) -> bool {
         let line = line.strip_suffix(b"\n").unwrap_or(line);
-        if self.assistant.find(line).is_none()
-            || (self.timestamp.find(line).is_none() && self.escape.find(line).is_none())
-        {
+        self.assistant.find(line).is_some() && self.may_be_delta_assistant(line)
+    }
+
+    /// [`Finders::may_be_delta`] of a line known to hold `"assistant"`.
+    fn may_be_delta_assistant(&self, line: &[u8]) -> bool {
+        let line = line.strip_suffix(b"\n").unwrap_or(line);
+        // The closing line of a segment before a tool call, in the CLI's shape, says
+        // so at its end.
+        if last_keys(line).any(|key| key == b"model_call_id") {
             return false;
         }
-        if last_keys(line).any(|key| key == b"model_call_id") {
+        if self.timestamp.find(line).is_none() && self.escape.find(line).is_none() {
             return false;
         }
         Peek::parse(line)
@@ -216,7 +222,7 @@ impl<W: Write> Copy<'_, W> {
             }
             let start = memchr::memrchr(b'\n', &lines[..at]).map_or(0, |i| i + 1);
             let end = memchr::memchr(b'\n', &lines[at..]).map_or(lines.len(), |i| at + i + 1);
-            if self.finders.may_be_delta(&lines[start..end]) {
+            if self.finders.may_be_delta_assistant(&lines[start..end]) {
                 return Some(start);
             }
             checked_to = end;
