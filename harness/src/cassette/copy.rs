@@ -153,12 +153,12 @@ impl Finders {
     /// [`Finders::may_be_delta`] of a line known to hold `"assistant"`.
     fn may_be_delta_assistant(&self, line: &[u8]) -> bool {
         let line = line.strip_suffix(b"\n").unwrap_or(line);
+        if self.timestamp.find(line).is_none() && self.escape.find(line).is_none() {
+            return false;
+        }
         // The closing line of a segment before a tool call, in the CLI's shape, says
         // so at its end.
         if last_keys(line).any(|key| key == b"model_call_id") {
-            return false;
-        }
-        if self.timestamp.find(line).is_none() && self.escape.find(line).is_none() {
             return false;
         }
         Peek::parse(line)
