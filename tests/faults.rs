@@ -399,6 +399,52 @@ fn the_journal_says_which_faults_acted_and_when_the_pipe_closed() {
     assert!(entry.stdout_closed_at_ms.is_some_and(|ms| ms >= 200), "{entry:?}");
 }
 
+/// A fault on events that the output format leaves out did not act: the journal says
+/// `fired` exactly when the consumer's output differs from the run without it.
+#[test]
+fn a_fault_the_format_leaves_out_did_not_fire() {
+    // On the default session; `after=5` is the first completed tool call. The formats
+    // in order: stream-json, json, text.
+    let cases: &[(&str, [bool; 3])] = &[
+        ("duplicate", [true, false, false]),
+        ("duplicate:after=5", [true, false, true]),
+        ("unknown-event", [true, false, false]),
+        ("unknown-event:at=result", [true, false, false]),
+        ("huge:bytes=600", [true, true, false]),
+        ("huge:bytes=600,after=1", [true, false, false]),
+        ("unknown-field", [true, true, false]),
+        ("drop:type=assistant", [true, false, false]),
+        ("drop:type=result", [true, true, true]),
+    ];
+    let dir = tempfile::tempdir().expect("temp dir");
+    let journal = dir.path().join("journal.jsonl");
+    let mut entries = 0;
+    for (spec, expected) in cases {
+        for (format, expected) in ["stream-json", "json", "text"].into_iter().zip(expected) {
+            let run = |faults: &str| {
+                mock()
+                    .env("MOCK_AGENT_JOURNAL", &journal)
+                    .env("MOCK_AGENT_FAULTS", faults)
+                    .args(["-p", "--output-format", format, "hi"])
+                    .output()
+                    .expect("runs")
+            };
+            let plain = run("");
+            let faulted = run(spec);
+            entries += 2;
+            let entry = journal::read(&journal).expect("journal").remove(entries - 1);
+            let fired = entry.faults.iter().map(|f| f.fired).collect::<Vec<_>>();
+            assert_eq!(fired, vec![*expected], "{spec} in {format}");
+            let changed = (&plain.stdout, &plain.stderr, plain.status.code())
+                != (&faulted.stdout, &faulted.stderr, faulted.status.code());
+            assert_eq!(
+                changed, *expected,
+                "{spec} in {format}: fired is what reached the consumer"
+            );
+        }
+    }
+}
+
 mod compose {
     //! Faults compose without panics, in any order and any number.
 

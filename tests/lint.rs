@@ -122,7 +122,18 @@ fn a_missing_file_gets_lint_s_own_help() {
 #[test]
 fn repeated_findings_of_a_rule_collapse_after_five() {
     let dir = tempfile::tempdir().expect("temp dir");
-    std::fs::write(dir.path().join("empty.ndjson"), "\n".repeat(200_000)).expect("writes");
+    // A capture (its first lines are events) followed by 200,000 empty lines.
+    let events = concat!(
+        r#"{"type":"system","subtype":"init","session_id":"s"}"#,
+        "\n",
+        r#"{"type":"user","message":{"role":"user","content":[{"type":"text","text":"hi"}]},"session_id":"s"}"#,
+        "\n"
+    );
+    std::fs::write(
+        dir.path().join("empty.ndjson"),
+        events.to_owned() + &"\n".repeat(200_000),
+    )
+    .expect("writes");
     let output = mock()
         .current_dir(dir.path())
         .args(["lint", "empty.ndjson"])
@@ -131,11 +142,11 @@ fn repeated_findings_of_a_rule_collapse_after_five() {
     assert_eq!(output.status.code(), Some(0), "warnings only");
     assert!(output.stdout.len() < 1024, "{} bytes", output.stdout.len());
     insta::assert_snapshot!(String::from_utf8_lossy(&output.stdout), @r"
-    empty.ndjson:1: warning: a line that is not a JSON event: `` [not-json]
-    empty.ndjson:2: warning: a line that is not a JSON event: `` [not-json]
     empty.ndjson:3: warning: a line that is not a JSON event: `` [not-json]
     empty.ndjson:4: warning: a line that is not a JSON event: `` [not-json]
     empty.ndjson:5: warning: a line that is not a JSON event: `` [not-json]
+    empty.ndjson:6: warning: a line that is not a JSON event: `` [not-json]
+    empty.ndjson:7: warning: a line that is not a JSON event: `` [not-json]
     empty.ndjson: warning: no `result`: the run failed or was cut short [result]
     empty.ndjson: ... and 199,995 more [not-json]
     empty.ndjson: 0 error(s), 200,001 warning(s)

@@ -439,3 +439,290 @@ fn a_closed_stderr_is_no_crash() {
         );
     }
 }
+
+/// Runs `mock-agent -p x` with these faults on `cassette` (the default session when
+/// `None`), reads `read` bytes of its stdout (all of them when `None`) and closes the
+/// pipe; returns how it ended and its stderr.
+fn close_after(
+    cassette: Option<&Path>,
+    faults: &str,
+    read: Option<usize>,
+) -> (std::process::ExitStatus, Vec<u8>) {
+    use std::io::Read;
+    let mut cmd = Command::new(bin());
+    harness::run::child::without_mock_env(&mut cmd);
+    if let Some(path) = cassette {
+        cmd.env("MOCK_AGENT_CASSETTE", path);
+    }
+    let mut child = cmd
+        .env("MOCK_AGENT_FAULTS", faults)
+        .args(["-p", "x"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawns");
+    // stderr is drained meanwhile: a flood must not block the mock.
+    let mut stderr = child.stderr.take().expect("stderr");
+    let drain = std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        stderr.read_to_end(&mut bytes).map(|_| bytes)
+    });
+    let mut stdout = child.stdout.take().expect("stdout");
+    let mut buf = vec![0u8; 4096];
+    let mut total = 0;
+    while read.is_none_or(|n| total < n) {
+        let want = read.map_or(buf.len(), |n| (n - total).min(buf.len()));
+        match stdout.read(&mut buf[..want]) {
+            Ok(0) => break,
+            Ok(n) => total += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => panic!("reads stdout: {e}"),
+        }
+    }
+    drop(stdout);
+    let status = child.wait().expect("waits");
+    let stderr = drain.join().expect("drains").expect("reads stderr");
+    (status, stderr)
+}
+
+#[test]
+fn a_consumer_that_closes_stdout_at_once_gets_a_quiet_exit() {
+    // `mock-agent -p x | (exec 0<&-; sleep .2)`: nothing is read at all.
+    let (status, stderr) = close_after(None, "", Some(0));
+    assert_eq!(status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&stderr), "");
+}
+
+#[test]
+fn a_closed_stdout_keeps_the_planned_ending_and_stderr() {
+    // `huge` makes the output larger than a pipe holds: the mock is still writing when
+    // the consumer has read one byte and gone (`| head -c 1`).
+    let huge = "huge:bytes=100000,after=1";
+    let (status, stderr) = close_after(None, huge, Some(1));
+    assert_eq!(status.code(), Some(0), "{}", String::from_utf8_lossy(&stderr));
+    assert_eq!(String::from_utf8_lossy(&stderr), "");
+
+    let (status, _) = close_after(None, &format!("{huge};exit:code=3"), Some(1));
+    assert_eq!(status.code(), Some(3));
+
+    let (status, _) = close_after(None, &format!("{huge};signal:name=TERM"), Some(1));
+    assert_eq!(status.signal(), Some(Signal::Term.number()));
+
+    let (status, stderr) = close_after(None, &format!("{huge};stderr:text=still here"), Some(1));
+    assert_eq!(status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&stderr), "still here\n");
+
+    // A recording's own stderr and failure, after the consumer has gone.
+    let lost = crate::support::root().join("cassettes/connection-lost.cassette");
+    let (_, recorded_stderr, recorded_exit, _) = recorded(&lost);
+    let (status, stderr) = close_after(Some(&lost), huge, Some(1));
+    assert_ends(status, recorded_exit, "connection-lost");
+    assert_eq!(stderr, recorded_stderr);
+}
+
+mod closing {
+    //! Whenever the consumer closes stdout, the mock ends as it would have ended with
+    //! a consumer that read everything.
+
+    use std::os::unix::process::ExitStatusExt;
+
+    use harness::generate::{from_seed, SessionConfig};
+    use proptest::prelude::*;
+
+    use super::close_after;
+
+    /// Faults that change the ending, the stderr or the size of the output.
+    const FAULTS: &[&str] = &[
+        "",
+        "exit:code=3",
+        "signal:name=TERM,at=result",
+        "signal:name=KILL,after=2,byte=5",
+        "eof:after=3",
+        "stderr:text=boom",
+        "stderr-flood:bytes=100000",
+        "huge:bytes=200000,after=1",
+        "drop:type=result",
+        "close-stdout:after=2",
+        "stall:ms=1,after=1",
+    ];
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(crate::roundtrip::cases(24)))]
+
+        #[test]
+        fn the_ending_does_not_depend_on_when_the_consumer_leaves(
+            seed in any::<u64>(),
+            fault in prop::sample::select(FAULTS),
+            read in prop_oneof![Just(0usize), 0usize..300, 0usize..300_000],
+        ) {
+            let dir = tempfile::tempdir().map_err(|e| TestCaseError::fail(e.to_string()))?;
+            let path = dir.path().join("session.cassette");
+            from_seed(seed, &SessionConfig::default())
+                .write_cassette(&path)
+                .map_err(|e| TestCaseError::fail(e.to_string()))?;
+            let (all, _) = close_after(Some(&path), fault, None);
+            let (early, stderr) = close_after(Some(&path), fault, Some(read));
+            let stderr = String::from_utf8_lossy(&stderr);
+            prop_assert_eq!(early.code(), all.code(), "{} after {} bytes: {}", fault, read, stderr);
+            prop_assert_eq!(early.signal(), all.signal(), "{} after {} bytes", fault, read);
+            prop_assert!(!stderr.contains("mock-agent:"), "{}", stderr);
+        }
+    }
+}
+
+mod copying {
+    //! A bare capture that nothing asks to change is replayed as a copy of its bytes;
+    //! it gives what reading it line by line gives, deltas and endings included.
+
+    use std::path::Path;
+
+    use harness::cassette::{copy_capture, Copied, Recording};
+    use harness::frames::{Exit, Frame, Frames, Stream};
+    use harness::generate::{session, SessionConfig};
+    use harness::scenario::Scenario;
+    use harness::{RenderOptions, Source};
+    use proptest::prelude::*;
+
+    /// The stdout bytes and the ending of frames planned for a plain replay.
+    fn perform(frames: Frames, out: &mut Vec<u8>) -> Exit {
+        let recording = Recording {
+            name: "capture".into(),
+            header: None,
+            stream_partial_output: None,
+            frames,
+        };
+        let plan = Scenario::new(RenderOptions::default())
+            .plan(recording)
+            .expect("plans");
+        let mut exit = None;
+        for frame in plan.frames {
+            match frame.expect("valid") {
+                Frame::Line(line) if line.stream == Stream::Stdout => {
+                    out.extend_from_slice(&line.bytes);
+                    if line.newline {
+                        out.push(b'\n');
+                    }
+                }
+                Frame::End(end) => exit = Some(end.exit),
+                _ => {}
+            }
+        }
+        exit.expect("an ending")
+    }
+
+    /// Line by line, as every other replay.
+    fn read(path: &Path) -> (Vec<u8>, Exit) {
+        let recording = Source::Cassette(path.to_owned()).open("x").expect("opens");
+        let mut out = Vec::new();
+        let exit = perform(recording.frames, &mut out);
+        (out, exit)
+    }
+
+    /// As a copy, and line by line from where it stops.
+    fn copy(path: &Path) -> (Vec<u8>, Exit) {
+        let file = harness::source::capture_file(path)
+            .expect("checks")
+            .expect("a capture");
+        let mut out = Vec::new();
+        match copy_capture(path, file, &mut out).expect("copies") {
+            Copied::End { exit, stdout_closed } => {
+                assert!(!stdout_closed);
+                (out, exit)
+            }
+            Copied::Stopped(rest) => {
+                let exit = perform(rest, &mut out);
+                (out, exit)
+            }
+        }
+    }
+
+    /// Lines a capture may hold besides its events.
+    fn extra() -> impl Strategy<Value = String> {
+        prop_oneof![
+            Just(String::new()),
+            Just("   ".to_owned()),
+            Just("[debug] not an event".to_owned()),
+            // A delta whose type and key are escaped.
+            Just(r#"{"type":"\u0061ssistant","message":{"role":"assistant","content":[{"type":"text","text":"hi "}]},"session_id":"s","timestamp\u005fms":7}"#.to_owned()),
+            Just(r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"hi "}]},"session_id":"s","timestamp\u005fms":7}"#.to_owned()),
+            Just(r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"hi "}]},"session_id":"s","timestamp_ms":7}"#.to_owned()),
+            Just(r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"hi "}]},"session_id":"s","model_call_id":"m","timestamp_ms":7}"#.to_owned()),
+            Just(r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"hi "}]},"session_id":"s","timestamp_ms":7,"x":{"model_call_id":"m"}}"#.to_owned()),
+            Just(r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"hi "}]},"session_id":"s"}"#.to_owned()),
+            // Longer than a block of the copy.
+            (0usize..2).prop_map(|n| format!(
+                r#"{{"type":"assistant","message":{{"role":"assistant","content":[{{"type":"text","text":"{}"}}]}},"session_id":"s"{}}}"#,
+                "x".repeat(harness::cassette::COPY_BLOCK + 10),
+                if n == 0 { "" } else { r#","timestamp_ms":9"# }
+            )),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(crate::roundtrip::cases(96)))]
+
+        #[test]
+        fn a_copy_is_what_reading_line_by_line_gives(
+            session in session(SessionConfig::default()),
+            extras in prop::collection::vec((any::<prop::sample::Index>(), extra()), 0..4),
+            cut in prop::option::of(1usize..80),
+        ) {
+            let mut lines = session.lines.clone();
+            for (at, line) in extras {
+                let at = at.index(lines.len() + 1);
+                lines.insert(at, line);
+            }
+            let mut text = lines.join("\n") + "\n";
+            if let Some(cut) = cut {
+                // A stream cut off in its last line.
+                text.truncate(text.len().saturating_sub(cut).max(1));
+            }
+            let dir = tempfile::tempdir().map_err(|e| TestCaseError::fail(e.to_string()))?;
+            let path = dir.path().join("capture.ndjson");
+            std::fs::write(&path, &text).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            let checked = harness::source::capture_file(&path);
+            prop_assume!(checked.is_ok(), "a capture cut in a way that is an error");
+            prop_assert_eq!(copy(&path), read(&path));
+        }
+    }
+
+    #[test]
+    fn deltas_are_left_out_of_a_copy_as_of_any_replay() {
+        let cassette = crate::support::root().join("cassettes/partial-thinking.cassette");
+        let (stdout, _, _, partial) = super::recorded(&cassette);
+        assert!(partial, "recorded with --stream-partial-output");
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("partial.ndjson");
+        std::fs::write(&path, &stdout).expect("writes");
+        let (copied, exit) = copy(&path);
+        assert_eq!((copied.clone(), exit), read(&path));
+        assert!(copied.len() < stdout.len(), "the deltas are gone");
+        let through_the_binary = crate::support::mock()
+            .arg("replay")
+            .arg(&path)
+            .output()
+            .expect("runs");
+        assert_eq!(through_the_binary.stdout, copied);
+    }
+}
+
+#[test]
+fn a_copied_capture_keeps_its_ending_when_the_consumer_leaves() {
+    // Larger than a pipe holds, so that the copy is still writing when the consumer goes.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let seed =
+        std::fs::read_to_string(crate::support::root().join("cassettes/seed-example.ndjson")).expect("seed");
+    let lines: Vec<&str> = seed.lines().collect();
+    let body = lines[2..lines.len() - 1].join("\n") + "\n";
+    for (name, last, code) in [("ok", lines[lines.len() - 1], 0), ("cut", lines[2], 1)] {
+        let path = dir.path().join(format!("{name}.ndjson"));
+        let text = format!("{}\n{}\n{}{last}\n", lines[0], lines[1], body.repeat(500));
+        std::fs::write(&path, text).expect("writes");
+        for read in [Some(0), Some(1), Some(70_000), None] {
+            let (status, stderr) = close_after(Some(&path), "", read);
+            assert_eq!(status.code(), Some(code), "{name} after {read:?} bytes");
+            assert_eq!(String::from_utf8_lossy(&stderr), "", "{name}");
+        }
+    }
+}

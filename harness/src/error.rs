@@ -61,9 +61,12 @@ pub struct Diagnostic {
 
 impl Diagnostic {
     /// Attaches the text of the offending line (lossily decoded, trimmed of its line
-    /// ending).
+    /// ending). Of a long line, only what the message shows is kept: up to a little
+    /// past the column.
     #[must_use]
     pub fn with_source(mut self, line: &[u8]) -> Self {
+        let keep = (self.column as usize).saturating_add(4 * EXCERPT_CHARS);
+        let line = &line[..line.len().min(keep)];
         let text = String::from_utf8_lossy(line);
         self.source_line = Some(text.trim_end_matches(['\n', '\r']).to_owned());
         self
@@ -96,7 +99,17 @@ const EXCERPT_CHARS: usize = 100;
 /// Cuts a long line to a window around `column` (1-based, in bytes) and returns
 /// the window and the caret's position in it, in characters.
 fn excerpt(line: &str, column: usize) -> (String, Option<usize>) {
-    let chars: Vec<(usize, char)> = line.char_indices().collect();
+    // Only the characters near the column are looked at (a line may be 96 MiB long):
+    // a window from a character boundary well before it.
+    let mut from = column.saturating_sub(4 * EXCERPT_CHARS + 1).min(line.len());
+    while !line.is_char_boundary(from) {
+        from -= 1;
+    }
+    let chars: Vec<(usize, char)> = line[from..]
+        .char_indices()
+        .map(|(i, c)| (from + i, c))
+        .take(8 * EXCERPT_CHARS)
+        .collect();
     // The character the column points at (serde_json points just past a
     // problem at the end of a line).
     let at = (column > 0).then(|| {
@@ -108,8 +121,10 @@ fn excerpt(line: &str, column: usize) -> (String, Option<usize>) {
     let centre = at.unwrap_or(0);
     let start = centre.saturating_sub(EXCERPT_CHARS / 2);
     let end = (start + EXCERPT_CHARS).min(chars.len());
+    let shown_to = chars.get(end).map_or(line.len(), |(byte, _)| *byte);
+    let cut_before = from > 0 || start > 0;
     let mut shown = String::new();
-    if start > 0 {
+    if cut_before {
         shown.push('…');
     }
     shown.extend(chars[start..end].iter().map(|(_, c)| match c {
@@ -117,10 +132,10 @@ fn excerpt(line: &str, column: usize) -> (String, Option<usize>) {
         c if c.is_control() => '�',
         c => *c,
     }));
-    if end < chars.len() {
+    if shown_to < line.len() {
         shown.push('…');
     }
-    let caret = at.map(|at| at - start + usize::from(start > 0));
+    let caret = at.map(|at| at - start + usize::from(cut_before));
     (shown, caret)
 }
 
@@ -264,5 +279,31 @@ mod tests {
         let caret = caret_line.find('^').unwrap_or(0);
         assert_eq!(text_line.chars().nth(caret), Some('X'), "{shown}");
         assert!(text_line.chars().count() < 120, "{shown}");
+    }
+
+    #[test]
+    fn a_line_of_many_megabytes_is_cut_without_reading_it_all() {
+        let line = format!("{}X{}", "é".repeat(3 << 20), "b".repeat(3 << 20));
+        let column = "é".len() * (3 << 20) + 1;
+        let shown = diag(column as u64, &line);
+        let text_line = shown.lines().nth(2).unwrap_or_default();
+        let caret = shown.lines().nth(3).unwrap_or_default().find('^').unwrap_or(0);
+        assert_eq!(text_line.chars().nth(caret), Some('X'), "{shown}");
+        assert!(
+            text_line.starts_with("7 | …") && text_line.ends_with('…'),
+            "{shown}"
+        );
+        // Only the window is kept, not the megabytes after it.
+        let kept = Diagnostic {
+            path: "x".into(),
+            line: 1,
+            column: 10,
+            kind: ProblemKind::Data,
+            message: String::new(),
+            source_line: None,
+            help: String::new(),
+        }
+        .with_source(line.as_bytes());
+        assert!(kept.source_line.is_some_and(|l| l.len() < 1024));
     }
 }

@@ -56,7 +56,8 @@ impl Scenario {
     /// Plans a run of `recording`.
     pub fn plan(&self, recording: Recording) -> Result<Plan, CassetteError> {
         let recorded = render::Recorded::of(&recording, &self.render)?;
-        let applied = Applied::new(self.faults.clone(), self.render.now_ms);
+        let applied = Applied::new(self.faults.clone(), self.render.now_ms)
+            .printed_as(recorded.prints_events_as(self.render.format));
         let frames = render::events(recording.frames, &self.render, recorded);
         let frames = faults::apply_events(frames, &applied);
         let frames = render::format(frames, self.render.format, recorded);

@@ -5,7 +5,8 @@
 //!   mock was actually given;
 //! - [`Source::Cassette`]: a cassette or a bare capture, read as a stream. One of up
 //!   to [`PREFLIGHT_LIMIT`] bytes is checked whole first: a broken cassette fails
-//!   before the first byte is replayed.
+//!   before the first byte is replayed. Of a larger one, what comes before its first
+//!   event is checked first: a file that holds no event is refused before replay.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -75,14 +76,38 @@ impl Source {
 /// (`mock-agent` checks them in full when it reads the file otherwise).
 pub const PREFLIGHT_LIMIT: u64 = 16 << 20;
 
-fn open_cassette(path: &Path) -> Result<Recording, CassetteError> {
-    // A pipe or a FIFO can be read once only: it is checked as it streams.
-    let file = std::fs::metadata(path).ok().filter(std::fs::Metadata::is_file);
-    if file.as_ref().is_some_and(|m| m.len() <= PREFLIGHT_LIMIT) {
+/// Checks a cassette or capture before replay: one of up to [`PREFLIGHT_LIMIT`] bytes
+/// in full, a larger one until its first event. Returns whether `path` is a regular
+/// file (a pipe or a FIFO can be read once only: it is checked as it streams).
+fn check(path: &Path) -> Result<bool, CassetteError> {
+    let Some(size) = std::fs::metadata(path)
+        .ok()
+        .filter(std::fs::Metadata::is_file)
+        .map(|m| m.len())
+    else {
+        return Ok(false);
+    };
+    if size <= PREFLIGHT_LIMIT {
         cassette::open(path)?.try_for_each(|frame| frame.map(drop))?;
+        return Ok(true);
     }
+    // Too large to check twice: at least it must hold an event (a capture of anything
+    // but JSON is the wrong file) before a byte of it is replayed.
+    let mut reader = cassette::open(path)?.fast();
+    while !reader.has_event() {
+        match reader.next() {
+            Some(Ok(_)) => {}
+            Some(Err(e)) => return Err(e),
+            None => break,
+        }
+    }
+    Ok(true)
+}
+
+fn open_cassette(path: &Path) -> Result<Recording, CassetteError> {
+    let file = check(path)?;
     let reader = cassette::open(path)?;
-    let reader = if file.is_some() { reader.fast() } else { reader };
+    let reader = if file { reader.fast() } else { reader };
     Ok(Recording {
         name: path.to_owned(),
         header: reader.header().cloned(),
@@ -91,21 +116,31 @@ fn open_cassette(path: &Path) -> Result<Recording, CassetteError> {
     })
 }
 
+/// The bare capture at `path`, checked as [`Source::open`] checks it, opened to be
+/// replayed as a copy of its bytes ([`cassette::copy_capture`]); `None` when `path`
+/// is a cassette, or not a regular file.
+pub fn capture_file(path: &Path) -> Result<Option<std::fs::File>, CassetteError> {
+    if !check(path)? || !cassette::open(path)?.is_capture() {
+        return Ok(None);
+    }
+    std::fs::File::open(path)
+        .map(Some)
+        .map_err(|source| CassetteError::Open {
+            path: path.to_owned(),
+            source,
+        })
+}
+
 /// The frames of the default session for this prompt.
 pub fn default_session(prompt: &str) -> Vec<Frame> {
     let mut frames: Vec<Frame> = DEFAULT_SESSION
         .lines()
         .map(|line| {
             // Only the user event changes; the others are not parsed (startup time).
-            let is_user = line.starts_with(r#"{"type":"user""#);
-            let user = is_user.then(|| Event::from_slice(line.as_bytes()).ok()).flatten();
-            let bytes = match user {
-                Some(Event::User(event)) => Event::User(UserEvent {
-                    message: Message::text("user", prompt),
-                    ..event
-                })
-                .to_line(),
-                _ => line.to_owned(),
+            let bytes = if line.starts_with(r#"{"type":"user""#) {
+                user_line(line, prompt)
+            } else {
+                line.to_owned()
             };
             Frame::Line(Line::stdout(Duration::ZERO, bytes))
         })
@@ -115,6 +150,29 @@ pub fn default_session(prompt: &str) -> Vec<Frame> {
         exit: Exit::Code(0),
     }));
     frames
+}
+
+/// The seed's user event with `prompt` as its text: the text's value replaced in
+/// place (its shape is the seed's, known), or the event rebuilt if that shape changed.
+fn user_line(line: &str, prompt: &str) -> String {
+    const TEXT: &str = r#"{"type":"text","text":""#;
+    let spliced = line.find(TEXT).and_then(|at| {
+        let start = at + TEXT.len() - 1;
+        let len = line[start + 1..].find(['"', '\\'])?;
+        let end = start + 1 + len;
+        (line.as_bytes()[end] == b'"').then(|| {
+            let text = serde_json::to_string(prompt).unwrap_or_default();
+            format!("{}{text}{}", &line[..start], &line[end + 1..])
+        })
+    });
+    spliced.unwrap_or_else(|| match Event::from_slice(line.as_bytes()) {
+        Ok(Event::User(event)) => Event::User(UserEvent {
+            message: Message::text("user", prompt),
+            ..event
+        })
+        .to_line(),
+        _ => line.to_owned(),
+    })
 }
 
 #[cfg(test)]
@@ -139,5 +197,21 @@ mod tests {
             r#"{"type":"user","message":{"role":"user","content":[{"type":"text","text":"Say \"hi\""}]},"session_id":"c6b62c6f-7ead-4fd6-9922-e952131177ff"}"#
         );
         assert_eq!(lines[2..], seed[2..]);
+    }
+
+    #[test]
+    fn the_prompt_goes_where_the_event_model_puts_it() {
+        let seed = DEFAULT_SESSION.lines().nth(1).unwrap_or_default();
+        for prompt in ["", "hi", "a \"quoted\" \\ line\nbreak \u{1} é →"] {
+            let Ok(Event::User(event)) = Event::from_slice(seed.as_bytes()) else {
+                panic!("the seed's second line is its user event");
+            };
+            let rebuilt = Event::User(UserEvent {
+                message: Message::text("user", prompt),
+                ..event
+            })
+            .to_line();
+            assert_eq!(user_line(seed, prompt), rebuilt, "{prompt:?}");
+        }
     }
 }

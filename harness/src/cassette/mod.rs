@@ -25,9 +25,11 @@
 //! The whole format is documented in `docs/cassette-format.md`. Readers stream: memory
 //! does not grow with the file.
 
+mod copy;
 mod read;
 mod write;
 
+pub use copy::{copy_capture, Copied, CopyError, COPY_BLOCK};
 pub(crate) use read::millis_f64;
 pub use read::{open, Reader};
 pub use write::{encode_frame, Writer};
@@ -61,6 +63,14 @@ impl std::fmt::Debug for Recording {
             .finish_non_exhaustive()
     }
 }
+
+/// The longest line a cassette or capture may hold, without its newline: 96 MiB.
+///
+/// Far above any event the CLI prints, and room for the largest event a `huge` fault
+/// makes ([`crate::faults`], 64 MiB) written as a cassette frame, even in base64. A
+/// longer line is an error (the wrong file, or `/dev/zero`), found without reading
+/// more than this much of it.
+pub const MAX_LINE_BYTES: usize = 96 << 20;
 
 /// The newest cassette format version this build reads and writes.
 ///

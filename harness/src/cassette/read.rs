@@ -10,7 +10,7 @@ use base64::Engine as _;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::{Header, FORMAT_VERSION, MAGIC_KEY};
+use super::{Header, FORMAT_VERSION, MAGIC_KEY, MAX_LINE_BYTES};
 use crate::error::{CassetteError, Diagnostic, ProblemKind};
 use crate::frames::{Ending, Exit, Frame, Line, Signal, Stream};
 use crate::peek::Peek;
@@ -66,27 +66,31 @@ pub struct Reader<R> {
     first_timestamp: Option<u64>,
     /// Captures: whether the last event was a successful `result`.
     ends_in_result: bool,
+    /// Captures: whether a line was a JSON object (an event). A file with none is not
+    /// a capture.
+    seen_event: bool,
+    /// Captures: the start of the first line that is not blank, for the error of a
+    /// file that holds no event.
+    first_line: Option<Vec<u8>>,
 }
+
+/// What a capture is, for the errors about files that are none.
+const WHAT_A_CAPTURE_IS: &str = "a capture holds one JSON event per line, as \
+    `cursor-agent -p --output-format stream-json` prints them, and a cassette starts with \
+    its header line (see docs/cassette-format.md)";
+
+/// What a frame is, for the errors about frames.
+const FRAME_HELP: &str = "a frame is `{\"t\":MS,\"out\":EVENT_OR_TEXT}`, `\"err\":TEXT`, \
+    `\"exit\":CODE` or `\"signal\":NAME`; see docs/cassette-format.md";
+
+/// How much of a line an error about the whole line shows.
+const SHOWN_BYTES: usize = 200;
 
 impl<R: BufRead> Reader<R> {
     /// Reads the first line to tell a cassette (header line) from a capture. `path`
     /// names the input in errors.
     pub fn new(path: &Path, input: R) -> Result<Self, CassetteError> {
-        let mut reader = Reader {
-            path: path.to_owned(),
-            input,
-            kind: Kind::Capture,
-            header: None,
-            buf: Vec::with_capacity(1024),
-            line_no: 0,
-            pending: false,
-            done: false,
-            fast: false,
-            utf8_checked: 0,
-            last_at: Duration::ZERO,
-            first_timestamp: None,
-            ends_in_result: false,
-        };
+        let mut reader = Reader::unread(path, input);
         if !reader.read_line()? {
             return Err(reader.diagnostic(
                 1,
@@ -117,6 +121,27 @@ impl<R: BufRead> Reader<R> {
         Ok(reader)
     }
 
+    /// A reader of a capture that has read nothing yet.
+    fn unread(path: &Path, input: R) -> Self {
+        Reader {
+            path: path.to_owned(),
+            input,
+            kind: Kind::Capture,
+            header: None,
+            buf: Vec::with_capacity(1024),
+            line_no: 0,
+            pending: false,
+            done: false,
+            fast: false,
+            utf8_checked: 0,
+            last_at: Duration::ZERO,
+            first_timestamp: None,
+            ends_in_result: false,
+            seen_event: false,
+            first_line: None,
+        }
+    }
+
     /// Reads stdout frames of the shape the writer makes (`{"t":MS,"out":{...}}`) without
     /// validating the JSON of their event: the bytes are checked to be UTF-8 and passed
     /// on. Every other line is read as usual. For replay, after a full pass has checked
@@ -142,17 +167,50 @@ impl<R: BufRead> Reader<R> {
         self.kind == Kind::Capture
     }
 
-    /// Reads the next line into `buf`; `false` at end of input.
+    /// Whether the input is known to hold what it should: a cassette has its header;
+    /// a capture, once a line read so far was a JSON event. (A capture that ends
+    /// without one is an error.)
+    pub fn has_event(&self) -> bool {
+        self.kind == Kind::Cassette || self.seen_event
+    }
+
+    /// Reads the next line into `buf`; `false` at end of input. A line longer than
+    /// [`MAX_LINE_BYTES`] is an error, found without holding more than that.
     fn read_line(&mut self) -> Result<bool, CassetteError> {
         self.buf.clear();
-        let n = self
-            .input
-            .read_until(b'\n', &mut self.buf)
-            .map_err(|source| CassetteError::Read {
-                path: self.path.clone(),
-                line: self.line_no + 1,
-                source,
-            })?;
+        let mut n = 0;
+        loop {
+            let available = match self.input.fill_buf() {
+                Ok(available) => available,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(source) => {
+                    return Err(CassetteError::Read {
+                        path: self.path.clone(),
+                        line: self.line_no + 1,
+                        source,
+                    })
+                }
+            };
+            if available.is_empty() {
+                break;
+            }
+            let (take, ends) = match memchr::memchr(b'\n', available) {
+                Some(end) => (end + 1, true),
+                None => (available.len(), false),
+            };
+            let length = self.buf.len() + take - usize::from(ends);
+            if length > MAX_LINE_BYTES {
+                let shown = (SHOWN_BYTES.saturating_sub(self.buf.len())).min(take);
+                self.buf.extend_from_slice(&available[..shown]);
+                return Err(self.too_long());
+            }
+            self.buf.extend_from_slice(&available[..take]);
+            self.input.consume(take);
+            n += take;
+            if ends {
+                break;
+            }
+        }
         // What was checked for UTF-8 at the front of the buffer is consumed first.
         self.utf8_checked = self.utf8_checked.saturating_sub(n);
         if n == 0 {
@@ -160,6 +218,24 @@ impl<R: BufRead> Reader<R> {
         }
         self.line_no += 1;
         Ok(true)
+    }
+
+    /// The error of a line longer than [`MAX_LINE_BYTES`]; `buf` holds its start.
+    fn too_long(&self) -> CassetteError {
+        too_long(&self.path, self.line_no + 1, &self.buf)
+    }
+
+    /// The error of a capture in which no line is a JSON event.
+    fn no_event(&self) -> CassetteError {
+        let first = self.first_line.as_deref().unwrap_or_default();
+        self.diagnostic(
+            1,
+            0,
+            ProblemKind::Data,
+            "no line of this file is a JSON event: it is neither a capture nor a cassette",
+            format!("is this the file you meant? {WHAT_A_CAPTURE_IS}"),
+        )
+        .with_line(first)
     }
 
     fn parse_header(&self) -> Result<Option<Header>, CassetteError> {
@@ -312,6 +388,9 @@ impl<R: BufRead> Reader<R> {
             if line.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
+            if let Some(e) = self.not_an_object(line) {
+                return Err(e);
+            }
             let raw: RawFrame<'_> = match serde_json::from_slice(line) {
                 Ok(raw) => raw,
                 Err(e) => {
@@ -324,19 +403,39 @@ impl<R: BufRead> Reader<R> {
                 }
             };
             let frame = raw.decode(line, self.last_at).map_err(|e| {
-                self.diagnostic(
-                    self.line_no,
-                    e.column,
-                    ProblemKind::Data,
-                    e.message,
-                    "a frame is `{\"t\":MS,\"out\":EVENT_OR_TEXT}`, `\"err\":TEXT`, `\"exit\":CODE` or \
-                     `\"signal\":NAME`; see docs/cassette-format.md",
-                )
-                .with_line(&self.buf)
+                self.diagnostic(self.line_no, e.column, ProblemKind::Data, e.message, FRAME_HELP)
+                    .with_line(&self.buf)
             })?;
             self.last_at = frame.at();
             return Ok(Some(frame));
         }
+    }
+
+    /// The error of a frame line that is valid JSON but no object (`null`, `[]`, `5`);
+    /// `None` for an object, or for a line that is not JSON at all (the parser says
+    /// where it goes wrong).
+    fn not_an_object(&self, line: &[u8]) -> Option<CassetteError> {
+        let start = line.iter().position(|b| !b.is_ascii_whitespace())?;
+        if line[start] == b'{' || serde_json::from_slice::<serde::de::IgnoredAny>(line).is_err() {
+            return None;
+        }
+        let what = match line[start] {
+            b'n' => "`null`".to_owned(),
+            b't' | b'f' => "a boolean".to_owned(),
+            b'"' => "a string".to_owned(),
+            b'[' => "an array".to_owned(),
+            _ => "a number".to_owned(),
+        };
+        Some(
+            self.diagnostic(
+                self.line_no,
+                start as u64 + 1,
+                ProblemKind::Data,
+                format!("a frame is a JSON object; this line is {what}"),
+                FRAME_HELP,
+            )
+            .with_line(line),
+        )
     }
 
     fn check_after_end(&mut self) -> Result<(), CassetteError> {
@@ -361,6 +460,9 @@ impl<R: BufRead> Reader<R> {
         if self.pending {
             self.pending = false;
         } else if !self.read_line()? {
+            if !self.seen_event {
+                return Err(self.no_event());
+            }
             let code = if self.ends_in_result { 0 } else { 1 };
             return Ok(Some(Frame::End(Ending {
                 at: self.last_at,
@@ -369,6 +471,9 @@ impl<R: BufRead> Reader<R> {
         }
         let (bytes, newline) = trim_newline(&self.buf);
         let looks_like_object = bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
+        if self.first_line.is_none() && !bytes.iter().all(u8::is_ascii_whitespace) {
+            self.first_line = Some(bytes[..bytes.len().min(SHOWN_BYTES)].to_vec());
+        }
         let skimmed = if self.fast && newline && looks_like_object {
             skim(bytes)
         } else {
@@ -382,9 +487,11 @@ impl<R: BufRead> Reader<R> {
                 self.last_at = self.last_at.max(Duration::from_millis(ts.saturating_sub(origin)));
             }
             self.ends_in_result = false;
+            self.seen_event = true;
         } else if looks_like_object {
             match serde_json::from_slice::<Peek<'_>>(bytes) {
                 Ok(peek) => {
+                    self.seen_event = true;
                     if let Some(ts) = peek.timestamp_ms() {
                         let origin = *self.first_timestamp.get_or_insert(ts);
                         self.last_at = self.last_at.max(Duration::from_millis(ts.saturating_sub(origin)));
@@ -483,6 +590,56 @@ impl<R: BufRead> Reader<R> {
                 .with_line(&first_line),
         }
     }
+}
+
+/// The error of line `line` of `path`, longer than [`MAX_LINE_BYTES`]; `start` is its
+/// start.
+pub(super) fn too_long(path: &Path, line: u64, start: &[u8]) -> CassetteError {
+    let shown = &start[..start.len().min(SHOWN_BYTES)];
+    CassetteError::from(Diagnostic {
+        path: path.to_owned(),
+        line,
+        column: 0,
+        kind: ProblemKind::Data,
+        message: format!(
+            "the line is longer than {} MiB, the most a line of a cassette or capture may hold \
+             (no event of the CLI comes near it)",
+            MAX_LINE_BYTES >> 20
+        ),
+        source_line: None,
+        help: format!("is this the file you meant? {WHAT_A_CAPTURE_IS}"),
+    })
+    .with_line(shown)
+}
+
+/// A reader of the rest of the capture `path`, from `offset` in `file`, which is the
+/// start of line `line`; what came before held an event.
+pub(super) fn capture_rest(
+    path: &Path,
+    mut file: File,
+    offset: u64,
+    line: u64,
+) -> Result<Reader<BufReader<File>>, CassetteError> {
+    use std::io::{Seek, SeekFrom};
+    file.seek(SeekFrom::Start(offset))
+        .map_err(|source| CassetteError::Read {
+            path: path.to_owned(),
+            line,
+            source,
+        })?;
+    let mut reader = Reader::unread(path, BufReader::with_capacity(256 << 10, file)).fast();
+    reader.line_no = line - 1;
+    reader.seen_event = true;
+    Ok(reader)
+}
+
+/// A reader of the last line of a capture (`bytes`, line `line` of `path`): its frame
+/// and the capture's ending, read as the whole capture would be read.
+pub(super) fn capture_tail(path: &Path, line: u64, bytes: Vec<u8>) -> Reader<std::io::Cursor<Vec<u8>>> {
+    let mut reader = Reader::unread(path, std::io::Cursor::new(bytes));
+    reader.line_no = line - 1;
+    reader.seen_event = true;
+    reader
 }
 
 impl<R: BufRead> Iterator for Reader<R> {
@@ -835,12 +992,18 @@ fn trim_newline(buf: &[u8]) -> (&[u8], bool) {
     }
 }
 
-/// serde_json's message without its " at line L column C" suffix.
+/// serde_json's message without its " at line L column C" suffix, and without the
+/// names of this reader's own types (`expected struct Invocation` says `expected a
+/// JSON object`).
 fn bare_message(e: &serde_json::Error) -> String {
     let text = e.to_string();
-    match text.rfind(" at line ") {
-        Some(i) => text[..i].to_owned(),
-        None => text,
+    let text = match text.rfind(" at line ") {
+        Some(i) => &text[..i],
+        None => &text,
+    };
+    match text.find("expected struct ") {
+        Some(i) => format!("{}expected a JSON object", &text[..i]),
+        None => text.to_owned(),
     }
 }
 

@@ -6,9 +6,15 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use super::{Anchor, Fault, Placement};
+use crate::format::OutputFormat;
 use crate::frames::{Ending, Exit, Frame, Line, Stream};
 use crate::frames::{FrameResult, Frames};
 use crate::peek::Peek;
+use crate::render::Witness;
+
+// The largest `huge` event, written as a cassette frame (even in base64), is a line a
+// cassette may hold.
+const _: () = assert!(super::spec::MAX_BYTES.div_ceil(3) * 4 + 4096 <= crate::cassette::MAX_LINE_BYTES);
 
 /// What the fault stages share: what they saw of the stream, and which faults acted.
 #[derive(Debug, Default)]
@@ -19,11 +25,16 @@ struct State {
 }
 
 /// Faults being applied to a run; [`Applied::report`] says which of them acted.
+///
+/// A fault acted when something of it reached the consumer: a fault on events that
+/// the output format leaves out (`duplicate`, `unknown-event`, `huge`, ... on an event
+/// that `json` or `text` does not print) did not act, see [`Applied::printed_as`].
 #[derive(Debug, Clone)]
 pub struct Applied {
     faults: Vec<Fault>,
     state: Rc<RefCell<State>>,
     now_ms: u64,
+    printed_as: OutputFormat,
 }
 
 impl Applied {
@@ -38,7 +49,18 @@ impl Applied {
             faults,
             state: Rc::new(RefCell::new(state)),
             now_ms,
+            printed_as: OutputFormat::StreamJson,
         }
+    }
+
+    /// The format the events are printed in after the faults on events act (see
+    /// [`crate::render::Recorded::prints_events_as`]); `stream-json`, every event
+    /// as it is, unless said otherwise. A fault whose events that format leaves out is
+    /// reported as not fired.
+    #[must_use]
+    pub fn printed_as(mut self, format: OutputFormat) -> Self {
+        self.printed_as = format;
+        self
     }
 
     /// The faults, in order.
@@ -61,6 +83,11 @@ impl Applied {
             if fault.acts_on_output() != output || matches!(fault, Fault::Chunk(_) | Fault::Coalesce) {
                 continue;
             }
+            let witness = (!output && self.printed_as != OutputFormat::StreamJson && changes_events(fault))
+                .then(|| Witnesses {
+                    before: Witness::new(self.printed_as),
+                    after: Witness::new(self.printed_as),
+                });
             frames = Box::new(Stage {
                 inner: frames,
                 fault: fault.clone(),
@@ -70,6 +97,8 @@ impl Applied {
                 seen: 0,
                 armed: false,
                 fired: false,
+                acted: false,
+                witness,
                 done: false,
                 held: Vec::new(),
                 queue: VecDeque::new(),
@@ -99,7 +128,14 @@ struct Stage {
     seen: usize,
     /// The placement was reached, but the fault waits for a JSON object line.
     armed: bool,
+    /// The fault acted where it is placed (one-shot faults act once).
     fired: bool,
+    /// The fault changed the stream, somewhere.
+    acted: bool,
+    /// For a fault that changes events in a format that prints only some of them:
+    /// what the consumer sees without it and with it. It is reported as fired only
+    /// when the two differ.
+    witness: Option<Witnesses>,
     /// The stream has ended here (a cut).
     done: bool,
     /// Lines held back (`reorder`).
@@ -129,6 +165,27 @@ impl Iterator for Stage {
             }
         }
     }
+}
+
+/// The output of the events a stage takes (`before`) and gives (`after`).
+struct Witnesses {
+    before: Witness,
+    after: Witness,
+}
+
+/// Whether the fault's only effect is on which stdout events there are, and what they
+/// hold: whether it shows depends on the output format.
+fn changes_events(fault: &Fault) -> bool {
+    matches!(
+        fault,
+        Fault::Drop { .. }
+            | Fault::Duplicate { .. }
+            | Fault::Reorder
+            | Fault::UnknownEvent { .. }
+            | Fault::UnknownField { .. }
+            | Fault::Huge { .. }
+            | Fault::Insert { .. }
+    )
 }
 
 fn placement(fault: &Fault) -> Option<&Placement> {
@@ -164,14 +221,26 @@ impl Stage {
     }
 
     /// Records that the fault acted, without disarming it (`unknown-field` on every
-    /// event).
-    fn mark(&self) {
+    /// event). A fault with witnesses is reported at the end, by what they saw.
+    fn mark(&mut self) {
+        self.acted = true;
+        if self.witness.is_none() {
+            self.report(true);
+        }
+    }
+
+    fn report(&self, fired: bool) {
         if let Some(slot) = self.state.borrow_mut().fired.get_mut(self.index) {
-            *slot = true;
+            *slot = fired;
         }
     }
 
     fn push(&mut self, line: Line) {
+        if let Some(witness) = &mut self.witness {
+            if line.stream == Stream::Stdout {
+                witness.after.line(&line.bytes);
+            }
+        }
         self.queue.push_back(Ok(Frame::Line(line)));
     }
 
@@ -200,6 +269,9 @@ impl Stage {
     }
 
     fn on_stdout(&mut self, mut line: Line) {
+        if let Some(witness) = &mut self.witness {
+            witness.before.line(&line.bytes);
+        }
         let (reached, completed_tool, dropped) = {
             let peek = Peek::parse(&line.bytes);
             self.observe(peek.as_ref());
@@ -288,6 +360,9 @@ impl Stage {
             if self.done {
                 return;
             }
+        }
+        if let Some(witness) = &self.witness {
+            self.report(self.acted && witness.before.end(end.exit) != witness.after.end(end.exit));
         }
         self.queue.push_back(Ok(Frame::End(end)));
     }

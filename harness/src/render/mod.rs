@@ -18,6 +18,9 @@ mod json;
 mod resume;
 pub mod segments;
 pub mod text;
+mod witness;
+
+pub use witness::Witness;
 
 use crate::cassette::Recording;
 use crate::error::{CassetteError, Diagnostic, ProblemKind};
@@ -116,6 +119,19 @@ impl Recorded {
             help: "record the session with `--output-format stream-json`: every format can be derived from it".into(),
         }
         .into())
+    }
+}
+
+impl Recorded {
+    /// The format the events of this recording are printed in when `asked` is: the
+    /// one asked for, from a `stream-json` recording; a `json` or `text` recording's
+    /// lines are printed as they stand, as `stream-json` prints events.
+    pub fn prints_events_as(&self, asked: OutputFormat) -> OutputFormat {
+        if self.format == OutputFormat::StreamJson {
+            asked
+        } else {
+            OutputFormat::StreamJson
+        }
     }
 }
 

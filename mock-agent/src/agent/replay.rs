@@ -2,12 +2,16 @@
 //! performed by the executor.
 
 use std::os::fd::AsFd;
+use std::path::Path;
 
+use harness::cassette::{self, Copied, CopyError, Recording};
 use harness::exit_codes;
+use harness::format::OutputFormat;
 use harness::frames::Exit;
 use harness::journal;
 use harness::scenario::{Plan, Scenario};
 use harness::source::Source;
+use harness::timing::Timing;
 
 use crate::execute::{self, Blocking, ExecOptions, Threaded};
 
@@ -30,18 +34,39 @@ pub struct Replayed {
 /// own errors are printed on stderr, prefixed `mock-agent:`, and end with their
 /// documented exit code. `listen` makes SIGTERM and SIGINT end the run even when the
 /// plan never waits (so that the journal can say which came).
+///
+/// Three ways to perform it, the lightest that the scenario allows: a bare capture
+/// that nothing asks to change is copied ([`harness::cassette::copy_capture`]); a plan
+/// that waits for nothing and listens for no signal is written with blocking writes
+/// ([`execute::perform_blocking`]); any other on the runtime ([`execute::perform`]).
 pub fn replay(source: &Source, prompt: &str, scenario: &Scenario, listen: bool) -> Replayed {
-    let failed = |message: String, code: i32| {
-        eprintln!("mock-agent: {message}");
-        Replayed {
-            exit: Exit::Code(code),
-            stdout_closed_at: None,
-            signal: None,
-            faults: Vec::new(),
-            error: Some(message),
-        }
+    let streams = std::io::stdout()
+        .as_fd()
+        .try_clone_to_owned()
+        .and_then(|out| Ok((out, std::io::stderr().as_fd().try_clone_to_owned()?)));
+    let (out, err) = match streams {
+        Ok((out, err)) => (std::fs::File::from(out), std::fs::File::from(err)),
+        Err(e) => return failed(format!("cannot open stdout or stderr: {e}"), exit_codes::IO_ERROR),
     };
-    let plan = match source.open(prompt).and_then(|r| scenario.plan(r)) {
+    let started = std::time::Instant::now();
+    let recording = match source {
+        Source::Cassette(path) if copies(scenario, listen) => match copy(path, &out) {
+            Ok(Copy::Done(exit, closed)) => {
+                return Replayed {
+                    exit,
+                    stdout_closed_at: closed.then(|| started.elapsed()),
+                    signal: None,
+                    faults: Vec::new(),
+                    error: None,
+                }
+            }
+            Ok(Copy::Rest(recording)) => Ok(*recording),
+            Ok(Copy::NotACapture) => source.open(prompt),
+            Err(replayed) => return replayed,
+        },
+        _ => source.open(prompt),
+    };
+    let plan = match recording.and_then(|r| scenario.plan(r)) {
         Ok(plan) => plan,
         Err(e) => return failed(e.to_string(), e.exit_code()),
     };
@@ -51,32 +76,26 @@ pub fn replay(source: &Source, prompt: &str, scenario: &Scenario, listen: bool) 
         mut delivery,
     } = plan;
     delivery.signals |= listen;
-    let options = ExecOptions {
-        precise: true,
-        ..ExecOptions::new(delivery)
-    };
-    let streams = std::io::stdout()
-        .as_fd()
-        .try_clone_to_owned()
-        .and_then(|out| Ok((out, std::io::stderr().as_fd().try_clone_to_owned()?)));
-    let (out, err) = match streams {
-        Ok(fds) => fds,
-        Err(e) => return failed(format!("cannot open stdout or stderr: {e}"), exit_codes::IO_ERROR),
-    };
-    let (out, err) = (std::fs::File::from(out), std::fs::File::from(err));
-    let signals = options.delivery.signals;
-    let outcome = if signals {
-        let stdout = Threaded::new(out).on_close(point_stdout_at_null);
-        execute::block_on(
-            execute::perform(frames, stdout, Threaded::new(err), &options),
-            true,
-        )
+    let outcome = if execute::blocking(&delivery) {
+        Ok(execute::perform_blocking(frames, out, err, point_stdout_at_null))
     } else {
-        let stdout = Blocking::new(out).on_close(point_stdout_at_null);
-        execute::block_on(
-            execute::perform(frames, stdout, Blocking::new(err), &options),
-            false,
-        )
+        let options = ExecOptions {
+            precise: true,
+            ..ExecOptions::new(delivery)
+        };
+        if options.delivery.signals {
+            let stdout = Threaded::new(out).on_close(point_stdout_at_null);
+            execute::block_on(
+                execute::perform(frames, stdout, Threaded::new(err), &options),
+                true,
+            )
+        } else {
+            let stdout = Blocking::new(out).on_close(point_stdout_at_null);
+            execute::block_on(
+                execute::perform(frames, stdout, Blocking::new(err), &options),
+                false,
+            )
+        }
     };
     let outcome = match outcome {
         Ok(outcome) => outcome,
@@ -109,6 +128,63 @@ pub fn replay(source: &Source, prompt: &str, scenario: &Scenario, listen: bool) 
             eprintln!("mock-agent: {message}");
             replayed(Exit::Code(exit_codes::INTERNAL), Some(message))
         }
+    }
+}
+
+/// The mock's own failure, printed.
+fn failed(message: String, code: i32) -> Replayed {
+    eprintln!("mock-agent: {message}");
+    Replayed {
+        exit: Exit::Code(code),
+        stdout_closed_at: None,
+        signal: None,
+        faults: Vec::new(),
+        error: Some(message),
+    }
+}
+
+/// Whether nothing in the scenario asks for a line of a capture to change, or for
+/// anything but writing it: no fault, no timing, no step mode, `stream-json` without
+/// `--resume` or `--stream-partial-output`, and no signal to listen for.
+fn copies(scenario: &Scenario, listen: bool) -> bool {
+    let render = &scenario.render;
+    !listen
+        && scenario.faults.is_empty()
+        && scenario.timing == Timing::default()
+        && scenario.step.is_none()
+        && render.format == OutputFormat::StreamJson
+        && render.resume.is_none()
+        && !render.stream_partial_output
+}
+
+/// What a copy did.
+enum Copy {
+    /// The capture was copied: it ends so; whether the consumer closed stdout.
+    Done(Exit, bool),
+    /// Copied up to a line that may be a delta: the rest, to replay line by line.
+    Rest(Box<Recording>),
+    /// The file is not a bare capture (a cassette, a pipe): nothing was written.
+    NotACapture,
+}
+
+/// Copies the capture at `path` to `out`, if it is one.
+fn copy(path: &Path, out: &std::fs::File) -> Result<Copy, Replayed> {
+    let file = match harness::source::capture_file(path) {
+        Ok(Some(file)) => file,
+        Ok(None) => return Ok(Copy::NotACapture),
+        Err(e) => return Err(failed(e.to_string(), e.exit_code())),
+    };
+    let mut out = out;
+    match cassette::copy_capture(path, file, &mut out) {
+        Ok(Copied::End { exit, stdout_closed }) => Ok(Copy::Done(exit, stdout_closed)),
+        Ok(Copied::Stopped(rest)) => Ok(Copy::Rest(Box::new(Recording {
+            name: path.to_owned(),
+            header: None,
+            stream_partial_output: None,
+            frames: rest,
+        }))),
+        Err(CopyError::Cassette(e)) => Err(failed(e.to_string(), e.exit_code())),
+        Err(e) => Err(failed(e.to_string(), exit_codes::IO_ERROR)),
     }
 }
 

@@ -539,6 +539,159 @@ where
     performed
 }
 
+/// Whether a plan can be performed by [`perform_blocking`]: it waits for nothing
+/// (untimed, no step mode), splits no write, and listens for no signal.
+pub fn blocking(delivery: &Delivery) -> bool {
+    !delivery.timed && delivery.step.is_none() && delivery.chunking.is_none() && !delivery.signals
+}
+
+/// Performs a plan that [`blocking`] allows with blocking writes, without a runtime:
+/// what [`perform`] does with such a plan, with less to start (the plain replay).
+/// `on_close` runs when the plan closes stdout, after `stdout` is dropped.
+pub fn perform_blocking<O: io::Write, E: io::Write>(
+    frames: impl IntoIterator<Item = FrameResult>,
+    stdout: O,
+    mut stderr: E,
+    on_close: impl FnOnce(),
+) -> Performed {
+    let mut out = BlockingStdout {
+        sink: Some(io::BufWriter::with_capacity(STDOUT_BUFFER, stdout)),
+        start: std::time::Instant::now(),
+        closed_at: None,
+    };
+    let mut on_close = Some(on_close);
+    let mut lines = 0;
+    let mut ended = Err(ExecError::NoEnd);
+    for frame in frames {
+        let step = match frame {
+            Err(e) => Err(ExecError::from(e)),
+            Ok(Frame::Line(line)) if line.stream == Stream::Stdout => out.line(&line).map(|written| {
+                lines += u64::from(written);
+                None
+            }),
+            Ok(Frame::Line(line)) => out
+                .flush()
+                .and_then(|()| stderr_line(&mut stderr, &line))
+                .map(|()| None),
+            Ok(Frame::Stall { duration, .. }) => out.flush().map(|()| {
+                // A consumer that closed stdout waits for nothing more.
+                if out.closed_at.is_none() {
+                    match duration {
+                        Some(d) => std::thread::sleep(d),
+                        // Until a signal ends the process: none is listened to.
+                        None => loop {
+                            std::thread::sleep(Duration::from_secs(3600));
+                        },
+                    }
+                }
+                None
+            }),
+            Ok(Frame::CloseStdout { .. }) => out.flush().map(|()| {
+                out.sink = None;
+                if let Some(f) = on_close.take() {
+                    f();
+                }
+                None
+            }),
+            Ok(Frame::End(end)) => out.flush().map(|()| Some(end.exit)),
+        };
+        match step {
+            Ok(None) => {}
+            Ok(Some(exit)) => {
+                ended = Ok(exit);
+                break;
+            }
+            Err(e) => {
+                ended = Err(e);
+                break;
+            }
+        }
+    }
+    let mut performed = Performed {
+        stdout_closed_at: out.closed_at,
+        stdout_lines: lines,
+        ..Performed::default()
+    };
+    match ended {
+        Ok(exit) => performed.exit = Some(exit),
+        Err(e) => performed.error = Some(e),
+    }
+    performed
+}
+
+/// Stdout of [`perform_blocking`]: buffered, dropped once closed.
+struct BlockingStdout<O: io::Write> {
+    sink: Option<io::BufWriter<O>>,
+    start: std::time::Instant,
+    /// When the consumer closed it.
+    closed_at: Option<Duration>,
+}
+
+impl<O: io::Write> BlockingStdout<O> {
+    /// Writes a line; whether it was written.
+    fn line(&mut self, line: &Line) -> Result<bool, ExecError> {
+        let Some(sink) = self.sink.as_mut() else {
+            return Ok(false);
+        };
+        let written = io::Write::write_all(sink, &line.bytes).and_then(|()| {
+            if line.newline {
+                io::Write::write_all(sink, b"\n")
+            } else {
+                Ok(())
+            }
+        });
+        self.result(written)?;
+        Ok(self.sink.is_some())
+    }
+
+    fn flush(&mut self) -> Result<(), ExecError> {
+        match self.sink.as_mut() {
+            Some(sink) => {
+                let flushed = io::Write::flush(sink);
+                self.result(flushed)
+            }
+            None => Ok(()),
+        }
+    }
+
+    /// A closed pipe on stdout is the consumer's choice, not an error: from then on
+    /// stdout is dropped, and what is buffered with it.
+    fn result(&mut self, result: io::Result<()>) -> Result<(), ExecError> {
+        match result {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
+                if let Some(sink) = self.sink.take() {
+                    drop(sink.into_parts());
+                }
+                self.closed_at.get_or_insert_with(|| self.start.elapsed());
+                Ok(())
+            }
+            Err(source) => Err(ExecError::Write {
+                stream: "stdout",
+                source,
+            }),
+        }
+    }
+}
+
+/// Writes a stderr line in one write. A consumer that closed stderr has stopped
+/// listening to it.
+fn stderr_line(stderr: &mut impl io::Write, line: &Line) -> Result<(), ExecError> {
+    let mut bytes = Vec::with_capacity(line.bytes.len() + 1);
+    bytes.extend_from_slice(&line.bytes);
+    if line.newline {
+        bytes.push(b'\n');
+    }
+    match io::Write::write_all(stderr, &bytes) {
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        Err(source) => Err(ExecError::Write {
+            stream: "stderr",
+            source,
+        }),
+        Ok(()) => Ok(()),
+    }
+}
+
 async fn open_step(path: PathBuf) -> Result<std::fs::File, ExecError> {
     let opened = {
         let path = path.clone();
@@ -748,6 +901,53 @@ mod tests {
         }
         fn poll_shutdown(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
             Poll::Ready(Ok(()))
+        }
+    }
+
+    #[test]
+    fn the_blocking_executor_performs_as_the_runtime_does() {
+        let frames = plan(
+            &[
+                (0, Stream::Stdout, "a"),
+                (0, Stream::Stderr, "oops"),
+                (0, Stream::Stdout, "b"),
+            ],
+            Exit::Code(3),
+        );
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let outcome = perform_blocking(frames, &mut out, &mut err, || {});
+        assert_eq!(outcome.exit, Some(Exit::Code(3)));
+        assert_eq!((out.as_slice(), err.as_slice()), (&b"a\nb\n"[..], &b"oops\n"[..]));
+        assert_eq!(outcome.stdout_lines, 2);
+
+        // A closed stdout: a quiet end, the recorded stderr still written.
+        let frames = plan(
+            &[
+                (0, Stream::Stderr, "x"),
+                (0, Stream::Stdout, "a"),
+                (0, Stream::Stderr, "y"),
+            ],
+            Exit::Code(0),
+        );
+        let mut err = Vec::new();
+        let outcome = perform_blocking(frames, ClosedPipe, &mut err, || {});
+        assert!(outcome.stdout_closed());
+        assert!(outcome.error.is_none());
+        assert_eq!(outcome.exit, Some(Exit::Code(0)));
+        assert_eq!(err, b"x\ny\n");
+
+        // A plan without its end is the mock's bug.
+        let outcome = perform_blocking(Vec::new(), Vec::new(), Vec::new(), || {});
+        assert!(matches!(outcome.error, Some(ExecError::NoEnd)));
+    }
+
+    struct ClosedPipe;
+    impl io::Write for ClosedPipe {
+        fn write(&mut self, _: &[u8]) -> io::Result<usize> {
+            Err(io::ErrorKind::BrokenPipe.into())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
         }
     }
 

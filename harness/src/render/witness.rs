@@ -1,0 +1,126 @@
+//! What a consumer sees of a stream of events in one output format, as a digest: two
+//! streams whose digests differ print differently.
+//!
+//! The faults that act on events use it to tell whether what they did reached the
+//! consumer: a `duplicate`, `unknown-event` or `huge` on an event that `json` or
+//! `text` leaves out changes nothing the consumer sees, and is reported as not fired.
+//! The rules are those of [`super::json`] and [`super::text`].
+
+use std::hash::{DefaultHasher, Hash, Hasher};
+
+use super::text::action_line;
+use crate::format::OutputFormat;
+use crate::frames::Exit;
+use crate::peek::Peek;
+
+/// The digest of the output of one format, fed the stdout lines of the event stream
+/// and its ending.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Witness {
+    format: OutputFormat,
+    /// Every line that shows (`stream-json`: each line; `text`: each action line).
+    shown: u64,
+    /// What the end prints, as far as the last line that counts (`json`: the last
+    /// `result` line; `text`: the last `result` text).
+    last: Option<u64>,
+}
+
+fn digest(bytes: &[u8]) -> u64 {
+    let mut hasher = DefaultHasher::new();
+    bytes.hash(&mut hasher);
+    hasher.finish()
+}
+
+impl Witness {
+    /// A witness of an empty stream in this format.
+    pub fn new(format: OutputFormat) -> Self {
+        Witness {
+            format,
+            shown: 0,
+            last: None,
+        }
+    }
+
+    fn show(&mut self, bytes: &[u8]) {
+        let mut hasher = DefaultHasher::new();
+        self.shown.hash(&mut hasher);
+        bytes.hash(&mut hasher);
+        self.shown = hasher.finish();
+    }
+
+    /// Takes the next stdout line of the event stream.
+    pub fn line(&mut self, bytes: &[u8]) {
+        match self.format {
+            OutputFormat::StreamJson => self.show(bytes),
+            OutputFormat::Json => {
+                if Peek::parse(bytes).is_some_and(|p| p.is_type("result")) {
+                    self.last = Some(digest(bytes));
+                }
+            }
+            OutputFormat::Text => {
+                let Some(peek) = Peek::parse(bytes) else {
+                    return;
+                };
+                if peek.is_type("tool_call") && peek.is_subtype("completed") {
+                    let action = action_line(&peek.tool_key().unwrap_or_default());
+                    self.show(action.as_bytes());
+                } else if peek.is_type("result") {
+                    self.last = peek.result_text().map(|t| digest(t.as_bytes()));
+                }
+            }
+        }
+    }
+
+    /// The digest of the whole output, for a stream that ends so.
+    pub fn end(&self, exit: Exit) -> u64 {
+        let mut hasher = DefaultHasher::new();
+        match self.format {
+            // Nothing of a failed run's events is printed in `json`.
+            OutputFormat::Json if !exit.success() => {}
+            _ => (self.shown, self.last, exit.success()).hash(&mut hasher),
+        }
+        hasher.finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn witness(format: OutputFormat, lines: &[&str]) -> Witness {
+        let mut w = Witness::new(format);
+        for line in lines {
+            w.line(line.as_bytes());
+        }
+        w
+    }
+
+    const READ: &str = r#"{"type":"tool_call","subtype":"completed","call_id":"1","tool_call":{"readToolCall":{"args":{"path":"a"}}}}"#;
+    const RESULT: &str = r#"{"type":"result","subtype":"success","is_error":false,"result":"done"}"#;
+    const PADDED: &str =
+        r#"{"type":"result","subtype":"success","is_error":false,"result":"done","mock_padding":"xx"}"#;
+    const UNKNOWN: &str = r#"{"type":"mock_unknown_event"}"#;
+
+    #[test]
+    fn tells_apart_only_what_the_format_prints() {
+        let ok = Exit::Code(0);
+        let same = |format, a: &[&str], b: &[&str]| witness(format, a).end(ok) == witness(format, b).end(ok);
+        // An event `json` and `text` leave out.
+        assert!(same(OutputFormat::Json, &[RESULT], &[UNKNOWN, RESULT]));
+        assert!(same(OutputFormat::Text, &[RESULT], &[UNKNOWN, RESULT]));
+        assert!(!same(OutputFormat::StreamJson, &[RESULT], &[UNKNOWN, RESULT]));
+        // A result written twice is printed once.
+        assert!(same(OutputFormat::Json, &[RESULT], &[RESULT, RESULT]));
+        assert!(same(OutputFormat::Text, &[RESULT], &[RESULT, RESULT]));
+        // A completed tool call written twice is two action lines.
+        assert!(!same(OutputFormat::Text, &[READ, RESULT], &[READ, READ, RESULT]));
+        // A field added to the result line: `json` prints the line, `text` its text.
+        assert!(!same(OutputFormat::Json, &[RESULT], &[PADDED]));
+        assert!(same(OutputFormat::Text, &[RESULT], &[PADDED]));
+        // A failed run prints no JSON, whatever its events.
+        assert_eq!(
+            witness(OutputFormat::Json, &[RESULT]).end(Exit::Code(1)),
+            witness(OutputFormat::Json, &[PADDED]).end(Exit::Code(1))
+        );
+    }
+}
