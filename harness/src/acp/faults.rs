@@ -1,7 +1,8 @@
 //! Faults of server mode, in the grammar of print mode's (`MOCK_AGENT_FAULTS`,
 //! `--fault`: `name:key=value,...;...`), placed by method, update kind or count:
 //!
-//! - `method=M`: on the agent's answer to the client's request `M`
+//! - `method=M` (for `crash`, `error`, `no-response`, `late`): on the agent's answer to
+//!   the client's request `M`
 //!   (`method=session/new`);
 //! - `at=KIND`: before the first agent message that is a `session/update` of that
 //!   kind (`at=tool_call`), or a request of that method
@@ -209,19 +210,19 @@ pub fn catalogue() -> &'static [Described] {
         ),
         e(
             "eof",
-            "method=M|at=KIND|after=N, byte=K",
+            "at=KIND|after=N, byte=K",
             "stdout stops in the middle of that message and the process exits 1",
             "eof:at=agent_message_chunk,byte=20",
         ),
         e(
             "malformed",
-            "method=M|at=KIND|after=N",
+            "at=KIND|after=N",
             "a line that is not JSON on stdout before that message",
             "malformed:after=2",
         ),
         e(
             "stderr",
-            "text=T, method=M|at=KIND|after=N",
+            "text=T, at=KIND|after=N",
             "T on stderr before that message (default at the start)",
             "stderr:text=\"[warn] slow\",at=tool_call",
         ),
@@ -239,7 +240,7 @@ pub fn catalogue() -> &'static [Described] {
         ),
         e(
             "duplicate",
-            "method=M|at=KIND|after=N",
+            "at=KIND|after=N",
             "that message is sent twice",
             "duplicate:at=tool_call",
         ),
@@ -251,7 +252,7 @@ pub fn catalogue() -> &'static [Described] {
         ),
         e(
             "unknown-update",
-            "method=M|at=KIND|after=N",
+            "at=KIND|after=N",
             "an update of a kind no client knows before that message",
             "unknown-update:at=agent_message_chunk",
         ),
@@ -269,7 +270,7 @@ pub fn catalogue() -> &'static [Described] {
         ),
         e(
             "huge",
-            "bytes=N, method=M|at=KIND|after=N",
+            "bytes=N, at=KIND|after=N",
             "an agent_message_chunk of N bytes before that message (default 1 MiB)",
             "huge:bytes=2000000,at=agent_message_chunk",
         ),
@@ -420,17 +421,17 @@ fn build(item: &crate::faults::Item, spec: &str, origin: Origin<'_>) -> Result<V
             }]
         }
         "eof" => vec![AcpFault::Eof {
-            at: place(&mut args, Place::At("agent_message_chunk".into()))?,
+            at: message_place(&mut args, Place::At("agent_message_chunk".into()))?,
             byte: args.number::<usize>("byte", "a byte offset inside the message")?,
         }],
         "malformed" => vec![AcpFault::Malformed {
-            at: place(&mut args, Place::After(1))?,
+            at: message_place(&mut args, Place::After(1))?,
         }],
         "stderr" => vec![AcpFault::Stderr {
             text: args
                 .text("text")
                 .ok_or_else(|| args.err(item.column, "`stderr` needs `text=...`".into()))?,
-            at: place(&mut args, Place::After(0))?,
+            at: message_place(&mut args, Place::After(0))?,
         }],
         "stderr-flood" => vec![AcpFault::StderrFlood {
             bytes: args.size("bytes")?.unwrap_or(1 << 20),
@@ -444,17 +445,17 @@ fn build(item: &crate::faults::Item, spec: &str, origin: Origin<'_>) -> Result<V
             })?,
         }],
         "duplicate" => vec![AcpFault::Duplicate {
-            at: place(&mut args, Place::At("agent_message_chunk".into()))?,
+            at: message_place(&mut args, Place::At("agent_message_chunk".into()))?,
         }],
         "reorder" => vec![AcpFault::Reorder],
         "unknown-update" => vec![AcpFault::UnknownUpdate {
-            at: place(&mut args, Place::At("agent_message_chunk".into()))?,
+            at: message_place(&mut args, Place::At("agent_message_chunk".into()))?,
         }],
         "unknown-field" => vec![AcpFault::UnknownField],
         "early-update" => vec![AcpFault::EarlyUpdate],
         "huge" => vec![AcpFault::Huge {
             bytes: args.size("bytes")?.unwrap_or(1 << 20).min(MAX_BYTES),
-            at: place(&mut args, Place::At("agent_message_chunk".into()))?,
+            at: message_place(&mut args, Place::At("agent_message_chunk".into()))?,
         }],
         "chunk" => {
             let size = args.number::<usize>("size", "a number of bytes, 1 or more")?;
@@ -530,6 +531,18 @@ fn method(args: &mut Args<'_>, item: &crate::faults::Item) -> Result<String, Dia
 }
 
 /// `method=M`, `at=KIND` (`at=asking`: while a request waits) or `after=N`, at most one.
+/// A place for a fault that acts on one agent message: `at=KIND` or `after=N`
+/// (`method=M` places only `crash`, `error`, `no-response` and `late`).
+fn message_place(args: &mut Args<'_>, default: Place) -> Result<Place, Diagnostic> {
+    if let Some((_, column)) = args.get("method") {
+        return Err(args.err(
+            column,
+            "this fault acts on an agent message: place it with `at=KIND` or `after=N` (`method=M` places crash, error, no-response and late)".into(),
+        ));
+    }
+    place(args, default)
+}
+
 fn place(args: &mut Args<'_>, default: Place) -> Result<Place, Diagnostic> {
     let method = args.get("method");
     let at = args.get("at");
@@ -917,7 +930,8 @@ mod tests {
         let err = |spec: &str| parse(spec, FROM_ENV).expect_err(spec).to_string();
         assert!(err("late:ms=3").contains("needs `method=...`"));
         assert!(err("stop-reason:reason=tired").contains("not a stop reason"));
-        assert!(err("eof:method=a,after=2").contains("give one of"));
+        assert!(err("eof:at=a,after=2").contains("give one of"));
+        assert!(err("eof:method=session/new").contains("place it with `at=KIND` or `after=N`"));
         assert!(err("nonsense").contains("not a fault of server mode"));
         assert!(err("reorder:x=1").contains("does not take `x`"));
     }
