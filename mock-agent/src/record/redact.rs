@@ -429,7 +429,7 @@ mod tests {
             .encode_utf16(&mut units)
             .iter()
             .map(|u| {
-                if how % 2 == 0 {
+                if how.is_multiple_of(2) {
                     format!("\\u{u:04x}")
                 } else {
                     format!("\\u{u:04X}")
