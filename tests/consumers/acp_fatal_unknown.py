@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # acp_fatal_unknown.py: a BUGGY client of `cursor-agent acp`. It runs one turn like
-# acp_careful.py, but it dispatches session/update notifications through a table of
+# acp_simple.py, but it dispatches session/update notifications through a table of
 # the sessionUpdate kinds it knows: an update of any other kind (`unknown-update`, a
 # kind a newer agent added) is a KeyError that it does not catch, so it dies with a
 # traceback and a non-zero exit (its agent then sees end of file and exits). Unknown
@@ -8,139 +8,30 @@
 #
 # Usage: acp_fatal_unknown.py [PROMPT]   (default "Summarize the repo")
 
-import json
-import os
-import queue
-import subprocess
 import sys
-import threading
 
-IDLE_TIMEOUT = float(os.environ.get("CONSUMER_IDLE_TIMEOUT", "8"))
-
-
-class Failure(Exception):
-    pass
-
-
-def show_chunk(update):
-    content = update.get("content")
-    if isinstance(content, dict) and isinstance(content.get("text"), str):
-        sys.stdout.write(content["text"])
-        sys.stdout.flush()
+from acp_simple import SimpleClient, main
 
 
 def ignore(update):
     pass
 
 
-# The kinds of the protocol's specification, and nothing else.
-HANDLERS = {
-    "agent_message_chunk": show_chunk,
-    "agent_thought_chunk": ignore,
-    "user_message_chunk": ignore,
-    "tool_call": ignore,
-    "tool_call_update": ignore,
-    "plan": ignore,
-    "available_commands_update": ignore,
-    "current_mode_update": ignore,
-}
-
-
-def main():
-    prompt = sys.argv[1] if len(sys.argv) > 1 else "Summarize the repo"
-    agent = os.environ.get("CURSOR_AGENT") or "cursor-agent"
-    try:
-        proc = subprocess.Popen([agent, "acp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    except OSError as err:
-        sys.stderr.write("error: cannot start %s: %s\n" % (agent, err))
-        return 1
-    lines = queue.Queue()
-
-    def read():
-        for line in iter(proc.stdout.readline, b""):
-            lines.put(line)
-        lines.put(None)
-
-    threading.Thread(target=read, daemon=True).start()
-    state = {"next": 1, "session": None, "early": []}
-
-    def send(message):
-        try:
-            proc.stdin.write((json.dumps(message) + "\n").encode())
-            proc.stdin.flush()
-        except OSError:
-            raise Failure("cannot write to the agent")
-
-    def on_update(params):
-        update = params.get("update")
-        if params.get("sessionId") == state["session"] and isinstance(update, dict):
-            HANDLERS[update.get("sessionUpdate")](update)  # BUG: KeyError on a kind not in the table
-
-    def call(method, params):
-        request_id = state["next"]
-        state["next"] += 1
-        send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
-        while True:
-            try:
-                line = lines.get(timeout=IDLE_TIMEOUT)
-            except queue.Empty:
-                raise Failure("no message from the agent for %gs" % IDLE_TIMEOUT)
-            if line is None:
-                raise Failure("the agent's stdout ended")
-            try:
-                message = json.loads(line.decode("utf-8", "replace"))
-            except ValueError:
-                continue
-            if not isinstance(message, dict):
-                continue
-            method_in = message.get("method")
-            if isinstance(method_in, str) and "id" in message:
-                if method_in == "session/request_permission":
-                    options = [o for o in (message.get("params") or {}).get("options") or [] if isinstance(o, dict)]
-                    chosen = next((o for o in options if o.get("kind") == "allow_once"), options[0] if options else None)
-                    outcome = {"outcome": "selected", "optionId": chosen.get("optionId")} if chosen else {"outcome": "cancelled"}
-                    send({"jsonrpc": "2.0", "id": message["id"], "result": {"outcome": outcome}})
-                elif method_in == "cursor/ask_question":
-                    send({"jsonrpc": "2.0", "id": message["id"], "result": {"outcome": {"outcome": "skipped"}}})
-                else:
-                    send({"jsonrpc": "2.0", "id": message["id"], "error": {"code": -32601, "message": "Method not found"}})
-            elif method_in == "session/update" and isinstance(message.get("params"), dict):
-                if state["session"] is None:
-                    state["early"].append(message["params"])
-                else:
-                    on_update(message["params"])
-            elif method_in is None and type(message.get("id")) is int and message["id"] == request_id:
-                if "error" in message:
-                    raise Failure("%s answered an error: %s" % (method, json.dumps(message["error"])))
-                return message.get("result")
-
-    try:
-        call("initialize", {"protocolVersion": 1, "clientCapabilities": {"fs": {"readTextFile": False, "writeTextFile": False}, "terminal": False}})
-        result = call("session/new", {"cwd": os.getcwd(), "mcpServers": []})
-        state["session"] = result.get("sessionId") if isinstance(result, dict) else None
-        for params in state["early"]:
-            on_update(params)
-        result = call("session/prompt", {"sessionId": state["session"], "prompt": [{"type": "text", "text": prompt}]})
-        sys.stdout.write("\n")
-        stop = result.get("stopReason") if isinstance(result, dict) else None
-        if stop != "end_turn":
-            raise Failure("the turn ended with stopReason %s" % stop)
-        code = 0
-    except Failure as err:
-        sys.stderr.write("error: %s\n" % err)
-        code = 1
-    proc.stdin.close()
-    try:
-        proc.wait(timeout=2 if code == 0 else 0)
-    except subprocess.TimeoutExpired:
-        proc.terminate()
-        try:
-            proc.wait(timeout=1)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-    return code
+class FatalUnknown(SimpleClient):
+    def on_update(self, update):
+        # The kinds of the protocol's specification, and nothing else.
+        handlers = {
+            "agent_message_chunk": super().on_update,
+            "agent_thought_chunk": ignore,
+            "user_message_chunk": ignore,
+            "tool_call": ignore,
+            "tool_call_update": ignore,
+            "plan": ignore,
+            "available_commands_update": ignore,
+            "current_mode_update": ignore,
+        }
+        handlers[update.get("sessionUpdate")](update)  # BUG: KeyError on a kind not in the table
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(FatalUnknown))

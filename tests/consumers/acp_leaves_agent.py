@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # acp_leaves_agent.py: a BUGGY client of `cursor-agent acp`. It runs one turn like
-# acp_careful.py and reports every failure correctly (error: ..., exit 1), but when
+# acp_simple.py and reports every failure correctly (error: ..., exit 1), but when
 # it gives up (idle timeout, a JSON-RPC error, a bad stopReason, the agent's stdout
 # ending) it just exits: it neither closes the agent's stdin nor kills nor waits for
 # the agent, which keeps running after it (an orphan in the client's process group).
@@ -8,36 +8,20 @@
 #
 # Usage: acp_leaves_agent.py [PROMPT]   (default "Summarize the repo")
 
-import json
 import os
-import queue
 import subprocess
 import sys
-import threading
 
-IDLE_TIMEOUT = float(os.environ.get("CONSUMER_IDLE_TIMEOUT", "8"))
-
-
-class Failure(Exception):
-    pass
+from acp_simple import SimpleClient, main
 
 
-def show_chunk(update):
-    content = update.get("content")
-    if isinstance(content, dict) and isinstance(content.get("text"), str):
-        sys.stdout.write(content["text"])
-        sys.stdout.flush()
-
-
-def main():
-    prompt = sys.argv[1] if len(sys.argv) > 1 else "Summarize the repo"
-    agent = os.environ.get("CURSOR_AGENT") or "cursor-agent"
-    # The agent's stdin is a pipe whose write end the agent inherits too (pass_fds), the
-    # way a client that spawns with inherited descriptors leaks it: so the agent never
-    # sees end of file on its stdin, even after this client is gone. It stays in this
-    # client's process group (start_new_session=False).
-    stdin_read, stdin_write = os.pipe()
-    try:
+class LeavesAgent(SimpleClient):
+    def spawn(self, agent):
+        # The agent's stdin is a pipe whose write end the agent inherits too
+        # (pass_fds), the way a client that spawns with inherited descriptors leaks it:
+        # the agent never sees end of file on its stdin, even after this client is
+        # gone. It stays in this client's process group.
+        stdin_read, stdin_write = os.pipe()
         proc = subprocess.Popen(
             [agent, "acp"],
             stdin=stdin_read,
@@ -46,98 +30,20 @@ def main():
             pass_fds=(stdin_write,),
             start_new_session=False,
         )
-    except OSError as err:
-        sys.stderr.write("error: cannot start %s: %s\n" % (agent, err))
-        return 1
-    os.close(stdin_read)
-    proc.stdin = os.fdopen(stdin_write, "wb")
-    lines = queue.Queue()
+        os.close(stdin_read)
+        proc.stdin = os.fdopen(stdin_write, "wb")
+        return proc
 
-    def read():
-        for line in iter(proc.stdout.readline, b""):
-            lines.put(line)
-        lines.put(None)
+    def give_up(self):
+        pass  # BUG: gives up without closing the agent's stdin, killing or waiting for it
 
-    threading.Thread(target=read, daemon=True).start()
-    state = {"next": 1, "session": None, "early": []}
-
-    def send(message):
-        try:
-            proc.stdin.write((json.dumps(message) + "\n").encode())
-            proc.stdin.flush()
-        except OSError:
-            raise Failure("cannot write to the agent")
-
-    def on_update(params):
-        update = params.get("update")
-        if params.get("sessionId") == state["session"] and isinstance(update, dict):
-            if update.get("sessionUpdate") == "agent_message_chunk":
-                show_chunk(update)
-
-    def call(method, params):
-        request_id = state["next"]
-        state["next"] += 1
-        send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
-        while True:
-            try:
-                line = lines.get(timeout=IDLE_TIMEOUT)
-            except queue.Empty:
-                raise Failure("no message from the agent for %gs" % IDLE_TIMEOUT)
-            if line is None:
-                raise Failure("the agent's stdout ended")
-            try:
-                message = json.loads(line.decode("utf-8", "replace"))
-            except ValueError:
-                continue
-            if not isinstance(message, dict):
-                continue
-            method_in = message.get("method")
-            if isinstance(method_in, str) and "id" in message:
-                if method_in == "session/request_permission":
-                    options = [o for o in (message.get("params") or {}).get("options") or [] if isinstance(o, dict)]
-                    chosen = next((o for o in options if o.get("kind") == "allow_once"), options[0] if options else None)
-                    outcome = {"outcome": "selected", "optionId": chosen.get("optionId")} if chosen else {"outcome": "cancelled"}
-                    send({"jsonrpc": "2.0", "id": message["id"], "result": {"outcome": outcome}})
-                elif method_in == "cursor/ask_question":
-                    send({"jsonrpc": "2.0", "id": message["id"], "result": {"outcome": {"outcome": "skipped"}}})
-                else:
-                    send({"jsonrpc": "2.0", "id": message["id"], "error": {"code": -32601, "message": "Method not found"}})
-            elif method_in == "session/update" and isinstance(message.get("params"), dict):
-                if state["session"] is None:
-                    state["early"].append(message["params"])
-                else:
-                    on_update(message["params"])
-            elif method_in is None and type(message.get("id")) is int and message["id"] == request_id:
-                if "error" in message:
-                    raise Failure("%s answered an error: %s" % (method, json.dumps(message["error"])))
-                return message.get("result")
-
-    try:
-        call("initialize", {"protocolVersion": 1, "clientCapabilities": {"fs": {"readTextFile": False, "writeTextFile": False}, "terminal": False}})
-        result = call("session/new", {"cwd": os.getcwd(), "mcpServers": []})
-        state["session"] = result.get("sessionId") if isinstance(result, dict) else None
-        for params in state["early"]:
-            on_update(params)
-        result = call("session/prompt", {"sessionId": state["session"], "prompt": [{"type": "text", "text": prompt}]})
-        sys.stdout.write("\n")
-        stop = result.get("stopReason") if isinstance(result, dict) else None
-        if stop != "end_turn":
-            raise Failure("the turn ended with stopReason %s" % stop)
-        code = 0
-    except Failure as err:
-        sys.stderr.write("error: %s\n" % err)
-        return 1  # BUG: gives up without closing the agent's stdin, killing or waiting for it
-    # Success: close stdin (the agent holds its own copy, so it sees no end of file:
-    # terminate it), then reap it.
-    proc.stdin.close()
-    proc.terminate()
-    try:
-        proc.wait(timeout=1)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
-    return 0
+    def stop_agent(self):
+        # Success: the agent holds its own copy of its stdin, so it sees no end of
+        # file: terminate it, then reap it.
+        self.proc.stdin.close()
+        self.proc.terminate()
+        self.proc.wait()
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(LeavesAgent))

@@ -147,11 +147,6 @@ impl Script {
         }
         steps
     }
-
-    /// How many recorded exchanges have not been played.
-    pub fn unplayed(&self) -> usize {
-        self.exchanges.iter().filter(|e| !e.played).count()
-    }
 }
 
 impl Conversation for Script {
