@@ -35,7 +35,7 @@ use std::time::{Duration, Instant};
 #[path = "support.rs"]
 mod support;
 
-use support::{median, percentile};
+use support::{cpu_count, cpu_model, mb, median, percentile};
 
 use nix::sys::resource::{getrusage, UsageWho};
 
@@ -634,24 +634,4 @@ fn fnv1a(mut hash: u64, bytes: &[u8]) -> u64 {
         hash = hash.wrapping_mul(0x0100_0000_01b3);
     }
     hash
-}
-
-fn mb(bytes: u64) -> f64 {
-    bytes as f64 / 1e6
-}
-
-fn cpu_count() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
-}
-
-fn cpu_model() -> String {
-    std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|text| {
-            text.lines()
-                .find(|l| l.starts_with("model name"))
-                .and_then(|l| l.split_once(':'))
-                .map(|(_, model)| model.trim().to_owned())
-        })
-        .unwrap_or_else(|| "unknown CPU".to_owned())
 }

@@ -35,7 +35,7 @@ use std::time::{Duration, Instant};
 #[path = "support.rs"]
 mod support;
 
-use support::median;
+use support::{cpu_count, cpu_model, mb, median};
 
 use harness::cassette::{Header, Invocation, Writer};
 use harness::generate::{from_seed, SessionConfig};
@@ -556,28 +556,8 @@ fn ms(secs: f64) -> String {
     format!("{:.3}ms", secs * 1e3)
 }
 
-fn mb(bytes: u64) -> f64 {
-    bytes as f64 / 1e6
-}
-
 fn file_len(path: &Path) -> u64 {
     std::fs::metadata(path).map_or(0, |m| m.len())
-}
-
-fn cpu_count() -> usize {
-    std::thread::available_parallelism().map_or(0, |n| n.get())
-}
-
-fn cpu_model() -> String {
-    std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|text| {
-            text.lines()
-                .find(|l| l.starts_with("model name"))
-                .and_then(|l| l.split_once(':'))
-                .map(|(_, model)| model.trim().to_owned())
-        })
-        .unwrap_or_else(|| "unknown CPU".to_owned())
 }
 
 // ---------------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-//! What every benchmark needs: medians and percentiles of measured samples.
+//! What every benchmark needs: medians and percentiles of measured samples, and the
+//! machine they were measured on.
 //! Included by each benchmark with `#[path = "support.rs"] mod support;`.
 
 #![allow(dead_code)]
@@ -24,4 +25,27 @@ pub fn percentile(sorted: &[f64], p: f64) -> f64 {
     }
     let rank = ((p / 100.0) * (sorted.len() - 1) as f64).round() as usize;
     sorted[rank.min(sorted.len() - 1)]
+}
+
+/// Megabytes (10^6 bytes).
+pub fn mb(bytes: u64) -> f64 {
+    bytes as f64 / 1e6
+}
+
+/// The cores this process may use.
+pub fn cpu_count() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// The CPU's model name, from `/proc/cpuinfo`.
+pub fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|text| {
+            text.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, model)| model.trim().to_owned())
+        })
+        .unwrap_or_else(|| "unknown CPU".to_owned())
 }
