@@ -473,3 +473,43 @@ fn about_names_the_machine_as_node_does() {
     assert!(text.contains("\nTerminal            iTerm.app\n"), "{text}");
     assert!(text.contains("\nShell               zsh\n"), "{text}");
 }
+
+/// The process does itself what std's start-up would (its entry point is C's `main`):
+/// closed standard descriptors are opened on `/dev/null`, so neither the cassette nor
+/// the journal it opens becomes its stdout, and SIGPIPE is ignored.
+#[test]
+fn started_with_standard_descriptors_closed_it_writes_into_no_file_it_opened() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cassette = dir.path().join("seed.ndjson");
+    std::fs::write(&cassette, SEED).expect("writes the cassette");
+    let journal = dir.path().join("journal.ndjson");
+    let status = std::process::Command::new("sh")
+        .args(["-c", r#"exec "$0" -p hi <&- >&- 2>&-"#])
+        .arg(crate::support::bin())
+        .env("MOCK_AGENT_CASSETTE", &cassette)
+        .env("MOCK_AGENT_JOURNAL", &journal)
+        .status()
+        .expect("runs");
+    assert_eq!(status.code(), Some(0), "{status}");
+    assert_eq!(std::fs::read_to_string(&cassette).expect("reads"), SEED);
+    let journal = std::fs::read_to_string(&journal).expect("a journal");
+    let entries: Vec<serde_json::Value> = journal
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("journal lines are JSON"))
+        .collect();
+    assert_eq!(entries.len(), 1, "one entry and nothing else:\n{journal}");
+    assert!(entries[0].get("argv").is_some(), "{journal}");
+}
+
+#[test]
+fn a_reader_gone_before_the_start_ends_it_quietly_not_by_sigpipe() {
+    let (reader, writer) = std::io::pipe().expect("a pipe");
+    drop(reader);
+    let output = std::process::Command::new(crate::support::bin())
+        .args(["-p", "hi"])
+        .stdout(writer)
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(0), "{}", transcript(&output));
+    assert_eq!(String::from_utf8_lossy(&output.stderr), "");
+}

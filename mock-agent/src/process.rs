@@ -5,6 +5,33 @@ use std::io::Write;
 
 use harness::frames::{Exit, Signal};
 
+/// What std's runtime would do before `main` and the process needs: standard
+/// descriptors that are closed are opened on `/dev/null` (so a file opened later never
+/// becomes "stdout"), and SIGPIPE is ignored (a closed reader is an `EPIPE` error).
+#[allow(unsafe_code)]
+pub fn start() {
+    use nix::libc;
+    let mut fds = [0, 1, 2].map(|fd| libc::pollfd {
+        fd,
+        events: 0,
+        revents: 0,
+    });
+    // SAFETY: `poll` reads and writes only the three entries of the local array, and
+    // `open` and `signal(SIG_IGN)` take no pointers of ours but a static C string.
+    unsafe {
+        if libc::poll(fds.as_mut_ptr(), 3, 0) != -1 {
+            for pollfd in fds {
+                if pollfd.revents & libc::POLLNVAL != 0
+                    && libc::open(c"/dev/null".as_ptr(), libc::O_RDWR) == -1
+                {
+                    libc::abort();
+                }
+            }
+        }
+        libc::signal(libc::SIGPIPE, libc::SIG_IGN);
+    }
+}
+
 /// Ends the process: `exit(code)`, or death by the signal, as a real process dies.
 ///
 /// Dying by a signal that dumps core (`QUIT`, `ILL`, `TRAP`, `ABRT`, `BUS`, `FPE`,
