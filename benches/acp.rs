@@ -10,9 +10,11 @@
 //!
 //! 1. **Latency**: one long-lived `mock-agent acp`; [`ROUND_TRIPS`] `initialize` and
 //!    as many `session/set_mode` requests, one at a time, each timed from the write of
-//!    the request to the read of its response. Baseline: the same lines echoed back
-//!    by `cat` (the floor of a round trip through two pipes and another process).
-//!    Target: p99 of the mock under 1 ms for both methods.
+//!    the request to the read of its response; then as many `session/set_mode`
+//!    requests to a mock replaying a recording of that many (each exchange read from
+//!    the cassette as it plays). Baseline: the same lines echoed back by `cat` (the
+//!    floor of a round trip through two pipes and another process). Target: p99 of
+//!    the mock under 1 ms for each.
 //! 2. **A long turn**: an ACP recording (cassette format 2) whose one prompt streams
 //!    [`UPDATES`] `session/update`s, then its response; the time from the write of
 //!    the prompt to the read of the response's last byte, against `cat` of the same
@@ -83,8 +85,6 @@ fn main() {
     println!("  machine:    {} CPUs, {}", cpu_count(), cpu_model());
     println!();
 
-    let mut summaries = bench_latency(round_trips);
-
     let kept_dir = std::env::var_os("BENCH_DIR").map(PathBuf::from);
     let temp = match &kept_dir {
         Some(_) => None,
@@ -92,6 +92,8 @@ fn main() {
     };
     let dir = kept_dir.unwrap_or_else(|| temp.as_ref().expect("temp dir").path().to_owned());
     std::fs::create_dir_all(&dir).expect("the bench directory");
+
+    let mut summaries = bench_latency(round_trips, &dir);
     let big = Turn::write(&dir, updates);
     let small = Turn::write(&dir, SMALL_UPDATES);
     println!(
@@ -167,16 +169,18 @@ impl Peer {
     }
 }
 
-fn bench_latency(round_trips: usize) -> Vec<Summary> {
+fn bench_latency(round_trips: usize, dir: &Path) -> Vec<Summary> {
     println!("== 1. latency: request to response on one long-lived process ==");
     println!(
         "  {round_trips} round trips of each, one at a time, in blocks of 100 interleaved with the baseline"
     );
-    let mut mock = Peer::spawn({
-        let mut cmd = mock_command();
-        cmd.arg("acp");
-        cmd
-    });
+    // The default session's own answers, and a recording of as many `session/set_mode`
+    // exchanges as are sent, each read from the cassette as it plays.
+    let recorded = write_set_modes(dir, WARM_UP + round_trips + 100);
+    let mut mocks = [
+        Peer::spawn(acp_command(None)),
+        Peer::spawn(acp_command(Some(&recorded))),
+    ];
     let mut cat = Peer::spawn(Command::new("cat"));
     let set_mode = |id: usize| {
         format!(
@@ -190,31 +194,35 @@ fn bench_latency(round_trips: usize) -> Vec<Summary> {
             "\n"
         )
     };
-    let methods: [(&str, &dyn Fn(usize) -> String); 2] =
-        [("initialize", &initialize), ("session/set_mode", &set_mode)];
+    // The summary's name, the mock that answers, the request.
+    let cases: [(&'static str, usize, &Request<'_>); 3] = [
+        ("latency (initialize)", 0, &initialize),
+        ("latency (session/set_mode)", 0, &set_mode),
+        ("latency (session/set_mode, recorded)", 1, &set_mode),
+    ];
     let mut reply = String::new();
     // Warm-up, checking the replies.
-    for (name, line) in &methods {
-        for id in 0..200 {
-            mock.round_trip(&line(id), &mut reply);
+    for (name, mock, line) in &cases {
+        for id in 0..WARM_UP {
+            mocks[*mock].round_trip(&line(id), &mut reply);
             let echoed = format!(r#"{{"jsonrpc":"2.0","id":{id},"result":"#);
             assert!(reply.starts_with(&echoed), "{name}: {reply}");
             cat.round_trip(&line(id), &mut reply);
         }
     }
     println!(
-        "  {:<28} {:>9} {:>9} {:>9} {:>9}",
+        "  {:<40} {:>9} {:>9} {:>9} {:>9}",
         "round trip", "p50", "p90", "p99", "max"
     );
     let mut summaries = Vec::new();
-    for (name, line) in &methods {
+    for (name, mock, line) in &cases {
         let mut mock_times = Vec::with_capacity(round_trips);
         let mut cat_times = Vec::with_capacity(round_trips);
         let mut id = 1_000;
         while mock_times.len() < round_trips {
             for _ in 0..100 {
                 id += 1;
-                mock_times.push(mock.round_trip(&line(id), &mut reply).as_secs_f64() * 1e3);
+                mock_times.push(mocks[*mock].round_trip(&line(id), &mut reply).as_secs_f64() * 1e3);
             }
             for _ in 0..100 {
                 id += 1;
@@ -223,12 +231,13 @@ fn bench_latency(round_trips: usize) -> Vec<Summary> {
         }
         mock_times.sort_by(f64::total_cmp);
         cat_times.sort_by(f64::total_cmp);
+        let what = name.trim_start_matches("latency (").trim_end_matches(')');
         for (who, times) in [
-            (format!("mock-agent {name}"), &mock_times),
-            (format!("cat (echo) {name}"), &cat_times),
+            (format!("mock-agent {what}"), &mock_times),
+            (format!("cat (echo) {what}"), &cat_times),
         ] {
             println!(
-                "  {:<28} {:>6.3} ms {:>6.3} ms {:>6.3} ms {:>6.3} ms",
+                "  {:<40} {:>6.3} ms {:>6.3} ms {:>6.3} ms {:>6.3} ms",
                 who,
                 percentile(times, 50.0),
                 percentile(times, 90.0),
@@ -238,11 +247,7 @@ fn bench_latency(round_trips: usize) -> Vec<Summary> {
         }
         let p99 = percentile(&mock_times, 99.0);
         summaries.push((
-            if *name == "initialize" {
-                "latency (initialize)"
-            } else {
-                "latency (session/set_mode)"
-            },
+            *name,
             p99 < LATENCY_TARGET_MS,
             format!(
                 "p50 {:.3} ms, p99 {p99:.3} ms (cat echo: p50 {:.3} ms, p99 {:.3} ms), target p99 < {LATENCY_TARGET_MS} ms",
@@ -252,10 +257,51 @@ fn bench_latency(round_trips: usize) -> Vec<Summary> {
             ),
         ));
     }
-    mock.close();
+    for mock in mocks {
+        mock.close();
+    }
     cat.close();
     println!();
     summaries
+}
+
+/// A request line with this id.
+type Request<'a> = dyn Fn(usize) -> String + 'a;
+
+/// Round trips of each request before the measured ones.
+const WARM_UP: usize = 200;
+
+/// `mock-agent acp`, playing `cassette` or the default session.
+fn acp_command(cassette: Option<&Path>) -> Command {
+    let mut cmd = mock_command();
+    cmd.arg("acp");
+    if let Some(cassette) = cassette {
+        cmd.env("MOCK_AGENT_CASSETTE", cassette);
+    }
+    cmd
+}
+
+/// Writes `set-modes-N.cassette` into `dir`: a recording of `n` `session/set_mode`
+/// exchanges, each its request and its response.
+fn write_set_modes(dir: &Path, n: usize) -> PathBuf {
+    let path = dir.join(format!("set-modes-{n}.cassette"));
+    let mut c = BufWriter::new(File::create(&path).expect("creates"));
+    writeln!(c, r#"{{"mock_agent_cassette":2,"invocation":{{"acp":true}}}}"#).expect("writes");
+    for id in 0..n {
+        writeln!(
+            c,
+            r#"{{"t":0,"in":{{"jsonrpc":"2.0","id":{id},"method":"session/set_mode","params":{{"sessionId":"s","modeId":"plan"}}}}}}"#
+        )
+        .expect("writes");
+        writeln!(
+            c,
+            r#"{{"t":0,"out":{{"jsonrpc":"2.0","id":{id},"result":{{}}}}}}"#
+        )
+        .expect("writes");
+    }
+    writeln!(c, r#"{{"t":1,"exit":0}}"#).expect("writes");
+    c.flush().expect("writes");
+    path
 }
 
 // ---------------------------------------------------------------------------------
@@ -338,9 +384,7 @@ impl Turn {
 
     /// `mock-agent acp` playing this turn.
     fn mock(&self) -> Command {
-        let mut cmd = mock_command();
-        cmd.arg("acp").env("MOCK_AGENT_CASSETTE", &self.cassette);
-        cmd
+        acp_command(Some(&self.cassette))
     }
 }
 

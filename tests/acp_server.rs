@@ -164,3 +164,164 @@ fn step_mode_releases_one_agent_message_a_byte() {
     assert_eq!(rest.len(), 1, "the available_commands_update: {rest:?}");
     assert!(child.wait().expect("waits").success());
 }
+
+/// A recorded turn of `updates` updates (one of them longer than the replay's read
+/// buffer), stderr lines and lines that are not JSON among them, then a second
+/// exchange: the cassette, and what the mock must write for the live requests of
+/// [`LONG_CLIENT`] (stdout, stderr).
+fn long_turn(updates: usize) -> (String, Vec<u8>, Vec<u8>) {
+    let mut cassette = vec![
+        r#"{"mock_agent_cassette":2,"invocation":{"argv":["acp"],"acp":true}}"#.to_owned(),
+        r#"{"t":0,"in":{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"s","prompt":[]}}}"#.to_owned(),
+    ];
+    let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
+    fn out(cassette: &mut Vec<String>, stdout: &mut Vec<u8>, line: &str) {
+        cassette.push(format!(r#"{{"t":1,"out":{line}}}"#));
+        stdout.extend_from_slice(line.as_bytes());
+        stdout.push(b'\n');
+    }
+    for i in 0..updates {
+        let text = match i % 5 {
+            _ if i == updates / 2 => "long ".repeat(80_000),
+            0 => format!("chunk {i}: naïve → 日本語"),
+            1 => format!("chunk {i}: \\\"quoted\\\" \\\\ tab\\t line\\n"),
+            _ => format!("chunk {i}"),
+        };
+        out(
+            &mut cassette,
+            &mut stdout,
+            &format!(
+                r#"{{"jsonrpc":"2.0","method":"session/update","params":{{"sessionId":"s","update":{{"sessionUpdate":"agent_message_chunk","content":{{"type":"text","text":"{text}"}}}}}}}}"#
+            ),
+        );
+        if i % 4_000 == 0 {
+            cassette.push(format!(r#"{{"t":1,"err":"progress {i}"}}"#));
+            stderr.extend_from_slice(format!("progress {i}\n").as_bytes());
+            cassette.push(r#"{"t":1,"out":"a line that is not JSON"}"#.to_owned());
+            stdout.extend_from_slice(b"a line that is not JSON\n");
+        }
+    }
+    out(
+        &mut cassette,
+        &mut stdout,
+        r#"{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}"#,
+    );
+    cassette.push(r#"{"t":2,"in":{"jsonrpc":"2.0","id":4,"method":"session/set_mode","params":{"sessionId":"s","modeId":"ask"}}}"#.to_owned());
+    cassette.push(r#"{"t":2,"out":{"jsonrpc":"2.0","id":4,"result":{}}}"#.to_owned());
+    cassette.push(r#"{"t":3,"exit":0}"#.to_owned());
+    // The live ids in the responses.
+    let stdout = String::from_utf8(stdout)
+        .expect("UTF-8")
+        .replace(r#""id":3,"result""#, r#""id":"live-3","result""#)
+        .into_bytes();
+    let mut stdout = stdout;
+    stdout.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":[4],\"result\":{}}\n");
+    (cassette.join("\n") + "\n", stdout, stderr)
+}
+
+/// The live client of [`long_turn`]: its prompt, then its mode, with ids of its own.
+const LONG_CLIENT: &str = concat!(
+    r#"{"jsonrpc":"2.0","id":"live-3","method":"session/prompt","params":{"sessionId":"s","prompt":[]}}"#,
+    "\n",
+    r#"{"jsonrpc":"2.0","id":[4],"method":"session/set_mode","params":{"sessionId":"s","modeId":"ask"}}"#,
+    "\n"
+);
+
+#[test]
+fn a_long_recorded_turn_is_read_from_the_cassette_as_it_plays_byte_for_byte() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cassette = dir.path().join("long.cassette");
+    let (recording, stdout, stderr) = long_turn(20_000);
+    std::fs::write(&cassette, recording).expect("writes");
+    let journal = dir.path().join("journal.jsonl");
+    let output = crate::support::mock()
+        .arg("acp")
+        .env("MOCK_AGENT_CASSETTE", &cassette)
+        .env("MOCK_AGENT_JOURNAL", &journal)
+        .write_stdin(LONG_CLIENT)
+        .output()
+        .expect("runs");
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        String::from_utf8_lossy(&stderr)
+    );
+    assert_eq!(output.stdout.len(), stdout.len(), "as many bytes as recorded");
+    let differ = output.stdout.iter().zip(&stdout).position(|(a, b)| a != b);
+    assert_eq!(differ, None, "the first byte that differs from the recording");
+    let journal: Value =
+        serde_json::from_str(std::fs::read_to_string(&journal).expect("journal").trim()).expect("one entry");
+    assert_eq!(journal["acp"]["divergences"], serde_json::json!([]));
+    let messages = journal["acp"]["messages"].as_array().expect("messages");
+    assert_eq!(
+        messages.iter().filter(|m| m["dir"] == "out").count(),
+        20_000 + 5 + 2,
+        "each message journaled"
+    );
+}
+
+#[test]
+fn a_cassette_cut_short_while_it_plays_is_the_mocks_error_not_a_panic() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cassette = dir.path().join("cut.cassette");
+    let (recording, _, _) = long_turn(2_000);
+    let recording = recording.replacen(
+        "\n",
+        "\n{\"t\":0,\"in\":{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{}}}\n{\"t\":0,\"out\":{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"protocolVersion\":1}}}\n",
+        1,
+    );
+    std::fs::write(&cassette, &recording).expect("writes");
+    let mut cmd = Command::new(bin());
+    harness::run::child::without_mock_env(&mut cmd);
+    let mut child = cmd
+        .arg("acp")
+        .env("MOCK_AGENT_CASSETTE", &cassette)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawns");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
+    stdin
+        .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{}}\n")
+        .expect("writes");
+    let mut line = String::new();
+    stdout.read_line(&mut line).expect("reads");
+    assert_eq!(
+        line,
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"protocolVersion\":1}}\n"
+    );
+    // The mock has read the cassette through; now it is cut short under it.
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .open(&cassette)
+        .expect("opens");
+    file.set_len(recording.len() as u64 / 2).expect("truncates");
+    stdin.write_all(LONG_CLIENT.as_bytes()).expect("writes");
+    drop(stdin);
+    let output = child.wait_with_output().expect("waits");
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut stdout, &mut rest).expect("reads");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(
+        output.status.code(),
+        Some(harness::exit_codes::INVALID_INPUT),
+        "{stderr}"
+    );
+    assert!(
+        stderr.starts_with("mock-agent: ")
+            && stderr.contains(
+                "cut.cassette:5: file cut short: the cassette changed while mock-agent replayed it"
+            )
+            && stderr.contains("help: "),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(rest, "", "nothing of the prompt's turn is played");
+}

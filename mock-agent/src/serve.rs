@@ -19,7 +19,11 @@
 //! End of stdin ends the process: exit 0, or as the recording ended.
 
 use std::collections::{HashMap, VecDeque};
-use std::io::{BufRead, Read};
+use std::fs::File;
+use std::future::Future;
+use std::io::{self, BufRead, Read};
+use std::pin::Pin;
+use std::task::{ready, Context, Poll};
 use std::time::Duration;
 
 use serde_json::{json, Value};
@@ -27,7 +31,7 @@ use tokio::sync::mpsc;
 
 use harness::acp::faults::{AcpFault, Injector, Out};
 use harness::acp::rpc::{self, codes, Kind, Message};
-use harness::acp::{methods, Conversation, Step, Wait, CANCEL_WAIT};
+use harness::acp::{methods, Conversation, Step, Steps, Wait, CANCEL_WAIT};
 use harness::frames::{Delivery, Exit, Frame, Line, Signal};
 use harness::journal;
 use harness::timing::{Base, Timing};
@@ -39,6 +43,9 @@ pub const MAX_LINE: usize = 64 << 20;
 
 /// The most stdout bytes handed to the writing thread at once.
 const HANDOFF: usize = 1 << 20;
+
+/// About the most bytes of agent messages written together in a plain run.
+const RUN_BYTES: usize = 64 << 10;
 
 /// How a server run went.
 #[derive(Debug)]
@@ -123,9 +130,9 @@ pub fn serve(conversation: Box<dyn Conversation>, options: &ServeOptions) -> Ser
             ..ExecOptions::new(delivery)
         };
         // The writing thread takes up to a megabyte at a time, not the executor's
-        // 64 KiB: a long turn spends less in handing writes over. Every flush of the
-        // executor's still reaches the pipe.
-        let stdout = tokio::io::BufWriter::with_capacity(HANDOFF, Threaded::new(out));
+        // 64 KiB, while the loop fills the next. Every flush of the executor's still
+        // reaches the pipe.
+        let stdout = Handoff::new(out);
         let output = Output::new(stdout, Threaded::new(err), &exec)?;
         let mut server = Server {
             conversation,
@@ -142,6 +149,10 @@ pub fn serve(conversation: Box<dyn Conversation>, options: &ServeOptions) -> Ser
             journal: options.journal.then(journal::Conversation::default),
             divergences: Vec::new(),
             injector,
+            plain: options.faults.is_empty()
+                && options.step.is_none()
+                && options.timing.base == Base::Instant
+                && options.timing.jitter.is_zero(),
         };
         let ended = server.run().await;
         let flushed = server.output.flush().await;
@@ -287,6 +298,9 @@ struct Server<O: tokio::io::AsyncWrite + Unpin, E: tokio::io::AsyncWrite + Unpin
     journal: Option<journal::Conversation>,
     divergences: Vec<String>,
     injector: Injector,
+    /// No fault, no step mode, no wait between messages: the agent's messages that
+    /// come one after the other are written together ([`Server::send_run`]).
+    plain: bool,
 }
 
 impl<O: tokio::io::AsyncWrite + Unpin, E: tokio::io::AsyncWrite + Unpin> Server<O, E> {
@@ -351,13 +365,16 @@ impl<O: tokio::io::AsyncWrite + Unpin, E: tokio::io::AsyncWrite + Unpin> Server<
         }
     }
 
-    /// Performs the steps of one reply; `Some(exit)` when the process is to end.
-    async fn play(&mut self, steps: Vec<Step>, mut live: Option<Live>) -> Result<Option<Exit>, Stop> {
+    /// Performs the steps of one reply, as they are made (a recording's are read from
+    /// its cassette one at a time); `Some(exit)` when the process is to end. A
+    /// cassette that cannot be read on is the mock's error.
+    async fn play(&mut self, steps: Steps, mut live: Option<Live>) -> Result<Option<Exit>, Stop> {
         let mut base_live = self.output.elapsed();
         let mut base_recorded = Duration::ZERO;
         let mut last_due = base_live;
-        let mut steps = steps.into_iter();
+        let mut steps = steps.peekable();
         while let Some(step) = steps.next() {
+            let step = step.map_err(ExecError::Cassette)?;
             let gap = step.at().saturating_sub(base_recorded);
             let outcome = match step {
                 Step::Send { line, .. } => {
@@ -382,7 +399,9 @@ impl<O: tokio::io::AsyncWrite + Unpin, E: tokio::io::AsyncWrite + Unpin> Server<
                                     }
                                 }
                             }
-                            if let Some(exit) = self.send(line).await? {
+                            if !response && self.plain {
+                                self.send_run(line, &mut steps).await?;
+                            } else if let Some(exit) = self.send(line).await? {
                                 return Ok(Some(exit));
                             }
                             Ok(())
@@ -435,7 +454,7 @@ impl<O: tokio::io::AsyncWrite + Unpin, E: tokio::io::AsyncWrite + Unpin> Server<
                 Err(Interrupted::Ended(exit)) => return Ok(Some(exit)),
                 Err(Interrupted::Cancelled) => {
                     let recorded_later = steps.any(|s| {
-                        matches!(s, Step::Await { wait: Wait::Notification { ref method }, .. } if method == methods::SESSION_CANCEL)
+                        matches!(s, Ok(Step::Await { wait: Wait::Notification { ref method }, .. }) if method == methods::SESSION_CANCEL)
                     });
                     return self.cancel(live.as_ref(), recorded_later).await;
                 }
@@ -727,6 +746,32 @@ impl<O: tokio::io::AsyncWrite + Unpin, E: tokio::io::AsyncWrite + Unpin> Server<
         Ok(Some(incoming.unwrap_or(Incoming::Eof)))
     }
 
+    /// Sends `line` and the agent messages that follow it at once, written together
+    /// (up to [`RUN_BYTES`]): in a plain run (see [`Server::plain`]) a long turn's
+    /// updates. A response, or any other step, ends the run: it is played as usual.
+    async fn send_run(&mut self, line: Vec<u8>, steps: &mut std::iter::Peekable<Steps>) -> Result<(), Stop> {
+        self.note("out", &line);
+        self.sent += 1;
+        let mut run = Vec::with_capacity(RUN_BYTES + line.len().max(1 << 10));
+        run.extend_from_slice(&line);
+        while run.len() < RUN_BYTES {
+            let next = steps.next_if(
+                |step| matches!(step, Ok(Step::Send { line, .. }) if rpc::surely_not_response(line)),
+            );
+            let Some(Ok(Step::Send { line, .. })) = next else {
+                break;
+            };
+            self.note("out", &line);
+            self.sent += 1;
+            run.push(b'\n');
+            run.extend_from_slice(&line);
+        }
+        self.output
+            .perform(Frame::Line(Line::stdout(Duration::ZERO, run)))
+            .await?;
+        Ok(())
+    }
+
     /// Sends one agent message (taken, not copied: a long turn writes many), with
     /// the faults placed on it; `Some(exit)` when a fault ends the process there.
     async fn send(&mut self, line: Vec<u8>) -> Result<Option<Exit>, Stop> {
@@ -798,4 +843,95 @@ fn strict_error(id: &str, divergence: &str) -> Vec<u8> {
 
 fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// Stdout of a server: the agent's bytes are handed to a writing thread a buffer
+/// ([`HANDOFF`] bytes) at a time, and the loop fills the next buffer while the thread
+/// writes the last one, so that making a long turn and writing it to the pipe overlap.
+/// Two buffers at most: one written, one filled. A flush returns once every byte is
+/// written. A failed write is reported by the next call.
+struct Handoff {
+    /// The file, when no write holds it.
+    file: Option<File>,
+    /// The buffer being filled.
+    filling: Vec<u8>,
+    /// The buffer last written, emptied, for the next turn of filling.
+    spare: Vec<u8>,
+    /// The write under way.
+    writing: Option<tokio::task::JoinHandle<Written>>,
+}
+
+/// A write done: the file and the buffer come back with its result.
+type Written = (File, Vec<u8>, io::Result<()>);
+
+impl Handoff {
+    fn new(file: File) -> Self {
+        Handoff {
+            file: Some(file),
+            filling: Vec::new(),
+            spare: Vec::new(),
+            writing: None,
+        }
+    }
+
+    /// Waits for the write under way, if any; its result.
+    fn poll_written(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        let Some(writing) = self.writing.as_mut() else {
+            return Poll::Ready(Ok(()));
+        };
+        let joined = ready!(Pin::new(writing).poll(cx));
+        self.writing = None;
+        Poll::Ready(match joined {
+            Ok((file, mut buffer, written)) => {
+                self.file = Some(file);
+                buffer.clear();
+                self.spare = buffer;
+                written
+            }
+            Err(e) => Err(io::Error::other(e)),
+        })
+    }
+
+    /// Hands the buffer filled to the writing thread; none is under way.
+    fn hand_over(&mut self) -> io::Result<()> {
+        let Some(mut file) = self.file.take() else {
+            return Err(io::ErrorKind::BrokenPipe.into());
+        };
+        let buffer = std::mem::replace(&mut self.filling, std::mem::take(&mut self.spare));
+        self.writing = Some(tokio::task::spawn_blocking(move || {
+            let written = io::Write::write_all(&mut file, &buffer);
+            (file, buffer, written)
+        }));
+        Ok(())
+    }
+}
+
+impl tokio::io::AsyncWrite for Handoff {
+    fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        if self.filling.len() >= HANDOFF {
+            ready!(self.poll_written(cx))?;
+            self.hand_over()?;
+        }
+        if self.filling.capacity() == 0 {
+            self.filling.reserve_exact(HANDOFF);
+        }
+        let n = buf.len().min(HANDOFF - self.filling.len());
+        self.filling.extend_from_slice(&buf[..n]);
+        Poll::Ready(Ok(n))
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        ready!(self.poll_written(cx))?;
+        if !self.filling.is_empty() {
+            self.hand_over()?;
+            ready!(self.poll_written(cx))?;
+        }
+        Poll::Ready(Ok(()))
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        ready!(self.as_mut().poll_flush(cx))?;
+        self.file = None;
+        Poll::Ready(Ok(()))
+    }
 }

@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 
 use super::faults::{AcpFault, Injector, Out};
 use super::rpc::{Kind, Message};
-use super::{methods, Conversation, Step, Wait};
+use super::{methods, Conversation, Step, Steps, Wait};
 use crate::expect::Expectation;
 
 /// What a correct client concludes, and the answer's chunks in order (empty on a
@@ -88,11 +88,12 @@ impl Client {
         self.play(steps, &id.to_string())?.ok_or(Ended)
     }
 
-    /// Plays steps; the result of the response to `id`, if one came.
-    fn play(&mut self, steps: Vec<Step>, id: &str) -> Result<Option<Value>, Ended> {
+    /// Plays steps; the result of the response to `id`, if one came. A recording
+    /// that cannot be read on ends the agent there.
+    fn play(&mut self, steps: Steps, id: &str) -> Result<Option<Value>, Ended> {
         let mut result = None;
         for step in steps {
-            match step {
+            match step.map_err(|_| Ended)? {
                 Step::Send { line, .. } => {
                     let sent = self.injector.message(line);
                     for out in sent.out {

@@ -12,12 +12,14 @@
 //!
 //! [`catalogue`] lists them with their presets, the real agent's failures.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
 
 use super::rpc::{self, codes, Kind, Message};
-use super::{methods, Step};
+use super::{methods, Step, Steps};
 use crate::error::{Diagnostic, Origin};
 use crate::faults::{split_items, Args, Described, MAX_BYTES};
 use crate::frames::{Chunking, Exit, Signal};
@@ -589,6 +591,22 @@ pub enum Out {
     Stderr(Vec<u8>),
 }
 
+/// Whether `step` sends the response to the request `id` (JSON text).
+fn responds(step: &Step, id: &str) -> bool {
+    match step {
+        Step::Send { line, .. } => responds_with(line, id).is_some(),
+        _ => false,
+    }
+}
+
+/// `line` read, when it is the response to the request `id` (JSON text).
+fn responds_with<'a>(line: &'a [u8], id: &str) -> Option<Message<'a>> {
+    if rpc::surely_not_response(line) {
+        return None;
+    }
+    Message::parse(line).filter(|m| m.kind == Kind::Response && m.id_text() == id)
+}
+
 /// What comes of one agent message: what to write, and whether the process ends
 /// after it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -610,6 +628,9 @@ pub struct Injector {
     sent: u64,
     /// An update held back by `reorder`.
     held: Option<Vec<u8>>,
+    /// Of a fault that acts on steps as they are played (`stop-reason`), whether it
+    /// has acted: set by the steps (shared with a clone).
+    acted: Vec<Option<Arc<AtomicBool>>>,
 }
 
 impl Injector {
@@ -617,6 +638,7 @@ impl Injector {
     pub fn new(faults: Vec<AcpFault>) -> Self {
         Injector {
             fired: vec![false; faults.len()],
+            acted: vec![None; faults.len()],
             faults,
             sent: 0,
             held: None,
@@ -627,8 +649,11 @@ impl Injector {
     pub fn report(&self) -> Vec<(&'static str, bool)> {
         self.faults
             .iter()
-            .zip(&self.fired)
-            .map(|(f, fired)| (f.name(), *fired))
+            .zip(self.fired.iter().zip(&self.acted))
+            .map(|(f, (fired, acted))| {
+                let acted = acted.as_ref().is_some_and(|a| a.load(Ordering::Relaxed));
+                (f.name(), *fired || acted)
+            })
             .collect()
     }
 
@@ -665,16 +690,14 @@ impl Injector {
 
     /// The faults on the answer to the client's request `method` (id `id`, JSON
     /// text): the steps to play, or what to write before the process ends there.
-    pub fn on_request(&mut self, method: &str, id: &str, mut steps: Vec<Step>) -> Result<Vec<Step>, Sent> {
+    /// The faults act on each step as it is played, so that steps read from a
+    /// cassette are still read one at a time; but `early-update` holds the answer to
+    /// `session/new` (a few messages) to reorder it.
+    pub fn on_request(&mut self, method: &str, id: &str, mut steps: Steps) -> Result<Steps, Sent> {
         if let Some(sent) = self.crash(|place| matches!(place, Place::Method(m) if m == method)) {
             return Err(sent);
         }
-        let responds = |step: &Step| match step {
-            Step::Send { line, .. } => {
-                Message::parse(line).is_some_and(|m| m.kind == Kind::Response && m.id_text() == id)
-            }
-            _ => false,
-        };
+        let answers_it = |step: &Step| responds(step, id);
         for index in 0..self.faults.len() {
             match &self.faults[index] {
                 AcpFault::Error {
@@ -684,45 +707,52 @@ impl Injector {
                     data,
                 } if m == method => {
                     let error = rpc::error(id, *code, message, data.as_ref());
-                    steps = vec![Step::Send {
+                    steps = Steps::from(vec![Step::Send {
                         at: Duration::ZERO,
                         line: error,
-                    }];
+                    }]);
                     self.fired[index] = true;
                 }
                 AcpFault::NoResponse { method: m } if m == method => {
-                    steps.retain(|step| !responds(step));
+                    let id = id.to_owned();
+                    steps =
+                        Steps::new(steps.filter(move |step| !step.as_ref().is_ok_and(|s| responds(s, &id))));
                     self.fired[index] = true;
                 }
                 AcpFault::StopReason { reason } if method == methods::SESSION_PROMPT => {
-                    for step in &mut steps {
-                        let Step::Send { line, .. } = step else { continue };
-                        let ends_turn = Message::parse(line).is_some_and(|m| {
-                            m.kind == Kind::Response
-                                && m.id_text() == id
-                                && m.result.is_some_and(|r| r.get().contains("\"end_turn\""))
-                        });
-                        if ends_turn {
-                            *line = rpc::response(id, &serde_json::json!({"stopReason": reason}));
-                            self.fired[index] = true;
+                    let acted = Arc::clone(self.acted[index].get_or_insert_with(Arc::default));
+                    let (id, reason) = (id.to_owned(), reason.clone());
+                    steps = Steps::new(steps.map(move |step| {
+                        let mut step = step?;
+                        if let Step::Send { line, .. } = &mut step {
+                            let ends_turn = responds_with(line, &id)
+                                .is_some_and(|m| m.result.is_some_and(|r| r.get().contains("\"end_turn\"")));
+                            if ends_turn {
+                                *line = rpc::response(&id, &serde_json::json!({"stopReason": reason}));
+                                acted.store(true, Ordering::Relaxed);
+                            }
                         }
-                    }
+                        Ok(step)
+                    }));
                 }
                 AcpFault::EarlyUpdate if method == methods::SESSION_NEW => {
-                    let response = steps.iter().position(responds);
-                    let update = steps.iter().position(|s| match s {
-                        Step::Send { line, .. } => {
+                    // The answer to `session/new` is a few messages: held to reorder.
+                    let mut held: Vec<_> = steps.collect();
+                    let response = held.iter().position(|s| s.as_ref().is_ok_and(answers_it));
+                    let update = held.iter().position(|s| match s {
+                        Ok(Step::Send { line, .. }) => {
                             Message::parse(line).is_some_and(|m| m.method() == methods::SESSION_UPDATE)
                         }
                         _ => false,
                     });
                     if let (Some(response), Some(update)) = (response, update) {
                         if update > response {
-                            let moved = steps.remove(update);
-                            steps.insert(response, moved);
+                            let moved = held.remove(update);
+                            held.insert(response, moved);
                             self.fired[index] = true;
                         }
                     }
+                    steps = Steps::new(held.into_iter());
                 }
                 _ => {}
             }

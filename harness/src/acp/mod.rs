@@ -10,7 +10,8 @@
 //! - [`script::Script`]: a recording of a real `acp` process, replayed as a script:
 //!   the agent's messages in order with their times, waiting where the recording
 //!   waited for the client, with the client's live request ids put into the agent's
-//!   responses; every other byte as recorded;
+//!   responses; every other byte as recorded. A cassette is not held in memory: its
+//!   messages are read from the file as they are played ([`Steps`]);
 //! - [`tell::Teller`]: any print-mode session (the built-in default, a cassette, a
 //!   capture, a generated one) told through ACP: `assistant` as
 //!   `agent_message_chunk`, `thinking` as `agent_thought_chunk`, tool calls as
@@ -109,12 +110,54 @@ pub enum Wait {
 /// live client has not sent; then the recording goes on as recorded.
 pub const CANCEL_WAIT: Duration = Duration::from_secs(5);
 
+/// Steps in order, made one at a time as they are played: a recording's are read from
+/// its cassette as the server performs them, so that a turn of any length takes the
+/// memory of one message.
+///
+/// Reading can fail part way (the cassette changed after it was opened): the error is
+/// then the last item. `Steps::from(vec)` makes steps already at hand.
+pub struct Steps(Box<dyn Iterator<Item = Result<Step, CassetteError>> + Send>);
+
+impl Steps {
+    /// The steps `steps` makes, as they are asked for.
+    pub fn new(steps: impl Iterator<Item = Result<Step, CassetteError>> + Send + 'static) -> Self {
+        Steps(Box::new(steps))
+    }
+}
+
+impl Iterator for Steps {
+    type Item = Result<Step, CassetteError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.0.next()
+    }
+}
+
+impl From<Vec<Step>> for Steps {
+    fn from(steps: Vec<Step>) -> Self {
+        Steps::new(steps.into_iter().map(Ok))
+    }
+}
+
+impl Default for Steps {
+    /// No steps.
+    fn default() -> Self {
+        Steps::from(Vec::new())
+    }
+}
+
+impl std::fmt::Debug for Steps {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Steps").finish_non_exhaustive()
+    }
+}
+
 /// The agent's answer to one client request.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Default)]
 pub struct Reply {
     /// What the agent does, in order. The response to the request is one of the
     /// `Send`s (unless the process ends first, or never answers).
-    pub steps: Vec<Step>,
+    pub steps: Steps,
     /// How the request differs from the recording, when it does (a request the
     /// recording does not have): the reply is then the mock's own.
     pub divergence: Option<String>,
@@ -124,10 +167,10 @@ impl Reply {
     /// A reply of one message, at once.
     pub fn send(line: Vec<u8>) -> Self {
         Reply {
-            steps: vec![Step::Send {
+            steps: Steps::from(vec![Step::Send {
                 at: Duration::ZERO,
                 line,
-            }],
+            }]),
             divergence: None,
         }
     }
@@ -137,7 +180,7 @@ impl Reply {
 /// the client's requests, and how it ends when the client closes stdin.
 pub trait Conversation {
     /// What the agent does when it starts, before any request.
-    fn start(&mut self) -> Vec<Step>;
+    fn start(&mut self) -> Steps;
 
     /// The agent's answer to `request`, a client request (`Kind::Request`).
     fn reply(&mut self, request: &rpc::Message<'_>) -> Reply;
@@ -183,6 +226,13 @@ pub fn conversation(source: &Source) -> Result<(Box<dyn Conversation + Send>, bo
     if let Source::Generated { seed, .. } = source {
         let config = generate::ConversationConfig::default();
         return Ok((Box::new(generate::from_seed(*seed, &config).script()?), true));
+    }
+    // A cassette file is indexed and read again as it plays; one read once (a pipe)
+    // is held.
+    if let Source::Cassette(path) = source {
+        if let Some(script) = script::Script::open(path)? {
+            return Ok((Box::new(script), true));
+        }
     }
     let recording = source.open("")?;
     if recording.header.as_ref().is_some_and(|h| h.invocation.acp) {

@@ -13,14 +13,48 @@
 //! another session than the recorded one (`session/load` of another id, a prompt to a
 //! session the mock made up) plays the recorded exchange, and is a divergence too:
 //! the agent's messages name the recorded session.
+//!
+//! The script does not hold the recording's messages. A first pass over the cassette
+//! makes an *index* of its exchanges: each request's method, id and session, where its
+//! frames start in the file, and which of them are the agent's responses (their ids
+//! are made live) and the client's answers (the method of the request they answer).
+//! Playing an exchange reads its frames again from the file, one at a time, as the
+//! server writes them ([`Steps`]): a turn of any length plays in the memory of one
+//! message, and the index takes memory in proportion to the number of requests. A
+//! recording that cannot be read twice (from a pipe) or that was never a file (a
+//! generated conversation) is kept in memory, and plays the same way.
 
 use std::collections::HashMap;
-use std::time::Duration;
+use std::fs::File;
+use std::io::{BufReader, Read};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
 
 use super::rpc::{self, Kind, Message};
-use super::{methods, tell, Conversation, Reply, Step, Wait};
-use crate::error::CassetteError;
+use super::{methods, tell, Conversation, Reply, Step, Steps, Wait};
+use crate::cassette::{Position, Reader};
+use crate::error::{CassetteError, Diagnostic, ProblemKind};
 use crate::frames::{Exit, Frame, FrameResult, Stream};
+use crate::source::PREFLIGHT_LIMIT;
+
+/// The read buffer of a reader of the cassette: as [`crate::cassette::open`]'s, so
+/// that the same lines take the fast path. A section shorter than that is read with a
+/// buffer of its size.
+const READ_BUFFER: usize = 256 << 10;
+
+/// A recorded conversation, replayed as a script.
+#[derive(Debug, Clone)]
+pub struct Script {
+    tape: Tape,
+    /// What the agent did before the first request; `None` once played.
+    start: Option<Section>,
+    exchanges: Vec<Exchange>,
+    /// Recorded request ids and the live ones they were played for.
+    ids: HashMap<String, String>,
+    ending: Exit,
+}
 
 /// One request of the recorded client and what the agent did after it.
 #[derive(Debug, Clone)]
@@ -30,128 +64,155 @@ struct Exchange {
     id: String,
     /// The recorded request's `params.sessionId`, if it has one.
     session: Option<String>,
-    steps: Vec<Step>,
-    /// Which of its steps are responses (their ids are made live when played).
-    responses: Vec<usize>,
+    /// The frames after the request, until the next one.
+    section: Section,
     played: bool,
 }
 
-/// A recorded conversation, replayed as a script.
+/// A run of the recording's frames that plays as one reply: what the agent did
+/// before the first request, or after a request until the next one. Where it lies,
+/// not what it holds.
+#[derive(Debug, Clone, Default)]
+struct Section {
+    /// Where its first frame is.
+    from: Mark,
+    /// Where the next section's request is (the end of the file for the last one).
+    until: u64,
+    /// How many frames it has.
+    frames: usize,
+    /// What its steps are timed from: when its request came.
+    since: Duration,
+    /// Its lines that are the agent's responses: which frame of the section, and the
+    /// id (JSON text) of the request they answer.
+    responses: Vec<(usize, String)>,
+    /// For each of the client's answers to the agent's requests in it, in order, the
+    /// method of the request it answers.
+    answers: Vec<String>,
+}
+
+/// Where a section starts on its tape.
+#[derive(Debug, Clone, Copy, Default)]
+struct Mark {
+    /// How many frames come before it.
+    frame: usize,
+    /// Where a reader of the file was, after the frame before it.
+    position: Position,
+}
+
+/// Where a recording's frames are read from as its exchanges play.
 #[derive(Debug, Clone)]
-pub struct Script {
-    /// What the agent did before the first request.
-    start: Vec<Step>,
-    exchanges: Vec<Exchange>,
-    /// Recorded request ids and the live ones they were played for.
-    ids: HashMap<String, String>,
-    ending: Exit,
+enum Tape {
+    /// A cassette, read again from where each section starts. The file is held
+    /// open: a file renamed over its path does not change what plays.
+    File {
+        path: PathBuf,
+        file: Arc<File>,
+        /// Its size and time of change when it was indexed: a file changed since is
+        /// not read as if it were the same.
+        len: u64,
+        modified: Option<SystemTime>,
+    },
+    /// Frames held in memory: a generated conversation, a cassette read from a pipe.
+    Memory(Arc<[Frame]>),
 }
 
 impl Script {
-    /// Cuts a recording (its `in` frames the client's messages) into exchanges.
+    /// A script of a recording (its `in` frames the client's messages) held in
+    /// memory: a generated conversation, a cassette read from a pipe. A cassette file
+    /// is better played with [`Script::open`], which does not hold it.
     pub fn new(frames: impl IntoIterator<Item = FrameResult>) -> Result<Script, CassetteError> {
-        let mut start = Vec::new();
-        let mut exchanges: Vec<Exchange> = Vec::new();
-        let mut since = Duration::ZERO;
-        let mut ending = Exit::Code(0);
-        // The agent's requests not yet answered: their ids, for the client's answers.
-        let mut asked: HashMap<String, String> = HashMap::new();
+        let mut index = Index::new(Mark::default());
+        let mut held = Vec::new();
         for frame in frames {
             let frame = frame?;
-            let steps = match exchanges.last_mut() {
-                Some(exchange) => &mut exchange.steps,
-                None => &mut start,
+            let after = Mark {
+                frame: held.len() + 1,
+                position: Position::default(),
             };
-            let at = frame.at().saturating_sub(since);
-            match frame {
-                Frame::Line(line) if line.stream == Stream::Stdin => {
-                    let Some(message) = Message::parse(&line.bytes) else {
-                        // The agent ignores a line that is not JSON-RPC.
-                        continue;
-                    };
-                    match message.kind {
-                        Kind::Request => {
-                            since = line.at;
-                            exchanges.push(Exchange {
-                                method: message.method().to_owned(),
-                                id: message.id_text().to_owned(),
-                                session: message.param_str("sessionId"),
-                                steps: Vec::new(),
-                                responses: Vec::new(),
-                                played: false,
-                            });
-                        }
-                        Kind::Response => {
-                            let id = message.id_text().to_owned();
-                            let method = asked.remove(&id).unwrap_or_default();
-                            let recorded = message.result.and_then(|r| serde_json::from_str(r.get()).ok());
-                            steps.push(Step::Await {
-                                at,
-                                wait: Wait::Answer { id, method, recorded },
-                            });
-                        }
-                        Kind::Notification if message.method() == methods::SESSION_CANCEL => {
-                            steps.push(Step::Await {
-                                at,
-                                wait: Wait::Notification {
-                                    method: methods::SESSION_CANCEL.to_owned(),
-                                },
-                            });
-                        }
-                        Kind::Notification => {}
-                    }
-                }
-                Frame::Line(line) if line.stream == Stream::Stdout => {
-                    let message = Message::parse(&line.bytes);
-                    let response = message.as_ref().is_some_and(|m| m.kind == Kind::Response);
-                    if let Some(message) = message.filter(|m| m.kind == Kind::Request) {
-                        asked.insert(message.id_text().to_owned(), message.method().to_owned());
-                    }
-                    steps.push(Step::Send { at, line: line.bytes });
-                    if let Some(exchange) = exchanges.last_mut().filter(|_| response) {
-                        exchange.responses.push(exchange.steps.len() - 1);
-                    }
-                }
-                Frame::Line(line) => steps.push(Step::Stderr { at, line: line.bytes }),
-                Frame::End(end) => {
-                    // A clean exit is the end of stdin; any other ends the process
-                    // where it happened.
-                    if end.exit.success() {
-                        ending = end.exit;
-                    } else {
-                        steps.push(Step::End { at, exit: end.exit });
-                    }
-                }
-                Frame::Stall { .. } | Frame::CloseStdout { .. } => {}
-            }
+            index.add(&frame, after);
+            held.push(frame);
         }
-        Ok(Script {
-            start,
-            exchanges,
-            ids: HashMap::new(),
-            ending,
-        })
+        Ok(index.script(Tape::Memory(held.into())))
     }
 
-    /// The recorded steps with the live ids of the requests they respond to (the
-    /// steps at `responses`; no other line is looked at).
-    fn live(&self, mut steps: Vec<Step>, responses: &[usize]) -> Vec<Step> {
-        for &i in responses {
-            if let Some(Step::Send { line, .. }) = steps.get_mut(i) {
-                let live = Message::parse(line).and_then(|m| self.ids.get(m.id_text()));
-                if let Some(id) = live {
-                    let spliced = rpc::with_id(line, id);
-                    *line = spliced;
-                }
-            }
+    /// The script of the ACP cassette at `path`, indexed in one pass over it; its
+    /// exchanges are read from the file again as they play. `None` when `path` is not
+    /// a regular file (a pipe can be read once only: see [`Script::new`]) or holds no
+    /// recording of server mode (a header with `"acp":true`).
+    ///
+    /// A file of up to [`PREFLIGHT_LIMIT`] bytes is checked in full on this pass, a
+    /// larger one as [`crate::source::Source::open`] checks it: a broken cassette
+    /// fails here, before anything is played.
+    pub fn open(path: &Path) -> Result<Option<Script>, CassetteError> {
+        let opened = |source| CassetteError::Open {
+            path: path.to_owned(),
+            source,
+        };
+        // Looked at before it is opened: opening a FIFO would wait for its writer.
+        if !std::fs::metadata(path).map_err(opened)?.is_file() {
+            return Ok(None);
         }
-        steps
+        let file = Arc::new(File::open(path).map_err(opened)?);
+        let metadata = file.metadata().map_err(opened)?;
+        let input = BufReader::with_capacity(READ_BUFFER, At::new(&file, 0));
+        let mut reader = Reader::new(path, input)?;
+        if !reader.header().is_some_and(|h| h.invocation.acp) {
+            return Ok(None);
+        }
+        if metadata.len() > PREFLIGHT_LIMIT {
+            reader = reader.fast();
+        }
+        let mut index = Index::new(Mark {
+            frame: 0,
+            position: reader.position(),
+        });
+        let mut frames = 0;
+        while let Some(frame) = reader.next() {
+            let frame = frame?;
+            frames += 1;
+            let after = Mark {
+                frame: frames,
+                position: reader.position(),
+            };
+            index.add(&frame, after);
+        }
+        let tape = Tape::File {
+            path: path.to_owned(),
+            file,
+            len: metadata.len(),
+            modified: metadata.modified().ok(),
+        };
+        Ok(Some(index.script(tape)))
+    }
+
+    /// The steps of `section`, with the live ids of the requests its responses
+    /// answer, read from the tape as they are played.
+    fn play(&self, section: Section) -> Steps {
+        let responses: Vec<(usize, Option<String>)> = section
+            .responses
+            .into_iter()
+            .map(|(frame, recorded)| (frame, self.ids.get(&recorded).cloned()))
+            .collect();
+        match self.tape.frames(section.from, section.until) {
+            Ok(frames) => Steps::new(Play {
+                frames,
+                left: section.frames,
+                n: 0,
+                since: section.since,
+                responses: responses.into_iter().peekable(),
+                answers: section.answers.into_iter(),
+            }),
+            Err(e) => Steps::new(std::iter::once(Err(e))),
+        }
     }
 }
 
 impl Conversation for Script {
-    fn start(&mut self) -> Vec<Step> {
-        std::mem::take(&mut self.start)
+    fn start(&mut self) -> Steps {
+        match self.start.take() {
+            Some(section) => self.play(section),
+            None => Steps::default(),
+        }
     }
 
     fn reply(&mut self, request: &Message<'_>) -> Reply {
@@ -181,18 +242,327 @@ impl Conversation for Script {
             )),
             _ => None,
         };
-        // A played exchange is not played again: its steps are handed over.
-        let steps = std::mem::take(&mut exchange.steps);
-        let responses = std::mem::take(&mut exchange.responses);
+        // A played exchange is not played again: where its steps are is handed over.
+        let section = std::mem::take(&mut exchange.section);
         self.ids.insert(recorded_id, request.id_text().to_owned());
         Reply {
-            steps: self.live(steps, &responses),
+            steps: self.play(section),
             divergence,
         }
     }
 
     fn ending(&self) -> Exit {
         self.ending
+    }
+}
+
+/// The index of a recording, made in one pass over its frames.
+struct Index {
+    start: Section,
+    exchanges: Vec<Exchange>,
+    ending: Exit,
+    /// Where the last frame added ended.
+    end: u64,
+    /// The agent's requests not yet answered: their ids, and their methods.
+    asked: HashMap<String, String>,
+}
+
+impl Index {
+    /// The index of a recording whose first frame is at `start`.
+    fn new(start: Mark) -> Self {
+        Index {
+            start: Section {
+                from: start,
+                ..Section::default()
+            },
+            exchanges: Vec::new(),
+            ending: Exit::Code(0),
+            end: start.position.offset,
+            asked: HashMap::new(),
+        }
+    }
+
+    /// Adds the next frame; `after` is where the frame after it is.
+    fn add(&mut self, frame: &Frame, after: Mark) {
+        let end = std::mem::replace(&mut self.end, after.position.offset);
+        match frame {
+            Frame::Line(line) if line.stream == Stream::Stdin => {
+                let Some(message) = Message::parse(&line.bytes) else {
+                    // The agent ignores a line that is not JSON-RPC.
+                    self.section().frames += 1;
+                    return;
+                };
+                match message.kind {
+                    Kind::Request => {
+                        self.section().until = end;
+                        self.exchanges.push(Exchange {
+                            method: message.method().to_owned(),
+                            id: message.id_text().to_owned(),
+                            session: message.param_str("sessionId"),
+                            section: Section {
+                                from: after,
+                                since: line.at,
+                                ..Section::default()
+                            },
+                            played: false,
+                        });
+                        // The request starts the next section: it is in none.
+                        return;
+                    }
+                    Kind::Response => {
+                        let method = self.asked.remove(message.id_text()).unwrap_or_default();
+                        self.section().answers.push(method);
+                    }
+                    Kind::Notification => {}
+                }
+            }
+            Frame::Line(line) if line.stream == Stream::Stdout => {
+                if let Some(message) = Message::parse(&line.bytes) {
+                    match message.kind {
+                        Kind::Response => {
+                            let frame = self.section().frames;
+                            let id = message.id_text().to_owned();
+                            self.section().responses.push((frame, id));
+                        }
+                        Kind::Request => {
+                            self.asked
+                                .insert(message.id_text().to_owned(), message.method().to_owned());
+                        }
+                        Kind::Notification => {}
+                    }
+                }
+            }
+            // A clean exit is the end of stdin; any other ends the process where it
+            // happened (a step).
+            Frame::End(end) if end.exit.success() => self.ending = end.exit,
+            _ => {}
+        }
+        self.section().frames += 1;
+    }
+
+    /// The section the next frame is in.
+    fn section(&mut self) -> &mut Section {
+        match self.exchanges.last_mut() {
+            Some(exchange) => &mut exchange.section,
+            None => &mut self.start,
+        }
+    }
+
+    fn script(mut self, tape: Tape) -> Script {
+        self.section().until = self.end;
+        Script {
+            tape,
+            start: Some(self.start),
+            exchanges: self.exchanges,
+            ids: HashMap::new(),
+            ending: self.ending,
+        }
+    }
+}
+
+impl Tape {
+    /// The frames from `from` on, the section ending at `until`.
+    fn frames(&self, from: Mark, until: u64) -> Result<Frames, CassetteError> {
+        match self {
+            Tape::File {
+                path,
+                file,
+                len,
+                modified,
+            } => {
+                let line = from.position.line + 1;
+                let now = file.metadata().map_err(|source| CassetteError::Read {
+                    path: path.clone(),
+                    line,
+                    source,
+                })?;
+                if now.len() != *len || now.modified().ok() != *modified {
+                    return Err(changed(path, line, *len, now.len()));
+                }
+                let size = until.saturating_sub(from.position.offset);
+                let capacity = usize::try_from(size).map_or(READ_BUFFER, |size| size.clamp(1, READ_BUFFER));
+                let input = BufReader::with_capacity(capacity, At::new(file, from.position.offset));
+                Ok(Frames::File(Box::new(Reader::resume(path, input, from.position))))
+            }
+            Tape::Memory(frames) => Ok(Frames::Memory {
+                frames: Arc::clone(frames),
+                next: from.frame,
+            }),
+        }
+    }
+}
+
+/// What to do about a cassette that changed while it was replayed.
+const HELP_CHANGED: &str = "leave a cassette as it is while mock-agent plays it: record to another \
+    file, or play a copy";
+
+/// The error of a cassette that changed after it was indexed.
+fn changed(path: &Path, line: u64, was: u64, is: u64) -> CassetteError {
+    let (kind, size) = match is.cmp(&was) {
+        std::cmp::Ordering::Less => (
+            ProblemKind::Truncated,
+            format!("it was {was} bytes, it is {is} now"),
+        ),
+        std::cmp::Ordering::Greater => (ProblemKind::Data, format!("it was {was} bytes, it is {is} now")),
+        std::cmp::Ordering::Equal => (ProblemKind::Data, "it was written to".to_owned()),
+    };
+    CassetteError::from(Diagnostic {
+        path: path.to_owned(),
+        line,
+        column: 0,
+        kind,
+        message: format!("the cassette changed while mock-agent replayed it ({size})"),
+        source_line: None,
+        help: HELP_CHANGED.to_owned(),
+    })
+}
+
+/// A section's frames as they are read.
+enum Frames {
+    File(Box<Reader<BufReader<At>>>),
+    Memory { frames: Arc<[Frame]>, next: usize },
+}
+
+impl Frames {
+    fn next(&mut self) -> Option<FrameResult> {
+        match self {
+            Frames::File(reader) => reader.next(),
+            Frames::Memory { frames, next } => {
+                let frame = frames.get(*next).cloned();
+                *next += 1;
+                frame.map(Ok)
+            }
+        }
+    }
+}
+
+/// The steps of one section, made from its frames as they are read.
+struct Play {
+    frames: Frames,
+    /// Frames of the section not read yet.
+    left: usize,
+    /// The number, in the section, of the next frame.
+    n: usize,
+    since: Duration,
+    /// Its responses (frame numbers) and the live ids they get, in order.
+    responses: std::iter::Peekable<std::vec::IntoIter<(usize, Option<String>)>>,
+    /// The methods the client's answers answer, in order.
+    answers: std::vec::IntoIter<String>,
+}
+
+impl Play {
+    /// The step of the `n`th frame of the section; `None` for a frame that plays as
+    /// nothing (a client notification other than a cancel, a line that is not
+    /// JSON-RPC, a clean end, a stall).
+    fn step(&mut self, n: usize, frame: Frame) -> Option<Step> {
+        let at = frame.at().saturating_sub(self.since);
+        match frame {
+            Frame::Line(line) if line.stream == Stream::Stdin => {
+                let message = Message::parse(&line.bytes)?;
+                match message.kind {
+                    Kind::Response => Some(Step::Await {
+                        at,
+                        wait: Wait::Answer {
+                            id: message.id_text().to_owned(),
+                            method: self.answers.next().unwrap_or_default(),
+                            recorded: message.result.and_then(|r| serde_json::from_str(r.get()).ok()),
+                        },
+                    }),
+                    Kind::Notification if message.method() == methods::SESSION_CANCEL => Some(Step::Await {
+                        at,
+                        wait: Wait::Notification {
+                            method: methods::SESSION_CANCEL.to_owned(),
+                        },
+                    }),
+                    Kind::Notification | Kind::Request => None,
+                }
+            }
+            Frame::Line(line) if line.stream == Stream::Stdout => {
+                let mut bytes = line.bytes;
+                if self.responses.peek().is_some_and(|(frame, _)| *frame == n) {
+                    if let Some((_, Some(live))) = self.responses.next() {
+                        bytes = rpc::with_id(&bytes, &live);
+                    }
+                }
+                Some(Step::Send { at, line: bytes })
+            }
+            Frame::Line(line) => Some(Step::Stderr { at, line: line.bytes }),
+            Frame::End(end) if end.exit.success() => None,
+            Frame::End(end) => Some(Step::End { at, exit: end.exit }),
+            Frame::Stall { .. } | Frame::CloseStdout { .. } => None,
+        }
+    }
+}
+
+impl Iterator for Play {
+    type Item = Result<Step, CassetteError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        while self.left > 0 {
+            self.left -= 1;
+            let frame = match self.frames.next() {
+                Some(Ok(frame)) => frame,
+                Some(Err(e)) => {
+                    self.left = 0;
+                    return Some(Err(e));
+                }
+                None => {
+                    // The index counted more frames than the file now has.
+                    self.left = 0;
+                    return Some(Err(ended_early(&self.frames)));
+                }
+            };
+            let n = self.n;
+            self.n += 1;
+            if let Some(step) = self.step(n, frame) {
+                return Some(Ok(step));
+            }
+        }
+        None
+    }
+}
+
+/// The error of a cassette that ends before the frames its index counted.
+fn ended_early(frames: &Frames) -> CassetteError {
+    let (path, line) = match frames {
+        Frames::File(reader) => (reader.path().to_owned(), reader.line_no()),
+        Frames::Memory { next, .. } => (PathBuf::from("<recording>"), *next as u64),
+    };
+    CassetteError::from(Diagnostic {
+        path,
+        line,
+        column: 0,
+        kind: ProblemKind::Truncated,
+        message:
+            "the cassette ends here; it went on when mock-agent opened it: it changed while it was replayed"
+                .to_owned(),
+        source_line: None,
+        help: HELP_CHANGED.to_owned(),
+    })
+}
+
+/// A file read from an offset of its own (`pread`): readers of one open file at
+/// different places do not move each other.
+#[derive(Debug)]
+struct At {
+    file: Arc<File>,
+    offset: u64,
+}
+
+impl At {
+    fn new(file: &Arc<File>, offset: u64) -> At {
+        At {
+            file: Arc::clone(file),
+            offset,
+        }
+    }
+}
+
+impl Read for At {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.file.read_at(buf, self.offset)?;
+        self.offset += n as u64;
+        Ok(n)
     }
 }
 
@@ -203,6 +573,10 @@ mod tests {
 
     fn at(ms: u64) -> Duration {
         Duration::from_millis(ms)
+    }
+
+    fn played(steps: Steps) -> Vec<Step> {
+        steps.collect::<Result<_, _>>().expect("reads")
     }
 
     #[test]
@@ -220,20 +594,20 @@ mod tests {
         let init = br#"{"jsonrpc":"2.0","id":"a","method":"initialize","params":{}}"#;
         let reply = script.reply(&Message::parse(init).expect("parses"));
         assert_eq!(
-            reply.steps,
+            played(reply.steps),
             vec![Step::Send {
                 at: at(2),
                 line: br#"{"jsonrpc":"2.0","id":"a","result":{"protocolVersion":1}}"#.to_vec()
             }]
         );
         let prompt = br#"{"jsonrpc":"2.0","id":"b","method":"session/prompt","params":{"sessionId":"s"}}"#;
-        let reply = script.reply(&Message::parse(prompt).expect("parses"));
-        assert_eq!(reply.steps.len(), 3);
+        let steps = played(script.reply(&Message::parse(prompt).expect("parses")).steps);
+        assert_eq!(steps.len(), 3);
         assert!(
-            matches!(&reply.steps[1], Step::Await { at: d, wait: Wait::Answer { id, method, .. } } if *d == at(30) && id == "0" && method == "session/request_permission")
+            matches!(&steps[1], Step::Await { at: d, wait: Wait::Answer { id, method, .. } } if *d == at(30) && id == "0" && method == "session/request_permission")
         );
         assert_eq!(
-            reply.steps[2],
+            steps[2],
             Step::Send {
                 at: at(31),
                 line: br#"{"jsonrpc":"2.0","id":"b","result":{"stopReason":"end_turn"}}"#.to_vec()
@@ -260,13 +634,178 @@ mod tests {
         };
         let mut script = Script::new(frames.clone().into_iter().map(Ok)).expect("cuts");
         let same = script.reply(&Message::parse(load("s1").as_bytes()).expect("parses"));
-        assert_eq!((same.steps.len(), same.divergence), (2, None));
+        assert_eq!((played(same.steps).len(), same.divergence), (2, None));
         let mut script = Script::new(frames.into_iter().map(Ok)).expect("cuts");
         let other = script.reply(&Message::parse(load("s2").as_bytes()).expect("parses"));
-        assert_eq!(other.steps.len(), 2, "replayed as recorded");
+        assert_eq!(played(other.steps).len(), 2, "replayed as recorded");
         assert_eq!(
             other.divergence.as_deref(),
             Some("`session/load` names session `s2`; the recording's named `s1`: replayed as recorded")
         );
+    }
+}
+
+#[cfg(test)]
+mod file_tests {
+    use super::*;
+    use crate::cassette;
+
+    const PROMPT: &str =
+        r#"{"jsonrpc":"2.0","id":"p","method":"session/prompt","params":{"sessionId":"s","prompt":[]}}"#;
+
+    /// A cassette of every kind of frame, one long turn crossing the read buffer many
+    /// times (one update longer than the buffer), and a short exchange after it.
+    fn cassette() -> String {
+        let mut c = vec![
+            r#"{"mock_agent_cassette":2,"invocation":{"acp":true}}"#.to_owned(),
+            r#"{"t":1,"err":"starting"}"#.to_owned(),
+            r#"{"t":2,"in":{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}}"#.to_owned(),
+            r#"{"t":3,"out":{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1}}}"#.to_owned(),
+            r#"{"t":4,"in":"not json-rpc"}"#.to_owned(),
+            r#"{"t":10,"in":{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{"sessionId":"s"}}}"#
+                .to_owned(),
+        ];
+        for i in 0..3_000 {
+            let text = if i == 1_500 {
+                "é".repeat(200_000)
+            } else {
+                format!("chunk {i} naïve \\\"q\\\"")
+            };
+            c.push(format!(
+                r#"{{"t":{},"out":{{"jsonrpc":"2.0","method":"session/update","params":{{"sessionId":"s","update":{{"sessionUpdate":"agent_message_chunk","content":{{"type":"text","text":"{text}"}}}}}}}}}}"#,
+                11 + i / 100
+            ));
+            if i % 700 == 0 {
+                c.push(r#"{"out":"a line that is not JSON"}"#.to_owned());
+                c.push(r#"{"out_b64":"/w=="}"#.to_owned());
+                c.push(r#"{"stall_ms":5}"#.to_owned());
+            }
+        }
+        c.extend([
+            r#"{"t":50,"out":{"jsonrpc":"2.0","id":7,"method":"session/request_permission","params":{"sessionId":"s"}}}"#.to_owned(),
+            r#"{"t":60,"in":{"jsonrpc":"2.0","id":7,"result":{"outcome":{"outcome":"selected","optionId":"allow-once"}}}}"#.to_owned(),
+            r#"{"t":61,"in":{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"s"}}}"#.to_owned(),
+            r#"{"t":62,"err":"cancelled"}"#.to_owned(),
+            r#"{"t":63,"out":{"jsonrpc":"2.0","id":1,"result":{"stopReason":"cancelled"}}}"#.to_owned(),
+            String::new(),
+            r#"{"t":70,"in":{"jsonrpc":"2.0","id":2,"method":"session/set_mode","params":{"sessionId":"s","modeId":"ask"}}}"#.to_owned(),
+            r#"{"out":{"jsonrpc":"2.0","id":2,"result":{}}}"#.to_owned(),
+            r#"{"t":80,"exit":0}"#.to_owned(),
+        ]);
+        c.join("\n") + "\n"
+    }
+
+    fn write(text: &str) -> tempfile::TempPath {
+        let path = tempfile::Builder::new()
+            .suffix(".cassette")
+            .tempfile()
+            .expect("a temp file")
+            .into_temp_path();
+        std::fs::write(&path, text).expect("writes");
+        path
+    }
+
+    fn request(line: &str) -> Message<'_> {
+        Message::parse(line.as_bytes()).expect("parses")
+    }
+
+    /// Every reply of a script to the requests of the cassette's client.
+    fn replies(script: &mut Script) -> Vec<Result<Vec<Step>, String>> {
+        let mut replies = vec![script
+            .start()
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| e.to_string())];
+        for line in [
+            r#"{"jsonrpc":"2.0","id":"i","method":"initialize","params":{}}"#,
+            PROMPT,
+            r#"{"jsonrpc":"2.0","id":"m","method":"session/set_mode","params":{"sessionId":"s","modeId":"ask"}}"#,
+        ] {
+            let reply = script.reply(&request(line));
+            replies.push(
+                reply
+                    .steps
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(|e| e.to_string()),
+            );
+        }
+        replies
+    }
+
+    #[test]
+    fn a_cassette_file_plays_from_its_index_as_the_recording_held_in_memory() {
+        let path = write(&cassette());
+        let mut file = Script::open(&path).expect("indexes").expect("an ACP cassette");
+        let mut memory = Script::new(cassette::open(&path).expect("opens")).expect("cuts");
+        let (from_file, in_memory) = (replies(&mut file), replies(&mut memory));
+        // Compared without printing megabytes when they differ.
+        for (i, (a, b)) in from_file.iter().zip(&in_memory).enumerate() {
+            let (a, b) = (a.as_ref().expect("plays"), b.as_ref().expect("plays"));
+            assert_eq!(a.len(), b.len(), "reply {i}");
+            let differ = a.iter().zip(b).position(|(a, b)| a != b);
+            assert_eq!(differ, None, "reply {i}: step {differ:?} differs");
+        }
+        let turn = in_memory[2].as_ref().expect("the turn");
+        // The updates, the lines that are not JSON, the permission request, its
+        // answer, the cancel, stderr, the response with the live id.
+        assert_eq!(turn.len(), 3_000 + 5 * 2 + 5);
+        assert_eq!(
+            turn.last(),
+            Some(&Step::Send {
+                at: Duration::from_millis(53),
+                line: br#"{"jsonrpc":"2.0","id":"p","result":{"stopReason":"cancelled"}}"#.to_vec()
+            })
+        );
+        assert!(turn
+            .iter()
+            .any(|s| matches!(s, Step::Send { line, .. } if line.len() > 400_000)));
+        assert!(turn.iter().any(|s| matches!(s, Step::Await { wait: Wait::Answer { method, .. }, .. } if method == "session/request_permission")));
+        assert_eq!(file.ending(), Exit::Code(0));
+    }
+
+    #[test]
+    fn a_cassette_changed_after_it_was_indexed_fails_to_play_with_an_error() {
+        // Cut short: the size says so before a byte is read.
+        let path = write(&cassette());
+        let mut script = Script::open(&path).expect("indexes").expect("an ACP cassette");
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .expect("opens");
+        file.set_len(4_000).expect("truncates");
+        let error = script
+            .reply(&request(PROMPT))
+            .steps
+            .find_map(Result::err)
+            .expect("an error");
+        let text = error.to_string();
+        assert!(
+            text.contains(":7: file cut short: the cassette changed while mock-agent replayed it"),
+            "{text}"
+        );
+        assert_eq!(error.exit_code(), crate::exit_codes::INVALID_INPUT);
+
+        // Written over in place, its size and time kept: the frames say so.
+        let text = cassette();
+        let path = write(&text);
+        let modified = std::fs::metadata(&path)
+            .and_then(|m| m.modified())
+            .expect("mtime");
+        let mut script = Script::open(&path).expect("indexes").expect("an ACP cassette");
+        let line = text
+            .find("chunk 2000")
+            .and_then(|at| text[..at].rfind('\n'))
+            .expect("an update");
+        let mut broken = text.into_bytes();
+        broken[line + 1..line + 6].fill(b'#');
+        std::fs::write(&path, &broken).expect("writes");
+        let file = std::fs::File::options().write(true).open(&path).expect("opens");
+        file.set_modified(modified).expect("keeps the time");
+        let steps: Vec<_> = script.reply(&request(PROMPT)).steps.collect();
+        let error = steps
+            .last()
+            .and_then(|s| s.as_ref().err())
+            .expect("ends with an error");
+        assert!(error.to_string().contains("invalid JSON"), "{error}");
+        assert!(steps.len() > 2_000, "the frames before it play");
     }
 }

@@ -23,7 +23,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use super::rpc::{self, codes, Message};
-use super::{methods, Conversation, Reply, Step, Wait};
+use super::{methods, Conversation, Reply, Step, Steps, Wait};
 use crate::error::CassetteError;
 use crate::frames::{Exit, Frame, FrameResult, Stream};
 
@@ -260,8 +260,8 @@ impl Teller {
 }
 
 impl Conversation for Teller {
-    fn start(&mut self) -> Vec<Step> {
-        Vec::new()
+    fn start(&mut self) -> Steps {
+        Steps::default()
     }
 
     fn reply(&mut self, request: &Message<'_>) -> Reply {
@@ -270,7 +270,7 @@ impl Conversation for Teller {
             methods::SESSION_NEW => {
                 let session = self.new_session();
                 Reply {
-                    steps: vec![
+                    steps: Steps::from(vec![
                         Step::Send {
                             at: Duration::ZERO,
                             line: rpc::response(&id, &session_new_result(&session)),
@@ -279,7 +279,7 @@ impl Conversation for Teller {
                             at: Duration::ZERO,
                             line: update_line(&session, &available_commands()),
                         },
-                    ],
+                    ]),
                     divergence: None,
                 }
             }
@@ -288,7 +288,7 @@ impl Conversation for Teller {
                     .param_str("sessionId")
                     .unwrap_or_else(|| self.session_id.clone());
                 Reply {
-                    steps: self.turn(&id, &session),
+                    steps: Steps::from(self.turn(&id, &session)),
                     divergence: None,
                 }
             }
@@ -302,7 +302,7 @@ impl Conversation for Teller {
                     line: rpc::response(&id, &json!({})),
                 });
                 Reply {
-                    steps,
+                    steps: Steps::from(steps),
                     divergence: None,
                 }
             }
@@ -327,7 +327,7 @@ pub fn handshake(request: &Message<'_>) -> Reply {
         methods::SESSION_NEW => {
             let session = uuid::Uuid::new_v4().to_string();
             return Reply {
-                steps: vec![
+                steps: Steps::from(vec![
                     Step::Send {
                         at: Duration::ZERO,
                         line: rpc::response(id, &session_new_result(&session)),
@@ -336,7 +336,7 @@ pub fn handshake(request: &Message<'_>) -> Reply {
                         at: Duration::ZERO,
                         line: update_line(&session, &available_commands()),
                     },
-                ],
+                ]),
                 divergence: None,
             };
         }
@@ -490,9 +490,12 @@ mod tests {
         let frames = default_session("hi").into_iter().map(Ok);
         let mut teller = Teller::new(frames, Ask::FirstChange).expect("tells");
         let line = br#"{"jsonrpc":"2.0","id":"p-1","method":"session/prompt","params":{"sessionId":"s1","prompt":[]}}"#;
-        let reply = teller.reply(&Message::parse(line).expect("parses"));
-        let kinds: Vec<String> = reply
+        let steps: Vec<Step> = teller
+            .reply(&Message::parse(line).expect("parses"))
             .steps
+            .collect::<Result<_, _>>()
+            .expect("steps at hand");
+        let kinds: Vec<String> = steps
             .iter()
             .map(|step| match step {
                 Step::Send { line, .. } => {
@@ -526,7 +529,7 @@ mod tests {
                 "response \"end_turn\""
             ]
         );
-        assert!(String::from_utf8_lossy(match &reply.steps[0] {
+        assert!(String::from_utf8_lossy(match &steps[0] {
             Step::Send { line, .. } => line,
             _ => unreachable!(),
         })

@@ -31,7 +31,7 @@ mod write;
 
 pub use copy::{copy_capture, Copied, CopyError, COPY_BLOCK};
 pub(crate) use read::millis_f64;
-pub use read::{open, Reader};
+pub use read::{open, Position, Reader};
 pub use write::{encode_frame, Writer};
 
 use std::path::PathBuf;
