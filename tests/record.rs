@@ -381,6 +381,83 @@ fn spelled(text: &str, how: &[u8]) -> String {
         .collect()
 }
 
+/// A recording of several megabytes (many of the writer's buffers, written by its
+/// thread): every kind of line, on both streams, with secrets deep inside, some
+/// spelled with escapes. The caller gets every byte, the cassette holds no secret,
+/// and it replays the same bytes.
+#[test]
+fn a_large_recording_replays_exactly_with_no_secret() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let secret = "sk-large-SECRET42";
+    let mut rng = fastrand::Rng::with_seed(7);
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    while out.len() < 6 << 20 {
+        let n = rng.u32(..);
+        let line: Vec<u8> = match rng.u8(..12) {
+            0 => format!(r#"{{"type":"x","key":"{secret}","n":{n}}}"#).into_bytes(),
+            1 => format!(r#"{{"type":"x","key":"{}","n":{n}}}"#, spelled(secret, &n.to_le_bytes())).into_bytes(),
+            2 => format!("not JSON {n} {{").into_bytes(),
+            3 => vec![0xff, b'{', (n % 256) as u8, b'}'],
+            4 => format!(r#"{{"text":"a\nb \u00e9 \"q\" {n}"}}"#).into_bytes(),
+            5 => format!(r#"{{"bad":{n},}}"#).into_bytes(),
+            _ => format!(
+                r#"{{"type":"assistant","message":{{"content":[{{"type":"text","text":"line {n} é"}}]}},"timestamp_ms":{n}}}"#
+            )
+            .into_bytes(),
+        };
+        let to = if n.is_multiple_of(5) { &mut err } else { &mut out };
+        to.extend_from_slice(&line);
+        to.push(b'\n');
+    }
+    out.extend_from_slice(b"{\"last\":\"no newline\"}");
+    let (out_file, err_file) = (dir.path().join("out"), dir.path().join("err"));
+    std::fs::write(&out_file, &out).expect("writes");
+    std::fs::write(&err_file, &err).expect("writes");
+    let cassette = dir.path().join("large.cassette");
+    let live = mock()
+        .env("CURSOR_API_KEY", secret)
+        .args(["record", "--out"])
+        .arg(&cassette)
+        .args(["--", "sh", "-c", r#"cat "$0"; cat "$1" >&2"#])
+        .args([&out_file, &err_file])
+        .output()
+        .expect("runs");
+    assert!(live.status.success());
+    assert!(live.stdout == out, "the caller gets every byte of stdout");
+    assert!(live.stderr == err, "the caller gets every byte of stderr");
+    let text = std::fs::read_to_string(&cassette).expect("written");
+    assert_no_secret(&text, secret);
+    assert!(
+        text.contains(r#""out":{"type":"assistant","#),
+        "JSON lines are embedded"
+    );
+    let replayed = mock().arg("replay").arg(&cassette).output().expect("runs");
+    // Lines without a secret come back byte for byte, in order; those with one, with
+    // the marker in its place.
+    let split = |bytes: &[u8]| -> (Vec<Vec<u8>>, usize) {
+        let (mut plain, mut keyed) = (Vec::new(), 0);
+        for line in bytes.split(|&b| b == b'\n') {
+            if line.windows(7).any(|w| w == br#""key":""#) {
+                keyed += 1;
+            } else {
+                plain.push(line.to_vec());
+            }
+        }
+        (plain, keyed)
+    };
+    for (live, replayed) in [(&out, &replayed.stdout), (&err, &replayed.stderr)] {
+        let (plain, keyed) = split(live);
+        let (plain_again, keyed_again) = split(replayed);
+        assert!(plain == plain_again, "lines without a secret replay exactly");
+        assert_eq!(keyed, keyed_again);
+        let markers = String::from_utf8_lossy(replayed)
+            .matches(r#""key":"[REDACTED]""#)
+            .count();
+        assert_eq!(markers, keyed, "each secret is replaced");
+    }
+    assert!(replayed.stdout.ends_with(b"{\"last\":\"no newline\"}"));
+}
+
 #[test]
 fn a_cassette_that_cannot_be_written_is_known_before_the_command_runs() {
     let dir = tempfile::tempdir().expect("temp dir");
