@@ -458,6 +458,67 @@ fn a_large_recording_replays_exactly_with_no_secret() {
     assert!(replayed.stdout.ends_with(b"{\"last\":\"no newline\"}"));
 }
 
+/// Output to a file rather than a pipe (passed on by reading and writing, not by
+/// `tee(2)`): the same bytes, and the same cassette.
+#[test]
+fn output_to_files_is_passed_on_as_to_pipes() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let script = r#"printf '{"a":1}\nplain\n'; printf 'oops\n' >&2; printf '{"b":2}'"#;
+    let (out, err) = (dir.path().join("out"), dir.path().join("err"));
+    let cassette = dir.path().join("files.cassette");
+    let status = Command::new(bin())
+        .args(["record", "--out"])
+        .arg(&cassette)
+        .args(["--", "sh", "-c", script])
+        .stdout(std::fs::File::create(&out).expect("creates"))
+        .stderr(std::fs::File::create(&err).expect("creates"))
+        .status()
+        .expect("runs");
+    assert!(status.success());
+    assert_eq!(
+        std::fs::read_to_string(&out).expect("reads"),
+        "{\"a\":1}\nplain\n{\"b\":2}"
+    );
+    assert_eq!(std::fs::read_to_string(&err).expect("reads"), "oops\n");
+    let replayed = mock().arg("replay").arg(&cassette).output().expect("runs");
+    assert_eq!(replayed.stdout, b"{\"a\":1}\nplain\n{\"b\":2}");
+    assert_eq!(replayed.stderr, b"oops\n");
+}
+
+/// A caller that stops reading and closes its end gets no more; the recording goes
+/// on to the command's end, every line in the cassette.
+#[test]
+fn a_caller_that_goes_away_leaves_the_recording_whole() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let go = dir.path().join("go");
+    // The rest is printed once the caller is gone: `go` appears after it closed.
+    let script = r#"echo first; while [ ! -e "$0" ]; do sleep 0.01; done; i=0; while [ $i -lt 3000 ]; do echo "{\"n\":$i}"; i=$((i+1)); done"#;
+    let cassette = dir.path().join("gone.cassette");
+    let mut child = Command::new(bin())
+        .args(["record", "--out"])
+        .arg(&cassette)
+        .args(["--", "sh", "-c", script])
+        .arg(&go)
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("spawns");
+    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
+    let mut line = String::new();
+    stdout.read_line(&mut line).expect("reads");
+    assert_eq!(line, "first\n");
+    drop(stdout);
+    std::fs::write(&go, "").expect("writes");
+    assert!(
+        child.wait().expect("waits").success(),
+        "the proxy ends as the command did"
+    );
+    let replayed = mock().arg("replay").arg(&cassette).output().expect("runs");
+    let expected: String = std::iter::once("first\n".to_owned())
+        .chain((0..3000).map(|i| format!("{{\"n\":{i}}}\n")))
+        .collect();
+    assert!(replayed.stdout == expected.as_bytes(), "every line is recorded");
+}
+
 #[test]
 fn a_cassette_that_cannot_be_written_is_known_before_the_command_runs() {
     let dir = tempfile::tempdir().expect("temp dir");
