@@ -8,7 +8,9 @@
 //!    directly (`cat big | reader`), through coreutils `tee` writing a copy
 //!    (`cat big | tee copy | reader`: the least any recorder that writes a file
 //!    costs), and through `mock-agent record` (which also writes the cassette);
-//!    medians of interleaved runs. Bar: at most 1.5x the direct time.
+//!    medians of interleaved runs. Bar: at most 1.5x the direct time. Also the CPU
+//!    time (user and system) of each way's processes, which a shared machine's load
+//!    disturbs less than the wall time.
 //! 2. Added per-line latency: a Python producer writes a line every millisecond with
 //!    its `CLOCK_MONOTONIC` time; the bench stamps each line's arrival with the same
 //!    clock. p50 and p99 of arrival minus sending, directly and through the proxy.
@@ -69,6 +71,14 @@ enum Way {
 }
 
 const WAYS: [Way; 3] = [Way::Direct, Way::Tee, Way::Record];
+
+/// The CPU time, user and system, of the children this process waited for so far.
+fn children_cpu() -> f64 {
+    let usage =
+        nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN).expect("getrusage");
+    let seconds = |t: nix::sys::time::TimeVal| t.tv_sec() as f64 + t.tv_usec() as f64 / 1e6;
+    seconds(usage.user_time()) + seconds(usage.system_time())
+}
 
 /// The wall time of one way, and the bytes the reader got.
 fn run(way: Way, big: &Path, copy: &Path, cassette: &Path) -> (f64, usize) {
@@ -164,18 +174,22 @@ fn main() {
     let cassette = dir.path().join("big.cassette");
     let copy = dir.path().join("big.copy");
     let mut times: [Vec<f64>; 3] = Default::default();
+    let mut cpu: [Vec<f64>; 3] = Default::default();
     for round in 0..rounds {
         // In a different order each round; each way overwrites its file of the round
         // before, as a recording over an old cassette does.
         for k in 0..WAYS.len() {
             let way = (round + k) % WAYS.len();
+            let before = children_cpu();
             let (time, bytes) = run(WAYS[way], &big, &copy, &cassette);
+            cpu[way].push(children_cpu() - before);
             let size = std::fs::metadata(&big).expect("stat").len() as usize;
             assert_eq!(bytes, size, "{:?}: the caller gets every byte", WAYS[way]);
             times[way].push(time);
         }
     }
     let [d, t, r] = times.map(median);
+    let [dc, tc, rc] = cpu.map(median);
     println!("# record benchmark ({rounds} rounds, medians)");
     println!("machine: {} CPUs, {}", cpu_count(), cpu_model());
     println!(
@@ -183,6 +197,10 @@ fn main() {
         t / d,
         r / d,
         r / t
+    );
+    println!(
+        "CPU time of the processes: direct {dc:.3} s, tee {tc:.3} s, record {rc:.3} s ({:.2}x of tee)",
+        rc / tc
     );
     let direct = latencies(false, lines, &dir.path().join("lat.cassette"));
     let proxied = latencies(true, lines, &dir.path().join("lat.cassette"));
