@@ -4,9 +4,13 @@
 //! cargo bench -p mock-agent --bench record          # BENCH_QUICK=1 for a short run
 //! ```
 //!
-//! 1. Wall time of a 100 MB stream (`cat` of a stream-json file) read through a pipe,
-//!    directly and through `mock-agent record` (which also writes the cassette),
-//!    medians of interleaved runs. Bar: at most 1.5x the direct time.
+//! 1. Wall time of a 100 MB stream (`cat` of a stream-json file) read through a pipe:
+//!    directly (`cat big | reader`), through coreutils `tee` writing a copy
+//!    (`cat big | tee copy | reader`: the least any recorder that writes a file
+//!    costs), and through `mock-agent record` (which also writes the cassette);
+//!    medians of interleaved runs. Bar: at most 1.5x the direct time. Also the CPU
+//!    time (user and system) of each way's processes, which a shared machine's load
+//!    disturbs less than the wall time.
 //! 2. Added per-line latency: a Python producer writes a line every millisecond with
 //!    its `CLOCK_MONOTONIC` time; the bench stamps each line's arrival with the same
 //!    clock. p50 and p99 of arrival minus sending, directly and through the proxy.
@@ -19,14 +23,21 @@ use std::time::Instant;
 #[path = "support.rs"]
 mod support;
 
-use support::{median, percentile};
+use support::{cpu_count, cpu_model, median, percentile};
 
 fn mock() -> &'static Path {
     Path::new(env!("CARGO_BIN_EXE_mock-agent"))
 }
 
-fn drain(mut cmd: Command) -> (f64, usize) {
+/// Runs `cmd` with its stdout piped to this process, reads all of it, and waits for
+/// it (and for `upstream`, the process that feeds it, if any): the wall time and the
+/// bytes read.
+fn drain(mut cmd: Command, upstream: Option<Command>) -> (f64, usize) {
     let started = Instant::now();
+    let mut feeder = upstream.map(|mut up| up.stdout(Stdio::piped()).spawn().expect("spawns"));
+    if let Some(feeder) = feeder.as_mut() {
+        cmd.stdin(Stdio::from(feeder.stdout.take().expect("stdout")));
+    }
     let mut child = cmd
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -42,7 +53,56 @@ fn drain(mut cmd: Command) -> (f64, usize) {
         }
     }
     assert!(child.wait().expect("waits").success());
+    if let Some(mut feeder) = feeder {
+        assert!(feeder.wait().expect("waits").success());
+    }
     (started.elapsed().as_secs_f64(), total)
+}
+
+/// How the 100 MB stream reaches the reader.
+#[derive(Debug, Clone, Copy)]
+enum Way {
+    /// `cat big | reader`.
+    Direct,
+    /// `cat big | tee copy | reader`.
+    Tee,
+    /// `mock-agent record --out cassette -- cat big | reader`.
+    Record,
+}
+
+const WAYS: [Way; 3] = [Way::Direct, Way::Tee, Way::Record];
+
+/// The CPU time, user and system, of the children this process waited for so far.
+fn children_cpu() -> f64 {
+    let usage =
+        nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN).expect("getrusage");
+    let seconds = |t: nix::sys::time::TimeVal| t.tv_sec() as f64 + t.tv_usec() as f64 / 1e6;
+    seconds(usage.user_time()) + seconds(usage.system_time())
+}
+
+/// The wall time of one way, and the bytes the reader got.
+fn run(way: Way, big: &Path, copy: &Path, cassette: &Path) -> (f64, usize) {
+    let mut cat = Command::new("cat");
+    cat.arg(big);
+    match way {
+        Way::Direct => drain(cat, None),
+        Way::Tee => {
+            let mut tee = Command::new("tee");
+            tee.arg(copy);
+            drain(tee, Some(cat))
+        }
+        Way::Record => {
+            let mut record = Command::new(mock());
+            record
+                .arg("record")
+                .arg("--out")
+                .arg(cassette)
+                .arg("--")
+                .arg("cat")
+                .arg(big);
+            drain(record, None)
+        }
+    }
 }
 
 fn monotonic_ns() -> u128 {
@@ -112,40 +172,35 @@ fn main() {
         }
     }
     let cassette = dir.path().join("big.cassette");
-    let (mut direct, mut proxied) = (Vec::new(), Vec::new());
+    let copy = dir.path().join("big.copy");
+    let mut times: [Vec<f64>; 3] = Default::default();
+    let mut cpu: [Vec<f64>; 3] = Default::default();
     for round in 0..rounds {
-        let run_direct = || {
-            let mut cmd = Command::new("cat");
-            cmd.arg(&big);
-            drain(cmd)
-        };
-        let run_proxied = || {
-            let mut cmd = Command::new(mock());
-            cmd.arg("record")
-                .arg("--out")
-                .arg(&cassette)
-                .arg("--")
-                .arg("cat")
-                .arg(&big);
-            drain(cmd)
-        };
-        let (a, b) = if round % 2 == 0 {
-            (run_direct(), run_proxied())
-        } else {
-            let b = run_proxied();
-            (run_direct(), b)
-        };
-        assert_eq!(a.1, b.1, "the caller gets every byte");
-        direct.push(a.0);
-        proxied.push(b.0);
+        // In a different order each round; each way overwrites its file of the round
+        // before, as a recording over an old cassette does.
+        for k in 0..WAYS.len() {
+            let way = (round + k) % WAYS.len();
+            let before = children_cpu();
+            let (time, bytes) = run(WAYS[way], &big, &copy, &cassette);
+            cpu[way].push(children_cpu() - before);
+            let size = std::fs::metadata(&big).expect("stat").len() as usize;
+            assert_eq!(bytes, size, "{:?}: the caller gets every byte", WAYS[way]);
+            times[way].push(time);
+        }
     }
-    let (d, p) = (median(direct), median(proxied));
+    let [d, t, r] = times.map(median);
+    let [dc, tc, rc] = cpu.map(median);
     println!("# record benchmark ({rounds} rounds, medians)");
+    println!("machine: {} CPUs, {}", cpu_count(), cpu_model());
     println!(
-        "100 MB stream: direct {:.3} s, through record {:.3} s: {:+.1}% (bar: at most +50%, 1.5x)",
-        d,
-        p,
-        (p / d - 1.0) * 100.0
+        "100 MB stream: direct {d:.3} s, through tee {t:.3} s ({:.2}x), through record {r:.3} s ({:.2}x of direct, {:.2}x of tee; bar: at most 1.5x of direct)",
+        t / d,
+        r / d,
+        r / t
+    );
+    println!(
+        "CPU time of the processes: direct {dc:.3} s, tee {tc:.3} s, record {rc:.3} s ({:.2}x of tee)",
+        rc / tc
     );
     let direct = latencies(false, lines, &dir.path().join("lat.cassette"));
     let proxied = latencies(true, lines, &dir.path().join("lat.cassette"));

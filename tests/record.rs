@@ -381,6 +381,144 @@ fn spelled(text: &str, how: &[u8]) -> String {
         .collect()
 }
 
+/// A recording of several megabytes (many of the writer's buffers, written by its
+/// thread): every kind of line, on both streams, with secrets deep inside, some
+/// spelled with escapes. The caller gets every byte, the cassette holds no secret,
+/// and it replays the same bytes.
+#[test]
+fn a_large_recording_replays_exactly_with_no_secret() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let secret = "sk-large-SECRET42";
+    let mut rng = fastrand::Rng::with_seed(7);
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    while out.len() < 6 << 20 {
+        let n = rng.u32(..);
+        let line: Vec<u8> = match rng.u8(..12) {
+            0 => format!(r#"{{"type":"x","key":"{secret}","n":{n}}}"#).into_bytes(),
+            1 => format!(r#"{{"type":"x","key":"{}","n":{n}}}"#, spelled(secret, &n.to_le_bytes())).into_bytes(),
+            2 => format!("not JSON {n} {{").into_bytes(),
+            3 => vec![0xff, b'{', (n % 256) as u8, b'}'],
+            4 => format!(r#"{{"text":"a\nb \u00e9 \"q\" {n}"}}"#).into_bytes(),
+            5 => format!(r#"{{"bad":{n},}}"#).into_bytes(),
+            _ => format!(
+                r#"{{"type":"assistant","message":{{"content":[{{"type":"text","text":"line {n} é"}}]}},"timestamp_ms":{n}}}"#
+            )
+            .into_bytes(),
+        };
+        let to = if n.is_multiple_of(5) { &mut err } else { &mut out };
+        to.extend_from_slice(&line);
+        to.push(b'\n');
+    }
+    out.extend_from_slice(b"{\"last\":\"no newline\"}");
+    let (out_file, err_file) = (dir.path().join("out"), dir.path().join("err"));
+    std::fs::write(&out_file, &out).expect("writes");
+    std::fs::write(&err_file, &err).expect("writes");
+    let cassette = dir.path().join("large.cassette");
+    let live = mock()
+        .env("CURSOR_API_KEY", secret)
+        .args(["record", "--out"])
+        .arg(&cassette)
+        .args(["--", "sh", "-c", r#"cat "$0"; cat "$1" >&2"#])
+        .args([&out_file, &err_file])
+        .output()
+        .expect("runs");
+    assert!(live.status.success());
+    assert!(live.stdout == out, "the caller gets every byte of stdout");
+    assert!(live.stderr == err, "the caller gets every byte of stderr");
+    let text = std::fs::read_to_string(&cassette).expect("written");
+    assert_no_secret(&text, secret);
+    assert!(
+        text.contains(r#""out":{"type":"assistant","#),
+        "JSON lines are embedded"
+    );
+    let replayed = mock().arg("replay").arg(&cassette).output().expect("runs");
+    // Lines without a secret come back byte for byte, in order; those with one, with
+    // the marker in its place.
+    let split = |bytes: &[u8]| -> (Vec<Vec<u8>>, usize) {
+        let (mut plain, mut keyed) = (Vec::new(), 0);
+        for line in bytes.split(|&b| b == b'\n') {
+            if line.windows(7).any(|w| w == br#""key":""#) {
+                keyed += 1;
+            } else {
+                plain.push(line.to_vec());
+            }
+        }
+        (plain, keyed)
+    };
+    for (live, replayed) in [(&out, &replayed.stdout), (&err, &replayed.stderr)] {
+        let (plain, keyed) = split(live);
+        let (plain_again, keyed_again) = split(replayed);
+        assert!(plain == plain_again, "lines without a secret replay exactly");
+        assert_eq!(keyed, keyed_again);
+        let markers = String::from_utf8_lossy(replayed)
+            .matches(r#""key":"[REDACTED]""#)
+            .count();
+        assert_eq!(markers, keyed, "each secret is replaced");
+    }
+    assert!(replayed.stdout.ends_with(b"{\"last\":\"no newline\"}"));
+}
+
+/// Output to a file rather than a pipe (passed on by reading and writing, not by
+/// `tee(2)`): the same bytes, and the same cassette.
+#[test]
+fn output_to_files_is_passed_on_as_to_pipes() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let script = r#"printf '{"a":1}\nplain\n'; printf 'oops\n' >&2; printf '{"b":2}'"#;
+    let (out, err) = (dir.path().join("out"), dir.path().join("err"));
+    let cassette = dir.path().join("files.cassette");
+    let status = Command::new(bin())
+        .args(["record", "--out"])
+        .arg(&cassette)
+        .args(["--", "sh", "-c", script])
+        .stdout(std::fs::File::create(&out).expect("creates"))
+        .stderr(std::fs::File::create(&err).expect("creates"))
+        .status()
+        .expect("runs");
+    assert!(status.success());
+    assert_eq!(
+        std::fs::read_to_string(&out).expect("reads"),
+        "{\"a\":1}\nplain\n{\"b\":2}"
+    );
+    assert_eq!(std::fs::read_to_string(&err).expect("reads"), "oops\n");
+    let replayed = mock().arg("replay").arg(&cassette).output().expect("runs");
+    assert_eq!(replayed.stdout, b"{\"a\":1}\nplain\n{\"b\":2}");
+    assert_eq!(replayed.stderr, b"oops\n");
+}
+
+/// A caller that stops reading and closes its end gets no more; the recording goes
+/// on to the command's end, every line in the cassette.
+#[test]
+fn a_caller_that_goes_away_leaves_the_recording_whole() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let go = dir.path().join("go");
+    // The rest is printed once the caller is gone: `go` appears after it closed.
+    let script = r#"echo first; while [ ! -e "$0" ]; do sleep 0.01; done; i=0; while [ $i -lt 3000 ]; do echo "{\"n\":$i}"; i=$((i+1)); done"#;
+    let cassette = dir.path().join("gone.cassette");
+    let mut child = Command::new(bin())
+        .args(["record", "--out"])
+        .arg(&cassette)
+        .args(["--", "sh", "-c", script])
+        .arg(&go)
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("spawns");
+    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
+    let mut line = String::new();
+    stdout.read_line(&mut line).expect("reads");
+    assert_eq!(line, "first\n");
+    drop(stdout);
+    std::fs::write(&go, "").expect("writes");
+    assert!(
+        child.wait().expect("waits").success(),
+        "the proxy ends as the command did"
+    );
+    let replayed = mock().arg("replay").arg(&cassette).output().expect("runs");
+    let expected: String = std::iter::once("first\n".to_owned())
+        .chain((0..3000).map(|i| format!("{{\"n\":{i}}}\n")))
+        .collect();
+    assert!(replayed.stdout == expected.as_bytes(), "every line is recorded");
+}
+
 #[test]
 fn a_cassette_that_cannot_be_written_is_known_before_the_command_runs() {
     let dir = tempfile::tempdir().expect("temp dir");

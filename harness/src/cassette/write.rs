@@ -1,8 +1,18 @@
 //! Atomic cassette writer: a temporary file beside the target, renamed into place
 //! when complete. A crash or an error leaves nothing under the final name.
+//!
+//! The file is not synced before the rename, on purpose. The rename is what makes a
+//! cassette appear, whole: a process that dies (a crash, a kill, an error) before it
+//! leaves nothing under the name, synced or not. Only a crash of the machine itself
+//! (a power cut) in the seconds after the rename can lose what the kernel had not yet
+//! written out, as it can of any file a program has just written; git does not sync
+//! its objects by default either. A sync would make every recording wait for the
+//! disk: for a 100 MB stream, longer than the recording itself.
 
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::mpsc::{Receiver, SyncSender};
+use std::thread::JoinHandle;
 use std::time::Duration;
 
 use base64::Engine as _;
@@ -13,12 +23,74 @@ use super::Header;
 use crate::error::WriteError;
 use crate::frames::{Exit, Frame, Stream};
 
+/// How many bytes of frames are gathered before they are written to the file: few
+/// large writes rather than many small ones.
+const BUFFER: usize = 1 << 20;
+
+/// Room in a buffer past [`BUFFER`] for the frame that fills it: a buffer grows only
+/// for a frame longer than this.
+const SLACK: usize = 64 << 10;
+
 /// Writes a cassette frame by frame; [`Writer::finish`] makes it appear.
+///
+/// Frames are encoded into a buffer, and full buffers are written to the file. A
+/// cassette larger than one buffer is written by a thread of its own, so that the
+/// next frames are encoded while the kernel copies the last ones: at most two full
+/// buffers wait for it.
 #[derive(Debug)]
 pub struct Writer {
     path: PathBuf,
-    out: BufWriter<NamedTempFile>,
-    scratch: Vec<u8>,
+    sink: Sink,
+    /// Frames encoded and not yet written to the file: up to [`BUFFER`] bytes, and one
+    /// frame more.
+    buffer: Vec<u8>,
+}
+
+/// Where full buffers go.
+#[derive(Debug)]
+enum Sink {
+    /// The file itself, until the first buffer is full.
+    File(NamedTempFile),
+    /// The thread that writes to the file.
+    Thread(Spiller),
+    /// Neither: the writer finished, or failed.
+    Gone,
+}
+
+/// The thread that writes full buffers to the file, and gives them back.
+#[derive(Debug)]
+struct Spiller {
+    full: SyncSender<Vec<u8>>,
+    empty: Receiver<Vec<u8>>,
+    thread: JoinHandle<std::io::Result<NamedTempFile>>,
+}
+
+impl Spiller {
+    fn start(mut file: NamedTempFile) -> std::io::Result<Spiller> {
+        let (full, full_rx) = std::sync::mpsc::sync_channel::<Vec<u8>>(1);
+        let (empty_tx, empty) = std::sync::mpsc::channel();
+        let thread = std::thread::Builder::new()
+            .name("cassette writer".into())
+            .spawn(move || {
+                for mut buffer in full_rx {
+                    file.write_all(&buffer)?;
+                    buffer.clear();
+                    // A long line made the buffer grow: that memory goes back.
+                    buffer.shrink_to(BUFFER + SLACK);
+                    let _ = empty_tx.send(buffer);
+                }
+                Ok(file)
+            })?;
+        Ok(Spiller { full, empty, thread })
+    }
+
+    /// Waits for the thread to write what it was given, and takes the file back.
+    fn stop(self) -> std::io::Result<NamedTempFile> {
+        drop(self.full);
+        self.thread
+            .join()
+            .unwrap_or_else(|_| Err(std::io::Error::other("the cassette's writer thread panicked")))
+    }
 }
 
 impl Writer {
@@ -33,79 +105,114 @@ impl Writer {
             Some(dir) if !dir.as_os_str().is_empty() => dir,
             _ => Path::new("."),
         };
-        let tmp = tempfile::Builder::new()
+        let file = tempfile::Builder::new()
             .prefix(".mock-agent-")
             .suffix(".cassette.tmp")
             .tempfile_in(dir)
             .map_err(io)?;
         let mut writer = Writer {
             path: path.to_owned(),
-            out: BufWriter::new(tmp),
-            scratch: Vec::new(),
+            sink: Sink::File(file),
+            buffer: Vec::with_capacity(BUFFER + SLACK),
         };
-        serde_json::to_writer(&mut writer.out, header).map_err(|e| io(e.into()))?;
-        writer.out.write_all(b"\n").map_err(io)?;
+        serde_json::to_writer(&mut writer.buffer, header).map_err(|e| io(e.into()))?;
+        writer.buffer.push(b'\n');
         Ok(writer)
     }
 
     /// Appends one frame.
     pub fn write(&mut self, frame: &Frame) -> Result<(), WriteError> {
-        self.scratch.clear();
-        encode_frame(frame, &mut self.scratch);
-        self.out
-            .write_all(&self.scratch)
-            .map_err(|source| WriteError::Io {
-                path: self.path.clone(),
-                source,
-            })
+        encode_frame(frame, &mut self.buffer);
+        self.spill()
     }
 
-    /// Flushes, syncs and renames the cassette into place.
-    pub fn finish(self) -> Result<PathBuf, WriteError> {
-        let path = self.path;
-        let io = |source| WriteError::Io {
-            path: path.clone(),
-            source,
+    /// Appends the frame of one line, as [`Writer::write`] does with a
+    /// [`Frame::Line`], without making one: `bytes` (without the newline) were written
+    /// on `stream` at `at`, and ended with a newline or not.
+    pub fn write_line(
+        &mut self,
+        at: Duration,
+        stream: Stream,
+        bytes: &[u8],
+        newline: bool,
+    ) -> Result<(), WriteError> {
+        encode_line(at, stream, bytes, newline, &mut self.buffer);
+        self.spill()
+    }
+
+    /// Hands the buffer to the writer thread once it holds [`BUFFER`] bytes.
+    fn spill(&mut self) -> Result<(), WriteError> {
+        if self.buffer.len() < BUFFER {
+            return Ok(());
+        }
+        if let Sink::File(_) = self.sink {
+            if let Sink::File(file) = std::mem::replace(&mut self.sink, Sink::Gone) {
+                self.sink = Sink::Thread(Spiller::start(file).map_err(|e| self.error(e))?);
+            }
+        }
+        let Sink::Thread(spiller) = &mut self.sink else {
+            return Err(self.error(failed_before()));
         };
-        let tmp = self.out.into_inner().map_err(|e| io(e.into_error()))?;
-        tmp.as_file().sync_all().map_err(io)?;
-        tmp.persist(&path).map_err(|e| io(e.error))?;
-        Ok(path)
+        let next = spiller
+            .empty
+            .try_recv()
+            .unwrap_or_else(|_| Vec::with_capacity(BUFFER + SLACK));
+        let full = std::mem::replace(&mut self.buffer, next);
+        if spiller.full.send(full).is_err() {
+            // The thread stopped on an error: that error.
+            if let Sink::Thread(spiller) = std::mem::replace(&mut self.sink, Sink::Gone) {
+                let source = spiller.stop().err().unwrap_or_else(failed_before);
+                return Err(self.error(source));
+            }
+        }
+        Ok(())
+    }
+
+    fn error(&self, source: std::io::Error) -> WriteError {
+        WriteError::Io {
+            path: self.path.clone(),
+            source,
+        }
+    }
+
+    /// Writes what is left and renames the cassette into place (without a sync: see
+    /// the module's documentation).
+    pub fn finish(mut self) -> Result<PathBuf, WriteError> {
+        let mut file = match std::mem::replace(&mut self.sink, Sink::Gone) {
+            Sink::File(file) => file,
+            Sink::Thread(spiller) => spiller.stop().map_err(|e| self.error(e))?,
+            Sink::Gone => return Err(self.error(failed_before())),
+        };
+        file.write_all(&self.buffer).map_err(|e| self.error(e))?;
+        file.persist(&self.path).map_err(|e| self.error(e.error))?;
+        Ok(self.path.clone())
+    }
+}
+
+/// The error of a writer used again after it failed.
+fn failed_before() -> std::io::Error {
+    std::io::Error::other("an earlier write failed")
+}
+
+impl Drop for Writer {
+    /// A writer dropped unfinished leaves nothing: its thread is done with the
+    /// temporary file before the file is removed.
+    fn drop(&mut self) {
+        if let Sink::Thread(spiller) = std::mem::replace(&mut self.sink, Sink::Gone) {
+            let _ = spiller.stop();
+        }
     }
 }
 
 /// Appends the cassette line of one frame, with its newline, to `out`.
 pub fn encode_frame(frame: &Frame, out: &mut Vec<u8>) {
+    if let Frame::Line(line) = frame {
+        return encode_line(line.at, line.stream, &line.bytes, line.newline, out);
+    }
     out.extend_from_slice(b"{\"t\":");
     write_millis(frame.at(), out);
     match frame {
-        Frame::Line(line) => {
-            let key = match line.stream {
-                Stream::Stdout => "out",
-                Stream::Stderr => "err",
-                Stream::Stdin => "in",
-            };
-            if is_embeddable_object(&line.bytes) {
-                push_key(out, key);
-                out.extend_from_slice(&line.bytes);
-            } else if let Ok(text) = std::str::from_utf8(&line.bytes) {
-                push_key(out, key);
-                // Writing a string to a Vec cannot fail.
-                let _ = serde_json::to_writer(&mut *out, text);
-            } else {
-                push_key(out, &format!("{key}_b64"));
-                out.push(b'"');
-                out.extend_from_slice(
-                    base64::engine::general_purpose::STANDARD
-                        .encode(&line.bytes)
-                        .as_bytes(),
-                );
-                out.push(b'"');
-            }
-            if !line.newline {
-                out.extend_from_slice(b",\"nl\":false");
-            }
-        }
+        Frame::Line(_) => {}
         Frame::Stall { duration, .. } => {
             push_key(out, "stall_ms");
             match duration {
@@ -120,7 +227,7 @@ pub fn encode_frame(frame: &Frame, out: &mut Vec<u8>) {
         Frame::End(end) => match end.exit {
             Exit::Code(code) => {
                 push_key(out, "exit");
-                out.extend_from_slice(code.to_string().as_bytes());
+                out.extend_from_slice(itoa::Buffer::new().format(code).as_bytes());
             }
             Exit::Signal(signal) => {
                 push_key(out, "signal");
@@ -130,10 +237,42 @@ pub fn encode_frame(frame: &Frame, out: &mut Vec<u8>) {
                     out.extend_from_slice(signal.name().as_bytes());
                     out.push(b'"');
                 } else {
-                    out.extend_from_slice(signal.number().to_string().as_bytes());
+                    out.extend_from_slice(itoa::Buffer::new().format(signal.number()).as_bytes());
                 }
             }
         },
+    }
+    out.extend_from_slice(b"}\n");
+}
+
+/// Appends the cassette line of a line frame: an embedded object, a string, or base64.
+fn encode_line(at: Duration, stream: Stream, bytes: &[u8], newline: bool, out: &mut Vec<u8>) {
+    out.extend_from_slice(b"{\"t\":");
+    write_millis(at, out);
+    let key = match stream {
+        Stream::Stdout => "out",
+        Stream::Stderr => "err",
+        Stream::Stdin => "in",
+    };
+    match simdutf8::basic::from_utf8(bytes) {
+        Ok(text) if is_embeddable_object(text) => {
+            push_key(out, key);
+            out.extend_from_slice(bytes);
+        }
+        Ok(text) => {
+            push_key(out, key);
+            // Writing a string to a Vec cannot fail.
+            let _ = serde_json::to_writer(&mut *out, text);
+        }
+        Err(_) => {
+            push_key(out, &format!("{key}_b64"));
+            out.push(b'"');
+            out.extend_from_slice(base64::engine::general_purpose::STANDARD.encode(bytes).as_bytes());
+            out.push(b'"');
+        }
+    }
+    if !newline {
+        out.extend_from_slice(b",\"nl\":false");
     }
     out.extend_from_slice(b"}\n");
 }
@@ -147,21 +286,37 @@ fn push_key(out: &mut Vec<u8>, key: &str) {
 /// Milliseconds, with microsecond precision and no trailing `.0`.
 fn write_millis(at: Duration, out: &mut Vec<u8>) {
     let micros = at.as_micros();
-    out.extend_from_slice((micros / 1000).to_string().as_bytes());
-    let frac = micros % 1000;
+    let millis = micros / 1000;
+    let mut digits = itoa::Buffer::new();
+    out.extend_from_slice(
+        match u64::try_from(millis) {
+            Ok(millis) => digits.format(millis),
+            Err(_) => digits.format(millis),
+        }
+        .as_bytes(),
+    );
+    // Below 1000, so a u16.
+    let frac = (micros % 1000) as u16;
     if frac != 0 {
-        let digits = format!(".{frac:03}");
-        out.extend_from_slice(digits.trim_end_matches('0').as_bytes());
+        let fraction = [
+            b'.',
+            b'0' + (frac / 100) as u8,
+            b'0' + (frac / 10 % 10) as u8,
+            b'0' + (frac % 10) as u8,
+        ];
+        // Not all zeros, so the loop stops at a digit.
+        let mut len = fraction.len();
+        while len > 2 && fraction[len - 1] == b'0' {
+            len -= 1;
+        }
+        out.extend_from_slice(&fraction[..len]);
     }
 }
 
-/// Whether a line can be stored as an embedded object and read back byte for byte:
-/// one JSON object, nothing around it.
-fn is_embeddable_object(bytes: &[u8]) -> bool {
-    // Skipping a string does not check its UTF-8: the line as a whole must be text.
-    bytes.first() == Some(&b'{')
-        && bytes.last() == Some(&b'}')
-        && std::str::from_utf8(bytes).is_ok_and(|text| serde_json::from_str::<IgnoredAny>(text).is_ok())
+/// Whether a line of text can be stored as an embedded object and read back byte
+/// for byte: one JSON object, nothing around it.
+fn is_embeddable_object(text: &str) -> bool {
+    text.starts_with('{') && text.ends_with('}') && serde_json::from_str::<IgnoredAny>(text).is_ok()
 }
 
 #[cfg(test)]
@@ -216,5 +371,55 @@ mod tests {
             })),
             "{\"t\":0,\"signal\":34}\n"
         );
+    }
+
+    #[test]
+    fn times_are_milliseconds_with_no_trailing_zeros() {
+        for (micros, text) in [
+            (0, "0"),
+            (1, "0.001"),
+            (10, "0.01"),
+            (100, "0.1"),
+            (1_500, "1.5"),
+            (1_050, "1.05"),
+            (1_005, "1.005"),
+            (999_999, "999.999"),
+            (1_000_000, "1000"),
+            (u64::MAX, "18446744073709551.615"),
+        ] {
+            let mut out = Vec::new();
+            write_millis(Duration::from_micros(micros), &mut out);
+            assert_eq!(String::from_utf8_lossy(&out), text);
+        }
+        let mut out = Vec::new();
+        write_millis(Duration::MAX, &mut out);
+        let expected = format!("{}.999", Duration::MAX.as_micros() / 1000);
+        assert_eq!(String::from_utf8_lossy(&out), expected);
+    }
+
+    #[test]
+    fn a_writer_gathers_frames_and_writes_them_whole() {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let path = dir.path().join("x.cassette");
+        let mut writer = Writer::create(&path, &Header::new(Default::default())).expect("creates");
+        // More than the buffer holds, in lines of every kind, and one line larger.
+        let mut expected = Vec::new();
+        serde_json::to_writer(&mut expected, &Header::new(Default::default())).expect("a header");
+        expected.push(b'\n');
+        let huge = format!("{{\"text\":\"{}\"}}", "x".repeat(3 * BUFFER));
+        let lines: [&[u8]; 4] = [br#"{"type":"assistant"}"#, b"plain", b"\xff", huge.as_bytes()];
+        for i in 0..20_000u64 {
+            let line = if i % 997 == 0 {
+                lines[3]
+            } else {
+                lines[(i % 3) as usize]
+            };
+            let at = Duration::from_micros(i * 7);
+            writer.write_line(at, Stream::Stdout, line, true).expect("writes");
+            encode_frame(&Frame::Line(Line::stdout(at, line)), &mut expected);
+        }
+        assert!(!path.exists(), "nothing under the name before finish");
+        assert_eq!(writer.finish().expect("finishes"), path);
+        assert_eq!(std::fs::read(&path).expect("reads"), expected);
     }
 }

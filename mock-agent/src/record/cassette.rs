@@ -90,8 +90,6 @@ pub(super) struct Recorder<'a> {
     /// The time of the frame written last: the two streams are read by two threads,
     /// and a frame is never written before the one written last.
     last: Duration,
-    /// The frame written, its buffer used again.
-    frame: Frame,
 }
 
 impl<'a> Recorder<'a> {
@@ -114,7 +112,6 @@ impl<'a> Recorder<'a> {
             backlog_bytes: 0,
             pending: [Vec::new(), Vec::new(), Vec::new()],
             last: Duration::ZERO,
-            frame: Frame::Line(Line::stdout(Duration::ZERO, Vec::new())),
         };
         if recorder.invoked.prompt_in_argv() || !stdin_piped || recorder.invoked.acp() {
             recorder.start(None)?;
@@ -216,15 +213,8 @@ impl<'a> Recorder<'a> {
             };
             return Err(RecordError::SecretLeft { place, hint });
         }
-        if let Frame::Line(line) = &mut self.frame {
-            line.at = self.last;
-            line.stream = stream;
-            line.newline = newline;
-            line.bytes.clear();
-            line.bytes.extend_from_slice(&redacted);
-        }
         if let Some(writer) = self.writer.as_mut() {
-            writer.write(&self.frame)?;
+            writer.write_line(self.last, stream, &redacted, newline)?;
         }
         Ok(())
     }

@@ -1,7 +1,8 @@
-//! The output pumps: one thread a stream reads what the command writes, gives it to
-//! the caller at once, and only then queues a copy for the cassette. The queue is
-//! bounded, and its buffers are used again: a cassette writer that falls behind
-//! holds the pumps back rather than using more memory.
+//! The output pumps: one thread a stream gives what the command writes to the caller
+//! at once (between two pipes, without copying it: see [`pass_on`]), and only then
+//! queues a copy for the cassette. The queue is bounded, and its buffers are used
+//! again: a cassette writer that falls behind holds the pumps back rather than using
+//! more memory.
 
 use std::io::{Read, Write};
 use std::os::fd::AsFd;
@@ -11,6 +12,8 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use harness::frames::Stream;
+use nix::errno::Errno;
+use nix::fcntl::SpliceFFlags;
 
 /// How much one read takes at most.
 const CHUNK: usize = 256 << 10;
@@ -117,6 +120,7 @@ pub(super) fn start_to(
     std::thread::spawn(move || {
         let mut sink = sink;
         let mut recording = true;
+        let mut tee = true;
         if let Some(mut source) = source {
             // Once the writer is gone, one buffer does.
             let mut own = Vec::new();
@@ -128,16 +132,10 @@ pub(super) fn start_to(
                 } else {
                     std::mem::take(&mut own)
                 };
-                let len = match source.read(&mut buffer) {
-                    Ok(0) | Err(_) => break,
-                    Ok(len) => len,
+                let Some(len) = pass_on(&mut source, &mut sink, &mut buffer, &mut tee) else {
+                    break;
                 };
                 let at = started.elapsed();
-                if let Some(out) = sink.as_mut() {
-                    if out.write_all(&buffer[..len]).is_err() {
-                        sink = None;
-                    }
-                }
                 if recording {
                     let event = Event::Chunk {
                         stream,
@@ -156,4 +154,42 @@ pub(super) fn start_to(
             at: started.elapsed(),
         });
     })
+}
+
+/// Passes the next bytes of `source` on to `sink`, then reads them into `buffer`:
+/// how many, or `None` at the end of `source`.
+///
+/// Where both are pipes, `tee(2)` passes them on without copying them (and without
+/// taking them from `source`), which halves what this thread copies; `tee` is true
+/// until it fails once (a sink that is no pipe, a caller gone), and from then on the
+/// bytes are read, then written, as everywhere else. A sink that fails is dropped:
+/// the caller gets no more, and the recording goes on.
+fn pass_on(
+    source: &mut (impl Read + AsFd),
+    sink: &mut Option<std::fs::File>,
+    buffer: &mut [u8],
+    tee: &mut bool,
+) -> Option<usize> {
+    while *tee {
+        let Some(out) = sink.as_ref() else {
+            break;
+        };
+        match nix::fcntl::tee(source.as_fd(), out.as_fd(), buffer.len(), SpliceFFlags::empty()) {
+            Ok(0) => return None,
+            // The bytes are in the pipe still: one read takes them all.
+            Ok(len) => return source.read_exact(&mut buffer[..len]).ok().map(|()| len),
+            Err(Errno::EINTR) => {}
+            Err(_) => *tee = false,
+        }
+    }
+    let len = match source.read(buffer) {
+        Ok(0) | Err(_) => return None,
+        Ok(len) => len,
+    };
+    if let Some(out) = sink.as_mut() {
+        if out.write_all(&buffer[..len]).is_err() {
+            *sink = None;
+        }
+    }
+    Some(len)
 }
