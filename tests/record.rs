@@ -519,6 +519,37 @@ fn a_caller_that_goes_away_leaves_the_recording_whole() {
     assert!(replayed.stdout == expected.as_bytes(), "every line is recorded");
 }
 
+/// A stream with no newline for longer than a cassette's line (110 MB of NULs), or
+/// a line that its frame would make longer (20 MB of NULs, each written `\u0000`):
+/// every byte still reaches the caller; the recorder writes nothing and says why.
+#[test]
+fn a_line_longer_than_a_cassette_holds_is_passed_on_and_not_recorded() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for bytes in [110_000_000u64, 20_000_000] {
+        let cassette = dir.path().join("endless.cassette");
+        let mut child = Command::new(bin())
+            .args(["record", "--out"])
+            .arg(&cassette)
+            .args(["--", "head", "-c", &bytes.to_string(), "/dev/zero"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawns");
+        let mut stdout = child.stdout.take().expect("stdout");
+        let passed = std::io::copy(&mut stdout, &mut std::io::sink()).expect("reads");
+        let output = child.wait_with_output().expect("waits");
+        assert_eq!(passed, bytes, "every byte reaches the caller");
+        assert_eq!(output.status.code(), Some(73), "{output:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let expected = format!(
+            "mock-agent: {}: cannot write the cassette: a line of the stdout takes more than 96 MiB in it",
+            cassette.display()
+        );
+        assert!(stderr.starts_with(&expected), "{stderr}");
+        assert!(!cassette.exists(), "nothing is left under the cassette's name");
+    }
+}
+
 #[test]
 fn a_cassette_that_cannot_be_written_is_known_before_the_command_runs() {
     let dir = tempfile::tempdir().expect("temp dir");

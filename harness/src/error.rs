@@ -206,6 +206,18 @@ pub enum WriteError {
         /// Why.
         source: io::Error,
     },
+    /// A line would take more room in the cassette than a reader accepts.
+    #[error(
+        "{}: cannot write the cassette: a line of the {stream} takes more than {} MiB in it, more than a cassette holds; nothing was written\nhelp: a stream with no newline for that long is not a stream of events: keep the command's output with `>` instead",
+        path.display(),
+        crate::cassette::MAX_LINE_BYTES >> 20
+    )]
+    LineTooLong {
+        /// The cassette's final path.
+        path: PathBuf,
+        /// The stream of the line: `stdout`, `stderr` or `stdin`.
+        stream: &'static str,
+    },
 }
 
 impl WriteError {

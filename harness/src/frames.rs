@@ -22,6 +22,17 @@ pub enum Stream {
     Stdin,
 }
 
+impl Stream {
+    /// Its name in messages: `stdout`, `stderr` or `stdin`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Stream::Stdout => "stdout",
+            Stream::Stderr => "stderr",
+            Stream::Stdin => "stdin",
+        }
+    }
+}
+
 /// One line of output.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Line {

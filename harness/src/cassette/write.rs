@@ -19,7 +19,7 @@ use base64::Engine as _;
 use serde::de::IgnoredAny;
 use tempfile::NamedTempFile;
 
-use super::Header;
+use super::{Header, MAX_LINE_BYTES};
 use crate::error::WriteError;
 use crate::frames::{Exit, Frame, Stream};
 
@@ -122,7 +122,13 @@ impl Writer {
 
     /// Appends one frame.
     pub fn write(&mut self, frame: &Frame) -> Result<(), WriteError> {
+        let start = self.buffer.len();
         encode_frame(frame, &mut self.buffer);
+        let stream = match frame {
+            Frame::Line(line) => line.stream,
+            _ => Stream::Stdout,
+        };
+        self.within_limit(start, stream)?;
         self.spill()
     }
 
@@ -136,8 +142,25 @@ impl Writer {
         bytes: &[u8],
         newline: bool,
     ) -> Result<(), WriteError> {
+        let start = self.buffer.len();
         encode_line(at, stream, bytes, newline, &mut self.buffer);
+        self.within_limit(start, stream)?;
         self.spill()
+    }
+
+    /// Takes back the frame encoded from `start` when its line is longer than
+    /// [`MAX_LINE_BYTES`]: no reader would accept the cassette.
+    fn within_limit(&mut self, start: usize, stream: Stream) -> Result<(), WriteError> {
+        // The frame's line, without its newline, as a reader measures it.
+        if self.buffer.len() - start <= MAX_LINE_BYTES + 1 {
+            return Ok(());
+        }
+        self.buffer.truncate(start);
+        self.buffer.shrink_to(BUFFER + SLACK);
+        Err(WriteError::LineTooLong {
+            path: self.path.clone(),
+            stream: stream.name(),
+        })
     }
 
     /// Hands the buffer to the writer thread once it holds [`BUFFER`] bytes.

@@ -11,7 +11,8 @@ use std::path::Path;
 use std::sync::mpsc::Receiver;
 use std::time::Duration;
 
-use harness::cassette::{Header, Invocation, Writer};
+use harness::cassette::{Header, Invocation, Writer, MAX_LINE_BYTES};
+use harness::error::WriteError;
 use harness::events::Extra;
 use harness::frames::{Ending, Exit, Frame, Line, Stream};
 
@@ -180,12 +181,21 @@ impl<'a> Recorder<'a> {
             }
             rest = &rest[i + 1..];
         }
-        self.pending[index(stream)].extend_from_slice(rest);
+        let pending = &mut self.pending[index(stream)];
+        pending.extend_from_slice(rest);
+        // A line a cassette cannot hold is not held here either.
+        if pending.len() > MAX_LINE_BYTES {
+            *pending = Vec::new();
+            return Err(self.too_long(stream));
+        }
         Ok(())
     }
 
     /// Writes one line, or keeps it until the header is known.
     fn line(&mut self, stream: Stream, at: Duration, bytes: &[u8], newline: bool) -> Result<(), RecordError> {
+        if bytes.len() > MAX_LINE_BYTES {
+            return Err(self.too_long(stream));
+        }
         if self.writer.is_none() {
             self.backlog_bytes += bytes.len();
             self.backlog.push(Line {
@@ -206,17 +216,24 @@ impl<'a> Recorder<'a> {
         let bytes = authenticate.as_deref().unwrap_or(bytes);
         let redacted = self.redactor.redact(bytes);
         if let Some(hint) = self.redactor.leak(&redacted) {
-            let place = match stream {
-                Stream::Stdout => "stdout",
-                Stream::Stderr => "stderr",
-                Stream::Stdin => "stdin",
-            };
-            return Err(RecordError::SecretLeft { place, hint });
+            return Err(RecordError::SecretLeft {
+                place: stream.name(),
+                hint,
+            });
         }
         if let Some(writer) = self.writer.as_mut() {
             writer.write_line(self.last, stream, &redacted, newline)?;
         }
         Ok(())
+    }
+
+    /// The error of a line longer than a cassette holds, found before encoding it
+    /// (its frame would be longer still).
+    fn too_long(&self, stream: Stream) -> RecordError {
+        RecordError::Write(WriteError::LineTooLong {
+            path: self.out.to_owned(),
+            stream: stream.name(),
+        })
     }
 
     /// Writes the header, then the lines that waited for it.
