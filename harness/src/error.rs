@@ -210,13 +210,15 @@ pub enum WriteError {
     #[error(
         "{}: cannot write the cassette: a line of the {stream} takes more than {} MiB in it, more than a cassette holds; nothing was written\nhelp: a stream with no newline for that long is not a stream of events: keep the command's output with `>` instead",
         path.display(),
-        crate::cassette::MAX_LINE_BYTES >> 20
+        limit >> 20
     )]
     LineTooLong {
         /// The cassette's final path.
         path: PathBuf,
         /// The stream of the line: `stdout`, `stderr` or `stdin`.
         stream: &'static str,
+        /// The most bytes a line of a cassette holds.
+        limit: usize,
     },
 }
 

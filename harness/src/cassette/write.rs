@@ -160,6 +160,7 @@ impl Writer {
         Err(WriteError::LineTooLong {
             path: self.path.clone(),
             stream: stream.name(),
+            limit: MAX_LINE_BYTES,
         })
     }
 

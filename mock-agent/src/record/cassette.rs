@@ -233,6 +233,7 @@ impl<'a> Recorder<'a> {
         RecordError::Write(WriteError::LineTooLong {
             path: self.out.to_owned(),
             stream: stream.name(),
+            limit: MAX_LINE_BYTES,
         })
     }
 
