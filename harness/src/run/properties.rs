@@ -93,11 +93,55 @@ fn answers_requests(outcome: &Outcome) -> Result<(), String> {
     }
 }
 
+/// `reads-to-end`, in print mode: no run of the agent found its stdout closed.
+fn verdict_reads_to_end(case: &Case, outcome: &Outcome, verdict: &mut impl FnMut(&str, Result<(), String>)) {
+    if case.mode == Mode::Print {
+        let closed = outcome.journal.iter().filter(|e| e.stdout_closed).count();
+        verdict(
+            "reads-to-end",
+            if closed == 0 {
+                Ok(())
+            } else {
+                Err("closed the agent's stdout before the end".into())
+            },
+        );
+    }
+}
+
+/// The crash marker in the consumer's stdout and stderr (read together), after the
+/// agent's answer is taken out of them (it is the agent's text, not a crash of the
+/// consumer's).
+fn printed_crash(outcome: &Outcome, expect: &Expectation) -> Option<&'static str> {
+    let mut output = [
+        String::from_utf8_lossy(&outcome.stdout),
+        String::from_utf8_lossy(&outcome.stderr),
+    ]
+    .concat();
+    if let Expectation::Success { answer } = expect {
+        let answer = answer.trim();
+        // An answer longer than the output is not in it (and a searcher for a long
+        // answer costs its length).
+        if !answer.is_empty() && answer.len() <= output.len() {
+            output = output.replace(answer, "");
+        }
+    }
+    CRASHES.iter().find(|c| output.contains(*c)).copied()
+}
+
+/// `haystack.find(needle)`, without building a searcher for a needle longer than the
+/// haystack.
+fn find(haystack: &str, needle: &str) -> Option<usize> {
+    if needle.len() > haystack.len() {
+        return None;
+    }
+    haystack.find(needle)
+}
+
 /// Whether `output` reports the answer: `result.result` verbatim, or the assistant's
 /// segments in order (a bot that posts each segment as a message of its own), white
 /// space normalized in both.
 pub fn reports_answer(output: &str, answer: &str, segments: &[String]) -> bool {
-    if output.contains(answer.trim()) {
+    if find(output, answer.trim()).is_some() {
         return true;
     }
     let output = normalize_space(output);
@@ -105,7 +149,7 @@ pub fn reports_answer(output: &str, answer: &str, segments: &[String]) -> bool {
     !segments.is_empty()
         && segments.iter().all(|segment| {
             let segment = normalize_space(segment);
-            match rest.find(&segment) {
+            match find(rest, &segment) {
                 Some(at) => {
                     rest = &rest[at + segment.len()..];
                     true
@@ -183,6 +227,11 @@ impl Properties {
         self
     }
 
+    /// Whether the property of this name is checked (not switched off).
+    fn checks(&self, name: &str) -> bool {
+        !self.off.contains(name)
+    }
+
     /// The verdict of each property on one outcome.
     pub fn check(&self, case: &Case, outcome: &Outcome) -> Vec<Verdict> {
         let mut verdicts = Vec::new();
@@ -207,39 +256,31 @@ impl Properties {
                 ))
             },
         );
-        let mut output = [
-            String::from_utf8_lossy(&outcome.stdout),
-            String::from_utf8_lossy(&outcome.stderr),
-        ]
-        .concat();
-        // The answer is the agent's text, not a crash of the consumer's.
-        if let Expectation::Success { answer } = &case.expect {
-            if !answer.trim().is_empty() {
-                output = output.replace(answer.trim(), "");
-            }
+        // Each property's work is done only when it is checked.
+        if self.checks("no-crash") {
+            let crash = match outcome.status {
+                Status::Signaled(signal) => Err(format!("died by signal {signal}")),
+                _ => match printed_crash(outcome, &case.expect) {
+                    Some(marker) => Err(format!("printed a crash (`{marker}`)")),
+                    None => Ok(()),
+                },
+            };
+            verdict("no-crash", crash);
         }
-        let crash = match outcome.status {
-            Status::Signaled(signal) => Err(format!("died by signal {signal}")),
-            _ => match CRASHES.iter().find(|c| output.contains(*c)) {
-                Some(marker) => Err(format!("printed a crash (`{marker}`)")),
-                None => Ok(()),
-            },
-        };
-        verdict("no-crash", crash);
-        let reported_failure = match &self.failure {
-            Some(predicate) => predicate(outcome),
-            None => !matches!(outcome.status, Status::Exited(0)),
-        };
         match &case.expect {
             Expectation::Failure => {
-                let result = if !ended || reported_failure {
+                let reported_failure = || match &self.failure {
+                    Some(predicate) => predicate(outcome),
+                    None => !matches!(outcome.status, Status::Exited(0)),
+                };
+                let result = if !ended || reported_failure() {
                     Ok(())
                 } else {
                     Err("the agent failed, but the consumer exited 0".to_owned())
                 };
                 verdict("reports-failure", result);
             }
-            Expectation::Success { answer } => {
+            Expectation::Success { answer } if self.checks("reports-success") => {
                 let answered = match &self.success {
                     Some(predicate) => predicate(outcome, answer),
                     None => {
@@ -265,20 +306,11 @@ impl Properties {
                     (false, _) => Err("the agent succeeded, but the consumer did not say so".into()),
                 };
                 verdict("reports-success", result);
-                if case.mode == Mode::Print {
-                    let closed = outcome.journal.iter().filter(|e| e.stdout_closed).count();
-                    verdict(
-                        "reads-to-end",
-                        if closed == 0 {
-                            Ok(())
-                        } else {
-                            Err("closed the agent's stdout before the end".into())
-                        },
-                    );
-                }
+                verdict_reads_to_end(case, outcome, &mut verdict);
             }
+            Expectation::Success { .. } => verdict_reads_to_end(case, outcome, &mut verdict),
         }
-        if case.mode == Mode::Acp {
+        if case.mode == Mode::Acp && self.checks("answers-requests") {
             verdict("answers-requests", answers_requests(outcome));
         }
         verdict(
@@ -315,7 +347,56 @@ impl Properties {
 
 #[cfg(test)]
 mod tests {
-    use super::reports_answer;
+    use super::{find, printed_crash, reports_answer};
+    use crate::expect::Expectation;
+    use crate::run::{Outcome, Status};
+
+    fn outcome(stdout: &str, stderr: &str) -> Outcome {
+        Outcome {
+            status: Status::Exited(1),
+            stdout: stdout.into(),
+            stderr: stderr.into(),
+            wall: std::time::Duration::ZERO,
+            journal: Vec::new(),
+            left_running: false,
+            dir: "/tmp/case".into(),
+        }
+    }
+
+    #[test]
+    fn a_crash_is_found_in_the_output_less_the_answer() {
+        let answer = |a: &str| Expectation::Success { answer: a.to_owned() };
+        let crash = outcome("thread 'main' panicked at src/main.rs", "");
+        assert_eq!(printed_crash(&crash, &Expectation::Failure), Some("panicked at"));
+        let quoted = outcome("the agent says: Traceback (most recent call last)", "");
+        assert_eq!(
+            printed_crash(&quoted, &answer(" Traceback (most recent call last) ")),
+            None,
+            "the agent's answer is not the consumer's crash"
+        );
+        let long = "x".repeat(100) + "panicked at";
+        assert_eq!(
+            printed_crash(&outcome("panicked at", ""), &answer(&long)),
+            Some("panicked at"),
+            "an answer longer than the output is not in it"
+        );
+        assert_eq!(
+            printed_crash(&outcome("pan", "icked at"), &Expectation::Failure),
+            Some("panicked at"),
+            "stdout and stderr are read together"
+        );
+    }
+
+    #[test]
+    fn find_is_str_find() {
+        for (haystack, needle) in [("", ""), ("abc", ""), ("abc", "bc"), ("ab", "abc"), ("abc", "d")] {
+            assert_eq!(
+                find(haystack, needle),
+                haystack.find(needle),
+                "{haystack:?} {needle:?}"
+            );
+        }
+    }
 
     #[test]
     fn the_answer_is_reported_verbatim_or_as_its_segments_in_order() {
