@@ -590,12 +590,32 @@ pub fn run_all(
     jobs: usize,
     mut progress: impl FnMut(&CaseResult) + Send,
 ) -> Result<Vec<CaseResult>, RunError> {
+    let check = |case: &Case, outcome: Outcome| {
+        let verdicts = properties.check(case, &outcome);
+        CaseResult {
+            case: case.clone(),
+            outcome,
+            verdicts,
+        }
+    };
+    let jobs = jobs.clamp(1, cases.len().max(1));
+    if jobs == 1 {
+        // On this thread: no worker to hand each result over.
+        let mut worker = Worker::new(consumer, mock);
+        let mut results = Vec::with_capacity(cases.len());
+        for case in cases {
+            let result = check(case, worker.run(case)?);
+            progress(&result);
+            results.push(result);
+        }
+        return Ok(results);
+    }
     let next = std::sync::atomic::AtomicUsize::new(0);
     let (sender, receiver) = std::sync::mpsc::channel();
     std::thread::scope(|scope| {
-        for _ in 0..jobs.clamp(1, cases.len().max(1)) {
+        for _ in 0..jobs {
             let sender = sender.clone();
-            let next = &next;
+            let (next, check) = (&next, &check);
             scope.spawn(move || {
                 let mut worker = Worker::new(consumer, mock);
                 loop {
@@ -603,14 +623,7 @@ pub fn run_all(
                     let Some(case) = cases.get(index) else {
                         break;
                     };
-                    let result = worker.run(case).map(|outcome| {
-                        let verdicts = properties.check(case, &outcome);
-                        CaseResult {
-                            case: case.clone(),
-                            outcome,
-                            verdicts,
-                        }
-                    });
+                    let result = worker.run(case).map(|outcome| check(case, outcome));
                     if sender.send((index, result)).is_err() {
                         break;
                     }

@@ -108,23 +108,35 @@ fn verdict_reads_to_end(case: &Case, outcome: &Outcome, verdict: &mut impl FnMut
     }
 }
 
-/// The crash marker in the consumer's stdout and stderr (read together), after the
-/// agent's answer is taken out of them (it is the agent's text, not a crash of the
-/// consumer's).
+/// The crash marker in the consumer's stdout and stderr (read together, as text),
+/// after the agent's answer is taken out of them (it is the agent's text, not a crash
+/// of the consumer's).
+///
+/// Done on the bytes when the answer is not in them (the common case, and the cheap
+/// one for a large output): the markers are ASCII, and turning bytes into text
+/// (invalid sequences replaced by U+FFFD) keeps every ASCII byte where it is, so a
+/// marker is in the text exactly when it is in the bytes. An answer without U+FFFD
+/// that is not in the bytes is not in the text either.
 fn printed_crash(outcome: &Outcome, expect: &Expectation) -> Option<&'static str> {
-    let mut output = [
+    let bytes: std::borrow::Cow<'_, [u8]> = match (&outcome.stdout[..], &outcome.stderr[..]) {
+        (out, []) => out.into(),
+        ([], err) => err.into(),
+        (out, err) => [out, err].concat().into(),
+    };
+    let answer = match expect {
+        Expectation::Success { answer } => answer.trim(),
+        Expectation::Failure => "",
+    };
+    let in_bytes = |needle: &[u8]| memchr::memmem::find(&bytes, needle).is_some();
+    if answer.is_empty() || (!answer.contains('\u{FFFD}') && !in_bytes(answer.as_bytes())) {
+        return CRASHES.iter().find(|c| in_bytes(c.as_bytes())).copied();
+    }
+    let output = [
         String::from_utf8_lossy(&outcome.stdout),
         String::from_utf8_lossy(&outcome.stderr),
     ]
-    .concat();
-    if let Expectation::Success { answer } = expect {
-        let answer = answer.trim();
-        // An answer longer than the output is not in it (and a searcher for a long
-        // answer costs its length).
-        if !answer.is_empty() && answer.len() <= output.len() {
-            output = output.replace(answer, "");
-        }
-    }
+    .concat()
+    .replace(answer, "");
     CRASHES.iter().find(|c| output.contains(*c)).copied()
 }
 
@@ -385,6 +397,81 @@ mod tests {
             Some("panicked at"),
             "stdout and stderr are read together"
         );
+        let mut invalid = outcome("", "");
+        invalid.stdout = b"panicked\xff at; Segmentation\xe2\x82 fault".to_vec();
+        assert_eq!(
+            printed_crash(&invalid, &Expectation::Failure),
+            None,
+            "not across bytes that are not text"
+        );
+        invalid.stdout.extend_from_slice(b"\xf0Uncaught \xff");
+        assert_eq!(printed_crash(&invalid, &Expectation::Failure), Some("Uncaught "));
+        assert_eq!(
+            printed_crash(&outcome("panickedDone. at", ""), &answer("Done.")),
+            Some("panicked at"),
+            "the answer taken out"
+        );
+        let mut replaced = outcome("", "");
+        replaced.stdout = b"panicked\xff at".to_vec();
+        assert_eq!(
+            printed_crash(&replaced, &answer("\u{FFFD}")),
+            Some("panicked at"),
+            "an invalid byte is U+FFFD in the text, and an answer U+FFFD is taken out of it"
+        );
+    }
+
+    /// The crash check as it was first written: on the text, the answer taken out.
+    fn printed_crash_on_text(outcome: &Outcome, expect: &Expectation) -> Option<&'static str> {
+        let mut output = [
+            String::from_utf8_lossy(&outcome.stdout),
+            String::from_utf8_lossy(&outcome.stderr),
+        ]
+        .concat();
+        if let Expectation::Success { answer } = expect {
+            if !answer.trim().is_empty() {
+                output = output.replace(answer.trim(), "");
+            }
+        }
+        super::CRASHES.iter().find(|c| output.contains(*c)).copied()
+    }
+
+    /// Bytes made of pieces of markers, invalid sequences and U+FFFD.
+    fn pieces() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
+        use proptest::prelude::*;
+        let piece = prop::sample::select(vec![
+            &b"pan"[..],
+            b"icked",
+            b"panicked",
+            b" at",
+            b"Uncaught ",
+            b"\xff",
+            b"\xe2\x82",
+            b"\x82\xac",
+            "\u{FFFD}".as_bytes(),
+            b"Done.",
+        ]);
+        prop::collection::vec(piece, 0..6).prop_map(|p| p.concat())
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4096))]
+        #[test]
+        fn the_crash_check_on_bytes_is_the_check_on_text(
+            stdout in pieces(),
+            stderr in pieces(),
+            answer in proptest::option::of(proptest::sample::select(vec![
+                "", " ", "Done.", "\u{FFFD}", " \u{FFFD}Done.", "icked", " at", "\u{20ac}",
+            ])),
+        ) {
+            let mut outcome = outcome("", "");
+            outcome.stdout = stdout;
+            outcome.stderr = stderr;
+            let expect = match answer {
+                Some(answer) => Expectation::Success { answer: answer.to_owned() },
+                None => Expectation::Failure,
+            };
+            proptest::prop_assert_eq!(printed_crash(&outcome, &expect), printed_crash_on_text(&outcome, &expect));
+        }
     }
 
     #[test]
