@@ -139,7 +139,9 @@ pub struct Outcome {
     /// Whether processes of the consumer's group were still running after it ended
     /// (they were killed).
     pub left_running: bool,
-    /// The temporary directory the case ran in (gone by now), for redaction.
+    /// The temporary directory the case ran in, for redaction (removed once the run
+    /// is over: [`run_case`] has returned, or [`run_all`]; consecutive cases of a
+    /// worker of `run_all` share it).
     pub dir: PathBuf,
 }
 
