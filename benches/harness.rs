@@ -9,8 +9,14 @@
 //! Print mode: the consumer is trivial: `cursor-agent -p --output-format json hi >
 //! /dev/null` (a shell running the mock, its exit code passed on). The baseline runs
 //! `sh -c '<mock> -p --output-format json hi > /dev/null'` with the same environment,
-//! one after another: the cost of the two processes alone. The matrix is the standard
-//! one on the default session, less its stalls (whose length is the case's).
+//! one after another: the cost of the two processes alone. A harness case spawns the
+//! same two, and asks the mock for its journal (`MOCK_AGENT_JOURNAL`), which the
+//! baseline does not: that cost, the mock's, counts against the harness. The matrix
+//! is the standard one on the default session, less its stalls (whose length is the
+//! case's). Rates are medians of rounds, each round the baseline and the harness at 1
+//! and at 2 jobs, in an order that turns from round to round. The CPU time a case
+//! costs is given too: the harness process's own (all its threads) and its
+//! children's (the consumer and the mock), against the baseline's.
 //!
 //! Server mode: the client is as trivial: a shell that pipes one conversation's
 //! client side (`initialize`, `session/new`, `session/prompt`, the answer to the
@@ -18,8 +24,8 @@
 //! baseline is the same `sh -c` pipeline, spawned by hand with each case's
 //! environment. The matrix is server mode's, on the default conversation and two
 //! generated ones, less its `late` faults (whose delay is the case's); the
-//! properties that need a client that reads are off. Rates are medians of rounds, the
-//! baseline's rounds interleaved with the harness's.
+//! properties that need a client that reads are off. Rates and CPU times as in print
+//! mode.
 
 #[path = "support.rs"]
 mod support;
@@ -29,7 +35,93 @@ use std::process::Command;
 use std::time::Instant;
 
 use harness::run::{self, fuzz::fuzz, fuzz::fuzz_acp, Case, Consumer, Matrix, Properties};
+use nix::sys::resource::{getrusage, UsageWho};
 use support::median;
+
+/// A rate of cases, and the CPU time they took.
+#[derive(Debug, Clone, Copy, Default)]
+struct Pass {
+    /// Cases per second.
+    rate: f64,
+    /// CPU seconds a case of this process (every thread).
+    own_cpu: f64,
+    /// CPU seconds a case of the processes it waited for (the consumer, the mock).
+    child_cpu: f64,
+}
+
+/// User and system CPU seconds of `who` so far.
+fn cpu(who: UsageWho) -> f64 {
+    let usage = getrusage(who).expect("getrusage");
+    let secs = |t: nix::sys::time::TimeVal| t.tv_sec() as f64 + t.tv_usec() as f64 / 1e6;
+    secs(usage.user_time()) + secs(usage.system_time())
+}
+
+/// Runs `cases` cases through `run` and measures them.
+fn measure(cases: usize, run: impl FnOnce()) -> Pass {
+    let (own, children) = (cpu(UsageWho::RUSAGE_SELF), cpu(UsageWho::RUSAGE_CHILDREN));
+    let started = Instant::now();
+    run();
+    let seconds = started.elapsed().as_secs_f64();
+    Pass {
+        rate: cases as f64 / seconds,
+        own_cpu: (cpu(UsageWho::RUSAGE_SELF) - own) / cases as f64,
+        child_cpu: (cpu(UsageWho::RUSAGE_CHILDREN) - children) / cases as f64,
+    }
+}
+
+/// The medians of each measure over the rounds.
+fn medians(passes: &[Pass]) -> Pass {
+    let of = |f: fn(&Pass) -> f64| median(passes.iter().map(f).collect::<Vec<_>>());
+    Pass {
+        rate: of(|p| p.rate),
+        own_cpu: of(|p| p.own_cpu),
+        child_cpu: of(|p| p.child_cpu),
+    }
+}
+
+/// The medians of `rounds` rounds of the baseline and the harness at 1 and 2 jobs,
+/// each round in another order (the baseline first, then second, then third): what
+/// runs right after the 2-job pass (both cores busy) finds the machine's other load
+/// owed its turn, and no pass may always be the one that does.
+fn interleaved(
+    rounds: usize,
+    base: impl Fn() -> Pass,
+    one: impl Fn() -> Pass,
+    two: impl Fn() -> Pass,
+) -> (Pass, Pass, Pass) {
+    let passes: [&dyn Fn() -> Pass; 3] = [&base, &one, &two];
+    let mut measured: [Vec<Pass>; 3] = Default::default();
+    for round in 0..rounds {
+        for step in 0..3 {
+            let which = (round + step) % 3;
+            measured[which].push(passes[which]());
+        }
+    }
+    let [base, one, two] = measured.map(|m| medians(&m));
+    (base, one, two)
+}
+
+/// The rate lines of a baseline and the harness at 1 and 2 jobs, and their CPU.
+fn report(prefix: &str, base: Pass, one: Pass, two: Pass) {
+    println!(
+        "{prefix}harness, 1 job:  {:.1} cases/s ({:.2}x the baseline, {:.2} ms more a case)",
+        one.rate,
+        one.rate / base.rate,
+        (1.0 / one.rate - 1.0 / base.rate) * 1e3
+    );
+    println!(
+        "{prefix}harness, 2 jobs: {:.1} cases/s ({:.2}x the baseline)",
+        two.rate,
+        two.rate / base.rate
+    );
+    println!(
+        "{prefix}CPU a case at 1 job: the harness process {:.2} ms, the consumer and the mock {:.2} ms (by hand: {:.2} ms and {:.2} ms)",
+        one.own_cpu * 1e3,
+        one.child_cpu * 1e3,
+        base.own_cpu * 1e3,
+        base.child_cpu * 1e3
+    );
+}
 
 fn mock() -> &'static Path {
     Path::new(env!("CARGO_BIN_EXE_mock-agent"))
@@ -43,9 +135,8 @@ fn cases() -> Vec<Case> {
     matrix.cases(false).expect("cases")
 }
 
-fn baseline(cases: &[Case], rounds: usize) -> f64 {
-    let started = Instant::now();
-    for _ in 0..rounds {
+fn baseline(cases: &[Case]) -> Pass {
+    measure(cases.len(), || {
         for case in cases {
             let mut cmd = Command::new("sh");
             cmd.arg("-c").arg(format!(
@@ -57,22 +148,21 @@ fn baseline(cases: &[Case], rounds: usize) -> f64 {
             }
             let _ = cmd.stderr(std::process::Stdio::null()).status().expect("runs");
         }
-    }
-    (cases.len() * rounds) as f64 / started.elapsed().as_secs_f64()
+    })
 }
 
-fn harness(cases: &[Case], rounds: usize, jobs: usize) -> f64 {
+fn harness(cases: &[Case], jobs: usize) -> Pass {
     let consumer = Consumer::new("cursor-agent -p --output-format json hi > /dev/null");
     let properties = Properties::new().without("reports-success");
-    let started = Instant::now();
-    for _ in 0..rounds {
-        let results = run::run_all(&consumer, cases, mock(), &properties, jobs, |_| {}).expect("runs");
-        assert!(
-            results.iter().all(|r| r.passed()),
-            "the trivial consumer holds the properties checked"
-        );
-    }
-    (cases.len() * rounds) as f64 / started.elapsed().as_secs_f64()
+    let mut results = Vec::new();
+    let pass = measure(cases.len(), || {
+        results = run::run_all(&consumer, cases, mock(), &properties, jobs, |_| {}).expect("runs");
+    });
+    assert!(
+        results.iter().all(|r| r.passed()),
+        "the trivial consumer holds the properties checked"
+    );
+    pass
 }
 
 /// The trivial ACP client's side of a conversation, one message a line.
@@ -103,25 +193,27 @@ fn acp_properties() -> Properties {
         .without("answers-requests")
 }
 
-fn acp_baseline(cases: &[Case]) -> f64 {
-    let started = Instant::now();
-    for case in cases {
-        let mut cmd = Command::new("sh");
-        cmd.arg("-c").arg(acp_pipeline(&mock().display().to_string()));
-        harness::run::child::without_mock_env(&mut cmd);
-        for (name, value) in case.env() {
-            cmd.env(name, value);
+fn acp_baseline(cases: &[Case]) -> Pass {
+    measure(cases.len(), || {
+        for case in cases {
+            let mut cmd = Command::new("sh");
+            cmd.arg("-c").arg(acp_pipeline(&mock().display().to_string()));
+            harness::run::child::without_mock_env(&mut cmd);
+            for (name, value) in case.env() {
+                cmd.env(name, value);
+            }
+            let _ = cmd.stderr(std::process::Stdio::null()).status().expect("runs");
         }
-        let _ = cmd.stderr(std::process::Stdio::null()).status().expect("runs");
-    }
-    cases.len() as f64 / started.elapsed().as_secs_f64()
+    })
 }
 
-fn acp_harness(cases: &[Case], jobs: usize) -> f64 {
+fn acp_harness(cases: &[Case], jobs: usize) -> Pass {
     let consumer = Consumer::new(acp_pipeline("cursor-agent"));
-    let started = Instant::now();
-    let results = run::run_all(&consumer, cases, mock(), &acp_properties(), jobs, |_| {}).expect("runs");
-    let rate = cases.len() as f64 / started.elapsed().as_secs_f64();
+    let properties = acp_properties();
+    let mut results = Vec::new();
+    let pass = measure(cases.len(), || {
+        results = run::run_all(&consumer, cases, mock(), &properties, jobs, |_| {}).expect("runs");
+    });
     let failed: Vec<&str> = results
         .iter()
         .filter(|r| !r.passed())
@@ -131,33 +223,27 @@ fn acp_harness(cases: &[Case], jobs: usize) -> f64 {
         failed.is_empty(),
         "the trivial client holds the properties checked: {failed:?}"
     );
-    rate
+    pass
 }
 
 fn acp(quick: bool) {
-    let rounds = if quick { 1 } else { 5 };
+    let rounds = if quick { 1 } else { 6 };
     let cases = acp_cases();
     println!(
         "# ACP: {} cases of server mode's matrix x {rounds} round(s), trivial client",
         cases.len()
     );
-    let (mut base, mut one, mut two) = (Vec::new(), Vec::new(), Vec::new());
-    for _ in 0..rounds {
-        base.push(acp_baseline(&cases));
-        one.push(acp_harness(&cases, 1));
-        two.push(acp_harness(&cases, 2));
-    }
-    let (base, one, two) = (median(&base), median(&one), median(&two));
-    println!("ACP: spawning the client's pipeline by hand, 1 at a time: {base:.1} cases/s");
-    println!(
-        "ACP: harness, 1 job:  {one:.1} cases/s ({:.2}x the baseline, {:.2} ms more a case)",
-        one / base,
-        (1.0 / one - 1.0 / base) * 1e3
+    let (base, one, two) = interleaved(
+        rounds,
+        || acp_baseline(&cases),
+        || acp_harness(&cases, 1),
+        || acp_harness(&cases, 2),
     );
     println!(
-        "ACP: harness, 2 jobs: {two:.1} cases/s ({:.2}x the baseline)",
-        two / base
+        "ACP: spawning the client's pipeline by hand, 1 at a time: {:.1} cases/s",
+        base.rate
     );
+    report("ACP: ", base, one, two);
     let dir = tempfile::tempdir().expect("temp dir");
     let consumer = Consumer::new(acp_pipeline("cursor-agent"));
     let fuzz_cases = if quick { 30 } else { 200 };
@@ -173,24 +259,23 @@ fn acp(quick: bool) {
 
 fn main() {
     let quick = std::env::var_os("BENCH_QUICK").is_some();
-    let rounds = if quick { 1 } else { 5 };
+    let rounds = if quick { 1 } else { 9 };
     let cases = cases();
     println!(
         "# harness benchmark: {} cases x {rounds} round(s), trivial consumer",
         cases.len()
     );
-    let base = baseline(&cases, rounds);
-    let one = harness(&cases, rounds, 1);
-    let two = harness(&cases, rounds, 2);
-    println!("spawning the two processes by hand, 1 at a time: {base:.1} cases/s");
-    println!(
-        "harness, 1 job:  {one:.1} cases/s ({:.2}x the baseline)",
-        one / base
+    let (base, one, two) = interleaved(
+        rounds,
+        || baseline(&cases),
+        || harness(&cases, 1),
+        || harness(&cases, 2),
     );
     println!(
-        "harness, 2 jobs: {two:.1} cases/s ({:.2}x the baseline)",
-        two / base
+        "spawning the two processes by hand, 1 at a time: {:.1} cases/s",
+        base.rate
     );
+    report("", base, one, two);
     let dir = tempfile::tempdir().expect("temp dir");
     let consumer = Consumer::new("cursor-agent -p --output-format json hi > /dev/null");
     let properties = Properties::new().without("reports-success");

@@ -1,10 +1,16 @@
 //! Child processes, as the runner and the recording proxy start them: an environment
 //! without the mock's own settings, and pipes read to their end on threads of their
-//! own.
+//! own ([`drain`]) or, in the runner, on the caller's thread while a thread that lives
+//! as long as the runner's worker waits for the child.
 
-use std::io::Read;
-use std::process::Command;
+use std::fs::File;
+use std::io::{PipeReader, PipeWriter, Read};
+use std::os::fd::{AsFd, OwnedFd};
+use std::process::{Child, ChildStderr, ChildStdout, Command, ExitStatus};
 use std::sync::mpsc::{self, Receiver};
+use std::time::Instant;
+
+use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 
 /// Removes every `MOCK_AGENT_*` variable of this process from the child's
 /// environment: a child never inherits the settings of the mock that started it (a
@@ -42,4 +48,238 @@ pub fn drain(pipe: Option<impl Read + Send + 'static>, cap: usize) -> Receiver<V
         let _ = sender.send(bytes);
     });
     receiver
+}
+
+/// Waits for children on a thread of its own, one at a time, for as long as it lives:
+/// the runner learns of a consumer's end at once without a thread per case (a
+/// thread's creation and its stack cost more than the rest of the runner's work on a
+/// case).
+pub(super) struct Reaper {
+    children: mpsc::Sender<(Child, PipeWriter)>,
+    statuses: Receiver<std::io::Result<ExitStatus>>,
+}
+
+impl Reaper {
+    /// Starts the thread; it ends when the reaper is dropped (once the child it waits
+    /// for, if any, has ended).
+    pub(super) fn new() -> std::io::Result<Reaper> {
+        let (children, to_wait) = mpsc::channel::<(Child, PipeWriter)>();
+        let (ended, statuses) = mpsc::channel();
+        std::thread::Builder::new()
+            .name("mock-agent-reaper".to_owned())
+            .stack_size(64 << 10)
+            .spawn(move || {
+                for (mut child, end) in to_wait {
+                    // The status first, then the end of the pipe: whoever sees the end
+                    // finds the status waiting.
+                    if ended.send(child.wait()).is_err() {
+                        break;
+                    }
+                    drop(end);
+                }
+            })?;
+        Ok(Reaper { children, statuses })
+    }
+
+    /// Waits for `child`; the returned pipe reads its end (EOF) once the child has
+    /// ended, and [`Reaper::status`] then says how. On an error the child is
+    /// returned, not waited for.
+    pub(super) fn watch(&self, child: Child, end: PipeWriter) -> Result<(), Child> {
+        self.children.send((child, end)).map_err(|e| e.0 .0)
+    }
+
+    /// How the child last watched ended, once it has.
+    pub(super) fn status(&self) -> std::io::Result<ExitStatus> {
+        self.statuses
+            .recv()
+            .unwrap_or_else(|_| Err(std::io::Error::other("the thread that waits for consumers ended")))
+    }
+}
+
+/// A child's stdout and stderr, read as they come on the caller's thread (with
+/// `poll`), each up to a cap, and a pipe that reads its end once the child has ended
+/// (see [`Reaper::watch`]).
+pub(super) struct Watch<'a> {
+    streams: [Stream; 2],
+    end: Option<PipeReader>,
+    /// Where reads go first (only what came is kept): at least [`READ`] bytes.
+    scratch: &'a mut Vec<u8>,
+}
+
+/// One of a child's output streams.
+struct Stream {
+    /// `None` once it has ended.
+    pipe: Option<File>,
+    /// What was read, up to `cap` bytes.
+    bytes: Vec<u8>,
+    cap: usize,
+}
+
+impl Stream {
+    fn new(pipe: Option<File>, cap: usize) -> Self {
+        Stream {
+            pipe,
+            bytes: Vec::new(),
+            cap,
+        }
+    }
+
+    /// Reads what the pipe has (it said it has something, or has ended) through
+    /// `scratch`: at most the first `cap` bytes are kept.
+    fn read(&mut self, scratch: &mut [u8]) {
+        let Some(pipe) = self.pipe.as_mut() else {
+            return;
+        };
+        match pipe.read(scratch) {
+            Ok(0) => self.pipe = None,
+            Ok(n) => {
+                let room = self.cap.saturating_sub(self.bytes.len());
+                self.bytes.extend_from_slice(&scratch[..n.min(room)]);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => self.pipe = None,
+        }
+    }
+}
+
+/// The most read from a pipe at once.
+const READ: usize = 64 << 10;
+
+/// Which of a child's output streams.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Which {
+    /// Its stdout.
+    Stdout = 0,
+    /// Its stderr.
+    Stderr = 1,
+}
+
+impl<'a> Watch<'a> {
+    /// Watches a child's streams (`None`: not piped, nothing read) and the pipe that
+    /// reads its end, reading through `scratch` (kept from child to child, so that
+    /// no case allocates a buffer of its own).
+    pub(super) fn new(
+        stdout: Option<ChildStdout>,
+        stderr: Option<ChildStderr>,
+        end: PipeReader,
+        cap: usize,
+        scratch: &'a mut Vec<u8>,
+    ) -> Watch<'a> {
+        if scratch.len() < READ {
+            scratch.resize(READ, 0);
+        }
+        let file = |fd: OwnedFd| File::from(fd);
+        Watch {
+            streams: [
+                Stream::new(stdout.map(|p| file(p.into())), cap),
+                Stream::new(stderr.map(|p| file(p.into())), cap),
+            ],
+            end: Some(end),
+            scratch,
+        }
+    }
+
+    /// Whether the child has ended.
+    pub(super) fn exited(&self) -> bool {
+        self.end.is_none()
+    }
+
+    /// Whether a stream has ended (all its writers have closed it).
+    pub(super) fn closed(&self, which: Which) -> bool {
+        self.streams[which as usize].pipe.is_none()
+    }
+
+    /// Reads the streams as they come until `done` holds (true) or `deadline` passes
+    /// (false). Until then, nothing written to the streams waits for the reader.
+    pub(super) fn until(&mut self, deadline: Instant, done: impl Fn(&Self) -> bool) -> bool {
+        loop {
+            if done(self) {
+                return true;
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return false;
+            }
+            // Milliseconds, rounded up, so that a wait never ends early.
+            let left = (deadline - now).as_micros().div_ceil(1000);
+            let timeout = PollTimeout::try_from(left).unwrap_or(PollTimeout::MAX);
+            let [out, err] = &self.streams;
+            let pipes = [out.pipe.as_ref(), err.pipe.as_ref()];
+            let mut fds: Vec<PollFd<'_>> = Vec::with_capacity(3);
+            let mut whose = Vec::with_capacity(3);
+            for (index, pipe) in pipes.iter().enumerate() {
+                if let Some(pipe) = pipe {
+                    fds.push(PollFd::new(pipe.as_fd(), PollFlags::POLLIN));
+                    whose.push(Some(index));
+                }
+            }
+            if let Some(end) = &self.end {
+                fds.push(PollFd::new(end.as_fd(), PollFlags::POLLIN));
+                whose.push(None);
+            }
+            match poll(&mut fds, timeout) {
+                Ok(_) => {}
+                Err(nix::errno::Errno::EINTR) => continue,
+                // Out of kernel memory, say: tried again in a moment, until the
+                // deadline.
+                Err(_) => {
+                    std::thread::sleep(std::time::Duration::from_millis(1));
+                    continue;
+                }
+            }
+            let ready: Vec<Option<usize>> = fds
+                .iter()
+                .zip(&whose)
+                .filter(|(fd, _)| fd.revents().is_some_and(|r| !r.is_empty()))
+                .map(|(_, who)| *who)
+                .collect();
+            for who in ready {
+                match who {
+                    Some(index) => self.streams[index].read(self.scratch),
+                    // The reaper holds the other end, and closes it once the child
+                    // has ended.
+                    None => self.end = None,
+                }
+            }
+        }
+    }
+
+    /// What each stream gave: its bytes, or `None` when it has not ended (a process
+    /// still holds it open).
+    pub(super) fn into_output(self) -> [Option<Vec<u8>>; 2] {
+        self.streams.map(|s| s.pipe.is_none().then_some(s.bytes))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::process::Stdio;
+    use std::time::Duration;
+
+    #[test]
+    fn a_watch_keeps_the_first_bytes_up_to_its_cap_and_sees_the_end() {
+        let reaper = Reaper::new().expect("a thread");
+        let mut scratch = Vec::new();
+        for run in 0..2 {
+            let mut child = Command::new("sh")
+                .args(["-c", "head -c 100000 /dev/zero; printf abc >&2"])
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("spawns");
+            let (end, ended) = std::io::pipe().expect("a pipe");
+            let mut watch = Watch::new(child.stdout.take(), child.stderr.take(), end, 1000, &mut scratch);
+            assert!(reaper.watch(child, ended).is_ok());
+            let deadline = Instant::now() + Duration::from_secs(60);
+            assert!(watch.until(deadline, Watch::exited), "run {run}: the end is seen");
+            assert!(reaper.status().expect("a status").success());
+            for which in [Which::Stdout, Which::Stderr] {
+                assert!(watch.until(deadline, |w| w.closed(which)));
+            }
+            let [stdout, stderr] = watch.into_output();
+            assert_eq!(stdout, Some(vec![0u8; 1000]), "run {run}: the first 1000 bytes");
+            assert_eq!(stderr.as_deref(), Some(&b"abc"[..]));
+        }
+    }
 }

@@ -23,7 +23,7 @@ use std::time::Instant;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestError, TestRng, TestRunner};
 
-use super::{run_case, Case, CaseSource, Consumer, Mode, Properties, RunError};
+use super::{Case, CaseSource, Consumer, Mode, Properties, RunError, Worker};
 use crate::acp::generate::{faulted as faulted_conversation, ConversationConfig};
 use crate::format::OutputFormat;
 use crate::generate::{faulted, SessionConfig};
@@ -135,6 +135,8 @@ where
         ..Config::default()
     };
     let mut runner = TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &rng_seed));
+    // Each case runs in the directory of the case before when it can (see `Workdir`).
+    let worker = std::sync::Mutex::new(Worker::new(consumer, mock));
     let started = Instant::now();
     // An error of the harness's own (not a failure of the consumer's) ends the search.
     let harness_error = std::sync::Mutex::new(None);
@@ -149,7 +151,11 @@ where
         let n = runs.fetch_add(1, Ordering::Relaxed);
         let path = dir.path().join(format!("case-{n}.cassette"));
         let case = case_of(&value, &path, n).map_err(|e| keep(error(e)))?;
-        let outcome = run_case(consumer, &case, mock).map_err(keep)?;
+        let outcome = worker
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .run(&case)
+            .map_err(keep)?;
         let _ = std::fs::remove_file(&path);
         let broken: Vec<String> = properties
             .check(&case, &outcome)

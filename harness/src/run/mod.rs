@@ -1,10 +1,17 @@
 //! Running a consumer: the program under test, against one case at a time.
 //!
-//! Each run gets a fresh temporary directory whose `cursor-agent` and `agent` are the
-//! mock, first on the consumer's `PATH`; the case's settings go in `MOCK_AGENT_*`
+//! Each run gets a temporary directory whose `cursor-agent` and `agent` are the mock,
+//! first on the consumer's `PATH`; the case's settings go in `MOCK_AGENT_*`
 //! variables, and the mock's journal is read back. The consumer runs through `sh -c`
 //! in a process group of its own: on timeout the whole group is killed, and processes
 //! it leaves behind (a mock still running, say) are found, reported and killed.
+//!
+//! What the runner adds to a case is kept small, since a matrix is thousands of
+//! them: each worker of [`run_all`] runs its cases one after another in one
+//! directory, left as new between them (its journal removed); the shell is started by
+//! its path (spawned, not forked); the consumer's output is read on the worker's own
+//! thread while one thread per worker waits for the consumers' ends; and a property
+//! switched off costs nothing.
 //!
 //! A consumer that takes the agent's path rather than finding it on `PATH` gets it
 //! from `{mock}` in its command, or from the variable named by
@@ -132,7 +139,9 @@ pub struct Outcome {
     /// Whether processes of the consumer's group were still running after it ended
     /// (they were killed).
     pub left_running: bool,
-    /// The temporary directory the case ran in (gone by now), for redaction.
+    /// The temporary directory the case ran in, for redaction (removed once the run
+    /// is over: [`run_case`] has returned, or [`run_all`]; consecutive cases of a
+    /// worker of `run_all` share it).
     pub dir: PathBuf,
 }
 
@@ -156,39 +165,169 @@ const GRACE: Duration = Duration::from_millis(300);
 /// At most this much of each of the consumer's streams is kept.
 pub const MAX_OUTPUT: usize = 16 << 20;
 
-/// Runs the consumer against one case with the mock at `mock`.
+/// Runs the consumer against one case with the mock at `mock`, in a case directory
+/// of its own.
 pub fn run_case(consumer: &Consumer, case: &Case, mock: &Path) -> Result<Outcome, RunError> {
-    let spawn_error = |source| RunError::Spawn {
+    Worker::new(consumer, mock).run(case)
+}
+
+fn spawn_error(consumer: &Consumer, source: std::io::Error) -> RunError {
+    RunError::Spawn {
         command: consumer.command.clone(),
         source,
-    };
-    let dir = tempfile::Builder::new()
-        .prefix("mock-agent-case-")
-        .tempdir()
-        .map_err(spawn_error)?;
-    let bin = dir.path().join("bin");
-    std::fs::create_dir(&bin).map_err(spawn_error)?;
-    for name in ["cursor-agent", "agent"] {
-        std::os::unix::fs::symlink(mock, bin.join(name)).map_err(spawn_error)?;
     }
-    let journal_path = dir.path().join("journal.jsonl");
+}
+
+/// The names the mock has in a case's `bin/`.
+const AGENT_NAMES: [&str; 2] = ["agent", "cursor-agent"];
+
+/// Where cases run: a temporary directory whose `bin/` holds the mock as
+/// `cursor-agent` and `agent` (first on the consumer's `PATH`), and the journal the
+/// mock appends to. A worker runs case after case in one, each as if in a fresh one:
+/// the journal is removed after each case, and a directory that a case changed
+/// otherwise, or that a process of a case may still use, is not used again.
+/// (Creating and removing a directory per case costs more than a case's two
+/// processes on some file systems.)
+struct Workdir {
+    dir: tempfile::TempDir,
+    bin: PathBuf,
+    journal: PathBuf,
+    mock: PathBuf,
+    /// The consumer's `PATH` last time, and `sh` found on it.
+    shell: Option<(std::ffi::OsString, Option<PathBuf>)>,
+}
+
+impl Workdir {
+    /// A new case directory for the mock at `mock`, removed by [`interrupt`] too.
+    fn new(mock: &Path) -> std::io::Result<Workdir> {
+        let dir = tempfile::Builder::new().prefix("mock-agent-case-").tempdir()?;
+        let bin = dir.path().join("bin");
+        std::fs::create_dir(&bin)?;
+        for name in AGENT_NAMES {
+            std::os::unix::fs::symlink(mock, bin.join(name))?;
+        }
+        register_dir(dir.path())?;
+        Ok(Workdir {
+            journal: dir.path().join("journal.jsonl"),
+            bin,
+            dir,
+            mock: mock.to_owned(),
+            shell: None,
+        })
+    }
+
+    /// Makes it ready for the next case, as it was new: false when that cannot be
+    /// done (the case left a file of its own, or changed `bin/`). The journal is
+    /// removed, not emptied: on ext4 a file truncated and written again is flushed
+    /// when it is closed (`auto_da_alloc`), and the next truncation waits for that
+    /// (several milliseconds, in the mock's time and the runner's), while a file
+    /// removed before it was ever written back costs a few microseconds.
+    fn reset(&self) -> bool {
+        match std::fs::remove_file(&self.journal) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(_) => return false,
+        }
+        names_in(self.dir.path()).is_some_and(|names| names == ["bin"])
+            && names_in(&self.bin).is_some_and(|names| names == AGENT_NAMES)
+            && AGENT_NAMES
+                .iter()
+                .all(|name| std::fs::read_link(self.bin.join(name)).is_ok_and(|to| to == self.mock))
+    }
+
+    /// `sh` as a consumer with this `PATH` finds it (see [`find_shell`]).
+    fn shell(&mut self, path: &std::ffi::OsStr) -> Option<PathBuf> {
+        match &self.shell {
+            Some((cached, shell)) if cached == path => shell.clone(),
+            _ => {
+                let shell = find_shell(path);
+                self.shell = Some((path.to_owned(), shell.clone()));
+                shell
+            }
+        }
+    }
+}
+
+impl Drop for Workdir {
+    fn drop(&mut self) {
+        unregister_dir(self.dir.path());
+    }
+}
+
+/// The names in a directory, sorted.
+fn names_in(dir: &Path) -> Option<Vec<String>> {
+    let mut names = std::fs::read_dir(dir)
+        .ok()?
+        .map(|entry| entry.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
+        .collect::<Option<Vec<String>>>()?;
+    names.sort();
+    Some(names)
+}
+
+/// The `sh` that `execvp` would run with this `PATH`: the first executable file
+/// `sh` in its directories; `None` when a directory is relative or empty (the
+/// consumer's working directory decides) or none has one. The consumer's shell is
+/// started by this path, so that it is spawned rather than forked (the standard
+/// library forks a command whose program it must find on a `PATH` of the child's
+/// own, and a fork costs more the more the harness holds).
+fn find_shell(path: &std::ffi::OsStr) -> Option<PathBuf> {
+    for dir in std::env::split_paths(path) {
+        if !dir.is_absolute() {
+            return None;
+        }
+        let shell = dir.join("sh");
+        if shell.is_file() && nix::unistd::access(&shell, nix::unistd::AccessFlags::X_OK).is_ok() {
+            return Some(shell);
+        }
+    }
+    None
+}
+
+/// Runs the consumer against one case in `workdir`, its end waited for by `reaper`.
+fn run_in(
+    consumer: &Consumer,
+    case: &Case,
+    workdir: &mut Workdir,
+    reaper: &child::Reaper,
+    scratch: &mut Vec<u8>,
+) -> Result<Outcome, RunError> {
+    let spawn_error = |source| spawn_error(consumer, source);
+    let agent = workdir.bin.join("cursor-agent");
     let command = consumer
         .command
-        .replace("{mock}", &bin.join("cursor-agent").display().to_string())
+        .replace("{mock}", &agent.display().to_string())
         .replace("{format}", case.format.as_str());
-    let mut cmd = Command::new("sh");
+    // The consumer's PATH: the mock first, then the harness's (unless the consumer
+    // sets its own).
+    let inherited = std::env::var_os("PATH").unwrap_or_default();
+    let mut paths = vec![workdir.bin.clone()];
+    paths.extend(std::env::split_paths(&inherited));
+    let path = std::env::join_paths(paths).unwrap_or(inherited);
+    let final_path = consumer
+        .env
+        .iter()
+        .rev()
+        .find(|(name, _)| name == "PATH")
+        .map(|(_, value)| std::ffi::OsString::from(value))
+        .or_else(|| (consumer.mock_env.as_deref() == Some("PATH")).then(|| agent.clone().into()))
+        .unwrap_or_else(|| path.clone());
+    let mut cmd = match workdir.shell(&final_path) {
+        Some(shell) => {
+            let mut cmd = Command::new(shell);
+            cmd.arg0("sh");
+            cmd
+        }
+        None => Command::new("sh"),
+    };
     cmd.arg("-c").arg(&command);
     child::without_mock_env(&mut cmd);
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    let mut paths = vec![bin.clone()];
-    paths.extend(std::env::split_paths(&path));
-    cmd.env("PATH", std::env::join_paths(paths).unwrap_or(path));
-    cmd.env("MOCK_AGENT_JOURNAL", &journal_path);
+    cmd.env("PATH", path);
+    cmd.env("MOCK_AGENT_JOURNAL", &workdir.journal);
     for (name, value) in case.env() {
         cmd.env(name, value);
     }
     if let Some(name) = &consumer.mock_env {
-        cmd.env(name, bin.join("cursor-agent"));
+        cmd.env(name, &agent);
     }
     for (name, value) in &consumer.env {
         cmd.env(name, value);
@@ -202,70 +341,143 @@ pub fn run_case(consumer: &Consumer, case: &Case, mock: &Path) -> Result<Outcome
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     cmd.process_group(0);
+    // The pipe that reads the consumer's end, made before it starts.
+    let (end, ended) = std::io::pipe().map_err(spawn_error)?;
     let started = Instant::now();
-    let (mut child, _active) = Active::spawn(&mut cmd, dir.path()).map_err(spawn_error)?;
+    let (mut child, _active) = Active::spawn(&mut cmd).map_err(spawn_error)?;
     let group = child.id() as i32;
     // Each stream is read to its end, and the first MAX_OUTPUT bytes kept.
-    let stdout = child::drain(child.stdout.take(), MAX_OUTPUT);
-    let stderr = child::drain(child.stderr.take(), MAX_OUTPUT);
-    // Waited for on a thread of its own, so that its end is seen at once.
-    let (ended, end) = std::sync::mpsc::channel();
-    let waiter = std::thread::spawn(move || {
-        let status = child.wait();
-        let _ = ended.send(());
-        status
-    });
-    let timed_out = end.recv_timeout(consumer.timeout).is_err();
+    let mut watch = child::Watch::new(child.stdout.take(), child.stderr.take(), end, MAX_OUTPUT, scratch);
+    // Waited for on the reaper's thread, so that its end is seen at once.
+    if let Err(mut child) = reaper.watch(child, ended) {
+        kill_group(group);
+        let _ = child.wait();
+        return Err(spawn_error(std::io::Error::other(
+            "the thread that waits for consumers ended",
+        )));
+    }
+    let timed_out = !watch.until(started + consumer.timeout, child::Watch::exited);
     let wall = started.elapsed();
     if timed_out {
-        stop_group(group, &end);
+        stop_group(group, &mut watch);
     }
-    let status = match (timed_out, waiter.join()) {
+    let status = match (timed_out, reaper.status()) {
         (true, _) => Status::TimedOut,
-        (false, Ok(Ok(status))) => match crate::frames::Exit::from_status(status) {
+        (false, Ok(status)) => match crate::frames::Exit::from_status(status) {
             crate::frames::Exit::Code(code) => Status::Exited(code),
             crate::frames::Exit::Signal(signal) => Status::Signaled(signal.number()),
         },
-        (false, _) => Status::Exited(-1),
+        (false, Err(_)) => Status::Exited(-1),
     };
     // Whatever the consumer left in its group: given a moment to end, then killed.
     let deadline = Instant::now() + GRACE;
     let mut left_running = group_alive(group);
     while left_running && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(5));
+        watch.until(Instant::now() + Duration::from_millis(5), |_| false);
         left_running = group_alive(group);
     }
     if left_running {
         kill_group(group);
     }
     // A process that left the group may still hold the pipes open: it is not waited
-    // for, and counts as left running.
-    let collect = |receiver: std::sync::mpsc::Receiver<Vec<u8>>, left: &mut bool| {
-        receiver.recv_timeout(GRACE).unwrap_or_else(|_| {
-            *left = true;
-            Vec::new()
-        })
-    };
-    let mut held_open = false;
-    let stdout = collect(stdout, &mut held_open);
-    let stderr = collect(stderr, &mut held_open);
-    left_running |= held_open;
-    let journal = journal::read(&journal_path).unwrap_or_default();
+    // for, and counts as left running (and what came on that stream is dropped).
+    for which in [child::Which::Stdout, child::Which::Stderr] {
+        watch.until(Instant::now() + GRACE, |w| w.closed(which));
+    }
+    let [stdout, stderr] = watch.into_output();
+    left_running |= stdout.is_none() || stderr.is_none();
+    let journal = journal::read(&workdir.journal).unwrap_or_default();
     Ok(Outcome {
         status,
-        stdout,
-        stderr,
+        stdout: stdout.unwrap_or_default(),
+        stderr: stderr.unwrap_or_default(),
         wall,
         journal,
         left_running: left_running && status != Status::TimedOut,
-        dir: dir.path().to_owned(),
+        dir: workdir.dir.path().to_owned(),
     })
 }
 
-/// The consumers running now, by process group, with their case directories: what an
-/// interrupted harness kills and removes ([`interrupt`]).
+/// Runs cases one after another, each in a case directory that the cases before
+/// left as new (see [`Workdir`]), their ends waited for by one thread.
+struct Worker<'a> {
+    consumer: &'a Consumer,
+    mock: &'a Path,
+    workdir: Option<Workdir>,
+    reaper: Option<child::Reaper>,
+    /// The buffer the consumer's streams are read through.
+    scratch: Vec<u8>,
+}
+
+impl<'a> Worker<'a> {
+    fn new(consumer: &'a Consumer, mock: &'a Path) -> Self {
+        Worker {
+            consumer,
+            mock,
+            workdir: None,
+            reaper: None,
+            scratch: Vec::new(),
+        }
+    }
+
+    /// Runs the consumer against `case`: in the directory of the case before when it
+    /// can be used again, else in a new one.
+    fn run(&mut self, case: &Case) -> Result<Outcome, RunError> {
+        let spawn_error = |source| spawn_error(self.consumer, source);
+        let reaper = match self.reaper.take() {
+            Some(reaper) => reaper,
+            None => child::Reaper::new().map_err(spawn_error)?,
+        };
+        let mut workdir = match self.workdir.take() {
+            Some(workdir) => workdir,
+            None => Workdir::new(self.mock).map_err(spawn_error)?,
+        };
+        let outcome = run_in(self.consumer, case, &mut workdir, &reaper, &mut self.scratch)?;
+        self.reaper = Some(reaper);
+        // Nothing of the case may still be running to use its directory again.
+        let over = outcome.status != Status::TimedOut && !outcome.left_running;
+        if over && workdir.reset() {
+            self.workdir = Some(workdir);
+        }
+        Ok(outcome)
+    }
+}
+
+/// What an interrupted harness kills and removes ([`interrupt`]): the process groups
+/// of the consumers running now, and the case directories.
+#[derive(Debug)]
+struct Running {
+    groups: Vec<i32>,
+    dirs: Vec<PathBuf>,
+}
+
 /// `None` once the harness is interrupted: no consumer starts after that.
-static ACTIVE: std::sync::Mutex<Option<Vec<(i32, PathBuf)>>> = std::sync::Mutex::new(Some(Vec::new()));
+static ACTIVE: std::sync::Mutex<Option<Running>> = std::sync::Mutex::new(Some(Running {
+    groups: Vec::new(),
+    dirs: Vec::new(),
+}));
+
+fn active() -> std::sync::MutexGuard<'static, Option<Running>> {
+    ACTIVE.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+fn interrupted() -> std::io::Error {
+    std::io::Error::other("the harness was interrupted")
+}
+
+/// Registers a case directory, for [`interrupt`] to remove.
+fn register_dir(dir: &Path) -> std::io::Result<()> {
+    let mut active = active();
+    let running = active.as_mut().ok_or_else(interrupted)?;
+    running.dirs.push(dir.to_owned());
+    Ok(())
+}
+
+fn unregister_dir(dir: &Path) {
+    if let Some(running) = active().as_mut() {
+        running.dirs.retain(|d| d != dir);
+    }
+}
 
 /// A running consumer's place in [`ACTIVE`], for as long as it runs.
 struct Active(i32);
@@ -273,53 +485,49 @@ struct Active(i32);
 impl Active {
     /// Starts the consumer and registers it at once, under the lock that
     /// [`interrupt`] takes: a consumer is either killed by it or never started.
-    fn spawn(cmd: &mut Command, dir: &Path) -> std::io::Result<(std::process::Child, Active)> {
-        let mut active = ACTIVE.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        let Some(running) = active.as_mut() else {
-            return Err(std::io::Error::other("the harness was interrupted"));
-        };
+    fn spawn(cmd: &mut Command) -> std::io::Result<(std::process::Child, Active)> {
+        let mut active = active();
+        let running = active.as_mut().ok_or_else(interrupted)?;
         let child = cmd.spawn()?;
         let group = child.id() as i32;
-        running.push((group, dir.to_owned()));
+        running.groups.push(group);
         Ok((child, Active(group)))
     }
 }
 
 impl Drop for Active {
     fn drop(&mut self) {
-        if let Ok(mut active) = ACTIVE.lock() {
-            if let Some(running) = active.as_mut() {
-                running.retain(|(group, _)| *group != self.0);
-            }
+        if let Some(running) = active().as_mut() {
+            running.groups.retain(|group| *group != self.0);
         }
     }
 }
 
-/// Kills every running consumer's process group and removes its case directory:
+/// Kills every running consumer's process group and removes the case directories:
 /// what a harness does when it is interrupted (SIGINT, SIGTERM), since consumers run
 /// in groups of their own that the terminal's signal does not reach.
 pub fn interrupt() {
-    let running = ACTIVE
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-        .take()
-        .unwrap_or_default();
-    for (group, dir) in running {
+    let Some(running) = active().take() else {
+        return;
+    };
+    for group in running.groups {
         kill_group(group);
+    }
+    for dir in running.dirs {
         let _ = std::fs::remove_dir_all(dir);
     }
 }
 
 /// Stops a consumer that ran out of time: SIGTERM to its group first, so that the
 /// mocks it runs end as a signalled agent does (and write their journal), then
-/// SIGKILL to whatever is left after [`TERM_GRACE`].
-fn stop_group(group: i32, ended: &std::sync::mpsc::Receiver<()>) {
+/// SIGKILL to whatever is left after [`TERM_GRACE`]. Its streams are read meanwhile.
+fn stop_group(group: i32, watch: &mut child::Watch<'_>) {
     use nix::sys::signal::{killpg, Signal};
     let _ = killpg(nix::unistd::Pid::from_raw(group), Signal::SIGTERM);
-    let _ = ended.recv_timeout(TERM_GRACE);
+    watch.until(Instant::now() + TERM_GRACE, child::Watch::exited);
     let deadline = Instant::now() + TERM_GRACE;
     while Instant::now() < deadline && group_alive(group) {
-        std::thread::sleep(Duration::from_millis(2));
+        watch.until(Instant::now() + Duration::from_millis(2), |_| false);
     }
     kill_group(group);
 }
@@ -384,27 +592,43 @@ pub fn run_all(
     jobs: usize,
     mut progress: impl FnMut(&CaseResult) + Send,
 ) -> Result<Vec<CaseResult>, RunError> {
+    let check = |case: &Case, outcome: Outcome| {
+        let verdicts = properties.check(case, &outcome);
+        CaseResult {
+            case: case.clone(),
+            outcome,
+            verdicts,
+        }
+    };
+    let jobs = jobs.clamp(1, cases.len().max(1));
+    if jobs == 1 {
+        // On this thread: no worker to hand each result over.
+        let mut worker = Worker::new(consumer, mock);
+        let mut results = Vec::with_capacity(cases.len());
+        for case in cases {
+            let result = check(case, worker.run(case)?);
+            progress(&result);
+            results.push(result);
+        }
+        return Ok(results);
+    }
     let next = std::sync::atomic::AtomicUsize::new(0);
     let (sender, receiver) = std::sync::mpsc::channel();
     std::thread::scope(|scope| {
-        for _ in 0..jobs.clamp(1, cases.len().max(1)) {
+        for _ in 0..jobs {
             let sender = sender.clone();
-            let next = &next;
-            scope.spawn(move || loop {
-                let index = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some(case) = cases.get(index) else {
-                    break;
-                };
-                let result = run_case(consumer, case, mock).map(|outcome| {
-                    let verdicts = properties.check(case, &outcome);
-                    CaseResult {
-                        case: case.clone(),
-                        outcome,
-                        verdicts,
+            let (next, check) = (&next, &check);
+            scope.spawn(move || {
+                let mut worker = Worker::new(consumer, mock);
+                loop {
+                    let index = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(case) = cases.get(index) else {
+                        break;
+                    };
+                    let result = worker.run(case).map(|outcome| check(case, outcome));
+                    if sender.send((index, result)).is_err() {
+                        break;
                     }
-                });
-                if sender.send((index, result)).is_err() {
-                    break;
                 }
             });
         }
@@ -519,5 +743,136 @@ pub fn assert_matrix(
 ) {
     if let Err(failure) = check_matrix(consumer, matrix, properties, mock, snapshots) {
         panic!("the consumer `{}` does not cope:\n{failure}", consumer.command);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::OutputFormat;
+
+    /// A journal line as the mock writes it, the least of one.
+    const ENTRY: &str = r#"{"pid":1,"argv":[],"prompt":null,"stdin":null,"cwd":null,"output_format":null,"stream_partial_output":false,"source":null,"exit":{"code":0},"stdout_closed":false,"error":null,"started_at_ms":0,"ended_at_ms":0}"#;
+
+    fn cases(n: usize) -> Vec<Case> {
+        (0..n)
+            .map(|i| {
+                Case::new(
+                    CaseSource::Default,
+                    OutputFormat::StreamJson,
+                    "",
+                    format!("case-{i}"),
+                )
+                .expect("a case")
+            })
+            .collect()
+    }
+
+    /// A consumer that lists its case directory (the parent of `{mock}`'s directory),
+    /// writes one journal entry as the mock would, then runs `rest`.
+    fn lister(rest: &str) -> Consumer {
+        Consumer::new(format!(
+            "d=$(dirname \"$(dirname {{mock}})\"); ls \"$d\"; echo '{ENTRY}' >> \"$MOCK_AGENT_JOURNAL\"; {rest}"
+        ))
+    }
+
+    fn run(consumer: &Consumer, n: usize) -> Vec<CaseResult> {
+        run_all(
+            consumer,
+            &cases(n),
+            Path::new("/bin/true"),
+            &Properties::new(),
+            1,
+            |_| {},
+        )
+        .expect("runs")
+    }
+
+    #[test]
+    fn a_worker_runs_its_cases_in_one_directory_each_as_new() {
+        let results = run(&lister("true"), 3);
+        for result in &results {
+            let outcome = &result.outcome;
+            assert_eq!(
+                String::from_utf8_lossy(&outcome.stdout),
+                "bin\n",
+                "{}",
+                result.case.name
+            );
+            assert_eq!(
+                outcome.journal.len(),
+                1,
+                "only the case's own journal: {}",
+                result.case.name
+            );
+            assert_eq!(
+                outcome.dir, results[0].outcome.dir,
+                "one directory for the worker"
+            );
+        }
+        assert!(!results[0].outcome.dir.exists(), "removed once the run is over");
+    }
+
+    #[test]
+    fn a_directory_a_case_left_a_file_in_is_not_used_again() {
+        let results = run(&lister("touch \"$d/left-behind\""), 3);
+        for result in &results {
+            assert_eq!(
+                String::from_utf8_lossy(&result.outcome.stdout),
+                "bin\n",
+                "{}",
+                result.case.name
+            );
+            assert_eq!(result.outcome.journal.len(), 1);
+        }
+        let dirs: std::collections::BTreeSet<&PathBuf> = results.iter().map(|r| &r.outcome.dir).collect();
+        assert_eq!(dirs.len(), 3, "a new directory after each case");
+    }
+
+    #[test]
+    fn output_is_read_to_its_end_while_the_consumer_runs() {
+        // 200 kB on stdout and stderr each, more than a pipe holds, while the consumer
+        // is still running.
+        let consumer = Consumer::new("head -c 200000 /dev/zero; head -c 200000 /dev/zero >&2; exit 3");
+        let result = &run(&consumer, 1)[0];
+        assert_eq!(result.outcome.status, Status::Exited(3));
+        assert_eq!(result.outcome.stdout.len(), 200_000);
+        assert_eq!(result.outcome.stderr.len(), 200_000);
+        assert!(!result.outcome.left_running);
+    }
+
+    #[test]
+    fn a_case_that_times_out_is_stopped_and_its_directory_not_used_again() {
+        let consumer = Consumer::new("sleep 30").timeout(Duration::from_millis(100));
+        let results = run(&consumer, 2);
+        for result in &results {
+            assert_eq!(result.outcome.status, Status::TimedOut);
+            assert!(!result.passed(), "`ends` is broken");
+        }
+        assert_ne!(results[0].outcome.dir, results[1].outcome.dir);
+    }
+
+    #[test]
+    fn the_shell_is_found_as_exec_would_find_it() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().expect("temp dir");
+        let (plain, runnable) = (dir.path().join("plain"), dir.path().join("runnable"));
+        for (sub, mode) in [(&plain, 0o644), (&runnable, 0o755)] {
+            std::fs::create_dir(sub).expect("mkdir");
+            std::fs::write(sub.join("sh"), "").expect("writes");
+            std::fs::set_permissions(sub.join("sh"), std::fs::Permissions::from_mode(mode)).expect("chmod");
+        }
+        let path = |dirs: &[&Path]| std::env::join_paths(dirs).expect("joins");
+        assert_eq!(
+            find_shell(&path(&[dir.path(), &plain, &runnable])),
+            Some(runnable.join("sh")),
+            "a file that is not executable is passed over, as execvp does"
+        );
+        assert_eq!(
+            find_shell(&path(&[Path::new("relative"), &runnable])),
+            None,
+            "a relative directory first: left to exec"
+        );
+        assert_eq!(find_shell(&path(&[dir.path()])), None, "none at all");
     }
 }

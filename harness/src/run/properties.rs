@@ -93,11 +93,67 @@ fn answers_requests(outcome: &Outcome) -> Result<(), String> {
     }
 }
 
+/// `reads-to-end`, in print mode: no run of the agent found its stdout closed.
+fn verdict_reads_to_end(case: &Case, outcome: &Outcome, verdict: &mut impl FnMut(&str, Result<(), String>)) {
+    if case.mode == Mode::Print {
+        let closed = outcome.journal.iter().filter(|e| e.stdout_closed).count();
+        verdict(
+            "reads-to-end",
+            if closed == 0 {
+                Ok(())
+            } else {
+                Err("closed the agent's stdout before the end".into())
+            },
+        );
+    }
+}
+
+/// The crash marker in the consumer's stdout and stderr (read together, as text),
+/// after the agent's answer is taken out of them (it is the agent's text, not a crash
+/// of the consumer's).
+///
+/// Done on the bytes when the answer is not in them (the common case, and the cheap
+/// one for a large output): the markers are ASCII, and turning bytes into text
+/// (invalid sequences replaced by U+FFFD) keeps every ASCII byte where it is, so a
+/// marker is in the text exactly when it is in the bytes. An answer without U+FFFD
+/// that is not in the bytes is not in the text either.
+fn printed_crash(outcome: &Outcome, expect: &Expectation) -> Option<&'static str> {
+    let bytes: std::borrow::Cow<'_, [u8]> = match (&outcome.stdout[..], &outcome.stderr[..]) {
+        (out, []) => out.into(),
+        ([], err) => err.into(),
+        (out, err) => [out, err].concat().into(),
+    };
+    let answer = match expect {
+        Expectation::Success { answer } => answer.trim(),
+        Expectation::Failure => "",
+    };
+    let in_bytes = |needle: &[u8]| memchr::memmem::find(&bytes, needle).is_some();
+    if answer.is_empty() || (!answer.contains('\u{FFFD}') && !in_bytes(answer.as_bytes())) {
+        return CRASHES.iter().find(|c| in_bytes(c.as_bytes())).copied();
+    }
+    let output = [
+        String::from_utf8_lossy(&outcome.stdout),
+        String::from_utf8_lossy(&outcome.stderr),
+    ]
+    .concat()
+    .replace(answer, "");
+    CRASHES.iter().find(|c| output.contains(*c)).copied()
+}
+
+/// `haystack.find(needle)`, without building a searcher for a needle longer than the
+/// haystack.
+fn find(haystack: &str, needle: &str) -> Option<usize> {
+    if needle.len() > haystack.len() {
+        return None;
+    }
+    haystack.find(needle)
+}
+
 /// Whether `output` reports the answer: `result.result` verbatim, or the assistant's
 /// segments in order (a bot that posts each segment as a message of its own), white
 /// space normalized in both.
 pub fn reports_answer(output: &str, answer: &str, segments: &[String]) -> bool {
-    if output.contains(answer.trim()) {
+    if find(output, answer.trim()).is_some() {
         return true;
     }
     let output = normalize_space(output);
@@ -105,7 +161,7 @@ pub fn reports_answer(output: &str, answer: &str, segments: &[String]) -> bool {
     !segments.is_empty()
         && segments.iter().all(|segment| {
             let segment = normalize_space(segment);
-            match rest.find(&segment) {
+            match find(rest, &segment) {
                 Some(at) => {
                     rest = &rest[at + segment.len()..];
                     true
@@ -183,6 +239,11 @@ impl Properties {
         self
     }
 
+    /// Whether the property of this name is checked (not switched off).
+    fn checks(&self, name: &str) -> bool {
+        !self.off.contains(name)
+    }
+
     /// The verdict of each property on one outcome.
     pub fn check(&self, case: &Case, outcome: &Outcome) -> Vec<Verdict> {
         let mut verdicts = Vec::new();
@@ -207,39 +268,31 @@ impl Properties {
                 ))
             },
         );
-        let mut output = [
-            String::from_utf8_lossy(&outcome.stdout),
-            String::from_utf8_lossy(&outcome.stderr),
-        ]
-        .concat();
-        // The answer is the agent's text, not a crash of the consumer's.
-        if let Expectation::Success { answer } = &case.expect {
-            if !answer.trim().is_empty() {
-                output = output.replace(answer.trim(), "");
-            }
+        // Each property's work is done only when it is checked.
+        if self.checks("no-crash") {
+            let crash = match outcome.status {
+                Status::Signaled(signal) => Err(format!("died by signal {signal}")),
+                _ => match printed_crash(outcome, &case.expect) {
+                    Some(marker) => Err(format!("printed a crash (`{marker}`)")),
+                    None => Ok(()),
+                },
+            };
+            verdict("no-crash", crash);
         }
-        let crash = match outcome.status {
-            Status::Signaled(signal) => Err(format!("died by signal {signal}")),
-            _ => match CRASHES.iter().find(|c| output.contains(*c)) {
-                Some(marker) => Err(format!("printed a crash (`{marker}`)")),
-                None => Ok(()),
-            },
-        };
-        verdict("no-crash", crash);
-        let reported_failure = match &self.failure {
-            Some(predicate) => predicate(outcome),
-            None => !matches!(outcome.status, Status::Exited(0)),
-        };
         match &case.expect {
             Expectation::Failure => {
-                let result = if !ended || reported_failure {
+                let reported_failure = || match &self.failure {
+                    Some(predicate) => predicate(outcome),
+                    None => !matches!(outcome.status, Status::Exited(0)),
+                };
+                let result = if !ended || reported_failure() {
                     Ok(())
                 } else {
                     Err("the agent failed, but the consumer exited 0".to_owned())
                 };
                 verdict("reports-failure", result);
             }
-            Expectation::Success { answer } => {
+            Expectation::Success { answer } if self.checks("reports-success") => {
                 let answered = match &self.success {
                     Some(predicate) => predicate(outcome, answer),
                     None => {
@@ -265,20 +318,11 @@ impl Properties {
                     (false, _) => Err("the agent succeeded, but the consumer did not say so".into()),
                 };
                 verdict("reports-success", result);
-                if case.mode == Mode::Print {
-                    let closed = outcome.journal.iter().filter(|e| e.stdout_closed).count();
-                    verdict(
-                        "reads-to-end",
-                        if closed == 0 {
-                            Ok(())
-                        } else {
-                            Err("closed the agent's stdout before the end".into())
-                        },
-                    );
-                }
+                verdict_reads_to_end(case, outcome, &mut verdict);
             }
+            Expectation::Success { .. } => verdict_reads_to_end(case, outcome, &mut verdict),
         }
-        if case.mode == Mode::Acp {
+        if case.mode == Mode::Acp && self.checks("answers-requests") {
             verdict("answers-requests", answers_requests(outcome));
         }
         verdict(
@@ -315,7 +359,131 @@ impl Properties {
 
 #[cfg(test)]
 mod tests {
-    use super::reports_answer;
+    use super::{find, printed_crash, reports_answer};
+    use crate::expect::Expectation;
+    use crate::run::{Outcome, Status};
+
+    fn outcome(stdout: &str, stderr: &str) -> Outcome {
+        Outcome {
+            status: Status::Exited(1),
+            stdout: stdout.into(),
+            stderr: stderr.into(),
+            wall: std::time::Duration::ZERO,
+            journal: Vec::new(),
+            left_running: false,
+            dir: "/tmp/case".into(),
+        }
+    }
+
+    #[test]
+    fn a_crash_is_found_in_the_output_less_the_answer() {
+        let answer = |a: &str| Expectation::Success { answer: a.to_owned() };
+        let crash = outcome("thread 'main' panicked at src/main.rs", "");
+        assert_eq!(printed_crash(&crash, &Expectation::Failure), Some("panicked at"));
+        let quoted = outcome("the agent says: Traceback (most recent call last)", "");
+        assert_eq!(
+            printed_crash(&quoted, &answer(" Traceback (most recent call last) ")),
+            None,
+            "the agent's answer is not the consumer's crash"
+        );
+        let long = "x".repeat(100) + "panicked at";
+        assert_eq!(
+            printed_crash(&outcome("panicked at", ""), &answer(&long)),
+            Some("panicked at"),
+            "an answer longer than the output is not in it"
+        );
+        assert_eq!(
+            printed_crash(&outcome("pan", "icked at"), &Expectation::Failure),
+            Some("panicked at"),
+            "stdout and stderr are read together"
+        );
+        let mut invalid = outcome("", "");
+        invalid.stdout = b"panicked\xff at; Segmentation\xe2\x82 fault".to_vec();
+        assert_eq!(
+            printed_crash(&invalid, &Expectation::Failure),
+            None,
+            "not across bytes that are not text"
+        );
+        invalid.stdout.extend_from_slice(b"\xf0Uncaught \xff");
+        assert_eq!(printed_crash(&invalid, &Expectation::Failure), Some("Uncaught "));
+        assert_eq!(
+            printed_crash(&outcome("panickedDone. at", ""), &answer("Done.")),
+            Some("panicked at"),
+            "the answer taken out"
+        );
+        let mut replaced = outcome("", "");
+        replaced.stdout = b"panicked\xff at".to_vec();
+        assert_eq!(
+            printed_crash(&replaced, &answer("\u{FFFD}")),
+            Some("panicked at"),
+            "an invalid byte is U+FFFD in the text, and an answer U+FFFD is taken out of it"
+        );
+    }
+
+    /// The crash check as it was first written: on the text, the answer taken out.
+    fn printed_crash_on_text(outcome: &Outcome, expect: &Expectation) -> Option<&'static str> {
+        let mut output = [
+            String::from_utf8_lossy(&outcome.stdout),
+            String::from_utf8_lossy(&outcome.stderr),
+        ]
+        .concat();
+        if let Expectation::Success { answer } = expect {
+            if !answer.trim().is_empty() {
+                output = output.replace(answer.trim(), "");
+            }
+        }
+        super::CRASHES.iter().find(|c| output.contains(*c)).copied()
+    }
+
+    /// Bytes made of pieces of markers, invalid sequences and U+FFFD.
+    fn pieces() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
+        use proptest::prelude::*;
+        let piece = prop::sample::select(vec![
+            &b"pan"[..],
+            b"icked",
+            b"panicked",
+            b" at",
+            b"Uncaught ",
+            b"\xff",
+            b"\xe2\x82",
+            b"\x82\xac",
+            "\u{FFFD}".as_bytes(),
+            b"Done.",
+        ]);
+        prop::collection::vec(piece, 0..6).prop_map(|p| p.concat())
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4096))]
+        #[test]
+        fn the_crash_check_on_bytes_is_the_check_on_text(
+            stdout in pieces(),
+            stderr in pieces(),
+            answer in proptest::option::of(proptest::sample::select(vec![
+                "", " ", "Done.", "\u{FFFD}", " \u{FFFD}Done.", "icked", " at", "\u{20ac}",
+            ])),
+        ) {
+            let mut outcome = outcome("", "");
+            outcome.stdout = stdout;
+            outcome.stderr = stderr;
+            let expect = match answer {
+                Some(answer) => Expectation::Success { answer: answer.to_owned() },
+                None => Expectation::Failure,
+            };
+            proptest::prop_assert_eq!(printed_crash(&outcome, &expect), printed_crash_on_text(&outcome, &expect));
+        }
+    }
+
+    #[test]
+    fn find_is_str_find() {
+        for (haystack, needle) in [("", ""), ("abc", ""), ("abc", "bc"), ("ab", "abc"), ("abc", "d")] {
+            assert_eq!(
+                find(haystack, needle),
+                haystack.find(needle),
+                "{haystack:?} {needle:?}"
+            );
+        }
+    }
 
     #[test]
     fn the_answer_is_reported_verbatim_or_as_its_segments_in_order() {
