@@ -258,6 +258,27 @@ fn term(child: &std::process::Child) {
     nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).expect("signals");
 }
 
+/// A journaled run blocked on a full pipe (a consumer that stopped reading) still
+/// ends on SIGTERM, by it, and its journal says so.
+#[test]
+fn a_mock_blocked_on_a_full_pipe_ends_on_sigterm_and_says_so() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let journal_path = dir.path().join("journal.jsonl");
+    let mut child = spawn("huge:bytes=4000000,after=1", Some(&journal_path));
+    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
+    let mut line = String::new();
+    stdout.read_line(&mut line).expect("reads");
+    assert!(line.starts_with('{'), "{line}");
+    // The 4 MB line fills the pipe, and nobody reads it any more.
+    std::thread::sleep(Duration::from_millis(100));
+    term(&child);
+    let status = child.wait().expect("waits");
+    assert_eq!(status.signal(), Some(15));
+    let entries = journal::read(&journal_path).expect("journal");
+    assert_eq!(entries[0].signal.as_deref(), Some("TERM"));
+    assert_eq!(entries[0].exit, journal::ExitRecord::Signal("TERM".into()));
+}
+
 #[test]
 fn a_stalled_mock_ends_at_once_on_sigterm_and_says_so() {
     let dir = tempfile::tempdir().expect("temp dir");

@@ -2,6 +2,8 @@
 //! exit code, or death by a signal).
 
 use std::io::Write;
+use std::os::fd::AsRawFd;
+use std::sync::atomic::{AtomicI32, Ordering};
 
 use harness::frames::{Exit, Signal};
 
@@ -113,4 +115,67 @@ pub fn on_term_or_int(mut handler: impl FnMut(Signal) + Send + 'static) {
             }
         });
     });
+}
+
+/// SIGTERM and SIGINT caught without a runtime, for a plan performed with blocking
+/// writes ([`crate::execute::perform_blocking`]) that must still end on them, with its
+/// journal written (the untimed replay of `mock-agent test`).
+///
+/// The handler notes the signal and points the descriptors the plan writes to at
+/// `/dev/null`: a write blocked on a full pipe, or about to be, then completes at once
+/// (to nowhere), and the plan stops before its next frame. No write can wait for ever
+/// once a signal came, whenever it came: there is no window between looking at the
+/// note and writing.
+#[derive(Debug)]
+pub struct Interrupts(());
+
+/// The signal caught, by number; 0 for none.
+static CAUGHT: AtomicI32 = AtomicI32::new(0);
+/// The descriptors the plan writes to; -1 for none.
+static WRITTEN: [AtomicI32; 2] = [AtomicI32::new(-1), AtomicI32::new(-1)];
+
+#[allow(unsafe_code)]
+extern "C" fn caught(number: nix::libc::c_int) {
+    use nix::libc;
+    CAUGHT.store(number, Ordering::SeqCst);
+    // SAFETY: `open`, `dup2` and `close` are async-signal-safe (signal-safety(7)); the
+    // path is a static C string, and the descriptors are the process's own.
+    unsafe {
+        let null = libc::open(c"/dev/null".as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+        if null >= 0 {
+            for fd in &WRITTEN {
+                let fd = fd.load(Ordering::SeqCst);
+                if fd >= 0 {
+                    libc::dup2(null, fd);
+                }
+            }
+            libc::close(null);
+        }
+    }
+}
+
+impl Interrupts {
+    /// Catches SIGTERM and SIGINT from now on; `stdout` and `stderr` are the
+    /// descriptors the plan writes to.
+    #[allow(unsafe_code)]
+    pub fn catch(stdout: &impl AsRawFd, stderr: &impl AsRawFd) -> std::io::Result<Interrupts> {
+        use nix::sys::signal::{sigaction, SaFlags, SigAction, SigHandler, SigSet};
+        WRITTEN[0].store(stdout.as_raw_fd(), Ordering::SeqCst);
+        WRITTEN[1].store(stderr.as_raw_fd(), Ordering::SeqCst);
+        let action = SigAction::new(SigHandler::Handler(caught), SaFlags::SA_RESTART, SigSet::empty());
+        for signal in [nix::sys::signal::SIGTERM, nix::sys::signal::SIGINT] {
+            // SAFETY: the handler only stores an atomic and calls async-signal-safe
+            // functions.
+            unsafe { sigaction(signal, &action) }.map_err(std::io::Error::from)?;
+        }
+        Ok(Interrupts(()))
+    }
+
+    /// The signal caught so far, if one was.
+    pub fn caught(&self) -> Option<Signal> {
+        match CAUGHT.load(Ordering::SeqCst) {
+            0 => None,
+            number => Signal::from_number(number),
+        }
+    }
 }

@@ -14,6 +14,7 @@ use harness::source::Source;
 use harness::timing::Timing;
 
 use crate::execute::{self, Blocking, ExecOptions, Threaded};
+use crate::process::Interrupts;
 
 /// What a replay did.
 #[derive(Debug)]
@@ -37,8 +38,9 @@ pub struct Replayed {
 ///
 /// Three ways to perform it, the lightest that the scenario allows: a bare capture
 /// that nothing asks to change is copied ([`harness::cassette::copy_capture`]); a plan
-/// that waits for nothing and listens for no signal is written with blocking writes
-/// ([`execute::perform_blocking`]); any other on the runtime ([`execute::perform`]).
+/// that waits for nothing is written with blocking writes
+/// ([`execute::perform_blocking`]), signals caught by a handler
+/// ([`Interrupts`]) when `listen`; any other on the runtime ([`execute::perform`]).
 pub fn replay(source: &Source, prompt: &str, scenario: &Scenario, listen: bool) -> Replayed {
     let streams = std::io::stdout()
         .as_fd()
@@ -77,7 +79,18 @@ pub fn replay(source: &Source, prompt: &str, scenario: &Scenario, listen: bool) 
     } = plan;
     delivery.signals |= listen;
     let outcome = if execute::blocking(&delivery) {
-        Ok(execute::perform_blocking(frames, out, err, point_stdout_at_null))
+        let signals = match delivery.signals.then(|| Interrupts::catch(&out, &err)) {
+            None => None,
+            Some(Ok(signals)) => Some(signals),
+            Some(Err(e)) => return failed(format!("cannot listen for signals: {e}"), exit_codes::INTERNAL),
+        };
+        Ok(execute::perform_blocking(
+            frames,
+            out,
+            err,
+            point_stdout_at_null,
+            signals.as_ref(),
+        ))
     } else {
         let options = ExecOptions {
             precise: true,

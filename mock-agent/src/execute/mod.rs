@@ -30,6 +30,8 @@ use harness::error::CassetteError;
 use harness::exit_codes;
 use harness::frames::{Chunking, Delivery, Exit, Frame, FrameResult, Line, Signal, Stream};
 
+use crate::process::Interrupts;
+
 pub use writers::{Blocking, Threaded};
 
 /// Size of the stdout buffer.
@@ -540,20 +542,28 @@ where
 }
 
 /// Whether a plan can be performed by [`perform_blocking`]: it waits for nothing
-/// (untimed, no step mode), splits no write, and listens for no signal.
+/// (untimed, no step mode) and splits no write. A plan that listens for signals
+/// needs them caught by [`crate::process::Interrupts`].
 pub fn blocking(delivery: &Delivery) -> bool {
-    !delivery.timed && delivery.step.is_none() && delivery.chunking.is_none() && !delivery.signals
+    !delivery.timed && delivery.step.is_none() && delivery.chunking.is_none()
 }
+
+/// How often a stall of [`perform_blocking`] looks for a signal.
+const STALL_SLICE: Duration = Duration::from_millis(5);
 
 /// Performs a plan that [`blocking`] allows with blocking writes, without a runtime:
 /// what [`perform`] does with such a plan, with less to start (the plain replay).
 /// `on_close` runs when the plan closes stdout, after `stdout` is dropped.
+/// With `signals` caught, a signal stops the plan before its next frame, or within
+/// [`STALL_SLICE`] of a stall, as [`perform`] stops on one.
 pub fn perform_blocking<O: io::Write, E: io::Write>(
     frames: impl IntoIterator<Item = FrameResult>,
     stdout: O,
     mut stderr: E,
     on_close: impl FnOnce(),
+    signals: Option<&Interrupts>,
 ) -> Performed {
+    let interrupted = || signals.and_then(Interrupts::caught);
     let mut out = BlockingStdout {
         sink: Some(io::BufWriter::with_capacity(STDOUT_BUFFER, stdout)),
         start: std::time::Instant::now(),
@@ -561,8 +571,12 @@ pub fn perform_blocking<O: io::Write, E: io::Write>(
     };
     let mut on_close = Some(on_close);
     let mut lines = 0;
-    let mut ended = Err(ExecError::NoEnd);
+    let mut ended = Err(Stop::Error(ExecError::NoEnd));
     for frame in frames {
+        if let Some(signal) = interrupted() {
+            ended = Err(Stop::Signal(signal));
+            break;
+        }
         let step = match frame {
             Err(e) => Err(ExecError::from(e)),
             Ok(Frame::Line(line)) if line.stream == Stream::Stdout => out.line(&line).map(|written| {
@@ -576,13 +590,7 @@ pub fn perform_blocking<O: io::Write, E: io::Write>(
             Ok(Frame::Stall { duration, .. }) => out.flush().map(|()| {
                 // A consumer that closed stdout waits for nothing more.
                 if out.closed_at.is_none() {
-                    match duration {
-                        Some(d) => std::thread::sleep(d),
-                        // Until a signal ends the process: none is listened to.
-                        None => loop {
-                            std::thread::sleep(Duration::from_secs(3600));
-                        },
-                    }
+                    stall(duration, signals);
                 }
                 None
             }),
@@ -602,7 +610,7 @@ pub fn perform_blocking<O: io::Write, E: io::Write>(
                 break;
             }
             Err(e) => {
-                ended = Err(e);
+                ended = Err(Stop::Error(e));
                 break;
             }
         }
@@ -612,11 +620,39 @@ pub fn perform_blocking<O: io::Write, E: io::Write>(
         stdout_lines: lines,
         ..Performed::default()
     };
+    // A signal that came during the last frame ends the run as it would have before.
+    if let (Ok(_), Some(signal)) = (&ended, interrupted()) {
+        ended = Err(Stop::Signal(signal));
+    }
     match ended {
         Ok(exit) => performed.exit = Some(exit),
-        Err(e) => performed.error = Some(e),
+        Err(Stop::Signal(signal)) => {
+            performed.signal = Some(signal);
+            performed.exit = Some(Exit::Signal(signal));
+        }
+        Err(Stop::Error(e)) => performed.error = Some(e),
     }
     performed
+}
+
+/// Waits a stall out (for ever without a duration), or until a signal caught comes.
+fn stall(duration: Option<Duration>, signals: Option<&Interrupts>) {
+    // Without signals caught, one ends the process by itself.
+    let slice = match signals {
+        Some(_) => STALL_SLICE,
+        None => Duration::from_secs(3600),
+    };
+    let until = duration.map(|d| std::time::Instant::now() + d);
+    while signals.and_then(Interrupts::caught).is_none() {
+        let left = match until {
+            Some(until) => match until.checked_duration_since(std::time::Instant::now()) {
+                Some(left) if !left.is_zero() => left,
+                _ => return,
+            },
+            None => slice,
+        };
+        std::thread::sleep(left.min(slice));
+    }
 }
 
 /// Stdout of [`perform_blocking`]: buffered, dropped once closed.
@@ -915,7 +951,7 @@ mod tests {
             Exit::Code(3),
         );
         let (mut out, mut err) = (Vec::new(), Vec::new());
-        let outcome = perform_blocking(frames, &mut out, &mut err, || {});
+        let outcome = perform_blocking(frames, &mut out, &mut err, || {}, None);
         assert_eq!(outcome.exit, Some(Exit::Code(3)));
         assert_eq!((out.as_slice(), err.as_slice()), (&b"a\nb\n"[..], &b"oops\n"[..]));
         assert_eq!(outcome.stdout_lines, 2);
@@ -930,14 +966,14 @@ mod tests {
             Exit::Code(0),
         );
         let mut err = Vec::new();
-        let outcome = perform_blocking(frames, ClosedPipe, &mut err, || {});
+        let outcome = perform_blocking(frames, ClosedPipe, &mut err, || {}, None);
         assert!(outcome.stdout_closed());
         assert!(outcome.error.is_none());
         assert_eq!(outcome.exit, Some(Exit::Code(0)));
         assert_eq!(err, b"x\ny\n");
 
         // A plan without its end is the mock's bug.
-        let outcome = perform_blocking(Vec::new(), Vec::new(), Vec::new(), || {});
+        let outcome = perform_blocking(Vec::new(), Vec::new(), Vec::new(), || {}, None);
         assert!(matches!(outcome.error, Some(ExecError::NoEnd)));
     }
 
