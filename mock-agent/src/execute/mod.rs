@@ -555,7 +555,7 @@ const STALL_SLICE: Duration = Duration::from_millis(5);
 /// what [`perform`] does with such a plan, with less to start (the plain replay).
 /// `on_close` runs when the plan closes stdout, after `stdout` is dropped.
 /// With `signals` caught, a signal stops the plan before its next frame, or within
-/// [`STALL_SLICE`] of a stall, as [`perform`] stops on one.
+/// 5 ms of a stall, as [`perform`] stops on one.
 pub fn perform_blocking<O: io::Write, E: io::Write>(
     frames: impl IntoIterator<Item = FrameResult>,
     stdout: O,
