@@ -121,29 +121,48 @@ pub fn on_term_or_int(mut handler: impl FnMut(Signal) + Send + 'static) {
 /// writes ([`crate::execute::perform_blocking`]) that must still end on them, with its
 /// journal written (the untimed replay of `mock-agent test`).
 ///
-/// The handler notes the signal and points the descriptors the plan writes to at
-/// `/dev/null`: a write blocked on a full pipe, or about to be, then completes at once
-/// (to nowhere), and the plan stops before its next frame. No write can wait for ever
-/// once a signal came, whenever it came: there is no window between looking at the
-/// note and writing.
+/// The handler notes the signal and points the descriptors the plan writes to (the
+/// [`Watched`] ones) at `/dev/null`: a write blocked on a full pipe, or about to be,
+/// then completes at once (to nowhere), and the plan stops before its next frame. No
+/// write can wait for ever once a signal came, whenever it came: there is no window
+/// between looking at the note and writing.
+///
+/// The handler stays installed for the rest of the process: a signal that comes once
+/// the plan has ended is noted and changes nothing (the run is complete; its journal
+/// is still written), as with the runtime's handler of a timed replay.
+///
+/// The plan is performed on one thread, the one that gets the signal (the process has
+/// no other then), so the handler runs either before a [`Watched`] is dropped or after:
+/// never on a descriptor number that a file opened later reuses.
 #[derive(Debug)]
 pub struct Interrupts(());
+
+/// A descriptor that the handler of [`Interrupts`] points at `/dev/null` on a signal,
+/// until it is dropped (the handler forgets it before it is closed).
+#[derive(Debug)]
+pub struct Watched {
+    file: std::fs::File,
+    slot: usize,
+}
 
 /// The signal caught, by number; 0 for none.
 static CAUGHT: AtomicI32 = AtomicI32::new(0);
 /// The descriptors the plan writes to; -1 for none.
-static WRITTEN: [AtomicI32; 2] = [AtomicI32::new(-1), AtomicI32::new(-1)];
+static WATCHED: [AtomicI32; 2] = [AtomicI32::new(-1), AtomicI32::new(-1)];
 
 #[allow(unsafe_code)]
 extern "C" fn caught(number: nix::libc::c_int) {
     use nix::libc;
+    // The interrupted code may look at errno after the call the signal cut short.
+    let errno = nix::errno::Errno::last_raw();
     CAUGHT.store(number, Ordering::SeqCst);
-    // SAFETY: `open`, `dup2` and `close` are async-signal-safe (signal-safety(7)); the
-    // path is a static C string, and the descriptors are the process's own.
+    // SAFETY: `open`, `dup2` and `close` are async-signal-safe (signal-safety(7)) and
+    // the path is a static C string. A descriptor in `WATCHED` is open: a `Watched`
+    // holds it, and takes it out before closing it, on the thread this runs on.
     unsafe {
         let null = libc::open(c"/dev/null".as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
         if null >= 0 {
-            for fd in &WRITTEN {
+            for fd in &WATCHED {
                 let fd = fd.load(Ordering::SeqCst);
                 if fd >= 0 {
                     libc::dup2(null, fd);
@@ -152,23 +171,29 @@ extern "C" fn caught(number: nix::libc::c_int) {
             libc::close(null);
         }
     }
+    nix::errno::Errno::set_raw(errno);
 }
 
 impl Interrupts {
     /// Catches SIGTERM and SIGINT from now on; `stdout` and `stderr` are the
-    /// descriptors the plan writes to.
+    /// descriptors the plan writes to, returned watched.
     #[allow(unsafe_code)]
-    pub fn catch(stdout: &impl AsRawFd, stderr: &impl AsRawFd) -> std::io::Result<Interrupts> {
+    pub fn catch(
+        stdout: std::fs::File,
+        stderr: std::fs::File,
+    ) -> std::io::Result<(Interrupts, Watched, Watched)> {
         use nix::sys::signal::{sigaction, SaFlags, SigAction, SigHandler, SigSet};
-        WRITTEN[0].store(stdout.as_raw_fd(), Ordering::SeqCst);
-        WRITTEN[1].store(stderr.as_raw_fd(), Ordering::SeqCst);
         let action = SigAction::new(SigHandler::Handler(caught), SaFlags::SA_RESTART, SigSet::empty());
         for signal in [nix::sys::signal::SIGTERM, nix::sys::signal::SIGINT] {
-            // SAFETY: the handler only stores an atomic and calls async-signal-safe
+            // SAFETY: the handler only stores atomics and calls async-signal-safe
             // functions.
             unsafe { sigaction(signal, &action) }.map_err(std::io::Error::from)?;
         }
-        Ok(Interrupts(()))
+        let watch = |file: std::fs::File, slot: usize| {
+            WATCHED[slot].store(file.as_raw_fd(), Ordering::SeqCst);
+            Watched { file, slot }
+        };
+        Ok((Interrupts(()), watch(stdout, 0), watch(stderr, 1)))
     }
 
     /// The signal caught so far, if one was.
@@ -177,5 +202,26 @@ impl Interrupts {
             0 => None,
             number => Signal::from_number(number),
         }
+    }
+}
+
+impl Write for Watched {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.file.write(buf)
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        self.file.write_all(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.file.flush()
+    }
+}
+
+impl Drop for Watched {
+    fn drop(&mut self) {
+        // Before `file` closes: the handler must not touch its number once it is free.
+        WATCHED[self.slot].store(-1, Ordering::SeqCst);
     }
 }

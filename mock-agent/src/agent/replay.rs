@@ -79,18 +79,26 @@ pub fn replay(source: &Source, prompt: &str, scenario: &Scenario, listen: bool) 
     } = plan;
     delivery.signals |= listen;
     let outcome = if execute::blocking(&delivery) {
-        let signals = match delivery.signals.then(|| Interrupts::catch(&out, &err)) {
-            None => None,
-            Some(Ok(signals)) => Some(signals),
-            Some(Err(e)) => return failed(format!("cannot listen for signals: {e}"), exit_codes::INTERNAL),
-        };
-        Ok(execute::perform_blocking(
-            frames,
-            out,
-            err,
-            point_stdout_at_null,
-            signals.as_ref(),
-        ))
+        if delivery.signals {
+            match Interrupts::catch(out, err) {
+                Ok((signals, out, err)) => Ok(execute::perform_blocking(
+                    frames,
+                    out,
+                    err,
+                    point_stdout_at_null,
+                    Some(&signals),
+                )),
+                Err(e) => return failed(format!("cannot listen for signals: {e}"), exit_codes::INTERNAL),
+            }
+        } else {
+            Ok(execute::perform_blocking(
+                frames,
+                out,
+                err,
+                point_stdout_at_null,
+                None,
+            ))
+        }
     } else {
         let options = ExecOptions {
             precise: true,
