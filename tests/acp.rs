@@ -407,7 +407,7 @@ async fn a_shell_command_asks_permission_through_acp() {
 
 #[tokio::test]
 async fn a_failed_run_answers_the_prompt_with_a_json_rpc_error() {
-    let cassette = root().join("cassettes/auth-required.cassette");
+    let cassette = root().join("cassettes/connection-lost.cassette");
     let tap = Tap::new();
     let agent = tap.agent(
         &bin(),
@@ -421,19 +421,63 @@ async fn a_failed_run_answers_the_prompt_with_a_json_rpc_error() {
             .await
             .expect_err("the prompt fails");
         assert_eq!(i32::from(error.code), -32603, "{error:?}");
-        assert!(error.message.starts_with("Authentication required."), "{error:?}");
+        assert!(
+            error.message.starts_with("RetriableError: [unavailable]"),
+            "{error:?}"
+        );
         Ok(())
     })
     .await
     .expect("the session goes on after the error");
     let seen = tap.seen.lock().expect("lock");
     assert!(
-        seen.stderr
-            .iter()
-            .any(|l| l.starts_with("Authentication required.")),
+        seen.stderr.iter().any(|l| l.starts_with("RetriableError:")),
         "the recorded stderr line: {:?}",
         seen.stderr
     );
+}
+
+/// A print-mode run that was not logged in, told through ACP, answers as the real
+/// agent does when not logged in: `initialize` works, session methods answer -32000.
+#[test]
+fn a_run_that_was_not_logged_in_answers_session_methods_authentication_required() {
+    let cassette = root().join("cassettes/auth-required.cassette");
+    let mut wire = Wire::start(&[("MOCK_AGENT_CASSETTE", cassette.to_str().expect("utf-8"))]);
+    wire.send(&request("1", "initialize", &json!({"protocolVersion": 1})));
+    assert_eq!(wire.json()["result"]["protocolVersion"], json!(1));
+    wire.send(&new_session_line("2"));
+    assert_eq!(
+        wire.json(),
+        json!({"jsonrpc": "2.0", "id": 2, "error": {"code": -32000, "message": "Authentication required"}})
+    );
+    wire.send(&prompt_line("3", "any", "hello"));
+    assert_eq!(wire.json()["error"]["code"], json!(-32000));
+    let ended = wire.close();
+    assert_eq!((ended.code, ended.rest.len()), (Some(0), 0));
+    assert!(
+        ended.stderr.starts_with("Authentication required. Please run"),
+        "the recorded stderr line, once: {:?}",
+        ended.stderr
+    );
+    assert_eq!(ended.stderr.lines().count(), 1, "{:?}", ended.stderr);
+}
+
+/// `session/load` of an id that is neither a session of this process nor the
+/// recording's: -32602, as the real agent answers.
+#[test]
+fn loading_an_unknown_session_is_invalid_params() {
+    let mut wire = Wire::start(&[]);
+    wire.send(&request(
+        "1",
+        "session/load",
+        &json!({"sessionId": "no-such-session", "cwd": "/tmp", "mcpServers": []}),
+    ));
+    assert_eq!(
+        wire.json(),
+        json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": "Session no-such-session not found"}})
+    );
+    let ended = wire.close();
+    assert_eq!((ended.code, ended.rest.len()), (Some(0), 0));
 }
 
 #[tokio::test]

@@ -8,13 +8,16 @@
 //! | `tool_call` completed | `tool_call_update`: `status` `completed` (or `failed` for a `failure`, `error` or `rejected` result), `rawOutput` = the tool's `result` |
 //! | `result` success | the prompt's response, `stopReason: end_turn` |
 //! | a failed run (no successful `result`) | a JSON-RPC error (`-32603`) for the prompt, with the first stderr line |
+//! | a run that failed with `Authentication required` on stderr | `-32000` `Authentication required` for every session method, as the real agent answers when not logged in; the recorded stderr lines with the first |
 //! | stderr lines | stderr lines |
 //! | `system`, `user`, `connection`, `retry`, unknown types | nothing (`user` is the history `session/load` replays) |
 //!
 //! Tool kinds: `readToolCall` read; `writeToolCall`, `editToolCall` edit;
 //! `deleteToolCall` delete; `shellToolCall` execute; `grepToolCall`, `globToolCall`,
 //! `lsToolCall` search; any other other. The agent asks `session/request_permission`
-//! before the tools [`Ask`] names, and waits for the answer. Times are the frames'
+//! before the tools [`Ask`] names, and waits for the answer. `session/load` replays
+//! the history of a session of this process or of the recording's `session_id`, and
+//! answers any other id `-32602` (`Session ... not found`). Times are the frames'
 //! times. A recording of a real `acp` process ([`super::script`]) is the faithful
 //! source: this mapping is the mock's, in the shapes the real agent uses.
 
@@ -49,7 +52,12 @@ enum Told {
 enum Outcome {
     Success,
     Failure(String),
+    /// Not logged in: no session method works.
+    AuthRequired,
 }
+
+/// How the real CLI begins the stderr line of a run that is not logged in.
+const NOT_LOGGED_IN: &str = "Authentication required";
 
 /// A print-mode session told through ACP: every prompt plays its turn.
 #[derive(Debug, Clone)]
@@ -169,6 +177,12 @@ impl Teller {
                 Outcome::Failure(format!("the agent ended with {exit}"))
             }
             Some(outcome) => outcome,
+            None if stderr_first
+                .as_deref()
+                .is_some_and(|line| line.starts_with(NOT_LOGGED_IN)) =>
+            {
+                Outcome::AuthRequired
+            }
             None => Outcome::Failure(
                 stderr_first.unwrap_or_else(|| format!("the agent ended with {exit} and no result")),
             ),
@@ -222,6 +236,7 @@ impl Teller {
         let last = match &self.outcome {
             Outcome::Success => rpc::response(id, &json!({"stopReason": "end_turn"})),
             Outcome::Failure(message) => rpc::error(id, codes::INTERNAL_ERROR, message, None),
+            Outcome::AuthRequired => return self.not_logged_in(id),
         };
         steps.push(Step::Send {
             at: self.end,
@@ -248,6 +263,26 @@ impl Teller {
             .collect()
     }
 
+    /// The answer of a session method when not logged in: the recorded stderr lines
+    /// (once), then `-32000`.
+    fn not_logged_in(&mut self, id: &str) -> Vec<Step> {
+        let mut steps: Vec<Step> = std::mem::take(&mut self.turn)
+            .into_iter()
+            .filter_map(|told| match told {
+                Told::Stderr { line, .. } => Some(Step::Stderr {
+                    at: Duration::ZERO,
+                    line,
+                }),
+                _ => None,
+            })
+            .collect();
+        steps.push(Step::Send {
+            at: Duration::ZERO,
+            line: rpc::error(id, codes::AUTH_REQUIRED, "Authentication required", None),
+        });
+        steps
+    }
+
     fn new_session(&mut self) -> String {
         let id = if self.sessions.is_empty() {
             self.session_id.clone()
@@ -266,6 +301,16 @@ impl Conversation for Teller {
 
     fn reply(&mut self, request: &Message<'_>) -> Reply {
         let id = request.id_text().to_owned();
+        let session_method = matches!(
+            request.method(),
+            methods::SESSION_NEW | methods::SESSION_PROMPT | methods::SESSION_LOAD
+        );
+        if session_method && self.outcome == Outcome::AuthRequired {
+            return Reply {
+                steps: Steps::from(self.not_logged_in(&id)),
+                divergence: None,
+            };
+        }
         match request.method() {
             methods::SESSION_NEW => {
                 let session = self.new_session();
@@ -296,6 +341,14 @@ impl Conversation for Teller {
                 let session = request
                     .param_str("sessionId")
                     .unwrap_or_else(|| self.session_id.clone());
+                if session != self.session_id && !self.sessions.contains(&session) {
+                    return Reply::send(rpc::error(
+                        &id,
+                        codes::INVALID_PARAMS,
+                        &format!("Session {session} not found"),
+                        None,
+                    ));
+                }
                 let mut steps = self.history(&session);
                 steps.push(Step::Send {
                     at: Duration::ZERO,
