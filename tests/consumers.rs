@@ -514,8 +514,11 @@ fn an_interrupted_harness_takes_its_consumers_with_it() {
     let dir = tempfile::tempdir().expect("temp dir");
     let pids = dir.path().join("pids");
     let consumer = format!("echo $$ >> {}; sleep 30", pids.display());
+    // The case directories are made under TMPDIR: none is left behind.
+    let tmp = tempfile::tempdir().expect("temp dir");
     let mut harness = std::process::Command::new(bin())
         .current_dir(root())
+        .env("TMPDIR", tmp.path())
         .args([
             "test",
             "--consumer",
@@ -557,4 +560,13 @@ fn an_interrupted_harness_takes_its_consumers_with_it() {
             "consumer {pid} still runs: {stat}"
         );
     }
+    let left: Vec<_> = std::fs::read_dir(tmp.path())
+        .expect("reads")
+        .map(|entry| entry.expect("an entry").path())
+        .collect();
+    assert_eq!(
+        left,
+        Vec::<std::path::PathBuf>::new(),
+        "case directories left behind"
+    );
 }

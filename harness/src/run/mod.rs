@@ -199,14 +199,20 @@ struct Workdir {
 
 impl Workdir {
     /// A new case directory for the mock at `mock`, removed by [`interrupt`] too.
+    /// It is made under the lock [`interrupt`] takes: once the harness is
+    /// interrupted no directory is made, and one being made is removed with the
+    /// others (the process ends right after, before a worker could remove it).
     fn new(mock: &Path) -> std::io::Result<Workdir> {
+        let mut active = active();
+        let running = active.as_mut().ok_or_else(interrupted)?;
         let dir = tempfile::Builder::new().prefix("mock-agent-case-").tempdir()?;
         let bin = dir.path().join("bin");
         std::fs::create_dir(&bin)?;
         for name in AGENT_NAMES {
             std::os::unix::fs::symlink(mock, bin.join(name))?;
         }
-        register_dir(dir.path())?;
+        running.dirs.push(dir.path().to_owned());
+        drop(active);
         Ok(Workdir {
             journal: dir.path().join("journal.jsonl"),
             bin,
@@ -249,8 +255,14 @@ impl Workdir {
 }
 
 impl Drop for Workdir {
+    /// Removes the directory under the lock [`interrupt`] takes, for the same reason
+    /// as [`Workdir::new`] makes it so.
     fn drop(&mut self) {
-        unregister_dir(self.dir.path());
+        let mut active = active();
+        remove_dir(self.dir.path());
+        if let Some(running) = active.as_mut() {
+            running.dirs.retain(|d| d != self.dir.path());
+        }
     }
 }
 
@@ -465,20 +477,6 @@ fn interrupted() -> std::io::Error {
     std::io::Error::other("the harness was interrupted")
 }
 
-/// Registers a case directory, for [`interrupt`] to remove.
-fn register_dir(dir: &Path) -> std::io::Result<()> {
-    let mut active = active();
-    let running = active.as_mut().ok_or_else(interrupted)?;
-    running.dirs.push(dir.to_owned());
-    Ok(())
-}
-
-fn unregister_dir(dir: &Path) {
-    if let Some(running) = active().as_mut() {
-        running.dirs.retain(|d| d != dir);
-    }
-}
-
 /// A running consumer's place in [`ACTIVE`], for as long as it runs.
 struct Active(i32);
 
@@ -506,15 +504,33 @@ impl Drop for Active {
 /// Kills every running consumer's process group and removes the case directories:
 /// what a harness does when it is interrupted (SIGINT, SIGTERM), since consumers run
 /// in groups of their own that the terminal's signal does not reach.
+///
+/// It holds the lock that starting a consumer and making or removing a case
+/// directory take until it is done: a worker that finds the harness interrupted
+/// finds every consumer killed and every directory removed, and the process can end.
 pub fn interrupt() {
-    let Some(running) = active().take() else {
+    let mut active = active();
+    let Some(running) = active.take() else {
         return;
     };
     for group in running.groups {
         kill_group(group);
     }
     for dir in running.dirs {
-        let _ = std::fs::remove_dir_all(dir);
+        remove_dir(&dir);
+    }
+}
+
+/// Removes a case directory that a process being killed may still write to (its
+/// journal): a removal that meets an entry just made is tried again, so that the
+/// process can end right after without leaving the directory behind.
+fn remove_dir(dir: &Path) {
+    for _ in 0..5 {
+        match std::fs::remove_dir_all(dir) {
+            Ok(()) => return,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && !dir.exists() => return,
+            Err(_) => std::thread::sleep(Duration::from_millis(2)),
+        }
     }
 }
 

@@ -8,13 +8,25 @@ use harness::frames::Exit;
 
 use super::TestArgs;
 
+/// The signal that interrupted the run, by number; 0 for none.
+static INTERRUPTED: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
+
 /// SIGINT and SIGTERM end the run, and the consumers running then with it.
 fn on_interrupt_kill_consumers() {
     crate::process::on_term_or_int(|signal| {
+        // Before `interrupt`: a worker that finds the run interrupted finds this too.
+        INTERRUPTED.store(signal.number(), std::sync::atomic::Ordering::SeqCst);
         harness::run::interrupt();
         eprintln!("mock-agent: interrupted: the running consumers were killed");
         crate::process::terminate(Exit::Signal(signal));
     });
+}
+
+/// The signal that interrupted the run, if one did: the run ends by it, whichever
+/// thread gets there first (the one that caught it, or the main thread, whose
+/// workers stopped).
+fn interrupted_by() -> Option<harness::frames::Signal> {
+    harness::frames::Signal::from_number(INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst))
 }
 
 /// `mock-agent test`: the matrix against a consumer.
@@ -116,6 +128,7 @@ pub(super) fn test(args: TestArgs) -> Exit {
     });
     let results = match results {
         Ok(results) => results,
+        Err(_) if let Some(signal) = interrupted_by() => return Exit::Signal(signal),
         Err(e) => {
             eprintln!("mock-agent: {e}");
             return Exit::Code(exit_codes::USAGE);
@@ -226,6 +239,7 @@ pub(super) fn fuzz(command: &str, acp: bool, cases: u32, seed: u64, timeout: f64
                 }
             }
         }
+        Err(_) if let Some(signal) = interrupted_by() => Exit::Signal(signal),
         Err(e) => {
             eprintln!("mock-agent: {e}");
             Exit::Code(exit_codes::USAGE)
