@@ -142,8 +142,14 @@ impl Writer {
         bytes: &[u8],
         newline: bool,
     ) -> Result<(), WriteError> {
+        let payload = Payload::of(bytes);
+        // A line whose payload alone is past the limit is refused before it is
+        // encoded: escaped, it could take six times its size here first.
+        if bytes.len() > MAX_LINE_BYTES / 6 && payload.encoded_len() > MAX_LINE_BYTES {
+            return Err(self.too_long(stream));
+        }
         let start = self.buffer.len();
-        encode_line(at, stream, bytes, newline, &mut self.buffer);
+        encode_payload(at, stream, payload, newline, &mut self.buffer);
         self.within_limit(start, stream)?;
         self.spill()
     }
@@ -157,11 +163,15 @@ impl Writer {
         }
         self.buffer.truncate(start);
         self.buffer.shrink_to(BUFFER + SLACK);
-        Err(WriteError::LineTooLong {
+        Err(self.too_long(stream))
+    }
+
+    fn too_long(&self, stream: Stream) -> WriteError {
+        WriteError::LineTooLong {
             path: self.path.clone(),
             stream: stream.name(),
             limit: MAX_LINE_BYTES,
-        })
+        }
     }
 
     /// Hands the buffer to the writer thread once it holds [`BUFFER`] bytes.
@@ -271,6 +281,51 @@ pub fn encode_frame(frame: &Frame, out: &mut Vec<u8>) {
 
 /// Appends the cassette line of a line frame: an embedded object, a string, or base64.
 fn encode_line(at: Duration, stream: Stream, bytes: &[u8], newline: bool, out: &mut Vec<u8>) {
+    encode_payload(at, stream, Payload::of(bytes), newline, out);
+}
+
+/// How a line is kept in its frame.
+#[derive(Clone, Copy)]
+enum Payload<'a> {
+    /// A JSON object, embedded as it is.
+    Object(&'a [u8]),
+    /// Other UTF-8 text, as a JSON string.
+    Text(&'a str),
+    /// Bytes that are not UTF-8, in base64.
+    Binary(&'a [u8]),
+}
+
+impl<'a> Payload<'a> {
+    fn of(bytes: &'a [u8]) -> Payload<'a> {
+        match simdutf8::basic::from_utf8(bytes) {
+            Ok(text) if is_embeddable_object(text) => Payload::Object(bytes),
+            Ok(text) => Payload::Text(text),
+            Err(_) => Payload::Binary(bytes),
+        }
+    }
+
+    /// Its length once encoded, quotes included.
+    fn encoded_len(self) -> usize {
+        match self {
+            Payload::Object(bytes) => bytes.len(),
+            // As serde_json escapes a string.
+            Payload::Text(text) => {
+                let escapes: usize = text
+                    .bytes()
+                    .map(|b| match b {
+                        b'"' | b'\\' | 0x08 | b'\t' | b'\n' | 0x0c | b'\r' => 1,
+                        0..0x20 => 5,
+                        _ => 0,
+                    })
+                    .sum();
+                text.len() + escapes + 2
+            }
+            Payload::Binary(bytes) => bytes.len().div_ceil(3) * 4 + 2,
+        }
+    }
+}
+
+fn encode_payload(at: Duration, stream: Stream, payload: Payload<'_>, newline: bool, out: &mut Vec<u8>) {
     out.extend_from_slice(b"{\"t\":");
     write_millis(at, out);
     let key = match stream {
@@ -278,17 +333,17 @@ fn encode_line(at: Duration, stream: Stream, bytes: &[u8], newline: bool, out: &
         Stream::Stderr => "err",
         Stream::Stdin => "in",
     };
-    match simdutf8::basic::from_utf8(bytes) {
-        Ok(text) if is_embeddable_object(text) => {
+    match payload {
+        Payload::Object(bytes) => {
             push_key(out, key);
             out.extend_from_slice(bytes);
         }
-        Ok(text) => {
+        Payload::Text(text) => {
             push_key(out, key);
             // Writing a string to a Vec cannot fail.
             let _ = serde_json::to_writer(&mut *out, text);
         }
-        Err(_) => {
+        Payload::Binary(bytes) => {
             push_key(out, &format!("{key}_b64"));
             out.push(b'"');
             out.extend_from_slice(base64::engine::general_purpose::STANDARD.encode(bytes).as_bytes());
@@ -352,6 +407,30 @@ mod tests {
         let mut out = Vec::new();
         encode_frame(&frame, &mut out);
         String::from_utf8(out).expect("utf-8")
+    }
+
+    /// The length [`Payload::encoded_len`] says is the length written.
+    #[test]
+    fn payload_lengths_are_the_encoded_lengths() {
+        let all_bytes: Vec<u8> = (0..=255).collect();
+        let text: String = (0u8..0x80)
+            .map(char::from)
+            .chain("é\u{2028}\"\\".chars())
+            .collect();
+        for bytes in [
+            &br#"{"type":"x","n":[1,2]}"#[..],
+            text.as_bytes(),
+            &all_bytes,
+            b"",
+            b"ab",
+            b"abcd",
+        ] {
+            let payload = Payload::of(bytes);
+            let mut out = Vec::new();
+            encode_payload(Duration::ZERO, Stream::Stdout, payload, true, &mut out);
+            let prefix = b"{\"t\":0,\"out\":".len() + usize::from(matches!(payload, Payload::Binary(_))) * 4;
+            assert_eq!(out.len() - prefix - 2, payload.encoded_len(), "{bytes:?}");
+        }
     }
 
     #[test]
