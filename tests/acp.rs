@@ -452,6 +452,12 @@ fn a_run_that_was_not_logged_in_answers_session_methods_authentication_required(
     );
     wire.send(&prompt_line("3", "any", "hello"));
     assert_eq!(wire.json()["error"]["code"], json!(-32000));
+    wire.send(&request(
+        "4",
+        "session/set_mode",
+        &json!({"sessionId": "any", "modeId": "ask"}),
+    ));
+    assert_eq!(wire.json()["error"]["code"], json!(-32000));
     let ended = wire.close();
     assert_eq!((ended.code, ended.rest.len()), (Some(0), 0));
     assert!(

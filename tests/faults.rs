@@ -3,13 +3,13 @@
 
 use std::io::{BufRead, BufReader, Read};
 use std::os::unix::process::ExitStatusExt;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use harness::faults::catalogue;
 use harness::journal;
 
-use crate::support::{bin, mock, transcript};
+use crate::support::{mock, mock_std, transcript};
 
 /// Each case: a name, the fault spec, and the output format, on the default
 /// session. Every fault and preset of the catalogue has at least one case here or in
@@ -240,7 +240,7 @@ fn faults_lists_every_fault_with_an_example() {
 }
 
 fn spawn(faults: &str, journal: Option<&std::path::Path>) -> std::process::Child {
-    let mut cmd = Command::new(bin());
+    let mut cmd = mock_std();
     cmd.env("MOCK_AGENT_FAULTS", faults).args(["-p", "hi"]);
     if let Some(path) = journal {
         cmd.env("MOCK_AGENT_JOURNAL", path);
@@ -376,7 +376,7 @@ fn the_journal_says_which_faults_acted_and_when_the_pipe_closed() {
     // the machine.
     let (reader, writer) = std::io::pipe().expect("pipe");
     drop(writer);
-    let output = Command::new(bin())
+    let output = mock_std()
         .env("MOCK_AGENT_JOURNAL", &path)
         .env("MOCK_AGENT_FAULTS", "eof:after=50;noise:at=telemetry")
         .env("MOCK_AGENT_SEED", "7")

@@ -17,10 +17,15 @@ pub fn root() -> PathBuf {
 
 /// `mock-agent ARGS`, run in the workspace root with no `MOCK_AGENT_*` setting.
 pub fn mock() -> Command {
+    Command::from_std(mock_std())
+}
+
+/// [`mock`] as a std `Command`, for a test that sets its stdin or spawns it.
+pub fn mock_std() -> std::process::Command {
     let mut cmd = std::process::Command::new(bin());
     cmd.current_dir(root());
     harness::run::child::without_mock_env(&mut cmd);
-    Command::from_std(cmd)
+    cmd
 }
 
 /// A directory holding links named `cursor-agent` and `agent` to the binary.

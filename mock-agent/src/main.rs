@@ -37,6 +37,6 @@ extern "C" fn main(argc: c_int, argv: *const *const c_char) -> c_int {
     // as std's would too.)
     match std::panic::catch_unwind(|| mock_agent::main(&argv)) {
         Ok(exit) => mock_agent::process::terminate(exit),
-        Err(_) => 101,
+        Err(_) => mock_agent::process::terminate(harness::frames::Exit::Code(101)),
     }
 }

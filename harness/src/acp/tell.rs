@@ -303,7 +303,12 @@ impl Conversation for Teller {
         let id = request.id_text().to_owned();
         let session_method = matches!(
             request.method(),
-            methods::SESSION_NEW | methods::SESSION_PROMPT | methods::SESSION_LOAD
+            methods::SESSION_NEW
+                | methods::SESSION_PROMPT
+                | methods::SESSION_LOAD
+                | methods::SESSION_SET_MODE
+                | methods::SESSION_SET_MODEL
+                | methods::SESSION_SET_CONFIG_OPTION
         );
         if session_method && self.outcome == Outcome::AuthRequired {
             return Reply {

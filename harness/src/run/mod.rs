@@ -528,8 +528,10 @@ fn remove_dir(dir: &Path) {
     for _ in 0..5 {
         match std::fs::remove_dir_all(dir) {
             Ok(()) => return,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound && !dir.exists() => return,
-            Err(_) => std::thread::sleep(Duration::from_millis(2)),
+            Err(e) if e.kind() == std::io::ErrorKind::DirectoryNotEmpty => {
+                std::thread::sleep(Duration::from_millis(2));
+            }
+            Err(_) => return,
         }
     }
 }

@@ -22,11 +22,16 @@ fn on_interrupt_kill_consumers() {
     });
 }
 
-/// The signal that interrupted the run, if one did: the run ends by it, whichever
-/// thread gets there first (the one that caught it, or the main thread, whose
-/// workers stopped).
+/// The signal that interrupted the run, if one did, once the interrupt is handled
+/// (the consumers killed, the case directories removed: `interrupt` waits for the
+/// handler's call to finish). The run then ends by the signal, whichever thread
+/// gets there first (the one that caught it, or the main thread, whose cases
+/// ended), and whatever the cases gave: no snapshot, report or summary of a run cut
+/// short.
 fn interrupted_by() -> Option<harness::frames::Signal> {
-    harness::frames::Signal::from_number(INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst))
+    let signal = harness::frames::Signal::from_number(INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst))?;
+    harness::run::interrupt();
+    Some(signal)
 }
 
 /// `mock-agent test`: the matrix against a consumer.
@@ -126,9 +131,11 @@ pub(super) fn test(args: TestArgs) -> Exit {
         let mark = if result.passed() { "ok  " } else { "FAIL" };
         eprintln!("[{n:>4}/{total}] {mark} {}", result.case.name);
     });
+    if let Some(signal) = interrupted_by() {
+        return Exit::Signal(signal);
+    }
     let results = match results {
         Ok(results) => results,
-        Err(_) if let Some(signal) = interrupted_by() => return Exit::Signal(signal),
         Err(e) => {
             eprintln!("mock-agent: {e}");
             return Exit::Code(exit_codes::USAGE);
@@ -210,6 +217,9 @@ pub(super) fn fuzz(command: &str, acp: bool, cases: u32, seed: u64, timeout: f64
     } else {
         fuzz::fuzz(&consumer, cases, seed, &mock, &properties, out)
     };
+    if let Some(signal) = interrupted_by() {
+        return Exit::Signal(signal);
+    }
     match found {
         Ok(report) => {
             let rate = report.runs as f64 / report.seconds.max(1e-9);
@@ -239,7 +249,6 @@ pub(super) fn fuzz(command: &str, acp: bool, cases: u32, seed: u64, timeout: f64
                 }
             }
         }
-        Err(_) if let Some(signal) = interrupted_by() => Exit::Signal(signal),
         Err(e) => {
             eprintln!("mock-agent: {e}");
             Exit::Code(exit_codes::USAGE)
