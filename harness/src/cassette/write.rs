@@ -167,11 +167,7 @@ impl Writer {
     }
 
     fn too_long(&self, stream: Stream) -> WriteError {
-        WriteError::LineTooLong {
-            path: self.path.clone(),
-            stream: stream.name(),
-            limit: MAX_LINE_BYTES,
-        }
+        line_too_long(&self.path, stream)
     }
 
     /// Hands the buffer to the writer thread once it holds [`BUFFER`] bytes.
@@ -235,6 +231,16 @@ impl Drop for Writer {
         if let Sink::Thread(spiller) = std::mem::replace(&mut self.sink, Sink::Gone) {
             let _ = spiller.stop();
         }
+    }
+}
+
+/// The error of a line of `stream` longer than a line of the cassette at `path`
+/// may hold ([`MAX_LINE_BYTES`]).
+pub fn line_too_long(path: &Path, stream: Stream) -> WriteError {
+    WriteError::LineTooLong {
+        path: path.to_owned(),
+        stream: stream.name(),
+        limit: MAX_LINE_BYTES,
     }
 }
 

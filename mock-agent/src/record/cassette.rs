@@ -12,7 +12,6 @@ use std::sync::mpsc::Receiver;
 use std::time::Duration;
 
 use harness::cassette::{Header, Invocation, Writer, MAX_LINE_BYTES};
-use harness::error::WriteError;
 use harness::events::Extra;
 use harness::frames::{Ending, Exit, Frame, Line, Stream};
 
@@ -230,11 +229,7 @@ impl<'a> Recorder<'a> {
     /// The error of a line longer than a cassette holds, found before encoding it
     /// (its frame would be longer still).
     fn too_long(&self, stream: Stream) -> RecordError {
-        RecordError::Write(WriteError::LineTooLong {
-            path: self.out.to_owned(),
-            stream: stream.name(),
-            limit: MAX_LINE_BYTES,
-        })
+        RecordError::Write(harness::cassette::line_too_long(self.out, stream))
     }
 
     /// Writes the header, then the lines that waited for it.
