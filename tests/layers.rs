@@ -6,11 +6,19 @@ use std::path::Path;
 
 use crate::support::root;
 
-/// `harness`'s modules, lowest first (see `harness/src/lib.rs`).
+/// `harness`'s modules, lowest first (see `harness/src/lib.rs`). A module is named by
+/// its path; a file belongs to the longest path of this list that it lies under (a
+/// dialect's folder spans layers: its wire model is at the bottom, its rules, scripts
+/// and strategies are built on the machinery below them).
 const HARNESS: &[&str] = &[
-    // 1. the stream model
+    // 1. the stream model, and each dialect's wire model
     "exit_codes",
     "error",
+    "dialects",
+    "dialects::cursor_print::events",
+    "dialects::cursor_print::wire",
+    "dialects::cursor_acp::wire",
+    "dialects::cursor_acp::rpc",
     "events",
     "peek",
     "format",
@@ -20,13 +28,24 @@ const HARNESS: &[&str] = &[
     "cassette",
     "journal",
     // 3. the pure stages, then what is built on them
+    "dialects::cursor_print::render",
     "render",
-    "faults",
     "timing",
+    "faults",
+    "dialects::cursor_print::check",
+    "dialects::cursor_acp::check",
     "check",
+    "dialects::cursor_print::expect",
+    "dialects::cursor_acp::expect",
     "expect",
     "scenario",
+    "dialects::cursor_acp::script",
+    "dialects::cursor_acp::tell",
+    "dialects::cursor_acp",
+    "dialects::cursor_print",
     "generate",
+    "dialects::cursor_print::generate",
+    "dialects::cursor_acp::generate",
     "source",
     "acp",
     // 4. the runner
@@ -63,31 +82,48 @@ fn imports(text: &str) -> Vec<(usize, String)> {
                         '}' => depth -= 1,
                         ',' if depth == 0 => {
                             if !name.is_empty() {
-                                found.push((index + 1, std::mem::take(&mut name)));
+                                found.push((
+                                    index + 1,
+                                    std::mem::take(&mut name).trim_end_matches(':').to_owned(),
+                                ));
                             }
                             named = false;
                         }
-                        c if depth == 0 && !named && (c.is_alphanumeric() || c == '_') => name.push(c),
+                        c if depth == 0 && !named && (c.is_alphanumeric() || c == '_' || c == ':') => {
+                            name.push(c)
+                        }
                         _ if !name.is_empty() => {
-                            found.push((index + 1, std::mem::take(&mut name)));
+                            found.push((
+                                index + 1,
+                                std::mem::take(&mut name).trim_end_matches(':').to_owned(),
+                            ));
                             named = true;
                         }
                         _ => {}
                     }
                 }
                 if !name.is_empty() {
-                    found.push((index + 1, name));
+                    found.push((index + 1, name.trim_end_matches(':').to_owned()));
                 }
             } else {
                 let name: String = rest
                     .chars()
-                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':')
                     .collect();
-                found.push((index + 1, name));
+                found.push((index + 1, name.trim_end_matches(':').to_owned()));
             }
         }
     }
     found
+}
+
+/// The longest module of `order` that `path` (`a::b::c`) is, or lies in.
+fn listed<'a>(order: &[&'a str], path: &str) -> Option<&'a str> {
+    order
+        .iter()
+        .filter(|m| path == **m || path.starts_with(&format!("{m}::")))
+        .max_by_key(|m| m.len())
+        .copied()
 }
 
 /// Each upward import in a crate: `FILE:LINE: MODULE imports crate::NAME`.
@@ -109,15 +145,17 @@ fn upward_imports(src: &Path, order: &[&str]) -> Vec<String> {
                 continue;
             }
             let relative = path.strip_prefix(src).expect("under src");
-            let module = relative
+            let path_name = relative
+                .with_extension("")
                 .components()
-                .next()
-                .and_then(|c| c.as_os_str().to_str())
-                .map(|c| c.trim_end_matches(".rs").to_owned())
-                .unwrap_or_default();
-            if module == "lib" || module == "main" {
+                .filter_map(|c| c.as_os_str().to_str())
+                .filter(|c| *c != "mod")
+                .collect::<Vec<_>>()
+                .join("::");
+            if path_name == "lib" || path_name == "main" {
                 continue;
             }
+            let module = listed(order, &path_name).unwrap_or(&path_name).to_owned();
             let Some(own) = rank(&module) else {
                 problems.push(format!(
                     "{}: the module `{module}` is in no layer: add it to tests/layers.rs and lib.rs",
@@ -126,8 +164,11 @@ fn upward_imports(src: &Path, order: &[&str]) -> Vec<String> {
                 continue;
             };
             let text = std::fs::read_to_string(&path).expect("reads the source");
-            for (line, name) in imports(&text) {
-                match rank(&name) {
+            for (line, path) in imports(&text) {
+                let Some(name) = listed(order, &path) else {
+                    continue;
+                };
+                match rank(name) {
                     Some(theirs) if theirs > own => problems.push(format!(
                         "{}:{line}: `{module}` imports `crate::{name}`, a layer above it",
                         relative.display()
@@ -157,11 +198,11 @@ fn mock_agent_imports_only_from_lower_layers() {
 fn the_checker_sees_plain_paths_and_groups() {
     let text = "use crate::frames::Frame;\n// use crate::run;\nuse crate::{cassette::Recording, format, render::{self, x}};\nlet f = crate::faults::parse(s);\n";
     let expected = [
-        (1, "frames"),
-        (3, "cassette"),
+        (1, "frames::Frame"),
+        (3, "cassette::Recording"),
         (3, "format"),
         (3, "render"),
-        (4, "faults"),
+        (4, "faults::parse"),
     ];
     let expected: Vec<(usize, String)> = expected.iter().map(|(l, n)| (*l, (*n).to_owned())).collect();
     assert_eq!(imports(text), expected);

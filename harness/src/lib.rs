@@ -33,6 +33,7 @@
 //!   sources and fuzzing ([`run::fuzz`]). Without it, the model, the pipeline, the
 //!   checker and the runner build without proptest.
 
+pub mod dialects;
 pub mod error;
 pub mod events;
 pub mod exit_codes;

@@ -1,0 +1,1 @@
+//! Cursor's server mode (`cursor-agent acp`): the Agent Client Protocol over stdio.

@@ -1,0 +1,1 @@
+//! Cursor's print mode (`cursor-agent -p`): stream-json, json and text, one way.
