@@ -4,7 +4,7 @@
 use std::io::{BufRead, BufReader, Read};
 use std::os::unix::process::ExitStatusExt;
 use std::process::Stdio;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use harness::faults::catalogue;
 use harness::journal;
@@ -291,11 +291,10 @@ fn a_stalled_mock_ends_at_once_on_sigterm_and_says_so() {
         stdout.read_line(&mut line).expect("reads");
         assert!(line.starts_with('{'), "{line}");
     }
-    let sent = Instant::now();
     term(&child);
+    // How fast it ends is the timing benchmark's (SIGTERM latency), not a test's:
+    // here, that it ends by the signal at all, with the stall unfinished.
     let status = child.wait().expect("waits");
-    // Generous: the bar (100 ms) is checked by the benchmark, not here.
-    assert!(sent.elapsed() < Duration::from_secs(5));
     assert_eq!(status.signal(), Some(15));
     let entries = journal::read(&journal_path).expect("journal");
     assert_eq!(entries[0].signal.as_deref(), Some("TERM"));
@@ -311,13 +310,24 @@ fn a_stalled_mock_ends_at_once_on_sigterm_and_says_so() {
 
 #[test]
 fn a_timed_stall_holds_the_rest_back() {
-    let started = Instant::now();
+    // Held back: with a stall longer than the test, only the line before it is out
+    // when the mock is ended. (When the wait ends is the executor's paused-time tests'.)
+    let mut child = spawn("stall:ms=600000,after=1", None);
+    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
+    let mut line = String::new();
+    stdout.read_line(&mut line).expect("reads");
+    assert!(line.starts_with('{'), "{line}");
+    term(&child);
+    let mut rest = String::new();
+    stdout.read_to_string(&mut rest).expect("reads to the end");
+    assert_eq!(rest, "", "nothing after the stall's place");
+    assert_eq!(child.wait().expect("waits").signal(), Some(15));
+    // A stall that ends lets the rest through, and the run ends as recorded.
     let output = mock()
-        .env("MOCK_AGENT_FAULTS", "stall:ms=300,after=1")
+        .env("MOCK_AGENT_FAULTS", "stall:ms=1,after=1")
         .args(["-p", "hi"])
         .output()
         .expect("runs");
-    assert!(started.elapsed() >= Duration::from_millis(300));
     assert!(output.status.success());
     assert_eq!(String::from_utf8_lossy(&output.stdout).lines().count(), 10);
 }
