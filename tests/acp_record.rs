@@ -185,3 +185,129 @@ fn the_shim_records_a_conversation_once_and_replays_it() {
         .as_array()
         .is_some_and(|m| !m.is_empty()));
 }
+
+/// A stand-in for a real agent in `dir`: `agent.sh acp` runs this shell command.
+fn fake_agent(dir: &Path, command: &str) -> std::path::PathBuf {
+    let wrapper = dir.join("agent.sh");
+    std::fs::write(&wrapper, format!("#!/bin/sh\n{command}\n")).expect("writes");
+    std::fs::set_permissions(&wrapper, std::os::unix::fs::PermissionsExt::from_mode(0o755)).expect("chmod");
+    wrapper
+}
+
+/// Kills the process `pid` if the test still runs after a minute: a recorder that
+/// hangs fails the test instead of hanging it.
+fn watchdog(pid: u32) -> std::sync::mpsc::Sender<()> {
+    let (done, wait) = std::sync::mpsc::channel::<()>();
+    std::thread::spawn(move || {
+        if wait.recv_timeout(std::time::Duration::from_secs(60)).is_err() {
+            let _ = nix::sys::signal::kill(
+                nix::unistd::Pid::from_raw(pid as i32),
+                nix::sys::signal::Signal::SIGKILL,
+            );
+        }
+    });
+    done
+}
+
+/// The recorder of `agent acp`, with its stdin and stdout piped to the test.
+fn recorder(agent: &Path, cassette: &Path) -> std::process::Child {
+    crate::support::mock_std()
+        .args(["record", "--out"])
+        .arg(cassette)
+        .arg("--")
+        .arg(agent)
+        .arg("acp")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawns the recorder")
+}
+
+/// The frames of a cassette, as JSON values, header and end left out.
+fn frames(cassette: &Path) -> Vec<Value> {
+    let text = std::fs::read_to_string(cassette).expect("the cassette");
+    text.lines()
+        .skip(1)
+        .map(|l| serde_json::from_str(l).expect("a frame"))
+        .filter(|f: &Value| f.get("in").is_some() || f.get("out").is_some())
+        .collect()
+}
+
+#[test]
+fn a_recording_keeps_the_order_in_which_messages_passed() {
+    use std::io::{BufRead, Write};
+    let dir = tempfile::tempdir().expect("temp dir");
+    // The quickest agent there is: each line back at once, as its own message.
+    let agent = fake_agent(dir.path(), "exec cat");
+    let cassette = dir.path().join("ordered.cassette");
+    let mut child = recorder(&agent, &cassette);
+    let done = watchdog(child.id());
+    let mut to = child.stdin.take().expect("stdin");
+    let mut from = std::io::BufReader::new(child.stdout.take().expect("stdout"));
+    // Each answer is caused by its request: a request passed on and then queued
+    // could be recorded after its own answer. Many quick exchanges give a race many
+    // chances.
+    let rounds = 300;
+    for id in 0..rounds {
+        writeln!(
+            to,
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"x/ping","params":{{}}}}"#
+        )
+        .expect("writes");
+        let mut answer = String::new();
+        from.read_line(&mut answer).expect("reads the answer");
+        assert!(answer.contains(&format!(r#""id":{id},"#)), "{answer}");
+    }
+    drop(to);
+    assert!(child.wait().expect("waits").success());
+    let _ = done.send(());
+    let frames = frames(&cassette);
+    assert_eq!(frames.len(), 2 * rounds, "every message recorded");
+    let misordered: Vec<usize> = frames
+        .chunks(2)
+        .enumerate()
+        .filter(|(i, pair)| pair[0]["in"]["id"] != *i || pair[1]["out"]["id"] != *i)
+        .map(|(i, _)| i)
+        .collect();
+    assert_eq!(misordered, Vec::<usize>::new(), "exchanges recorded answer first");
+}
+
+#[test]
+fn the_client_sees_the_agent_end_while_it_keeps_stdin_open() {
+    use std::io::{Read, Write};
+    let dir = tempfile::tempdir().expect("temp dir");
+    // One answer, then the agent dies with the client's pipe still open.
+    let agent = fake_agent(
+        dir.path(),
+        r#"read line; echo '{"jsonrpc":"2.0","id":0,"result":{}}'; echo 'agent: gone' >&2; exit 3"#,
+    );
+    let cassette = dir.path().join("died.cassette");
+    let mut child = recorder(&agent, &cassette);
+    let done = watchdog(child.id());
+    let mut to = child.stdin.take().expect("stdin");
+    writeln!(
+        to,
+        r#"{{"jsonrpc":"2.0","id":0,"method":"initialize","params":{{}}}}"#
+    )
+    .expect("writes");
+    // stdin stays open (`to` lives to the end of the test): the end of stdout is the
+    // agent's death, passed on at once, and the recorder ends as the agent did.
+    let mut out = String::new();
+    child
+        .stdout
+        .take()
+        .expect("stdout")
+        .read_to_string(&mut out)
+        .expect("reads to the end");
+    assert!(out.contains(r#""id":0"#), "{out}");
+    assert_eq!(
+        child.wait().expect("waits").code(),
+        Some(3),
+        "ends as the agent ended, not killed by the watchdog"
+    );
+    let _ = done.send(());
+    let text = std::fs::read_to_string(&cassette).expect("the cassette is written");
+    assert!(text.trim_end().ends_with(r#""exit":3}"#), "{text}");
+    drop(to);
+}

@@ -119,10 +119,12 @@ impl<'a> Recorder<'a> {
         Ok(recorder)
     }
 
-    /// Writes what the pumps queue until both streams are closed. On an error the
-    /// queue is dropped, so that the pumps go on passing the output through.
+    /// Writes what the pumps queue until the command's stdout and stderr are closed
+    /// (in a conversation, what the client sent after that is not the recording's:
+    /// the agent was gone). On an error the queue is dropped, so that the pumps go on
+    /// passing the output through.
     pub(super) fn run(&mut self, events: Receiver<Event>, queue: &Queue) -> Result<(), RecordError> {
-        let mut open = if self.invoked.acp() { 3 } else { 2 };
+        let mut open = 2;
         while open > 0 {
             match events.recv() {
                 Ok(Event::Chunk {
@@ -140,7 +142,9 @@ impl<'a> Recorder<'a> {
                     if !pending.is_empty() {
                         self.line(stream, at, &pending, false)?;
                     }
-                    open -= 1;
+                    if stream != Stream::Stdin {
+                        open -= 1;
+                    }
                 }
                 Err(_) => break,
             }

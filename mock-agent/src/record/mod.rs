@@ -131,9 +131,15 @@ pub fn record(command: &[String], options: &RecordOptions) -> Result<Exit, Recor
     let mut child = spawn::start(program, argv, stdin_piped)?;
     let started = Instant::now();
     let (queue, events) = pump::Queue::new();
-    let mut pumps = vec![
-        pump::start(Stream::Stdout, child.stdout.take(), started, queue.clone()),
-        pump::start(Stream::Stderr, child.stderr.take(), started, queue.clone()),
+    // A conversation keeps the order in which messages passed both ways.
+    let order = if acp {
+        pump::Order::Causal
+    } else {
+        pump::Order::CallerFirst
+    };
+    let pumps = [
+        pump::start(Stream::Stdout, child.stdout.take(), order, started, queue.clone()),
+        pump::start(Stream::Stderr, child.stderr.take(), order, started, queue.clone()),
     ];
     let kept = if acp {
         let ours = std::io::stdin()
@@ -145,10 +151,13 @@ pub fn record(command: &[String], options: &RecordOptions) -> Result<Exit, Recor
             .stdin
             .take()
             .map(|s| std::fs::File::from(std::os::fd::OwnedFd::from(s)));
-        pumps.push(pump::start_to(
+        // Not waited for: the client may keep its end open after the agent ended,
+        // and the recording ends with the agent.
+        drop(pump::start_to(
             Stream::Stdin,
             ours,
             theirs,
+            order,
             started,
             queue.clone(),
         ));
@@ -161,9 +170,10 @@ pub fn record(command: &[String], options: &RecordOptions) -> Result<Exit, Recor
         .and_then(|mut recorder| recorder.run(events, &queue).map(|()| recorder));
     // On an error the queue's end is gone: the pumps pass the output on to its end.
     let exit = spawn::wait(program, &mut child)?;
+    let ended = started.elapsed();
     for pump in pumps {
         let _ = pump.join();
     }
-    recorded?.finish(started.elapsed(), exit)?;
+    recorded?.finish(ended, exit)?;
     Ok(exit)
 }

@@ -3,6 +3,12 @@
 //! queues a copy for the cassette. The queue is bounded, and its buffers are used
 //! again: a cassette writer that falls behind holds the pumps back rather than using
 //! more memory.
+//!
+//! In a conversation (server mode) the bytes go both ways, and what one side sends
+//! may be an answer to what it was just given: there a pump queues the bytes *before*
+//! it passes them on ([`Order::Causal`]), so that a message is in the queue before
+//! anything it caused can be read, and the cassette keeps the order in which the
+//! messages passed, whatever the threads' scheduling.
 
 use std::io::{Read, Write};
 use std::os::fd::AsFd;
@@ -24,6 +30,16 @@ const QUEUE: usize = 32;
 /// The size asked for the command's pipes (Linux's default is 64 KiB): fewer, larger
 /// reads when the command writes fast.
 const PIPE: i32 = 1 << 20;
+
+/// When a pump queues bytes for the cassette: after passing them on, or before.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Order {
+    /// Passed on first (without copying them, where both ends are pipes), then
+    /// queued: the caller gets them soonest. For one-way streams.
+    CallerFirst,
+    /// Queued first, then passed on: nothing they cause is queued before them.
+    Causal,
+}
 
 /// What a pump tells the cassette writer.
 #[derive(Debug)]
@@ -91,9 +107,14 @@ impl Queue {
 /// of that name, then to the queue. A caller that went away stops getting them and
 /// the recording goes on; a writer that went away (it failed) stops getting them and
 /// the caller goes on getting them.
+///
+/// When the command's stdout ends, so does the recorder's own (it writes nothing else
+/// there): a caller sees the end of the agent's output when the agent ends it, not
+/// when the recorder exits.
 pub(super) fn start(
     stream: Stream,
     source: Option<impl Read + AsFd + Send + 'static>,
+    order: Order,
     started: Instant,
     queue: Queue,
 ) -> JoinHandle<()> {
@@ -101,7 +122,16 @@ pub(super) fn start(
         Stream::Stdout => std::io::stdout().as_fd().try_clone_to_owned().ok(),
         Stream::Stderr | Stream::Stdin => std::io::stderr().as_fd().try_clone_to_owned().ok(),
     };
-    start_to(stream, source, sink.map(std::fs::File::from), started, queue)
+    let after = (stream == Stream::Stdout).then_some(close_stdout as fn());
+    start_with(
+        stream,
+        source,
+        sink.map(std::fs::File::from),
+        order,
+        started,
+        queue,
+        after,
+    )
 }
 
 /// [`start`] with the bytes passed on to `sink` (in server mode, the client's
@@ -110,8 +140,22 @@ pub(super) fn start_to(
     stream: Stream,
     source: Option<impl Read + AsFd + Send + 'static>,
     sink: Option<std::fs::File>,
+    order: Order,
     started: Instant,
     queue: Queue,
+) -> JoinHandle<()> {
+    start_with(stream, source, sink, order, started, queue, None)
+}
+
+/// [`start_to`], then `after` once the source has ended and the sink is closed.
+fn start_with(
+    stream: Stream,
+    source: Option<impl Read + AsFd + Send + 'static>,
+    sink: Option<std::fs::File>,
+    order: Order,
+    started: Instant,
+    queue: Queue,
+    after: Option<fn()>,
 ) -> JoinHandle<()> {
     if let Some(pipe) = &source {
         // Best effort: a smaller pipe only means smaller reads.
@@ -125,13 +169,33 @@ pub(super) fn start_to(
             // Once the writer is gone, one buffer does.
             let mut own = Vec::new();
             loop {
-                let mut buffer = if recording {
+                let mut buffer = if recording && order == Order::CallerFirst {
                     queue.buffer()
                 } else if own.is_empty() {
                     vec![0; CHUNK]
                 } else {
                     std::mem::take(&mut own)
                 };
+                if order == Order::Causal {
+                    let Some(len) = read(&mut source, &mut buffer) else {
+                        break;
+                    };
+                    let at = started.elapsed();
+                    if recording {
+                        let mut copy = queue.buffer();
+                        copy[..len].copy_from_slice(&buffer[..len]);
+                        let event = Event::Chunk {
+                            stream,
+                            at,
+                            buffer: copy,
+                            len,
+                        };
+                        recording = queue.sender.send(event).is_ok();
+                    }
+                    write(&mut sink, &buffer[..len]);
+                    own = buffer;
+                    continue;
+                }
                 let Some(len) = pass_on(&mut source, &mut sink, &mut buffer, &mut tee) else {
                     break;
                 };
@@ -153,7 +217,41 @@ pub(super) fn start_to(
             stream,
             at: started.elapsed(),
         });
+        drop(sink);
+        if let Some(after) = after {
+            after();
+        }
     })
+}
+
+/// Ends the recorder's stdout: `/dev/null` takes its place, so that the last
+/// descriptor of the caller's pipe is closed (the pump's own copy is already).
+fn close_stdout() {
+    if let Ok(null) = std::fs::OpenOptions::new().write(true).open("/dev/null") {
+        let _ = nix::unistd::dup2_stdout(null);
+    }
+}
+
+/// The next bytes of `source` in `buffer`: how many, or `None` at its end.
+fn read(source: &mut impl Read, buffer: &mut [u8]) -> Option<usize> {
+    loop {
+        match source.read(buffer) {
+            Ok(0) => return None,
+            Ok(len) => return Some(len),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => return None,
+        }
+    }
+}
+
+/// Writes `bytes` to the sink; a sink that fails is dropped (the caller gets no
+/// more, and the recording goes on).
+fn write(sink: &mut Option<std::fs::File>, bytes: &[u8]) {
+    if let Some(out) = sink.as_mut() {
+        if out.write_all(bytes).is_err() {
+            *sink = None;
+        }
+    }
 }
 
 /// Passes the next bytes of `source` on to `sink`, then reads them into `buffer`:
@@ -182,14 +280,7 @@ fn pass_on(
             Err(_) => *tee = false,
         }
     }
-    let len = match source.read(buffer) {
-        Ok(0) | Err(_) => return None,
-        Ok(len) => len,
-    };
-    if let Some(out) = sink.as_mut() {
-        if out.write_all(&buffer[..len]).is_err() {
-            *sink = None;
-        }
-    }
+    let len = read(source, buffer)?;
+    write(sink, &buffer[..len]);
     Some(len)
 }
