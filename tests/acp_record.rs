@@ -311,3 +311,47 @@ fn the_client_sees_the_agent_end_while_it_keeps_stdin_open() {
     assert!(text.trim_end().ends_with(r#""exit":3}"#), "{text}");
     drop(to);
 }
+
+#[test]
+fn authenticate_credentials_stay_off_the_disk_whatever_the_shape_of_the_line() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().expect("temp dir");
+    // An agent that reads and says nothing: only the client's lines are recorded.
+    let agent = fake_agent(dir.path(), "exec cat >/dev/null");
+    let cassette = dir.path().join("auth.cassette");
+    let deep = format!("{}\"tok-SECRET-6\"{}", "[".repeat(200), "]".repeat(200));
+    let shapes: Vec<Vec<u8>> = vec![
+        br#"{"jsonrpc":"2.0","id":1,"method":"authenticate","params":{"methodId":"cursor_login","token":"tok-SECRET-1"}}"#.to_vec(),
+        br#"{"jsonrpc":"2.0","id":2,"method":"authenticate","params":["tok-SECRET-2"]}"#.to_vec(),
+        br#"{"jsonrpc":"2.0","id":3,"method":"authenticate","params":"tok-SECRET-3"}"#.to_vec(),
+        br#"{"jsonrpc":"2.0","id":4,"method":"authenticate","params":{"methodId":"x"},"params":{"token":"tok-SECRET-4"}}"#.to_vec(),
+        br#"{"jsonrpc":"2.0","id":5,"id":"tok-SECRET-5","method":"authenticate","params":{}}"#.to_vec(),
+        format!(r#"{{"jsonrpc":"2.0","id":6,"method":"authenticate","params":{{"methodId":"x","token":{deep}}}}}"#).into_bytes(),
+        [&br#"{"jsonrpc":"2.0","id":7,"method":"authenticate","params":{"token":"tok-SECRET-7"#[..], b"\xff\"}}"].concat(),
+        br#"{"jsonrpc":"2.0","id":8,"method":"\u0061uthenticate","params":{"token":"tok-SECRET-8"}}"#.to_vec(),
+        br#"{"jsonrpc":"2.0","id":9,"method":"authenticate","params":{"methodId":"a","methodId":"tok-SECRET-9"}}"#.to_vec(),
+    ];
+    let mut child = recorder(&agent, &cassette);
+    let done = watchdog(child.id());
+    let mut to = child.stdin.take().expect("stdin");
+    for shape in &shapes {
+        to.write_all(shape).expect("writes");
+        to.write_all(b"\n").expect("writes");
+    }
+    drop(to);
+    assert!(child.wait().expect("waits").success());
+    let _ = done.send(());
+    let bytes = std::fs::read(&cassette).expect("the cassette");
+    assert_eq!(
+        memchr::memmem::find(&bytes, b"SECRET"),
+        None,
+        "a credential reached the disk:\n{}",
+        String::from_utf8_lossy(&bytes)
+    );
+    let text = String::from_utf8_lossy(&bytes);
+    // The plain request keeps its shape, and the method it names.
+    assert!(
+        text.contains(r#""params":{"methodId":"cursor_login","token":"[REDACTED]"}"#),
+        "{text}"
+    );
+}

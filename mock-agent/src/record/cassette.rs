@@ -282,14 +282,29 @@ pub(super) fn is_acp(argv: &[String]) -> bool {
     args::parse(argv).is_ok_and(|a| a.command == Some(args::Command::Acp))
 }
 
-/// An `authenticate` request of the client's with every string of its params but
-/// `methodId` replaced by the marker: whatever credentials it carries stay out.
+/// A client's line that may carry credentials, made safe to keep: `Some` replaces it.
+///
+/// An `authenticate` request keeps its shape with every string of its `params` (an
+/// object, an array or a string) replaced by the marker, but a `methodId` said once.
+/// A line that could be one but cannot be read for sure (not UTF-8, not JSON, nested
+/// deeper than the parser goes, a key said twice) is replaced whole by the marker:
+/// what is not understood is not kept. A line that does not spell `authenticate`
+/// (not even with JSON escapes) is kept as it is.
 fn credentials_out(line: &[u8]) -> Option<Vec<u8>> {
-    let message = harness::acp::rpc::Message::parse(line)?;
-    if message.method() != harness::acp::methods::AUTHENTICATE || message.params.is_none() {
+    if memchr::memmem::find(line, b"authenticate").is_none() && memchr::memmem::find(line, b"\\u").is_none() {
         return None;
     }
-    let mut value: serde_json::Value = serde_json::from_slice(line).ok()?;
+    let whole = || Some(super::MARKER.as_bytes().to_vec());
+    // A key said twice is read one way here and maybe another by the agent.
+    if harness::acp::rpc::Message::parse(line).is_none() {
+        return whole();
+    }
+    let Ok(mut value) = serde_json::from_slice::<serde_json::Value>(line) else {
+        return whole();
+    };
+    if value.get("method").and_then(serde_json::Value::as_str) != Some(harness::acp::methods::AUTHENTICATE) {
+        return None;
+    }
     fn blank(value: &mut serde_json::Value) {
         match value {
             serde_json::Value::String(s) => *s = super::MARKER.to_owned(),
@@ -298,15 +313,19 @@ fn credentials_out(line: &[u8]) -> Option<Vec<u8>> {
             _ => {}
         }
     }
-    let params = value.get_mut("params")?;
-    if let serde_json::Value::Object(fields) = params {
-        for (key, field) in fields.iter_mut() {
-            if key != "methodId" {
-                blank(field);
+    let said_once = memchr::memmem::find_iter(line, b"methodId").count() == 1;
+    match value.get_mut("params") {
+        Some(serde_json::Value::Object(fields)) => {
+            for (key, field) in fields.iter_mut() {
+                if key != "methodId" || !said_once {
+                    blank(field);
+                }
             }
         }
+        Some(params) => blank(params),
+        None => {}
     }
-    serde_json::to_vec(&value).ok()
+    serde_json::to_vec(&value).ok().or_else(whole)
 }
 
 /// Starts the cassette, unless a secret is left in its header.
