@@ -105,10 +105,16 @@ fn secrets_never_reach_the_cassette() {
 fn a_killed_recorder_leaves_no_cassette() {
     let dir = tempfile::tempdir().expect("temp dir");
     let cassette = dir.path().join("killed.cassette");
+    // An agent run with a prompt: the cassette is started at once.
+    let agent = dir.path().join("agent.sh");
+    std::fs::write(&agent, "#!/bin/sh\necho started; sleep 5\n").expect("writes");
+    std::fs::set_permissions(&agent, std::os::unix::fs::PermissionsExt::from_mode(0o755)).expect("chmod");
     let mut child = Command::new(bin())
         .args(["record", "--out"])
         .arg(&cassette)
-        .args(["--", "sh", "-c", "echo started; sleep 5"])
+        .arg("--")
+        .arg(&agent)
+        .args(["-p", "hi"])
         .stdout(Stdio::piped())
         .spawn()
         .expect("spawns");
@@ -120,6 +126,59 @@ fn a_killed_recorder_leaves_no_cassette() {
     child.kill().expect("kills");
     child.wait().expect("waits");
     assert!(!cassette.exists(), "nothing under the final name");
+    // What it left is its partial recording, under a name no reader takes for a
+    // cassette, with its process id in it.
+    let left = temporaries(dir.path());
+    assert_eq!(left.len(), 1, "{left:?}");
+    assert!(
+        left[0].starts_with(&format!(".mock-agent-{}-", child.id())),
+        "{left:?}"
+    );
+    let lint = mock().arg("lint").arg(dir.path()).output().expect("lints");
+    assert!(
+        String::from_utf8_lossy(&lint.stderr).contains("no `.cassette` or `.ndjson` file"),
+        "a folder with only a partial recording has nothing to lint: {lint:?}"
+    );
+    // A temporary file whose writer still runs (this test's own process) is kept.
+    let running = dir
+        .path()
+        .join(format!(".mock-agent-{}-live.cassette.tmp", std::process::id()));
+    std::fs::write(&running, "{}").expect("writes");
+    // The next recording in the folder removes what a killed recorder left.
+    let next = mock()
+        .args(["record", "--out"])
+        .arg(dir.path().join("next.cassette"))
+        .args(["--", "sh", "-c", "echo done"])
+        .output()
+        .expect("records");
+    assert!(next.status.success(), "{next:?}");
+    assert_eq!(
+        temporaries(dir.path()),
+        vec![running
+            .file_name()
+            .and_then(|n| n.to_str())
+            .expect("name")
+            .to_owned()]
+    );
+    // lint of the folder looks at the cassette only.
+    let lint = mock().arg("lint").arg(dir.path()).output().expect("lints");
+    let said = String::from_utf8_lossy(&lint.stdout);
+    assert!(
+        said.contains("next.cassette") && !said.contains("cassette.tmp"),
+        "{said}"
+    );
+}
+
+/// The names of the temporary files in `dir`, sorted.
+fn temporaries(dir: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .expect("reads the folder")
+        .flatten()
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|n| n.ends_with(".cassette.tmp"))
+        .collect();
+    names.sort();
+    names
 }
 
 #[test]

@@ -32,7 +32,7 @@ mod write;
 pub use copy::{copy_capture, Copied, CopyError, COPY_BLOCK};
 pub(crate) use read::millis_f64;
 pub use read::{open, Position, Reader};
-pub use write::{encode_frame, line_too_long, Writer};
+pub use write::{encode_frame, line_too_long, stale_temporaries, Writer};
 
 use std::path::PathBuf;
 

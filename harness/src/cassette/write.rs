@@ -8,6 +8,12 @@
 //! written out, as it can of any file a program has just written; git does not sync
 //! its objects by default either. A sync would make every recording wait for the
 //! disk: for a 100 MB stream, longer than the recording itself.
+//!
+//! A writer killed before it finished (SIGKILL, a crash) leaves its temporary file,
+//! `.mock-agent-PID-XXXXXX.cassette.tmp`, beside the cassette: a partial recording,
+//! without its end, that no reader takes for a cassette (`lint` and the library look
+//! at `*.cassette` only). The next writer in that folder removes the temporary files
+//! of writers that no longer run (no process PID): see [`stale_temporaries`].
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -93,6 +99,43 @@ impl Spiller {
     }
 }
 
+/// The start of a writer's temporary file's name; the writer's process id follows.
+const TEMPORARY_PREFIX: &str = ".mock-agent-";
+
+/// The end of a writer's temporary file's name.
+const TEMPORARY_SUFFIX: &str = ".cassette.tmp";
+
+/// The temporary files in `dir` left by writers that no longer run: partial
+/// recordings of killed recorders (their process id is in the name, and no process
+/// has it now). A file whose writer may still run is not one of them.
+pub fn stale_temporaries(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut stale: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok())
+        .filter(|e| {
+            let name = e.file_name();
+            let Some(pid) = name
+                .to_str()
+                .and_then(|n| n.strip_prefix(TEMPORARY_PREFIX))
+                .filter(|n| n.ends_with(TEMPORARY_SUFFIX))
+                .and_then(|n| n.split('-').next())
+                .and_then(|pid| pid.parse::<i32>().ok())
+                .filter(|pid| *pid > 0)
+            else {
+                return false;
+            };
+            let gone = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None)
+                == Err(nix::errno::Errno::ESRCH);
+            gone && pid != std::process::id() as i32
+        })
+        .map(|e| e.path())
+        .collect();
+    stale.sort();
+    stale
+}
+
 impl Writer {
     /// Starts a cassette at `path` with this header. The file appears only on
     /// [`Writer::finish`].
@@ -105,9 +148,13 @@ impl Writer {
             Some(dir) if !dir.as_os_str().is_empty() => dir,
             _ => Path::new("."),
         };
+        for stale in stale_temporaries(dir) {
+            // Best effort: another writer may remove it first.
+            let _ = std::fs::remove_file(stale);
+        }
         let file = tempfile::Builder::new()
-            .prefix(".mock-agent-")
-            .suffix(".cassette.tmp")
+            .prefix(&format!("{TEMPORARY_PREFIX}{}-", std::process::id()))
+            .suffix(TEMPORARY_SUFFIX)
             .tempfile_in(dir)
             .map_err(io)?;
         let mut writer = Writer {
