@@ -903,3 +903,67 @@ fn unused_cassettes_are_listed_and_old_or_secret_ones_linted() {
     );
     assert!(report.contains("looks like a secret (`sk-live-…`)"), "{report}");
 }
+
+/// SIGTERM to a recorder whose caller stopped reading: the command gets it and ends,
+/// and so does the recorder, by the signal, with what passed so far in its cassette.
+fn record_for_a_caller_that_stopped_reading(mode: &[&str]) {
+    use std::io::Read;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let agent = dir.path().join("agent.sh");
+    std::fs::write(
+        &agent,
+        "#!/bin/sh\nexec yes '{\"type\":\"system\",\"subtype\":\"init\"}'\n",
+    )
+    .expect("writes");
+    std::fs::set_permissions(&agent, std::os::unix::fs::PermissionsExt::from_mode(0o755)).expect("chmod");
+    let cassette = dir.path().join("stopped.cassette");
+    let mut child = Command::new(bin())
+        .args(["record", "--out"])
+        .arg(&cassette)
+        .arg("--")
+        .arg(&agent)
+        .args(mode)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawns");
+    let pid = nix::unistd::Pid::from_raw(child.id() as i32);
+    let mut stdout = child.stdout.take().expect("stdout");
+    let mut first = [0u8; 16];
+    stdout.read_exact(&mut first).expect("the command runs");
+    // The caller reads no more (its pipe, and the recorder's writes, fill up).
+    std::thread::sleep(Duration::from_millis(200));
+    let (done, wait) = std::sync::mpsc::channel::<()>();
+    std::thread::spawn(move || {
+        if wait.recv_timeout(Duration::from_secs(60)).is_err() {
+            let _ = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGKILL);
+        }
+    });
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).expect("signals");
+    let status = child.wait().expect("waits");
+    let _ = done.send(());
+    assert_eq!(
+        status.signal(),
+        Some(15),
+        "ended by the signal it got, not the watchdog's"
+    );
+    let text = std::fs::read_to_string(&cassette).expect("what was recorded is kept");
+    assert!(text.lines().count() > 2, "the lines that passed");
+    assert!(
+        text.trim_end().ends_with(r#""signal":"TERM"}"#),
+        "{}",
+        text.lines().last().unwrap_or("")
+    );
+    drop(stdout);
+}
+
+#[test]
+fn sigterm_ends_a_recording_whose_caller_stopped_reading() {
+    record_for_a_caller_that_stopped_reading(&["-p", "hi"]);
+}
+
+#[test]
+fn sigterm_ends_a_recorded_conversation_whose_client_stopped_reading() {
+    record_for_a_caller_that_stopped_reading(&["acp"]);
+}

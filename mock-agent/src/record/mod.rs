@@ -128,7 +128,8 @@ pub fn record(command: &[String], options: &RecordOptions) -> Result<Exit, Recor
     let stdin_piped = options.stdin.is_some() || !std::io::stdin().is_terminal();
     // Server mode: a conversation, both directions recorded as they pass.
     let acp = options.stdin.is_none() && cassette::is_acp(argv);
-    let mut child = spawn::start(program, argv, stdin_piped)?;
+    let halt = pump::Halt::new();
+    let mut child = spawn::start(program, argv, stdin_piped, &halt)?;
     let started = Instant::now();
     let (queue, events) = pump::Queue::new();
     // A conversation keeps the order in which messages passed both ways.
@@ -138,8 +139,22 @@ pub fn record(command: &[String], options: &RecordOptions) -> Result<Exit, Recor
         pump::Order::CallerFirst
     };
     let pumps = [
-        pump::start(Stream::Stdout, child.stdout.take(), order, started, queue.clone()),
-        pump::start(Stream::Stderr, child.stderr.take(), order, started, queue.clone()),
+        pump::start(
+            Stream::Stdout,
+            child.stdout.take(),
+            order,
+            started,
+            queue.clone(),
+            &halt,
+        ),
+        pump::start(
+            Stream::Stderr,
+            child.stderr.take(),
+            order,
+            started,
+            queue.clone(),
+            &halt,
+        ),
     ];
     let kept = if acp {
         let ours = std::io::stdin()
@@ -174,6 +189,7 @@ pub fn record(command: &[String], options: &RecordOptions) -> Result<Exit, Recor
     for pump in pumps {
         let _ = pump.join();
     }
+    halt.retire();
     recorded?.finish(ended, exit)?;
     Ok(exit)
 }

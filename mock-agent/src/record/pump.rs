@@ -12,6 +12,7 @@
 
 use std::io::{Read, Write};
 use std::os::fd::AsFd;
+use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
 use std::sync::mpsc::{Receiver, Sender, SyncSender};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -30,6 +31,92 @@ const QUEUE: usize = 32;
 /// The size asked for the command's pipes (Linux's default is 64 KiB): fewer, larger
 /// reads when the command writes fast.
 const PIPE: i32 = 1 << 20;
+
+/// The caller may have stopped reading: once the recorder got SIGTERM or SIGINT, a
+/// write to the caller that blocks is cut short, and from then on that stream is no
+/// longer passed on (the rest is still recorded). The command gets the signal too,
+/// ends, and the recording ends with it: a recorder whose caller went silent still
+/// ends, with what passed so far in its cassette.
+///
+/// A blocked write is cut short by a signal of its own (`SIGURG`, caught by a handler
+/// that does nothing) sent to the pump's thread every few milliseconds after the
+/// recorder's signal, until the pumps are retired.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Halt {
+    halted: Arc<AtomicBool>,
+    retired: Arc<AtomicBool>,
+    /// The threads of the pumps that write to the caller, while they run: a pump
+    /// takes itself out before its thread ends, so no id here is of an ended thread.
+    pumps: Arc<Mutex<Vec<nix::sys::pthread::Pthread>>>,
+}
+
+/// How often a halted pump's thread is poked.
+const POKE: Duration = Duration::from_millis(5);
+
+impl Halt {
+    /// A halt, with the handler of the poking signal installed.
+    pub(super) fn new() -> Self {
+        poke_handler();
+        Halt::default()
+    }
+
+    /// Whether the recorder was told to end.
+    fn halted(&self) -> bool {
+        self.halted.load(AtomicOrdering::SeqCst)
+    }
+
+    /// The recorder was told to end: blocked writes to the caller are cut short from
+    /// now on, until [`Halt::retire`].
+    pub(super) fn halt(&self) {
+        if self.halted.swap(true, AtomicOrdering::SeqCst) {
+            return;
+        }
+        let (pumps, retired) = (Arc::clone(&self.pumps), Arc::clone(&self.retired));
+        std::thread::spawn(move || loop {
+            if retired.load(AtomicOrdering::SeqCst) {
+                return;
+            }
+            {
+                let Ok(pumps) = pumps.lock() else { return };
+                for thread in pumps.iter() {
+                    let _ = nix::sys::pthread::pthread_kill(*thread, nix::sys::signal::Signal::SIGURG);
+                }
+            }
+            std::thread::sleep(POKE);
+        });
+    }
+
+    /// The pumps are joined: nothing is poked any more.
+    pub(super) fn retire(&self) {
+        self.retired.store(true, AtomicOrdering::SeqCst);
+    }
+
+    /// The calling thread is a pump to poke when halted.
+    fn register(&self) {
+        if let Ok(mut pumps) = self.pumps.lock() {
+            pumps.push(nix::sys::pthread::pthread_self());
+        }
+    }
+
+    /// The calling thread, a pump, is about to end.
+    fn deregister(&self) {
+        let own = nix::sys::pthread::pthread_self();
+        if let Ok(mut pumps) = self.pumps.lock() {
+            pumps.retain(|thread| *thread != own);
+        }
+    }
+}
+
+/// Installs a handler of `SIGURG` that does nothing, without `SA_RESTART`: a blocked
+/// write of the thread it is sent to returns `EINTR`.
+#[allow(unsafe_code)]
+fn poke_handler() {
+    use nix::sys::signal::{sigaction, SaFlags, SigAction, SigHandler, SigSet};
+    extern "C" fn nothing(_: nix::libc::c_int) {}
+    let action = SigAction::new(SigHandler::Handler(nothing), SaFlags::empty(), SigSet::empty());
+    // SAFETY: the handler does nothing at all.
+    let _ = unsafe { sigaction(nix::sys::signal::Signal::SIGURG, &action) };
+}
 
 /// When a pump queues bytes for the cassette: after passing them on, or before.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -117,6 +204,7 @@ pub(super) fn start(
     order: Order,
     started: Instant,
     queue: Queue,
+    halt: &Halt,
 ) -> JoinHandle<()> {
     let sink = match stream {
         Stream::Stdout => std::io::stdout().as_fd().try_clone_to_owned().ok(),
@@ -130,7 +218,7 @@ pub(super) fn start(
         order,
         started,
         queue,
-        after,
+        (after, Some(halt.clone())),
     )
 }
 
@@ -144,10 +232,11 @@ pub(super) fn start_to(
     started: Instant,
     queue: Queue,
 ) -> JoinHandle<()> {
-    start_with(stream, source, sink, order, started, queue, None)
+    start_with(stream, source, sink, order, started, queue, (None, None))
 }
 
-/// [`start_to`], then `after` once the source has ended and the sink is closed.
+/// [`start_to`], then `after` once the source has ended and the sink is closed; with
+/// a [`Halt`], the sink is the caller, whose blocked writes a halt cuts short.
 fn start_with(
     stream: Stream,
     source: Option<impl Read + AsFd + Send + 'static>,
@@ -155,14 +244,16 @@ fn start_with(
     order: Order,
     started: Instant,
     queue: Queue,
-    after: Option<fn()>,
+    (after, halt): (Option<fn()>, Option<Halt>),
 ) -> JoinHandle<()> {
     if let Some(pipe) = &source {
         // Best effort: a smaller pipe only means smaller reads.
         let _ = nix::fcntl::fcntl(pipe.as_fd(), nix::fcntl::FcntlArg::F_SETPIPE_SZ(PIPE));
     }
     std::thread::spawn(move || {
-        let mut sink = sink;
+        let halt = halt.unwrap_or_default();
+        halt.register();
+        let mut sink = Sink { file: sink, halt };
         let mut recording = true;
         let mut tee = true;
         if let Some(mut source) = source {
@@ -192,7 +283,7 @@ fn start_with(
                         };
                         recording = queue.sender.send(event).is_ok();
                     }
-                    write(&mut sink, &buffer[..len]);
+                    sink.write(&buffer[..len]);
                     own = buffer;
                     continue;
                 }
@@ -217,10 +308,12 @@ fn start_with(
             stream,
             at: started.elapsed(),
         });
-        drop(sink);
+        let Sink { file, halt } = sink;
+        drop(file);
         if let Some(after) = after {
             after();
         }
+        halt.deregister();
     })
 }
 
@@ -244,12 +337,30 @@ fn read(source: &mut impl Read, buffer: &mut [u8]) -> Option<usize> {
     }
 }
 
-/// Writes `bytes` to the sink; a sink that fails is dropped (the caller gets no
-/// more, and the recording goes on).
-fn write(sink: &mut Option<std::fs::File>, bytes: &[u8]) {
-    if let Some(out) = sink.as_mut() {
-        if out.write_all(bytes).is_err() {
-            *sink = None;
+/// Where a pump passes bytes on: a sink that fails, or blocks once the recorder is
+/// halted, is dropped (the caller gets no more, and the recording goes on).
+struct Sink {
+    file: Option<std::fs::File>,
+    halt: Halt,
+}
+
+impl Sink {
+    /// Writes `bytes` to the sink.
+    fn write(&mut self, bytes: &[u8]) {
+        let Some(out) = self.file.as_mut() else {
+            return;
+        };
+        let mut rest = bytes;
+        while !rest.is_empty() {
+            match out.write(rest) {
+                Ok(0) => break,
+                Ok(len) => rest = &rest[len..],
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted && !self.halt.halted() => {}
+                Err(_) => break,
+            }
+        }
+        if !rest.is_empty() {
+            self.file = None;
         }
     }
 }
@@ -264,23 +375,25 @@ fn write(sink: &mut Option<std::fs::File>, bytes: &[u8]) {
 /// the caller gets no more, and the recording goes on.
 fn pass_on(
     source: &mut (impl Read + AsFd),
-    sink: &mut Option<std::fs::File>,
+    sink: &mut Sink,
     buffer: &mut [u8],
     tee: &mut bool,
 ) -> Option<usize> {
     while *tee {
-        let Some(out) = sink.as_ref() else {
+        let Some(out) = sink.file.as_ref() else {
             break;
         };
         match nix::fcntl::tee(source.as_fd(), out.as_fd(), buffer.len(), SpliceFFlags::empty()) {
             Ok(0) => return None,
             // The bytes are in the pipe still: one read takes them all.
             Ok(len) => return source.read_exact(&mut buffer[..len]).ok().map(|()| len),
+            // Blocked on a caller that does not read, and the recorder is to end.
+            Err(Errno::EINTR) if sink.halt.halted() => sink.file = None,
             Err(Errno::EINTR) => {}
             Err(_) => *tee = false,
         }
     }
     let len = read(source, buffer)?;
-    write(sink, &buffer[..len]);
+    sink.write(&buffer[..len]);
     Some(len)
 }

@@ -6,12 +6,19 @@ use std::process::{Child, Command, Stdio};
 
 use harness::frames::Exit;
 
+use super::pump::Halt;
 use super::RecordError;
 
 /// Starts the command with piped stdout and stderr, and a piped stdin when the
 /// recorder's own is one (or when the bytes are given): otherwise the command
 /// shares the recorder's terminal.
-pub(super) fn start(program: &str, argv: &[String], stdin_piped: bool) -> Result<Child, RecordError> {
+/// A signal to the recorder halts its pumps (see [`Halt`]) once it is passed on.
+pub(super) fn start(
+    program: &str,
+    argv: &[String],
+    stdin_piped: bool,
+    halt: &Halt,
+) -> Result<Child, RecordError> {
     let child = clean(Command::new(program))
         .args(argv)
         .stdin(if stdin_piped {
@@ -23,7 +30,7 @@ pub(super) fn start(program: &str, argv: &[String], stdin_piped: bool) -> Result
         .stderr(Stdio::piped())
         .spawn()
         .map_err(|source| spawn_error(program, source))?;
-    forward_signals(&child);
+    forward_signals(&child, Some(halt.clone()));
     Ok(child)
 }
 
@@ -62,7 +69,7 @@ pub fn passthrough(command: &[String], stdin: Option<Vec<u8>>) -> Result<Exit, R
         cmd.stdin(Stdio::piped());
     }
     let mut child = cmd.spawn().map_err(|source| spawn_error(program, source))?;
-    forward_signals(&child);
+    forward_signals(&child, None);
     if let (Some(mut to_child), Some(bytes)) = (child.stdin.take(), stdin) {
         let _ = to_child.write_all(&bytes);
     }
@@ -76,12 +83,16 @@ fn clean(mut command: Command) -> Command {
     command
 }
 
-/// SIGINT and SIGTERM to the recorder go to the recorded process instead.
-fn forward_signals(child: &Child) {
+/// SIGINT and SIGTERM to the recorder go to the recorded process instead; then the
+/// pumps are halted, if there are any.
+fn forward_signals(child: &Child, halt: Option<Halt>) {
     let pid = nix::unistd::Pid::from_raw(child.id() as i32);
     crate::process::on_term_or_int(move |signal| {
         if let Ok(signal) = nix::sys::signal::Signal::try_from(signal.number()) {
             let _ = nix::sys::signal::kill(pid, signal);
+        }
+        if let Some(halt) = &halt {
+            halt.halt();
         }
     });
 }
