@@ -227,11 +227,6 @@ impl Clock {
         }
     }
 
-    /// The timing the clock keeps.
-    pub fn timing(&self) -> Timing {
-        self.timing
-    }
-
     /// Steps count from here on: `live` on the live clock is `recorded` on the
     /// recording's (a request came, a wait ended).
     ///

@@ -17,6 +17,11 @@
 //!   answers with a JSON-RPC error that says what differed.
 //!
 //! End of stdin ends the process: exit 0, or as the recording ended.
+//!
+//! Each step is due when [`harness::timing::Clock`] says, the clock of print mode's
+//! plans, its times counted from the request a reply answers and from the end of each
+//! wait for the client. Every wait, for a time or for the client, is the executor's
+//! ([`Output::wait_until`]), listening to the client ([`client::Turn`]).
 
 mod answers;
 mod client;

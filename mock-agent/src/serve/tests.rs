@@ -10,33 +10,43 @@ use harness::acp::{Conversation, Reply, Step, Steps};
 use harness::frames::{Delivery, Ending, Exit, Frame, FrameResult, Line};
 use harness::timing::{Clock, Timing};
 
+use super::client::Incoming;
 use super::{ServeOptions, Server};
 use crate::execute::tests::Recorder;
 use crate::execute::{self, ExecOptions, Output};
 
-/// A conversation that sends its lines when it starts, then ends.
-struct Monologue(Vec<(u64, &'static str)>);
+/// A conversation that sends its lines when it starts, then ends; or, with a reply,
+/// answers each request with the reply's lines.
+struct Monologue(Vec<(u64, &'static str)>, Option<Vec<(u64, &'static str)>>);
+
+fn sends(lines: &[(u64, &'static str)]) -> Vec<Step> {
+    lines
+        .iter()
+        .map(|(ms, text)| Step::Send {
+            at: Duration::from_millis(*ms),
+            line: text.as_bytes().to_vec(),
+        })
+        .collect()
+}
 
 impl Conversation for Monologue {
     fn start(&mut self) -> Steps {
-        let mut steps: Vec<Step> = self
-            .0
-            .iter()
-            .map(|(ms, text)| Step::Send {
-                at: Duration::from_millis(*ms),
-                line: text.as_bytes().to_vec(),
-            })
-            .collect();
-        let at = Duration::from_millis(self.0.last().map_or(0, |l| l.0));
-        steps.push(Step::End {
-            at,
-            exit: Exit::Code(0),
-        });
+        let mut steps = sends(&self.0);
+        if self.1.is_none() {
+            let at = Duration::from_millis(self.0.last().map_or(0, |l| l.0));
+            steps.push(Step::End {
+                at,
+                exit: Exit::Code(0),
+            });
+        }
         Steps::from(steps)
     }
 
     fn reply(&mut self, _: &Message<'_>) -> Reply {
-        Reply::default()
+        Reply {
+            steps: Steps::from(sends(self.1.as_deref().unwrap_or_default())),
+            divergence: None,
+        }
     }
 
     fn ending(&self) -> Exit {
@@ -95,7 +105,7 @@ async fn served(timing: Timing, seed: u64, recorded: &[(u64, &'static str)]) -> 
         seed,
         ..ServeOptions::default()
     };
-    let conversation = Box::new(Monologue(recorded.to_vec()));
+    let conversation = Box::new(Monologue(recorded.to_vec(), None));
     let mut server = Server::new(conversation, output, inbox, Injector::new(Vec::new()), &options);
     assert_eq!(server.run_to_end().await.ok(), Some(Exit::Code(0)));
     drop(server);
@@ -146,4 +156,67 @@ async fn a_huge_scale_waits_for_ever_in_both_modes() {
     let print = tokio::time::timeout(year, printed(timing, 0, &recorded)).await;
     let server = tokio::time::timeout(year, served(timing, 0, &recorded)).await;
     assert!(print.is_err() && server.is_err(), "still waiting a year later");
+}
+
+/// The lines server mode writes when it starts with `start`, then answers a request
+/// that comes at `request` ms with `reply`, and when.
+async fn replied(
+    spec: &str,
+    start: &[(u64, &'static str)],
+    request: u64,
+    reply: &[(u64, &'static str)],
+) -> Vec<(u128, String)> {
+    let timing = Timing::parse(spec, Timing::FROM_ENV).expect("parses");
+    let mut out = Recorder::new();
+    let output = Output::new(&mut out, Vec::new(), &delivery(timing)).expect("an output");
+    let (client, inbox) = mpsc::unbounded_channel();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(request)).await;
+        let line = br#"{"jsonrpc":"2.0","id":1,"method":"session/new","params":{}}"#.to_vec();
+        let _ = client.send(Incoming::Line(line));
+        tokio::time::sleep(Duration::from_secs(3600)).await;
+        let _ = client.send(Incoming::Eof);
+    });
+    let options = ServeOptions {
+        timing,
+        ..ServeOptions::default()
+    };
+    let conversation = Box::new(Monologue(start.to_vec(), Some(reply.to_vec())));
+    let mut server = Server::new(conversation, output, inbox, Injector::new(Vec::new()), &options);
+    assert_eq!(server.run_to_end().await.ok(), Some(Exit::Code(0)));
+    drop(server);
+    lines(out.writes)
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_reply_is_timed_from_its_request() {
+    let start = [(0, "a"), (10, "b")];
+    let reply = [(0, "c"), (20, "d")];
+    let times = |lines: Vec<(u128, String)>| lines.into_iter().map(|(ms, _)| ms).collect::<Vec<_>>();
+    assert_eq!(
+        times(replied("recorded", &start, 1000, &reply).await),
+        [0, 10, 1000, 1020]
+    );
+    assert_eq!(
+        times(replied("scale=2", &start, 1000, &reply).await),
+        [0, 20, 1000, 1040]
+    );
+    // fixed: every MS after the message before, never before the request.
+    assert_eq!(
+        times(replied("fixed=300", &start, 1000, &reply).await),
+        [0, 300, 1000, 1300]
+    );
+    assert_eq!(
+        times(replied("fixed=600", &start, 1000, &reply).await),
+        [0, 600, 1200, 1800]
+    );
+    // first-byte: the start waits; a request after it does not.
+    let first_byte = replied("recorded,first-byte=2000", &start, 3000, &reply).await;
+    assert_eq!(times(first_byte), [2000, 2010, 3000, 3020]);
+    let early = replied("recorded,first-byte=2000", &[], 5, &reply).await;
+    assert_eq!(
+        times(early),
+        [2000, 2020],
+        "the reply to a request before the first byte"
+    );
 }
