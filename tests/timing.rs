@@ -68,16 +68,21 @@ fn waits_until_terminated(mut child: std::process::Child) {
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
 
+/// The mock on `cassette` with `MOCK_AGENT_TIMING=scale=1e300`, its streams piped.
+fn at_a_huge_scale(cassette: &str, args: &[&str]) -> std::process::Child {
+    let mut cmd = mock_std();
+    cmd.env("MOCK_AGENT_CASSETTE", cassette)
+        .env("MOCK_AGENT_TIMING", "scale=1e300")
+        .args(args);
+    cmd.stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    cmd.spawn().expect("spawns")
+}
+
 #[test]
 fn a_huge_scale_waits_and_never_panics_in_print_mode() {
-    let mut child = mock_std()
-        .env("MOCK_AGENT_CASSETTE", "cassettes/shell-command.cassette")
-        .env("MOCK_AGENT_TIMING", "scale=1e300")
-        .args(["-p", "x"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawns");
+    let mut child = at_a_huge_scale("cassettes/shell-command.cassette", &["-p", "x"]);
     // The line recorded at 0 ms comes at once; the next, 3 ms x 1e300 later.
     let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
     let mut line = String::new();
@@ -88,23 +93,11 @@ fn a_huge_scale_waits_and_never_panics_in_print_mode() {
 
 #[test]
 fn a_huge_scale_waits_and_never_panics_in_server_mode() {
-    let mut child = mock_std()
-        .env("MOCK_AGENT_CASSETTE", "cassettes/acp/edit.cassette")
-        .env("MOCK_AGENT_TIMING", "scale=1e300")
-        .arg("acp")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawns");
+    let mut child = at_a_huge_scale("cassettes/acp/edit.cassette", &["acp"]);
     // The answer to `initialize` is recorded 38 ms after it: 38 ms x 1e300 later.
+    let initialize = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}"#;
     let mut stdin = child.stdin.take().expect("stdin");
-    stdin
-        .write_all(
-            b"{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":1}}\n",
-        )
-        .expect("writes");
-    stdin.flush().expect("flushes");
+    writeln!(stdin, "{initialize}").expect("writes");
     let stdout = child.stdout.take().expect("stdout");
     waits_until_terminated(child);
     drop(stdin);

@@ -97,16 +97,28 @@ async fn printed(timing: Timing, seed: u64, recorded: &[(u64, &'static str)]) ->
 /// The lines server mode writes for a conversation of `recorded` agent messages, and
 /// when.
 async fn served(timing: Timing, seed: u64, recorded: &[(u64, &'static str)]) -> Vec<(u128, String)> {
+    let (_client, inbox) = mpsc::unbounded_channel();
+    let conversation = Monologue(recorded.to_vec(), None);
+    serve_paused(timing, seed, conversation, inbox).await
+}
+
+/// The lines a server writes for `conversation`, the client's messages coming from
+/// `inbox`, and when.
+async fn serve_paused(
+    timing: Timing,
+    seed: u64,
+    conversation: Monologue,
+    inbox: mpsc::UnboundedReceiver<Incoming>,
+) -> Vec<(u128, String)> {
     let mut out = Recorder::new();
     let output = Output::new(&mut out, Vec::new(), &delivery(timing)).expect("an output");
-    let (_client, inbox) = mpsc::unbounded_channel();
     let options = ServeOptions {
         timing,
         seed,
         ..ServeOptions::default()
     };
-    let conversation = Box::new(Monologue(recorded.to_vec(), None));
-    let mut server = Server::new(conversation, output, inbox, Injector::new(Vec::new()), &options);
+    let injector = Injector::new(Vec::new());
+    let mut server = Server::new(Box::new(conversation), output, inbox, injector, &options);
     assert_eq!(server.run_to_end().await.ok(), Some(Exit::Code(0)));
     drop(server);
     lines(out.writes)
@@ -167,8 +179,6 @@ async fn replied(
     reply: &[(u64, &'static str)],
 ) -> Vec<(u128, String)> {
     let timing = Timing::parse(spec, Timing::FROM_ENV).expect("parses");
-    let mut out = Recorder::new();
-    let output = Output::new(&mut out, Vec::new(), &delivery(timing)).expect("an output");
     let (client, inbox) = mpsc::unbounded_channel();
     tokio::spawn(async move {
         tokio::time::sleep(Duration::from_millis(request)).await;
@@ -177,46 +187,30 @@ async fn replied(
         tokio::time::sleep(Duration::from_secs(3600)).await;
         let _ = client.send(Incoming::Eof);
     });
-    let options = ServeOptions {
-        timing,
-        ..ServeOptions::default()
-    };
-    let conversation = Box::new(Monologue(start.to_vec(), Some(reply.to_vec())));
-    let mut server = Server::new(conversation, output, inbox, Injector::new(Vec::new()), &options);
-    assert_eq!(server.run_to_end().await.ok(), Some(Exit::Code(0)));
-    drop(server);
-    lines(out.writes)
+    let conversation = Monologue(start.to_vec(), Some(reply.to_vec()));
+    serve_paused(timing, 0, conversation, inbox).await
 }
 
 #[tokio::test(start_paused = true)]
 async fn a_reply_is_timed_from_its_request() {
     let start = [(0, "a"), (10, "b")];
     let reply = [(0, "c"), (20, "d")];
-    let times = |lines: Vec<(u128, String)>| lines.into_iter().map(|(ms, _)| ms).collect::<Vec<_>>();
-    assert_eq!(
-        times(replied("recorded", &start, 1000, &reply).await),
-        [0, 10, 1000, 1020]
-    );
-    assert_eq!(
-        times(replied("scale=2", &start, 1000, &reply).await),
-        [0, 20, 1000, 1040]
-    );
-    // fixed: every MS after the message before, never before the request.
-    assert_eq!(
-        times(replied("fixed=300", &start, 1000, &reply).await),
-        [0, 300, 1000, 1300]
-    );
-    assert_eq!(
-        times(replied("fixed=600", &start, 1000, &reply).await),
-        [0, 600, 1200, 1800]
-    );
-    // first-byte: the start waits; a request after it does not.
-    let first_byte = replied("recorded,first-byte=2000", &start, 3000, &reply).await;
-    assert_eq!(times(first_byte), [2000, 2010, 3000, 3020]);
+    // (timing, when the request comes, when the four lines are written)
+    let cases = [
+        ("recorded", 1000, [0, 10, 1000, 1020]),
+        ("scale=2", 1000, [0, 20, 1000, 1040]),
+        // fixed: every MS after the message before, never before the request.
+        ("fixed=300", 1000, [0, 300, 1000, 1300]),
+        ("fixed=600", 1000, [0, 600, 1200, 1800]),
+        // first-byte: the start waits; a request after it does not.
+        ("recorded,first-byte=2000", 3000, [2000, 2010, 3000, 3020]),
+    ];
+    for (spec, request, expected) in cases {
+        let written = replied(spec, &start, request, &reply).await;
+        let times: Vec<u128> = written.into_iter().map(|(ms, _)| ms).collect();
+        assert_eq!(times, expected, "{spec}");
+    }
+    // The reply to a request that came before the first byte waits for it.
     let early = replied("recorded,first-byte=2000", &[], 5, &reply).await;
-    assert_eq!(
-        times(early),
-        [2000, 2020],
-        "the reply to a request before the first byte"
-    );
+    assert_eq!(early, [(2000, "c".to_owned()), (2020, "d".to_owned())]);
 }
