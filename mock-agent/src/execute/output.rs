@@ -41,7 +41,7 @@ impl Signals {
 }
 
 /// The stdout side: buffering, chunking, closing.
-pub(super) struct Stdout<O: AsyncWrite + Unpin> {
+struct Stdout<O: AsyncWrite + Unpin> {
     sink: BufWriter<O>,
     chunking: Option<Chunking>,
     rng: fastrand::Rng,
@@ -114,7 +114,7 @@ impl<O: AsyncWrite + Unpin> Stdout<O> {
 
 /// Step mode's file: opened at the first stdout line, read one byte per line until
 /// its end.
-pub(super) enum Step {
+enum Step {
     Off,
     Unopened(PathBuf),
     Open(PathBuf, std::fs::File),
@@ -125,22 +125,22 @@ pub(super) enum Step {
 /// Each frame handed to [`Output::perform_at`] is performed at its due time, counted
 /// from when the output was made.
 pub struct Output<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> {
-    pub(super) stdout: Stdout<O>,
-    pub(super) stderr: E,
+    stdout: Stdout<O>,
+    stderr: E,
     /// The stderr line being written, with its newline.
-    pub(super) stderr_line: Vec<u8>,
+    stderr_line: Vec<u8>,
     pub(super) signals: Signals,
-    pub(super) step: Step,
-    pub(super) timed: bool,
+    step: Step,
+    timed: bool,
     pub(super) coalesce: Option<usize>,
     pub(super) precise: bool,
     pub(super) start: Instant,
     /// Stalls push everything after them later.
-    pub(super) offset: Duration,
+    offset: Duration,
     /// Stdout lines in the buffer, not yet flushed.
     pub(super) unflushed: usize,
-    pub(super) stdout_lines: u64,
-    pub(super) closed_at: Option<Duration>,
+    stdout_lines: u64,
+    closed_at: Option<Duration>,
 }
 
 impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Output<O, E> {
