@@ -1,52 +1,109 @@
-//! Timing and step mode through the binary. Lower bounds only: an upper bound on a
-//! shared machine belongs to the benchmark.
+//! Timing and step mode through the binary. No wall-clock time is asserted here: when
+//! each line is due is the clock's (`harness::timing::Clock`), and the executor's
+//! keeping of it is shown on paused time (`mock_agent::execute`'s and
+//! `mock_agent::serve`'s tests). Here: a timed run writes what an instant one does,
+//! a huge scale waits rather than panics, step mode releases one line per byte.
 
 use std::io::{BufRead, BufReader, Write};
 use std::os::fd::AsFd;
+use std::os::unix::process::ExitStatusExt;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use crate::support::{bin, mock};
+use crate::support::{bin, mock, mock_std};
 
-#[test]
-fn recorded_timing_keeps_the_recorded_gaps_scaled() {
-    // shell-command.cassette ends at t=3120 ms or so; at scale 0.1 it takes 300 ms+.
-    let started = Instant::now();
-    let output = mock()
-        .env("MOCK_AGENT_CASSETTE", "cassettes/shell-command.cassette")
-        .env("MOCK_AGENT_TIMING", "recorded,scale=0.1")
-        .args(["-p", "x"])
-        .output()
-        .expect("runs");
-    assert!(output.status.success());
-    let last = std::fs::read_to_string(crate::support::root().join("cassettes/shell-command.cassette"))
-        .expect("cassette")
-        .lines()
-        .last()
-        .and_then(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .and_then(|v| v["t"].as_f64())
-        .expect("end time");
-    assert!(started.elapsed() >= Duration::from_secs_f64(last / 1000.0 * 0.1));
-    // Instant replay of the same cassette gives the same bytes.
-    let instant = mock()
-        .env("MOCK_AGENT_CASSETTE", "cassettes/shell-command.cassette")
-        .args(["-p", "x"])
-        .output()
-        .expect("runs");
-    assert_eq!(output.stdout, instant.stdout);
+/// Stdout of a run of the default session with `MOCK_AGENT_TIMING=timing`.
+fn stdout_with(cassette: Option<&str>, timing: Option<&str>) -> Vec<u8> {
+    let mut cmd = mock();
+    if let Some(cassette) = cassette {
+        cmd.env("MOCK_AGENT_CASSETTE", cassette);
+    }
+    if let Some(timing) = timing {
+        cmd.env("MOCK_AGENT_TIMING", timing);
+    }
+    let output = cmd.args(["-p", "x"]).output().expect("runs");
+    assert!(output.status.success(), "{timing:?}: {output:?}");
+    output.stdout
 }
 
 #[test]
-fn fixed_and_first_byte_delay_every_line() {
-    let started = Instant::now();
-    let output = mock()
-        .env("MOCK_AGENT_TIMING", "fixed=20,first-byte=100")
-        .args(["-p", "x"])
-        .output()
-        .expect("runs");
-    assert!(output.status.success());
-    // Ten lines: the first at 100 ms, the last at 100 + 9 x 20 ms.
-    assert!(started.elapsed() >= Duration::from_millis(280));
+fn recorded_timing_writes_what_instant_replay_does() {
+    // shell-command.cassette ends at t=3120 ms or so: at scale 0.1 a run of 300 ms.
+    let cassette = Some("cassettes/shell-command.cassette");
+    let instant = stdout_with(cassette, None);
+    assert!(!instant.is_empty());
+    assert_eq!(stdout_with(cassette, Some("recorded,scale=0.1")), instant);
+    assert_eq!(
+        stdout_with(cassette, Some("recorded,scale=0.02,jitter=2")),
+        instant
+    );
+}
+
+#[test]
+fn fixed_and_first_byte_keep_every_line_and_its_order() {
+    // Ten lines: the first at 100 ms, then one every 20 ms (the schedule itself is
+    // `harness::timing`'s unit tests').
+    let instant = stdout_with(None, None);
+    assert_eq!(instant.iter().filter(|b| **b == b'\n').count(), 10);
+    assert_eq!(stdout_with(None, Some("fixed=20,first-byte=100")), instant);
+}
+
+/// Sends SIGTERM to `child`.
+fn term(child: &std::process::Child) {
+    let pid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).expect("a pid"));
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).expect("signals");
+}
+
+/// A run that waits for ever: still running after a while, it ends by SIGTERM, the
+/// way any waiting run does, and says nothing of a panic.
+fn waits_until_terminated(mut child: std::process::Child) {
+    // A panic (the bug: exit 134) comes at once; give it time to.
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(child.try_wait().expect("polls").is_none(), "it waits");
+    term(&child);
+    let status = child.wait().expect("waits");
+    assert_eq!(status.signal(), Some(15), "{status:?}");
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().expect("stderr"), &mut stderr).expect("reads");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+/// The mock on `cassette` with `MOCK_AGENT_TIMING=scale=1e300`, its streams piped.
+fn at_a_huge_scale(cassette: &str, args: &[&str]) -> std::process::Child {
+    let mut cmd = mock_std();
+    cmd.env("MOCK_AGENT_CASSETTE", cassette)
+        .env("MOCK_AGENT_TIMING", "scale=1e300")
+        .args(args);
+    cmd.stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    cmd.spawn().expect("spawns")
+}
+
+#[test]
+fn a_huge_scale_waits_and_never_panics_in_print_mode() {
+    let mut child = at_a_huge_scale("cassettes/shell-command.cassette", &["-p", "x"]);
+    // The line recorded at 0 ms comes at once; the next, 3 ms x 1e300 later.
+    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
+    let mut line = String::new();
+    stdout.read_line(&mut line).expect("reads");
+    assert!(line.contains(r#""subtype":"init""#), "{line}");
+    waits_until_terminated(child);
+}
+
+#[test]
+fn a_huge_scale_waits_and_never_panics_in_server_mode() {
+    let mut child = at_a_huge_scale("cassettes/acp/edit.cassette", &["acp"]);
+    // The answer to `initialize` is recorded 38 ms after it: 38 ms x 1e300 later.
+    let initialize = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}"#;
+    let mut stdin = child.stdin.take().expect("stdin");
+    writeln!(stdin, "{initialize}").expect("writes");
+    let stdout = child.stdout.take().expect("stdout");
+    waits_until_terminated(child);
+    drop(stdin);
+    let mut written = String::new();
+    std::io::Read::read_to_string(&mut BufReader::new(stdout), &mut written).expect("reads");
+    assert_eq!(written, "", "nothing is due yet");
 }
 
 #[test]

@@ -130,25 +130,17 @@ pub fn replay(source: &Source, prompt: &str, scenario: &Scenario, listen: bool) 
             fired,
         })
         .collect();
-    let replayed = |exit, error| Replayed {
-        exit,
+    let error = outcome.error().map(|e| {
+        let message = e.to_string();
+        eprintln!("mock-agent: {message}");
+        message
+    });
+    Replayed {
+        exit: outcome.exit(),
         stdout_closed_at: outcome.stdout_closed_at,
-        signal: outcome.signal,
+        signal: outcome.signal(),
         faults,
         error,
-    };
-    match (outcome.exit, outcome.error) {
-        (Some(exit), None) => replayed(exit, None),
-        (_, Some(e)) => {
-            let message = e.to_string();
-            eprintln!("mock-agent: {message}");
-            replayed(Exit::Code(e.exit_code()), Some(message))
-        }
-        (None, None) => {
-            let message = "the plan ended without an exit".to_owned();
-            eprintln!("mock-agent: {message}");
-            replayed(Exit::Code(exit_codes::INTERNAL), Some(message))
-        }
     }
 }
 

@@ -8,46 +8,72 @@ use std::task::{ready, Context, Poll};
 
 use tokio::io::AsyncWrite;
 
+/// The file written and what runs once it is closed.
+struct Sink {
+    file: Option<std::fs::File>,
+    on_close: Option<Box<dyn FnOnce() + Send>>,
+}
+
+impl Sink {
+    fn new(file: std::fs::File) -> Self {
+        Sink {
+            file: Some(file),
+            on_close: None,
+        }
+    }
+
+    #[must_use]
+    fn on_close(self, f: impl FnOnce() + Send + 'static) -> Self {
+        Sink {
+            on_close: Some(Box::new(f)),
+            ..self
+        }
+    }
+
+    /// Closes the file, then runs what is to run then.
+    fn close(&mut self) -> Poll<io::Result<()>> {
+        self.file = None;
+        if let Some(f) = self.on_close.take() {
+            f();
+        }
+        Poll::Ready(Ok(()))
+    }
+}
+
+impl std::fmt::Debug for Sink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Sink")
+            .field("file", &self.file)
+            .finish_non_exhaustive()
+    }
+}
+
 /// An [`AsyncWrite`] over a file (the process's stdout or stderr) that writes in
 /// place: each write blocks until the pipe takes it.
 ///
 /// For the fast path, where the executor runs alone on a current-thread runtime and
 /// listens for no signal: a blocking write costs nothing there. Shutting it down closes
 /// the file; [`Blocking::on_close`] runs then, as for [`Threaded`].
-pub struct Blocking {
-    file: Option<std::fs::File>,
-    on_close: Option<Box<dyn FnOnce() + Send>>,
-}
-
-impl std::fmt::Debug for Blocking {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Blocking")
-            .field("file", &self.file)
-            .finish_non_exhaustive()
-    }
-}
+#[derive(Debug)]
+pub struct Blocking(Sink);
 
 impl Blocking {
     /// Writes to `file` in place.
     pub fn new(file: std::fs::File) -> Self {
-        Blocking {
-            file: Some(file),
-            on_close: None,
-        }
+        Blocking(Sink::new(file))
     }
 
     /// Runs `f` when the writer is shut down, after the file is closed.
     #[must_use]
-    pub fn on_close(mut self, f: impl FnOnce() + Send + 'static) -> Self {
-        self.on_close = Some(Box::new(f));
-        self
+    pub fn on_close(self, f: impl FnOnce() + Send + 'static) -> Self {
+        Blocking(self.0.on_close(f))
     }
 }
 
 impl AsyncWrite for Blocking {
     fn poll_write(mut self: Pin<&mut Self>, _: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
         use std::io::Write;
-        Poll::Ready(match self.file.as_mut() {
+        Poll::Ready(match self.0.file.as_mut() {
             Some(file) => file.write(buf),
             None => Err(io::ErrorKind::BrokenPipe.into()),
         })
@@ -58,11 +84,7 @@ impl AsyncWrite for Blocking {
     }
 
     fn poll_shutdown(mut self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
-        self.file = None;
-        if let Some(f) = self.on_close.take() {
-            f();
-        }
-        Poll::Ready(Ok(()))
+        self.0.close()
     }
 }
 
@@ -71,34 +93,25 @@ impl AsyncWrite for Blocking {
 ///
 /// Shutting it down closes the file; [`Threaded::on_close`] runs then (the binary
 /// points the process's stdout at `/dev/null`, so the consumer sees end of file).
+#[derive(Debug)]
 pub struct Threaded {
-    file: Option<std::fs::File>,
+    sink: Sink,
     pending: Option<tokio::task::JoinHandle<(std::fs::File, io::Result<usize>)>>,
-    on_close: Option<Box<dyn FnOnce() + Send>>,
-}
-
-impl std::fmt::Debug for Threaded {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Threaded")
-            .field("file", &self.file)
-            .finish_non_exhaustive()
-    }
 }
 
 impl Threaded {
     /// Writes to `file` on a blocking thread.
     pub fn new(file: std::fs::File) -> Self {
         Threaded {
-            file: Some(file),
+            sink: Sink::new(file),
             pending: None,
-            on_close: None,
         }
     }
 
     /// Runs `f` when the writer is shut down, after the file is closed.
     #[must_use]
     pub fn on_close(mut self, f: impl FnOnce() + Send + 'static) -> Self {
-        self.on_close = Some(Box::new(f));
+        self.sink = self.sink.on_close(f);
         self
     }
 }
@@ -107,7 +120,7 @@ impl AsyncWrite for Threaded {
     fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
         use std::io::Write;
         if self.pending.is_none() {
-            let Some(mut file) = self.file.take() else {
+            let Some(mut file) = self.sink.file.take() else {
                 return Poll::Ready(Err(io::ErrorKind::BrokenPipe.into()));
             };
             let data = buf.to_vec();
@@ -123,7 +136,7 @@ impl AsyncWrite for Threaded {
         self.pending = None;
         match joined {
             Ok((file, written)) => {
-                self.file = Some(file);
+                self.sink.file = Some(file);
                 Poll::Ready(written)
             }
             Err(e) => Poll::Ready(Err(io::Error::other(e))),
@@ -135,10 +148,6 @@ impl AsyncWrite for Threaded {
     }
 
     fn poll_shutdown(mut self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
-        self.file = None;
-        if let Some(f) = self.on_close.take() {
-            f();
-        }
-        Poll::Ready(Ok(()))
+        self.sink.close()
     }
 }

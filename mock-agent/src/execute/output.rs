@@ -1,0 +1,364 @@
+//! [`Output`]: stdout (buffered, chunked, closed), stderr, step mode and the
+//! signals, for any driver: the one-way plan's and the server's.
+
+use std::io;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use tokio::io::{AsyncWrite, AsyncWriteExt, BufWriter};
+use tokio::time::Instant;
+
+use harness::frames::{Chunking, Exit, Frame, Line, Signal, Stream};
+
+use super::{ExecError, ExecOptions, Performed, Stop, RANDOM_CHUNK_MAX, STDOUT_BUFFER};
+
+/// SIGTERM and SIGINT, when the run listens for them.
+pub(super) struct Signals(Option<(tokio::signal::unix::Signal, tokio::signal::unix::Signal)>);
+
+impl Signals {
+    fn new(listen: bool) -> io::Result<Self> {
+        use tokio::signal::unix::{signal, SignalKind};
+        if !listen {
+            return Ok(Signals(None));
+        }
+        Ok(Signals(Some((
+            signal(SignalKind::terminate())?,
+            signal(SignalKind::interrupt())?,
+        ))))
+    }
+
+    /// Runs `work` unless a signal comes first.
+    pub(super) async fn race<T>(&mut self, work: impl std::future::Future<Output = T>) -> Result<T, Stop> {
+        match &mut self.0 {
+            None => Ok(work.await),
+            Some((term, int)) => tokio::select! {
+                out = work => Ok(out),
+                _ = term.recv() => Err(Stop::Signal(Signal::Term)),
+                _ = int.recv() => Err(Stop::Signal(Signal::Int)),
+            },
+        }
+    }
+}
+
+/// The stdout side: buffering, chunking, closing.
+struct Stdout<O: AsyncWrite + Unpin> {
+    sink: BufWriter<O>,
+    chunking: Option<Chunking>,
+    rng: fastrand::Rng,
+    /// Bytes not yet written, when chunking.
+    pending: Vec<u8>,
+    /// The plan closed it, or the consumer did: nothing more is written.
+    closed: bool,
+}
+
+impl<O: AsyncWrite + Unpin> Stdout<O> {
+    fn next_chunk(&mut self) -> usize {
+        match self.chunking {
+            Some(Chunking::Size(n)) => n,
+            Some(Chunking::Random) => self.rng.usize(1..=RANDOM_CHUNK_MAX),
+            None => usize::MAX,
+        }
+    }
+
+    async fn write_line(&mut self, bytes: &[u8], newline: bool) -> io::Result<()> {
+        if self.closed {
+            return Ok(());
+        }
+        if self.chunking.is_none() {
+            self.sink.write_all(bytes).await?;
+            if newline {
+                self.sink.write_all(b"\n").await?;
+            }
+            return Ok(());
+        }
+        self.pending.extend_from_slice(bytes);
+        if newline {
+            self.pending.push(b'\n');
+        }
+        let mut written = 0;
+        loop {
+            let size = self.next_chunk();
+            if self.pending.len() - written < size {
+                // A fresh draw next time is as good as this one.
+                self.pending.drain(..written);
+                return Ok(());
+            }
+            self.sink
+                .write_all(&self.pending[written..written + size])
+                .await?;
+            self.sink.flush().await?;
+            written += size;
+        }
+    }
+
+    async fn flush(&mut self) -> io::Result<()> {
+        if self.closed {
+            return Ok(());
+        }
+        if !self.pending.is_empty() {
+            let rest = std::mem::take(&mut self.pending);
+            self.sink.write_all(&rest).await?;
+        }
+        self.sink.flush().await
+    }
+
+    async fn close(&mut self) -> io::Result<()> {
+        if self.closed {
+            return Ok(());
+        }
+        self.flush().await?;
+        self.closed = true;
+        self.sink.shutdown().await
+    }
+}
+
+/// Step mode's file: opened at the first stdout line, read one byte per line until
+/// its end.
+enum Step {
+    Off,
+    Unopened(PathBuf),
+    Open(PathBuf, std::fs::File),
+}
+
+/// The output of a run: stdout and stderr, the clock, step mode and the signals.
+///
+/// Each frame handed to [`Output::perform_at`] is performed at its due time, counted
+/// from when the output was made.
+pub struct Output<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> {
+    stdout: Stdout<O>,
+    stderr: E,
+    /// The stderr line being written, with its newline.
+    stderr_line: Vec<u8>,
+    pub(super) signals: Signals,
+    step: Step,
+    timed: bool,
+    pub(super) coalesce: Option<usize>,
+    pub(super) precise: bool,
+    pub(super) start: Instant,
+    /// Stalls push everything after them later.
+    offset: Duration,
+    /// Stdout lines in the buffer, not yet flushed.
+    pub(super) unflushed: usize,
+    stdout_lines: u64,
+    closed_at: Option<Duration>,
+}
+
+impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Output<O, E> {
+    /// An output over these streams; the clock starts now. Fails only when the
+    /// signals asked for cannot be listened to.
+    pub fn new(stdout: O, stderr: E, options: &ExecOptions) -> Result<Self, ExecError> {
+        let delivery = &options.delivery;
+        Ok(Output {
+            stdout: Stdout {
+                sink: BufWriter::with_capacity(STDOUT_BUFFER, stdout),
+                chunking: delivery.chunking,
+                rng: fastrand::Rng::with_seed(delivery.seed),
+                pending: Vec::new(),
+                closed: false,
+            },
+            stderr,
+            stderr_line: Vec::new(),
+            signals: Signals::new(delivery.signals).map_err(ExecError::Runtime)?,
+            step: delivery.step.clone().map_or(Step::Off, Step::Unopened),
+            timed: delivery.timed,
+            coalesce: delivery.coalesce,
+            precise: options.precise,
+            start: Instant::now(),
+            offset: Duration::ZERO,
+            unflushed: 0,
+            stdout_lines: 0,
+            closed_at: None,
+        })
+    }
+
+    /// Performs one frame now (its time is [`Output::perform_at`]'s business); the end
+    /// frame's exit when it is the end.
+    pub async fn perform(&mut self, frame: Frame) -> Result<Option<Exit>, Stop> {
+        match frame {
+            Frame::Line(line) => match line.stream {
+                Stream::Stdout => self.stdout_line(&line).await?,
+                Stream::Stderr => self.stderr_line(&line).await?,
+                // What the recorded process read is not written.
+                Stream::Stdin => {}
+            },
+            Frame::Stall { duration, .. } => {
+                self.flush().await?;
+                if self.closed_at.is_none() {
+                    match duration {
+                        Some(d) => {
+                            self.signals.race(tokio::time::sleep(d)).await?;
+                            self.offset = self.offset.saturating_add(d);
+                        }
+                        None => self.signals.race(std::future::pending::<()>()).await?,
+                    }
+                }
+            }
+            Frame::CloseStdout { .. } => {
+                let closed = self.signals.race(self.stdout.close()).await?;
+                self.stdout_result(closed)?;
+            }
+            Frame::End(end) => {
+                self.flush().await?;
+                return Ok(Some(end.exit));
+            }
+        }
+        Ok(None)
+    }
+
+    /// When a frame of a one-way plan is due on the live clock: its time (the plan's
+    /// [`harness::timing::Clock`] made it) plus the stalls before it; at once when the
+    /// plan is untimed (its times are the recording's), or once the consumer closed
+    /// stdout (it waits for nothing more).
+    pub fn planned(&self, frame: &Frame) -> Duration {
+        if !self.timed || self.closed_at.is_some() {
+            return Duration::ZERO;
+        }
+        self.offset.saturating_add(frame.at())
+    }
+
+    async fn stdout_line(&mut self, line: &Line) -> Result<(), Stop> {
+        if self.closed_at.is_some() {
+            return Ok(());
+        }
+        self.step().await?;
+        let written = self
+            .signals
+            .race(self.stdout.write_line(&line.bytes, line.newline))
+            .await?;
+        self.stdout_result(written)?;
+        if !self.stdout.closed {
+            self.stdout_lines += 1;
+        }
+        self.unflushed += 1;
+        if self.timed && self.coalesce.is_none_or(|n| self.unflushed >= n) {
+            self.flush().await?;
+        }
+        Ok(())
+    }
+
+    async fn stderr_line(&mut self, line: &Line) -> Result<(), Stop> {
+        self.flush().await?;
+        self.stderr_line.clear();
+        self.stderr_line.extend_from_slice(&line.bytes);
+        if line.newline {
+            self.stderr_line.push(b'\n');
+        }
+        match self
+            .signals
+            .race(self.stderr.write_all(&self.stderr_line))
+            .await?
+        {
+            // A consumer that closed stderr has stopped listening to it.
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+            Err(source) => Err(Stop::Error(ExecError::Write {
+                stream: "stderr",
+                source,
+            })),
+            Ok(()) => Ok(()),
+        }
+    }
+
+    /// In step mode, waits for one byte of the step file before a stdout line.
+    async fn step(&mut self) -> Result<(), Stop> {
+        let (path, file) = match std::mem::replace(&mut self.step, Step::Off) {
+            Step::Off => return Ok(()),
+            Step::Unopened(path) => {
+                self.flush().await?;
+                let file = self.signals.race(open_step(path.clone())).await??;
+                (path, file)
+            }
+            Step::Open(path, file) => {
+                self.flush().await?;
+                (path, file)
+            }
+        };
+        if let Some(file) = self.signals.race(read_step(file, path.clone())).await?? {
+            self.step = Step::Open(path, file);
+        }
+        Ok(())
+    }
+
+    /// Runs `work` unless SIGTERM or SIGINT comes first (when the output listens for
+    /// them): what a driver waits for besides the frames (the client's next message).
+    pub async fn race<T>(&mut self, work: impl std::future::Future<Output = T>) -> Result<T, Stop> {
+        self.signals.race(work).await
+    }
+
+    /// How long the output has been running.
+    pub fn elapsed(&self) -> Duration {
+        self.start.elapsed()
+    }
+
+    /// When the consumer closed stdout, if it did.
+    pub fn stdout_closed_at(&self) -> Option<Duration> {
+        self.closed_at
+    }
+
+    /// Writes out what stdout holds.
+    pub async fn flush(&mut self) -> Result<(), Stop> {
+        self.unflushed = 0;
+        let flushed = self.signals.race(self.stdout.flush()).await?;
+        self.stdout_result(flushed)
+    }
+
+    /// A closed pipe on stdout is the consumer's choice, not an error: from then on
+    /// stdout is dropped.
+    fn stdout_result(&mut self, result: io::Result<()>) -> Result<(), Stop> {
+        match result {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
+                self.stdout.closed = true;
+                self.stdout.pending.clear();
+                self.closed_at.get_or_insert_with(|| self.start.elapsed());
+                Ok(())
+            }
+            Err(source) => Err(Stop::Error(ExecError::Write {
+                stream: "stdout",
+                source,
+            })),
+        }
+    }
+
+    /// What was performed, the run ended so.
+    pub(super) fn performed(&self, ended: Result<Exit, Stop>) -> Performed {
+        Performed {
+            ended,
+            stdout_closed_at: self.closed_at,
+            stdout_lines: self.stdout_lines,
+        }
+    }
+}
+
+async fn open_step(path: PathBuf) -> Result<std::fs::File, ExecError> {
+    let opened = {
+        let path = path.clone();
+        tokio::task::spawn_blocking(move || std::fs::File::open(path)).await
+    };
+    match opened {
+        Ok(Ok(file)) => Ok(file),
+        Ok(Err(source)) => Err(ExecError::Step { path, source }),
+        Err(e) => Err(ExecError::Runtime(io::Error::other(e))),
+    }
+}
+
+/// Reads one byte; `None` once the step file has ended.
+async fn read_step(mut file: std::fs::File, path: PathBuf) -> Result<Option<std::fs::File>, ExecError> {
+    use std::io::Read;
+    let read = tokio::task::spawn_blocking(move || {
+        let mut byte = [0u8; 1];
+        loop {
+            match file.read(&mut byte) {
+                Ok(0) => return Ok(None),
+                Ok(_) => return Ok(Some(file)),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+    })
+    .await;
+    match read {
+        Ok(Ok(file)) => Ok(file),
+        Ok(Err(source)) => Err(ExecError::Step { path, source }),
+        Err(e) => Err(ExecError::Runtime(io::Error::other(e))),
+    }
+}

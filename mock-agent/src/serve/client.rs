@@ -1,0 +1,272 @@
+//! The client's side of the server: its lines read on a thread of their own, and
+//! what the server makes of them while a turn plays (the listener of the executor's
+//! waits, [`Turn`]).
+
+use std::collections::{HashMap, VecDeque};
+use std::future::Future;
+use std::io::{BufRead, Read};
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::io::AsyncWrite;
+use tokio::sync::mpsc;
+
+use harness::acp::methods;
+use harness::acp::rpc::{Kind, Message};
+use harness::journal;
+
+use super::{answer_value, millis, Interrupted, Live, Server, MAX_LINE};
+use crate::execute::{Listen, Stop};
+
+/// A line of the client's, or its end.
+pub(super) enum Incoming {
+    Line(Vec<u8>),
+    TooLong(usize),
+    Eof,
+}
+
+/// Reads the client's lines until stdin ends; a line over [`MAX_LINE`] is dropped.
+pub(super) fn read_client(sender: &mpsc::UnboundedSender<Incoming>) {
+    let stdin = std::io::stdin();
+    let mut reader = std::io::BufReader::with_capacity(64 << 10, stdin.lock());
+    loop {
+        let mut line = Vec::new();
+        let mut dropped = 0usize;
+        let ended = loop {
+            let buf = match reader.fill_buf() {
+                Ok([]) => break true,
+                Ok(buf) => buf,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(_) => break true,
+            };
+            let (part, done) = match memchr::memchr(b'\n', buf) {
+                Some(i) => (&buf[..i], Some(i + 1)),
+                None => (buf, None),
+            };
+            if dropped > 0 || line.len() + part.len() > MAX_LINE {
+                dropped += line.len() + part.len();
+                line.clear();
+            } else {
+                line.extend_from_slice(part);
+            }
+            let used = done.unwrap_or(buf.len());
+            reader.consume(used);
+            if done.is_some() {
+                break false;
+            }
+        };
+        if line.last() == Some(&b'\r') {
+            line.pop();
+        }
+        let message = if dropped > 0 {
+            Some(Incoming::TooLong(dropped))
+        } else if !line.is_empty() {
+            Some(Incoming::Line(line))
+        } else {
+            None
+        };
+        if let Some(message) = message {
+            if sender.send(message).is_err() {
+                return;
+            }
+        }
+        if ended {
+            let _ = sender.send(Incoming::Eof);
+            // Drain nothing more: stdin is at its end.
+            let _ = reader.read(&mut [0u8; 1]);
+            return;
+        }
+    }
+}
+
+/// What the server knows of the client: what it sent that waits its turn, its
+/// answers, whether stdin has ended, and the journal of the conversation.
+pub(super) struct Client {
+    pub(super) inbox: mpsc::UnboundedReceiver<Incoming>,
+    /// Client messages read while a turn played, handled after it, in order.
+    pub(super) queue: VecDeque<Vec<u8>>,
+    /// The client's answers to the agent's requests, by id, with when they came.
+    pub(super) answered: HashMap<String, (Value, Duration)>,
+    pub(super) eof: bool,
+    pub(super) journal: Option<journal::Conversation>,
+    pub(super) divergences: Vec<String>,
+}
+
+impl Client {
+    pub(super) fn new(inbox: mpsc::UnboundedReceiver<Incoming>, journal: bool) -> Self {
+        Client {
+            inbox,
+            queue: VecDeque::new(),
+            answered: HashMap::new(),
+            eof: false,
+            journal: journal.then(journal::Conversation::default),
+            divergences: Vec::new(),
+        }
+    }
+
+    /// The next thing the client sends; pending for ever once stdin has ended.
+    async fn recv(&mut self) -> Incoming {
+        if self.eof {
+            return std::future::pending().await;
+        }
+        self.inbox.recv().await.unwrap_or(Incoming::Eof)
+    }
+
+    /// Journals a line that went `dir` (`in`, `out`, `err`) at `now`.
+    pub(super) fn note(&mut self, dir: &str, line: &[u8], now: Duration) {
+        if let Some(journal) = &mut self.journal {
+            journal.messages.push(journal::Message {
+                dir: dir.to_owned(),
+                at_ms: millis(now),
+                line: String::from_utf8_lossy(line).into_owned(),
+            });
+        }
+    }
+
+    /// Journals a line over [`MAX_LINE`], dropped.
+    pub(super) fn note_too_long(&mut self, bytes: usize, now: Duration) {
+        let what = format!("[a line of {bytes} bytes, over the limit: dropped]");
+        self.note("in", what.as_bytes(), now);
+    }
+
+    /// A client message that came at `now`, while the turn answering `live` played.
+    fn during_turn(&mut self, incoming: Incoming, live: Option<&Live>, now: Duration) -> Option<Interrupted> {
+        let line = match incoming {
+            // The turn goes on; what waits for the client ends at the end of stdin.
+            Incoming::Eof => {
+                self.eof = true;
+                return None;
+            }
+            Incoming::TooLong(bytes) => {
+                self.note_too_long(bytes, now);
+                return None;
+            }
+            Incoming::Line(line) => line,
+        };
+        self.note("in", &line, now);
+        let message = Message::parse(&line)?;
+        match message.kind {
+            Kind::Response => {
+                let answer = answer_value(&message);
+                self.answered.insert(message.id_text().to_owned(), (answer, now));
+                None
+            }
+            Kind::Notification if message.method() == methods::SESSION_CANCEL => {
+                let turn = live.filter(|l| l.method == methods::SESSION_PROMPT && !l.responded);
+                let same_session =
+                    turn.is_some_and(|l| l.session.is_none() || l.session == message.param_str("sessionId"));
+                if !same_session {
+                    // It may be for a prompt still waiting its turn.
+                    self.queue.push_back(line);
+                }
+                same_session.then_some(Interrupted::Cancelled)
+            }
+            _ => {
+                self.queue.push_back(line);
+                None
+            }
+        }
+    }
+
+    /// Whether the client cancelled the prompt `live` while it waited in the queue (a
+    /// `session/cancel` of its session queued after it); takes the cancel out.
+    pub(super) fn cancelled_in_queue(&mut self, live: &Live) -> bool {
+        if live.method != methods::SESSION_PROMPT {
+            return false;
+        }
+        let cancel = self.queue.iter().position(|line| {
+            Message::parse(line).is_some_and(|m| {
+                m.kind == Kind::Notification
+                    && m.method() == methods::SESSION_CANCEL
+                    && (live.session.is_none() || live.session == m.param_str("sessionId"))
+            })
+        });
+        cancel.and_then(|i| self.queue.remove(i)).is_some()
+    }
+}
+
+/// What a wait of a turn's waits for, besides its time.
+#[derive(Clone, Copy)]
+pub(super) enum Awaiting<'a> {
+    /// Nothing: only the time.
+    Time,
+    /// The client's answer to the agent's request with this id.
+    Answer(&'a str),
+    /// The client's notification of this method.
+    Notification(&'a str),
+}
+
+/// The listener of the waits of a turn: the client, while the turn that answers `live`
+/// plays. A cancel of the turn interrupts it; answers are kept; anything else waits
+/// its turn. What it awaits, when it comes, ends the wait ([`Interrupted::Came`]).
+pub(super) struct Turn<'a> {
+    pub(super) client: &'a mut Client,
+    pub(super) live: Option<&'a Live>,
+    pub(super) awaiting: Awaiting<'a>,
+}
+
+impl Listen for Turn<'_> {
+    type Event = Incoming;
+    type Interrupt = Interrupted;
+
+    fn try_recv(&mut self) -> Option<Incoming> {
+        self.client.inbox.try_recv().ok()
+    }
+
+    fn recv(&mut self) -> impl Future<Output = Incoming> {
+        self.client.recv()
+    }
+
+    fn handle(&mut self, incoming: Incoming, now: Duration) -> Option<Interrupted> {
+        match (self.awaiting, &incoming) {
+            // The recording goes on without the notification.
+            (Awaiting::Notification(_), Incoming::Eof) => {
+                self.client.eof = true;
+                return Some(Interrupted::Came);
+            }
+            (Awaiting::Notification(method), Incoming::Line(line))
+                if Message::parse(line)
+                    .is_some_and(|m| m.kind == Kind::Notification && m.method() == method) =>
+            {
+                self.client.note("in", line, now);
+                return Some(Interrupted::Came);
+            }
+            (Awaiting::Answer(_), Incoming::Eof) => {
+                self.client.eof = true;
+                return Some(Interrupted::Eof);
+            }
+            _ => {}
+        }
+        let interrupted = self.client.during_turn(incoming, self.live, now);
+        match self.awaiting {
+            Awaiting::Answer(id) if interrupted.is_none() && self.client.answered.contains_key(id) => {
+                Some(Interrupted::Came)
+            }
+            _ => interrupted,
+        }
+    }
+}
+
+impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
+    /// The next client message to handle: a queued one, else the next to come;
+    /// `None` once stdin has ended.
+    pub(super) async fn next(&mut self) -> Result<Option<Vec<u8>>, Stop> {
+        if let Some(line) = self.client.queue.pop_front() {
+            return Ok(Some(line));
+        }
+        while !self.client.eof {
+            self.output.flush().await?;
+            let incoming = self.output.race(self.client.recv()).await?;
+            let now = self.output.elapsed();
+            match incoming {
+                Incoming::Line(line) => {
+                    self.client.note("in", &line, now);
+                    return Ok(Some(line));
+                }
+                Incoming::TooLong(bytes) => self.client.note_too_long(bytes, now),
+                Incoming::Eof => self.client.eof = true,
+            }
+        }
+        Ok(None)
+    }
+}

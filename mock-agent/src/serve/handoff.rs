@@ -1,0 +1,101 @@
+//! The server's stdout: a writing thread, fed a buffer at a time.
+
+use std::fs::File;
+use std::future::Future;
+use std::io;
+use std::pin::Pin;
+use std::task::{ready, Context, Poll};
+
+/// The most stdout bytes handed to the writing thread at once.
+const HANDOFF: usize = 1 << 20;
+
+/// Stdout of a server: the agent's bytes are handed to a writing thread a buffer
+/// ([`HANDOFF`] bytes) at a time, and the loop fills the next buffer while the thread
+/// writes the last one, so that making a long turn and writing it to the pipe overlap.
+/// Two buffers at most: one written, one filled. A flush returns once every byte is
+/// written. A failed write is reported by the next call.
+pub(super) struct Handoff {
+    /// The file, when no write holds it.
+    file: Option<File>,
+    /// The buffer being filled.
+    filling: Vec<u8>,
+    /// The buffer last written, emptied, for the next turn of filling.
+    spare: Vec<u8>,
+    /// The write under way.
+    writing: Option<tokio::task::JoinHandle<Written>>,
+}
+
+/// A write done: the file and the buffer come back with its result.
+type Written = (File, Vec<u8>, io::Result<()>);
+
+impl Handoff {
+    pub(super) fn new(file: File) -> Self {
+        Handoff {
+            file: Some(file),
+            filling: Vec::new(),
+            spare: Vec::new(),
+            writing: None,
+        }
+    }
+
+    /// Waits for the write under way, if any; its result.
+    fn poll_written(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        let Some(writing) = self.writing.as_mut() else {
+            return Poll::Ready(Ok(()));
+        };
+        let joined = ready!(Pin::new(writing).poll(cx));
+        self.writing = None;
+        Poll::Ready(match joined {
+            Ok((file, mut buffer, written)) => {
+                self.file = Some(file);
+                buffer.clear();
+                self.spare = buffer;
+                written
+            }
+            Err(e) => Err(io::Error::other(e)),
+        })
+    }
+
+    /// Hands the buffer filled to the writing thread; none is under way.
+    fn hand_over(&mut self) -> io::Result<()> {
+        let Some(mut file) = self.file.take() else {
+            return Err(io::ErrorKind::BrokenPipe.into());
+        };
+        let buffer = std::mem::replace(&mut self.filling, std::mem::take(&mut self.spare));
+        self.writing = Some(tokio::task::spawn_blocking(move || {
+            let written = io::Write::write_all(&mut file, &buffer);
+            (file, buffer, written)
+        }));
+        Ok(())
+    }
+}
+
+impl tokio::io::AsyncWrite for Handoff {
+    fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        if self.filling.len() >= HANDOFF {
+            ready!(self.poll_written(cx))?;
+            self.hand_over()?;
+        }
+        if self.filling.capacity() == 0 {
+            self.filling.reserve_exact(HANDOFF);
+        }
+        let n = buf.len().min(HANDOFF - self.filling.len());
+        self.filling.extend_from_slice(&buf[..n]);
+        Poll::Ready(Ok(n))
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        ready!(self.poll_written(cx))?;
+        if !self.filling.is_empty() {
+            self.hand_over()?;
+            ready!(self.poll_written(cx))?;
+        }
+        Poll::Ready(Ok(()))
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        ready!(self.as_mut().poll_flush(cx))?;
+        self.file = None;
+        Poll::Ready(Ok(()))
+    }
+}

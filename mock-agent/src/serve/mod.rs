@@ -1,0 +1,362 @@
+//! Server mode: `cursor-agent acp`, an Agent Client Protocol agent on stdin and
+//! stdout, playing a [`Conversation`] (a recording as a script, or a print-mode
+//! session told through ACP; see `harness::acp`).
+//!
+//! The loop reads the client's messages (on a thread of its own, a line at a time,
+//! at most [`MAX_LINE`] bytes), answers each request with its conversation's steps,
+//! performed on the executor's [`Output`] (timing, step mode, chunking, signals), and
+//! keeps listening while it plays them:
+//!
+//! - `session/cancel` during a turn stops it: no more updates, `$/cancel_request` for
+//!   an agent request still waiting, and the prompt answered `stopReason: cancelled`;
+//! - the client's answers to the agent's requests are matched by id, in any order;
+//! - other requests wait their turn, in order; a line that is not JSON-RPC is
+//!   ignored (and journaled);
+//! - where the client does what the recording did not, the mock goes on as the
+//!   recording goes, and says so in the journal; with `MOCK_AGENT_STRICT=1` it
+//!   answers with a JSON-RPC error that says what differed.
+//!
+//! End of stdin ends the process: exit 0, or as the recording ended.
+//!
+//! Each step is due when [`harness::timing::Clock`] says, the clock of print mode's
+//! plans, its times counted from the request a reply answers and from the end of each
+//! wait for the client. Every wait, for a time or for the client, is the executor's
+//! ([`Output::wait_until`]), listening to the client ([`client::Turn`]).
+
+mod answers;
+mod client;
+mod handoff;
+mod play;
+#[cfg(test)]
+mod tests;
+
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use tokio::io::AsyncWrite;
+use tokio::sync::mpsc;
+
+use harness::acp::faults::{AcpFault, Injector};
+use harness::acp::rpc::{self, codes, Kind, Message};
+use harness::acp::Conversation;
+use harness::frames::{Delivery, Exit, Signal};
+use harness::journal;
+use harness::timing::{Base, Clock, Timing};
+
+use crate::execute::{self, ExecError, ExecOptions, Output, Stop, Threaded};
+use client::{Client, Incoming};
+use handoff::Handoff;
+
+/// The longest line read from the client: longer ones are dropped (and journaled).
+pub const MAX_LINE: usize = 64 << 20;
+
+/// About the most bytes of agent messages written together in a plain run.
+const RUN_BYTES: usize = 64 << 10;
+
+/// How a server run went.
+#[derive(Debug)]
+pub struct Served {
+    /// How the process is to end.
+    pub exit: Exit,
+    /// The signal that ended it, if one did.
+    pub signal: Option<Signal>,
+    /// When the client closed the agent's stdout, if it did.
+    pub stdout_closed_at: Option<Duration>,
+    /// The conversation, when journaled.
+    pub conversation: Option<journal::Conversation>,
+    /// The mock's own error, already printed.
+    pub error: Option<String>,
+    /// The faults, and whether each acted.
+    pub faults: Vec<journal::FaultRecord>,
+}
+
+/// How a server run is set up.
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct ServeOptions {
+    /// When the agent's messages are written.
+    pub timing: Timing,
+    /// The seed of random choices (jitter).
+    pub seed: u64,
+    /// Step mode's file: one byte before each agent message.
+    pub step: Option<std::path::PathBuf>,
+    /// Answer a divergence with a JSON-RPC error.
+    pub strict: bool,
+    /// Keep every message for the journal.
+    pub journal: bool,
+    /// The conversation is a recording (so a cancel it lacks is a divergence).
+    pub recorded: bool,
+    /// What goes wrong on purpose.
+    pub faults: Vec<AcpFault>,
+}
+
+/// Serves `conversation` on this process's stdin, stdout and stderr.
+pub fn serve(conversation: Box<dyn Conversation>, options: &ServeOptions) -> Served {
+    let streams = (std::io::stdout(), std::io::stderr());
+    let (out, err) = match (dup(&streams.0), dup(&streams.1)) {
+        (Ok(out), Ok(err)) => (out, err),
+        (Err(e), _) | (_, Err(e)) => {
+            return failed(
+                format!("cannot open stdout or stderr: {e}"),
+                harness::exit_codes::IO_ERROR,
+            )
+        }
+    };
+    let run = async move {
+        let (sender, inbox) = mpsc::unbounded_channel();
+        std::thread::spawn(move || client::read_client(&sender));
+        let injector = Injector::new(options.faults.clone());
+        let exec = ExecOptions {
+            precise: true,
+            ..ExecOptions::new(delivery(options, &injector))
+        };
+        // The writing thread takes up to a megabyte at a time, not the executor's
+        // 64 KiB, while the loop fills the next. Every flush of the executor's still
+        // reaches the pipe.
+        let output = Output::new(Handoff::new(out), Threaded::new(err), &exec)?;
+        let mut server = Server::new(conversation, output, inbox, injector, options);
+        let ended = server.run_to_end().await;
+        Ok::<_, ExecError>(server.served(ended))
+    };
+    match execute::block_on(run, true) {
+        Err(e) => failed(
+            format!("cannot start the runtime: {e}"),
+            harness::exit_codes::INTERNAL,
+        ),
+        Ok(Err(e)) => failed(e.to_string(), e.exit_code()),
+        Ok(Ok(served)) => served,
+    }
+}
+
+/// The mock's own failure before the conversation started, printed.
+fn failed(message: String, code: i32) -> Served {
+    eprintln!("mock-agent: {message}");
+    Served {
+        exit: Exit::Code(code),
+        signal: None,
+        stdout_closed_at: None,
+        conversation: None,
+        error: Some(message),
+        faults: Vec::new(),
+    }
+}
+
+/// How the executor writes a server's messages.
+fn delivery(options: &ServeOptions, injector: &Injector) -> Delivery {
+    let mut delivery = Delivery::default();
+    delivery.timed = options.timing != Timing::default();
+    delivery.signals = true;
+    delivery.step.clone_from(&options.step);
+    delivery.seed = options.seed;
+    delivery.chunking = injector.chunking();
+    delivery.coalesce = injector.coalesce().then_some(harness::scenario::COALESCE_LINES);
+    delivery
+}
+
+fn dup(fd: &impl std::os::fd::AsFd) -> std::io::Result<std::fs::File> {
+    fd.as_fd().try_clone_to_owned().map(std::fs::File::from)
+}
+
+/// Why a turn stopped before its steps were done.
+enum Interrupted {
+    /// The client cancelled it.
+    Cancelled,
+    /// The client closed stdin.
+    Eof,
+    /// The process ends (a fault).
+    Ended(Exit),
+    /// What a wait awaited came (an answer, a notification): the turn goes on.
+    Came,
+}
+
+/// The request a reply answers.
+struct Live {
+    id: String,
+    method: String,
+    session: Option<String>,
+    responded: bool,
+}
+
+struct Server<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> {
+    conversation: Box<dyn Conversation>,
+    output: Output<O, E>,
+    client: Client,
+    /// When each step is due: the clock of print mode's plans too.
+    clock: Clock,
+    strict: bool,
+    recorded: bool,
+    injector: Injector,
+    /// No fault, no step mode, no wait between messages: the agent's messages that
+    /// come one after the other are written together ([`Server::send_run`]).
+    plain: bool,
+}
+
+impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
+    fn new(
+        conversation: Box<dyn Conversation>,
+        output: Output<O, E>,
+        inbox: mpsc::UnboundedReceiver<Incoming>,
+        injector: Injector,
+        options: &ServeOptions,
+    ) -> Self {
+        Server {
+            conversation,
+            output,
+            client: Client::new(inbox, options.journal),
+            clock: Clock::new(options.timing, options.seed),
+            strict: options.strict,
+            recorded: options.recorded,
+            plain: options.faults.is_empty()
+                && options.step.is_none()
+                && options.timing.base == Base::Instant
+                && options.timing.jitter.is_zero(),
+            injector,
+        }
+    }
+
+    /// Runs the conversation to its end, and writes out what stdout holds.
+    async fn run_to_end(&mut self) -> Result<Exit, Stop> {
+        let ended = self.run().await;
+        let flushed = self.output.flush().await;
+        ended.and_then(|exit| flushed.map(|()| exit))
+    }
+
+    async fn run(&mut self) -> Result<Exit, Stop> {
+        let flood = self.injector.start();
+        self.write(flood).await?;
+        let start = self.conversation.start();
+        if let Some(exit) = self.play(start, None).await? {
+            return Ok(exit);
+        }
+        loop {
+            let Some(line) = self.next().await? else {
+                return Ok(self.conversation.ending());
+            };
+            let Some(message) = Message::parse(&line) else {
+                continue;
+            };
+            match message.kind {
+                Kind::Request => {
+                    let mut reply = self.conversation.reply(&message);
+                    let live = Live {
+                        id: message.id_text().to_owned(),
+                        method: message.method().to_owned(),
+                        session: message.param_str("sessionId"),
+                        responded: false,
+                    };
+                    if let Some(divergence) = reply.divergence.take() {
+                        if self.strict {
+                            let error = strict_error(&live.id, &divergence);
+                            self.diverge(divergence);
+                            if let Some(exit) = self.send(error).await? {
+                                return Ok(exit);
+                            }
+                            continue;
+                        }
+                        self.diverge(divergence);
+                    }
+                    let steps = match self.injector.on_request(&live.method, &live.id, reply.steps) {
+                        Ok(steps) => steps,
+                        Err(crash) => {
+                            self.write(crash.out).await?;
+                            return Ok(crash.end.unwrap_or(Exit::Code(1)));
+                        }
+                    };
+                    if self.client.cancelled_in_queue(&live) {
+                        if let Some(exit) = self.cancel(Some(&live), false).await? {
+                            return Ok(exit);
+                        }
+                        continue;
+                    }
+                    if let Some(exit) = self.play(steps, Some(live)).await? {
+                        return Ok(exit);
+                    }
+                }
+                Kind::Response => {
+                    let at = self.output.elapsed();
+                    let answer = answer_value(&message);
+                    self.client
+                        .answered
+                        .insert(message.id_text().to_owned(), (answer, at));
+                }
+                Kind::Notification => {}
+            }
+        }
+    }
+
+    /// How the run went, the conversation ended so; the mock's own error printed.
+    fn served(self, ended: Result<Exit, Stop>) -> Served {
+        let mut conversation = self.client.journal;
+        if let Some(conversation) = &mut conversation {
+            conversation.divergences = self.client.divergences;
+        }
+        let faults = self
+            .injector
+            .report()
+            .into_iter()
+            .map(|(name, fired)| journal::FaultRecord {
+                name: name.to_owned(),
+                fired,
+            })
+            .collect();
+        let mut served = Served {
+            exit: Exit::Code(0),
+            signal: None,
+            stdout_closed_at: self.output.stdout_closed_at(),
+            conversation,
+            error: None,
+            faults,
+        };
+        match ended {
+            Ok(exit) => served.exit = exit,
+            Err(Stop::Signal(signal)) => {
+                served.signal = Some(signal);
+                served.exit = Exit::Signal(signal);
+            }
+            Err(Stop::Error(e)) => {
+                let message = e.to_string();
+                eprintln!("mock-agent: {message}");
+                served.exit = Exit::Code(e.exit_code());
+                served.error = Some(message);
+            }
+        }
+        served
+    }
+
+    /// Journals a line that went `dir` (`in`, `out`, `err`), now.
+    fn note(&mut self, dir: &str, line: &[u8]) {
+        if self.client.journal.is_some() {
+            let now = self.output.elapsed();
+            self.client.note(dir, line, now);
+        }
+    }
+
+    fn diverge(&mut self, divergence: String) {
+        self.client.divergences.push(divergence);
+    }
+}
+
+/// The client's `result` of an answer, or its `error` as `{"error": ...}`.
+fn answer_value(message: &Message<'_>) -> Value {
+    let parse = |raw: Option<&serde_json::value::RawValue>| {
+        raw.and_then(|r| serde_json::from_str::<Value>(r.get()).ok())
+    };
+    match parse(message.result) {
+        Some(result) => result,
+        None => json!({"error": parse(message.error)}),
+    }
+}
+
+/// The error `MOCK_AGENT_STRICT=1` answers a divergence with.
+fn strict_error(id: &str, divergence: &str) -> Vec<u8> {
+    rpc::error(
+        id,
+        codes::INTERNAL_ERROR,
+        &format!("mock-agent: the client diverged from the recording: {divergence}"),
+        Some(&json!({"divergence": divergence})),
+    )
+}
+
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
