@@ -382,6 +382,16 @@ fn with_unknown_field(line: &[u8]) -> Vec<u8> {
     }
 }
 
+/// The update kinds of a turn that the faults [`strategy`] draws are placed at, or drop.
+#[cfg(feature = "generate")]
+const UPDATES: &[&str] = &[
+    "agent_message_chunk",
+    "agent_thought_chunk",
+    "tool_call",
+    "tool_call_update",
+    "plan",
+];
+
 /// Server mode's faults as proptest draws them, typed, in the placements that matter:
 /// every fault and preset but those that make a correct client wait for its own time
 /// limit (`no-response`, `authenticate-hangs`, a long `late`).
@@ -390,16 +400,17 @@ pub fn strategy() -> impl proptest::strategy::Strategy<Value = Drawn<AcpFault>> 
     use proptest::prelude::*;
     let at = prop_oneof![
         (0u64..40).prop_map(Place::After),
-        prop::sample::select(vec![
-            "agent_message_chunk",
-            "agent_thought_chunk",
-            "tool_call",
-            "tool_call_update",
-            "plan",
-            "current_mode_update",
-            "available_commands_update",
-            methods::REQUEST_PERMISSION,
-        ])
+        prop::sample::select(
+            [
+                UPDATES,
+                &[
+                    "current_mode_update",
+                    "available_commands_update",
+                    methods::REQUEST_PERMISSION
+                ]
+            ]
+            .concat()
+        )
         .prop_map(|kind| Place::At(kind.to_owned())),
     ];
     let method = prop::sample::select(vec![
@@ -411,6 +422,7 @@ pub fn strategy() -> impl proptest::strategy::Strategy<Value = Drawn<AcpFault>> 
         methods::SESSION_PROMPT,
     ])
     .prop_map(str::to_owned);
+    let on = |name, keys, fault: fn(Place) -> AcpFault| strategy::placed(at.clone(), name, keys, fault);
     let crash = (
         prop_oneof![
             at.clone(),
@@ -444,22 +456,14 @@ pub fn strategy() -> impl proptest::strategy::Strategy<Value = Drawn<AcpFault>> 
                 text: text.map(str::to_owned)
             }
         )),
-        at.clone()
-            .prop_map(|p| Drawn::placed("malformed", "", p, |at| AcpFault::Malformed { at })),
-        at.clone().prop_map(
-            |p| Drawn::placed("stderr", "text=oops", p, |at| AcpFault::Stderr {
-                text: "oops".to_owned(),
-                at
-            })
-        ),
-        at.clone()
-            .prop_map(|p| Drawn::placed("duplicate", "", p, |at| AcpFault::Duplicate { at })),
-        at.clone()
-            .prop_map(|p| Drawn::placed("unknown-update", "", p, |at| AcpFault::UnknownUpdate { at })),
-        at.prop_map(|p| Drawn::placed("huge", "bytes=70000", p, |at| AcpFault::Huge {
-            bytes: 70_000,
+        on("malformed", "", |at| AcpFault::Malformed { at }),
+        on("stderr", "text=oops", |at| AcpFault::Stderr {
+            text: "oops".to_owned(),
             at
-        })),
+        }),
+        on("duplicate", "", |at| AcpFault::Duplicate { at }),
+        on("unknown-update", "", |at| AcpFault::UnknownUpdate { at }),
+        on("huge", "bytes=70000", |at| AcpFault::Huge { bytes: 70_000, at }),
         (
             method.clone(),
             prop::sample::select(vec![
@@ -490,15 +494,7 @@ pub fn strategy() -> impl proptest::strategy::Strategy<Value = Drawn<AcpFault>> 
                 reason: reason.to_owned()
             }
         )),
-        prop::sample::select(vec![
-            "agent_message_chunk",
-            "agent_thought_chunk",
-            "tool_call",
-            "tool_call_update",
-            "plan",
-            "available_commands_update",
-        ])
-        .prop_map(|kind| Drawn::one(
+        prop::sample::select([UPDATES, &["available_commands_update"]].concat()).prop_map(|kind| Drawn::one(
             format!("drop:kind={kind}"),
             AcpFault::Drop {
                 kind: kind.to_owned()

@@ -328,10 +328,10 @@ impl<'a> Args<'a> {
         }
         Ok(match (method, at, after) {
             (Some((m, _)), _, _) => Some(Written::Method(m.to_owned())),
-            (_, Some(("", column)), _) if words.empty_at.is_some() => {
-                return Err(self.err(column, words.empty_at.unwrap_or_default().into()))
-            }
-            (_, Some((at, _)), _) => Some(Written::At(at.to_owned())),
+            (_, Some((at, column)), _) => match (at, words.empty_at) {
+                ("", Some(message)) => return Err(self.err(column, message.into())),
+                (at, _) => Some(Written::At(at.to_owned())),
+            },
             (_, _, Some(n)) => Some(Written::After(n)),
             _ => None,
         })

@@ -1,7 +1,7 @@
 //! Typed fault strategies: a dialect's faults as proptest draws them, typed as the
 //! parser makes them, each with its text in the grammar (what `MOCK_AGENT_FAULTS` is
 //! given to replay it). One skeleton ([`Drawn`], [`cut`], [`list`]) serves every
-//! dialect; [`print`] is print mode's, `harness::acp::faults::strategy` server mode's.
+//! dialect; [`print()`] is print mode's, `harness::acp::faults::strategy` server mode's.
 
 use std::fmt::Display;
 
@@ -38,7 +38,7 @@ impl<F> Drawn<F> {
     }
 
     /// A fault placed at `place`, written `name:{place}` (or `name:{keys},{place}`).
-    pub fn placed<P: Display>(name: &str, keys: &str, place: P, fault: impl FnOnce(P) -> F) -> Self {
+    fn placed<P: Display>(name: &str, keys: &str, place: P, fault: impl FnOnce(P) -> F) -> Self {
         let spec = match keys {
             "" => format!("{name}:{place}"),
             keys => format!("{name}:{keys},{place}"),
@@ -74,6 +74,21 @@ pub fn cut<P: Clone + std::fmt::Debug>(
     (place, prop::option::of(0usize..120))
 }
 
+/// The fault `fault` at each place `places` draws, written `name:{place}` (or
+/// `name:{keys},{place}`).
+pub fn placed<P, F>(
+    places: impl Strategy<Value = P> + Clone,
+    name: &'static str,
+    keys: &'static str,
+    fault: fn(P) -> F,
+) -> impl Strategy<Value = Drawn<F>> + Clone
+where
+    P: Display + Clone + std::fmt::Debug,
+    F: Clone + std::fmt::Debug,
+{
+    places.prop_map(move |p| Drawn::placed(name, keys, p, fault))
+}
+
 /// Print mode's faults, in the placements that matter: every fault and preset.
 pub fn print() -> impl Strategy<Value = Drawn<Fault>> {
     let anchor = prop_oneof![
@@ -86,43 +101,31 @@ pub fn print() -> impl Strategy<Value = Drawn<Fault>> {
     ];
     let placement = anchor.clone().prop_map(|anchor| Placement { anchor, byte: None });
     let cut = cut(anchor).prop_map(|(anchor, byte)| Placement { anchor, byte });
+    let on = |name, keys, fault: fn(Placement) -> Fault| placed(placement.clone(), name, keys, fault);
     prop_oneof![
-        cut.clone()
-            .prop_map(|p| Drawn::placed("eof", "", p, |at| Fault::Eof { at })),
-        cut.clone()
-            .prop_map(|p| Drawn::placed("signal", "name=TERM", p, |at| Fault::Signal {
-                signal: Signal::Term,
-                at
-            })),
+        placed(cut.clone(), "eof", "", |at| Fault::Eof { at }),
+        placed(cut.clone(), "signal", "name=TERM", |at| Fault::Signal {
+            signal: Signal::Term,
+            at
+        }),
         (1u32..30, cut).prop_map(|(ms, p)| Drawn::placed("stall", &format!("ms={ms}"), p, |at| {
             Fault::Stall {
                 duration: Some(std::time::Duration::from_millis(ms.into())),
                 at,
             }
         })),
-        placement
-            .clone()
-            .prop_map(|p| Drawn::placed("malformed", "", p, |at| Fault::Malformed { at })),
-        placement
-            .clone()
-            .prop_map(|p| Drawn::placed("noise", "", p, |at| Fault::Noise {
-                text: super::print::NOISE.to_owned(),
-                at
-            })),
-        placement
-            .clone()
-            .prop_map(|p| Drawn::placed("duplicate", "", p, |at| Fault::Duplicate { at })),
-        placement
-            .clone()
-            .prop_map(|p| Drawn::placed("unknown-event", "", p, |at| Fault::UnknownEvent { at })),
-        placement
-            .clone()
-            .prop_map(|p| Drawn::placed("stderr", "text=oops", p, |at| Fault::Stderr {
-                text: "oops".to_owned(),
-                at
-            })),
-        placement
-            .prop_map(|p| Drawn::placed("huge", "bytes=70000", p, |at| Fault::Huge { bytes: 70_000, at })),
+        on("malformed", "", |at| Fault::Malformed { at }),
+        on("noise", "", |at| Fault::Noise {
+            text: super::print::NOISE.to_owned(),
+            at
+        }),
+        on("duplicate", "", |at| Fault::Duplicate { at }),
+        on("unknown-event", "", |at| Fault::UnknownEvent { at }),
+        on("stderr", "text=oops", |at| Fault::Stderr {
+            text: "oops".to_owned(),
+            at
+        }),
+        on("huge", "bytes=70000", |at| Fault::Huge { bytes: 70_000, at }),
         prop::sample::select(unplaced()),
     ]
 }
