@@ -122,3 +122,23 @@ impl FaultSpec {
         acp::parse(self.text().unwrap_or_default(), acp::FROM_ENV)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_spec_gives_each_dialect_its_faults_or_the_error() {
+        let both = FaultSpec::new(Some("eof:after=1".into()));
+        assert_eq!(both.print().expect("print mode's").len(), 1);
+        assert_eq!(both.acp().expect("server mode's").len(), 1);
+        let acp = FaultSpec::new(Some("authenticate-hangs".into()));
+        let error = acp.print().expect_err("not print mode's").to_string();
+        assert!(error.starts_with("MOCK_AGENT_FAULTS:1:1: invalid data: unknown fault `authenticate-hangs`"));
+        assert!(matches!(acp.faults(Dialect::CursorAcp), Ok(Faults::CursorAcp(f)) if f.len() == 1));
+        let none = FaultSpec::new(Some(" ".into()));
+        assert!(
+            none.is_empty() && none.print().expect("none").is_empty() && none.acp().expect("none").is_empty()
+        );
+    }
+}
