@@ -9,7 +9,7 @@
 //! | `MOCK_AGENT_JOURNAL` | append one JSON line per invocation to this file | no journal |
 //! | `MOCK_AGENT_CLI_VERSION` | what `--version` prints | [`DEFAULT_CLI_VERSION`] |
 //! | `MOCK_AGENT_ACCOUNT` | who `status` says is logged in; empty: nobody | `someone@example.com` |
-//! | `MOCK_AGENT_FAULTS` | faults, `;`-separated (see [`harness::faults`]; in server mode [`harness::acp::faults`]) | none |
+//! | `MOCK_AGENT_FAULTS` | faults, `;`-separated (see [`harness::faults`], the catalogue of both modes) | none |
 //! | `MOCK_AGENT_TIMING` | when frames are written (see [`harness::timing`]) | `instant` |
 //! | `MOCK_AGENT_SEED` | the seed of every random choice | `0` |
 //! | `MOCK_AGENT_GENERATE` | serve the session generated from this seed (see [`harness::generate`]) | off |
@@ -30,7 +30,7 @@ use std::path::PathBuf;
 
 use harness::error::Diagnostic;
 use harness::error::Origin;
-use harness::faults::{self, Fault};
+use harness::faults::FaultSpec;
 use harness::timing::Timing;
 
 /// What `--version` prints unless `MOCK_AGENT_CLI_VERSION` says otherwise.
@@ -51,13 +51,10 @@ pub struct Settings {
     pub cli_version: String,
     /// `MOCK_AGENT_ACCOUNT`; `None` when logged out.
     pub account: Option<String>,
-    /// `MOCK_AGENT_FAULTS`, parsed.
-    pub faults: Vec<Fault>,
-    /// `MOCK_AGENT_FAULTS` as given, for server mode, whose faults are its own.
-    pub fault_spec: Option<String>,
-    /// Why `MOCK_AGENT_FAULTS` is not a list of print-mode faults: an error in print
-    /// mode (server mode reads `fault_spec` with its own faults).
-    pub print_faults_error: Option<Diagnostic>,
+    /// `MOCK_AGENT_FAULTS`: each dialect's faults are read from it once the command
+    /// line says which dialect (a list of print mode's faults is an error in server
+    /// mode, and the reverse).
+    pub faults: FaultSpec,
     /// `MOCK_AGENT_TIMING`, parsed.
     pub timing: Timing,
     /// `MOCK_AGENT_SEED`.
@@ -147,19 +144,8 @@ impl Settings {
         let path = |name: &str| lookup(name).filter(|v| !v.is_empty()).map(PathBuf::from);
         let text = |name: &str| lookup(name).map(|v| v.to_string_lossy().into_owned());
         let set = |name: &str| text(name).filter(|v| !v.trim().is_empty());
-        // Print mode and server mode have faults of their own: a list is checked
-        // against the mode's once the command line says which.
-        let (print_faults, print_faults_error) = match set("MOCK_AGENT_FAULTS") {
-            None => (None, None),
-            Some(spec) => match faults::parse(&spec, faults::FROM_ENV) {
-                Ok(faults) => (Some(faults), None),
-                Err(e) => (None, Some(e)),
-            },
-        };
         Ok(Settings {
-            fault_spec: set("MOCK_AGENT_FAULTS"),
-            faults: print_faults.unwrap_or_default(),
-            print_faults_error,
+            faults: FaultSpec::new(set("MOCK_AGENT_FAULTS")),
             timing: match set("MOCK_AGENT_TIMING") {
                 Some(spec) => Timing::parse(&spec, Timing::FROM_ENV)?,
                 None => Timing::default(),

@@ -1,570 +1,27 @@
-//! Faults of server mode, in the grammar of print mode's (`MOCK_AGENT_FAULTS`,
-//! `--fault`: `name:key=value,...;...`), placed by method, update kind or count:
+//! Server mode's applier of the fault catalogue: the [`Injector`] plays a
+//! conversation with its faults (parsed from the one catalogue, see
+//! [`crate::faults::acp`]) as it goes, for the mock that performs them and for the
+//! harness that works out what a correct client concludes.
 //!
-//! - `method=M` (for `crash`, `error`, `no-response`, `late`): on the agent's answer to
-//!   the client's request `M`
-//!   (`method=session/new`);
-//! - `at=KIND`: before the first agent message that is a `session/update` of that
-//!   kind (`at=tool_call`), or a request of that method
-//!   (`at=session/request_permission`);
-//! - `after=N`: after the N-th message the agent sends (0: before the first);
-//! - `byte=K` (for `eof`): after the first K bytes of that message.
-//!
-//! [`catalogue`] lists them with their presets, the real agent's failures.
+//! The typed faults, their parser and their catalogue are [`crate::faults`]'s; they
+//! are named here too, as they always were.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde_json::Value;
-
-use super::rpc::{self, codes, Kind, Message};
+use super::rpc::{self, Kind, Message};
 use super::{methods, Step, Steps};
-use crate::error::{Diagnostic, Origin};
-use crate::faults::{split_items, Args, Described, MAX_BYTES};
-use crate::frames::{Chunking, Exit, Signal};
+use crate::dialects::Dialect;
+pub use crate::faults::acp::{parse, AcpFault, Place, FROM_ENV, STOP_REASONS};
+#[cfg(feature = "generate")]
+use crate::faults::strategy::{self, Drawn};
+use crate::faults::Described;
+use crate::frames::{Chunking, Exit};
 
-/// Where a fault acts.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Place {
-    /// On the answer to the client's request of this method.
-    Method(String),
-    /// Before the first agent message of this update kind or request method.
-    At(String),
-    /// After this many agent messages.
-    After(u64),
-    /// While the agent waits for the client's answer to its request.
-    Asking,
-}
-
-/// One fault of server mode.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum AcpFault {
-    /// The request is answered with a JSON-RPC error.
-    Error {
-        /// The request's method.
-        method: String,
-        /// The error code.
-        code: i64,
-        /// The error message.
-        message: String,
-        /// The error data, when given.
-        data: Option<Value>,
-    },
-    /// The request is never answered (what else the agent sends still comes).
-    NoResponse {
-        /// The request's method.
-        method: String,
-    },
-    /// The answer to the request comes this much later.
-    Late {
-        /// The request's method.
-        method: String,
-        /// How much later.
-        delay: Duration,
-    },
-    /// A turn that ends with `end_turn` ends with this stop reason instead.
-    StopReason {
-        /// `refusal`, `max_tokens`, `max_turn_requests`, `cancelled`.
-        reason: String,
-    },
-    /// The process dies there, after a stderr line.
-    Crash {
-        /// Where.
-        at: Place,
-        /// How.
-        exit: Exit,
-        /// What it says on stderr first.
-        text: Option<String>,
-    },
-    /// Stdout stops in the middle of a message and the process exits 1.
-    Eof {
-        /// Where.
-        at: Place,
-        /// After how many bytes of that message (default: half of it).
-        byte: Option<usize>,
-    },
-    /// A line that is not JSON, before the message.
-    Malformed {
-        /// Where.
-        at: Place,
-    },
-    /// A line on stderr.
-    Stderr {
-        /// The text.
-        text: String,
-        /// Where.
-        at: Place,
-    },
-    /// This many bytes on stderr, at the start.
-    StderrFlood {
-        /// How many.
-        bytes: usize,
-    },
-    /// Every update of this kind is dropped.
-    Drop {
-        /// The `sessionUpdate` kind.
-        kind: String,
-    },
-    /// The message is sent twice.
-    Duplicate {
-        /// Where.
-        at: Place,
-    },
-    /// Each two updates in a row go out in the other order.
-    Reorder,
-    /// An update of a kind no client knows, before the message.
-    UnknownUpdate {
-        /// Where.
-        at: Place,
-    },
-    /// Every update carries a field no client knows.
-    UnknownField,
-    /// The first update of a new session comes before the `session/new` answer.
-    EarlyUpdate,
-    /// An `agent_message_chunk` of this many bytes, before the message.
-    Huge {
-        /// How many bytes of text.
-        bytes: usize,
-        /// Where.
-        at: Place,
-    },
-    /// Stdout writes split (`chunk:size=N`, `chunk:random`).
-    Chunk(Chunking),
-    /// Several messages in one write.
-    Coalesce,
-}
-
-impl AcpFault {
-    /// The fault's name, as in `mock-agent faults`.
-    pub fn name(&self) -> &'static str {
-        match self {
-            AcpFault::Error { .. } => "error",
-            AcpFault::NoResponse { .. } => "no-response",
-            AcpFault::Late { .. } => "late",
-            AcpFault::StopReason { .. } => "stop-reason",
-            AcpFault::Crash { .. } => "crash",
-            AcpFault::Eof { .. } => "eof",
-            AcpFault::Malformed { .. } => "malformed",
-            AcpFault::Stderr { .. } => "stderr",
-            AcpFault::StderrFlood { .. } => "stderr-flood",
-            AcpFault::Drop { .. } => "drop",
-            AcpFault::Duplicate { .. } => "duplicate",
-            AcpFault::Reorder => "reorder",
-            AcpFault::UnknownUpdate { .. } => "unknown-update",
-            AcpFault::UnknownField => "unknown-field",
-            AcpFault::EarlyUpdate => "early-update",
-            AcpFault::Huge { .. } => "huge",
-            AcpFault::Chunk(_) => "chunk",
-            AcpFault::Coalesce => "coalesce",
-        }
-    }
-
-    /// Where the fault acts, for those placed on one message.
-    pub fn place(&self) -> Option<&Place> {
-        match self {
-            AcpFault::Crash { at, .. }
-            | AcpFault::Eof { at, .. }
-            | AcpFault::Malformed { at }
-            | AcpFault::Stderr { at, .. }
-            | AcpFault::Duplicate { at }
-            | AcpFault::UnknownUpdate { at }
-            | AcpFault::Huge { at, .. } => Some(at),
-            _ => None,
-        }
-    }
-}
-
-/// What a fault of the catalogue does, with its keys and an example.
-pub fn catalogue() -> &'static [Described] {
-    use crate::faults::described as e;
-    const CATALOGUE: &[Described] = &[
-        e(
-            "error",
-            "method=M, code=C, message=T, data=JSON",
-            "the request M is answered with a JSON-RPC error (default -32603)",
-            "error:method=session/new,code=-32603,message=\"Failed to initialize session services\"",
-        ),
-        e(
-            "no-response",
-            "method=M",
-            "the request M is never answered",
-            "no-response:method=authenticate",
-        ),
-        e(
-            "late",
-            "method=M, ms=MS",
-            "the answer to M comes MS later",
-            "late:method=session/new,ms=3000",
-        ),
-        e(
-            "stop-reason",
-            "reason=R",
-            "a turn that ends with end_turn ends with R",
-            "stop-reason:reason=refusal",
-        ),
-        e(
-            "crash",
-            "at=initialize|asking|KIND|METHOD, method=M, after=N, code=C|signal=S, text=T",
-            "the process dies there (default exit 1), after T on stderr when given",
-            "crash:at=asking,signal=KILL",
-        ),
-        e(
-            "eof",
-            "at=KIND|after=N, byte=K",
-            "stdout stops in the middle of that message and the process exits 1",
-            "eof:at=agent_message_chunk,byte=20",
-        ),
-        e(
-            "malformed",
-            "at=KIND|after=N",
-            "a line that is not JSON on stdout before that message",
-            "malformed:after=2",
-        ),
-        e(
-            "stderr",
-            "text=T, at=KIND|after=N",
-            "T on stderr before that message (default at the start)",
-            "stderr:text=\"[warn] slow\",at=tool_call",
-        ),
-        e(
-            "stderr-flood",
-            "bytes=N",
-            "N bytes on stderr at the start (default 1 MiB)",
-            "stderr-flood:bytes=200000",
-        ),
-        e(
-            "drop",
-            "kind=KIND",
-            "every update of that kind is dropped",
-            "drop:kind=tool_call_update",
-        ),
-        e(
-            "duplicate",
-            "at=KIND|after=N",
-            "that message is sent twice",
-            "duplicate:at=tool_call",
-        ),
-        e(
-            "reorder",
-            "",
-            "each two updates in a row go out in the other order",
-            "reorder",
-        ),
-        e(
-            "unknown-update",
-            "at=KIND|after=N",
-            "an update of a kind no client knows before that message",
-            "unknown-update:at=agent_message_chunk",
-        ),
-        e(
-            "unknown-field",
-            "",
-            "every update carries a field no client knows",
-            "unknown-field",
-        ),
-        e(
-            "early-update",
-            "",
-            "a new session's first update comes before the session/new answer",
-            "early-update",
-        ),
-        e(
-            "huge",
-            "bytes=N, at=KIND|after=N",
-            "an agent_message_chunk of N bytes before that message (default 1 MiB)",
-            "huge:bytes=2000000,at=agent_message_chunk",
-        ),
-        e(
-            "chunk",
-            "size=N|random",
-            "stdout written in pieces of N bytes (or random sizes)",
-            "chunk:size=7",
-        ),
-        e("coalesce", "", "several messages in one write", "coalesce"),
-        e(
-            "auth-required",
-            "",
-            "preset: session methods answer -32000 Authentication required",
-            "auth-required",
-        ),
-        e(
-            "authenticate-hangs",
-            "",
-            "preset: authenticate is never answered",
-            "authenticate-hangs",
-        ),
-        e(
-            "session-services-failed",
-            "",
-            "preset: session/new answers -32603 Failed to initialize session services",
-            "session-services-failed",
-        ),
-        e(
-            "crash-on-initialize",
-            "",
-            "preset: the process dies on initialize, a message on stderr",
-            "crash-on-initialize",
-        ),
-        e(
-            "crash-while-asking",
-            "",
-            "preset: the process dies while its permission request waits",
-            "crash-while-asking",
-        ),
-        e(
-            "refusal",
-            "",
-            "preset: the turn ends with stopReason refusal",
-            "refusal",
-        ),
-        e(
-            "max-tokens",
-            "",
-            "preset: the turn ends with stopReason max_tokens",
-            "max-tokens",
-        ),
-    ];
-    CATALOGUE
-}
-
-/// The stop reasons of ACP.
-pub const STOP_REASONS: &[&str] = &[
-    "end_turn",
-    "max_tokens",
-    "max_turn_requests",
-    "refusal",
-    "cancelled",
-];
-
-/// Faults of server mode from the environment of the program under test.
-pub const FROM_ENV: Origin<'static> = Origin {
-    name: "MOCK_AGENT_FAULTS",
-    help: "`mock-agent faults` lists every fault (server mode: the acp section) with an example",
-};
-
-/// Parses a `;`-separated list of server-mode faults.
-pub fn parse(spec: &str, origin: Origin<'_>) -> Result<Vec<AcpFault>, Diagnostic> {
-    let mut faults = Vec::new();
-    for item in split_items(spec, origin)? {
-        faults.extend(build(&item, spec, origin)?);
-    }
-    Ok(faults)
-}
-
-fn build(item: &crate::faults::Item, spec: &str, origin: Origin<'_>) -> Result<Vec<AcpFault>, Diagnostic> {
-    let mut args = Args::new(item, spec, origin);
-    let session_methods = ["session/new", "session/load", "session/prompt"];
-    let faults = match item.name.as_str() {
-        "error" => vec![AcpFault::Error {
-            method: method(&mut args, item)?,
-            code: args
-                .number::<i64>("code", "a JSON-RPC error code")?
-                .unwrap_or(codes::INTERNAL_ERROR),
-            message: args
-                .text("message")
-                .unwrap_or_else(|| "Internal error".to_owned()),
-            data: match args.get("data") {
-                None => None,
-                Some((text, column)) => Some(
-                    serde_json::from_str(text)
-                        .map_err(|e| args.err(column, format!("`data` is not JSON: {e}")))?,
-                ),
-            },
-        }],
-        "no-response" => vec![AcpFault::NoResponse {
-            method: method(&mut args, item)?,
-        }],
-        "late" => vec![AcpFault::Late {
-            method: method(&mut args, item)?,
-            delay: Duration::from_millis(args.number::<u64>("ms", "milliseconds")?.unwrap_or(2_000)),
-        }],
-        "stop-reason" => {
-            let (reason, column) = args
-                .get("reason")
-                .ok_or_else(|| args.err(item.column, "`stop-reason` needs `reason=...`".into()))?;
-            if !STOP_REASONS.contains(&reason) {
-                return Err(args.err(
-                    column,
-                    format!(
-                        "`{reason}` is not a stop reason; use one of {}",
-                        STOP_REASONS.join(", ")
-                    ),
-                ));
-            }
-            vec![AcpFault::StopReason {
-                reason: reason.to_owned(),
-            }]
-        }
-        "crash" => {
-            let at = place(&mut args, Place::Method("session/prompt".into()))?;
-            let exit = match (
-                args.number::<i32>("code", "an exit code, 0 to 255")?,
-                args.get("signal"),
-            ) {
-                (Some(_), Some((_, column))) => {
-                    return Err(args.err(column, "give `code=C` or `signal=S`, not both".into()))
-                }
-                (Some(code), None) if (0..=255).contains(&code) => Exit::Code(code),
-                (Some(code), None) => {
-                    return Err(args.err(item.column, format!("`code={code}`: an exit code is 0 to 255")))
-                }
-                (None, Some((name, column))) => Exit::Signal(
-                    Signal::parse(name)
-                        .ok_or_else(|| args.err(column, format!("`{name}` is not a signal")))?,
-                ),
-                (None, None) => Exit::Code(1),
-            };
-            vec![AcpFault::Crash {
-                at,
-                exit,
-                text: args.text("text"),
-            }]
-        }
-        "eof" => vec![AcpFault::Eof {
-            at: message_place(&mut args, Place::At("agent_message_chunk".into()))?,
-            byte: args.number::<usize>("byte", "a byte offset inside the message")?,
-        }],
-        "malformed" => vec![AcpFault::Malformed {
-            at: message_place(&mut args, Place::After(1))?,
-        }],
-        "stderr" => vec![AcpFault::Stderr {
-            text: args
-                .text("text")
-                .ok_or_else(|| args.err(item.column, "`stderr` needs `text=...`".into()))?,
-            at: message_place(&mut args, Place::After(0))?,
-        }],
-        "stderr-flood" => vec![AcpFault::StderrFlood {
-            bytes: args.size("bytes")?.unwrap_or(1 << 20),
-        }],
-        "drop" => vec![AcpFault::Drop {
-            kind: args.text("kind").filter(|k| !k.is_empty()).ok_or_else(|| {
-                args.err(
-                    item.column,
-                    "`drop` needs `kind=...`, e.g. `drop:kind=tool_call_update`".into(),
-                )
-            })?,
-        }],
-        "duplicate" => vec![AcpFault::Duplicate {
-            at: message_place(&mut args, Place::At("agent_message_chunk".into()))?,
-        }],
-        "reorder" => vec![AcpFault::Reorder],
-        "unknown-update" => vec![AcpFault::UnknownUpdate {
-            at: message_place(&mut args, Place::At("agent_message_chunk".into()))?,
-        }],
-        "unknown-field" => vec![AcpFault::UnknownField],
-        "early-update" => vec![AcpFault::EarlyUpdate],
-        "huge" => vec![AcpFault::Huge {
-            bytes: args.size("bytes")?.unwrap_or(1 << 20).min(MAX_BYTES),
-            at: message_place(&mut args, Place::At("agent_message_chunk".into()))?,
-        }],
-        "chunk" => {
-            let size = args.number::<usize>("size", "a number of bytes, 1 or more")?;
-            let random = args.get("random").is_some();
-            vec![AcpFault::Chunk(match (size, random) {
-                (Some(n), false) if n > 0 => Chunking::Size(n),
-                (None, true) => Chunking::Random,
-                _ => {
-                    return Err(args.err(
-                        item.column,
-                        "`chunk` takes `size=N` (1 or more) or `random`".into(),
-                    ))
-                }
-            })]
-        }
-        "coalesce" => vec![AcpFault::Coalesce],
-        "auth-required" => session_methods
-            .iter()
-            .map(|m| AcpFault::Error {
-                method: (*m).to_owned(),
-                code: codes::AUTH_REQUIRED,
-                message: "Authentication required".to_owned(),
-                data: None,
-            })
-            .collect(),
-        "authenticate-hangs" => vec![AcpFault::NoResponse {
-            method: "authenticate".to_owned(),
-        }],
-        "session-services-failed" => vec![AcpFault::Error {
-            method: "session/new".to_owned(),
-            code: codes::INTERNAL_ERROR,
-            message: "Failed to initialize session services".to_owned(),
-            data: None,
-        }],
-        "crash-on-initialize" => vec![AcpFault::Crash {
-            at: Place::Method("initialize".to_owned()),
-            exit: Exit::Code(1),
-            text: Some("Error: Failed to start the agent: connection refused".to_owned()),
-        }],
-        "crash-while-asking" => vec![AcpFault::Crash {
-            at: Place::Asking,
-            exit: Exit::Code(1),
-            text: Some("Error: the agent stopped unexpectedly".to_owned()),
-        }],
-        "refusal" => vec![AcpFault::StopReason {
-            reason: "refusal".to_owned(),
-        }],
-        "max-tokens" => vec![AcpFault::StopReason {
-            reason: "max_tokens".to_owned(),
-        }],
-        other => {
-            let names: Vec<&str> = catalogue().iter().map(|d| d.name).collect();
-            return Err(args.err(
-                item.column,
-                format!(
-                    "`{other}` is not a fault of server mode; they are {}",
-                    names.join(", ")
-                ),
-            ));
-        }
-    };
-    args.finish_with(catalogue())?;
-    Ok(faults)
-}
-
-fn method(args: &mut Args<'_>, item: &crate::faults::Item) -> Result<String, Diagnostic> {
-    args.text("method").filter(|m| !m.is_empty()).ok_or_else(|| {
-        args.err(
-            item.column,
-            format!("`{}` needs `method=...`, e.g. `method=session/new`", item.name),
-        )
-    })
-}
-
-/// `method=M`, `at=KIND` (`at=asking`: while a request waits) or `after=N`, at most one.
-/// A place for a fault that acts on one agent message: `at=KIND` or `after=N`
-/// (`method=M` places only `crash`, `error`, `no-response` and `late`).
-fn message_place(args: &mut Args<'_>, default: Place) -> Result<Place, Diagnostic> {
-    if let Some((_, column)) = args.get("method") {
-        return Err(args.err(
-            column,
-            "this fault acts on an agent message: place it with `at=KIND` or `after=N` (`method=M` places crash, error, no-response and late)".into(),
-        ));
-    }
-    place(args, default)
-}
-
-fn place(args: &mut Args<'_>, default: Place) -> Result<Place, Diagnostic> {
-    let method = args.get("method");
-    let at = args.get("at");
-    let after = args.number::<u64>("after", "a number of agent messages")?;
-    let given = [method.is_some(), at.is_some(), after.is_some()]
-        .iter()
-        .filter(|g| **g)
-        .count();
-    if given > 1 {
-        let column = method.or(at).map_or(1, |(_, c)| c);
-        return Err(args.err(column, "give one of `method=M`, `at=KIND`, `after=N`".into()));
-    }
-    Ok(match (method, at, after) {
-        (Some((m, _)), _, _) => Place::Method(m.to_owned()),
-        (_, Some(("asking", _)), _) => Place::Asking,
-        (_, Some(("initialize", _)), _) => Place::Method("initialize".to_owned()),
-        (_, Some((kind, _)), _) => Place::At(kind.to_owned()),
-        (_, _, Some(n)) => Place::After(n),
-        _ => default,
-    })
+/// Server mode's entries of the fault catalogue (see [`crate::faults::catalogue_of`]).
+pub fn catalogue() -> Vec<&'static Described> {
+    crate::faults::catalogue_of(Dialect::CursorAcp).collect()
 }
 
 /// What a message is, for placing faults: its `sessionUpdate` kind, or its method.
@@ -925,44 +382,175 @@ fn with_unknown_field(line: &[u8]) -> Vec<u8> {
     }
 }
 
-#[cfg(test)]
+/// The update kinds of a turn that the faults [`strategy`] draws are placed at, or drop.
+#[cfg(feature = "generate")]
+const UPDATES: &[&str] = &[
+    "agent_message_chunk",
+    "agent_thought_chunk",
+    "tool_call",
+    "tool_call_update",
+    "plan",
+];
+
+/// Server mode's faults as proptest draws them, typed, in the placements that matter:
+/// every fault and preset but those that make a correct client wait for its own time
+/// limit (`no-response`, `authenticate-hangs`, a long `late`).
+#[cfg(feature = "generate")]
+pub fn strategy() -> impl proptest::strategy::Strategy<Value = Drawn<AcpFault>> {
+    use proptest::prelude::*;
+    let at = prop_oneof![
+        (0u64..40).prop_map(Place::After),
+        prop::sample::select(
+            [
+                UPDATES,
+                &[
+                    "current_mode_update",
+                    "available_commands_update",
+                    methods::REQUEST_PERMISSION
+                ]
+            ]
+            .concat()
+        )
+        .prop_map(|kind| Place::At(kind.to_owned())),
+    ];
+    let method = prop::sample::select(vec![
+        methods::INITIALIZE,
+        methods::AUTHENTICATE,
+        methods::SESSION_NEW,
+        methods::SESSION_LOAD,
+        methods::SESSION_SET_MODE,
+        methods::SESSION_PROMPT,
+    ])
+    .prop_map(str::to_owned);
+    let on = |name, keys, fault: fn(Place) -> AcpFault| strategy::placed(at.clone(), name, keys, fault);
+    let crash = (
+        prop_oneof![
+            at.clone(),
+            method.clone().prop_map(Place::Method),
+            Just(Place::Asking),
+        ],
+        prop::sample::select(vec![
+            ("", Exit::Code(1), None),
+            (",signal=KILL", Exit::Signal(crate::frames::Signal::Kill), None),
+            (",code=2", Exit::Code(2), None),
+            (
+                ",text=\"Error: the agent stopped\"",
+                Exit::Code(1),
+                Some("Error: the agent stopped"),
+            ),
+        ]),
+    );
+    prop_oneof![
+        strategy::cut(at.clone()).prop_map(|(at, byte)| {
+            let spec = match byte {
+                Some(k) => format!("eof:{at},byte={k}"),
+                None => format!("eof:{at}"),
+            };
+            Drawn::one(spec, AcpFault::Eof { at, byte })
+        }),
+        crash.prop_map(|(at, (how, exit, text))| Drawn::one(
+            format!("crash:{at}{how}"),
+            AcpFault::Crash {
+                at,
+                exit,
+                text: text.map(str::to_owned)
+            }
+        )),
+        on("malformed", "", |at| AcpFault::Malformed { at }),
+        on("stderr", "text=oops", |at| AcpFault::Stderr {
+            text: "oops".to_owned(),
+            at
+        }),
+        on("duplicate", "", |at| AcpFault::Duplicate { at }),
+        on("unknown-update", "", |at| AcpFault::UnknownUpdate { at }),
+        on("huge", "bytes=70000", |at| AcpFault::Huge { bytes: 70_000, at }),
+        (
+            method.clone(),
+            prop::sample::select(vec![
+                rpc::codes::INTERNAL_ERROR,
+                rpc::codes::AUTH_REQUIRED,
+                rpc::codes::INVALID_PARAMS
+            ]),
+        )
+            .prop_map(|(method, code)| Drawn::one(
+                format!("error:method={method},code={code}"),
+                AcpFault::Error {
+                    method,
+                    code,
+                    message: crate::faults::acp::ERROR_MESSAGE.to_owned(),
+                    data: None
+                }
+            )),
+        (method, 1u64..200).prop_map(|(method, ms)| Drawn::one(
+            format!("late:method={method},ms={ms}"),
+            AcpFault::Late {
+                method,
+                delay: Duration::from_millis(ms)
+            }
+        )),
+        prop::sample::select(STOP_REASONS.to_vec()).prop_map(|reason| Drawn::one(
+            format!("stop-reason:reason={reason}"),
+            AcpFault::StopReason {
+                reason: reason.to_owned()
+            }
+        )),
+        prop::sample::select([UPDATES, &["available_commands_update"]].concat()).prop_map(|kind| Drawn::one(
+            format!("drop:kind={kind}"),
+            AcpFault::Drop {
+                kind: kind.to_owned()
+            }
+        )),
+        prop::sample::select(unplaced()),
+    ]
+}
+
+/// Server mode's faults drawn as they are, not placed.
+#[cfg(feature = "generate")]
+fn unplaced() -> Vec<Drawn<AcpFault>> {
+    let preset = |name: &str| Drawn::many(name, crate::faults::acp::preset(name).unwrap_or_default());
+    vec![
+        Drawn::one("reorder", AcpFault::Reorder),
+        Drawn::one("unknown-field", AcpFault::UnknownField),
+        Drawn::one("early-update", AcpFault::EarlyUpdate),
+        Drawn::one("chunk:size=7", AcpFault::Chunk(Chunking::Size(7))),
+        Drawn::one("chunk:random", AcpFault::Chunk(Chunking::Random)),
+        Drawn::one("coalesce", AcpFault::Coalesce),
+        Drawn::one(
+            "stderr-flood:bytes=100000",
+            AcpFault::StderrFlood { bytes: 100_000 },
+        ),
+        preset("auth-required"),
+        preset("session-services-failed"),
+        preset("crash-on-initialize"),
+        preset("crash-while-asking"),
+        preset("refusal"),
+        preset("max-tokens"),
+    ]
+}
+
+#[cfg(all(test, feature = "generate"))]
 mod tests {
+    use proptest::prelude::*;
+
     use super::*;
 
-    #[test]
-    fn faults_and_presets_parse_with_their_places() {
-        let ok = |spec: &str| parse(spec, FROM_ENV).expect(spec);
-        assert_eq!(
-            ok("no-response:method=authenticate"),
-            vec![AcpFault::NoResponse {
-                method: "authenticate".into()
-            }]
-        );
-        assert_eq!(ok("auth-required").len(), 3);
-        assert_eq!(
-            ok("crash:at=asking,signal=KILL"),
-            vec![AcpFault::Crash {
-                at: Place::Asking,
-                exit: Exit::Signal(Signal::Kill),
-                text: None
-            }]
-        );
-        assert_eq!(
-            ok("eof:after=3,byte=10"),
-            vec![AcpFault::Eof {
-                at: Place::After(3),
-                byte: Some(10)
-            }]
-        );
-        for entry in catalogue() {
-            parse(entry.example, FROM_ENV).unwrap_or_else(|e| panic!("{}: {e}", entry.example));
+    proptest! {
+        #[test]
+        fn a_drawn_fault_is_what_its_text_parses_to(drawn in strategy()) {
+            let parsed = parse(&drawn.spec, FROM_ENV).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            prop_assert_eq!(parsed, drawn.faults);
         }
-        let err = |spec: &str| parse(spec, FROM_ENV).expect_err(spec).to_string();
-        assert!(err("late:ms=3").contains("needs `method=...`"));
-        assert!(err("stop-reason:reason=tired").contains("not a stop reason"));
-        assert!(err("eof:at=a,after=2").contains("give one of"));
-        assert!(err("eof:method=session/new").contains("place it with `at=KIND` or `after=N`"));
-        assert!(err("nonsense").contains("not a fault of server mode"));
-        assert!(err("reorder:x=1").contains("does not take `x`"));
+    }
+
+    #[test]
+    fn every_unplaced_fault_is_what_its_text_parses_to() {
+        for drawn in unplaced() {
+            assert_eq!(
+                parse(&drawn.spec, FROM_ENV).expect("parses"),
+                drawn.faults,
+                "{}",
+                drawn.spec
+            );
+        }
     }
 }

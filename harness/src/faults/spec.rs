@@ -3,12 +3,9 @@
 //! A value may be double-quoted to hold `,` or `;` (`text="a, b"`), with `\"`, `\\`
 //! and `\n` escapes inside the quotes.
 
-use std::time::Duration;
-
-use super::{Anchor, Fault, Placement, Preset};
+use super::catalogue::{self, Described, Key, Site};
+use crate::dialects::Dialect;
 use crate::error::{Diagnostic, Origin};
-use crate::frames::Chunking;
-use crate::frames::Signal;
 
 /// One `name:key=value,...` item with the column where each part starts.
 pub(crate) struct Item {
@@ -41,13 +38,69 @@ pub const FROM_FLAG: Origin<'static> = Origin {
     help: "`mock-agent faults` lists every fault with an example",
 };
 
-/// Parses a `;`-separated list of faults.
-pub fn parse(spec: &str, origin: Origin<'_>) -> Result<Vec<Fault>, Diagnostic> {
+/// A dialect's typed faults: what the one parser makes of a spec for that dialect.
+pub(crate) trait Typed: Sized {
+    /// The dialect.
+    const DIALECT: Dialect;
+    /// How the dialect words placements.
+    const WORDS: Words;
+    /// The faults of one item, whose entry is `entry`: its keys are read from `args`.
+    fn build(entry: &Described, args: &mut Args<'_>) -> Result<Vec<Self>, Diagnostic>;
+    /// What is said of a name that is no fault of the dialect.
+    fn unknown(name: &str) -> String;
+}
+
+/// Parses a `;`-separated list of faults for the dialect of `F`: each item is looked
+/// up in the catalogue, its keys read as the entry says, a key it does not take is an
+/// error.
+pub(crate) fn parse_as<F: Typed>(spec: &str, origin: Origin<'_>) -> Result<Vec<F>, Diagnostic> {
     let mut faults = Vec::new();
     for item in split_items(spec, origin)? {
-        faults.extend(build(&item, spec, origin)?);
+        let mut args = Args::new(&item, spec, origin);
+        let Some(entry) = catalogue::entry(F::DIALECT, &item.name) else {
+            return Err(args.err(item.column, F::unknown(&item.name)));
+        };
+        faults.extend(F::build(entry, &mut args)?);
+        args.finish(entry)?;
     }
     Ok(faults)
+}
+
+/// How a dialect words the placement keys, in its errors: what `after=N` counts, and
+/// what `byte=K` cuts.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Words {
+    /// What `after=N` counts (`a number of stdout lines`).
+    pub(crate) after: &'static str,
+    /// What `byte=K` is (`a byte offset inside the line`).
+    pub(crate) byte: &'static str,
+    /// When more than one placement is given.
+    pub(crate) one_of: &'static str,
+    /// When `at=` is empty; `None`: an empty `at=` is taken as it is.
+    pub(crate) empty_at: Option<&'static str>,
+    /// When `method=M` places a fault that takes no method, in a dialect that has
+    /// methods; `None`: the dialect has none (the key is then unknown).
+    pub(crate) no_method: Option<&'static str>,
+}
+
+/// Where a fault is placed, as written: `after=N`, `at=WORD`, `method=M`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Written {
+    After(u64),
+    At(String),
+    Method(String),
+}
+
+impl Written {
+    /// The entry's default placement, as written.
+    pub(crate) fn of(site: Site) -> Option<Written> {
+        match site {
+            Site::After(n) => Some(Written::After(n)),
+            Site::At(at) => Some(Written::At(at.to_owned())),
+            Site::Method(m) => Some(Written::Method(m.to_owned())),
+            Site::End | Site::Every => None,
+        }
+    }
 }
 
 /// Splits the spec into items, honouring quotes. Columns are 1-based bytes.
@@ -171,7 +224,6 @@ fn read_value(spec: &str, start: usize) -> Result<(String, usize), (usize, Strin
     Err((start + 1, "this quoted value has no closing `\"`".into()))
 }
 
-/// Reads the pairs of one item against the keys a fault takes.
 /// The keys of one item, read one at a time; [`Args::finish`] fails on a key no one
 /// read.
 pub(crate) struct Args<'a> {
@@ -189,6 +241,16 @@ impl<'a> Args<'a> {
             spec,
             origin,
         }
+    }
+
+    /// The fault's name, as written.
+    pub(crate) fn name(&self) -> &'a str {
+        &self.item.name
+    }
+
+    /// The column where the item starts.
+    pub(crate) fn column(&self) -> usize {
+        self.item.column
     }
 
     pub(crate) fn err(&self, column: usize, message: String) -> Diagnostic {
@@ -241,261 +303,63 @@ impl<'a> Args<'a> {
         })
     }
 
-    /// `after=N` or `at=TYPE` (not both), and `byte=K` where `cut` allows it.
-    pub(crate) fn placement(&mut self, default: Anchor, cut: bool) -> Result<Placement, Diagnostic> {
-        let after = self.number::<usize>("after", "a number of stdout lines")?;
+    /// The placement of a fault of `entry`, in the one vocabulary: `method=M` (where
+    /// the entry takes [`Key::Method`]), `at=WORD`, `after=N`, at most one; `None`
+    /// when none is given. `byte=K` is read by [`Args::byte`].
+    pub(crate) fn site(&mut self, entry: &Described, words: &Words) -> Result<Option<Written>, Diagnostic> {
+        let method = match (entry.takes(Key::Method), words.no_method) {
+            (true, _) => self.get("method"),
+            (false, Some(message)) => match self.get("method") {
+                Some((_, column)) => return Err(self.err(column, message.into())),
+                None => None,
+            },
+            (false, None) => None,
+        };
         let at = self.get("at");
-        let anchor = match (after, at) {
-            (Some(_), Some((_, column))) => {
-                return Err(self.err(column, "give `after=N` or `at=TYPE`, not both".into()))
-            }
-            (Some(n), None) => Anchor::After(n),
-            (None, Some(("end", _))) => Anchor::End,
-            (None, Some(("", column))) => {
-                return Err(self.err(column, "`at=` needs an event type, e.g. `at=result`".into()))
-            }
-            (None, Some((kind, _))) => Anchor::At(kind.to_owned()),
-            (None, None) => default,
-        };
-        let byte = if cut {
-            self.number::<usize>("byte", "a byte offset inside the line")?
-        } else {
-            None
-        };
-        Ok(Placement { anchor, byte })
+        let after = self.number::<u64>("after", words.after)?;
+        if [method.is_some(), at.is_some(), after.is_some()]
+            .iter()
+            .filter(|given| **given)
+            .count()
+            > 1
+        {
+            let column = method.or(at).map_or(1, |(_, c)| c);
+            return Err(self.err(column, words.one_of.into()));
+        }
+        Ok(match (method, at, after) {
+            (Some((m, _)), _, _) => Some(Written::Method(m.to_owned())),
+            (_, Some((at, column)), _) => match (at, words.empty_at) {
+                ("", Some(message)) => return Err(self.err(column, message.into())),
+                (at, _) => Some(Written::At(at.to_owned())),
+            },
+            (_, _, Some(n)) => Some(Written::After(n)),
+            _ => None,
+        })
     }
 
-    /// Fails on a key the fault does not take.
-    pub(crate) fn finish(self) -> Result<(), Diagnostic> {
-        self.finish_with(super::catalogue())
+    /// `byte=K`, where the entry takes it.
+    pub(crate) fn byte(&mut self, entry: &Described, words: &Words) -> Result<Option<usize>, Diagnostic> {
+        if !entry.takes(Key::Byte) {
+            return Ok(None);
+        }
+        self.number::<usize>("byte", words.byte)
     }
 
-    /// Fails on a key the fault does not take, as `catalogue` describes it.
-    pub(crate) fn finish_with(self, catalogue: &[super::Described]) -> Result<(), Diagnostic> {
+    /// Fails on a key the fault does not take, as its entry describes it.
+    pub(crate) fn finish(self, entry: &Described) -> Result<(), Diagnostic> {
         match self.used.iter().position(|u| !u) {
             None => Ok(()),
             Some(i) => {
                 let pair = &self.item.pairs[i];
-                let takes = catalogue
-                    .iter()
-                    .find(|e| e.name == self.item.name)
-                    .map_or(String::new(), |e| match e.usage {
-                        "" => " (it takes no keys)".to_owned(),
-                        usage => format!(" (it takes: {usage})"),
-                    });
+                let takes = match entry.usage {
+                    "" => " (it takes no keys)".to_owned(),
+                    usage => format!(" (it takes: {usage})"),
+                };
                 Err(self.err(
                     pair.column,
                     format!("`{}` does not take `{}`{takes}", self.item.name, pair.key),
                 ))
             }
         }
-    }
-}
-
-fn build(item: &Item, spec: &str, origin: Origin<'_>) -> Result<Vec<Fault>, Diagnostic> {
-    let mut args = Args::new(item, spec, origin);
-    let result = match item.name.as_str() {
-        "eof" => Fault::Eof {
-            at: args.placement(Anchor::At("result".into()), true)?,
-        },
-        "stderr" => Fault::Stderr {
-            text: args
-                .text("text")
-                .ok_or_else(|| args.err(item.column, "`stderr` needs `text=...`".into()))?,
-            at: args.placement(Anchor::End, false)?,
-        },
-        "stderr-flood" => Fault::StderrFlood {
-            bytes: args.size("bytes")?.unwrap_or(1 << 20),
-            at: args.placement(Anchor::After(0), false)?,
-        },
-        "exit" => Fault::Exit {
-            code: {
-                let code: i32 = args.required("code", "an exit code, 0 to 255")?;
-                if !(0..=255).contains(&code) {
-                    let column = args.get("code").map_or(item.column, |(_, c)| c);
-                    return Err(args.err(column, format!("`code={code}`: an exit code is 0 to 255")));
-                }
-                code
-            },
-        },
-        "signal" => {
-            let name = args.get("name");
-            let signal = match name {
-                None => Signal::Kill,
-                Some((value, column)) => Signal::parse(value).ok_or_else(|| {
-                    let names: Vec<_> = Signal::all().map(Signal::name).collect();
-                    args.err(
-                        column,
-                        format!("`{value}` is not a signal; use one of {}", names.join(", ")),
-                    )
-                })?,
-            };
-            Fault::Signal {
-                signal,
-                at: args.placement(Anchor::At("result".into()), true)?,
-            }
-        }
-        "stall" => Fault::Stall {
-            duration: args
-                .number::<u64>("ms", "milliseconds")?
-                .map(Duration::from_millis),
-            at: args.placement(Anchor::At("result".into()), true)?,
-        },
-        "close-stdout" => Fault::CloseStdout {
-            at: args.placement(Anchor::At("result".into()), true)?,
-        },
-        "malformed" => Fault::Malformed {
-            at: args.placement(Anchor::After(1), false)?,
-        },
-        "noise" => Fault::Noise {
-            text: args
-                .text("text")
-                .unwrap_or_else(|| "[debug] mock-agent noise".into()),
-            at: args.placement(Anchor::After(1), false)?,
-        },
-        "drop" => Fault::Drop {
-            kind: args.text("type").filter(|t| !t.is_empty()).ok_or_else(|| {
-                args.err(
-                    item.column,
-                    "`drop` needs `type=...`, e.g. `drop:type=result`".into(),
-                )
-            })?,
-        },
-        "duplicate" => Fault::Duplicate {
-            at: args.placement(Anchor::At("result".into()), false)?,
-        },
-        "reorder" => Fault::Reorder,
-        "unknown-event" => Fault::UnknownEvent {
-            at: args.placement(Anchor::After(1), false)?,
-        },
-        "unknown-field" => Fault::UnknownField {
-            at: args.placement(Anchor::Every, false)?,
-        },
-        "chunk" => {
-            let size = args.get("size");
-            let random = args.get("random");
-            let chunking = match (size, random) {
-                (Some(_), Some((_, column))) => {
-                    return Err(args.err(column, "give `size=N` or `random`, not both".into()));
-                }
-                (None, Some((value, column))) if !value.is_empty() && value != "1" && value != "true" => {
-                    return Err(args.err(column, format!("`random={value}`: write `random` alone")));
-                }
-                (Some((value, column)), _) => match value.parse::<usize>() {
-                    Ok(n) if n > 0 => Chunking::Size(n),
-                    _ => {
-                        return Err(args.err(
-                            column,
-                            format!("`size={value}`: size is a number of bytes, 1 or more"),
-                        ))
-                    }
-                },
-                (None, Some(_)) => Chunking::Random,
-                (None, None) => {
-                    return Err(args.err(item.column, "`chunk` needs `size=N` or `random`".into()));
-                }
-            };
-            Fault::Chunk(chunking)
-        }
-        "coalesce" => Fault::Coalesce,
-        "huge" => Fault::Huge {
-            bytes: args.size("bytes")?.unwrap_or((1 << 20) + 1),
-            at: args.placement(Anchor::At("result".into()), false)?,
-        },
-        "crlf" => Fault::Crlf,
-        "invalid-utf8" => Fault::InvalidUtf8 {
-            at: args.placement(Anchor::At("assistant".into()), false)?,
-        },
-        name => match Preset::from_name(name) {
-            Some(preset) => {
-                let model = args.text("model");
-                args.finish()?;
-                return Ok(preset.faults(model.as_deref()));
-            }
-            None => {
-                let known: Vec<&str> = super::catalogue().iter().map(|e| e.name).collect();
-                return Err(args.err(
-                    item.column,
-                    format!("unknown fault `{name}`; known: {}", known.join(", ")),
-                ));
-            }
-        },
-    };
-    args.finish()?;
-    Ok(vec![result])
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    const ORIGIN: Origin<'static> = Origin {
-        name: "MOCK_AGENT_FAULTS",
-        help: "see `mock-agent faults`",
-    };
-
-    fn ok(spec: &str) -> Vec<Fault> {
-        parse(spec, ORIGIN).unwrap_or_else(|e| panic!("{spec}: {e}"))
-    }
-
-    fn err(spec: &str) -> String {
-        match parse(spec, ORIGIN) {
-            Ok(f) => panic!("{spec} parsed: {f:?}"),
-            Err(e) => e.to_string(),
-        }
-    }
-
-    #[test]
-    fn parses_names_keys_and_quoted_values() {
-        assert_eq!(
-            ok("eof:after=3,byte=10"),
-            vec![Fault::Eof {
-                at: Placement {
-                    anchor: Anchor::After(3),
-                    byte: Some(10)
-                }
-            }]
-        );
-        assert_eq!(
-            ok(r#"stderr:text="a, b; \"c\"",at=result ; exit:code=2"#),
-            vec![
-                Fault::Stderr {
-                    text: "a, b; \"c\"".into(),
-                    at: Placement {
-                        anchor: Anchor::At("result".into()),
-                        byte: None
-                    }
-                },
-                Fault::Exit { code: 2 }
-            ]
-        );
-        assert_eq!(ok("chunk:size=7"), vec![Fault::Chunk(Chunking::Size(7))]);
-        assert_eq!(ok("chunk:random"), vec![Fault::Chunk(Chunking::Random)]);
-        assert_eq!(ok("chunk:random=1"), vec![Fault::Chunk(Chunking::Random)]);
-        assert_eq!(ok("signal:name=SIGTERM,after=0").len(), 1);
-        assert!(ok("auth-required").len() >= 3);
-        assert!(ok(" ; ").is_empty());
-    }
-
-    #[test]
-    fn errors_name_the_bad_part() {
-        insta::assert_snapshot!(err("eof;eofx:after=1"), @r"
-        MOCK_AGENT_FAULTS:1:5: invalid data: unknown fault `eofx`; known: eof, stderr, stderr-flood, exit, signal, stall, close-stdout, malformed, noise, drop, duplicate, reorder, unknown-event, unknown-field, chunk, coalesce, huge, crlf, invalid-utf8, auth-required, trust-required, quota, unknown-model, session-in-use, connection-lost
-          |
-        1 | eof;eofx:after=1
-          |     ^
-        help: see `mock-agent faults`
-        ");
-        assert!(
-            err("eof:after=x").contains("1:5: invalid data: `after=x`: after is a number of stdout lines")
-        );
-        assert!(err("eof:after=1,at=result").contains("give `after=N` or `at=TYPE`, not both"));
-        assert!(err("noise:byte=3").contains("`noise` does not take `byte`"));
-        assert!(err("exit").contains("`exit` needs `code=...`"));
-        assert!(err("signal:name=BOOM").contains("`BOOM` is not a signal"));
-        assert!(err(r#"stderr:text="open"#).contains("no closing"));
-        assert!(err("eof:after").contains("`after` needs a value"));
-        assert!(err("chunk:size=0").contains("size is a number of bytes, 1 or more"));
-        assert!(err("drop").contains("`drop` needs `type=...`"));
     }
 }

@@ -46,7 +46,8 @@ impl Faulted {
     }
 }
 
-/// The faults of these specs, in order; a spec that does not parse is left out.
+/// The faults of these specs, in order (a spec that does not parse, which none that
+/// [`faulted`] draws is, is left out).
 fn parse_all(specs: &[String]) -> Vec<Fault> {
     specs
         .iter()
@@ -85,66 +86,20 @@ pub fn expectation(session: &Session, faults: &[Fault]) -> Expectation {
     expectation_of(&planned_frames(session, faults.to_vec()))
 }
 
-/// A strategy for sessions with 0 to `max_faults` faults overlaid, each labelled with
-/// what a correct consumer concludes.
+/// A strategy for sessions with 0 to `max_faults` faults overlaid (every fault of print
+/// mode, in the placements that matter: [`faults::strategy::print`]), each labelled
+/// with what a correct consumer concludes.
 pub fn faulted(config: SessionConfig, max_faults: usize) -> impl Strategy<Value = Faulted> {
     (
         super::session(config),
-        prop::collection::vec(fault_spec(), 0..=max_faults),
+        faults::strategy::list(faults::strategy::print(), max_faults),
     )
-        .prop_map(|(session, faults)| {
-            let expect = expectation(&session, &parse_all(&faults));
+        .prop_map(|(session, (specs, faults))| {
+            let expect = expectation(&session, &faults);
             Faulted {
                 session,
-                faults,
+                faults: specs,
                 expect,
             }
         })
-}
-
-/// The fault specs [`faulted`] draws from: every fault, in the placements that matter.
-fn fault_spec() -> impl Strategy<Value = String> {
-    let placement = prop_oneof![
-        Just("after=0".to_owned()),
-        (1usize..12).prop_map(|n| format!("after={n}")),
-        prop::sample::select(vec!["at=assistant", "at=tool_call", "at=result", "at=end"])
-            .prop_map(str::to_owned),
-    ];
-    let cut = (placement.clone(), prop::option::of(0usize..120)).prop_map(|(p, byte)| match byte {
-        Some(k) => format!("{p},byte={k}"),
-        None => p,
-    });
-    prop_oneof![
-        cut.clone().prop_map(|p| format!("eof:{p}")),
-        cut.clone().prop_map(|p| format!("signal:name=TERM,{p}")),
-        (1u32..30, cut).prop_map(|(ms, p)| format!("stall:ms={ms},{p}")),
-        placement.clone().prop_map(|p| format!("malformed:{p}")),
-        placement.clone().prop_map(|p| format!("noise:{p}")),
-        placement.clone().prop_map(|p| format!("duplicate:{p}")),
-        placement.clone().prop_map(|p| format!("unknown-event:{p}")),
-        placement.clone().prop_map(|p| format!("stderr:text=oops,{p}")),
-        placement.prop_map(|p| format!("huge:bytes=70000,{p}")),
-        prop::sample::select(vec![
-            "drop:type=result",
-            "drop:type=tool_call",
-            "drop:type=assistant",
-            "exit:code=1",
-            "exit:code=0",
-            "reorder",
-            "unknown-field",
-            "crlf",
-            "invalid-utf8",
-            "chunk:size=7",
-            "chunk:random",
-            "coalesce",
-            "stderr-flood:bytes=100000",
-            "auth-required",
-            "trust-required",
-            "quota",
-            "unknown-model",
-            "session-in-use",
-            "connection-lost",
-        ])
-        .prop_map(str::to_owned),
-    ]
 }

@@ -276,7 +276,7 @@ fn dispatch(args: &AgentArgs, settings: &Settings, entry: &mut Entry) -> Exit {
         entry.stream_partial_output = args.stream_partial_output;
         return shim::shim(mode, args, &entry.argv.clone(), &prompt, stdin, settings, entry);
     }
-    if let Some(e) = &settings.print_faults_error {
+    if let Err(e) = settings.faults.print() {
         let message = e.to_string();
         eprintln!("mock-agent: {message}");
         entry.error = Some(message);
@@ -322,17 +322,14 @@ fn acp(source: &Source, settings: &Settings, entry: &mut Entry) -> Exit {
             return Exit::Code(e.exit_code());
         }
     };
-    let faults = match &settings.fault_spec {
-        None => Vec::new(),
-        Some(spec) => match harness::acp::faults::parse(spec, harness::acp::faults::FROM_ENV) {
-            Ok(faults) => faults,
-            Err(e) => {
-                let message = e.to_string();
-                eprintln!("mock-agent: {message}");
-                entry.error = Some(message);
-                return Exit::Code(exit_codes::USAGE);
-            }
-        },
+    let faults = match settings.faults.acp() {
+        Ok(faults) => faults,
+        Err(e) => {
+            let message = e.to_string();
+            eprintln!("mock-agent: {message}");
+            entry.error = Some(message);
+            return Exit::Code(exit_codes::USAGE);
+        }
     };
     let options = ServeOptions {
         faults,
@@ -361,7 +358,8 @@ fn scenario(args: &AgentArgs, settings: &Settings, now_ms: u64) -> Scenario {
             .resume(args.resume.clone().flatten())
             .now_ms(now_ms),
     );
-    scenario.faults = settings.faults.clone();
+    // A list that is not print mode's was refused before (the shim plays without it).
+    scenario.faults = settings.faults.print().unwrap_or_default();
     scenario.timing = settings.timing;
     scenario.seed = settings.seed;
     scenario.step = settings.step.clone();
