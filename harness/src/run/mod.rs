@@ -7,7 +7,7 @@
 //! it leaves behind (a mock still running, say) are found, reported and killed.
 //!
 //! What the runner adds to a case is kept small, since a matrix is thousands of
-//! them: each worker of [`run_all`] runs its cases one after another in one
+//! them: each worker of [`Runner::run_all`] runs its cases one after another in one
 //! directory, left as new between them (its journal removed); the shell is started by
 //! its path (spawned, not forked); the consumer's output is read on the worker's own
 //! thread while one thread per worker waits for the consumers' ends; and a property
@@ -173,7 +173,7 @@ pub struct Outcome {
     /// (they were killed).
     pub left_running: bool,
     /// The temporary directory the case ran in, for redaction (removed once the run
-    /// is over: [`run_case`] has returned, or [`run_all`]; consecutive cases of a
+    /// is over: [`Runner::run_case`] has returned, or [`Runner::run_all`]; consecutive cases of a
     /// worker of `run_all` share it).
     pub dir: PathBuf,
 }
