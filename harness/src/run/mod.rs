@@ -736,21 +736,32 @@ mod tests {
 
     #[test]
     fn an_interrupt_kills_the_consumer_and_removes_its_directory() {
-        let consumer =
-            Consumer::new("echo \"$MOCK_AGENT_JOURNAL\"; sleep 30").timeout(Duration::from_secs(20));
+        let seen = tempfile::tempdir().expect("temp dir");
+        let note = seen.path().join("journal");
+        let consumer = Consumer::new(format!(
+            "echo \"$MOCK_AGENT_JOURNAL\" > {}; sleep 30",
+            note.display()
+        ))
+        .timeout(Duration::from_secs(20));
         let mock = MockBinary::new("/bin/true");
         let cancel = Cancel::new();
         let runner = Runner::new(&consumer, &mock).cancel(&cancel);
         let started = Instant::now();
         let result = std::thread::scope(|scope| {
             let run = scope.spawn(|| runner.run_all(&cases(3), |_| {}));
-            std::thread::sleep(Duration::from_millis(300));
+            // Once the first consumer runs (however loaded the machine is).
+            let waited = Instant::now();
+            while std::fs::read_to_string(&note).map_or(true, |n| !n.ends_with('\n'))
+                && waited.elapsed() < Duration::from_secs(10)
+            {
+                std::thread::sleep(Duration::from_millis(10));
+            }
             cancel.interrupt();
             run.join().expect("the run ends")
         });
         assert!(
-            started.elapsed() < Duration::from_secs(10),
-            "the consumer was killed"
+            started.elapsed() < Duration::from_secs(15),
+            "the consumer was killed, not timed out"
         );
         match result {
             // The first case ended by the kill; the next one could not start.
@@ -758,6 +769,9 @@ mod tests {
             other => panic!("expected the run to stop as interrupted: {other:?}"),
         }
         assert!(cancel.is_interrupted());
+        let journal = std::fs::read_to_string(&note).expect("the consumer ran");
+        let case_dir = Path::new(journal.trim()).parent().expect("the case directory");
+        assert!(!case_dir.exists(), "removed: {case_dir:?}");
         assert!(
             matches!(runner.run_case(&cases(1)[0]), Err(RunError::Interrupted)),
             "no case starts once interrupted"
