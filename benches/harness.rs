@@ -30,11 +30,10 @@
 #[path = "support.rs"]
 mod support;
 
-use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
-use harness::run::{self, fuzz::fuzz, fuzz::fuzz_acp, Case, Consumer, Matrix, Properties};
+use harness::run::{fuzz::Fuzz, Case, Consumer, Matrix, MockBinary, Properties, Property, Runner};
 use nix::sys::resource::{getrusage, UsageWho};
 use support::median;
 
@@ -123,8 +122,8 @@ fn report(prefix: &str, base: Pass, one: Pass, two: Pass) {
     );
 }
 
-fn mock() -> &'static Path {
-    Path::new(env!("CARGO_BIN_EXE_mock-agent"))
+fn mock() -> MockBinary {
+    MockBinary::new(env!("CARGO_BIN_EXE_mock-agent"))
 }
 
 fn cases() -> Vec<Case> {
@@ -141,7 +140,7 @@ fn baseline(cases: &[Case]) -> Pass {
             let mut cmd = Command::new("sh");
             cmd.arg("-c").arg(format!(
                 "{} -p --output-format json hi > /dev/null",
-                mock().display()
+                mock().path().display()
             ));
             for (name, value) in case.env() {
                 cmd.env(name, value);
@@ -153,10 +152,13 @@ fn baseline(cases: &[Case]) -> Pass {
 
 fn harness(cases: &[Case], jobs: usize) -> Pass {
     let consumer = Consumer::new("cursor-agent -p --output-format json hi > /dev/null");
-    let properties = Properties::new().without("reports-success");
+    let mock = mock();
+    let runner = Runner::new(&consumer, &mock)
+        .properties(Properties::new().without(Property::ReportsSuccess))
+        .jobs(jobs);
     let mut results = Vec::new();
     let pass = measure(cases.len(), || {
-        results = run::run_all(&consumer, cases, mock(), &properties, jobs, |_| {}).expect("runs");
+        results = runner.run_all(cases, |_| {}).expect("runs");
     });
     assert!(
         results.iter().all(|r| r.passed()),
@@ -188,16 +190,17 @@ fn acp_cases() -> Vec<Case> {
 /// What a client that reads nothing can hold: it ends, does not crash, leaves nothing.
 fn acp_properties() -> Properties {
     Properties::new()
-        .without("reports-success")
-        .without("reports-failure")
-        .without("answers-requests")
+        .without(Property::ReportsSuccess)
+        .without(Property::ReportsFailure)
+        .without(Property::AnswersRequests)
 }
 
 fn acp_baseline(cases: &[Case]) -> Pass {
     measure(cases.len(), || {
         for case in cases {
             let mut cmd = Command::new("sh");
-            cmd.arg("-c").arg(acp_pipeline(&mock().display().to_string()));
+            cmd.arg("-c")
+                .arg(acp_pipeline(&mock().path().display().to_string()));
             harness::run::child::without_mock_env(&mut cmd);
             for (name, value) in case.env() {
                 cmd.env(name, value);
@@ -209,10 +212,13 @@ fn acp_baseline(cases: &[Case]) -> Pass {
 
 fn acp_harness(cases: &[Case], jobs: usize) -> Pass {
     let consumer = Consumer::new(acp_pipeline("cursor-agent"));
-    let properties = acp_properties();
+    let mock = mock();
+    let runner = Runner::new(&consumer, &mock)
+        .properties(acp_properties())
+        .jobs(jobs);
     let mut results = Vec::new();
     let pass = measure(cases.len(), || {
-        results = run::run_all(&consumer, cases, mock(), &properties, jobs, |_| {}).expect("runs");
+        results = runner.run_all(cases, |_| {}).expect("runs");
     });
     let failed: Vec<&str> = results
         .iter()
@@ -247,7 +253,13 @@ fn acp(quick: bool) {
     let dir = tempfile::tempdir().expect("temp dir");
     let consumer = Consumer::new(acp_pipeline("cursor-agent"));
     let fuzz_cases = if quick { 30 } else { 200 };
-    let report = fuzz_acp(&consumer, fuzz_cases, 7, mock(), &acp_properties(), dir.path()).expect("fuzzes");
+    let mock = mock();
+    let runner = Runner::new(&consumer, &mock).properties(acp_properties());
+    let report = Fuzz::new(7)
+        .cases(fuzz_cases)
+        .out(dir.path())
+        .run_acp(&runner)
+        .expect("fuzzes");
     assert!(report.failure.is_none(), "{:?}", report.failure);
     println!(
         "ACP fuzz loop: {} cases in {:.1} s, {:.1} cases/s (each a generated conversation written as a cassette, served with its faults)",
@@ -278,9 +290,15 @@ fn main() {
     report("", base, one, two);
     let dir = tempfile::tempdir().expect("temp dir");
     let consumer = Consumer::new("cursor-agent -p --output-format json hi > /dev/null");
-    let properties = Properties::new().without("reports-success");
     let fuzz_cases = if quick { 30 } else { 200 };
-    let report = fuzz(&consumer, fuzz_cases, 7, mock(), &properties, dir.path()).expect("fuzzes");
+    let mock = mock();
+    let runner =
+        Runner::new(&consumer, &mock).properties(Properties::new().without(Property::ReportsSuccess));
+    let report = Fuzz::new(7)
+        .cases(fuzz_cases)
+        .out(dir.path())
+        .run(&runner)
+        .expect("fuzzes");
     assert!(report.failure.is_none(), "{:?}", report.failure);
     println!(
         "fuzz loop: {} cases in {:.1} s, {:.1} cases/s (each case written as a cassette and replayed)",

@@ -4,9 +4,17 @@
 
 use std::time::Duration;
 
-use harness::run::{self, CaseSource, Consumer, Matrix, Properties};
+use harness::run::{self, CaseSource, Consumer, Matrix, MockBinary, Properties, Runner};
 
 use crate::support::{bin, root};
+
+fn run_all(consumer: &Consumer, cases: &[run::Case], jobs: usize) -> Vec<run::CaseResult> {
+    let mock = MockBinary::new(bin());
+    Runner::new(consumer, &mock)
+        .jobs(jobs)
+        .run_all(cases, |_| {})
+        .expect("runs")
+}
 
 fn client(script: &str, timeout: u64) -> Consumer {
     let path = root().join("tests/consumers").join(script);
@@ -22,7 +30,7 @@ fn broken(consumer: &Consumer, filter: &str) -> Vec<(String, Vec<String>)> {
     matrix.filter = Some(filter.to_owned());
     let cases = matrix.cases(false).expect("cases");
     assert!(!cases.is_empty(), "no case matches {filter}");
-    let results = run::run_all(consumer, &cases, &bin(), &Properties::new(), 2, |_| {}).expect("runs");
+    let results = run_all(consumer, &cases, 2);
     results
         .iter()
         .map(|r| {
@@ -45,7 +53,7 @@ fn the_careful_acp_client_copes_with_the_whole_matrix() {
         &client("acp_careful.py", 20),
         &Matrix::acp(Vec::new()),
         &Properties::new(),
-        &bin(),
+        &MockBinary::new(bin()),
         &root().join("tests/snapshots/acp_consumers/careful"),
     );
     // ... and every property held with a recorded print-mode session served over ACP
@@ -53,15 +61,7 @@ fn the_careful_acp_client_copes_with_the_whole_matrix() {
     let mut matrix = Matrix::acp(vec![root().join("cassettes/shell-command.cassette")]).generated(1);
     matrix.default_session = false;
     let cases = matrix.cases(false).expect("cases");
-    let results = run::run_all(
-        &client("acp_careful.py", 20),
-        &cases,
-        &bin(),
-        &Properties::new(),
-        2,
-        |_| {},
-    )
-    .expect("runs");
+    let results = run_all(&client("acp_careful.py", 20), &cases, 2);
     let summary = run::Summary::new(&results, &[]);
     assert!(summary.passed(), "{summary}");
     assert!(cases.iter().any(|c| c.source == CaseSource::Generated(0)));
@@ -119,7 +119,7 @@ fn mock_agent_test_acp_runs_the_matrix_against_a_client() {
         ])
         .output()
         .expect("runs");
-    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(output.status.code(), Some(harness::exit_codes::CASES_FAILED));
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
         stdout.contains("default/error@prompt") && stdout.contains("reports-failure"),

@@ -430,7 +430,11 @@ fn mock_agent_test_acp_takes_generated_conversations_as_sources() {
         .output()
         .expect("runs");
     let stdout = String::from_utf8_lossy(&buggy.stdout);
-    assert_eq!(buggy.status.code(), Some(1), "{stdout}");
+    assert_eq!(
+        buggy.status.code(),
+        Some(harness::exit_codes::CASES_FAILED),
+        "{stdout}"
+    );
     assert!(stdout.contains("reports-failure"), "{stdout}");
 }
 
@@ -466,7 +470,7 @@ fn fuzz_acp_shrinks_the_planted_bug_to_a_few_messages_and_the_replay_fails_the_s
     // conversation whose turn ends in an error.
     for (seed, faulted) in [("1", true), ("3", false)] {
         let (code, stdout) = fuzz("acp_error_as_success.py", "40", seed, dir.path());
-        assert_eq!(code, Some(1), "{stdout}");
+        assert_eq!(code, Some(harness::exit_codes::CASES_FAILED), "{stdout}");
         assert!(stdout.contains("reports-failure"), "{stdout}");
         let cassette = dir.path().join(format!("fuzz-acp-{seed}.cassette"));
         let messages = harness::cassette::open(&cassette)
@@ -509,7 +513,11 @@ fn replay_fails_the_same_way(command: &str) {
     harness::run::child::without_mock_env(&mut shell);
     let replayed = shell.output().expect("runs");
     let replayed_out = String::from_utf8_lossy(&replayed.stdout);
-    assert_eq!(replayed.status.code(), Some(1), "{command}\n{replayed_out}");
+    assert_eq!(
+        replayed.status.code(),
+        Some(harness::exit_codes::CASES_FAILED),
+        "{command}\n{replayed_out}"
+    );
     assert!(replayed_out.contains("reports-failure"), "{replayed_out}");
     assert!(
         replayed_out.contains("1 cases: 0 passed, 1 failed"),
@@ -552,7 +560,11 @@ fn mock_agent_test_runs_given_faults_instead_of_the_matrix() {
     };
     let caught = test("acp_error_as_success.py", "error:method=session/prompt");
     let stdout = String::from_utf8_lossy(&caught.stdout);
-    assert_eq!(caught.status.code(), Some(1), "{stdout}");
+    assert_eq!(
+        caught.status.code(),
+        Some(harness::exit_codes::CASES_FAILED),
+        "{stdout}"
+    );
     assert!(
         stdout.contains("calm/given") && stdout.contains("reports-failure"),
         "{stdout}"

@@ -6,10 +6,26 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use harness::run::{self, report, Case, CaseSource, Consumer, Matrix, Properties, Status};
+use harness::run::{
+    self, report, Case, CaseSource, Consumer, Matrix, MockBinary, Properties, Runner, Status,
+};
 use harness::OutputFormat;
 
 use crate::support::{bin, root};
+
+fn run_all(consumer: &Consumer, cases: &[Case], jobs: usize) -> Vec<run::CaseResult> {
+    let mock = MockBinary::new(bin());
+    Runner::new(consumer, &mock)
+        .jobs(jobs)
+        .run_all(cases, |_| {})
+        .expect("runs")
+}
+
+fn run_case(consumer: &Consumer, case: &Case) -> run::Outcome {
+    Runner::new(consumer, &MockBinary::new(bin()))
+        .run_case(case)
+        .expect("runs")
+}
 
 fn python(script: &str) -> Consumer {
     let path = root().join("tests/consumers").join(script);
@@ -39,7 +55,7 @@ fn cases(sources: &[CaseSource], filter: Option<&str>) -> Vec<Case> {
 fn broken(consumer: &Consumer, case_filter: &str) -> Vec<String> {
     let cases = cases(&[CaseSource::Default], Some(case_filter));
     assert!(!cases.is_empty(), "no case matches {case_filter}");
-    let results = run::run_all(consumer, &cases, &bin(), &Properties::new(), 2, |_| {}).expect("runs");
+    let results = run_all(consumer, &cases, 2);
     let mut names: Vec<String> = results
         .iter()
         .flat_map(|r| r.verdicts.iter().filter(|v| !v.held).map(|v| v.name.clone()))
@@ -56,7 +72,7 @@ fn the_careful_python_consumer_copes_with_the_whole_matrix() {
         &python("careful.py"),
         &Matrix::standard(Vec::new()),
         &Properties::new(),
-        &bin(),
+        &MockBinary::new(bin()),
         &root().join("tests/snapshots/consumers/careful"),
     );
     // ... and every property held on a recorded and two generated sources too, whose
@@ -69,15 +85,7 @@ fn the_careful_python_consumer_copes_with_the_whole_matrix() {
         ],
         None,
     );
-    let results = run::run_all(
-        &python("careful.py"),
-        &cases,
-        &bin(),
-        &Properties::new(),
-        2,
-        |_| {},
-    )
-    .expect("runs");
+    let results = run_all(&python("careful.py"), &cases, 2);
     let summary = run::Summary::new(&results, &[]);
     assert!(summary.passed(), "{summary}");
 }
@@ -96,7 +104,7 @@ fn the_careful_rust_consumer_copes_with_the_matrix() {
         .into_iter()
         .filter(|c| !c.name.ends_with("stall@at-result"))
         .collect();
-    let results = run::run_all(&consumer, &cases, &bin(), &Properties::new(), 2, |_| {}).expect("runs");
+    let results = run_all(&consumer, &cases, 2);
     let failed: Vec<String> = results
         .iter()
         .filter(|r| !r.passed())
@@ -152,7 +160,7 @@ fn a_timeout_kills_the_whole_process_group() {
         .timeout(Duration::from_millis(500));
     let case = Case::new(CaseSource::Default, OutputFormat::StreamJson, "", "sleepy".into()).expect("case");
     let started = Instant::now();
-    let outcome = run::run_case(&consumer, &case, &bin()).expect("runs");
+    let outcome = run_case(&consumer, &case);
     assert!(started.elapsed() < Duration::from_secs(10));
     assert_eq!(outcome.status, Status::TimedOut);
     let pid: i32 = std::fs::read_to_string(&pid_file)
@@ -184,7 +192,7 @@ fn a_mock_left_running_is_found_and_killed() {
         "left".into(),
     )
     .expect("case");
-    let outcome = run::run_case(&consumer, &case, &bin()).expect("runs");
+    let outcome = run_case(&consumer, &case);
     assert_eq!(outcome.status, Status::Exited(0));
     assert!(outcome.left_running);
     let verdicts = Properties::new().check(&case, &outcome);
@@ -207,8 +215,8 @@ fn cases_run_in_parallel_are_isolated() {
         .iter()
         .map(|s| Case::new(s.clone(), OutputFormat::StreamJson, "", s.name()).expect("case"))
         .collect();
-    let one = run::run_all(&consumer, &all, &bin(), &Properties::new(), 1, |_| {}).expect("runs");
-    let four = run::run_all(&consumer, &all, &bin(), &Properties::new(), 4, |_| {}).expect("runs");
+    let one = run_all(&consumer, &all, 1);
+    let four = run_all(&consumer, &all, 4);
     for (a, b) in one.iter().zip(&four) {
         assert_eq!(a.case.name, b.case.name);
         assert_eq!(a.outcome.stdout, b.outcome.stdout, "{}", a.case.name);
@@ -261,7 +269,7 @@ fn mock_agent_test_runs_the_matrix_and_writes_snapshots() {
     let first = run(false);
     assert_eq!(
         first.status.code(),
-        Some(1),
+        Some(harness::exit_codes::CASES_FAILED),
         "ignores_exit.py breaks reports-failure"
     );
     let stdout = String::from_utf8_lossy(&first.stdout);
@@ -281,7 +289,11 @@ fn mock_agent_test_runs_the_matrix_and_writes_snapshots() {
         .expect("junit")
         .contains("<failure message=\"reports-failure"));
     let accepted = run(true);
-    assert_eq!(accepted.status.code(), Some(1), "properties still break");
+    assert_eq!(
+        accepted.status.code(),
+        Some(harness::exit_codes::CASES_FAILED),
+        "properties still break"
+    );
     assert!(std::fs::read_dir(&snapshots)
         .expect("snapshots")
         .all(|e| { e.is_ok_and(|e| e.path().extension().is_some_and(|x| x == "snap")) }));
@@ -305,15 +317,7 @@ fn a_bot_that_posts_each_segment_reports_success() {
         ],
         Some("clean"),
     );
-    let results = run::run_all(
-        &python("segment_poster.py"),
-        &cases,
-        &bin(),
-        &Properties::new(),
-        2,
-        |_| {},
-    )
-    .expect("runs");
+    let results = run_all(&python("segment_poster.py"), &cases, 2);
     assert_eq!(results.len(), 2);
     let summary = run::Summary::new(&results, &[]);
     assert!(summary.passed(), "{summary}");
@@ -365,7 +369,11 @@ fn mock_agent_test_keeps_snapshots_as_insta_does() {
     };
     // On CI, a new snapshot is written nowhere and fails the run.
     let (code, stdout, files) = run(&[("CI", "true")]);
-    assert_eq!((code, files.len()), (Some(1), 0), "{stdout}");
+    assert_eq!(
+        (code, files.len()),
+        (Some(harness::exit_codes::CASES_FAILED), 0),
+        "{stdout}"
+    );
     assert!(
         stdout.contains("default/clean") && stdout.contains("new snapshot"),
         "{stdout}"
@@ -409,7 +417,7 @@ fn fuzz_shrinks_a_failure_to_a_cassette_that_replays_it() {
         .expect("runs");
     assert_eq!(
         output.status.code(),
-        Some(1),
+        Some(harness::exit_codes::CASES_FAILED),
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
@@ -437,7 +445,7 @@ fn fuzz_shrinks_a_failure_to_a_cassette_that_replays_it() {
         .arg(&cassette)
         .output()
         .expect("runs");
-    assert_eq!(replayed.status.code(), Some(1));
+    assert_eq!(replayed.status.code(), Some(harness::exit_codes::CASES_FAILED));
     assert!(String::from_utf8_lossy(&replayed.stdout).contains("reports-failure"));
     // The cassette reproduces the failure.
     let case = Case::new(
@@ -447,7 +455,7 @@ fn fuzz_shrinks_a_failure_to_a_cassette_that_replays_it() {
         "replayed".into(),
     )
     .expect("case");
-    let outcome = run::run_case(&python("ignores_exit.py"), &case, &bin()).expect("runs");
+    let outcome = run_case(&python("ignores_exit.py"), &case);
     let verdicts = Properties::new().check(&case, &outcome);
     assert!(
         verdicts.iter().any(|v| v.name == "reports-failure" && !v.held),
@@ -569,4 +577,56 @@ fn an_interrupted_harness_takes_its_consumers_with_it() {
         Vec::<std::path::PathBuf>::new(),
         "case directories left behind"
     );
+}
+
+#[test]
+fn mock_agent_test_exits_by_what_happened() {
+    use harness::exit_codes;
+    let test = |path: Option<&str>, args: &[&str]| {
+        let mut cmd = crate::support::mock();
+        if let Some(path) = path {
+            cmd.env("PATH", path);
+        }
+        let output = cmd
+            .args(["test", "--filter", "default/clean", "--timeout", "5"])
+            .args(args)
+            .output()
+            .expect("runs");
+        (
+            output.status.code(),
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        )
+    };
+    // A wrong command line: a usage error, said once.
+    let (code, stderr) = test(None, &["--consumer", "true", "--off", "typo"]);
+    assert_eq!(code, Some(exit_codes::USAGE), "{stderr}");
+    assert!(
+        stderr.starts_with("mock-agent: ")
+            && stderr.contains("no property `typo`; the properties are ends, "),
+        "{stderr}"
+    );
+    // A consumer that breaks a property: failing cases, not an agent error.
+    let (code, stderr) = test(None, &["--consumer", "true"]);
+    assert_eq!(code, Some(exit_codes::CASES_FAILED), "{stderr}");
+    assert_ne!(exit_codes::CASES_FAILED, exit_codes::AGENT_ERROR);
+    // No shell to run the consumer with: the mock's own error, each cause said once.
+    let (code, stderr) = test(Some("/nonexistent"), &["--consumer", "true"]);
+    assert_eq!(code, Some(exit_codes::CANNOT_RUN), "{stderr}");
+    let error = stderr
+        .lines()
+        .find(|l| l.starts_with("mock-agent: "))
+        .unwrap_or_default();
+    assert!(error.starts_with("mock-agent: cannot run `true`: "), "{stderr}");
+    let cause = error.trim_start_matches("mock-agent: cannot run `true`: ");
+    assert!(!cause.is_empty() && !cause.contains("cannot run"), "{stderr}");
+    // Each documented and distinct.
+    let codes = [
+        exit_codes::USAGE,
+        exit_codes::CASES_FAILED,
+        exit_codes::CANNOT_RUN,
+    ];
+    for code in codes {
+        assert!(exit_codes::ALL.iter().any(|(c, _, _)| *c == code));
+        assert_eq!(codes.iter().filter(|c| **c == code).count(), 1);
+    }
 }

@@ -73,6 +73,9 @@ impl Diagnostic {
     }
 }
 
+/// A diagnostic is its own cause: it has no source.
+impl std::error::Error for Diagnostic {}
+
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}:{}", self.path.display(), self.line)?;
@@ -229,6 +232,23 @@ impl WriteError {
     }
 }
 
+/// An error and its causes, for a person: `error: cause: its cause`, each cause said
+/// once. A cause whose message its error already shows (an error that says
+/// `{source}` in its own message) is not said again.
+pub fn report(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut cause = error.source();
+    while let Some(e) = cause {
+        let message = e.to_string();
+        if !message.is_empty() && !text.contains(&message) {
+            text.push_str(": ");
+            text.push_str(&message);
+        }
+        cause = e.source();
+    }
+    text
+}
+
 /// Where a setting came from, for errors: a variable (`MOCK_AGENT_FAULTS`) or a
 /// flag (`--fault`), and what to tell the user to do about a bad value.
 #[derive(Debug, Clone, Copy)]
@@ -271,6 +291,22 @@ mod tests {
         }
         .with_source(line.as_bytes())
         .to_string()
+    }
+
+    #[test]
+    fn a_report_says_each_cause_once() {
+        #[derive(Debug, thiserror::Error)]
+        #[error("cannot run `bot`")]
+        struct Outer(#[source] Middle);
+        #[derive(Debug, thiserror::Error)]
+        #[error("x.cassette: cannot open: {0}")]
+        struct Middle(#[source] io::Error);
+        let e = Outer(Middle(io::Error::new(io::ErrorKind::NotFound, "No such file")));
+        assert_eq!(
+            report(&e),
+            "cannot run `bot`: x.cassette: cannot open: No such file",
+            "the innermost cause, which the middle one shows, is not said twice"
+        );
     }
 
     #[test]

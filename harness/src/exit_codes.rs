@@ -4,6 +4,10 @@
 //! recorded exit code, or death by the recorded signal. The emulated CLI's own
 //! errors (an unknown option, say) exit with [`AGENT_ERROR`], as the real CLI does.
 //!
+//! `mock-agent test` and `mock-agent fuzz` exit with [`CASES_FAILED`] when a case
+//! broke a property (or a snapshot fails the run): the consumer failed, not the agent
+//! and not the mock.
+//!
 //! Errors of the mock's own, never to be confused with an agent failure, use the
 //! codes of BSD's `sysexits.h` below. Their messages start with `mock-agent:`.
 
@@ -12,6 +16,10 @@ pub const OK: i32 = 0;
 
 /// The emulated CLI failed as the real one does (unknown option, bad option value).
 pub const AGENT_ERROR: i32 = 1;
+
+/// `mock-agent test` or `fuzz`: a case broke a property of the consumer's, or a
+/// snapshot fails the run. (The code cargo-nextest gives a failing test run.)
+pub const CASES_FAILED: i32 = 100;
 
 /// A wrong command line of `mock-agent`'s own subcommands, or a bad `MOCK_AGENT_*`
 /// setting.
@@ -23,6 +31,10 @@ pub const INVALID_INPUT: i32 = 65;
 
 /// An input file does not exist or cannot be opened.
 pub const NO_INPUT: i32 = 66;
+
+/// `mock-agent test` or `fuzz`: the consumer cannot be started (no shell to run its
+/// command with, say). Not a failure of the consumer's: nothing of it ran.
+pub const CANNOT_RUN: i32 = 69;
 
 /// A bug in `mock-agent`: please report it.
 pub const INTERNAL: i32 = 70;
@@ -43,6 +55,11 @@ pub const ALL: &[(i32, &str, &str)] = &[
         "the emulated CLI failed as the real one does",
     ),
     (
+        CASES_FAILED,
+        "CASES_FAILED",
+        "mock-agent test or fuzz: a case broke a property, or a snapshot fails the run",
+    ),
+    (
         USAGE,
         "USAGE",
         "a wrong mock-agent command line or MOCK_AGENT_* setting",
@@ -53,6 +70,11 @@ pub const ALL: &[(i32, &str, &str)] = &[
         "a malformed cassette or input file",
     ),
     (NO_INPUT, "NO_INPUT", "an input file cannot be opened"),
+    (
+        CANNOT_RUN,
+        "CANNOT_RUN",
+        "mock-agent test or fuzz: the consumer cannot be started",
+    ),
     (INTERNAL, "INTERNAL", "a bug in mock-agent"),
     (CANNOT_CREATE, "CANNOT_CREATE", "an output file cannot be written"),
     (IO_ERROR, "IO_ERROR", "reading or writing failed part way"),

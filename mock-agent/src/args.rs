@@ -156,14 +156,41 @@ fn set(flag: &mut bool) -> Result<(), String> {
     Ok(())
 }
 
-const OPTIONS: &[Opt] = &[
+fn put(slot: &mut Option<String>, value: Option<String>) -> Result<(), String> {
+    *slot = value;
+    Ok(())
+}
+
+/// An option that takes no value.
+const fn flag(long: &'static str, short: Option<char>, apply: Apply) -> Opt {
     Opt {
-        long: "print",
-        short: Some('p'),
+        long,
+        short,
         takes: Takes::Nothing,
         choices: &[],
-        apply: |a, _| set(&mut a.print),
-    },
+        apply,
+    }
+}
+
+/// An option that takes a value (`name` in errors), one of `choices` unless empty.
+const fn value(
+    long: &'static str,
+    short: Option<char>,
+    name: &'static str,
+    choices: &'static [&'static str],
+    apply: Apply,
+) -> Opt {
+    Opt {
+        long,
+        short,
+        takes: Takes::Value(name),
+        choices,
+        apply,
+    }
+}
+
+const OPTIONS: &[Opt] = &[
+    flag("print", Some('p'), |a, _| set(&mut a.print)),
     Opt {
         long: "output-format",
         short: None,
@@ -177,61 +204,15 @@ const OPTIONS: &[Opt] = &[
             Ok(())
         },
     },
-    Opt {
-        long: "stream-partial-output",
-        short: None,
-        takes: Takes::Nothing,
-        choices: &[],
-        apply: |a, _| set(&mut a.stream_partial_output),
-    },
-    Opt {
-        long: "model",
-        short: None,
-        takes: Takes::Value("model"),
-        choices: &[],
-        apply: |a, v| {
-            a.model = v;
-            Ok(())
-        },
-    },
-    Opt {
-        long: "force",
-        short: Some('f'),
-        takes: Takes::Nothing,
-        choices: &[],
-        apply: |a, _| set(&mut a.force),
-    },
-    Opt {
-        long: "yolo",
-        short: None,
-        takes: Takes::Nothing,
-        choices: &[],
-        apply: |a, _| set(&mut a.yolo),
-    },
-    Opt {
-        long: "trust",
-        short: None,
-        takes: Takes::Nothing,
-        choices: &[],
-        apply: |a, _| set(&mut a.trust),
-    },
-    Opt {
-        long: "mode",
-        short: None,
-        takes: Takes::Value("mode"),
-        choices: &["plan", "ask"],
-        apply: |a, v| {
-            a.mode = v;
-            Ok(())
-        },
-    },
-    Opt {
-        long: "plan",
-        short: None,
-        takes: Takes::Nothing,
-        choices: &[],
-        apply: |a, _| set(&mut a.plan),
-    },
+    flag("stream-partial-output", None, |a, _| {
+        set(&mut a.stream_partial_output)
+    }),
+    value("model", None, "model", &[], |a, v| put(&mut a.model, v)),
+    flag("force", Some('f'), |a, _| set(&mut a.force)),
+    flag("yolo", None, |a, _| set(&mut a.yolo)),
+    flag("trust", None, |a, _| set(&mut a.trust)),
+    value("mode", None, "mode", &["plan", "ask"], |a, v| put(&mut a.mode, v)),
+    flag("plan", None, |a, _| set(&mut a.plan)),
     Opt {
         long: "resume",
         short: None,
@@ -242,108 +223,26 @@ const OPTIONS: &[Opt] = &[
             Ok(())
         },
     },
-    Opt {
-        long: "continue",
-        short: None,
-        takes: Takes::Nothing,
-        choices: &[],
-        apply: |a, _| set(&mut a.continue_session),
-    },
-    Opt {
-        long: "workspace",
-        short: None,
-        takes: Takes::Value("path"),
-        choices: &[],
-        apply: |a, v| {
-            a.workspace = v;
-            Ok(())
-        },
-    },
-    Opt {
-        long: "api-key",
-        short: None,
-        takes: Takes::Value("key"),
-        choices: &[],
-        apply: |a, v| {
-            a.api_key = v;
-            Ok(())
-        },
-    },
-    Opt {
-        long: "sandbox",
-        short: None,
-        takes: Takes::Value("mode"),
-        choices: &["enabled", "disabled"],
-        apply: |a, v| {
-            a.sandbox = v;
-            Ok(())
-        },
-    },
-    Opt {
-        long: "approve-mcps",
-        short: None,
-        takes: Takes::Nothing,
-        choices: &[],
-        apply: |a, _| set(&mut a.approve_mcps),
-    },
-    Opt {
-        long: "add-dir",
-        short: None,
-        takes: Takes::Value("dir"),
-        choices: &[],
-        apply: |a, v| {
-            a.add_dirs.extend(v);
-            Ok(())
-        },
-    },
-    Opt {
-        long: "endpoint",
-        short: Some('e'),
-        takes: Takes::Value("url"),
-        choices: &[],
-        apply: |a, v| {
-            a.endpoint = v;
-            Ok(())
-        },
-    },
-    Opt {
-        long: "header",
-        short: Some('H'),
-        takes: Takes::Value("header"),
-        choices: &[],
-        apply: |a, v| {
-            a.headers.extend(v);
-            Ok(())
-        },
-    },
-    Opt {
-        long: "show-thinking",
-        short: None,
-        takes: Takes::Nothing,
-        choices: &[],
-        apply: |a, _| set(&mut a.show_thinking),
-    },
-    Opt {
-        long: "list-models",
-        short: None,
-        takes: Takes::Nothing,
-        choices: &[],
-        apply: |a, _| set(&mut a.list_models),
-    },
-    Opt {
-        long: "version",
-        short: Some('v'),
-        takes: Takes::Nothing,
-        choices: &[],
-        apply: |a, _| set(&mut a.version),
-    },
-    Opt {
-        long: "help",
-        short: Some('h'),
-        takes: Takes::Nothing,
-        choices: &[],
-        apply: |a, _| set(&mut a.help),
-    },
+    flag("continue", None, |a, _| set(&mut a.continue_session)),
+    value("workspace", None, "path", &[], |a, v| put(&mut a.workspace, v)),
+    value("api-key", None, "key", &[], |a, v| put(&mut a.api_key, v)),
+    value("sandbox", None, "mode", &["enabled", "disabled"], |a, v| {
+        put(&mut a.sandbox, v)
+    }),
+    flag("approve-mcps", None, |a, _| set(&mut a.approve_mcps)),
+    value("add-dir", None, "dir", &[], |a, v| {
+        a.add_dirs.extend(v);
+        Ok(())
+    }),
+    value("endpoint", Some('e'), "url", &[], |a, v| put(&mut a.endpoint, v)),
+    value("header", Some('H'), "header", &[], |a, v| {
+        a.headers.extend(v);
+        Ok(())
+    }),
+    flag("show-thinking", None, |a, _| set(&mut a.show_thinking)),
+    flag("list-models", None, |a, _| set(&mut a.list_models)),
+    flag("version", Some('v'), |a, _| set(&mut a.version)),
+    flag("help", Some('h'), |a, _| set(&mut a.help)),
 ];
 
 /// Options of some subcommands only, with the subcommands they belong to. Given

@@ -57,7 +57,15 @@ pub fn main(argv: &[String]) -> Exit {
     }
     match argv.get(1).map(String::as_str) {
         Some("agent") => agent::run(&argv[2..]),
-        Some(word) if commands::is_own(word) => commands::run(argv),
+        Some(word) if commands::is_own(word) => commands::run(argv).unwrap_or_else(|e| report(&e)),
         _ => agent::run(argv.get(1..).unwrap_or_default()),
     }
+}
+
+/// The one place the errors of the mock's own subcommands are reported: `mock-agent: `
+/// and the error with its causes, each said once, on stderr; the process then ends
+/// with the error's exit code (see [`harness::exit_codes`]).
+fn report(e: &commands::Error) -> Exit {
+    eprintln!("mock-agent: {}", harness::error::report(e));
+    Exit::Code(e.exit_code())
 }

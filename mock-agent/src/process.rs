@@ -92,6 +92,16 @@ pub fn stdout_line(args: std::fmt::Arguments<'_>) {
     let _ = stdout.write_fmt(args).and_then(|()| stdout.write_all(b"\n"));
 }
 
+/// Writes text to stdout, flushed. A closed stdout is not an error (the reader has
+/// what it wanted); any other failure is.
+pub fn print(text: &str) -> std::io::Result<()> {
+    let mut stdout = std::io::stdout().lock();
+    match stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e),
+        _ => Ok(()),
+    }
+}
+
 /// Calls `handler` on a thread of its own each time the process gets SIGTERM or SIGINT
 /// (which then no longer end it by themselves).
 pub fn on_term_or_int(mut handler: impl FnMut(Signal) + Send + 'static) {

@@ -3,11 +3,15 @@
 //! shrinks the case to the smallest one that still fails, and it is written as a
 //! cassette that replays it.
 //!
-//! - [`fuzz`], print mode: generated sessions with print-mode faults. Each case is
+//! A [`Fuzz`] says how many cases, from which seed, and where the minimal failing
+//! case is written; a [`Runner`] says which consumer, which mock and which
+//! properties, and the [`Cancel`](super::Cancel) that stops the search.
+//!
+//! - [`Fuzz::run`], print mode: generated sessions with print-mode faults. Each case is
 //!   written as a cassette with its faults applied and replayed from it, so what
 //!   fails is exactly what the cassette holds. (The faults that only split or join
 //!   writes, `chunk` and `coalesce`, are not in cassettes and are not drawn.)
-//! - [`fuzz_acp`], server mode: generated conversations (see
+//! - [`Fuzz::run_acp`], server mode: generated conversations (see
 //!   [`crate::acp::generate`]) with server-mode faults, against an ACP client. Each
 //!   case is the conversation written as a cassette, served by `cursor-agent acp`
 //!   with the faults in `MOCK_AGENT_FAULTS` (they act on the live conversation, so
@@ -23,7 +27,7 @@ use std::time::Instant;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestError, TestRng, TestRunner};
 
-use super::{Case, CaseSource, Consumer, Mode, Properties, RunError, Worker};
+use super::{Case, CaseSource, Mode, RunError, Runner, Worker};
 use crate::acp::generate::{faulted as faulted_conversation, ConversationConfig};
 use crate::format::OutputFormat;
 use crate::generate::{faulted, SessionConfig};
@@ -91,238 +95,242 @@ fn quote(text: &str) -> String {
     }
 }
 
-/// How the search went: runs, seconds, and the minimal failing value with its reason.
-struct Searched<T> {
-    runs: u64,
-    seconds: f64,
-    failure: Option<(T, String)>,
-}
-
-/// Runs `cases` values of `strategy` (from `seed`) against the consumer, each made a
-/// case by `case_of` (given a scratch path for its cassette and its number), and
-/// shrinks the first that breaks a property.
-fn search<S>(
-    consumer: &Consumer,
+/// How many generated cases to run against a consumer, from which seed, and where
+/// the minimal failing case is written (`fuzz-failures` unless told).
+///
+/// ```no_run
+/// use harness::run::{fuzz::Fuzz, mock_binary, Consumer, Runner};
+///
+/// let consumer = Consumer::new("python3 my_bot.py");
+/// let mock = mock_binary().expect("mock-agent on PATH, or MOCK_AGENT_BIN");
+/// let report = Fuzz::new(1).cases(200).run(&Runner::new(&consumer, &mock)).expect("runs");
+/// assert!(report.failure.is_none());
+/// ```
+#[derive(Debug, Clone)]
+#[must_use]
+pub struct Fuzz {
     cases: u32,
     seed: u64,
-    mock: &Path,
-    properties: &Properties,
-    strategy: S,
-    case_of: impl Fn(&S::Value, &Path, u64) -> Result<Case, String>,
-) -> Result<Searched<S::Value>, RunError>
-where
-    S: Strategy,
-    S::Value: Debug + Clone,
-{
-    let error = |message: String| RunError::Spawn {
-        command: consumer.command.clone(),
-        source: std::io::Error::other(message),
-    };
-    let dir = tempfile::Builder::new()
-        .prefix("mock-agent-fuzz-")
-        .tempdir()
-        .map_err(|e| error(e.to_string()))?;
-    let runs = AtomicU64::new(0);
-    let mut rng_seed = [0u8; 32];
-    rng_seed[..8].copy_from_slice(&seed.to_le_bytes());
-    let config = Config {
-        cases,
-        failure_persistence: None,
-        max_shrink_iters: 256,
-        // The generators' filters reject a case now and then: never give up on them.
-        max_local_rejects: u32::MAX,
-        max_global_rejects: u32::MAX,
-        ..Config::default()
-    };
-    let mut runner = TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &rng_seed));
-    // Each case runs in the directory of the case before when it can (see `Workdir`).
-    let worker = std::sync::Mutex::new(Worker::new(consumer, mock));
-    let started = Instant::now();
-    // An error of the harness's own (not a failure of the consumer's) ends the search.
-    let harness_error = std::sync::Mutex::new(None);
-    let keep = |e: RunError| {
-        let message = e.to_string();
-        if let Ok(mut slot) = harness_error.lock() {
-            slot.get_or_insert(e);
+    out: PathBuf,
+}
+
+impl Fuzz {
+    /// 100 cases from `seed`, a failure written to `fuzz-failures/`.
+    pub fn new(seed: u64) -> Self {
+        Fuzz {
+            cases: 100,
+            seed,
+            out: PathBuf::from("fuzz-failures"),
         }
-        TestCaseError::fail(message)
-    };
-    let result = runner.run(&strategy, |value| {
-        let n = runs.fetch_add(1, Ordering::Relaxed);
-        let path = dir.path().join(format!("case-{n}.cassette"));
-        let case = case_of(&value, &path, n).map_err(|e| keep(error(e)))?;
-        let outcome = worker
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .run(&case)
-            .map_err(keep)?;
-        let _ = std::fs::remove_file(&path);
-        let broken: Vec<String> = properties
-            .check(&case, &outcome)
-            .into_iter()
-            .filter(|v| !v.held)
-            .map(|v| format!("{}: {}", v.name, v.detail))
-            .collect();
-        if broken.is_empty() {
-            Ok(())
-        } else {
-            Err(TestCaseError::fail(broken.join("; ")))
-        }
-    });
-    if let Some(e) = harness_error.into_inner().ok().flatten() {
-        return Err(e);
     }
-    let failure = match result {
-        Ok(()) => None,
-        Err(TestError::Abort(reason)) => return Err(error(reason.to_string())),
-        Err(TestError::Fail(reason, minimal)) => Some((minimal, reason.message().to_owned())),
-    };
-    Ok(Searched {
-        runs: runs.into_inner(),
-        seconds: started.elapsed().as_secs_f64(),
-        failure,
-    })
-}
 
-/// Runs `cases` generated cases (from `seed`) against the consumer; on a failure,
-/// shrinks it and writes the minimal case to `out/fuzz-SEED.cassette`.
-pub fn fuzz(
-    consumer: &Consumer,
-    cases: u32,
-    seed: u64,
-    mock: &Path,
-    properties: &Properties,
-    out: &Path,
-) -> Result<FuzzReport, RunError> {
-    let strategy =
-        faulted(SessionConfig::default(), 2).prop_filter("chunk and coalesce are not in cassettes", |case| {
-            !case
-                .faults
-                .iter()
-                .any(|f| f.starts_with("chunk") || f.starts_with("coalesce"))
-        });
-    let searched = search(
-        consumer,
-        cases,
-        seed,
-        mock,
-        properties,
-        strategy,
-        |case, path, n| {
-            case.write_cassette(path)
-                .map_err(|e| format!("cannot write the case: {e}"))?;
+    /// Running this many cases (shrinking not counted).
+    pub fn cases(mut self, cases: u32) -> Self {
+        self.cases = cases;
+        self
+    }
+
+    /// Writing the minimal failing case in this directory.
+    pub fn out(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.out = dir.into();
+        self
+    }
+
+    /// Print mode: generated sessions with faults against the runner's consumer; on a
+    /// failure, shrinks it and writes the minimal case to `OUT/fuzz-SEED.cassette`.
+    pub fn run(&self, runner: &Runner<'_>) -> Result<FuzzReport, RunError> {
+        let strategy = faulted(SessionConfig::default(), 2).prop_filter(
+            "chunk and coalesce are not in cassettes",
+            |case| {
+                !case
+                    .faults
+                    .iter()
+                    .any(|f| f.starts_with("chunk") || f.starts_with("coalesce"))
+            },
+        );
+        let case_of = |case: &crate::generate::Faulted, path: &Path, n: u64| {
+            case.write_cassette(path).map_err(|e| write_case(path, e))?;
             Case::new(
                 CaseSource::Cassette(path.to_owned()),
                 OutputFormat::StreamJson,
                 "",
                 format!("fuzz-{n}"),
             )
-            .map_err(|e| e.to_string())
-        },
-    )?;
-    let failure = match searched.failure {
-        None => None,
-        Some((minimal, reason)) => {
-            let cassette = out.join(format!("fuzz-{seed}.cassette"));
-            create_dir(consumer, out)?;
+            .map_err(|e| write_case(path, e))
+        };
+        let save = |minimal: crate::generate::Faulted, cassette: PathBuf| {
             minimal
                 .write_cassette(&cassette)
-                .map_err(|e| write_error(consumer, e))?;
-            Some(FuzzFailure {
+                .map_err(|e| write_case(&cassette, e))?;
+            Ok(FuzzFailure {
                 cassette,
                 mode: Mode::Print,
                 faults: String::new(),
-                broken: reason.split("; ").map(str::to_owned).collect(),
+                broken: Vec::new(),
                 lines: minimal
                     .frames()
                     .iter()
                     .filter(|f| matches!(f, crate::frames::Frame::Line(l) if l.stream == crate::frames::Stream::Stdout))
                     .count(),
             })
-        }
-    };
-    Ok(FuzzReport {
-        runs: searched.runs,
-        seconds: searched.seconds,
-        failure,
-    })
-}
+        };
+        self.search(runner, "fuzz", strategy, case_of, save)
+    }
 
-/// Runs `cases` generated conversations with server-mode faults (from `seed`) against
-/// an ACP client; on a failure, shrinks it and writes the minimal conversation to
-/// `out/fuzz-acp-SEED.cassette`, and its faults, when it has any, to
-/// `out/fuzz-acp-SEED.faults` (one line, as `MOCK_AGENT_FAULTS` takes them).
-pub fn fuzz_acp(
-    consumer: &Consumer,
-    cases: u32,
-    seed: u64,
-    mock: &Path,
-    properties: &Properties,
-    out: &Path,
-) -> Result<FuzzReport, RunError> {
-    let searched = search(
-        consumer,
-        cases,
-        seed,
-        mock,
-        properties,
-        faulted_conversation(ConversationConfig::default(), 2),
-        |case, path, n| {
+    /// Server mode: generated conversations with server-mode faults against an ACP
+    /// client; on a failure, shrinks it and writes the minimal conversation to
+    /// `OUT/fuzz-acp-SEED.cassette`, and its faults, when it has any, to
+    /// `OUT/fuzz-acp-SEED.faults` (one line, as `MOCK_AGENT_FAULTS` takes them).
+    pub fn run_acp(&self, runner: &Runner<'_>) -> Result<FuzzReport, RunError> {
+        let case_of = |case: &crate::acp::generate::FaultedTranscript, path: &Path, n: u64| {
             case.transcript
                 .write_cassette(path)
-                .map_err(|e| format!("cannot write the case: {e}"))?;
+                .map_err(|e| write_case(path, e))?;
             Case::acp(
                 CaseSource::Cassette(path.to_owned()),
                 &case.spec(),
                 format!("fuzz-acp-{n}"),
             )
-            .map_err(|e| e.to_string())
-        },
-    )?;
-    let failure = match searched.failure {
-        None => None,
-        Some((minimal, reason)) => {
-            create_dir(consumer, out)?;
-            let cassette = out.join(format!("fuzz-acp-{seed}.cassette"));
+            .map_err(|e| write_case(path, e))
+        };
+        let save = |minimal: crate::acp::generate::FaultedTranscript, cassette: PathBuf| {
             let faults_file = cassette.with_extension("faults");
             minimal
                 .transcript
                 .write_cassette(&cassette)
-                .map_err(|e| write_error(consumer, e))?;
+                .map_err(|e| write_case(&cassette, e))?;
             let faults = minimal.spec();
             if faults.is_empty() {
                 // Not the faults of an earlier failure of the same seed.
                 let _ = std::fs::remove_file(&faults_file);
             } else {
-                std::fs::write(&faults_file, format!("{faults}\n")).map_err(|e| write_error(consumer, e))?;
+                std::fs::write(&faults_file, format!("{faults}\n"))
+                    .map_err(|e| write_case(&faults_file, e))?;
             }
-            Some(FuzzFailure {
+            Ok(FuzzFailure {
                 cassette,
                 mode: Mode::Acp,
                 faults,
-                broken: reason.split("; ").map(str::to_owned).collect(),
+                broken: Vec::new(),
                 lines: minimal.transcript.messages.len(),
             })
+        };
+        self.search(
+            runner,
+            "fuzz-acp",
+            faulted_conversation(ConversationConfig::default(), 2),
+            case_of,
+            save,
+        )
+    }
+
+    /// Runs the cases of `strategy` against the consumer, each made a case by
+    /// `case_of` (given a scratch path for its cassette and its number), shrinks the
+    /// first that breaks a property, and has `save` write the minimal one as
+    /// `OUT/PREFIX-SEED.cassette`.
+    fn search<S>(
+        &self,
+        runner: &Runner<'_>,
+        prefix: &str,
+        strategy: S,
+        case_of: impl Fn(&S::Value, &Path, u64) -> Result<Case, RunError>,
+        save: impl FnOnce(S::Value, PathBuf) -> Result<FuzzFailure, RunError>,
+    ) -> Result<FuzzReport, RunError>
+    where
+        S: Strategy,
+        S::Value: Debug + Clone,
+    {
+        let dir = tempfile::Builder::new()
+            .prefix("mock-agent-fuzz-")
+            .tempdir()
+            .map_err(|source| RunError::Workdir { source })?;
+        let runs = AtomicU64::new(0);
+        let mut rng_seed = [0u8; 32];
+        rng_seed[..8].copy_from_slice(&self.seed.to_le_bytes());
+        let config = Config {
+            cases: self.cases,
+            failure_persistence: None,
+            max_shrink_iters: 256,
+            // The generators' filters reject a case now and then: never give up on them.
+            max_local_rejects: u32::MAX,
+            max_global_rejects: u32::MAX,
+            ..Config::default()
+        };
+        let mut search =
+            TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &rng_seed));
+        // Each case runs in the directory of the case before when it can (see `Workdir`).
+        let worker = std::sync::Mutex::new(Worker::new(runner));
+        let started = Instant::now();
+        // An error of the harness's own (not a failure of the consumer's) ends the search.
+        let harness_error = std::sync::Mutex::new(None);
+        let keep = |e: RunError| {
+            let message = e.to_string();
+            if let Ok(mut slot) = harness_error.lock() {
+                slot.get_or_insert(e);
+            }
+            TestCaseError::fail(message)
+        };
+        let result = search.run(&strategy, |value| {
+            let n = runs.fetch_add(1, Ordering::Relaxed);
+            let path = dir.path().join(format!("case-{n}.cassette"));
+            let case = case_of(&value, &path, n).map_err(keep)?;
+            let outcome = worker
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .run(&case)
+                .map_err(keep)?;
+            let _ = std::fs::remove_file(&path);
+            let broken: Vec<String> = runner
+                .properties
+                .check(&case, &outcome)
+                .into_iter()
+                .filter(|v| !v.held)
+                .map(|v| format!("{}: {}", v.name, v.detail))
+                .collect();
+            if broken.is_empty() {
+                Ok(())
+            } else {
+                Err(TestCaseError::fail(broken.join("; ")))
+            }
+        });
+        if let Some(e) = harness_error.into_inner().ok().flatten() {
+            return Err(e);
         }
-    };
-    Ok(FuzzReport {
-        runs: searched.runs,
-        seconds: searched.seconds,
-        failure,
-    })
+        let failure = match result {
+            Ok(()) => None,
+            Err(TestError::Abort(reason)) => {
+                return Err(RunError::Search {
+                    reason: reason.to_string(),
+                })
+            }
+            Err(TestError::Fail(reason, minimal)) => {
+                std::fs::create_dir_all(&self.out).map_err(|e| write_case(&self.out, e))?;
+                let cassette = self.out.join(format!("{prefix}-{}.cassette", self.seed));
+                let mut failure = save(minimal, cassette)?;
+                failure.broken = reason.message().split("; ").map(str::to_owned).collect();
+                Some(failure)
+            }
+        };
+        Ok(FuzzReport {
+            runs: runs.into_inner(),
+            seconds: started.elapsed().as_secs_f64(),
+            failure,
+        })
+    }
 }
 
-fn create_dir(consumer: &Consumer, dir: &Path) -> Result<(), RunError> {
-    std::fs::create_dir_all(dir).map_err(|source| RunError::Spawn {
-        command: consumer.command.clone(),
-        source,
-    })
+impl std::fmt::Display for Fuzz {
+    /// `N cases from seed S`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} cases from seed {}", self.cases, self.seed)
+    }
 }
 
-fn write_error(consumer: &Consumer, e: impl std::fmt::Display) -> RunError {
-    RunError::Spawn {
-        command: consumer.command.clone(),
-        source: std::io::Error::other(e.to_string()),
+/// A case, or the minimal failing one, that cannot be written.
+fn write_case(path: &Path, e: impl std::error::Error + Send + Sync + 'static) -> RunError {
+    RunError::WriteCase {
+        path: path.to_owned(),
+        source: Box::new(e),
     }
 }
 

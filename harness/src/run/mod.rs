@@ -7,7 +7,7 @@
 //! it leaves behind (a mock still running, say) are found, reported and killed.
 //!
 //! What the runner adds to a case is kept small, since a matrix is thousands of
-//! them: each worker of [`run_all`] runs its cases one after another in one
+//! them: each worker of [`Runner::run_all`] runs its cases one after another in one
 //! directory, left as new between them (its journal removed); the shell is started by
 //! its path (spawned, not forked); the consumer's output is read on the worker's own
 //! thread while one thread per worker waits for the consumers' ends; and a property
@@ -21,9 +21,17 @@
 //! # Getting the `mock-agent` binary from another crate
 //!
 //! Install it (`cargo install --path mock-agent`, or build this workspace) and point
-//! [`Consumer::new`]'s caller at it, e.g. with `MOCK_AGENT_BIN`; [`mock_binary`]
-//! looks there, then for `mock-agent` on `PATH`.
+//! the [`Runner`] at it, e.g. with `MOCK_AGENT_BIN`; [`mock_binary`] looks there,
+//! then for `mock-agent` on `PATH`.
+//!
+//! # Interrupting a run
+//!
+//! The runner keeps no state of its own between runs: a caller that must stop a run
+//! (a process on SIGINT) gives the [`Runner`] a [`Cancel`] and calls
+//! [`Cancel::interrupt`].
 
+mod assert;
+mod cancel;
 pub mod child;
 #[cfg(feature = "generate")]
 pub mod fuzz;
@@ -32,6 +40,7 @@ pub mod properties;
 pub mod report;
 pub mod snapshot;
 pub mod summary;
+mod workdir;
 
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -41,9 +50,14 @@ use std::time::{Duration, Instant};
 use crate::expect::Expectation;
 use crate::journal;
 
+pub use assert::{assert_matrix, check_snapshots, try_matrix, MatrixError, MatrixFailure};
+pub use cancel::Cancel;
 pub use matrix::{Case, CaseSource, Matrix, Mode};
-pub use properties::{Properties, Verdict};
+pub use properties::{Properties, Property, UnknownProperty, Verdict};
 pub use summary::Summary;
+
+use cancel::kill_group;
+use workdir::Workdir;
 
 /// The program under test.
 #[derive(Debug, Clone)]
@@ -102,14 +116,33 @@ impl Consumer {
     }
 }
 
+/// The `mock-agent` binary that serves as the agent in each case: a path of its own
+/// type, so that it is never passed where another path is meant (the snapshots'
+/// directory, say).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MockBinary(PathBuf);
+
+impl MockBinary {
+    /// The binary at this path.
+    pub fn new(path: impl Into<PathBuf>) -> Self {
+        MockBinary(path.into())
+    }
+
+    /// Its path.
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
 /// The `mock-agent` binary: `MOCK_AGENT_BIN`, else `mock-agent` on `PATH`.
-pub fn mock_binary() -> Option<PathBuf> {
+pub fn mock_binary() -> Option<MockBinary> {
     if let Some(path) = std::env::var_os("MOCK_AGENT_BIN").filter(|p| !p.is_empty()) {
-        return Some(PathBuf::from(path));
+        return Some(MockBinary::new(path));
     }
     std::env::split_paths(&std::env::var_os("PATH")?)
         .map(|dir| dir.join("mock-agent"))
         .find(|path| path.is_file())
+        .map(MockBinary)
 }
 
 /// How the consumer ended.
@@ -140,23 +173,59 @@ pub struct Outcome {
     /// (they were killed).
     pub left_running: bool,
     /// The temporary directory the case ran in, for redaction (removed once the run
-    /// is over: [`run_case`] has returned, or [`run_all`]; consecutive cases of a
+    /// is over: [`Runner::run_case`] has returned, or [`Runner::run_all`]; consecutive cases of a
     /// worker of `run_all` share it).
     pub dir: PathBuf,
 }
 
 /// An error running a case (not a failure of the consumer: that is in [`Outcome`]).
+/// Its message leaves the cause to [`source`](std::error::Error::source).
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum RunError {
-    /// Setting up the case's directory or starting the consumer failed.
-    #[error("cannot run `{command}`: {source}")]
+    /// Starting the consumer (its shell) failed.
+    #[error("cannot run `{command}`")]
     Spawn {
         /// The consumer's command.
         command: String,
         /// Why.
         source: std::io::Error,
     },
+    /// A case's directory, or the fuzzer's scratch directory, cannot be made.
+    #[error("cannot make a directory to run the case in")]
+    Workdir {
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A generated case cannot be written as a cassette, or read back as a case.
+    #[error("{}: cannot write the case", path.display())]
+    WriteCase {
+        /// Where it was written.
+        path: PathBuf,
+        /// Why.
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+    /// The search for a failing case stopped (proptest gave up).
+    #[error("the search for a failing case stopped: {reason}")]
+    Search {
+        /// Why.
+        reason: String,
+    },
+    /// The run's [`Cancel`] was interrupted: no consumer is started after that.
+    #[error("the run was interrupted")]
+    Interrupted,
+}
+
+impl RunError {
+    /// The exit code the binary ends with on this error (see [`crate::exit_codes`]).
+    pub fn exit_code(&self) -> i32 {
+        use crate::exit_codes;
+        match self {
+            RunError::Spawn { .. } => exit_codes::CANNOT_RUN,
+            RunError::Workdir { .. } | RunError::WriteCase { .. } => exit_codes::CANNOT_CREATE,
+            RunError::Search { .. } | RunError::Interrupted => exit_codes::INTERNAL,
+        }
+    }
 }
 
 /// How long processes left in the consumer's group get to end by themselves.
@@ -165,134 +234,11 @@ const GRACE: Duration = Duration::from_millis(300);
 /// At most this much of each of the consumer's streams is kept.
 pub const MAX_OUTPUT: usize = 16 << 20;
 
-/// Runs the consumer against one case with the mock at `mock`, in a case directory
-/// of its own.
-pub fn run_case(consumer: &Consumer, case: &Case, mock: &Path) -> Result<Outcome, RunError> {
-    Worker::new(consumer, mock).run(case)
-}
-
 fn spawn_error(consumer: &Consumer, source: std::io::Error) -> RunError {
     RunError::Spawn {
         command: consumer.command.clone(),
         source,
     }
-}
-
-/// The names the mock has in a case's `bin/`.
-const AGENT_NAMES: [&str; 2] = ["agent", "cursor-agent"];
-
-/// Where cases run: a temporary directory whose `bin/` holds the mock as
-/// `cursor-agent` and `agent` (first on the consumer's `PATH`), and the journal the
-/// mock appends to. A worker runs case after case in one, each as if in a fresh one:
-/// the journal is removed after each case, and a directory that a case changed
-/// otherwise, or that a process of a case may still use, is not used again.
-/// (Creating and removing a directory per case costs more than a case's two
-/// processes on some file systems.)
-struct Workdir {
-    dir: tempfile::TempDir,
-    bin: PathBuf,
-    journal: PathBuf,
-    mock: PathBuf,
-    /// The consumer's `PATH` last time, and `sh` found on it.
-    shell: Option<(std::ffi::OsString, Option<PathBuf>)>,
-}
-
-impl Workdir {
-    /// A new case directory for the mock at `mock`, removed by [`interrupt`] too.
-    /// It is made under the lock [`interrupt`] takes: once the harness is
-    /// interrupted no directory is made, and one being made is removed with the
-    /// others (the process ends right after, before a worker could remove it).
-    fn new(mock: &Path) -> std::io::Result<Workdir> {
-        let mut active = active();
-        let running = active.as_mut().ok_or_else(interrupted)?;
-        let dir = tempfile::Builder::new().prefix("mock-agent-case-").tempdir()?;
-        let bin = dir.path().join("bin");
-        std::fs::create_dir(&bin)?;
-        for name in AGENT_NAMES {
-            std::os::unix::fs::symlink(mock, bin.join(name))?;
-        }
-        running.dirs.push(dir.path().to_owned());
-        drop(active);
-        Ok(Workdir {
-            journal: dir.path().join("journal.jsonl"),
-            bin,
-            dir,
-            mock: mock.to_owned(),
-            shell: None,
-        })
-    }
-
-    /// Makes it ready for the next case, as it was new: false when that cannot be
-    /// done (the case left a file of its own, or changed `bin/`). The journal is
-    /// removed, not emptied: on ext4 a file truncated and written again is flushed
-    /// when it is closed (`auto_da_alloc`), and the next truncation waits for that
-    /// (several milliseconds, in the mock's time and the runner's), while a file
-    /// removed before it was ever written back costs a few microseconds.
-    fn reset(&self) -> bool {
-        match std::fs::remove_file(&self.journal) {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(_) => return false,
-        }
-        names_in(self.dir.path()).is_some_and(|names| names == ["bin"])
-            && names_in(&self.bin).is_some_and(|names| names == AGENT_NAMES)
-            && AGENT_NAMES
-                .iter()
-                .all(|name| std::fs::read_link(self.bin.join(name)).is_ok_and(|to| to == self.mock))
-    }
-
-    /// `sh` as a consumer with this `PATH` finds it (see [`find_shell`]).
-    fn shell(&mut self, path: &std::ffi::OsStr) -> Option<PathBuf> {
-        match &self.shell {
-            Some((cached, shell)) if cached == path => shell.clone(),
-            _ => {
-                let shell = find_shell(path);
-                self.shell = Some((path.to_owned(), shell.clone()));
-                shell
-            }
-        }
-    }
-}
-
-impl Drop for Workdir {
-    /// Removes the directory under the lock [`interrupt`] takes, for the same reason
-    /// as [`Workdir::new`] makes it so.
-    fn drop(&mut self) {
-        let mut active = active();
-        remove_dir(self.dir.path());
-        if let Some(running) = active.as_mut() {
-            running.dirs.retain(|d| d != self.dir.path());
-        }
-    }
-}
-
-/// The names in a directory, sorted.
-fn names_in(dir: &Path) -> Option<Vec<String>> {
-    let mut names = std::fs::read_dir(dir)
-        .ok()?
-        .map(|entry| entry.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
-        .collect::<Option<Vec<String>>>()?;
-    names.sort();
-    Some(names)
-}
-
-/// The `sh` that `execvp` would run with this `PATH`: the first executable file
-/// `sh` in its directories; `None` when a directory is relative or empty (the
-/// consumer's working directory decides) or none has one. The consumer's shell is
-/// started by this path, so that it is spawned rather than forked (the standard
-/// library forks a command whose program it must find on a `PATH` of the child's
-/// own, and a fork costs more the more the harness holds).
-fn find_shell(path: &std::ffi::OsStr) -> Option<PathBuf> {
-    for dir in std::env::split_paths(path) {
-        if !dir.is_absolute() {
-            return None;
-        }
-        let shell = dir.join("sh");
-        if shell.is_file() && nix::unistd::access(&shell, nix::unistd::AccessFlags::X_OK).is_ok() {
-            return Some(shell);
-        }
-    }
-    None
 }
 
 /// Runs the consumer against one case in `workdir`, its end waited for by `reaper`.
@@ -301,6 +247,7 @@ fn run_in(
     case: &Case,
     workdir: &mut Workdir,
     reaper: &child::Reaper,
+    cancel: &Cancel,
     scratch: &mut Vec<u8>,
 ) -> Result<Outcome, RunError> {
     let spawn_error = |source| spawn_error(consumer, source);
@@ -356,7 +303,7 @@ fn run_in(
     // The pipe that reads the consumer's end, made before it starts.
     let (end, ended) = std::io::pipe().map_err(spawn_error)?;
     let started = Instant::now();
-    let (mut child, _active) = Active::spawn(&mut cmd).map_err(spawn_error)?;
+    let (mut child, _active) = Active::spawn(&mut cmd, consumer, cancel)?;
     let group = child.id() as i32;
     // Each stream is read to its end, and the first MAX_OUTPUT bytes kept.
     let mut watch = child::Watch::new(child.stdout.take(), child.stderr.take(), end, MAX_OUTPUT, scratch);
@@ -415,6 +362,7 @@ fn run_in(
 struct Worker<'a> {
     consumer: &'a Consumer,
     mock: &'a Path,
+    cancel: &'a Cancel,
     workdir: Option<Workdir>,
     reaper: Option<child::Reaper>,
     /// The buffer the consumer's streams are read through.
@@ -422,10 +370,11 @@ struct Worker<'a> {
 }
 
 impl<'a> Worker<'a> {
-    fn new(consumer: &'a Consumer, mock: &'a Path) -> Self {
+    fn new(runner: &'a Runner<'a>) -> Self {
         Worker {
-            consumer,
-            mock,
+            consumer: runner.consumer,
+            mock: runner.mock.path(),
+            cancel: &runner.cancel,
             workdir: None,
             reaper: None,
             scratch: Vec::new(),
@@ -442,9 +391,16 @@ impl<'a> Worker<'a> {
         };
         let mut workdir = match self.workdir.take() {
             Some(workdir) => workdir,
-            None => Workdir::new(self.mock).map_err(spawn_error)?,
+            None => Workdir::new(self.mock, self.cancel)?,
         };
-        let outcome = run_in(self.consumer, case, &mut workdir, &reaper, &mut self.scratch)?;
+        let outcome = run_in(
+            self.consumer,
+            case,
+            &mut workdir,
+            &reaper,
+            self.cancel,
+            &mut self.scratch,
+        )?;
         self.reaper = Some(reaper);
         // Nothing of the case may still be running to use its directory again.
         let over = outcome.status != Status::TimedOut && !outcome.left_running;
@@ -455,84 +411,29 @@ impl<'a> Worker<'a> {
     }
 }
 
-/// What an interrupted harness kills and removes ([`interrupt`]): the process groups
-/// of the consumers running now, and the case directories.
-#[derive(Debug)]
-struct Running {
-    groups: Vec<i32>,
-    dirs: Vec<PathBuf>,
-}
+/// A running consumer's place in its run's [`Cancel`], for as long as it runs.
+struct Active<'a>(i32, &'a Cancel);
 
-/// `None` once the harness is interrupted: no consumer starts after that.
-static ACTIVE: std::sync::Mutex<Option<Running>> = std::sync::Mutex::new(Some(Running {
-    groups: Vec::new(),
-    dirs: Vec::new(),
-}));
-
-fn active() -> std::sync::MutexGuard<'static, Option<Running>> {
-    ACTIVE.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
-fn interrupted() -> std::io::Error {
-    std::io::Error::other("the harness was interrupted")
-}
-
-/// A running consumer's place in [`ACTIVE`], for as long as it runs.
-struct Active(i32);
-
-impl Active {
+impl<'a> Active<'a> {
     /// Starts the consumer and registers it at once, under the lock that
-    /// [`interrupt`] takes: a consumer is either killed by it or never started.
-    fn spawn(cmd: &mut Command) -> std::io::Result<(std::process::Child, Active)> {
-        let mut active = active();
-        let running = active.as_mut().ok_or_else(interrupted)?;
-        let child = cmd.spawn()?;
+    /// [`Cancel::interrupt`] takes: a consumer is either killed by it or never started.
+    fn spawn(
+        cmd: &mut Command,
+        consumer: &Consumer,
+        cancel: &'a Cancel,
+    ) -> Result<(std::process::Child, Active<'a>), RunError> {
+        let mut state = cancel.lock();
+        let running = state.as_mut().ok_or(RunError::Interrupted)?;
+        let child = cmd.spawn().map_err(|source| spawn_error(consumer, source))?;
         let group = child.id() as i32;
-        running.groups.push(group);
-        Ok((child, Active(group)))
+        running.add_group(group);
+        Ok((child, Active(group, cancel)))
     }
 }
 
-impl Drop for Active {
+impl Drop for Active<'_> {
     fn drop(&mut self) {
-        if let Some(running) = active().as_mut() {
-            running.groups.retain(|group| *group != self.0);
-        }
-    }
-}
-
-/// Kills every running consumer's process group and removes the case directories:
-/// what a harness does when it is interrupted (SIGINT, SIGTERM), since consumers run
-/// in groups of their own that the terminal's signal does not reach.
-///
-/// It holds the lock that starting a consumer and making or removing a case
-/// directory take until it is done: a worker that finds the harness interrupted
-/// finds every consumer killed and every directory removed, and the process can end.
-pub fn interrupt() {
-    let mut active = active();
-    let Some(running) = active.take() else {
-        return;
-    };
-    for group in running.groups {
-        kill_group(group);
-    }
-    for dir in running.dirs {
-        remove_dir(&dir);
-    }
-}
-
-/// Removes a case directory that a process being killed may still write to (its
-/// journal): a removal that meets an entry just made is tried again, so that the
-/// process can end right after without leaving the directory behind.
-fn remove_dir(dir: &Path) {
-    for _ in 0..5 {
-        match std::fs::remove_dir_all(dir) {
-            Ok(()) => return,
-            Err(e) if e.kind() == std::io::ErrorKind::DirectoryNotEmpty => {
-                std::thread::sleep(Duration::from_millis(2));
-            }
-            Err(_) => return,
-        }
+        self.1.forget_group(self.0);
     }
 }
 
@@ -552,11 +453,6 @@ fn stop_group(group: i32, watch: &mut child::Watch<'_>) {
 
 /// How long a consumer's group has between SIGTERM and SIGKILL on timeout.
 const TERM_GRACE: Duration = Duration::from_millis(200);
-
-fn kill_group(group: i32) {
-    use nix::sys::signal::{killpg, Signal};
-    let _ = killpg(nix::unistd::Pid::from_raw(group), Signal::SIGKILL);
-}
 
 /// Whether a process of the group is still running. A zombie (dead, not yet reaped
 /// by whoever adopted it) does not count: the group is read from `/proc`.
@@ -601,64 +497,133 @@ impl CaseResult {
     }
 }
 
-/// Runs every case, `jobs` at a time, and checks the properties of each.
-pub fn run_all(
-    consumer: &Consumer,
-    cases: &[Case],
-    mock: &Path,
-    properties: &Properties,
+/// Runs a consumer against cases: the consumer, the mock that serves as its agent,
+/// the properties checked, how many cases run at once, and the handle that stops the
+/// run. Options not given keep their defaults: the built-in properties, one case at a
+/// time, and a [`Cancel`] that nobody interrupts.
+///
+/// ```no_run
+/// use harness::run::{mock_binary, Consumer, Matrix, Properties, Property, Runner};
+///
+/// let consumer = Consumer::new("python3 my_bot.py");
+/// let mock = mock_binary().expect("mock-agent on PATH, or MOCK_AGENT_BIN");
+/// let runner = Runner::new(&consumer, &mock)
+///     .properties(Properties::new().without(Property::ReadsToEnd))
+///     .jobs(4);
+/// let cases = Matrix::standard(Vec::new()).cases(false).expect("the matrix");
+/// let results = runner.run_all(&cases, |_| {}).expect("runs");
+/// assert!(results.iter().all(|r| r.passed()));
+/// ```
+#[derive(Debug, Clone)]
+#[must_use]
+pub struct Runner<'a> {
+    consumer: &'a Consumer,
+    mock: &'a MockBinary,
+    properties: Properties,
     jobs: usize,
-    mut progress: impl FnMut(&CaseResult) + Send,
-) -> Result<Vec<CaseResult>, RunError> {
-    let check = |case: &Case, outcome: Outcome| {
-        let verdicts = properties.check(case, &outcome);
+    cancel: Cancel,
+}
+
+impl<'a> Runner<'a> {
+    /// Runs `consumer`, with `mock` as its agent.
+    pub fn new(consumer: &'a Consumer, mock: &'a MockBinary) -> Self {
+        Runner {
+            consumer,
+            mock,
+            properties: Properties::new(),
+            jobs: 1,
+            cancel: Cancel::new(),
+        }
+    }
+
+    /// Checking these properties.
+    pub fn properties(mut self, properties: Properties) -> Self {
+        self.properties = properties;
+        self
+    }
+
+    /// Running `jobs` cases at once (at least one).
+    pub fn jobs(mut self, jobs: usize) -> Self {
+        self.jobs = jobs.max(1);
+        self
+    }
+
+    /// Stopped by this handle: once it is interrupted, the consumers running are
+    /// killed, their directories removed, and no case starts.
+    pub fn cancel(mut self, cancel: &Cancel) -> Self {
+        self.cancel = cancel.clone();
+        self
+    }
+
+    /// The consumer.
+    pub fn consumer(&self) -> &'a Consumer {
+        self.consumer
+    }
+
+    /// Runs the consumer against one case, in a case directory of its own.
+    pub fn run_case(&self, case: &Case) -> Result<Outcome, RunError> {
+        Worker::new(self).run(case)
+    }
+
+    /// The case's result: its outcome, and the verdict of each property on it.
+    fn check(&self, case: &Case, outcome: Outcome) -> CaseResult {
+        let verdicts = self.properties.check(case, &outcome);
         CaseResult {
             case: case.clone(),
             outcome,
             verdicts,
         }
-    };
-    let jobs = jobs.clamp(1, cases.len().max(1));
-    if jobs == 1 {
-        // On this thread: no worker to hand each result over.
-        let mut worker = Worker::new(consumer, mock);
-        let mut results = Vec::with_capacity(cases.len());
-        for case in cases {
-            let result = check(case, worker.run(case)?);
-            progress(&result);
-            results.push(result);
-        }
-        return Ok(results);
     }
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let (sender, receiver) = std::sync::mpsc::channel();
-    std::thread::scope(|scope| {
-        for _ in 0..jobs {
-            let sender = sender.clone();
-            let (next, check) = (&next, &check);
-            scope.spawn(move || {
-                let mut worker = Worker::new(consumer, mock);
-                loop {
-                    let index = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    let Some(case) = cases.get(index) else {
-                        break;
-                    };
-                    let result = worker.run(case).map(|outcome| check(case, outcome));
-                    if sender.send((index, result)).is_err() {
-                        break;
+
+    /// Runs every case, [`jobs`](Runner::jobs) at a time, checks the properties of
+    /// each, and calls `progress` with each result as it comes.
+    pub fn run_all(
+        &self,
+        cases: &[Case],
+        mut progress: impl FnMut(&CaseResult) + Send,
+    ) -> Result<Vec<CaseResult>, RunError> {
+        let jobs = self.jobs.clamp(1, cases.len().max(1));
+        if jobs == 1 {
+            // On this thread: no worker to hand each result over.
+            let mut worker = Worker::new(self);
+            let mut results = Vec::with_capacity(cases.len());
+            for case in cases {
+                let result = self.check(case, worker.run(case)?);
+                progress(&result);
+                results.push(result);
+            }
+            return Ok(results);
+        }
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let (sender, receiver) = std::sync::mpsc::channel();
+        std::thread::scope(|scope| {
+            for _ in 0..jobs {
+                let sender = sender.clone();
+                let next = &next;
+                scope.spawn(move || {
+                    let mut worker = Worker::new(self);
+                    loop {
+                        let index = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(case) = cases.get(index) else {
+                            break;
+                        };
+                        let result = worker.run(case).map(|outcome| self.check(case, outcome));
+                        if sender.send((index, result)).is_err() {
+                            break;
+                        }
                     }
-                }
-            });
-        }
-        drop(sender);
-        let mut results: Vec<Option<CaseResult>> = vec![None; cases.len()];
-        for (index, result) in receiver {
-            let result = result?;
-            progress(&result);
-            results[index] = Some(result);
-        }
-        Ok(results.into_iter().flatten().collect())
-    })
+                });
+            }
+            drop(sender);
+            let mut results: Vec<Option<CaseResult>> = vec![None; cases.len()];
+            for (index, result) in receiver {
+                let result = result?;
+                progress(&result);
+                results[index] = Some(result);
+            }
+            Ok(results.into_iter().flatten().collect())
+        })
+    }
 }
 
 /// What a correct consumer concludes, as text for records.
@@ -666,101 +631,6 @@ pub fn describe(expect: &Expectation) -> String {
     match expect {
         Expectation::Success { answer } => format!("success: {answer:?}"),
         Expectation::Failure => "failure".to_owned(),
-    }
-}
-
-/// What [`check_matrix`] found wrong: the run's [`Summary`], and each case with
-/// broken properties or a snapshot that fails the run.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MatrixFailure {
-    /// Each case with broken properties, and their names and details.
-    pub broken: Vec<(String, Vec<String>)>,
-    /// Cases whose record has no snapshot yet, or differs from it.
-    pub snapshots: Vec<String>,
-    /// The summary, as `mock-agent test` prints it.
-    pub summary: String,
-}
-
-impl std::fmt::Display for MatrixFailure {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.summary)
-    }
-}
-
-impl MatrixFailure {
-    fn of(message: String) -> Self {
-        MatrixFailure {
-            broken: vec![("matrix".to_owned(), vec![message.clone()])],
-            snapshots: Vec::new(),
-            summary: message,
-        }
-    }
-}
-
-/// Checks each case's record against its snapshot in `dir` under `policy` (see
-/// [`snapshot`]).
-pub fn check_snapshots(
-    results: &[CaseResult],
-    dir: &Path,
-    policy: &snapshot::Policy,
-) -> std::io::Result<Vec<snapshot::Checked>> {
-    results
-        .iter()
-        .map(|result| snapshot::check(dir, &result.case.name, &report::record(result), policy))
-        .collect()
-}
-
-/// Runs a consumer against every case of a matrix and compares each record with its
-/// snapshot in `snapshots`, as insta does (see [`snapshot`]: `INSTA_UPDATE`, `CI`,
-/// `INSTA_FORCE_PASS`; `cargo insta review` takes the new ones).
-pub fn check_matrix(
-    consumer: &Consumer,
-    matrix: &Matrix,
-    properties: &Properties,
-    mock: &Path,
-    snapshots: &Path,
-) -> Result<Vec<CaseResult>, MatrixFailure> {
-    let policy = snapshot::Policy::from_env().map_err(MatrixFailure::of)?;
-    let cases = matrix
-        .cases(consumer.command.contains("{format}"))
-        .map_err(|e| MatrixFailure::of(e.to_string()))?;
-    let jobs = std::thread::available_parallelism().map_or(2, std::num::NonZero::get);
-    let results = run_all(consumer, &cases, mock, properties, jobs, |_| {})
-        .map_err(|e| MatrixFailure::of(e.to_string()))?;
-    let checked = check_snapshots(&results, snapshots, &policy)
-        .map_err(|e| MatrixFailure::of(format!("{}: cannot write the snapshot: {e}", snapshots.display())))?;
-    let summary = Summary::new(&results, &checked);
-    if summary.passed() {
-        return Ok(results);
-    }
-    Err(MatrixFailure {
-        broken: summary
-            .failed()
-            .map(|r| {
-                let broken = r.verdicts.iter().filter(|v| !v.held);
-                (
-                    r.case.name.clone(),
-                    broken.map(|v| format!("{}: {}", v.name, v.detail)).collect(),
-                )
-            })
-            .collect(),
-        snapshots: summary.failing_snapshots().map(|c| c.case.clone()).collect(),
-        summary: summary.to_string(),
-    })
-}
-
-/// [`check_matrix`], panicking with the summary of every broken property and
-/// snapshot to review.
-#[track_caller]
-pub fn assert_matrix(
-    consumer: &Consumer,
-    matrix: &Matrix,
-    properties: &Properties,
-    mock: &Path,
-    snapshots: &Path,
-) {
-    if let Err(failure) = check_matrix(consumer, matrix, properties, mock, snapshots) {
-        panic!("the consumer `{}` does not cope:\n{failure}", consumer.command);
     }
 }
 
@@ -795,15 +665,9 @@ mod tests {
     }
 
     fn run(consumer: &Consumer, n: usize) -> Vec<CaseResult> {
-        run_all(
-            consumer,
-            &cases(n),
-            Path::new("/bin/true"),
-            &Properties::new(),
-            1,
-            |_| {},
-        )
-        .expect("runs")
+        Runner::new(consumer, &MockBinary::new("/bin/true"))
+            .run_all(&cases(n), |_| {})
+            .expect("runs")
     }
 
     #[test]
@@ -871,26 +735,46 @@ mod tests {
     }
 
     #[test]
-    fn the_shell_is_found_as_exec_would_find_it() {
-        use std::os::unix::fs::PermissionsExt;
-        let dir = tempfile::tempdir().expect("temp dir");
-        let (plain, runnable) = (dir.path().join("plain"), dir.path().join("runnable"));
-        for (sub, mode) in [(&plain, 0o644), (&runnable, 0o755)] {
-            std::fs::create_dir(sub).expect("mkdir");
-            std::fs::write(sub.join("sh"), "").expect("writes");
-            std::fs::set_permissions(sub.join("sh"), std::fs::Permissions::from_mode(mode)).expect("chmod");
+    fn an_interrupt_kills_the_consumer_and_removes_its_directory() {
+        let seen = tempfile::tempdir().expect("temp dir");
+        let note = seen.path().join("journal");
+        let consumer = Consumer::new(format!(
+            "echo \"$MOCK_AGENT_JOURNAL\" > {}; sleep 30",
+            note.display()
+        ))
+        .timeout(Duration::from_secs(20));
+        let mock = MockBinary::new("/bin/true");
+        let cancel = Cancel::new();
+        let runner = Runner::new(&consumer, &mock).cancel(&cancel);
+        let started = Instant::now();
+        let result = std::thread::scope(|scope| {
+            let run = scope.spawn(|| runner.run_all(&cases(3), |_| {}));
+            // Once the first consumer runs (however loaded the machine is).
+            let waited = Instant::now();
+            while std::fs::read_to_string(&note).map_or(true, |n| !n.ends_with('\n'))
+                && waited.elapsed() < Duration::from_secs(10)
+            {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            cancel.interrupt();
+            run.join().expect("the run ends")
+        });
+        assert!(
+            started.elapsed() < Duration::from_secs(15),
+            "the consumer was killed, not timed out"
+        );
+        match result {
+            // The first case ended by the kill; the next one could not start.
+            Err(RunError::Interrupted) => {}
+            other => panic!("expected the run to stop as interrupted: {other:?}"),
         }
-        let path = |dirs: &[&Path]| std::env::join_paths(dirs).expect("joins");
-        assert_eq!(
-            find_shell(&path(&[dir.path(), &plain, &runnable])),
-            Some(runnable.join("sh")),
-            "a file that is not executable is passed over, as execvp does"
+        assert!(cancel.is_interrupted());
+        let journal = std::fs::read_to_string(&note).expect("the consumer ran");
+        let case_dir = Path::new(journal.trim()).parent().expect("the case directory");
+        assert!(!case_dir.exists(), "removed: {case_dir:?}");
+        assert!(
+            matches!(runner.run_case(&cases(1)[0]), Err(RunError::Interrupted)),
+            "no case starts once interrupted"
         );
-        assert_eq!(
-            find_shell(&path(&[Path::new("relative"), &runnable])),
-            None,
-            "a relative directory first: left to exec"
-        );
-        assert_eq!(find_shell(&path(&[dir.path()])), None, "none at all");
     }
 }

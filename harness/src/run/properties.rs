@@ -11,8 +11,8 @@
 //! | `answers-requests` | server mode: every request of the agent's (permission, fs, terminal, `cursor/ask_question`) gets a response |
 //! | `ignores-unknown` | server mode, with an unknown update kind or field: the client copes as it does without |
 //!
-//! Users add their own with [`Properties::add`] and switch any off with
-//! [`Properties::without`].
+//! Users add their own with [`Properties::add`] and switch a built-in one off with
+//! [`Properties::without`] and its [`Property`].
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -31,6 +31,16 @@ pub struct Verdict {
     pub detail: String,
 }
 
+impl Verdict {
+    fn of(name: &str, result: Result<(), String>) -> Self {
+        Verdict {
+            name: name.to_owned(),
+            held: result.is_ok(),
+            detail: result.err().unwrap_or_default(),
+        }
+    }
+}
+
 /// A user's property: `Ok(())` when it holds, `Err(why)` when not.
 pub type Check = Arc<dyn Fn(&Case, &Outcome) -> Result<(), String> + Send + Sync>;
 
@@ -40,10 +50,95 @@ pub type Predicate = Arc<dyn Fn(&Outcome) -> bool + Send + Sync>;
 /// A user's predicate on an outcome and the answer expected.
 pub type AnswerPredicate = Arc<dyn Fn(&Outcome, &str) -> bool + Send + Sync>;
 
+/// A built-in property, named in reports as the table above names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
+pub enum Property {
+    /// `ends`: the consumer ends within its time limit.
+    Ends,
+    /// `no-crash`: it does not die by a signal, and prints no crash.
+    NoCrash,
+    /// `reports-failure`: when the agent failed, it says so.
+    ReportsFailure,
+    /// `reports-success`: when the agent succeeded, it exits 0 and prints the answer.
+    ReportsSuccess,
+    /// `no-leftover`: it leaves no process running.
+    NoLeftover,
+    /// `reads-to-end`: print mode; it reads the agent's stdout to the end.
+    ReadsToEnd,
+    /// `answers-requests`: server mode; every request of the agent's gets a response.
+    AnswersRequests,
+    /// `ignores-unknown`: server mode; an unknown update kind or field changes nothing.
+    IgnoresUnknown,
+}
+
+impl Property {
+    /// Every built-in property, in report order.
+    pub const ALL: [Property; 8] = [
+        Property::Ends,
+        Property::NoCrash,
+        Property::ReportsFailure,
+        Property::ReportsSuccess,
+        Property::NoLeftover,
+        Property::ReadsToEnd,
+        Property::AnswersRequests,
+        Property::IgnoresUnknown,
+    ];
+
+    /// Its name in reports, snapshots and `--off`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Property::Ends => "ends",
+            Property::NoCrash => "no-crash",
+            Property::ReportsFailure => "reports-failure",
+            Property::ReportsSuccess => "reports-success",
+            Property::NoLeftover => "no-leftover",
+            Property::ReadsToEnd => "reads-to-end",
+            Property::AnswersRequests => "answers-requests",
+            Property::IgnoresUnknown => "ignores-unknown",
+        }
+    }
+}
+
+impl std::fmt::Display for Property {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A name that is not a built-in property's.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("no property `{name}`; the properties are {}", Property::ALL.map(Property::name).join(", "))]
+pub struct UnknownProperty {
+    /// The name given.
+    pub name: String,
+}
+
+impl std::str::FromStr for Property {
+    type Err = UnknownProperty;
+
+    fn from_str(name: &str) -> Result<Self, Self::Err> {
+        Property::ALL
+            .into_iter()
+            .find(|p| p.name() == name)
+            .ok_or_else(|| UnknownProperty {
+                name: name.to_owned(),
+            })
+    }
+}
+
+impl TryFrom<&str> for Property {
+    type Error = UnknownProperty;
+
+    fn try_from(name: &str) -> Result<Self, Self::Error> {
+        name.parse()
+    }
+}
+
 /// The properties checked, with the user's additions and switches.
 #[derive(Clone, Default)]
 pub struct Properties {
-    off: BTreeSet<String>,
+    off: BTreeSet<Property>,
     added: Vec<(String, Check)>,
     success: Option<AnswerPredicate>,
     failure: Option<Predicate>,
@@ -94,11 +189,15 @@ fn answers_requests(outcome: &Outcome) -> Result<(), String> {
 }
 
 /// `reads-to-end`, in print mode: no run of the agent found its stdout closed.
-fn verdict_reads_to_end(case: &Case, outcome: &Outcome, verdict: &mut impl FnMut(&str, Result<(), String>)) {
+fn verdict_reads_to_end(
+    case: &Case,
+    outcome: &Outcome,
+    verdict: &mut impl FnMut(Property, Result<(), String>),
+) {
     if case.mode == Mode::Print {
         let closed = outcome.journal.iter().filter(|e| e.stdout_closed).count();
         verdict(
-            "reads-to-end",
+            Property::ReadsToEnd,
             if closed == 0 {
                 Ok(())
             } else {
@@ -185,28 +284,30 @@ const CRASHES: &[&str] = &[
     "Segmentation fault",
 ];
 
-/// The built-in properties, in report order.
-pub const BUILT_IN: &[&str] = &[
-    "ends",
-    "no-crash",
-    "reports-failure",
-    "reports-success",
-    "no-leftover",
-    "reads-to-end",
-    "answers-requests",
-    "ignores-unknown",
-];
-
 impl Properties {
     /// The built-in properties.
     pub fn new() -> Self {
         Properties::default()
     }
 
-    /// Without the property of this name.
+    /// Without this built-in property: `.without(Property::ReadsToEnd)`.
+    ///
+    /// A name (`.without("reads-to-end")`) is taken too, for names read at run time,
+    /// and panics when it is not a property's: a typo is never silently a property
+    /// still checked. (`"reads-to-end".parse::<Property>()` tells it as an error.)
     #[must_use]
-    pub fn without(mut self, name: &str) -> Self {
-        self.off.insert(name.to_owned());
+    #[track_caller]
+    pub fn without<P>(mut self, property: P) -> Self
+    where
+        P: TryInto<Property>,
+        P::Error: std::fmt::Display,
+    {
+        match property.try_into() {
+            Ok(property) => {
+                self.off.insert(property);
+            }
+            Err(e) => panic!("Properties::without: {e}"),
+        }
         self
     }
 
@@ -239,26 +340,22 @@ impl Properties {
         self
     }
 
-    /// Whether the property of this name is checked (not switched off).
-    fn checks(&self, name: &str) -> bool {
-        !self.off.contains(name)
+    /// Whether the property is checked (not switched off).
+    pub fn checks(&self, property: Property) -> bool {
+        !self.off.contains(&property)
     }
 
     /// The verdict of each property on one outcome.
     pub fn check(&self, case: &Case, outcome: &Outcome) -> Vec<Verdict> {
         let mut verdicts = Vec::new();
-        let mut verdict = |name: &str, result: Result<(), String>| {
-            if !self.off.contains(name) {
-                verdicts.push(Verdict {
-                    name: name.to_owned(),
-                    held: result.is_ok(),
-                    detail: result.err().unwrap_or_default(),
-                });
+        let mut verdict = |property: Property, result: Result<(), String>| {
+            if self.checks(property) {
+                verdicts.push(Verdict::of(property.name(), result));
             }
         };
         let ended = outcome.status != Status::TimedOut;
         verdict(
-            "ends",
+            Property::Ends,
             if ended {
                 Ok(())
             } else {
@@ -269,7 +366,7 @@ impl Properties {
             },
         );
         // Each property's work is done only when it is checked.
-        if self.checks("no-crash") {
+        if self.checks(Property::NoCrash) {
             let crash = match outcome.status {
                 Status::Signaled(signal) => Err(format!("died by signal {signal}")),
                 _ => match printed_crash(outcome, &case.expect) {
@@ -277,7 +374,7 @@ impl Properties {
                     None => Ok(()),
                 },
             };
-            verdict("no-crash", crash);
+            verdict(Property::NoCrash, crash);
         }
         match &case.expect {
             Expectation::Failure => {
@@ -290,9 +387,9 @@ impl Properties {
                 } else {
                     Err("the agent failed, but the consumer exited 0".to_owned())
                 };
-                verdict("reports-failure", result);
+                verdict(Property::ReportsFailure, result);
             }
-            Expectation::Success { answer } if self.checks("reports-success") => {
+            Expectation::Success { answer } if self.checks(Property::ReportsSuccess) => {
                 let answered = match &self.success {
                     Some(predicate) => predicate(outcome, answer),
                     None => {
@@ -317,16 +414,16 @@ impl Properties {
                     }
                     (false, _) => Err("the agent succeeded, but the consumer did not say so".into()),
                 };
-                verdict("reports-success", result);
+                verdict(Property::ReportsSuccess, result);
                 verdict_reads_to_end(case, outcome, &mut verdict);
             }
             Expectation::Success { .. } => verdict_reads_to_end(case, outcome, &mut verdict),
         }
-        if case.mode == Mode::Acp && self.checks("answers-requests") {
-            verdict("answers-requests", answers_requests(outcome));
+        if case.mode == Mode::Acp && self.checks(Property::AnswersRequests) {
+            verdict(Property::AnswersRequests, answers_requests(outcome));
         }
         verdict(
-            "no-leftover",
+            Property::NoLeftover,
             if outcome.left_running {
                 Err("left processes running after it ended (killed)".into())
             } else {
@@ -334,17 +431,16 @@ impl Properties {
             },
         );
         for (name, check) in &self.added {
-            let result = check(case, outcome);
-            verdict(name, result);
+            verdicts.push(Verdict::of(name, check(case, outcome)));
         }
         let unknown = case.faults.contains("unknown-update") || case.faults.contains("unknown-field");
-        if case.mode == Mode::Acp && unknown && !self.off.contains("ignores-unknown") {
-            let broke = ["ends", "no-crash", "reports-success"];
+        if case.mode == Mode::Acp && unknown && self.checks(Property::IgnoresUnknown) {
+            let broke = [Property::Ends, Property::NoCrash, Property::ReportsSuccess].map(Property::name);
             let coped = verdicts
                 .iter()
                 .all(|v| v.held || !broke.contains(&v.name.as_str()));
             verdicts.push(Verdict {
-                name: "ignores-unknown".to_owned(),
+                name: Property::IgnoresUnknown.name().to_owned(),
                 held: coped,
                 detail: if coped {
                     String::new()

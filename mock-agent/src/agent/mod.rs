@@ -10,7 +10,7 @@ mod shim;
 
 pub use replay::{replay, Replayed};
 
-use std::io::{IsTerminal, Read, Write};
+use std::io::{IsTerminal, Read};
 use std::os::fd::AsFd;
 
 use crate::execute;
@@ -78,10 +78,8 @@ pub fn run(argv: &[String]) -> Exit {
 }
 
 fn print(text: &str) -> Exit {
-    let mut stdout = std::io::stdout().lock();
-    match stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()) {
+    match crate::process::print(text) {
         Ok(()) => Exit::Code(exit_codes::OK),
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Exit::Code(exit_codes::OK),
         Err(e) => {
             eprintln!("mock-agent: cannot write to stdout: {e}");
             Exit::Code(exit_codes::IO_ERROR)

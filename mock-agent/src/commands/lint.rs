@@ -28,15 +28,12 @@ pub(super) struct LintArgs {
 /// (severity `error`, `warning` or `note`); past the first few findings of a rule in
 /// a file, one `FILE: ... and N more [rule]` line; then a summary per file. Only
 /// errors fail (exit 1). A closed stdout ends it quietly.
-pub(super) fn lint(args: &LintArgs) -> Exit {
+pub(super) fn lint(args: &LintArgs) -> Result<Exit, super::Error> {
     let mut out = io::stdout().lock();
     match lint_to(&mut out, args).and_then(|code| out.flush().map(|()| code)) {
-        Ok(code) => Exit::Code(code),
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Exit::Code(exit_codes::OK),
-        Err(e) => {
-            eprintln!("mock-agent: cannot write to stdout: {e}");
-            Exit::Code(exit_codes::IO_ERROR)
-        }
+        Ok(code) => Ok(Exit::Code(code)),
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(Exit::Code(exit_codes::OK)),
+        Err(e) => Err(super::Error::Stdout(e)),
     }
 }
 

@@ -2,8 +2,11 @@
 //! `fuzz`, ...): their grammar, parsed with clap, and what each does. None collides
 //! with a subcommand of the real CLI.
 
+mod error;
 mod lint;
 mod test;
+
+pub use error::Error;
 
 use std::path::{Path, PathBuf};
 
@@ -82,11 +85,12 @@ enum Own {
     /// Run a consumer against every case of the matrix, check its properties, and
     /// compare each case's record with its snapshot.
     ///
-    /// Exits 0 when every property held and every snapshot matched, 1 otherwise.
+    /// Exits 0 when every property held and every snapshot matched, 100 when a case
+    /// failed; 64 on a wrong command line, 69 when the consumer cannot be started.
     Test(TestArgs),
     /// Run a consumer against generated sessions with faults; shrink a failure to a cassette.
     ///
-    /// Exits 0 when every case held every property, 1 when one failed (the minimal
+    /// Exits 0 when every case held every property, 100 when one failed (the minimal
     /// failing stream is written as a cassette, with the command that replays it).
     ///
     /// With `--acp`, the consumer is an ACP client: generated conversations of server
@@ -206,8 +210,8 @@ struct TestArgs {
     #[arg(long, value_name = "NAME")]
     mock_env: Option<String>,
     /// Switch a property off (repeatable): ends, no-crash, reports-failure, reports-success, no-leftover, reads-to-end, answers-requests, ignores-unknown.
-    #[arg(long = "off", value_name = "PROPERTY")]
-    off: Vec<String>,
+    #[arg(long = "off", value_name = "PROPERTY", value_parser = parse_property)]
+    off: Vec<harness::run::Property>,
 }
 
 /// How a run is played: the CLI's output options, faults and timing.
@@ -254,22 +258,28 @@ fn parse_profile(text: &str) -> Result<Profile, String> {
     }
 }
 
+fn parse_property(text: &str) -> Result<harness::run::Property, String> {
+    text.parse()
+        .map_err(|e: harness::run::UnknownProperty| e.to_string())
+}
+
 fn parse_format(text: &str) -> Result<OutputFormat, String> {
     text.parse()
         .map_err(|e: harness::format::UnknownFormat| e.to_string())
 }
 
-/// Runs one of the mock's own subcommands; `argv` starts with the program name.
-pub fn run(argv: &[String]) -> Exit {
+/// Runs one of the mock's own subcommands; `argv` starts with the program name. How
+/// the process is to end, or the error that ends it ([`crate::main`] reports it).
+pub fn run(argv: &[String]) -> Result<Exit, Error> {
     let cli = match Cli::try_parse_from(argv) {
         Ok(cli) => cli,
         Err(e) => return clap_error(&e),
     };
     match cli.command {
-        Own::Replay { cassette, play, seed } => match play.scenario(seed) {
-            Ok(scenario) => agent::replay(&Source::Cassette(cassette), "", &scenario, false).exit,
-            Err(e) => usage(&e),
-        },
+        Own::Replay { cassette, play, seed } => {
+            let scenario = play.scenario(seed)?;
+            Ok(agent::replay(&Source::Cassette(cassette), "", &scenario, false).exit)
+        }
         Own::Generate {
             seed,
             events,
@@ -289,28 +299,20 @@ pub fn run(argv: &[String]) -> Exit {
             if let Some(events) = events {
                 config = config.max_events(events);
             }
-            let scenario = match play.scenario(seed) {
-                Ok(scenario) => scenario,
-                Err(e) => return usage(&e),
-            };
+            let scenario = play.scenario(seed)?;
             match out {
                 Some(path) => save_generated(seed, &config, &scenario, &path),
-                None => agent::replay(&Source::Generated { seed, config }, "", &scenario, false).exit,
+                None => Ok(agent::replay(&Source::Generated { seed, config }, "", &scenario, false).exit),
             }
         }
         Own::Lint(args) => lint::lint(&args),
-        Own::Unused { library, journal } => match harness::journal::read(&journal) {
-            Ok(entries) => {
-                for path in crate::library::unused(&library, &entries) {
-                    println!("{}", path.display());
-                }
-                Exit::Code(exit_codes::OK)
+        Own::Unused { library, journal } => {
+            let entries = harness::journal::read(&journal)?;
+            for path in crate::library::unused(&library, &entries) {
+                println!("{}", path.display());
             }
-            Err(e) => {
-                eprintln!("mock-agent: {e}");
-                Exit::Code(exit_codes::NO_INPUT)
-            }
-        },
+            Ok(Exit::Code(exit_codes::OK))
+        }
         Own::Test(args) => test::test(args),
         Own::Record {
             out,
@@ -325,13 +327,7 @@ pub fn run(argv: &[String]) -> Exit {
             options.secret_env = redact_env;
             options.redact_home = redact_home;
             options.cli_version = cli_version;
-            match crate::record::record(&command, &options) {
-                Ok(exit) => exit,
-                Err(e) => {
-                    eprintln!("mock-agent: {e}");
-                    Exit::Code(e.exit_code())
-                }
-            }
+            Ok(crate::record::record(&command, &options)?)
         }
         Own::Fuzz {
             consumer,
@@ -340,7 +336,10 @@ pub fn run(argv: &[String]) -> Exit {
             seed,
             timeout,
             out,
-        } => test::fuzz(&consumer, acp, cases, seed, timeout, &out),
+        } => {
+            let fuzz = harness::run::fuzz::Fuzz::new(seed).cases(cases).out(out);
+            test::fuzz(&consumer, acp, &fuzz, timeout)
+        }
         Own::Faults => {
             for entry in faults::catalogue() {
                 println!("{:<16} {}", entry.name, entry.meaning);
@@ -352,40 +351,34 @@ pub fn run(argv: &[String]) -> Exit {
                 println!("{:<24} {}", entry.name, entry.meaning);
                 println!("{:<24} e.g. {}", "", entry.example);
             }
-            Exit::Code(exit_codes::OK)
+            Ok(Exit::Code(exit_codes::OK))
         }
-        Own::Agent { args } => agent::run(&args),
+        Own::Agent { args } => Ok(agent::run(&args)),
     }
 }
 
-fn usage(e: &harness::Diagnostic) -> Exit {
-    eprintln!("mock-agent: {e}");
-    Exit::Code(exit_codes::USAGE)
+/// Says what was written, and how to play it.
+fn wrote(path: &Path, count: usize, what: &str, play: &str) -> Exit {
+    eprintln!("wrote {} ({count} {what}); {play}", path.display());
+    Exit::Code(exit_codes::OK)
 }
 
 /// `generate --out FILE`: the session with its faults applied, as a cassette.
-fn save_generated(seed: u64, config: &SessionConfig, scenario: &Scenario, path: &Path) -> Exit {
+fn save_generated(
+    seed: u64,
+    config: &SessionConfig,
+    scenario: &Scenario,
+    path: &Path,
+) -> Result<Exit, Error> {
     let session = generate::from_seed(seed, config);
-    match generate::write_planned(&session, &scenario.faults, path) {
-        Ok(path) => {
-            eprintln!(
-                "wrote {} ({} events); replay it with `mock-agent replay {}`",
-                path.display(),
-                session.lines.len(),
-                path.display()
-            );
-            Exit::Code(exit_codes::OK)
-        }
-        Err(e) => {
-            eprintln!("mock-agent: {e}");
-            Exit::Code(e.exit_code())
-        }
-    }
+    let path = generate::write_planned(&session, &scenario.faults, path)?;
+    let play = format!("replay it with `mock-agent replay {}`", path.display());
+    Ok(wrote(&path, session.lines.len(), "events", &play))
 }
 
 /// `generate --acp`: the conversation of a seed, told one message a line, or written
 /// as a cassette.
-fn generate_acp(seed: u64, messages: Option<usize>, out: Option<&Path>) -> Exit {
+fn generate_acp(seed: u64, messages: Option<usize>, out: Option<&Path>) -> Result<Exit, Error> {
     use harness::acp::generate::{from_seed, ConversationConfig};
     let mut config = ConversationConfig::default();
     if let Some(messages) = messages {
@@ -393,37 +386,15 @@ fn generate_acp(seed: u64, messages: Option<usize>, out: Option<&Path>) -> Exit 
     }
     let transcript = from_seed(seed, &config);
     let Some(path) = out else {
-        return print_text(&format!("{}\n", transcript.summary()));
+        crate::process::print(&format!("{}\n", transcript.summary())).map_err(Error::Stdout)?;
+        return Ok(Exit::Code(exit_codes::OK));
     };
-    match transcript.write_cassette(path) {
-        Ok(path) => {
-            eprintln!(
-                "wrote {} ({} messages); serve it with `MOCK_AGENT_CASSETTE={} cursor-agent acp`",
-                path.display(),
-                transcript.messages.len(),
-                path.display()
-            );
-            Exit::Code(exit_codes::OK)
-        }
-        Err(e) => {
-            eprintln!("mock-agent: {e}");
-            Exit::Code(e.exit_code())
-        }
-    }
-}
-
-/// Prints text on stdout; a closed pipe is no error.
-fn print_text(text: &str) -> Exit {
-    use std::io::Write;
-    let mut stdout = std::io::stdout().lock();
-    match stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()) {
-        Ok(()) => Exit::Code(exit_codes::OK),
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Exit::Code(exit_codes::OK),
-        Err(e) => {
-            eprintln!("mock-agent: cannot write to stdout: {e}");
-            Exit::Code(exit_codes::IO_ERROR)
-        }
-    }
+    let path = transcript.write_cassette(path)?;
+    let play = format!(
+        "serve it with `MOCK_AGENT_CASSETTE={} cursor-agent acp`",
+        path.display()
+    );
+    Ok(wrote(&path, transcript.messages.len(), "messages", &play))
 }
 
 /// Whether `word`, the first argument, names one of the mock's own subcommands.
@@ -431,8 +402,8 @@ pub fn is_own(word: &str) -> bool {
     OWN_COMMANDS.contains(&word)
 }
 
-/// Prints a clap error as a `mock-agent:` error (help and version as they are).
-fn clap_error(e: &clap::Error) -> Exit {
+/// Help and version as they are; a clap error as a usage error.
+fn clap_error(e: &clap::Error) -> Result<Exit, Error> {
     use clap::error::ErrorKind;
     let text = e.render().to_string();
     if matches!(
@@ -442,13 +413,12 @@ fn clap_error(e: &clap::Error) -> Exit {
             | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
     ) {
         println!("{}", text.trim_end_matches('\n'));
-        return Exit::Code(exit_codes::OK);
+        return Ok(Exit::Code(exit_codes::OK));
     }
-    eprintln!(
-        "mock-agent: {}",
+    Err(Error::Usage(
         text.strip_prefix("error: ")
             .unwrap_or(&text)
             .trim_end_matches('\n')
-    );
-    Exit::Code(exit_codes::USAGE)
+            .to_owned(),
+    ))
 }

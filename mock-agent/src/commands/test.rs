@@ -1,72 +1,91 @@
 //! `mock-agent test` and `mock-agent fuzz`: a consumer against the matrix, or against
 //! generated cases.
 
-use std::path::Path;
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
 
 use harness::exit_codes;
-use harness::frames::Exit;
+use harness::frames::{Exit, Signal};
+use harness::run::Cancel;
 
-use super::TestArgs;
+use super::{Error, TestArgs};
 
-/// The signal that interrupted the run, by number; 0 for none.
-static INTERRUPTED: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
-
-/// SIGINT and SIGTERM end the run, and the consumers running then with it.
-fn on_interrupt_kill_consumers() {
-    crate::process::on_term_or_int(|signal| {
-        // Before `interrupt`: a worker that finds the run interrupted finds this too.
-        INTERRUPTED.store(signal.number(), std::sync::atomic::Ordering::SeqCst);
-        harness::run::interrupt();
-        eprintln!("mock-agent: interrupted: the running consumers were killed");
-        crate::process::terminate(Exit::Signal(signal));
-    });
+/// The process's interrupt: the handle that stops the run, and the signal that
+/// interrupted it. Made by the command, owned by it and the signal handler.
+struct Interrupt {
+    cancel: Cancel,
+    /// The signal, by number; 0 for none.
+    signal: Arc<AtomicI32>,
 }
 
-/// The signal that interrupted the run, if one did, once the interrupt is handled
-/// (the consumers killed, the case directories removed: `interrupt` waits for the
-/// handler's call to finish). The run then ends by the signal, whichever thread
-/// gets there first (the one that caught it, or the main thread, whose cases
-/// ended), and whatever the cases gave: no snapshot, report or summary of a run cut
-/// short.
-fn interrupted_by() -> Option<harness::frames::Signal> {
-    let signal = harness::frames::Signal::from_number(INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst))?;
-    harness::run::interrupt();
-    Some(signal)
+impl Interrupt {
+    /// SIGINT and SIGTERM end the run from now on, and the consumers running then
+    /// with it: the handler kills them, removes their case directories and ends the
+    /// process by the signal.
+    fn on_term_or_int() -> Self {
+        let interrupt = Interrupt {
+            cancel: Cancel::new(),
+            signal: Arc::new(AtomicI32::new(0)),
+        };
+        let (cancel, signal) = (interrupt.cancel.clone(), interrupt.signal.clone());
+        crate::process::on_term_or_int(move |caught| {
+            // Before `interrupt`: a worker that finds the run interrupted finds this too.
+            signal.store(caught.number(), Ordering::SeqCst);
+            cancel.interrupt();
+            eprintln!("mock-agent: interrupted: the running consumers were killed");
+            crate::process::terminate(Exit::Signal(caught));
+        });
+        interrupt
+    }
+
+    /// The signal that interrupted the run, if one did, once the interrupt is handled
+    /// (the consumers killed, the case directories removed: `interrupt` waits for the
+    /// handler's call to finish). The run then ends by the signal, whichever thread
+    /// gets there first (the one that caught it, or the main thread, whose cases
+    /// ended), and whatever the cases gave: no snapshot, report or summary of a run
+    /// cut short.
+    fn signal(&self) -> Option<Signal> {
+        let signal = Signal::from_number(self.signal.load(Ordering::SeqCst))?;
+        self.cancel.interrupt();
+        Some(signal)
+    }
+}
+
+/// `--timeout`, checked: seconds, more than 0.
+fn timeout(seconds: f64) -> Result<Duration, Error> {
+    if !(seconds.is_finite() && seconds > 0.0) {
+        return Err(Error::Usage(format!(
+            "--timeout {seconds}: give seconds, more than 0"
+        )));
+    }
+    Duration::try_from_secs_f64(seconds)
+        .map_err(|_| Error::Usage(format!("--timeout {seconds}: too long; give seconds")))
+}
+
+/// The mock's own binary, to serve as the agent.
+fn own_binary() -> Result<harness::run::MockBinary, Error> {
+    std::env::current_exe()
+        .map(harness::run::MockBinary::new)
+        .map_err(Error::OwnBinary)
 }
 
 /// `mock-agent test`: the matrix against a consumer.
-pub(super) fn test(args: TestArgs) -> Exit {
-    use harness::run::{self, report, snapshot, Consumer, Matrix, Properties, Summary};
-    let policy = match snapshot::Policy::from_env() {
-        Ok(policy) if args.accept => policy.accepting(),
-        Ok(policy) => policy,
-        Err(e) => {
-            eprintln!("mock-agent: {e}");
-            return Exit::Code(exit_codes::USAGE);
-        }
-    };
-    on_interrupt_kill_consumers();
-    let Ok(mock) = std::env::current_exe() else {
-        eprintln!("mock-agent: cannot find its own binary to serve as the agent");
-        return Exit::Code(exit_codes::INTERNAL);
-    };
-    if !(args.timeout.is_finite() && args.timeout > 0.0) {
-        eprintln!(
-            "mock-agent: --timeout {}: give seconds, more than 0",
-            args.timeout
-        );
-        return Exit::Code(exit_codes::USAGE);
-    }
+pub(super) fn test(args: TestArgs) -> Result<Exit, Error> {
+    use harness::run::{self, report, snapshot, Consumer, Matrix, Properties, Runner, Summary};
+    let policy = snapshot::Policy::from_env().map_err(Error::Usage)?;
+    let policy = if args.accept { policy.accepting() } else { policy };
+    let interrupt = Interrupt::on_term_or_int();
+    let mock = own_binary()?;
+    let timeout = timeout(args.timeout)?;
     let mut cassettes = Vec::new();
     for path in &args.cassettes {
         if path.is_dir() {
-            match Matrix::cassettes_in(path) {
-                Ok(found) => cassettes.extend(found),
-                Err(e) => {
-                    eprintln!("mock-agent: {}: cannot list the cassettes: {e}", path.display());
-                    return Exit::Code(exit_codes::NO_INPUT);
-                }
-            }
+            let found = Matrix::cassettes_in(path).map_err(|source| Error::CannotList {
+                path: path.clone(),
+                source,
+            })?;
+            cassettes.extend(found);
         } else {
             cassettes.push(path.clone());
         }
@@ -83,91 +102,63 @@ pub(super) fn test(args: TestArgs) -> Exit {
     }
     matrix.filter = args.filter.clone();
     if !args.faults.is_empty() {
-        if let Err(e) = check_faults(&args.faults, args.acp) {
-            eprintln!("mock-agent: {e}");
-            return Exit::Code(exit_codes::USAGE);
-        }
+        check_faults(&args.faults, args.acp)?;
         matrix.faults = vec![("given".to_owned(), args.faults.join(";"))];
     }
-    let with_format = args.consumer.contains("{format}");
-    let cases = match matrix.cases(with_format) {
-        Ok(cases) => cases,
-        Err(e) => {
-            eprintln!("mock-agent: {e}");
-            return Exit::Code(e.exit_code());
-        }
-    };
-    let Ok(timeout) = std::time::Duration::try_from_secs_f64(args.timeout) else {
-        eprintln!("mock-agent: --timeout {}: too long; give seconds", args.timeout);
-        return Exit::Code(exit_codes::USAGE);
-    };
+    let cases = matrix.cases(args.consumer.contains("{format}"))?;
     let mut consumer = Consumer::new(args.consumer.clone()).timeout(timeout);
     if let Some(name) = &args.mock_env {
         consumer = consumer.mock_env(name.clone());
     }
-    let mut properties = Properties::new();
-    for name in &args.off {
-        if !run::properties::BUILT_IN.contains(&name.as_str()) {
-            eprintln!(
-                "mock-agent: --off {name}: no such property; the properties are {}",
-                run::properties::BUILT_IN.join(", ")
-            );
-            return Exit::Code(exit_codes::USAGE);
-        }
-        properties = properties.without(name);
-    }
+    let properties = args.off.iter().fold(Properties::new(), |p, off| p.without(*off));
     if cases.is_empty() {
-        eprintln!(
-            "mock-agent: no case to run{}\nhelp: `--filter` keeps the cases whose name contains it, e.g. `default/eof`",
-            args.filter.as_deref().map(|f| format!(" (--filter {f} matches none)")).unwrap_or_default()
-        );
-        return Exit::Code(exit_codes::USAGE);
+        return Err(Error::Usage(format!(
+            "no case to run{}\nhelp: `--filter` keeps the cases whose name contains it, e.g. `default/eof`",
+            args.filter
+                .as_deref()
+                .map(|f| format!(" (--filter {f} matches none)"))
+                .unwrap_or_default()
+        )));
     }
     eprintln!("running {} cases, {} at a time", cases.len(), args.jobs.max(1));
     let done = std::sync::atomic::AtomicUsize::new(0);
     let total = cases.len();
-    let results = run::run_all(&consumer, &cases, &mock, &properties, args.jobs, |result| {
-        let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+    let runner = Runner::new(&consumer, &mock)
+        .properties(properties)
+        .jobs(args.jobs)
+        .cancel(&interrupt.cancel);
+    let results = runner.run_all(&cases, |result| {
+        let n = done.fetch_add(1, Ordering::Relaxed) + 1;
         let mark = if result.passed() { "ok  " } else { "FAIL" };
         eprintln!("[{n:>4}/{total}] {mark} {}", result.case.name);
     });
-    if let Some(signal) = interrupted_by() {
-        return Exit::Signal(signal);
+    if let Some(signal) = interrupt.signal() {
+        return Ok(Exit::Signal(signal));
     }
-    let results = match results {
-        Ok(results) => results,
-        Err(e) => {
-            eprintln!("mock-agent: {e}");
-            return Exit::Code(exit_codes::USAGE);
-        }
-    };
+    let results = results?;
     let checked = match &args.snapshots {
         None => Vec::new(),
-        Some(dir) => match run::check_snapshots(&results, dir, &policy) {
-            Ok(checked) => checked,
-            Err(e) => {
-                eprintln!("mock-agent: {}: cannot write the snapshot: {e}", dir.display());
-                return Exit::Code(exit_codes::CANNOT_CREATE);
-            }
-        },
+        Some(dir) => run::check_snapshots(&results, dir, &policy).map_err(|source| Error::CannotWrite {
+            path: dir.clone(),
+            what: "snapshot",
+            source,
+        })?,
     };
     let summary = Summary::new(&results, &checked);
     println!("{summary}");
     if let Some(path) = &args.junit {
         let differing: Vec<String> = summary.failing_snapshots().map(|c| c.case.clone()).collect();
-        if let Err(e) = std::fs::write(path, report::junit(&results, &differing)) {
-            eprintln!(
-                "mock-agent: {}: cannot write the JUnit report: {e}",
-                path.display()
-            );
-            return Exit::Code(exit_codes::CANNOT_CREATE);
-        }
+        std::fs::write(path, report::junit(&results, &differing)).map_err(|source| Error::CannotWrite {
+            path: path.clone(),
+            what: "JUnit report",
+            source,
+        })?;
     }
-    Exit::Code(if summary.passed() {
+    Ok(Exit::Code(if summary.passed() {
         exit_codes::OK
     } else {
-        exit_codes::AGENT_ERROR
-    })
+        exit_codes::CASES_FAILED
+    }))
 }
 
 /// Checks `--fault` specs in the grammar of the mode (print or server).
@@ -193,65 +184,48 @@ fn check_faults(specs: &[String], acp: bool) -> Result<(), harness::Diagnostic> 
 }
 
 /// `mock-agent fuzz`, of a print-mode consumer or (`acp`) an ACP client.
-pub(super) fn fuzz(command: &str, acp: bool, cases: u32, seed: u64, timeout: f64, out: &Path) -> Exit {
-    use harness::run::{fuzz, Consumer, Properties};
-    on_interrupt_kill_consumers();
-    let Ok(mock) = std::env::current_exe() else {
-        eprintln!("mock-agent: cannot find its own binary to serve as the agent");
-        return Exit::Code(exit_codes::INTERNAL);
-    };
-    if !(timeout.is_finite() && timeout > 0.0) {
-        eprintln!("mock-agent: --timeout {timeout}: give seconds, more than 0");
-        return Exit::Code(exit_codes::USAGE);
-    }
-    let Ok(timeout) = std::time::Duration::try_from_secs_f64(timeout) else {
-        eprintln!("mock-agent: --timeout {timeout}: too long; give seconds");
-        return Exit::Code(exit_codes::USAGE);
-    };
-    let consumer = Consumer::new(command).timeout(timeout);
+pub(super) fn fuzz(
+    command: &str,
+    acp: bool,
+    fuzz: &harness::run::fuzz::Fuzz,
+    timeout_s: f64,
+) -> Result<Exit, Error> {
+    use harness::run::{Consumer, Runner};
+    let interrupt = Interrupt::on_term_or_int();
+    let mock = own_binary()?;
+    let consumer = Consumer::new(command).timeout(timeout(timeout_s)?);
     let what = if acp { "ACP client" } else { "consumer" };
-    eprintln!("fuzzing the {what} `{command}` with {cases} cases from seed {seed}");
-    let properties = Properties::new();
+    eprintln!("fuzzing the {what} `{command}` with {fuzz}");
+    let runner = Runner::new(&consumer, &mock).cancel(&interrupt.cancel);
     let found = if acp {
-        fuzz::fuzz_acp(&consumer, cases, seed, &mock, &properties, out)
+        fuzz.run_acp(&runner)
     } else {
-        fuzz::fuzz(&consumer, cases, seed, &mock, &properties, out)
+        fuzz.run(&runner)
     };
-    if let Some(signal) = interrupted_by() {
-        return Exit::Signal(signal);
+    if let Some(signal) = interrupt.signal() {
+        return Ok(Exit::Signal(signal));
     }
-    match found {
-        Ok(report) => {
-            let rate = report.runs as f64 / report.seconds.max(1e-9);
-            match report.failure {
-                None => {
-                    println!(
-                        "{} cases passed in {:.1} s ({rate:.1} cases/s)",
-                        report.runs, report.seconds
-                    );
-                    Exit::Code(exit_codes::OK)
-                }
-                Some(failure) => {
-                    let unit = if acp { "messages" } else { "lines" };
-                    println!(
-                        "a case failed; shrunk to {} {unit} ({} runs, {:.1} s):",
-                        failure.lines, report.runs, report.seconds
-                    );
-                    for broken in &failure.broken {
-                        println!("  {broken}");
-                    }
-                    println!("the minimal case: {}", failure.cassette.display());
-                    if !failure.faults.is_empty() {
-                        println!("with the faults: {}", failure.faults);
-                    }
-                    println!("replay it: {}", failure.replay_command(command));
-                    Exit::Code(exit_codes::AGENT_ERROR)
-                }
-            }
-        }
-        Err(e) => {
-            eprintln!("mock-agent: {e}");
-            Exit::Code(exit_codes::USAGE)
-        }
+    let report = found?;
+    let rate = report.runs as f64 / report.seconds.max(1e-9);
+    let Some(failure) = report.failure else {
+        println!(
+            "{} cases passed in {:.1} s ({rate:.1} cases/s)",
+            report.runs, report.seconds
+        );
+        return Ok(Exit::Code(exit_codes::OK));
+    };
+    let unit = if acp { "messages" } else { "lines" };
+    println!(
+        "a case failed; shrunk to {} {unit} ({} runs, {:.1} s):",
+        failure.lines, report.runs, report.seconds
+    );
+    for broken in &failure.broken {
+        println!("  {broken}");
     }
+    println!("the minimal case: {}", failure.cassette.display());
+    if !failure.faults.is_empty() {
+        println!("with the faults: {}", failure.faults);
+    }
+    println!("replay it: {}", failure.replay_command(command));
+    Ok(Exit::Code(exit_codes::CASES_FAILED))
 }
