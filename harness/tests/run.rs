@@ -64,12 +64,6 @@ fn a_property_name_is_checked() {
 }
 
 #[test]
-#[should_panic(expected = "no property `typo`")]
-fn a_property_name_that_is_no_property_s_is_never_silently_kept() {
-    let _ = Properties::new().without("typo");
-}
-
-#[test]
 fn try_matrix_tells_failing_cases_from_a_run_that_cannot_happen() {
     let snapshots = tempfile::tempdir().expect("temp dir");
     let mock = mock();

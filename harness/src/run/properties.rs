@@ -292,22 +292,16 @@ impl Properties {
 
     /// Without this built-in property: `.without(Property::ReadsToEnd)`.
     ///
-    /// A name (`.without("reads-to-end")`) is taken too, for names read at run time,
-    /// and panics when it is not a property's: a typo is never silently a property
-    /// still checked. (`"reads-to-end".parse::<Property>()` tells it as an error.)
+    /// A property is named by its variant, so a typo does not compile; a name read at
+    /// run time is parsed first (`"reads-to-end".parse::<Property>()`), which tells a
+    /// name that is no property's as an error.
+    ///
+    /// ```compile_fail
+    /// let _ = harness::run::Properties::new().without("typo");
+    /// ```
     #[must_use]
-    #[track_caller]
-    pub fn without<P>(mut self, property: P) -> Self
-    where
-        P: TryInto<Property>,
-        P::Error: std::fmt::Display,
-    {
-        match property.try_into() {
-            Ok(property) => {
-                self.off.insert(property);
-            }
-            Err(e) => panic!("Properties::without: {e}"),
-        }
+    pub fn without(mut self, property: Property) -> Self {
+        self.off.insert(property);
         self
     }
 
