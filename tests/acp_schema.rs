@@ -415,7 +415,8 @@ struct Allowed {
     matches: fn(&str) -> bool,
 }
 
-/// Every allowance the test makes. Listed in the README's "ACP mode" section.
+/// Every allowance the test makes: the list of what steps outside the schema that the
+/// README gives (section "ACP mode").
 const ALLOWED: &[Allowed] = &[
     Allowed {
         what: "a `session/update` of kind `mock_agent_unknown_update`",
