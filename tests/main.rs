@@ -8,6 +8,7 @@ mod acp_consumers; // the harness on example ACP clients: the careful one copes,
 mod acp_faults; // server mode's faults and presets through the binary
 mod acp_generate; // generated conversations: protocol rules, replay through the binary, seeds, test and fuzz --acp
 mod acp_record; // recording server mode both ways: same bytes on replay, secrets out, the shim
+mod acp_schema; // every message server mode sends validates against the official ACP schema
 mod acp_server; // recorded conversations replayed with live ids, divergences, step mode
 mod cli; // the emulated CLI's command line, subcommands and errors
 mod consumers; // the harness on example consumers: the careful one copes, each bug is caught
