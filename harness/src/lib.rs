@@ -35,7 +35,6 @@
 
 pub mod dialects;
 pub mod error;
-pub mod events;
 pub mod exit_codes;
 pub mod format;
 pub mod frames;
@@ -47,16 +46,18 @@ pub mod journal;
 
 pub mod acp;
 pub mod check;
-pub mod expect;
 pub mod faults;
 #[cfg(feature = "generate")]
 pub mod generate;
-pub mod render;
 pub mod scenario;
 pub mod source;
 pub mod timing;
 
 pub mod run;
+
+// Print mode's modules at their former paths, while code moves to
+// `dialects::cursor_print`.
+pub use dialects::cursor_print::{events, expect, render};
 
 pub use error::{CassetteError, Diagnostic, ProblemKind};
 pub use format::OutputFormat;

@@ -2,20 +2,20 @@
 //! `args` and `result` of each kind, shaped as the real CLI writes them
 //! (shared/REAL-CLI.md, "Tool call kinds seen").
 //!
-//! Arguments are typed ([`crate::events`] has a struct for each kind). Result payloads
+//! Arguments are typed ([`crate::dialects::cursor_print::events`] has a struct for each kind). Result payloads
 //! are JSON objects, as the model keeps them ([`ToolResult`]): they differ by kind and
 //! grow often. The keys of every object are written in the order the real CLI writes
 //! them, and that order is part of the bytes of a seed.
 
 use serde_json::{json, Value};
 
-use super::config::Profile;
 use super::plan::ToolPlan;
-use super::PROJECT;
-use crate::events::{
+use crate::dialects::cursor_print::events::{
     EditArgs, Extra, FunctionCall, GlobArgs, GrepArgs, LsArgs, McpArgs, PathArgs, ReadArgs, ShellArgs, Tool,
     ToolError, ToolResult, ToolUse, UpdateTodosArgs, WriteArgs,
 };
+use crate::generate::config::Profile;
+use crate::generate::config::PROJECT;
 
 /// The kinds of tool a generated session calls.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,7 +34,7 @@ pub(super) enum ToolKind {
 }
 
 /// Every kind the real CLI is seen to call, in the order of
-/// [`crate::events::TOOL_KEYS`]. Part of the bytes of a seed: a kind added here
+/// [`crate::dialects::cursor_print::events::TOOL_KEYS`]. Part of the bytes of a seed: a kind added here
 /// changes the sessions of most seeds.
 const REAL: &[ToolKind] = &[
     ToolKind::Read,
@@ -308,6 +308,6 @@ mod tests {
                 call(&plan, "id").started.key().to_owned()
             })
             .collect();
-        assert_eq!(keys, crate::events::TOOL_KEYS);
+        assert_eq!(keys, crate::dialects::cursor_print::events::TOOL_KEYS);
     }
 }

@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use super::{Checker, Rule, Severity};
-use crate::events::{Event, Extra, ResultEvent, Tool, ToolCallEvent};
+use crate::dialects::cursor_print::events::{Event, Extra, ResultEvent, Tool, ToolCallEvent};
 use crate::frames::Exit;
 use crate::peek::Peek;
 

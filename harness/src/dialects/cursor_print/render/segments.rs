@@ -25,7 +25,7 @@
 
 use std::collections::VecDeque;
 
-use crate::events::{AssistantEvent, Event, Extra, Message};
+use crate::dialects::cursor_print::events::{AssistantEvent, Event, Extra, Message};
 use crate::frames::FrameResult;
 use crate::frames::{Frame, Line, Stream};
 use crate::peek::Peek;

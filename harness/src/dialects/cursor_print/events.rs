@@ -11,7 +11,7 @@
 //! [`Event::from_slice_strict`] says what does not fit.
 //!
 //! Replay does not depend on that: it writes the bytes it read and never
-//! re-serializes a line it did not change (see [`crate::render`]).
+//! re-serializes a line it did not change (see [`crate::dialects::cursor_print::render`]).
 //!
 //! # Forward compatibility
 //!
@@ -811,7 +811,7 @@ pub struct ErrorEvent {
 mod tests {
     use super::*;
 
-    const SEED_LINES: &str = include_str!("../../cassettes/seed-example.ndjson");
+    const SEED_LINES: &str = include_str!("../../../../cassettes/seed-example.ndjson");
 
     #[test]
     fn every_seed_line_parses_to_its_type_and_back() {

@@ -13,17 +13,17 @@
 //! The bytes of a seed depend on every detail here: the order of the clock's ticks,
 //! the ids, and the order of the fields (the order the event structs declare them in).
 
-use super::config::{Profile, SessionConfig};
 use super::plan::{CallPlan, EndPlan, Plan};
 use super::session::Session;
 use super::tools::{self, Call};
-use super::{BASE_MS, PROJECT};
-use crate::events::{
+use crate::dialects::cursor_print::events::{
     AssistantEvent, ConnectionEvent, Event, Extra, Message, ResultEvent, RetryEvent, System, ThinkingEvent,
     Tool, ToolCall, ToolCallEvent, Usage, UserEvent,
 };
+use crate::dialects::cursor_print::render::segments::split_deltas;
 use crate::frames::Exit;
-use crate::render::segments::split_deltas;
+use crate::generate::config::{Profile, SessionConfig};
+use crate::generate::config::{BASE_MS, PROJECT};
 
 /// Milliseconds between two stamped events.
 const TICK_MS: u64 = 37;
