@@ -6,6 +6,7 @@
 use std::time::Duration;
 
 use super::{Anchor, Fault, Placement, Preset};
+use crate::dialects::cursor_print::events::event_type;
 use crate::error::{Diagnostic, Origin};
 use crate::frames::Chunking;
 use crate::frames::Signal;
@@ -296,7 +297,7 @@ fn build(item: &Item, spec: &str, origin: Origin<'_>) -> Result<Vec<Fault>, Diag
     let mut args = Args::new(item, spec, origin);
     let result = match item.name.as_str() {
         "eof" => Fault::Eof {
-            at: args.placement(Anchor::At("result".into()), true)?,
+            at: args.placement(Anchor::At(event_type::RESULT.into()), true)?,
         },
         "stderr" => Fault::Stderr {
             text: args
@@ -332,17 +333,17 @@ fn build(item: &Item, spec: &str, origin: Origin<'_>) -> Result<Vec<Fault>, Diag
             };
             Fault::Signal {
                 signal,
-                at: args.placement(Anchor::At("result".into()), true)?,
+                at: args.placement(Anchor::At(event_type::RESULT.into()), true)?,
             }
         }
         "stall" => Fault::Stall {
             duration: args
                 .number::<u64>("ms", "milliseconds")?
                 .map(Duration::from_millis),
-            at: args.placement(Anchor::At("result".into()), true)?,
+            at: args.placement(Anchor::At(event_type::RESULT.into()), true)?,
         },
         "close-stdout" => Fault::CloseStdout {
-            at: args.placement(Anchor::At("result".into()), true)?,
+            at: args.placement(Anchor::At(event_type::RESULT.into()), true)?,
         },
         "malformed" => Fault::Malformed {
             at: args.placement(Anchor::After(1), false)?,
@@ -362,7 +363,7 @@ fn build(item: &Item, spec: &str, origin: Origin<'_>) -> Result<Vec<Fault>, Diag
             })?,
         },
         "duplicate" => Fault::Duplicate {
-            at: args.placement(Anchor::At("result".into()), false)?,
+            at: args.placement(Anchor::At(event_type::RESULT.into()), false)?,
         },
         "reorder" => Fault::Reorder,
         "unknown-event" => Fault::UnknownEvent {
@@ -400,11 +401,11 @@ fn build(item: &Item, spec: &str, origin: Origin<'_>) -> Result<Vec<Fault>, Diag
         "coalesce" => Fault::Coalesce,
         "huge" => Fault::Huge {
             bytes: args.size("bytes")?.unwrap_or((1 << 20) + 1),
-            at: args.placement(Anchor::At("result".into()), false)?,
+            at: args.placement(Anchor::At(event_type::RESULT.into()), false)?,
         },
         "crlf" => Fault::Crlf,
         "invalid-utf8" => Fault::InvalidUtf8 {
-            at: args.placement(Anchor::At("assistant".into()), false)?,
+            at: args.placement(Anchor::At(event_type::ASSISTANT.into()), false)?,
         },
         name => match Preset::from_name(name) {
             Some(preset) => {
@@ -462,7 +463,7 @@ mod tests {
                 Fault::Stderr {
                     text: "a, b; \"c\"".into(),
                     at: Placement {
-                        anchor: Anchor::At("result".into()),
+                        anchor: Anchor::At(event_type::RESULT.into()),
                         byte: None
                     }
                 },

@@ -73,49 +73,216 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+use serde_with::skip_serializing_none;
 
 /// Unknown fields of an object, in their original order.
 pub type Extra = Map<String, Value>;
 
+/// The values of `type`: one for each event type this version knows.
+///
+/// Every module that looks at a line by its type names it with these. This list may
+/// grow.
+pub mod event_type {
+    /// `system`: session settings, first in the stream ([`super::System`]).
+    pub const SYSTEM: &str = "system";
+    /// `user`: the prompt ([`super::UserEvent`]).
+    pub const USER: &str = "user";
+    /// `assistant`: assistant text, whole or as a delta ([`super::AssistantEvent`]).
+    pub const ASSISTANT: &str = "assistant";
+    /// `thinking`: reasoning deltas ([`super::ThinkingEvent`]).
+    pub const THINKING: &str = "thinking";
+    /// `tool_call`: a tool call started or completed ([`super::ToolCallEvent`]).
+    pub const TOOL_CALL: &str = "tool_call";
+    /// `result`: the terminal event ([`super::ResultEvent`]).
+    pub const RESULT: &str = "result";
+    /// `connection`: connection trouble ([`super::ConnectionEvent`]).
+    pub const CONNECTION: &str = "connection";
+    /// `retry`: a retry of the model call ([`super::RetryEvent`]).
+    pub const RETRY: &str = "retry";
+    /// `error`: an error message on stdout ([`super::ErrorEvent`]).
+    pub const ERROR: &str = "error";
+}
+
+/// The values of `subtype` this version knows, and those the documentation lists by
+/// event type ([`DOCUMENTED`](subtype::DOCUMENTED)).
+pub mod subtype {
+    use super::event_type;
+
+    /// `system`/`init`: the session settings.
+    pub const INIT: &str = "init";
+    /// `tool_call`/`started`.
+    pub const STARTED: &str = "started";
+    /// `tool_call`/`completed`, and the end of a `thinking` run.
+    pub const COMPLETED: &str = "completed";
+    /// `thinking`/`delta`.
+    pub const DELTA: &str = "delta";
+    /// `result`/`success`; also the key of a tool's successful result.
+    pub const SUCCESS: &str = "success";
+    /// `connection`/`reconnecting`.
+    pub const RECONNECTING: &str = "reconnecting";
+    /// `retry`/`starting`.
+    pub const STARTING: &str = "starting";
+
+    /// The subtypes the documentation lists, by event type.
+    pub const DOCUMENTED: &[(&str, &[&str])] = &[
+        (event_type::SYSTEM, &[INIT]),
+        (event_type::TOOL_CALL, &[STARTED, COMPLETED]),
+        (event_type::THINKING, &[DELTA, COMPLETED]),
+        (event_type::RESULT, &[SUCCESS]),
+    ];
+}
+
+/// The roles of a [`Message`].
+pub mod role {
+    /// The prompt's.
+    pub const USER: &str = super::event_type::USER;
+    /// The agent's.
+    pub const ASSISTANT: &str = super::event_type::ASSISTANT;
+}
+
+/// The keys of the `tool_call` object that name a tool ([`Tool`](super::Tool)).
+pub mod tool_key {
+    /// [`Tool::Read`](super::Tool::Read).
+    pub const READ: &str = "readToolCall";
+    /// [`Tool::Write`](super::Tool::Write).
+    pub const WRITE: &str = "writeToolCall";
+    /// [`Tool::Edit`](super::Tool::Edit).
+    pub const EDIT: &str = "editToolCall";
+    /// [`Tool::Shell`](super::Tool::Shell).
+    pub const SHELL: &str = "shellToolCall";
+    /// [`Tool::Glob`](super::Tool::Glob).
+    pub const GLOB: &str = "globToolCall";
+    /// [`Tool::Grep`](super::Tool::Grep).
+    pub const GREP: &str = "grepToolCall";
+    /// [`Tool::Ls`](super::Tool::Ls).
+    pub const LS: &str = "lsToolCall";
+    /// [`Tool::Delete`](super::Tool::Delete).
+    pub const DELETE: &str = "deleteToolCall";
+    /// [`Tool::UpdateTodos`](super::Tool::UpdateTodos).
+    pub const UPDATE_TODOS: &str = "updateTodosToolCall";
+    /// [`Tool::Mcp`](super::Tool::Mcp).
+    pub const MCP: &str = "mcpToolCall";
+    /// [`Tool::Function`](super::Tool::Function): the documentation's generic shape.
+    pub const FUNCTION: &str = "function";
+    /// How every other tool key ends (`webSearchToolCall`, ...).
+    pub const SUFFIX: &str = "ToolCall";
+}
+
+/// The fields matched by name where a line is looked at without being parsed whole.
+pub mod field {
+    /// The event type ([`event_type`](super::event_type)); also a content block's kind.
+    pub const TYPE: &str = "type";
+    /// The event's subtype ([`subtype`](super::subtype)).
+    pub const SUBTYPE: &str = "subtype";
+    /// The session id, the same in every event of a run.
+    pub const SESSION_ID: &str = "session_id";
+    /// Milliseconds since the Unix epoch, on streamed lines.
+    pub const TIMESTAMP_MS: &str = "timestamp_ms";
+    /// The model call a line belongs to.
+    pub const MODEL_CALL_ID: &str = "model_call_id";
+    /// A tool call's id, beside the tool key and in its arguments.
+    pub const TOOL_CALL_ID: &str = "toolCallId";
+}
+
+/// The kinds of [`Content`] block.
+pub mod content_type {
+    /// A text block.
+    pub const TEXT: &str = "text";
+}
+
 /// One event of the `stream-json` output format.
 ///
-/// The `type` field selects the variant; an unknown `type` (or an object without
-/// one) is kept whole in [`Event::Other`].
+/// The `type` field selects the variant (its name in snake case, as
+/// [`event_type`] lists them); an unknown `type` (or an object without one) is kept
+/// whole in [`Event::Other`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type")]
+#[serde(tag = "type", rename_all = "snake_case")]
 #[non_exhaustive]
 #[allow(clippy::large_enum_variant)] // Events are built and matched, not stored in bulk.
 pub enum Event {
     /// `{"type":"system",...}`: session settings, first in the stream.
-    #[serde(rename = "system")]
     System(System),
     /// `{"type":"user",...}`: the prompt.
-    #[serde(rename = "user")]
     User(UserEvent),
     /// `{"type":"assistant",...}`: assistant text, whole or as a delta.
-    #[serde(rename = "assistant")]
     Assistant(AssistantEvent),
     /// `{"type":"thinking",...}`: reasoning deltas.
-    #[serde(rename = "thinking")]
     Thinking(ThinkingEvent),
     /// `{"type":"tool_call",...}`: a tool call started or completed.
-    #[serde(rename = "tool_call")]
     ToolCall(ToolCallEvent),
     /// `{"type":"result",...}`: the terminal event.
-    #[serde(rename = "result")]
     Result(ResultEvent),
     /// `{"type":"connection",...}`: connection trouble, e.g. `reconnecting`.
-    #[serde(rename = "connection")]
     Connection(ConnectionEvent),
     /// `{"type":"retry",...}`: a retry of the model call.
-    #[serde(rename = "retry")]
     Retry(RetryEvent),
     /// `{"type":"error",...}`: an error message on stdout.
-    #[serde(rename = "error")]
     Error(ErrorEvent),
     /// Any other object, kept whole (its `type` key included).
     #[serde(untagged)]
     Other(Extra),
+}
+
+/// The known event types, each with its payload and its name in [`event_type`]: what
+/// the strict parse, [`Event::type_name`] and [`Event::session_id`] go by.
+macro_rules! known_events {
+    ($($variant:ident($payload:ty) = $name:ident),* $(,)?) => {
+        impl Event {
+            /// Fails where `value`, an object of the known type `kind`, does not fit it.
+            fn fit(kind: &str, value: Value) -> Result<(), serde_json::Error> {
+                match kind {
+                    $(event_type::$name => drop(serde_json::from_value::<$payload>(value)?),)*
+                    _ => {}
+                }
+                Ok(())
+            }
+
+            /// The value of `type`, as written on the wire.
+            pub fn type_name(&self) -> &str {
+                match self {
+                    $(Event::$variant(_) => event_type::$name,)*
+                    Event::Other(map) => map.get(field::TYPE).and_then(Value::as_str).unwrap_or(""),
+                }
+            }
+
+            /// The `session_id` of the event, where it has one.
+            pub fn session_id(&self) -> Option<&str> {
+                match self {
+                    $(Event::$variant(e) => SessionId::get(&e.session_id),)*
+                    Event::Other(map) => map.get(field::SESSION_ID).and_then(Value::as_str),
+                }
+            }
+        }
+    };
+}
+
+known_events! {
+    System(System) = SYSTEM,
+    User(UserEvent) = USER,
+    Assistant(AssistantEvent) = ASSISTANT,
+    Thinking(ThinkingEvent) = THINKING,
+    ToolCall(ToolCallEvent) = TOOL_CALL,
+    Result(ResultEvent) = RESULT,
+    Connection(ConnectionEvent) = CONNECTION,
+    Retry(RetryEvent) = RETRY,
+    Error(ErrorEvent) = ERROR,
+}
+
+/// A `session_id` field, required or not.
+trait SessionId {
+    fn get(&self) -> Option<&str>;
+}
+
+impl SessionId for String {
+    fn get(&self) -> Option<&str> {
+        Some(self)
+    }
+}
+
+impl SessionId for Option<String> {
+    fn get(&self) -> Option<&str> {
+        self.as_deref()
+    }
 }
 
 impl Event {
@@ -130,18 +297,8 @@ impl Event {
     pub fn from_slice_strict(line: &[u8]) -> Result<Self, serde_json::Error> {
         let event = Self::from_slice(line)?;
         if let Event::Other(map) = &event {
-            let value = Value::Object(map.clone());
-            match map.get("type").and_then(Value::as_str) {
-                Some("system") => drop(serde_json::from_value::<System>(value)?),
-                Some("user") => drop(serde_json::from_value::<UserEvent>(value)?),
-                Some("assistant") => drop(serde_json::from_value::<AssistantEvent>(value)?),
-                Some("thinking") => drop(serde_json::from_value::<ThinkingEvent>(value)?),
-                Some("tool_call") => drop(serde_json::from_value::<ToolCallEvent>(value)?),
-                Some("result") => drop(serde_json::from_value::<ResultEvent>(value)?),
-                Some("connection") => drop(serde_json::from_value::<ConnectionEvent>(value)?),
-                Some("retry") => drop(serde_json::from_value::<RetryEvent>(value)?),
-                Some("error") => drop(serde_json::from_value::<ErrorEvent>(value)?),
-                _ => {}
+            if let Some(kind) = map.get(field::TYPE).and_then(Value::as_str) {
+                Event::fit(kind, Value::Object(map.clone()))?;
             }
         }
         Ok(event)
@@ -152,59 +309,25 @@ impl Event {
         // Serializing a tree of maps, strings and numbers cannot fail.
         serde_json::to_string(self).unwrap_or_default()
     }
-
-    /// The value of `type`, as written on the wire.
-    pub fn type_name(&self) -> &str {
-        match self {
-            Event::System(_) => "system",
-            Event::User(_) => "user",
-            Event::Assistant(_) => "assistant",
-            Event::Thinking(_) => "thinking",
-            Event::ToolCall(_) => "tool_call",
-            Event::Result(_) => "result",
-            Event::Connection(_) => "connection",
-            Event::Retry(_) => "retry",
-            Event::Error(_) => "error",
-            Event::Other(map) => map.get("type").and_then(Value::as_str).unwrap_or(""),
-        }
-    }
-
-    /// The `session_id` of the event, where it has one.
-    pub fn session_id(&self) -> Option<&str> {
-        match self {
-            Event::System(e) => e.session_id.as_deref(),
-            Event::User(e) => Some(&e.session_id),
-            Event::Assistant(e) => Some(&e.session_id),
-            Event::Thinking(e) => Some(&e.session_id),
-            Event::ToolCall(e) => Some(&e.session_id),
-            Event::Result(e) => Some(&e.session_id),
-            Event::Connection(e) => Some(&e.session_id),
-            Event::Retry(e) => Some(&e.session_id),
-            Event::Error(e) => e.session_id.as_deref(),
-            Event::Other(map) => map.get("session_id").and_then(Value::as_str),
-        }
-    }
 }
 
 /// `{"type":"system"}`. With `subtype` `init`: the session settings.
+#[skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct System {
     /// `init` at the start of a session.
     pub subtype: String,
     /// `env`, `flag` or `login`.
-    #[serde(rename = "apiKeySource", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "apiKeySource")]
     pub api_key_source: Option<String>,
     /// The absolute working directory.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cwd: Option<String>,
     /// The session id, the same in every event of a run.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session_id: Option<String>,
     /// The model's display name ("Auto", "Claude 4.5 Sonnet").
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
     /// `default`, or `bypassPermissions` with `--force`.
-    #[serde(rename = "permissionMode", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "permissionMode")]
     pub permission_mode: Option<String>,
     /// Fields this version does not know (`tools`, `mcp_servers`, ...).
     #[serde(flatten)]
@@ -240,13 +363,13 @@ impl Message {
 }
 
 /// One content block of a [`Message`].
+#[skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Content {
     /// `text` for text blocks.
     #[serde(rename = "type")]
     pub kind: String,
     /// The text of a `text` block.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -257,7 +380,7 @@ impl Content {
     /// A `text` block.
     pub fn text(text: impl Into<String>) -> Self {
         Content {
-            kind: "text".to_owned(),
+            kind: content_type::TEXT.to_owned(),
             text: Some(text.into()),
             extra: Extra::new(),
         }
@@ -277,6 +400,7 @@ pub struct UserEvent {
 }
 
 /// `{"type":"assistant"}`: a whole message segment, or a delta of one.
+#[skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AssistantEvent {
     /// The message, role `assistant`.
@@ -285,11 +409,9 @@ pub struct AssistantEvent {
     pub session_id: String,
     /// `<request uuid>-<n>-<4 chars>`; on the line that closes a segment before a
     /// tool call. Written before `timestamp_ms`, as the real CLI writes it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model_call_id: Option<String>,
     /// Milliseconds since the Unix epoch; on streamed lines and on the line that
     /// closes a segment before a tool call.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timestamp_ms: Option<u64>,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -297,17 +419,16 @@ pub struct AssistantEvent {
 }
 
 /// `{"type":"thinking"}`: `delta` with `text`, then `completed`.
+#[skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ThinkingEvent {
     /// `delta` or `completed`.
     pub subtype: String,
     /// The reasoning text of a delta.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
     /// The session id.
     pub session_id: String,
     /// Milliseconds since the Unix epoch.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timestamp_ms: Option<u64>,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -315,6 +436,7 @@ pub struct ThinkingEvent {
 }
 
 /// `{"type":"tool_call"}`: a tool call `started` or `completed`.
+#[skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolCallEvent {
     /// `started` or `completed`.
@@ -326,10 +448,8 @@ pub struct ToolCallEvent {
     /// The session id.
     pub session_id: String,
     /// Shared by tool calls that run in parallel.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model_call_id: Option<String>,
     /// Milliseconds since the Unix epoch.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timestamp_ms: Option<u64>,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -382,79 +502,56 @@ pub enum Tool {
     },
 }
 
-/// The kinds of tool this version knows, with their wire keys.
-pub const TOOL_KEYS: &[&str] = &[
-    "readToolCall",
-    "writeToolCall",
-    "editToolCall",
-    "shellToolCall",
-    "globToolCall",
-    "grepToolCall",
-    "lsToolCall",
-    "deleteToolCall",
-    "updateTodosToolCall",
-    "mcpToolCall",
-    "function",
-];
+/// The tools this version knows, each with its key in [`tool_key`]: what
+/// [`TOOL_KEYS`], [`Tool::key`] and (de)serialization go by.
+macro_rules! known_tools {
+    ($($variant:ident = $key:ident),* $(,)?) => {
+        /// The kinds of tool this version knows, with their wire keys.
+        pub const TOOL_KEYS: &[&str] = &[$(tool_key::$key),*];
+
+        impl Tool {
+            /// The wire key of this tool (`readToolCall`, ..., `function`).
+            pub fn key(&self) -> &str {
+                match self {
+                    $(Tool::$variant(_) => tool_key::$key,)*
+                    Tool::Other { key, .. } => key,
+                }
+            }
+
+            fn to_value(&self) -> Result<Value, serde_json::Error> {
+                match self {
+                    $(Tool::$variant(i) => serde_json::to_value(i),)*
+                    Tool::Other { value, .. } => Ok(value.clone()),
+                }
+            }
+
+            fn from_entry(key: String, value: Value) -> Result<Self, serde_json::Error> {
+                Ok(match key.as_str() {
+                    $(tool_key::$key => Tool::$variant(serde_json::from_value(value)?),)*
+                    _ => Tool::Other { key, value },
+                })
+            }
+        }
+    };
+}
+
+known_tools! {
+    Read = READ,
+    Write = WRITE,
+    Edit = EDIT,
+    Shell = SHELL,
+    Glob = GLOB,
+    Grep = GREP,
+    Ls = LS,
+    Delete = DELETE,
+    UpdateTodos = UPDATE_TODOS,
+    Mcp = MCP,
+    Function = FUNCTION,
+}
 
 /// Whether an object key names a tool (`...ToolCall` or `function`).
 pub fn is_tool_key(key: &str) -> bool {
-    key == "function" || (key.ends_with("ToolCall") && key.len() > "ToolCall".len())
-}
-
-impl Tool {
-    /// The wire key of this tool (`readToolCall`, ..., `function`).
-    pub fn key(&self) -> &str {
-        match self {
-            Tool::Read(_) => "readToolCall",
-            Tool::Write(_) => "writeToolCall",
-            Tool::Edit(_) => "editToolCall",
-            Tool::Shell(_) => "shellToolCall",
-            Tool::Glob(_) => "globToolCall",
-            Tool::Grep(_) => "grepToolCall",
-            Tool::Ls(_) => "lsToolCall",
-            Tool::Delete(_) => "deleteToolCall",
-            Tool::UpdateTodos(_) => "updateTodosToolCall",
-            Tool::Mcp(_) => "mcpToolCall",
-            Tool::Function(_) => "function",
-            Tool::Other { key, .. } => key,
-        }
-    }
-
-    fn to_value(&self) -> Result<Value, serde_json::Error> {
-        match self {
-            Tool::Read(i) => serde_json::to_value(i),
-            Tool::Write(i) => serde_json::to_value(i),
-            Tool::Edit(i) => serde_json::to_value(i),
-            Tool::Shell(i) => serde_json::to_value(i),
-            Tool::Glob(i) => serde_json::to_value(i),
-            Tool::Grep(i) => serde_json::to_value(i),
-            Tool::Ls(i) => serde_json::to_value(i),
-            Tool::Delete(i) => serde_json::to_value(i),
-            Tool::UpdateTodos(i) => serde_json::to_value(i),
-            Tool::Mcp(i) => serde_json::to_value(i),
-            Tool::Function(f) => serde_json::to_value(f),
-            Tool::Other { value, .. } => Ok(value.clone()),
-        }
-    }
-
-    fn from_entry(key: String, value: Value) -> Result<Self, serde_json::Error> {
-        use serde_json::from_value as v;
-        Ok(match key.as_str() {
-            "readToolCall" => Tool::Read(v(value)?),
-            "writeToolCall" => Tool::Write(v(value)?),
-            "editToolCall" => Tool::Edit(v(value)?),
-            "shellToolCall" => Tool::Shell(v(value)?),
-            "globToolCall" => Tool::Glob(v(value)?),
-            "grepToolCall" => Tool::Grep(v(value)?),
-            "lsToolCall" => Tool::Ls(v(value)?),
-            "deleteToolCall" => Tool::Delete(v(value)?),
-            "updateTodosToolCall" => Tool::UpdateTodos(v(value)?),
-            "mcpToolCall" => Tool::Mcp(v(value)?),
-            "function" => Tool::Function(v(value)?),
-            _ => Tool::Other { key, value },
-        })
-    }
+    key == tool_key::FUNCTION || (key.ends_with(tool_key::SUFFIX) && key.len() > tool_key::SUFFIX.len())
 }
 
 impl Serialize for ToolCall {
@@ -490,13 +587,13 @@ impl<'de> Deserialize<'de> for ToolCall {
 }
 
 /// A tool's `args` and, once completed, its `result`.
+#[skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolUse<A> {
     /// The arguments. Absent on the completed line of a rejected shell command.
-    #[serde(default = "none", skip_serializing_if = "Option::is_none")]
+    #[serde(default = "none")]
     pub args: Option<A>,
     /// The result, on `completed` lines.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result: Option<ToolResult>,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -512,19 +609,16 @@ fn none<T>() -> Option<T> {
 /// The payloads differ by tool kind and grow often, so they are kept as JSON
 /// objects; [`ToolResult::Error`] is typed because every kind shares it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum ToolResult {
     /// `{"success":{...}}`.
-    #[serde(rename = "success")]
     Success(Extra),
     /// `{"failure":{...}}`: a shell command that exited non-zero.
-    #[serde(rename = "failure")]
     Failure(Extra),
     /// `{"rejected":{command,workingDirectory,reason,isReadonly}}`.
-    #[serde(rename = "rejected")]
     Rejected(Extra),
     /// `{"error":{"errorMessage":"..."}}`.
-    #[serde(rename = "error")]
     Error(ToolError),
     /// Anything else, kept whole.
     #[serde(untagged)]
@@ -553,6 +647,7 @@ pub struct ReadArgs {
 }
 
 /// Arguments of `writeToolCall`.
+#[skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct WriteArgs {
     /// The file to create.
@@ -561,7 +656,7 @@ pub struct WriteArgs {
     #[serde(rename = "fileText")]
     pub file_text: String,
     /// The tool call id.
-    #[serde(rename = "toolCallId", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "toolCallId")]
     pub tool_call_id: Option<String>,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -569,12 +664,13 @@ pub struct WriteArgs {
 }
 
 /// Arguments of `editToolCall`.
+#[skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct EditArgs {
     /// The file to edit.
     pub path: String,
     /// The streamed new content.
-    #[serde(rename = "streamContent", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "streamContent")]
     pub stream_content: Option<String>,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -582,31 +678,30 @@ pub struct EditArgs {
 }
 
 /// Arguments of `shellToolCall`.
+#[skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ShellArgs {
     /// The command line.
     pub command: String,
     /// Where it runs.
-    #[serde(rename = "workingDirectory", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "workingDirectory")]
     pub working_directory: Option<String>,
     /// Timeout in milliseconds.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout: Option<u64>,
     /// The tool call id.
-    #[serde(rename = "toolCallId", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "toolCallId")]
     pub tool_call_id: Option<String>,
     /// The programs the command line runs (`["cargo"]`).
-    #[serde(rename = "simpleCommands", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "simpleCommands")]
     pub simple_commands: Option<Vec<String>>,
     /// How the CLI parsed the command line (`{parsingFailed, executableCommands}`),
     /// kept as JSON.
-    #[serde(rename = "parsingResult", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "parsingResult")]
     pub parsing_result: Option<Value>,
     /// Whether it runs in the background.
-    #[serde(rename = "isBackground", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "isBackground")]
     pub is_background: Option<bool>,
     /// What the agent says the command is for.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// Fields this version does not know (`requestedSandboxPolicy`, ...).
     #[serde(flatten)]
@@ -614,13 +709,14 @@ pub struct ShellArgs {
 }
 
 /// Arguments of `globToolCall`.
+#[skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GlobArgs {
     /// The pattern.
     #[serde(rename = "globPattern")]
     pub glob_pattern: String,
     /// Where to search.
-    #[serde(rename = "targetDirectory", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "targetDirectory")]
     pub target_directory: Option<String>,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -628,12 +724,12 @@ pub struct GlobArgs {
 }
 
 /// Arguments of `grepToolCall`.
+#[skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GrepArgs {
     /// The regular expression.
     pub pattern: String,
     /// Where to search.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
     /// `caseInsensitive`, `multiline`, `offset` and fields this version does not know.
     #[serde(flatten)]
@@ -641,12 +737,12 @@ pub struct GrepArgs {
 }
 
 /// Arguments of `lsToolCall`.
+#[skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LsArgs {
     /// The directory.
     pub path: String,
     /// Patterns left out of the listing.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ignore: Option<Vec<String>>,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -664,12 +760,12 @@ pub struct PathArgs {
 }
 
 /// Arguments of `updateTodosToolCall`.
+#[skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct UpdateTodosArgs {
     /// The todo items (`{id, content, status: "TODO_STATUS_PENDING", ...}`).
     pub todos: Vec<Value>,
     /// Whether they merge into the existing list.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub merge: Option<bool>,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -677,13 +773,13 @@ pub struct UpdateTodosArgs {
 }
 
 /// Arguments of `mcpToolCall`.
+#[skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct McpArgs {
     /// The qualified tool name.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// The tool's own name on its server.
-    #[serde(rename = "toolName", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "toolName")]
     pub tool_name: Option<String>,
     /// `serverIdentifier`, `providerIdentifier`, `args` and fields this version does
     /// not know.
@@ -692,15 +788,14 @@ pub struct McpArgs {
 }
 
 /// The documented generic tool shape: `{"function":{"name":...,"arguments":...}}`.
+#[skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FunctionCall {
     /// The tool's name.
     pub name: String,
     /// Its arguments, usually a JSON string.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub arguments: Option<Value>,
     /// The result, where one is given.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result: Option<Value>,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -708,15 +803,14 @@ pub struct FunctionCall {
 }
 
 /// `{"type":"result"}`: the terminal event of a run.
+#[skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ResultEvent {
     /// `success` (the documentation's Spanish page shows `correcto`; it is kept).
     pub subtype: String,
     /// Total run time in milliseconds.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duration_ms: Option<u64>,
     /// Model time in milliseconds.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duration_api_ms: Option<u64>,
     /// `false` on success.
     pub is_error: bool,
@@ -725,10 +819,8 @@ pub struct ResultEvent {
     /// The session id.
     pub session_id: String,
     /// The request id, when given.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request_id: Option<String>,
     /// Token counts, when given.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<Usage>,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -736,6 +828,7 @@ pub struct ResultEvent {
 }
 
 /// `result.usage`: token counts.
+#[skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Usage {
     /// Prompt tokens.
@@ -745,10 +838,10 @@ pub struct Usage {
     #[serde(rename = "outputTokens")]
     pub output_tokens: u64,
     /// Tokens read from the prompt cache.
-    #[serde(rename = "cacheReadTokens", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "cacheReadTokens")]
     pub cache_read_tokens: Option<u64>,
     /// Tokens written to the prompt cache.
-    #[serde(rename = "cacheWriteTokens", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "cacheWriteTokens")]
     pub cache_write_tokens: Option<u64>,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -756,6 +849,7 @@ pub struct Usage {
 }
 
 /// `{"type":"connection"}`, e.g. `reconnecting` with an `attempt` number.
+#[skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ConnectionEvent {
     /// `reconnecting`, ...
@@ -763,10 +857,8 @@ pub struct ConnectionEvent {
     /// The session id.
     pub session_id: String,
     /// Milliseconds since the Unix epoch.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timestamp_ms: Option<u64>,
     /// Which attempt this is, from 1.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub attempt: Option<u64>,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -774,6 +866,7 @@ pub struct ConnectionEvent {
 }
 
 /// `{"type":"retry"}`, e.g. `starting` with `attempt` and `is_resume`.
+#[skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RetryEvent {
     /// `starting`, ...
@@ -781,13 +874,10 @@ pub struct RetryEvent {
     /// The session id.
     pub session_id: String,
     /// Milliseconds since the Unix epoch.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timestamp_ms: Option<u64>,
     /// Which attempt this is, from 1.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub attempt: Option<u64>,
     /// Whether the retry resumes the earlier call.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub is_resume: Option<bool>,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -795,12 +885,12 @@ pub struct RetryEvent {
 }
 
 /// `{"type":"error","message":"..."}` on stdout.
+#[skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ErrorEvent {
     /// What went wrong.
     pub message: String,
     /// The session id, where given.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session_id: Option<String>,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -822,6 +912,34 @@ mod tests {
             let orig: Value = serde_json::from_str(line).expect("json");
             assert_eq!(back, orig);
         }
+    }
+
+    #[test]
+    fn the_names_are_those_serde_reads_and_writes() {
+        use event_type::*;
+        // Enough fields for every known type; `message` is an object for some, a
+        // string for `error`.
+        let fields = r#""subtype":"x","session_id":"s","call_id":"c","tool_call":{"function":{"name":"f"}},"is_error":false,"result":"r""#;
+        for name in [
+            SYSTEM, USER, ASSISTANT, THINKING, TOOL_CALL, RESULT, CONNECTION, RETRY, ERROR,
+        ] {
+            let typed = [r#"{"role":"user","content":[]}"#, r#""m""#]
+                .iter()
+                .find_map(|message| {
+                    let line = format!(r#"{{"type":"{name}",{fields},"message":{message}}}"#);
+                    let event = Event::from_slice(line.as_bytes()).expect("parse");
+                    (!matches!(event, Event::Other(_))).then_some(event)
+                });
+            let event = typed.unwrap_or_else(|| panic!("`{name}` is not typed"));
+            assert_eq!(event.type_name(), name);
+            let back: Value = serde_json::from_str(&event.to_line()).expect("json");
+            assert_eq!(back[field::TYPE], name);
+        }
+        for key in TOOL_KEYS {
+            assert!(is_tool_key(key), "{key}");
+        }
+        let result: ToolResult = serde_json::from_str(r#"{"success":{}}"#).expect("parse");
+        assert!(matches!(result, ToolResult::Success(_)));
     }
 
     #[test]

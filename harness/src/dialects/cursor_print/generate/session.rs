@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::cassette::{Header, Invocation, Recording, Writer};
-use crate::dialects::cursor_print::events::Event;
+use crate::dialects::cursor_print::events::{event_type, Event};
 use crate::error::WriteError;
 use crate::format::OutputFormat;
 use crate::frames::{Ending, Exit, Frame, Line};
@@ -49,7 +49,7 @@ impl Session {
             .rev()
             .find_map(|l| {
                 Peek::parse(l.as_bytes())
-                    .filter(|p| p.is_type("result"))
+                    .filter(|p| p.is_type(event_type::RESULT))
                     .and_then(|p| p.result_text())
             })
             .map(|t| t.into_owned())

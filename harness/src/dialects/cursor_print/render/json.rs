@@ -7,6 +7,7 @@
 
 use std::collections::VecDeque;
 
+use crate::dialects::cursor_print::events::event_type;
 use crate::frames::FrameResult;
 use crate::frames::{Frame, Line, Stream};
 use crate::peek::Peek;
@@ -40,7 +41,7 @@ impl<I: Iterator<Item = FrameResult>> Iterator for Json<I> {
             }
             match self.inner.next()? {
                 Ok(Frame::Line(line)) if line.stream == Stream::Stdout => {
-                    if Peek::parse(&line.bytes).is_some_and(|p| p.is_type("result")) {
+                    if Peek::parse(&line.bytes).is_some_and(|p| p.is_type(event_type::RESULT)) {
                         self.result = Some(line);
                     }
                 }

@@ -25,7 +25,7 @@
 
 use std::collections::VecDeque;
 
-use crate::dialects::cursor_print::events::{AssistantEvent, Event, Extra, Message};
+use crate::dialects::cursor_print::events::{event_type, role, AssistantEvent, Event, Extra, Message};
 use crate::frames::FrameResult;
 use crate::frames::{Frame, Line, Stream};
 use crate::peek::Peek;
@@ -94,7 +94,7 @@ impl<I> Segments<I> {
             // Without the flag nothing but the assistant lines matters, and most lines
             // say their type first: those are not parsed at all.
             match crate::peek::sniff_type(&line.bytes) {
-                Some(kind) if kind != b"assistant" => return Some(line),
+                Some(kind) if kind != event_type::ASSISTANT.as_bytes() => return Some(line),
                 Some(_) if self.held.is_empty() => {
                     self.hold(Held {
                         line,
@@ -113,7 +113,7 @@ impl<I> Segments<I> {
             };
             let timestamp_ms = peek.timestamp_ms();
             self.last_timestamp = timestamp_ms.or(self.last_timestamp);
-            if !peek.is_type("assistant") {
+            if !peek.is_type(event_type::ASSISTANT) {
                 return Some(line);
             }
             let Some(text) = peek.message_text() else {
@@ -182,7 +182,7 @@ impl<I> Segments<I> {
                 let session_id = std::mem::take(&mut held.session_id);
                 for piece in split_deltas(held.text()) {
                     let delta = Event::Assistant(AssistantEvent {
-                        message: Message::text("assistant", piece),
+                        message: Message::text(role::ASSISTANT, piece),
                         session_id: session_id.clone(),
                         timestamp_ms: Some(timestamp),
                         model_call_id: None,

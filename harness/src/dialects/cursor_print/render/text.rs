@@ -19,6 +19,7 @@
 
 use std::collections::VecDeque;
 
+use crate::dialects::cursor_print::events::{event_type, subtype, tool_key};
 use crate::frames::FrameResult;
 use crate::frames::{Frame, Line, Stream};
 use crate::peek::Peek;
@@ -26,16 +27,16 @@ use crate::peek::Peek;
 /// The action line for a completed call of this tool key.
 pub fn action_line(tool_key: &str) -> &'static str {
     match tool_key {
-        "readToolCall" => "Read file",
-        "writeToolCall" => "Created new file",
-        "editToolCall" => "Edited file",
-        "shellToolCall" => "Ran terminal command",
-        "deleteToolCall" => "Deleted file",
-        "globToolCall" => "Searched files",
-        "grepToolCall" => "Searched code",
-        "lsToolCall" => "Listed directory",
-        "updateTodosToolCall" => "Updated todos",
-        "mcpToolCall" => "Called MCP tool",
+        tool_key::READ => "Read file",
+        tool_key::WRITE => "Created new file",
+        tool_key::EDIT => "Edited file",
+        tool_key::SHELL => "Ran terminal command",
+        tool_key::DELETE => "Deleted file",
+        tool_key::GLOB => "Searched files",
+        tool_key::GREP => "Searched code",
+        tool_key::LS => "Listed directory",
+        tool_key::UPDATE_TODOS => "Updated todos",
+        tool_key::MCP => "Called MCP tool",
         _ => "Called tool",
     }
 }
@@ -69,11 +70,11 @@ impl<I: Iterator<Item = FrameResult>> Iterator for Text<I> {
                     let Some(peek) = Peek::parse(&line.bytes) else {
                         continue;
                     };
-                    if peek.is_type("tool_call") && peek.is_subtype("completed") {
+                    if peek.is_type(event_type::TOOL_CALL) && peek.is_subtype(subtype::COMPLETED) {
                         let action = action_line(&peek.tool_key().unwrap_or_default());
                         return Some(Ok(Frame::Line(Line::stdout(line.at, action))));
                     }
-                    if peek.is_type("result") {
+                    if peek.is_type(event_type::RESULT) {
                         self.answer = peek.result_text().map(|t| t.into_owned());
                     }
                 }

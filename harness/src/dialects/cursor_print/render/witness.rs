@@ -9,6 +9,7 @@
 use std::hash::{DefaultHasher, Hash, Hasher};
 
 use super::text::action_line;
+use crate::dialects::cursor_print::events::{event_type, subtype};
 use crate::format::OutputFormat;
 use crate::frames::Exit;
 use crate::peek::Peek;
@@ -53,7 +54,7 @@ impl Witness {
         match self.format {
             OutputFormat::StreamJson => self.show(bytes),
             OutputFormat::Json => {
-                if Peek::parse(bytes).is_some_and(|p| p.is_type("result")) {
+                if Peek::parse(bytes).is_some_and(|p| p.is_type(event_type::RESULT)) {
                     self.last = Some(digest(bytes));
                 }
             }
@@ -61,10 +62,10 @@ impl Witness {
                 let Some(peek) = Peek::parse(bytes) else {
                     return;
                 };
-                if peek.is_type("tool_call") && peek.is_subtype("completed") {
+                if peek.is_type(event_type::TOOL_CALL) && peek.is_subtype(subtype::COMPLETED) {
                     let action = action_line(&peek.tool_key().unwrap_or_default());
                     self.show(action.as_bytes());
-                } else if peek.is_type("result") {
+                } else if peek.is_type(event_type::RESULT) {
                     self.last = peek.result_text().map(|t| digest(t.as_bytes()));
                 }
             }
