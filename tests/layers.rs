@@ -13,6 +13,7 @@ use crate::support::root;
 const HARNESS: &[&str] = &[
     // 1. the stream model, and each dialect's wire model
     "exit_codes",
+    "digest",
     "error",
     "dialects",
     "dialects::cursor_print::events",

@@ -14,7 +14,7 @@
 //! Layers, lowest first; a module imports only from the modules listed before it
 //! (`tests/layers.rs` checks it):
 //!
-//! 1. the stream model: [`exit_codes`], [`error`], [`events`], `peek`, [`format`](mod@format),
+//! 1. the stream model: [`exit_codes`], [`digest`], [`error`], [`events`], `peek`, [`format`](mod@format),
 //!    [`frames`], [`models`];
 //! 2. recorded runs: [`cassette`], [`journal`];
 //! 3. the pure stages: [`render`], [`faults`], [`timing`]; then the protocol
@@ -34,6 +34,7 @@
 //!   checker and the runner build without proptest.
 
 pub mod dialects;
+pub mod digest;
 pub mod error;
 pub mod exit_codes;
 pub mod format;

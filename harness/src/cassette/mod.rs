@@ -26,6 +26,7 @@
 //! does not grow with the file.
 
 mod copy;
+mod line;
 mod read;
 mod write;
 

@@ -140,7 +140,7 @@ pub mod role {
     pub const ASSISTANT: &str = super::event_type::ASSISTANT;
 }
 
-/// The keys of the `tool_call` object that name a tool ([`Tool`](super::Tool)).
+/// The keys of the `tool_call` object that name a tool ([`Tool`]).
 pub mod tool_key {
     /// [`Tool::Read`](super::Tool::Read).
     pub const READ: &str = "readToolCall";

@@ -12,58 +12,48 @@ use crate::frames::FrameResult;
 use crate::frames::{Frame, Line, Stream};
 use crate::peek::Peek;
 
+use super::pass::Pass;
+
 /// What stderr says when a run that would exit 0 has no result.
 pub const NO_RESULT: &str = "Error: the agent ended without a result";
 
-pub(crate) struct Json<I> {
-    inner: I,
+/// Holds the `result` line back until the end.
+#[derive(Default)]
+pub(crate) struct Json {
     result: Option<Line>,
     queue: VecDeque<FrameResult>,
 }
 
-impl<I> Json<I> {
-    pub(crate) fn new(inner: I) -> Self {
-        Json {
-            inner,
-            result: None,
-            queue: VecDeque::new(),
+impl Pass for Json {
+    fn frame(&mut self, frame: FrameResult) {
+        match frame {
+            Ok(Frame::Line(line)) if line.stream == Stream::Stdout => {
+                if Peek::parse(&line.bytes).is_some_and(|p| p.is_type(event_type::RESULT)) {
+                    self.result = Some(line);
+                }
+            }
+            Ok(Frame::End(mut end)) => {
+                match (end.exit.success(), self.result.take()) {
+                    (true, Some(mut line)) => {
+                        line.at = end.at;
+                        line.newline = true;
+                        self.queue.push_back(Ok(Frame::Line(line)));
+                    }
+                    (true, None) => {
+                        // The documented failure: no JSON, a message, a non-zero exit.
+                        self.queue
+                            .push_back(Ok(Frame::Line(Line::stderr(end.at, NO_RESULT))));
+                        end.exit = crate::frames::Exit::Code(1);
+                    }
+                    (false, _) => {}
+                }
+                self.queue.push_back(Ok(Frame::End(end)));
+            }
+            other => self.queue.push_back(other),
         }
     }
-}
 
-impl<I: Iterator<Item = FrameResult>> Iterator for Json<I> {
-    type Item = FrameResult;
-
-    fn next(&mut self) -> Option<FrameResult> {
-        loop {
-            if let Some(item) = self.queue.pop_front() {
-                return Some(item);
-            }
-            match self.inner.next()? {
-                Ok(Frame::Line(line)) if line.stream == Stream::Stdout => {
-                    if Peek::parse(&line.bytes).is_some_and(|p| p.is_type(event_type::RESULT)) {
-                        self.result = Some(line);
-                    }
-                }
-                Ok(Frame::End(mut end)) => {
-                    match (end.exit.success(), self.result.take()) {
-                        (true, Some(mut line)) => {
-                            line.at = end.at;
-                            line.newline = true;
-                            self.queue.push_back(Ok(Frame::Line(line)));
-                        }
-                        (true, None) => {
-                            // The documented failure: no JSON, a message, a non-zero exit.
-                            self.queue
-                                .push_back(Ok(Frame::Line(Line::stderr(end.at, NO_RESULT))));
-                            end.exit = crate::frames::Exit::Code(1);
-                        }
-                        (false, _) => {}
-                    }
-                    self.queue.push_back(Ok(Frame::End(end)));
-                }
-                other => return Some(other),
-            }
-        }
+    fn queue(&mut self) -> &mut VecDeque<FrameResult> {
+        &mut self.queue
     }
 }

@@ -30,6 +30,8 @@ use crate::frames::FrameResult;
 use crate::frames::{Frame, Line, Stream};
 use crate::peek::Peek;
 
+use super::pass::Pass;
+
 /// Deltas made from a whole segment are at least this many bytes, but the last.
 pub const MIN_DELTA_BYTES: usize = 8;
 
@@ -61,8 +63,7 @@ impl Held {
     }
 }
 
-pub(crate) struct Segments<I> {
-    inner: I,
+pub(crate) struct Segments {
     partial: bool,
     now_ms: u64,
     last_timestamp: Option<u64>,
@@ -74,10 +75,9 @@ pub(crate) struct Segments<I> {
     queue: VecDeque<FrameResult>,
 }
 
-impl<I> Segments<I> {
-    pub(crate) fn new(inner: I, partial: bool, now_ms: u64) -> Self {
+impl Segments {
+    pub(crate) fn new(partial: bool, now_ms: u64) -> Self {
         Segments {
-            inner,
             partial,
             now_ms,
             last_timestamp: None,
@@ -197,28 +197,25 @@ impl<I> Segments<I> {
     }
 }
 
-impl<I: Iterator<Item = FrameResult>> Iterator for Segments<I> {
-    type Item = FrameResult;
+impl Pass for Segments {
+    fn frame(&mut self, frame: FrameResult) {
+        let next = match frame {
+            Ok(Frame::Line(line)) if line.stream == Stream::Stdout => match self.take(line) {
+                None => return,
+                Some(line) => Ok(Frame::Line(line)),
+            },
+            other => other,
+        };
+        self.release();
+        self.queue.push_back(next);
+    }
 
-    fn next(&mut self) -> Option<FrameResult> {
-        loop {
-            if let Some(item) = self.queue.pop_front() {
-                return Some(item);
-            }
-            let next = match self.inner.next() {
-                None => {
-                    self.release();
-                    return self.queue.pop_front();
-                }
-                Some(Ok(Frame::Line(line))) if line.stream == Stream::Stdout => match self.take(line) {
-                    None => continue,
-                    Some(line) => Ok(Frame::Line(line)),
-                },
-                Some(other) => other,
-            };
-            self.release();
-            self.queue.push_back(next);
-        }
+    fn finish(&mut self) {
+        self.release();
+    }
+
+    fn queue(&mut self) -> &mut VecDeque<FrameResult> {
+        &mut self.queue
     }
 }
 

@@ -24,6 +24,8 @@ use crate::frames::FrameResult;
 use crate::frames::{Frame, Line, Stream};
 use crate::peek::Peek;
 
+use super::pass::Pass;
+
 /// The action line for a completed call of this tool key.
 pub fn action_line(tool_key: &str) -> &'static str {
     match tool_key {
@@ -41,53 +43,41 @@ pub fn action_line(tool_key: &str) -> &'static str {
     }
 }
 
-pub(crate) struct Text<I> {
-    inner: I,
+/// Lets out an action line as each tool call completes, and the answer at the end.
+#[derive(Default)]
+pub(crate) struct Text {
     answer: Option<String>,
     queue: VecDeque<FrameResult>,
 }
 
-impl<I> Text<I> {
-    pub(crate) fn new(inner: I) -> Self {
-        Text {
-            inner,
-            answer: None,
-            queue: VecDeque::new(),
+impl Pass for Text {
+    fn frame(&mut self, frame: FrameResult) {
+        match frame {
+            Ok(Frame::Line(line)) if line.stream == Stream::Stdout => {
+                let Some(peek) = Peek::parse(&line.bytes) else {
+                    return;
+                };
+                if peek.is_type(event_type::TOOL_CALL) && peek.is_subtype(subtype::COMPLETED) {
+                    let action = action_line(&peek.tool_key().unwrap_or_default());
+                    self.queue
+                        .push_back(Ok(Frame::Line(Line::stdout(line.at, action))));
+                } else if peek.is_type(event_type::RESULT) {
+                    self.answer = peek.result_text().map(|t| t.into_owned());
+                }
+            }
+            Ok(Frame::End(end)) => {
+                if let Some(answer) = self.answer.take() {
+                    let answer = answer.strip_suffix('\n').unwrap_or(&answer);
+                    self.queue
+                        .push_back(Ok(Frame::Line(Line::stdout(end.at, answer))));
+                }
+                self.queue.push_back(Ok(Frame::End(end)));
+            }
+            other => self.queue.push_back(other),
         }
     }
-}
 
-impl<I: Iterator<Item = FrameResult>> Iterator for Text<I> {
-    type Item = FrameResult;
-
-    fn next(&mut self) -> Option<FrameResult> {
-        loop {
-            if let Some(item) = self.queue.pop_front() {
-                return Some(item);
-            }
-            match self.inner.next()? {
-                Ok(Frame::Line(line)) if line.stream == Stream::Stdout => {
-                    let Some(peek) = Peek::parse(&line.bytes) else {
-                        continue;
-                    };
-                    if peek.is_type(event_type::TOOL_CALL) && peek.is_subtype(subtype::COMPLETED) {
-                        let action = action_line(&peek.tool_key().unwrap_or_default());
-                        return Some(Ok(Frame::Line(Line::stdout(line.at, action))));
-                    }
-                    if peek.is_type(event_type::RESULT) {
-                        self.answer = peek.result_text().map(|t| t.into_owned());
-                    }
-                }
-                Ok(Frame::End(end)) => {
-                    if let Some(answer) = self.answer.take() {
-                        let answer = answer.strip_suffix('\n').unwrap_or(&answer);
-                        self.queue
-                            .push_back(Ok(Frame::Line(Line::stdout(end.at, answer))));
-                    }
-                    self.queue.push_back(Ok(Frame::End(end)));
-                }
-                other => return Some(other),
-            }
-        }
+    fn queue(&mut self) -> &mut VecDeque<FrameResult> {
+        &mut self.queue
     }
 }
