@@ -12,27 +12,24 @@ use serde_json::value::RawValue;
 
 use crate::dialects::cursor_print::events::is_tool_key;
 
-/// The fields of an event line that rendering looks at, unparsed.
-#[derive(Debug, Default, Deserialize)]
-pub(crate) struct Peek<'a> {
-    #[serde(borrow, default)]
-    r#type: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    subtype: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    session_id: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    timestamp_ms: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    model_call_id: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    message: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    tool_call: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    result: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    is_error: Option<&'a RawValue>,
+/// Declares a struct of borrowed, unparsed JSON fields: each an
+/// `Option<&RawValue>`, `None` where the object lacks it. A line of any shape reads into
+/// it without error as long as it is a JSON object; what each field holds is checked
+/// where it is used. Field attributes (`#[serde(rename = "in")]`) pass through.
+macro_rules! raw_fields {
+    ($(#[$meta:meta])* $vis:vis struct $name:ident { $($(#[$field_meta:meta])* $field:ident),* $(,)? }) => {
+        #[derive(Debug, Default, serde::Deserialize)]
+        $(#[$meta])*
+        $vis struct $name<'a> {
+            $($(#[$field_meta])* #[serde(borrow, default)] $field: Option<&'a serde_json::value::RawValue>,)*
+        }
+    };
+}
+pub(crate) use raw_fields;
+
+raw_fields! {
+    /// The fields of an event line that rendering looks at, unparsed.
+    pub(crate) struct Peek { r#type, subtype, session_id, timestamp_ms, model_call_id, message, tool_call, result, is_error }
 }
 
 fn string<'a>(raw: Option<&'a RawValue>) -> Option<Cow<'a, str>> {

@@ -6,41 +6,19 @@ use std::borrow::Cow;
 use std::time::Duration;
 
 use base64::Engine as _;
-use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use crate::dialects::cursor_print::events::event_type;
 use crate::frames::{Ending, Exit, Frame, Line, Signal, Stream};
+use crate::peek::raw_fields;
 
-/// One frame line as written: exactly one of the content keys. Fields are kept raw
-/// so that an error can name the field and point at its value.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(super) struct RawFrame<'a> {
-    #[serde(borrow, default)]
-    t: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    out: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    out_b64: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    err: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    err_b64: Option<&'a RawValue>,
-    #[serde(rename = "in", borrow, default)]
-    input: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    in_b64: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    nl: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    exit: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    signal: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    stall_ms: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    close: Option<&'a RawValue>,
+raw_fields! {
+    /// One frame line as written: exactly one of the content keys. Fields are kept raw
+    /// so that an error can name the field and point at its value.
+    #[serde(deny_unknown_fields)]
+    pub(super) struct RawFrame {
+        t, out, out_b64, err, err_b64, #[serde(rename = "in")] input, in_b64, nl, exit, signal, stall_ms, close,
+    }
 }
 
 /// A wrong field of a frame: where its value starts, and what is wrong.

@@ -78,31 +78,6 @@ use serde_with::skip_serializing_none;
 /// Unknown fields of an object, in their original order.
 pub type Extra = Map<String, Value>;
 
-/// The values of `type`: one for each event type this version knows.
-///
-/// Every module that looks at a line by its type names it with these. This list may
-/// grow.
-pub mod event_type {
-    /// `system`: session settings, first in the stream ([`super::System`]).
-    pub const SYSTEM: &str = "system";
-    /// `user`: the prompt ([`super::UserEvent`]).
-    pub const USER: &str = "user";
-    /// `assistant`: assistant text, whole or as a delta ([`super::AssistantEvent`]).
-    pub const ASSISTANT: &str = "assistant";
-    /// `thinking`: reasoning deltas ([`super::ThinkingEvent`]).
-    pub const THINKING: &str = "thinking";
-    /// `tool_call`: a tool call started or completed ([`super::ToolCallEvent`]).
-    pub const TOOL_CALL: &str = "tool_call";
-    /// `result`: the terminal event ([`super::ResultEvent`]).
-    pub const RESULT: &str = "result";
-    /// `connection`: connection trouble ([`super::ConnectionEvent`]).
-    pub const CONNECTION: &str = "connection";
-    /// `retry`: a retry of the model call ([`super::RetryEvent`]).
-    pub const RETRY: &str = "retry";
-    /// `error`: an error message on stdout ([`super::ErrorEvent`]).
-    pub const ERROR: &str = "error";
-}
-
 /// The values of `subtype` this version knows, and those the documentation lists by
 /// event type ([`DOCUMENTED`](subtype::DOCUMENTED)).
 pub mod subtype {
@@ -118,10 +93,6 @@ pub mod subtype {
     pub const DELTA: &str = "delta";
     /// `result`/`success`; also the key of a tool's successful result.
     pub const SUCCESS: &str = "success";
-    /// `connection`/`reconnecting`.
-    pub const RECONNECTING: &str = "reconnecting";
-    /// `retry`/`starting`.
-    pub const STARTING: &str = "starting";
 
     /// The subtypes the documentation lists, by event type.
     pub const DOCUMENTED: &[(&str, &[&str])] = &[
@@ -130,6 +101,11 @@ pub mod subtype {
         (event_type::THINKING, &[DELTA, COMPLETED]),
         (event_type::RESULT, &[SUCCESS]),
     ];
+
+    /// `connection`/`reconnecting`, seen, not documented.
+    pub const RECONNECTING: &str = "reconnecting";
+    /// `retry`/`starting`, seen, not documented.
+    pub const STARTING: &str = "starting";
 }
 
 /// The roles of a [`Message`].
@@ -138,34 +114,6 @@ pub mod role {
     pub const USER: &str = super::event_type::USER;
     /// The agent's.
     pub const ASSISTANT: &str = super::event_type::ASSISTANT;
-}
-
-/// The keys of the `tool_call` object that name a tool ([`Tool`]).
-pub mod tool_key {
-    /// [`Tool::Read`](super::Tool::Read).
-    pub const READ: &str = "readToolCall";
-    /// [`Tool::Write`](super::Tool::Write).
-    pub const WRITE: &str = "writeToolCall";
-    /// [`Tool::Edit`](super::Tool::Edit).
-    pub const EDIT: &str = "editToolCall";
-    /// [`Tool::Shell`](super::Tool::Shell).
-    pub const SHELL: &str = "shellToolCall";
-    /// [`Tool::Glob`](super::Tool::Glob).
-    pub const GLOB: &str = "globToolCall";
-    /// [`Tool::Grep`](super::Tool::Grep).
-    pub const GREP: &str = "grepToolCall";
-    /// [`Tool::Ls`](super::Tool::Ls).
-    pub const LS: &str = "lsToolCall";
-    /// [`Tool::Delete`](super::Tool::Delete).
-    pub const DELETE: &str = "deleteToolCall";
-    /// [`Tool::UpdateTodos`](super::Tool::UpdateTodos).
-    pub const UPDATE_TODOS: &str = "updateTodosToolCall";
-    /// [`Tool::Mcp`](super::Tool::Mcp).
-    pub const MCP: &str = "mcpToolCall";
-    /// [`Tool::Function`](super::Tool::Function): the documentation's generic shape.
-    pub const FUNCTION: &str = "function";
-    /// How every other tool key ends (`webSearchToolCall`, ...).
-    pub const SUFFIX: &str = "ToolCall";
 }
 
 /// The fields matched by name where a line is looked at without being parsed whole.
@@ -190,43 +138,34 @@ pub mod content_type {
     pub const TEXT: &str = "text";
 }
 
-/// One event of the `stream-json` output format.
-///
-/// The `type` field selects the variant (its name in snake case, as
-/// [`event_type`] lists them); an unknown `type` (or an object without one) is kept
-/// whole in [`Event::Other`].
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-#[non_exhaustive]
-#[allow(clippy::large_enum_variant)] // Events are built and matched, not stored in bulk.
-pub enum Event {
-    /// `{"type":"system",...}`: session settings, first in the stream.
-    System(System),
-    /// `{"type":"user",...}`: the prompt.
-    User(UserEvent),
-    /// `{"type":"assistant",...}`: assistant text, whole or as a delta.
-    Assistant(AssistantEvent),
-    /// `{"type":"thinking",...}`: reasoning deltas.
-    Thinking(ThinkingEvent),
-    /// `{"type":"tool_call",...}`: a tool call started or completed.
-    ToolCall(ToolCallEvent),
-    /// `{"type":"result",...}`: the terminal event.
-    Result(ResultEvent),
-    /// `{"type":"connection",...}`: connection trouble, e.g. `reconnecting`.
-    Connection(ConnectionEvent),
-    /// `{"type":"retry",...}`: a retry of the model call.
-    Retry(RetryEvent),
-    /// `{"type":"error",...}`: an error message on stdout.
-    Error(ErrorEvent),
-    /// Any other object, kept whole (its `type` key included).
-    #[serde(untagged)]
-    Other(Extra),
-}
-
-/// The known event types, each with its payload and its name in [`event_type`]: what
-/// the strict parse, [`Event::type_name`] and [`Event::session_id`] go by.
+/// The known event types, said once: for each, its [`Event`] variant and payload, and
+/// its name in [`event_type`]. Makes [`event_type`], [`Event`], and what the strict
+/// parse, [`Event::type_name`] and [`Event::session_id`] go by.
 macro_rules! known_events {
-    ($($variant:ident($payload:ty) = $name:ident),* $(,)?) => {
+    ($($(#[$doc:meta])* $variant:ident($payload:ty) = $name:ident $wire:tt,)*) => {
+        /// The values of `type`: one for each event type this version knows.
+        ///
+        /// Every module that looks at a line by its type names it with these. This list
+        /// may grow.
+        pub mod event_type {
+            $($(#[$doc])* pub const $name: &str = $wire;)*
+        }
+
+        /// One event of the `stream-json` output format.
+        ///
+        /// The `type` field selects the variant (as [`event_type`] names them); an
+        /// unknown `type` (or an object without one) is kept whole in [`Event::Other`].
+        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+        #[serde(tag = "type")]
+        #[non_exhaustive]
+        #[allow(clippy::large_enum_variant)] // Events are built and matched, not stored in bulk.
+        pub enum Event {
+            $($(#[$doc])* #[serde(rename = $wire)] $variant($payload),)*
+            /// Any other object, kept whole (its `type` key included).
+            #[serde(untagged)]
+            Other(Extra),
+        }
+
         impl Event {
             /// Fails where `value`, an object of the known type `kind`, does not fit it.
             fn fit(kind: &str, value: Value) -> Result<(), serde_json::Error> {
@@ -257,15 +196,24 @@ macro_rules! known_events {
 }
 
 known_events! {
-    System(System) = SYSTEM,
-    User(UserEvent) = USER,
-    Assistant(AssistantEvent) = ASSISTANT,
-    Thinking(ThinkingEvent) = THINKING,
-    ToolCall(ToolCallEvent) = TOOL_CALL,
-    Result(ResultEvent) = RESULT,
-    Connection(ConnectionEvent) = CONNECTION,
-    Retry(RetryEvent) = RETRY,
-    Error(ErrorEvent) = ERROR,
+    /// `{"type":"system",...}`: session settings, first in the stream.
+    System(System) = SYSTEM "system",
+    /// `{"type":"user",...}`: the prompt.
+    User(UserEvent) = USER "user",
+    /// `{"type":"assistant",...}`: assistant text, whole or as a delta.
+    Assistant(AssistantEvent) = ASSISTANT "assistant",
+    /// `{"type":"thinking",...}`: reasoning deltas.
+    Thinking(ThinkingEvent) = THINKING "thinking",
+    /// `{"type":"tool_call",...}`: a tool call started or completed.
+    ToolCall(ToolCallEvent) = TOOL_CALL "tool_call",
+    /// `{"type":"result",...}`: the terminal event.
+    Result(ResultEvent) = RESULT "result",
+    /// `{"type":"connection",...}`: connection trouble, e.g. `reconnecting`.
+    Connection(ConnectionEvent) = CONNECTION "connection",
+    /// `{"type":"retry",...}`: a retry of the model call.
+    Retry(RetryEvent) = RETRY "retry",
+    /// `{"type":"error",...}`: an error message on stdout.
+    Error(ErrorEvent) = ERROR "error",
 }
 
 /// A `session_id` field, required or not.
@@ -467,47 +415,34 @@ pub struct ToolCall {
     pub extra: Extra,
 }
 
-/// Which tool a call uses, keyed as on the wire.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum Tool {
-    /// `readToolCall`.
-    Read(ToolUse<ReadArgs>),
-    /// `writeToolCall`.
-    Write(ToolUse<WriteArgs>),
-    /// `editToolCall`.
-    Edit(ToolUse<EditArgs>),
-    /// `shellToolCall`.
-    Shell(ToolUse<ShellArgs>),
-    /// `globToolCall`.
-    Glob(ToolUse<GlobArgs>),
-    /// `grepToolCall`.
-    Grep(ToolUse<GrepArgs>),
-    /// `lsToolCall`.
-    Ls(ToolUse<LsArgs>),
-    /// `deleteToolCall`.
-    Delete(ToolUse<PathArgs>),
-    /// `updateTodosToolCall`.
-    UpdateTodos(ToolUse<UpdateTodosArgs>),
-    /// `mcpToolCall`.
-    Mcp(ToolUse<McpArgs>),
-    /// `function`: `{name, arguments}` as in the documentation.
-    Function(FunctionCall),
-    /// A tool key this version does not know, with its value.
-    Other {
-        /// The key, e.g. `webSearchToolCall`.
-        key: String,
-        /// Its value, untouched.
-        value: Value,
-    },
-}
-
-/// The tools this version knows, each with its key in [`tool_key`]: what
-/// [`TOOL_KEYS`], [`Tool::key`] and (de)serialization go by.
+/// The tools this version knows, said once: for each, its [`Tool`] variant and payload,
+/// and its key in [`tool_key`]. Makes [`tool_key`], [`TOOL_KEYS`], [`Tool`], and what
+/// [`Tool::key`] and (de)serialization go by.
 macro_rules! known_tools {
-    ($($variant:ident = $key:ident),* $(,)?) => {
+    ($($(#[$doc:meta])* $variant:ident($payload:ty) = $key:ident $wire:tt,)*) => {
+        /// The keys of the `tool_call` object that name a tool ([`Tool`]).
+        pub mod tool_key {
+            $($(#[$doc])* pub const $key: &str = $wire;)*
+            /// How every other tool key ends (`webSearchToolCall`, ...).
+            pub const SUFFIX: &str = "ToolCall";
+        }
+
         /// The kinds of tool this version knows, with their wire keys.
         pub const TOOL_KEYS: &[&str] = &[$(tool_key::$key),*];
+
+        /// Which tool a call uses, keyed as on the wire.
+        #[derive(Debug, Clone, PartialEq)]
+        #[non_exhaustive]
+        pub enum Tool {
+            $($(#[$doc])* $variant($payload),)*
+            /// A tool key this version does not know, with its value.
+            Other {
+                /// The key, e.g. `webSearchToolCall`.
+                key: String,
+                /// Its value, untouched.
+                value: Value,
+            },
+        }
 
         impl Tool {
             /// The wire key of this tool (`readToolCall`, ..., `function`).
@@ -536,17 +471,28 @@ macro_rules! known_tools {
 }
 
 known_tools! {
-    Read = READ,
-    Write = WRITE,
-    Edit = EDIT,
-    Shell = SHELL,
-    Glob = GLOB,
-    Grep = GREP,
-    Ls = LS,
-    Delete = DELETE,
-    UpdateTodos = UPDATE_TODOS,
-    Mcp = MCP,
-    Function = FUNCTION,
+    /// `readToolCall`.
+    Read(ToolUse<ReadArgs>) = READ "readToolCall",
+    /// `writeToolCall`.
+    Write(ToolUse<WriteArgs>) = WRITE "writeToolCall",
+    /// `editToolCall`.
+    Edit(ToolUse<EditArgs>) = EDIT "editToolCall",
+    /// `shellToolCall`.
+    Shell(ToolUse<ShellArgs>) = SHELL "shellToolCall",
+    /// `globToolCall`.
+    Glob(ToolUse<GlobArgs>) = GLOB "globToolCall",
+    /// `grepToolCall`.
+    Grep(ToolUse<GrepArgs>) = GREP "grepToolCall",
+    /// `lsToolCall`.
+    Ls(ToolUse<LsArgs>) = LS "lsToolCall",
+    /// `deleteToolCall`.
+    Delete(ToolUse<PathArgs>) = DELETE "deleteToolCall",
+    /// `updateTodosToolCall`.
+    UpdateTodos(ToolUse<UpdateTodosArgs>) = UPDATE_TODOS "updateTodosToolCall",
+    /// `mcpToolCall`.
+    Mcp(ToolUse<McpArgs>) = MCP "mcpToolCall",
+    /// `function`: `{name, arguments}` as in the documentation.
+    Function(FunctionCall) = FUNCTION "function",
 }
 
 /// Whether an object key names a tool (`...ToolCall` or `function`).

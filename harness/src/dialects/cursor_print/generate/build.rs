@@ -272,32 +272,30 @@ impl Builder<'_> {
                 // `user`, or further on; never between the two.
                 events.truncate(if *keep == 1 { 2 } else { *keep });
                 if self.real && *connection && events.len() >= 2 {
-                    events.push(self.reconnecting());
-                    events.push(self.retrying());
+                    events.extend(self.connection_trouble());
                 }
                 (vec![(*message).to_owned()], Exit::Code(1))
             }
         }
     }
 
-    fn reconnecting(&mut self) -> Event {
-        Event::Connection(ConnectionEvent {
+    /// The first attempt to reconnect, then the retry it starts.
+    fn connection_trouble(&mut self) -> [Event; 2] {
+        let reconnecting = ConnectionEvent {
             subtype: subtype::RECONNECTING.into(),
             session_id: self.session_id(),
             timestamp_ms: Some(self.tick()),
             attempt: Some(1),
             extra: Extra::new(),
-        })
-    }
-
-    fn retrying(&mut self) -> Event {
-        Event::Retry(RetryEvent {
+        };
+        let retry = RetryEvent {
             subtype: subtype::STARTING.into(),
-            session_id: self.session_id(),
             timestamp_ms: Some(self.tick()),
-            attempt: Some(1),
             is_resume: Some(false),
+            session_id: reconnecting.session_id.clone(),
+            attempt: reconnecting.attempt,
             extra: Extra::new(),
-        })
+        };
+        [Event::Connection(reconnecting), Event::Retry(retry)]
     }
 }

@@ -91,14 +91,10 @@ pub(super) fn call(tool: &ToolPlan, call_id: &str) -> Call {
                 path: path.to_owned(),
                 extra: Extra::new(),
             },
-            outcome(fields([
-                ("content", text.into()),
-                ("isEmpty", text.is_empty().into()),
-                ("exceededLimit", false.into()),
-                ("totalLines", lines.into()),
-                ("fileSize", size.into()),
-                ("path", path.into()),
-            ])),
+            outcome(object(json!({
+                "content": text, "isEmpty": text.is_empty(), "exceededLimit": false,
+                "totalLines": lines, "fileSize": size, "path": path,
+            }))),
         ),
         ToolKind::Write => uses(
             Tool::Write,
@@ -108,11 +104,9 @@ pub(super) fn call(tool: &ToolPlan, call_id: &str) -> Call {
                 tool_call_id: Some(call_id.to_owned()),
                 extra: Extra::new(),
             },
-            outcome(fields([
-                ("path", format!("/home/dev/project/{path}").into()),
-                ("linesCreated", lines.into()),
-                ("fileSize", size.into()),
-            ])),
+            outcome(object(json!({
+                "path": format!("{PROJECT}/{path}"), "linesCreated": lines, "fileSize": size,
+            }))),
         ),
         ToolKind::Edit => uses(
             Tool::Edit,
@@ -121,17 +115,14 @@ pub(super) fn call(tool: &ToolPlan, call_id: &str) -> Call {
                 stream_content: Some(text.to_owned()),
                 extra: Extra::new(),
             },
-            outcome(fields([
-                ("path", path.into()),
-                ("linesAdded", lines.into()),
-                ("linesRemoved", 1.into()),
-                ("diffString", format!("-old\n+{text}").into()),
-                ("afterFullFileContent", text.into()),
-                ("message", "Edited".into()),
-            ])),
+            outcome(object(json!({
+                "path": path, "linesAdded": lines, "linesRemoved": 1,
+                "diffString": format!("-old\n+{text}"), "afterFullFileContent": text, "message": "Edited",
+            }))),
         ),
         ToolKind::Shell => {
             let command = format!("cat {path}");
+            let exit_code = if tool.ok { 0 } else { 1 };
             uses(
                 Tool::Shell,
                 ShellArgs {
@@ -145,15 +136,10 @@ pub(super) fn call(tool: &ToolPlan, call_id: &str) -> Call {
                     description: Some("Show the file".to_owned()),
                     extra: Extra::new(),
                 },
-                outcome(fields([
-                    ("command", command.into()),
-                    ("exitCode", Value::from(if tool.ok { 0 } else { 1 })),
-                    ("signal", "".into()),
-                    ("stdout", text.into()),
-                    ("stderr", "".into()),
-                    ("executionTime", 12.into()),
-                    ("interleavedOutput", text.into()),
-                ])),
+                outcome(object(json!({
+                    "command": command, "exitCode": exit_code, "signal": "", "stdout": text,
+                    "stderr": "", "executionTime": 12, "interleavedOutput": text,
+                }))),
             )
         }
         ToolKind::Glob => uses(
@@ -163,32 +149,21 @@ pub(super) fn call(tool: &ToolPlan, call_id: &str) -> Call {
                 target_directory: Some(PROJECT.to_owned()),
                 extra: Extra::new(),
             },
-            outcome(fields([
-                ("pattern", path.into()),
-                ("path", PROJECT.into()),
-                ("files", json!([path])),
-                ("totalFiles", 1.into()),
-                ("clientTruncated", false.into()),
-                ("ripgrepTruncated", false.into()),
-            ])),
+            outcome(object(json!({
+                "pattern": path, "path": PROJECT, "files": [path], "totalFiles": 1,
+                "clientTruncated": false, "ripgrepTruncated": false,
+            }))),
         ),
         ToolKind::Grep => uses(
             Tool::Grep,
             GrepArgs {
                 pattern: text.to_owned(),
                 path: Some(path.to_owned()),
-                extra: fields([
-                    ("caseInsensitive", false.into()),
-                    ("multiline", false.into()),
-                    ("offset", 0.into()),
-                ]),
+                extra: object(json!({"caseInsensitive": false, "multiline": false, "offset": 0})),
             },
-            outcome(fields([
-                ("pattern", text.into()),
-                ("path", path.into()),
-                ("outputMode", "content".into()),
-                ("workspaceResults", json!({})),
-            ])),
+            outcome(object(json!({
+                "pattern": text, "path": path, "outputMode": "content", "workspaceResults": {},
+            }))),
         ),
         ToolKind::Ls => uses(
             Tool::Ls,
@@ -197,10 +172,9 @@ pub(super) fn call(tool: &ToolPlan, call_id: &str) -> Call {
                 ignore: Some(Vec::new()),
                 extra: Extra::new(),
             },
-            outcome(fields([(
-                "directoryTreeRoot",
-                json!({"absPath": path, "childrenDirs": [], "childrenFiles": []}),
-            )])),
+            outcome(object(json!({
+                "directoryTreeRoot": {"absPath": path, "childrenDirs": [], "childrenFiles": []},
+            }))),
         ),
         ToolKind::Delete => uses(
             Tool::Delete,
@@ -208,7 +182,7 @@ pub(super) fn call(tool: &ToolPlan, call_id: &str) -> Call {
                 path: path.to_owned(),
                 extra: Extra::new(),
             },
-            outcome(fields([("path", path.into())])),
+            outcome(object(json!({"path": path}))),
         ),
         ToolKind::UpdateTodos => uses(
             Tool::UpdateTodos,
@@ -217,23 +191,16 @@ pub(super) fn call(tool: &ToolPlan, call_id: &str) -> Call {
                 merge: Some(false),
                 extra: Extra::new(),
             },
-            outcome(fields([
-                ("todos", json!([])),
-                ("totalCount", 1.into()),
-                ("wasMerge", false.into()),
-            ])),
+            outcome(object(json!({"todos": [], "totalCount": 1, "wasMerge": false}))),
         ),
         ToolKind::Mcp => uses(
             Tool::Mcp,
             McpArgs {
                 name: Some("docs-search".to_owned()),
                 tool_name: Some("search".to_owned()),
-                extra: fields([("serverIdentifier", "docs".into()), ("args", json!({"q": text}))]),
+                extra: object(json!({"serverIdentifier": "docs", "args": {"q": text}})),
             },
-            outcome(fields([
-                ("content", json!([{"text": text}])),
-                ("isError", false.into()),
-            ])),
+            outcome(object(json!({"content": [{"text": text}], "isError": false}))),
         ),
         ToolKind::Function => function(
             FunctionCall {
@@ -242,7 +209,7 @@ pub(super) fn call(tool: &ToolPlan, call_id: &str) -> Call {
                 result: None,
                 extra: Extra::new(),
             },
-            outcome(fields([("output", text.into())])),
+            outcome(object(json!({"output": text}))),
         ),
     }
 }
@@ -285,9 +252,12 @@ fn result_value(result: ToolResult) -> Value {
     serde_json::to_value(result).unwrap_or_default()
 }
 
-/// A JSON object with these fields, in this order.
-fn fields<const N: usize>(pairs: [(&str, Value); N]) -> Extra {
-    pairs.into_iter().map(|(k, v)| (k.to_owned(), v)).collect()
+/// The fields of a JSON object written with `json!`, in their order.
+fn object(value: Value) -> Extra {
+    match value {
+        Value::Object(fields) => fields,
+        _ => Extra::new(),
+    }
 }
 
 #[cfg(test)]

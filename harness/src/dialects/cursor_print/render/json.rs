@@ -21,11 +21,10 @@ pub const NO_RESULT: &str = "Error: the agent ended without a result";
 #[derive(Default)]
 pub(crate) struct Json {
     result: Option<Line>,
-    queue: VecDeque<FrameResult>,
 }
 
 impl Pass for Json {
-    fn frame(&mut self, frame: FrameResult) {
+    fn frame(&mut self, frame: FrameResult, out: &mut VecDeque<FrameResult>) {
         match frame {
             Ok(Frame::Line(line)) if line.stream == Stream::Stdout => {
                 if Peek::parse(&line.bytes).is_some_and(|p| p.is_type(event_type::RESULT)) {
@@ -37,23 +36,18 @@ impl Pass for Json {
                     (true, Some(mut line)) => {
                         line.at = end.at;
                         line.newline = true;
-                        self.queue.push_back(Ok(Frame::Line(line)));
+                        out.push_back(Ok(Frame::Line(line)));
                     }
                     (true, None) => {
                         // The documented failure: no JSON, a message, a non-zero exit.
-                        self.queue
-                            .push_back(Ok(Frame::Line(Line::stderr(end.at, NO_RESULT))));
+                        out.push_back(Ok(Frame::Line(Line::stderr(end.at, NO_RESULT))));
                         end.exit = crate::frames::Exit::Code(1);
                     }
                     (false, _) => {}
                 }
-                self.queue.push_back(Ok(Frame::End(end)));
+                out.push_back(Ok(Frame::End(end)));
             }
-            other => self.queue.push_back(other),
+            other => out.push_back(other),
         }
-    }
-
-    fn queue(&mut self) -> &mut VecDeque<FrameResult> {
-        &mut self.queue
     }
 }

@@ -7,20 +7,19 @@ use crate::frames::FrameResult;
 
 /// What a rendering stage does with each frame.
 pub(crate) trait Pass {
-    /// Takes the next frame of the stream, queueing what it lets out.
-    fn frame(&mut self, frame: FrameResult);
+    /// Takes the next frame of the stream, putting what it lets out in `out`.
+    fn frame(&mut self, frame: FrameResult, out: &mut VecDeque<FrameResult>);
 
-    /// The stream is over: queues what is held back.
-    fn finish(&mut self) {}
-
-    /// The frames let out and not yet taken.
-    fn queue(&mut self) -> &mut VecDeque<FrameResult>;
+    /// The stream is over: lets out what is held back.
+    fn finish(&mut self, _out: &mut VecDeque<FrameResult>) {}
 }
 
 /// A [`Pass`] over the frames of `inner`, as an iterator.
 pub(crate) struct Staged<I, P> {
     inner: I,
     pass: P,
+    /// What the pass let out, not yet taken.
+    queue: VecDeque<FrameResult>,
     done: bool,
 }
 
@@ -29,6 +28,7 @@ impl<I, P> Staged<I, P> {
         Staged {
             inner,
             pass,
+            queue: VecDeque::new(),
             done: false,
         }
     }
@@ -38,20 +38,15 @@ impl<I: Iterator<Item = FrameResult>, P: Pass> Iterator for Staged<I, P> {
     type Item = FrameResult;
 
     fn next(&mut self) -> Option<FrameResult> {
-        loop {
-            if let Some(item) = self.pass.queue().pop_front() {
-                return Some(item);
-            }
-            if self.done {
-                return None;
-            }
+        while self.queue.is_empty() && !self.done {
             match self.inner.next() {
-                Some(frame) => self.pass.frame(frame),
+                Some(frame) => self.pass.frame(frame, &mut self.queue),
                 None => {
                     self.done = true;
-                    self.pass.finish();
+                    self.pass.finish(&mut self.queue);
                 }
             }
         }
+        self.queue.pop_front()
     }
 }

@@ -198,24 +198,23 @@ impl Segments {
 }
 
 impl Pass for Segments {
-    fn frame(&mut self, frame: FrameResult) {
+    fn frame(&mut self, frame: FrameResult, out: &mut VecDeque<FrameResult>) {
         let next = match frame {
-            Ok(Frame::Line(line)) if line.stream == Stream::Stdout => match self.take(line) {
-                None => return,
-                Some(line) => Ok(Frame::Line(line)),
-            },
-            other => other,
+            Ok(Frame::Line(line)) if line.stream == Stream::Stdout => {
+                self.take(line).map(Frame::Line).map(Ok)
+            }
+            other => Some(other),
         };
-        self.release();
-        self.queue.push_back(next);
+        if let Some(next) = next {
+            self.release();
+            self.queue.push_back(next);
+        }
+        out.append(&mut self.queue);
     }
 
-    fn finish(&mut self) {
+    fn finish(&mut self, out: &mut VecDeque<FrameResult>) {
         self.release();
-    }
-
-    fn queue(&mut self) -> &mut VecDeque<FrameResult> {
-        &mut self.queue
+        out.append(&mut self.queue);
     }
 }
 

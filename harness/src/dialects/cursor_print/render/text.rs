@@ -47,37 +47,29 @@ pub fn action_line(tool_key: &str) -> &'static str {
 #[derive(Default)]
 pub(crate) struct Text {
     answer: Option<String>,
-    queue: VecDeque<FrameResult>,
 }
 
 impl Pass for Text {
-    fn frame(&mut self, frame: FrameResult) {
-        match frame {
-            Ok(Frame::Line(line)) if line.stream == Stream::Stdout => {
-                let Some(peek) = Peek::parse(&line.bytes) else {
-                    return;
-                };
-                if peek.is_type(event_type::TOOL_CALL) && peek.is_subtype(subtype::COMPLETED) {
-                    let action = action_line(&peek.tool_key().unwrap_or_default());
-                    self.queue
-                        .push_back(Ok(Frame::Line(Line::stdout(line.at, action))));
-                } else if peek.is_type(event_type::RESULT) {
-                    self.answer = peek.result_text().map(|t| t.into_owned());
-                }
-            }
+    fn frame(&mut self, frame: FrameResult, out: &mut VecDeque<FrameResult>) {
+        let line = match frame {
+            Ok(Frame::Line(line)) if line.stream == Stream::Stdout => line,
             Ok(Frame::End(end)) => {
                 if let Some(answer) = self.answer.take() {
                     let answer = answer.strip_suffix('\n').unwrap_or(&answer);
-                    self.queue
-                        .push_back(Ok(Frame::Line(Line::stdout(end.at, answer))));
+                    out.push_back(Ok(Frame::Line(Line::stdout(end.at, answer))));
                 }
-                self.queue.push_back(Ok(Frame::End(end)));
+                return out.push_back(Ok(Frame::End(end)));
             }
-            other => self.queue.push_back(other),
+            other => return out.push_back(other),
+        };
+        let Some(peek) = Peek::parse(&line.bytes) else {
+            return;
+        };
+        if peek.is_type(event_type::TOOL_CALL) && peek.is_subtype(subtype::COMPLETED) {
+            let action = action_line(&peek.tool_key().unwrap_or_default());
+            out.push_back(Ok(Frame::Line(Line::stdout(line.at, action))));
+        } else if peek.is_type(event_type::RESULT) {
+            self.answer = peek.result_text().map(|t| t.into_owned());
         }
-    }
-
-    fn queue(&mut self) -> &mut VecDeque<FrameResult> {
-        &mut self.queue
     }
 }
