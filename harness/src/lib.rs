@@ -24,6 +24,12 @@
 //! 4. the [`run`]ner: a consumer played against a matrix of cases, its properties
 //!    checked and its records snapshotted.
 //!
+//! Each agent protocol is a folder of [`dialects`] spanning these layers: print mode's
+//! ([`dialects::cursor_print`]) holds its wire model ([`events`], at layer 1), its
+//! rendering ([`render`]), its rules ([`check`]er), what a correct consumer concludes
+//! ([`expect`]) and its session strategies ([`generate`]); the paths above are theirs,
+//! re-exported.
+//!
 //! The process that performs a plan (the executor, signals, the emulated CLI, the
 //! recording proxy) is the `mock-agent` crate, built on this one.
 //!

@@ -19,6 +19,14 @@
 //! list of variants and fields may grow in any minor release of this crate; match
 //! with a wildcard arm, and read unknown data from the `extra` maps.
 //!
+//! # Names
+//!
+//! Every name of the wire is said once, in this file, and every other module uses
+//! these: the event types ([`event_type`]), subtypes ([`subtype`], with those the
+//! documentation lists), tool keys ([`tool_key`], [`TOOL_KEYS`]), roles ([`role`]),
+//! content block kinds ([`content_type`]), and the fields matched by name
+//! ([`field`]). The [`Event`] and [`Tool`] enums are made from the same tables.
+//!
 //! # `system`
 //!
 //! Emitted once, first. The `init` subtype carries the session settings:
@@ -77,6 +85,24 @@ use serde_with::skip_serializing_none;
 
 /// Unknown fields of an object, in their original order.
 pub type Extra = Map<String, Value>;
+
+/// Declares structs of the wire model: each writes no optional field it does not
+/// have, and keeps the fields this version does not know, in their order, in `extra`.
+macro_rules! wire_structs {
+    ($($(#[$meta:meta])* pub struct $name:ident { $($(#[$field_meta:meta])* pub $field:ident: $ty:ty,)* })*) => {
+        $(
+            $(#[$meta])*
+            #[skip_serializing_none]
+            #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+            pub struct $name {
+                $($(#[$field_meta])* pub $field: $ty,)*
+                /// Fields this version does not know.
+                #[serde(flatten)]
+                pub extra: Extra,
+            }
+        )*
+    };
+}
 
 /// The values of `subtype` this version knows, and those the documentation lists by
 /// event type ([`DOCUMENTED`](subtype::DOCUMENTED)).
@@ -259,39 +285,34 @@ impl Event {
     }
 }
 
-/// `{"type":"system"}`. With `subtype` `init`: the session settings.
-#[skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct System {
-    /// `init` at the start of a session.
-    pub subtype: String,
-    /// `env`, `flag` or `login`.
-    #[serde(rename = "apiKeySource")]
-    pub api_key_source: Option<String>,
-    /// The absolute working directory.
-    pub cwd: Option<String>,
-    /// The session id, the same in every event of a run.
-    pub session_id: Option<String>,
-    /// The model's display name ("Auto", "Claude 4.5 Sonnet").
-    pub model: Option<String>,
-    /// `default`, or `bypassPermissions` with `--force`.
-    #[serde(rename = "permissionMode")]
-    pub permission_mode: Option<String>,
-    /// Fields this version does not know (`tools`, `mcp_servers`, ...).
-    #[serde(flatten)]
-    pub extra: Extra,
-}
+wire_structs! {
+    /// `{"type":"system"}`. With `subtype` `init`: the session settings.
+    ///
+    /// `extra` keeps the fields this version does not know (`tools`, `mcp_servers`, ...).
+    pub struct System {
+        /// `init` at the start of a session.
+        pub subtype: String,
+        /// `env`, `flag` or `login`.
+        #[serde(rename = "apiKeySource")]
+        pub api_key_source: Option<String>,
+        /// The absolute working directory.
+        pub cwd: Option<String>,
+        /// The session id, the same in every event of a run.
+        pub session_id: Option<String>,
+        /// The model's display name ("Auto", "Claude 4.5 Sonnet").
+        pub model: Option<String>,
+        /// `default`, or `bypassPermissions` with `--force`.
+        #[serde(rename = "permissionMode")]
+        pub permission_mode: Option<String>,
+    }
 
-/// A chat message: a role and a list of content blocks.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Message {
-    /// `user` or `assistant`.
-    pub role: String,
-    /// The content blocks; text is in blocks of type `text`.
-    pub content: Vec<Content>,
-    /// Fields this version does not know.
-    #[serde(flatten)]
-    pub extra: Extra,
+    /// A chat message: a role and a list of content blocks.
+    pub struct Message {
+        /// `user` or `assistant`.
+        pub role: String,
+        /// The content blocks; text is in blocks of type `text`.
+        pub content: Vec<Content>,
+    }
 }
 
 impl Message {
@@ -310,18 +331,15 @@ impl Message {
     }
 }
 
-/// One content block of a [`Message`].
-#[skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Content {
-    /// `text` for text blocks.
-    #[serde(rename = "type")]
-    pub kind: String,
-    /// The text of a `text` block.
-    pub text: Option<String>,
-    /// Fields this version does not know.
-    #[serde(flatten)]
-    pub extra: Extra,
+wire_structs! {
+    /// One content block of a [`Message`].
+    pub struct Content {
+        /// `text` for text blocks.
+        #[serde(rename = "type")]
+        pub kind: String,
+        /// The text of a `text` block.
+        pub text: Option<String>,
+    }
 }
 
 impl Content {
@@ -335,73 +353,56 @@ impl Content {
     }
 }
 
-/// `{"type":"user"}`: the prompt as the agent received it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct UserEvent {
-    /// The message, role `user`.
-    pub message: Message,
-    /// The session id.
-    pub session_id: String,
-    /// Fields this version does not know.
-    #[serde(flatten)]
-    pub extra: Extra,
-}
+wire_structs! {
+    /// `{"type":"user"}`: the prompt as the agent received it.
+    pub struct UserEvent {
+        /// The message, role `user`.
+        pub message: Message,
+        /// The session id.
+        pub session_id: String,
+    }
 
-/// `{"type":"assistant"}`: a whole message segment, or a delta of one.
-#[skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct AssistantEvent {
-    /// The message, role `assistant`.
-    pub message: Message,
-    /// The session id.
-    pub session_id: String,
-    /// `<request uuid>-<n>-<4 chars>`; on the line that closes a segment before a
-    /// tool call. Written before `timestamp_ms`, as the real CLI writes it.
-    pub model_call_id: Option<String>,
-    /// Milliseconds since the Unix epoch; on streamed lines and on the line that
-    /// closes a segment before a tool call.
-    pub timestamp_ms: Option<u64>,
-    /// Fields this version does not know.
-    #[serde(flatten)]
-    pub extra: Extra,
-}
+    /// `{"type":"assistant"}`: a whole message segment, or a delta of one.
+    pub struct AssistantEvent {
+        /// The message, role `assistant`.
+        pub message: Message,
+        /// The session id.
+        pub session_id: String,
+        /// `<request uuid>-<n>-<4 chars>`; on the line that closes a segment before a
+        /// tool call. Written before `timestamp_ms`, as the real CLI writes it.
+        pub model_call_id: Option<String>,
+        /// Milliseconds since the Unix epoch; on streamed lines and on the line that
+        /// closes a segment before a tool call.
+        pub timestamp_ms: Option<u64>,
+    }
 
-/// `{"type":"thinking"}`: `delta` with `text`, then `completed`.
-#[skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ThinkingEvent {
-    /// `delta` or `completed`.
-    pub subtype: String,
-    /// The reasoning text of a delta.
-    pub text: Option<String>,
-    /// The session id.
-    pub session_id: String,
-    /// Milliseconds since the Unix epoch.
-    pub timestamp_ms: Option<u64>,
-    /// Fields this version does not know.
-    #[serde(flatten)]
-    pub extra: Extra,
-}
+    /// `{"type":"thinking"}`: `delta` with `text`, then `completed`.
+    pub struct ThinkingEvent {
+        /// `delta` or `completed`.
+        pub subtype: String,
+        /// The reasoning text of a delta.
+        pub text: Option<String>,
+        /// The session id.
+        pub session_id: String,
+        /// Milliseconds since the Unix epoch.
+        pub timestamp_ms: Option<u64>,
+    }
 
-/// `{"type":"tool_call"}`: a tool call `started` or `completed`.
-#[skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ToolCallEvent {
-    /// `started` or `completed`.
-    pub subtype: String,
-    /// Correlates `started` and `completed`. May contain a newline.
-    pub call_id: String,
-    /// What the tool is and, once completed, its result.
-    pub tool_call: ToolCall,
-    /// The session id.
-    pub session_id: String,
-    /// Shared by tool calls that run in parallel.
-    pub model_call_id: Option<String>,
-    /// Milliseconds since the Unix epoch.
-    pub timestamp_ms: Option<u64>,
-    /// Fields this version does not know.
-    #[serde(flatten)]
-    pub extra: Extra,
+    /// `{"type":"tool_call"}`: a tool call `started` or `completed`.
+    pub struct ToolCallEvent {
+        /// `started` or `completed`.
+        pub subtype: String,
+        /// Correlates `started` and `completed`. May contain a newline.
+        pub call_id: String,
+        /// What the tool is and, once completed, its result.
+        pub tool_call: ToolCall,
+        /// The session id.
+        pub session_id: String,
+        /// Shared by tool calls that run in parallel.
+        pub model_call_id: Option<String>,
+        /// Milliseconds since the Unix epoch.
+        pub timestamp_ms: Option<u64>,
+    }
 }
 
 /// The `tool_call` object: one tool key (`readToolCall`, ..., `function`) and the
@@ -571,276 +572,201 @@ pub enum ToolResult {
     Other(Extra),
 }
 
-/// The payload of [`ToolResult::Error`].
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ToolError {
-    /// What went wrong.
-    #[serde(rename = "errorMessage")]
-    pub error_message: String,
-    /// Fields this version does not know.
-    #[serde(flatten)]
-    pub extra: Extra,
-}
+wire_structs! {
+    /// The payload of [`ToolResult::Error`].
+    pub struct ToolError {
+        /// What went wrong.
+        #[serde(rename = "errorMessage")]
+        pub error_message: String,
+    }
 
-/// Arguments of `readToolCall`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ReadArgs {
-    /// The file to read.
-    pub path: String,
-    /// Fields this version does not know.
-    #[serde(flatten)]
-    pub extra: Extra,
-}
+    /// Arguments of `readToolCall`.
+    pub struct ReadArgs {
+        /// The file to read.
+        pub path: String,
+    }
 
-/// Arguments of `writeToolCall`.
-#[skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct WriteArgs {
-    /// The file to create.
-    pub path: String,
-    /// Its contents.
-    #[serde(rename = "fileText")]
-    pub file_text: String,
-    /// The tool call id.
-    #[serde(rename = "toolCallId")]
-    pub tool_call_id: Option<String>,
-    /// Fields this version does not know.
-    #[serde(flatten)]
-    pub extra: Extra,
-}
+    /// Arguments of `writeToolCall`.
+    pub struct WriteArgs {
+        /// The file to create.
+        pub path: String,
+        /// Its contents.
+        #[serde(rename = "fileText")]
+        pub file_text: String,
+        /// The tool call id.
+        #[serde(rename = "toolCallId")]
+        pub tool_call_id: Option<String>,
+    }
 
-/// Arguments of `editToolCall`.
-#[skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct EditArgs {
-    /// The file to edit.
-    pub path: String,
-    /// The streamed new content.
-    #[serde(rename = "streamContent")]
-    pub stream_content: Option<String>,
-    /// Fields this version does not know.
-    #[serde(flatten)]
-    pub extra: Extra,
-}
+    /// Arguments of `editToolCall`.
+    pub struct EditArgs {
+        /// The file to edit.
+        pub path: String,
+        /// The streamed new content.
+        #[serde(rename = "streamContent")]
+        pub stream_content: Option<String>,
+    }
 
-/// Arguments of `shellToolCall`.
-#[skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ShellArgs {
-    /// The command line.
-    pub command: String,
-    /// Where it runs.
-    #[serde(rename = "workingDirectory")]
-    pub working_directory: Option<String>,
-    /// Timeout in milliseconds.
-    pub timeout: Option<u64>,
-    /// The tool call id.
-    #[serde(rename = "toolCallId")]
-    pub tool_call_id: Option<String>,
-    /// The programs the command line runs (`["cargo"]`).
-    #[serde(rename = "simpleCommands")]
-    pub simple_commands: Option<Vec<String>>,
-    /// How the CLI parsed the command line (`{parsingFailed, executableCommands}`),
-    /// kept as JSON.
-    #[serde(rename = "parsingResult")]
-    pub parsing_result: Option<Value>,
-    /// Whether it runs in the background.
-    #[serde(rename = "isBackground")]
-    pub is_background: Option<bool>,
-    /// What the agent says the command is for.
-    pub description: Option<String>,
-    /// Fields this version does not know (`requestedSandboxPolicy`, ...).
-    #[serde(flatten)]
-    pub extra: Extra,
-}
+    /// Arguments of `shellToolCall`.
+    ///
+    /// `extra` keeps the fields this version does not know (`requestedSandboxPolicy`, ...).
+    pub struct ShellArgs {
+        /// The command line.
+        pub command: String,
+        /// Where it runs.
+        #[serde(rename = "workingDirectory")]
+        pub working_directory: Option<String>,
+        /// Timeout in milliseconds.
+        pub timeout: Option<u64>,
+        /// The tool call id.
+        #[serde(rename = "toolCallId")]
+        pub tool_call_id: Option<String>,
+        /// The programs the command line runs (`["cargo"]`).
+        #[serde(rename = "simpleCommands")]
+        pub simple_commands: Option<Vec<String>>,
+        /// How the CLI parsed the command line (`{parsingFailed, executableCommands}`),
+        /// kept as JSON.
+        #[serde(rename = "parsingResult")]
+        pub parsing_result: Option<Value>,
+        /// Whether it runs in the background.
+        #[serde(rename = "isBackground")]
+        pub is_background: Option<bool>,
+        /// What the agent says the command is for.
+        pub description: Option<String>,
+    }
 
-/// Arguments of `globToolCall`.
-#[skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct GlobArgs {
-    /// The pattern.
-    #[serde(rename = "globPattern")]
-    pub glob_pattern: String,
-    /// Where to search.
-    #[serde(rename = "targetDirectory")]
-    pub target_directory: Option<String>,
-    /// Fields this version does not know.
-    #[serde(flatten)]
-    pub extra: Extra,
-}
+    /// Arguments of `globToolCall`.
+    pub struct GlobArgs {
+        /// The pattern.
+        #[serde(rename = "globPattern")]
+        pub glob_pattern: String,
+        /// Where to search.
+        #[serde(rename = "targetDirectory")]
+        pub target_directory: Option<String>,
+    }
 
-/// Arguments of `grepToolCall`.
-#[skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct GrepArgs {
-    /// The regular expression.
-    pub pattern: String,
-    /// Where to search.
-    pub path: Option<String>,
-    /// `caseInsensitive`, `multiline`, `offset` and fields this version does not know.
-    #[serde(flatten)]
-    pub extra: Extra,
-}
+    /// Arguments of `grepToolCall`.
+    ///
+    /// `extra` keeps `caseInsensitive`, `multiline`, `offset` and fields this version does not know.
+    pub struct GrepArgs {
+        /// The regular expression.
+        pub pattern: String,
+        /// Where to search.
+        pub path: Option<String>,
+    }
 
-/// Arguments of `lsToolCall`.
-#[skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct LsArgs {
-    /// The directory.
-    pub path: String,
-    /// Patterns left out of the listing.
-    pub ignore: Option<Vec<String>>,
-    /// Fields this version does not know.
-    #[serde(flatten)]
-    pub extra: Extra,
-}
+    /// Arguments of `lsToolCall`.
+    pub struct LsArgs {
+        /// The directory.
+        pub path: String,
+        /// Patterns left out of the listing.
+        pub ignore: Option<Vec<String>>,
+    }
 
-/// Arguments that are just a path (`deleteToolCall`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PathArgs {
-    /// The file.
-    pub path: String,
-    /// Fields this version does not know.
-    #[serde(flatten)]
-    pub extra: Extra,
-}
+    /// Arguments that are just a path (`deleteToolCall`).
+    pub struct PathArgs {
+        /// The file.
+        pub path: String,
+    }
 
-/// Arguments of `updateTodosToolCall`.
-#[skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct UpdateTodosArgs {
-    /// The todo items (`{id, content, status: "TODO_STATUS_PENDING", ...}`).
-    pub todos: Vec<Value>,
-    /// Whether they merge into the existing list.
-    pub merge: Option<bool>,
-    /// Fields this version does not know.
-    #[serde(flatten)]
-    pub extra: Extra,
-}
+    /// Arguments of `updateTodosToolCall`.
+    pub struct UpdateTodosArgs {
+        /// The todo items (`{id, content, status: "TODO_STATUS_PENDING", ...}`).
+        pub todos: Vec<Value>,
+        /// Whether they merge into the existing list.
+        pub merge: Option<bool>,
+    }
 
-/// Arguments of `mcpToolCall`.
-#[skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct McpArgs {
-    /// The qualified tool name.
-    pub name: Option<String>,
-    /// The tool's own name on its server.
-    #[serde(rename = "toolName")]
-    pub tool_name: Option<String>,
-    /// `serverIdentifier`, `providerIdentifier`, `args` and fields this version does
-    /// not know.
-    #[serde(flatten)]
-    pub extra: Extra,
-}
+    /// Arguments of `mcpToolCall`.
+    ///
+    /// `extra` keeps `serverIdentifier`, `providerIdentifier`, `args` and fields this version does not know.
+    pub struct McpArgs {
+        /// The qualified tool name.
+        pub name: Option<String>,
+        /// The tool's own name on its server.
+        #[serde(rename = "toolName")]
+        pub tool_name: Option<String>,
+    }
 
-/// The documented generic tool shape: `{"function":{"name":...,"arguments":...}}`.
-#[skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct FunctionCall {
-    /// The tool's name.
-    pub name: String,
-    /// Its arguments, usually a JSON string.
-    pub arguments: Option<Value>,
-    /// The result, where one is given.
-    pub result: Option<Value>,
-    /// Fields this version does not know.
-    #[serde(flatten)]
-    pub extra: Extra,
-}
+    /// The documented generic tool shape: `{"function":{"name":...,"arguments":...}}`.
+    pub struct FunctionCall {
+        /// The tool's name.
+        pub name: String,
+        /// Its arguments, usually a JSON string.
+        pub arguments: Option<Value>,
+        /// The result, where one is given.
+        pub result: Option<Value>,
+    }
 
-/// `{"type":"result"}`: the terminal event of a run.
-#[skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ResultEvent {
-    /// `success` (the documentation's Spanish page shows `correcto`; it is kept).
-    pub subtype: String,
-    /// Total run time in milliseconds.
-    pub duration_ms: Option<u64>,
-    /// Model time in milliseconds.
-    pub duration_api_ms: Option<u64>,
-    /// `false` on success.
-    pub is_error: bool,
-    /// The assistant segments concatenated with no separator.
-    pub result: String,
-    /// The session id.
-    pub session_id: String,
-    /// The request id, when given.
-    pub request_id: Option<String>,
-    /// Token counts, when given.
-    pub usage: Option<Usage>,
-    /// Fields this version does not know.
-    #[serde(flatten)]
-    pub extra: Extra,
-}
+    /// `{"type":"result"}`: the terminal event of a run.
+    pub struct ResultEvent {
+        /// `success` (the documentation's Spanish page shows `correcto`; it is kept).
+        pub subtype: String,
+        /// Total run time in milliseconds.
+        pub duration_ms: Option<u64>,
+        /// Model time in milliseconds.
+        pub duration_api_ms: Option<u64>,
+        /// `false` on success.
+        pub is_error: bool,
+        /// The assistant segments concatenated with no separator.
+        pub result: String,
+        /// The session id.
+        pub session_id: String,
+        /// The request id, when given.
+        pub request_id: Option<String>,
+        /// Token counts, when given.
+        pub usage: Option<Usage>,
+    }
 
-/// `result.usage`: token counts.
-#[skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Usage {
-    /// Prompt tokens.
-    #[serde(rename = "inputTokens")]
-    pub input_tokens: u64,
-    /// Completion tokens.
-    #[serde(rename = "outputTokens")]
-    pub output_tokens: u64,
-    /// Tokens read from the prompt cache.
-    #[serde(rename = "cacheReadTokens")]
-    pub cache_read_tokens: Option<u64>,
-    /// Tokens written to the prompt cache.
-    #[serde(rename = "cacheWriteTokens")]
-    pub cache_write_tokens: Option<u64>,
-    /// Fields this version does not know.
-    #[serde(flatten)]
-    pub extra: Extra,
-}
+    /// `result.usage`: token counts.
+    pub struct Usage {
+        /// Prompt tokens.
+        #[serde(rename = "inputTokens")]
+        pub input_tokens: u64,
+        /// Completion tokens.
+        #[serde(rename = "outputTokens")]
+        pub output_tokens: u64,
+        /// Tokens read from the prompt cache.
+        #[serde(rename = "cacheReadTokens")]
+        pub cache_read_tokens: Option<u64>,
+        /// Tokens written to the prompt cache.
+        #[serde(rename = "cacheWriteTokens")]
+        pub cache_write_tokens: Option<u64>,
+    }
 
-/// `{"type":"connection"}`, e.g. `reconnecting` with an `attempt` number.
-#[skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ConnectionEvent {
-    /// `reconnecting`, ...
-    pub subtype: String,
-    /// The session id.
-    pub session_id: String,
-    /// Milliseconds since the Unix epoch.
-    pub timestamp_ms: Option<u64>,
-    /// Which attempt this is, from 1.
-    pub attempt: Option<u64>,
-    /// Fields this version does not know.
-    #[serde(flatten)]
-    pub extra: Extra,
-}
+    /// `{"type":"connection"}`, e.g. `reconnecting` with an `attempt` number.
+    pub struct ConnectionEvent {
+        /// `reconnecting`, ...
+        pub subtype: String,
+        /// The session id.
+        pub session_id: String,
+        /// Milliseconds since the Unix epoch.
+        pub timestamp_ms: Option<u64>,
+        /// Which attempt this is, from 1.
+        pub attempt: Option<u64>,
+    }
 
-/// `{"type":"retry"}`, e.g. `starting` with `attempt` and `is_resume`.
-#[skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RetryEvent {
-    /// `starting`, ...
-    pub subtype: String,
-    /// The session id.
-    pub session_id: String,
-    /// Milliseconds since the Unix epoch.
-    pub timestamp_ms: Option<u64>,
-    /// Which attempt this is, from 1.
-    pub attempt: Option<u64>,
-    /// Whether the retry resumes the earlier call.
-    pub is_resume: Option<bool>,
-    /// Fields this version does not know.
-    #[serde(flatten)]
-    pub extra: Extra,
-}
+    /// `{"type":"retry"}`, e.g. `starting` with `attempt` and `is_resume`.
+    pub struct RetryEvent {
+        /// `starting`, ...
+        pub subtype: String,
+        /// The session id.
+        pub session_id: String,
+        /// Milliseconds since the Unix epoch.
+        pub timestamp_ms: Option<u64>,
+        /// Which attempt this is, from 1.
+        pub attempt: Option<u64>,
+        /// Whether the retry resumes the earlier call.
+        pub is_resume: Option<bool>,
+    }
 
-/// `{"type":"error","message":"..."}` on stdout.
-#[skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ErrorEvent {
-    /// What went wrong.
-    pub message: String,
-    /// The session id, where given.
-    pub session_id: Option<String>,
-    /// Fields this version does not know.
-    #[serde(flatten)]
-    pub extra: Extra,
+    /// `{"type":"error","message":"..."}` on stdout.
+    pub struct ErrorEvent {
+        /// What went wrong.
+        pub message: String,
+        /// The session id, where given.
+        pub session_id: Option<String>,
+    }
 }
 
 #[cfg(test)]
