@@ -135,7 +135,7 @@ struct Finders {
 impl Finders {
     fn new() -> Self {
         Finders {
-            assistant: memmem::Finder::new(b"\"assistant\""),
+            assistant: memmem::Finder::new(format!("\"{}\"", event_type::ASSISTANT).as_bytes()).into_owned(),
             escape: memmem::Finder::new(b"\\u"),
             timestamp: memmem::Finder::new(field::TIMESTAMP_MS),
         }
