@@ -39,6 +39,7 @@ mod support;
 
 use support::{cpu_count, cpu_model, mb, median, percentile};
 
+use harness::digest::{fnv1a_from, FNV1A_OFFSET};
 use nix::sys::resource::{getrusage, UsageWho};
 
 /// The binary under test, built by Cargo in the bench (release) profile.
@@ -327,13 +328,13 @@ impl Turn {
         writeln!(c, r#"{{"mock_agent_cassette":2,"invocation":{{"acp":true}}}}"#).expect("writes");
         writeln!(c, r#"{{"t":0,"in":{PROMPT}}}"#).expect("writes");
         let mut rng = SplitMix(SEED);
-        let (mut len, mut hash) = (0u64, FNV_OFFSET);
+        let (mut len, mut hash) = (0u64, FNV1A_OFFSET);
         let mut emit = |c: &mut BufWriter<File>, o: &mut BufWriter<File>, line: &str| {
             writeln!(c, r#"{{"t":0,"out":{line}}}"#).expect("writes");
             o.write_all(line.as_bytes()).expect("writes");
             o.write_all(b"\n").expect("writes");
             len += line.len() as u64 + 1;
-            hash = fnv1a(fnv1a(hash, line.as_bytes()), b"\n");
+            hash = fnv1a_from(fnv1a_from(hash, line.as_bytes()), b"\n");
         };
         let mut call = 0usize;
         let mut open_call = None;
@@ -497,7 +498,7 @@ fn cat_output(turn: &Turn) -> Duration {
 /// Reads `from` until `len` bytes (or its end), hashing them when asked.
 fn drain(from: &mut impl Read, len: u64, hash: bool) -> (u64, u64) {
     let mut buf = vec![0u8; DRAIN_BUFFER];
-    let (mut read, mut h) = (0u64, FNV_OFFSET);
+    let (mut read, mut h) = (0u64, FNV1A_OFFSET);
     while read < len {
         let want = usize::try_from(len - read).unwrap_or(usize::MAX).min(buf.len());
         let n = from.read(&mut buf[..want]).expect("reads");
@@ -505,7 +506,7 @@ fn drain(from: &mut impl Read, len: u64, hash: bool) -> (u64, u64) {
             break;
         }
         if hash {
-            h = fnv1a(h, &buf[..n]);
+            h = fnv1a_from(h, &buf[..n]);
         }
         read += n as u64;
     }
@@ -668,14 +669,4 @@ fn text(rng: &mut SplitMix, min: u64, max: u64) -> String {
         .map(|_| WORDS[usize::try_from(rng.below(WORDS.len() as u64)).unwrap_or(0)])
         .collect();
     words.join(" ")
-}
-
-const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
-
-fn fnv1a(mut hash: u64, bytes: &[u8]) -> u64 {
-    for &b in bytes {
-        hash ^= u64::from(b);
-        hash = hash.wrapping_mul(0x0100_0000_01b3);
-    }
-    hash
 }

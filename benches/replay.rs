@@ -38,6 +38,7 @@ mod support;
 use support::{cpu_count, cpu_model, mb, median};
 
 use harness::cassette::{Header, Invocation, Writer};
+use harness::digest::{fnv1a_from, FNV1A_OFFSET};
 use harness::generate::{from_seed, SessionConfig};
 use harness::{Ending, Exit, Frame, Line, OutputFormat};
 use nix::sys::resource::{getrusage, UsageWho};
@@ -153,7 +154,7 @@ fn bench_startup(runs: usize) -> Summary {
     for (name, mut cmd) in [("mock-agent", mock()), ("cat", cat())] {
         let run = run_drained(&mut cmd, Check::Hash);
         assert_eq!(run.len as usize, seed.len(), "{name}: output length");
-        assert_eq!(run.hash, fnv1a(FNV_OFFSET, &seed), "{name}: output bytes");
+        assert_eq!(run.hash, fnv1a_from(FNV1A_OFFSET, &seed), "{name}: output bytes");
     }
     let mut cat_times = Vec::with_capacity(runs);
     let mut mock_times = Vec::with_capacity(runs);
@@ -487,7 +488,7 @@ fn run_drained(cmd: &mut Command, check: Check) -> Run {
     let mut child = cmd.spawn().expect("the command starts");
     let mut stdout = child.stdout.take().expect("a piped stdout");
     let mut len = 0u64;
-    let mut hash = FNV_OFFSET;
+    let mut hash = FNV1A_OFFSET;
     loop {
         let n = match stdout.read(&mut buf) {
             Ok(0) => break,
@@ -497,7 +498,7 @@ fn run_drained(cmd: &mut Command, check: Check) -> Run {
         };
         len += n as u64;
         if check == Check::Hash {
-            hash = fnv1a(hash, &buf[..n]);
+            hash = fnv1a_from(hash, &buf[..n]);
         }
     }
     let status = child.wait().expect("the command ends");
@@ -513,17 +514,6 @@ fn run_drained(cmd: &mut Command, check: Check) -> Run {
         sys: secs(after.system_time()) - secs(before.system_time()),
         status,
     }
-}
-
-const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
-
-/// FNV-1a, 64 bits, continued from `hash`.
-fn fnv1a(mut hash: u64, bytes: &[u8]) -> u64 {
-    for b in bytes {
-        hash ^= u64::from(*b);
-        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    hash
 }
 
 // ---------------------------------------------------------------------------------
@@ -587,12 +577,12 @@ impl Generated {
         let mut c = Writer::create(&cassette, &header).expect("create cassette");
         let mut n = BufWriter::with_capacity(1 << 20, File::create(&ndjson).expect("create ndjson"));
         let mut len = 0u64;
-        let mut hash = FNV_OFFSET;
+        let mut hash = FNV1A_OFFSET;
         let mut at = Duration::ZERO;
         for line in session_lines(events) {
             len += line.len() as u64 + 1;
-            hash = fnv1a(hash, line.as_bytes());
-            hash = fnv1a(hash, b"\n");
+            hash = fnv1a_from(hash, line.as_bytes());
+            hash = fnv1a_from(hash, b"\n");
             n.write_all(line.as_bytes()).expect("write");
             n.write_all(b"\n").expect("write");
             at += Duration::from_micros(1_250);

@@ -13,6 +13,7 @@ use crate::support::root;
 const HARNESS: &[&str] = &[
     // 1. the stream model, and each dialect's wire model
     "exit_codes",
+    "digest",
     "error",
     "dialects",
     "dialects::cursor_print::events",
@@ -32,6 +33,7 @@ const HARNESS: &[&str] = &[
     "render",
     "timing",
     "faults",
+    "check::findings",
     "dialects::cursor_print::check",
     "dialects::cursor_acp::check",
     "check",
@@ -43,9 +45,10 @@ const HARNESS: &[&str] = &[
     "dialects::cursor_acp::tell",
     "dialects::cursor_acp",
     "dialects::cursor_print",
-    "generate",
+    "generate::config",
     "dialects::cursor_print::generate",
     "dialects::cursor_acp::generate",
+    "generate",
     "source",
     "acp",
     // 4. the runner

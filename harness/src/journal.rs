@@ -50,14 +50,11 @@ pub struct Entry {
     /// Whether the consumer closed stdout before the end (a write hit `EPIPE`).
     pub stdout_closed: bool,
     /// When that happened, in milliseconds from the start.
-    #[serde(default)]
     pub stdout_closed_at_ms: Option<u64>,
     /// The signal (`TERM`, `INT`) that ended the mock, if one did.
-    #[serde(default)]
     pub signal: Option<String>,
     /// Whether the consumer left the mock's stdin open: `null` when stdin is not a
     /// pipe (a terminal, a file, `/dev/null`).
-    #[serde(default)]
     pub stdin_open: Option<bool>,
     /// The mock's own error, when it failed (a bad cassette, say).
     pub error: Option<String>,
@@ -100,17 +97,15 @@ impl Entry {
 
 /// A conversation in server mode, as the mock saw it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 #[non_exhaustive]
 pub struct Conversation {
     /// Every message, in both directions, in order.
-    #[serde(default)]
     pub messages: Vec<Message>,
     /// What the client answered to each of the agent's requests, and how long it took.
-    #[serde(default)]
     pub answers: Vec<Answer>,
     /// Where the client did what the recording did not (a request it does not have,
     /// another permission answer, a cancel), and what the mock did.
-    #[serde(default)]
     pub divergences: Vec<String>,
 }
 

@@ -14,7 +14,7 @@
 //! Layers, lowest first; a module imports only from the modules listed before it
 //! (`tests/layers.rs` checks it):
 //!
-//! 1. the stream model: [`exit_codes`], [`error`], [`events`], `peek`, [`format`](mod@format),
+//! 1. the stream model: [`exit_codes`], [`digest`], [`error`], [`events`], `peek`, [`format`](mod@format),
 //!    [`frames`], [`models`];
 //! 2. recorded runs: [`cassette`], [`journal`];
 //! 3. the pure stages: [`render`], [`faults`], [`timing`]; then the protocol
@@ -23,6 +23,12 @@
 //!    ([`acp`]);
 //! 4. the [`run`]ner: a consumer played against a matrix of cases, its properties
 //!    checked and its records snapshotted.
+//!
+//! Each agent protocol is a folder of [`dialects`] spanning these layers: print mode's
+//! ([`dialects::cursor_print`]) holds its wire model ([`events`], at layer 1), its
+//! rendering ([`render`]), its rules ([`check`]er), what a correct consumer concludes
+//! ([`expect`]) and its session strategies ([`generate`]); the paths above are theirs,
+//! re-exported.
 //!
 //! The process that performs a plan (the executor, signals, the emulated CLI, the
 //! recording proxy) is the `mock-agent` crate, built on this one.
@@ -34,8 +40,8 @@
 //!   checker and the runner build without proptest.
 
 pub mod dialects;
+pub mod digest;
 pub mod error;
-pub mod events;
 pub mod exit_codes;
 pub mod format;
 pub mod frames;
@@ -47,16 +53,18 @@ pub mod journal;
 
 pub mod acp;
 pub mod check;
-pub mod expect;
 pub mod faults;
 #[cfg(feature = "generate")]
 pub mod generate;
-pub mod render;
 pub mod scenario;
 pub mod source;
 pub mod timing;
 
 pub mod run;
+
+// Print mode's modules at their former paths, while code moves to
+// `dialects::cursor_print`.
+pub use dialects::cursor_print::{events, expect, render};
 
 pub use error::{CassetteError, Diagnostic, ProblemKind};
 pub use format::OutputFormat;

@@ -10,29 +10,26 @@ use serde::de::{IgnoredAny, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 use serde_json::value::RawValue;
 
-use crate::events::is_tool_key;
+use crate::dialects::cursor_print::events::is_tool_key;
 
-/// The fields of an event line that rendering looks at, unparsed.
-#[derive(Debug, Default, Deserialize)]
-pub(crate) struct Peek<'a> {
-    #[serde(rename = "type", borrow, default)]
-    kind: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    subtype: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    session_id: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    timestamp_ms: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    model_call_id: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    message: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    tool_call: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    result: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    is_error: Option<&'a RawValue>,
+/// Declares a struct of borrowed, unparsed JSON fields: each an
+/// `Option<&RawValue>`, `None` where the object lacks it. A line of any shape reads into
+/// it without error as long as it is a JSON object; what each field holds is checked
+/// where it is used. Field attributes (`#[serde(rename = "in")]`) pass through.
+macro_rules! raw_fields {
+    ($(#[$meta:meta])* $vis:vis struct $name:ident { $($(#[$field_meta:meta])* $field:ident),* $(,)? }) => {
+        #[derive(Debug, Default, serde::Deserialize)]
+        $(#[$meta])*
+        $vis struct $name<'a> {
+            $($(#[$field_meta])* #[serde(borrow, default)] $field: Option<&'a serde_json::value::RawValue>,)*
+        }
+    };
+}
+pub(crate) use raw_fields;
+
+raw_fields! {
+    /// The fields of an event line that rendering looks at, unparsed.
+    pub(crate) struct Peek { r#type, subtype, session_id, timestamp_ms, model_call_id, message, tool_call, result, is_error }
 }
 
 fn string<'a>(raw: Option<&'a RawValue>) -> Option<Cow<'a, str>> {
@@ -52,7 +49,7 @@ impl<'a> Peek<'a> {
 
     /// Whether `type` is this string.
     pub(crate) fn is_type(&self, name: &str) -> bool {
-        self.kind
+        self.r#type
             .is_some_and(|raw| raw.get().strip_prefix('"').and_then(|s| s.strip_suffix('"')) == Some(name))
     }
 
@@ -151,19 +148,20 @@ pub(crate) fn sniff_type(line: &[u8]) -> Option<&[u8]> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dialects::cursor_print::events::{event_type, tool_key};
 
     #[test]
     fn peeks_fields_of_any_shape() {
         let line = br#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"a\"b"},{"type":"image"},{"type":"text","text":"c"}]},"session_id":"s1","timestamp_ms":17}"#;
         let peek = Peek::parse(line).expect("object");
-        assert!(peek.is_type("assistant"));
+        assert!(peek.is_type(event_type::ASSISTANT));
         assert_eq!(peek.message_text().as_deref(), Some("a\"bc"));
         assert_eq!(peek.session_id().as_deref(), Some("s1"));
         assert_eq!(peek.timestamp_ms(), Some(17));
 
         let odd = br#"{"type":7,"result":{"x":1},"tool_call":[1],"message":"m"}"#;
         let peek = Peek::parse(odd).expect("object");
-        assert!(!peek.is_type("result"));
+        assert!(!peek.is_type(event_type::RESULT));
         assert_eq!(peek.result_text(), None);
         assert_eq!(peek.tool_key(), None);
         assert_eq!(peek.message_text(), None);
@@ -176,6 +174,6 @@ mod tests {
     fn finds_the_tool_key_among_siblings() {
         let line = br#"{"type":"tool_call","tool_call":{"hookAdditionalContexts":[],"shellToolCall":{"args":{}},"toolCallId":"x"}}"#;
         let peek = Peek::parse(line).expect("object");
-        assert_eq!(peek.tool_key().as_deref(), Some("shellToolCall"));
+        assert_eq!(peek.tool_key().as_deref(), Some(tool_key::SHELL));
     }
 }

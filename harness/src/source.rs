@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use crate::cassette::{self, Recording};
 use crate::error::CassetteError;
-use crate::events::{Event, Message, UserEvent};
+use crate::events::{role, Event, Message, UserEvent};
 use crate::frames::{Ending, Exit, Frame, Line};
 
 /// The documentation's example session, one event per line.
@@ -167,7 +167,7 @@ fn user_line(line: &str, prompt: &str) -> String {
     });
     spliced.unwrap_or_else(|| match Event::from_slice(line.as_bytes()) {
         Ok(Event::User(event)) => Event::User(UserEvent {
-            message: Message::text("user", prompt),
+            message: Message::text(role::USER, prompt),
             ..event
         })
         .to_line(),
@@ -207,7 +207,7 @@ mod tests {
                 panic!("the seed's second line is its user event");
             };
             let rebuilt = Event::User(UserEvent {
-                message: Message::text("user", prompt),
+                message: Message::text(role::USER, prompt),
                 ..event
             })
             .to_line();

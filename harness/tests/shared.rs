@@ -355,9 +355,5 @@ pub fn render(recording: Recording, format: OutputFormat, partial: bool) -> (Str
 }
 
 /// The FNV-1a digest of some bytes: a short, stable name for a generated stream.
-#[allow(dead_code)] // Used with the `generate` feature only.
-pub fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| {
-        (h ^ u64::from(*b)).wrapping_mul(0x100_0000_01b3)
-    })
-}
+#[allow(unused_imports)] // Used with the `generate` feature only.
+pub use harness::digest::fnv1a;

@@ -23,6 +23,7 @@ use memchr::memmem;
 
 use super::read::{capture_rest, capture_tail};
 use super::{Reader, MAX_LINE_BYTES};
+use crate::dialects::cursor_print::events::{event_type, field};
 use crate::error::CassetteError;
 use crate::frames::{Exit, Frame};
 use crate::peek::Peek;
@@ -134,9 +135,9 @@ struct Finders {
 impl Finders {
     fn new() -> Self {
         Finders {
-            assistant: memmem::Finder::new(b"\"assistant\""),
+            assistant: memmem::Finder::new(format!("\"{}\"", event_type::ASSISTANT).as_bytes()).into_owned(),
             escape: memmem::Finder::new(b"\\u"),
-            timestamp: memmem::Finder::new(b"timestamp_ms"),
+            timestamp: memmem::Finder::new(field::TIMESTAMP_MS),
         }
     }
 
@@ -158,11 +159,12 @@ impl Finders {
         }
         // The closing line of a segment before a tool call, in the CLI's shape, says
         // so at its end.
-        if last_keys(line).any(|key| key == b"model_call_id") {
+        if last_keys(line).any(|key| key == field::MODEL_CALL_ID.as_bytes()) {
             return false;
         }
-        Peek::parse(line)
-            .is_some_and(|p| p.is_type("assistant") && p.is_delta_shaped() && p.message_text().is_some())
+        Peek::parse(line).is_some_and(|p| {
+            p.is_type(event_type::ASSISTANT) && p.is_delta_shaped() && p.message_text().is_some()
+        })
     }
 }
 
@@ -421,7 +423,7 @@ mod tests {
             keys(
                 r#"{"type":"assistant","message":{"a":1},"session_id":"s","model_call_id":"m-1","timestamp_ms":17}"#
             ),
-            ["timestamp_ms", "model_call_id", "session_id"]
+            [field::TIMESTAMP_MS, field::MODEL_CALL_ID, field::SESSION_ID]
         );
         assert_eq!(keys(r#"{"a":"x","b":-1.5e3}"#), ["b", "a"]);
         // Escapes and nested values stop the walk.

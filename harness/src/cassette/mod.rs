@@ -26,6 +26,7 @@
 //! does not grow with the file.
 
 mod copy;
+mod line;
 mod read;
 mod write;
 
@@ -37,6 +38,7 @@ pub use write::{encode_frame, line_too_long, stale_temporaries, Writer};
 use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
+use serde_with::skip_serializing_none;
 
 use crate::events::Extra;
 use crate::format::OutputFormat;
@@ -123,29 +125,26 @@ impl Header {
 }
 
 /// How a recorded run was invoked. Every field is optional: a capture knows none.
+#[skip_serializing_none]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Invocation {
     /// The arguments after the program name.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub argv: Vec<String>,
     /// The prompt the agent was given.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prompt: Option<String>,
     /// The `--output-format` of the run. Stdout frames hold that format.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output_format: Option<OutputFormat>,
     /// Whether `--stream-partial-output` was given.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub stream_partial_output: bool,
     /// The working directory.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cwd: Option<String>,
     /// Whether this is a recording of server mode (`cursor-agent acp`): its `in`
     /// frames are the client's messages.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub acp: bool,
     /// What `cursor-agent --version` printed, where known.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cli_version: Option<String>,
     /// Fields this version does not know.
     #[serde(flatten)]

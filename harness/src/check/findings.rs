@@ -3,6 +3,9 @@
 
 use std::fmt;
 
+/// How many findings of each rule a report keeps unless told otherwise.
+pub const SHOWN_PER_RULE: usize = 5;
+
 /// How bad a finding is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Severity {
@@ -318,14 +321,14 @@ struct RuleCount {
 /// Findings as they are found, in bounded memory: the first `shown_per_rule` of each
 /// rule are kept, the rest only counted.
 #[derive(Debug, Clone)]
-pub(super) struct Tally {
-    pub(super) shown_per_rule: usize,
+pub(crate) struct Tally {
+    pub(crate) shown_per_rule: usize,
     kept: Vec<Finding>,
     per_rule: [RuleCount; Rule::ALL.len()],
 }
 
 impl Tally {
-    pub(super) fn new(shown_per_rule: usize) -> Self {
+    pub(crate) fn new(shown_per_rule: usize) -> Self {
         Tally {
             shown_per_rule,
             kept: Vec::new(),
@@ -334,7 +337,7 @@ impl Tally {
     }
 
     /// Records a finding; its message is made only when the finding is kept.
-    pub(super) fn add(
+    pub(crate) fn add(
         &mut self,
         severity: Severity,
         line: u64,
@@ -361,7 +364,7 @@ impl Tally {
 
     /// The report: the kept findings in line order (those about the end, line 0, last;
     /// findings of one line in the order they were found), then what was left out.
-    pub(super) fn report(self) -> Report {
+    pub(crate) fn report(self) -> Report {
         let mut findings = self.kept;
         findings.sort_by_key(|f| if f.line == 0 { u64::MAX } else { f.line });
         let elided = Rule::ALL

@@ -6,6 +6,7 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use super::{Anchor, Fault, Placement};
+use crate::dialects::cursor_print::events::{event_type, subtype};
 use crate::format::OutputFormat;
 use crate::frames::{Ending, Exit, Frame, Line, Stream};
 use crate::frames::{FrameResult, Frames};
@@ -283,8 +284,8 @@ impl Stage {
                     Some(Anchor::Every) => true,
                     Some(Anchor::End) | None => false,
                 };
-            let completed_tool =
-                is_type("tool_call") && peek.as_ref().is_some_and(|p| p.is_subtype("completed"));
+            let completed_tool = is_type(event_type::TOOL_CALL)
+                && peek.as_ref().is_some_and(|p| p.is_subtype(subtype::COMPLETED));
             let dropped = matches!(&self.fault, Fault::Drop { kind } if is_type(kind));
             (reached, completed_tool, dropped)
         };

@@ -1,6 +1,12 @@
 //! What a generated session may hold: the [`Profile`] and the knobs of
 //! [`SessionConfig`].
 
+/// Milliseconds since the epoch at which generated sessions start.
+pub(crate) const BASE_MS: u64 = 1_790_000_000_000;
+
+/// The working directory of generated sessions.
+pub(crate) const PROJECT: &str = "/home/dev/project";
+
 /// What a session may hold.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Profile {
@@ -14,7 +20,7 @@ pub enum Profile {
     Real,
 }
 
-/// The knobs of [`super::session`].
+/// The knobs of [`crate::generate::session`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct SessionConfig {

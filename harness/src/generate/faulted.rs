@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use proptest::prelude::*;
 
 use super::config::SessionConfig;
-use super::session::Session;
+use super::Session;
 use super::BASE_MS;
 use crate::cassette::Writer;
 use crate::error::WriteError;

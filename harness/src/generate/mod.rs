@@ -29,45 +29,15 @@
 //! case that failed a property, is written as an ordinary cassette with
 //! [`Session::write_cassette`] / [`Faulted::write_cassette`].
 //!
-//! Inside, one step a module: the knobs (`config`), the plan and the strategies that
-//! draw it (`plan`), the typed events a plan makes (`build`, with the tool calls in
-//! `tools`), the [`Session`] they make (`session`), and faulted cases (`faulted`).
+//! Inside: the knobs (`config`) and faulted cases (`faulted`) here; the plan, the
+//! strategies that draw it and the typed events it makes are print mode's, in
+//! [`crate::dialects::cursor_print::generate`].
 
-mod build;
-mod config;
+pub(crate) mod config;
 mod faulted;
-mod plan;
-mod session;
-mod tools;
 
-use proptest::prelude::*;
-use proptest::strategy::ValueTree;
-use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
-
+pub use crate::dialects::cursor_print::generate::{from_seed, session, Session};
 pub use config::{Profile, SessionConfig};
 pub use faulted::{expectation, faulted, write_planned, Faulted};
-pub use session::Session;
 
-/// Milliseconds since the epoch at which generated sessions start.
-const BASE_MS: u64 = 1_790_000_000_000;
-
-/// The working directory of generated sessions.
-const PROJECT: &str = "/home/dev/project";
-
-/// A strategy for valid sessions with these knobs.
-pub fn session(config: SessionConfig) -> impl Strategy<Value = Session> {
-    plan::plan(&config).prop_map(move |plan| build::build(&plan, &config))
-}
-
-/// The session of a seed: the same on every run and machine, for one version.
-pub fn from_seed(seed: u64, config: &SessionConfig) -> Session {
-    let mut bytes = [0u8; 32];
-    bytes[..8].copy_from_slice(&seed.to_le_bytes());
-    let rng = TestRng::from_seed(RngAlgorithm::ChaCha, &bytes);
-    let mut runner = TestRunner::new_with_rng(Config::default(), rng);
-    match plan::plan(config).new_tree(&mut runner) {
-        Ok(tree) => build::build(&tree.current(), config),
-        // Only a filter that rejects everything fails; the generator's do not.
-        Err(_) => build::build(&plan::fallback(), config),
-    }
-}
+use config::BASE_MS;

@@ -1,1 +1,15 @@
 //! Cursor's print mode (`cursor-agent -p`): stream-json, json and text, one way.
+//!
+//! - [`events`]: the typed wire model, every name of the protocol said once;
+//! - [`render`]: from the recorded `stream-json` to what the CLI prints for the options
+//!   asked for (`--resume`, `--stream-partial-output`, `json`, `text`);
+//! - [`check`]: the rules a stream must follow (lint);
+//! - [`expect`]: what a correct consumer concludes from a run;
+//! - `generate` (with the `generate` feature): the strategies that draw valid sessions.
+
+pub mod check;
+pub mod events;
+pub mod expect;
+#[cfg(feature = "generate")]
+pub mod generate;
+pub mod render;

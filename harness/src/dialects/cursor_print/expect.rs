@@ -1,6 +1,7 @@
 //! What a correct consumer concludes from a run: worked out from the frames the mock
 //! performs, so that the runner can tell a consumer that copes from one that does not.
 
+use crate::dialects::cursor_print::events::event_type;
 use crate::frames::{Frame, Stream};
 use crate::peek::Peek;
 
@@ -29,7 +30,8 @@ pub fn expectation_of(frames: &[Frame]) -> Expectation {
             // What comes after stdout is closed never reaches the consumer.
             Frame::CloseStdout { .. } => closed = true,
             Frame::Line(line) if line.stream == Stream::Stdout && line.newline && !closed => {
-                if let Some(peek) = Peek::parse(&line.bytes).filter(|p| p.is_type("result") && !p.is_error())
+                if let Some(peek) =
+                    Peek::parse(&line.bytes).filter(|p| p.is_type(event_type::RESULT) && !p.is_error())
                 {
                     answer = peek.result_text().map(|t| t.into_owned());
                 }
@@ -54,7 +56,7 @@ pub fn segments_of(frames: &[Frame]) -> Vec<String> {
         .iter()
         .filter_map(|frame| match frame {
             Frame::Line(line) if line.stream == Stream::Stdout => Peek::parse(&line.bytes)
-                .filter(|p| p.is_type("assistant") && !p.is_delta_shaped())
+                .filter(|p| p.is_type(event_type::ASSISTANT) && !p.is_delta_shaped())
                 .and_then(|p| p.message_text()),
             _ => None,
         })

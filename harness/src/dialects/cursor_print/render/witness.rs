@@ -6,9 +6,11 @@
 //! `text` leaves out changes nothing the consumer sees, and is reported as not fired.
 //! The rules are those of [`super::json`] and [`super::text`].
 
-use std::hash::{DefaultHasher, Hash, Hasher};
+use std::hash::{Hash, Hasher};
 
 use super::text::action_line;
+use crate::dialects::cursor_print::events::{event_type, subtype};
+use crate::digest::{fnv1a, Fnv1a};
 use crate::format::OutputFormat;
 use crate::frames::Exit;
 use crate::peek::Peek;
@@ -25,12 +27,6 @@ pub struct Witness {
     last: Option<u64>,
 }
 
-fn digest(bytes: &[u8]) -> u64 {
-    let mut hasher = DefaultHasher::new();
-    bytes.hash(&mut hasher);
-    hasher.finish()
-}
-
 impl Witness {
     /// A witness of an empty stream in this format.
     pub fn new(format: OutputFormat) -> Self {
@@ -42,7 +38,7 @@ impl Witness {
     }
 
     fn show(&mut self, bytes: &[u8]) {
-        let mut hasher = DefaultHasher::new();
+        let mut hasher = Fnv1a::default();
         self.shown.hash(&mut hasher);
         bytes.hash(&mut hasher);
         self.shown = hasher.finish();
@@ -53,19 +49,19 @@ impl Witness {
         match self.format {
             OutputFormat::StreamJson => self.show(bytes),
             OutputFormat::Json => {
-                if Peek::parse(bytes).is_some_and(|p| p.is_type("result")) {
-                    self.last = Some(digest(bytes));
+                if Peek::parse(bytes).is_some_and(|p| p.is_type(event_type::RESULT)) {
+                    self.last = Some(fnv1a(bytes));
                 }
             }
             OutputFormat::Text => {
                 let Some(peek) = Peek::parse(bytes) else {
                     return;
                 };
-                if peek.is_type("tool_call") && peek.is_subtype("completed") {
+                if peek.is_type(event_type::TOOL_CALL) && peek.is_subtype(subtype::COMPLETED) {
                     let action = action_line(&peek.tool_key().unwrap_or_default());
                     self.show(action.as_bytes());
-                } else if peek.is_type("result") {
-                    self.last = peek.result_text().map(|t| digest(t.as_bytes()));
+                } else if peek.is_type(event_type::RESULT) {
+                    self.last = peek.result_text().map(|t| fnv1a(t.as_bytes()));
                 }
             }
         }
@@ -73,7 +69,7 @@ impl Witness {
 
     /// The digest of the whole output, for a stream that ends so.
     pub fn end(&self, exit: Exit) -> u64 {
-        let mut hasher = DefaultHasher::new();
+        let mut hasher = Fnv1a::default();
         match self.format {
             // Nothing of a failed run's events is printed in `json`.
             OutputFormat::Json if !exit.success() => {}

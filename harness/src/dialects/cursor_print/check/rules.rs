@@ -3,17 +3,11 @@
 use serde_json::Value;
 
 use super::{Checker, Rule, Severity};
-use crate::events::{Event, Extra, ResultEvent, Tool, ToolCallEvent};
+use crate::dialects::cursor_print::events::{
+    event_type, field, subtype, Event, Extra, ResultEvent, Tool, ToolCallEvent,
+};
 use crate::frames::Exit;
 use crate::peek::Peek;
-
-/// The subtypes the documentation lists, by event type.
-const SUBTYPES: &[(&str, &[&str])] = &[
-    ("system", &["init"]),
-    ("tool_call", &["started", "completed"]),
-    ("thinking", &["delta", "completed"]),
-    ("result", &["success"]),
-];
 
 /// The value of a top-level string field of a JSON line, or `""`.
 fn string_field(bytes: &[u8], name: &str) -> String {
@@ -35,7 +29,7 @@ impl Checker {
     /// `fields`: an event of a known type whose fields do not fit it.
     pub(super) fn wrong_fields(&mut self, line: u64, bytes: &[u8], error: &serde_json::Error) {
         self.found.add(Severity::Error, line, Rule::Fields, || {
-            let kind = string_field(bytes, "type");
+            let kind = string_field(bytes, field::TYPE);
             let message = error.to_string();
             let message = message.split(" at line ").next().unwrap_or(&message);
             format!("a `{kind}` event with a wrong field: {message}")
@@ -44,7 +38,7 @@ impl Checker {
 
     /// `init-first`: the first event is `system`/`init`.
     pub(super) fn init_first(&mut self, line: u64, peek: &Peek<'_>, event: &Event) {
-        if self.events == 1 && !(peek.is_type("system") && peek.is_subtype("init")) {
+        if self.events == 1 && !(peek.is_type(event_type::SYSTEM) && peek.is_subtype(subtype::INIT)) {
             self.found.add(Severity::Error, line, Rule::InitFirst, || {
                 format!("the first event is `{}`, not `system`/`init`", event.type_name())
             });
@@ -87,10 +81,10 @@ impl Checker {
     /// `subtype`: an event of a known type has a documented subtype.
     pub(super) fn subtype(&mut self, line: u64, bytes: &[u8], event: &Event) {
         let name = event.type_name();
-        let Some((_, known)) = SUBTYPES.iter().find(|(t, _)| *t == name) else {
+        let Some((_, known)) = subtype::DOCUMENTED.iter().find(|(t, _)| *t == name) else {
             return;
         };
-        let subtype = string_field(bytes, "subtype");
+        let subtype = string_field(bytes, field::SUBTYPE);
         if !known.contains(&subtype.as_str()) {
             self.found.add(Severity::Warning, line, Rule::Subtype, || {
                 format!(
@@ -141,7 +135,7 @@ impl Checker {
     pub(super) fn tool_call_pairs(&mut self, line: u64, call: ToolCallEvent) {
         let id = call.call_id;
         match call.subtype.as_str() {
-            "started" => {
+            subtype::STARTED => {
                 if let Some(first) = self.open_calls.get(&id).or(self.done_calls.get(&id)) {
                     self.found.add(Severity::Error, line, Rule::ToolCallPairs, || {
                         format!("tool call {id:?} started again (first on line {first})")
@@ -150,7 +144,7 @@ impl Checker {
                     self.open_calls.insert(id, line);
                 }
             }
-            "completed" => {
+            subtype::COMPLETED => {
                 if self.open_calls.remove(&id).is_some() {
                     self.done_calls.insert(id, line);
                 } else if let Some(first) = self.done_calls.get(&id) {
@@ -200,7 +194,7 @@ impl Checker {
     /// `event-type`: an event type this version knows.
     pub(super) fn event_type(&mut self, line: u64, map: &Extra) {
         self.found.add(Severity::Warning, line, Rule::EventType, || {
-            match map.get("type").and_then(Value::as_str).unwrap_or("") {
+            match map.get(field::TYPE).and_then(Value::as_str).unwrap_or("") {
                 "" => "an object with no `type`".to_owned(),
                 kind => format!("an event type this version does not know: `{kind}`"),
             }

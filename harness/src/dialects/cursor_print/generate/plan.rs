@@ -10,8 +10,8 @@
 
 use proptest::prelude::*;
 
-use super::config::{Profile, SessionConfig};
 use super::tools::ToolKind;
+use crate::generate::config::{Profile, SessionConfig};
 
 /// What a session does.
 #[derive(Debug, Clone)]

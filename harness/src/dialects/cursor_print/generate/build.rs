@@ -13,17 +13,17 @@
 //! The bytes of a seed depend on every detail here: the order of the clock's ticks,
 //! the ids, and the order of the fields (the order the event structs declare them in).
 
-use super::config::{Profile, SessionConfig};
 use super::plan::{CallPlan, EndPlan, Plan};
 use super::session::Session;
 use super::tools::{self, Call};
-use super::{BASE_MS, PROJECT};
-use crate::events::{
-    AssistantEvent, ConnectionEvent, Event, Extra, Message, ResultEvent, RetryEvent, System, ThinkingEvent,
-    Tool, ToolCall, ToolCallEvent, Usage, UserEvent,
+use crate::dialects::cursor_print::events::{
+    field, role, subtype, AssistantEvent, ConnectionEvent, Event, Extra, Message, ResultEvent, RetryEvent,
+    System, ThinkingEvent, Tool, ToolCall, ToolCallEvent, Usage, UserEvent,
 };
+use crate::dialects::cursor_print::render::segments::split_deltas;
 use crate::frames::Exit;
-use crate::render::segments::split_deltas;
+use crate::generate::config::{Profile, SessionConfig};
+use crate::generate::config::{BASE_MS, PROJECT};
 
 /// Milliseconds between two stamped events.
 const TICK_MS: u64 = 37;
@@ -87,7 +87,7 @@ impl Builder<'_> {
 
     fn init(&self) -> Event {
         Event::System(System {
-            subtype: "init".into(),
+            subtype: subtype::INIT.into(),
             api_key_source: Some("login".into()),
             cwd: Some(PROJECT.into()),
             session_id: Some(self.session_id()),
@@ -106,7 +106,7 @@ impl Builder<'_> {
 
     fn user(&self) -> Event {
         Event::User(UserEvent {
-            message: Message::text("user", self.plan.prompt.as_str()),
+            message: Message::text(role::USER, self.plan.prompt.as_str()),
             session_id: self.session_id(),
             extra: Extra::new(),
         })
@@ -115,7 +115,7 @@ impl Builder<'_> {
     /// An assistant line with this text and no stamps.
     fn assistant(&self, text: &str) -> AssistantEvent {
         AssistantEvent {
-            message: Message::text("assistant", text),
+            message: Message::text(role::ASSISTANT, text),
             session_id: self.session_id(),
             model_call_id: None,
             timestamp_ms: None,
@@ -130,9 +130,9 @@ impl Builder<'_> {
         let mut events = Vec::new();
         if self.real && !call.thinking.is_empty() {
             for thought in &call.thinking {
-                events.push(self.thinking("delta", Some(thought.as_str())));
+                events.push(self.thinking(subtype::DELTA, Some(thought.as_str())));
             }
-            events.push(self.thinking("completed", None));
+            events.push(self.thinking(subtype::COMPLETED, None));
         }
         for (i, segment) in call.segments.iter().enumerate() {
             if self.plan.partial && self.real {
@@ -175,12 +175,17 @@ impl Builder<'_> {
                 started,
                 completed: done,
             } = tools::call(tool, &call_id);
-            let mut start = self.tool_call("started", &call_id, started, model_call_id);
+            let mut start = self.tool_call(subtype::STARTED, &call_id, started, model_call_id);
             if self.real {
                 start.timestamp_ms = Some(self.tick());
             }
             events.push(Event::ToolCall(start));
-            completed.push(Some(self.tool_call("completed", &call_id, done, model_call_id)));
+            completed.push(Some(self.tool_call(
+                subtype::COMPLETED,
+                &call_id,
+                done,
+                model_call_id,
+            )));
         }
         for i in self.completion_order(call, completed.len()) {
             if let Some(mut done) = completed.get_mut(i).and_then(Option::take) {
@@ -208,7 +213,7 @@ impl Builder<'_> {
     fn tool_call(&self, subtype: &str, call_id: &str, tool: Tool, model_call_id: &str) -> ToolCallEvent {
         let mut beside = Extra::new();
         if self.real {
-            beside.insert("toolCallId".into(), call_id.into());
+            beside.insert(field::TOOL_CALL_ID.into(), call_id.into());
         }
         ToolCallEvent {
             subtype: subtype.into(),
@@ -240,7 +245,7 @@ impl Builder<'_> {
             EndPlan::Success { usage } => {
                 let duration = events.len() as u64 * TICK_MS;
                 events.push(Event::Result(ResultEvent {
-                    subtype: "success".into(),
+                    subtype: subtype::SUCCESS.into(),
                     duration_ms: Some(duration),
                     duration_api_ms: Some(duration),
                     is_error: false,
@@ -267,32 +272,30 @@ impl Builder<'_> {
                 // `user`, or further on; never between the two.
                 events.truncate(if *keep == 1 { 2 } else { *keep });
                 if self.real && *connection && events.len() >= 2 {
-                    events.push(self.reconnecting());
-                    events.push(self.retrying());
+                    events.extend(self.connection_trouble());
                 }
                 (vec![(*message).to_owned()], Exit::Code(1))
             }
         }
     }
 
-    fn reconnecting(&mut self) -> Event {
-        Event::Connection(ConnectionEvent {
-            subtype: "reconnecting".into(),
+    /// The first attempt to reconnect, then the retry it starts.
+    fn connection_trouble(&mut self) -> [Event; 2] {
+        let reconnecting = ConnectionEvent {
+            subtype: subtype::RECONNECTING.into(),
             session_id: self.session_id(),
             timestamp_ms: Some(self.tick()),
             attempt: Some(1),
             extra: Extra::new(),
-        })
-    }
-
-    fn retrying(&mut self) -> Event {
-        Event::Retry(RetryEvent {
-            subtype: "starting".into(),
-            session_id: self.session_id(),
+        };
+        let retry = RetryEvent {
+            subtype: subtype::STARTING.into(),
             timestamp_ms: Some(self.tick()),
-            attempt: Some(1),
             is_resume: Some(false),
+            session_id: reconnecting.session_id.clone(),
+            attempt: reconnecting.attempt,
             extra: Extra::new(),
-        })
+        };
+        [Event::Connection(reconnecting), Event::Retry(retry)]
     }
 }

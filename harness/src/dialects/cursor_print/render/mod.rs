@@ -15,6 +15,7 @@
 //! Stderr lines and the ending pass through unchanged, in recorded order.
 
 mod json;
+mod pass;
 mod resume;
 pub mod segments;
 pub mod text;
@@ -149,10 +150,9 @@ pub fn events(frames: Frames, options: &RenderOptions, recorded: Recorded) -> Fr
         // Recorded the way it is asked for: nothing to normalize.
         return frames;
     }
-    Box::new(segments::Segments::new(
+    Box::new(pass::Staged::new(
         frames,
-        options.stream_partial_output,
-        options.now_ms,
+        segments::Segments::new(options.stream_partial_output, options.now_ms),
     ))
 }
 
@@ -163,7 +163,7 @@ pub fn format(frames: Frames, format: OutputFormat, recorded: Recorded) -> Frame
     }
     match format {
         OutputFormat::StreamJson => frames,
-        OutputFormat::Json => Box::new(json::Json::new(frames)),
-        OutputFormat::Text => Box::new(text::Text::new(frames)),
+        OutputFormat::Json => Box::new(pass::Staged::new(frames, json::Json::default())),
+        OutputFormat::Text => Box::new(pass::Staged::new(frames, text::Text::default())),
     }
 }

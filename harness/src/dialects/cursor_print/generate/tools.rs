@@ -2,20 +2,20 @@
 //! `args` and `result` of each kind, shaped as the real CLI writes them
 //! (shared/REAL-CLI.md, "Tool call kinds seen").
 //!
-//! Arguments are typed ([`crate::events`] has a struct for each kind). Result payloads
+//! Arguments are typed ([`crate::dialects::cursor_print::events`] has a struct for each kind). Result payloads
 //! are JSON objects, as the model keeps them ([`ToolResult`]): they differ by kind and
 //! grow often. The keys of every object are written in the order the real CLI writes
 //! them, and that order is part of the bytes of a seed.
 
 use serde_json::{json, Value};
 
-use super::config::Profile;
 use super::plan::ToolPlan;
-use super::PROJECT;
-use crate::events::{
+use crate::dialects::cursor_print::events::{
     EditArgs, Extra, FunctionCall, GlobArgs, GrepArgs, LsArgs, McpArgs, PathArgs, ReadArgs, ShellArgs, Tool,
     ToolError, ToolResult, ToolUse, UpdateTodosArgs, WriteArgs,
 };
+use crate::generate::config::Profile;
+use crate::generate::config::PROJECT;
 
 /// The kinds of tool a generated session calls.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,7 +34,7 @@ pub(super) enum ToolKind {
 }
 
 /// Every kind the real CLI is seen to call, in the order of
-/// [`crate::events::TOOL_KEYS`]. Part of the bytes of a seed: a kind added here
+/// [`crate::dialects::cursor_print::events::TOOL_KEYS`]. Part of the bytes of a seed: a kind added here
 /// changes the sessions of most seeds.
 const REAL: &[ToolKind] = &[
     ToolKind::Read,
@@ -91,14 +91,10 @@ pub(super) fn call(tool: &ToolPlan, call_id: &str) -> Call {
                 path: path.to_owned(),
                 extra: Extra::new(),
             },
-            outcome(fields([
-                ("content", text.into()),
-                ("isEmpty", text.is_empty().into()),
-                ("exceededLimit", false.into()),
-                ("totalLines", lines.into()),
-                ("fileSize", size.into()),
-                ("path", path.into()),
-            ])),
+            outcome(object(json!({
+                "content": text, "isEmpty": text.is_empty(), "exceededLimit": false,
+                "totalLines": lines, "fileSize": size, "path": path,
+            }))),
         ),
         ToolKind::Write => uses(
             Tool::Write,
@@ -108,11 +104,9 @@ pub(super) fn call(tool: &ToolPlan, call_id: &str) -> Call {
                 tool_call_id: Some(call_id.to_owned()),
                 extra: Extra::new(),
             },
-            outcome(fields([
-                ("path", format!("/home/dev/project/{path}").into()),
-                ("linesCreated", lines.into()),
-                ("fileSize", size.into()),
-            ])),
+            outcome(object(json!({
+                "path": format!("{PROJECT}/{path}"), "linesCreated": lines, "fileSize": size,
+            }))),
         ),
         ToolKind::Edit => uses(
             Tool::Edit,
@@ -121,17 +115,14 @@ pub(super) fn call(tool: &ToolPlan, call_id: &str) -> Call {
                 stream_content: Some(text.to_owned()),
                 extra: Extra::new(),
             },
-            outcome(fields([
-                ("path", path.into()),
-                ("linesAdded", lines.into()),
-                ("linesRemoved", 1.into()),
-                ("diffString", format!("-old\n+{text}").into()),
-                ("afterFullFileContent", text.into()),
-                ("message", "Edited".into()),
-            ])),
+            outcome(object(json!({
+                "path": path, "linesAdded": lines, "linesRemoved": 1,
+                "diffString": format!("-old\n+{text}"), "afterFullFileContent": text, "message": "Edited",
+            }))),
         ),
         ToolKind::Shell => {
             let command = format!("cat {path}");
+            let exit_code = if tool.ok { 0 } else { 1 };
             uses(
                 Tool::Shell,
                 ShellArgs {
@@ -145,15 +136,10 @@ pub(super) fn call(tool: &ToolPlan, call_id: &str) -> Call {
                     description: Some("Show the file".to_owned()),
                     extra: Extra::new(),
                 },
-                outcome(fields([
-                    ("command", command.into()),
-                    ("exitCode", Value::from(if tool.ok { 0 } else { 1 })),
-                    ("signal", "".into()),
-                    ("stdout", text.into()),
-                    ("stderr", "".into()),
-                    ("executionTime", 12.into()),
-                    ("interleavedOutput", text.into()),
-                ])),
+                outcome(object(json!({
+                    "command": command, "exitCode": exit_code, "signal": "", "stdout": text,
+                    "stderr": "", "executionTime": 12, "interleavedOutput": text,
+                }))),
             )
         }
         ToolKind::Glob => uses(
@@ -163,32 +149,21 @@ pub(super) fn call(tool: &ToolPlan, call_id: &str) -> Call {
                 target_directory: Some(PROJECT.to_owned()),
                 extra: Extra::new(),
             },
-            outcome(fields([
-                ("pattern", path.into()),
-                ("path", PROJECT.into()),
-                ("files", json!([path])),
-                ("totalFiles", 1.into()),
-                ("clientTruncated", false.into()),
-                ("ripgrepTruncated", false.into()),
-            ])),
+            outcome(object(json!({
+                "pattern": path, "path": PROJECT, "files": [path], "totalFiles": 1,
+                "clientTruncated": false, "ripgrepTruncated": false,
+            }))),
         ),
         ToolKind::Grep => uses(
             Tool::Grep,
             GrepArgs {
                 pattern: text.to_owned(),
                 path: Some(path.to_owned()),
-                extra: fields([
-                    ("caseInsensitive", false.into()),
-                    ("multiline", false.into()),
-                    ("offset", 0.into()),
-                ]),
+                extra: object(json!({"caseInsensitive": false, "multiline": false, "offset": 0})),
             },
-            outcome(fields([
-                ("pattern", text.into()),
-                ("path", path.into()),
-                ("outputMode", "content".into()),
-                ("workspaceResults", json!({})),
-            ])),
+            outcome(object(json!({
+                "pattern": text, "path": path, "outputMode": "content", "workspaceResults": {},
+            }))),
         ),
         ToolKind::Ls => uses(
             Tool::Ls,
@@ -197,10 +172,9 @@ pub(super) fn call(tool: &ToolPlan, call_id: &str) -> Call {
                 ignore: Some(Vec::new()),
                 extra: Extra::new(),
             },
-            outcome(fields([(
-                "directoryTreeRoot",
-                json!({"absPath": path, "childrenDirs": [], "childrenFiles": []}),
-            )])),
+            outcome(object(json!({
+                "directoryTreeRoot": {"absPath": path, "childrenDirs": [], "childrenFiles": []},
+            }))),
         ),
         ToolKind::Delete => uses(
             Tool::Delete,
@@ -208,7 +182,7 @@ pub(super) fn call(tool: &ToolPlan, call_id: &str) -> Call {
                 path: path.to_owned(),
                 extra: Extra::new(),
             },
-            outcome(fields([("path", path.into())])),
+            outcome(object(json!({"path": path}))),
         ),
         ToolKind::UpdateTodos => uses(
             Tool::UpdateTodos,
@@ -217,23 +191,16 @@ pub(super) fn call(tool: &ToolPlan, call_id: &str) -> Call {
                 merge: Some(false),
                 extra: Extra::new(),
             },
-            outcome(fields([
-                ("todos", json!([])),
-                ("totalCount", 1.into()),
-                ("wasMerge", false.into()),
-            ])),
+            outcome(object(json!({"todos": [], "totalCount": 1, "wasMerge": false}))),
         ),
         ToolKind::Mcp => uses(
             Tool::Mcp,
             McpArgs {
                 name: Some("docs-search".to_owned()),
                 tool_name: Some("search".to_owned()),
-                extra: fields([("serverIdentifier", "docs".into()), ("args", json!({"q": text}))]),
+                extra: object(json!({"serverIdentifier": "docs", "args": {"q": text}})),
             },
-            outcome(fields([
-                ("content", json!([{"text": text}])),
-                ("isError", false.into()),
-            ])),
+            outcome(object(json!({"content": [{"text": text}], "isError": false}))),
         ),
         ToolKind::Function => function(
             FunctionCall {
@@ -242,7 +209,7 @@ pub(super) fn call(tool: &ToolPlan, call_id: &str) -> Call {
                 result: None,
                 extra: Extra::new(),
             },
-            outcome(fields([("output", text.into())])),
+            outcome(object(json!({"output": text}))),
         ),
     }
 }
@@ -285,9 +252,12 @@ fn result_value(result: ToolResult) -> Value {
     serde_json::to_value(result).unwrap_or_default()
 }
 
-/// A JSON object with these fields, in this order.
-fn fields<const N: usize>(pairs: [(&str, Value); N]) -> Extra {
-    pairs.into_iter().map(|(k, v)| (k.to_owned(), v)).collect()
+/// The fields of a JSON object written with `json!`, in their order.
+fn object(value: Value) -> Extra {
+    match value {
+        Value::Object(fields) => fields,
+        _ => Extra::new(),
+    }
 }
 
 #[cfg(test)]
@@ -308,6 +278,6 @@ mod tests {
                 call(&plan, "id").started.key().to_owned()
             })
             .collect();
-        assert_eq!(keys, crate::events::TOOL_KEYS);
+        assert_eq!(keys, crate::dialects::cursor_print::events::TOOL_KEYS);
     }
 }

@@ -25,10 +25,12 @@
 
 use std::collections::VecDeque;
 
-use crate::events::{AssistantEvent, Event, Extra, Message};
+use crate::dialects::cursor_print::events::{event_type, role, AssistantEvent, Event, Extra, Message};
 use crate::frames::FrameResult;
 use crate::frames::{Frame, Line, Stream};
 use crate::peek::Peek;
+
+use super::pass::Pass;
 
 /// Deltas made from a whole segment are at least this many bytes, but the last.
 pub const MIN_DELTA_BYTES: usize = 8;
@@ -61,8 +63,7 @@ impl Held {
     }
 }
 
-pub(crate) struct Segments<I> {
-    inner: I,
+pub(crate) struct Segments {
     partial: bool,
     now_ms: u64,
     last_timestamp: Option<u64>,
@@ -74,10 +75,9 @@ pub(crate) struct Segments<I> {
     queue: VecDeque<FrameResult>,
 }
 
-impl<I> Segments<I> {
-    pub(crate) fn new(inner: I, partial: bool, now_ms: u64) -> Self {
+impl Segments {
+    pub(crate) fn new(partial: bool, now_ms: u64) -> Self {
         Segments {
-            inner,
             partial,
             now_ms,
             last_timestamp: None,
@@ -94,7 +94,7 @@ impl<I> Segments<I> {
             // Without the flag nothing but the assistant lines matters, and most lines
             // say their type first: those are not parsed at all.
             match crate::peek::sniff_type(&line.bytes) {
-                Some(kind) if kind != b"assistant" => return Some(line),
+                Some(kind) if kind != event_type::ASSISTANT.as_bytes() => return Some(line),
                 Some(_) if self.held.is_empty() => {
                     self.hold(Held {
                         line,
@@ -113,7 +113,7 @@ impl<I> Segments<I> {
             };
             let timestamp_ms = peek.timestamp_ms();
             self.last_timestamp = timestamp_ms.or(self.last_timestamp);
-            if !peek.is_type("assistant") {
+            if !peek.is_type(event_type::ASSISTANT) {
                 return Some(line);
             }
             let Some(text) = peek.message_text() else {
@@ -182,7 +182,7 @@ impl<I> Segments<I> {
                 let session_id = std::mem::take(&mut held.session_id);
                 for piece in split_deltas(held.text()) {
                     let delta = Event::Assistant(AssistantEvent {
-                        message: Message::text("assistant", piece),
+                        message: Message::text(role::ASSISTANT, piece),
                         session_id: session_id.clone(),
                         timestamp_ms: Some(timestamp),
                         model_call_id: None,
@@ -197,28 +197,24 @@ impl<I> Segments<I> {
     }
 }
 
-impl<I: Iterator<Item = FrameResult>> Iterator for Segments<I> {
-    type Item = FrameResult;
-
-    fn next(&mut self) -> Option<FrameResult> {
-        loop {
-            if let Some(item) = self.queue.pop_front() {
-                return Some(item);
+impl Pass for Segments {
+    fn frame(&mut self, frame: FrameResult, out: &mut VecDeque<FrameResult>) {
+        let next = match frame {
+            Ok(Frame::Line(line)) if line.stream == Stream::Stdout => {
+                self.take(line).map(Frame::Line).map(Ok)
             }
-            let next = match self.inner.next() {
-                None => {
-                    self.release();
-                    return self.queue.pop_front();
-                }
-                Some(Ok(Frame::Line(line))) if line.stream == Stream::Stdout => match self.take(line) {
-                    None => continue,
-                    Some(line) => Ok(Frame::Line(line)),
-                },
-                Some(other) => other,
-            };
+            other => Some(other),
+        };
+        if let Some(next) = next {
             self.release();
             self.queue.push_back(next);
         }
+        out.append(&mut self.queue);
+    }
+
+    fn finish(&mut self, out: &mut VecDeque<FrameResult>) {
+        self.release();
+        out.append(&mut self.queue);
     }
 }
 

@@ -4,8 +4,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::cassette::{Header, Invocation, Recording, Writer};
+use crate::dialects::cursor_print::events::{event_type, Event};
 use crate::error::WriteError;
-use crate::events::Event;
 use crate::format::OutputFormat;
 use crate::frames::{Ending, Exit, Frame, Line};
 use crate::peek::Peek;
@@ -49,7 +49,7 @@ impl Session {
             .rev()
             .find_map(|l| {
                 Peek::parse(l.as_bytes())
-                    .filter(|p| p.is_type("result"))
+                    .filter(|p| p.is_type(event_type::RESULT))
                     .and_then(|p| p.result_text())
             })
             .map(|t| t.into_owned())
@@ -88,7 +88,7 @@ impl Session {
     }
 
     /// The cassette header: the invocation the real CLI would have had.
-    pub(super) fn header(&self) -> Header {
+    pub(crate) fn header(&self) -> Header {
         let mut argv = vec![
             "-p".to_owned(),
             "--output-format".to_owned(),
