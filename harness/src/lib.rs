@@ -45,7 +45,6 @@ mod peek;
 pub mod cassette;
 pub mod journal;
 
-pub mod acp;
 pub mod check;
 pub mod expect;
 pub mod faults;
@@ -57,6 +56,9 @@ pub mod source;
 pub mod timing;
 
 pub mod run;
+
+/// The old path of server mode, [`dialects::cursor_acp`], kept while callers move.
+pub use dialects::cursor_acp as acp;
 
 pub use error::{CassetteError, Diagnostic, ProblemKind};
 pub use format::OutputFormat;

@@ -144,13 +144,16 @@ impl Client {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::acp::faults::{parse, FROM_ENV};
-    use crate::acp::tell::{Ask, Teller};
-    use crate::source::default_session;
+    use crate::dialects::cursor_acp::faults::{parse, FROM_ENV};
+    use crate::dialects::cursor_acp::tell::{Ask, Teller};
+    use crate::Source;
 
     fn conclude(faults: &str) -> Expectation {
-        let mut teller =
-            Teller::new(default_session("hi").into_iter().map(Ok), Ask::FirstChange).expect("tells");
+        let mut teller = Teller::new(
+            Source::Default.open("hi").expect("opens").frames,
+            Ask::FirstChange,
+        )
+        .expect("tells");
         expectation(&mut teller, parse(faults, FROM_ENV).expect("parses")).0
     }
 

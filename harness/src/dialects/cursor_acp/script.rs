@@ -34,10 +34,9 @@ use std::time::{Duration, SystemTime};
 
 use super::rpc::{self, Kind, Message};
 use super::{methods, tell, Conversation, Reply, Step, Steps, Wait};
-use crate::cassette::{Position, Reader};
+use crate::cassette::{Position, Reader, PREFLIGHT_LIMIT};
 use crate::error::{CassetteError, Diagnostic, ProblemKind};
 use crate::frames::{Exit, Frame, FrameResult, Stream};
-use crate::source::PREFLIGHT_LIMIT;
 
 /// The read buffer of a reader of the cassette: as [`crate::cassette::open`]'s, so
 /// that the same lines take the fast path. A section shorter than that is read with a

@@ -541,11 +541,16 @@ fn title_of(key: &str, args: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::source::default_session;
+    use crate::Source;
+
+    /// The frames of the built-in default session.
+    fn default_session(prompt: &str) -> impl Iterator<Item = FrameResult> {
+        Source::Default.open(prompt).expect("opens").frames
+    }
 
     #[test]
     fn the_default_session_asks_before_its_write_and_ends_its_turn() {
-        let frames = default_session("hi").into_iter().map(Ok);
+        let frames = default_session("hi");
         let mut teller = Teller::new(frames, Ask::FirstChange).expect("tells");
         let line = br#"{"jsonrpc":"2.0","id":"p-1","method":"session/prompt","params":{"sessionId":"s1","prompt":[]}}"#;
         let steps: Vec<Step> = teller

@@ -1,0 +1,391 @@
+//! Generated conversations of server mode: proptest strategies for ACP conversations
+//! nobody recorded.
+//!
+//! A conversation is not random message soup: it is built from a *plan* by the
+//! protocol's state machine, so every generated conversation is one a real client
+//! and the real agent could have had:
+//!
+//! 1. the handshake: `initialize`, then maybe `authenticate`;
+//! 2. sessions: the first one `session/new` (answered, then
+//!    `available_commands_update`), later ones new or `session/load`ed (their history
+//!    replayed as `user_message_chunk`s and `agent_message_chunk`s before the answer);
+//!    maybe a `session/set_mode` from the client;
+//! 3. turns: `session/prompt`, then `agent_thought_chunk`s, `agent_message_chunk`s,
+//!    `plan`s and tool calls of every ACP kind (`read`, `edit`, `delete`, `move`,
+//!    `search`, `execute`, `think`, `fetch`, `switch_mode`, `other`): each a
+//!    `tool_call` (`pending`), maybe a `session/request_permission` the agent waits
+//!    on (the client allows once, always, or rejects), then its `tool_call_update`
+//!    (`completed`, or `failed`), parallel ones completing out of order; a
+//!    `switch_mode` tool is followed by `current_mode_update`;
+//! 4. the end of each turn: `stopReason: end_turn`, or a failed end (a JSON-RPC
+//!    error, `refusal`, `max_tokens`, `max_turn_requests`), or the client's
+//!    `session/cancel` (while the agent streams, or while its permission request
+//!    waits: then the client answers it `cancelled`) and `stopReason: cancelled`.
+//!
+//! The client cancels only turns after the first: a client that sends one prompt, as
+//! most do (and as [`super::expect`]'s canonical client does), never meets a cancel
+//! the recording has and it does not send (the mock would wait
+//! [`super::CANCEL_WAIT`] for it).
+//!
+//! A generated conversation is a [`Transcript`]: the client's messages (`in`) and the
+//! agent's (`out`) in order, in the shapes the real agent sends. Written as a cassette
+//! ([`Transcript::write_cassette`], format 2, `Header::acp`), `mock-agent acp`
+//! replays it with `MOCK_AGENT_CASSETTE`; [`from_seed`] makes the conversation of a
+//! seed, the same on every run and machine (for one version of mock-agent), as
+//! `mock-agent generate --acp --seed N` and `MOCK_AGENT_GENERATE=N cursor-agent acp`
+//! do. Proptest shrinks the plan, not bytes: a failing conversation shrinks to fewer
+//! sessions, turns, steps and tools, and texts of fewer words (words, ids and paths
+//! stay as drawn: when each shrink step is a run of the client under test, that keeps
+//! shrinking short).
+//!
+//! ```
+//! use harness::acp::generate::{conversation, ConversationConfig};
+//! use proptest::prelude::*;
+//!
+//! proptest! {
+//!     #![proptest_config(ProptestConfig::with_cases(16))]
+//!     // In a test suite, with `#[test]` on it.
+//!     fn every_turn_is_answered(transcript in conversation(ConversationConfig::default())) {
+//!         let prompts = transcript.summary().lines().filter(|l| l.starts_with("-> session/prompt")).count();
+//!         prop_assert!(prompts >= 1);
+//!     }
+//! }
+//! # every_turn_is_answered();
+//! ```
+//!
+//! [`faulted`] overlays server-mode faults (see [`super::faults`]) and labels each
+//! [`FaultedTranscript`] with what a correct client concludes ([`super::expect`]).
+
+mod build;
+mod plan;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use proptest::prelude::*;
+use proptest::strategy::ValueTree;
+use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+
+use super::expect;
+use super::faults::AcpFault;
+use super::script::Script;
+use crate::cassette::{Header, Invocation, Recording, Writer};
+use crate::error::{CassetteError, WriteError};
+use crate::expect::Expectation;
+use crate::frames::{Ending, Exit, Frame, Line, Stream};
+
+use build::build;
+pub use plan::TOOL_KINDS;
+use plan::{fallback_plan, fault_spec, plan};
+
+/// The knobs of [`conversation`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ConversationConfig {
+    /// At most this many sessions (the first new, later ones new or loaded).
+    pub max_sessions: usize,
+    /// At most this many turns (prompts) a session.
+    pub max_turns: usize,
+    /// At most this many steps a turn: a thought, a message chunk, a plan, a batch
+    /// of tool calls.
+    pub max_steps: usize,
+    /// At most this many tool calls in parallel.
+    pub max_parallel_tools: usize,
+    /// At most this many characters of text a chunk.
+    pub max_text: usize,
+    /// How often a turn fails (a JSON-RPC error, `refusal`, `max_tokens`,
+    /// `max_turn_requests`), in percent.
+    pub failure_percent: u32,
+    /// How often the client cancels a turn after the first, in percent.
+    pub cancel_percent: u32,
+    /// At most this many messages, both directions (at least [`MIN_MESSAGES`]: the
+    /// handshake, a session and one turn); `None`: no limit.
+    pub max_messages: Option<usize>,
+}
+
+/// The fewest messages a conversation has: `initialize` and its answer,
+/// `session/new`, its answer and `available_commands_update`, a prompt and its
+/// answer.
+pub const MIN_MESSAGES: usize = 7;
+
+impl Default for ConversationConfig {
+    fn default() -> Self {
+        ConversationConfig {
+            max_sessions: 2,
+            max_turns: 2,
+            max_steps: 5,
+            max_parallel_tools: 3,
+            max_text: 80,
+            failure_percent: 20,
+            cancel_percent: 15,
+            max_messages: None,
+        }
+    }
+}
+
+impl ConversationConfig {
+    /// Large conversations: many sessions, turns and steps, long text.
+    #[must_use]
+    pub fn large() -> Self {
+        ConversationConfig {
+            max_sessions: 3,
+            max_turns: 4,
+            max_steps: 12,
+            max_text: 1_000,
+            ..ConversationConfig::default()
+        }
+    }
+
+    /// With at most `messages` messages (at least [`MIN_MESSAGES`]).
+    #[must_use]
+    pub fn max_messages(mut self, messages: usize) -> Self {
+        self.max_messages = Some(messages.max(MIN_MESSAGES));
+        self
+    }
+
+    /// With this share of failed turns, in percent.
+    #[must_use]
+    pub fn failures(mut self, percent: u32) -> Self {
+        self.failure_percent = percent.min(100);
+        self
+    }
+
+    /// With this share of turns after the first cancelled by the client, in percent.
+    #[must_use]
+    pub fn cancels(mut self, percent: u32) -> Self {
+        self.cancel_percent = percent.min(100);
+        self
+    }
+}
+
+/// Who sent a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    /// The client (an `in` frame of the cassette: what the agent read).
+    In,
+    /// The agent (an `out` frame: what it wrote).
+    Out,
+}
+
+impl Direction {
+    /// `in` or `out`, as cassettes, journals and [`super::summary`] name them.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Direction::In => "in",
+            Direction::Out => "out",
+        }
+    }
+}
+
+/// One message of a conversation, in the order it was sent: who sent it, and the
+/// JSON-RPC line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Exchange {
+    /// Who sent it.
+    pub dir: Direction,
+    /// The line, without its newline.
+    pub line: String,
+}
+
+/// A generated conversation: every message of the client's and the agent's, in order.
+/// The agent exits 0 when the client closes its stdin at the end.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Transcript {
+    /// The messages.
+    pub messages: Vec<Exchange>,
+}
+
+/// How far apart messages are, in a transcript's frames.
+const STEP: Duration = Duration::from_millis(10);
+
+impl Transcript {
+    /// The frames of the recording: `in` frames for the client's messages, `out` for
+    /// the agent's, 10 ms apart, then the end (exit 0).
+    pub fn frames(&self) -> Vec<Frame> {
+        let mut frames: Vec<Frame> = self
+            .messages
+            .iter()
+            .enumerate()
+            .map(|(i, message)| {
+                let stream = match message.dir {
+                    Direction::In => Stream::Stdin,
+                    Direction::Out => Stream::Stdout,
+                };
+                Frame::Line(Line {
+                    at: STEP * i as u32,
+                    stream,
+                    bytes: message.line.as_bytes().to_vec(),
+                    newline: true,
+                })
+            })
+            .collect();
+        frames.push(Frame::End(Ending {
+            at: STEP * self.messages.len() as u32,
+            exit: Exit::Code(0),
+        }));
+        frames
+    }
+
+    /// The header of its cassette: `cursor-agent acp`, format 2.
+    pub fn header() -> Header {
+        Header::acp(Invocation {
+            argv: vec!["acp".to_owned()],
+            ..Invocation::default()
+        })
+    }
+
+    /// The conversation as a recording, as [`crate::source::Source`]s open.
+    pub fn recording(&self) -> Recording {
+        Recording {
+            name: PathBuf::from("<generated conversation>"),
+            header: Some(Self::header()),
+            stream_partial_output: Some(false),
+            frames: Box::new(self.frames().into_iter().map(Ok)),
+        }
+    }
+
+    /// Writes the conversation as a cassette, atomically: `mock-agent acp` with
+    /// `MOCK_AGENT_CASSETTE=PATH` replays it.
+    pub fn write_cassette(&self, path: &Path) -> Result<PathBuf, WriteError> {
+        let mut writer = Writer::create(path, &Self::header())?;
+        for frame in self.frames() {
+            writer.write(&frame)?;
+        }
+        writer.finish()
+    }
+
+    /// The conversation told readably, one message a line (see [`super::summary`]).
+    pub fn summary(&self) -> String {
+        super::summary(self.messages.iter().map(|m| (m.dir.as_str(), m.line.as_str())))
+    }
+
+    /// The conversation as the mock plays it: a recording replayed as a script.
+    pub fn script(&self) -> Result<Script, CassetteError> {
+        Script::new(self.frames().into_iter().map(Ok))
+    }
+
+    /// What a correct client concludes from the conversation with these faults, and
+    /// the answer's chunks in order (see [`super::expect`]).
+    pub fn expectation(&self, faults: Vec<AcpFault>) -> (Expectation, Vec<String>) {
+        match self.script() {
+            Ok(mut script) => expect::expectation(&mut script, faults),
+            Err(_) => (Expectation::Failure, Vec::new()),
+        }
+    }
+}
+
+/// A conversation with faults overlaid, and what a correct client concludes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FaultedTranscript {
+    /// The conversation.
+    pub transcript: Transcript,
+    /// The faults, each as given to `MOCK_AGENT_FAULTS`.
+    pub faults: Vec<String>,
+    /// What a correct client concludes.
+    pub expect: Expectation,
+}
+
+impl FaultedTranscript {
+    /// The faults as one `MOCK_AGENT_FAULTS` value (`;`-joined); empty for none.
+    pub fn spec(&self) -> String {
+        self.faults.join(";")
+    }
+}
+
+/// The faults of a spec list, parsed; the ones that do not parse are left out.
+fn parse_faults(specs: &[String]) -> Vec<AcpFault> {
+    specs
+        .iter()
+        .filter_map(|spec| super::faults::parse(spec, super::faults::FROM_ENV).ok())
+        .flatten()
+        .collect()
+}
+
+/// A strategy for valid conversations with these knobs.
+pub fn conversation(config: ConversationConfig) -> impl Strategy<Value = Transcript> {
+    plan(&config).prop_map(move |plan| build(&plan, &config))
+}
+/// A strategy for conversations with 0 to `max_faults` server-mode faults overlaid,
+/// each labelled with what a correct client concludes.
+pub fn faulted(config: ConversationConfig, max_faults: usize) -> impl Strategy<Value = FaultedTranscript> {
+    (
+        conversation(config),
+        prop::collection::vec(fault_spec(), 0..=max_faults),
+    )
+        .prop_map(|(transcript, faults)| {
+            let (expect, _) = transcript.expectation(parse_faults(&faults));
+            FaultedTranscript {
+                transcript,
+                faults,
+                expect,
+            }
+        })
+}
+
+/// The conversation of a seed: the same on every run and machine, for one version.
+pub fn from_seed(seed: u64, config: &ConversationConfig) -> Transcript {
+    let mut bytes = [0u8; 32];
+    bytes[..8].copy_from_slice(&seed.to_le_bytes());
+    // Not the print-mode session of the same seed: another stream of the generator.
+    bytes[8..11].copy_from_slice(b"acp");
+    let rng = TestRng::from_seed(RngAlgorithm::ChaCha, &bytes);
+    let mut runner = TestRunner::new_with_rng(Config::default(), rng);
+    match plan(config).new_tree(&mut runner) {
+        Ok(tree) => build(&tree.current(), config),
+        // Only a filter that rejects everything fails; the plan has none.
+        Err(_) => build(&fallback_plan(), config),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_seed_gives_the_same_conversation_and_another_seed_another() {
+        let config = ConversationConfig::default();
+        assert_eq!(from_seed(7, &config), from_seed(7, &config));
+        assert_ne!(from_seed(7, &config), from_seed(8, &config));
+    }
+
+    #[test]
+    fn the_budget_keeps_a_conversation_whole() {
+        let configs = [
+            (ConversationConfig::default().max_messages(12), 50),
+            (ConversationConfig::large().max_messages(40), 3),
+            (ConversationConfig::default().max_messages(0), 10),
+        ];
+        for (config, seed) in configs
+            .iter()
+            .flat_map(|(c, n)| (0..*n).map(move |seed| (c, seed)))
+        {
+            let transcript = from_seed(seed, config);
+            let most = config.max_messages.unwrap_or_default();
+            assert!(transcript.messages.len() <= most, "{}", transcript.summary());
+            let prompts = transcript
+                .messages
+                .iter()
+                .filter(|m| m.line.contains(r#""method":"session/prompt""#))
+                .count();
+            assert!(prompts >= 1, "{}", transcript.summary());
+        }
+    }
+
+    #[test]
+    fn the_first_turn_is_never_cancelled_and_a_correct_client_concludes_from_it() {
+        let config = ConversationConfig::default().cancels(100).failures(0);
+        for seed in 0..20 {
+            let transcript = from_seed(seed, &config);
+            let summary = transcript.summary();
+            let lines: Vec<&str> = summary.lines().collect();
+            let ended = lines.iter().position(|l| l.ends_with(" end_turn"));
+            let cancelled = lines.iter().position(|l| l.starts_with("-> session/cancel"));
+            assert!(
+                ended.is_some_and(|e| cancelled.is_none_or(|c| e < c)),
+                "{summary}"
+            );
+            let (expect, _) = transcript.expectation(Vec::new());
+            assert!(matches!(expect, Expectation::Success { .. }), "{summary}");
+        }
+    }
+}
