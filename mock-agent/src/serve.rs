@@ -31,7 +31,7 @@ use tokio::sync::mpsc;
 
 use harness::acp::faults::{AcpFault, Injector, Out};
 use harness::acp::rpc::{self, codes, Kind, Message};
-use harness::acp::{methods, Conversation, Step, Steps, Wait, CANCEL_WAIT};
+use harness::acp::{methods, wire, Conversation, Step, Steps, Wait, CANCEL_WAIT};
 use harness::frames::{Delivery, Exit, Frame, Line, Signal};
 use harness::journal;
 use harness::timing::{Base, Timing};
@@ -705,7 +705,7 @@ impl<O: tokio::io::AsyncWrite + Unpin, E: tokio::io::AsyncWrite + Unpin> Server<
                 live.method, live.id
             ));
         }
-        let line = rpc::response(&live.id, &json!({"stopReason": "cancelled"}));
+        let line = rpc::response(&live.id, &wire::stop(wire::stop_reasons::CANCELLED));
         self.send(line).await
     }
 

@@ -19,7 +19,8 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::rpc::{self, codes, Kind, Message};
-use super::{methods, Step, Steps};
+use super::wire::{self, methods, stop_reasons, updates};
+use super::{Step, Steps};
 use crate::error::{Diagnostic, Origin};
 use crate::faults::{split_items, Args, Described, MAX_BYTES};
 use crate::frames::{Chunking, Exit, Signal};
@@ -314,10 +315,10 @@ pub fn catalogue() -> &'static [Described] {
             "crash-while-asking",
         ),
         e(
-            "refusal",
+            stop_reasons::REFUSAL,
             "",
             "preset: the turn ends with stopReason refusal",
-            "refusal",
+            stop_reasons::REFUSAL,
         ),
         e(
             "max-tokens",
@@ -330,13 +331,7 @@ pub fn catalogue() -> &'static [Described] {
 }
 
 /// The stop reasons of ACP.
-pub const STOP_REASONS: &[&str] = &[
-    "end_turn",
-    "max_tokens",
-    "max_turn_requests",
-    "refusal",
-    "cancelled",
-];
+pub const STOP_REASONS: &[&str] = stop_reasons::ALL;
 
 /// Faults of server mode from the environment of the program under test.
 pub const FROM_ENV: Origin<'static> = Origin {
@@ -355,7 +350,11 @@ pub fn parse(spec: &str, origin: Origin<'_>) -> Result<Vec<AcpFault>, Diagnostic
 
 fn build(item: &crate::faults::Item, spec: &str, origin: Origin<'_>) -> Result<Vec<AcpFault>, Diagnostic> {
     let mut args = Args::new(item, spec, origin);
-    let session_methods = ["session/new", "session/load", "session/prompt"];
+    let session_methods = [
+        methods::SESSION_NEW,
+        methods::SESSION_LOAD,
+        methods::SESSION_PROMPT,
+    ];
     let faults = match item.name.as_str() {
         "error" => vec![AcpFault::Error {
             method: method(&mut args, item)?,
@@ -398,7 +397,7 @@ fn build(item: &crate::faults::Item, spec: &str, origin: Origin<'_>) -> Result<V
             }]
         }
         "crash" => {
-            let at = place(&mut args, Place::Method("session/prompt".into()))?;
+            let at = place(&mut args, Place::Method(methods::SESSION_PROMPT.into()))?;
             let exit = match (
                 args.number::<i32>("code", "an exit code, 0 to 255")?,
                 args.get("signal"),
@@ -423,7 +422,7 @@ fn build(item: &crate::faults::Item, spec: &str, origin: Origin<'_>) -> Result<V
             }]
         }
         "eof" => vec![AcpFault::Eof {
-            at: message_place(&mut args, Place::At("agent_message_chunk".into()))?,
+            at: message_place(&mut args, Place::At(updates::AGENT_MESSAGE_CHUNK.into()))?,
             byte: args.number::<usize>("byte", "a byte offset inside the message")?,
         }],
         "malformed" => vec![AcpFault::Malformed {
@@ -447,17 +446,17 @@ fn build(item: &crate::faults::Item, spec: &str, origin: Origin<'_>) -> Result<V
             })?,
         }],
         "duplicate" => vec![AcpFault::Duplicate {
-            at: message_place(&mut args, Place::At("agent_message_chunk".into()))?,
+            at: message_place(&mut args, Place::At(updates::AGENT_MESSAGE_CHUNK.into()))?,
         }],
         "reorder" => vec![AcpFault::Reorder],
         "unknown-update" => vec![AcpFault::UnknownUpdate {
-            at: message_place(&mut args, Place::At("agent_message_chunk".into()))?,
+            at: message_place(&mut args, Place::At(updates::AGENT_MESSAGE_CHUNK.into()))?,
         }],
         "unknown-field" => vec![AcpFault::UnknownField],
         "early-update" => vec![AcpFault::EarlyUpdate],
         "huge" => vec![AcpFault::Huge {
             bytes: args.size("bytes")?.unwrap_or(1 << 20).min(MAX_BYTES),
-            at: message_place(&mut args, Place::At("agent_message_chunk".into()))?,
+            at: message_place(&mut args, Place::At(updates::AGENT_MESSAGE_CHUNK.into()))?,
         }],
         "chunk" => {
             let size = args.number::<usize>("size", "a number of bytes, 1 or more")?;
@@ -484,16 +483,16 @@ fn build(item: &crate::faults::Item, spec: &str, origin: Origin<'_>) -> Result<V
             })
             .collect(),
         "authenticate-hangs" => vec![AcpFault::NoResponse {
-            method: "authenticate".to_owned(),
+            method: methods::AUTHENTICATE.to_owned(),
         }],
         "session-services-failed" => vec![AcpFault::Error {
-            method: "session/new".to_owned(),
+            method: methods::SESSION_NEW.to_owned(),
             code: codes::INTERNAL_ERROR,
             message: "Failed to initialize session services".to_owned(),
             data: None,
         }],
         "crash-on-initialize" => vec![AcpFault::Crash {
-            at: Place::Method("initialize".to_owned()),
+            at: Place::Method(methods::INITIALIZE.to_owned()),
             exit: Exit::Code(1),
             text: Some("Error: Failed to start the agent: connection refused".to_owned()),
         }],
@@ -502,11 +501,11 @@ fn build(item: &crate::faults::Item, spec: &str, origin: Origin<'_>) -> Result<V
             exit: Exit::Code(1),
             text: Some("Error: the agent stopped unexpectedly".to_owned()),
         }],
-        "refusal" => vec![AcpFault::StopReason {
-            reason: "refusal".to_owned(),
+        stop_reasons::REFUSAL => vec![AcpFault::StopReason {
+            reason: stop_reasons::REFUSAL.to_owned(),
         }],
         "max-tokens" => vec![AcpFault::StopReason {
-            reason: "max_tokens".to_owned(),
+            reason: stop_reasons::MAX_TOKENS.to_owned(),
         }],
         other => {
             let names: Vec<&str> = catalogue().iter().map(|d| d.name).collect();
@@ -560,7 +559,7 @@ fn place(args: &mut Args<'_>, default: Place) -> Result<Place, Diagnostic> {
     Ok(match (method, at, after) {
         (Some((m, _)), _, _) => Place::Method(m.to_owned()),
         (_, Some(("asking", _)), _) => Place::Asking,
-        (_, Some(("initialize", _)), _) => Place::Method("initialize".to_owned()),
+        (_, Some((methods::INITIALIZE, _)), _) => Place::Method(methods::INITIALIZE.to_owned()),
         (_, Some((kind, _)), _) => Place::At(kind.to_owned()),
         (_, _, Some(n)) => Place::After(n),
         _ => default,
@@ -725,10 +724,13 @@ impl Injector {
                     steps = Steps::new(steps.map(move |step| {
                         let mut step = step?;
                         if let Step::Send { line, .. } = &mut step {
-                            let ends_turn = responds_with(line, &id)
-                                .is_some_and(|m| m.result.is_some_and(|r| r.get().contains("\"end_turn\"")));
+                            let ends_turn = responds_with(line, &id).is_some_and(|m| {
+                                m.result.is_some_and(|r| {
+                                    r.get().contains(&format!("\"{}\"", stop_reasons::END_TURN))
+                                })
+                            });
                             if ends_turn {
-                                *line = rpc::response(&id, &serde_json::json!({"stopReason": reason}));
+                                *line = rpc::response(&id, &wire::stop(&reason));
                                 acted.store(true, Ordering::Relaxed);
                             }
                         }
@@ -863,11 +865,11 @@ impl Injector {
                 AcpFault::Duplicate { .. } => copies = 2,
                 AcpFault::UnknownUpdate { .. } => before.push(super::tell::update_line(
                     &session,
-                    &serde_json::json!({"sessionUpdate": "mock_agent_unknown_update", "content": {"type": "text", "text": "an update no client knows"}}),
+                    &wire::text_chunk("mock_agent_unknown_update", "an update no client knows"),
                 )),
                 AcpFault::Huge { bytes, .. } => before.push(super::tell::update_line(
                     &session,
-                    &serde_json::json!({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "x".repeat(*bytes)}}),
+                    &wire::text_chunk(updates::AGENT_MESSAGE_CHUNK, &"x".repeat(*bytes)),
                 )),
                 _ => {}
             }

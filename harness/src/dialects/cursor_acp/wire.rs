@@ -13,6 +13,8 @@
 //!
 //! These lists may grow in any minor release, as the protocol does.
 
+use serde_json::{json, Value};
+
 pub use agent_client_protocol_schema::v1::{
     ErrorCode, PermissionOptionKind, PlanEntryPriority, PlanEntryStatus, StopReason, ToolCallStatus,
     ToolKind, AGENT_METHOD_NAMES, CLIENT_METHOD_NAMES, PROTOCOL_LEVEL_METHOD_NAMES,
@@ -267,6 +269,19 @@ pub mod outcomes {
     pub const ALL: &[&str] = &[CANCELLED, SELECTED];
 }
 
+/// Cursor's session modes (`modes.availableModes`, `session/set_mode`'s `modeId`).
+pub mod modes {
+    /// The agent acts.
+    pub const AGENT: &str = "agent";
+    /// The agent plans before acting.
+    pub const PLAN: &str = "plan";
+    /// The agent answers and changes nothing.
+    pub const ASK: &str = "ask";
+
+    /// Every mode, in the order `session/new` lists them.
+    pub const ALL: &[&str] = &[AGENT, PLAN, ASK];
+}
+
 /// The types of a content block (`content.type`: the schema's `ContentBlock`).
 pub mod content_types {
     /// Text (Markdown).
@@ -282,6 +297,31 @@ pub mod content_types {
 
     /// Every type, in the schema's order.
     pub const ALL: &[&str] = &[TEXT, IMAGE, AUDIO, RESOURCE_LINK, RESOURCE];
+}
+
+/// A text content block.
+pub fn text_block(text: &str) -> Value {
+    json!({"type": content_types::TEXT, "text": text})
+}
+
+/// An update of one of the [`updates::CHUNKS`] kinds, of this text.
+pub fn text_chunk(kind: &str, text: &str) -> Value {
+    json!({"sessionUpdate": kind, "content": text_block(text)})
+}
+
+/// The result of a `session/prompt` that ends with this stop reason.
+pub fn stop(reason: &str) -> Value {
+    json!({"stopReason": reason})
+}
+
+/// The client's answer to a permission request: this option chosen.
+pub fn selected(option_id: &str) -> Value {
+    json!({"outcome": {"outcome": outcomes::SELECTED, "optionId": option_id}})
+}
+
+/// The client's answer to a permission request of a cancelled turn.
+pub fn cancelled() -> Value {
+    json!({"outcome": {"outcome": outcomes::CANCELLED}})
 }
 
 #[cfg(test)]

@@ -6,7 +6,9 @@ use super::plan::*;
 use super::{ConversationConfig, Direction, Exchange, Transcript, MIN_MESSAGES};
 use crate::dialects::cursor_acp::rpc;
 use crate::dialects::cursor_acp::tell;
-use crate::dialects::cursor_acp::wire::methods;
+use crate::dialects::cursor_acp::wire::{
+    self, methods, modes, priorities, stop_reasons, tool_kinds, tool_statuses, updates,
+};
 
 /// Writes the messages of a conversation, counting ids and keeping to the budget.
 struct Builder {
@@ -50,8 +52,8 @@ impl Builder {
         self.push(Direction::Out, tell::update_line(session, update));
     }
 
-    /// A request of the agent's and the client's answer.
-    fn ask(&mut self, session: &str, tool_call: &Value, answer: &Value) {
+    /// The agent's permission request for this tool call; its id, as JSON text.
+    fn ask(&mut self, session: &str, tool_call: &Value) -> String {
         let id = self.agent_id;
         self.agent_id += 1;
         self.push(
@@ -62,7 +64,12 @@ impl Builder {
                 &tell::permission_params(session, tool_call),
             ),
         );
-        self.push(Direction::In, rpc::response(&id.to_string(), answer));
+        id.to_string()
+    }
+
+    /// The client's answer to the agent's request `id`.
+    fn answer(&mut self, id: &str, answer: &Value) {
+        self.push(Direction::In, rpc::response(id, answer));
     }
 
     fn cancel(&mut self, session: &str) {
@@ -118,14 +125,8 @@ pub(super) fn build(plan: &ConversationPlan, config: &ConversationConfig) -> Tra
                     &json!({"sessionId": sid, "cwd": cwd, "mcpServers": []}),
                 );
                 for (prompt, answer) in history {
-                    b.update(
-                        sid,
-                        &json!({"sessionUpdate": "user_message_chunk", "content": {"type": "text", "text": prompt}}),
-                    );
-                    b.update(
-                        sid,
-                        &json!({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": answer}}),
-                    );
+                    b.update(sid, &wire::text_chunk(updates::USER_MESSAGE_CHUNK, prompt));
+                    b.update(sid, &wire::text_chunk(updates::AGENT_MESSAGE_CHUNK, answer));
                 }
                 b.respond(&id, &json!({}));
             }
@@ -154,7 +155,7 @@ pub(super) fn build(plan: &ConversationPlan, config: &ConversationConfig) -> Tra
 fn play_turn(b: &mut Builder, sid: &str, turn: &TurnPlan, first: bool, mode: &mut &'static str) {
     let id = b.request(
         methods::SESSION_PROMPT,
-        &json!({"sessionId": sid, "prompt": [{"type": "text", "text": turn.prompt}]}),
+        &json!({"sessionId": sid, "prompt": [wire::text_block(&turn.prompt)]}),
     );
     let cancel = turn.cancel.filter(|_| !first).filter(|_| b.fits(3));
     // What the end of the turn takes: the answer, and the cancel before it.
@@ -163,7 +164,7 @@ fn play_turn(b: &mut Builder, sid: &str, turn: &TurnPlan, first: bool, mode: &mu
         if cancel == Some(k) {
             if let StepPlan::Tools(tools, _) = step {
                 if cancel_while_asking(b, sid, tools) {
-                    b.respond(&id, &json!({"stopReason": "cancelled"}));
+                    b.respond(&id, &wire::stop(stop_reasons::CANCELLED));
                     return;
                 }
             }
@@ -173,36 +174,30 @@ fn play_turn(b: &mut Builder, sid: &str, turn: &TurnPlan, first: bool, mode: &mu
             break;
         }
         match step {
-            StepPlan::Message(text) => b.update(
-                sid,
-                &json!({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}}),
-            ),
-            StepPlan::Thought(text) => b.update(
-                sid,
-                &json!({"sessionUpdate": "agent_thought_chunk", "content": {"type": "text", "text": text}}),
-            ),
+            StepPlan::Message(text) => b.update(sid, &wire::text_chunk(updates::AGENT_MESSAGE_CHUNK, text)),
+            StepPlan::Thought(text) => b.update(sid, &wire::text_chunk(updates::AGENT_THOUGHT_CHUNK, text)),
             StepPlan::Plan(entries) => {
                 let entries: Vec<Value> = entries
                     .iter()
                     .map(|(content, priority, status)| {
-                        let priority = ["high", "medium", "low"][priority % 3];
-                        let status = ["pending", "in_progress", "completed"][status % 3];
+                        let priority = priorities::ALL[priority % priorities::ALL.len()];
+                        let status = tool_statuses::PLAN[status % tool_statuses::PLAN.len()];
                         json!({"content": content, "priority": priority, "status": status})
                     })
                     .collect();
-                b.update(sid, &json!({"sessionUpdate": "plan", "entries": entries}));
+                b.update(sid, &json!({"sessionUpdate": updates::PLAN, "entries": entries}));
             }
             StepPlan::Tools(tools, order) => run_tools(b, sid, tools, order, mode),
         }
     }
     if cancel.is_some() {
         b.cancel(sid);
-        b.respond(&id, &json!({"stopReason": "cancelled"}));
+        b.respond(&id, &wire::stop(stop_reasons::CANCELLED));
         return;
     }
     match &turn.end {
-        EndPlan::EndTurn => b.respond(&id, &json!({"stopReason": "end_turn"})),
-        EndPlan::StopReason(reason) => b.respond(&id, &json!({"stopReason": reason})),
+        EndPlan::EndTurn => b.respond(&id, &wire::stop(stop_reasons::END_TURN)),
+        EndPlan::StopReason(reason) => b.respond(&id, &wire::stop(reason)),
         EndPlan::Error(n) => {
             let (code, message, data) = ERRORS[n % ERRORS.len()];
             let data = data.map(|d| json!({"details": d}));
@@ -216,7 +211,10 @@ fn cost(step: &StepPlan) -> usize {
     match step {
         StepPlan::Tools(tools, _) => tools
             .iter()
-            .map(|t| 2 + 2 * usize::from(t.ask.is_some()) + usize::from(TOOL_KINDS[t.kind] == "switch_mode"))
+            .map(|t| {
+                2 + 2 * usize::from(t.ask.is_some())
+                    + usize::from(TOOL_KINDS[t.kind] == tool_kinds::SWITCH_MODE)
+            })
             .sum(),
         _ => 1,
     }
@@ -239,21 +237,9 @@ fn cancel_while_asking(b: &mut Builder, sid: &str, tools: &[ToolPlan]) -> bool {
     for (call, _) in &calls {
         b.update(sid, call);
     }
-    let id = b.agent_id;
-    b.agent_id += 1;
-    b.push(
-        Direction::Out,
-        rpc::request(
-            id,
-            methods::REQUEST_PERMISSION,
-            &tell::permission_params(sid, &permission_call(&calls[asking].0)),
-        ),
-    );
+    let id = b.ask(sid, &permission_call(&calls[asking].0));
     b.cancel(sid);
-    b.push(
-        Direction::In,
-        rpc::response(&id.to_string(), &json!({"outcome": {"outcome": "cancelled"}})),
-    );
+    b.answer(&id, &wire::cancelled());
     true
 }
 
@@ -266,8 +252,8 @@ fn run_tools(b: &mut Builder, sid: &str, tools: &[ToolPlan], order: &[u8], mode:
     }
     for (tool, (call, _)) in tools.iter().zip(&calls) {
         if let Some(answer) = tool.ask {
-            let outcome = json!({"outcome": {"outcome": "selected", "optionId": answer.option_id()}});
-            b.ask(sid, &permission_call(call), &outcome);
+            let id = b.ask(sid, &permission_call(call));
+            b.answer(&id, &wire::selected(answer.option_id()));
         }
     }
     let mut finished: Vec<usize> = (0..tools.len()).collect();
@@ -280,19 +266,19 @@ fn run_tools(b: &mut Builder, sid: &str, tools: &[ToolPlan], order: &[u8], mode:
         let rejected = tool.ask == Some(Answer::Reject);
         let (call, output) = &calls[i];
         let (status, output) = match (rejected, tool.ok) {
-            (true, _) => ("failed", json!({"error": "Rejected by the user"})),
-            (false, true) => ("completed", output.clone()),
-            (false, false) => ("failed", failure(tool)),
+            (true, _) => (tool_statuses::FAILED, json!({"error": "Rejected by the user"})),
+            (false, true) => (tool_statuses::COMPLETED, output.clone()),
+            (false, false) => (tool_statuses::FAILED, failure(tool)),
         };
         b.update(
             sid,
-            &json!({"sessionUpdate": "tool_call_update", "toolCallId": call["toolCallId"], "status": status, "rawOutput": output}),
+            &json!({"sessionUpdate": updates::TOOL_CALL_UPDATE, "toolCallId": call["toolCallId"], "status": status, "rawOutput": output}),
         );
-        if TOOL_KINDS[tool.kind] == "switch_mode" && status == "completed" {
+        if TOOL_KINDS[tool.kind] == tool_kinds::SWITCH_MODE && status == tool_statuses::COMPLETED {
             *mode = switched(mode);
             b.update(
                 sid,
-                &json!({"sessionUpdate": "current_mode_update", "currentModeId": *mode}),
+                &json!({"sessionUpdate": updates::CURRENT_MODE_UPDATE, "currentModeId": *mode}),
             );
         }
     }
@@ -300,16 +286,16 @@ fn run_tools(b: &mut Builder, sid: &str, tools: &[ToolPlan], order: &[u8], mode:
 
 /// The mode a `switch_mode` tool switches to: plan from any other, agent from plan.
 fn switched(mode: &str) -> &'static str {
-    if mode == "plan" {
-        "agent"
+    if mode == modes::PLAN {
+        modes::AGENT
     } else {
-        "plan"
+        modes::PLAN
     }
 }
 
 /// The `toolCall` of a permission request: the tool call's id, title, kind, status.
 fn permission_call(call: &Value) -> Value {
-    json!({"toolCallId": call["toolCallId"], "title": call["title"], "kind": call["kind"], "status": "pending"})
+    json!({"toolCallId": call["toolCallId"], "title": call["title"], "kind": call["kind"], "status": tool_statuses::PENDING})
 }
 
 /// A tool call's `tool_call` update, and the `rawOutput` it completes with.
@@ -324,43 +310,43 @@ fn tool_call(b: &mut Builder, sid: &str, tool: &ToolPlan) -> (Value, Value) {
     let text = &tool.text;
     let lines = text.lines().count();
     let (title, input, output) = match kind {
-        "read" => (
+        tool_kinds::READ => (
             format!("Read {path}"),
             json!({"path": abs}),
             json!({"content": text, "totalLines": lines}),
         ),
-        "edit" => (
+        tool_kinds::EDIT => (
             format!("Edit {path}"),
             json!({"path": abs, "streamContent": text}),
             json!({"linesAdded": lines, "linesRemoved": 1, "diffString": format!("-old\n+{text}")}),
         ),
-        "delete" => (
+        tool_kinds::DELETE => (
             format!("Delete {path}"),
             json!({"path": abs}),
             json!({"deleted": true}),
         ),
-        "move" => (
+        tool_kinds::MOVE => (
             format!("Move {path} to old/{path}"),
             json!({"source": abs, "destination": format!("/home/dev/project/old/{path}")}),
             json!({}),
         ),
-        "search" => (
+        tool_kinds::SEARCH => (
             format!("Grep {}", text.lines().next().unwrap_or_default()),
             json!({"pattern": text, "path": "/home/dev/project"}),
             json!({"files": [path], "totalMatches": 1}),
         ),
-        "execute" => (
+        tool_kinds::EXECUTE => (
             format!("`cat {path}`"),
             json!({"command": format!("cat {path}")}),
             json!({"exitCode": 0, "stdout": text, "stderr": ""}),
         ),
-        "think" => ("Thinking".to_owned(), json!({"thought": text}), json!({})),
-        "fetch" => (
+        tool_kinds::THINK => ("Thinking".to_owned(), json!({"thought": text}), json!({})),
+        tool_kinds::FETCH => (
             format!("Fetch https://example.com/{path}"),
             json!({"url": format!("https://example.com/{path}")}),
             json!({"status": 200, "content": text}),
         ),
-        "switch_mode" => (
+        tool_kinds::SWITCH_MODE => (
             "Switch mode".to_owned(),
             json!({"reason": text}),
             json!({"switched": true}),
@@ -368,11 +354,18 @@ fn tool_call(b: &mut Builder, sid: &str, tool: &ToolPlan) -> (Value, Value) {
         _ => (
             "docs-search".to_owned(),
             json!({"name": "docs-search", "arguments": {"q": text}}),
-            json!({"content": [{"type": "text", "text": text}]}),
+            json!({"content": [wire::text_block(text)]}),
         ),
     };
-    let mut call = json!({"sessionUpdate": "tool_call", "toolCallId": id, "title": title, "kind": kind, "status": "pending", "rawInput": input});
-    if matches!(kind, "read" | "edit" | "delete" | "move") {
+    let mut call = json!({"sessionUpdate": updates::TOOL_CALL, "toolCallId": id, "title": title, "kind": kind, "status": tool_statuses::PENDING, "rawInput": input});
+    if [
+        tool_kinds::READ,
+        tool_kinds::EDIT,
+        tool_kinds::DELETE,
+        tool_kinds::MOVE,
+    ]
+    .contains(&kind)
+    {
         call["locations"] = json!([{"path": abs}]);
     }
     (call, output)
@@ -381,7 +374,7 @@ fn tool_call(b: &mut Builder, sid: &str, tool: &ToolPlan) -> (Value, Value) {
 /// The `rawOutput` of a tool that failed.
 fn failure(tool: &ToolPlan) -> Value {
     match TOOL_KINDS[tool.kind % TOOL_KINDS.len()] {
-        "execute" => {
+        tool_kinds::EXECUTE => {
             json!({"exitCode": 1, "stdout": "", "stderr": format!("cat: {}: No such file or directory", tool.path)})
         }
         _ => json!({"error": format!("cannot open {}", tool.path)}),

@@ -5,24 +5,15 @@
 use proptest::prelude::*;
 
 use super::ConversationConfig;
+use crate::dialects::cursor_acp::faults::STOP_REASONS;
 use crate::dialects::cursor_acp::rpc::codes;
+use crate::dialects::cursor_acp::wire::{methods, modes, stop_reasons, tool_kinds, updates};
 
 /// The ACP tool kinds, in the order tool plans draw them.
-pub const TOOL_KINDS: &[&str] = &[
-    "read",
-    "edit",
-    "delete",
-    "move",
-    "search",
-    "execute",
-    "think",
-    "fetch",
-    "switch_mode",
-    "other",
-];
+pub const TOOL_KINDS: &[&str] = tool_kinds::ALL;
 
 /// The session modes, as `session/new` lists them.
-pub(super) const MODES: &[&str] = &["agent", "plan", "ask"];
+pub(super) const MODES: &[&str] = modes::ALL;
 
 /// Clients, as `initialize`'s `clientInfo` names them.
 pub(super) const CLIENTS: &[(&str, &str)] = &[
@@ -180,9 +171,10 @@ fn answer() -> impl Strategy<Value = Answer> {
 /// How often the agent asks permission for a tool of this kind, in percent: shell
 /// commands mostly (outside the allowlist), changes sometimes, reads never.
 fn asks_percent(kind: &str) -> u8 {
+    use tool_kinds::{DELETE, EDIT, EXECUTE, FETCH, MOVE, OTHER, SWITCH_MODE};
     match kind {
-        "execute" => 70,
-        "edit" | "delete" | "move" | "fetch" | "switch_mode" | "other" => 25,
+        EXECUTE => 70,
+        EDIT | DELETE | MOVE | FETCH | SWITCH_MODE | OTHER => 25,
         _ => 0,
     }
 }
@@ -229,9 +221,9 @@ fn end_plan(config: &ConversationConfig) -> impl Strategy<Value = EndPlan> {
         if fail {
             prop_oneof![
                 (0..ERRORS.len()).prop_map(EndPlan::Error),
-                Just(EndPlan::StopReason("refusal")),
-                Just(EndPlan::StopReason("max_tokens")),
-                Just(EndPlan::StopReason("max_turn_requests")),
+                Just(EndPlan::StopReason(stop_reasons::REFUSAL)),
+                Just(EndPlan::StopReason(stop_reasons::MAX_TOKENS)),
+                Just(EndPlan::StopReason(stop_reasons::MAX_TURN_REQUESTS)),
             ]
             .boxed()
         } else {
@@ -297,24 +289,24 @@ pub(super) fn fault_spec() -> impl Strategy<Value = String> {
     let at = prop_oneof![
         (0u64..40).prop_map(|n| format!("after={n}")),
         prop::sample::select(vec![
-            "at=agent_message_chunk",
-            "at=agent_thought_chunk",
-            "at=tool_call",
-            "at=tool_call_update",
-            "at=plan",
-            "at=current_mode_update",
-            "at=available_commands_update",
-            "at=session/request_permission",
+            updates::AGENT_MESSAGE_CHUNK,
+            updates::AGENT_THOUGHT_CHUNK,
+            updates::TOOL_CALL,
+            updates::TOOL_CALL_UPDATE,
+            updates::PLAN,
+            updates::CURRENT_MODE_UPDATE,
+            updates::AVAILABLE_COMMANDS_UPDATE,
+            methods::REQUEST_PERMISSION,
         ])
-        .prop_map(str::to_owned),
+        .prop_map(|place| format!("at={place}")),
     ];
     let method = prop::sample::select(vec![
-        "initialize",
-        "authenticate",
-        "session/new",
-        "session/load",
-        "session/set_mode",
-        "session/prompt",
+        methods::INITIALIZE,
+        methods::AUTHENTICATE,
+        methods::SESSION_NEW,
+        methods::SESSION_LOAD,
+        methods::SESSION_SET_MODE,
+        methods::SESSION_PROMPT,
     ]);
     let cut = (at.clone(), prop::option::of(0usize..120)).prop_map(|(p, byte)| match byte {
         Some(k) => format!("{p},byte={k}"),
@@ -351,15 +343,14 @@ pub(super) fn fault_spec() -> impl Strategy<Value = String> {
         )
             .prop_map(|(m, code)| format!("error:method={m},code={code}")),
         (method, 1u64..200).prop_map(|(m, ms)| format!("late:method={m},ms={ms}")),
-        prop::sample::select(crate::dialects::cursor_acp::faults::STOP_REASONS.to_vec())
-            .prop_map(|r| format!("stop-reason:reason={r}")),
+        prop::sample::select(STOP_REASONS.to_vec()).prop_map(|r| format!("stop-reason:reason={r}")),
         prop::sample::select(vec![
-            "agent_message_chunk",
-            "agent_thought_chunk",
-            "tool_call",
-            "tool_call_update",
-            "plan",
-            "available_commands_update",
+            updates::AGENT_MESSAGE_CHUNK,
+            updates::AGENT_THOUGHT_CHUNK,
+            updates::TOOL_CALL,
+            updates::TOOL_CALL_UPDATE,
+            updates::PLAN,
+            updates::AVAILABLE_COMMANDS_UPDATE,
         ])
         .prop_map(|k| format!("drop:kind={k}")),
         prop::sample::select(vec![
@@ -374,7 +365,8 @@ pub(super) fn fault_spec() -> impl Strategy<Value = String> {
             "session-services-failed",
             "crash-on-initialize",
             "crash-while-asking",
-            "refusal",
+            // The preset named after the stop reason it ends a turn with.
+            stop_reasons::REFUSAL,
             "max-tokens",
         ])
         .prop_map(str::to_owned),
