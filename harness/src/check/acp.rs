@@ -203,6 +203,16 @@ mod tests {
             .collect()
     }
 
+    /// The findings are these (severity, rule, line), and the first of them say these
+    /// messages.
+    #[track_caller]
+    fn assert_findings(report: &Report, expected: &[(Severity, &str, u64)], messages: &[&str]) {
+        assert_eq!(found(report), expected, "{report:?}");
+        for (finding, message) in report.findings.iter().zip(messages) {
+            assert_eq!(finding.message, *message);
+        }
+    }
+
     fn with(mut lines: Vec<(Side, String)>, at: usize, line: (Side, String)) -> Vec<(Side, String)> {
         lines.insert(at, line);
         lines
@@ -339,20 +349,16 @@ mod tests {
         // The agent dies while its permission request waits.
         let lines: Vec<_> = shell_turn().into_iter().take(8).collect();
         let report = check(&lines, Some(Exit::Code(1)));
-        assert_eq!(
-            found(&report),
-            [
+        assert_findings(
+            &report,
+            &[
                 (Severity::Warning, "answered-once", 6),
-                (Severity::Warning, "answered-once", 8)
-            ]
-        );
-        assert_eq!(
-            report.findings[0].message,
-            "the agent never answers `session/prompt` 2: the agent ended (exit code 1) first"
-        );
-        assert_eq!(
-            report.findings[1].message,
-            "the client never answers the agent's `session/request_permission` 0: the agent ended (exit code 1) first"
+                (Severity::Warning, "answered-once", 8),
+            ],
+            &[
+                "the agent never answers `session/prompt` 2: the agent ended (exit code 1) first",
+                "the client never answers the agent's `session/request_permission` 0: the agent ended (exit code 1) first",
+            ],
         );
         assert!(report.passes());
     }
@@ -500,17 +506,10 @@ mod tests {
             client(result(json!(2), json!({"terminalId": "x"}))),
             end_turn(2),
         ]);
-        let report = check(&lines, Some(Exit::Code(0)));
-        assert_eq!(
-            found(&report),
-            [
-                (Severity::Error, "capability", 9),
-                (Severity::Error, "capability", 11)
-            ]
-        );
-        assert_eq!(
-            report.findings[0].message,
-            "the agent asks `fs/write_text_file`, but the client's `initialize` (line 1) did not advertise clientCapabilities.fs.writeTextFile"
+        assert_findings(
+            &check(&lines, Some(Exit::Code(0))),
+            &[(Severity::Error, "capability", 9), (Severity::Error, "capability", 11)],
+            &["the agent asks `fs/write_text_file`, but the client's `initialize` (line 1) did not advertise clientCapabilities.fs.writeTextFile"],
         );
     }
 
@@ -571,14 +570,15 @@ mod tests {
             json!({"outcome": {"outcome": "skipped"}}),
         )));
         let report = check(&lines, Some(Exit::Code(0)));
-        assert_eq!(
-            found(&report),
-            [
+        assert_findings(
+            &report,
+            &[
                 (Severity::Note, "cursor-habit", 4),
                 (Severity::Note, "cursor-habit", 6),
                 (Severity::Note, "cursor-habit", 7),
-                (Severity::Warning, "cursor-habit", 10)
-            ]
+                (Severity::Warning, "cursor-habit", 10),
+            ],
+            &[],
         );
         assert_eq!(report.summary(), "0 error(s), 1 warning(s), 3 note(s)");
         assert!(report.passes());

@@ -138,23 +138,29 @@ impl ConversationConfig {
 
     /// With at most `messages` messages (at least [`MIN_MESSAGES`]).
     #[must_use]
-    pub fn max_messages(mut self, messages: usize) -> Self {
-        self.max_messages = Some(messages.max(MIN_MESSAGES));
-        self
+    pub fn max_messages(self, messages: usize) -> Self {
+        ConversationConfig {
+            max_messages: Some(messages.max(MIN_MESSAGES)),
+            ..self
+        }
     }
 
     /// With this share of failed turns, in percent.
     #[must_use]
-    pub fn failures(mut self, percent: u32) -> Self {
-        self.failure_percent = percent.min(100);
-        self
+    pub fn failures(self, percent: u32) -> Self {
+        ConversationConfig {
+            failure_percent: percent.min(100),
+            ..self
+        }
     }
 
     /// With this share of turns after the first cancelled by the client, in percent.
     #[must_use]
-    pub fn cancels(mut self, percent: u32) -> Self {
-        self.cancel_percent = percent.min(100);
-        self
+    pub fn cancels(self, percent: u32) -> Self {
+        ConversationConfig {
+            cancel_percent: percent.min(100),
+            ..self
+        }
     }
 }
 

@@ -269,36 +269,35 @@ fn session_plan(config: &ConversationConfig) -> impl Strategy<Value = SessionPla
 }
 
 pub(super) fn plan(config: &ConversationConfig) -> impl Strategy<Value = ConversationPlan> {
-    (
-        0..CLIENTS.len(),
-        any::<bool>(),
-        prop::bool::weighted(0.3),
-        prop::collection::vec(session_plan(config), 1..=config.max_sessions.max(1)),
-    )
-        .prop_map(|(client, fs, authenticate, sessions)| ConversationPlan {
-            client,
-            fs,
-            authenticate,
-            sessions,
-        })
+    // Who the client is (its name, whether it offers files, whether it logs in), then
+    // its sessions.
+    let client = (0..CLIENTS.len(), any::<bool>(), prop::bool::weighted(0.3));
+    let sessions = prop::collection::vec(session_plan(config), 1..=config.max_sessions.max(1));
+    (client, sessions).prop_map(|((client, fs, authenticate), sessions)| ConversationPlan {
+        client,
+        fs,
+        authenticate,
+        sessions,
+    })
 }
 /// The fault specs [`faulted`] draws from: every fault of server mode, in the
 /// placements that matter. Left out: those that make a correct client wait for its
 /// own time limit (`no-response`, `authenticate-hangs`, a long `late`).
 pub(super) fn fault_spec() -> impl Strategy<Value = String> {
+    // The updates the agent streams in a turn.
+    let streamed: Vec<&str> = updates::TURN
+        .iter()
+        .copied()
+        .filter(|kind| *kind != updates::USER_MESSAGE_CHUNK)
+        .collect();
+    let places = [
+        updates::CURRENT_MODE_UPDATE,
+        updates::AVAILABLE_COMMANDS_UPDATE,
+        methods::REQUEST_PERMISSION,
+    ];
     let at = prop_oneof![
         (0u64..40).prop_map(|n| format!("after={n}")),
-        prop::sample::select(vec![
-            updates::AGENT_MESSAGE_CHUNK,
-            updates::AGENT_THOUGHT_CHUNK,
-            updates::TOOL_CALL,
-            updates::TOOL_CALL_UPDATE,
-            updates::PLAN,
-            updates::CURRENT_MODE_UPDATE,
-            updates::AVAILABLE_COMMANDS_UPDATE,
-            methods::REQUEST_PERMISSION,
-        ])
-        .prop_map(|place| format!("at={place}")),
+        prop::sample::select([&streamed[..], &places].concat()).prop_map(|place| format!("at={place}")),
     ];
     let method = prop::sample::select(vec![
         methods::INITIALIZE,
@@ -344,15 +343,8 @@ pub(super) fn fault_spec() -> impl Strategy<Value = String> {
             .prop_map(|(m, code)| format!("error:method={m},code={code}")),
         (method, 1u64..200).prop_map(|(m, ms)| format!("late:method={m},ms={ms}")),
         prop::sample::select(STOP_REASONS.to_vec()).prop_map(|r| format!("stop-reason:reason={r}")),
-        prop::sample::select(vec![
-            updates::AGENT_MESSAGE_CHUNK,
-            updates::AGENT_THOUGHT_CHUNK,
-            updates::TOOL_CALL,
-            updates::TOOL_CALL_UPDATE,
-            updates::PLAN,
-            updates::AVAILABLE_COMMANDS_UPDATE,
-        ])
-        .prop_map(|k| format!("drop:kind={k}")),
+        prop::sample::select([&streamed[..], &[updates::AVAILABLE_COMMANDS_UPDATE]].concat())
+            .prop_map(|k| format!("drop:kind={k}")),
         prop::sample::select(vec![
             "reorder",
             "unknown-field",
