@@ -24,6 +24,7 @@ const HARNESS: &[&str] = &[
     "format",
     "frames",
     "models",
+    "dialects::cursor_acp::conversation",
     // 2. recorded runs
     "cassette",
     "journal",

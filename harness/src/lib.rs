@@ -20,7 +20,8 @@
 //! 3. the pure stages: [`render`], [`faults`], [`timing`]; then the protocol
 //!    [`check`]er, what a correct consumer concludes ([`expect`]), [`scenario`]s (a run's options, faults and timing, and the plan they
 //!    make), [`generate`]d sessions, [`source`]s, and server mode's conversations
-//!    ([`acp`]);
+//!    ([`dialects::cursor_acp`], whose wire model is at the bottom, and whose old path
+//!    [`acp`] still works);
 //! 4. the [`run`]ner: a consumer played against a matrix of cases, its properties
 //!    checked and its records snapshotted.
 //!

@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 use super::faults::{AcpFault, Injector, Out};
 use super::rpc::{Kind, Message};
 use super::wire::{self, methods, stop_reasons, updates};
-use super::{Conversation, Step, Steps, Wait};
+use crate::dialects::cursor_acp::conversation::{Conversation, Step, Steps, Wait};
 use crate::expect::Expectation;
 
 /// What a correct client concludes, and the answer's chunks in order (empty on a

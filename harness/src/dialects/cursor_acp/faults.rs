@@ -20,7 +20,7 @@ use serde_json::Value;
 
 use super::rpc::{self, codes, Kind, Message};
 use super::wire::{self, methods, stop_reasons, updates};
-use super::{Step, Steps};
+use crate::dialects::cursor_acp::conversation::{Step, Steps};
 use crate::error::{Diagnostic, Origin};
 use crate::faults::{split_items, Args, Described, MAX_BYTES};
 use crate::frames::{Chunking, Exit, Signal};

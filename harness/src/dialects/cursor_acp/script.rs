@@ -33,8 +33,10 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use super::rpc::{self, Kind, Message};
-use super::{methods, tell, Conversation, Reply, Step, Steps, Wait};
+use super::tell;
+use super::wire::methods;
 use crate::cassette::{Position, Reader, PREFLIGHT_LIMIT};
+use crate::dialects::cursor_acp::conversation::{Conversation, Reply, Step, Steps, Wait};
 use crate::error::{CassetteError, Diagnostic, ProblemKind};
 use crate::frames::{Exit, Frame, FrameResult, Stream};
 

@@ -29,7 +29,7 @@ use super::rpc::{self, codes, Message};
 use super::wire::{
     self, content_types, methods, modes, option_kinds, stop_reasons, tool_kinds, tool_statuses, updates,
 };
-use super::{Conversation, Reply, Step, Steps, Wait};
+use crate::dialects::cursor_acp::conversation::{Conversation, Reply, Step, Steps, Wait};
 use crate::error::CassetteError;
 use crate::frames::{Exit, Frame, FrameResult, Stream};
 

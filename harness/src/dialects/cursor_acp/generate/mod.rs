@@ -262,7 +262,9 @@ impl Transcript {
 
     /// The conversation told readably, one message a line (see [`super::summary`]).
     pub fn summary(&self) -> String {
-        super::summary(self.messages.iter().map(|m| (m.dir.as_str(), m.line.as_str())))
+        crate::dialects::cursor_acp::conversation::summary(
+            self.messages.iter().map(|m| (m.dir.as_str(), m.line.as_str())),
+        )
     }
 
     /// The conversation as the mock plays it: a recording replayed as a script.
