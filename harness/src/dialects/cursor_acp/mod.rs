@@ -14,14 +14,31 @@
 //!   messages are read from the file as they are played ([`Steps`]);
 //! - [`tell::Teller`]: any print-mode session (the built-in default, a cassette, a
 //!   capture, a generated one) told through ACP: `assistant` as
-//!   `agent_message_chunk`, `thinking` as `agent_thought_chunk`, tool calls as
-//!   `tool_call`/`tool_call_update`, a failed run as a JSON-RPC error.
+//!   [`AGENT_MESSAGE_CHUNK`](wire::updates::AGENT_MESSAGE_CHUNK)s, `thinking` as
+//!   [`AGENT_THOUGHT_CHUNK`](wire::updates::AGENT_THOUGHT_CHUNK)s, tool calls as
+//!   [`TOOL_CALL`](wire::updates::TOOL_CALL) and
+//!   [`TOOL_CALL_UPDATE`](wire::updates::TOOL_CALL_UPDATE), a failed run as a JSON-RPC
+//!   error.
 //!
 //! A [`generate`]d conversation (feature `generate`) is a recording nobody made: it
 //! plays as a script too.
 //!
 //! The process (`mock-agent`'s server loop) performs the steps, reads the client,
 //! handles cancels and faults, and journals everything.
+//!
+//! # The folder, lowest first
+//!
+//! - [`wire`]: every name ACP puts on the wire, said once, checked against the
+//!   official schema crate; [`rpc`]: the JSON-RPC framing (a line's kind, its id,
+//!   the error codes, the lines the mock writes);
+//! - [`conversation`](mod@conversation): steps, waits, replies, the [`Conversation`] trait, a
+//!   conversation's [`summary`];
+//! - [`tell`] and [`faults`]: print-mode sessions told through ACP, and what goes
+//!   wrong; [`check`]: the protocol's rules (lint); [`expect`]: what a correct client
+//!   concludes;
+//! - [`script`]: how a recording becomes a script; `generate` (feature `generate`): the generator's
+//!   strategies;
+//! - this module: the conversation a [`Source`] plays ([`conversation()`]).
 
 pub mod check;
 pub mod conversation;
