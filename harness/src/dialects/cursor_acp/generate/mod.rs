@@ -347,7 +347,96 @@ pub fn from_seed(seed: u64, config: &ConversationConfig) -> Transcript {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::HashMap;
+
+    use agent_client_protocol_schema::v1 as schema;
+    use serde::de::DeserializeOwned;
+    use serde_json::Value;
+
     use super::*;
+    use crate::dialects::cursor_acp::rpc::{Kind, Message};
+    use crate::dialects::cursor_acp::wire::methods;
+
+    /// `value` read as the schema's `T`, or why not.
+    fn read_as<T: DeserializeOwned>(value: Value, what: &str) -> Result<(), String> {
+        serde_json::from_value::<T>(value.clone())
+            .map(drop)
+            .map_err(|e| format!("{what}: {e}: {value}"))
+    }
+
+    /// Every message of a generated conversation reads as the schema's type for it:
+    /// what we generate is the schema's shape (Cursor's extra fields, such as the
+    /// `models` block, are left to the schema to ignore).
+    #[test]
+    fn generated_messages_have_the_schema_s_shape() {
+        let config = ConversationConfig::large();
+        for seed in 0..30 {
+            let transcript = from_seed(seed, &config);
+            // The method of each waiting request, by side and id.
+            let mut asked: HashMap<(&str, String), String> = HashMap::new();
+            for exchange in &transcript.messages {
+                let message = Message::parse(exchange.line.as_bytes()).expect("JSON-RPC");
+                let params = message.params_value();
+                let checked = match (message.kind, message.method()) {
+                    (Kind::Notification, methods::SESSION_UPDATE) => {
+                        read_as::<schema::SessionNotification>(params, methods::SESSION_UPDATE)
+                    }
+                    (Kind::Notification, methods::SESSION_CANCEL) => {
+                        read_as::<schema::CancelNotification>(params, methods::SESSION_CANCEL)
+                    }
+                    (Kind::Request, method) => {
+                        asked.insert(
+                            (exchange.dir.as_str(), message.id_text().to_owned()),
+                            method.to_owned(),
+                        );
+                        match method {
+                            methods::INITIALIZE => read_as::<schema::InitializeRequest>(params, method),
+                            methods::AUTHENTICATE => read_as::<schema::AuthenticateRequest>(params, method),
+                            methods::SESSION_NEW => read_as::<schema::NewSessionRequest>(params, method),
+                            methods::SESSION_LOAD => read_as::<schema::LoadSessionRequest>(params, method),
+                            methods::SESSION_SET_MODE => {
+                                read_as::<schema::SetSessionModeRequest>(params, method)
+                            }
+                            methods::SESSION_PROMPT => read_as::<schema::PromptRequest>(params, method),
+                            methods::REQUEST_PERMISSION => {
+                                read_as::<schema::RequestPermissionRequest>(params, method)
+                            }
+                            other => Err(format!("a request the generator does not make: {other}")),
+                        }
+                    }
+                    (Kind::Response, _) => {
+                        let asker = match exchange.dir {
+                            Direction::In => Direction::Out,
+                            Direction::Out => Direction::In,
+                        };
+                        let method = asked
+                            .remove(&(asker.as_str(), message.id_text().to_owned()))
+                            .unwrap_or_default();
+                        let result: Value = message
+                            .result
+                            .and_then(|r| serde_json::from_str(r.get()).ok())
+                            .unwrap_or(Value::Null);
+                        match method.as_str() {
+                            _ if message.error.is_some() => Ok(()),
+                            methods::INITIALIZE => read_as::<schema::InitializeResponse>(result, &method),
+                            methods::SESSION_NEW => read_as::<schema::NewSessionResponse>(result, &method),
+                            methods::SESSION_PROMPT => read_as::<schema::PromptResponse>(result, &method),
+                            methods::REQUEST_PERMISSION => {
+                                read_as::<schema::RequestPermissionResponse>(result, &method)
+                            }
+                            _ => Ok(()),
+                        }
+                    }
+                    (Kind::Notification, other) => {
+                        Err(format!("a notification the generator does not send: {other}"))
+                    }
+                };
+                if let Err(why) = checked {
+                    panic!("seed {seed}: {why}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn a_seed_gives_the_same_conversation_and_another_seed_another() {
