@@ -571,7 +571,7 @@ mod tests {
                     let m = Message::parse(line).expect("json-rpc");
                     let v: Value = serde_json::from_slice(line).expect("json");
                     match m.method() {
-                        "session/update" => v["params"]["update"]["sessionUpdate"]
+                        methods::SESSION_UPDATE => v["params"]["update"]["sessionUpdate"]
                             .as_str()
                             .unwrap_or("?")
                             .to_owned(),
@@ -586,16 +586,16 @@ mod tests {
         assert_eq!(
             kinds,
             [
-                "agent_message_chunk",
-                "agent_message_chunk",
-                "tool_call",
-                "tool_call_update",
-                "agent_message_chunk",
-                "tool_call",
-                "session/request_permission",
+                updates::AGENT_MESSAGE_CHUNK,
+                updates::AGENT_MESSAGE_CHUNK,
+                updates::TOOL_CALL,
+                updates::TOOL_CALL_UPDATE,
+                updates::AGENT_MESSAGE_CHUNK,
+                updates::TOOL_CALL,
+                methods::REQUEST_PERMISSION,
                 "await",
-                "tool_call_update",
-                "response \"end_turn\""
+                updates::TOOL_CALL_UPDATE,
+                &format!("response \"{}\"", stop_reasons::END_TURN),
             ]
         );
         assert!(String::from_utf8_lossy(match &steps[0] {
