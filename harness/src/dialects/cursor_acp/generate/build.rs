@@ -2,8 +2,9 @@
 
 use serde_json::{json, Value};
 
+use super::config::{ConversationConfig, MIN_MESSAGES};
 use super::plan::*;
-use super::{ConversationConfig, Direction, Exchange, Transcript, MIN_MESSAGES};
+use super::transcript::{Direction, Exchange, Transcript};
 use crate::dialects::cursor_acp::rpc;
 use crate::dialects::cursor_acp::tell;
 use crate::dialects::cursor_acp::wire::{

@@ -4,7 +4,7 @@
 
 use proptest::prelude::*;
 
-use super::ConversationConfig;
+use super::config::ConversationConfig;
 use crate::dialects::cursor_acp::faults::STOP_REASONS;
 use crate::dialects::cursor_acp::rpc::codes;
 use crate::dialects::cursor_acp::wire::{methods, modes, stop_reasons, tool_kinds, updates};
