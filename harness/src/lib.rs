@@ -20,7 +20,8 @@
 //! 3. the pure stages: [`render`], [`faults`], [`timing`]; then the protocol
 //!    [`check`]er, what a correct consumer concludes ([`expect`]), [`scenario`]s (a run's options, faults and timing, and the plan they
 //!    make), [`generate`]d sessions, [`source`]s, and server mode's conversations
-//!    ([`acp`]);
+//!    ([`dialects::cursor_acp`], whose wire model is at the bottom, and whose old path
+//!    [`acp`] still works);
 //! 4. the [`run`]ner: a consumer played against a matrix of cases, its properties
 //!    checked and its records snapshotted.
 //!
@@ -51,7 +52,6 @@ mod peek;
 pub mod cassette;
 pub mod journal;
 
-pub mod acp;
 pub mod check;
 pub mod faults;
 #[cfg(feature = "generate")]
@@ -65,6 +65,8 @@ pub mod run;
 // Print mode's modules at their former paths, while code moves to
 // `dialects::cursor_print`.
 pub use dialects::cursor_print::{events, expect, render};
+/// The old path of server mode, [`dialects::cursor_acp`], kept while callers move.
+pub use dialects::cursor_acp as acp;
 
 pub use error::{CassetteError, Diagnostic, ProblemKind};
 pub use format::OutputFormat;

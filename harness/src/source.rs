@@ -69,12 +69,7 @@ impl Source {
     }
 }
 
-/// Cassette files up to this size are read through once, in full, before replay, so
-/// that a broken one fails before anything is printed (a pipe is read once, and
-/// checked as it streams). Larger ones are checked as they
-/// stream, and the events of lines in the writer's own shape only for being UTF-8
-/// (`mock-agent` checks them in full when it reads the file otherwise).
-pub const PREFLIGHT_LIMIT: u64 = 16 << 20;
+pub use crate::cassette::PREFLIGHT_LIMIT;
 
 /// Checks a cassette or capture before replay: one of up to [`PREFLIGHT_LIMIT`] bytes
 /// in full, a larger one until its first event. Returns whether `path` is a regular

@@ -66,6 +66,13 @@ impl std::fmt::Debug for Recording {
     }
 }
 
+/// Cassette files up to this size are read through once, in full, before replay, so
+/// that a broken one fails before anything is printed (a pipe is read once, and
+/// checked as it streams). Larger ones are checked as they
+/// stream, and the events of lines in the writer's own shape only for being UTF-8
+/// (`mock-agent` checks them in full when it reads the file otherwise).
+pub const PREFLIGHT_LIMIT: u64 = 16 << 20;
+
 /// The longest line a cassette or capture may hold, without its newline: 96 MiB.
 ///
 /// Far above any event the CLI prints, and room for the largest event a `huge` fault

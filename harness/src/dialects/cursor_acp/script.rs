@@ -33,11 +33,12 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use super::rpc::{self, Kind, Message};
-use super::{methods, tell, Conversation, Reply, Step, Steps, Wait};
-use crate::cassette::{Position, Reader};
+use super::tell;
+use super::wire::methods;
+use crate::cassette::{Position, Reader, PREFLIGHT_LIMIT};
+use crate::dialects::cursor_acp::conversation::{Conversation, Reply, Step, Steps, Wait};
 use crate::error::{CassetteError, Diagnostic, ProblemKind};
 use crate::frames::{Exit, Frame, FrameResult, Stream};
-use crate::source::PREFLIGHT_LIMIT;
 
 /// The read buffer of a reader of the cassette: as [`crate::cassette::open`]'s, so
 /// that the same lines take the fast path. A section shorter than that is read with a

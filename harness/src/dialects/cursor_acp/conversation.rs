@@ -1,44 +1,13 @@
-//! Server mode: `cursor-agent acp`, an agent of the Agent Client Protocol (JSON-RPC
-//! 2.0 in both directions, one message per line), as a conversation the mock plays.
-//!
-//! Print mode is a one-way plan; server mode answers what the client sends. A
-//! [`Conversation`] turns each request of the client's into the [`Step`]s of the
-//! agent's answer: messages to send (at their recorded times), stderr lines, places
-//! where the agent waits for the client (an answer to its permission request, a
-//! cancel), and the end of the process. Two conversations exist:
-//!
-//! - [`script::Script`]: a recording of a real `acp` process, replayed as a script:
-//!   the agent's messages in order with their times, waiting where the recording
-//!   waited for the client, with the client's live request ids put into the agent's
-//!   responses; every other byte as recorded. A cassette is not held in memory: its
-//!   messages are read from the file as they are played ([`Steps`]);
-//! - [`tell::Teller`]: any print-mode session (the built-in default, a cassette, a
-//!   capture, a generated one) told through ACP: `assistant` as
-//!   `agent_message_chunk`, `thinking` as `agent_thought_chunk`, tool calls as
-//!   `tool_call`/`tool_call_update`, a failed run as a JSON-RPC error.
-//!
-//! A [`generate`]d conversation (feature `generate`) is a recording nobody made: it
-//! plays as a script too.
-//!
-//! The process (`mock-agent`'s server loop) performs the steps, reads the client,
-//! handles cancels and faults, and journals everything.
-
-pub mod expect;
-pub mod faults;
-#[cfg(feature = "generate")]
-pub mod generate;
-pub mod rpc;
-pub mod script;
-pub mod tell;
+//! The conversation model of server mode: what the agent does ([`Step`]s, [`Wait`]s),
+//! its [`Reply`] to each of the client's requests, the [`Conversation`] it plays, and
+//! a conversation told readably ([`summary`]).
 
 use std::time::Duration;
 
+use super::rpc;
+use super::wire::methods;
 use crate::error::CassetteError;
-use crate::format::OutputFormat;
 use crate::frames::Exit;
-use crate::render::RenderOptions;
-use crate::scenario::Scenario;
-use crate::source::Source;
 
 /// One thing the agent does.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -187,63 +156,6 @@ pub trait Conversation {
 
     /// How the process ends once the client has closed stdin.
     fn ending(&self) -> Exit;
-}
-
-/// The methods a client sends, and the updates an agent streams.
-pub mod methods {
-    /// `initialize`.
-    pub const INITIALIZE: &str = "initialize";
-    /// `authenticate`.
-    pub const AUTHENTICATE: &str = "authenticate";
-    /// `session/new`.
-    pub const SESSION_NEW: &str = "session/new";
-    /// `session/load`.
-    pub const SESSION_LOAD: &str = "session/load";
-    /// `session/prompt`.
-    pub const SESSION_PROMPT: &str = "session/prompt";
-    /// `session/cancel` (a notification).
-    pub const SESSION_CANCEL: &str = "session/cancel";
-    /// `session/set_mode`.
-    pub const SESSION_SET_MODE: &str = "session/set_mode";
-    /// `session/set_config_option`.
-    pub const SESSION_SET_CONFIG_OPTION: &str = "session/set_config_option";
-    /// `session/set_model`.
-    pub const SESSION_SET_MODEL: &str = "session/set_model";
-    /// `session/update` (the agent's notification).
-    pub const SESSION_UPDATE: &str = "session/update";
-    /// `session/request_permission` (the agent's request).
-    pub const REQUEST_PERMISSION: &str = "session/request_permission";
-}
-
-/// The conversation a source plays in server mode, and whether it is a recording of
-/// one (a cassette whose header says `"acp":true`, or a generated conversation). Any
-/// other source is a print-mode session told through ACP ([`tell`]): the default session asks permission for its
-/// write, others for each shell command.
-pub fn conversation(source: &Source) -> Result<(Box<dyn Conversation + Send>, bool), CassetteError> {
-    // A generated source is the conversation generated from its seed, played as the
-    // recording it is.
-    #[cfg(feature = "generate")]
-    if let Source::Generated { seed, .. } = source {
-        let config = generate::ConversationConfig::default();
-        return Ok((Box::new(generate::from_seed(*seed, &config).script()?), true));
-    }
-    // A cassette file is indexed and read again as it plays; one read once (a pipe)
-    // is held.
-    if let Source::Cassette(path) = source {
-        if let Some(script) = script::Script::open(path)? {
-            return Ok((Box::new(script), true));
-        }
-    }
-    let recording = source.open("")?;
-    if recording.header.as_ref().is_some_and(|h| h.invocation.acp) {
-        return Ok((Box::new(script::Script::new(recording.frames)?), true));
-    }
-    let ask = match source {
-        Source::Default => tell::Ask::FirstChange,
-        _ => tell::Ask::Shell,
-    };
-    let plan = Scenario::new(RenderOptions::new(OutputFormat::StreamJson)).plan(recording)?;
-    Ok((Box::new(tell::Teller::new(plan.frames, ask)?), false))
 }
 
 /// A conversation told readably, one message a line, in order: `->` the client's,

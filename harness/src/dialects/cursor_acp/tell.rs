@@ -26,7 +26,10 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use super::rpc::{self, codes, Message};
-use super::{methods, Conversation, Reply, Step, Steps, Wait};
+use super::wire::{
+    self, content_types, methods, modes, option_kinds, stop_reasons, tool_kinds, tool_statuses, updates,
+};
+use crate::dialects::cursor_acp::conversation::{Conversation, Reply, Step, Steps, Wait};
 use crate::error::CassetteError;
 use crate::frames::{Exit, Frame, FrameResult, Stream};
 
@@ -117,7 +120,7 @@ impl Teller {
                     if !text.is_empty() {
                         turn.push(Told::Update {
                             at,
-                            update: json!({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}}),
+                            update: wire::text_chunk(updates::AGENT_MESSAGE_CHUNK, &text),
                         });
                     }
                 }
@@ -125,7 +128,7 @@ impl Teller {
                     if let Some(text) = event["text"].as_str().filter(|t| !t.is_empty()) {
                         turn.push(Told::Update {
                             at,
-                            update: json!({"sessionUpdate": "agent_thought_chunk", "content": {"type": "text", "text": text}}),
+                            update: wire::text_chunk(updates::AGENT_THOUGHT_CHUNK, text),
                         });
                     }
                 }
@@ -134,17 +137,17 @@ impl Teller {
                     let kind = kind_of(&key);
                     let id = event["call_id"].clone();
                     let title = title_of(&key, &body["args"]);
-                    let call = json!({"sessionUpdate": "tool_call", "toolCallId": id, "title": title, "kind": kind, "status": "pending", "rawInput": body["args"]});
+                    let call = json!({"sessionUpdate": updates::TOOL_CALL, "toolCallId": id, "title": title, "kind": kind, "status": tool_statuses::PENDING, "rawInput": body["args"]});
                     turn.push(Told::Update { at, update: call });
                     let ask_here = match ask {
-                        Ask::FirstChange => !asked && kind != "read",
-                        Ask::Shell => kind == "execute",
+                        Ask::FirstChange => !asked && kind != tool_kinds::READ,
+                        Ask::Shell => kind == tool_kinds::EXECUTE,
                     };
                     if ask_here {
                         asked = true;
                         turn.push(Told::Permission {
                             at,
-                            tool_call: json!({"toolCallId": id, "title": title, "kind": kind, "status": "pending"}),
+                            tool_call: json!({"toolCallId": id, "title": title, "kind": kind, "status": tool_statuses::PENDING}),
                         });
                     }
                 }
@@ -154,10 +157,14 @@ impl Teller {
                     let failed = ["failure", "error", "rejected"]
                         .iter()
                         .any(|k| result.get(k).is_some());
-                    let status = if failed { "failed" } else { "completed" };
+                    let status = if failed {
+                        tool_statuses::FAILED
+                    } else {
+                        tool_statuses::COMPLETED
+                    };
                     turn.push(Told::Update {
                         at,
-                        update: json!({"sessionUpdate": "tool_call_update", "toolCallId": event["call_id"], "status": status, "rawOutput": result}),
+                        update: json!({"sessionUpdate": updates::TOOL_CALL_UPDATE, "toolCallId": event["call_id"], "status": status, "rawOutput": result}),
                     });
                 }
                 (Some("user"), _) => prompt = message_text(&event),
@@ -234,7 +241,7 @@ impl Teller {
             }
         }
         let last = match &self.outcome {
-            Outcome::Success => rpc::response(id, &json!({"stopReason": "end_turn"})),
+            Outcome::Success => rpc::response(id, &wire::stop(stop_reasons::END_TURN)),
             Outcome::Failure(message) => rpc::error(id, codes::INTERNAL_ERROR, message, None),
             Outcome::AuthRequired => return self.not_logged_in(id),
         };
@@ -247,11 +254,10 @@ impl Teller {
 
     /// The history `session/load` replays: the prompt, then the answer's messages.
     fn history(&self, session: &str) -> Vec<Step> {
-        let user =
-            json!({"sessionUpdate": "user_message_chunk", "content": {"type": "text", "text": self.prompt}});
+        let user = wire::text_chunk(updates::USER_MESSAGE_CHUNK, &self.prompt);
         std::iter::once(update_line(session, &user))
             .chain(self.turn.iter().filter_map(|told| match told {
-                Told::Update { update, .. } if update["sessionUpdate"] == "agent_message_chunk" => {
+                Told::Update { update, .. } if update["sessionUpdate"] == updates::AGENT_MESSAGE_CHUNK => {
                     Some(update_line(session, update))
                 }
                 _ => None,
@@ -381,7 +387,7 @@ pub fn handshake(request: &Message<'_>) -> Reply {
     let result = match request.method() {
         methods::INITIALIZE => initialize_result(),
         methods::AUTHENTICATE | methods::SESSION_SET_MODE | methods::SESSION_SET_MODEL => json!({}),
-        methods::SESSION_SET_CONFIG_OPTION => json!({"configOptions": config_options("agent", "auto")}),
+        methods::SESSION_SET_CONFIG_OPTION => json!({"configOptions": config_options(modes::AGENT, "auto")}),
         methods::SESSION_NEW => {
             let session = uuid::Uuid::new_v4().to_string();
             return Reply {
@@ -398,7 +404,7 @@ pub fn handshake(request: &Message<'_>) -> Reply {
                 divergence: None,
             };
         }
-        methods::SESSION_PROMPT => json!({"stopReason": "end_turn"}),
+        methods::SESSION_PROMPT => wire::stop(stop_reasons::END_TURN),
         methods::SESSION_LOAD => json!({}),
         other => {
             return Reply::send(rpc::error(
@@ -419,7 +425,7 @@ pub fn initialize_result() -> Value {
         "protocolVersion": 1,
         "agentCapabilities": {
             "loadSession": true,
-            "promptCapabilities": {"image": true, "audio": false, "embeddedContext": false},
+            "promptCapabilities": {(content_types::IMAGE): true, (content_types::AUDIO): false, "embeddedContext": false},
             "mcpCapabilities": {"http": true, "sse": true}
         },
         "authMethods": [{"id": "cursor_login", "name": "Cursor Login", "description": "Log in with your Cursor account"}]
@@ -435,17 +441,17 @@ pub fn session_new_result(session: &str) -> Value {
         .collect();
     json!({
         "sessionId": session,
-        "modes": {"currentModeId": "agent", "availableModes": modes()},
+        "modes": {"currentModeId": modes::AGENT, "availableModes": available_modes()},
         "models": {"currentModelId": "auto", "availableModels": models},
-        "configOptions": config_options("agent", "auto")
+        "configOptions": config_options(modes::AGENT, "auto")
     })
 }
 
-fn modes() -> Value {
+fn available_modes() -> Value {
     json!([
-        {"id": "agent", "name": "Agent", "description": "Full agent capabilities"},
-        {"id": "plan", "name": "Plan", "description": "Plan before acting"},
-        {"id": "ask", "name": "Ask", "description": "Answer questions, change nothing"}
+        {"id": modes::AGENT, "name": "Agent", "description": "Full agent capabilities"},
+        {"id": modes::PLAN, "name": "Plan", "description": "Plan before acting"},
+        {"id": modes::ASK, "name": "Ask", "description": "Answer questions, change nothing"}
     ])
 }
 
@@ -454,7 +460,7 @@ fn config_options(mode: &str, model: &str) -> Value {
         .iter()
         .map(|(id, name)| json!({"value": id, "name": name}))
         .collect();
-    let modes: Vec<Value> = ["agent", "plan", "ask"]
+    let modes: Vec<Value> = modes::ALL
         .iter()
         .map(|m| json!({"value": m, "name": m[..1].to_uppercase() + &m[1..]}))
         .collect();
@@ -466,8 +472,8 @@ fn config_options(mode: &str, model: &str) -> Value {
 
 /// The `available_commands_update` the agent sends after `session/new` answers.
 pub fn available_commands() -> Value {
-    json!({"sessionUpdate": "available_commands_update", "availableCommands": [
-        {"name": "plan", "description": "Switch to plan mode"},
+    json!({"sessionUpdate": updates::AVAILABLE_COMMANDS_UPDATE, "availableCommands": [
+        {"name": modes::PLAN, "description": "Switch to plan mode"},
         {"name": "model", "description": "Change the model", "input": {"hint": "model id"}}
     ]})
 }
@@ -487,9 +493,9 @@ pub fn permission_params(session: &str, tool_call: &Value) -> Value {
         "sessionId": session,
         "toolCall": tool_call,
         "options": [
-            {"optionId": "allow-once", "name": "Allow once", "kind": "allow_once"},
-            {"optionId": "allow-always", "name": "Allow always", "kind": "allow_always"},
-            {"optionId": "reject-once", "name": "Reject", "kind": "reject_once"}
+            {"optionId": "allow-once", "name": "Allow once", "kind": option_kinds::ALLOW_ONCE},
+            {"optionId": "allow-always", "name": "Allow always", "kind": option_kinds::ALLOW_ALWAYS},
+            {"optionId": "reject-once", "name": "Reject", "kind": option_kinds::REJECT_ONCE}
         ]
     })
 }
@@ -514,12 +520,12 @@ fn tool(event: &Value) -> (String, Value) {
 /// The ACP tool kind of a print-mode tool key.
 pub fn kind_of(key: &str) -> &'static str {
     match key {
-        "readToolCall" => "read",
-        "writeToolCall" | "editToolCall" => "edit",
-        "deleteToolCall" => "delete",
-        "shellToolCall" => "execute",
-        "grepToolCall" | "globToolCall" | "lsToolCall" => "search",
-        _ => "other",
+        "readToolCall" => tool_kinds::READ,
+        "writeToolCall" | "editToolCall" => tool_kinds::EDIT,
+        "deleteToolCall" => tool_kinds::DELETE,
+        "shellToolCall" => tool_kinds::EXECUTE,
+        "grepToolCall" | "globToolCall" | "lsToolCall" => tool_kinds::SEARCH,
+        _ => tool_kinds::OTHER,
     }
 }
 
@@ -541,11 +547,16 @@ fn title_of(key: &str, args: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::source::default_session;
+    use crate::Source;
+
+    /// The frames of the built-in default session.
+    fn default_session(prompt: &str) -> impl Iterator<Item = FrameResult> {
+        Source::Default.open(prompt).expect("opens").frames
+    }
 
     #[test]
     fn the_default_session_asks_before_its_write_and_ends_its_turn() {
-        let frames = default_session("hi").into_iter().map(Ok);
+        let frames = default_session("hi");
         let mut teller = Teller::new(frames, Ask::FirstChange).expect("tells");
         let line = br#"{"jsonrpc":"2.0","id":"p-1","method":"session/prompt","params":{"sessionId":"s1","prompt":[]}}"#;
         let steps: Vec<Step> = teller
@@ -560,7 +571,7 @@ mod tests {
                     let m = Message::parse(line).expect("json-rpc");
                     let v: Value = serde_json::from_slice(line).expect("json");
                     match m.method() {
-                        "session/update" => v["params"]["update"]["sessionUpdate"]
+                        methods::SESSION_UPDATE => v["params"]["update"]["sessionUpdate"]
                             .as_str()
                             .unwrap_or("?")
                             .to_owned(),
@@ -575,16 +586,16 @@ mod tests {
         assert_eq!(
             kinds,
             [
-                "agent_message_chunk",
-                "agent_message_chunk",
-                "tool_call",
-                "tool_call_update",
-                "agent_message_chunk",
-                "tool_call",
-                "session/request_permission",
+                updates::AGENT_MESSAGE_CHUNK,
+                updates::AGENT_MESSAGE_CHUNK,
+                updates::TOOL_CALL,
+                updates::TOOL_CALL_UPDATE,
+                updates::AGENT_MESSAGE_CHUNK,
+                updates::TOOL_CALL,
+                methods::REQUEST_PERMISSION,
                 "await",
-                "tool_call_update",
-                "response \"end_turn\""
+                updates::TOOL_CALL_UPDATE,
+                &format!("response \"{}\"", stop_reasons::END_TURN),
             ]
         );
         assert!(String::from_utf8_lossy(match &steps[0] {

@@ -11,7 +11,8 @@ use serde_json::{json, Value};
 
 use super::faults::{AcpFault, Injector, Out};
 use super::rpc::{Kind, Message};
-use super::{methods, Conversation, Step, Steps, Wait};
+use super::wire::{self, methods, stop_reasons, updates};
+use crate::dialects::cursor_acp::conversation::{Conversation, Step, Steps, Wait};
 use crate::expect::Expectation;
 
 /// What a correct client concludes, and the answer's chunks in order (empty on a
@@ -53,9 +54,9 @@ impl Client {
         )?;
         let session = created["sessionId"].as_str().unwrap_or_default().to_owned();
         self.chunks.clear();
-        let prompt = json!({"sessionId": session, "prompt": [{"type": "text", "text": "hi"}]});
+        let prompt = json!({"sessionId": session, "prompt": [wire::text_block("hi")]});
         let ended = self.request(conversation, 2, methods::SESSION_PROMPT, prompt)?;
-        if ended["stopReason"] != "end_turn" {
+        if ended["stopReason"] != stop_reasons::END_TURN {
             return Err(Ended);
         }
         let chunks = std::mem::take(&mut self.chunks);
@@ -112,7 +113,7 @@ impl Client {
                             }
                             _ if message.method() == methods::SESSION_UPDATE => {
                                 let update = &message.params_value()["update"];
-                                if update["sessionUpdate"] == "agent_message_chunk" {
+                                if update["sessionUpdate"] == updates::AGENT_MESSAGE_CHUNK {
                                     if let Some(text) = update["content"]["text"].as_str() {
                                         self.chunks.push(text.to_owned());
                                     }
@@ -144,13 +145,16 @@ impl Client {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::acp::faults::{parse, FROM_ENV};
-    use crate::acp::tell::{Ask, Teller};
-    use crate::source::default_session;
+    use crate::dialects::cursor_acp::faults::{parse, FROM_ENV};
+    use crate::dialects::cursor_acp::tell::{Ask, Teller};
+    use crate::Source;
 
     fn conclude(faults: &str) -> Expectation {
-        let mut teller =
-            Teller::new(default_session("hi").into_iter().map(Ok), Ask::FirstChange).expect("tells");
+        let mut teller = Teller::new(
+            Source::Default.open("hi").expect("opens").frames,
+            Ask::FirstChange,
+        )
+        .expect("tells");
         expectation(&mut teller, parse(faults, FROM_ENV).expect("parses")).0
     }
 
@@ -177,12 +181,12 @@ mod tests {
             );
         }
         for failure in [
+            "refusal",
+            "max-tokens",
             "auth-required",
             "session-services-failed",
             "crash-on-initialize",
             "crash-while-asking",
-            "refusal",
-            "max-tokens",
             "no-response:method=session/prompt",
             "eof:at=tool_call",
             "crash:at=agent_message_chunk",

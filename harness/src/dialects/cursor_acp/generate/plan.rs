@@ -1,0 +1,385 @@
+//! What a conversation will be, drawn by proptest: the plan of its sessions, turns,
+//! steps and tool calls, and the faults to overlay. Proptest shrinks these plans, not
+//! bytes.
+
+use proptest::prelude::*;
+
+use super::config::ConversationConfig;
+use crate::dialects::cursor_acp::faults::STOP_REASONS;
+use crate::dialects::cursor_acp::rpc::codes;
+use crate::dialects::cursor_acp::wire::{methods, modes, stop_reasons, tool_kinds, updates};
+
+/// The ACP tool kinds, in the order tool plans draw them.
+pub const TOOL_KINDS: &[&str] = tool_kinds::ALL;
+
+/// The session modes, as `session/new` lists them.
+pub(super) const MODES: &[&str] = modes::ALL;
+
+/// Clients, as `initialize`'s `clientInfo` names them.
+pub(super) const CLIENTS: &[(&str, &str)] = &[
+    ("zed", "0.210.4"),
+    ("jetbrains-acp", "1.2.0"),
+    ("acpx", "0.4.1"),
+    ("openab", "2.0.0"),
+];
+
+/// The errors a failed turn answers with: code, message, data.
+pub(super) const ERRORS: &[(i64, &str, Option<&str>)] = &[
+    (
+        codes::INTERNAL_ERROR,
+        "Internal error",
+        Some("model provider unavailable"),
+    ),
+    (
+        codes::INTERNAL_ERROR,
+        "Internal error",
+        Some("Connection lost: stream closed"),
+    ),
+    (codes::AUTH_REQUIRED, "Authentication required", None),
+    (
+        codes::INTERNAL_ERROR,
+        "You're out of usage. Increase limits for faster responses",
+        None,
+    ),
+];
+
+/// How the client answers a permission request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Answer {
+    AllowOnce,
+    AllowAlways,
+    Reject,
+}
+
+impl Answer {
+    pub(super) fn option_id(self) -> &'static str {
+        match self {
+            Answer::AllowOnce => "allow-once",
+            Answer::AllowAlways => "allow-always",
+            Answer::Reject => "reject-once",
+        }
+    }
+}
+
+/// One tool call of a plan.
+#[derive(Debug, Clone)]
+pub(super) struct ToolPlan {
+    pub(super) kind: usize,
+    pub(super) path: String,
+    pub(super) text: String,
+    pub(super) ok: bool,
+    /// The permission request, and the client's answer.
+    pub(super) ask: Option<Answer>,
+}
+
+/// One step of a turn.
+#[derive(Debug, Clone)]
+pub(super) enum StepPlan {
+    Message(String),
+    Thought(String),
+    /// Tool calls in parallel, and a permutation seed for the order they complete in.
+    Tools(Vec<ToolPlan>, Vec<u8>),
+    /// A plan's entries: content, priority, status.
+    Plan(Vec<(String, usize, usize)>),
+}
+
+/// How a turn ends, when the client does not cancel it.
+#[derive(Debug, Clone)]
+pub(super) enum EndPlan {
+    EndTurn,
+    Error(usize),
+    StopReason(&'static str),
+}
+
+#[derive(Debug, Clone)]
+pub(super) struct TurnPlan {
+    pub(super) prompt: String,
+    pub(super) steps: Vec<StepPlan>,
+    pub(super) end: EndPlan,
+    /// After how many steps the client cancels (turns after the first only).
+    pub(super) cancel: Option<usize>,
+}
+
+#[derive(Debug, Clone)]
+pub(super) struct SessionPlan {
+    pub(super) id: String,
+    /// Loaded rather than new (sessions after the first only), with this history.
+    pub(super) load: Option<Vec<(String, String)>>,
+    /// The client sets this mode before its first prompt.
+    pub(super) set_mode: Option<usize>,
+    pub(super) turns: Vec<TurnPlan>,
+}
+
+#[derive(Debug, Clone)]
+pub(super) struct ConversationPlan {
+    pub(super) client: usize,
+    pub(super) fs: bool,
+    pub(super) authenticate: bool,
+    pub(super) sessions: Vec<SessionPlan>,
+}
+
+/// Text: mostly words, some Unicode, quotes, backslashes and newlines; at least one
+/// word.
+fn text(max: usize) -> BoxedStrategy<String> {
+    prop::collection::vec(
+        prop_oneof![
+            6 => "[a-zA-Z]{1,8}",
+            1 => "[0-9]{1,4}",
+            1 => prop::sample::select(vec!["café", "日本語", "🦀", "—", "\"quoted\"", "back\\slash", "new\nline", "`code`"])
+                .prop_map(str::to_owned),
+            1 => any::<char>().prop_map(String::from),
+        ]
+        // A failing text shrinks to fewer words, not to other words: each shrink step
+        // of a fuzz case is a run of the client.
+        .no_shrink(),
+        1..=max.div_ceil(5).max(1),
+    )
+    .prop_map(move |words| {
+        let mut text = words.join(" ");
+        if let Some((cut, _)) = text.char_indices().nth(max.max(1)) {
+            text.truncate(cut);
+        }
+        text
+    })
+    .boxed()
+}
+
+/// `Some` of the strategy's value with probability `p` (0 and 1 included), shrinking
+/// to `None`.
+fn maybe<S>(p: f64, strategy: S) -> BoxedStrategy<Option<S::Value>>
+where
+    S: Strategy + 'static,
+    S::Value: Clone + std::fmt::Debug,
+{
+    if p <= 0.0 {
+        Just(None).boxed()
+    } else if p >= 1.0 {
+        strategy.prop_map(Some).boxed()
+    } else {
+        prop::option::weighted(p, strategy).boxed()
+    }
+}
+
+fn answer() -> impl Strategy<Value = Answer> {
+    prop_oneof![
+        6 => Just(Answer::AllowOnce),
+        1 => Just(Answer::AllowAlways),
+        1 => Just(Answer::Reject),
+    ]
+}
+
+/// How often the agent asks permission for a tool of this kind, in percent: shell
+/// commands mostly (outside the allowlist), changes sometimes, reads never.
+fn asks_percent(kind: &str) -> u8 {
+    use tool_kinds::{DELETE, EDIT, EXECUTE, FETCH, MOVE, OTHER, SWITCH_MODE};
+    match kind {
+        EXECUTE => 70,
+        EDIT | DELETE | MOVE | FETCH | SWITCH_MODE | OTHER => 25,
+        _ => 0,
+    }
+}
+
+fn tool_plan() -> impl Strategy<Value = ToolPlan> {
+    (
+        0..TOOL_KINDS.len(),
+        "[a-z]{1,8}(/[a-z]{1,8}){0,2}\\.(rs|md|txt|toml)".no_shrink(),
+        text(40),
+        prop::bool::weighted(0.85),
+        // Shrinks towards 0: no permission asked.
+        0u8..100,
+        answer(),
+    )
+        .prop_map(|(kind, path, text, ok, roll, answer)| {
+            let asks = roll >= 100 - asks_percent(TOOL_KINDS[kind]);
+            ToolPlan {
+                kind,
+                path,
+                text,
+                ok,
+                ask: asks.then_some(answer),
+            }
+        })
+}
+
+fn step_plan(config: &ConversationConfig) -> impl Strategy<Value = StepPlan> {
+    let entry = (text(40), 0usize..3, 0usize..3);
+    prop_oneof![
+        3 => text(config.max_text).prop_map(StepPlan::Message),
+        2 => text(30).prop_map(StepPlan::Thought),
+        3 => (
+            prop::collection::vec(tool_plan(), 1..=config.max_parallel_tools.max(1)),
+            prop::collection::vec(any::<u8>(), 3),
+        )
+            .prop_map(|(tools, order)| StepPlan::Tools(tools, order)),
+        1 => prop::collection::vec(entry, 1..=4).prop_map(StepPlan::Plan),
+    ]
+}
+
+fn end_plan(config: &ConversationConfig) -> impl Strategy<Value = EndPlan> {
+    let failure = f64::from(config.failure_percent.min(100)) / 100.0;
+    prop::bool::weighted(failure).prop_flat_map(|fail| {
+        if fail {
+            prop_oneof![
+                (0..ERRORS.len()).prop_map(EndPlan::Error),
+                Just(EndPlan::StopReason(stop_reasons::REFUSAL)),
+                Just(EndPlan::StopReason(stop_reasons::MAX_TOKENS)),
+                Just(EndPlan::StopReason(stop_reasons::MAX_TURN_REQUESTS)),
+            ]
+            .boxed()
+        } else {
+            Just(EndPlan::EndTurn).boxed()
+        }
+    })
+}
+
+fn turn_plan(config: &ConversationConfig) -> impl Strategy<Value = TurnPlan> {
+    let cancel = f64::from(config.cancel_percent.min(100)) / 100.0;
+    (
+        text(60),
+        prop::collection::vec(step_plan(config), 0..=config.max_steps),
+        end_plan(config),
+        maybe(cancel, 0..=config.max_steps),
+    )
+        .prop_map(|(prompt, steps, end, cancel)| TurnPlan {
+            prompt,
+            steps,
+            end,
+            cancel,
+        })
+}
+
+pub(super) const UUID: &str = "[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}";
+
+fn session_plan(config: &ConversationConfig) -> impl Strategy<Value = SessionPlan> {
+    (
+        UUID.no_shrink(),
+        maybe(
+            0.4,
+            prop::collection::vec((text(40), text(config.max_text)), 1..=2),
+        ),
+        maybe(0.3, 0..MODES.len()),
+        prop::collection::vec(turn_plan(config), 1..=config.max_turns.max(1)),
+    )
+        .prop_map(|(id, load, set_mode, turns)| SessionPlan {
+            id,
+            load,
+            set_mode,
+            turns,
+        })
+}
+
+pub(super) fn plan(config: &ConversationConfig) -> impl Strategy<Value = ConversationPlan> {
+    // Who the client is (its name, whether it offers files, whether it logs in), then
+    // its sessions.
+    let client = (0..CLIENTS.len(), any::<bool>(), prop::bool::weighted(0.3));
+    let sessions = prop::collection::vec(session_plan(config), 1..=config.max_sessions.max(1));
+    (client, sessions).prop_map(|((client, fs, authenticate), sessions)| ConversationPlan {
+        client,
+        fs,
+        authenticate,
+        sessions,
+    })
+}
+/// The fault specs [`faulted`] draws from: every fault of server mode, in the
+/// placements that matter. Left out: those that make a correct client wait for its
+/// own time limit (`no-response`, `authenticate-hangs`, a long `late`).
+pub(super) fn fault_spec() -> impl Strategy<Value = String> {
+    // The updates the agent streams in a turn.
+    let streamed: Vec<&str> = updates::TURN
+        .iter()
+        .copied()
+        .filter(|kind| *kind != updates::USER_MESSAGE_CHUNK)
+        .collect();
+    let places = [
+        updates::CURRENT_MODE_UPDATE,
+        updates::AVAILABLE_COMMANDS_UPDATE,
+        methods::REQUEST_PERMISSION,
+    ];
+    let at = prop_oneof![
+        (0u64..40).prop_map(|n| format!("after={n}")),
+        prop::sample::select([&streamed[..], &places].concat()).prop_map(|place| format!("at={place}")),
+    ];
+    let method = prop::sample::select(vec![
+        methods::INITIALIZE,
+        methods::AUTHENTICATE,
+        methods::SESSION_NEW,
+        methods::SESSION_LOAD,
+        methods::SESSION_SET_MODE,
+        methods::SESSION_PROMPT,
+    ]);
+    let cut = (at.clone(), prop::option::of(0usize..120)).prop_map(|(p, byte)| match byte {
+        Some(k) => format!("{p},byte={k}"),
+        None => p,
+    });
+    prop_oneof![
+        cut.prop_map(|p| format!("eof:{p}")),
+        (
+            prop_oneof![
+                at.clone(),
+                method.clone().prop_map(|m| format!("method={m}")),
+                Just("at=asking".to_owned()),
+            ],
+            prop::sample::select(vec![
+                "",
+                ",signal=KILL",
+                ",code=2",
+                ",text=\"Error: the agent stopped\""
+            ]),
+        )
+            .prop_map(|(p, how)| format!("crash:{p}{how}")),
+        at.clone().prop_map(|p| format!("malformed:{p}")),
+        at.clone().prop_map(|p| format!("stderr:text=oops,{p}")),
+        at.clone().prop_map(|p| format!("duplicate:{p}")),
+        at.clone().prop_map(|p| format!("unknown-update:{p}")),
+        at.prop_map(|p| format!("huge:bytes=70000,{p}")),
+        (
+            method.clone(),
+            prop::sample::select(vec![
+                codes::INTERNAL_ERROR,
+                codes::AUTH_REQUIRED,
+                codes::INVALID_PARAMS
+            ]),
+        )
+            .prop_map(|(m, code)| format!("error:method={m},code={code}")),
+        (method, 1u64..200).prop_map(|(m, ms)| format!("late:method={m},ms={ms}")),
+        prop::sample::select(STOP_REASONS.to_vec()).prop_map(|r| format!("stop-reason:reason={r}")),
+        prop::sample::select([&streamed[..], &[updates::AVAILABLE_COMMANDS_UPDATE]].concat())
+            .prop_map(|k| format!("drop:kind={k}")),
+        prop::sample::select(vec![
+            "reorder",
+            "unknown-field",
+            "early-update",
+            "chunk:size=7",
+            "chunk:random",
+            "coalesce",
+            "stderr-flood:bytes=100000",
+            "auth-required",
+            "session-services-failed",
+            "crash-on-initialize",
+            "crash-while-asking",
+            // The preset named after the stop reason it ends a turn with.
+            stop_reasons::REFUSAL,
+            "max-tokens",
+        ])
+        .prop_map(str::to_owned),
+    ]
+}
+
+pub(super) fn fallback_plan() -> ConversationPlan {
+    ConversationPlan {
+        client: 0,
+        fs: false,
+        authenticate: false,
+        sessions: vec![SessionPlan {
+            id: "00000000-0000-4000-8000-000000000000".into(),
+            load: None,
+            set_mode: None,
+            turns: vec![TurnPlan {
+                prompt: "hi".into(),
+                steps: vec![StepPlan::Message("Hello.".into())],
+                end: EndPlan::EndTurn,
+                cancel: None,
+            }],
+        }],
+    }
+}
