@@ -58,7 +58,7 @@ fn fails(session: &Session) -> bool {
     let q = session
         .events()
         .iter()
-        .any(|e| matches!(e, harness::events::Event::Assistant(a) if a.message.joined_text().contains('q')));
+        .any(|e| matches!(e, harness::dialects::cursor_print::events::Event::Assistant(a) if a.message.joined_text().contains('q')));
     tools >= 2 && q
 }
 

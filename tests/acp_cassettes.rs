@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use harness::acp::rpc::{self, Kind, Message};
+use harness::dialects::cursor_acp::rpc::{self, Kind, Message};
 use harness::frames::{Exit, Frame, Stream};
 
 use crate::support::{bin, mock, root};

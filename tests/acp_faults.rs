@@ -223,7 +223,7 @@ fn a_bad_fault_spec_is_the_mock_s_own_error_and_print_mode_refuses_server_faults
     assert!(String::from_utf8_lossy(&output.stderr).starts_with("mock-agent: MOCK_AGENT_FAULTS"));
     let listed = crate::support::mock().arg("faults").output().expect("runs");
     let listed = String::from_utf8_lossy(&listed.stdout);
-    for entry in harness::acp::faults::catalogue() {
+    for entry in harness::dialects::cursor_acp::faults::catalogue() {
         assert!(listed.contains(entry.example), "{}", entry.name);
     }
 }

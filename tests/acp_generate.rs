@@ -8,9 +8,11 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use harness::acp::faults::STOP_REASONS;
-use harness::acp::generate::{conversation, from_seed, ConversationConfig, Direction, Transcript};
-use harness::acp::rpc::{self, Kind, Message};
+use harness::dialects::cursor_acp::faults::STOP_REASONS;
+use harness::dialects::cursor_acp::generate::{
+    conversation, from_seed, ConversationConfig, Direction, Transcript,
+};
+use harness::dialects::cursor_acp::rpc::{self, Kind, Message};
 use proptest::prelude::*;
 use serde_json::Value;
 

@@ -17,10 +17,8 @@ const HARNESS: &[&str] = &[
     "error",
     "dialects",
     "dialects::cursor_print::events",
-    "dialects::cursor_print::wire",
     "dialects::cursor_acp::wire",
     "dialects::cursor_acp::rpc",
-    "events",
     "peek",
     "format",
     "frames",
@@ -31,7 +29,6 @@ const HARNESS: &[&str] = &[
     "journal",
     // 3. the pure stages, then what is built on them
     "dialects::cursor_print::render",
-    "render",
     "timing",
     "faults",
     "check::findings",
@@ -41,7 +38,6 @@ const HARNESS: &[&str] = &[
     "dialects::cursor_acp::check",
     "check",
     "dialects::cursor_print::expect",
-    "expect",
     "dialects::cursor_acp::expect",
     "scenario",
     "dialects::cursor_acp::script",
@@ -53,7 +49,6 @@ const HARNESS: &[&str] = &[
     "source",
     // a source's conversation (`conversation`), and the summary of one
     "dialects::cursor_acp",
-    "acp",
     // 4. the runner
     "run",
 ];

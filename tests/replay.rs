@@ -292,7 +292,7 @@ fn a_long_run_of_assistant_lines_is_let_go_unchanged() {
     let mut text: String = (0..25_000).map(|i| line(i) + "\n").collect();
     text.push_str(r#"{"type":"result","subtype":"success","is_error":false,"result":"","session_id":"s"}"#);
     text.push('\n');
-    assert!(text.len() > harness::render::segments::MAX_HELD_BYTES);
+    assert!(text.len() > harness::dialects::cursor_print::render::segments::MAX_HELD_BYTES);
     std::fs::write(&path, &text).expect("writes");
     mock().arg("replay").arg(&path).assert().success().stdout(text);
 }

@@ -1,7 +1,7 @@
 //! A record/replay test harness for programs that drive an AI coding agent's CLI
 //! (first `cursor-agent` in print mode): what a test author imports.
 //!
-//! The library is one pipeline, one module per stage, and the runner on top:
+//! The library is one pipeline, a stage a module, and the runner on top:
 //!
 //! ```text
 //! source ──> events ──> render ──> frames ──> faults ──> timing ──> (the mock-agent process)
@@ -11,25 +11,37 @@
 //!  generated)
 //! ```
 //!
-//! Layers, lowest first; a module imports only from the modules listed before it
-//! (`tests/layers.rs` checks it):
+//! # Dialects
 //!
-//! 1. the stream model: [`exit_codes`], [`digest`], [`error`], [`events`], `peek`, [`format`](mod@format),
-//!    [`frames`], [`models`];
+//! Each agent CLI's protocol is a folder of [`dialects`]: its typed wire model (every
+//! name of the protocol said once), its rules (lint), what a correct consumer must
+//! do, its generator strategies, and how a recording becomes a script. Cursor's print
+//! mode is [`dialects::cursor_print`] (its wire model is
+//! [`events`](dialects::cursor_print::events)); Cursor's server mode, the Agent
+//! Client Protocol, is [`dialects::cursor_acp`] (its wire model is
+//! [`wire`](dialects::cursor_acp::wire), checked against the official schema crate).
+//! Everything else is written once and takes a [`Dialect`](dialects::Dialect): the
+//! frames and the cassette format, the one fault catalogue ([`faults`]), the one clock
+//! ([`timing`]), generation's skeleton ([`generate`]), the checker's findings
+//! ([`check`]) and the [`run`]ner. A one-way print-mode plan is a script with no waits.
+//!
+//! # Layers
+//!
+//! Lowest first; a module imports only from the modules listed before it
+//! (`tests/layers.rs` checks it). A dialect's folder spans layers: its wire model is
+//! at the bottom, its rules, scripts and strategies on the machinery they use.
+//!
+//! 1. the stream model and each dialect's wire model: [`exit_codes`], [`digest`],
+//!    [`error`], [`dialects`] (the enum), the wire models, `peek`,
+//!    [`format`](mod@format), [`frames`], [`models`], server mode's conversation model;
 //! 2. recorded runs: [`cassette`], [`journal`];
-//! 3. the pure stages: [`render`], [`faults`], [`timing`]; then the protocol
-//!    [`check`]er, what a correct consumer concludes ([`expect`]), [`scenario`]s (a run's options, faults and timing, and the plan they
-//!    make), [`generate`]d sessions, [`source`]s, and server mode's conversations
-//!    ([`dialects::cursor_acp`], whose wire model is at the bottom, and whose old path
-//!    [`acp`] still works);
+//! 3. the pure stages: rendering, the clock ([`timing`]), the fault catalogue
+//!    ([`faults`]) and each dialect's applier of it, each dialect's rules and the
+//!    [`check`]er on files, what a correct consumer concludes, [`scenario`]s (a run's
+//!    options, faults and timing, and the plan they make), how a recording becomes a
+//!    script, [`generate`]d sessions and conversations, [`source`]s;
 //! 4. the [`run`]ner: a consumer played against a matrix of cases, its properties
 //!    checked and its records snapshotted.
-//!
-//! Each agent protocol is a folder of [`dialects`] spanning these layers: print mode's
-//! ([`dialects::cursor_print`]) holds its wire model ([`events`], at layer 1), its
-//! rendering ([`render`]), its rules ([`check`]er), what a correct consumer concludes
-//! ([`expect`]) and its session strategies ([`generate`]); the paths above are theirs,
-//! re-exported.
 //!
 //! The process that performs a plan (the executor, signals, the emulated CLI, the
 //! recording proxy) is the `mock-agent` crate, built on this one.
@@ -62,16 +74,10 @@ pub mod timing;
 
 pub mod run;
 
-// Print mode's modules at their former paths, while code moves to
-// `dialects::cursor_print`.
-pub use dialects::cursor_print::{events, expect, render};
-/// The old path of server mode, [`dialects::cursor_acp`], kept while callers move.
-pub use dialects::cursor_acp as acp;
-
+pub use dialects::cursor_print::render::RenderOptions;
 pub use error::{CassetteError, Diagnostic, ProblemKind};
 pub use format::OutputFormat;
 pub use frames::{Ending, Exit, Frame, Line, Signal, Stream};
-pub use render::RenderOptions;
 pub use source::Source;
 
 /// The README's Rust examples, compiled and run as doctests (with the `generate`

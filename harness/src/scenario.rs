@@ -9,10 +9,10 @@
 use std::path::PathBuf;
 
 use crate::cassette::Recording;
+use crate::dialects::cursor_print::render::{self, RenderOptions};
 use crate::error::CassetteError;
 use crate::faults::{self, Applied, Fault};
 use crate::frames::{Delivery, Frames};
-use crate::render::{self, RenderOptions};
 use crate::timing::Timing;
 
 /// How many lines `coalesce` puts in one write.

@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::cassette::{self, Recording};
+use crate::dialects::cursor_print::events::{role, Event, Message, UserEvent};
 use crate::error::CassetteError;
-use crate::events::{role, Event, Message, UserEvent};
 use crate::frames::{Ending, Exit, Frame, Line};
 
 /// The documentation's example session, one event per line.

@@ -1,6 +1,6 @@
 //! The event model round-trips through JSON, and keeps what it does not know.
 
-use harness::events::Event;
+use harness::dialects::cursor_print::events::Event;
 use proptest::prelude::*;
 use serde_json::Value;
 

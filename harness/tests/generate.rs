@@ -5,7 +5,7 @@
 #![cfg(feature = "generate")]
 
 use harness::check::Checker;
-use harness::expect::Expectation;
+use harness::dialects::cursor_print::expect::Expectation;
 use harness::generate::{faulted, from_seed, session, Session, SessionConfig};
 use harness::scenario::Scenario;
 use harness::{cassette, Frame, OutputFormat, RenderOptions, Stream};

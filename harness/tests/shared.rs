@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use harness::cassette::{Header, Invocation, Recording, Writer};
-use harness::events::{
+use harness::dialects::cursor_print::events::{
     AssistantEvent, ConnectionEvent, Content, ErrorEvent, Event, Extra, FunctionCall, Message, ReadArgs,
     ResultEvent, RetryEvent, ShellArgs, System, ThinkingEvent, Tool, ToolCall, ToolCallEvent, ToolError,
     ToolResult, ToolUse as Call, Usage, UserEvent, WriteArgs,
@@ -137,7 +137,9 @@ fn tool() -> impl Strategy<Value = Tool> {
         }),
     ]
     .prop_filter("unknown kinds only", |t| match t {
-        Tool::Other { key, .. } => !harness::events::TOOL_KEYS.contains(&key.as_str()),
+        Tool::Other { key, .. } => {
+            !harness::dialects::cursor_print::events::TOOL_KEYS.contains(&key.as_str())
+        }
         _ => true,
     })
 }
@@ -339,7 +341,7 @@ pub fn render(recording: Recording, format: OutputFormat, partial: bool) -> (Str
     let options = RenderOptions::new(format)
         .stream_partial_output(partial)
         .now_ms(1);
-    let frames = harness::render::render(recording, &options).expect("renders");
+    let frames = harness::dialects::cursor_print::render::render(recording, &options).expect("renders");
     let (mut out, mut exit) = (String::new(), None);
     for frame in frames {
         match frame.expect("frame") {

@@ -40,7 +40,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 use serde_with::skip_serializing_none;
 
-use crate::events::Extra;
+use crate::dialects::cursor_print::events::Extra;
 use crate::format::OutputFormat;
 use crate::frames::Frames;
 

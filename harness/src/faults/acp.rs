@@ -11,8 +11,8 @@
 //! - `byte=K` (for `eof`): after the first K bytes of that message.
 //!
 //! The ACP names here (methods, update kinds, stop reasons, error codes) are the
-//! protocol's, as `harness::acp` says them; the faults are applied by
-//! `harness::acp::faults::Injector`.
+//! protocol's, as `harness::dialects::cursor_acp` says them; the faults are applied by
+//! `harness::dialects::cursor_acp::faults::Injector`.
 
 use std::time::Duration;
 
@@ -25,7 +25,7 @@ use crate::dialects::Dialect;
 use crate::error::{Diagnostic, Origin};
 use crate::frames::{Chunking, Exit, Signal};
 
-/// The JSON-RPC error codes of the presets: `harness::acp::rpc::codes`'s, which lie a
+/// The JSON-RPC error codes of the presets: `harness::dialects::cursor_acp::rpc::codes`'s, which lie a
 /// layer above the faults.
 mod codes {
     /// `-32603` Internal error.

@@ -7,11 +7,11 @@ use std::time::Duration;
 
 use super::{Anchor, Fault, Placement};
 use crate::dialects::cursor_print::events::{event_type, subtype};
+use crate::dialects::cursor_print::render::Witness;
 use crate::format::OutputFormat;
 use crate::frames::{Ending, Exit, Frame, Line, Stream};
 use crate::frames::{FrameResult, Frames};
 use crate::peek::Peek;
-use crate::render::Witness;
 
 // The largest `huge` event, written as a cassette frame (even in base64), is a line a
 // cassette may hold.
@@ -55,7 +55,7 @@ impl Applied {
     }
 
     /// The format the events are printed in after the faults on events act (see
-    /// [`crate::render::Recorded::prints_events_as`]); `stream-json`, every event
+    /// [`crate::dialects::cursor_print::render::Recorded::prints_events_as`]); `stream-json`, every event
     /// as it is, unless said otherwise. A fault whose events that format leaves out is
     /// reported as not fired.
     #[must_use]

@@ -12,7 +12,7 @@
 //! [`FaultSpec`] for a list given before the dialect is known) and makes that
 //! dialect's typed faults: [`Fault`] for print mode, [`acp::AcpFault`] for server
 //! mode. Each dialect has its applier: [`apply_events`] and [`apply_output`] for print
-//! mode's frames, `harness::acp::faults::Injector` for server mode's conversation.
+//! mode's frames, `harness::dialects::cursor_acp::faults::Injector` for server mode's conversation.
 //!
 //! # Placement
 //!

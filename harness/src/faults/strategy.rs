@@ -1,7 +1,7 @@
 //! Typed fault strategies: a dialect's faults as proptest draws them, typed as the
 //! parser makes them, each with its text in the grammar (what `MOCK_AGENT_FAULTS` is
 //! given to replay it). One skeleton ([`Drawn`], [`cut`], [`list`]) serves every
-//! dialect; [`print()`] is print mode's, `harness::acp::faults::strategy` server mode's.
+//! dialect; [`print()`] is print mode's, `harness::dialects::cursor_acp::faults::strategy` server mode's.
 
 use std::fmt::Display;
 

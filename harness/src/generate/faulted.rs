@@ -9,12 +9,12 @@ use super::config::SessionConfig;
 use super::Session;
 use super::BASE_MS;
 use crate::cassette::Writer;
+use crate::dialects::cursor_print::expect::{expectation_of, Expectation};
+use crate::dialects::cursor_print::render::RenderOptions;
 use crate::error::WriteError;
-use crate::expect::{expectation_of, Expectation};
 use crate::faults::{self, Fault};
 use crate::format::OutputFormat;
 use crate::frames::Frame;
-use crate::render::RenderOptions;
 use crate::scenario::Scenario;
 
 /// A session with faults overlaid, and what a correct consumer concludes from it.

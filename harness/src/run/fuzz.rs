@@ -12,7 +12,7 @@
 //!   fails is exactly what the cassette holds. (The faults that only split or join
 //!   writes, `chunk` and `coalesce`, are not in cassettes and are not drawn.)
 //! - [`Fuzz::run_acp`], server mode: generated conversations (see
-//!   [`crate::acp::generate`]) with server-mode faults, against an ACP client. Each
+//!   [`crate::dialects::cursor_acp::generate`]) with server-mode faults, against an ACP client. Each
 //!   case is the conversation written as a cassette, served by `cursor-agent acp`
 //!   with the faults in `MOCK_AGENT_FAULTS` (they act on the live conversation, so
 //!   they are not written into it): the minimal case is that cassette, with its
@@ -28,7 +28,7 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestError, TestRng, TestRunner};
 
 use super::{Case, CaseSource, Mode, RunError, Runner, Worker};
-use crate::acp::generate::{faulted as faulted_conversation, ConversationConfig};
+use crate::dialects::cursor_acp::generate::{faulted as faulted_conversation, ConversationConfig};
 use crate::format::OutputFormat;
 use crate::generate::{faulted, SessionConfig};
 
@@ -182,18 +182,19 @@ impl Fuzz {
     /// `OUT/fuzz-acp-SEED.cassette`, and its faults, when it has any, to
     /// `OUT/fuzz-acp-SEED.faults` (one line, as `MOCK_AGENT_FAULTS` takes them).
     pub fn run_acp(&self, runner: &Runner<'_>) -> Result<FuzzReport, RunError> {
-        let case_of = |case: &crate::acp::generate::FaultedTranscript, path: &Path, n: u64| {
-            case.transcript
-                .write_cassette(path)
-                .map_err(|e| write_case(path, e))?;
-            Case::acp(
-                CaseSource::Cassette(path.to_owned()),
-                &case.spec(),
-                format!("fuzz-acp-{n}"),
-            )
-            .map_err(|e| write_case(path, e))
-        };
-        let save = |minimal: crate::acp::generate::FaultedTranscript, cassette: PathBuf| {
+        let case_of =
+            |case: &crate::dialects::cursor_acp::generate::FaultedTranscript, path: &Path, n: u64| {
+                case.transcript
+                    .write_cassette(path)
+                    .map_err(|e| write_case(path, e))?;
+                Case::acp(
+                    CaseSource::Cassette(path.to_owned()),
+                    &case.spec(),
+                    format!("fuzz-acp-{n}"),
+                )
+                .map_err(|e| write_case(path, e))
+            };
+        let save = |minimal: crate::dialects::cursor_acp::generate::FaultedTranscript, cassette: PathBuf| {
             let faults_file = cassette.with_extension("faults");
             minimal
                 .transcript

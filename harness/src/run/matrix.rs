@@ -7,13 +7,13 @@
 
 use std::path::PathBuf;
 
+use crate::dialects::cursor_print::expect::{expectation_of, segments_of, Expectation};
+use crate::dialects::cursor_print::render::RenderOptions;
 use crate::error::CassetteError;
-use crate::expect::{expectation_of, segments_of, Expectation};
 use crate::faults::{self, Fault};
 use crate::format::OutputFormat;
 #[cfg(feature = "generate")]
 use crate::generate::SessionConfig;
-use crate::render::RenderOptions;
 use crate::scenario::Scenario;
 use crate::source::Source;
 
@@ -71,7 +71,7 @@ pub struct Case {
     /// What a correct consumer concludes.
     pub expect: Expectation,
     /// The assistant's text segments, in order, when the run succeeds (see
-    /// [`crate::expect::segments_of`]); in server mode, the turn's message chunks.
+    /// [`crate::dialects::cursor_print::expect::segments_of`]); in server mode, the turn's message chunks.
     pub segments: Vec<String>,
     /// Print mode, or server mode (`cursor-agent acp`).
     pub mode: Mode,
@@ -137,17 +137,19 @@ impl Case {
     }
 
     /// A case of server mode: its expectation is what a correct ACP client concludes
-    /// from the source's conversation with the faults (see [`crate::acp::expect`]). A
+    /// from the source's conversation with the faults (see [`crate::dialects::cursor_acp::expect`]). A
     /// generated source is the conversation generated from its seed
-    /// ([`crate::acp::generate::from_seed`], default knobs), not a print-mode session
+    /// ([`crate::dialects::cursor_acp::generate::from_seed`], default knobs), not a print-mode session
     /// told through ACP.
     pub fn acp(source: CaseSource, faults: &str, name: String) -> Result<Case, CassetteError> {
         let parsed =
-            crate::acp::faults::parse(faults, crate::acp::faults::FROM_ENV).map_err(CassetteError::from)?;
+            crate::dialects::cursor_acp::faults::parse(faults, crate::dialects::cursor_acp::faults::FROM_ENV)
+                .map_err(CassetteError::from)?;
         // What `cursor-agent acp` serves for the source (a generated source: the
         // conversation generated from the seed).
-        let (mut conversation, _) = crate::acp::conversation(&source.source())?;
-        let (expect, segments) = crate::acp::expect::expectation(conversation.as_mut(), parsed);
+        let (mut conversation, _) = crate::dialects::cursor_acp::conversation(&source.source())?;
+        let (expect, segments) =
+            crate::dialects::cursor_acp::expect::expectation(conversation.as_mut(), parsed);
         Ok(Case {
             name,
             source,
@@ -334,7 +336,7 @@ impl Matrix {
     }
 
     /// With the sessions generated from seeds `0..n` as sources too (in server mode,
-    /// the conversations of [`crate::acp::generate::from_seed`]).
+    /// the conversations of [`crate::dialects::cursor_acp::generate::from_seed`]).
     #[cfg(feature = "generate")]
     #[must_use]
     pub fn generated(mut self, n: u64) -> Self {

@@ -47,7 +47,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::expect::Expectation;
+use crate::dialects::cursor_print::expect::Expectation;
 use crate::journal;
 
 pub use assert::{assert_matrix, check_snapshots, try_matrix, MatrixError, MatrixFailure};

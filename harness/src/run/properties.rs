@@ -18,7 +18,7 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use super::{Case, Mode, Outcome, Status};
-use crate::expect::Expectation;
+use crate::dialects::cursor_print::expect::Expectation;
 
 /// One property's verdict for a case.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -156,7 +156,7 @@ impl std::fmt::Debug for Properties {
 /// Every request the agent sent was answered: the journal's messages hold a
 /// response of the client's for each (the agent ending first excuses the last).
 fn answers_requests(outcome: &Outcome) -> Result<(), String> {
-    use crate::acp::rpc::{Kind, Message};
+    use crate::dialects::cursor_acp::rpc::{Kind, Message};
     let mut unanswered = Vec::new();
     for entry in &outcome.journal {
         let Some(conversation) = &entry.acp else { continue };
@@ -450,7 +450,7 @@ impl Properties {
 #[cfg(test)]
 mod tests {
     use super::{find, printed_crash, reports_answer};
-    use crate::expect::Expectation;
+    use crate::dialects::cursor_print::expect::Expectation;
     use crate::run::{Outcome, Status};
 
     fn outcome(stdout: &str, stderr: &str) -> Outcome {

@@ -40,7 +40,7 @@ pub fn record(result: &CaseResult) -> String {
             .messages
             .iter()
             .map(|m| (m.dir.as_str(), m.line.as_str()));
-        let told = normalize(&crate::acp::summary(messages), &outcome.dir);
+        let told = normalize(&crate::dialects::cursor_acp::summary(messages), &outcome.dir);
         let _ = writeln!(text, "--- conversation {} ---\n{}", n + 1, clip(&told));
         for divergence in &conversation.divergences {
             let _ = writeln!(text, "divergence: {divergence}");

@@ -16,11 +16,11 @@ use std::os::fd::AsFd;
 use crate::execute;
 use crate::serve::{serve, ServeOptions};
 use crate::settings::Settings;
+use harness::dialects::cursor_print::render::RenderOptions;
 use harness::exit_codes;
 use harness::frames::Exit;
 use harness::journal::{self, Entry};
 use harness::models;
-use harness::render::RenderOptions;
 use harness::scenario::Scenario;
 use harness::source::Source;
 
@@ -311,7 +311,7 @@ fn source(settings: &Settings) -> Source {
 /// `cursor-agent acp`: server mode, playing the source's conversation.
 fn acp(source: &Source, settings: &Settings, entry: &mut Entry) -> Exit {
     entry.source = Some(source.describe());
-    let (conversation, recorded) = match harness::acp::conversation(source) {
+    let (conversation, recorded) = match harness::dialects::cursor_acp::conversation(source) {
         Ok(found) => found,
         Err(e) => {
             let message = e.to_string();

@@ -12,12 +12,12 @@ use std::path::{Path, PathBuf};
 
 use crate::agent;
 use clap::{Args, Parser, Subcommand};
+use harness::dialects::cursor_print::render::RenderOptions;
 use harness::exit_codes;
 use harness::faults;
 use harness::format::OutputFormat;
 use harness::frames::Exit;
 use harness::generate::{self, Profile, SessionConfig};
-use harness::render::RenderOptions;
 use harness::scenario::Scenario;
 use harness::source::Source;
 use harness::timing::Timing;
@@ -347,7 +347,7 @@ pub fn run(argv: &[String]) -> Result<Exit, Error> {
             }
             println!("");
             println!("server mode (`cursor-agent acp`), in MOCK_AGENT_FAULTS:");
-            for entry in harness::acp::faults::catalogue() {
+            for entry in harness::dialects::cursor_acp::faults::catalogue() {
                 println!("{:<24} {}", entry.name, entry.meaning);
                 println!("{:<24} e.g. {}", "", entry.example);
             }
@@ -379,7 +379,7 @@ fn save_generated(
 /// `generate --acp`: the conversation of a seed, told one message a line, or written
 /// as a cassette.
 fn generate_acp(seed: u64, messages: Option<usize>, out: Option<&Path>) -> Result<Exit, Error> {
-    use harness::acp::generate::{from_seed, ConversationConfig};
+    use harness::dialects::cursor_acp::generate::{from_seed, ConversationConfig};
     let mut config = ConversationConfig::default();
     if let Some(messages) = messages {
         config = config.max_messages(messages);

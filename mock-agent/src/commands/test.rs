@@ -175,7 +175,7 @@ fn check_faults(specs: &[String], acp: bool) -> Result<(), harness::Diagnostic> 
     };
     for spec in specs {
         if acp {
-            harness::acp::faults::parse(spec, ACP)?;
+            harness::dialects::cursor_acp::faults::parse(spec, ACP)?;
         } else {
             harness::faults::parse(spec, PRINT)?;
         }

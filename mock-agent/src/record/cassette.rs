@@ -12,7 +12,7 @@ use std::sync::mpsc::Receiver;
 use std::time::Duration;
 
 use harness::cassette::{Header, Invocation, Writer, MAX_LINE_BYTES};
-use harness::events::Extra;
+use harness::dialects::cursor_print::events::Extra;
 use harness::frames::{Ending, Exit, Frame, Line, Stream};
 
 use super::pump::{Event, Queue};
@@ -296,13 +296,15 @@ fn credentials_out(line: &[u8]) -> Option<Vec<u8>> {
     }
     let whole = || Some(super::MARKER.as_bytes().to_vec());
     // A key said twice is read one way here and maybe another by the agent.
-    if harness::acp::rpc::Message::parse(line).is_none() {
+    if harness::dialects::cursor_acp::rpc::Message::parse(line).is_none() {
         return whole();
     }
     let Ok(mut value) = serde_json::from_slice::<serde_json::Value>(line) else {
         return whole();
     };
-    if value.get("method").and_then(serde_json::Value::as_str) != Some(harness::acp::methods::AUTHENTICATE) {
+    if value.get("method").and_then(serde_json::Value::as_str)
+        != Some(harness::dialects::cursor_acp::methods::AUTHENTICATE)
+    {
         return None;
     }
     fn blank(value: &mut serde_json::Value) {

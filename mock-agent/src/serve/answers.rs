@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use tokio::io::AsyncWrite;
 
-use harness::acp::{rpc, CANCEL_WAIT};
+use harness::dialects::cursor_acp::{rpc, CANCEL_WAIT};
 use harness::frames::Exit;
 use harness::journal;
 

@@ -11,8 +11,8 @@ use serde_json::Value;
 use tokio::io::AsyncWrite;
 use tokio::sync::mpsc;
 
-use harness::acp::methods;
-use harness::acp::rpc::{Kind, Message};
+use harness::dialects::cursor_acp::methods;
+use harness::dialects::cursor_acp::rpc::{Kind, Message};
 use harness::journal;
 
 use super::{answer_value, millis, Interrupted, Live, Server, MAX_LINE};

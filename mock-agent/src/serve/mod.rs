@@ -1,6 +1,6 @@
 //! Server mode: `cursor-agent acp`, an Agent Client Protocol agent on stdin and
 //! stdout, playing a [`Conversation`] (a recording as a script, or a print-mode
-//! session told through ACP; see `harness::acp`).
+//! session told through ACP; see `harness::dialects::cursor_acp`).
 //!
 //! The loop reads the client's messages (on a thread of its own, a line at a time,
 //! at most [`MAX_LINE`] bytes), answers each request with its conversation's steps,
@@ -36,9 +36,9 @@ use serde_json::{json, Value};
 use tokio::io::AsyncWrite;
 use tokio::sync::mpsc;
 
-use harness::acp::faults::{AcpFault, Injector};
-use harness::acp::rpc::{self, codes, Kind, Message};
-use harness::acp::Conversation;
+use harness::dialects::cursor_acp::faults::{AcpFault, Injector};
+use harness::dialects::cursor_acp::rpc::{self, codes, Kind, Message};
+use harness::dialects::cursor_acp::Conversation;
 use harness::frames::{Delivery, Exit, Signal};
 use harness::journal;
 use harness::timing::{Base, Clock, Timing};

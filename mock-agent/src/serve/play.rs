@@ -5,9 +5,9 @@ use std::time::Duration;
 
 use tokio::io::AsyncWrite;
 
-use harness::acp::faults::Out;
-use harness::acp::rpc::{self, Kind, Message};
-use harness::acp::{methods, Step, Steps, Wait};
+use harness::dialects::cursor_acp::faults::Out;
+use harness::dialects::cursor_acp::rpc::{self, Kind, Message};
+use harness::dialects::cursor_acp::{methods, Step, Steps, Wait};
 use harness::frames::{Exit, Frame, Line};
 
 use super::client::{Awaiting, Turn};

@@ -4,9 +4,9 @@ use std::time::Duration;
 
 use tokio::sync::mpsc;
 
-use harness::acp::faults::Injector;
-use harness::acp::rpc::Message;
-use harness::acp::{Conversation, Reply, Step, Steps};
+use harness::dialects::cursor_acp::faults::Injector;
+use harness::dialects::cursor_acp::rpc::Message;
+use harness::dialects::cursor_acp::{Conversation, Reply, Step, Steps};
 use harness::frames::{Delivery, Ending, Exit, Frame, FrameResult, Line};
 use harness::timing::{Clock, Timing};
 

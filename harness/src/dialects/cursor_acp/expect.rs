@@ -13,7 +13,7 @@ use super::faults::{AcpFault, Injector, Out};
 use super::rpc::{Kind, Message};
 use super::wire::{self, methods, stop_reasons, updates};
 use crate::dialects::cursor_acp::conversation::{Conversation, Step, Steps, Wait};
-use crate::expect::Expectation;
+use crate::dialects::cursor_print::expect::Expectation;
 
 /// What a correct client concludes, and the answer's chunks in order (empty on a
 /// failure).

@@ -54,9 +54,9 @@ pub mod wire;
 pub use conversation::{summary, Conversation, Reply, Step, Steps, Wait, CANCEL_WAIT};
 pub use wire::methods;
 
+use crate::dialects::cursor_print::render::RenderOptions;
 use crate::error::CassetteError;
 use crate::format::OutputFormat;
-use crate::render::RenderOptions;
 use crate::scenario::Scenario;
 use crate::source::Source;
 

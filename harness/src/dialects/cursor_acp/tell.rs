@@ -512,7 +512,10 @@ fn message_text(event: &Value) -> String {
 fn tool(event: &Value) -> (String, Value) {
     event["tool_call"]
         .as_object()
-        .and_then(|tool| tool.iter().find(|(k, _)| crate::events::is_tool_key(k)))
+        .and_then(|tool| {
+            tool.iter()
+                .find(|(k, _)| crate::dialects::cursor_print::events::is_tool_key(k))
+        })
         .map(|(k, v)| (k.clone(), v.clone()))
         .unwrap_or_else(|| ("function".to_owned(), Value::Null))
 }

@@ -39,7 +39,7 @@
 //! shrinking short).
 //!
 //! ```
-//! use harness::acp::generate::{conversation, ConversationConfig};
+//! use harness::dialects::cursor_acp::generate::{conversation, ConversationConfig};
 //! use proptest::prelude::*;
 //!
 //! proptest! {
@@ -65,13 +65,12 @@ use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 
-use super::faults::AcpFault;
-use crate::expect::Expectation;
+use crate::dialects::cursor_print::expect::Expectation;
 
 use build::build;
 pub use config::{ConversationConfig, MIN_MESSAGES};
 pub use plan::TOOL_KINDS;
-use plan::{fallback_plan, fault_spec, plan};
+use plan::{fallback_plan, plan};
 pub use transcript::{Direction, Exchange, Transcript};
 
 /// A conversation with faults overlaid, and what a correct client concludes.
@@ -92,15 +91,6 @@ impl FaultedTranscript {
     }
 }
 
-/// The faults of a spec list, parsed; the ones that do not parse are left out.
-fn parse_faults(specs: &[String]) -> Vec<AcpFault> {
-    specs
-        .iter()
-        .filter_map(|spec| super::faults::parse(spec, super::faults::FROM_ENV).ok())
-        .flatten()
-        .collect()
-}
-
 /// A strategy for valid conversations with these knobs.
 pub fn conversation(config: ConversationConfig) -> impl Strategy<Value = Transcript> {
     plan(&config).prop_map(move |plan| build(&plan, &config))
@@ -110,10 +100,10 @@ pub fn conversation(config: ConversationConfig) -> impl Strategy<Value = Transcr
 pub fn faulted(config: ConversationConfig, max_faults: usize) -> impl Strategy<Value = FaultedTranscript> {
     (
         conversation(config),
-        prop::collection::vec(fault_spec(), 0..=max_faults),
+        crate::faults::strategy::list(super::faults::strategy(), max_faults),
     )
-        .prop_map(|(transcript, faults)| {
-            let (expect, _) = transcript.expectation(parse_faults(&faults));
+        .prop_map(|(transcript, (faults, typed))| {
+            let (expect, _) = transcript.expectation(typed);
             FaultedTranscript {
                 transcript,
                 faults,

@@ -5,9 +5,8 @@
 use proptest::prelude::*;
 
 use super::config::ConversationConfig;
-use crate::dialects::cursor_acp::faults::STOP_REASONS;
 use crate::dialects::cursor_acp::rpc::codes;
-use crate::dialects::cursor_acp::wire::{methods, modes, stop_reasons, tool_kinds, updates};
+use crate::dialects::cursor_acp::wire::{modes, stop_reasons, tool_kinds};
 
 /// The ACP tool kinds, in the order tool plans draw them.
 pub const TOOL_KINDS: &[&str] = tool_kinds::ALL;
@@ -280,91 +279,6 @@ pub(super) fn plan(config: &ConversationConfig) -> impl Strategy<Value = Convers
         sessions,
     })
 }
-/// The fault specs [`faulted`] draws from: every fault of server mode, in the
-/// placements that matter. Left out: those that make a correct client wait for its
-/// own time limit (`no-response`, `authenticate-hangs`, a long `late`).
-pub(super) fn fault_spec() -> impl Strategy<Value = String> {
-    // The updates the agent streams in a turn.
-    let streamed: Vec<&str> = updates::TURN
-        .iter()
-        .copied()
-        .filter(|kind| *kind != updates::USER_MESSAGE_CHUNK)
-        .collect();
-    let places = [
-        updates::CURRENT_MODE_UPDATE,
-        updates::AVAILABLE_COMMANDS_UPDATE,
-        methods::REQUEST_PERMISSION,
-    ];
-    let at = prop_oneof![
-        (0u64..40).prop_map(|n| format!("after={n}")),
-        prop::sample::select([&streamed[..], &places].concat()).prop_map(|place| format!("at={place}")),
-    ];
-    let method = prop::sample::select(vec![
-        methods::INITIALIZE,
-        methods::AUTHENTICATE,
-        methods::SESSION_NEW,
-        methods::SESSION_LOAD,
-        methods::SESSION_SET_MODE,
-        methods::SESSION_PROMPT,
-    ]);
-    let cut = (at.clone(), prop::option::of(0usize..120)).prop_map(|(p, byte)| match byte {
-        Some(k) => format!("{p},byte={k}"),
-        None => p,
-    });
-    prop_oneof![
-        cut.prop_map(|p| format!("eof:{p}")),
-        (
-            prop_oneof![
-                at.clone(),
-                method.clone().prop_map(|m| format!("method={m}")),
-                Just("at=asking".to_owned()),
-            ],
-            prop::sample::select(vec![
-                "",
-                ",signal=KILL",
-                ",code=2",
-                ",text=\"Error: the agent stopped\""
-            ]),
-        )
-            .prop_map(|(p, how)| format!("crash:{p}{how}")),
-        at.clone().prop_map(|p| format!("malformed:{p}")),
-        at.clone().prop_map(|p| format!("stderr:text=oops,{p}")),
-        at.clone().prop_map(|p| format!("duplicate:{p}")),
-        at.clone().prop_map(|p| format!("unknown-update:{p}")),
-        at.prop_map(|p| format!("huge:bytes=70000,{p}")),
-        (
-            method.clone(),
-            prop::sample::select(vec![
-                codes::INTERNAL_ERROR,
-                codes::AUTH_REQUIRED,
-                codes::INVALID_PARAMS
-            ]),
-        )
-            .prop_map(|(m, code)| format!("error:method={m},code={code}")),
-        (method, 1u64..200).prop_map(|(m, ms)| format!("late:method={m},ms={ms}")),
-        prop::sample::select(STOP_REASONS.to_vec()).prop_map(|r| format!("stop-reason:reason={r}")),
-        prop::sample::select([&streamed[..], &[updates::AVAILABLE_COMMANDS_UPDATE]].concat())
-            .prop_map(|k| format!("drop:kind={k}")),
-        prop::sample::select(vec![
-            "reorder",
-            "unknown-field",
-            "early-update",
-            "chunk:size=7",
-            "chunk:random",
-            "coalesce",
-            "stderr-flood:bytes=100000",
-            "auth-required",
-            "session-services-failed",
-            "crash-on-initialize",
-            "crash-while-asking",
-            // The preset named after the stop reason it ends a turn with.
-            stop_reasons::REFUSAL,
-            "max-tokens",
-        ])
-        .prop_map(str::to_owned),
-    ]
-}
-
 pub(super) fn fallback_plan() -> ConversationPlan {
     ConversationPlan {
         client: 0,

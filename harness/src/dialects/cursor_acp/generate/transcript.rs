@@ -8,8 +8,8 @@ use crate::cassette::{Header, Invocation, Recording, Writer};
 use crate::dialects::cursor_acp::expect;
 use crate::dialects::cursor_acp::faults::AcpFault;
 use crate::dialects::cursor_acp::script::Script;
+use crate::dialects::cursor_print::expect::Expectation;
 use crate::error::{CassetteError, WriteError};
-use crate::expect::Expectation;
 use crate::frames::{Ending, Exit, Frame, Line, Stream};
 
 /// Who sent a message.
