@@ -175,6 +175,7 @@ pub fn record(command: &[String], options: &RecordOptions) -> Result<Exit, Recor
             order,
             started,
             queue.clone(),
+            (None, None),
         ));
         stdin::tee(None, None)
     } else {

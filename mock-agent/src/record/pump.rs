@@ -211,10 +211,11 @@ pub(super) fn start(
         Stream::Stderr | Stream::Stdin => std::io::stderr().as_fd().try_clone_to_owned().ok(),
     };
     let after = (stream == Stream::Stdout).then_some(close_stdout as fn());
-    start_with(
+    let sink = sink.map(std::fs::File::from);
+    start_to(
         stream,
         source,
-        sink.map(std::fs::File::from),
+        sink,
         order,
         started,
         queue,
@@ -223,21 +224,10 @@ pub(super) fn start(
 }
 
 /// [`start`] with the bytes passed on to `sink` (in server mode, the client's
-/// messages from the recorder's stdin to the command's): its end closes the sink.
+/// messages from the recorder's stdin to the command's): its end closes the sink;
+/// then `after` runs, if given. With a [`Halt`], the sink is the caller, whose blocked
+/// writes a halt cuts short.
 pub(super) fn start_to(
-    stream: Stream,
-    source: Option<impl Read + AsFd + Send + 'static>,
-    sink: Option<std::fs::File>,
-    order: Order,
-    started: Instant,
-    queue: Queue,
-) -> JoinHandle<()> {
-    start_with(stream, source, sink, order, started, queue, (None, None))
-}
-
-/// [`start_to`], then `after` once the source has ended and the sink is closed; with
-/// a [`Halt`], the sink is the caller, whose blocked writes a halt cuts short.
-fn start_with(
     stream: Stream,
     source: Option<impl Read + AsFd + Send + 'static>,
     sink: Option<std::fs::File>,
