@@ -10,11 +10,12 @@
 pub mod cursor_acp;
 pub mod cursor_print;
 
-/// An agent CLI's protocol.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// An agent CLI's protocol (the default: Cursor's print mode, the first one).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Dialect {
     /// Cursor's print mode: `cursor-agent -p`, one stream of events on stdout
     /// (`stream-json`, `json` or `text`), nothing read from the consumer.
+    #[default]
     CursorPrint,
     /// Cursor's server mode: `cursor-agent acp`, the Agent Client Protocol (JSON-RPC
     /// 2.0 both ways, one message a line).

@@ -27,8 +27,9 @@ use std::time::Instant;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestError, TestRng, TestRunner};
 
-use super::{Case, CaseSource, Mode, RunError, Runner, Worker};
+use super::{Case, CaseSource, RunError, Runner, Worker};
 use crate::dialects::cursor_acp::generate::{faulted as faulted_conversation, ConversationConfig};
+use crate::dialects::Dialect;
 use crate::format::OutputFormat;
 use crate::generate::{faulted, SessionConfig};
 
@@ -49,7 +50,7 @@ pub struct FuzzFailure {
     /// The cassette that replays it.
     pub cassette: PathBuf,
     /// Print mode, or server mode.
-    pub mode: Mode,
+    pub dialect: Dialect,
     /// The faults to serve the cassette with (`MOCK_AGENT_FAULTS`), `;`-separated;
     /// empty for none. In print mode they are applied in the cassette: always empty.
     pub faults: String,
@@ -65,7 +66,7 @@ impl FuzzFailure {
     /// (a shell command) again, quoted for a POSIX shell.
     pub fn replay_command(&self, consumer: &str) -> String {
         let mut command = String::from("mock-agent test");
-        if self.mode == Mode::Acp {
+        if self.dialect == Dialect::CursorAcp {
             command.push_str(" --acp");
         }
         command.push_str(" --no-default --cassettes ");
@@ -164,7 +165,7 @@ impl Fuzz {
                 .map_err(|e| write_case(&cassette, e))?;
             Ok(FuzzFailure {
                 cassette,
-                mode: Mode::Print,
+                dialect: Dialect::CursorPrint,
                 faults: String::new(),
                 broken: Vec::new(),
                 lines: minimal
@@ -210,7 +211,7 @@ impl Fuzz {
             }
             Ok(FuzzFailure {
                 cassette,
-                mode: Mode::Acp,
+                dialect: Dialect::CursorAcp,
                 faults,
                 broken: Vec::new(),
                 lines: minimal.transcript.messages.len(),
@@ -343,7 +344,7 @@ mod tests {
     fn the_replay_command_names_the_cassette_and_the_faults_quoted() {
         let failure = FuzzFailure {
             cassette: PathBuf::from("fuzz-failures/fuzz-acp-3.cassette"),
-            mode: Mode::Acp,
+            dialect: Dialect::CursorAcp,
             faults: "error:method=session/prompt;stderr:text=\"it's\"".to_owned(),
             broken: Vec::new(),
             lines: 7,
@@ -354,7 +355,7 @@ mod tests {
              --fault 'error:method=session/prompt;stderr:text=\"it'\\''s\"' --consumer 'python3 my bot.py'"
         );
         let clean = FuzzFailure {
-            mode: Mode::Print,
+            dialect: Dialect::CursorPrint,
             faults: String::new(),
             ..failure
         };

@@ -9,6 +9,7 @@ use std::path::PathBuf;
 
 use crate::dialects::cursor_print::expect::{expectation_of, segments_of, Expectation};
 use crate::dialects::cursor_print::render::RenderOptions;
+use crate::dialects::Dialect;
 use crate::error::CassetteError;
 use crate::faults::{self, Fault};
 use crate::format::OutputFormat;
@@ -74,17 +75,7 @@ pub struct Case {
     /// [`crate::dialects::cursor_print::expect::segments_of`]); in server mode, the turn's message chunks.
     pub segments: Vec<String>,
     /// Print mode, or server mode (`cursor-agent acp`).
-    pub mode: Mode,
-}
-
-/// How the consumer drives the agent.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum Mode {
-    /// `cursor-agent -p ...`: one run, a stream of events.
-    #[default]
-    Print,
-    /// `cursor-agent acp`: a conversation in ACP.
-    Acp,
+    pub dialect: Dialect,
 }
 
 impl Case {
@@ -132,7 +123,7 @@ impl Case {
             faults: faults.to_owned(),
             expect,
             segments,
-            mode: Mode::Print,
+            dialect: Dialect::CursorPrint,
         })
     }
 
@@ -157,7 +148,7 @@ impl Case {
             faults: faults.to_owned(),
             expect,
             segments,
-            mode: Mode::Acp,
+            dialect: Dialect::CursorAcp,
         })
     }
 
@@ -306,7 +297,7 @@ pub struct Matrix {
     /// Only cases whose name contains this.
     pub filter: Option<String>,
     /// Print mode or server mode.
-    pub mode: Mode,
+    pub dialect: Dialect,
 }
 
 impl Matrix {
@@ -321,7 +312,7 @@ impl Matrix {
             formats: vec![OutputFormat::StreamJson],
             faults: standard_faults(),
             filter: None,
-            mode: Mode::Print,
+            dialect: Dialect::CursorPrint,
         }
     }
 
@@ -330,7 +321,7 @@ impl Matrix {
     pub fn acp(cassettes: Vec<PathBuf>) -> Self {
         Matrix {
             faults: acp_faults(),
-            mode: Mode::Acp,
+            dialect: Dialect::CursorAcp,
             ..Matrix::standard(cassettes)
         }
     }
@@ -363,7 +354,7 @@ impl Matrix {
         sources.extend(self.cassettes.iter().cloned().map(CaseSource::Cassette));
         #[cfg(feature = "generate")]
         sources.extend((0..self.generated).map(CaseSource::Generated));
-        let with_format = with_format && self.mode == Mode::Print;
+        let with_format = with_format && self.dialect == Dialect::CursorPrint;
         let formats = if with_format && !self.formats.is_empty() {
             self.formats.clone()
         } else {
@@ -400,9 +391,9 @@ impl Matrix {
                     if self.filter.as_deref().is_some_and(|f| !name.contains(f)) {
                         continue;
                     }
-                    cases.push(match self.mode {
-                        Mode::Print => Case::new(source.clone(), *format, spec, name)?,
-                        Mode::Acp => Case::acp(source.clone(), spec, name)?,
+                    cases.push(match self.dialect {
+                        Dialect::CursorPrint => Case::new(source.clone(), *format, spec, name)?,
+                        Dialect::CursorAcp => Case::acp(source.clone(), spec, name)?,
                     });
                 }
             }

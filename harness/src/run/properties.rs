@@ -17,8 +17,9 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use super::{Case, Mode, Outcome, Status};
+use super::{Case, Outcome, Status};
 use crate::dialects::cursor_print::expect::Expectation;
+use crate::dialects::Dialect;
 
 /// One property's verdict for a case.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -194,7 +195,7 @@ fn verdict_reads_to_end(
     outcome: &Outcome,
     verdict: &mut impl FnMut(Property, Result<(), String>),
 ) {
-    if case.mode == Mode::Print {
+    if case.dialect == Dialect::CursorPrint {
         let closed = outcome.journal.iter().filter(|e| e.stdout_closed).count();
         verdict(
             Property::ReadsToEnd,
@@ -413,7 +414,7 @@ impl Properties {
             }
             Expectation::Success { .. } => verdict_reads_to_end(case, outcome, &mut verdict),
         }
-        if case.mode == Mode::Acp && self.checks(Property::AnswersRequests) {
+        if case.dialect == Dialect::CursorAcp && self.checks(Property::AnswersRequests) {
             verdict(Property::AnswersRequests, answers_requests(outcome));
         }
         verdict(
@@ -428,7 +429,7 @@ impl Properties {
             verdicts.push(Verdict::of(name, check(case, outcome)));
         }
         let unknown = case.faults.contains("unknown-update") || case.faults.contains("unknown-field");
-        if case.mode == Mode::Acp && unknown && self.checks(Property::IgnoresUnknown) {
+        if case.dialect == Dialect::CursorAcp && unknown && self.checks(Property::IgnoresUnknown) {
             let broke = [Property::Ends, Property::NoCrash, Property::ReportsSuccess].map(Property::name);
             let coped = verdicts
                 .iter()

@@ -21,7 +21,7 @@
 //! Each step is due when [`harness::timing::Clock`] says, the clock of print mode's
 //! plans, its times counted from the request a reply answers and from the end of each
 //! wait for the client. Every wait, for a time or for the client, is the executor's
-//! ([`Output::wait_until`]), listening to the client ([`client::Turn`]).
+//! ([`Output::wait_until`]), listening to the client (`client::Turn`).
 
 mod answers;
 mod client;
