@@ -101,7 +101,7 @@ impl Entry {
 #[non_exhaustive]
 pub struct Conversation {
     /// Every message, in both directions, in order.
-    pub messages: Vec<Message>,
+    pub messages: Vec<MessageRecord>,
     /// What the client answered to each of the agent's requests, and how long it took.
     pub answers: Vec<Answer>,
     /// Where the client did what the recording did not (a request it does not have,
@@ -111,7 +111,7 @@ pub struct Conversation {
 
 /// One message of a conversation.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Message {
+pub struct MessageRecord {
     /// `in` (the client's), `out` (the agent's) or `err` (a stderr line).
     pub dir: String,
     /// When, in milliseconds from the start.

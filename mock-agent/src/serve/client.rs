@@ -115,7 +115,7 @@ impl Client {
     /// Journals a line that went `dir` (`in`, `out`, `err`) at `now`.
     pub(super) fn note(&mut self, dir: &str, line: &[u8], now: Duration) {
         if let Some(journal) = &mut self.journal {
-            journal.messages.push(journal::Message {
+            journal.messages.push(journal::MessageRecord {
                 dir: dir.to_owned(),
                 at_ms: millis(now),
                 line: String::from_utf8_lossy(line).into_owned(),
