@@ -1114,3 +1114,22 @@ fn a_cancel_that_comes_while_its_prompt_waits_its_turn_cancels_it() {
     let ended = wire.close();
     assert_eq!((ended.code, ended.rest.len()), (Some(0), 0));
 }
+
+#[test]
+fn a_permission_answered_with_a_null_result_ends_the_turn() {
+    // `"result": null` is a response: the turn goes on and the prompt is answered,
+    // where reading `null` as no result left the agent waiting for ever.
+    let mut wire = Wire::start(&[]);
+    wire.send(&new_session_line("1"));
+    let session = wire.until_response(&json!(1))[0]["result"]["sessionId"].clone();
+    let session = session.as_str().expect("a session id").to_owned();
+    wire.send(&prompt_line(r#""p""#, &session, "hi"));
+    let asked = wire.until_request("session/request_permission");
+    let asked_id = asked.last().expect("asked")["id"].clone();
+    wire.send(&json!({"jsonrpc": "2.0", "id": asked_id, "result": null}).to_string());
+    let rest = wire.until_response(&json!("p"));
+    let answered = rest.last().expect("the prompt's response");
+    assert!(answered["result"]["stopReason"].is_string(), "{answered}");
+    let ended = wire.close();
+    assert_eq!((ended.code, ended.rest.len()), (Some(0), 0), "{}", ended.stderr);
+}

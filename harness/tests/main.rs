@@ -4,6 +4,7 @@
 
 mod shared; // strategies and helpers, shared with the end-to-end suite
 
+mod acp_check; // the ACP checker on whole conversations: each rule, and no panic
 mod cassette; // cassette write -> read gives the frames back, whatever the bytes
 mod events; // the event model round-trips through JSON and keeps what it does not know
 mod generate; // generated sessions: valid, consistent, labelled right, their bytes kept

@@ -237,7 +237,11 @@ fn summarize(dir: &str, line: &str) -> String {
                         })
                         .map(|d| format!(" {d}"))
                         .unwrap_or_default();
-                    let word = if dir == "in" { "answer" } else { "result" };
+                    let word = if dir == "in" {
+                        "answer"
+                    } else {
+                        rpc::members::RESULT
+                    };
                     format!("{word} #{id}{detail}")
                 }
                 (None, None) => format!("response #{id}"),

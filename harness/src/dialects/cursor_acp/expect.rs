@@ -181,7 +181,8 @@ mod tests {
             );
         }
         for failure in [
-            "refusal",
+            // The preset named after the stop reason it ends the turn with.
+            crate::dialects::cursor_acp::wire::stop_reasons::REFUSAL,
             "max-tokens",
             "auth-required",
             "session-services-failed",

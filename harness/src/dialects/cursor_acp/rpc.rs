@@ -8,7 +8,7 @@
 use std::borrow::Cow;
 use std::ops::Range;
 
-use serde::Deserialize;
+use serde::{Deserialize, Deserializer};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
@@ -30,6 +30,22 @@ pub mod codes {
     pub const AUTH_REQUIRED: i64 = -32000;
     /// A resource does not exist.
     pub const RESOURCE_NOT_FOUND: i64 = -32002;
+}
+
+/// The members of a JSON-RPC message, as the checker reads them one by one.
+pub mod members {
+    /// The protocol's version, `2.0`.
+    pub const JSONRPC: &str = "jsonrpc";
+    /// A request's or response's id.
+    pub const ID: &str = "id";
+    /// A request's or notification's method.
+    pub const METHOD: &str = "method";
+    /// A request's or notification's params.
+    pub const PARAMS: &str = "params";
+    /// A successful response's result (`null` is one).
+    pub const RESULT: &str = "result";
+    /// A failed response's error.
+    pub const ERROR: &str = "error";
 }
 
 /// What a line is.
@@ -54,7 +70,7 @@ pub struct Message<'a> {
     pub method: Option<Cow<'a, str>>,
     /// The params, unparsed.
     pub params: Option<&'a RawValue>,
-    /// The result of a response, unparsed.
+    /// The result of a response, unparsed (`null` is a result).
     pub result: Option<&'a RawValue>,
     /// The error of a response, unparsed.
     pub error: Option<&'a RawValue>,
@@ -68,10 +84,17 @@ struct Fields<'a> {
     method: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     params: Option<&'a RawValue>,
-    #[serde(borrow, default)]
+    /// `null` is a result (a client may answer so), not its absence.
+    #[serde(borrow, default, deserialize_with = "present")]
     result: Option<&'a RawValue>,
     #[serde(borrow, default)]
     error: Option<&'a RawValue>,
+}
+
+/// A member that is there, whatever its value (`null` too): serde reads an `Option`'s
+/// `null` as `None`, which would make a response of a `null` result no message.
+fn present<'de: 'a, 'a, D: Deserializer<'de>>(value: D) -> Result<Option<&'a RawValue>, D::Error> {
+    <&'a RawValue>::deserialize(value).map(Some)
 }
 
 impl<'a> Message<'a> {
@@ -179,24 +202,43 @@ pub fn request(id: u64, method: &str, params: &Value) -> Vec<u8> {
 mod tests {
     use super::*;
 
+    use crate::dialects::cursor_acp::wire::{self, methods};
+
     #[test]
     fn lines_are_told_apart_and_ids_kept_as_text() {
-        let request = br#"{"jsonrpc":"2.0","id":"a-1","method":"session/new","params":{"cwd":"/w"}}"#;
-        let m = Message::parse(request).expect("a request");
+        let request = request(0, methods::SESSION_NEW, &serde_json::json!({"cwd": "/w"}));
+        let request = with_id(&request, r#""a-1""#);
+        let m = Message::parse(&request).expect("a request");
         assert_eq!(
             (m.kind, m.id_text(), m.method()),
-            (Kind::Request, r#""a-1""#, "session/new")
+            (Kind::Request, r#""a-1""#, methods::SESSION_NEW)
         );
         assert_eq!(m.param_str("cwd").as_deref(), Some("/w"));
-        let cancel = br#"{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"s"}}"#;
-        assert_eq!(Message::parse(cancel).map(|m| m.kind), Some(Kind::Notification));
-        let answer = br#"{"jsonrpc":"2.0","id":0,"result":{"outcome":{"outcome":"cancelled"}}}"#;
-        assert_eq!(Message::parse(answer).map(|m| m.kind), Some(Kind::Response));
+        let cancel = notification(methods::SESSION_CANCEL, &serde_json::json!({"sessionId": "s"}));
+        assert_eq!(Message::parse(&cancel).map(|m| m.kind), Some(Kind::Notification));
+        let answer = response("0", &wire::cancelled());
+        assert_eq!(Message::parse(&answer).map(|m| m.kind), Some(Kind::Response));
         assert!(Message::parse(b"not json").is_none());
         assert!(Message::parse(b"[1,2]").is_none());
-        assert!(Message::parse(br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700}}"#).is_some());
-        assert!(surely_not_response(cancel));
-        assert!(!surely_not_response(answer) && !surely_not_response(request));
+        assert!(Message::parse(&error("null", codes::PARSE_ERROR, "", None)).is_some());
+        assert!(surely_not_response(&cancel));
+        assert!(!surely_not_response(&answer) && !surely_not_response(&request));
+    }
+
+    /// `"result": null` is a response (serde alone reads it as no result), its result
+    /// the text `null`; a line with neither a result nor an error is none.
+    #[test]
+    fn a_null_result_is_a_result() {
+        let answer = response("3", &Value::Null);
+        let m = Message::parse(&answer).expect("a response");
+        assert_eq!((m.kind, m.id_text()), (Kind::Response, "3"));
+        assert_eq!(m.result.map(RawValue::get), Some("null"));
+        assert!(m.error.is_none());
+        let absent = br#"{"jsonrpc":"2.0","id":3}"#;
+        assert!(Message::parse(absent).is_none());
+        let failed = error("3", codes::INTERNAL_ERROR, "no", None);
+        let m = Message::parse(&failed).expect("a response");
+        assert!(m.result.is_none() && m.error.is_some());
     }
 
     #[test]

@@ -569,7 +569,10 @@ impl Read for At {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
+    use crate::dialects::cursor_acp::wire::{self, stop_reasons, updates};
     use crate::frames::{Ending, Line};
 
     fn at(ms: u64) -> Duration {
@@ -580,117 +583,191 @@ mod tests {
         steps.collect::<Result<_, _>>().expect("reads")
     }
 
+    /// A request line of this id (JSON text).
+    pub(super) fn request(id: &str, method: &str, params: &serde_json::Value) -> Vec<u8> {
+        rpc::with_id(&rpc::request(0, method, params), id)
+    }
+
+    fn stdin(at: Duration, bytes: Vec<u8>) -> Frame {
+        Frame::Line(Line {
+            at,
+            stream: Stream::Stdin,
+            bytes,
+            newline: true,
+        })
+    }
+
+    fn stdout(at: Duration, bytes: Vec<u8>) -> Frame {
+        Frame::Line(Line::stdout(at, bytes))
+    }
+
     #[test]
     fn a_recording_replays_with_live_ids_and_waits_where_it_waited() {
         let frames = vec![
-            Frame::Line(Line { at: at(0), stream: Stream::Stdin, bytes: br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}"#.to_vec(), newline: true }),
-            Frame::Line(Line::stdout(at(2), br#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1}}"#.to_vec())),
-            Frame::Line(Line { at: at(10), stream: Stream::Stdin, bytes: br#"{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{"sessionId":"s"}}"#.to_vec(), newline: true }),
-            Frame::Line(Line::stdout(at(15), br#"{"jsonrpc":"2.0","id":0,"method":"session/request_permission","params":{}}"#.to_vec())),
-            Frame::Line(Line { at: at(40), stream: Stream::Stdin, bytes: br#"{"jsonrpc":"2.0","id":0,"result":{"outcome":{"outcome":"selected","optionId":"allow-once"}}}"#.to_vec(), newline: true }),
-            Frame::Line(Line::stdout(at(41), br#"{"jsonrpc":"2.0","id":1,"result":{"stopReason":"end_turn"}}"#.to_vec())),
-            Frame::End(Ending { at: at(50), exit: Exit::Code(0) }),
+            stdin(at(0), request("0", methods::INITIALIZE, &json!({}))),
+            stdout(at(2), rpc::response("0", &json!({"protocolVersion": 1}))),
+            stdin(
+                at(10),
+                request("1", methods::SESSION_PROMPT, &json!({"sessionId": "s"})),
+            ),
+            stdout(at(15), request("0", methods::REQUEST_PERMISSION, &json!({}))),
+            stdin(at(40), rpc::response("0", &wire::selected("allow-once"))),
+            stdout(at(41), rpc::response("1", &wire::stop(stop_reasons::END_TURN))),
+            Frame::End(Ending {
+                at: at(50),
+                exit: Exit::Code(0),
+            }),
         ];
         let mut script = Script::new(frames.into_iter().map(Ok)).expect("cuts");
-        let init = br#"{"jsonrpc":"2.0","id":"a","method":"initialize","params":{}}"#;
-        let reply = script.reply(&Message::parse(init).expect("parses"));
+        let init = request(r#""a""#, methods::INITIALIZE, &json!({}));
+        let reply = script.reply(&Message::parse(&init).expect("parses"));
         assert_eq!(
             played(reply.steps),
             vec![Step::Send {
                 at: at(2),
-                line: br#"{"jsonrpc":"2.0","id":"a","result":{"protocolVersion":1}}"#.to_vec()
+                line: rpc::response(r#""a""#, &json!({"protocolVersion": 1}))
             }]
         );
-        let prompt = br#"{"jsonrpc":"2.0","id":"b","method":"session/prompt","params":{"sessionId":"s"}}"#;
-        let steps = played(script.reply(&Message::parse(prompt).expect("parses")).steps);
+        let prompt = request(r#""b""#, methods::SESSION_PROMPT, &json!({"sessionId": "s"}));
+        let steps = played(script.reply(&Message::parse(&prompt).expect("parses")).steps);
         assert_eq!(steps.len(), 3);
         assert!(
-            matches!(&steps[1], Step::Await { at: d, wait: Wait::Answer { id, method, .. } } if *d == at(30) && id == "0" && method == "session/request_permission")
+            matches!(&steps[1], Step::Await { at: d, wait: Wait::Answer { id, method, .. } } if *d == at(30) && id == "0" && method == methods::REQUEST_PERMISSION)
         );
         assert_eq!(
             steps[2],
             Step::Send {
                 at: at(31),
-                line: br#"{"jsonrpc":"2.0","id":"b","result":{"stopReason":"end_turn"}}"#.to_vec()
+                line: rpc::response(r#""b""#, &wire::stop(stop_reasons::END_TURN))
             }
         );
         // A second prompt is not in the recording.
-        let again = script.reply(&Message::parse(prompt).expect("parses"));
+        let again = script.reply(&Message::parse(&prompt).expect("parses"));
         assert!(again.divergence.is_some());
         assert_eq!(script.ending(), Exit::Code(0));
     }
 
     #[test]
     fn a_request_for_another_session_plays_the_recording_and_says_so() {
-        let frames = vec![
-            Frame::Line(Line { at: at(0), stream: Stream::Stdin, bytes: br#"{"jsonrpc":"2.0","id":1,"method":"session/load","params":{"sessionId":"s1","cwd":"/w","mcpServers":[]}}"#.to_vec(), newline: true }),
-            Frame::Line(Line::stdout(at(3), br#"{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"user_message_chunk","content":{"type":"text","text":"hi"}}}}"#.to_vec())),
-            Frame::Line(Line::stdout(at(4), br#"{"jsonrpc":"2.0","id":1,"result":{}}"#.to_vec())),
-            Frame::End(Ending { at: at(9), exit: Exit::Code(0) }),
-        ];
-        let load = |session: &str| {
-            format!(
-                r#"{{"jsonrpc":"2.0","id":"x","method":"session/load","params":{{"sessionId":"{session}","cwd":"/w","mcpServers":[]}}}}"#
+        let load = |id: &str, session: &str| {
+            request(
+                id,
+                methods::SESSION_LOAD,
+                &json!({"sessionId": session, "cwd": "/w", "mcpServers": []}),
             )
         };
+        let history = wire::text_chunk(updates::USER_MESSAGE_CHUNK, "hi");
+        let frames = vec![
+            stdin(at(0), load("1", "s1")),
+            stdout(
+                at(3),
+                rpc::notification(
+                    methods::SESSION_UPDATE,
+                    &json!({"sessionId": "s1", "update": history}),
+                ),
+            ),
+            stdout(at(4), rpc::response("1", &json!({}))),
+            Frame::End(Ending {
+                at: at(9),
+                exit: Exit::Code(0),
+            }),
+        ];
         let mut script = Script::new(frames.clone().into_iter().map(Ok)).expect("cuts");
-        let same = script.reply(&Message::parse(load("s1").as_bytes()).expect("parses"));
+        let same = script.reply(&Message::parse(&load(r#""x""#, "s1")).expect("parses"));
         assert_eq!((played(same.steps).len(), same.divergence), (2, None));
         let mut script = Script::new(frames.into_iter().map(Ok)).expect("cuts");
-        let other = script.reply(&Message::parse(load("s2").as_bytes()).expect("parses"));
+        let other = script.reply(&Message::parse(&load(r#""x""#, "s2")).expect("parses"));
         assert_eq!(played(other.steps).len(), 2, "replayed as recorded");
         assert_eq!(
-            other.divergence.as_deref(),
-            Some("`session/load` names session `s2`; the recording's named `s1`: replayed as recorded")
+            other.divergence,
+            Some(format!(
+                "`{}` names session `s2`; the recording's named `s1`: replayed as recorded",
+                methods::SESSION_LOAD
+            ))
         );
     }
 }
 
 #[cfg(test)]
 mod file_tests {
+    use serde_json::json;
+
+    use super::tests::request as request_line;
     use super::*;
     use crate::cassette;
+    use crate::dialects::cursor_acp::wire::{self, stop_reasons, updates};
 
-    const PROMPT: &str =
-        r#"{"jsonrpc":"2.0","id":"p","method":"session/prompt","params":{"sessionId":"s","prompt":[]}}"#;
+    /// The client's prompt.
+    fn prompt() -> String {
+        let params = json!({"sessionId": "s", "prompt": []});
+        String::from_utf8(request_line(r#""p""#, methods::SESSION_PROMPT, &params)).expect("utf-8")
+    }
+
+    /// A frame of a line of JSON-RPC that went `dir` (`in`, `out`), at `t` if given.
+    fn frame(t: Option<u64>, dir: &str, line: &[u8]) -> String {
+        let line = String::from_utf8_lossy(line);
+        match t {
+            Some(t) => format!(r#"{{"t":{t},"{dir}":{line}}}"#),
+            None => format!(r#"{{"{dir}":{line}}}"#),
+        }
+    }
 
     /// A cassette of every kind of frame, one long turn crossing the read buffer many
     /// times (one update longer than the buffer), and a short exchange after it.
     fn cassette() -> String {
+        let ask = json!({"sessionId": "s"});
         let mut c = vec![
             r#"{"mock_agent_cassette":2,"invocation":{"acp":true}}"#.to_owned(),
             r#"{"t":1,"err":"starting"}"#.to_owned(),
-            r#"{"t":2,"in":{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}}"#.to_owned(),
-            r#"{"t":3,"out":{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1}}}"#.to_owned(),
+            frame(Some(2), "in", &rpc::request(0, methods::INITIALIZE, &json!({}))),
+            frame(
+                Some(3),
+                "out",
+                &rpc::response("0", &json!({"protocolVersion": 1})),
+            ),
             r#"{"t":4,"in":"not json-rpc"}"#.to_owned(),
-            r#"{"t":10,"in":{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{"sessionId":"s"}}}"#
-                .to_owned(),
+            frame(Some(10), "in", &rpc::request(1, methods::SESSION_PROMPT, &ask)),
         ];
         for i in 0..3_000 {
             let text = if i == 1_500 {
                 "é".repeat(200_000)
             } else {
-                format!("chunk {i} naïve \\\"q\\\"")
+                format!("chunk {i} naïve \"q\"")
             };
-            c.push(format!(
-                r#"{{"t":{},"out":{{"jsonrpc":"2.0","method":"session/update","params":{{"sessionId":"s","update":{{"sessionUpdate":"agent_message_chunk","content":{{"type":"text","text":"{text}"}}}}}}}}}}"#,
-                11 + i / 100
-            ));
+            let update = wire::text_chunk(updates::AGENT_MESSAGE_CHUNK, &text);
+            let line = rpc::notification(
+                methods::SESSION_UPDATE,
+                &json!({"sessionId": "s", "update": update}),
+            );
+            c.push(frame(Some(11 + i / 100), "out", &line));
             if i % 700 == 0 {
                 c.push(r#"{"out":"a line that is not JSON"}"#.to_owned());
                 c.push(r#"{"out_b64":"/w=="}"#.to_owned());
                 c.push(r#"{"stall_ms":5}"#.to_owned());
             }
         }
+        let set_mode = json!({"sessionId": "s", "modeId": "ask"});
         c.extend([
-            r#"{"t":50,"out":{"jsonrpc":"2.0","id":7,"method":"session/request_permission","params":{"sessionId":"s"}}}"#.to_owned(),
-            r#"{"t":60,"in":{"jsonrpc":"2.0","id":7,"result":{"outcome":{"outcome":"selected","optionId":"allow-once"}}}}"#.to_owned(),
-            r#"{"t":61,"in":{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"s"}}}"#.to_owned(),
-            r#"{"t":62,"err":"cancelled"}"#.to_owned(),
-            r#"{"t":63,"out":{"jsonrpc":"2.0","id":1,"result":{"stopReason":"cancelled"}}}"#.to_owned(),
+            frame(
+                Some(50),
+                "out",
+                &rpc::request(7, methods::REQUEST_PERMISSION, &ask),
+            ),
+            frame(Some(60), "in", &rpc::response("7", &wire::selected("allow-once"))),
+            frame(Some(61), "in", &rpc::notification(methods::SESSION_CANCEL, &ask)),
+            r#"{"t":62,"err":"stopping"}"#.to_owned(),
+            frame(
+                Some(63),
+                "out",
+                &rpc::response("1", &wire::stop(stop_reasons::CANCELLED)),
+            ),
             String::new(),
-            r#"{"t":70,"in":{"jsonrpc":"2.0","id":2,"method":"session/set_mode","params":{"sessionId":"s","modeId":"ask"}}}"#.to_owned(),
-            r#"{"out":{"jsonrpc":"2.0","id":2,"result":{}}}"#.to_owned(),
+            frame(
+                Some(70),
+                "in",
+                &rpc::request(2, methods::SESSION_SET_MODE, &set_mode),
+            ),
+            frame(None, "out", &rpc::response("2", &json!({}))),
             r#"{"t":80,"exit":0}"#.to_owned(),
         ]);
         c.join("\n") + "\n"
@@ -716,11 +793,19 @@ mod file_tests {
             .start()
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| e.to_string())];
-        for line in [
-            r#"{"jsonrpc":"2.0","id":"i","method":"initialize","params":{}}"#,
-            PROMPT,
-            r#"{"jsonrpc":"2.0","id":"m","method":"session/set_mode","params":{"sessionId":"s","modeId":"ask"}}"#,
-        ] {
+        let lines: Vec<String> = [
+            request_line(r#""i""#, methods::INITIALIZE, &json!({})),
+            prompt().into_bytes(),
+            request_line(
+                r#""m""#,
+                methods::SESSION_SET_MODE,
+                &json!({"sessionId": "s", "modeId": "ask"}),
+            ),
+        ]
+        .into_iter()
+        .map(|line| String::from_utf8(line).expect("utf-8"))
+        .collect();
+        for line in &lines {
             let reply = script.reply(&request(line));
             replies.push(
                 reply
@@ -753,13 +838,13 @@ mod file_tests {
             turn.last(),
             Some(&Step::Send {
                 at: Duration::from_millis(53),
-                line: br#"{"jsonrpc":"2.0","id":"p","result":{"stopReason":"cancelled"}}"#.to_vec()
+                line: rpc::response(r#""p""#, &wire::stop(stop_reasons::CANCELLED))
             })
         );
         assert!(turn
             .iter()
             .any(|s| matches!(s, Step::Send { line, .. } if line.len() > 400_000)));
-        assert!(turn.iter().any(|s| matches!(s, Step::Await { wait: Wait::Answer { method, .. }, .. } if method == "session/request_permission")));
+        assert!(turn.iter().any(|s| matches!(s, Step::Await { wait: Wait::Answer { method, .. }, .. } if method == methods::REQUEST_PERMISSION)));
         assert_eq!(file.ending(), Exit::Code(0));
     }
 
@@ -774,7 +859,7 @@ mod file_tests {
             .expect("opens");
         file.set_len(4_000).expect("truncates");
         let error = script
-            .reply(&request(PROMPT))
+            .reply(&request(&prompt()))
             .steps
             .find_map(Result::err)
             .expect("an error");
@@ -801,7 +886,7 @@ mod file_tests {
         std::fs::write(&path, &broken).expect("writes");
         let file = std::fs::File::options().write(true).open(&path).expect("opens");
         file.set_modified(modified).expect("keeps the time");
-        let steps: Vec<_> = script.reply(&request(PROMPT)).steps.collect();
+        let steps: Vec<_> = script.reply(&request(&prompt())).steps.collect();
         let error = steps
             .last()
             .and_then(|s| s.as_ref().err())

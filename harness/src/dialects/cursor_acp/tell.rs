@@ -30,6 +30,7 @@ use super::wire::{
     self, content_types, methods, modes, option_kinds, stop_reasons, tool_kinds, tool_statuses, updates,
 };
 use crate::dialects::cursor_acp::conversation::{Conversation, Reply, Step, Steps, Wait};
+use crate::dialects::cursor_print::events::{event_type, field, is_tool_key, subtype, tool_key};
 use crate::error::CassetteError;
 use crate::frames::{Exit, Frame, FrameResult, Stream};
 
@@ -112,10 +113,10 @@ impl Teller {
                 continue;
             };
             if session_id.is_none() {
-                session_id = event["session_id"].as_str().map(str::to_owned);
+                session_id = event[field::SESSION_ID].as_str().map(str::to_owned);
             }
-            match (event["type"].as_str(), event["subtype"].as_str()) {
-                (Some("assistant"), _) => {
+            match (event[field::TYPE].as_str(), event[field::SUBTYPE].as_str()) {
+                (Some(event_type::ASSISTANT), _) => {
                     let text = message_text(&event);
                     if !text.is_empty() {
                         turn.push(Told::Update {
@@ -124,7 +125,7 @@ impl Teller {
                         });
                     }
                 }
-                (Some("thinking"), Some("delta")) => {
+                (Some(event_type::THINKING), Some(subtype::DELTA)) => {
                     if let Some(text) = event["text"].as_str().filter(|t| !t.is_empty()) {
                         turn.push(Told::Update {
                             at,
@@ -132,7 +133,7 @@ impl Teller {
                         });
                     }
                 }
-                (Some("tool_call"), Some("started")) => {
+                (Some(event_type::TOOL_CALL), Some(subtype::STARTED)) => {
                     let (key, body) = tool(&event);
                     let kind = kind_of(&key);
                     let id = event["call_id"].clone();
@@ -151,9 +152,10 @@ impl Teller {
                         });
                     }
                 }
-                (Some("tool_call"), Some("completed")) => {
+                (Some(event_type::TOOL_CALL), Some(subtype::COMPLETED)) => {
                     let (_, body) = tool(&event);
-                    let result = &body["result"];
+                    // A tool's `result` is keyed as the event type is named.
+                    let result = &body[event_type::RESULT];
                     let failed = ["failure", "error", "rejected"]
                         .iter()
                         .any(|k| result.get(k).is_some());
@@ -167,13 +169,18 @@ impl Teller {
                         update: json!({"sessionUpdate": updates::TOOL_CALL_UPDATE, "toolCallId": event["call_id"], "status": status, "rawOutput": result}),
                     });
                 }
-                (Some("user"), _) => prompt = message_text(&event),
-                (Some("result"), subtype) => {
-                    let ok = subtype == Some("success") && event["is_error"] != Value::Bool(true);
+                (Some(event_type::USER), _) => prompt = message_text(&event),
+                (Some(event_type::RESULT), kind) => {
+                    let ok = kind == Some(subtype::SUCCESS) && event["is_error"] != Value::Bool(true);
                     outcome = Some(if ok {
                         Outcome::Success
                     } else {
-                        Outcome::Failure(event["result"].as_str().unwrap_or("the agent failed").to_owned())
+                        Outcome::Failure(
+                            event[event_type::RESULT]
+                                .as_str()
+                                .unwrap_or("the agent failed")
+                                .to_owned(),
+                        )
                     });
                 }
                 _ => {}
@@ -510,24 +517,22 @@ fn message_text(event: &Value) -> String {
 
 /// The tool key (`readToolCall`, ...) and its body of a `tool_call` event.
 fn tool(event: &Value) -> (String, Value) {
-    event["tool_call"]
+    // The tool call's object is keyed as the event type is named.
+    event[event_type::TOOL_CALL]
         .as_object()
-        .and_then(|tool| {
-            tool.iter()
-                .find(|(k, _)| crate::dialects::cursor_print::events::is_tool_key(k))
-        })
+        .and_then(|tool| tool.iter().find(|(k, _)| is_tool_key(k)))
         .map(|(k, v)| (k.clone(), v.clone()))
-        .unwrap_or_else(|| ("function".to_owned(), Value::Null))
+        .unwrap_or_else(|| (tool_key::FUNCTION.to_owned(), Value::Null))
 }
 
 /// The ACP tool kind of a print-mode tool key.
 pub fn kind_of(key: &str) -> &'static str {
     match key {
-        "readToolCall" => tool_kinds::READ,
-        "writeToolCall" | "editToolCall" => tool_kinds::EDIT,
-        "deleteToolCall" => tool_kinds::DELETE,
-        "shellToolCall" => tool_kinds::EXECUTE,
-        "grepToolCall" | "globToolCall" | "lsToolCall" => tool_kinds::SEARCH,
+        tool_key::READ => tool_kinds::READ,
+        tool_key::WRITE | tool_key::EDIT => tool_kinds::EDIT,
+        tool_key::DELETE => tool_kinds::DELETE,
+        tool_key::SHELL => tool_kinds::EXECUTE,
+        tool_key::GREP | tool_key::GLOB | tool_key::LS => tool_kinds::SEARCH,
         _ => tool_kinds::OTHER,
     }
 }
@@ -535,15 +540,15 @@ pub fn kind_of(key: &str) -> &'static str {
 fn title_of(key: &str, args: &Value) -> String {
     let path = args["path"].as_str().unwrap_or_default();
     match key {
-        "readToolCall" => format!("Read {path}"),
-        "writeToolCall" => format!("Write {path}"),
-        "editToolCall" => format!("Edit {path}"),
-        "deleteToolCall" => format!("Delete {path}"),
-        "shellToolCall" => format!("`{}`", args["command"].as_str().unwrap_or_default()),
-        "grepToolCall" => format!("Grep {}", args["pattern"].as_str().unwrap_or_default()),
-        "globToolCall" => format!("Glob {}", args["globPattern"].as_str().unwrap_or_default()),
-        "lsToolCall" => format!("List {path}"),
-        other => other.trim_end_matches("ToolCall").to_owned(),
+        tool_key::READ => format!("Read {path}"),
+        tool_key::WRITE => format!("Write {path}"),
+        tool_key::EDIT => format!("Edit {path}"),
+        tool_key::DELETE => format!("Delete {path}"),
+        tool_key::SHELL => format!("`{}`", args["command"].as_str().unwrap_or_default()),
+        tool_key::GREP => format!("Grep {}", args["pattern"].as_str().unwrap_or_default()),
+        tool_key::GLOB => format!("Glob {}", args["globPattern"].as_str().unwrap_or_default()),
+        tool_key::LS => format!("List {path}"),
+        other => other.trim_end_matches(tool_key::SUFFIX).to_owned(),
     }
 }
 
@@ -561,9 +566,14 @@ mod tests {
     fn the_default_session_asks_before_its_write_and_ends_its_turn() {
         let frames = default_session("hi");
         let mut teller = Teller::new(frames, Ask::FirstChange).expect("tells");
-        let line = br#"{"jsonrpc":"2.0","id":"p-1","method":"session/prompt","params":{"sessionId":"s1","prompt":[]}}"#;
+        let line = rpc::request(
+            0,
+            methods::SESSION_PROMPT,
+            &json!({"sessionId": "s1", "prompt": []}),
+        );
+        let line = rpc::with_id(&line, r#""p-1""#);
         let steps: Vec<Step> = teller
-            .reply(&Message::parse(line).expect("parses"))
+            .reply(&Message::parse(&line).expect("parses"))
             .steps
             .collect::<Result<_, _>>()
             .expect("steps at hand");
@@ -578,7 +588,13 @@ mod tests {
                             .as_str()
                             .unwrap_or("?")
                             .to_owned(),
-                        "" => format!("response {}", v["result"]["stopReason"]),
+                        "" => {
+                            let result: Value = m
+                                .result
+                                .and_then(|r| serde_json::from_str(r.get()).ok())
+                                .unwrap_or_default();
+                            format!("response {}", result["stopReason"])
+                        }
                         other => other.to_owned(),
                     }
                 }

@@ -2,6 +2,8 @@
 
 use serde_json::Value;
 
+use crate::dialects::cursor_acp::rpc::members;
+
 use super::{AcpRule, Checker, Findings, Level, Parsed, Side};
 
 impl<F: Findings> Checker<F> {
@@ -21,7 +23,7 @@ impl<F: Findings> Checker<F> {
             self.malformed(line, side, || "a JSON value that is not an object".into());
             return None;
         };
-        match map.get("jsonrpc") {
+        match map.get(members::JSONRPC) {
             Some(Value::String(version)) if version == "2.0" => {}
             Some(other) => {
                 let other = other.to_string();
@@ -29,12 +31,12 @@ impl<F: Findings> Checker<F> {
             }
             None => self.malformed(line, side, || "a message with no `\"jsonrpc\":\"2.0\"`".into()),
         }
-        let params = map.remove("params").unwrap_or(Value::Null);
+        let params = map.remove(members::PARAMS).unwrap_or(Value::Null);
         if !matches!(params, Value::Null | Value::Object(_) | Value::Array(_)) {
             self.malformed(line, side, || "`params` is neither an object nor a list".into());
             return None;
         }
-        let id = match map.remove("id") {
+        let id = match map.remove(members::ID) {
             None => None,
             Some(id @ (Value::Null | Value::String(_) | Value::Number(_))) => Some(id),
             Some(other) => {
@@ -44,9 +46,9 @@ impl<F: Findings> Checker<F> {
                 return None;
             }
         };
-        let result = map.remove("result");
-        let error = map.remove("error");
-        match map.remove("method") {
+        let result = map.remove(members::RESULT);
+        let error = map.remove(members::ERROR);
+        match map.remove(members::METHOD) {
             Some(Value::String(method)) => {
                 if result.is_some() || error.is_some() {
                     self.malformed(line, side, || {

@@ -244,7 +244,11 @@ mod tests {
             let prompts = transcript
                 .messages
                 .iter()
-                .filter(|m| m.line.contains(r#""method":"session/prompt""#))
+                .filter(|m| {
+                    Message::parse(m.line.as_bytes()).is_some_and(|m| {
+                        m.method() == crate::dialects::cursor_acp::wire::methods::SESSION_PROMPT
+                    })
+                })
                 .count();
             assert!(prompts >= 1, "{}", transcript.summary());
         }
