@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use tokio::io::AsyncWrite;
 
-use harness::dialects::cursor_acp::{rpc, CANCEL_WAIT};
+use harness::dialects::cursor_acp::{rpc, wire, CANCEL_WAIT};
 use harness::frames::Exit;
 use harness::journal;
 
@@ -129,7 +129,7 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
                 live.method, live.id
             ));
         }
-        let line = rpc::response(&live.id, &json!({"stopReason": "cancelled"}));
+        let line = rpc::response(&live.id, &wire::stop(wire::stop_reasons::CANCELLED));
         self.send(line).await
     }
 }
