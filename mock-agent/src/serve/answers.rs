@@ -43,7 +43,10 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
                     let params =
                         json!({"requestId": serde_json::from_str::<Value>(id).unwrap_or(Value::Null)});
                     // A crash placed on this message ends the process all the same.
-                    if let Some(exit) = self.send(rpc::notification("$/cancel_request", &params)).await? {
+                    if let Some(exit) = self
+                        .send(rpc::notification(wire::methods::CANCEL_REQUEST, &params))
+                        .await?
+                    {
                         return Ok(Some(Interrupted::Ended(exit)));
                     }
                     return Ok(Some(Interrupted::Cancelled));
