@@ -2,6 +2,7 @@
 //! commander.js): `--flag value` and `--flag=value`, combined short flags (`-pf`),
 //! the prompt anywhere or after `--`, and commander's error messages.
 
+use harness::dialects::cursor_acp::wire::modes;
 use harness::format::OutputFormat;
 
 /// A subcommand of the real CLI.
@@ -211,8 +212,11 @@ const OPTIONS: &[Opt] = &[
     flag("force", Some('f'), |a, _| set(&mut a.force)),
     flag("yolo", None, |a, _| set(&mut a.yolo)),
     flag("trust", None, |a, _| set(&mut a.trust)),
-    value("mode", None, "mode", &["plan", "ask"], |a, v| put(&mut a.mode, v)),
-    flag("plan", None, |a, _| set(&mut a.plan)),
+    // The CLI's modes are the agent's modes, as ACP names them; `--plan` is `--mode plan`.
+    value("mode", None, "mode", &[modes::PLAN, modes::ASK], |a, v| {
+        put(&mut a.mode, v)
+    }),
+    flag(modes::PLAN, None, |a, _| set(&mut a.plan)),
     Opt {
         long: "resume",
         short: None,
@@ -450,7 +454,7 @@ fn describe(long: &str) -> &'static str {
         "yolo" => "Alias for --force",
         "trust" => "Trust the workspace without asking",
         "mode" => "Agent mode: plan | ask",
-        "plan" => "Start in plan mode",
+        modes::PLAN => "Start in plan mode",
         "resume" => "Resume a chat session",
         "continue" => "Continue the previous session",
         "workspace" => "Workspace directory",

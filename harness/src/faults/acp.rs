@@ -21,18 +21,11 @@ use serde_json::Value;
 use super::catalogue::{names, Described};
 use super::spec::{parse_as, Args, Typed, Words, Written};
 use super::MAX_BYTES;
+use crate::dialects::cursor_acp::rpc::codes;
+use crate::dialects::cursor_acp::wire::{methods, stop_reasons, updates};
 use crate::dialects::Dialect;
 use crate::error::{Diagnostic, Origin};
 use crate::frames::{Chunking, Exit, Signal};
-
-/// The JSON-RPC error codes of the presets: `harness::dialects::cursor_acp::rpc::codes`'s, which lie a
-/// layer above the faults.
-mod codes {
-    /// `-32603` Internal error.
-    pub(super) const INTERNAL_ERROR: i64 = -32603;
-    /// `-32000` Authentication required (the real agent's).
-    pub(super) const AUTH_REQUIRED: i64 = -32000;
-}
 
 /// Where a fault acts.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -186,14 +179,8 @@ impl AcpFault {
     }
 }
 
-/// The stop reasons of ACP.
-pub const STOP_REASONS: &[&str] = &[
-    "end_turn",
-    "max_tokens",
-    "max_turn_requests",
-    "refusal",
-    "cancelled",
-];
+/// The stop reasons of ACP ([`stop_reasons::ALL`]).
+pub const STOP_REASONS: &[&str] = stop_reasons::ALL;
 
 /// Faults of server mode from the environment of the program under test.
 pub const FROM_ENV: Origin<'static> = Origin {
@@ -247,7 +234,7 @@ impl Place {
         match written {
             Written::Method(m) => Place::Method(m),
             Written::At(at) if at == "asking" => Place::Asking,
-            Written::At(at) if at == "initialize" => Place::Method(at),
+            Written::At(at) if at == methods::INITIALIZE => Place::Method(at),
             Written::At(at) => Place::At(at),
             Written::After(n) => Place::After(n),
         }
@@ -348,7 +335,10 @@ fn build(entry: &Described, args: &mut Args<'_>) -> Result<Vec<AcpFault>, Diagno
             kind: args.text("kind").filter(|k| !k.is_empty()).ok_or_else(|| {
                 args.err(
                     column,
-                    "`drop` needs `kind=...`, e.g. `drop:kind=tool_call_update`".into(),
+                    format!(
+                        "`drop` needs `kind=...`, e.g. `drop:kind={}`",
+                        updates::TOOL_CALL_UPDATE
+                    ),
                 )
             })?,
         }],
@@ -386,26 +376,30 @@ pub(crate) const ERROR_MESSAGE: &str = "Internal error";
 /// The faults of the preset `name`, the real agent's failure.
 pub fn preset(name: &str) -> Option<Vec<AcpFault>> {
     Some(match name {
-        "auth-required" => ["session/new", "session/load", "session/prompt"]
-            .iter()
-            .map(|m| AcpFault::Error {
-                method: (*m).to_owned(),
-                code: codes::AUTH_REQUIRED,
-                message: "Authentication required".to_owned(),
-                data: None,
-            })
-            .collect(),
+        "auth-required" => [
+            methods::SESSION_NEW,
+            methods::SESSION_LOAD,
+            methods::SESSION_PROMPT,
+        ]
+        .iter()
+        .map(|m| AcpFault::Error {
+            method: (*m).to_owned(),
+            code: codes::AUTH_REQUIRED,
+            message: "Authentication required".to_owned(),
+            data: None,
+        })
+        .collect(),
         "authenticate-hangs" => vec![AcpFault::NoResponse {
-            method: "authenticate".to_owned(),
+            method: methods::AUTHENTICATE.to_owned(),
         }],
         "session-services-failed" => vec![AcpFault::Error {
-            method: "session/new".to_owned(),
+            method: methods::SESSION_NEW.to_owned(),
             code: codes::INTERNAL_ERROR,
             message: "Failed to initialize session services".to_owned(),
             data: None,
         }],
         "crash-on-initialize" => vec![AcpFault::Crash {
-            at: Place::Method("initialize".to_owned()),
+            at: Place::Method(methods::INITIALIZE.to_owned()),
             exit: Exit::Code(1),
             text: Some("Error: Failed to start the agent: connection refused".to_owned()),
         }],
@@ -414,11 +408,12 @@ pub fn preset(name: &str) -> Option<Vec<AcpFault>> {
             exit: Exit::Code(1),
             text: Some("Error: the agent stopped unexpectedly".to_owned()),
         }],
-        "refusal" => vec![AcpFault::StopReason {
-            reason: "refusal".to_owned(),
+        // The preset is named after the stop reason.
+        stop_reasons::REFUSAL => vec![AcpFault::StopReason {
+            reason: stop_reasons::REFUSAL.to_owned(),
         }],
         "max-tokens" => vec![AcpFault::StopReason {
-            reason: "max_tokens".to_owned(),
+            reason: stop_reasons::MAX_TOKENS.to_owned(),
         }],
         _ => return None,
     })
@@ -428,7 +423,11 @@ fn method(args: &mut Args<'_>) -> Result<String, Diagnostic> {
     args.text("method").filter(|m| !m.is_empty()).ok_or_else(|| {
         args.err(
             args.column(),
-            format!("`{}` needs `method=...`, e.g. `method=session/new`", args.name()),
+            format!(
+                "`{}` needs `method=...`, e.g. `method={}`",
+                args.name(),
+                methods::SESSION_NEW
+            ),
         )
     })
 }
@@ -441,9 +440,9 @@ mod tests {
     fn faults_and_presets_parse_with_their_places() {
         let ok = |spec: &str| parse(spec, FROM_ENV).expect(spec);
         assert_eq!(
-            ok("no-response:method=authenticate"),
+            ok(&format!("no-response:method={}", methods::AUTHENTICATE)),
             vec![AcpFault::NoResponse {
-                method: "authenticate".into()
+                method: methods::AUTHENTICATE.into()
             }]
         );
         assert_eq!(ok("auth-required").len(), 3);
@@ -469,7 +468,8 @@ mod tests {
         assert!(err("late:ms=3").contains("needs `method=...`"));
         assert!(err("stop-reason:reason=tired").contains("not a stop reason"));
         assert!(err("eof:at=a,after=2").contains("give one of"));
-        assert!(err("eof:method=session/new").contains("place it with `at=KIND` or `after=N`"));
+        assert!(err(&format!("eof:method={}", methods::SESSION_NEW))
+            .contains("place it with `at=KIND` or `after=N`"));
         assert!(err("nonsense").contains("not a fault of server mode"));
         assert!(err("reorder:x=1").contains("does not take `x`"));
     }

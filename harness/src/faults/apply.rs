@@ -466,7 +466,10 @@ impl Stage {
             Fault::Noise { text, .. } => self.push(Line::stdout(at, text)),
             Fault::Malformed { .. } => self.push(Line::stdout(
                 at,
-                r#"{"type":"assistant","message":{"role":"assis"#,
+                format!(
+                    r#"{{"type":"{}","message":{{"role":"assis"#,
+                    event_type::ASSISTANT
+                ),
             )),
             Fault::UnknownEvent { .. } => {
                 let line = self.fill(

@@ -6,6 +6,8 @@
 //! entries, in the order of this table, are what `mock-agent faults` lists for it and
 //! what its parser knows.
 
+use crate::dialects::cursor_acp::wire::{methods, stop_reasons, updates};
+use crate::dialects::cursor_print::events::event_type;
 use crate::dialects::Dialect;
 
 /// A key that places a fault: the one placement vocabulary of every dialect.
@@ -126,7 +128,7 @@ const REQUEST: &[Key] = &[Key::Method];
 const ANYWHERE: &[Key] = &[Key::Method, Key::At, Key::After];
 
 /// The update kind server mode's faults act on by default (an ACP `sessionUpdate`).
-const FIRST_CHUNK: Site = Site::At("agent_message_chunk");
+const FIRST_CHUNK: Site = Site::At(updates::AGENT_MESSAGE_CHUNK);
 
 /// Every fault and preset of every dialect, each dialect's in documentation order.
 pub const CATALOGUE: &[Described] = &[
@@ -138,7 +140,7 @@ pub const CATALOGUE: &[Described] = &[
         "stdout stops there and the process ends (default at=result)",
         "eof:after=3,byte=10",
     )
-    .placed(CUT, Some(Site::At("result"))),
+    .placed(CUT, Some(Site::At(event_type::RESULT))),
     e(
         PRINT,
         "stderr",
@@ -169,7 +171,7 @@ pub const CATALOGUE: &[Described] = &[
         "the process dies by that signal there (default KILL at=result)",
         "signal:name=SEGV,after=4",
     )
-    .placed(CUT, Some(Site::At("result"))),
+    .placed(CUT, Some(Site::At(event_type::RESULT))),
     e(
         PRINT,
         "stall",
@@ -177,7 +179,7 @@ pub const CATALOGUE: &[Described] = &[
         "writes nothing for N ms, or forever; SIGTERM/SIGINT end it (default at=result)",
         "stall:ms=5000,at=tool_call",
     )
-    .placed(CUT, Some(Site::At("result"))),
+    .placed(CUT, Some(Site::At(event_type::RESULT))),
     e(
         PRINT,
         "close-stdout",
@@ -185,7 +187,7 @@ pub const CATALOGUE: &[Described] = &[
         "closes stdout there and goes on without it (default at=result)",
         "close-stdout:at=result;stall",
     )
-    .placed(CUT, Some(Site::At("result"))),
+    .placed(CUT, Some(Site::At(event_type::RESULT))),
     e(
         PRINT,
         "malformed",
@@ -216,7 +218,7 @@ pub const CATALOGUE: &[Described] = &[
         "writes an event twice (default at=result)",
         "duplicate:at=tool_call",
     )
-    .placed(LINE, Some(Site::At("result"))),
+    .placed(LINE, Some(Site::At(event_type::RESULT))),
     e(
         PRINT,
         "reorder",
@@ -261,7 +263,7 @@ pub const CATALOGUE: &[Described] = &[
         "one event grows to N bytes, still valid JSON (default 1 MiB + 1, at=result)",
         "huge:bytes=70000",
     )
-    .placed(LINE, Some(Site::At("result"))),
+    .placed(LINE, Some(Site::At(event_type::RESULT))),
     e(PRINT, "crlf", "", "every stdout line ends with \\r\\n", "crlf"),
     e(
         PRINT,
@@ -270,7 +272,7 @@ pub const CATALOGUE: &[Described] = &[
         "bytes that are not UTF-8 inside an event's text (default at=assistant)",
         "invalid-utf8",
     )
-    .placed(LINE, Some(Site::At("assistant"))),
+    .placed(LINE, Some(Site::At(event_type::ASSISTANT))),
     e(
         PRINT,
         "auth-required",
@@ -358,7 +360,7 @@ pub const CATALOGUE: &[Described] = &[
         "the process dies there (default exit 1), after T on stderr when given",
         "crash:at=asking,signal=KILL",
     )
-    .placed(ANYWHERE, Some(Site::Method("session/prompt"))),
+    .placed(ANYWHERE, Some(Site::Method(methods::SESSION_PROMPT))),
     e(
         ACP,
         "eof",
@@ -490,12 +492,13 @@ pub const CATALOGUE: &[Described] = &[
         "crash-while-asking",
     )
     .preset(),
+    // Named after the stop reason.
     e(
         ACP,
-        "refusal",
+        stop_reasons::REFUSAL,
         "",
         "preset: the turn ends with stopReason refusal",
-        "refusal",
+        stop_reasons::REFUSAL,
     )
     .preset(),
     e(

@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use super::catalogue::{names, Described, Site};
 use super::spec::{parse_as, Args, Typed, Words, Written};
+use crate::dialects::cursor_print::events::{event_type, subtype};
 use crate::dialects::Dialect;
 use crate::error::{Diagnostic, Origin};
 use crate::frames::{Chunking, Signal};
@@ -261,8 +262,8 @@ impl Preset {
                 stdout_until(after_user),
                 Fault::Insert {
                     lines: vec![
-                        r#"{"type":"connection","subtype":"reconnecting","session_id":"{session_id}","timestamp_ms":{timestamp_ms},"attempt":1}"#.into(),
-                        r#"{"type":"retry","subtype":"starting","session_id":"{session_id}","timestamp_ms":{timestamp_ms},"attempt":1,"is_resume":false}"#.into(),
+                        trouble(event_type::CONNECTION, subtype::RECONNECTING, ""),
+                        trouble(event_type::RETRY, subtype::STARTING, r#","is_resume":false"#),
                     ],
                     at: at(Anchor::End),
                 },
@@ -271,6 +272,15 @@ impl Preset {
             ],
         }
     }
+}
+
+/// A line of connection trouble (`connection`, `retry`) as the real CLI prints it, its
+/// first attempt, with `rest` (fields, each after a comma) at its end; `{session_id}`
+/// and `{timestamp_ms}` are filled in as it is written.
+fn trouble(kind: &str, sub: &str, rest: &str) -> String {
+    format!(
+        r#"{{"type":"{kind}","subtype":"{sub}","session_id":"{{session_id}}","timestamp_ms":{{timestamp_ms}},"attempt":1{rest}}}"#
+    )
 }
 
 /// The text of `noise` that gives none.
@@ -417,10 +427,12 @@ fn build(entry: &Described, args: &mut Args<'_>) -> Result<Vec<Fault>, Diagnosti
             at: placement(entry, args)?,
         },
         "drop" => Fault::Drop {
-            kind: args
-                .text("type")
-                .filter(|t| !t.is_empty())
-                .ok_or_else(|| args.err(column, "`drop` needs `type=...`, e.g. `drop:type=result`".into()))?,
+            kind: args.text("type").filter(|t| !t.is_empty()).ok_or_else(|| {
+                args.err(
+                    column,
+                    format!("`drop` needs `type=...`, e.g. `drop:type={}`", event_type::RESULT),
+                )
+            })?,
         },
         "duplicate" => Fault::Duplicate {
             at: placement(entry, args)?,
@@ -508,12 +520,15 @@ mod tests {
             }]
         );
         assert_eq!(
-            ok(r#"stderr:text="a, b; \"c\"",at=result ; exit:code=2"#),
+            ok(&format!(
+                r#"stderr:text="a, b; \"c\"",at={} ; exit:code=2"#,
+                event_type::RESULT
+            )),
             vec![
                 Fault::Stderr {
                     text: "a, b; \"c\"".into(),
                     at: Placement {
-                        anchor: Anchor::At("result".into()),
+                        anchor: Anchor::At(event_type::RESULT.into()),
                         byte: None
                     }
                 },
@@ -540,7 +555,8 @@ mod tests {
         assert!(
             err("eof:after=x").contains("1:5: invalid data: `after=x`: after is a number of stdout lines")
         );
-        assert!(err("eof:after=1,at=result").contains("give `after=N` or `at=TYPE`, not both"));
+        assert!(err(&format!("eof:after=1,at={}", event_type::RESULT))
+            .contains("give `after=N` or `at=TYPE`, not both"));
         assert!(err("noise:byte=3").contains("`noise` does not take `byte`"));
         assert!(err("exit").contains("`exit` needs `code=...`"));
         assert!(err("signal:name=BOOM").contains("`BOOM` is not a signal"));

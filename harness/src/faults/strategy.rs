@@ -8,6 +8,7 @@ use std::fmt::Display;
 use proptest::prelude::*;
 
 use super::{Anchor, Fault, Placement, Preset};
+use crate::dialects::cursor_print::events::event_type;
 use crate::frames::{Chunking, Signal};
 
 /// One item of a fault list as a strategy draws it: its text in the grammar, and the
@@ -94,7 +95,13 @@ pub fn print() -> impl Strategy<Value = Drawn<Fault>> {
     let anchor = prop_oneof![
         Just(Anchor::After(0)),
         (1usize..12).prop_map(Anchor::After),
-        prop::sample::select(vec!["assistant", "tool_call", "result", "end"]).prop_map(|at| match at {
+        prop::sample::select(vec![
+            event_type::ASSISTANT,
+            event_type::TOOL_CALL,
+            event_type::RESULT,
+            "end"
+        ])
+        .prop_map(|at| match at {
             "end" => Anchor::End,
             at => Anchor::At(at.to_owned()),
         }),
@@ -140,9 +147,9 @@ fn unplaced() -> Vec<Drawn<Fault>> {
         Drawn::many(name, faults)
     };
     vec![
-        drop("result"),
-        drop("tool_call"),
-        drop("assistant"),
+        drop(event_type::RESULT),
+        drop(event_type::TOOL_CALL),
+        drop(event_type::ASSISTANT),
         Drawn::one("exit:code=1", Fault::Exit { code: 1 }),
         Drawn::one("exit:code=0", Fault::Exit { code: 0 }),
         Drawn::one("reorder", Fault::Reorder),

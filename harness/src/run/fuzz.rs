@@ -342,17 +342,20 @@ mod tests {
 
     #[test]
     fn the_replay_command_names_the_cassette_and_the_faults_quoted() {
+        let prompt = crate::dialects::cursor_acp::wire::methods::SESSION_PROMPT;
         let failure = FuzzFailure {
             cassette: PathBuf::from("fuzz-failures/fuzz-acp-3.cassette"),
             dialect: Dialect::CursorAcp,
-            faults: "error:method=session/prompt;stderr:text=\"it's\"".to_owned(),
+            faults: format!("error:method={prompt};stderr:text=\"it's\""),
             broken: Vec::new(),
             lines: 7,
         };
         assert_eq!(
             failure.replay_command("python3 my bot.py"),
-            "mock-agent test --acp --no-default --cassettes fuzz-failures/fuzz-acp-3.cassette \
-             --fault 'error:method=session/prompt;stderr:text=\"it'\\''s\"' --consumer 'python3 my bot.py'"
+            format!(
+                "mock-agent test --acp --no-default --cassettes fuzz-failures/fuzz-acp-3.cassette \
+                 --fault 'error:method={prompt};stderr:text=\"it'\\''s\"' --consumer 'python3 my bot.py'"
+            )
         );
         let clean = FuzzFailure {
             dialect: Dialect::CursorPrint,

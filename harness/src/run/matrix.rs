@@ -7,6 +7,8 @@
 
 use std::path::PathBuf;
 
+use crate::dialects::cursor_acp::wire::{methods, stop_reasons, updates};
+use crate::dialects::cursor_print::events::event_type;
 use crate::dialects::cursor_print::expect::{expectation_of, segments_of, Expectation};
 use crate::dialects::cursor_print::render::RenderOptions;
 use crate::dialects::Dialect;
@@ -178,47 +180,54 @@ impl Case {
 /// `authenticate-hangs` preset is left out: whether a correct client fails on it
 /// depends on whether it authenticates at all.)
 pub fn acp_faults() -> Vec<(String, String)> {
-    let faults: &[(&str, &str)] = &[
-        ("clean", ""),
-        ("crash@initialize", "crash-on-initialize"),
-        ("late@initialize", "late:method=initialize,ms=300"),
-        ("auth-required", "auth-required"),
-        ("session-services-failed", "session-services-failed"),
-        ("early-update@session-new", "early-update"),
+    let (initialize, prompt) = (methods::INITIALIZE, methods::SESSION_PROMPT);
+    let (chunk, tool_call) = (updates::AGENT_MESSAGE_CHUNK, updates::TOOL_CALL);
+    let (refusal, tool_updates) = (stop_reasons::REFUSAL, updates::TOOL_CALL_UPDATE);
+    let faults: Vec<(&str, String)> = vec![
+        ("clean", String::new()),
+        ("crash@initialize", "crash-on-initialize".into()),
+        ("late@initialize", format!("late:method={initialize},ms=300")),
+        ("auth-required", "auth-required".into()),
+        ("session-services-failed", "session-services-failed".into()),
+        ("early-update@session-new", "early-update".into()),
         (
             "crash@mid-turn",
-            "crash:at=agent_message_chunk,text=\"Error: lost the model connection\"",
+            format!("crash:at={chunk},text=\"Error: lost the model connection\""),
         ),
-        ("signal-kill@mid-turn", "crash:at=tool_call,signal=KILL"),
-        ("eof@mid-line", "eof:at=agent_message_chunk,byte=20"),
-        ("malformed@mid-turn", "malformed:at=tool_call"),
-        ("crash@asking", "crash-while-asking"),
+        (
+            "signal-kill@mid-turn",
+            format!("crash:at={tool_call},signal=KILL"),
+        ),
+        ("eof@mid-line", format!("eof:at={chunk},byte=20")),
+        ("malformed@mid-turn", format!("malformed:at={tool_call}")),
+        ("crash@asking", "crash-while-asking".into()),
         (
             "error@prompt",
-            "error:method=session/prompt,code=-32603,message=\"Internal error\"",
+            format!("error:method={prompt},code=-32603,message=\"Internal error\""),
         ),
-        ("no-response@prompt", "no-response:method=session/prompt"),
-        ("late@prompt", "late:method=session/prompt,ms=500"),
-        ("refusal", "refusal"),
-        ("max-tokens", "max-tokens"),
+        ("no-response@prompt", format!("no-response:method={prompt}")),
+        ("late@prompt", format!("late:method={prompt},ms=500")),
+        // The preset is named after the stop reason.
+        (refusal, refusal.into()),
+        ("max-tokens", "max-tokens".into()),
         (
             "stderr@after-turn",
-            "stderr:text=\"warning: slow network\",after=30",
+            "stderr:text=\"warning: slow network\",after=30".into(),
         ),
-        ("stderr-flood", "stderr-flood:bytes=1048576"),
-        ("unknown-update", "unknown-update:at=tool_call"),
-        ("unknown-field", "unknown-field"),
-        ("duplicate@tool-call", "duplicate:at=tool_call"),
-        ("drop-tool-updates", "drop:kind=tool_call_update"),
-        ("reorder", "reorder"),
-        ("huge-1m", "huge:bytes=1048577,at=agent_message_chunk"),
-        ("chunk-7", "chunk:size=7"),
-        ("chunk-random", "chunk:random"),
-        ("coalesce", "coalesce"),
+        ("stderr-flood", "stderr-flood:bytes=1048576".into()),
+        ("unknown-update", format!("unknown-update:at={tool_call}")),
+        ("unknown-field", "unknown-field".into()),
+        ("duplicate@tool-call", format!("duplicate:at={tool_call}")),
+        ("drop-tool-updates", format!("drop:kind={tool_updates}")),
+        ("reorder", "reorder".into()),
+        ("huge-1m", format!("huge:bytes=1048577,at={chunk}")),
+        ("chunk-7", "chunk:size=7".into()),
+        ("chunk-random", "chunk:random".into()),
+        ("coalesce", "coalesce".into()),
     ];
     faults
-        .iter()
-        .map(|(l, s)| ((*l).to_owned(), (*s).to_owned()))
+        .into_iter()
+        .map(|(label, spec)| (label.to_owned(), spec))
         .collect()
 }
 
@@ -244,37 +253,38 @@ pub fn standard_faults() -> Vec<(String, String)> {
         faults.push((format!("noise@{place}"), format!("noise:{spec}")));
         faults.push((format!("malformed@{place}"), format!("malformed:{spec}")));
     }
-    let more: &[(&str, &str)] = &[
-        ("stall@at-result", "stall:at=result"),
-        ("stall-2s@mid-line", "stall:ms=2000,after=3,byte=10"),
+    let (result, tool_call) = (event_type::RESULT, event_type::TOOL_CALL);
+    let more: Vec<(&str, String)> = vec![
+        ("stall@at-result", format!("stall:at={result}")),
+        ("stall-2s@mid-line", "stall:ms=2000,after=3,byte=10".into()),
         (
             "close-stdout@mid-stream",
-            "close-stdout:after=3;stall:ms=2000,after=3",
+            "close-stdout:after=3;stall:ms=2000,after=3".into(),
         ),
-        ("stderr-flood", "stderr-flood:bytes=1048576"),
-        ("stderr-message", "stderr:text=\"warning: slow network\""),
-        ("exit-1@after-success", "exit:code=1"),
-        ("drop-result", "drop:type=result"),
-        ("duplicate@tool-call", "duplicate:at=tool_call"),
-        ("duplicate@result", "duplicate:at=result"),
-        ("reorder", "reorder"),
-        ("unknown-event", "unknown-event:after=3"),
-        ("unknown-field", "unknown-field"),
-        ("chunk-7", "chunk:size=7"),
-        ("chunk-random", "chunk:random"),
-        ("coalesce", "coalesce"),
-        ("huge-64k", "huge:bytes=70000"),
-        ("huge-1m", "huge:bytes=1048577"),
-        ("crlf", "crlf"),
-        ("invalid-utf8", "invalid-utf8"),
-        ("auth-required", "auth-required"),
-        ("trust-required", "trust-required"),
-        ("quota", "quota"),
-        ("unknown-model", "unknown-model"),
-        ("session-in-use", "session-in-use"),
-        ("connection-lost", "connection-lost"),
+        ("stderr-flood", "stderr-flood:bytes=1048576".into()),
+        ("stderr-message", "stderr:text=\"warning: slow network\"".into()),
+        ("exit-1@after-success", "exit:code=1".into()),
+        ("drop-result", format!("drop:type={result}")),
+        ("duplicate@tool-call", format!("duplicate:at={tool_call}")),
+        ("duplicate@result", format!("duplicate:at={result}")),
+        ("reorder", "reorder".into()),
+        ("unknown-event", "unknown-event:after=3".into()),
+        ("unknown-field", "unknown-field".into()),
+        ("chunk-7", "chunk:size=7".into()),
+        ("chunk-random", "chunk:random".into()),
+        ("coalesce", "coalesce".into()),
+        ("huge-64k", "huge:bytes=70000".into()),
+        ("huge-1m", "huge:bytes=1048577".into()),
+        ("crlf", "crlf".into()),
+        ("invalid-utf8", "invalid-utf8".into()),
+        ("auth-required", "auth-required".into()),
+        ("trust-required", "trust-required".into()),
+        ("quota", "quota".into()),
+        ("unknown-model", "unknown-model".into()),
+        ("session-in-use", "session-in-use".into()),
+        ("connection-lost", "connection-lost".into()),
     ];
-    faults.extend(more.iter().map(|(l, s)| ((*l).to_owned(), (*s).to_owned())));
+    faults.extend(more.into_iter().map(|(label, spec)| (label.to_owned(), spec)));
     faults
 }
 

@@ -12,6 +12,7 @@ use std::sync::mpsc::Receiver;
 use std::time::Duration;
 
 use harness::cassette::{Header, Invocation, Writer, MAX_LINE_BYTES};
+use harness::dialects::cursor_acp::wire::methods;
 use harness::dialects::cursor_print::events::Extra;
 use harness::frames::{Ending, Exit, Frame, Line, Stream};
 
@@ -291,7 +292,9 @@ pub(super) fn is_acp(argv: &[String]) -> bool {
 /// what is not understood is not kept. A line that does not spell `authenticate`
 /// (not even with JSON escapes) is kept as it is.
 fn credentials_out(line: &[u8]) -> Option<Vec<u8>> {
-    if memchr::memmem::find(line, b"authenticate").is_none() && memchr::memmem::find(line, b"\\u").is_none() {
+    if memchr::memmem::find(line, methods::AUTHENTICATE.as_bytes()).is_none()
+        && memchr::memmem::find(line, b"\\u").is_none()
+    {
         return None;
     }
     let whole = || Some(super::MARKER.as_bytes().to_vec());
@@ -302,9 +305,7 @@ fn credentials_out(line: &[u8]) -> Option<Vec<u8>> {
     let Ok(mut value) = serde_json::from_slice::<serde_json::Value>(line) else {
         return whole();
     };
-    if value.get("method").and_then(serde_json::Value::as_str)
-        != Some(harness::dialects::cursor_acp::methods::AUTHENTICATE)
-    {
+    if value.get("method").and_then(serde_json::Value::as_str) != Some(methods::AUTHENTICATE) {
         return None;
     }
     fn blank(value: &mut serde_json::Value) {

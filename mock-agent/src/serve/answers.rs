@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use tokio::io::AsyncWrite;
 
-use harness::dialects::cursor_acp::{rpc, CANCEL_WAIT};
+use harness::dialects::cursor_acp::{rpc, wire, CANCEL_WAIT};
 use harness::frames::Exit;
 use harness::journal;
 
@@ -43,7 +43,10 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
                     let params =
                         json!({"requestId": serde_json::from_str::<Value>(id).unwrap_or(Value::Null)});
                     // A crash placed on this message ends the process all the same.
-                    if let Some(exit) = self.send(rpc::notification("$/cancel_request", &params)).await? {
+                    if let Some(exit) = self
+                        .send(rpc::notification(wire::methods::CANCEL_REQUEST, &params))
+                        .await?
+                    {
                         return Ok(Some(Interrupted::Ended(exit)));
                     }
                     return Ok(Some(Interrupted::Cancelled));
@@ -129,7 +132,7 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
                 live.method, live.id
             ));
         }
-        let line = rpc::response(&live.id, &json!({"stopReason": "cancelled"}));
+        let line = rpc::response(&live.id, &wire::stop(wire::stop_reasons::CANCELLED));
         self.send(line).await
     }
 }

@@ -5,7 +5,8 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 
 use harness::dialects::cursor_acp::faults::Injector;
-use harness::dialects::cursor_acp::rpc::Message;
+use harness::dialects::cursor_acp::rpc::{self, Message};
+use harness::dialects::cursor_acp::wire::methods;
 use harness::dialects::cursor_acp::{Conversation, Reply, Step, Steps};
 use harness::frames::{Delivery, Ending, Exit, Frame, FrameResult, Line};
 use harness::timing::{Clock, Timing};
@@ -182,7 +183,7 @@ async fn replied(
     let (client, inbox) = mpsc::unbounded_channel();
     tokio::spawn(async move {
         tokio::time::sleep(Duration::from_millis(request)).await;
-        let line = br#"{"jsonrpc":"2.0","id":1,"method":"session/new","params":{}}"#.to_vec();
+        let line = rpc::request(1, methods::SESSION_NEW, &serde_json::json!({}));
         let _ = client.send(Incoming::Line(line));
         tokio::time::sleep(Duration::from_secs(3600)).await;
         let _ = client.send(Incoming::Eof);

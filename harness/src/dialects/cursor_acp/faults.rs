@@ -11,6 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::rpc::{self, Kind, Message};
+use super::wire::{self, stop_reasons, updates};
 use super::{methods, Step, Steps};
 use crate::dialects::Dialect;
 pub use crate::faults::acp::{parse, AcpFault, Place, FROM_ENV, STOP_REASONS};
@@ -179,13 +180,14 @@ impl Injector {
                 AcpFault::StopReason { reason } if method == methods::SESSION_PROMPT => {
                     let acted = Arc::clone(self.acted[index].get_or_insert_with(Arc::default));
                     let (id, reason) = (id.to_owned(), reason.clone());
+                    let end_turn = format!("\"{}\"", stop_reasons::END_TURN);
                     steps = Steps::new(steps.map(move |step| {
                         let mut step = step?;
                         if let Step::Send { line, .. } = &mut step {
                             let ends_turn = responds_with(line, &id)
-                                .is_some_and(|m| m.result.is_some_and(|r| r.get().contains("\"end_turn\"")));
+                                .is_some_and(|m| m.result.is_some_and(|r| r.get().contains(&end_turn)));
                             if ends_turn {
-                                *line = rpc::response(&id, &serde_json::json!({"stopReason": reason}));
+                                *line = rpc::response(&id, &wire::stop(&reason));
                                 acted.store(true, Ordering::Relaxed);
                             }
                         }
@@ -320,11 +322,11 @@ impl Injector {
                 AcpFault::Duplicate { .. } => copies = 2,
                 AcpFault::UnknownUpdate { .. } => before.push(super::tell::update_line(
                     &session,
-                    &serde_json::json!({"sessionUpdate": "mock_agent_unknown_update", "content": {"type": "text", "text": "an update no client knows"}}),
+                    &wire::text_chunk("mock_agent_unknown_update", "an update no client knows"),
                 )),
                 AcpFault::Huge { bytes, .. } => before.push(super::tell::update_line(
                     &session,
-                    &serde_json::json!({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "x".repeat(*bytes)}}),
+                    &wire::text_chunk(updates::AGENT_MESSAGE_CHUNK, &"x".repeat(*bytes)),
                 )),
                 _ => {}
             }
@@ -385,11 +387,11 @@ fn with_unknown_field(line: &[u8]) -> Vec<u8> {
 /// The update kinds of a turn that the faults [`strategy`] draws are placed at, or drop.
 #[cfg(feature = "generate")]
 const UPDATES: &[&str] = &[
-    "agent_message_chunk",
-    "agent_thought_chunk",
-    "tool_call",
-    "tool_call_update",
-    "plan",
+    updates::AGENT_MESSAGE_CHUNK,
+    updates::AGENT_THOUGHT_CHUNK,
+    updates::TOOL_CALL,
+    updates::TOOL_CALL_UPDATE,
+    updates::PLAN,
 ];
 
 /// Server mode's faults as proptest draws them, typed, in the placements that matter:
@@ -404,8 +406,8 @@ pub fn strategy() -> impl proptest::strategy::Strategy<Value = Drawn<AcpFault>> 
             [
                 UPDATES,
                 &[
-                    "current_mode_update",
-                    "available_commands_update",
+                    updates::CURRENT_MODE_UPDATE,
+                    updates::AVAILABLE_COMMANDS_UPDATE,
                     methods::REQUEST_PERMISSION
                 ]
             ]
@@ -494,12 +496,14 @@ pub fn strategy() -> impl proptest::strategy::Strategy<Value = Drawn<AcpFault>> 
                 reason: reason.to_owned()
             }
         )),
-        prop::sample::select([UPDATES, &["available_commands_update"]].concat()).prop_map(|kind| Drawn::one(
-            format!("drop:kind={kind}"),
-            AcpFault::Drop {
-                kind: kind.to_owned()
-            }
-        )),
+        prop::sample::select([UPDATES, &[updates::AVAILABLE_COMMANDS_UPDATE]].concat()).prop_map(|kind| {
+            Drawn::one(
+                format!("drop:kind={kind}"),
+                AcpFault::Drop {
+                    kind: kind.to_owned(),
+                },
+            )
+        }),
         prop::sample::select(unplaced()),
     ]
 }
@@ -523,7 +527,7 @@ fn unplaced() -> Vec<Drawn<AcpFault>> {
         preset("session-services-failed"),
         preset("crash-on-initialize"),
         preset("crash-while-asking"),
-        preset("refusal"),
+        preset(stop_reasons::REFUSAL),
         preset("max-tokens"),
     ]
 }
