@@ -48,7 +48,7 @@ pub const IO_ERROR: i32 = 74;
 
 /// Every code with its name and meaning, for `--help` texts and documentation tests.
 pub const ALL: &[(i32, &str, &str)] = &[
-    (OK, "OK", "success"),
+    (OK, "OK", "the run succeeded"),
     (
         AGENT_ERROR,
         "AGENT_ERROR",

@@ -148,19 +148,28 @@ pub(crate) fn sniff_type(line: &[u8]) -> Option<&[u8]> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dialects::cursor_print::events::{event_type, tool_key};
+    use crate::dialects::cursor_print::events::{event_type, role, tool_key};
 
     #[test]
     fn peeks_fields_of_any_shape() {
-        let line = br#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"a\"b"},{"type":"image"},{"type":"text","text":"c"}]},"session_id":"s1","timestamp_ms":17}"#;
-        let peek = Peek::parse(line).expect("object");
+        let line = format!(
+            r#"{{"type":"{}","message":{{"role":"{}","content":[{{"type":"text","text":"a\"b"}},{{"type":"image"}},{{"type":"text","text":"c"}}]}},"session_id":"s1","timestamp_ms":17}}"#,
+            event_type::ASSISTANT,
+            role::ASSISTANT
+        );
+        let peek = Peek::parse(line.as_bytes()).expect("object");
         assert!(peek.is_type(event_type::ASSISTANT));
         assert_eq!(peek.message_text().as_deref(), Some("a\"bc"));
         assert_eq!(peek.session_id().as_deref(), Some("s1"));
         assert_eq!(peek.timestamp_ms(), Some(17));
 
-        let odd = br#"{"type":7,"result":{"x":1},"tool_call":[1],"message":"m"}"#;
-        let peek = Peek::parse(odd).expect("object");
+        // `result` and `tool_call` are fields here, named as the event types are.
+        let odd = format!(
+            r#"{{"type":7,"{}":{{"x":1}},"{}":[1],"message":"m"}}"#,
+            event_type::RESULT,
+            event_type::TOOL_CALL
+        );
+        let peek = Peek::parse(odd.as_bytes()).expect("object");
         assert!(!peek.is_type(event_type::RESULT));
         assert_eq!(peek.result_text(), None);
         assert_eq!(peek.tool_key(), None);
@@ -172,8 +181,12 @@ mod tests {
 
     #[test]
     fn finds_the_tool_key_among_siblings() {
-        let line = br#"{"type":"tool_call","tool_call":{"hookAdditionalContexts":[],"shellToolCall":{"args":{}},"toolCallId":"x"}}"#;
-        let peek = Peek::parse(line).expect("object");
+        let line = format!(
+            r#"{{"type":"{0}","{0}":{{"hookAdditionalContexts":[],"{1}":{{"args":{{}}}},"toolCallId":"x"}}}}"#,
+            event_type::TOOL_CALL,
+            tool_key::SHELL
+        );
+        let peek = Peek::parse(line.as_bytes()).expect("object");
         assert_eq!(peek.tool_key().as_deref(), Some(tool_key::SHELL));
     }
 }

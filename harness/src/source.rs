@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::cassette::{self, Recording};
-use crate::dialects::cursor_print::events::{role, Event, Message, UserEvent};
+use crate::dialects::cursor_print::events::{event_type, role, Event, Message, UserEvent};
 use crate::error::CassetteError;
 use crate::frames::{Ending, Exit, Frame, Line};
 
@@ -132,7 +132,7 @@ pub fn default_session(prompt: &str) -> Vec<Frame> {
         .lines()
         .map(|line| {
             // Only the user event changes; the others are not parsed (startup time).
-            let bytes = if line.starts_with(r#"{"type":"user""#) {
+            let bytes = if crate::peek::sniff_type(line.as_bytes()) == Some(event_type::USER.as_bytes()) {
                 user_line(line, prompt)
             } else {
                 line.to_owned()
@@ -189,7 +189,11 @@ mod tests {
         assert_eq!(lines[0], seed[0]);
         assert_eq!(
             lines[1],
-            r#"{"type":"user","message":{"role":"user","content":[{"type":"text","text":"Say \"hi\""}]},"session_id":"c6b62c6f-7ead-4fd6-9922-e952131177ff"}"#
+            format!(
+                r#"{{"type":"{}","message":{{"role":"{}","content":[{{"type":"text","text":"Say \"hi\""}}]}},"session_id":"c6b62c6f-7ead-4fd6-9922-e952131177ff"}}"#,
+                event_type::USER,
+                role::USER
+            )
         );
         assert_eq!(lines[2..], seed[2..]);
     }

@@ -5,7 +5,7 @@
 //! The lines of such a replay are the file's bytes, except for deltas: a capture that
 //! was recorded with `--stream-partial-output` replays without its deltas when the flag
 //! is not given. So the copy looks, without parsing, for the only lines that could be
-//! deltas (one that holds `"assistant"` and `timestamp_ms`, or an escape that could
+//! deltas (one that holds `assistant` in quotes and `timestamp_ms`, or an escape that could
 //! spell it); when one is, the copy stops before it and the rest is read line by line
 //! ([`Copied::Stopped`]). The ending comes from the last line that is
 //! not blank, read as the line-by-line reader reads it: a successful `result` exits
@@ -142,8 +142,8 @@ impl Finders {
     }
 
     /// Whether a line may be an `assistant` delta: one with `timestamp_ms` and no
-    /// `model_call_id` (see [`crate::dialects::cursor_print::render::segments`]). A line without `"assistant"`
-    /// is none, nor one without `timestamp_ms` or an escape that could spell it, nor one whose last
+    /// `model_call_id` (see [`crate::dialects::cursor_print::render::segments`]). A line without `assistant` in
+    /// quotes is none, nor one without `timestamp_ms` or an escape that could spell it, nor one whose last
     /// members, in the compact shape, include `model_call_id`; any other line that
     /// holds `timestamp_ms` is parsed.
     fn may_be_delta(&self, line: &[u8]) -> bool {
@@ -151,7 +151,7 @@ impl Finders {
         self.assistant.find(line).is_some() && self.may_be_delta_assistant(line)
     }
 
-    /// [`Finders::may_be_delta`] of a line known to hold `"assistant"`.
+    /// [`Finders::may_be_delta`] of a line known to hold `assistant` in quotes.
     fn may_be_delta_assistant(&self, line: &[u8]) -> bool {
         let line = line.strip_suffix(b"\n").unwrap_or(line);
         if self.timestamp.find(line).is_none() && self.escape.find(line).is_none() {
@@ -214,7 +214,7 @@ impl<W: Write> Copy<'_, W> {
     }
 
     /// The offset in `lines` (whole lines) of the first that may be a delta. Only the
-    /// lines that hold `"assistant"` are looked at: an event's type is compared as
+    /// lines that hold `assistant` in quotes are looked at: an event's type is compared as
     /// written ([`Peek::is_type`]), so an `assistant` event holds those bytes.
     fn first_delta(&self, lines: &[u8]) -> Option<usize> {
         let mut checked_to = 0;
@@ -411,6 +411,7 @@ fn last_line(file: &File, len: u64) -> io::Result<Option<(u64, Vec<u8>)>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dialects::cursor_print::events::role;
 
     #[test]
     fn last_keys_are_read_back_to_the_first_that_is_not_simple() {
@@ -420,9 +421,10 @@ mod tests {
                 .collect::<Vec<_>>()
         };
         assert_eq!(
-            keys(
-                r#"{"type":"assistant","message":{"a":1},"session_id":"s","model_call_id":"m-1","timestamp_ms":17}"#
-            ),
+            keys(&format!(
+                r#"{{"type":"{}","message":{{"a":1}},"session_id":"s","model_call_id":"m-1","timestamp_ms":17}}"#,
+                event_type::ASSISTANT
+            )),
             [field::TIMESTAMP_MS, field::MODEL_CALL_ID, field::SESSION_ID]
         );
         assert_eq!(keys(r#"{"a":"x","b":-1.5e3}"#), ["b", "a"]);
@@ -436,13 +438,21 @@ mod tests {
     #[test]
     fn only_delta_shaped_assistant_lines_may_be_deltas() {
         let finders = Finders::new();
-        let delta = br#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"hi "}]},"session_id":"s","timestamp_ms":7}"#;
-        let closing = br#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"hi "}]},"session_id":"s","model_call_id":"m","timestamp_ms":7}"#;
-        let whole = br#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"hi "}]},"session_id":"s"}"#;
-        let escaped = br#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"hi "}]},"session_id":"s","timestamp\u005fms":7}"#;
-        assert!(finders.may_be_delta(delta));
-        assert!(finders.may_be_delta(escaped));
-        assert!(!finders.may_be_delta(closing));
-        assert!(!finders.may_be_delta(whole));
+        // An `assistant` line with the text `hi `, then `tail` after `session_id`.
+        let assistant = |tail: &str| {
+            format!(
+                r#"{{"type":"{}","message":{{"role":"{}","content":[{{"type":"text","text":"hi "}}]}},"session_id":"s"{tail}}}"#,
+                event_type::ASSISTANT,
+                role::ASSISTANT
+            )
+        };
+        let delta = assistant(r#","timestamp_ms":7"#);
+        let closing = assistant(r#","model_call_id":"m","timestamp_ms":7"#);
+        let whole = assistant("");
+        let escaped = assistant(r#","timestamp\u005fms":7"#);
+        assert!(finders.may_be_delta(delta.as_bytes()));
+        assert!(finders.may_be_delta(escaped.as_bytes()));
+        assert!(!finders.may_be_delta(closing.as_bytes()));
+        assert!(!finders.may_be_delta(whole.as_bytes()));
     }
 }

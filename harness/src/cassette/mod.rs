@@ -4,7 +4,7 @@
 //!
 //! ```text
 //! {"mock_agent_cassette":1,"invocation":{"argv":["-p","--output-format","stream-json","hi"],"prompt":"hi","output_format":"stream-json","cwd":"/work","cli_version":"2026.10.01-e373342"}}
-//! {"t":0,"out":{"type":"system","subtype":"init","session_id":"5d0c"}}
+//! {"t":0,"out":{…the first event, an object, as the agent printed it…}}
 //! {"t":412.5,"out":"[debug] a line that is not an event"}
 //! {"t":950,"err":"RetriableError: [unavailable] upstream"}
 //! {"t":951,"exit":1}

@@ -3,6 +3,8 @@
 
 use std::fmt;
 
+use crate::dialects::cursor_print::events::event_type;
+
 /// How many findings of each rule a report keeps unless told otherwise.
 pub const SHOWN_PER_RULE: usize = 5;
 
@@ -163,7 +165,8 @@ impl Rule {
             Rule::ToolCallPairs => "tool-call-pairs",
             Rule::OneResult => "one-result",
             Rule::ResultLast => "result-last",
-            Rule::Result => "result",
+            // Named after the event it asks for: the id is that event type's name.
+            Rule::Result => event_type::RESULT,
             Rule::OneSession => "one-session",
             Rule::ResultText => "result-text",
             Rule::Fields => "fields",
@@ -428,7 +431,7 @@ mod tests {
         for line in 1..=5 {
             tally.add(Severity::Warning, line, Rule::NotJson, || format!("noise {line}"));
         }
-        tally.add(Severity::Error, 3, Rule::OneUser, || "user".into());
+        tally.add(Severity::Error, 3, Rule::OneUser, || "two users".into());
         tally.add(Severity::Error, 0, Rule::ToolCallPairs, || "open a".into());
         tally.add(Severity::Warning, 0, Rule::ToolCallPairs, || "open b".into());
         tally.add(Severity::Error, 0, Rule::ToolCallPairs, || "open c".into());
@@ -444,7 +447,7 @@ mod tests {
             [
                 (1, "noise 1"),
                 (2, "noise 2"),
-                (3, "user"),
+                (3, "two users"),
                 (0, "open a"),
                 (0, "open b")
             ]

@@ -86,10 +86,11 @@ use serde_with::skip_serializing_none;
 /// Unknown fields of an object, in their original order.
 pub type Extra = Map<String, Value>;
 
-/// Declares structs of the wire model: each writes no optional field it does not
-/// have, and keeps the fields this version does not know, in their order, in `extra`.
+/// Declares structs of the wire model: every field public (written without `pub`);
+/// each writes no optional field it does not have, and keeps the fields this version
+/// does not know, in their order, in `extra`.
 macro_rules! wire_structs {
-    ($($(#[$meta:meta])* pub struct $name:ident { $($(#[$field_meta:meta])* pub $field:ident: $ty:ty,)* })*) => {
+    ($($(#[$meta:meta])* pub struct $name:ident { $($(#[$field_meta:meta])* $field:ident: $ty:ty,)* })*) => {
         $(
             $(#[$meta])*
             #[skip_serializing_none]
@@ -104,21 +105,30 @@ macro_rules! wire_structs {
     };
 }
 
+/// Declares names of the wire: each a documented `&str` constant.
+macro_rules! wire_names {
+    ($($(#[$doc:meta])* $name:ident = $wire:expr;)*) => {
+        $($(#[$doc])* pub const $name: &str = $wire;)*
+    };
+}
+
 /// The values of `subtype` this version knows, and those the documentation lists by
 /// event type ([`DOCUMENTED`](subtype::DOCUMENTED)).
 pub mod subtype {
     use super::event_type;
 
-    /// `system`/`init`: the session settings.
-    pub const INIT: &str = "init";
-    /// `tool_call`/`started`.
-    pub const STARTED: &str = "started";
-    /// `tool_call`/`completed`, and the end of a `thinking` run.
-    pub const COMPLETED: &str = "completed";
-    /// `thinking`/`delta`.
-    pub const DELTA: &str = "delta";
-    /// `result`/`success`; also the key of a tool's successful result.
-    pub const SUCCESS: &str = "success";
+    wire_names! {
+        /// `system`/`init`: the session settings.
+        INIT = "init";
+        /// `tool_call`/`started`.
+        STARTED = "started";
+        /// `tool_call`/`completed`, and the end of a `thinking` run.
+        COMPLETED = "completed";
+        /// `thinking`/`delta`.
+        DELTA = "delta";
+        /// `result`/`success`; also the key of a tool's successful result.
+        SUCCESS = "success";
+    }
 
     /// The subtypes the documentation lists, by event type.
     pub const DOCUMENTED: &[(&str, &[&str])] = &[
@@ -128,10 +138,12 @@ pub mod subtype {
         (event_type::RESULT, &[SUCCESS]),
     ];
 
-    /// `connection`/`reconnecting`, seen, not documented.
-    pub const RECONNECTING: &str = "reconnecting";
-    /// `retry`/`starting`, seen, not documented.
-    pub const STARTING: &str = "starting";
+    wire_names! {
+        /// `connection`/`reconnecting`, seen, not documented.
+        RECONNECTING = "reconnecting";
+        /// `retry`/`starting`, seen, not documented.
+        STARTING = "starting";
+    }
 }
 
 /// The roles of a [`Message`].
@@ -144,18 +156,20 @@ pub mod role {
 
 /// The fields matched by name where a line is looked at without being parsed whole.
 pub mod field {
-    /// The event type ([`event_type`](super::event_type)); also a content block's kind.
-    pub const TYPE: &str = "type";
-    /// The event's subtype ([`subtype`](super::subtype)).
-    pub const SUBTYPE: &str = "subtype";
-    /// The session id, the same in every event of a run.
-    pub const SESSION_ID: &str = "session_id";
-    /// Milliseconds since the Unix epoch, on streamed lines.
-    pub const TIMESTAMP_MS: &str = "timestamp_ms";
-    /// The model call a line belongs to.
-    pub const MODEL_CALL_ID: &str = "model_call_id";
-    /// A tool call's id, beside the tool key and in its arguments.
-    pub const TOOL_CALL_ID: &str = "toolCallId";
+    wire_names! {
+        /// The event type ([`event_type`](super::event_type)); also a content block's kind.
+        TYPE = "type";
+        /// The event's subtype ([`subtype`](super::subtype)).
+        SUBTYPE = "subtype";
+        /// The session id, the same in every event of a run.
+        SESSION_ID = "session_id";
+        /// Milliseconds since the Unix epoch, on streamed lines.
+        TIMESTAMP_MS = "timestamp_ms";
+        /// The model call a line belongs to.
+        MODEL_CALL_ID = "model_call_id";
+        /// A tool call's id, beside the tool key and in its arguments.
+        TOOL_CALL_ID = "toolCallId";
+    }
 }
 
 /// The kinds of [`Content`] block.
@@ -291,27 +305,27 @@ wire_structs! {
     /// `extra` keeps the fields this version does not know (`tools`, `mcp_servers`, ...).
     pub struct System {
         /// `init` at the start of a session.
-        pub subtype: String,
+        subtype: String,
         /// `env`, `flag` or `login`.
         #[serde(rename = "apiKeySource")]
-        pub api_key_source: Option<String>,
+        api_key_source: Option<String>,
         /// The absolute working directory.
-        pub cwd: Option<String>,
+        cwd: Option<String>,
         /// The session id, the same in every event of a run.
-        pub session_id: Option<String>,
+        session_id: Option<String>,
         /// The model's display name ("Auto", "Claude 4.5 Sonnet").
-        pub model: Option<String>,
+        model: Option<String>,
         /// `default`, or `bypassPermissions` with `--force`.
         #[serde(rename = "permissionMode")]
-        pub permission_mode: Option<String>,
+        permission_mode: Option<String>,
     }
 
     /// A chat message: a role and a list of content blocks.
     pub struct Message {
         /// `user` or `assistant`.
-        pub role: String,
+        role: String,
         /// The content blocks; text is in blocks of type `text`.
-        pub content: Vec<Content>,
+        content: Vec<Content>,
     }
 }
 
@@ -336,9 +350,9 @@ wire_structs! {
     pub struct Content {
         /// `text` for text blocks.
         #[serde(rename = "type")]
-        pub kind: String,
+        kind: String,
         /// The text of a `text` block.
-        pub text: Option<String>,
+        text: Option<String>,
     }
 }
 
@@ -357,51 +371,51 @@ wire_structs! {
     /// `{"type":"user"}`: the prompt as the agent received it.
     pub struct UserEvent {
         /// The message, role `user`.
-        pub message: Message,
+        message: Message,
         /// The session id.
-        pub session_id: String,
+        session_id: String,
     }
 
     /// `{"type":"assistant"}`: a whole message segment, or a delta of one.
     pub struct AssistantEvent {
         /// The message, role `assistant`.
-        pub message: Message,
+        message: Message,
         /// The session id.
-        pub session_id: String,
+        session_id: String,
         /// `<request uuid>-<n>-<4 chars>`; on the line that closes a segment before a
         /// tool call. Written before `timestamp_ms`, as the real CLI writes it.
-        pub model_call_id: Option<String>,
+        model_call_id: Option<String>,
         /// Milliseconds since the Unix epoch; on streamed lines and on the line that
         /// closes a segment before a tool call.
-        pub timestamp_ms: Option<u64>,
+        timestamp_ms: Option<u64>,
     }
 
     /// `{"type":"thinking"}`: `delta` with `text`, then `completed`.
     pub struct ThinkingEvent {
         /// `delta` or `completed`.
-        pub subtype: String,
+        subtype: String,
         /// The reasoning text of a delta.
-        pub text: Option<String>,
+        text: Option<String>,
         /// The session id.
-        pub session_id: String,
+        session_id: String,
         /// Milliseconds since the Unix epoch.
-        pub timestamp_ms: Option<u64>,
+        timestamp_ms: Option<u64>,
     }
 
     /// `{"type":"tool_call"}`: a tool call `started` or `completed`.
     pub struct ToolCallEvent {
         /// `started` or `completed`.
-        pub subtype: String,
+        subtype: String,
         /// Correlates `started` and `completed`. May contain a newline.
-        pub call_id: String,
+        call_id: String,
         /// What the tool is and, once completed, its result.
-        pub tool_call: ToolCall,
+        tool_call: ToolCall,
         /// The session id.
-        pub session_id: String,
+        session_id: String,
         /// Shared by tool calls that run in parallel.
-        pub model_call_id: Option<String>,
+        model_call_id: Option<String>,
         /// Milliseconds since the Unix epoch.
-        pub timestamp_ms: Option<u64>,
+        timestamp_ms: Option<u64>,
     }
 }
 
@@ -577,34 +591,34 @@ wire_structs! {
     pub struct ToolError {
         /// What went wrong.
         #[serde(rename = "errorMessage")]
-        pub error_message: String,
+        error_message: String,
     }
 
     /// Arguments of `readToolCall`.
     pub struct ReadArgs {
         /// The file to read.
-        pub path: String,
+        path: String,
     }
 
     /// Arguments of `writeToolCall`.
     pub struct WriteArgs {
         /// The file to create.
-        pub path: String,
+        path: String,
         /// Its contents.
         #[serde(rename = "fileText")]
-        pub file_text: String,
+        file_text: String,
         /// The tool call id.
         #[serde(rename = "toolCallId")]
-        pub tool_call_id: Option<String>,
+        tool_call_id: Option<String>,
     }
 
     /// Arguments of `editToolCall`.
     pub struct EditArgs {
         /// The file to edit.
-        pub path: String,
+        path: String,
         /// The streamed new content.
         #[serde(rename = "streamContent")]
-        pub stream_content: Option<String>,
+        stream_content: Option<String>,
     }
 
     /// Arguments of `shellToolCall`.
@@ -612,37 +626,37 @@ wire_structs! {
     /// `extra` keeps the fields this version does not know (`requestedSandboxPolicy`, ...).
     pub struct ShellArgs {
         /// The command line.
-        pub command: String,
+        command: String,
         /// Where it runs.
         #[serde(rename = "workingDirectory")]
-        pub working_directory: Option<String>,
+        working_directory: Option<String>,
         /// Timeout in milliseconds.
-        pub timeout: Option<u64>,
+        timeout: Option<u64>,
         /// The tool call id.
         #[serde(rename = "toolCallId")]
-        pub tool_call_id: Option<String>,
+        tool_call_id: Option<String>,
         /// The programs the command line runs (`["cargo"]`).
         #[serde(rename = "simpleCommands")]
-        pub simple_commands: Option<Vec<String>>,
+        simple_commands: Option<Vec<String>>,
         /// How the CLI parsed the command line (`{parsingFailed, executableCommands}`),
         /// kept as JSON.
         #[serde(rename = "parsingResult")]
-        pub parsing_result: Option<Value>,
+        parsing_result: Option<Value>,
         /// Whether it runs in the background.
         #[serde(rename = "isBackground")]
-        pub is_background: Option<bool>,
+        is_background: Option<bool>,
         /// What the agent says the command is for.
-        pub description: Option<String>,
+        description: Option<String>,
     }
 
     /// Arguments of `globToolCall`.
     pub struct GlobArgs {
         /// The pattern.
         #[serde(rename = "globPattern")]
-        pub glob_pattern: String,
+        glob_pattern: String,
         /// Where to search.
         #[serde(rename = "targetDirectory")]
-        pub target_directory: Option<String>,
+        target_directory: Option<String>,
     }
 
     /// Arguments of `grepToolCall`.
@@ -650,31 +664,31 @@ wire_structs! {
     /// `extra` keeps `caseInsensitive`, `multiline`, `offset` and fields this version does not know.
     pub struct GrepArgs {
         /// The regular expression.
-        pub pattern: String,
+        pattern: String,
         /// Where to search.
-        pub path: Option<String>,
+        path: Option<String>,
     }
 
     /// Arguments of `lsToolCall`.
     pub struct LsArgs {
         /// The directory.
-        pub path: String,
+        path: String,
         /// Patterns left out of the listing.
-        pub ignore: Option<Vec<String>>,
+        ignore: Option<Vec<String>>,
     }
 
     /// Arguments that are just a path (`deleteToolCall`).
     pub struct PathArgs {
         /// The file.
-        pub path: String,
+        path: String,
     }
 
     /// Arguments of `updateTodosToolCall`.
     pub struct UpdateTodosArgs {
         /// The todo items (`{id, content, status: "TODO_STATUS_PENDING", ...}`).
-        pub todos: Vec<Value>,
+        todos: Vec<Value>,
         /// Whether they merge into the existing list.
-        pub merge: Option<bool>,
+        merge: Option<bool>,
     }
 
     /// Arguments of `mcpToolCall`.
@@ -682,90 +696,90 @@ wire_structs! {
     /// `extra` keeps `serverIdentifier`, `providerIdentifier`, `args` and fields this version does not know.
     pub struct McpArgs {
         /// The qualified tool name.
-        pub name: Option<String>,
+        name: Option<String>,
         /// The tool's own name on its server.
         #[serde(rename = "toolName")]
-        pub tool_name: Option<String>,
+        tool_name: Option<String>,
     }
 
     /// The documented generic tool shape: `{"function":{"name":...,"arguments":...}}`.
     pub struct FunctionCall {
         /// The tool's name.
-        pub name: String,
+        name: String,
         /// Its arguments, usually a JSON string.
-        pub arguments: Option<Value>,
+        arguments: Option<Value>,
         /// The result, where one is given.
-        pub result: Option<Value>,
+        result: Option<Value>,
     }
 
     /// `{"type":"result"}`: the terminal event of a run.
     pub struct ResultEvent {
         /// `success` (the documentation's Spanish page shows `correcto`; it is kept).
-        pub subtype: String,
+        subtype: String,
         /// Total run time in milliseconds.
-        pub duration_ms: Option<u64>,
+        duration_ms: Option<u64>,
         /// Model time in milliseconds.
-        pub duration_api_ms: Option<u64>,
+        duration_api_ms: Option<u64>,
         /// `false` on success.
-        pub is_error: bool,
+        is_error: bool,
         /// The assistant segments concatenated with no separator.
-        pub result: String,
+        result: String,
         /// The session id.
-        pub session_id: String,
+        session_id: String,
         /// The request id, when given.
-        pub request_id: Option<String>,
+        request_id: Option<String>,
         /// Token counts, when given.
-        pub usage: Option<Usage>,
+        usage: Option<Usage>,
     }
 
     /// `result.usage`: token counts.
     pub struct Usage {
         /// Prompt tokens.
         #[serde(rename = "inputTokens")]
-        pub input_tokens: u64,
+        input_tokens: u64,
         /// Completion tokens.
         #[serde(rename = "outputTokens")]
-        pub output_tokens: u64,
+        output_tokens: u64,
         /// Tokens read from the prompt cache.
         #[serde(rename = "cacheReadTokens")]
-        pub cache_read_tokens: Option<u64>,
+        cache_read_tokens: Option<u64>,
         /// Tokens written to the prompt cache.
         #[serde(rename = "cacheWriteTokens")]
-        pub cache_write_tokens: Option<u64>,
+        cache_write_tokens: Option<u64>,
     }
 
     /// `{"type":"connection"}`, e.g. `reconnecting` with an `attempt` number.
     pub struct ConnectionEvent {
         /// `reconnecting`, ...
-        pub subtype: String,
+        subtype: String,
         /// The session id.
-        pub session_id: String,
+        session_id: String,
         /// Milliseconds since the Unix epoch.
-        pub timestamp_ms: Option<u64>,
+        timestamp_ms: Option<u64>,
         /// Which attempt this is, from 1.
-        pub attempt: Option<u64>,
+        attempt: Option<u64>,
     }
 
     /// `{"type":"retry"}`, e.g. `starting` with `attempt` and `is_resume`.
     pub struct RetryEvent {
         /// `starting`, ...
-        pub subtype: String,
+        subtype: String,
         /// The session id.
-        pub session_id: String,
+        session_id: String,
         /// Milliseconds since the Unix epoch.
-        pub timestamp_ms: Option<u64>,
+        timestamp_ms: Option<u64>,
         /// Which attempt this is, from 1.
-        pub attempt: Option<u64>,
+        attempt: Option<u64>,
         /// Whether the retry resumes the earlier call.
-        pub is_resume: Option<bool>,
+        is_resume: Option<bool>,
     }
 
     /// `{"type":"error","message":"..."}` on stdout.
     pub struct ErrorEvent {
         /// What went wrong.
-        pub message: String,
+        message: String,
         /// The session id, where given.
-        pub session_id: Option<String>,
+        session_id: Option<String>,
     }
 }
 

@@ -155,6 +155,7 @@ pub fn check_lines(text: &str, exit: Option<Exit>) -> Report {
 mod tests {
     use super::*;
     use crate::check::findings::Elided;
+    use crate::dialects::cursor_print::events::{event_type, role, subtype};
 
     const SEED: &str = include_str!("../../../../../cassettes/seed-example.ndjson");
 
@@ -190,7 +191,8 @@ mod tests {
         // The result's text no longer matches the assistant text.
         assert!(rules(&check_lines(&without(2), None)).contains(&(Severity::Error, "result-text")));
         // Exit 0 without a result.
-        assert!(rules(&check_lines(&without(9), Some(Exit::Code(0)))).contains(&(Severity::Error, "result")));
+        assert!(rules(&check_lines(&without(9), Some(Exit::Code(0))))
+            .contains(&(Severity::Error, Rule::Result.as_str())));
         // A failed run without a result is fine.
         assert!(check_lines(&without(9), Some(Exit::Code(1))).passes());
         // Two sessions, an event after the result, a second result.
@@ -201,9 +203,10 @@ mod tests {
         let twice = format!("{SEED}{}\n", lines[9]);
         assert!(rules(&check_lines(&twice, None)).contains(&(Severity::Error, "one-result")));
         // A known event with a missing field.
+        let tool_call = format!(r#""{}""#, event_type::TOOL_CALL);
         let broken = SEED.replacen(
-            r#""call_id":"toolu_vrtx_01NnjaR886UcE8whekg2MGJd","tool_call""#,
-            r#""tool_call""#,
+            &format!(r#""call_id":"toolu_vrtx_01NnjaR886UcE8whekg2MGJd",{tool_call}"#),
+            &tool_call,
             1,
         );
         assert!(rules(&check_lines(&broken, None)).contains(&(Severity::Error, "fields")));
@@ -216,7 +219,10 @@ mod tests {
         text.push_str("[debug] noise\n");
         text.push_str(r#"{"type":"telemetry","session_id":"c6b62c6f-7ead-4fd6-9922-e952131177ff"}"#);
         text.push('\n');
-        text.push_str(&lines[9].replace(r#""subtype":"success""#, r#""subtype":"correcto""#));
+        text.push_str(&lines[9].replace(
+            &format!(r#""subtype":"{}""#, subtype::SUCCESS),
+            r#""subtype":"correcto""#,
+        ));
         let report = check_lines(&text, Some(Exit::Code(0)));
         assert!(report.passes(), "{report:?}");
         assert_eq!(
@@ -242,7 +248,7 @@ mod tests {
                 (Severity::Warning, "not-json"),
                 (Severity::Warning, "not-json"),
                 (Severity::Warning, "not-json"),
-                (Severity::Warning, "result"),
+                (Severity::Warning, Rule::Result.as_str()),
             ]
         );
         assert_eq!(
@@ -261,19 +267,22 @@ mod tests {
     #[test]
     fn deltas_and_their_closing_line_count_once() {
         let sid = "s";
-        let assistant = |text: &str, ts: bool| {
+        let message = |kind: &str, text: &str, ts: bool| {
             let ts = if ts { r#","timestamp_ms":1"# } else { "" };
             format!(
-                r#"{{"type":"assistant","message":{{"role":"assistant","content":[{{"type":"text","text":"{text}"}}]}},"session_id":"{sid}"{ts}}}"#
+                r#"{{"type":"{kind}","message":{{"role":"{kind}","content":[{{"type":"text","text":"{text}"}}]}},"session_id":"{sid}"{ts}}}"#
             )
         };
+        let assistant = |text: &str, ts: bool| message(role::ASSISTANT, text, ts);
+        let (system, init) = (event_type::SYSTEM, subtype::INIT);
+        let (result, success) = (event_type::RESULT, subtype::SUCCESS);
         let text = [
-            format!(r#"{{"type":"system","subtype":"init","session_id":"{sid}"}}"#),
-            format!(r#"{{"type":"user","message":{{"role":"user","content":[{{"type":"text","text":"hi"}}]}},"session_id":"{sid}"}}"#),
+            format!(r#"{{"type":"{system}","subtype":"{init}","session_id":"{sid}"}}"#),
+            message(role::USER, "hi", false),
             assistant("Hel", true),
             assistant("lo", true),
             assistant("Hello", false),
-            format!(r#"{{"type":"result","subtype":"success","is_error":false,"result":"Hello","session_id":"{sid}"}}"#),
+            format!(r#"{{"type":"{result}","subtype":"{success}","is_error":false,"{result}":"Hello","session_id":"{sid}"}}"#),
         ]
         .join("\n");
         assert_eq!(check_lines(&text, Some(Exit::Code(0))).findings, vec![]);

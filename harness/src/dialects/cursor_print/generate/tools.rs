@@ -193,15 +193,18 @@ pub(super) fn call(tool: &ToolPlan, call_id: &str) -> Call {
             },
             outcome(object(json!({"todos": [], "totalCount": 1, "wasMerge": false}))),
         ),
-        ToolKind::Mcp => uses(
-            Tool::Mcp,
-            McpArgs {
-                name: Some("docs-search".to_owned()),
-                tool_name: Some("search".to_owned()),
-                extra: object(json!({"serverIdentifier": "docs", "args": {"q": text}})),
-            },
-            outcome(object(json!({"content": [{"text": text}], "isError": false}))),
-        ),
+        ToolKind::Mcp => {
+            let (server, tool) = MCP_TOOL.split_once('-').unwrap_or_default();
+            uses(
+                Tool::Mcp,
+                McpArgs {
+                    name: Some(MCP_TOOL.to_owned()),
+                    tool_name: Some(tool.to_owned()),
+                    extra: object(json!({"serverIdentifier": server, "args": {"q": text}})),
+                },
+                outcome(object(json!({"content": [{"text": text}], "isError": false}))),
+            )
+        }
         ToolKind::Function => function(
             FunctionCall {
                 name: "lookup".to_owned(),
@@ -214,8 +217,10 @@ pub(super) fn call(tool: &ToolPlan, call_id: &str) -> Call {
     }
 }
 
-/// A `<kind>ToolCall`: `{"args":...}` when started, `{"args":...,"result":...}` when
-/// completed.
+/// The MCP tool a generated session calls, qualified: `<server>-<tool>`.
+const MCP_TOOL: &str = "docs-search";
+
+/// A `<kind>ToolCall`: `args` when started, `args` and `result` when completed.
 fn uses<A: Clone>(kind: fn(ToolUse<A>) -> Tool, args: A, result: ToolResult) -> Call {
     let started = ToolUse {
         args: Some(args.clone()),
@@ -234,7 +239,7 @@ fn uses<A: Clone>(kind: fn(ToolUse<A>) -> Tool, args: A, result: ToolResult) -> 
 }
 
 /// A `function`: it holds `name` and `arguments` itself, and `result` beside them
-/// when completed, as `{"success":{...}}` or `{"error":{...}}`.
+/// when completed, as an object with one key, `success` or `error`.
 fn function(call: FunctionCall, result: ToolResult) -> Call {
     let completed = FunctionCall {
         result: Some(result_value(result)),

@@ -82,6 +82,7 @@ impl Witness {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dialects::cursor_print::events::tool_key;
 
     fn witness(format: OutputFormat, lines: &[&str]) -> Witness {
         let mut w = Witness::new(format);
@@ -91,32 +92,49 @@ mod tests {
         w
     }
 
-    const READ: &str = r#"{"type":"tool_call","subtype":"completed","call_id":"1","tool_call":{"readToolCall":{"args":{"path":"a"}}}}"#;
-    const RESULT: &str = r#"{"type":"result","subtype":"success","is_error":false,"result":"done"}"#;
-    const PADDED: &str =
-        r#"{"type":"result","subtype":"success","is_error":false,"result":"done","mock_padding":"xx"}"#;
+    /// A completed `readToolCall`.
+    fn read() -> String {
+        format!(
+            r#"{{"type":"{0}","subtype":"{1}","call_id":"1","{0}":{{"{2}":{{"args":{{"path":"a"}}}}}}}}"#,
+            event_type::TOOL_CALL,
+            subtype::COMPLETED,
+            tool_key::READ
+        )
+    }
+
+    /// A successful `result` with the text `done`, then `tail`.
+    fn result(tail: &str) -> String {
+        format!(
+            r#"{{"type":"{0}","subtype":"{1}","is_error":false,"{0}":"done"{tail}}}"#,
+            event_type::RESULT,
+            subtype::SUCCESS
+        )
+    }
+
     const UNKNOWN: &str = r#"{"type":"mock_unknown_event"}"#;
 
     #[test]
     fn tells_apart_only_what_the_format_prints() {
+        let (read, result, padded) = (read(), result(""), result(r#","mock_padding":"xx""#));
+        let (read, result, padded) = (read.as_str(), result.as_str(), padded.as_str());
         let ok = Exit::Code(0);
         let same = |format, a: &[&str], b: &[&str]| witness(format, a).end(ok) == witness(format, b).end(ok);
         // An event `json` and `text` leave out.
-        assert!(same(OutputFormat::Json, &[RESULT], &[UNKNOWN, RESULT]));
-        assert!(same(OutputFormat::Text, &[RESULT], &[UNKNOWN, RESULT]));
-        assert!(!same(OutputFormat::StreamJson, &[RESULT], &[UNKNOWN, RESULT]));
+        assert!(same(OutputFormat::Json, &[result], &[UNKNOWN, result]));
+        assert!(same(OutputFormat::Text, &[result], &[UNKNOWN, result]));
+        assert!(!same(OutputFormat::StreamJson, &[result], &[UNKNOWN, result]));
         // A result written twice is printed once.
-        assert!(same(OutputFormat::Json, &[RESULT], &[RESULT, RESULT]));
-        assert!(same(OutputFormat::Text, &[RESULT], &[RESULT, RESULT]));
+        assert!(same(OutputFormat::Json, &[result], &[result, result]));
+        assert!(same(OutputFormat::Text, &[result], &[result, result]));
         // A completed tool call written twice is two action lines.
-        assert!(!same(OutputFormat::Text, &[READ, RESULT], &[READ, READ, RESULT]));
+        assert!(!same(OutputFormat::Text, &[read, result], &[read, read, result]));
         // A field added to the result line: `json` prints the line, `text` its text.
-        assert!(!same(OutputFormat::Json, &[RESULT], &[PADDED]));
-        assert!(same(OutputFormat::Text, &[RESULT], &[PADDED]));
+        assert!(!same(OutputFormat::Json, &[result], &[padded]));
+        assert!(same(OutputFormat::Text, &[result], &[padded]));
         // A failed run prints no JSON, whatever its events.
         assert_eq!(
-            witness(OutputFormat::Json, &[RESULT]).end(Exit::Code(1)),
-            witness(OutputFormat::Json, &[PADDED]).end(Exit::Code(1))
+            witness(OutputFormat::Json, &[result]).end(Exit::Code(1)),
+            witness(OutputFormat::Json, &[padded]).end(Exit::Code(1))
         );
     }
 }
