@@ -120,3 +120,83 @@ fn the_global_check_sees_them() {
     assert!(!mutable_global("static NAMES: &[&str] = &[\"Mutex\"];"));
     assert!(!mutable_global("// static ACTIVE: Mutex<u8>"));
 }
+
+/// The files of each dialect's wire model: the only files that spell its names.
+const ACP_WIRE: &[&str] = &[
+    "harness/src/dialects/cursor_acp/wire.rs",
+    "harness/src/dialects/cursor_acp/rpc.rs",
+];
+const PRINT_WIRE: &[&str] = &["harness/src/dialects/cursor_print/events.rs"];
+
+/// Server mode's names, from its wire model: methods, update kinds, stop reasons,
+/// tool kinds, permission option kinds.
+fn acp_names() -> Vec<&'static str> {
+    use harness::dialects::cursor_acp::wire::{methods, option_kinds, stop_reasons, tool_kinds, updates};
+    [
+        methods::CLIENT,
+        methods::AGENT,
+        updates::ALL,
+        stop_reasons::ALL,
+        tool_kinds::ALL,
+        option_kinds::ALL,
+    ]
+    .concat()
+}
+
+/// Print mode's names, from its wire model: event types, their documented subtypes,
+/// tool kinds.
+fn print_names() -> Vec<&'static str> {
+    use harness::dialects::cursor_print::events::{event_type, subtype, TOOL_KEYS};
+    let mut names = vec![
+        event_type::SYSTEM,
+        event_type::USER,
+        event_type::ASSISTANT,
+        event_type::THINKING,
+        event_type::TOOL_CALL,
+        event_type::RESULT,
+        event_type::CONNECTION,
+        event_type::RETRY,
+    ];
+    names.extend(
+        subtype::DOCUMENTED
+            .iter()
+            .flat_map(|(_, subtypes)| subtypes.iter().copied()),
+    );
+    names.extend(TOOL_KEYS.iter().copied());
+    names
+}
+
+#[test]
+fn each_wire_name_is_said_in_a_wire_model_only() {
+    let sources = all_sources();
+    let acp = acp_names();
+    let print = print_names();
+    assert!(
+        acp.len() > 30 && print.len() > 15,
+        "the lists are read from the wire models"
+    );
+    let mut said_elsewhere = Vec::new();
+    for name in acp.iter().chain(&print) {
+        // A wire model may spell a word that is also another dialect's name (`result`
+        // is print mode's event and JSON-RPC's member): each says its own once.
+        let allowed: Vec<&str> = [ACP_WIRE, PRINT_WIRE].concat();
+        let quoted = format!("\"{name}\"");
+        for (path, text) in &sources {
+            let relative = path
+                .strip_prefix(root())
+                .unwrap_or(path)
+                .to_string_lossy()
+                .replace("mock-agent/../", "");
+            if text.contains(&quoted) && !allowed.iter().any(|a| relative.ends_with(a)) {
+                said_elsewhere.push(format!("{quoted} in {relative}"));
+            }
+        }
+    }
+    said_elsewhere.sort();
+    said_elsewhere.dedup();
+    assert!(
+        said_elsewhere.is_empty(),
+        "wire names spelled outside their wire model (use its constants):\n{}",
+        said_elsewhere.join("\n")
+    );
+}
