@@ -31,6 +31,7 @@ const HARNESS: &[&str] = &[
     "dialects::cursor_print::render",
     "timing",
     "faults",
+    "dialects::cursor_print::faults",
     "check::findings",
     "dialects::cursor_acp::tell",
     "dialects::cursor_acp::faults",

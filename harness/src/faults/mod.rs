@@ -11,8 +11,10 @@
 //! placed ([`Site`]). One parser reads a list for a dialect ([`parse_for`], or
 //! [`FaultSpec`] for a list given before the dialect is known) and makes that
 //! dialect's typed faults: [`Fault`] for print mode, [`acp::AcpFault`] for server
-//! mode. Each dialect has its applier: [`apply_events`] and [`apply_output`] for print
-//! mode's frames, `harness::dialects::cursor_acp::faults::Injector` for server mode's conversation.
+//! mode. Each dialect has its applier, in its folder:
+//! [`dialects::cursor_print::faults`](crate::dialects::cursor_print::faults) on print
+//! mode's frames, [`dialects::cursor_acp::faults`](crate::dialects::cursor_acp::faults)
+//! (its `Injector`) on server mode's conversation.
 //!
 //! # Placement
 //!
@@ -39,14 +41,12 @@
 //! `noise`, `crlf`, `invalid-utf8`, `chunk`, `coalesce`) act on the rendered lines.
 
 pub mod acp;
-mod apply;
 mod catalogue;
 mod print;
 mod spec;
 #[cfg(feature = "generate")]
 pub mod strategy;
 
-pub use apply::{apply_events, apply_output, Applied};
 pub use catalogue::{catalogue_of, entry, Described, Key, Site, CATALOGUE};
 pub use print::{parse, Anchor, Fault, Placement, Preset, AUTH_REQUIRED};
 pub use spec::{FROM_ENV, FROM_FLAG, MAX_BYTES};

@@ -5,11 +5,14 @@
 //!   asked for (`--resume`, `--stream-partial-output`, `json`, `text`);
 //! - [`check`]: the rules a stream must follow (lint);
 //! - [`expect`]: what a correct consumer concludes from a run;
+//! - [`faults`]: the applier of the fault catalogue's print-mode faults to a plan's
+//!   frames (on the events before rendering, and on the rendered lines);
 //! - `generate` (with the `generate` feature): the strategies that draw valid sessions.
 
 pub mod check;
 pub mod events;
 pub mod expect;
+pub mod faults;
 #[cfg(feature = "generate")]
 pub mod generate;
 pub mod render;

@@ -13,7 +13,7 @@
 //! The bytes of a seed depend on every detail here: the order of the clock's ticks,
 //! the ids, and the order of the fields (the order the event structs declare them in).
 
-use super::plan::{CallPlan, EndPlan, Plan};
+use super::plan::{CallPlan, EndPlan, StreamPlan};
 use super::session::Session;
 use super::tools::{self, Call};
 use crate::dialects::cursor_print::events::{
@@ -29,7 +29,7 @@ use crate::generate::config::{BASE_MS, PROJECT};
 const TICK_MS: u64 = 37;
 
 /// Builds the session of a plan.
-pub(super) fn build(plan: &Plan, config: &SessionConfig) -> Session {
+pub(super) fn build(plan: &StreamPlan, config: &SessionConfig) -> Session {
     let mut builder = Builder {
         plan,
         real: config.profile == Profile::Real,
@@ -63,7 +63,7 @@ pub(super) fn build(plan: &Plan, config: &SessionConfig) -> Session {
 
 /// What every event of a session shares: its plan, its profile and its clock.
 struct Builder<'a> {
-    plan: &'a Plan,
+    plan: &'a StreamPlan,
     real: bool,
     clock: u64,
 }

@@ -15,7 +15,7 @@ use crate::generate::config::{Profile, SessionConfig};
 
 /// What a session does.
 #[derive(Debug, Clone)]
-pub(super) struct Plan {
+pub(super) struct StreamPlan {
     /// The prompt.
     pub prompt: String,
     /// The session id, a version 4 UUID.
@@ -83,7 +83,7 @@ const FAILURES: &[&str] = &[
 ];
 
 /// The plans of sessions with these knobs.
-pub(super) fn plan(config: &SessionConfig) -> impl Strategy<Value = Plan> {
+pub(super) fn plan(config: &SessionConfig) -> impl Strategy<Value = StreamPlan> {
     let partial = match config.stream_partial_output {
         Some(p) => Just(p).boxed(),
         None => any::<bool>().boxed(),
@@ -95,7 +95,7 @@ pub(super) fn plan(config: &SessionConfig) -> impl Strategy<Value = Plan> {
         prop::collection::vec(call_plan(config), 1..=config.max_model_calls.max(1)),
         end_plan(config.failure_percent),
     )
-        .prop_map(|(prompt, session_id, partial, calls, end)| Plan {
+        .prop_map(|(prompt, session_id, partial, calls, end)| StreamPlan {
             prompt,
             session_id,
             partial,
@@ -106,8 +106,8 @@ pub(super) fn plan(config: &SessionConfig) -> impl Strategy<Value = Plan> {
 
 /// The plan of a session when the strategy draws none (only a filter that rejects
 /// everything would): one model call saying hello.
-pub(super) fn fallback() -> Plan {
-    Plan {
+pub(super) fn fallback() -> StreamPlan {
+    StreamPlan {
         prompt: "hi".into(),
         session_id: "00000000-0000-4000-8000-000000000000".into(),
         partial: false,

@@ -5,9 +5,9 @@ use std::collections::VecDeque;
 use std::rc::Rc;
 use std::time::Duration;
 
-use super::{Anchor, Fault, Placement};
 use crate::dialects::cursor_print::events::{event_type, subtype};
 use crate::dialects::cursor_print::render::Witness;
+use crate::faults::{Anchor, Fault, Placement};
 use crate::format::OutputFormat;
 use crate::frames::{Ending, Exit, Frame, Line, Stream};
 use crate::frames::{FrameResult, Frames};
@@ -15,7 +15,7 @@ use crate::peek::Peek;
 
 // The largest `huge` event, written as a cassette frame (even in base64), is a line a
 // cassette may hold.
-const _: () = assert!(super::spec::MAX_BYTES.div_ceil(3) * 4 + 4096 <= crate::cassette::MAX_LINE_BYTES);
+const _: () = assert!(crate::faults::MAX_BYTES.div_ceil(3) * 4 + 4096 <= crate::cassette::MAX_LINE_BYTES);
 
 /// What the fault stages share: what they saw of the stream, and which faults acted.
 #[derive(Debug, Default)]
