@@ -768,6 +768,60 @@ fn lines_that_are_not_json_rpc_are_ignored_without_a_word() {
 }
 
 #[test]
+fn with_strict_json_rpc_a_line_that_is_no_message_is_answered_as_the_spec_says() {
+    let mut wire = Wire::start(&[("MOCK_AGENT_JSONRPC", "strict")]);
+    for (line, code) in [
+        ("not json", -32700),
+        ("{", -32700),
+        ("[1,2]", -32600),
+        ("42", -32600),
+        ("{}", -32600),
+        (r#"{"jsonrpc":"2.0","id":5}"#, -32600),
+    ] {
+        wire.send(line);
+        let answer = wire.json();
+        assert_eq!(
+            (answer["id"].clone(), answer["error"]["code"].clone()),
+            (Value::Null, json!(code)),
+            "{line}: {answer}"
+        );
+    }
+    // A notification the agent does not know, and an answer to nothing, are messages:
+    // not answered.
+    wire.send(r#"{"jsonrpc":"2.0","method":"cursor/unknown_notification","params":{}}"#);
+    wire.send(&request("1", "initialize", &json!({"protocolVersion": 1})));
+    assert_eq!(wire.json()["id"], json!(1));
+    let ended = wire.close();
+    assert_eq!((ended.code, ended.rest.len()), (Some(0), 0));
+}
+
+#[test]
+fn a_request_whose_id_is_null_is_a_request_and_is_answered() {
+    let mut wire = Wire::start(&[]);
+    wire.send(&request("null", "initialize", &json!({"protocolVersion": 1})));
+    let answer = wire.json();
+    assert_eq!(answer["id"], Value::Null, "{answer}");
+    assert_eq!(answer["result"]["protocolVersion"], json!(1), "{answer}");
+    assert_eq!(wire.close().code, Some(0));
+}
+
+#[test]
+fn a_json_rpc_mode_that_is_not_one_is_the_mock_s_own_error() {
+    let output = crate::support::mock()
+        .arg("acp")
+        .env("MOCK_AGENT_JSONRPC", "lenient")
+        .write_stdin("")
+        .output()
+        .expect("runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.starts_with("mock-agent: MOCK_AGENT_JSONRPC") && stderr.contains("use `cursor` or `strict`"),
+        "{stderr}"
+    );
+    assert_eq!(output.status.code(), Some(harness::exit_codes::USAGE));
+}
+
+#[test]
 fn odd_ids_are_echoed_byte_for_byte() {
     let ids = [
         r#""x""#,

@@ -20,6 +20,7 @@
 //! | `MOCK_AGENT_MATCH_ON` | the fields an invocation is matched on, or changes to the default (`+argv,-model`) | `prompt,output_format,partial,model` |
 //! | `MOCK_AGENT_PLAYBACK_REPEATS` | `1`: replay the last matching cassette again once all are used | off |
 //! | `MOCK_AGENT_STRICT` | server mode: answer where the client diverges from the recording with a JSON-RPC error | off |
+//! | `MOCK_AGENT_JSONRPC` | server mode: `cursor` ignores a line that is no JSON-RPC message, as the real agent; `strict` answers it `-32700` or `-32600`, as JSON-RPC 2.0 says | `cursor` |
 //! | `MOCK_AGENT_STEP` | step mode: read one byte from this FIFO (or `/dev/fd/N`) before each stdout line | off |
 //!
 //! An empty variable counts as unset (but `MOCK_AGENT_ACCOUNT`). A bad value is an
@@ -77,6 +78,8 @@ pub struct Settings {
     pub playback_repeats: bool,
     /// `MOCK_AGENT_STRICT`.
     pub strict: bool,
+    /// `MOCK_AGENT_JSONRPC=strict`.
+    pub jsonrpc_strict: bool,
 }
 
 /// The shim's record modes, as VCR's.
@@ -189,6 +192,20 @@ impl Settings {
             },
             playback_repeats: set("MOCK_AGENT_PLAYBACK_REPEATS").is_some_and(|v| v != "0" && v != "false"),
             strict: set("MOCK_AGENT_STRICT").is_some_and(|v| v != "0" && v != "false"),
+            jsonrpc_strict: match set("MOCK_AGENT_JSONRPC") {
+                None => false,
+                Some(value) => match value.trim() {
+                    "cursor" => false,
+                    "strict" => true,
+                    other => {
+                        return Err(Origin {
+                            name: "MOCK_AGENT_JSONRPC",
+                            help: "`cursor` ignores a line that is no JSON-RPC message, as the real agent does; `strict` answers it with -32700 or -32600",
+                        }
+                        .error(&value, 1, format!("`{other}` is not a JSON-RPC mode; use `cursor` or `strict`")))
+                    }
+                },
+            },
             profile: match set("MOCK_AGENT_PROFILE") {
                 Some(name) => parse_profile(
                     &name,

@@ -335,6 +335,7 @@ fn acp(source: &Source, settings: &Settings, entry: &mut Entry) -> Exit {
         seed: settings.seed,
         step: settings.step.clone(),
         strict: settings.strict,
+        jsonrpc_strict: settings.jsonrpc_strict,
         journal: settings.journal.is_some(),
         recorded,
     };

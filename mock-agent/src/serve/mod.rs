@@ -82,6 +82,9 @@ pub struct ServeOptions {
     pub step: Option<std::path::PathBuf>,
     /// Answer a divergence with a JSON-RPC error.
     pub strict: bool,
+    /// Answer a line that is no JSON-RPC message with `-32700` or `-32600` (the real
+    /// agent ignores it).
+    pub jsonrpc_strict: bool,
     /// Keep every message for the journal.
     pub journal: bool,
     /// The conversation is a recording (so a cancel it lacks is a divergence).
@@ -184,6 +187,7 @@ struct Server<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> {
     /// When each step is due: the clock of print mode's plans too.
     clock: Clock,
     strict: bool,
+    jsonrpc_strict: bool,
     recorded: bool,
     injector: Injector,
     /// No fault, no step mode, no wait between messages: the agent's messages that
@@ -205,6 +209,7 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
             client: Client::new(inbox, options.journal),
             clock: Clock::new(options.timing, options.seed),
             strict: options.strict,
+            jsonrpc_strict: options.jsonrpc_strict,
             recorded: options.recorded,
             plain: options.faults.is_empty()
                 && options.step.is_none()
@@ -233,6 +238,11 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
                 return Ok(self.conversation.ending());
             };
             let Some(message) = Message::parse(&line) else {
+                if self.jsonrpc_strict {
+                    if let Some(exit) = self.send(rpc::invalid(&line)).await? {
+                        return Ok(exit);
+                    }
+                }
                 continue;
             };
             match message.kind {

@@ -78,7 +78,8 @@ pub struct Message<'a> {
 
 #[derive(Deserialize)]
 struct Fields<'a> {
-    #[serde(borrow, default)]
+    /// `null` is an id (a request may have it), not its absence.
+    #[serde(borrow, default, deserialize_with = "present")]
     id: Option<&'a RawValue>,
     #[serde(borrow, default)]
     method: Option<Cow<'a, str>>,
@@ -106,13 +107,18 @@ impl<'a> Message<'a> {
             return None;
         }
         let fields: Fields<'a> = serde_json::from_slice(line).ok()?;
-        // `"id": null` is no id (a parse error's response carries one).
-        let id = fields.id.filter(|id| id.get() != "null");
-        let kind = match (&fields.method, id) {
+        // A method with `"id": null` is a request all the same (JSON-RPC 2.0: only a
+        // message without an id is a notification); a response's `"id": null` is no
+        // id (a parse error's response carries one).
+        let kind = match (&fields.method, fields.id) {
             (Some(_), Some(_)) => Kind::Request,
             (Some(_), None) => Kind::Notification,
             (None, _) if fields.result.is_some() || fields.error.is_some() => Kind::Response,
             (None, _) => return None,
+        };
+        let id = match kind {
+            Kind::Response => fields.id.filter(|id| id.get() != "null"),
+            Kind::Request | Kind::Notification => fields.id,
         };
         Some(Message {
             kind,
@@ -184,6 +190,16 @@ pub fn error(id: &str, code: i64, message: &str, data: Option<&Value>) -> Vec<u8
         error["data"] = data.clone();
     }
     format!(r#"{{"jsonrpc":"2.0","id":{id},"error":{error}}}"#).into_bytes()
+}
+
+/// The answer JSON-RPC 2.0 gives a line that is no message: `-32700` (parse error)
+/// when it is not JSON, `-32600` (invalid request) when it is JSON but no request,
+/// notification or response; with `"id": null`, as the id could not be read.
+pub fn invalid(line: &[u8]) -> Vec<u8> {
+    match serde_json::from_slice::<serde::de::IgnoredAny>(line) {
+        Err(_) => error("null", codes::PARSE_ERROR, "Parse error", None),
+        Ok(_) => error("null", codes::INVALID_REQUEST, "Invalid Request", None),
+    }
 }
 
 /// A notification.
