@@ -3,7 +3,7 @@
 //! | property | holds when |
 //! | --- | --- |
 //! | `ends` | the consumer ends within its time limit (no hang) |
-//! | `no-crash` | it does not die by a signal, and prints no crash (a Rust panic, a Python traceback, an uncaught Node exception) |
+//! | `no-crash` | it does not die by a signal, nor of an uncaught exception (a Rust panic, a Python traceback or a Node.js stack as the end of its stderr, with a non-zero exit) |
 //! | `reports-failure` | when the agent failed, it says so: a non-zero exit (or the user's predicate) |
 //! | `reports-success` | when the agent succeeded, it exits 0 and prints the answer (or the user's predicate) |
 //! | `no-leftover` | it leaves no process running (a mock it did not wait for) |
@@ -57,7 +57,8 @@ pub type AnswerPredicate = Arc<dyn Fn(&Outcome, &str) -> bool + Send + Sync>;
 pub enum Property {
     /// `ends`: the consumer ends within its time limit.
     Ends,
-    /// `no-crash`: it does not die by a signal, and prints no crash.
+    /// `no-crash`: it does not die by a signal, nor of an uncaught exception (judged by
+    /// how it ended, not by words in its output).
     NoCrash,
     /// `reports-failure`: when the agent failed, it says so.
     ReportsFailure,
@@ -208,36 +209,63 @@ fn verdict_reads_to_end(
     }
 }
 
-/// The crash marker in the consumer's stdout and stderr (read together, as text),
-/// after the agent's answer is taken out of them (it is the agent's text, not a crash
-/// of the consumer's).
+/// How much of the end of stderr tells an uncaught exception (a traceback's last
+/// frames and its exception line are there).
+const CRASH_TAIL: usize = 64 << 10;
+
+/// The uncaught exception the consumer died of, if it died of one: judged by how it
+/// ended, not by words anywhere in its output. A traceback that a program logs and
+/// handles (it goes on, or exits 0), CPython's "Exception ignored in ..." note at
+/// exit, or an agent's answer that quotes a traceback is no crash; a run that exits
+/// non-zero with an uncaught exception's report as the last thing on stderr is:
 ///
-/// Done on the bytes when the answer is not in them (the common case, and the cheap
-/// one for a large output): the markers are ASCII, and turning bytes into text
-/// (invalid sequences replaced by U+FFFD) keeps every ASCII byte where it is, so a
-/// marker is in the text exactly when it is in the bytes. An answer without U+FFFD
-/// that is not in the bytes is not in the text either.
-fn printed_crash(outcome: &Outcome, expect: &Expectation) -> Option<&'static str> {
-    let bytes: std::borrow::Cow<'_, [u8]> = match (&outcome.stdout[..], &outcome.stderr[..]) {
-        (out, []) => out.into(),
-        ([], err) => err.into(),
-        (out, err) => [out, err].concat().into(),
+/// - a Rust panic: exit 101, and `panicked at` on stderr;
+/// - Python: a non-zero exit, and stderr ends with a traceback (the last
+///   `Traceback (most recent call last):`, then its frames, then the exception line);
+/// - Node.js: a non-zero exit, a stack (`    at ...`) and the `Node.js v...` line last.
+///
+/// Death by a signal is judged apart (see [`Property::NoCrash`]).
+fn uncaught(outcome: &Outcome) -> Option<&'static str> {
+    let Status::Exited(code) = outcome.status else {
+        return None;
     };
-    let answer = match expect {
-        Expectation::Success { answer } => answer.trim(),
-        Expectation::Failure => "",
-    };
-    let in_bytes = |needle: &[u8]| memchr::memmem::find(&bytes, needle).is_some();
-    if answer.is_empty() || (!answer.contains('\u{FFFD}') && !in_bytes(answer.as_bytes())) {
-        return CRASHES.iter().find(|c| in_bytes(c.as_bytes())).copied();
+    if code == 0 {
+        return None;
     }
-    let output = [
-        String::from_utf8_lossy(&outcome.stdout),
-        String::from_utf8_lossy(&outcome.stderr),
-    ]
-    .concat()
-    .replace(answer, "");
-    CRASHES.iter().find(|c| output.contains(*c)).copied()
+    let tail = &outcome.stderr[outcome.stderr.len().saturating_sub(CRASH_TAIL)..];
+    let tail = String::from_utf8_lossy(tail);
+    let lines: Vec<&str> = tail.lines().filter(|l| !l.trim().is_empty()).collect();
+    let last = lines.last().copied().unwrap_or_default();
+    if code == 101 && tail.contains("panicked at") {
+        return Some("a Rust panic (exit 101)");
+    }
+    // `ValueError: ...`, `json.decoder.JSONDecodeError: ...`: a class name (CapWords,
+    // as every exception class is), dotted by its module.
+    let exception_line = |l: &str| {
+        let name = l.split(':').next().unwrap_or_default();
+        let class = name.rsplit('.').next().unwrap_or_default();
+        !l.starts_with(' ')
+            && class.starts_with(|c: char| c.is_ascii_uppercase())
+            && name.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '.')
+    };
+    let chained = |l: &str| l.starts_with("During handling") || l.starts_with("The above exception");
+    if let Some(start) = lines
+        .iter()
+        .rposition(|l| l.starts_with("Traceback (most recent call last)"))
+    {
+        if start + 1 < lines.len()
+            && exception_line(last)
+            && lines[start + 1..lines.len() - 1]
+                .iter()
+                .all(|l| l.starts_with(' ') || chained(l) || exception_line(l))
+        {
+            return Some("an uncaught Python exception");
+        }
+    }
+    if last.starts_with("Node.js v") && lines.iter().any(|l| l.starts_with("    at ")) {
+        return Some("an uncaught Node.js exception");
+    }
+    None
 }
 
 /// `haystack.find(needle)`, without building a searcher for a needle longer than the
@@ -275,15 +303,6 @@ pub fn reports_answer(output: &str, answer: &str, segments: &[String]) -> bool {
 fn normalize_space(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
-
-/// Markers of a crash in a consumer's output.
-const CRASHES: &[&str] = &[
-    "panicked at",
-    "Traceback (most recent call last)",
-    "Uncaught ",
-    "UnhandledPromiseRejection",
-    "Segmentation fault",
-];
 
 impl Properties {
     /// The built-in properties.
@@ -364,8 +383,8 @@ impl Properties {
         if self.checks(Property::NoCrash) {
             let crash = match outcome.status {
                 Status::Signaled(signal) => Err(format!("died by signal {signal}")),
-                _ => match printed_crash(outcome, &case.expect) {
-                    Some(marker) => Err(format!("printed a crash (`{marker}`)")),
+                _ => match uncaught(outcome) {
+                    Some(what) => Err(format!("died of {what}")),
                     None => Ok(()),
                 },
             };
@@ -450,8 +469,7 @@ impl Properties {
 
 #[cfg(test)]
 mod tests {
-    use super::{find, printed_crash, reports_answer};
-    use crate::dialects::cursor_print::expect::Expectation;
+    use super::{find, reports_answer, uncaught};
     use crate::run::{Outcome, Status};
 
     fn outcome(stdout: &str, stderr: &str) -> Outcome {
@@ -466,103 +484,55 @@ mod tests {
         }
     }
 
+    fn ended(code: i32, stderr: &str) -> Outcome {
+        let mut outcome = outcome("", stderr);
+        outcome.status = Status::Exited(code);
+        outcome
+    }
+
+    const TRACEBACK: &str = "Traceback (most recent call last):\n  File \"bot.py\", line 3, in <module>\n    main()\n  File \"bot.py\", line 2, in main\n    json.loads(line)\njson.decoder.JSONDecodeError: Expecting value: line 1 column 1 (char 0)\n";
+
     #[test]
-    fn a_crash_is_found_in_the_output_less_the_answer() {
-        let answer = |a: &str| Expectation::Success { answer: a.to_owned() };
-        let crash = outcome("thread 'main' panicked at src/main.rs", "");
-        assert_eq!(printed_crash(&crash, &Expectation::Failure), Some("panicked at"));
-        let quoted = outcome("the agent says: Traceback (most recent call last)", "");
+    fn an_uncaught_exception_is_told_by_how_the_program_ended() {
         assert_eq!(
-            printed_crash(&quoted, &answer(" Traceback (most recent call last) ")),
-            None,
-            "the agent's answer is not the consumer's crash"
+            uncaught(&ended(1, TRACEBACK)),
+            Some("an uncaught Python exception")
         );
-        let long = "x".repeat(100) + "panicked at";
-        assert_eq!(
-            printed_crash(&outcome("panicked at", ""), &answer(&long)),
-            Some("panicked at"),
-            "an answer longer than the output is not in it"
+        let chained = format!(
+            "{TRACEBACK}\nDuring handling of the above exception, another exception occurred:\n\n{TRACEBACK}"
         );
         assert_eq!(
-            printed_crash(&outcome("pan", "icked at"), &Expectation::Failure),
-            Some("panicked at"),
-            "stdout and stderr are read together"
+            uncaught(&ended(1, &chained)),
+            Some("an uncaught Python exception")
         );
-        let mut invalid = outcome("", "");
-        invalid.stdout = b"panicked\xff at; Segmentation\xe2\x82 fault".to_vec();
         assert_eq!(
-            printed_crash(&invalid, &Expectation::Failure),
-            None,
-            "not across bytes that are not text"
+            uncaught(&ended(101, "thread 'main' panicked at src/main.rs:3:5:\nboom\n")),
+            Some("a Rust panic (exit 101)")
         );
-        invalid.stdout.extend_from_slice(b"\xf0Uncaught \xff");
-        assert_eq!(printed_crash(&invalid, &Expectation::Failure), Some("Uncaught "));
-        assert_eq!(
-            printed_crash(&outcome("panickedDone. at", ""), &answer("Done.")),
-            Some("panicked at"),
-            "the answer taken out"
-        );
-        let mut replaced = outcome("", "");
-        replaced.stdout = b"panicked\xff at".to_vec();
-        assert_eq!(
-            printed_crash(&replaced, &answer("\u{FFFD}")),
-            Some("panicked at"),
-            "an invalid byte is U+FFFD in the text, and an answer U+FFFD is taken out of it"
-        );
+        let node = "/bot.js:4\n    throw new Error('bad line');\n    ^\n\nError: bad line\n    at Object.<anonymous> (/bot.js:4:11)\n    at Module._compile (node:internal/modules/cjs/loader:1364:14)\n\nNode.js v20.20.2\n";
+        assert_eq!(uncaught(&ended(1, node)), Some("an uncaught Node.js exception"));
     }
 
-    /// The crash check as it was first written: on the text, the answer taken out.
-    fn printed_crash_on_text(outcome: &Outcome, expect: &Expectation) -> Option<&'static str> {
-        let mut output = [
-            String::from_utf8_lossy(&outcome.stdout),
-            String::from_utf8_lossy(&outcome.stderr),
-        ]
-        .concat();
-        if let Expectation::Success { answer } = expect {
-            if !answer.trim().is_empty() {
-                output = output.replace(answer.trim(), "");
-            }
-        }
-        super::CRASHES.iter().find(|c| output.contains(*c)).copied()
-    }
-
-    /// Bytes made of pieces of markers, invalid sequences and U+FFFD.
-    fn pieces() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
-        use proptest::prelude::*;
-        let piece = prop::sample::select(vec![
-            &b"pan"[..],
-            b"icked",
-            b"panicked",
-            b" at",
-            b"Uncaught ",
-            b"\xff",
-            b"\xe2\x82",
-            b"\x82\xac",
-            "\u{FFFD}".as_bytes(),
-            b"Done.",
-        ]);
-        prop::collection::vec(piece, 0..6).prop_map(|p| p.concat())
-    }
-
-    proptest::proptest! {
-        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4096))]
-        #[test]
-        fn the_crash_check_on_bytes_is_the_check_on_text(
-            stdout in pieces(),
-            stderr in pieces(),
-            answer in proptest::option::of(proptest::sample::select(vec![
-                "", " ", "Done.", "\u{FFFD}", " \u{FFFD}Done.", "icked", " at", "\u{20ac}",
-            ])),
-        ) {
-            let mut outcome = outcome("", "");
-            outcome.stdout = stdout;
-            outcome.stderr = stderr;
-            let expect = match answer {
-                Some(answer) => Expectation::Success { answer: answer.to_owned() },
-                None => Expectation::Failure,
-            };
-            proptest::prop_assert_eq!(printed_crash(&outcome, &expect), printed_crash_on_text(&outcome, &expect));
-        }
+    #[test]
+    fn a_handled_or_quoted_traceback_is_no_crash() {
+        // Logged and handled: the program goes on and says more, or exits 0.
+        let logged =
+            format!("ERROR bot: the agent failed\n{TRACEBACK}bot: reported the failure to the user\n");
+        assert_eq!(uncaught(&ended(1, &logged)), None);
+        assert_eq!(uncaught(&ended(0, TRACEBACK)), None);
+        // CPython's note at exit about a finalizer, exit 0.
+        let note = "Exception ignored in: <function Client.__del__ at 0x7f>\nTraceback (most recent call last):\n  File \"c.py\", line 9, in __del__\nRuntimeError: Event loop is closed\n";
+        assert_eq!(uncaught(&ended(0, note)), None);
+        // The agent's answer quoting a traceback, on stdout.
+        let mut quoted = ended(1, "");
+        quoted.stdout = TRACEBACK.as_bytes().to_vec();
+        assert_eq!(uncaught(&quoted), None);
+        // Words alone, without the ending of a crash.
+        assert_eq!(uncaught(&ended(1, "panicked at the disco\n")), None);
+        assert_eq!(
+            uncaught(&ended(2, "Uncaught error in the agent's output: skipped\n")),
+            None
+        );
     }
 
     #[test]
