@@ -640,3 +640,26 @@ fn mock_agent_test_exits_by_what_happened() {
         assert_eq!(codes.iter().filter(|c| **c == code).count(), 1);
     }
 }
+
+/// `mock-agent test` of the careful consumer with one fault: its exit code.
+fn careful_with(fault: &str) -> Option<i32> {
+    let consumer = format!("python3 {}", root().join("tests/consumers/careful.py").display());
+    crate::support::mock()
+        .args(["test", "--consumer", &consumer, "--fault", fault])
+        .output()
+        .expect("runs")
+        .status
+        .code()
+}
+
+#[test]
+fn a_fault_that_leaves_the_output_as_the_clean_run_s_expects_what_the_clean_run_expects() {
+    // A pause inside the result line: the same bytes, the same exit as the clean run.
+    assert_eq!(
+        careful_with("stall:ms=1,at=result,byte=1"),
+        Some(0),
+        "the careful consumer is not accused"
+    );
+    // The line cut there for good is a failure, which the careful consumer reports.
+    assert_eq!(careful_with("eof:at=result,byte=1"), Some(0));
+}

@@ -25,13 +25,24 @@ pub fn expectation_of(frames: &[Frame]) -> Expectation {
     let mut exit = None;
     let mut hangs = false;
     let mut closed = false;
+    // A line written in parts (a fault that pauses inside it, then goes on) is read
+    // whole, as a consumer reads it: only where it ends does it count.
+    let mut partial: Vec<u8> = Vec::new();
     for frame in frames {
         match frame {
             // What comes after stdout is closed never reaches the consumer.
             Frame::CloseStdout { .. } => closed = true,
+            Frame::Line(line) if line.stream == Stream::Stdout && !line.newline && !closed => {
+                partial.extend_from_slice(&line.bytes);
+            }
             Frame::Line(line) if line.stream == Stream::Stdout && line.newline && !closed => {
+                let whole: std::borrow::Cow<'_, [u8]> = if partial.is_empty() {
+                    (&line.bytes[..]).into()
+                } else {
+                    [std::mem::take(&mut partial), line.bytes.clone()].concat().into()
+                };
                 if let Some(peek) =
-                    Peek::parse(&line.bytes).filter(|p| p.is_type(event_type::RESULT) && !p.is_error())
+                    Peek::parse(&whole).filter(|p| p.is_type(event_type::RESULT) && !p.is_error())
                 {
                     answer = peek.result_text().map(|t| t.into_owned());
                 }
