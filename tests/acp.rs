@@ -683,6 +683,19 @@ impl Wire {
         }
     }
 
+    /// A new session (request id 1) and a prompt in it (id `"p"`), up to the agent's
+    /// permission request: the session's id and the request's id.
+    #[track_caller]
+    fn prompt_until_asked(&mut self) -> (String, Value) {
+        self.send(&new_session_line("1"));
+        let session = self.until_response(&json!(1))[0]["result"]["sessionId"].clone();
+        let session = session.as_str().expect("a session id").to_owned();
+        self.send(&prompt_line(r#""p""#, &session, "hi"));
+        let asked = self.until_request("session/request_permission");
+        let asked_id = asked.last().expect("asked")["id"].clone();
+        (session, asked_id)
+    }
+
     /// Closes stdin and waits for the process to end.
     fn close(mut self) -> Ended {
         drop(self.stdin.take());
@@ -887,12 +900,7 @@ fn an_unknown_method_is_method_not_found() {
 #[test]
 fn requests_sent_before_a_late_permission_answer_wait_their_turn() {
     let mut wire = Wire::start(&[]);
-    wire.send(&new_session_line("1"));
-    let session = wire.until_response(&json!(1))[0]["result"]["sessionId"].clone();
-    let session = session.as_str().expect("a session id").to_owned();
-    wire.send(&prompt_line(r#""p""#, &session, "hi"));
-    let asked = wire.until_request("session/request_permission");
-    let asked_id = asked.last().expect("asked")["id"].clone();
+    let (session, asked_id) = wire.prompt_until_asked();
     // Other requests first, then the answer.
     wire.send(&request(
         r#""m""#,
@@ -1174,12 +1182,7 @@ fn a_permission_answered_with_a_null_result_ends_the_turn() {
     // `"result": null` is a response: the turn goes on and the prompt is answered,
     // where reading `null` as no result left the agent waiting for ever.
     let mut wire = Wire::start(&[]);
-    wire.send(&new_session_line("1"));
-    let session = wire.until_response(&json!(1))[0]["result"]["sessionId"].clone();
-    let session = session.as_str().expect("a session id").to_owned();
-    wire.send(&prompt_line(r#""p""#, &session, "hi"));
-    let asked = wire.until_request("session/request_permission");
-    let asked_id = asked.last().expect("asked")["id"].clone();
+    let (_, asked_id) = wire.prompt_until_asked();
     wire.send(&json!({"jsonrpc": "2.0", "id": asked_id, "result": null}).to_string());
     let rest = wire.until_response(&json!("p"));
     let answered = rest.last().expect("the prompt's response");

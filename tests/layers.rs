@@ -132,51 +132,37 @@ fn listed<'a>(order: &[&'a str], path: &str) -> Option<&'a str> {
 fn upward_imports(src: &Path, order: &[&str]) -> Vec<String> {
     let rank = |name: &str| order.iter().position(|m| *m == name);
     let mut problems = Vec::new();
-    let mut stack = vec![src.to_owned()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir)
-            .expect("reads the source folder")
-            .flatten()
-        {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-                continue;
-            }
-            if path.extension().is_none_or(|e| e != "rs") {
-                continue;
-            }
-            let relative = path.strip_prefix(src).expect("under src");
-            let path_name = relative
-                .with_extension("")
-                .components()
-                .filter_map(|c| c.as_os_str().to_str())
-                .filter(|c| *c != "mod")
-                .collect::<Vec<_>>()
-                .join("::");
-            if path_name == "lib" || path_name == "main" {
-                continue;
-            }
-            let module = listed(order, &path_name).unwrap_or(&path_name).to_owned();
-            let Some(own) = rank(&module) else {
-                problems.push(format!(
-                    "{}: the module `{module}` is in no layer: add it to tests/layers.rs and lib.rs",
-                    path.display()
-                ));
+    for path in crate::support::rust_sources(src) {
+        let relative = path.strip_prefix(src).expect("under src");
+        let path_name = relative
+            .with_extension("")
+            .components()
+            .filter_map(|c| c.as_os_str().to_str())
+            .filter(|c| *c != "mod")
+            .collect::<Vec<_>>()
+            .join("::");
+        if path_name == "lib" || path_name == "main" {
+            continue;
+        }
+        let module = listed(order, &path_name).unwrap_or(&path_name).to_owned();
+        let Some(own) = rank(&module) else {
+            problems.push(format!(
+                "{}: the module `{module}` is in no layer: add it to tests/layers.rs and lib.rs",
+                path.display()
+            ));
+            continue;
+        };
+        let text = std::fs::read_to_string(&path).expect("reads the source");
+        for (line, path) in imports(&text) {
+            let Some(name) = listed(order, &path) else {
                 continue;
             };
-            let text = std::fs::read_to_string(&path).expect("reads the source");
-            for (line, path) in imports(&text) {
-                let Some(name) = listed(order, &path) else {
-                    continue;
-                };
-                match rank(name) {
-                    Some(theirs) if theirs > own => problems.push(format!(
-                        "{}:{line}: `{module}` imports `crate::{name}`, a layer above it",
-                        relative.display()
-                    )),
-                    _ => {}
-                }
+            match rank(name) {
+                Some(theirs) if theirs > own => problems.push(format!(
+                    "{}:{line}: `{module}` imports `crate::{name}`, a layer above it",
+                    relative.display()
+                )),
+                _ => {}
             }
         }
     }

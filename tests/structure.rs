@@ -1,33 +1,12 @@
 //! The shape of the code, as issue 17 set it: no source file too long to read, no
 //! mutable global in the library, and each dialect's wire names said in one file.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use crate::support::root;
+use crate::support::{root, rust_sources as sources};
 
 /// The longest a source file may be.
 const MAX_LINES: usize = 900;
-
-/// Every `.rs` file under `dir`, sorted.
-fn sources(dir: &Path) -> Vec<PathBuf> {
-    let mut found = Vec::new();
-    let mut stack = vec![dir.to_owned()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir)
-            .expect("reads the source folder")
-            .flatten()
-        {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.extension().is_some_and(|e| e == "rs") {
-                found.push(path);
-            }
-        }
-    }
-    found.sort();
-    found
-}
 
 /// The library's and the process's sources, with their text.
 fn all_sources() -> Vec<(PathBuf, String)> {
