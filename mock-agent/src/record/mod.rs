@@ -131,6 +131,16 @@ pub fn record(command: &[String], options: &RecordOptions) -> Result<Exit, Recor
     let halt = pump::Halt::new();
     let mut child = spawn::start(program, argv, stdin_piped, &halt)?;
     let started = Instant::now();
+    let acp_stdin = acp.then(|| child.stdin.take()).flatten();
+    let kept = if acp {
+        stdin::tee(None, None)
+    } else {
+        stdin::tee(child.stdin.take(), options.stdin.clone())
+    };
+    // The cassette's file is there before a byte of output passes: a recorder killed
+    // once the caller saw output leaves its partial recording behind.
+    let invoked = cassette::Invoked { argv, cli_version };
+    let recorder = cassette::Recorder::new(&options.out, &redactor, invoked, kept, stdin_piped && !acp);
     let (queue, events) = pump::Queue::new();
     // A conversation keeps the order in which messages passed both ways.
     let order = if acp {
@@ -156,16 +166,13 @@ pub fn record(command: &[String], options: &RecordOptions) -> Result<Exit, Recor
             &halt,
         ),
     ];
-    let kept = if acp {
+    if acp {
         let ours = std::io::stdin()
             .as_fd()
             .try_clone_to_owned()
             .ok()
             .map(std::fs::File::from);
-        let theirs = child
-            .stdin
-            .take()
-            .map(|s| std::fs::File::from(std::os::fd::OwnedFd::from(s)));
+        let theirs = acp_stdin.map(|s| std::fs::File::from(std::os::fd::OwnedFd::from(s)));
         // Not waited for: the client may keep its end open after the agent ended,
         // and the recording ends with the agent.
         drop(pump::start_to(
@@ -177,13 +184,8 @@ pub fn record(command: &[String], options: &RecordOptions) -> Result<Exit, Recor
             queue.clone(),
             (None, None),
         ));
-        stdin::tee(None, None)
-    } else {
-        stdin::tee(child.stdin.take(), options.stdin.clone())
-    };
-    let invoked = cassette::Invoked { argv, cli_version };
-    let recorded = cassette::Recorder::new(&options.out, &redactor, invoked, kept, stdin_piped && !acp)
-        .and_then(|mut recorder| recorder.run(events, &queue).map(|()| recorder));
+    }
+    let recorded = recorder.and_then(|mut recorder| recorder.run(events, &queue).map(|()| recorder));
     // On an error the queue's end is gone: the pumps pass the output on to its end.
     let exit = spawn::wait(program, &mut child)?;
     let ended = started.elapsed();
