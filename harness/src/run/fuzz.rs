@@ -27,6 +27,7 @@ use std::time::Instant;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestError, TestRng, TestRunner};
 
+use super::repro::quote;
 use super::{Case, CaseSource, RunError, Runner, Worker};
 use crate::dialects::cursor_acp::generate::{faulted as faulted_conversation, ConversationConfig};
 use crate::dialects::Dialect;
@@ -80,19 +81,6 @@ impl FuzzFailure {
         command.push_str(" --consumer ");
         command.push_str(&quote(consumer));
         command
-    }
-}
-
-/// `text` in single quotes for a POSIX shell (as it is when it needs none).
-fn quote(text: &str) -> String {
-    let plain = !text.is_empty()
-        && text
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c));
-    if plain {
-        text.to_owned()
-    } else {
-        format!("'{}'", text.replace('\'', r"'\''"))
     }
 }
 
