@@ -110,7 +110,10 @@ pub fn explain(result: &CaseResult) -> String {
         "    expected: {expected}; seen: {}",
         status(result.outcome.status)
     );
-    for (name, bytes) in [("stdout", &result.outcome.stdout), ("stderr", &result.outcome.stderr)] {
+    for (name, bytes) in [
+        ("stdout", &result.outcome.stdout),
+        ("stderr", &result.outcome.stderr),
+    ] {
         let all = String::from_utf8_lossy(bytes);
         let lines: Vec<&str> = all.lines().filter(|l| !l.trim().is_empty()).collect();
         if lines.is_empty() {

@@ -47,8 +47,8 @@ pub fn line(consumer: &Consumer, mock: &MockBinary, case: &Case, cwd: &Path) -> 
         b = quote(&bin_text),
     );
     // The consumer's own PATH wins, as in the harness.
-    let own_path = consumer.env.iter().any(|(name, _)| name == "PATH")
-        || consumer.mock_env.as_deref() == Some("PATH");
+    let own_path =
+        consumer.env.iter().any(|(name, _)| name == "PATH") || consumer.mock_env.as_deref() == Some("PATH");
     let mut assignments = Vec::new();
     if !own_path {
         assignments.push(format!("PATH={}:\"$PATH\"", quote(&bin_text)));
@@ -89,8 +89,16 @@ mod tests {
         let consumer = Consumer::new("my bot --format {format} --agent {mock}")
             .env("BOT_MODE", "it's")
             .mock_env("AGENT");
-        let line = line(&consumer, &MockBinary::new("/opt/mock-agent"), &case, Path::new("/home/me"));
-        let bin = std::env::temp_dir().join("mock-agent-repro").display().to_string();
+        let line = line(
+            &consumer,
+            &MockBinary::new("/opt/mock-agent"),
+            &case,
+            Path::new("/home/me"),
+        );
+        let bin = std::env::temp_dir()
+            .join("mock-agent-repro")
+            .display()
+            .to_string();
         assert_eq!(
             line,
             format!(
