@@ -22,5 +22,6 @@ mod lint; // the protocol checker on files
 mod record; // recording real runs as cassettes, secrets kept out
 mod replay; // byte-exact replay, pipes closed early, the mock's own subcommands
 mod roundtrip; // property tests: a cassette written by the library replays byte for byte
+mod runner; // `mock-agent test` and `fuzz` as users see them: explained failures, repeats, flags, snapshots
 mod structure; // the shape of the code: file lengths, no mutable global, wire names said once
 mod timing; // timing schedules and step mode

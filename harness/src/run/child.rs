@@ -97,7 +97,7 @@ impl Reaper {
 }
 
 /// A child's stdout and stderr, read as they come on the caller's thread (with
-/// `poll`), each up to a cap, and a pipe that reads its end once the child has ended
+/// `poll`), each up to a cap and then its last [`TAIL`] bytes, and a pipe that reads its end once the child has ended
 /// (see [`Reaper::watch`]).
 pub(super) struct Watch<'a> {
     streams: [Stream; 2],
@@ -110,32 +110,105 @@ pub(super) struct Watch<'a> {
 struct Stream {
     /// `None` once it has ended.
     pipe: Option<File>,
-    /// What was read, up to `cap` bytes.
-    bytes: Vec<u8>,
+    /// What was read, up to `cap` bytes, then the last [`TAIL`] bytes.
+    kept: Kept,
+}
+
+/// What is kept of a stream: its first `cap` bytes, and past them its last [`TAIL`]
+/// bytes (the end of a traceback is what says what broke), and how many were dropped
+/// between.
+struct Kept {
+    head: Vec<u8>,
     cap: usize,
+    /// The bytes past `head`, of which the last `TAIL` are kept (the rest dropped
+    /// from the front now and then, so that keeping costs no more than copying).
+    tail: Vec<u8>,
+    dropped: u64,
+}
+
+/// How much of a stream's end is kept past its first bytes.
+pub const TAIL: usize = 64 << 10;
+
+impl Kept {
+    fn new(cap: usize) -> Self {
+        Kept {
+            head: Vec::new(),
+            cap,
+            tail: Vec::new(),
+            dropped: 0,
+        }
+    }
+
+    fn push(&mut self, bytes: &[u8]) {
+        let room = self.cap.saturating_sub(self.head.len());
+        let (head, rest) = bytes.split_at(bytes.len().min(room));
+        self.head.extend_from_slice(head);
+        if rest.is_empty() {
+            return;
+        }
+        self.tail.extend_from_slice(rest);
+        if self.tail.len() > 2 * TAIL {
+            let drop = self.tail.len() - TAIL;
+            self.tail.drain(..drop);
+            self.dropped += drop as u64;
+        }
+    }
+
+    /// The bytes kept: all of them when nothing was dropped, else the head, a line
+    /// that says how much was left out, and the tail.
+    fn into_bytes(self) -> Vec<u8> {
+        let Kept {
+            mut head,
+            mut tail,
+            mut dropped,
+            ..
+        } = self;
+        if tail.len() > TAIL {
+            let drop = tail.len() - TAIL;
+            tail.drain(..drop);
+            dropped += drop as u64;
+        }
+        if dropped > 0 {
+            head.extend_from_slice(omitted(dropped).as_bytes());
+        }
+        head.extend_from_slice(&tail);
+        head
+    }
+}
+
+/// Of `bytes`, the first `cap` and the last [`TAIL`], with a line that says how much
+/// was left out between them (nothing is when they are all kept).
+pub fn keep(bytes: Vec<u8>, cap: usize) -> Vec<u8> {
+    if bytes.len() <= cap + TAIL {
+        return bytes;
+    }
+    let mut kept = Kept::new(cap);
+    kept.push(&bytes);
+    kept.into_bytes()
+}
+
+/// The line that stands for `n` bytes left out of a stream.
+pub fn omitted(n: u64) -> String {
+    format!("\n[... {n} bytes left out ...]\n")
 }
 
 impl Stream {
     fn new(pipe: Option<File>, cap: usize) -> Self {
         Stream {
             pipe,
-            bytes: Vec::new(),
-            cap,
+            kept: Kept::new(cap),
         }
     }
 
     /// Reads what the pipe has (it said it has something, or has ended) through
-    /// `scratch`: at most the first `cap` bytes are kept.
+    /// `scratch`: the first `cap` bytes are kept, and the last [`TAIL`].
     fn read(&mut self, scratch: &mut [u8]) {
         let Some(pipe) = self.pipe.as_mut() else {
             return;
         };
         match pipe.read(scratch) {
             Ok(0) => self.pipe = None,
-            Ok(n) => {
-                let room = self.cap.saturating_sub(self.bytes.len());
-                self.bytes.extend_from_slice(&scratch[..n.min(room)]);
-            }
+            Ok(n) => self.kept.push(&scratch[..n]),
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
             Err(_) => self.pipe = None,
         }
@@ -247,7 +320,8 @@ impl<'a> Watch<'a> {
     /// What each stream gave: its bytes, or `None` when it has not ended (a process
     /// still holds it open).
     pub(super) fn into_output(self) -> [Option<Vec<u8>>; 2] {
-        self.streams.map(|s| s.pipe.is_none().then_some(s.bytes))
+        self.streams
+            .map(|s| s.pipe.is_none().then(|| s.kept.into_bytes()))
     }
 }
 
@@ -258,7 +332,7 @@ mod tests {
     use std::time::Duration;
 
     #[test]
-    fn a_watch_keeps_the_first_bytes_up_to_its_cap_and_sees_the_end() {
+    fn a_watch_keeps_the_first_bytes_up_to_its_cap_then_the_last_and_sees_the_end() {
         let reaper = Reaper::new().expect("a thread");
         let mut scratch = Vec::new();
         for run in 0..2 {
@@ -278,7 +352,11 @@ mod tests {
                 assert!(watch.until(deadline, |w| w.closed(which)));
             }
             let [stdout, stderr] = watch.into_output();
-            assert_eq!(stdout, Some(vec![0u8; 1000]), "run {run}: the first 1000 bytes");
+            let stdout = stdout.expect("ended");
+            let mut kept = vec![0u8; 1000];
+            kept.extend_from_slice(omitted(100_000 - 1000 - TAIL as u64).as_bytes());
+            kept.extend_from_slice(&[0u8; TAIL]);
+            assert_eq!(stdout, kept, "run {run}: the first 1000 bytes and the last TAIL");
             assert_eq!(stderr.as_deref(), Some(&b"abc"[..]));
         }
     }

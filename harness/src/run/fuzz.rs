@@ -21,12 +21,13 @@
 
 use std::fmt::Debug;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use proptest::prelude::*;
-use proptest::test_runner::{Config, RngAlgorithm, TestError, TestRng, TestRunner};
+use proptest::strategy::ValueTree;
+use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 
+use super::repro::quote;
 use super::{Case, CaseSource, RunError, Runner, Worker};
 use crate::dialects::cursor_acp::generate::{faulted as faulted_conversation, ConversationConfig};
 use crate::dialects::Dialect;
@@ -40,8 +41,44 @@ pub struct FuzzReport {
     pub runs: u64,
     /// How long it took, in seconds.
     pub seconds: f64,
-    /// The minimal failing case, if one failed.
+    /// The minimal failing case, if one failed: the first of [`failures`](Self::failures).
     pub failure: Option<FuzzFailure>,
+    /// Every distinct failure found (one unless [`Fuzz::keep_going`]), each shrunk.
+    pub failures: Vec<FuzzFailure>,
+}
+
+/// How a fuzz run is going, as it goes (see [`Fuzz::on_progress`]).
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Progress {
+    /// A generated case ran.
+    Case {
+        /// Cases run so far.
+        done: u32,
+        /// Cases to run.
+        total: u32,
+        /// Whether it broke a property.
+        failed: bool,
+    },
+    /// A step of shrinking a failure ran.
+    Shrink {
+        /// Steps so far.
+        step: u32,
+        /// How many of them still failed (each a smaller failing case).
+        smaller: u32,
+        /// Seconds spent shrinking this failure.
+        seconds: f64,
+    },
+}
+
+/// A caller's view of the progress.
+#[derive(Clone)]
+struct OnProgress(std::sync::Arc<dyn Fn(&Progress) + Send + Sync>);
+
+impl Debug for OnProgress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("OnProgress")
+    }
 }
 
 /// A minimal failing case.
@@ -59,6 +96,9 @@ pub struct FuzzFailure {
     /// How many lines the minimal case has: stdout lines in print mode, messages (both
     /// directions) in server mode.
     pub lines: usize,
+    /// Whether shrinking stopped at its time bound (see [`Fuzz::shrink_time`]): the
+    /// case fails, but a smaller one may too.
+    pub shrink_stopped: bool,
 }
 
 impl FuzzFailure {
@@ -83,19 +123,6 @@ impl FuzzFailure {
     }
 }
 
-/// `text` in single quotes for a POSIX shell (as it is when it needs none).
-fn quote(text: &str) -> String {
-    let plain = !text.is_empty()
-        && text
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c));
-    if plain {
-        text.to_owned()
-    } else {
-        format!("'{}'", text.replace('\'', r"'\''"))
-    }
-}
-
 /// How many generated cases to run against a consumer, from which seed, and where
 /// the minimal failing case is written (`fuzz-failures` unless told).
 ///
@@ -113,15 +140,53 @@ pub struct Fuzz {
     cases: u32,
     seed: u64,
     out: PathBuf,
+    keep_going: bool,
+    shrink_time: Duration,
+    on_progress: Option<OnProgress>,
 }
 
+/// The most steps a failure is shrunk by.
+const MAX_SHRINK_STEPS: u32 = 256;
+
 impl Fuzz {
-    /// 100 cases from `seed`, a failure written to `fuzz-failures/`.
+    /// 100 cases from `seed`, a failure written to `fuzz-failures/`, the search
+    /// stopped at the first failure, shrinking bounded to 60 s.
     pub fn new(seed: u64) -> Self {
         Fuzz {
             cases: 100,
             seed,
             out: PathBuf::from("fuzz-failures"),
+            keep_going: false,
+            shrink_time: Duration::from_secs(60),
+            on_progress: None,
+        }
+    }
+
+    /// Going on after a failure to run every case, and shrinking each failure that
+    /// breaks a set of properties no earlier one broke (written as
+    /// `PREFIX-SEED.cassette`, `PREFIX-SEED-2.cassette`, ...).
+    pub fn keep_going(mut self, keep_going: bool) -> Self {
+        self.keep_going = keep_going;
+        self
+    }
+
+    /// Shrinking a failure for at most about this long: no step starts after it (a
+    /// step under way ends first, within the consumer's time limit), and the smallest
+    /// failing case found so far is written.
+    pub fn shrink_time(mut self, limit: Duration) -> Self {
+        self.shrink_time = limit;
+        self
+    }
+
+    /// Calling `progress` after each case and each step of shrinking.
+    pub fn on_progress(mut self, progress: impl Fn(&Progress) + Send + Sync + 'static) -> Self {
+        self.on_progress = Some(OnProgress(std::sync::Arc::new(progress)));
+        self
+    }
+
+    fn progress(&self, progress: Progress) {
+        if let Some(OnProgress(call)) = &self.on_progress {
+            call(&progress);
         }
     }
 
@@ -168,6 +233,7 @@ impl Fuzz {
                 dialect: Dialect::CursorPrint,
                 faults: String::new(),
                 broken: Vec::new(),
+                shrink_stopped: false,
                 lines: minimal
                     .frames()
                     .iter()
@@ -214,6 +280,7 @@ impl Fuzz {
                 dialect: Dialect::CursorAcp,
                 faults,
                 broken: Vec::new(),
+                shrink_stopped: false,
                 lines: minimal.transcript.messages.len(),
             })
         };
@@ -226,17 +293,19 @@ impl Fuzz {
         )
     }
 
-    /// Runs the cases of `strategy` against the consumer, each made a case by
-    /// `case_of` (given a scratch path for its cassette and its number), shrinks the
-    /// first that breaks a property, and has `save` write the minimal one as
-    /// `OUT/PREFIX-SEED.cassette`.
+    /// Runs the cases of `strategy` against the consumer, [`Runner::jobs`] at a time,
+    /// each made a case by `case_of` (given a scratch path for its cassette and its
+    /// number); shrinks the first that breaks a property (each one that breaks a new
+    /// set of them, with [`Fuzz::keep_going`]), and has `save` write the minimal one as
+    /// `OUT/PREFIX-SEED.cassette`. The scratch directory is removed by the runner's
+    /// [`Cancel`](super::Cancel) too, so an interrupted search leaves nothing behind.
     fn search<S>(
         &self,
         runner: &Runner<'_>,
         prefix: &str,
         strategy: S,
         case_of: impl Fn(&S::Value, &Path, u64) -> Result<Case, RunError>,
-        save: impl FnOnce(S::Value, PathBuf) -> Result<FuzzFailure, RunError>,
+        save: impl Fn(S::Value, PathBuf) -> Result<FuzzFailure, RunError>,
     ) -> Result<FuzzReport, RunError>
     where
         S: Strategy,
@@ -246,13 +315,18 @@ impl Fuzz {
             .prefix("mock-agent-fuzz-")
             .tempdir()
             .map_err(|source| RunError::Workdir { source })?;
-        let runs = AtomicU64::new(0);
+        runner
+            .cancel
+            .lock()
+            .as_mut()
+            .ok_or(RunError::Interrupted)?
+            .add_dir(dir.path());
+        let scratch = Scratch(runner.cancel.clone(), dir);
         let mut rng_seed = [0u8; 32];
         rng_seed[..8].copy_from_slice(&self.seed.to_le_bytes());
         let config = Config {
             cases: self.cases,
             failure_persistence: None,
-            max_shrink_iters: 256,
             // The generators' filters reject a case now and then: never give up on them.
             max_local_rejects: u32::MAX,
             max_global_rejects: u32::MAX,
@@ -260,65 +334,157 @@ impl Fuzz {
         };
         let mut search =
             TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &rng_seed));
-        // Each case runs in the directory of the case before when it can (see `Workdir`).
-        let worker = std::sync::Mutex::new(Worker::new(runner));
         let started = Instant::now();
-        // An error of the harness's own (not a failure of the consumer's) ends the search.
-        let harness_error = std::sync::Mutex::new(None);
-        let keep = |e: RunError| {
-            let message = e.to_string();
-            if let Ok(mut slot) = harness_error.lock() {
-                slot.get_or_insert(e);
+        let mut runs = 0u64;
+        // Shrinking runs one case at a time, each in the directory of the one before
+        // when it can (see `Workdir`).
+        let mut worker = Worker::new(runner);
+        let mut failures: Vec<FuzzFailure> = Vec::new();
+        let mut causes: Vec<Vec<String>> = Vec::new();
+        let batch = u32::try_from(runner.jobs * 4).unwrap_or(u32::MAX).max(1);
+        let mut done = 0u32;
+        'search: while done < self.cases {
+            let n = batch.min(self.cases - done);
+            let mut trees = Vec::with_capacity(n as usize);
+            let mut cases = Vec::with_capacity(n as usize);
+            for i in done..done + n {
+                let tree = strategy
+                    .new_tree(&mut search)
+                    .map_err(|reason| RunError::Search {
+                        reason: reason.to_string(),
+                    })?;
+                let path = scratch.1.path().join(format!("case-{i}.cassette"));
+                cases.push(case_of(&tree.current(), &path, u64::from(i))?);
+                trees.push(tree);
             }
-            TestCaseError::fail(message)
-        };
-        let result = search.run(&strategy, |value| {
-            let n = runs.fetch_add(1, Ordering::Relaxed);
-            let path = dir.path().join(format!("case-{n}.cassette"));
-            let case = case_of(&value, &path, n).map_err(keep)?;
-            let outcome = worker
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .run(&case)
-                .map_err(keep)?;
-            let _ = std::fs::remove_file(&path);
-            let broken: Vec<String> = runner
-                .properties
-                .check(&case, &outcome)
-                .into_iter()
-                .filter(|v| !v.held)
-                .map(|v| format!("{}: {}", v.name, v.detail))
-                .collect();
-            if broken.is_empty() {
-                Ok(())
-            } else {
-                Err(TestCaseError::fail(broken.join("; ")))
-            }
-        });
-        if let Some(e) = harness_error.into_inner().ok().flatten() {
-            return Err(e);
-        }
-        let failure = match result {
-            Ok(()) => None,
-            Err(TestError::Abort(reason)) => {
-                return Err(RunError::Search {
-                    reason: reason.to_string(),
-                })
-            }
-            Err(TestError::Fail(reason, minimal)) => {
+            let mut ran = done;
+            let results = runner.run_all(&cases, |result| {
+                ran += 1;
+                self.progress(Progress::Case {
+                    done: ran,
+                    total: self.cases,
+                    failed: !result.passed(),
+                });
+            })?;
+            runs += u64::from(n);
+            done += n;
+            for (tree, result) in trees.into_iter().zip(results) {
+                let broken = broken_list(&result.verdicts);
+                if broken.is_empty() {
+                    continue;
+                }
+                let cause: Vec<String> = result
+                    .verdicts
+                    .iter()
+                    .filter(|v| !v.held)
+                    .map(|v| v.name.clone())
+                    .collect();
+                if causes.contains(&cause) {
+                    continue;
+                }
+                causes.push(cause.clone());
+                // A smaller case fails when it breaks one of the properties this one broke.
+                let mut step = |value: &S::Value| -> Result<Vec<String>, RunError> {
+                    runs += 1;
+                    let path = scratch.1.path().join(format!("shrink-{runs}.cassette"));
+                    let case = case_of(value, &path, runs)?;
+                    let outcome = worker.run(&case)?;
+                    let _ = std::fs::remove_file(&path);
+                    let verdicts = runner.properties.check(&case, &outcome);
+                    let same = verdicts.iter().any(|v| !v.held && cause.contains(&v.name));
+                    Ok(if same { broken_list(&verdicts) } else { Vec::new() })
+                };
+                let (minimal, reasons, stopped) = self.shrink(tree, broken, &mut step)?;
                 std::fs::create_dir_all(&self.out).map_err(|e| write_case(&self.out, e))?;
-                let cassette = self.out.join(format!("{prefix}-{}.cassette", self.seed));
-                let mut failure = save(minimal, cassette)?;
-                failure.broken = reason.message().split("; ").map(str::to_owned).collect();
-                Some(failure)
+                let name = match failures.len() {
+                    0 => format!("{prefix}-{}.cassette", self.seed),
+                    k => format!("{prefix}-{}-{}.cassette", self.seed, k + 1),
+                };
+                let mut failure = save(minimal, self.out.join(name))?;
+                failure.broken = reasons;
+                failure.shrink_stopped = stopped;
+                failures.push(failure);
+                if !self.keep_going {
+                    break 'search;
+                }
             }
-        };
+        }
+        drop(scratch);
         Ok(FuzzReport {
-            runs: runs.into_inner(),
+            runs,
             seconds: started.elapsed().as_secs_f64(),
-            failure,
+            failure: failures.first().cloned(),
+            failures,
         })
     }
+
+    /// Shrinks a failing case as proptest does (simpler while it fails, back when it
+    /// passes), for at most [`MAX_SHRINK_STEPS`] steps and about `shrink_time`:
+    /// the smallest failing value, why it fails, and whether the time bound stopped it.
+    fn shrink<T: ValueTree>(
+        &self,
+        mut tree: T,
+        broken: Vec<String>,
+        step: &mut impl FnMut(&T::Value) -> Result<Vec<String>, RunError>,
+    ) -> Result<(T::Value, Vec<String>, bool), RunError> {
+        let started = Instant::now();
+        let mut minimal = tree.current();
+        let mut reasons = broken;
+        let (mut steps, mut smaller) = (0u32, 0u32);
+        if !tree.simplify() {
+            return Ok((minimal, reasons, false));
+        }
+        loop {
+            if started.elapsed() >= self.shrink_time {
+                return Ok((minimal, reasons, true));
+            }
+            if steps >= MAX_SHRINK_STEPS {
+                break;
+            }
+            steps += 1;
+            let value = tree.current();
+            let still = step(&value)?;
+            let failed = !still.is_empty();
+            if failed {
+                smaller += 1;
+                minimal = value;
+                reasons = still;
+            }
+            self.progress(Progress::Shrink {
+                step: steps,
+                smaller,
+                seconds: started.elapsed().as_secs_f64(),
+            });
+            let moved = if failed {
+                tree.simplify()
+            } else {
+                tree.complicate()
+            };
+            if !moved {
+                break;
+            }
+        }
+        Ok((minimal, reasons, false))
+    }
+}
+
+/// The scratch directory of a search, removed at its end, or by the run's
+/// [`Cancel`](super::Cancel) when it is interrupted.
+struct Scratch(super::Cancel, tempfile::TempDir);
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        self.0.remove_dir(self.1.path());
+    }
+}
+
+/// The broken properties of a case, with details: `name: detail`.
+fn broken_list(verdicts: &[super::Verdict]) -> Vec<String> {
+    verdicts
+        .iter()
+        .filter(|v| !v.held)
+        .map(|v| format!("{}: {}", v.name, v.detail))
+        .collect()
 }
 
 impl std::fmt::Display for Fuzz {
@@ -349,6 +515,7 @@ mod tests {
             faults: format!("error:method={prompt};stderr:text=\"it's\""),
             broken: Vec::new(),
             lines: 7,
+            shrink_stopped: false,
         };
         assert_eq!(
             failure.replay_command("python3 my bot.py"),

@@ -38,6 +38,7 @@ pub mod fuzz;
 pub mod matrix;
 pub mod properties;
 pub mod report;
+pub mod repro;
 pub mod snapshot;
 pub mod summary;
 mod workdir;
@@ -54,7 +55,7 @@ pub use assert::{assert_matrix, check_snapshots, try_matrix, MatrixError, Matrix
 pub use cancel::Cancel;
 pub use matrix::{Case, CaseSource, Matrix};
 pub use properties::{Properties, Property, UnknownProperty, Verdict};
-pub use summary::Summary;
+pub use summary::{Flaky, Summary};
 
 use cancel::kill_group;
 use workdir::Workdir;
@@ -231,8 +232,15 @@ impl RunError {
 /// How long processes left in the consumer's group get to end by themselves.
 const GRACE: Duration = Duration::from_millis(300);
 
-/// At most this much of each of the consumer's streams is kept.
-pub const MAX_OUTPUT: usize = 16 << 20;
+/// At most this much of the start of each of the consumer's streams is read into
+/// memory while a case runs (and its last [`child::TAIL`] bytes past that), what the
+/// properties see: a consumer that prints gigabytes costs no more.
+pub const MAX_OUTPUT: usize = 4 << 20;
+
+/// Of each stream of a case checked, at most this much of its start (and its last
+/// [`child::TAIL`] bytes) is kept in its [`CaseResult`], for the report: a run of
+/// thousands of cases holds little of each.
+pub const KEPT: usize = 64 << 10;
 
 fn spawn_error(consumer: &Consumer, source: std::io::Error) -> RunError {
     RunError::Spawn {
@@ -305,7 +313,7 @@ fn run_in(
     let started = Instant::now();
     let (mut child, _active) = Active::spawn(&mut cmd, consumer, cancel)?;
     let group = child.id() as i32;
-    // Each stream is read to its end, and the first MAX_OUTPUT bytes kept.
+    // Each stream is read to its end, and its first MAX_OUTPUT bytes kept, and its last.
     let mut watch = child::Watch::new(child.stdout.take(), child.stderr.take(), end, MAX_OUTPUT, scratch);
     // Waited for on the reaper's thread, so that its end is seen at once.
     if let Err(mut child) = reaper.watch(child, ended) {
@@ -488,6 +496,9 @@ pub struct CaseResult {
     pub outcome: Outcome,
     /// Each property, held or broken.
     pub verdicts: Vec<Verdict>,
+    /// The line that runs the case again in a shell, outside the harness (see
+    /// [`repro`]).
+    pub repro: String,
 }
 
 impl CaseResult {
@@ -565,10 +576,17 @@ impl<'a> Runner<'a> {
         Worker::new(self).run(case)
     }
 
-    /// The case's result: its outcome, and the verdict of each property on it.
-    fn check(&self, case: &Case, outcome: Outcome) -> CaseResult {
+    /// The case's result: its outcome (of each stream, its first [`KEPT`] bytes and
+    /// its last [`child::TAIL`] kept), the verdict of each property on it, and the
+    /// line that runs it again.
+    fn check(&self, case: &Case, mut outcome: Outcome) -> CaseResult {
         let verdicts = self.properties.check(case, &outcome);
+        for stream in [&mut outcome.stdout, &mut outcome.stderr] {
+            *stream = child::keep(std::mem::take(stream), KEPT);
+        }
+        let cwd = std::env::current_dir().unwrap_or_default();
         CaseResult {
+            repro: repro::line(self.consumer, self.mock, case, &cwd),
             case: case.clone(),
             outcome,
             verdicts,
@@ -716,11 +734,17 @@ mod tests {
         // 200 kB on stdout and stderr each, more than a pipe holds, while the consumer
         // is still running.
         let consumer = Consumer::new("head -c 200000 /dev/zero; head -c 200000 /dev/zero >&2; exit 3");
+        let outcome = Runner::new(&consumer, &MockBinary::new("/bin/true"))
+            .run_case(&cases(1)[0])
+            .expect("runs");
+        assert_eq!(outcome.status, Status::Exited(3));
+        assert_eq!(outcome.stdout.len(), 200_000);
+        assert_eq!(outcome.stderr.len(), 200_000);
+        assert!(!outcome.left_running);
+        // A result keeps the start and the end of each.
         let result = &run(&consumer, 1)[0];
-        assert_eq!(result.outcome.status, Status::Exited(3));
-        assert_eq!(result.outcome.stdout.len(), 200_000);
-        assert_eq!(result.outcome.stderr.len(), 200_000);
-        assert!(!result.outcome.left_running);
+        let kept = KEPT + child::omitted((200_000 - KEPT - child::TAIL) as u64).len() + child::TAIL;
+        assert_eq!(result.outcome.stdout.len(), kept);
     }
 
     #[test]

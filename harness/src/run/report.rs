@@ -20,12 +20,7 @@ pub fn record(result: &CaseResult) -> String {
         let _ = writeln!(text, "faults: {}", result.case.faults);
     }
     let _ = writeln!(text, "expect: {}", describe(&result.case.expect));
-    let status = match outcome.status {
-        Status::Exited(code) => format!("exit code {code}"),
-        Status::Signaled(signal) => format!("signal {signal}"),
-        Status::TimedOut => "timed out".to_owned(),
-    };
-    let _ = writeln!(text, "status: {status}");
+    let _ = writeln!(text, "status: {}", status(outcome.status));
     let _ = writeln!(text, "properties:");
     for verdict in &result.verdicts {
         if verdict.held {
@@ -51,18 +46,92 @@ pub fn record(result: &CaseResult) -> String {
     text
 }
 
-/// Records keep at most this much of each stream.
-const CLIP: usize = 4_000;
+/// Records keep at most this much of the start of each stream, and as much of its end.
+const CLIP: usize = 2_000;
 
+/// `text`, or its first and last [`CLIP`] bytes (at character boundaries) with a
+/// line that says how much was left out: the end of a stream (a traceback's last
+/// line, the one that says what broke) is kept as well as its start.
 fn clip(text: &str) -> String {
-    if text.len() <= CLIP {
+    if text.len() <= 2 * CLIP {
         return text.to_owned();
     }
     let mut end = CLIP;
     while !text.is_char_boundary(end) {
         end -= 1;
     }
-    format!("{}\n[... {} more bytes]\n", &text[..end], text.len() - end)
+    let mut start = text.len() - CLIP;
+    while !text.is_char_boundary(start) {
+        start += 1;
+    }
+    // The bytes the runner left out of the stream (see `child::keep`) count too.
+    let middle = &text[end..start];
+    let left_out: usize = middle
+        .split("\n[... ")
+        .skip(1)
+        .filter_map(|rest| rest.split_once(" bytes left out ...]\n"))
+        .filter_map(|(n, _)| n.parse::<usize>().ok())
+        .map(|n| n.saturating_sub(super::child::omitted(n as u64).len()))
+        .sum();
+    format!(
+        "{}\n[... {} more bytes ...]\n{}",
+        &text[..end],
+        middle.len() + left_out,
+        &text[start..]
+    )
+}
+
+/// How the consumer ended, in words: `exit code 1`, `signal 9`, `timed out`.
+pub fn status(status: Status) -> String {
+    match status {
+        Status::Exited(code) => format!("exit code {code}"),
+        Status::Signaled(signal) => format!("signal {signal}"),
+        Status::TimedOut => "timed out".to_owned(),
+    }
+}
+
+/// How many of a stream's last lines a failure shows.
+const LAST_LINES: usize = 4;
+
+/// A failing case explained, each line indented by four spaces: each broken property
+/// and why, what a correct consumer concludes and how this one ended, the last lines
+/// of its stdout and stderr, and the line that runs the case again in a shell.
+pub fn explain(result: &CaseResult) -> String {
+    let mut text = String::new();
+    for verdict in result.verdicts.iter().filter(|v| !v.held) {
+        let _ = writeln!(text, "    {}: {}", verdict.name, verdict.detail);
+    }
+    let mut expected = describe(&result.case.expect);
+    if expected.chars().count() > 80 {
+        expected = format!("{}...", expected.chars().take(77).collect::<String>());
+    }
+    let _ = writeln!(
+        text,
+        "    expected: {expected}; seen: {}",
+        status(result.outcome.status)
+    );
+    for (name, bytes) in [
+        ("stdout", &result.outcome.stdout),
+        ("stderr", &result.outcome.stderr),
+    ] {
+        let all = String::from_utf8_lossy(bytes);
+        let lines: Vec<&str> = all.lines().filter(|l| !l.trim().is_empty()).collect();
+        if lines.is_empty() {
+            let _ = writeln!(text, "    {name}: nothing");
+            continue;
+        }
+        let shown = &lines[lines.len().saturating_sub(LAST_LINES)..];
+        let _ = writeln!(text, "    {name}, last {} lines:", shown.len());
+        for line in shown {
+            let mut short: String = line.chars().take(200).collect();
+            if short.len() < line.len() {
+                short.push_str("...");
+            }
+            let _ = writeln!(text, "      | {short}");
+        }
+    }
+    let _ = writeln!(text, "    repro: {}", result.repro);
+    text
 }
 
 /// Replaces what changes from run to run: the temporary directory, UUIDs, timestamps.
@@ -152,7 +221,7 @@ pub fn junit(results: &[CaseResult], changed: &[String]) -> String {
                 xml,
                 ">\n    <failure message=\"{}\">{}</failure>\n  </testcase>",
                 escape(&broken.join("; ")),
-                escape(&record(result))
+                escape(&format!("{}\nrepro: {}", record(result), result.repro))
             );
         }
     }

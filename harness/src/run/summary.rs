@@ -5,9 +5,19 @@
 //! case                                             broken properties
 //! default/auth-required                            reports-failure
 //!     reports-failure: the agent failed, but the consumer exited 0
+//!     expected: failure; seen: exit code 0
+//!     stdout: nothing
+//!     stderr, last 1 lines:
+//!       | bot: done
+//!     repro: cd /home/me/bot && mkdir -p ... sh -c 'python3 bot.py'
 //! default/quota                                    snapshot differs
+//! by cause:
+//!   1 case breaks reports-failure: the agent failed, but the consumer exited 0 (default/auth-required)
 //! 41 cases: 40 passed, 1 failed; snapshots: 0 new, 1 changed
 //! ```
+//!
+//! Each failing case is explained (see [`super::report::explain`]), then the failures
+//! are grouped by cause: the property and why it broke.
 
 use std::fmt;
 
@@ -19,13 +29,94 @@ use super::CaseResult;
 pub struct Summary<'a> {
     results: &'a [CaseResult],
     snapshots: &'a [Checked],
+    flaky: &'a [Flaky],
+}
+
+/// A case whose verdicts differ between the runs of a repeated run (`--repeat N`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Flaky {
+    /// The case.
+    pub case: String,
+    /// How many times it ran.
+    pub runs: usize,
+    /// How many of those runs broke a property.
+    pub failed: usize,
+    /// Each property broken in some runs and held in others, with the runs (from 1)
+    /// it broke in.
+    pub properties: Vec<(String, Vec<usize>)>,
+}
+
+impl std::fmt::Display for Flaky {
+    /// `default/clean: 1 of 3 runs failed; reports-success broke in run 1`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {} of {} runs failed", self.case, self.failed, self.runs)?;
+        for (name, runs) in &self.properties {
+            let runs: Vec<String> = runs.iter().map(usize::to_string).collect();
+            let s = if runs.len() == 1 { "" } else { "s" };
+            write!(f, "; {name} broke in run{s} {}", runs.join(", "))?;
+        }
+        Ok(())
+    }
+}
+
+/// The results of a run in which each case ran `times` times in a row (`results` holds
+/// a case's runs one after another): one result a case, the first failing run of it
+/// when one failed, and the cases whose verdicts differ between runs.
+pub fn repeated(results: Vec<CaseResult>, times: usize) -> (Vec<CaseResult>, Vec<Flaky>) {
+    let times = times.max(1);
+    let mut kept = Vec::with_capacity(results.len() / times);
+    let mut flaky = Vec::new();
+    let mut runs = results.into_iter().peekable();
+    while runs.peek().is_some() {
+        let group: Vec<CaseResult> = runs.by_ref().take(times).collect();
+        let broken = |r: &CaseResult| -> Vec<String> {
+            r.verdicts
+                .iter()
+                .filter(|v| !v.held)
+                .map(|v| v.name.clone())
+                .collect()
+        };
+        let first = broken(&group[0]);
+        if group.iter().any(|r| broken(r) != first) {
+            let mut properties: Vec<(String, Vec<usize>)> = Vec::new();
+            for (n, result) in group.iter().enumerate() {
+                for name in broken(result) {
+                    match properties.iter_mut().find(|(p, _)| *p == name) {
+                        Some((_, runs)) => runs.push(n + 1),
+                        None => properties.push((name, vec![n + 1])),
+                    }
+                }
+            }
+            properties.retain(|(_, runs)| runs.len() < group.len());
+            flaky.push(Flaky {
+                case: group[0].case.name.clone(),
+                runs: group.len(),
+                failed: group.iter().filter(|r| !r.passed()).count(),
+                properties,
+            });
+        }
+        let shown = group.iter().position(|r| !r.passed()).unwrap_or(0);
+        kept.extend(group.into_iter().nth(shown));
+    }
+    (kept, flaky)
 }
 
 impl<'a> Summary<'a> {
     /// The summary of these results and their checked snapshots (none when the run
     /// keeps no snapshots).
     pub fn new(results: &'a [CaseResult], snapshots: &'a [Checked]) -> Self {
-        Summary { results, snapshots }
+        Summary {
+            results,
+            snapshots,
+            flaky: &[],
+        }
+    }
+
+    /// With the cases whose verdicts differed between repeats (see [`repeated`]):
+    /// they fail the run, flaky.
+    pub fn flaky(mut self, flaky: &'a [Flaky]) -> Self {
+        self.flaky = flaky;
+        self
     }
 
     /// The cases that broke a property.
@@ -38,9 +129,27 @@ impl<'a> Summary<'a> {
         self.snapshots.iter().filter(|c| c.fails)
     }
 
-    /// Whether every property held and no snapshot fails the run.
+    /// Whether every property held, no case is flaky and no snapshot fails the run.
     pub fn passed(&self) -> bool {
-        self.failed().next().is_none() && self.failing_snapshots().next().is_none()
+        self.failed().next().is_none() && self.flaky.is_empty() && self.failing_snapshots().next().is_none()
+    }
+
+    /// The failures grouped by cause (a property, and why it broke), the most
+    /// frequent first: each with the cases it broke in.
+    pub fn causes(&self) -> Vec<((&'a str, &'a str), Vec<&'a str>)> {
+        let mut causes: Vec<((&str, &str), Vec<&str>)> = Vec::new();
+        for result in self.failed() {
+            for verdict in result.verdicts.iter().filter(|v| !v.held) {
+                let key = (verdict.name.as_str(), verdict.detail.as_str());
+                match causes.iter_mut().find(|(k, _)| *k == key) {
+                    Some((_, cases)) => cases.push(&result.case.name),
+                    None => causes.push((key, vec![&result.case.name])),
+                }
+            }
+        }
+        // Stable: causes as frequent as each other keep the order they were met in.
+        causes.sort_by_key(|(_, cases)| std::cmp::Reverse(cases.len()));
+        causes
     }
 
     fn count(&self, state: SnapshotState) -> (usize, usize) {
@@ -63,9 +172,7 @@ impl fmt::Display for Summary<'_> {
                 .map(|v| v.name.as_str())
                 .collect();
             writeln!(f, "{:<48} {}", result.case.name, broken.join(", "))?;
-            for verdict in result.verdicts.iter().filter(|v| !v.held) {
-                writeln!(f, "    {}: {}", verdict.name, verdict.detail)?;
-            }
+            f.write_str(&super::report::explain(result))?;
         }
         for checked in self.snapshots.iter().filter(|c| !c.accepted()) {
             match checked.state {
@@ -73,6 +180,25 @@ impl fmt::Display for Summary<'_> {
                 SnapshotState::Changed => writeln!(f, "{:<48} snapshot differs", checked.case)?,
                 SnapshotState::New => writeln!(f, "{:<48} new snapshot", checked.case)?,
             }
+        }
+        let causes = self.causes();
+        if !causes.is_empty() {
+            writeln!(f, "by cause:")?;
+        }
+        for ((name, detail), cases) in &causes {
+            let shown: Vec<&str> = cases.iter().take(3).copied().collect();
+            let more = match cases.len().saturating_sub(3) {
+                0 => String::new(),
+                n => format!(", and {n} more"),
+            };
+            let (n, breaks) = match cases.len() {
+                1 => ("1 case".to_owned(), "breaks"),
+                n => (format!("{n} cases"), "break"),
+            };
+            writeln!(f, "  {n} {breaks} {name}: {detail} ({}{more})", shown.join(", "))?;
+        }
+        for flaky in self.flaky {
+            writeln!(f, "flaky: {flaky}")?;
         }
         let failed = self.failed().count();
         let (new, new_accepted) = self.count(SnapshotState::New);
@@ -84,9 +210,13 @@ impl fmt::Display for Summary<'_> {
                 String::new()
             }
         };
+        let flaky = match self.flaky.len() {
+            0 => String::new(),
+            n => format!(" ({n} flaky)"),
+        };
         write!(
             f,
-            "{} cases: {} passed, {failed} failed; snapshots: {new} new{}, {changed} changed{}",
+            "{} cases: {} passed, {failed} failed{flaky}; snapshots: {new} new{}, {changed} changed{}",
             self.results.len(),
             self.results.len() - failed,
             accepted(new_accepted),

@@ -96,26 +96,7 @@ enum Own {
     /// With `--acp`, the consumer is an ACP client: generated conversations of server
     /// mode with server-mode faults; a failure is shrunk to a conversation written as
     /// a cassette, its faults beside it.
-    Fuzz {
-        /// The consumer: a shell command; `{mock}` is the mock's path.
-        #[arg(long, value_name = "CMD")]
-        consumer: String,
-        /// Fuzz an ACP client (`cursor-agent acp`) instead of a print-mode consumer.
-        #[arg(long)]
-        acp: bool,
-        /// How many cases.
-        #[arg(long, value_name = "N", default_value_t = 100)]
-        cases: u32,
-        /// The seed: the same seed runs the same cases.
-        #[arg(long, value_name = "S", default_value_t = 0)]
-        seed: u64,
-        /// Seconds a case may take before the consumer is killed.
-        #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
-        timeout: f64,
-        /// Where the minimal failing case is written.
-        #[arg(long, value_name = "DIR", default_value = "fuzz-failures")]
-        out: PathBuf,
-    },
+    Fuzz(FuzzArgs),
     /// Run the real CLI as a transparent proxy and write what it did as a cassette.
     ///
     /// Its stdout and stderr reach you unchanged, stdin is passed on, SIGINT and
@@ -203,15 +184,75 @@ struct TestArgs {
     /// Cases run at once.
     #[arg(long, value_name = "N", default_value_t = 2)]
     jobs: usize,
+    /// Run each case N times: a case whose verdicts differ between its runs is
+    /// reported as flaky, and fails the run.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    repeat: u32,
     /// Write JUnit XML here.
     #[arg(long, value_name = "FILE")]
     junit: Option<PathBuf>,
     /// A variable to set to the mock's path, for consumers that take it so.
     #[arg(long, value_name = "NAME")]
     mock_env: Option<String>,
+    #[command(flatten)]
+    judge: Judge,
+}
+
+/// What is checked of the consumer, for `test` and `fuzz`: the properties, and how
+/// it says that the agent failed.
+#[derive(Args)]
+struct Judge {
     /// Switch a property off (repeatable): ends, no-crash, reports-failure, reports-success, no-leftover, reads-to-end, answers-requests, ignores-unknown.
     #[arg(long = "off", value_name = "PROPERTY", value_parser = parse_property)]
     off: Vec<harness::run::Property>,
+    /// The consumer reports a failure by printing a line that matches this regular
+    /// expression on stdout (`^` and `$` match at each line), not by a non-zero exit.
+    #[arg(long, value_name = "REGEX")]
+    failure_when_stdout: Option<String>,
+    /// The consumer reports a failure by printing a line that matches this regular
+    /// expression on stderr.
+    #[arg(long, value_name = "REGEX")]
+    failure_when_stderr: Option<String>,
+    /// The consumer reports a failure by exiting with this code (repeatable). Given
+    /// any of these three ways, a failure is reported when one of them matches.
+    #[arg(long, value_name = "CODE", allow_negative_numbers = true)]
+    failure_when_exit: Vec<i32>,
+}
+
+/// `mock-agent fuzz`.
+#[derive(Args)]
+struct FuzzArgs {
+    /// The consumer: a shell command; `{mock}` is the mock's path.
+    #[arg(long, value_name = "CMD")]
+    consumer: String,
+    /// Fuzz an ACP client (`cursor-agent acp`) instead of a print-mode consumer.
+    #[arg(long)]
+    acp: bool,
+    /// How many cases.
+    #[arg(long, value_name = "N", default_value_t = 100)]
+    cases: u32,
+    /// The seed: the same seed runs the same cases, whatever `--jobs`.
+    #[arg(long, value_name = "S", default_value_t = 0)]
+    seed: u64,
+    /// Seconds a case may take before the consumer is killed.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
+    timeout: f64,
+    /// Cases run at once (shrinking runs one at a time).
+    #[arg(long, value_name = "N", default_value_t = 2)]
+    jobs: usize,
+    /// Go on after a failure: run every case, and shrink each failure that breaks a
+    /// set of properties no earlier one broke (`fuzz-SEED.cassette`, `fuzz-SEED-2.cassette`, ...).
+    #[arg(long)]
+    keep_going: bool,
+    /// Seconds to shrink a failure for, at most (a step under way ends first): the
+    /// smallest failing case found by then is written.
+    #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
+    shrink_time: f64,
+    /// Where the minimal failing case is written.
+    #[arg(long, value_name = "DIR", default_value = "fuzz-failures")]
+    out: PathBuf,
+    #[command(flatten)]
+    judge: Judge,
 }
 
 /// How a run is played: the CLI's output options, faults and timing.
@@ -329,17 +370,7 @@ pub fn run(argv: &[String]) -> Result<Exit, Error> {
             options.cli_version = cli_version;
             Ok(crate::record::record(&command, &options)?)
         }
-        Own::Fuzz {
-            consumer,
-            acp,
-            cases,
-            seed,
-            timeout,
-            out,
-        } => {
-            let fuzz = harness::run::fuzz::Fuzz::new(seed).cases(cases).out(out);
-            test::fuzz(&consumer, acp, &fuzz, timeout)
-        }
+        Own::Fuzz(args) => test::fuzz(&args),
         Own::Faults => {
             for entry in faults::catalogue() {
                 println!("{:<16} {}", entry.name, entry.meaning);

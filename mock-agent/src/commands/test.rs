@@ -9,7 +9,7 @@ use harness::exit_codes;
 use harness::frames::{Exit, Signal};
 use harness::run::Cancel;
 
-use super::{Error, TestArgs};
+use super::{Error, FuzzArgs, Judge, TestArgs};
 
 /// The process's interrupt: the handle that stops the run, and the signal that
 /// interrupted it. Made by the command, owned by it and the signal handler.
@@ -52,6 +52,41 @@ impl Interrupt {
     }
 }
 
+impl Judge {
+    /// The properties checked: the built-in ones but those switched off, and the
+    /// user's way of reporting a failure when one is given.
+    fn properties(&self) -> Result<harness::run::Properties, Error> {
+        use harness::run::{Properties, Status};
+        let properties = self.off.iter().fold(Properties::new(), |p, off| p.without(*off));
+        let regex = |flag: &str, pattern: &Option<String>| -> Result<Option<regex::bytes::Regex>, Error> {
+            pattern
+                .as_deref()
+                .map(|pattern| {
+                    regex::bytes::RegexBuilder::new(pattern)
+                        .multi_line(true)
+                        .build()
+                        .map_err(|e| {
+                            Error::Usage(format!(
+                                "{flag} {pattern}: not a regular expression: {e}\nhelp: the syntax is the regex crate's, e.g. `^ERROR:`"
+                            ))
+                        })
+                })
+                .transpose()
+        };
+        let stdout = regex("--failure-when-stdout", &self.failure_when_stdout)?;
+        let stderr = regex("--failure-when-stderr", &self.failure_when_stderr)?;
+        let codes = self.failure_when_exit.clone();
+        if stdout.is_none() && stderr.is_none() && codes.is_empty() {
+            return Ok(properties);
+        }
+        Ok(properties.failure_when(move |outcome| {
+            stdout.as_ref().is_some_and(|r| r.is_match(&outcome.stdout))
+                || stderr.as_ref().is_some_and(|r| r.is_match(&outcome.stderr))
+                || matches!(outcome.status, Status::Exited(code) if codes.contains(&code))
+        }))
+    }
+}
+
 /// `--timeout`, checked: seconds, more than 0.
 fn timeout(seconds: f64) -> Result<Duration, Error> {
     if !(seconds.is_finite() && seconds > 0.0) {
@@ -72,7 +107,7 @@ fn own_binary() -> Result<harness::run::MockBinary, Error> {
 
 /// `mock-agent test`: the matrix against a consumer.
 pub(super) fn test(args: TestArgs) -> Result<Exit, Error> {
-    use harness::run::{self, report, snapshot, Consumer, Matrix, Properties, Runner, Summary};
+    use harness::run::{self, report, snapshot, Consumer, Matrix, Runner, Summary};
     let policy = snapshot::Policy::from_env().map_err(Error::Usage)?;
     let policy = if args.accept { policy.accepting() } else { policy };
     let interrupt = Interrupt::on_term_or_int();
@@ -110,7 +145,7 @@ pub(super) fn test(args: TestArgs) -> Result<Exit, Error> {
     if let Some(name) = &args.mock_env {
         consumer = consumer.mock_env(name.clone());
     }
-    let properties = args.off.iter().fold(Properties::new(), |p, off| p.without(*off));
+    let properties = args.judge.properties()?;
     if cases.is_empty() {
         return Err(Error::Usage(format!(
             "no case to run{}\nhelp: `--filter` keeps the cases whose name contains it, e.g. `default/eof`",
@@ -120,7 +155,23 @@ pub(super) fn test(args: TestArgs) -> Result<Exit, Error> {
                 .unwrap_or_default()
         )));
     }
-    eprintln!("running {} cases, {} at a time", cases.len(), args.jobs.max(1));
+    let repeat = args.repeat as usize;
+    // Each case's runs one after another (see `summary::repeated`).
+    let cases: Vec<_> = cases
+        .iter()
+        .flat_map(|case| std::iter::repeat_n(case, repeat))
+        .cloned()
+        .collect();
+    let times = if repeat > 1 {
+        format!(" ({repeat} runs each)")
+    } else {
+        String::new()
+    };
+    eprintln!(
+        "running {} cases{times}, {} at a time",
+        cases.len() / repeat,
+        args.jobs.max(1)
+    );
     let done = std::sync::atomic::AtomicUsize::new(0);
     let total = cases.len();
     let runner = Runner::new(&consumer, &mock)
@@ -135,7 +186,7 @@ pub(super) fn test(args: TestArgs) -> Result<Exit, Error> {
     if let Some(signal) = interrupt.signal() {
         return Ok(Exit::Signal(signal));
     }
-    let results = results?;
+    let (results, flaky) = run::summary::repeated(results?, repeat);
     let checked = match &args.snapshots {
         None => Vec::new(),
         Some(dir) => run::check_snapshots(&results, dir, &policy).map_err(|source| Error::CannotWrite {
@@ -144,7 +195,7 @@ pub(super) fn test(args: TestArgs) -> Result<Exit, Error> {
             source,
         })?,
     };
-    let summary = Summary::new(&results, &checked);
+    let summary = Summary::new(&results, &checked).flaky(&flaky);
     println!("{summary}");
     if let Some(path) = &args.junit {
         let differing: Vec<String> = summary.failing_snapshots().map(|c| c.case.clone()).collect();
@@ -184,19 +235,48 @@ fn check_faults(specs: &[String], acp: bool) -> Result<(), harness::Diagnostic> 
 }
 
 /// `mock-agent fuzz`, of a print-mode consumer or (`acp`) an ACP client.
-pub(super) fn fuzz(
-    command: &str,
-    acp: bool,
-    fuzz: &harness::run::fuzz::Fuzz,
-    timeout_s: f64,
-) -> Result<Exit, Error> {
+pub(super) fn fuzz(args: &FuzzArgs) -> Result<Exit, Error> {
+    use harness::run::fuzz::{Fuzz, Progress};
     use harness::run::{Consumer, Runner};
     let interrupt = Interrupt::on_term_or_int();
     let mock = own_binary()?;
-    let consumer = Consumer::new(command).timeout(timeout(timeout_s)?);
+    let command = args.consumer.as_str();
+    let acp = args.acp;
+    let consumer = Consumer::new(command).timeout(timeout(args.timeout)?);
+    let shrink_time = timeout(args.shrink_time).map_err(|_| {
+        Error::Usage(format!(
+            "--shrink-time {}: give seconds, more than 0",
+            args.shrink_time
+        ))
+    })?;
+    let fuzz = Fuzz::new(args.seed)
+        .cases(args.cases)
+        .out(args.out.clone())
+        .keep_going(args.keep_going)
+        .shrink_time(shrink_time)
+        .on_progress(|progress| match progress {
+            Progress::Case { done, total, failed } => {
+                let mark = if *failed { "FAIL" } else { "ok  " };
+                eprintln!("[{done:>4}/{total}] {mark}");
+            }
+            Progress::Shrink {
+                step,
+                smaller,
+                seconds,
+            } => {
+                eprintln!("shrinking: step {step}, {smaller} smaller failing cases, {seconds:.1} s");
+            }
+            _ => {}
+        });
     let what = if acp { "ACP client" } else { "consumer" };
-    eprintln!("fuzzing the {what} `{command}` with {fuzz}");
-    let runner = Runner::new(&consumer, &mock).cancel(&interrupt.cancel);
+    eprintln!(
+        "fuzzing the {what} `{command}` with {fuzz}, {} at a time",
+        args.jobs.max(1)
+    );
+    let runner = Runner::new(&consumer, &mock)
+        .properties(args.judge.properties()?)
+        .jobs(args.jobs)
+        .cancel(&interrupt.cancel);
     let found = if acp {
         fuzz.run_acp(&runner)
     } else {
@@ -207,25 +287,34 @@ pub(super) fn fuzz(
     }
     let report = found?;
     let rate = report.runs as f64 / report.seconds.max(1e-9);
-    let Some(failure) = report.failure else {
+    if report.failures.is_empty() {
         println!(
             "{} cases passed in {:.1} s ({rate:.1} cases/s)",
             report.runs, report.seconds
         );
         return Ok(Exit::Code(exit_codes::OK));
-    };
+    }
     let unit = if acp { "messages" } else { "lines" };
-    println!(
-        "a case failed; shrunk to {} {unit} ({} runs, {:.1} s):",
-        failure.lines, report.runs, report.seconds
-    );
-    for broken in &failure.broken {
-        println!("  {broken}");
+    let found = match report.failures.len() {
+        1 => "a failure".to_owned(),
+        n => format!("{n} distinct failures"),
+    };
+    println!("{found} ({} runs, {:.1} s):", report.runs, report.seconds);
+    for failure in &report.failures {
+        let stopped = if failure.shrink_stopped {
+            format!(" (shrinking stopped after --shrink-time {} s)", args.shrink_time)
+        } else {
+            String::new()
+        };
+        println!("a case failed; shrunk to {} {unit}{stopped}:", failure.lines);
+        for broken in &failure.broken {
+            println!("  {broken}");
+        }
+        println!("the minimal case: {}", failure.cassette.display());
+        if !failure.faults.is_empty() {
+            println!("with the faults: {}", failure.faults);
+        }
+        println!("replay it: {}", failure.replay_command(command));
     }
-    println!("the minimal case: {}", failure.cassette.display());
-    if !failure.faults.is_empty() {
-        println!("with the faults: {}", failure.faults);
-    }
-    println!("replay it: {}", failure.replay_command(command));
     Ok(Exit::Code(exit_codes::CASES_FAILED))
 }
