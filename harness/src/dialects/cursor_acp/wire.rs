@@ -329,9 +329,10 @@ impl Capabilities {
     /// What the params of an `initialize` request offer, read as the schema reads
     /// them (a missing or malformed field offers nothing).
     pub fn of_initialize(params: &Value) -> Capabilities {
-        let offered = serde_json::from_value::<agent_client_protocol_schema::v1::InitializeRequest>(params.clone())
-            .map(|request| request.client_capabilities)
-            .unwrap_or_default();
+        let offered =
+            serde_json::from_value::<agent_client_protocol_schema::v1::InitializeRequest>(params.clone())
+                .map(|request| request.client_capabilities)
+                .unwrap_or_default();
         Capabilities {
             read: offered.fs.read_text_file,
             write: offered.fs.write_text_file,
@@ -444,7 +445,9 @@ pub fn cancelled() -> Value {
 
 #[cfg(test)]
 mod tests {
-    use agent_client_protocol_schema::v1::{ContentBlock, RequestPermissionOutcome, SessionUpdate, ToolCallContent};
+    use agent_client_protocol_schema::v1::{
+        ContentBlock, RequestPermissionOutcome, SessionUpdate, ToolCallContent,
+    };
     use serde::de::DeserializeOwned;
     use serde_json::{json, Value};
 
