@@ -305,7 +305,9 @@ async fn a_client_library_plays_a_whole_session_on_the_default_source() {
                 "tool_call_update",
                 "agent_message_chunk",
                 "tool_call",
-                "tool_call_update"
+                "tool_call_update",
+                "usage_update",
+                "session_info_update"
             ]
         );
         assert_eq!(message_text(&turn), answer);
@@ -385,7 +387,9 @@ async fn a_shell_command_asks_permission_through_acp() {
                 "agent_message_chunk",
                 "tool_call",
                 "tool_call_update",
-                "agent_message_chunk"
+                "agent_message_chunk",
+                "usage_update",
+                "session_info_update"
             ]
         );
         let calls = assert_tool_calls_end(&turn);
@@ -911,10 +915,20 @@ fn requests_sent_before_a_late_permission_answer_wait_their_turn() {
     wire.send(&allow_once(&asked_id));
     let rest = wire.until_response(&json!("i"));
     let tags: Vec<String> = rest.iter().map(tag).collect();
-    assert_eq!(tags, ["tool_call_update", "response", "response", "response"]);
-    let ids: Vec<&Value> = rest[1..].iter().map(|m| &m["id"]).collect();
+    assert_eq!(
+        tags,
+        [
+            "tool_call_update",
+            "usage_update",
+            "session_info_update",
+            "response",
+            "response",
+            "response"
+        ]
+    );
+    let ids: Vec<&Value> = rest[3..].iter().map(|m| &m["id"]).collect();
     assert_eq!(ids, [&json!("p"), &json!("m"), &json!("i")]);
-    assert_eq!(rest[1]["result"], json!({"stopReason": "end_turn"}));
+    assert_eq!(rest[3]["result"], json!({"stopReason": "end_turn"}));
     let ended = wire.close();
     assert_eq!((ended.code, ended.rest.len()), (Some(0), 0));
 }

@@ -57,6 +57,7 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
         let Some((value, at)) = self.client.answered.remove(id) else {
             return Ok(Some(Interrupted::Eof));
         };
+        self.conversation.answered(id, method, &value);
         if let Some(journal) = &mut self.client.journal {
             journal.answers.push(journal::Answer {
                 id: id.to_owned(),

@@ -156,6 +156,14 @@ pub trait Conversation {
 
     /// How the process ends once the client has closed stdin.
     fn ending(&self) -> Exit;
+
+    /// The client answered the agent's request `id` (a [`Wait::Answer`] of the
+    /// steps played) with `answer`: its `result`, or `{"error": ...}`. Steps made
+    /// after the wait may depend on it (a file the client read, the terminal it
+    /// made); a conversation that plays as recorded ignores it.
+    fn answered(&mut self, id: &str, method: &str, answer: &serde_json::Value) {
+        let _ = (id, method, answer);
+    }
 }
 
 /// A conversation told readably, one message a line, in order: `->` the client's,

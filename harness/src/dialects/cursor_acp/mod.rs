@@ -88,5 +88,10 @@ pub fn conversation(source: &Source) -> Result<(Box<dyn Conversation + Send>, bo
         _ => tell::Ask::Shell,
     };
     let plan = Scenario::new(RenderOptions::new(OutputFormat::StreamJson)).plan(recording)?;
-    Ok((Box::new(tell::Teller::new(plan.frames, ask)?), false))
+    let teller = tell::Teller::new(plan.frames, ask)?;
+    let teller = match source {
+        Source::Default => teller.checking_its_work(),
+        _ => teller,
+    };
+    Ok((Box::new(teller), false))
 }

@@ -24,17 +24,17 @@
 //! recording that cannot be read twice (from a pipe) or that was never a file (a
 //! generated conversation) is kept in memory, and plays the same way.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fs::File;
 use std::io::{BufReader, Read};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, SystemTime};
 
 use super::rpc::{self, Kind, Message};
 use super::tell;
-use super::wire::methods;
+use super::wire::{methods, tool_content, Capabilities};
 use crate::cassette::{Position, Reader, PREFLIGHT_LIMIT};
 use crate::dialects::cursor_acp::conversation::{Conversation, Reply, Step, Steps, Wait};
 use crate::error::{CassetteError, Diagnostic, ProblemKind};
@@ -55,6 +55,46 @@ pub struct Script {
     /// Recorded request ids and the live ones they were played for.
     ids: HashMap<String, String>,
     ending: Exit,
+    /// What the live client offered in `initialize`; `None` before it did.
+    capabilities: Option<Capabilities>,
+    /// The client's terminals: recorded ids and the live ones.
+    terminals: Arc<Mutex<Terminals>>,
+}
+
+/// The terminals the client made for the agent (`terminal/create`): the recorded id
+/// of each one asked for, by the agent's request id, and the live id the client gave
+/// where it differs from the recording's. The agent's later requests and updates
+/// name the live one.
+#[derive(Debug, Default)]
+struct Terminals {
+    asked: HashMap<String, String>,
+    live: Vec<(Vec<u8>, Vec<u8>)>,
+}
+
+impl Terminals {
+    /// `line` with each recorded terminal id (a JSON string) the live one.
+    fn live(&self, line: Vec<u8>) -> Vec<u8> {
+        self.live.iter().fold(line, |line, (recorded, live)| {
+            if line.windows(recorded.len()).any(|w| w == recorded.as_slice()) {
+                replace(&line, recorded, live)
+            } else {
+                line
+            }
+        })
+    }
+}
+
+/// `bytes` with every `from` replaced by `to`.
+fn replace(bytes: &[u8], from: &[u8], to: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut rest = bytes;
+    while let Some(at) = rest.windows(from.len()).position(|w| w == from) {
+        out.extend_from_slice(&rest[..at]);
+        out.extend_from_slice(to);
+        rest = &rest[at + from.len()..];
+    }
+    out.extend_from_slice(rest);
+    out
 }
 
 /// One request of the recorded client and what the agent did after it.
@@ -89,6 +129,9 @@ struct Section {
     /// For each of the client's answers to the agent's requests in it, in order, the
     /// method of the request it answers.
     answers: Vec<String>,
+    /// The methods of the agent's requests in it that need a capability of the
+    /// client's (`fs/*`, `terminal/*`), once each.
+    jobs: Vec<String>,
 }
 
 /// Where a section starts on its tape.
@@ -188,7 +231,7 @@ impl Script {
 
     /// The steps of `section`, with the live ids of the requests its responses
     /// answer, read from the tape as they are played.
-    fn play(&self, section: Section) -> Steps {
+    fn play(&self, section: Section, withhold: Option<Capabilities>) -> Steps {
         let responses: Vec<(usize, Option<String>)> = section
             .responses
             .into_iter()
@@ -202,6 +245,9 @@ impl Script {
                 since: section.since,
                 responses: responses.into_iter().peekable(),
                 answers: section.answers.into_iter(),
+                withhold,
+                withheld: HashSet::new(),
+                terminals: Arc::clone(&self.terminals),
             }),
             Err(e) => Steps::new(std::iter::once(Err(e))),
         }
@@ -211,13 +257,16 @@ impl Script {
 impl Conversation for Script {
     fn start(&mut self) -> Steps {
         match self.start.take() {
-            Some(section) => self.play(section),
+            Some(section) => self.play(section, None),
             None => Steps::default(),
         }
     }
 
     fn reply(&mut self, request: &Message<'_>) -> Reply {
         let method = request.method();
+        if method == methods::INITIALIZE {
+            self.capabilities = Some(Capabilities::of_initialize(&request.params_value()));
+        }
         let Some(index) = self
             .exchanges
             .iter()
@@ -237,7 +286,7 @@ impl Conversation for Script {
         let exchange = &mut self.exchanges[index];
         exchange.played = true;
         let recorded_id = exchange.id.clone();
-        let divergence = match (&exchange.session, request.param_str("sessionId")) {
+        let mut divergence = match (&exchange.session, request.param_str("sessionId")) {
             (Some(recorded), Some(live)) if *recorded != live => Some(format!(
                 "`{method}` names session `{live}`; the recording's named `{recorded}`: replayed as recorded"
             )),
@@ -246,14 +295,48 @@ impl Conversation for Script {
         // A played exchange is not played again: where its steps are is handed over.
         let section = std::mem::take(&mut exchange.section);
         self.ids.insert(recorded_id, request.id_text().to_owned());
+        // The agent asks the client only what it offers: the rest is left out.
+        let withhold = self
+            .capabilities
+            .filter(|offered| section.jobs.iter().any(|job| !offered.allow(job)));
+        if let Some(offered) = withhold {
+            let left: Vec<&str> = section
+                .jobs
+                .iter()
+                .map(String::as_str)
+                .filter(|job| !offered.allow(job))
+                .collect();
+            let said = format!(
+                "the recording's agent asks the client {}, which this client does not offer: left out",
+                left.join(", ")
+            );
+            divergence = Some(match divergence {
+                Some(before) => format!("{before}; {said}"),
+                None => said,
+            });
+        }
         Reply {
-            steps: self.play(section),
+            steps: self.play(section, withhold),
             divergence,
         }
     }
 
     fn ending(&self) -> Exit {
         self.ending
+    }
+
+    fn answered(&mut self, id: &str, method: &str, answer: &serde_json::Value) {
+        if method != methods::TERMINAL_CREATE {
+            return;
+        }
+        let mut terminals = self.terminals.lock().unwrap_or_else(PoisonError::into_inner);
+        let recorded = terminals.asked.remove(id);
+        if let (Some(recorded), Some(live)) = (recorded, answer["terminalId"].as_str()) {
+            let quoted = |id: &str| serde_json::to_vec(id).unwrap_or_default();
+            if recorded != live {
+                terminals.live.push((quoted(&recorded), quoted(live)));
+            }
+        }
     }
 }
 
@@ -326,6 +409,13 @@ impl Index {
                             self.section().responses.push((frame, id));
                         }
                         Kind::Request => {
+                            let method = message.method();
+                            let job = [methods::FS_READ_TEXT_FILE, methods::FS_WRITE_TEXT_FILE]
+                                .contains(&method)
+                                || method.starts_with(methods::TERMINAL_PREFIX);
+                            if job && !self.section().jobs.iter().any(|j| j == method) {
+                                self.section().jobs.push(method.to_owned());
+                            }
                             self.asked
                                 .insert(message.id_text().to_owned(), message.method().to_owned());
                         }
@@ -357,6 +447,8 @@ impl Index {
             exchanges: self.exchanges,
             ids: HashMap::new(),
             ending: self.ending,
+            capabilities: None,
+            terminals: Arc::default(),
         }
     }
 }
@@ -449,6 +541,13 @@ struct Play {
     responses: std::iter::Peekable<std::vec::IntoIter<(usize, Option<String>)>>,
     /// The methods the client's answers answer, in order.
     answers: std::vec::IntoIter<String>,
+    /// What the live client offers, when the section has requests it does not: those
+    /// are left out, with the client's answers to them and the updates that show a
+    /// terminal to a client without one.
+    withhold: Option<Capabilities>,
+    /// The ids of the requests left out.
+    withheld: HashSet<String>,
+    terminals: Arc<Mutex<Terminals>>,
 }
 
 impl Play {
@@ -461,14 +560,31 @@ impl Play {
             Frame::Line(line) if line.stream == Stream::Stdin => {
                 let message = Message::parse(&line.bytes)?;
                 match message.kind {
-                    Kind::Response => Some(Step::Await {
-                        at,
-                        wait: Wait::Answer {
-                            id: message.id_text().to_owned(),
-                            method: self.answers.next().unwrap_or_default(),
-                            recorded: message.result.and_then(|r| serde_json::from_str(r.get()).ok()),
-                        },
-                    }),
+                    Kind::Response => {
+                        let method = self.answers.next().unwrap_or_default();
+                        if self.withheld.remove(message.id_text()) {
+                            return None;
+                        }
+                        let recorded: Option<serde_json::Value> =
+                            message.result.and_then(|r| serde_json::from_str(r.get()).ok());
+                        if method == methods::TERMINAL_CREATE {
+                            if let Some(terminal) = recorded.as_ref().and_then(|r| r["terminalId"].as_str()) {
+                                self.terminals
+                                    .lock()
+                                    .unwrap_or_else(PoisonError::into_inner)
+                                    .asked
+                                    .insert(message.id_text().to_owned(), terminal.to_owned());
+                            }
+                        }
+                        Some(Step::Await {
+                            at,
+                            wait: Wait::Answer {
+                                id: message.id_text().to_owned(),
+                                method,
+                                recorded,
+                            },
+                        })
+                    }
                     Kind::Notification if message.method() == methods::SESSION_CANCEL => Some(Step::Await {
                         at,
                         wait: Wait::Notification {
@@ -480,6 +596,29 @@ impl Play {
             }
             Frame::Line(line) if line.stream == Stream::Stdout => {
                 let mut bytes = line.bytes;
+                if let Some(offered) = self.withhold {
+                    if let Some(message) = Message::parse(&bytes) {
+                        if message.kind == Kind::Request && !offered.allow(message.method()) {
+                            self.withheld.insert(message.id_text().to_owned());
+                            return None;
+                        }
+                        let shows_terminal = message.method() == methods::SESSION_UPDATE
+                            && message.params_value()["update"]["content"]
+                                .as_array()
+                                .is_some_and(|items| {
+                                    items.iter().any(|i| i["type"] == tool_content::TERMINAL)
+                                });
+                        if shows_terminal && !offered.terminal {
+                            return None;
+                        }
+                    }
+                }
+                {
+                    let terminals = self.terminals.lock().unwrap_or_else(PoisonError::into_inner);
+                    if !terminals.live.is_empty() {
+                        bytes = terminals.live(bytes);
+                    }
+                }
                 if self.responses.peek().is_some_and(|(frame, _)| *frame == n) {
                     if let Some((_, Some(live))) = self.responses.next() {
                         bytes = rpc::with_id(&bytes, &live);
@@ -689,209 +828,4 @@ mod tests {
 }
 
 #[cfg(test)]
-mod file_tests {
-    use serde_json::json;
-
-    use super::tests::request as request_line;
-    use super::*;
-    use crate::cassette;
-    use crate::dialects::cursor_acp::wire::{self, stop_reasons, updates};
-
-    /// The client's prompt.
-    fn prompt() -> String {
-        let params = json!({"sessionId": "s", "prompt": []});
-        String::from_utf8(request_line(r#""p""#, methods::SESSION_PROMPT, &params)).expect("utf-8")
-    }
-
-    /// A frame of a line of JSON-RPC that went `dir` (`in`, `out`), at `t` if given.
-    fn frame(t: Option<u64>, dir: &str, line: &[u8]) -> String {
-        let line = String::from_utf8_lossy(line);
-        match t {
-            Some(t) => format!(r#"{{"t":{t},"{dir}":{line}}}"#),
-            None => format!(r#"{{"{dir}":{line}}}"#),
-        }
-    }
-
-    /// A cassette of every kind of frame, one long turn crossing the read buffer many
-    /// times (one update longer than the buffer), and a short exchange after it.
-    fn cassette() -> String {
-        let ask = json!({"sessionId": "s"});
-        let mut c = vec![
-            r#"{"mock_agent_cassette":2,"invocation":{"acp":true}}"#.to_owned(),
-            r#"{"t":1,"err":"starting"}"#.to_owned(),
-            frame(Some(2), "in", &rpc::request(0, methods::INITIALIZE, &json!({}))),
-            frame(
-                Some(3),
-                "out",
-                &rpc::response("0", &json!({"protocolVersion": 1})),
-            ),
-            r#"{"t":4,"in":"not json-rpc"}"#.to_owned(),
-            frame(Some(10), "in", &rpc::request(1, methods::SESSION_PROMPT, &ask)),
-        ];
-        for i in 0..3_000 {
-            let text = if i == 1_500 {
-                "é".repeat(200_000)
-            } else {
-                format!("chunk {i} naïve \"q\"")
-            };
-            let update = wire::text_chunk(updates::AGENT_MESSAGE_CHUNK, &text);
-            let line = rpc::notification(
-                methods::SESSION_UPDATE,
-                &json!({"sessionId": "s", "update": update}),
-            );
-            c.push(frame(Some(11 + i / 100), "out", &line));
-            if i % 700 == 0 {
-                c.push(r#"{"out":"a line that is not JSON"}"#.to_owned());
-                c.push(r#"{"out_b64":"/w=="}"#.to_owned());
-                c.push(r#"{"stall_ms":5}"#.to_owned());
-            }
-        }
-        let set_mode = json!({"sessionId": "s", "modeId": "ask"});
-        c.extend([
-            frame(
-                Some(50),
-                "out",
-                &rpc::request(7, methods::REQUEST_PERMISSION, &ask),
-            ),
-            frame(Some(60), "in", &rpc::response("7", &wire::selected("allow-once"))),
-            frame(Some(61), "in", &rpc::notification(methods::SESSION_CANCEL, &ask)),
-            r#"{"t":62,"err":"stopping"}"#.to_owned(),
-            frame(
-                Some(63),
-                "out",
-                &rpc::response("1", &wire::stop(stop_reasons::CANCELLED)),
-            ),
-            String::new(),
-            frame(
-                Some(70),
-                "in",
-                &rpc::request(2, methods::SESSION_SET_MODE, &set_mode),
-            ),
-            frame(None, "out", &rpc::response("2", &json!({}))),
-            r#"{"t":80,"exit":0}"#.to_owned(),
-        ]);
-        c.join("\n") + "\n"
-    }
-
-    fn write(text: &str) -> tempfile::TempPath {
-        let path = tempfile::Builder::new()
-            .suffix(".cassette")
-            .tempfile()
-            .expect("a temp file")
-            .into_temp_path();
-        std::fs::write(&path, text).expect("writes");
-        path
-    }
-
-    fn request(line: &str) -> Message<'_> {
-        Message::parse(line.as_bytes()).expect("parses")
-    }
-
-    /// Every reply of a script to the requests of the cassette's client.
-    fn replies(script: &mut Script) -> Vec<Result<Vec<Step>, String>> {
-        let mut replies = vec![script
-            .start()
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| e.to_string())];
-        let lines: Vec<String> = [
-            request_line(r#""i""#, methods::INITIALIZE, &json!({})),
-            prompt().into_bytes(),
-            request_line(
-                r#""m""#,
-                methods::SESSION_SET_MODE,
-                &json!({"sessionId": "s", "modeId": "ask"}),
-            ),
-        ]
-        .into_iter()
-        .map(|line| String::from_utf8(line).expect("utf-8"))
-        .collect();
-        for line in &lines {
-            let reply = script.reply(&request(line));
-            replies.push(
-                reply
-                    .steps
-                    .collect::<Result<Vec<_>, _>>()
-                    .map_err(|e| e.to_string()),
-            );
-        }
-        replies
-    }
-
-    #[test]
-    fn a_cassette_file_plays_from_its_index_as_the_recording_held_in_memory() {
-        let path = write(&cassette());
-        let mut file = Script::open(&path).expect("indexes").expect("an ACP cassette");
-        let mut memory = Script::new(cassette::open(&path).expect("opens")).expect("cuts");
-        let (from_file, in_memory) = (replies(&mut file), replies(&mut memory));
-        // Compared without printing megabytes when they differ.
-        for (i, (a, b)) in from_file.iter().zip(&in_memory).enumerate() {
-            let (a, b) = (a.as_ref().expect("plays"), b.as_ref().expect("plays"));
-            assert_eq!(a.len(), b.len(), "reply {i}");
-            let differ = a.iter().zip(b).position(|(a, b)| a != b);
-            assert_eq!(differ, None, "reply {i}: step {differ:?} differs");
-        }
-        let turn = in_memory[2].as_ref().expect("the turn");
-        // The updates, the lines that are not JSON, the permission request, its
-        // answer, the cancel, stderr, the response with the live id.
-        assert_eq!(turn.len(), 3_000 + 5 * 2 + 5);
-        assert_eq!(
-            turn.last(),
-            Some(&Step::Send {
-                at: Duration::from_millis(53),
-                line: rpc::response(r#""p""#, &wire::stop(stop_reasons::CANCELLED))
-            })
-        );
-        assert!(turn
-            .iter()
-            .any(|s| matches!(s, Step::Send { line, .. } if line.len() > 400_000)));
-        assert!(turn.iter().any(|s| matches!(s, Step::Await { wait: Wait::Answer { method, .. }, .. } if method == methods::REQUEST_PERMISSION)));
-        assert_eq!(file.ending(), Exit::Code(0));
-    }
-
-    #[test]
-    fn a_cassette_changed_after_it_was_indexed_fails_to_play_with_an_error() {
-        // Cut short: the size says so before a byte is read.
-        let path = write(&cassette());
-        let mut script = Script::open(&path).expect("indexes").expect("an ACP cassette");
-        let file = std::fs::OpenOptions::new()
-            .write(true)
-            .open(&path)
-            .expect("opens");
-        file.set_len(4_000).expect("truncates");
-        let error = script
-            .reply(&request(&prompt()))
-            .steps
-            .find_map(Result::err)
-            .expect("an error");
-        let text = error.to_string();
-        assert!(
-            text.contains(":7: file cut short: the cassette changed while mock-agent replayed it"),
-            "{text}"
-        );
-        assert_eq!(error.exit_code(), crate::exit_codes::INVALID_INPUT);
-
-        // Written over in place, its size and time kept: the frames say so.
-        let text = cassette();
-        let path = write(&text);
-        let modified = std::fs::metadata(&path)
-            .and_then(|m| m.modified())
-            .expect("mtime");
-        let mut script = Script::open(&path).expect("indexes").expect("an ACP cassette");
-        let line = text
-            .find("chunk 2000")
-            .and_then(|at| text[..at].rfind('\n'))
-            .expect("an update");
-        let mut broken = text.into_bytes();
-        broken[line + 1..line + 6].fill(b'#');
-        std::fs::write(&path, &broken).expect("writes");
-        let file = std::fs::File::options().write(true).open(&path).expect("opens");
-        file.set_modified(modified).expect("keeps the time");
-        let steps: Vec<_> = script.reply(&request(&prompt())).steps.collect();
-        let error = steps
-            .last()
-            .and_then(|s| s.as_ref().err())
-            .expect("ends with an error");
-        assert!(error.to_string().contains("invalid JSON"), "{error}");
-        assert!(steps.len() > 2_000, "the frames before it play");
-    }
-}
+mod file_tests;

@@ -6,7 +6,8 @@
 //! | `thinking` delta | `agent_thought_chunk` with its text |
 //! | `tool_call` started | `tool_call`: `toolCallId` = `call_id`, a `title`, the ACP `kind`, `status: pending`, `rawInput` = the tool's `args` |
 //! | `tool_call` completed | `tool_call_update`: `status` `completed` (or `failed` for a `failure`, `error` or `rejected` result), `rawOutput` = the tool's `result` |
-//! | `result` success | the prompt's response, `stopReason: end_turn` |
+//! | a read, a write, a shell command, when the client offers it in `initialize` | first the client's tool: `fs/read_text_file`, `fs/write_text_file`, `terminal/*` ([`client`]); the `tool_call_update` says what the client answered |
+//! | `result` success | `usage_update`, `session_info_update` (a session's first turn: its title, from the prompt), then the prompt's response, `stopReason: end_turn` |
 //! | a failed run (no successful `result`) | a JSON-RPC error (`-32603`) for the prompt, with the first stderr line |
 //! | a run that failed with `Authentication required` on stderr | `-32000` `Authentication required` for every session method, as the real agent answers when not logged in; the recorded stderr lines with the first |
 //! | stderr lines | stderr lines |
@@ -15,24 +16,35 @@
 //! Tool kinds: `readToolCall` read; `writeToolCall`, `editToolCall` edit;
 //! `deleteToolCall` delete; `shellToolCall` execute; `grepToolCall`, `globToolCall`,
 //! `lsToolCall` search; any other other. The agent asks `session/request_permission`
-//! before the tools [`Ask`] names, and waits for the answer. `session/load` replays
-//! the history of a session of this process or of the recording's `session_id`, and
-//! answers any other id `-32602` (`Session ... not found`). Times are the frames'
-//! times. A recording of a real `acp` process ([`super::script`]) is the faithful
-//! source: this mapping is the mock's, in the shapes the real agent uses.
+//! before the tools [`Ask`] names, and waits for the answer. The built-in default
+//! session ([`Teller::checking_its_work`]) also checks its write with a shell command
+//! in the client's terminal, when the client offers one. `session/load` replays the
+//! history of a session of this process or of the recording's `session_id`, and
+//! answers any other id `-32602` (`Session ... not found`); so do a prompt and a
+//! setter that name a session nobody made. Times are the frames' times. A recording
+//! of a real `acp` process ([`super::script`]) is the faithful source: this mapping is
+//! the mock's, in the shapes the real agent uses.
 
+mod client;
+mod handshake;
+
+use std::collections::VecDeque;
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{json, Value};
 
 use super::rpc::{self, codes, Message};
-use super::wire::{
-    self, content_types, methods, modes, option_kinds, stop_reasons, tool_kinds, tool_statuses, updates,
-};
-use crate::dialects::cursor_acp::conversation::{Conversation, Reply, Step, Steps, Wait};
+use super::wire::{self, methods, stop_reasons, tool_kinds, tool_statuses, updates, Capabilities};
+use crate::dialects::cursor_acp::conversation::{Conversation, Reply, Step, Steps};
 use crate::dialects::cursor_print::events::{event_type, field, is_tool_key, subtype, tool_key};
 use crate::error::CassetteError;
 use crate::frames::{Exit, Frame, FrameResult, Stream};
+use client::{Item, Job, Lazy, Live};
+use handshake::invalid_params;
+pub use handshake::{
+    available_commands, handshake, initialize_result, permission_params, session_new_result, update_line,
+};
 
 /// Which tool calls the agent asks permission for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,9 +58,26 @@ pub enum Ask {
 /// One step of the told turn, before it has a session and request ids.
 #[derive(Debug, Clone)]
 enum Told {
-    Update { at: Duration, update: Value },
-    Stderr { at: Duration, line: Vec<u8> },
-    Permission { at: Duration, tool_call: Value },
+    Update {
+        at: Duration,
+        update: Value,
+    },
+    Stderr {
+        at: Duration,
+        line: Vec<u8>,
+    },
+    Permission {
+        at: Duration,
+        tool_call: Value,
+    },
+    /// A tool call's end (its `tool_call_update` as print mode tells it), through the
+    /// client first when the tool is one the client can run and offers (its path as
+    /// recorded: made absolute in the session's folder).
+    Finish {
+        at: Duration,
+        job: Option<Job>,
+        update: Value,
+    },
 }
 
 /// How the told run ends.
@@ -63,6 +92,21 @@ enum Outcome {
 /// How the real CLI begins the stderr line of a run that is not logged in.
 const NOT_LOGGED_IN: &str = "Authentication required";
 
+/// The shell command the default session checks its write with.
+const CHECK: &str = "wc -l summary.txt";
+
+/// The context window `usage_update` reports, in tokens.
+const CONTEXT_WINDOW: u64 = 200_000;
+
+/// A session of this process: its id, its folder (`cwd`), and whether it has its
+/// title.
+#[derive(Debug, Clone)]
+struct Session {
+    id: String,
+    cwd: Option<String>,
+    titled: bool,
+}
+
 /// A print-mode session told through ACP: every prompt plays its turn.
 #[derive(Debug, Clone)]
 pub struct Teller {
@@ -73,8 +117,18 @@ pub struct Teller {
     prompt: String,
     /// The session id of the print-mode events: the first `session/new` gives it.
     session_id: String,
-    sessions: Vec<String>,
-    next_request: u64,
+    /// The recorded run's folder (its `system` event's `cwd`).
+    recorded_cwd: Option<String>,
+    sessions: Vec<Session>,
+    /// What the client offered in `initialize`.
+    capabilities: Capabilities,
+    /// The turns' answers from the client and the agent's next request id.
+    shared: Live,
+    /// Turns played, for `usage_update`.
+    turns: u64,
+    /// Check the work with a shell command in the client's terminal (the default
+    /// session).
+    check: bool,
 }
 
 impl Teller {
@@ -86,6 +140,7 @@ impl Teller {
         let mut exit = Exit::Code(0);
         let mut prompt = String::new();
         let mut session_id = None;
+        let mut recorded_cwd = None;
         let mut asked = false;
         let mut end = Duration::ZERO;
         for frame in frames {
@@ -116,6 +171,9 @@ impl Teller {
                 session_id = event[field::SESSION_ID].as_str().map(str::to_owned);
             }
             match (event[field::TYPE].as_str(), event[field::SUBTYPE].as_str()) {
+                (Some(event_type::SYSTEM), _) => {
+                    recorded_cwd = recorded_cwd.or_else(|| event["cwd"].as_str().map(str::to_owned));
+                }
                 (Some(event_type::ASSISTANT), _) => {
                     let text = message_text(&event);
                     if !text.is_empty() {
@@ -153,7 +211,7 @@ impl Teller {
                     }
                 }
                 (Some(event_type::TOOL_CALL), Some(subtype::COMPLETED)) => {
-                    let (_, body) = tool(&event);
+                    let (key, body) = tool(&event);
                     // A tool's `result` is keyed as the event type is named.
                     let result = &body[event_type::RESULT];
                     let failed = ["failure", "error", "rejected"]
@@ -164,8 +222,9 @@ impl Teller {
                     } else {
                         tool_statuses::COMPLETED
                     };
-                    turn.push(Told::Update {
+                    turn.push(Told::Finish {
                         at,
+                        job: job_of(&key, &body["args"]),
                         update: json!({"sessionUpdate": updates::TOOL_CALL_UPDATE, "toolCallId": event["call_id"], "status": status, "rawOutput": result}),
                     });
                 }
@@ -207,56 +266,112 @@ impl Teller {
             end,
             prompt,
             session_id: session_id.unwrap_or_else(|| uuid::Uuid::new_v4().to_string()),
+            recorded_cwd,
             sessions: Vec::new(),
-            next_request: 0,
+            capabilities: Capabilities::default(),
+            shared: Live::default(),
+            turns: 0,
+            check: false,
         })
     }
 
-    /// The steps of one prompt's turn in `session`, answering request `id`.
-    fn turn(&mut self, id: &str, session: &str) -> Vec<Step> {
-        let mut steps = Vec::new();
+    /// The teller of the built-in default session: after its write, it checks its
+    /// work with a shell command (`wc -l summary.txt`) in the client's terminal, when
+    /// the client offers one.
+    #[must_use]
+    pub fn checking_its_work(mut self) -> Teller {
+        self.check = true;
+        self
+    }
+
+    /// The steps of one prompt's turn in `session`, answering request `id`; `title`
+    /// is the prompt's text.
+    fn turn(&mut self, id: &str, session: &str, title: &str) -> Steps {
+        if self.outcome == Outcome::AuthRequired {
+            return Steps::from(self.not_logged_in(id));
+        }
+        let cwd = self
+            .session(session)
+            .and_then(|s| s.cwd.clone())
+            .or_else(|| self.recorded_cwd.clone());
+        let mut items = VecDeque::new();
         for told in &self.turn {
-            match told {
-                Told::Update { at, update } => steps.push(Step::Send {
+            items.push_back(match told {
+                Told::Update { at, update } => Item::Ready(Step::Send {
                     at: *at,
                     line: update_line(session, update),
                 }),
-                Told::Stderr { at, line } => steps.push(Step::Stderr {
+                Told::Stderr { at, line } => Item::Ready(Step::Stderr {
                     at: *at,
                     line: line.clone(),
                 }),
                 Told::Permission { at, tool_call } => {
-                    let request = self.next_request;
-                    self.next_request += 1;
-                    steps.push(Step::Send {
-                        at: *at,
-                        line: rpc::request(
-                            request,
-                            methods::REQUEST_PERMISSION,
-                            &permission_params(session, tool_call),
-                        ),
-                    });
-                    steps.push(Step::Await {
-                        at: *at,
-                        wait: Wait::Answer {
-                            id: request.to_string(),
-                            method: methods::REQUEST_PERMISSION.to_owned(),
-                            recorded: None,
-                        },
-                    });
+                    client::permission(*at, session.to_owned(), tool_call.clone())
                 }
-            }
+                Told::Finish { at, job, update } => {
+                    match job.as_ref().filter(|j| self.capabilities.allow(j.method())) {
+                        Some(job) => client::run(
+                            *at,
+                            session.to_owned(),
+                            in_folder(job, cwd.as_deref()),
+                            update.clone(),
+                        ),
+                        None => Item::Ready(Step::Send {
+                            at: *at,
+                            line: update_line(session, update),
+                        }),
+                    }
+                }
+            });
         }
+        let end = self.end;
         let last = match &self.outcome {
-            Outcome::Success => rpc::response(id, &wire::stop(stop_reasons::END_TURN)),
+            Outcome::Success => {
+                self.turns += 1;
+                if self.check && self.capabilities.terminal {
+                    let call = format!("toolu_check_{}", self.turns);
+                    let title = format!("`{CHECK}`");
+                    let update = json!({"sessionUpdate": updates::TOOL_CALL, "toolCallId": call, "title": title, "kind": tool_kinds::EXECUTE, "status": tool_statuses::PENDING, "rawInput": {"command": CHECK}});
+                    items.push_back(Item::Ready(Step::Send {
+                        at: end,
+                        line: update_line(session, &update),
+                    }));
+                    let told = json!({"sessionUpdate": updates::TOOL_CALL_UPDATE, "toolCallId": call, "status": tool_statuses::COMPLETED, "rawOutput": {"exitCode": 0, "stdout": "19 summary.txt\n", "stderr": ""}});
+                    let job = Job::Shell {
+                        command: CHECK.to_owned(),
+                        cwd: cwd.clone(),
+                    };
+                    items.push_back(client::run(end, session.to_owned(), job, told));
+                }
+                let turns = self.turns;
+                let usage = wire::usage_update(2_400 * turns, CONTEXT_WINDOW, (42 * turns) as f64 / 10_000.0);
+                items.push_back(Item::Ready(Step::Send {
+                    at: end,
+                    line: update_line(session, &usage),
+                }));
+                if let Some(s) = self.sessions.iter_mut().find(|s| s.id == session && !s.titled) {
+                    s.titled = true;
+                    let title = title.lines().next().unwrap_or_default();
+                    let title = match title.char_indices().nth(60) {
+                        Some((cut, _)) => format!("{}...", &title[..cut]),
+                        None if title.is_empty() => "New chat".to_owned(),
+                        None => title.to_owned(),
+                    };
+                    items.push_back(Item::Ready(Step::Send {
+                        at: end,
+                        line: update_line(session, &wire::session_info_update(&title)),
+                    }));
+                }
+                rpc::response(id, &wire::stop(stop_reasons::END_TURN))
+            }
             Outcome::Failure(message) => rpc::error(id, codes::INTERNAL_ERROR, message, None),
-            Outcome::AuthRequired => return self.not_logged_in(id),
+            Outcome::AuthRequired => unreachable!("answered above"),
         };
-        steps.push(Step::Send {
-            at: self.end,
-            line: last,
-        });
-        steps
+        items.push_back(Item::Ready(Step::Send { at: end, line: last }));
+        Steps::new(Lazy {
+            items,
+            shared: Arc::clone(&self.shared),
+        })
     }
 
     /// The history `session/load` replays: the prompt, then the answer's messages.
@@ -296,13 +411,28 @@ impl Teller {
         steps
     }
 
-    fn new_session(&mut self) -> String {
+    fn session(&self, id: &str) -> Option<&Session> {
+        self.sessions.iter().find(|s| s.id == id)
+    }
+
+    /// A session of this process (made or loaded), `cwd` its folder.
+    fn open_session(&mut self, id: String, cwd: Option<String>) {
+        if self.session(&id).is_none() {
+            self.sessions.push(Session {
+                id,
+                cwd,
+                titled: false,
+            });
+        }
+    }
+
+    fn new_session(&mut self, cwd: Option<String>) -> String {
         let id = if self.sessions.is_empty() {
             self.session_id.clone()
         } else {
             uuid::Uuid::new_v4().to_string()
         };
-        self.sessions.push(id.clone());
+        self.open_session(id.clone(), cwd);
         id
     }
 }
@@ -329,9 +459,18 @@ impl Conversation for Teller {
                 divergence: None,
             };
         }
+        let named = request.param_str("sessionId");
+        let unknown = || {
+            let named = named.as_deref().unwrap_or_default();
+            Reply::send(invalid_params(&id, &format!("Session {named} not found")))
+        };
         match request.method() {
+            methods::INITIALIZE => {
+                self.capabilities = Capabilities::of_initialize(&request.params_value());
+                handshake(request)
+            }
             methods::SESSION_NEW => {
-                let session = self.new_session();
+                let session = self.new_session(request.param_str("cwd"));
                 Reply {
                     steps: Steps::from(vec![
                         Step::Send {
@@ -347,26 +486,30 @@ impl Conversation for Teller {
                 }
             }
             methods::SESSION_PROMPT => {
-                let session = request
-                    .param_str("sessionId")
-                    .unwrap_or_else(|| self.session_id.clone());
+                let Some(session) = named.clone().filter(|s| self.session(s).is_some()) else {
+                    return unknown();
+                };
+                let params = request.params_value();
+                let text: String = params["prompt"]
+                    .as_array()
+                    .map(|blocks| blocks.iter().filter_map(|b| b["text"].as_str()).collect())
+                    .unwrap_or_default();
                 Reply {
-                    steps: Steps::from(self.turn(&id, &session)),
+                    steps: self.turn(&id, &session, &text),
                     divergence: None,
                 }
             }
+            methods::SESSION_SET_MODE | methods::SESSION_SET_MODEL | methods::SESSION_SET_CONFIG_OPTION
+                if named.as_deref().is_none_or(|s| self.session(s).is_none()) =>
+            {
+                unknown()
+            }
             methods::SESSION_LOAD => {
-                let session = request
-                    .param_str("sessionId")
-                    .unwrap_or_else(|| self.session_id.clone());
-                if session != self.session_id && !self.sessions.contains(&session) {
-                    return Reply::send(rpc::error(
-                        &id,
-                        codes::INVALID_PARAMS,
-                        &format!("Session {session} not found"),
-                        None,
-                    ));
+                let session = named.clone().unwrap_or_else(|| self.session_id.clone());
+                if session != self.session_id && self.session(&session).is_none() {
+                    return unknown();
                 }
+                self.open_session(session.clone(), request.param_str("cwd"));
                 let mut steps = self.history(&session);
                 steps.push(Step::Send {
                     at: Duration::ZERO,
@@ -384,127 +527,52 @@ impl Conversation for Teller {
     fn ending(&self) -> Exit {
         Exit::Code(0)
     }
+
+    fn answered(&mut self, id: &str, method: &str, answer: &Value) {
+        self.shared
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .answered(id, method, answer);
+    }
 }
 
-/// The answers every mock agent gives, whatever its source: `initialize`,
-/// `authenticate`, the mode, model and config option setters; `-32601` for a method
-/// it does not know.
-pub fn handshake(request: &Message<'_>) -> Reply {
-    let id = request.id_text();
-    let result = match request.method() {
-        methods::INITIALIZE => initialize_result(),
-        methods::AUTHENTICATE | methods::SESSION_SET_MODE | methods::SESSION_SET_MODEL => json!({}),
-        methods::SESSION_SET_CONFIG_OPTION => json!({"configOptions": config_options(modes::AGENT, "auto")}),
-        methods::SESSION_NEW => {
-            let session = uuid::Uuid::new_v4().to_string();
-            return Reply {
-                steps: Steps::from(vec![
-                    Step::Send {
-                        at: Duration::ZERO,
-                        line: rpc::response(id, &session_new_result(&session)),
-                    },
-                    Step::Send {
-                        at: Duration::ZERO,
-                        line: update_line(&session, &available_commands()),
-                    },
-                ]),
-                divergence: None,
-            };
-        }
-        methods::SESSION_PROMPT => wire::stop(stop_reasons::END_TURN),
-        methods::SESSION_LOAD => json!({}),
-        other => {
-            return Reply::send(rpc::error(
-                id,
-                codes::METHOD_NOT_FOUND,
-                "Method not found",
-                Some(&Value::from(other)),
-            ))
-        }
+/// The job the client can run for a print-mode tool: a read, a write of a whole
+/// file, a shell command.
+fn job_of(key: &str, args: &Value) -> Option<Job> {
+    let text = |name: &str| args[name].as_str().map(str::to_owned);
+    match key {
+        tool_key::READ => Some(Job::Read { path: text("path")? }),
+        tool_key::WRITE => Some(Job::Write {
+            path: text("path")?,
+            content: text("fileText").unwrap_or_default(),
+        }),
+        tool_key::SHELL => Some(Job::Shell {
+            command: text("command")?,
+            cwd: None,
+        }),
+        _ => None,
+    }
+}
+
+/// The job with its path made absolute in `cwd`, and its command run there.
+fn in_folder(job: &Job, cwd: Option<&str>) -> Job {
+    let absolute = |path: &str| match cwd {
+        Some(cwd) if !path.starts_with('/') => format!("{}/{path}", cwd.trim_end_matches('/')),
+        _ if !path.starts_with('/') => format!("/{path}"),
+        _ => path.to_owned(),
     };
-    Reply::send(rpc::response(id, &result))
-}
-
-/// The result of `initialize`, as the real agent answers (protocol version 1 to any
-/// version asked).
-pub fn initialize_result() -> Value {
-    json!({
-        "protocolVersion": 1,
-        "agentCapabilities": {
-            "loadSession": true,
-            "promptCapabilities": {(content_types::IMAGE): true, (content_types::AUDIO): false, "embeddedContext": false},
-            "mcpCapabilities": {"http": true, "sse": true}
+    match job {
+        Job::Read { path } => Job::Read { path: absolute(path) },
+        Job::Write { path, content } => Job::Write {
+            path: absolute(path),
+            content: content.clone(),
         },
-        "authMethods": [{"id": "cursor_login", "name": "Cursor Login", "description": "Log in with your Cursor account"}]
-    })
-}
-
-/// The result of `session/new`: the id, the modes, the models block clients read, and
-/// the config options.
-pub fn session_new_result(session: &str) -> Value {
-    let models: Vec<Value> = crate::models::MODELS
-        .iter()
-        .map(|(id, name)| json!({"modelId": id, "name": name}))
-        .collect();
-    json!({
-        "sessionId": session,
-        "modes": {"currentModeId": modes::AGENT, "availableModes": available_modes()},
-        "models": {"currentModelId": "auto", "availableModels": models},
-        "configOptions": config_options(modes::AGENT, "auto")
-    })
-}
-
-fn available_modes() -> Value {
-    json!([
-        {"id": modes::AGENT, "name": "Agent", "description": "Full agent capabilities"},
-        {"id": modes::PLAN, "name": "Plan", "description": "Plan before acting"},
-        {"id": modes::ASK, "name": "Ask", "description": "Answer questions, change nothing"}
-    ])
-}
-
-fn config_options(mode: &str, model: &str) -> Value {
-    let models: Vec<Value> = crate::models::MODELS
-        .iter()
-        .map(|(id, name)| json!({"value": id, "name": name}))
-        .collect();
-    let modes: Vec<Value> = modes::ALL
-        .iter()
-        .map(|m| json!({"value": m, "name": m[..1].to_uppercase() + &m[1..]}))
-        .collect();
-    json!([
-        {"id": "mode", "name": "Mode", "category": "mode", "type": "select", "currentValue": mode, "options": modes},
-        {"id": "model", "name": "Model", "category": "model", "type": "select", "currentValue": model, "options": models}
-    ])
-}
-
-/// The `available_commands_update` the agent sends after `session/new` answers.
-pub fn available_commands() -> Value {
-    json!({"sessionUpdate": updates::AVAILABLE_COMMANDS_UPDATE, "availableCommands": [
-        {"name": modes::PLAN, "description": "Switch to plan mode"},
-        {"name": "model", "description": "Change the model", "input": {"hint": "model id"}}
-    ]})
-}
-
-/// A `session/update` notification of `session`.
-pub fn update_line(session: &str, update: &Value) -> Vec<u8> {
-    rpc::notification(
-        methods::SESSION_UPDATE,
-        &json!({"sessionId": session, "update": update}),
-    )
-}
-
-/// The params of a `session/request_permission` for this tool call: allow once,
-/// allow always, reject.
-pub fn permission_params(session: &str, tool_call: &Value) -> Value {
-    json!({
-        "sessionId": session,
-        "toolCall": tool_call,
-        "options": [
-            {"optionId": "allow-once", "name": "Allow once", "kind": option_kinds::ALLOW_ONCE},
-            {"optionId": "allow-always", "name": "Allow always", "kind": option_kinds::ALLOW_ALWAYS},
-            {"optionId": "reject-once", "name": "Reject", "kind": option_kinds::REJECT_ONCE}
-        ]
-    })
+        Job::Shell { command, cwd: None } => Job::Shell {
+            command: command.clone(),
+            cwd: cwd.map(str::to_owned),
+        },
+        Job::Shell { .. } => job.clone(),
+    }
 }
 
 /// The concatenated text blocks of a message event.
@@ -553,74 +621,4 @@ fn title_of(key: &str, args: &Value) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::Source;
-
-    /// The frames of the built-in default session.
-    fn default_session(prompt: &str) -> impl Iterator<Item = FrameResult> {
-        Source::Default.open(prompt).expect("opens").frames
-    }
-
-    #[test]
-    fn the_default_session_asks_before_its_write_and_ends_its_turn() {
-        let frames = default_session("hi");
-        let mut teller = Teller::new(frames, Ask::FirstChange).expect("tells");
-        let line = rpc::request(
-            0,
-            methods::SESSION_PROMPT,
-            &json!({"sessionId": "s1", "prompt": []}),
-        );
-        let line = rpc::with_id(&line, r#""p-1""#);
-        let steps: Vec<Step> = teller
-            .reply(&Message::parse(&line).expect("parses"))
-            .steps
-            .collect::<Result<_, _>>()
-            .expect("steps at hand");
-        let kinds: Vec<String> = steps
-            .iter()
-            .map(|step| match step {
-                Step::Send { line, .. } => {
-                    let m = Message::parse(line).expect("json-rpc");
-                    let v: Value = serde_json::from_slice(line).expect("json");
-                    match m.method() {
-                        methods::SESSION_UPDATE => v["params"]["update"]["sessionUpdate"]
-                            .as_str()
-                            .unwrap_or("?")
-                            .to_owned(),
-                        "" => {
-                            let result: Value = m
-                                .result
-                                .and_then(|r| serde_json::from_str(r.get()).ok())
-                                .unwrap_or_default();
-                            format!("response {}", result["stopReason"])
-                        }
-                        other => other.to_owned(),
-                    }
-                }
-                Step::Await { .. } => "await".to_owned(),
-                other => format!("{other:?}"),
-            })
-            .collect();
-        assert_eq!(
-            kinds,
-            [
-                updates::AGENT_MESSAGE_CHUNK,
-                updates::AGENT_MESSAGE_CHUNK,
-                updates::TOOL_CALL,
-                updates::TOOL_CALL_UPDATE,
-                updates::AGENT_MESSAGE_CHUNK,
-                updates::TOOL_CALL,
-                methods::REQUEST_PERMISSION,
-                "await",
-                updates::TOOL_CALL_UPDATE,
-                &format!("response \"{}\"", stop_reasons::END_TURN),
-            ]
-        );
-        assert!(String::from_utf8_lossy(match &steps[0] {
-            Step::Send { line, .. } => line,
-            _ => unreachable!(),
-        })
-        .contains(r#""sessionId":"s1""#));
-    }
-}
+mod tests;

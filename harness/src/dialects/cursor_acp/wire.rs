@@ -299,6 +299,125 @@ pub mod content_types {
     pub const ALL: &[&str] = &[TEXT, IMAGE, AUDIO, RESOURCE_LINK, RESOURCE];
 }
 
+/// The types of a tool call's `content` items (the schema's `ToolCallContent`).
+pub mod tool_content {
+    /// A content block (`content`).
+    pub const CONTENT: &str = "content";
+    /// A file's change (`path`, `oldText`, `newText`).
+    pub const DIFF: &str = "diff";
+    /// A terminal of the client's, shown live (`terminalId`).
+    pub const TERMINAL: &str = "terminal";
+
+    /// Every type, in the schema's order.
+    pub const ALL: &[&str] = &[CONTENT, DIFF, TERMINAL];
+}
+
+/// What a client offers in `initialize` (`params.clientCapabilities`): the agent
+/// sends `fs/read_text_file`, `fs/write_text_file` and `terminal/*` only to a client
+/// that offers them, as the protocol requires.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Capabilities {
+    /// `fs.readTextFile`.
+    pub read: bool,
+    /// `fs.writeTextFile`.
+    pub write: bool,
+    /// `terminal`.
+    pub terminal: bool,
+}
+
+impl Capabilities {
+    /// What the params of an `initialize` request offer, read as the schema reads
+    /// them (a missing or malformed field offers nothing).
+    pub fn of_initialize(params: &Value) -> Capabilities {
+        let offered =
+            serde_json::from_value::<agent_client_protocol_schema::v1::InitializeRequest>(params.clone())
+                .map(|request| request.client_capabilities)
+                .unwrap_or_default();
+        Capabilities {
+            read: offered.fs.read_text_file,
+            write: offered.fs.write_text_file,
+            terminal: offered.terminal,
+        }
+    }
+
+    /// Whether the client offers the agent's request `method`: `true` for a method
+    /// that needs no capability.
+    pub fn allow(self, method: &str) -> bool {
+        match method {
+            methods::FS_READ_TEXT_FILE => self.read,
+            methods::FS_WRITE_TEXT_FILE => self.write,
+            _ if method.starts_with(methods::TERMINAL_PREFIX) => self.terminal,
+            _ => true,
+        }
+    }
+
+    /// The `clientCapabilities` of an `initialize` that offers these.
+    pub fn to_value(self) -> Value {
+        json!({"fs": {"readTextFile": self.read, "writeTextFile": self.write}, "terminal": self.terminal})
+    }
+}
+
+/// The params of `fs/read_text_file` of `path` (absolute).
+pub fn read_text_file(session: &str, path: &str) -> Value {
+    json!({"sessionId": session, "path": path})
+}
+
+/// The params of `fs/write_text_file` of `content` to `path` (absolute).
+pub fn write_text_file(session: &str, path: &str, content: &str) -> Value {
+    json!({"sessionId": session, "path": path, "content": content})
+}
+
+/// The params of `terminal/create` running `command` with the shell in `cwd`.
+pub fn create_terminal(session: &str, command: &str, cwd: Option<&str>) -> Value {
+    let mut params = json!({"sessionId": session, "command": "/bin/sh", "args": ["-c", command], "env": [], "outputByteLimit": 1_048_576});
+    if let Some(cwd) = cwd {
+        params["cwd"] = Value::from(cwd);
+    }
+    params
+}
+
+/// The params of a request about the client's terminal `terminal` (`terminal/output`,
+/// `terminal/wait_for_exit`, `terminal/release`, `terminal/kill`).
+pub fn terminal(session: &str, terminal: &str) -> Value {
+    json!({"sessionId": session, "terminalId": terminal})
+}
+
+/// A tool call's `content` item that shows the client's terminal `terminal`.
+pub fn terminal_content(terminal: &str) -> Value {
+    json!({"type": tool_content::TERMINAL, "terminalId": terminal})
+}
+
+/// A tool call's `content` item of one content block.
+pub fn block_content(block: Value) -> Value {
+    json!({"type": tool_content::CONTENT, "content": block})
+}
+
+/// A `usage_update`: `used` tokens of a context window of `size`, and what the
+/// session has cost so far, in US dollars.
+pub fn usage_update(used: u64, size: u64, cost: f64) -> Value {
+    json!({"sessionUpdate": updates::USAGE_UPDATE, "used": used, "size": size, "cost": {"amount": cost, "currency": "USD"}})
+}
+
+/// A `session_info_update` that gives the session its `title`.
+pub fn session_info_update(title: &str) -> Value {
+    json!({"sessionUpdate": updates::SESSION_INFO_UPDATE, "title": title})
+}
+
+/// An image content block (`data` base64).
+pub fn image_block(mime: &str, data: &str) -> Value {
+    json!({"type": content_types::IMAGE, "mimeType": mime, "data": data})
+}
+
+/// An embedded text resource content block.
+pub fn resource_block(uri: &str, mime: &str, text: &str) -> Value {
+    json!({"type": content_types::RESOURCE, "resource": {"uri": uri, "mimeType": mime, "text": text}})
+}
+
+/// A resource link content block.
+pub fn resource_link_block(uri: &str, name: &str) -> Value {
+    json!({"type": content_types::RESOURCE_LINK, "uri": uri, "name": name})
+}
+
 /// A text content block.
 pub fn text_block(text: &str) -> Value {
     json!({"type": content_types::TEXT, "text": text})
@@ -326,7 +445,9 @@ pub fn cancelled() -> Value {
 
 #[cfg(test)]
 mod tests {
-    use agent_client_protocol_schema::v1::{ContentBlock, RequestPermissionOutcome, SessionUpdate};
+    use agent_client_protocol_schema::v1::{
+        ContentBlock, RequestPermissionOutcome, SessionUpdate, ToolCallContent,
+    };
     use serde::de::DeserializeOwned;
     use serde_json::{json, Value};
 
@@ -392,6 +513,48 @@ mod tests {
             names(content_types::ALL),
             schema_names::<ContentBlock>(Some("type"))
         );
+        assert_eq!(
+            names(tool_content::ALL),
+            schema_names::<ToolCallContent>(Some("type"))
+        );
+    }
+
+    /// The shapes built here are the schema's.
+    #[test]
+    fn built_messages_read_as_the_schema_s_types() {
+        use agent_client_protocol_schema::v1 as schema;
+        fn reads<T: DeserializeOwned>(value: Value) {
+            if let Err(e) = serde_json::from_value::<T>(value.clone()) {
+                panic!("{}: {e}: {value}", std::any::type_name::<T>());
+            }
+        }
+        reads::<schema::ReadTextFileRequest>(read_text_file("s", "/w/a.md"));
+        reads::<schema::WriteTextFileRequest>(write_text_file("s", "/w/a.md", "x"));
+        reads::<schema::CreateTerminalRequest>(create_terminal("s", "ls", Some("/w")));
+        reads::<schema::TerminalOutputRequest>(terminal("s", "t"));
+        reads::<schema::WaitForTerminalExitRequest>(terminal("s", "t"));
+        reads::<schema::ReleaseTerminalRequest>(terminal("s", "t"));
+        for update in [
+            usage_update(1, 2, 0.5),
+            session_info_update("t"),
+            json!({"sessionUpdate": updates::TOOL_CALL_UPDATE, "toolCallId": "c", "content": [
+                terminal_content("t"),
+                block_content(image_block("image/png", "AA==")),
+                block_content(resource_block("file:///w/a.md", "text/markdown", "x")),
+                block_content(resource_link_block("file:///w/a.md", "a.md")),
+            ]}),
+        ] {
+            reads::<SessionUpdate>(update);
+        }
+        let offered = Capabilities {
+            read: true,
+            write: false,
+            terminal: true,
+        };
+        let init = json!({"protocolVersion": 1, "clientCapabilities": offered.to_value()});
+        assert_eq!(Capabilities::of_initialize(&init), offered);
+        assert_eq!(Capabilities::of_initialize(&json!({})), Capabilities::default());
+        assert!(offered.allow(methods::TERMINAL_CREATE) && !offered.allow(methods::FS_WRITE_TEXT_FILE));
     }
 
     /// Tool kinds read an unknown name as `other`: each of ours reads as itself.
