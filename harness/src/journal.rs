@@ -109,6 +109,13 @@ pub struct Conversation {
     pub divergences: Vec<String>,
 }
 
+/// [`MessageRecord::dir`] of a client's message.
+pub const IN: &str = "in";
+/// [`MessageRecord::dir`] of an agent's message.
+pub const OUT: &str = "out";
+/// [`MessageRecord::dir`] of a line of the agent's stderr.
+pub const ERR: &str = "err";
+
 /// One message of a conversation.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MessageRecord {
