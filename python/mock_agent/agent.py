@@ -81,17 +81,12 @@ class Case:
     faults: str
     #: The ``MOCK_AGENT_*`` settings that play the case.
     env: Mapping[str, str]
-    #: ``success`` or ``failure``: what a correct consumer concludes.
-    expect: str
+    #: What a correct consumer concludes: whether the agent succeeded.
+    succeeds: bool
     #: ``result.result`` when the run succeeds.
     answer: Optional[str]
     #: The assistant's text segments in order, when the run succeeds.
     segments: Sequence[str]
-
-    @property
-    def succeeds(self) -> bool:
-        """Whether a correct consumer concludes that the agent succeeded."""
-        return self.expect == "success"
 
     def broken(self, returncode: int, stdout: Union[str, bytes]) -> List[str]:
         """The properties a consumer that ended with ``returncode`` and printed

@@ -5,13 +5,13 @@
 //! With `--json`, one JSON object a line, in the matrix's order:
 //!
 //! ```json
-//! {"name":"default/eof@mid-line","dialect":"cursor-print","format":"stream-json","faults":"eof:after=3,byte=10","env":{"MOCK_AGENT_FAULTS":"eof:after=3,byte=10"},"expect":"failure","answer":null,"segments":[]}
+//! {"name":"default/eof@mid-line","dialect":"cursor-print","format":"stream-json","faults":"eof:after=3,byte=10","env":{"MOCK_AGENT_FAULTS":"eof:after=3,byte=10"},"succeeds":false,"answer":null,"segments":[]}
 //! ```
 //!
 //! `env` holds the `MOCK_AGENT_*` settings that make the agent play the case (an
 //! absolute `MOCK_AGENT_CASSETTE`, `MOCK_AGENT_GENERATE`, `MOCK_AGENT_FAULTS`);
-//! `expect` is what a correct consumer concludes, `success` (then `answer` is
-//! `result.result` and `segments` the assistant's text segments) or `failure`. Fields
+//! `succeeds` is what a correct consumer concludes: whether the agent succeeded (then
+//! `answer` is `result.result` and `segments` the assistant's text segments). Fields
 //! may be added; none will change its meaning.
 
 use std::path::PathBuf;
@@ -103,9 +103,9 @@ pub(super) fn cases(args: &CasesArgs) -> Result<Exit, Error> {
 /// A case as one JSON object (see the module's documentation).
 fn json(case: &Case) -> serde_json::Value {
     use harness::dialects::cursor_print::expect::Expectation;
-    let (expect, answer) = match &case.expect {
-        Expectation::Success { answer } => ("success", Some(answer.as_str())),
-        Expectation::Failure => ("failure", None),
+    let answer = match &case.expect {
+        Expectation::Success { answer } => Some(answer.as_str()),
+        Expectation::Failure => None,
     };
     let env: serde_json::Map<String, serde_json::Value> = case
         .env()
@@ -118,7 +118,7 @@ fn json(case: &Case) -> serde_json::Value {
         "format": case.format.as_str(),
         "faults": case.faults,
         "env": env,
-        "expect": expect,
+        "succeeds": answer.is_some(),
         "answer": answer,
         "segments": case.segments,
     })
