@@ -99,7 +99,7 @@ def _library(request: pytest.FixtureRequest) -> Optional[Path]:
     if marker is None:
         return None
     path = marker.kwargs.get("path", marker.args[0] if marker.args else None)
-    module = Path(str(request.node.fspath))
+    module = Path(request.path)
     if path is None:
         return module.parent / "agent-cassettes" / module.stem / request.node.originalname
     path = Path(path)
