@@ -194,6 +194,9 @@ class MockAgent:
         #: ``--record-mode``; else ``none``), and the real CLI it runs.
         self.default_record: Optional[str] = None
         self.default_real: Optional[PathLike] = None
+        #: The library of :meth:`use` with no ``library`` (the ``mock_agent_library``
+        #: marker's), if any.
+        self.default_library: Optional[PathLike] = None
         #: The environment to run the program under test with.
         self.env: Dict[str, str] = {}
         self._settings: Dict[str, str] = {}
@@ -226,8 +229,9 @@ class MockAgent:
         shim replays from, and records into as ``record`` says (a mode of
         :data:`RECORD_MODES`; default: pytest's ``--record-mode``, else ``none``,
         replay only), running ``real`` (the real CLI; default: ``--mock-agent-real``,
-        else ``cursor-agent`` on the test's own ``PATH``) when it records. Other keywords are further variables:
-        ``account="..."`` is ``MOCK_AGENT_ACCOUNT``."""
+        else ``cursor-agent`` on the test's own ``PATH``) when it records; default: the
+        ``mock_agent_library`` marker's, else none. Other keywords are further
+        variables: ``account="..."`` is ``MOCK_AGENT_ACCOUNT``."""
         env: Dict[str, str] = {}
         fault_list: List[str] = []
         if case is not None:
@@ -256,6 +260,8 @@ class MockAgent:
             env["MOCK_AGENT_SEED"] = str(int(seed))
         self.record = None
         self.library = None
+        if library is None:
+            library = self.default_library
         if library is not None:
             mode = record or self.default_record or "none"
             if mode not in RECORD_MODES:
@@ -264,7 +270,6 @@ class MockAgent:
                     "help: `none` replays only; `once` records what the library lacks"
                 )
             self.record, self.library = mode, Path(library).absolute()
-            self.library.mkdir(parents=True, exist_ok=True)
             env["MOCK_AGENT_RECORD"] = mode
             env["MOCK_AGENT_LIBRARY"] = str(self.library)
             real_cli = next((r for r in (real, self.default_real) if r is not None), None) or self.find_real()

@@ -122,8 +122,6 @@ def mock_agent(
     settings: Dict[str, Any] = {}
     if mock_agent_case is not None:
         settings["case"] = mock_agent_case
-    library = _library(request)
-    if library is not None:
-        settings["library"] = library
+    agent.default_library = _library(request)
     agent.use(**settings)
     yield agent

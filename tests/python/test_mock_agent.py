@@ -143,6 +143,7 @@ def test_record_modes_are_pytest_options(pytester, pytestconfig):
 
         @pytest.mark.mock_agent_library
         def test_asks(mock_agent):
+            mock_agent.use(timing="instant")  # the marker's library stays
             done = mock_agent.run(["cursor-agent", "-p", "--output-format", "json", "fix the bug"])
             print("STDERR", done.stderr.decode())
             assert done.returncode == 0
