@@ -2,6 +2,7 @@
 //! `fuzz`, ...): their grammar, parsed with clap, and what each does. None collides
 //! with a subcommand of the real CLI.
 
+mod cases;
 mod error;
 mod lint;
 mod test;
@@ -24,7 +25,8 @@ use harness::timing::Timing;
 
 /// The mock's own subcommands; any other first argument goes to the emulated CLI.
 const OWN_COMMANDS: &[&str] = &[
-    "replay", "record", "unused", "generate", "lint", "test", "fuzz", "faults", "help", "--help", "-h",
+    "replay", "record", "unused", "generate", "lint", "test", "fuzz", "faults", "cases", "help", "--help",
+    "-h",
 ];
 
 /// A stand-in for the cursor-agent CLI, for testing programs that drive it.
@@ -134,6 +136,8 @@ enum Own {
     },
     /// List every fault and preset, with its meaning and an example.
     Faults,
+    /// List the cases of the matrix `test` runs (with `--json`, each case's settings and expectation).
+    Cases(cases::CasesArgs),
     /// Run as the CLI: `mock-agent agent -p "hi"` is `cursor-agent -p "hi"`.
     Agent {
         /// The real CLI's arguments.
@@ -385,6 +389,7 @@ pub fn run(argv: &[String]) -> Result<Exit, Error> {
             Ok(Exit::Code(exit_codes::OK))
         }
         Own::Agent { args } => Ok(agent::run(&args)),
+        Own::Cases(args) => cases::cases(&args),
     }
 }
 

@@ -1,0 +1,339 @@
+"""The mock agent of one test: its own ``cursor-agent`` and ``agent`` on a private
+``PATH``, its settings (``MOCK_AGENT_*``) in an environment of its own, and its journal.
+
+Nothing here changes ``os.environ`` unless asked (:meth:`MockAgent.patch_environ`, undone
+at the end of the test by the pytest fixture), so one test's settings never reach the
+next one.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Union
+
+__all__ = [
+    "Case",
+    "MockAgent",
+    "MockAgentError",
+    "RECORD_MODES",
+    "binary",
+    "cases",
+]
+
+#: The record modes of the shim (``MOCK_AGENT_RECORD``), as VCR names them.
+RECORD_MODES = ("none", "once", "new_episodes", "all", "passthrough")
+
+#: The variable that names the binary, as for the Rust harness (``harness::run::mock_binary``).
+BIN_VARIABLE = "MOCK_AGENT_BIN"
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+class MockAgentError(Exception):
+    """The mock cannot be found, or a setting of it is wrong."""
+
+
+def binary() -> str:
+    """The ``mock-agent`` binary: ``MOCK_AGENT_BIN``, else the one ``pip install`` put
+    beside this interpreter, else ``mock-agent`` on ``PATH``."""
+    named = os.environ.get(BIN_VARIABLE)
+    if named:
+        if not os.access(named, os.X_OK):
+            raise MockAgentError(
+                f"mock-agent: {BIN_VARIABLE}={named} is no executable file\n"
+                "help: point it at a built binary (target/debug/mock-agent), or unset it"
+            )
+        return os.path.abspath(named)
+    exe = "mock-agent.exe" if sys.platform == "win32" else "mock-agent"
+    beside = Path(sysconfig.get_path("scripts")) / exe
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return str(beside)
+    found = shutil.which("mock-agent")
+    if found:
+        return os.path.abspath(found)
+    raise MockAgentError(
+        "mock-agent: cannot find the mock-agent binary\n"
+        f"help: `pip install .` in the repository installs it; or set {BIN_VARIABLE}=PATH, "
+        "or put it on PATH"
+    )
+
+
+@dataclasses.dataclass(frozen=True)
+class Case:
+    """One case of the matrix (``mock-agent cases --json``): what the agent plays, and
+    what a correct consumer concludes from it."""
+
+    #: The stable name, e.g. ``default/eof@mid-line``: the test id.
+    name: str
+    #: ``cursor-print`` (``cursor-agent -p``) or ``cursor-acp`` (``cursor-agent acp``).
+    dialect: str
+    #: The output format the consumer is to use.
+    format: str
+    #: The faults, ``;``-separated as in ``MOCK_AGENT_FAULTS``; empty for none.
+    faults: str
+    #: The ``MOCK_AGENT_*`` settings that play the case.
+    env: Mapping[str, str]
+    #: What a correct consumer concludes: whether the agent succeeded.
+    succeeds: bool
+    #: ``result.result`` when the run succeeds.
+    answer: Optional[str]
+    #: The assistant's text segments in order, when the run succeeds.
+    segments: Sequence[str]
+
+    def broken(self, returncode: int, stdout: Union[str, bytes]) -> List[str]:
+        """The properties a consumer that ended with ``returncode`` and printed
+        ``stdout`` broke in this case (as ``mock-agent test`` names them):
+        ``reports-success`` (exit 0, and the answer or its segments in order on stdout)
+        or ``reports-failure`` (a non-zero exit)."""
+        if isinstance(stdout, bytes):
+            stdout = stdout.decode("utf-8", "replace")
+        if not self.succeeds:
+            return [] if returncode != 0 else ["reports-failure"]
+        # As the harness judges it (`harness::run::reports_answer`): the answer as it
+        # is, or every segment in order, white space normalized.
+        reported = (self.answer or "").strip() in stdout
+        if not reported and self.segments:
+            rest = _normalized(stdout)
+            reported = True
+            for segment in map(_normalized, self.segments):
+                at = rest.find(segment)
+                if at < 0:
+                    reported = False
+                    break
+                rest = rest[at + len(segment) :]
+        return [] if returncode == 0 and reported else ["reports-success"]
+
+
+def _normalized(text: str) -> str:
+    return " ".join(text.split())
+
+
+def cases(
+    *,
+    cassettes: Iterable[PathLike] = (),
+    acp: bool = False,
+    generated: int = 0,
+    default: bool = True,
+    formats: Iterable[str] = (),
+    faults: Iterable[str] = (),
+    filter: Optional[str] = None,  # noqa: A002 - the flag's name
+    mock: Optional[str] = None,
+) -> List[Case]:
+    """The cases of the matrix, as ``mock-agent test`` runs them (``mock-agent cases``):
+    every source (the default session unless ``default=False``, each cassette of
+    ``cassettes``, files or directories, generated sessions ``0..generated``) with each
+    fault of the matrix, or with ``faults`` only; ``filter`` keeps the cases whose name
+    contains it."""
+    argv = [mock or binary(), "cases", "--json"]
+    for path in cassettes:
+        argv += ["--cassettes", os.path.abspath(path)]
+    if acp:
+        argv.append("--acp")
+    if generated:
+        argv += ["--generated", str(int(generated))]
+    if not default:
+        argv.append("--no-default")
+    for fmt in formats:
+        argv += ["--format", fmt]
+    for spec in faults:
+        argv += ["--fault", spec]
+    if filter is not None:
+        argv += ["--filter", filter]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MOCK_AGENT_")}
+    done = subprocess.run(argv, env=env, stdin=subprocess.DEVNULL, capture_output=True, check=False)
+    if done.returncode != 0:
+        raise MockAgentError(done.stderr.decode("utf-8", "replace").rstrip() or f"{argv}: exit {done.returncode}")
+    found = []
+    for line in done.stdout.decode("utf-8").splitlines():
+        fields = json.loads(line)
+        known = {f.name for f in dataclasses.fields(Case)}
+        found.append(Case(**{k: v for k, v in fields.items() if k in known}))
+    return found
+
+
+class MockAgent:
+    """The agent of one test. ``env`` is the environment to run the program under test
+    with: ``PATH`` starts with a directory of its own whose ``cursor-agent`` and
+    ``agent`` are the mock, and the ``MOCK_AGENT_*`` settings are this test's alone."""
+
+    def __init__(
+        self,
+        directory: PathLike,
+        mock: Optional[str] = None,
+        base_env: Optional[Mapping[str, str]] = None,
+        monkeypatch: Any = None,
+    ):
+        self.directory = Path(directory)
+        self.binary = mock or binary()
+        self.bin_dir = self.directory / "bin"
+        self.bin_dir.mkdir(parents=True, exist_ok=True)
+        for name in ("cursor-agent", "agent"):
+            link = self.bin_dir / name
+            if not link.exists():
+                os.symlink(self.binary, link)
+        #: The journal: one JSON line per invocation of the agent.
+        self.journal_path = self.directory / "journal.jsonl"
+        base = dict(os.environ if base_env is None else base_env)
+        self._outside = {k: v for k, v in base.items() if not k.startswith("MOCK_AGENT_")}
+        #: The ``PATH`` the test started with, without the mock's directory.
+        self.outer_path = self._outside.get("PATH", os.defpath)
+        #: The case in use (:meth:`use` with ``case=``), if any.
+        self.case: Optional[Case] = None
+        #: The record mode and library the shim uses, if any.
+        self.record: Optional[str] = None
+        self.library: Optional[Path] = None
+        #: The record mode of :meth:`use` with a library and no ``record`` (pytest's
+        #: ``--record-mode``; else ``none``), and the real CLI it runs.
+        self.default_record: Optional[str] = None
+        self.default_real: Optional[PathLike] = None
+        #: The library of :meth:`use` with no ``library`` (the ``mock_agent_library``
+        #: marker's), if any.
+        self.default_library: Optional[PathLike] = None
+        #: The environment to run the program under test with.
+        self.env: Dict[str, str] = {}
+        self._settings: Dict[str, str] = {}
+        self._monkeypatch = monkeypatch
+        self._patched = False
+        self.use()
+
+    def use(
+        self,
+        *,
+        case: Optional[Case] = None,
+        cassette: Optional[PathLike] = None,
+        faults: Union[None, str, Iterable[str]] = None,
+        timing: Optional[str] = None,
+        generate: Optional[int] = None,
+        seed: Optional[int] = None,
+        library: Optional[PathLike] = None,
+        record: Optional[str] = None,
+        real: Optional[PathLike] = None,
+        **settings: Any,
+    ) -> "MockAgent":
+        """Says what this test's agent does from now on; what is not named is the
+        default (the built-in default session, no fault, ``instant``).
+
+        ``case``: a case of :func:`cases` (its cassette or generated session and its
+        faults; ``faults`` given too are added). ``cassette``: a cassette or capture to
+        replay. ``faults``: a fault spec, or several (``mock-agent faults`` lists them).
+        ``timing``: ``MOCK_AGENT_TIMING``. ``generate``: the seed of a generated session.
+        ``seed``: ``MOCK_AGENT_SEED``. ``library``: a directory of cassettes that the
+        shim replays from, and records into as ``record`` says (a mode of
+        :data:`RECORD_MODES`; default: pytest's ``--record-mode``, else ``none``,
+        replay only), running ``real`` (the real CLI; default: ``--mock-agent-real``,
+        else ``cursor-agent`` on the test's own ``PATH``) when it records; default: the
+        ``mock_agent_library`` marker's, else none. Other keywords are further
+        variables: ``account="..."`` is ``MOCK_AGENT_ACCOUNT``."""
+        env: Dict[str, str] = {}
+        fault_list: List[str] = []
+        if case is not None:
+            env.update(case.env)
+            if case.faults:
+                fault_list.append(case.faults)
+        if cassette is not None:
+            if not Path(cassette).exists():
+                raise MockAgentError(
+                    f"mock-agent: use(cassette={str(cassette)!r}): no such file\n"
+                    "help: give the path of a .cassette or .ndjson file, absolute or from the current directory"
+                )
+            env["MOCK_AGENT_CASSETTE"] = os.path.abspath(cassette)
+        if isinstance(faults, str):
+            fault_list.append(faults)
+        elif faults is not None:
+            fault_list.extend(faults)
+        fault_list = [f for f in fault_list if f.strip()]
+        if fault_list:
+            env["MOCK_AGENT_FAULTS"] = ";".join(fault_list)
+        if timing is not None:
+            env["MOCK_AGENT_TIMING"] = timing
+        if generate is not None:
+            env["MOCK_AGENT_GENERATE"] = str(int(generate))
+        if seed is not None:
+            env["MOCK_AGENT_SEED"] = str(int(seed))
+        self.record = None
+        self.library = None
+        if library is None:
+            library = self.default_library
+        if library is not None:
+            mode = record or self.default_record or "none"
+            if mode not in RECORD_MODES:
+                raise MockAgentError(
+                    f"mock-agent: record mode {mode!r} is none of {', '.join(RECORD_MODES)}\n"
+                    "help: `none` replays only; `once` records what the library lacks"
+                )
+            self.record, self.library = mode, Path(library).absolute()
+            env["MOCK_AGENT_RECORD"] = mode
+            env["MOCK_AGENT_LIBRARY"] = str(self.library)
+            real_cli = next((r for r in (real, self.default_real) if r is not None), None) or self.find_real()
+            if real_cli is not None:
+                env["MOCK_AGENT_REAL"] = os.path.abspath(real_cli)
+        elif record is not None:
+            raise MockAgentError(
+                "mock-agent: use(record=...) needs a library of cassettes\nhelp: use(library=DIR, record=...)"
+            )
+        for key, value in settings.items():
+            name = key if key.startswith("MOCK_AGENT_") else "MOCK_AGENT_" + re.sub(r"\W", "_", key).upper()
+            env[name] = str(value)
+        env["MOCK_AGENT_JOURNAL"] = str(self.journal_path)
+        self.case = case
+        self._settings = env
+        self.env = dict(self._outside)
+        self.env.update(env)
+        self.env["PATH"] = str(self.bin_dir) + os.pathsep + self.outer_path
+        if self._patched:
+            self._set_environ()
+        return self
+
+    @property
+    def settings(self) -> Dict[str, str]:
+        """This test's ``MOCK_AGENT_*`` settings."""
+        return dict(self._settings)
+
+    def find_real(self) -> Optional[str]:
+        """The real ``cursor-agent`` on the test's own ``PATH``, if there is one."""
+        return shutil.which("cursor-agent", path=self.outer_path)
+
+    def journal(self) -> List[Dict[str, Any]]:
+        """Each invocation of the agent so far, parsed (README, "The journal")."""
+        try:
+            text = self.journal_path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return []
+        return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+    def run(self, args: Sequence[str], **kwargs: Any) -> "subprocess.CompletedProcess[bytes]":
+        """``subprocess.run`` of the program under test with :attr:`env`; stdout and
+        stderr captured, no stdin, a 60-second timeout, unless said otherwise."""
+        kwargs.setdefault("env", self.env)
+        kwargs.setdefault("capture_output", True)
+        kwargs.setdefault("stdin", subprocess.DEVNULL)
+        kwargs.setdefault("timeout", 60)
+        return subprocess.run(list(args), check=False, **kwargs)
+
+    def patch_environ(self) -> None:
+        """Keeps ``os.environ`` equal to :attr:`env` until the end of the test (through
+        pytest's ``monkeypatch``, which restores it), later :meth:`use` calls too: for a
+        program under test that runs in the test's own process and spawns
+        ``cursor-agent`` with the environment it inherits."""
+        if self._monkeypatch is None:
+            raise MockAgentError(
+                "mock-agent: patch_environ() needs pytest's monkeypatch, to undo it\n"
+                "help: use the `mock_agent` fixture, or pass env=agent.env to the program"
+            )
+        self._patched = True
+        self._set_environ()
+
+    def _set_environ(self) -> None:
+        for name in list(os.environ):
+            if name not in self.env:
+                self._monkeypatch.delenv(name)
+        for name, value in self.env.items():
+            self._monkeypatch.setenv(name, value)

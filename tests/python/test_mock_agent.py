@@ -1,0 +1,170 @@
+"""The pytest plugin of mock-agent on the project's example consumers (tests/consumers/).
+
+Run by tests/pytest.rs (the plugin from the source tree) and by
+scripts/pip-install-check.sh (the plugin of `pip install .`), with `-p pytester`.
+The tests of one agent's settings not reaching the next test run in file order.
+"""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mock_agent import MockAgentError, binary, cases, mock_agent_cases
+
+ROOT = Path(__file__).resolve().parents[2]
+CONSUMERS = ROOT / "tests" / "consumers"
+# The careful consumers give up on an agent silent this long (the matrix's finite
+# stall is 2 s).
+IDLE = {"CONSUMER_IDLE_TIMEOUT": "3"}
+
+# The agents of the tests that ran, in order: a later test checks it is not an
+# earlier one's.
+SEEN = []
+
+
+def consumer(agent, script, *args, **env):
+    """Runs an example consumer with the agent's environment (and `env`)."""
+    return agent.run(
+        [sys.executable, str(CONSUMERS / script), *args],
+        env={**agent.env, **IDLE, **env},
+    )
+
+
+def test_a_fault_fails_this_tests_agent(mock_agent):
+    mock_agent.use(faults="connection-lost")
+    mock_agent.patch_environ()
+    SEEN.append(mock_agent)
+    done = consumer(mock_agent, "careful.py", "fix the bug")
+    assert done.returncode == 1, done
+    assert b"consumer: agent failed" in done.stderr
+    # In the test's own process too: os.environ is this test's agent's.
+    direct = subprocess.run(["cursor-agent", "-p", "hi"], capture_output=True, check=False)
+    assert direct.returncode == 1
+    (first, second) = mock_agent.journal()
+    assert first["prompt"] == "fix the bug"
+    # The preset, as the faults it is made of, each of which acted.
+    assert first["faults"] and all(fault["fired"] for fault in first["faults"])
+    assert second["argv"] == ["-p", "hi"]
+    assert second["exit"] == {"code": 1}
+
+
+def test_the_next_test_gets_a_clean_agent(mock_agent):
+    # The test before ran first, with its fault, and patched os.environ.
+    assert [a.directory for a in SEEN] and SEEN[0] is not mock_agent
+    assert "MOCK_AGENT_FAULTS" not in os.environ and "MOCK_AGENT_JOURNAL" not in os.environ
+    assert str(SEEN[0].bin_dir) not in os.environ["PATH"]
+    assert str(SEEN[0].bin_dir) not in mock_agent.env["PATH"]
+    assert "MOCK_AGENT_FAULTS" not in mock_agent.env
+    done = consumer(mock_agent, "careful.py", "fix the bug")
+    assert done.returncode == 0, done
+    (entry,) = mock_agent.journal()
+    assert entry["faults"] == [] and entry["exit"] == {"code": 0}
+    assert entry["source"] == "default"
+    assert entry["argv"][:3] == ["-p", "--output-format", "stream-json"]
+
+
+def test_use_replaces_what_the_agent_does(mock_agent):
+    cassette = ROOT / "cassettes" / "shell-command.cassette"
+    mock_agent.use(cassette=cassette, timing="fixed=1", seed=7)
+    assert mock_agent.settings["MOCK_AGENT_TIMING"] == "fixed=1"
+    assert mock_agent.settings["MOCK_AGENT_SEED"] == "7"
+    done = consumer(mock_agent, "careful.py")
+    assert done.returncode == 0, done
+    assert mock_agent.journal()[-1]["source"] == str(cassette)
+    # A later use() starts from the defaults: no cassette, no timing.
+    mock_agent.use(faults=["exit:code=1"])
+    assert "MOCK_AGENT_CASSETTE" not in mock_agent.env
+    assert "MOCK_AGENT_TIMING" not in mock_agent.env
+    assert consumer(mock_agent, "careful.py").returncode == 1
+    assert mock_agent.journal()[-1]["source"] == "default"
+    with pytest.raises(MockAgentError, match="no such file"):
+        mock_agent.use(cassette=ROOT / "cassettes" / "nope.cassette")
+
+
+def test_the_listed_cases_are_the_matrix_of_mock_agent_test():
+    found = cases()
+    assert len(found) == 41
+    assert len({case.name for case in found}) == 41
+    (eof,) = [case for case in found if case.name == "default/eof@mid-line"]
+    assert eof.env == {"MOCK_AGENT_FAULTS": "eof:after=3,byte=10"}
+    assert not eof.succeeds and eof.answer is None
+    (clean,) = [case for case in found if case.name == "default/clean"]
+    assert clean.succeeds and clean.answer and clean.segments
+    assert len(cases(acp=True, filter="crash")) == 3
+    shell = ROOT / "cassettes" / "shell-command.cassette"
+    (given,) = cases(faults=["quota"], default=False, cassettes=[shell])
+    assert given.name == "shell-command/given" and not given.succeeds
+    assert given.env == {"MOCK_AGENT_CASSETTE": str(shell), "MOCK_AGENT_FAULTS": "quota"}
+    with pytest.raises(MockAgentError, match="--fault"):
+        cases(faults=["no-such-fault"])
+
+
+# The careful consumer copes with every case of the matrix: a test per case.
+@pytest.mark.parametrize("case", mock_agent_cases())
+def test_careful_copes_with(mock_agent, case):
+    mock_agent.use(case=case)
+    done = consumer(mock_agent, "careful.py")
+    assert case.broken(done.returncode, done.stdout) == [], done
+
+
+# A consumer that ignores the agent's exit code is caught on each case where the
+# agent fails, and only there (the marker form: the case comes with the fixture).
+@pytest.mark.mock_agent_cases(filter="eof@")
+def test_ignores_exit_is_caught_where_the_agent_fails(mock_agent, mock_agent_case):
+    assert mock_agent.case is mock_agent_case
+    done = consumer(mock_agent, "ignores_exit.py")
+    expected = [] if mock_agent_case.succeeds else ["reports-failure"]
+    assert mock_agent_case.broken(done.returncode, done.stdout) == expected
+
+
+@pytest.mark.mock_agent_cases(acp=True, filter="crash")
+def test_the_careful_acp_client_copes_with(mock_agent):
+    done = consumer(mock_agent, "acp_careful.py")
+    assert mock_agent.case.broken(done.returncode, done.stdout) == [], done
+
+
+def plugin_name(config):
+    """The name the plugin is loaded under: `mock_agent` (entry point) or the module."""
+    import mock_agent.pytest_plugin as plugin
+
+    return config.pluginmanager.get_name(plugin)
+
+
+def test_record_modes_are_pytest_options(pytester, pytestconfig):
+    # The "real" CLI: the mock itself, which gets no MOCK_AGENT_* setting from the shim
+    # and so plays its default session.
+    real = binary()
+    pytester.makepyfile(
+        test_inner="""
+        import pytest
+
+        @pytest.mark.mock_agent_library
+        def test_asks(mock_agent):
+            mock_agent.use(timing="instant")  # the marker's library stays
+            done = mock_agent.run(["cursor-agent", "-p", "--output-format", "json", "fix the bug"])
+            print("STDERR", done.stderr.decode())
+            assert done.returncode == 0
+            (entry,) = mock_agent.journal()
+            print("SOURCE", entry["source"], "RECORD", mock_agent.record)
+        """
+    )
+    run = lambda *args: pytester.runpytest_subprocess(  # noqa: E731
+        "-p", plugin_name(pytestconfig), "-s", *args
+    )
+    # none (the default): the library has nothing, so the agent fails.
+    missed = run()
+    missed.assert_outcomes(failed=1)
+    missed.stdout.fnmatch_lines(["*STDERR mock-agent: no cassette in */agent-cassettes/test_inner/test_asks *"])
+    # once: records the run with the real CLI ...
+    recorded = run("--record-mode=once", f"--mock-agent-real={real}")
+    recorded.assert_outcomes(passed=1)
+    library = pytester.path / "agent-cassettes" / "test_inner" / "test_asks"
+    recorded.stdout.fnmatch_lines([f"SOURCE {library}/*.cassette RECORD once"])
+    assert len(list(library.glob("*.cassette"))) == 1
+    # ... and from then on replays it, without the real CLI.
+    replayed = run("--record-mode=none", "--mock-agent-real=/bin/false")
+    replayed.assert_outcomes(passed=1)
+    replayed.stdout.fnmatch_lines([f"SOURCE {library}/*.cassette RECORD none"])
