@@ -222,8 +222,16 @@ impl fmt::Display for Summary<'_> {
             accepted(new_accepted),
             accepted(changed_accepted),
         )?;
-        if self.snapshots.iter().any(|c| !c.accepted() && c.wrote.is_some()) {
-            write!(f, "\nreview the .snap.new files with `cargo insta review`")?;
+        let review = self
+            .snapshots
+            .iter()
+            .find_map(|c| c.wrote.as_ref().filter(|_| !c.accepted()));
+        if let Some(dir) = review.and_then(|path| path.parent()) {
+            let dir = super::repro::quote(&dir.display().to_string());
+            write!(
+                f,
+                "\nreview the .snap.new files with `mock-agent snapshots review {dir}` (or accept them all: `mock-agent snapshots accept {dir}`; `cargo insta review` in a Cargo project)"
+            )?;
         }
         Ok(())
     }

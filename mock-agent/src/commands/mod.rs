@@ -4,6 +4,7 @@
 
 mod error;
 mod lint;
+mod snapshots;
 mod test;
 
 pub use error::Error;
@@ -24,7 +25,18 @@ use harness::timing::Timing;
 
 /// The mock's own subcommands; any other first argument goes to the emulated CLI.
 const OWN_COMMANDS: &[&str] = &[
-    "replay", "record", "unused", "generate", "lint", "test", "fuzz", "faults", "help", "--help", "-h",
+    "replay",
+    "record",
+    "unused",
+    "generate",
+    "lint",
+    "test",
+    "fuzz",
+    "snapshots",
+    "faults",
+    "help",
+    "--help",
+    "-h",
 ];
 
 /// A stand-in for the cursor-agent CLI, for testing programs that drive it.
@@ -97,6 +109,12 @@ enum Own {
     /// mode with server-mode faults; a failure is shrunk to a conversation written as
     /// a cassette, its faults beside it.
     Fuzz(FuzzArgs),
+    /// Review, accept or reject the snapshots `mock-agent test` left for review
+    /// (`CASE.snap.new`), without Rust or cargo-insta (`cargo insta review` works too).
+    Snapshots {
+        #[command(subcommand)]
+        command: snapshots::SnapshotsCommand,
+    },
     /// Run the real CLI as a transparent proxy and write what it did as a cassette.
     ///
     /// Its stdout and stderr reach you unchanged, stdin is passed on, SIGINT and
@@ -371,6 +389,7 @@ pub fn run(argv: &[String]) -> Result<Exit, Error> {
             Ok(crate::record::record(&command, &options)?)
         }
         Own::Fuzz(args) => test::fuzz(&args),
+        Own::Snapshots { command } => snapshots::snapshots(command),
         Own::Faults => {
             for entry in faults::catalogue() {
                 println!("{:<16} {}", entry.name, entry.meaning);

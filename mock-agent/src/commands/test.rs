@@ -118,6 +118,7 @@ pub(super) fn test(args: TestArgs) -> Result<Exit, Error> {
         if path.is_dir() {
             let found = Matrix::cassettes_in(path).map_err(|source| Error::CannotList {
                 path: path.clone(),
+                what: "cassettes",
                 source,
             })?;
             cassettes.extend(found);
