@@ -65,7 +65,9 @@ fn a_failure_shows_what_broke_the_end_of_stderr_and_a_line_that_reproduces_it() 
         "    stdout: nothing",
         "    stderr, last 4 lines:\n      | Traceback (most recent call last):",
         "      | ValueError: the agent printed ",
-        "by cause:\n  1 case breaks no-crash: died of an uncaught Python exception (default/clean)\n",
+        "    the agent exited 0\n",
+        "by cause:\n  1 case breaks no-crash: died of an uncaught Python exception: default/clean\n",
+        "  1 case breaks reports-success: the agent succeeded, but the consumer exited 1: default/clean\n",
     ] {
         assert!(stdout.contains(needle), "{needle:?} in:\n{stdout}");
     }
@@ -196,7 +198,10 @@ fn the_consumer_s_way_of_reporting_failure_is_given_on_the_command_line() {
     // By default a failure is a non-zero exit: this bot exits 0.
     let (got, out) = code(&bot, "default/quota", &[]);
     assert_eq!(got, failed, "{out}");
-    assert!(out.contains("reports-failure"), "{out}");
+    assert!(
+        out.contains("1 case breaks reports-failure: the agent failed, but the consumer exited 0 (the agent exited 1): default/quota\n"),
+        "{out}"
+    );
     let (got, out) = code(&bot, "default/quota", &["--failure-when-stdout", "^ERROR:"]);
     assert_eq!(got, Some(0), "{out}");
     let (got, out) = code(&bot, "default/clean", &["--failure-when-stdout", "^ERROR:"]);
