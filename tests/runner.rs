@@ -481,3 +481,36 @@ fn snapshots_are_reviewed_and_accepted_with_mock_agent_itself() {
         );
     }
 }
+
+#[test]
+fn fuzz_runs_the_same_cases_whatever_jobs() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    // Shrinking stopped at once: the case written is the first failing one (not the
+    // first case: this consumer shows the answer, and breaks only reports-failure).
+    let first_failing = |jobs: &str| {
+        let out = dir.path().join(jobs);
+        let output = harness(&[
+            "fuzz",
+            "--consumer",
+            "cursor-agent -p hi --output-format stream-json; exit 0",
+            "--cases",
+            "12",
+            "--seed",
+            "5",
+            "--jobs",
+            jobs,
+            "--shrink-time",
+            "0.001",
+            "--out",
+            out.to_str().expect("utf-8"),
+        ]);
+        assert_eq!(
+            output.status.code(),
+            Some(harness::exit_codes::CASES_FAILED),
+            "{}",
+            text(&output.stdout)
+        );
+        std::fs::read(out.join("fuzz-5.cassette")).expect("the failing case")
+    };
+    assert_eq!(first_failing("1"), first_failing("4"));
+}
