@@ -65,7 +65,9 @@ fn a_failure_shows_what_broke_the_end_of_stderr_and_a_line_that_reproduces_it() 
         "    stdout: nothing",
         "    stderr, last 4 lines:\n      | Traceback (most recent call last):",
         "      | ValueError: the agent printed ",
-        "by cause:\n  1 case breaks no-crash: died of an uncaught Python exception (default/clean)\n",
+        "    the agent exited 0\n",
+        "by cause:\n  1 case breaks no-crash: died of an uncaught Python exception: default/clean\n",
+        "  1 case breaks reports-success: the agent succeeded, but the consumer exited 1: default/clean\n",
     ] {
         assert!(stdout.contains(needle), "{needle:?} in:\n{stdout}");
     }
@@ -196,7 +198,10 @@ fn the_consumer_s_way_of_reporting_failure_is_given_on_the_command_line() {
     // By default a failure is a non-zero exit: this bot exits 0.
     let (got, out) = code(&bot, "default/quota", &[]);
     assert_eq!(got, failed, "{out}");
-    assert!(out.contains("reports-failure"), "{out}");
+    assert!(
+        out.contains("1 case breaks reports-failure: the agent failed, but the consumer exited 0 (the agent exited 1): default/quota\n"),
+        "{out}"
+    );
     let (got, out) = code(&bot, "default/quota", &["--failure-when-stdout", "^ERROR:"]);
     assert_eq!(got, Some(0), "{out}");
     let (got, out) = code(&bot, "default/clean", &["--failure-when-stdout", "^ERROR:"]);
@@ -362,4 +367,150 @@ fn every_flag_of_test_and_fuzz_is_documented_in_the_readme() {
             }
         }
     }
+}
+
+/// `mock-agent test` of the careful consumer on `default/clean`, with snapshots in
+/// `dir`, a JUnit report beside them and `env`: its exit code and stdout, and the
+/// report.
+fn careful_snapshots(dir: &Path, consumer_tail: &str, env: &[(&str, &str)]) -> (Option<i32>, String, String) {
+    let junit = dir.join("junit.xml");
+    let consumer = format!(
+        "python3 {}{consumer_tail}",
+        root().join("tests/consumers/careful.py").display()
+    );
+    let mut cmd = mock();
+    for name in [
+        "CI",
+        "TF_BUILD",
+        "INSTA_UPDATE",
+        "INSTA_FORCE_PASS",
+        "INSTA_FORCE_UPDATE",
+    ] {
+        cmd.env_remove(name);
+    }
+    let output = cmd
+        .envs(env.iter().copied())
+        .args([
+            "test",
+            "--consumer",
+            &consumer,
+            "--filter",
+            "default/clean",
+            "--snapshots",
+        ])
+        .arg(dir.join("snaps"))
+        .arg("--junit")
+        .arg(&junit)
+        .output()
+        .expect("runs");
+    let report = std::fs::read_to_string(&junit).unwrap_or_default();
+    (output.status.code(), text(&output.stdout), report)
+}
+
+#[test]
+fn a_new_snapshot_is_written_and_passes_off_ci_and_fails_on_ci() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (code, stdout, report) = careful_snapshots(dir.path(), "", &[("CI", "true")]);
+    assert_eq!(code, Some(harness::exit_codes::CASES_FAILED), "{stdout}");
+    assert!(report.contains("failures=\"1\""), "{report}");
+    assert!(!dir.path().join("snaps/default__clean.snap").exists());
+    let (code, stdout, report) = careful_snapshots(dir.path(), "", &[]);
+    assert_eq!(code, Some(0), "{stdout}");
+    assert!(
+        report.contains("failures=\"0\""),
+        "JUnit calls no new snapshot a failure: {report}"
+    );
+    assert!(dir.path().join("snaps/default__clean.snap").exists());
+    assert!(stdout.contains("snapshots: 1 new (1 accepted)"), "{stdout}");
+}
+
+#[test]
+fn snapshots_are_reviewed_and_accepted_with_mock_agent_itself() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let snaps = dir.path().join("snaps");
+    let snap = snaps.join("default__clean.snap");
+    let review = snaps.join("default__clean.snap.new");
+    assert_eq!(careful_snapshots(dir.path(), "", &[]).0, Some(0));
+    let first = std::fs::read_to_string(&snap).expect("the snapshot");
+    // A consumer that now says more: the record changed, left for review.
+    let (code, stdout, _) = careful_snapshots(dir.path(), "; echo one more line", &[]);
+    assert_eq!(code, Some(harness::exit_codes::CASES_FAILED), "{stdout}");
+    assert!(review.exists());
+    assert!(stdout.contains("mock-agent snapshots review "), "{stdout}");
+    // Reviewed in a folder with no Cargo project: the diff, then rejected.
+    let settle = |args: &[&str], answers: &str| {
+        let mut cmd = crate::support::mock_std();
+        cmd.current_dir(dir.path())
+            .args(args)
+            .arg(&snaps)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped());
+        let mut child = cmd.spawn().expect("spawns");
+        std::io::Write::write_all(&mut child.stdin.take().expect("stdin"), answers.as_bytes())
+            .expect("answers");
+        let output = child.wait_with_output().expect("runs");
+        assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+        text(&output.stdout)
+    };
+    let shown = settle(&["snapshots", "review"], "r\n");
+    assert!(shown.contains("default/clean (changed): "), "{shown}");
+    assert!(shown.contains("\n+one more line\n"), "{shown}");
+    assert!(shown.contains("0 accepted, 1 rejected, 0 skipped"), "{shown}");
+    assert!(!review.exists());
+    assert_eq!(std::fs::read_to_string(&snap).expect("kept"), first);
+    // Left again, and accepted, in one go or in review.
+    for (args, answers) in [
+        (&["snapshots", "accept"][..], ""),
+        (&["snapshots", "review"][..], "x\na\n"),
+    ] {
+        std::fs::write(&snap, &first).expect("restores");
+        assert_eq!(
+            careful_snapshots(dir.path(), "; echo one more line", &[]).0,
+            Some(harness::exit_codes::CASES_FAILED)
+        );
+        let said = settle(args, answers);
+        assert!(said.contains("1 accepted, 0 rejected, 0 skipped"), "{said}");
+        assert!(!review.exists());
+        assert!(std::fs::read_to_string(&snap)
+            .expect("accepted")
+            .contains("one more line"));
+        assert_eq!(
+            careful_snapshots(dir.path(), "; echo one more line", &[]).0,
+            Some(0),
+            "it matches now"
+        );
+    }
+}
+
+#[test]
+fn fuzz_runs_the_same_cases_whatever_jobs() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    // Shrinking stopped at once: the case written is the first failing one (not the
+    // first case: this consumer shows the answer, and breaks only reports-failure).
+    let first_failing = |jobs: &str| {
+        let out = dir.path().join(jobs);
+        let output = harness(&[
+            "fuzz",
+            "--consumer",
+            "cursor-agent -p hi --output-format stream-json; exit 0",
+            "--cases",
+            "12",
+            "--seed",
+            "5",
+            "--jobs",
+            jobs,
+            "--shrink-time",
+            "0.001",
+            "--out",
+            out.to_str().expect("utf-8"),
+        ]);
+        assert_eq!(
+            output.status.code(),
+            Some(harness::exit_codes::CASES_FAILED),
+            "{}",
+            text(&output.stdout)
+        );
+        std::fs::read(out.join("fuzz-5.cassette")).expect("the failing case")
+    };
+    assert_eq!(first_failing("1"), first_failing("4"));
 }

@@ -332,8 +332,10 @@ impl Fuzz {
             max_global_rejects: u32::MAX,
             ..Config::default()
         };
-        let mut search =
-            TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &rng_seed));
+        let mut search = TestRunner::new_with_rng(
+            config.clone(),
+            TestRng::from_seed(RngAlgorithm::ChaCha, &rng_seed),
+        );
         let started = Instant::now();
         let mut runs = 0u64;
         // Shrinking runs one case at a time, each in the directory of the one before
@@ -348,6 +350,11 @@ impl Fuzz {
             let mut trees = Vec::with_capacity(n as usize);
             let mut cases = Vec::with_capacity(n as usize);
             for i in done..done + n {
+                // As proptest's runner does before each case: the runner's generator
+                // made a new one, seeded from it (so that a seed runs the same cases
+                // as it always has).
+                let rng = search.new_rng();
+                search = TestRunner::new_with_rng(config.clone(), rng);
                 let tree = strategy
                     .new_tree(&mut search)
                     .map_err(|reason| RunError::Search {

@@ -90,6 +90,28 @@ pub fn status(status: Status) -> String {
     }
 }
 
+/// How the agent ended, in print mode, from the mock's journal (its last run in the
+/// case): `the agent exited 0 without a successful result`, `the agent exited 1`,
+/// `the agent died by SIGKILL`, `the consumer never ran the agent`. `None` in server
+/// mode, where a turn fails without the agent's ending.
+pub fn agent_end(result: &CaseResult) -> Option<String> {
+    use crate::dialects::cursor_print::expect::Expectation;
+    use crate::journal::ExitRecord;
+    if result.case.dialect != crate::dialects::Dialect::CursorPrint {
+        return None;
+    }
+    let Some(entry) = result.outcome.journal.last() else {
+        return Some("the consumer never ran the agent".to_owned());
+    };
+    Some(match &entry.exit {
+        ExitRecord::Code(0) if result.case.expect == Expectation::Failure => {
+            "the agent exited 0 without a successful result".to_owned()
+        }
+        ExitRecord::Code(code) => format!("the agent exited {code}"),
+        ExitRecord::Signal(signal) => format!("the agent died by {signal}"),
+    })
+}
+
 /// How many of a stream's last lines a failure shows.
 const LAST_LINES: usize = 4;
 
@@ -110,6 +132,9 @@ pub fn explain(result: &CaseResult) -> String {
         "    expected: {expected}; seen: {}",
         status(result.outcome.status)
     );
+    if let Some(agent) = agent_end(result) {
+        let _ = writeln!(text, "    {agent}");
+    }
     for (name, bytes) in [
         ("stdout", &result.outcome.stdout),
         ("stderr", &result.outcome.stderr),

@@ -3,7 +3,7 @@
 //!
 //! | `INSTA_UPDATE` | a new or changed record | fails the run? |
 //! | --- | --- | --- |
-//! | `auto` (unset) | `NAME.snap.new`; on CI (`CI` set, not `0`/`false`) nothing | yes |
+//! | `auto` (unset) | new: `NAME.snap`, on CI nothing; changed: `NAME.snap.new`, on CI nothing | new: on CI only; changed: yes |
 //! | `new` | `NAME.snap.new`, on CI too | yes |
 //! | `always` (`1`) | `NAME.snap` (accepted) | no |
 //! | `unseen` | new: `NAME.snap`; changed: `NAME.snap.new` | only when changed |
@@ -15,6 +15,11 @@
 //! stale `NAME.snap.new`. Each snapshot's path is appended to
 //! `INSTA_SNAPSHOT_REFERENCES_FILE` when it is set, so that
 //! `cargo insta test --unreferenced=delete` keeps them.
+//!
+//! A new snapshot is written and passes outside CI, and fails on CI, as jest keeps
+//! them (insta writes a new one for review and fails). [`pending`] lists the
+//! `.snap.new` files of a folder, which [`Pending::accept`] and [`Pending::reject`]
+//! settle, as `cargo insta review` does (`mock-agent snapshots review|accept|reject`).
 //!
 //! insta itself reads and compares the files ([`insta::Snapshot::from_file`], and its
 //! own normalization: trailing white space, line endings, older formats). What is
@@ -31,7 +36,8 @@ use insta::{Snapshot, TextSnapshotKind};
 /// insta's `INSTA_UPDATE` modes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Update {
-    /// `auto`: `.snap.new` for review, nothing on CI.
+    /// `auto`: a new snapshot accepted, a changed one for review (`.snap.new`);
+    /// nothing on CI.
     Auto,
     /// `always`: accept at once.
     Always,
@@ -111,6 +117,7 @@ impl Policy {
         match self.update {
             Update::Always | Update::Force => Write::Accept,
             Update::Auto if self.ci => Write::Nothing,
+            Update::Auto if !exists => Write::Accept,
             Update::Auto | Update::New => Write::Review,
             Update::Unseen if exists => Write::Review,
             Update::Unseen => Write::Accept,
@@ -242,6 +249,88 @@ pub fn check(dir: &Path, case: &str, record: &str, policy: &Policy) -> std::io::
     })
 }
 
+/// A snapshot waiting for review: a `.snap.new` file, and the `.snap` it would
+/// replace.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pending {
+    /// The case (the snapshot's `expression`), or the file's name.
+    pub case: String,
+    /// The `.snap.new` file.
+    pub path: PathBuf,
+    /// The snapshot it replaces, if there is one: its record.
+    pub old: Option<String>,
+    /// The record waiting.
+    pub new: String,
+}
+
+impl Pending {
+    /// The `.snap` file it becomes.
+    pub fn snapshot(&self) -> PathBuf {
+        self.path.with_extension("")
+    }
+
+    /// Takes it as the snapshot.
+    pub fn accept(&self) -> std::io::Result<()> {
+        std::fs::rename(&self.path, self.snapshot())
+    }
+
+    /// Drops it, keeping the snapshot.
+    pub fn reject(&self) -> std::io::Result<()> {
+        std::fs::remove_file(&self.path)
+    }
+}
+
+/// The snapshots waiting for review in `dir` and its folders (`*.snap.new`), sorted by
+/// path.
+pub fn pending(dir: &Path) -> std::io::Result<Vec<Pending>> {
+    let mut found = Vec::new();
+    let mut folders = vec![dir.to_owned()];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(&folder)? {
+            let path = entry?.path();
+            if path.is_dir() {
+                folders.push(path);
+            } else if path.to_string_lossy().ends_with(".snap.new") {
+                let (case, new) = read(&path)?;
+                let old = match std::fs::read_to_string(path.with_extension("")) {
+                    Ok(_) => Some(read(&path.with_extension(""))?.1),
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+                    Err(e) => return Err(e),
+                };
+                let case = case.unwrap_or_else(|| {
+                    path.file_name()
+                        .map(|n| n.to_string_lossy().trim_end_matches(".snap.new").to_owned())
+                        .unwrap_or_default()
+                });
+                found.push(Pending { case, path, old, new });
+            }
+        }
+    }
+    found.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(found)
+}
+
+/// A snapshot file's `expression` (the case) and its record, read as insta reads it.
+fn read(path: &Path) -> std::io::Result<(Option<String>, String)> {
+    let snapshot = Snapshot::from_file(path)
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e.to_string()))?;
+    let record = match snapshot.contents() {
+        SnapshotContents::Text(text) => text.to_string(),
+        other => format!("{other:?}"),
+    };
+    let text = std::fs::read_to_string(path)?;
+    let case = text
+        .strip_prefix("---\n")
+        .and_then(|rest| rest.split_once("\n---\n"))
+        .and_then(|(header, _)| {
+            header
+                .lines()
+                .find_map(|l| l.strip_prefix("expression: "))
+                .map(|e| e.trim_matches('"').to_owned())
+        });
+    Ok((case, record))
+}
+
 /// Writes a snapshot file as insta 1.x serializes one: YAML metadata, `---`, the
 /// record with trailing white space trimmed and line endings made `\n`.
 fn save(path: &Path, case: &str, record: &str) -> std::io::Result<()> {
@@ -353,13 +442,35 @@ mod tests {
             (checked.state, checked.wrote.clone(), checked.fails),
             (SnapshotState::New, None, true)
         );
-        // auto: for review.
-        let checked = run(&[], "one");
+        // new: for review.
+        let checked = run(&[("INSTA_UPDATE", "new")], "one");
         assert_eq!((checked.wrote, checked.fails), (Some(review.clone()), true));
-        // unseen accepts a new one.
-        let checked = run(&[("INSTA_UPDATE", "unseen")], "one");
+        // auto, off CI, accepts a new one, and passes.
+        let checked = run(&[], "one");
         assert_eq!((checked.wrote, checked.fails), (Some(snap.clone()), false));
         assert!(!review.exists(), "accepting removes the .snap.new");
+        // auto: a changed one for review.
+        let checked = run(&[], "zero");
+        assert_eq!(
+            (checked.state, checked.wrote, checked.fails),
+            (SnapshotState::Changed, Some(review.clone()), true)
+        );
+        let pending = pending(dir.path()).expect("lists");
+        assert_eq!(pending.len(), 1);
+        assert_eq!(
+            (
+                pending[0].case.as_str(),
+                pending[0].old.as_deref(),
+                pending[0].new.as_str()
+            ),
+            ("a/b", Some("one"), "zero")
+        );
+        pending[0].reject().expect("rejects");
+        assert!(!review.exists());
+        // unseen accepts a new one.
+        std::fs::remove_file(&snap).expect("removes");
+        let checked = run(&[("INSTA_UPDATE", "unseen")], "one");
+        assert_eq!((checked.wrote, checked.fails), (Some(snap.clone()), false));
         // ... but not a changed one; force-pass keeps it from failing.
         let checked = run(&[("INSTA_UPDATE", "unseen"), ("INSTA_FORCE_PASS", "1")], "two");
         assert_eq!(

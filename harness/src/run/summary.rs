@@ -12,7 +12,7 @@
 //!     repro: cd /home/me/bot && mkdir -p ... sh -c 'python3 bot.py'
 //! default/quota                                    snapshot differs
 //! by cause:
-//!   1 case breaks reports-failure: the agent failed, but the consumer exited 0 (default/auth-required)
+//!   1 case breaks reports-failure: the agent failed, but the consumer exited 0 (the agent exited 1): default/auth-required
 //! 41 cases: 40 passed, 1 failed; snapshots: 0 new, 1 changed
 //! ```
 //!
@@ -134,16 +134,22 @@ impl<'a> Summary<'a> {
         self.failed().next().is_none() && self.flaky.is_empty() && self.failing_snapshots().next().is_none()
     }
 
-    /// The failures grouped by cause (a property, and why it broke), the most
-    /// frequent first: each with the cases it broke in.
-    pub fn causes(&self) -> Vec<((&'a str, &'a str), Vec<&'a str>)> {
-        let mut causes: Vec<((&str, &str), Vec<&str>)> = Vec::new();
+    /// The failures grouped by cause, the most frequent first: each cause (a
+    /// property, why it broke, and in print mode how the agent ended when that
+    /// matters: `reports-failure: the agent failed, but the consumer exited 0 (the
+    /// agent exited 0 without a successful result)`) with the cases it broke in.
+    pub fn causes(&self) -> Vec<(String, Vec<&'a str>)> {
+        let mut causes: Vec<(String, Vec<&str>)> = Vec::new();
         for result in self.failed() {
+            let agent = super::report::agent_end(result);
             for verdict in result.verdicts.iter().filter(|v| !v.held) {
-                let key = (verdict.name.as_str(), verdict.detail.as_str());
-                match causes.iter_mut().find(|(k, _)| *k == key) {
+                let mut cause = format!("{}: {}", verdict.name, verdict.detail);
+                if let Some(agent) = agent.as_deref().filter(|_| verdict.name == "reports-failure") {
+                    cause = format!("{cause} ({agent})");
+                }
+                match causes.iter_mut().find(|(c, _)| *c == cause) {
                     Some((_, cases)) => cases.push(&result.case.name),
-                    None => causes.push((key, vec![&result.case.name])),
+                    None => causes.push((cause, vec![&result.case.name])),
                 }
             }
         }
@@ -185,7 +191,7 @@ impl fmt::Display for Summary<'_> {
         if !causes.is_empty() {
             writeln!(f, "by cause:")?;
         }
-        for ((name, detail), cases) in &causes {
+        for (cause, cases) in &causes {
             let shown: Vec<&str> = cases.iter().take(3).copied().collect();
             let more = match cases.len().saturating_sub(3) {
                 0 => String::new(),
@@ -195,7 +201,7 @@ impl fmt::Display for Summary<'_> {
                 1 => ("1 case".to_owned(), "breaks"),
                 n => (format!("{n} cases"), "break"),
             };
-            writeln!(f, "  {n} {breaks} {name}: {detail} ({}{more})", shown.join(", "))?;
+            writeln!(f, "  {n} {breaks} {cause}: {}{more}", shown.join(", "))?;
         }
         for flaky in self.flaky {
             writeln!(f, "flaky: {flaky}")?;
@@ -222,8 +228,16 @@ impl fmt::Display for Summary<'_> {
             accepted(new_accepted),
             accepted(changed_accepted),
         )?;
-        if self.snapshots.iter().any(|c| !c.accepted() && c.wrote.is_some()) {
-            write!(f, "\nreview the .snap.new files with `cargo insta review`")?;
+        let review = self
+            .snapshots
+            .iter()
+            .find_map(|c| c.wrote.as_ref().filter(|_| !c.accepted()));
+        if let Some(dir) = review.and_then(|path| path.parent()) {
+            let dir = super::repro::quote(&dir.display().to_string());
+            write!(
+                f,
+                "\nreview the .snap.new files with `mock-agent snapshots review {dir}` (or accept them all: `mock-agent snapshots accept {dir}`; `cargo insta review` in a Cargo project)"
+            )?;
         }
         Ok(())
     }

@@ -24,32 +24,97 @@ use harness::run::{Case, Matrix};
 use super::{parse_format, Error};
 use harness::format::OutputFormat;
 
+/// The flags that make the matrix, as `test` and `cases` take them.
+#[derive(Args)]
+pub(super) struct MatrixArgs {
+    /// Cassettes and captures to test with, or directories of them (default: the default session only).
+    #[arg(long = "cassettes", value_name = "PATH")]
+    pub(super) cassettes: Vec<PathBuf>,
+    /// Leave out the built-in default session.
+    #[arg(long)]
+    pub(super) no_default: bool,
+    /// Test an ACP client: the consumer runs `cursor-agent acp` and talks to it; the
+    /// matrix is server mode's sources and faults.
+    #[arg(long)]
+    pub(super) acp: bool,
+    /// Also test with the sessions generated from seeds 0..N (with `--acp`: the
+    /// conversations generated from them).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub(super) generated: u64,
+    /// Instead of the matrix's faults, one case a source with these faults (repeatable;
+    /// the case is named `SOURCE/given`); e.g. the faults `mock-agent fuzz` found.
+    #[arg(long = "fault", value_name = "SPEC")]
+    pub(super) faults: Vec<String>,
+    /// An output format the consumer uses (repeatable; with `{format}` in its command).
+    #[arg(long = "format", value_name = "F", value_parser = parse_format)]
+    pub(super) formats: Vec<OutputFormat>,
+    /// Only cases whose name contains this.
+    #[arg(long, value_name = "TEXT")]
+    pub(super) filter: Option<String>,
+}
+
+impl MatrixArgs {
+    /// The matrix these flags make.
+    pub(super) fn matrix(&self) -> Result<Matrix, Error> {
+        let mut cassettes = Vec::new();
+        for path in &self.cassettes {
+            if path.is_dir() {
+                let found = Matrix::cassettes_in(path).map_err(|source| Error::CannotList {
+                    path: path.clone(),
+                    what: "cassettes",
+                    source,
+                })?;
+                cassettes.extend(found);
+            } else {
+                cassettes.push(path.clone());
+            }
+        }
+        let mut matrix = if self.acp {
+            Matrix::acp(cassettes)
+        } else {
+            Matrix::standard(cassettes)
+        }
+        .generated(self.generated);
+        matrix.default_session = !self.no_default;
+        if !self.formats.is_empty() {
+            matrix.formats = self.formats.clone();
+        }
+        matrix.filter = self.filter.clone();
+        if !self.faults.is_empty() {
+            check_faults(&self.faults, self.acp)?;
+            matrix.faults = vec![("given".to_owned(), self.faults.join(";"))];
+        }
+        Ok(matrix)
+    }
+}
+
+/// Checks `--fault` specs in the grammar of the mode (print or server).
+fn check_faults(specs: &[String], acp: bool) -> Result<(), harness::Diagnostic> {
+    use harness::error::Origin;
+    const PRINT: Origin<'static> = Origin {
+        name: "--fault",
+        help: "`mock-agent faults` lists every fault with an example",
+    };
+    const ACP: Origin<'static> = Origin {
+        name: "--fault",
+        help:
+            "`mock-agent faults` lists every fault (server mode's after the print-mode ones) with an example",
+    };
+    for spec in specs {
+        if acp {
+            harness::dialects::cursor_acp::faults::parse(spec, ACP)?;
+        } else {
+            harness::faults::parse(spec, PRINT)?;
+        }
+    }
+    Ok(())
+}
+
 /// `mock-agent cases`.
 #[derive(Args)]
 pub(super) struct CasesArgs {
-    /// Cassettes and captures, or directories of them (default: the default session only).
-    #[arg(long = "cassettes", value_name = "PATH")]
-    cassettes: Vec<PathBuf>,
-    /// Leave out the built-in default session.
-    #[arg(long)]
-    no_default: bool,
-    /// The matrix of server mode (`cursor-agent acp`): its sources and faults.
-    #[arg(long)]
-    acp: bool,
-    /// Also the sessions generated from seeds 0..N.
-    #[arg(long, value_name = "N", default_value_t = 0)]
-    generated: u64,
-    /// Instead of the matrix's faults, one case a source with these faults (repeatable;
-    /// the case is named `SOURCE/given`).
-    #[arg(long = "fault", value_name = "SPEC")]
-    faults: Vec<String>,
-    /// Cases in this output format, named with it (repeatable), as `test` makes them
-    /// for a consumer that takes `{format}`.
-    #[arg(long = "format", value_name = "F", value_parser = parse_format)]
-    formats: Vec<OutputFormat>,
-    /// Only cases whose name contains this.
-    #[arg(long, value_name = "TEXT")]
-    filter: Option<String>,
+    #[command(flatten)]
+    matrix: MatrixArgs,
     /// One JSON object a case (its settings and expectation) instead of its name.
     #[arg(long)]
     json: bool,
@@ -57,38 +122,9 @@ pub(super) struct CasesArgs {
 
 /// `mock-agent cases`: lists the matrix's cases.
 pub(super) fn cases(args: &CasesArgs) -> Result<Exit, Error> {
-    let mut cassettes = Vec::new();
-    for path in &args.cassettes {
-        if path.is_dir() {
-            let found = Matrix::cassettes_in(path).map_err(|source| Error::CannotList {
-                path: path.clone(),
-                source,
-            })?;
-            cassettes.extend(found);
-        } else {
-            cassettes.push(path.clone());
-        }
-    }
-    let mut matrix = if args.acp {
-        Matrix::acp(cassettes)
-    } else {
-        Matrix::standard(cassettes)
-    }
-    .generated(args.generated);
-    matrix.default_session = !args.no_default;
-    if !args.formats.is_empty() {
-        matrix.formats = args.formats.clone();
-    }
-    matrix.filter = args.filter.clone();
-    if !args.faults.is_empty() {
-        // Checked as flags first, so that an error names `--fault`.
-        for spec in &args.faults {
-            harness::faults::parse_for(matrix.dialect, spec, harness::faults::FROM_FLAG)?;
-        }
-        matrix.faults = vec![("given".to_owned(), args.faults.join(";"))];
-    }
+    let matrix = args.matrix.matrix()?;
     let mut text = String::new();
-    for case in matrix.cases(!args.formats.is_empty())? {
+    for case in matrix.cases(!args.matrix.formats.is_empty())? {
         if args.json {
             text.push_str(&json(&case).to_string());
         } else {

@@ -46,10 +46,12 @@ pub enum Error {
         source: std::io::Error,
     },
     /// A directory of inputs cannot be read.
-    #[error("{}: cannot list the cassettes", path.display())]
+    #[error("{}: cannot list the {what}", path.display())]
     CannotList {
         /// The directory.
         path: PathBuf,
+        /// What is listed.
+        what: &'static str,
         /// Why.
         source: std::io::Error,
     },

@@ -5,6 +5,7 @@
 mod cases;
 mod error;
 mod lint;
+mod snapshots;
 mod test;
 
 pub use error::Error;
@@ -25,7 +26,18 @@ use harness::timing::Timing;
 
 /// The mock's own subcommands; any other first argument goes to the emulated CLI.
 const OWN_COMMANDS: &[&str] = &[
-    "replay", "record", "unused", "generate", "lint", "test", "fuzz", "faults", "cases", "help", "--help",
+    "replay",
+    "record",
+    "unused",
+    "generate",
+    "lint",
+    "test",
+    "fuzz",
+    "snapshots",
+    "faults",
+    "cases",
+    "help",
+    "--help",
     "-h",
 ];
 
@@ -99,6 +111,12 @@ enum Own {
     /// mode with server-mode faults; a failure is shrunk to a conversation written as
     /// a cassette, its faults beside it.
     Fuzz(FuzzArgs),
+    /// Review, accept or reject the snapshots `mock-agent test` left for review
+    /// (`CASE.snap.new`), without Rust or cargo-insta (`cargo insta review` works too).
+    Snapshots {
+        #[command(subcommand)]
+        command: snapshots::SnapshotsCommand,
+    },
     /// Run the real CLI as a transparent proxy and write what it did as a cassette.
     ///
     /// Its stdout and stderr reach you unchanged, stdin is passed on, SIGINT and
@@ -152,30 +170,8 @@ struct TestArgs {
     /// The consumer: a shell command; `{mock}` is the mock's path, `{format}` the case's output format.
     #[arg(long, value_name = "CMD")]
     consumer: String,
-    /// Cassettes and captures to test with, or directories of them (default: the default session only).
-    #[arg(long = "cassettes", value_name = "PATH")]
-    cassettes: Vec<PathBuf>,
-    /// Leave out the built-in default session.
-    #[arg(long)]
-    no_default: bool,
-    /// Test an ACP client: the consumer runs `cursor-agent acp` and talks to it; the
-    /// matrix is server mode's sources and faults.
-    #[arg(long)]
-    acp: bool,
-    /// Also test with the sessions generated from seeds 0..N (with `--acp`: the
-    /// conversations generated from them).
-    #[arg(long, value_name = "N", default_value_t = 0)]
-    generated: u64,
-    /// Instead of the matrix's faults, one case a source with these faults (repeatable;
-    /// the case is named `SOURCE/given`); e.g. the faults `mock-agent fuzz` found.
-    #[arg(long = "fault", value_name = "SPEC")]
-    faults: Vec<String>,
-    /// An output format the consumer uses (repeatable; with `{format}` in its command).
-    #[arg(long = "format", value_name = "F", value_parser = parse_format)]
-    formats: Vec<OutputFormat>,
-    /// Only cases whose name contains this.
-    #[arg(long, value_name = "TEXT")]
-    filter: Option<String>,
+    #[command(flatten)]
+    matrix: cases::MatrixArgs,
     /// Where the snapshots are (`NAME.snap`; new and changed ones are written as `.snap.new`).
     #[arg(long, value_name = "DIR")]
     snapshots: Option<PathBuf>,
@@ -375,6 +371,7 @@ pub fn run(argv: &[String]) -> Result<Exit, Error> {
             Ok(crate::record::record(&command, &options)?)
         }
         Own::Fuzz(args) => test::fuzz(&args),
+        Own::Snapshots { command } => snapshots::snapshots(command),
         Own::Faults => {
             for entry in faults::catalogue() {
                 println!("{:<16} {}", entry.name, entry.meaning);

@@ -107,39 +107,13 @@ fn own_binary() -> Result<harness::run::MockBinary, Error> {
 
 /// `mock-agent test`: the matrix against a consumer.
 pub(super) fn test(args: TestArgs) -> Result<Exit, Error> {
-    use harness::run::{self, report, snapshot, Consumer, Matrix, Runner, Summary};
+    use harness::run::{self, report, snapshot, Consumer, Runner, Summary};
     let policy = snapshot::Policy::from_env().map_err(Error::Usage)?;
     let policy = if args.accept { policy.accepting() } else { policy };
     let interrupt = Interrupt::on_term_or_int();
     let mock = own_binary()?;
     let timeout = timeout(args.timeout)?;
-    let mut cassettes = Vec::new();
-    for path in &args.cassettes {
-        if path.is_dir() {
-            let found = Matrix::cassettes_in(path).map_err(|source| Error::CannotList {
-                path: path.clone(),
-                source,
-            })?;
-            cassettes.extend(found);
-        } else {
-            cassettes.push(path.clone());
-        }
-    }
-    let matrix = if args.acp {
-        Matrix::acp(cassettes)
-    } else {
-        Matrix::standard(cassettes)
-    };
-    let mut matrix = matrix.generated(args.generated);
-    matrix.default_session = !args.no_default;
-    if !args.formats.is_empty() {
-        matrix.formats = args.formats.clone();
-    }
-    matrix.filter = args.filter.clone();
-    if !args.faults.is_empty() {
-        check_faults(&args.faults, args.acp)?;
-        matrix.faults = vec![("given".to_owned(), args.faults.join(";"))];
-    }
+    let matrix = args.matrix.matrix()?;
     let cases = matrix.cases(args.consumer.contains("{format}"))?;
     let mut consumer = Consumer::new(args.consumer.clone()).timeout(timeout);
     if let Some(name) = &args.mock_env {
@@ -149,7 +123,8 @@ pub(super) fn test(args: TestArgs) -> Result<Exit, Error> {
     if cases.is_empty() {
         return Err(Error::Usage(format!(
             "no case to run{}\nhelp: `--filter` keeps the cases whose name contains it, e.g. `default/eof`",
-            args.filter
+            args.matrix
+                .filter
                 .as_deref()
                 .map(|f| format!(" (--filter {f} matches none)"))
                 .unwrap_or_default()
@@ -210,28 +185,6 @@ pub(super) fn test(args: TestArgs) -> Result<Exit, Error> {
     } else {
         exit_codes::CASES_FAILED
     }))
-}
-
-/// Checks `--fault` specs in the grammar of the mode (print or server).
-fn check_faults(specs: &[String], acp: bool) -> Result<(), harness::Diagnostic> {
-    use harness::error::Origin;
-    const PRINT: Origin<'static> = Origin {
-        name: "--fault",
-        help: "`mock-agent faults` lists every fault with an example",
-    };
-    const ACP: Origin<'static> = Origin {
-        name: "--fault",
-        help:
-            "`mock-agent faults` lists every fault (server mode's after the print-mode ones) with an example",
-    };
-    for spec in specs {
-        if acp {
-            harness::dialects::cursor_acp::faults::parse(spec, ACP)?;
-        } else {
-            harness::faults::parse(spec, PRINT)?;
-        }
-    }
-    Ok(())
 }
 
 /// `mock-agent fuzz`, of a print-mode consumer or (`acp`) an ACP client.

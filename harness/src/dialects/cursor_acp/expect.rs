@@ -116,7 +116,9 @@ impl Client {
         let session = created["sessionId"].as_str().unwrap_or_default().to_owned();
         self.chunks.clear();
         let prompt = json!({"sessionId": session, "prompt": [wire::text_block("hi")]});
-        let ended = self.request(conversation, "2", methods::SESSION_PROMPT, prompt).ok()?;
+        let ended = self
+            .request(conversation, "2", methods::SESSION_PROMPT, prompt)
+            .ok()?;
         if ended["stopReason"] != stop_reasons::END_TURN {
             return None;
         }
@@ -456,7 +458,11 @@ mod tests {
             (2, methods::SESSION_SET_MODE),
             (3, methods::SESSION_PROMPT),
         ] {
-            let line = request(id, method, json!({"sessionId": session, "modeId": "ask", "prompt": []}));
+            let line = request(
+                id,
+                method,
+                json!({"sessionId": session, "modeId": "ask", "prompt": []}),
+            );
             sent.push(line.clone());
             let bytes = line.to_string().into_bytes();
             let message = Message::parse(&bytes).expect("a request");
@@ -464,7 +470,9 @@ mod tests {
                 .on_request(method, &id.to_string(), conversation.reply(&message).steps)
                 .expect("no crash");
             for step in steps {
-                let Ok(Step::Send { line, .. }) = step else { continue };
+                let Ok(Step::Send { line, .. }) = step else {
+                    continue;
+                };
                 for out in live.message(line).out {
                     let Out::Line { bytes, .. } = out else { continue };
                     let value: Value = serde_json::from_slice(&bytes).expect("JSON");
@@ -472,7 +480,12 @@ mod tests {
                         session = id.to_owned();
                     }
                     if value["params"]["update"]["sessionUpdate"] == updates::AGENT_MESSAGE_CHUNK {
-                        seen.push(value["params"]["update"]["content"]["text"].as_str().unwrap_or_default().to_owned());
+                        seen.push(
+                            value["params"]["update"]["content"]["text"]
+                                .as_str()
+                                .unwrap_or_default()
+                                .to_owned(),
+                        );
                     }
                 }
             }
@@ -537,7 +550,10 @@ mod tests {
             Some((Expectation::Success { .. }, _))
         ));
         // A client that cannot get to its turn: the error is a failure to report.
-        let stopped = [sent[0].clone(), request(1, methods::SESSION_NEW, json!({"cwd": "/", "mcpServers": []}))];
+        let stopped = [
+            sent[0].clone(),
+            request(1, methods::SESSION_NEW, json!({"cwd": "/", "mcpServers": []})),
+        ];
         assert_eq!(
             expectation_of_run(
                 &mut teller(),
@@ -561,7 +577,11 @@ mod tests {
         let sent = [
             request(1, methods::INITIALIZE, json!({"protocolVersion": 1})),
             request(2, methods::SESSION_NEW, json!({"cwd": "/", "mcpServers": []})),
-            request(3, methods::SESSION_PROMPT, json!({"sessionId": live, "prompt": []})),
+            request(
+                3,
+                methods::SESSION_PROMPT,
+                json!({"sessionId": live, "prompt": []}),
+            ),
         ];
         let chunk = |session: &str| {
             json!({"jsonrpc": "2.0", "method": methods::SESSION_UPDATE, "params": {"sessionId": session,
