@@ -20,6 +20,7 @@ mod journal; // MOCK_AGENT_JOURNAL records each invocation
 mod layers; // each crate's modules import only from the layers below them
 mod lint; // the protocol checker on files
 mod pytest; // the pytest plugin (python/mock_agent) on the example consumers, from a cached venv
+mod readme; // every shell example of README.md runs as written
 mod record; // recording real runs as cassettes, secrets kept out
 mod replay; // byte-exact replay, pipes closed early, the mock's own subcommands
 mod roundtrip; // property tests: a cassette written by the library replays byte for byte
