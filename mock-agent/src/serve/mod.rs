@@ -219,9 +219,13 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
         }
     }
 
-    /// Runs the conversation to its end, and writes out what stdout holds.
+    /// Runs the conversation to its end, and writes out what stdout holds (unless a
+    /// signal ended it: then the process ends at once, whatever the client reads).
     async fn run_to_end(&mut self) -> Result<Exit, Stop> {
         let ended = self.run().await;
+        if let Err(Stop::Signal(_)) = ended {
+            return ended;
+        }
         let flushed = self.output.flush().await;
         ended.and_then(|exit| flushed.map(|()| exit))
     }
