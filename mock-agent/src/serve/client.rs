@@ -2,7 +2,7 @@
 //! what the server makes of them while a turn plays (the listener of the executor's
 //! waits, [`Turn`]).
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::future::Future;
 use std::io::{BufRead, Read};
 use std::time::Duration;
@@ -87,6 +87,12 @@ pub(super) struct Client {
     pub(super) queue: VecDeque<Vec<u8>>,
     /// The client's answers to the agent's requests, by id, with when they came.
     pub(super) answered: HashMap<String, (Value, Duration)>,
+    /// The ids of the agent's requests written and not answered yet: only an answer
+    /// to one of them is kept ([`Client::answer`]).
+    asked: HashSet<String>,
+    /// Those the agent withdrew (`$/cancel_request`): their late answers are dropped
+    /// without a word.
+    withdrawn: HashSet<String>,
     pub(super) eof: bool,
     pub(super) journal: Option<journal::Conversation>,
     pub(super) divergences: Vec<String>,
@@ -98,6 +104,8 @@ impl Client {
             inbox,
             queue: VecDeque::new(),
             answered: HashMap::new(),
+            asked: HashSet::new(),
+            withdrawn: HashSet::new(),
             eof: false,
             journal: journal.then(journal::Conversation::default),
             divergences: Vec::new(),
@@ -110,6 +118,41 @@ impl Client {
             return std::future::pending().await;
         }
         self.inbox.recv().await.unwrap_or(Incoming::Eof)
+    }
+
+    /// Notes the agent's request on `line`, when it is one (a line the agent writes):
+    /// the client's answer to it will be taken.
+    pub(super) fn asking(&mut self, line: &[u8]) {
+        // A request has a top-level "id"; most agent messages have no "id" at all.
+        if memchr::memmem::find(line, br#""id""#).is_none() {
+            return;
+        }
+        if let Some(message) = Message::parse(line).filter(|m| m.kind == Kind::Request) {
+            self.asked.insert(message.id_text().to_owned());
+        }
+    }
+
+    /// The agent withdrew its request `id`: an answer that comes still is dropped.
+    pub(super) fn withdraw(&mut self, id: &str) {
+        if self.asked.remove(id) {
+            self.withdrawn.insert(id.to_owned());
+        }
+    }
+
+    /// Takes the client's answer that came at `now`: kept for the request of the
+    /// agent's it answers; dropped (and journaled as a divergence) when the agent never
+    /// asked that id or has had its answer, so that it is never taken for the answer to
+    /// a later request, nor kept.
+    pub(super) fn answer(&mut self, message: &Message<'_>, now: Duration) {
+        let id = message.id_text();
+        if self.asked.remove(id) {
+            self.answered.insert(id.to_owned(), (answer_value(message), now));
+        } else if !self.withdrawn.remove(id) && self.journal.is_some() {
+            let id = if id.is_empty() { "null" } else { id };
+            self.divergences.push(format!(
+                "the client answered id {id}, which the agent has not asked (or has had its answer): dropped"
+            ));
+        }
     }
 
     /// Journals a line that went `dir` (`in`, `out`, `err`) at `now`.
@@ -147,8 +190,7 @@ impl Client {
         let message = Message::parse(&line)?;
         match message.kind {
             Kind::Response => {
-                let answer = answer_value(&message);
-                self.answered.insert(message.id_text().to_owned(), (answer, now));
+                self.answer(&message, now);
                 None
             }
             Kind::Notification if message.method() == methods::SESSION_CANCEL => {

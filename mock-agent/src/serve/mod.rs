@@ -9,7 +9,9 @@
 //!
 //! - `session/cancel` during a turn stops it: no more updates, `$/cancel_request` for
 //!   an agent request still waiting, and the prompt answered `stopReason: cancelled`;
-//! - the client's answers to the agent's requests are matched by id, in any order;
+//! - the client's answers to the agent's requests are matched by id, in any order; an
+//!   answer to an id the agent has not asked (or asked and had answered) is dropped,
+//!   and journaled as a divergence;
 //! - other requests wait their turn, in order; a line that is not JSON-RPC is
 //!   ignored (and journaled);
 //! - where the client does what the recording did not, the mock goes on as the
@@ -288,10 +290,7 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
                 }
                 Kind::Response => {
                     let at = self.output.elapsed();
-                    let answer = answer_value(&message);
-                    self.client
-                        .answered
-                        .insert(message.id_text().to_owned(), (answer, at));
+                    self.client.answer(&message, at);
                 }
                 Kind::Notification => {}
             }

@@ -131,6 +131,7 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
     /// updates. A response, or any other step, ends the run: it is played as usual.
     async fn send_run(&mut self, line: Vec<u8>, steps: &mut std::iter::Peekable<Steps>) -> Result<(), Stop> {
         self.note("out", &line);
+        self.client.asking(&line);
         let mut run = Vec::with_capacity(RUN_BYTES + line.len().max(1 << 10));
         run.extend_from_slice(&line);
         while run.len() < RUN_BYTES {
@@ -141,6 +142,7 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
                 break;
             };
             self.note("out", &line);
+            self.client.asking(&line);
             run.push(b'\n');
             run.extend_from_slice(&line);
         }
@@ -168,6 +170,7 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
                 }
                 Out::Line { bytes, newline } => {
                     self.note("out", &bytes);
+                    self.client.asking(&bytes);
                     let mut line = Line::stdout(Duration::ZERO, bytes);
                     line.newline = newline;
                     line
