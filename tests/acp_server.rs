@@ -413,3 +413,71 @@ fn answers_to_ids_never_asked_are_dropped_and_never_taken_for_a_later_request() 
     assert_eq!(dropped.len(), 3, "each stray answer journaled: {divergences:?}");
     assert!(dropped[2].contains(r#"id "x""#), "{dropped:?}");
 }
+
+/// The peak resident memory of process `pid`, in KiB (`VmHWM`).
+fn peak_rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("reads /proc");
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .expect("VmHWM")
+}
+
+#[test]
+fn a_flood_the_mock_does_not_need_keeps_its_memory_bounded() {
+    // 256 MiB of answers to requests never made, written while the mock waits for a
+    // step byte (it takes nothing then) and after (it drops each).
+    const FLOOD: usize = 256 << 20;
+    const BOUND_KIB: u64 = 64 << 10;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let fifo = dir.path().join("step");
+    nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).expect("fifo");
+    let mut child = crate::support::mock_std()
+        .arg("acp")
+        .env("MOCK_AGENT_STEP", &fifo)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawns");
+    let mut stdin = child.stdin.take().expect("stdin");
+    stdin
+        .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{}}\n")
+        .expect("writes");
+    // Open once the mock waits for its first step byte.
+    let step = std::fs::OpenOptions::new()
+        .write(true)
+        .open(&fifo)
+        .expect("opens the fifo");
+    let flood = std::thread::spawn(move || {
+        let pad = "x".repeat(64 << 10);
+        let mut written = 0;
+        let mut id = 1000u64;
+        while written < FLOOD {
+            let line = format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{\"pad\":\"{pad}\"}}}}\n");
+            stdin.write_all(line.as_bytes()).expect("writes the flood");
+            written += line.len();
+            id += 1;
+        }
+        stdin
+    });
+    // Time for the flood to pile up, if the mock takes it in.
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    drop(step);
+    let stdout = child.stdout.take().expect("stdout");
+    let reader = std::thread::spawn(move || std::io::read_to_string(stdout).expect("reads"));
+    let stdin = flood.join().expect("the flood is written");
+    let peak = peak_rss_kib(child.id());
+    drop(stdin);
+    assert!(child.wait().expect("waits").success());
+    assert!(reader
+        .join()
+        .expect("reads")
+        .starts_with(r#"{"jsonrpc":"2.0","id":1,"result""#));
+    assert!(
+        peak < BOUND_KIB,
+        "peak RSS {peak} KiB for a flood of {} MiB",
+        FLOOD >> 20
+    );
+}

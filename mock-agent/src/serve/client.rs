@@ -3,20 +3,23 @@
 //! waits, [`Turn`]).
 
 use std::collections::{HashMap, HashSet, VecDeque};
-use std::future::Future;
 use std::io::{BufRead, Read};
 use std::time::Duration;
 
 use serde_json::Value;
 use tokio::io::AsyncWrite;
-use tokio::sync::mpsc;
 
 use harness::dialects::cursor_acp::methods;
 use harness::dialects::cursor_acp::rpc::{Kind, Message};
 use harness::journal;
 
+use super::inbox::{Inbox, Sender};
 use super::{answer_value, millis, Interrupted, Live, Server, MAX_LINE};
 use crate::execute::{Listen, Stop};
+
+/// The most bytes of requests a turn keeps for after it (more when one request is
+/// longer): past them it stops reading the client until the turn is over.
+const QUEUED: usize = 16 << 20;
 
 /// A line of the client's, or its end.
 pub(super) enum Incoming {
@@ -26,7 +29,8 @@ pub(super) enum Incoming {
 }
 
 /// Reads the client's lines until stdin ends; a line over [`MAX_LINE`] is dropped.
-pub(super) fn read_client(sender: &mpsc::UnboundedSender<Incoming>) {
+/// Lines are read only as fast as the server takes them ([`super::inbox`]).
+pub(super) fn read_client(sender: &Sender) {
     let stdin = std::io::stdin();
     let mut reader = std::io::BufReader::with_capacity(64 << 10, stdin.lock());
     loop {
@@ -82,9 +86,12 @@ pub(super) fn read_client(sender: &mpsc::UnboundedSender<Incoming>) {
 /// What the server knows of the client: what it sent that waits its turn, its
 /// answers, whether stdin has ended, and the journal of the conversation.
 pub(super) struct Client {
-    pub(super) inbox: mpsc::UnboundedReceiver<Incoming>,
-    /// Client messages read while a turn played, handled after it, in order.
-    pub(super) queue: VecDeque<Vec<u8>>,
+    pub(super) inbox: Inbox,
+    /// Client requests (and cancels of another prompt) read while a turn played,
+    /// handled after it, in order.
+    queue: VecDeque<Vec<u8>>,
+    /// The bytes in the queue: past [`QUEUED`], the turn stops reading the client.
+    queued: usize,
     /// The client's answers to the agent's requests, by id, with when they came.
     pub(super) answered: HashMap<String, (Value, Duration)>,
     /// The ids of the agent's requests written and not answered yet: only an answer
@@ -99,10 +106,11 @@ pub(super) struct Client {
 }
 
 impl Client {
-    pub(super) fn new(inbox: mpsc::UnboundedReceiver<Incoming>, journal: bool) -> Self {
+    pub(super) fn new(inbox: Inbox, journal: bool) -> Self {
         Client {
             inbox,
             queue: VecDeque::new(),
+            queued: 0,
             answered: HashMap::new(),
             asked: HashSet::new(),
             withdrawn: HashSet::new(),
@@ -118,6 +126,25 @@ impl Client {
             return std::future::pending().await;
         }
         self.inbox.recv().await.unwrap_or(Incoming::Eof)
+    }
+
+    /// Keeps `line` for after the turn.
+    fn enqueue(&mut self, line: Vec<u8>) {
+        self.queued += line.len();
+        self.queue.push_back(line);
+    }
+
+    /// The line kept first, taken out.
+    fn dequeue(&mut self) -> Option<Vec<u8>> {
+        let line = self.queue.pop_front()?;
+        self.queued -= line.len();
+        Some(line)
+    }
+
+    /// Whether the queue holds [`QUEUED`] bytes: a turn reads no more of the client
+    /// until it is over, so that a client that floods requests fills its own pipe.
+    fn queue_full(&self) -> bool {
+        self.queued >= QUEUED
     }
 
     /// Notes the agent's request on `line`, when it is one (a line the agent writes):
@@ -199,12 +226,14 @@ impl Client {
                     turn.is_some_and(|l| l.session.is_none() || l.session == message.param_str("sessionId"));
                 if !same_session {
                     // It may be for a prompt still waiting its turn.
-                    self.queue.push_back(line);
+                    self.enqueue(line);
                 }
                 same_session.then_some(Interrupted::Cancelled)
             }
-            _ => {
-                self.queue.push_back(line);
+            // Ignored, as between turns (journaled above).
+            Kind::Notification => None,
+            Kind::Request => {
+                self.enqueue(line);
                 None
             }
         }
@@ -223,7 +252,11 @@ impl Client {
                     && (live.session.is_none() || live.session == m.param_str("sessionId"))
             })
         });
-        cancel.and_then(|i| self.queue.remove(i)).is_some()
+        let Some(line) = cancel.and_then(|i| self.queue.remove(i)) else {
+            return false;
+        };
+        self.queued -= line.len();
+        true
     }
 }
 
@@ -252,11 +285,17 @@ impl Listen for Turn<'_> {
     type Interrupt = Interrupted;
 
     fn try_recv(&mut self) -> Option<Incoming> {
-        self.client.inbox.try_recv().ok()
+        if self.client.queue_full() {
+            return None;
+        }
+        self.client.inbox.try_recv()
     }
 
-    fn recv(&mut self) -> impl Future<Output = Incoming> {
-        self.client.recv()
+    async fn recv(&mut self) -> Incoming {
+        if self.client.queue_full() {
+            return std::future::pending().await;
+        }
+        self.client.recv().await
     }
 
     fn handle(&mut self, incoming: Incoming, now: Duration) -> Option<Interrupted> {
@@ -293,7 +332,7 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
     /// The next client message to handle: a queued one, else the next to come;
     /// `None` once stdin has ended.
     pub(super) async fn next(&mut self) -> Result<Option<Vec<u8>>, Stop> {
-        if let Some(line) = self.client.queue.pop_front() {
+        if let Some(line) = self.client.dequeue() {
             return Ok(Some(line));
         }
         while !self.client.eof {

@@ -28,6 +28,7 @@
 mod answers;
 mod client;
 mod handoff;
+mod inbox;
 mod play;
 #[cfg(test)]
 mod tests;
@@ -36,7 +37,6 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 use tokio::io::AsyncWrite;
-use tokio::sync::mpsc;
 
 use harness::dialects::cursor_acp::faults::{AcpFault, Injector};
 use harness::dialects::cursor_acp::rpc::{self, codes, Kind, Message};
@@ -46,7 +46,7 @@ use harness::journal;
 use harness::timing::{Base, Clock, Timing};
 
 use crate::execute::{self, ExecError, ExecOptions, Output, Stop, Threaded};
-use client::{Client, Incoming};
+use client::Client;
 use handoff::Handoff;
 
 /// The longest line read from the client: longer ones are dropped (and journaled).
@@ -108,7 +108,7 @@ pub fn serve(conversation: Box<dyn Conversation>, options: &ServeOptions) -> Ser
         }
     };
     let run = async move {
-        let (sender, inbox) = mpsc::unbounded_channel();
+        let (sender, inbox) = inbox::channel();
         std::thread::spawn(move || client::read_client(&sender));
         let injector = Injector::new(options.faults.clone());
         let exec = ExecOptions {
@@ -201,7 +201,7 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
     fn new(
         conversation: Box<dyn Conversation>,
         output: Output<O, E>,
-        inbox: mpsc::UnboundedReceiver<Incoming>,
+        inbox: inbox::Inbox,
         injector: Injector,
         options: &ServeOptions,
     ) -> Self {
