@@ -182,14 +182,25 @@ fn signal_and_time(
     let pid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).expect("a pid"));
     let sent = std::time::Instant::now();
     nix::sys::signal::kill(pid, signal).expect("signals");
+    let (took, status) = ending(child, sent, signal.as_str());
+    (took, status.signal())
+}
+
+/// Waits (a minute at most) for `child` to end after `what` happened at `since`: how
+/// long it took, and how it ended.
+fn ending(
+    child: &mut std::process::Child,
+    since: std::time::Instant,
+    what: &str,
+) -> (Duration, std::process::ExitStatus) {
     loop {
         if let Some(status) = child.try_wait().expect("polls") {
-            return (sent.elapsed(), status.signal());
+            return (since.elapsed(), status);
         }
-        if sent.elapsed() > Duration::from_secs(60) {
+        if since.elapsed() > Duration::from_secs(60) {
             let _ = child.kill();
             let _ = child.wait();
-            panic!("still running a minute after {signal}");
+            panic!("still running a minute after {what}");
         }
         std::thread::sleep(Duration::from_millis(2));
     }
@@ -311,4 +322,71 @@ fn a_signal_ends_server_mode_blocked_writing_to_a_client_that_does_not_read() {
         .expect("the conversation so far");
     assert!(messages.len() > 1, "what was sent so far is journaled");
     drop((stdin, stdout));
+}
+
+/// Closes `stdin` of a server that waits (its timing, a fault, a step byte): it ends
+/// promptly, exit 0, having written what it still had to write; its stdout.
+fn ends_promptly_at_eof(mut child: std::process::Child, stdin: std::process::ChildStdin) -> String {
+    let stdout = child.stdout.take().expect("stdout");
+    let reader = std::thread::spawn(move || std::io::read_to_string(stdout).expect("reads"));
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(child.try_wait().expect("polls").is_none(), "it waits");
+    let closed = std::time::Instant::now();
+    drop(stdin);
+    let (took, status) = ending(&mut child, closed, "the end of stdin");
+    assert_eq!(status.code(), Some(0), "{status:?}");
+    assert!(took < PROMPTLY, "ended {took:?} after the end of stdin");
+    reader.join().expect("reads")
+}
+
+#[test]
+fn the_end_of_stdin_ends_a_timed_wait_in_server_mode() {
+    let mut child = at_a_huge_scale("cassettes/acp/edit.cassette", &["acp"]);
+    let mut stdin = child.stdin.take().expect("stdin");
+    writeln!(
+        stdin,
+        r#"{{"jsonrpc":"2.0","id":0,"method":"initialize","params":{{"protocolVersion":1}}}}"#
+    )
+    .expect("writes");
+    // Due 38 ms x 1e300 later; at the end of stdin, at once.
+    let written = ends_promptly_at_eof(child, stdin);
+    assert!(
+        written.starts_with(r#"{"jsonrpc":"2.0","id":0,"result""#),
+        "{written}"
+    );
+}
+
+#[test]
+fn the_end_of_stdin_ends_a_late_answer_in_server_mode() {
+    let mut child = mock_std()
+        .arg("acp")
+        .env("MOCK_AGENT_FAULTS", "late:method=session/new,ms=600000")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawns");
+    let mut stdin = child.stdin.take().expect("stdin");
+    stdin
+        .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{}}\n{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"session/new\",\"params\":{\"cwd\":\"/\",\"mcpServers\":[]}}\n")
+        .expect("writes");
+    let written = ends_promptly_at_eof(child, stdin);
+    assert!(
+        written.contains(r#"{"jsonrpc":"2.0","id":1,"result""#),
+        "session/new answered at once: {written}"
+    );
+}
+
+#[test]
+fn the_end_of_stdin_ends_a_step_wait_in_server_mode() {
+    let initialize = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}"#;
+    let (mut child, step, _dir) = stepping(&["acp"], &format!("{initialize}\n"));
+    let stdin = child.stdin.take().expect("stdin");
+    // No byte comes: the end of stdin lets the rest go, as the end of the step file.
+    let written = ends_promptly_at_eof(child, stdin);
+    assert!(
+        written.starts_with(r#"{"jsonrpc":"2.0","id":0,"result""#),
+        "{written}"
+    );
+    drop(step);
 }

@@ -29,8 +29,10 @@ pub(super) enum Incoming {
 }
 
 /// Reads the client's lines until stdin ends; a line over [`MAX_LINE`] is dropped.
-/// Lines are read only as fast as the server takes them ([`super::inbox`]).
-pub(super) fn read_client(sender: &Sender) {
+/// Lines are read only as fast as the server takes them ([`super::inbox`]). At the
+/// end of stdin, `released` turns true (it ends step mode's waits) before the end is
+/// sent.
+pub(super) fn read_client(sender: &Sender, released: &tokio::sync::watch::Sender<bool>) {
     let stdin = std::io::stdin();
     let mut reader = std::io::BufReader::with_capacity(64 << 10, stdin.lock());
     loop {
@@ -75,6 +77,7 @@ pub(super) fn read_client(sender: &Sender) {
             }
         }
         if ended {
+            released.send_replace(true);
             let _ = sender.send(Incoming::Eof);
             // Drain nothing more: stdin is at its end.
             let _ = reader.read(&mut [0u8; 1]);
@@ -315,6 +318,11 @@ impl Listen for Turn<'_> {
             (Awaiting::Answer(_), Incoming::Eof) => {
                 self.client.eof = true;
                 return Some(Interrupted::Eof);
+            }
+            // The end of stdin ends a delay: the agent finishes at once.
+            (Awaiting::Time, Incoming::Eof) => {
+                self.client.eof = true;
+                return Some(Interrupted::Came);
             }
             _ => {}
         }

@@ -18,7 +18,10 @@
 //!   recording goes, and says so in the journal; with `MOCK_AGENT_STRICT=1` it
 //!   answers with a JSON-RPC error that says what differed.
 //!
-//! End of stdin ends the process: exit 0, or as the recording ended.
+//! End of stdin ends the process: exit 0, or as the recording ended. A turn under way
+//! then finishes at once: what it would still wait for (its timing, a `late` answer,
+//! a step byte) it no longer waits for, as at the end of step mode's file; an answer
+//! it waits for ends the turn there.
 //!
 //! Each step is due when [`harness::timing::Clock`] says, the clock of print mode's
 //! plans, its times counted from the request a reply answers and from the end of each
@@ -109,7 +112,8 @@ pub fn serve(conversation: Box<dyn Conversation>, options: &ServeOptions) -> Ser
     };
     let run = async move {
         let (sender, inbox) = inbox::channel();
-        std::thread::spawn(move || client::read_client(&sender));
+        let (released, ended) = tokio::sync::watch::channel(false);
+        std::thread::spawn(move || client::read_client(&sender, &released));
         let injector = Injector::new(options.faults.clone());
         let exec = ExecOptions {
             precise: true,
@@ -118,7 +122,8 @@ pub fn serve(conversation: Box<dyn Conversation>, options: &ServeOptions) -> Ser
         // The writing thread takes up to a megabyte at a time, not the executor's
         // 64 KiB, while the loop fills the next. Every flush of the executor's still
         // reaches the pipe.
-        let output = Output::new(Handoff::new(out), Threaded::new(err), &exec)?;
+        let mut output = Output::new(Handoff::new(out), Threaded::new(err), &exec)?;
+        output.end_steps_when(ended);
         let mut server = Server::new(conversation, output, inbox, injector, options);
         let ended = server.run_to_end().await;
         Ok::<_, ExecError>(server.served(ended))

@@ -41,10 +41,9 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
                             if let Some(live) = live.as_mut().filter(|_| response) {
                                 live.responded = true;
                                 if let Some(delay) = self.injector.late(&live.method) {
+                                    // Nothing but the time (or the end of stdin) ends it.
                                     let due = self.output.elapsed().saturating_add(delay);
-                                    if let Some(Interrupted::Eof) = self.wait(due, true, None).await? {
-                                        return Ok(Some(self.conversation.ending()));
-                                    }
+                                    self.wait(due, true, None).await?;
                                 }
                             }
                             if !response && self.plain {
@@ -111,19 +110,25 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
 
     /// Waits until `due` (a `message` of the agent's is due then), listening to the
     /// client: a cancel of the turn that answers `live` interrupts it; answers are
-    /// kept; anything else waits its turn.
+    /// kept; anything else waits its turn. Once stdin has ended, nothing is waited
+    /// for: the agent finishes at once.
     async fn wait(
         &mut self,
         due: Duration,
         message: bool,
         live: Option<&Live>,
     ) -> Result<Option<Interrupted>, Stop> {
+        let due = if self.client.eof { Duration::ZERO } else { due };
         let mut turn = Turn {
             client: &mut self.client,
             live,
             awaiting: Awaiting::Time,
         };
-        self.output.wait_until(due, message, &mut turn).await
+        match self.output.wait_until(due, message, &mut turn).await? {
+            // The end of stdin came: the wait is over.
+            Some(Interrupted::Came) => Ok(None),
+            interrupted => Ok(interrupted),
+        }
     }
 
     /// Sends `line` and the agent messages that follow it at once, written together
