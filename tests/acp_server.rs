@@ -481,3 +481,72 @@ fn a_flood_the_mock_does_not_need_keeps_its_memory_bounded() {
         FLOOD >> 20
     );
 }
+
+/// A client of `cassettes/acp/load.cassette` that makes a session of its own (the
+/// recording loaded one) and prompts it: the mock's output and the journal's
+/// divergences.
+fn new_session_against_a_load_recording() -> (Vec<Value>, Value) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let journal = dir.path().join("journal.jsonl");
+    let mut child = crate::support::mock_std()
+        .arg("acp")
+        .env("MOCK_AGENT_CASSETTE", "cassettes/acp/load.cassette")
+        .env("MOCK_AGENT_JOURNAL", &journal)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawns");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
+    stdin
+        .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":1}}\n{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/new\",\"params\":{\"cwd\":\"/\",\"mcpServers\":[]}}\n")
+        .expect("writes");
+    let created = read_until(&mut stdout, |m| m["id"] == 2 && m.get("method").is_none());
+    let session = created["result"]["sessionId"]
+        .as_str()
+        .expect("a session")
+        .to_owned();
+    writeln!(
+        stdin,
+        r#"{{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{{"sessionId":"{session}","prompt":[{{"type":"text","text":"What did you print?"}}]}}}}"#
+    )
+    .expect("writes");
+    drop(stdin);
+    let mut messages = vec![created];
+    messages.extend(
+        stdout
+            .lines()
+            .map_while(Result::ok)
+            .filter_map(|l| serde_json::from_str::<Value>(&l).ok()),
+    );
+    assert!(child.wait().expect("waits").success());
+    let entry: Value =
+        serde_json::from_str(std::fs::read_to_string(&journal).expect("journal").trim()).expect("one entry");
+    (messages, entry["acp"]["divergences"].clone())
+}
+
+#[test]
+fn a_recorded_session_plays_under_the_live_one_and_reruns_name_the_same_sessions() {
+    let (messages, divergences) = new_session_against_a_load_recording();
+    let session = &messages[0]["result"]["sessionId"];
+    let updates: Vec<&Value> = messages
+        .iter()
+        .filter(|m| m["method"] == "session/update")
+        .collect();
+    assert!(updates.len() >= 2, "{messages:?}");
+    for update in &updates {
+        assert_eq!(&update["params"]["sessionId"], session, "{update}");
+    }
+    assert!(
+        messages
+            .iter()
+            .any(|m| m["id"] == 3 && m["result"]["stopReason"] == "end_turn"),
+        "{messages:?}"
+    );
+    // A rerun: the same session id, the same divergences, word for word.
+    let (again, divergences_again) = new_session_against_a_load_recording();
+    assert_eq!(&again[0]["result"]["sessionId"], session);
+    assert_eq!(divergences_again, divergences);
+    assert!(divergences.to_string().contains("session/new"), "{divergences}");
+}

@@ -33,6 +33,7 @@ mod client;
 mod handoff;
 mod inbox;
 mod play;
+mod sessions;
 #[cfg(test)]
 mod tests;
 
@@ -42,6 +43,7 @@ use serde_json::{json, Value};
 use tokio::io::AsyncWrite;
 
 use harness::dialects::cursor_acp::faults::{AcpFault, Injector};
+use harness::dialects::cursor_acp::methods;
 use harness::dialects::cursor_acp::rpc::{self, codes, Kind, Message};
 use harness::dialects::cursor_acp::Conversation;
 use harness::frames::{Delivery, Exit, Signal};
@@ -200,6 +202,8 @@ struct Server<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> {
     /// No fault, no step mode, no wait between messages: the agent's messages that
     /// come one after the other are written together ([`Server::send_run`]).
     plain: bool,
+    /// The recording's session ids, made live.
+    sessions: sessions::Sessions,
 }
 
 impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
@@ -223,6 +227,7 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
                 && options.timing.base == Base::Instant
                 && options.timing.jitter.is_zero(),
             injector,
+            sessions: sessions::Sessions::new(options.seed),
         }
     }
 
@@ -265,6 +270,14 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
                         session: message.param_str("sessionId"),
                         responded: false,
                     };
+                    self.sessions.reply(match self.recorded {
+                        false => sessions::Naming::Recorded,
+                        // A `session/new` that diverges is answered by the mock.
+                        true => sessions::Sessions::naming(
+                            reply.divergence.as_deref(),
+                            live.method == methods::SESSION_NEW,
+                        ),
+                    });
                     if let Some(divergence) = reply.divergence.take() {
                         if self.strict {
                             let error = strict_error(&live.id, &divergence);

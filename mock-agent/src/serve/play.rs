@@ -28,6 +28,7 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
             let step = step.map_err(ExecError::Cassette)?;
             let outcome = match step {
                 Step::Send { at, line } => {
+                    let line = self.sessions.name(line);
                     let due = self.clock.due(at, true);
                     match self.wait(due, true, live.as_ref()).await? {
                         Some(interrupted) => Err(interrupted),
@@ -146,6 +147,7 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
             let Some(Ok(Step::Send { line, .. })) = next else {
                 break;
             };
+            let line = self.sessions.name(line);
             self.note("out", &line);
             self.client.asking(&line);
             run.push(b'\n');
