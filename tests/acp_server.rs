@@ -1,5 +1,7 @@
-//! Server mode's replay of a recorded conversation: live ids in the recorded
-//! responses, divergences journaled (or, strict, answered with an error), step mode.
+//! Server mode's replay of a recorded conversation: live ids (request and session ids)
+//! in the recorded messages, divergences journaled (or, strict, answered with an
+//! error), step mode; and what the server takes from a client: answers only to what
+//! it asked, input only as fast as it handles it.
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
