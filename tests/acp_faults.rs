@@ -1,8 +1,7 @@
 //! Server mode's faults and presets, through the binary: each does to the
 //! conversation what `mock-agent faults` says.
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use serde_json::Value;
 
@@ -10,14 +9,14 @@ use crate::support::bin;
 
 const SESSION: &str = "c6b62c6f-7ead-4fd6-9922-e952131177ff";
 
-/// The client's side of a whole default conversation, written at once.
+/// The client's requests of a whole default conversation, written at once (its
+/// answers are given when the agent asks: [`crate::support::converse`]).
 fn conversation() -> String {
     [
         r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}"#.to_owned(),
         r#"{"jsonrpc":"2.0","id":1,"method":"authenticate","params":{"methodId":"cursor_login"}}"#.to_owned(),
         r#"{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":"/tmp","mcpServers":[]}}"#.to_owned(),
         format!(r#"{{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{{"sessionId":"{SESSION}","prompt":[{{"type":"text","text":"hi"}}]}}}}"#),
-        r#"{"jsonrpc":"2.0","id":0,"result":{"outcome":{"outcome":"selected","optionId":"allow-once"}}}"#.to_owned(),
     ]
     .iter()
     .map(|l| format!("{l}\n"))
@@ -50,21 +49,12 @@ impl Run {
 }
 
 fn run(faults: &str) -> Run {
-    let mut child = Command::new(bin())
-        .arg("acp")
+    let mut cmd = Command::new(bin());
+    cmd.arg("acp")
         .env_clear()
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("MOCK_AGENT_FAULTS", faults)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawns");
-    let mut stdin = child.stdin.take().expect("stdin");
-    // The agent may die before it has read everything.
-    let _ = stdin.write_all(conversation().as_bytes());
-    drop(stdin);
-    let output = child.wait_with_output().expect("runs");
+        .env("MOCK_AGENT_FAULTS", faults);
+    let output = crate::support::converse(cmd, &conversation(), crate::support::allow_once);
     let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
     use std::os::unix::process::ExitStatusExt;
     Run {

@@ -7,10 +7,11 @@ use std::path::Path;
 use proptest::prelude::*;
 use serde_json::Value;
 
-use crate::support::{bin, mock};
+use crate::support::{allow_once, bin, converse, mock_std};
 
-/// The client's side: a handshake, a session, a prompt, answers to the first
-/// permission requests the agent may send, and an authenticate with a credential.
+/// The client's requests: a handshake, an authenticate with a credential, a session,
+/// a prompt (the agent's permission requests are answered when asked:
+/// [`crate::support::converse`]).
 fn client() -> String {
     let mut lines = vec![
         r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}"#.to_owned(),
@@ -18,9 +19,6 @@ fn client() -> String {
         r#"{"jsonrpc":"2.0","id":"new","method":"session/new","params":{"cwd":"/w","mcpServers":[]}}"#.to_owned(),
     ];
     lines.push(r#"{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"SESSION","prompt":[{"type":"text","text":"go"}]}}"#.to_owned());
-    for id in 0..4 {
-        lines.push(format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{"outcome":{{"outcome":"selected","optionId":"allow-once"}}}}}}"#));
-    }
     lines.iter().map(|l| format!("{l}\n")).collect()
 }
 
@@ -34,12 +32,12 @@ struct Played {
 fn play(args: &[&str], env: &[(&str, &Path)], input: &str, dir: &Path) -> Played {
     let journal = dir.join("journal.jsonl");
     let _ = std::fs::remove_file(&journal);
-    let mut cmd = mock();
+    let mut cmd = mock_std();
     cmd.args(args).env("MOCK_AGENT_JOURNAL", &journal);
     for (name, value) in env {
         cmd.env(name, value);
     }
-    let output = cmd.write_stdin(input.to_owned()).output().expect("runs");
+    let output = converse(cmd, input, allow_once);
     let text = std::fs::read_to_string(&journal).unwrap_or_default();
     Played {
         stdout: output.stdout,
@@ -155,14 +153,12 @@ fn the_shim_records_a_conversation_once_and_replays_it() {
     // cassette plays once.
     let run = |journal: &str| {
         let journal = dir.path().join(journal);
-        let output = mock()
-            .arg("acp")
+        let mut cmd = mock_std();
+        cmd.arg("acp")
             .env("MOCK_AGENT_RECORD", "once")
             .envs(env.iter().map(|(k, v)| (*k, v.as_os_str())))
-            .env("MOCK_AGENT_JOURNAL", &journal)
-            .write_stdin(client())
-            .output()
-            .expect("runs");
+            .env("MOCK_AGENT_JOURNAL", &journal);
+        let output = converse(cmd, &client(), allow_once);
         let entry: Value = std::fs::read_to_string(&journal)
             .ok()
             .and_then(|t| t.lines().last().and_then(|l| serde_json::from_str(l).ok()))

@@ -1,5 +1,7 @@
-//! Server mode's replay of a recorded conversation: live ids in the recorded
-//! responses, divergences journaled (or, strict, answered with an error), step mode.
+//! Server mode's replay of a recorded conversation: live ids (request and session ids)
+//! in the recorded messages, divergences journaled (or, strict, answered with an
+//! error), step mode; and what the server takes from a client: answers only to what
+//! it asked, input only as fast as it handles it.
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
@@ -24,18 +26,17 @@ const RECORDING: &str = r#"{"mock_agent_cassette":2,"invocation":{"argv":["acp"]
 {"t":50,"exit":0}
 "#;
 
-fn client(option: &str) -> String {
-    [
-        r#"{"jsonrpc":"2.0","id":"a","method":"initialize","params":{"protocolVersion":1}}"#.to_owned(),
-        r#"{"jsonrpc":"2.0","id":"b","method":"session/new","params":{"cwd":"/x","mcpServers":[]}}"#.to_owned(),
-        r#"{"jsonrpc":"2.0","id":18446744073709551616,"method":"session/prompt","params":{"sessionId":"rec-session","prompt":[]}}"#.to_owned(),
-        format!(r#"{{"jsonrpc":"2.0","id":0,"result":{{"outcome":{{"outcome":"selected","optionId":"{option}"}}}}}}"#),
-        r#"{"jsonrpc":"2.0","id":7,"method":"session/set_mode","params":{"sessionId":"rec-session","modeId":"ask"}}"#.to_owned(),
-    ]
-    .iter()
-    .map(|l| format!("{l}\n"))
-    .collect()
-}
+/// The client's requests, written at once (its answer is given when asked).
+const CLIENT: &str = concat!(
+    r#"{"jsonrpc":"2.0","id":"a","method":"initialize","params":{"protocolVersion":1}}"#,
+    "\n",
+    r#"{"jsonrpc":"2.0","id":"b","method":"session/new","params":{"cwd":"/x","mcpServers":[]}}"#,
+    "\n",
+    r#"{"jsonrpc":"2.0","id":18446744073709551616,"method":"session/prompt","params":{"sessionId":"rec-session","prompt":[]}}"#,
+    "\n",
+    r#"{"jsonrpc":"2.0","id":7,"method":"session/set_mode","params":{"sessionId":"rec-session","modeId":"ask"}}"#,
+    "\n",
+);
 
 struct Replayed {
     code: Option<i32>,
@@ -48,14 +49,14 @@ fn replay(option: &str, strict: bool) -> Replayed {
     let cassette = dir.path().join("rec.cassette");
     std::fs::write(&cassette, RECORDING).expect("writes");
     let journal = dir.path().join("journal.jsonl");
-    let output = crate::support::mock()
-        .arg("acp")
+    let mut cmd = crate::support::mock_std();
+    cmd.arg("acp")
         .env("MOCK_AGENT_CASSETTE", &cassette)
         .env("MOCK_AGENT_JOURNAL", &journal)
-        .env("MOCK_AGENT_STRICT", if strict { "1" } else { "0" })
-        .write_stdin(client(option))
-        .output()
-        .expect("runs");
+        .env("MOCK_AGENT_STRICT", if strict { "1" } else { "0" });
+    let output = crate::support::converse(cmd, CLIENT, |request| {
+        crate::support::answer_permission(request, option)
+    });
     let journal = std::fs::read_to_string(&journal).expect("journal");
     Replayed {
         code: output.status.code(),
@@ -324,4 +325,230 @@ fn a_cassette_cut_short_while_it_plays_is_the_mocks_error_not_a_panic() {
     );
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert_eq!(rest, "", "nothing of the prompt's turn is played");
+}
+
+/// Reads JSON lines from `stdout` until one that `stop` accepts: that one.
+fn read_until(stdout: &mut impl BufRead, stop: impl Fn(&Value) -> bool) -> Value {
+    loop {
+        let mut line = String::new();
+        assert!(stdout.read_line(&mut line).expect("reads") > 0, "stdout ended");
+        if let Ok(message) = serde_json::from_str::<Value>(&line) {
+            if stop(&message) {
+                return message;
+            }
+        }
+    }
+}
+
+#[test]
+fn answers_to_ids_never_asked_are_dropped_and_never_taken_for_a_later_request() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let journal = dir.path().join("journal.jsonl");
+    let mut child = crate::support::mock_std()
+        .arg("acp")
+        .env("MOCK_AGENT_JOURNAL", &journal)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawns");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
+    let answer = |id: &Value, option: &str| {
+        format!(
+            "{}\n",
+            serde_json::json!({"jsonrpc": "2.0", "id": id, "result": {"outcome": {"outcome": "selected", "optionId": option}}})
+        )
+    };
+    stdin
+        .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":1}}\n{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/new\",\"params\":{\"cwd\":\"/\",\"mcpServers\":[]}}\n")
+        .expect("writes");
+    // Answers to requests the agent never made: a stray 0 first of all.
+    for id in [Value::from(0), Value::from(99), Value::from("x")] {
+        stdin
+            .write_all(answer(&id, "reject-once").as_bytes())
+            .expect("writes");
+    }
+    let session = read_until(&mut stdout, |m| m["id"] == 2 && m.get("method").is_none());
+    let session = session["result"]["sessionId"]
+        .as_str()
+        .expect("a session")
+        .to_owned();
+    writeln!(
+        stdin,
+        r#"{{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{{"sessionId":"{session}","prompt":[{{"type":"text","text":"hi"}}]}}}}"#
+    )
+    .expect("writes");
+    let asked = read_until(&mut stdout, |m| {
+        m["method"] == "session/request_permission" || (m["id"] == 3 && m.get("method").is_none())
+    });
+    assert_eq!(
+        asked["method"], "session/request_permission",
+        "the turn waits: {asked}"
+    );
+    assert_eq!(asked["id"], 0, "the id of the stray answer");
+    stdin
+        .write_all(answer(&asked["id"], "allow-once").as_bytes())
+        .expect("writes");
+    read_until(&mut stdout, |m| m["id"] == 3 && m.get("method").is_none());
+    drop(stdin);
+    assert!(child.wait().expect("waits").success());
+    let entry: Value =
+        serde_json::from_str(std::fs::read_to_string(&journal).expect("journal").trim()).expect("one entry");
+    let answers: Vec<&Value> = entry["acp"]["answers"]
+        .as_array()
+        .expect("answers")
+        .iter()
+        .map(|a| &a["answer"]["outcome"]["optionId"])
+        .collect();
+    assert_eq!(
+        answers,
+        [&Value::from("allow-once")],
+        "the answer given when asked"
+    );
+    let divergences = entry["acp"]["divergences"].as_array().expect("divergences");
+    let dropped: Vec<&str> = divergences
+        .iter()
+        .filter_map(Value::as_str)
+        .filter(|d| d.contains("has not asked"))
+        .collect();
+    assert_eq!(dropped.len(), 3, "each stray answer journaled: {divergences:?}");
+    assert!(dropped[2].contains(r#"id "x""#), "{dropped:?}");
+}
+
+/// The peak resident memory of process `pid`, in KiB (`VmHWM`).
+fn peak_rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("reads /proc");
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .expect("VmHWM")
+}
+
+#[test]
+fn a_flood_the_mock_does_not_need_keeps_its_memory_bounded() {
+    // 256 MiB of answers to requests never made, written while the mock waits for a
+    // step byte (it takes nothing then) and after (it drops each).
+    const FLOOD: usize = 256 << 20;
+    const BOUND_KIB: u64 = 64 << 10;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let fifo = dir.path().join("step");
+    nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).expect("fifo");
+    let mut child = crate::support::mock_std()
+        .arg("acp")
+        .env("MOCK_AGENT_STEP", &fifo)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawns");
+    let mut stdin = child.stdin.take().expect("stdin");
+    stdin
+        .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{}}\n")
+        .expect("writes");
+    // Open once the mock waits for its first step byte.
+    let step = std::fs::OpenOptions::new()
+        .write(true)
+        .open(&fifo)
+        .expect("opens the fifo");
+    let flood = std::thread::spawn(move || {
+        let pad = "x".repeat(64 << 10);
+        let mut written = 0;
+        let mut id = 1000u64;
+        while written < FLOOD {
+            let line = format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{\"pad\":\"{pad}\"}}}}\n");
+            stdin.write_all(line.as_bytes()).expect("writes the flood");
+            written += line.len();
+            id += 1;
+        }
+        stdin
+    });
+    // Time for the flood to pile up, if the mock takes it in.
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    drop(step);
+    let stdout = child.stdout.take().expect("stdout");
+    let reader = std::thread::spawn(move || std::io::read_to_string(stdout).expect("reads"));
+    let stdin = flood.join().expect("the flood is written");
+    let peak = peak_rss_kib(child.id());
+    drop(stdin);
+    assert!(child.wait().expect("waits").success());
+    assert!(reader
+        .join()
+        .expect("reads")
+        .starts_with(r#"{"jsonrpc":"2.0","id":1,"result""#));
+    assert!(
+        peak < BOUND_KIB,
+        "peak RSS {peak} KiB for a flood of {} MiB",
+        FLOOD >> 20
+    );
+}
+
+/// A client of `cassettes/acp/load.cassette` that makes a session of its own (the
+/// recording loaded one) and prompts it: the mock's output and the journal's
+/// divergences.
+fn new_session_against_a_load_recording() -> (Vec<Value>, Value) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let journal = dir.path().join("journal.jsonl");
+    let mut child = crate::support::mock_std()
+        .arg("acp")
+        .env("MOCK_AGENT_CASSETTE", "cassettes/acp/load.cassette")
+        .env("MOCK_AGENT_JOURNAL", &journal)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawns");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
+    stdin
+        .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":1}}\n{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/new\",\"params\":{\"cwd\":\"/\",\"mcpServers\":[]}}\n")
+        .expect("writes");
+    let created = read_until(&mut stdout, |m| m["id"] == 2 && m.get("method").is_none());
+    let session = created["result"]["sessionId"]
+        .as_str()
+        .expect("a session")
+        .to_owned();
+    writeln!(
+        stdin,
+        r#"{{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{{"sessionId":"{session}","prompt":[{{"type":"text","text":"What did you print?"}}]}}}}"#
+    )
+    .expect("writes");
+    drop(stdin);
+    let mut messages = vec![created];
+    messages.extend(
+        stdout
+            .lines()
+            .map_while(Result::ok)
+            .filter_map(|l| serde_json::from_str::<Value>(&l).ok()),
+    );
+    assert!(child.wait().expect("waits").success());
+    let entry: Value =
+        serde_json::from_str(std::fs::read_to_string(&journal).expect("journal").trim()).expect("one entry");
+    (messages, entry["acp"]["divergences"].clone())
+}
+
+#[test]
+fn a_recorded_session_plays_under_the_live_one_and_reruns_name_the_same_sessions() {
+    let (messages, divergences) = new_session_against_a_load_recording();
+    let session = &messages[0]["result"]["sessionId"];
+    let updates: Vec<&Value> = messages
+        .iter()
+        .filter(|m| m["method"] == "session/update")
+        .collect();
+    assert!(updates.len() >= 2, "{messages:?}");
+    for update in &updates {
+        assert_eq!(&update["params"]["sessionId"], session, "{update}");
+    }
+    assert!(
+        messages
+            .iter()
+            .any(|m| m["id"] == 3 && m["result"]["stopReason"] == "end_turn"),
+        "{messages:?}"
+    );
+    // A rerun: the same session id, the same divergences, word for word.
+    let (again, divergences_again) = new_session_against_a_load_recording();
+    assert_eq!(&again[0]["result"]["sessionId"], session);
+    assert_eq!(divergences_again, divergences);
+    assert!(divergences.to_string().contains("session/new"), "{divergences}");
 }

@@ -83,3 +83,89 @@ pub fn rust_sources(dir: &Path) -> Vec<PathBuf> {
     found.sort();
     found
 }
+
+/// An ACP client's answer to the agent's request `request`: allow-once to a
+/// `session/request_permission`, nothing to any other.
+pub fn allow_once(request: &serde_json::Value) -> Option<String> {
+    answer_permission(request, "allow-once")
+}
+
+/// The answer `option` to a `session/request_permission`, nothing to any other request.
+pub fn answer_permission(request: &serde_json::Value, option: &str) -> Option<String> {
+    (request["method"] == "session/request_permission").then(|| {
+        serde_json::json!({"jsonrpc": "2.0", "id": request["id"], "result": {"outcome": {"outcome": "selected", "optionId": option}}})
+            .to_string()
+    })
+}
+
+/// Runs `cmd` (an `acp` agent; its streams are piped here) as an ACP client does:
+/// writes `requests` (lines) at once, answers each request of the agent's when it is
+/// asked (with `answer`'s line; none leaves it unanswered), and closes stdin once the
+/// last request of `requests` has its response, or once stdout ends. What the agent
+/// wrote and how it ended, as [`std::process::Command::output`] gives them.
+pub fn converse(
+    mut cmd: std::process::Command,
+    requests: &str,
+    mut answer: impl FnMut(&serde_json::Value) -> Option<String>,
+) -> Output {
+    use std::io::{BufRead, Read, Write};
+    use std::process::Stdio;
+    let last = requests
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .rfind(|m| m.get("method").is_some() && m.get("id").is_some())
+        .map(|m| m["id"].clone());
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawns");
+    let mut stderr = child.stderr.take().expect("stderr");
+    let stderr = std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let _ = stderr.read_to_end(&mut bytes);
+        bytes
+    });
+    let stdout = child.stdout.take().expect("stdout");
+    let (sender, lines) = std::sync::mpsc::channel::<Vec<u8>>();
+    std::thread::spawn(move || {
+        let mut stdout = std::io::BufReader::new(stdout);
+        loop {
+            let mut line = Vec::new();
+            match stdout.read_until(b'\n', &mut line) {
+                Ok(0) | Err(_) => return,
+                Ok(_) if sender.send(line).is_ok() => {}
+                Ok(_) => return,
+            }
+        }
+    });
+    let mut stdin = child.stdin.take();
+    // The agent may end before it reads everything.
+    if let Some(stdin) = stdin.as_mut() {
+        let _ = stdin.write_all(requests.as_bytes());
+    }
+    let mut written = Vec::new();
+    for line in lines {
+        written.extend_from_slice(&line);
+        let Ok(message) = serde_json::from_slice::<serde_json::Value>(&line) else {
+            continue;
+        };
+        match (message.get("method"), message.get("id")) {
+            (Some(_), Some(_)) => {
+                if let (Some(reply), Some(stdin)) = (answer(&message), stdin.as_mut()) {
+                    let _ = stdin.write_all(format!("{reply}\n").as_bytes());
+                }
+            }
+            (None, Some(id)) if Some(id) == last.as_ref() => drop(stdin.take()),
+            _ => {}
+        }
+    }
+    drop(stdin);
+    let status = child.wait().expect("waits");
+    Output {
+        status,
+        stdout: written,
+        stderr: stderr.join().expect("reads stderr"),
+    }
+}

@@ -2,7 +2,9 @@
 //! each line is due is the clock's (`harness::timing::Clock`), and the executor's
 //! keeping of it is shown on paused time (`mock_agent::execute`'s and
 //! `mock_agent::serve`'s tests). Here: a timed run writes what an instant one does,
-//! a huge scale waits rather than panics, step mode releases one line per byte.
+//! a huge scale waits rather than panics, step mode releases one line per byte, and a
+//! signal ends a run in every state (the only time bound here: a generous one, since a
+//! mock that misses the signal never ends).
 
 use std::io::{BufRead, BufReader, Write};
 use std::os::fd::AsFd;
@@ -169,4 +171,222 @@ fn step_mode_releases_one_event_per_byte() {
     let rest: Vec<String> = lines.lines().map(|l| l.expect("line")).collect();
     assert_eq!(rest.len(), 8);
     assert!(child.wait().expect("waits").success());
+}
+
+/// Sends `signal` to `child` and waits (a minute at most) for it to end: how long it
+/// took, and the signal it died by.
+fn signal_and_time(
+    child: &mut std::process::Child,
+    signal: nix::sys::signal::Signal,
+) -> (Duration, Option<i32>) {
+    let pid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).expect("a pid"));
+    let sent = std::time::Instant::now();
+    nix::sys::signal::kill(pid, signal).expect("signals");
+    let (took, status) = ending(child, sent, signal.as_str());
+    (took, status.signal())
+}
+
+/// Waits (a minute at most) for `child` to end after `what` happened at `since`: how
+/// long it took, and how it ended.
+fn ending(
+    child: &mut std::process::Child,
+    since: std::time::Instant,
+    what: &str,
+) -> (Duration, std::process::ExitStatus) {
+    loop {
+        if let Some(status) = child.try_wait().expect("polls") {
+            return (since.elapsed(), status);
+        }
+        if since.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("still running a minute after {what}");
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+/// How soon a signal must end the mock in these tests: 100 ms is the promise; this
+/// bound leaves room for a loaded machine, and a mock that ignores the signal (the
+/// bug) never ends at all.
+const PROMPTLY: Duration = Duration::from_secs(2);
+
+/// The one entry of a journal, once the process has ended.
+fn journal_entry(journal: &std::path::Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(journal).expect("the journal is written");
+    serde_json::from_str(text.trim()).expect("one entry")
+}
+
+/// `mock-agent ARGS` in step mode on a fresh FIFO, with a journal, `input` written on
+/// its stdin (left open): the child, the step FIFO opened for writing (nothing written
+/// yet), the temp dir.
+fn stepping(args: &[&str], input: &str) -> (std::process::Child, std::fs::File, tempfile::TempDir) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let fifo = dir.path().join("step");
+    nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).expect("mkfifo");
+    let child = mock_std()
+        .env("MOCK_AGENT_STEP", &fifo)
+        .env("MOCK_AGENT_JOURNAL", dir.path().join("journal.jsonl"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawns");
+    let mut stdin = child.stdin.as_ref().expect("stdin");
+    stdin.write_all(input.as_bytes()).expect("writes");
+    // Opening a FIFO waits for its reader: the mock, about to read its first byte.
+    let step = std::fs::OpenOptions::new()
+        .write(true)
+        .open(&fifo)
+        .expect("opens the fifo");
+    (child, step, dir)
+}
+
+#[test]
+fn a_signal_ends_print_mode_while_it_waits_for_a_step_byte() {
+    let (mut child, step, dir) = stepping(&["-p", "x"], "");
+    std::thread::sleep(Duration::from_millis(100));
+    assert!(child.try_wait().expect("polls").is_none(), "it waits for a byte");
+    let (took, signal) = signal_and_time(&mut child, nix::sys::signal::Signal::SIGTERM);
+    assert_eq!(signal, Some(15));
+    assert!(took < PROMPTLY, "ended {took:?} after SIGTERM");
+    assert_eq!(journal_entry(&dir.path().join("journal.jsonl"))["signal"], "TERM");
+    drop(step);
+}
+
+#[test]
+fn a_signal_ends_server_mode_while_it_waits_for_a_step_byte() {
+    let initialize = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}"#;
+    let (mut child, step, dir) = stepping(&["acp"], &format!("{initialize}\n"));
+    std::thread::sleep(Duration::from_millis(100));
+    assert!(child.try_wait().expect("polls").is_none(), "it waits for a byte");
+    let (took, signal) = signal_and_time(&mut child, nix::sys::signal::Signal::SIGINT);
+    assert_eq!(signal, Some(2));
+    assert!(took < PROMPTLY, "ended {took:?} after SIGINT");
+    let entry = journal_entry(&dir.path().join("journal.jsonl"));
+    assert_eq!(entry["signal"], "INT");
+    let messages = entry["acp"]["messages"]
+        .as_array()
+        .expect("the conversation so far");
+    assert_eq!(messages[0]["dir"], "in", "the initialize read: {messages:?}");
+    drop(step);
+}
+
+#[test]
+fn a_signal_ends_server_mode_blocked_writing_to_a_client_that_does_not_read() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    // initialize answered with 8 MiB of updates first: far more than a pipe holds.
+    let cassette = dir.path().join("long.cassette");
+    let update = format!(
+        r#"{{"t":1,"out":{{"jsonrpc":"2.0","method":"session/update","params":{{"sessionId":"s","update":{{"sessionUpdate":"agent_message_chunk","content":{{"type":"text","text":"{}"}}}}}}}}}}"#,
+        "x".repeat(8 << 10)
+    );
+    let mut recording = vec![
+        r#"{"mock_agent_cassette":2,"invocation":{"argv":["acp"],"acp":true}}"#.to_owned(),
+        r#"{"t":0,"in":{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}}"#.to_owned(),
+    ];
+    recording.extend(std::iter::repeat_n(update, 1024));
+    recording.push(r#"{"t":2,"out":{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1}}}"#.to_owned());
+    recording.push(r#"{"t":3,"exit":0}"#.to_owned());
+    std::fs::write(&cassette, recording.join("\n") + "\n").expect("writes");
+    let journal = dir.path().join("journal.jsonl");
+    let mut child = mock_std()
+        .arg("acp")
+        .env("MOCK_AGENT_CASSETTE", &cassette)
+        .env("MOCK_AGENT_JOURNAL", &journal)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawns");
+    let mut stdin = child.stdin.take().expect("stdin");
+    writeln!(
+        stdin,
+        r#"{{"jsonrpc":"2.0","id":0,"method":"initialize","params":{{}}}}"#
+    )
+    .expect("writes");
+    // One line read (the mock serves), then no more: the pipe fills, and the mock's
+    // write waits for ever.
+    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
+    stdout.read_line(&mut String::new()).expect("reads a line");
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(child.try_wait().expect("polls").is_none(), "it waits to write");
+    let (took, signal) = signal_and_time(&mut child, nix::sys::signal::Signal::SIGTERM);
+    assert_eq!(signal, Some(15));
+    assert!(took < PROMPTLY, "ended {took:?} after SIGTERM");
+    let entry = journal_entry(&journal);
+    assert_eq!(entry["signal"], "TERM");
+    let messages = entry["acp"]["messages"]
+        .as_array()
+        .expect("the conversation so far");
+    assert!(messages.len() > 1, "what was sent so far is journaled");
+    drop((stdin, stdout));
+}
+
+/// Closes `stdin` of a server that waits (its timing, a fault, a step byte): it ends
+/// promptly, exit 0, having written what it still had to write; its stdout.
+fn ends_promptly_at_eof(mut child: std::process::Child, stdin: std::process::ChildStdin) -> String {
+    let stdout = child.stdout.take().expect("stdout");
+    let reader = std::thread::spawn(move || std::io::read_to_string(stdout).expect("reads"));
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(child.try_wait().expect("polls").is_none(), "it waits");
+    let closed = std::time::Instant::now();
+    drop(stdin);
+    let (took, status) = ending(&mut child, closed, "the end of stdin");
+    assert_eq!(status.code(), Some(0), "{status:?}");
+    assert!(took < PROMPTLY, "ended {took:?} after the end of stdin");
+    reader.join().expect("reads")
+}
+
+#[test]
+fn the_end_of_stdin_ends_a_timed_wait_in_server_mode() {
+    let mut child = at_a_huge_scale("cassettes/acp/edit.cassette", &["acp"]);
+    let mut stdin = child.stdin.take().expect("stdin");
+    writeln!(
+        stdin,
+        r#"{{"jsonrpc":"2.0","id":0,"method":"initialize","params":{{"protocolVersion":1}}}}"#
+    )
+    .expect("writes");
+    // Due 38 ms x 1e300 later; at the end of stdin, at once.
+    let written = ends_promptly_at_eof(child, stdin);
+    assert!(
+        written.starts_with(r#"{"jsonrpc":"2.0","id":0,"result""#),
+        "{written}"
+    );
+}
+
+#[test]
+fn the_end_of_stdin_ends_a_late_answer_in_server_mode() {
+    let mut child = mock_std()
+        .arg("acp")
+        .env("MOCK_AGENT_FAULTS", "late:method=session/new,ms=600000")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawns");
+    let mut stdin = child.stdin.take().expect("stdin");
+    stdin
+        .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{}}\n{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"session/new\",\"params\":{\"cwd\":\"/\",\"mcpServers\":[]}}\n")
+        .expect("writes");
+    let written = ends_promptly_at_eof(child, stdin);
+    assert!(
+        written.contains(r#"{"jsonrpc":"2.0","id":1,"result""#),
+        "session/new answered at once: {written}"
+    );
+}
+
+#[test]
+fn the_end_of_stdin_ends_a_step_wait_in_server_mode() {
+    let initialize = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}"#;
+    let (mut child, step, _dir) = stepping(&["acp"], &format!("{initialize}\n"));
+    let stdin = child.stdin.take().expect("stdin");
+    // No byte comes: the end of stdin lets the rest go, as the end of the step file.
+    let written = ends_promptly_at_eof(child, stdin);
+    assert!(
+        written.starts_with(r#"{"jsonrpc":"2.0","id":0,"result""#),
+        "{written}"
+    );
+    drop(step);
 }

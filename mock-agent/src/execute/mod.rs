@@ -237,11 +237,18 @@ pub fn now_ms() -> u64 {
 /// Runs a future on a fresh current-thread runtime. Only a runtime that listens for
 /// `signals` sets up the I/O driver they need (an epoll and a pipe): the plain replay
 /// starts without them.
+///
+/// The runtime is shut down without waiting for its blocking threads: a run that a
+/// signal stopped may leave one blocked for ever (a write to a client that does not
+/// read, a read of a step file nobody writes), and the process is about to end.
 pub fn block_on<F: std::future::Future>(future: F, signals: bool) -> io::Result<F::Output> {
     let mut builder = tokio::runtime::Builder::new_current_thread();
     builder.enable_time();
     if signals {
         builder.enable_io();
     }
-    Ok(builder.build()?.block_on(future))
+    let runtime = builder.build()?;
+    let output = runtime.block_on(future);
+    runtime.shutdown_background();
+    Ok(output)
 }

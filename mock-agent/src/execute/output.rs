@@ -131,6 +131,8 @@ pub struct Output<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> {
     stderr_line: Vec<u8>,
     pub(super) signals: Signals,
     step: Step,
+    /// Step mode ends when this turns true ([`Output::end_steps_when`]).
+    steps_end: Option<tokio::sync::watch::Receiver<bool>>,
     timed: bool,
     pub(super) coalesce: Option<usize>,
     pub(super) precise: bool,
@@ -160,6 +162,7 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Output<O, E> {
             stderr_line: Vec::new(),
             signals: Signals::new(delivery.signals).map_err(ExecError::Runtime)?,
             step: delivery.step.clone().map_or(Step::Off, Step::Unopened),
+            steps_end: None,
             timed: delivery.timed,
             coalesce: delivery.coalesce,
             precise: options.precise,
@@ -258,22 +261,52 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Output<O, E> {
         }
     }
 
+    /// Ends step mode when `end` turns true, as the end of the step file does: the byte
+    /// waited for then and every later one are no longer waited for (the server's end
+    /// of stdin: the agent finishes at once).
+    pub fn end_steps_when(&mut self, end: tokio::sync::watch::Receiver<bool>) {
+        self.steps_end = Some(end);
+    }
+
     /// In step mode, waits for one byte of the step file before a stdout line.
     async fn step(&mut self) -> Result<(), Stop> {
-        let (path, file) = match std::mem::replace(&mut self.step, Step::Off) {
-            Step::Off => return Ok(()),
-            Step::Unopened(path) => {
-                self.flush().await?;
-                let file = self.signals.race(open_step(path.clone())).await??;
-                (path, file)
-            }
-            Step::Open(path, file) => {
-                self.flush().await?;
-                (path, file)
+        if matches!(self.step, Step::Off) {
+            return Ok(());
+        }
+        self.flush().await?;
+        let mut end = self.steps_end.clone();
+        let ended = async move {
+            let ended = match end.as_mut() {
+                Some(end) => end.wait_for(|ended| *ended).await.is_ok(),
+                None => false,
+            };
+            // A sender gone without a word ends nothing.
+            if !ended {
+                std::future::pending::<()>().await;
             }
         };
-        if let Some(file) = self.signals.race(read_step(file, path.clone())).await?? {
-            self.step = Step::Open(path, file);
+        let step = std::mem::replace(&mut self.step, Step::Off);
+        let waited = async move {
+            let (path, file) = match step {
+                Step::Off => return Ok(None),
+                Step::Unopened(path) => (path.clone(), open_step(path).await?),
+                Step::Open(path, file) => (path, file),
+            };
+            let file = read_step(file, path.clone()).await?;
+            Ok::<_, ExecError>(file.map(|file| Step::Open(path, file)))
+        };
+        let stepped = self
+            .signals
+            .race(async {
+                tokio::select! {
+                    stepped = waited => Some(stepped),
+                    () = ended => None,
+                }
+            })
+            .await?;
+        // At the end of the step file, or when step mode ends: the rest goes.
+        if let Some(Some(step)) = stepped.transpose()? {
+            self.step = step;
         }
         Ok(())
     }

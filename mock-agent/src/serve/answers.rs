@@ -39,6 +39,7 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
             match interrupted {
                 None | Some(Interrupted::Came) => {}
                 Some(Interrupted::Cancelled) => {
+                    self.client.withdraw(id);
                     // The protocol's way to withdraw a request still waiting.
                     let params =
                         json!({"requestId": serde_json::from_str::<Value>(id).unwrap_or(Value::Null)});

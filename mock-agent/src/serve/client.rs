@@ -2,21 +2,24 @@
 //! what the server makes of them while a turn plays (the listener of the executor's
 //! waits, [`Turn`]).
 
-use std::collections::{HashMap, VecDeque};
-use std::future::Future;
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::io::{BufRead, Read};
 use std::time::Duration;
 
 use serde_json::Value;
 use tokio::io::AsyncWrite;
-use tokio::sync::mpsc;
 
 use harness::dialects::cursor_acp::methods;
 use harness::dialects::cursor_acp::rpc::{Kind, Message};
 use harness::journal;
 
+use super::inbox::{Inbox, Sender};
 use super::{answer_value, millis, Interrupted, Live, Server, MAX_LINE};
 use crate::execute::{Listen, Stop};
+
+/// The most bytes of requests a turn keeps for after it (more when one request is
+/// longer): past them it stops reading the client until the turn is over.
+const QUEUED: usize = 16 << 20;
 
 /// A line of the client's, or its end.
 pub(super) enum Incoming {
@@ -26,7 +29,10 @@ pub(super) enum Incoming {
 }
 
 /// Reads the client's lines until stdin ends; a line over [`MAX_LINE`] is dropped.
-pub(super) fn read_client(sender: &mpsc::UnboundedSender<Incoming>) {
+/// Lines are read only as fast as the server takes them ([`super::inbox`]). At the
+/// end of stdin, `released` turns true (it ends step mode's waits) before the end is
+/// sent.
+pub(super) fn read_client(sender: &Sender, released: &tokio::sync::watch::Sender<bool>) {
     let stdin = std::io::stdin();
     let mut reader = std::io::BufReader::with_capacity(64 << 10, stdin.lock());
     loop {
@@ -71,6 +77,7 @@ pub(super) fn read_client(sender: &mpsc::UnboundedSender<Incoming>) {
             }
         }
         if ended {
+            released.send_replace(true);
             let _ = sender.send(Incoming::Eof);
             // Drain nothing more: stdin is at its end.
             let _ = reader.read(&mut [0u8; 1]);
@@ -82,22 +89,34 @@ pub(super) fn read_client(sender: &mpsc::UnboundedSender<Incoming>) {
 /// What the server knows of the client: what it sent that waits its turn, its
 /// answers, whether stdin has ended, and the journal of the conversation.
 pub(super) struct Client {
-    pub(super) inbox: mpsc::UnboundedReceiver<Incoming>,
-    /// Client messages read while a turn played, handled after it, in order.
-    pub(super) queue: VecDeque<Vec<u8>>,
+    pub(super) inbox: Inbox,
+    /// Client requests (and cancels of another prompt) read while a turn played,
+    /// handled after it, in order.
+    queue: VecDeque<Vec<u8>>,
+    /// The bytes in the queue: past [`QUEUED`], the turn stops reading the client.
+    queued: usize,
     /// The client's answers to the agent's requests, by id, with when they came.
     pub(super) answered: HashMap<String, (Value, Duration)>,
+    /// The ids of the agent's requests written and not answered yet: only an answer
+    /// to one of them is kept ([`Client::answer`]).
+    asked: HashSet<String>,
+    /// Those the agent withdrew (`$/cancel_request`): their late answers are dropped
+    /// without a word.
+    withdrawn: HashSet<String>,
     pub(super) eof: bool,
     pub(super) journal: Option<journal::Conversation>,
     pub(super) divergences: Vec<String>,
 }
 
 impl Client {
-    pub(super) fn new(inbox: mpsc::UnboundedReceiver<Incoming>, journal: bool) -> Self {
+    pub(super) fn new(inbox: Inbox, journal: bool) -> Self {
         Client {
             inbox,
             queue: VecDeque::new(),
+            queued: 0,
             answered: HashMap::new(),
+            asked: HashSet::new(),
+            withdrawn: HashSet::new(),
             eof: false,
             journal: journal.then(journal::Conversation::default),
             divergences: Vec::new(),
@@ -110,6 +129,60 @@ impl Client {
             return std::future::pending().await;
         }
         self.inbox.recv().await.unwrap_or(Incoming::Eof)
+    }
+
+    /// Keeps `line` for after the turn.
+    fn enqueue(&mut self, line: Vec<u8>) {
+        self.queued += line.len();
+        self.queue.push_back(line);
+    }
+
+    /// The line kept first, taken out.
+    fn dequeue(&mut self) -> Option<Vec<u8>> {
+        let line = self.queue.pop_front()?;
+        self.queued -= line.len();
+        Some(line)
+    }
+
+    /// Whether the queue holds [`QUEUED`] bytes: a turn reads no more of the client
+    /// until it is over, so that a client that floods requests fills its own pipe.
+    fn queue_full(&self) -> bool {
+        self.queued >= QUEUED
+    }
+
+    /// Notes the agent's request on `line`, when it is one (a line the agent writes):
+    /// the client's answer to it will be taken.
+    pub(super) fn asking(&mut self, line: &[u8]) {
+        // A request has a top-level "id"; most agent messages have no "id" at all.
+        if memchr::memmem::find(line, br#""id""#).is_none() {
+            return;
+        }
+        if let Some(message) = Message::parse(line).filter(|m| m.kind == Kind::Request) {
+            self.asked.insert(message.id_text().to_owned());
+        }
+    }
+
+    /// The agent withdrew its request `id`: an answer that comes still is dropped.
+    pub(super) fn withdraw(&mut self, id: &str) {
+        if self.asked.remove(id) {
+            self.withdrawn.insert(id.to_owned());
+        }
+    }
+
+    /// Takes the client's answer that came at `now`: kept for the request of the
+    /// agent's it answers; dropped (and journaled as a divergence) when the agent never
+    /// asked that id or has had its answer, so that it is never taken for the answer to
+    /// a later request, nor kept.
+    pub(super) fn answer(&mut self, message: &Message<'_>, now: Duration) {
+        let id = message.id_text();
+        if self.asked.remove(id) {
+            self.answered.insert(id.to_owned(), (answer_value(message), now));
+        } else if !self.withdrawn.remove(id) && self.journal.is_some() {
+            let id = if id.is_empty() { "null" } else { id };
+            self.divergences.push(format!(
+                "the client answered id {id}, which the agent has not asked (or has had its answer): dropped"
+            ));
+        }
     }
 
     /// Journals a line that went `dir` (`in`, `out`, `err`) at `now`.
@@ -147,8 +220,7 @@ impl Client {
         let message = Message::parse(&line)?;
         match message.kind {
             Kind::Response => {
-                let answer = answer_value(&message);
-                self.answered.insert(message.id_text().to_owned(), (answer, now));
+                self.answer(&message, now);
                 None
             }
             Kind::Notification if message.method() == methods::SESSION_CANCEL => {
@@ -157,12 +229,14 @@ impl Client {
                     turn.is_some_and(|l| l.session.is_none() || l.session == message.param_str("sessionId"));
                 if !same_session {
                     // It may be for a prompt still waiting its turn.
-                    self.queue.push_back(line);
+                    self.enqueue(line);
                 }
                 same_session.then_some(Interrupted::Cancelled)
             }
-            _ => {
-                self.queue.push_back(line);
+            // Ignored, as between turns (journaled above).
+            Kind::Notification => None,
+            Kind::Request => {
+                self.enqueue(line);
                 None
             }
         }
@@ -181,7 +255,11 @@ impl Client {
                     && (live.session.is_none() || live.session == m.param_str("sessionId"))
             })
         });
-        cancel.and_then(|i| self.queue.remove(i)).is_some()
+        let Some(line) = cancel.and_then(|i| self.queue.remove(i)) else {
+            return false;
+        };
+        self.queued -= line.len();
+        true
     }
 }
 
@@ -210,11 +288,17 @@ impl Listen for Turn<'_> {
     type Interrupt = Interrupted;
 
     fn try_recv(&mut self) -> Option<Incoming> {
-        self.client.inbox.try_recv().ok()
+        if self.client.queue_full() {
+            return None;
+        }
+        self.client.inbox.try_recv()
     }
 
-    fn recv(&mut self) -> impl Future<Output = Incoming> {
-        self.client.recv()
+    async fn recv(&mut self) -> Incoming {
+        if self.client.queue_full() {
+            return std::future::pending().await;
+        }
+        self.client.recv().await
     }
 
     fn handle(&mut self, incoming: Incoming, now: Duration) -> Option<Interrupted> {
@@ -235,6 +319,11 @@ impl Listen for Turn<'_> {
                 self.client.eof = true;
                 return Some(Interrupted::Eof);
             }
+            // The end of stdin ends a delay: the agent finishes at once.
+            (Awaiting::Time, Incoming::Eof) => {
+                self.client.eof = true;
+                return Some(Interrupted::Came);
+            }
             _ => {}
         }
         let interrupted = self.client.during_turn(incoming, self.live, now);
@@ -251,7 +340,7 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
     /// The next client message to handle: a queued one, else the next to come;
     /// `None` once stdin has ended.
     pub(super) async fn next(&mut self) -> Result<Option<Vec<u8>>, Stop> {
-        if let Some(line) = self.client.queue.pop_front() {
+        if let Some(line) = self.client.dequeue() {
             return Ok(Some(line));
         }
         while !self.client.eof {

@@ -9,14 +9,19 @@
 //!
 //! - `session/cancel` during a turn stops it: no more updates, `$/cancel_request` for
 //!   an agent request still waiting, and the prompt answered `stopReason: cancelled`;
-//! - the client's answers to the agent's requests are matched by id, in any order;
+//! - the client's answers to the agent's requests are matched by id, in any order; an
+//!   answer to an id the agent has not asked (or asked and had answered) is dropped,
+//!   and journaled as a divergence;
 //! - other requests wait their turn, in order; a line that is not JSON-RPC is
 //!   ignored (and journaled);
 //! - where the client does what the recording did not, the mock goes on as the
 //!   recording goes, and says so in the journal; with `MOCK_AGENT_STRICT=1` it
 //!   answers with a JSON-RPC error that says what differed.
 //!
-//! End of stdin ends the process: exit 0, or as the recording ended.
+//! End of stdin ends the process: exit 0, or as the recording ended. A turn under way
+//! then finishes at once: what it would still wait for (its timing, a `late` answer,
+//! a step byte) it no longer waits for, as at the end of step mode's file; an answer
+//! it waits for ends the turn there.
 //!
 //! Each step is due when [`harness::timing::Clock`] says, the clock of print mode's
 //! plans, its times counted from the request a reply answers and from the end of each
@@ -26,7 +31,9 @@
 mod answers;
 mod client;
 mod handoff;
+mod inbox;
 mod play;
+mod sessions;
 #[cfg(test)]
 mod tests;
 
@@ -34,9 +41,9 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 use tokio::io::AsyncWrite;
-use tokio::sync::mpsc;
 
 use harness::dialects::cursor_acp::faults::{AcpFault, Injector};
+use harness::dialects::cursor_acp::methods;
 use harness::dialects::cursor_acp::rpc::{self, codes, Kind, Message};
 use harness::dialects::cursor_acp::Conversation;
 use harness::frames::{Delivery, Exit, Signal};
@@ -44,7 +51,7 @@ use harness::journal;
 use harness::timing::{Base, Clock, Timing};
 
 use crate::execute::{self, ExecError, ExecOptions, Output, Stop, Threaded};
-use client::{Client, Incoming};
+use client::Client;
 use handoff::Handoff;
 
 /// The longest line read from the client: longer ones are dropped (and journaled).
@@ -106,8 +113,9 @@ pub fn serve(conversation: Box<dyn Conversation>, options: &ServeOptions) -> Ser
         }
     };
     let run = async move {
-        let (sender, inbox) = mpsc::unbounded_channel();
-        std::thread::spawn(move || client::read_client(&sender));
+        let (sender, inbox) = inbox::channel();
+        let (released, ended) = tokio::sync::watch::channel(false);
+        std::thread::spawn(move || client::read_client(&sender, &released));
         let injector = Injector::new(options.faults.clone());
         let exec = ExecOptions {
             precise: true,
@@ -116,7 +124,8 @@ pub fn serve(conversation: Box<dyn Conversation>, options: &ServeOptions) -> Ser
         // The writing thread takes up to a megabyte at a time, not the executor's
         // 64 KiB, while the loop fills the next. Every flush of the executor's still
         // reaches the pipe.
-        let output = Output::new(Handoff::new(out), Threaded::new(err), &exec)?;
+        let mut output = Output::new(Handoff::new(out), Threaded::new(err), &exec)?;
+        output.end_steps_when(ended);
         let mut server = Server::new(conversation, output, inbox, injector, options);
         let ended = server.run_to_end().await;
         Ok::<_, ExecError>(server.served(ended))
@@ -193,13 +202,15 @@ struct Server<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> {
     /// No fault, no step mode, no wait between messages: the agent's messages that
     /// come one after the other are written together ([`Server::send_run`]).
     plain: bool,
+    /// The recording's session ids, made live.
+    sessions: sessions::Sessions,
 }
 
 impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
     fn new(
         conversation: Box<dyn Conversation>,
         output: Output<O, E>,
-        inbox: mpsc::UnboundedReceiver<Incoming>,
+        inbox: inbox::Inbox,
         injector: Injector,
         options: &ServeOptions,
     ) -> Self {
@@ -216,12 +227,17 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
                 && options.timing.base == Base::Instant
                 && options.timing.jitter.is_zero(),
             injector,
+            sessions: sessions::Sessions::new(options.seed),
         }
     }
 
-    /// Runs the conversation to its end, and writes out what stdout holds.
+    /// Runs the conversation to its end, and writes out what stdout holds (unless a
+    /// signal ended it: then the process ends at once, whatever the client reads).
     async fn run_to_end(&mut self) -> Result<Exit, Stop> {
         let ended = self.run().await;
+        if let Err(Stop::Signal(_)) = ended {
+            return ended;
+        }
         let flushed = self.output.flush().await;
         ended.and_then(|exit| flushed.map(|()| exit))
     }
@@ -254,6 +270,14 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
                         session: message.param_str("sessionId"),
                         responded: false,
                     };
+                    self.sessions.reply(match self.recorded {
+                        false => sessions::Naming::Recorded,
+                        // A `session/new` that diverges is answered by the mock.
+                        true => sessions::Sessions::naming(
+                            reply.divergence.as_deref(),
+                            live.method == methods::SESSION_NEW,
+                        ),
+                    });
                     if let Some(divergence) = reply.divergence.take() {
                         if self.strict {
                             let error = strict_error(&live.id, &divergence);
@@ -284,10 +308,7 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
                 }
                 Kind::Response => {
                     let at = self.output.elapsed();
-                    let answer = answer_value(&message);
-                    self.client
-                        .answered
-                        .insert(message.id_text().to_owned(), (answer, at));
+                    self.client.answer(&message, at);
                 }
                 Kind::Notification => {}
             }

@@ -28,6 +28,7 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
             let step = step.map_err(ExecError::Cassette)?;
             let outcome = match step {
                 Step::Send { at, line } => {
+                    let line = self.sessions.name(line);
                     let due = self.clock.due(at, true);
                     match self.wait(due, true, live.as_ref()).await? {
                         Some(interrupted) => Err(interrupted),
@@ -41,10 +42,9 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
                             if let Some(live) = live.as_mut().filter(|_| response) {
                                 live.responded = true;
                                 if let Some(delay) = self.injector.late(&live.method) {
+                                    // Nothing but the time (or the end of stdin) ends it.
                                     let due = self.output.elapsed().saturating_add(delay);
-                                    if let Some(Interrupted::Eof) = self.wait(due, true, None).await? {
-                                        return Ok(Some(self.conversation.ending()));
-                                    }
+                                    self.wait(due, true, None).await?;
                                 }
                             }
                             if !response && self.plain {
@@ -111,19 +111,25 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
 
     /// Waits until `due` (a `message` of the agent's is due then), listening to the
     /// client: a cancel of the turn that answers `live` interrupts it; answers are
-    /// kept; anything else waits its turn.
+    /// kept; anything else waits its turn. Once stdin has ended, nothing is waited
+    /// for: the agent finishes at once.
     async fn wait(
         &mut self,
         due: Duration,
         message: bool,
         live: Option<&Live>,
     ) -> Result<Option<Interrupted>, Stop> {
+        let due = if self.client.eof { Duration::ZERO } else { due };
         let mut turn = Turn {
             client: &mut self.client,
             live,
             awaiting: Awaiting::Time,
         };
-        self.output.wait_until(due, message, &mut turn).await
+        match self.output.wait_until(due, message, &mut turn).await? {
+            // The end of stdin came: the wait is over.
+            Some(Interrupted::Came) => Ok(None),
+            interrupted => Ok(interrupted),
+        }
     }
 
     /// Sends `line` and the agent messages that follow it at once, written together
@@ -131,6 +137,7 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
     /// updates. A response, or any other step, ends the run: it is played as usual.
     async fn send_run(&mut self, line: Vec<u8>, steps: &mut std::iter::Peekable<Steps>) -> Result<(), Stop> {
         self.note("out", &line);
+        self.client.asking(&line);
         let mut run = Vec::with_capacity(RUN_BYTES + line.len().max(1 << 10));
         run.extend_from_slice(&line);
         while run.len() < RUN_BYTES {
@@ -140,7 +147,9 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
             let Some(Ok(Step::Send { line, .. })) = next else {
                 break;
             };
+            let line = self.sessions.name(line);
             self.note("out", &line);
+            self.client.asking(&line);
             run.push(b'\n');
             run.extend_from_slice(&line);
         }
@@ -168,6 +177,7 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
                 }
                 Out::Line { bytes, newline } => {
                     self.note("out", &bytes);
+                    self.client.asking(&bytes);
                     let mut line = Line::stdout(Duration::ZERO, bytes);
                     line.newline = newline;
                     line

@@ -2,8 +2,6 @@
 
 use std::time::Duration;
 
-use tokio::sync::mpsc;
-
 use harness::dialects::cursor_acp::faults::Injector;
 use harness::dialects::cursor_acp::rpc::{self, Message};
 use harness::dialects::cursor_acp::wire::methods;
@@ -98,7 +96,7 @@ async fn printed(timing: Timing, seed: u64, recorded: &[(u64, &'static str)]) ->
 /// The lines server mode writes for a conversation of `recorded` agent messages, and
 /// when.
 async fn served(timing: Timing, seed: u64, recorded: &[(u64, &'static str)]) -> Vec<(u128, String)> {
-    let (_client, inbox) = mpsc::unbounded_channel();
+    let (_client, inbox) = super::inbox::channel();
     let conversation = Monologue(recorded.to_vec(), None);
     serve_paused(timing, seed, conversation, inbox).await
 }
@@ -109,7 +107,7 @@ async fn serve_paused(
     timing: Timing,
     seed: u64,
     conversation: Monologue,
-    inbox: mpsc::UnboundedReceiver<Incoming>,
+    inbox: super::inbox::Inbox,
 ) -> Vec<(u128, String)> {
     let mut out = Recorder::new();
     let output = Output::new(&mut out, Vec::new(), &delivery(timing)).expect("an output");
@@ -180,7 +178,7 @@ async fn replied(
     reply: &[(u64, &'static str)],
 ) -> Vec<(u128, String)> {
     let timing = Timing::parse(spec, Timing::FROM_ENV).expect("parses");
-    let (client, inbox) = mpsc::unbounded_channel();
+    let (client, inbox) = super::inbox::channel();
     tokio::spawn(async move {
         tokio::time::sleep(Duration::from_millis(request)).await;
         let line = rpc::request(1, methods::SESSION_NEW, &serde_json::json!({}));
