@@ -266,7 +266,7 @@ mod tests {
         let mut seen = std::collections::BTreeSet::new();
         for seed in 0..60 {
             let transcript = from_seed(seed, &config);
-            let init = Message::parse(transcript.messages[0].line.as_bytes()).expect("initialize");
+            let init = Message::parse(transcript.messages[0].line.as_bytes()).expect("the first message");
             let offered =
                 crate::dialects::cursor_acp::wire::Capabilities::of_initialize(&init.params_value());
             for exchange in &transcript.messages {
