@@ -651,6 +651,55 @@ fn a_file_read_never_answered_waits_and_a_cancel_ends_the_turn() {
     assert_eq!(ended.code, Some(0));
 }
 
+/// A client that answers the agent's file read late, after another request: the
+/// request waits its turn, and the turn goes on with what the client read.
+#[test]
+fn a_file_read_answered_late_goes_on_with_what_the_client_read() {
+    let mut wire = Wire::start(&[]);
+    let offered = json!({"protocolVersion": 1, "clientCapabilities": {"fs": {"readTextFile": true}}});
+    wire.send(&request("0", "initialize", &offered));
+    wire.until_response(&json!(0));
+    wire.send(&new_session_line("1"));
+    let session = wire.until_response(&json!(1))[0]["result"]["sessionId"].clone();
+    let session = session.as_str().expect("a session id").to_owned();
+    wire.send(&prompt_line(r#""p""#, &session, "hi"));
+    let asked = wire.until_request("fs/read_text_file");
+    let asked_id = asked.last().expect("asked")["id"].clone();
+    wire.send(&request(
+        r#""m""#,
+        "session/set_mode",
+        &json!({"sessionId": session, "modeId": "ask"}),
+    ));
+    std::thread::sleep(Duration::from_millis(300));
+    wire.send(&json!({"jsonrpc": "2.0", "id": asked_id, "result": {"content": "read late"}}).to_string());
+    let mut rest = Vec::new();
+    loop {
+        let message = wire.json();
+        if message["method"] == "session/request_permission" {
+            wire.send(&allow_once(&message["id"]));
+        }
+        let done = message.get("method").is_none() && message["id"] == "m";
+        rest.push(message);
+        if done {
+            break;
+        }
+    }
+    let read = &rest[0]["params"]["update"];
+    assert_eq!(read["status"], "completed", "{rest:#?}");
+    assert_eq!(read["rawOutput"]["success"]["content"], "read late");
+    let responses: Vec<&Value> = rest
+        .iter()
+        .filter(|m| m.get("method").is_none())
+        .map(|m| &m["id"])
+        .collect();
+    assert_eq!(responses, [&json!("p"), &json!("m")], "the setter waits its turn");
+    // The write and the terminal were not offered: not asked.
+    assert!(!rest
+        .iter()
+        .any(|m| m["method"] == "fs/write_text_file" || m["method"] == "terminal/create"));
+    assert_eq!(wire.close().code, Some(0));
+}
+
 /// Drives a generated conversation (`MOCK_AGENT_GENERATE=seed`): `initialize`
 /// offering `offered`, `session/new`, one prompt, each agent request answered (the
 /// client's terminal named `live-term`); the agent's messages of the turn.
