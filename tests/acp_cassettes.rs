@@ -48,6 +48,53 @@ fn each_acp_cassette_lints_clean_and_replays_as_recorded() {
     });
 }
 
+/// Conversations whose agent reads, writes and runs through its client (generated:
+/// the client offering files and a terminal, sometimes refusing) lint clean of
+/// errors and warnings, and replay as recorded to a client that answers as the
+/// recorded one did.
+#[test]
+fn conversations_with_the_client_s_files_and_terminals_lint_clean_and_replay() {
+    use harness::dialects::cursor_acp::generate::{from_seed, ConversationConfig};
+    let dir = tempfile::tempdir().expect("temp dir");
+    let config = ConversationConfig::default();
+    let mut played = std::collections::BTreeSet::new();
+    for seed in 0..120u64 {
+        let transcript = from_seed(seed, &config);
+        let asks: Vec<&str> = ["fs/read_text_file", "fs/write_text_file", "terminal/create"]
+            .into_iter()
+            .filter(|m| {
+                transcript
+                    .messages
+                    .iter()
+                    .any(|e| e.line.contains(&format!(r#""method":"{m}""#)))
+            })
+            .collect();
+        if asks.is_empty() || played.len() >= 3 && asks.iter().all(|m| played.contains(*m)) {
+            continue;
+        }
+        played.extend(asks);
+        let path = dir.path().join(format!("{seed}.cassette"));
+        transcript.write_cassette(&path).expect("writes");
+        let lint = mock().arg("lint").arg(&path).output().expect("runs");
+        let report = String::from_utf8_lossy(&lint.stdout);
+        assert_eq!(lint.status.code(), Some(0), "seed {seed}:\n{report}");
+        assert!(
+            report.contains(" 0 error(s), 0 warning(s)"),
+            "seed {seed}:\n{report}"
+        );
+        let exchanges = replay(&path);
+        assert!(
+            exchanges.contains("terminal/") || exchanges.contains("fs/"),
+            "seed {seed}:\n{exchanges}"
+        );
+    }
+    assert_eq!(
+        played.len(),
+        3,
+        "each request of the client's tools linted: {played:?}"
+    );
+}
+
 /// Plays the cassette at `path` against `mock-agent acp` as its recorded client; the
 /// exchanges as played, one line each, with their live times.
 fn replay(path: &Path) -> String {

@@ -29,6 +29,8 @@ const UPDATES: &[&str] = &[
     "plan",
     "available_commands_update",
     "current_mode_update",
+    "usage_update",
+    "session_info_update",
 ];
 
 /// What a conversation does against the protocol's rules, one finding a message:
@@ -173,6 +175,7 @@ fn violations(transcript: &Transcript) -> Vec<String> {
                     | "agent_thought_chunk"
                     | "plan"
                     | "current_mode_update"
+                    | "usage_update"
                         if turn.is_none() =>
                     {
                         fail("a turn's update outside a turn (or a load's history)".into())

@@ -866,10 +866,21 @@ fn is_request(message: &Value, method: &str) -> bool {
 }
 
 /// A client's answer to an agent request: the first option of a permission request,
-/// `skipped` for a question, method not found for the rest.
+/// `skipped` for a question, a file's text, a terminal and its exit for the client's
+/// tools (an error for `fs/write_text_file`: the agent reports the tool failed),
+/// method not found for the rest.
 fn answer(request: &Value) -> Value {
     let id = &request["id"];
+    let result = |result: Value| json!({"jsonrpc": "2.0", "id": id, "result": result});
     match request["method"].as_str() {
+        Some("fs/read_text_file") => result(json!({"content": "# Project\n"})),
+        Some("fs/write_text_file") => {
+            json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32603, "message": "Permission denied"}})
+        }
+        Some("terminal/create") => result(json!({"terminalId": "t-1"})),
+        Some("terminal/wait_for_exit") => result(json!({"exitCode": 1, "signal": null})),
+        Some("terminal/output") => result(json!({"output": "19 summary.txt\n", "truncated": false})),
+        Some("terminal/release") => result(json!({})),
         Some("session/request_permission") => {
             let option = request["params"]["options"][0]["optionId"]
                 .as_str()
@@ -938,6 +949,22 @@ fn converse(agent: &mut Agent) {
         json!({"sessionId": session, "modelId": "auto"}),
     );
     agent.request(json!(9), "session/no_such_method", json!({"sessionId": session}));
+    // Invalid params, as the real agent answers them: -32602.
+    agent.request(
+        json!("bad-mode"),
+        "session/set_mode",
+        json!({"sessionId": session, "modeId": "no-such-mode"}),
+    );
+    agent.request(
+        json!("bad-option"),
+        "session/set_config_option",
+        json!({"sessionId": session, "configId": "model", "value": "no-such-model"}),
+    );
+    agent.request(
+        json!("bad-session"),
+        "session/prompt",
+        prompt("8f0c2a64-0000-4000-8000-00000000dead", "Anyone there?"),
+    );
     // A turn cancelled while the agent waits for its permission answer.
     agent.answering = false;
     let id = json!(10);
@@ -1157,7 +1184,22 @@ fn the_validator_takes_and_rejects_what_the_schema_does() {
 #[test]
 fn the_default_conversation_conforms() {
     let mut tally = Tally::default();
-    Checker::check(&default_run(&[], "", PATIENCE), "", &mut tally, "default");
+    let conversation = default_run(&[], "", PATIENCE);
+    // A mode or value that does not exist, a prompt to a session nobody made: -32602.
+    for id in ["bad-mode", "bad-option", "bad-session"] {
+        let answered = conversation.iter().find_map(|said| match said {
+            Said::Agent(line) => serde_json::from_str::<Value>(line)
+                .ok()
+                .filter(|m| m["id"] == id && m.get("method").is_none()),
+            Said::Client(_) => None,
+        });
+        assert_eq!(
+            answered.as_ref().map(|m| &m["error"]["code"]),
+            Some(&json!(-32602)),
+            "{id}: {answered:?}"
+        );
+    }
+    Checker::check(&conversation, "", &mut tally, "default");
     // Every kind of message the conversation is there to exercise was exercised.
     for kind in [
         "result initialize",
@@ -1176,6 +1218,14 @@ fn the_default_conversation_conforms() {
         "update user_message_chunk",
         "update tool_call",
         "update tool_call_update",
+        "update usage_update",
+        "update session_info_update",
+        "request fs/read_text_file",
+        "request fs/write_text_file",
+        "request terminal/create",
+        "request terminal/wait_for_exit",
+        "request terminal/output",
+        "request terminal/release",
     ] {
         assert!(tally.kinds.contains_key(kind), "no `{kind}` in {:?}", tally.kinds);
     }

@@ -6,7 +6,7 @@
 //! | `thinking` delta | `agent_thought_chunk` with its text |
 //! | `tool_call` started | `tool_call`: `toolCallId` = `call_id`, a `title`, the ACP `kind`, `status: pending`, `rawInput` = the tool's `args` |
 //! | `tool_call` completed | `tool_call_update`: `status` `completed` (or `failed` for a `failure`, `error` or `rejected` result), `rawOutput` = the tool's `result` |
-//! | a read, a write, a shell command, when the client offers it in `initialize` | first the client's tool: `fs/read_text_file`, `fs/write_text_file`, `terminal/*` ([`client`]); the `tool_call_update` says what the client answered |
+//! | a read, a write, a shell command, when the client offers it in `initialize` | first the client's tool: `fs/read_text_file`, `fs/write_text_file`, `terminal/*`; the `tool_call_update` says what the client answered |
 //! | `result` success | `usage_update`, `session_info_update` (a session's first turn: its title, from the prompt), then the prompt's response, `stopReason: end_turn` |
 //! | a failed run (no successful `result`) | a JSON-RPC error (`-32603`) for the prompt, with the first stderr line |
 //! | a run that failed with `Authentication required` on stderr | `-32000` `Authentication required` for every session method, as the real agent answers when not logged in; the recorded stderr lines with the first |

@@ -30,7 +30,7 @@ impl<F: Findings> Checker<F> {
                 match method.as_str() {
                     methods::REQUEST_PERMISSION => options = self.permission_request(line, &params),
                     methods::CURSOR_ASK_QUESTION => self.habit(line, Habit::AskQuestion),
-                    _ => {}
+                    _ => self.client_tool_fields(line, &method, &params),
                 }
             }
         }

@@ -4,7 +4,9 @@
 use serde_json::{Map, Value};
 
 use super::*;
-use crate::dialects::cursor_acp::wire::{option_kinds, outcomes, tool_kinds, tool_statuses, updates};
+use crate::dialects::cursor_acp::wire::{
+    methods, option_kinds, outcomes, tool_kinds, tool_statuses, updates,
+};
 
 impl<F: Findings> Checker<F> {
     /// `fields` of a permission request; its option ids.
@@ -46,6 +48,29 @@ impl<F: Findings> Checker<F> {
             });
         }
         ids
+    }
+
+    /// `fields` of the agent's requests of the client's files and terminals: an
+    /// absolute `path` (and the `content` written), a `command`, the `terminalId`.
+    pub(super) fn client_tool_fields(&mut self, line: u64, method: &str, params: &Value) {
+        let string = |name: &str| params.get(name).and_then(Value::as_str);
+        let missing = match method {
+            methods::FS_READ_TEXT_FILE | methods::FS_WRITE_TEXT_FILE
+                if !string("path").is_some_and(|p| p.starts_with('/')) =>
+            {
+                "an absolute `path`"
+            }
+            methods::FS_WRITE_TEXT_FILE if string("content").is_none() => "the `content` to write",
+            methods::TERMINAL_CREATE if string("command").is_none() => "a `command`",
+            methods::TERMINAL_CREATE => return,
+            _ if method.starts_with(methods::TERMINAL_PREFIX) && string("terminalId").is_none() => {
+                "the `terminalId` a `terminal/create` answer gave"
+            }
+            _ => return,
+        };
+        self.found.add(Level::Error, line, AcpRule::Fields, || {
+            format!("the `{method}` request has no {missing}")
+        });
     }
 
     /// `fields` (a warning): the client's answer to a permission request.
@@ -150,6 +175,13 @@ impl<F: Findings> Checker<F> {
                 &["`availableCommands` (a list)"]
             }
             updates::CURRENT_MODE_UPDATE if !string("currentModeId") => &["`currentModeId`"],
+            updates::USAGE_UPDATE
+                if !["used", "size"]
+                    .iter()
+                    .all(|n| update.get(*n).is_some_and(Value::is_u64)) =>
+            {
+                &["`used` and `size` (token counts)"]
+            }
             _ => &[],
         };
         if !missing.is_empty() {
@@ -219,4 +251,103 @@ impl<F: Findings> Checker<F> {
 /// Whether an update is about a tool call: `tool_call` or `tool_call_update`.
 fn is_tool_update(kind: &str) -> bool {
     kind == updates::TOOL_CALL || kind == updates::TOOL_CALL_UPDATE
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::dialects::cursor_acp::rpc;
+    use crate::dialects::cursor_acp::wire::{self, Capabilities};
+
+    /// The rules broken, with their lines.
+    #[derive(Default)]
+    struct Found(Vec<(u64, AcpRule)>);
+
+    impl Findings for Found {
+        fn add(&mut self, level: Level, line: u64, rule: AcpRule, _: impl FnOnce() -> String) {
+            if level == Level::Error {
+                self.0.push((line, rule));
+            }
+        }
+    }
+
+    #[test]
+    fn the_client_s_tools_and_usage_are_checked_for_their_fields() {
+        let everything = Capabilities {
+            read: true,
+            write: true,
+            terminal: true,
+        };
+        let init = json!({"protocolVersion": 1, "clientCapabilities": everything.to_value()});
+        let lines = [
+            (Side::Client, rpc::request(0, methods::INITIALIZE, &init)),
+            (
+                Side::Agent,
+                rpc::request(
+                    0,
+                    methods::FS_READ_TEXT_FILE,
+                    &wire::read_text_file("s", "/w/a.md"),
+                ),
+            ),
+            (
+                Side::Agent,
+                rpc::request(1, methods::FS_READ_TEXT_FILE, &wire::read_text_file("s", "a.md")),
+            ),
+            (
+                Side::Agent,
+                rpc::request(
+                    2,
+                    methods::FS_WRITE_TEXT_FILE,
+                    &json!({"sessionId": "s", "path": "/w/a.md"}),
+                ),
+            ),
+            (
+                Side::Agent,
+                rpc::request(
+                    3,
+                    methods::TERMINAL_CREATE,
+                    &wire::create_terminal("s", "ls", None),
+                ),
+            ),
+            (
+                Side::Agent,
+                rpc::request(4, methods::TERMINAL_OUTPUT, &json!({"sessionId": "s"})),
+            ),
+            (
+                Side::Agent,
+                rpc::request(5, methods::TERMINAL_RELEASE, &wire::terminal("s", "t")),
+            ),
+            (
+                Side::Client,
+                rpc::request(6, methods::SESSION_LOAD, &json!({"sessionId": "s"})),
+            ),
+            (
+                Side::Agent,
+                rpc::notification(
+                    methods::SESSION_UPDATE,
+                    &json!({"sessionId": "s", "update": wire::usage_update(10, 100, 0.1)}),
+                ),
+            ),
+            (
+                Side::Agent,
+                rpc::notification(
+                    methods::SESSION_UPDATE,
+                    &json!({"sessionId": "s", "update": {"sessionUpdate": updates::USAGE_UPDATE, "used": -1}}),
+                ),
+            ),
+        ];
+        let mut checker = Checker::new(Found::default());
+        for (n, (side, line)) in lines.iter().enumerate() {
+            checker.line(n as u64 + 1, *side, line);
+        }
+        let found = checker.finish(None).0;
+        let fields: Vec<u64> = found
+            .iter()
+            .filter(|(_, rule)| *rule == AcpRule::Fields)
+            .map(|(line, _)| *line)
+            .collect();
+        assert_eq!(fields, [3, 4, 6, 10], "{found:?}");
+    }
 }

@@ -5,10 +5,10 @@ use serde_json::{json, Value};
 use super::config::{ConversationConfig, MIN_MESSAGES};
 use super::plan::*;
 use super::transcript::{Direction, Exchange, Transcript};
-use crate::dialects::cursor_acp::rpc;
+use crate::dialects::cursor_acp::rpc::{self, codes};
 use crate::dialects::cursor_acp::tell;
 use crate::dialects::cursor_acp::wire::{
-    self, methods, modes, priorities, stop_reasons, tool_kinds, tool_statuses, updates,
+    self, content_types, methods, modes, priorities, stop_reasons, tool_kinds, tool_statuses, updates,
 };
 
 /// Writes the messages of a conversation, counting ids and keeping to the budget.
@@ -22,6 +22,12 @@ struct Builder {
     tools: usize,
     /// Messages left.
     left: usize,
+    /// The client offers to read and write files.
+    fs: bool,
+    /// The client offers terminals.
+    terminal: bool,
+    /// Terminals the client made so far, for unique ids.
+    terminals: usize,
 }
 
 impl Builder {
@@ -73,6 +79,31 @@ impl Builder {
         self.push(Direction::In, rpc::response(id, answer));
     }
 
+    /// The agent's request `method` of the client's, and the client's answer (a
+    /// result, or an error's code and message); the answer, `Err` with the message
+    /// for an error.
+    fn client_tool(
+        &mut self,
+        method: &str,
+        params: &Value,
+        answer: Result<Value, (i64, String)>,
+    ) -> Result<Value, String> {
+        let id = self.agent_id;
+        self.agent_id += 1;
+        self.push(Direction::Out, rpc::request(id, method, params));
+        let id = id.to_string();
+        match answer {
+            Ok(result) => {
+                self.answer(&id, &result);
+                Ok(result)
+            }
+            Err((code, message)) => {
+                self.push(Direction::In, rpc::error(&id, code, &message, None));
+                Err(message)
+            }
+        }
+    }
+
     fn cancel(&mut self, session: &str) {
         self.push(
             Direction::In,
@@ -89,13 +120,16 @@ pub(super) fn build(plan: &ConversationPlan, config: &ConversationConfig) -> Tra
         agent_id: 0,
         tools: 0,
         left: config.max_messages.map_or(usize::MAX, |m| m.max(MIN_MESSAGES)),
+        fs: plan.fs,
+        terminal: plan.terminal,
+        terminals: 0,
     };
     let (name, version) = CLIENTS[plan.client % CLIENTS.len()];
     let id = b.request(
         methods::INITIALIZE,
         &json!({
             "protocolVersion": 1,
-            "clientCapabilities": {"fs": {"readTextFile": plan.fs, "writeTextFile": plan.fs}, "terminal": false},
+            "clientCapabilities": {"fs": {"readTextFile": plan.fs, "writeTextFile": plan.fs}, "terminal": plan.terminal},
             "clientInfo": {"name": name, "version": version}
         }),
     );
@@ -146,14 +180,15 @@ pub(super) fn build(plan: &ConversationPlan, config: &ConversationConfig) -> Tra
             if !first_turn && !b.fits(2) {
                 break;
             }
-            play_turn(&mut b, sid, turn, first_turn, &mut mode);
+            play_turn(&mut b, sid, turn, (first_turn, t == 0), &mut mode);
         }
     }
     Transcript { messages: b.messages }
 }
 
-/// The messages of one turn.
-fn play_turn(b: &mut Builder, sid: &str, turn: &TurnPlan, first: bool, mode: &mut &'static str) {
+/// The messages of one turn; `first`: the conversation's first turn, the session's.
+fn play_turn(b: &mut Builder, sid: &str, turn: &TurnPlan, first: (bool, bool), mode: &mut &'static str) {
+    let (first, first_of_session) = first;
     let id = b.request(
         methods::SESSION_PROMPT,
         &json!({"sessionId": sid, "prompt": [wire::text_block(&turn.prompt)]}),
@@ -171,7 +206,7 @@ fn play_turn(b: &mut Builder, sid: &str, turn: &TurnPlan, first: bool, mode: &mu
             }
             break;
         }
-        if !b.fits(cost(step) + closing) {
+        if !b.fits(cost(b, step) + closing) {
             break;
         }
         match step {
@@ -189,12 +224,44 @@ fn play_turn(b: &mut Builder, sid: &str, turn: &TurnPlan, first: bool, mode: &mu
                 b.update(sid, &json!({"sessionUpdate": updates::PLAN, "entries": entries}));
             }
             StepPlan::Tools(tools, order) => run_tools(b, sid, tools, order, mode),
+            StepPlan::Media(kind, text) => {
+                let block = match MEDIA[kind % MEDIA.len()] {
+                    content_types::IMAGE => wire::image_block("image/png", PIXEL),
+                    content_types::RESOURCE => {
+                        wire::resource_block("file:///home/dev/project/NOTES.md", "text/markdown", text)
+                    }
+                    _ => wire::resource_link_block("file:///home/dev/project/README.md", "README.md"),
+                };
+                b.update(
+                    sid,
+                    &json!({"sessionUpdate": updates::AGENT_MESSAGE_CHUNK, "content": block}),
+                );
+            }
         }
     }
     if cancel.is_some() {
         b.cancel(sid);
         b.respond(&id, &wire::stop(stop_reasons::CANCELLED));
         return;
+    }
+    if !matches!(turn.end, EndPlan::Error(_)) {
+        // What the turn cost, and a new session's title, before the answer.
+        if b.fits(2) {
+            let used = 1_000 + 37 * b.messages.len() as u64;
+            let cost = (used * 3 / 1_000) as f64 / 1_000.0;
+            b.update(sid, &wire::usage_update(used, 200_000, cost));
+        }
+        if first_of_session && b.fits(2) {
+            let title: String = turn
+                .prompt
+                .lines()
+                .next()
+                .unwrap_or_default()
+                .chars()
+                .take(60)
+                .collect();
+            b.update(sid, &wire::session_info_update(&title));
+        }
     }
     match &turn.end {
         EndPlan::EndTurn => b.respond(&id, &wire::stop(stop_reasons::END_TURN)),
@@ -208,17 +275,89 @@ fn play_turn(b: &mut Builder, sid: &str, turn: &TurnPlan, first: bool, mode: &mu
 }
 
 /// How many messages a step takes.
-fn cost(step: &StepPlan) -> usize {
+fn cost(b: &Builder, step: &StepPlan) -> usize {
     match step {
         StepPlan::Tools(tools, _) => tools
             .iter()
             .map(|t| {
-                2 + 2 * usize::from(t.ask.is_some())
-                    + usize::from(TOOL_KINDS[t.kind] == tool_kinds::SWITCH_MODE)
+                let kind = TOOL_KINDS[t.kind % TOOL_KINDS.len()];
+                let job = match kind {
+                    tool_kinds::READ | tool_kinds::EDIT if b.fs => 2,
+                    tool_kinds::EXECUTE if b.terminal && t.client_ok => 9,
+                    tool_kinds::EXECUTE if b.terminal => 2,
+                    _ => 0,
+                };
+                2 + 2 * usize::from(t.ask.is_some()) + usize::from(kind == tool_kinds::SWITCH_MODE) + job
             })
             .sum(),
         _ => 1,
     }
+}
+
+/// A 1x1 PNG, base64: an image chunk's data.
+const PIXEL: &str =
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+
+/// The agent's requests of the client for a tool the client runs for it, when it
+/// offers to (a read, an edit, a shell command), and the client's answers; `None`
+/// when the client does not run it, `Err` with the message of the client's error.
+fn client_job(b: &mut Builder, sid: &str, tool: &ToolPlan, call: &Value) -> Option<Result<(), String>> {
+    let kind = TOOL_KINDS[tool.kind % TOOL_KINDS.len()];
+    let abs = format!("/home/dev/project/{}", tool.path);
+    let refuse = |code: i64, message: String| (!tool.client_ok).then_some((code, message));
+    let done = match kind {
+        tool_kinds::READ if b.fs => {
+            let answer = match refuse(codes::RESOURCE_NOT_FOUND, format!("Resource not found: {abs}")) {
+                Some(error) => Err(error),
+                None => Ok(json!({"content": tool.text})),
+            };
+            b.client_tool(
+                methods::FS_READ_TEXT_FILE,
+                &wire::read_text_file(sid, &abs),
+                answer,
+            )
+            .map(drop)
+        }
+        tool_kinds::EDIT if b.fs => {
+            let answer = match refuse(codes::INTERNAL_ERROR, format!("Permission denied: {abs}")) {
+                Some(error) => Err(error),
+                None => Ok(json!({})),
+            };
+            let params = wire::write_text_file(sid, &abs, &tool.text);
+            b.client_tool(methods::FS_WRITE_TEXT_FILE, &params, answer)
+                .map(drop)
+        }
+        tool_kinds::EXECUTE if b.terminal => {
+            let command = format!("cat {}", tool.path);
+            let create = wire::create_terminal(sid, &command, Some("/home/dev/project"));
+            let terminal = format!("term-{}", b.terminals);
+            b.terminals += 1;
+            let answer = match refuse(
+                codes::INTERNAL_ERROR,
+                "Terminals are disabled in this workspace".to_owned(),
+            ) {
+                Some(error) => Err(error),
+                None => Ok(json!({"terminalId": terminal})),
+            };
+            b.client_tool(methods::TERMINAL_CREATE, &create, answer).map(|_| {
+                let shown = json!({"sessionUpdate": updates::TOOL_CALL_UPDATE, "toolCallId": call["toolCallId"], "status": tool_statuses::IN_PROGRESS, "content": [wire::terminal_content(&terminal)]});
+                b.update(sid, &shown);
+                let exit = json!({"exitCode": u8::from(!tool.ok), "signal": null});
+                let on = wire::terminal(sid, &terminal);
+                let _ = b.client_tool(methods::TERMINAL_WAIT_FOR_EXIT, &on, Ok(exit.clone()));
+                let output = if tool.ok {
+                    tool.text.clone()
+                } else {
+                    format!("cat: {}: No such file or directory\n", tool.path)
+                };
+                let read = json!({"output": output, "truncated": false, "exitStatus": exit});
+                let _ = b.client_tool(methods::TERMINAL_OUTPUT, &on, Ok(read));
+                let _ = b.client_tool(methods::TERMINAL_RELEASE, &on, Ok(json!({})));
+            })
+        }
+        _ => return None,
+    };
+    Some(done)
 }
 
 /// The tool calls of a batch up to the first that asks permission, its request, and
@@ -264,12 +403,18 @@ fn run_tools(b: &mut Builder, sid: &str, tools: &[ToolPlan], order: &[u8], mode:
     }
     for i in finished {
         let tool = &tools[i];
-        let rejected = tool.ask == Some(Answer::Reject);
+        let rejected = tool.ask.is_some_and(Answer::rejects);
         let (call, output) = &calls[i];
-        let (status, output) = match (rejected, tool.ok) {
-            (true, _) => (tool_statuses::FAILED, json!({"error": "Rejected by the user"})),
-            (false, true) => (tool_statuses::COMPLETED, output.clone()),
-            (false, false) => (tool_statuses::FAILED, failure(tool)),
+        let job = if rejected {
+            None
+        } else {
+            client_job(b, sid, tool, call)
+        };
+        let (status, output) = match (rejected, job, tool.ok) {
+            (true, ..) => (tool_statuses::FAILED, json!({"error": "Rejected by the user"})),
+            (false, Some(Err(message)), _) => (tool_statuses::FAILED, json!({"error": message})),
+            (false, _, true) => (tool_statuses::COMPLETED, output.clone()),
+            (false, _, false) => (tool_statuses::FAILED, failure(tool)),
         };
         b.update(
             sid,

@@ -183,6 +183,24 @@ mod tests {
                             methods::REQUEST_PERMISSION => {
                                 read_as::<schema::RequestPermissionRequest>(params, method)
                             }
+                            methods::FS_READ_TEXT_FILE => {
+                                read_as::<schema::ReadTextFileRequest>(params, method)
+                            }
+                            methods::FS_WRITE_TEXT_FILE => {
+                                read_as::<schema::WriteTextFileRequest>(params, method)
+                            }
+                            methods::TERMINAL_CREATE => {
+                                read_as::<schema::CreateTerminalRequest>(params, method)
+                            }
+                            methods::TERMINAL_OUTPUT => {
+                                read_as::<schema::TerminalOutputRequest>(params, method)
+                            }
+                            methods::TERMINAL_WAIT_FOR_EXIT => {
+                                read_as::<schema::WaitForTerminalExitRequest>(params, method)
+                            }
+                            methods::TERMINAL_RELEASE => {
+                                read_as::<schema::ReleaseTerminalRequest>(params, method)
+                            }
                             other => Err(format!("a request the generator does not make: {other}")),
                         }
                     }
@@ -206,6 +224,24 @@ mod tests {
                             methods::REQUEST_PERMISSION => {
                                 read_as::<schema::RequestPermissionResponse>(result, &method)
                             }
+                            methods::FS_READ_TEXT_FILE => {
+                                read_as::<schema::ReadTextFileResponse>(result, &method)
+                            }
+                            methods::FS_WRITE_TEXT_FILE => {
+                                read_as::<schema::WriteTextFileResponse>(result, &method)
+                            }
+                            methods::TERMINAL_CREATE => {
+                                read_as::<schema::CreateTerminalResponse>(result, &method)
+                            }
+                            methods::TERMINAL_OUTPUT => {
+                                read_as::<schema::TerminalOutputResponse>(result, &method)
+                            }
+                            methods::TERMINAL_WAIT_FOR_EXIT => {
+                                read_as::<schema::WaitForTerminalExitResponse>(result, &method)
+                            }
+                            methods::TERMINAL_RELEASE => {
+                                read_as::<schema::ReleaseTerminalResponse>(result, &method)
+                            }
                             _ => Ok(()),
                         }
                     }
@@ -217,6 +253,70 @@ mod tests {
                     panic!("seed {seed}: {why}");
                 }
             }
+        }
+    }
+
+    /// Generated conversations have what the real agent sends: the client's file
+    /// reads and writes and terminals where the client offers them (answered, or
+    /// refused with an error the agent reports as the tool's failure), every kind of
+    /// permission option chosen, content that is not text, usage and titles.
+    #[test]
+    fn generated_conversations_cover_what_the_real_agent_sends() {
+        let config = ConversationConfig::large();
+        let mut seen = std::collections::BTreeSet::new();
+        for seed in 0..60 {
+            let transcript = from_seed(seed, &config);
+            let init = Message::parse(transcript.messages[0].line.as_bytes()).expect("the first message");
+            let offered =
+                crate::dialects::cursor_acp::wire::Capabilities::of_initialize(&init.params_value());
+            for exchange in &transcript.messages {
+                let message = Message::parse(exchange.line.as_bytes()).expect("JSON-RPC");
+                let params = message.params_value();
+                if exchange.dir == Direction::Out && message.kind == Kind::Request {
+                    assert!(
+                        offered.allow(message.method()),
+                        "seed {seed}: {} to {offered:?}",
+                        message.method()
+                    );
+                    seen.insert(message.method().to_owned());
+                }
+                if let Some(kind) = params["update"]["sessionUpdate"].as_str() {
+                    seen.insert(kind.to_owned());
+                    if let Some(block) = params["update"]["content"]["type"].as_str() {
+                        seen.insert(format!("content {block}"));
+                    }
+                }
+                if exchange.dir == Direction::In && message.kind == Kind::Response {
+                    if message.error.is_some() {
+                        seen.insert("client error".to_owned());
+                    }
+                    if let Some(option) = message
+                        .result
+                        .and_then(|r| serde_json::from_str::<Value>(r.get()).ok())
+                    {
+                        if let Some(id) = option["outcome"]["optionId"].as_str() {
+                            seen.insert(format!("chose {id}"));
+                        }
+                    }
+                }
+            }
+        }
+        for wanted in [
+            methods::FS_READ_TEXT_FILE,
+            methods::FS_WRITE_TEXT_FILE,
+            methods::TERMINAL_CREATE,
+            methods::TERMINAL_WAIT_FOR_EXIT,
+            methods::TERMINAL_OUTPUT,
+            methods::TERMINAL_RELEASE,
+            "client error",
+            "chose reject-always",
+            "content image",
+            "content resource",
+            "content resource_link",
+            crate::dialects::cursor_acp::wire::updates::USAGE_UPDATE,
+            crate::dialects::cursor_acp::wire::updates::SESSION_INFO_UPDATE,
+        ] {
+            assert!(seen.contains(wanted), "no {wanted} in 60 seeds: {seen:?}");
         }
     }
 

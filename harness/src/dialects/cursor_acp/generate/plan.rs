@@ -6,7 +6,7 @@ use proptest::prelude::*;
 
 use super::config::ConversationConfig;
 use crate::dialects::cursor_acp::rpc::codes;
-use crate::dialects::cursor_acp::wire::{modes, stop_reasons, tool_kinds};
+use crate::dialects::cursor_acp::wire::{content_types, modes, stop_reasons, tool_kinds};
 
 /// The ACP tool kinds, in the order tool plans draw them.
 pub const TOOL_KINDS: &[&str] = tool_kinds::ALL;
@@ -48,6 +48,7 @@ pub(super) enum Answer {
     AllowOnce,
     AllowAlways,
     Reject,
+    RejectAlways,
 }
 
 impl Answer {
@@ -56,7 +57,13 @@ impl Answer {
             Answer::AllowOnce => "allow-once",
             Answer::AllowAlways => "allow-always",
             Answer::Reject => "reject-once",
+            Answer::RejectAlways => "reject-always",
         }
+    }
+
+    /// Whether the answer rejects the tool.
+    pub(super) fn rejects(self) -> bool {
+        matches!(self, Answer::Reject | Answer::RejectAlways)
     }
 }
 
@@ -69,6 +76,9 @@ pub(super) struct ToolPlan {
     pub(super) ok: bool,
     /// The permission request, and the client's answer.
     pub(super) ask: Option<Answer>,
+    /// Whether the client's tool (a file read or write, a terminal), when the client
+    /// offers it, answers without an error.
+    pub(super) client_ok: bool,
 }
 
 /// One step of a turn.
@@ -80,7 +90,17 @@ pub(super) enum StepPlan {
     Tools(Vec<ToolPlan>, Vec<u8>),
     /// A plan's entries: content, priority, status.
     Plan(Vec<(String, usize, usize)>),
+    /// A message chunk that is not text: an image, an embedded resource (this text),
+    /// a resource link ([`MEDIA`]).
+    Media(usize, String),
 }
+
+/// The content block types of [`StepPlan::Media`].
+pub(super) const MEDIA: &[&str] = &[
+    content_types::IMAGE,
+    content_types::RESOURCE,
+    content_types::RESOURCE_LINK,
+];
 
 /// How a turn ends, when the client does not cancel it.
 #[derive(Debug, Clone)]
@@ -113,6 +133,7 @@ pub(super) struct SessionPlan {
 pub(super) struct ConversationPlan {
     pub(super) client: usize,
     pub(super) fs: bool,
+    pub(super) terminal: bool,
     pub(super) authenticate: bool,
     pub(super) sessions: Vec<SessionPlan>,
 }
@@ -164,6 +185,7 @@ fn answer() -> impl Strategy<Value = Answer> {
         6 => Just(Answer::AllowOnce),
         1 => Just(Answer::AllowAlways),
         1 => Just(Answer::Reject),
+        1 => Just(Answer::RejectAlways),
     ]
 }
 
@@ -187,8 +209,9 @@ fn tool_plan() -> impl Strategy<Value = ToolPlan> {
         // Shrinks towards 0: no permission asked.
         0u8..100,
         answer(),
+        prop::bool::weighted(0.8),
     )
-        .prop_map(|(kind, path, text, ok, roll, answer)| {
+        .prop_map(|(kind, path, text, ok, roll, answer, client_ok)| {
             let asks = roll >= 100 - asks_percent(TOOL_KINDS[kind]);
             ToolPlan {
                 kind,
@@ -196,6 +219,7 @@ fn tool_plan() -> impl Strategy<Value = ToolPlan> {
                 text,
                 ok,
                 ask: asks.then_some(answer),
+                client_ok,
             }
         })
 }
@@ -211,6 +235,7 @@ fn step_plan(config: &ConversationConfig) -> impl Strategy<Value = StepPlan> {
         )
             .prop_map(|(tools, order)| StepPlan::Tools(tools, order)),
         1 => prop::collection::vec(entry, 1..=4).prop_map(StepPlan::Plan),
+        1 => (0..MEDIA.len(), text(40)).prop_map(|(kind, text)| StepPlan::Media(kind, text)),
     ]
 }
 
@@ -268,21 +293,30 @@ fn session_plan(config: &ConversationConfig) -> impl Strategy<Value = SessionPla
 }
 
 pub(super) fn plan(config: &ConversationConfig) -> impl Strategy<Value = ConversationPlan> {
-    // Who the client is (its name, whether it offers files, whether it logs in), then
-    // its sessions.
-    let client = (0..CLIENTS.len(), any::<bool>(), prop::bool::weighted(0.3));
+    // Who the client is (its name, whether it offers files and a terminal, whether
+    // it logs in), then its sessions.
+    let client = (
+        0..CLIENTS.len(),
+        any::<bool>(),
+        any::<bool>(),
+        prop::bool::weighted(0.3),
+    );
     let sessions = prop::collection::vec(session_plan(config), 1..=config.max_sessions.max(1));
-    (client, sessions).prop_map(|((client, fs, authenticate), sessions)| ConversationPlan {
-        client,
-        fs,
-        authenticate,
-        sessions,
-    })
+    (client, sessions).prop_map(
+        |((client, fs, terminal, authenticate), sessions)| ConversationPlan {
+            client,
+            fs,
+            terminal,
+            authenticate,
+            sessions,
+        },
+    )
 }
 pub(super) fn fallback_plan() -> ConversationPlan {
     ConversationPlan {
         client: 0,
         fs: false,
+        terminal: false,
         authenticate: false,
         sessions: vec![SessionPlan {
             id: "00000000-0000-4000-8000-000000000000".into(),

@@ -23,6 +23,7 @@ use super::handshake::update_line;
 use crate::dialects::cursor_acp::conversation::{Step, Wait};
 use crate::dialects::cursor_acp::rpc;
 use crate::dialects::cursor_acp::wire::{self, methods, tool_statuses, updates};
+use crate::dialects::cursor_print::events::subtype;
 use crate::error::CassetteError;
 
 /// A tool the client can run for the agent.
@@ -91,10 +92,13 @@ fn take(shared: &mut Shared, id: u64) -> Answered {
     }
 }
 
+/// What makes the steps after a wait, from the answers.
+pub(super) type Make = Box<dyn FnOnce(&mut Shared) -> Vec<Item> + Send>;
+
 /// A step at hand, or steps to make once the answers before it have come.
 pub(super) enum Item {
     Ready(Step),
-    Then(Box<dyn FnOnce(&mut Shared) -> Vec<Item> + Send>),
+    Then(Make),
 }
 
 impl Item {
@@ -185,7 +189,7 @@ pub(super) fn run(at: Duration, session: String, job: Job, told: Value) -> Item 
                 (Job::Read { .. }, Some(Ok(result))) => match result["content"].as_str() {
                     Some(content) => vec![send(
                         json!({"sessionUpdate": updates::TOOL_CALL_UPDATE, "toolCallId": call, "status": tool_statuses::COMPLETED,
-                               "rawOutput": {"success": {"content": content, "isEmpty": content.is_empty(), "totalLines": content.lines().count(), "totalChars": content.chars().count()}}}),
+                               "rawOutput": {(subtype::SUCCESS): {"content": content, "isEmpty": content.is_empty(), "totalLines": content.lines().count(), "totalChars": content.chars().count()}}}),
                     )],
                     None => vec![send(failed("the client's answer has no content"))],
                 },

@@ -233,11 +233,14 @@ mod tests {
             methods::SESSION_SET_CONFIG_OPTION,
             json!({"sessionId": s, "configId": MODE_OPTION, "value": modes::PLAN}),
         );
-        assert_eq!(set["result"]["configOptions"][0]["currentValue"], modes::PLAN);
+        assert_eq!(
+            set[rpc::members::RESULT]["configOptions"][0]["currentValue"],
+            modes::PLAN
+        );
         let set = answer(
             methods::SESSION_SET_MODE,
             json!({"sessionId": s, "modeId": modes::ASK}),
         );
-        assert_eq!(set["result"], json!({}));
+        assert_eq!(set[rpc::members::RESULT], json!({}));
     }
 }

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::dialects::cursor_acp::conversation::Wait;
+use crate::dialects::cursor_print::events::subtype;
 use crate::Source;
 
 /// The teller of the built-in default session, as `mock-agent acp` makes it.
@@ -52,7 +53,10 @@ fn open(teller: &mut Teller, offered: Capabilities) -> String {
         json!({"cwd": "/w", "mcpServers": []}),
         &|_| None,
     );
-    made[0]["result"]["sessionId"].as_str().expect("an id").to_owned()
+    made[0][rpc::members::RESULT]["sessionId"]
+        .as_str()
+        .expect("an id")
+        .to_owned()
 }
 
 fn prompt(session: &str) -> Value {
@@ -70,7 +74,7 @@ fn kinds(lines: &[Value]) -> Vec<String> {
                 .to_owned(),
             Some(method) => method.to_owned(),
             None if line.get("error").is_some() => format!("error {}", line["error"]["code"]),
-            None => format!("response {}", line["result"]["stopReason"]),
+            None => format!("response {}", line[rpc::members::RESULT]["stopReason"]),
         })
         .collect()
 }
@@ -185,14 +189,17 @@ fn a_client_that_offers_files_and_a_terminal_reads_writes_and_runs_for_the_agent
     let read = lines
         .iter()
         .find(|l| l["method"] == methods::FS_READ_TEXT_FILE)
-        .expect("read");
+        .expect("a file read");
     assert_eq!(read["params"]["path"], "/w/README.md");
     let updates: Vec<&Value> = lines
         .iter()
         .map(|l| &l["params"]["update"])
         .filter(|u| u["sessionUpdate"] == updates::TOOL_CALL_UPDATE)
         .collect();
-    assert_eq!(updates[0]["rawOutput"]["success"]["content"], "# Mine\n\nline\n");
+    assert_eq!(
+        updates[0]["rawOutput"][subtype::SUCCESS]["content"],
+        "# Mine\n\nline\n"
+    );
     assert_eq!(updates[1]["content"][0]["type"], wire::tool_content::DIFF);
     assert_eq!(updates[2]["content"][0]["terminalId"], "term-9");
     assert_eq!(updates[3]["status"], tool_statuses::COMPLETED);
@@ -248,7 +255,7 @@ fn the_client_s_errors_fail_the_tool_and_the_turn_goes_on() {
     // The terminal is released all the same, and the turn ends.
     assert!(lines.iter().any(|l| l["method"] == methods::TERMINAL_RELEASE));
     assert_eq!(
-        lines.last().expect("a response")["result"]["stopReason"],
+        lines.last().expect("a response")[rpc::members::RESULT]["stopReason"],
         stop_reasons::END_TURN
     );
     // A command that exits 2 fails; one whose terminal cannot be made too.
@@ -357,5 +364,5 @@ fn prompts_and_setters_of_sessions_nobody_made_are_invalid_params() {
         json!({"sessionId": session, "modeId": wire::modes::PLAN}),
         &|_| None,
     );
-    assert_eq!(set[0]["result"], json!({}));
+    assert_eq!(set[0][rpc::members::RESULT], json!({}));
 }
