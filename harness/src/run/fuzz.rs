@@ -284,7 +284,7 @@ impl Fuzz {
             let _ = std::fs::remove_file(&path);
             let broken: Vec<String> = runner
                 .properties
-                .check(&case, &outcome)
+                .check(&case.lived(&outcome), &outcome)
                 .into_iter()
                 .filter(|v| !v.held)
                 .map(|v| format!("{}: {}", v.name, v.detail))

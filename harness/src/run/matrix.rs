@@ -154,6 +154,35 @@ impl Case {
         })
     }
 
+    /// The case as the consumer played it: in server mode, with what a correct client
+    /// concludes from the requests it actually sent (the last conversation of the
+    /// run's journal, see [`crate::dialects::cursor_acp::expect::expectation_of_run`]);
+    /// otherwise, or when the client sent no request, the case as it is.
+    pub fn lived(&self, outcome: &super::Outcome) -> Case {
+        let mut case = self.clone();
+        if self.dialect != Dialect::CursorAcp {
+            return case;
+        }
+        let Some(run) = outcome.journal.iter().rev().find_map(|e| e.acp.as_ref()) else {
+            return case;
+        };
+        let Ok(faults) =
+            crate::dialects::cursor_acp::faults::parse(&self.faults, crate::dialects::cursor_acp::faults::FROM_ENV)
+        else {
+            return case;
+        };
+        let Ok((mut conversation, _)) = crate::dialects::cursor_acp::conversation(&self.source.source()) else {
+            return case;
+        };
+        if let Some((expect, segments)) =
+            crate::dialects::cursor_acp::expect::expectation_of_run(conversation.as_mut(), faults, run)
+        {
+            case.expect = expect;
+            case.segments = segments;
+        }
+        case
+    }
+
     /// The mock's settings for the case.
     pub fn env(&self) -> Vec<(String, String)> {
         let mut env = Vec::new();

@@ -567,9 +567,10 @@ impl<'a> Runner<'a> {
 
     /// The case's result: its outcome, and the verdict of each property on it.
     fn check(&self, case: &Case, outcome: Outcome) -> CaseResult {
-        let verdicts = self.properties.check(case, &outcome);
+        let case = case.lived(&outcome);
+        let verdicts = self.properties.check(&case, &outcome);
         CaseResult {
-            case: case.clone(),
+            case,
             outcome,
             verdicts,
         }
