@@ -166,12 +166,14 @@ impl Case {
         let Some(run) = outcome.journal.iter().rev().find_map(|e| e.acp.as_ref()) else {
             return case;
         };
-        let Ok(faults) =
-            crate::dialects::cursor_acp::faults::parse(&self.faults, crate::dialects::cursor_acp::faults::FROM_ENV)
-        else {
+        let Ok(faults) = crate::dialects::cursor_acp::faults::parse(
+            &self.faults,
+            crate::dialects::cursor_acp::faults::FROM_ENV,
+        ) else {
             return case;
         };
-        let Ok((mut conversation, _)) = crate::dialects::cursor_acp::conversation(&self.source.source()) else {
+        let Ok((mut conversation, _)) = crate::dialects::cursor_acp::conversation(&self.source.source())
+        else {
             return case;
         };
         if let Some((expect, segments)) =
