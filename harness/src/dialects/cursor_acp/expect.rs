@@ -116,7 +116,9 @@ impl Client {
         let session = created["sessionId"].as_str().unwrap_or_default().to_owned();
         self.chunks.clear();
         let prompt = json!({"sessionId": session, "prompt": [wire::text_block("hi")]});
-        let ended = self.request(conversation, "2", methods::SESSION_PROMPT, prompt).ok()?;
+        let ended = self
+            .request(conversation, "2", methods::SESSION_PROMPT, prompt)
+            .ok()?;
         if ended["stopReason"] != stop_reasons::END_TURN {
             return None;
         }
@@ -371,20 +373,19 @@ mod tests {
         expectation(&mut teller(), parse(faults, FROM_ENV).expect("parses")).0
     }
 
-    /// A journal's conversation of these client lines (and these agent lines first).
-    fn run(client: &[Value], agent: &[Value]) -> journal::Conversation {
-        let record = |dir: &str, v: &Value| journal::MessageRecord {
-            dir: dir.to_owned(),
-            at_ms: 0,
-            line: v.to_string(),
-        };
-        let mut run = journal::Conversation::default();
-        run.messages = agent
-            .iter()
-            .map(|v| record(journal::OUT, v))
-            .chain(client.iter().map(|v| record(journal::IN, v)))
-            .collect();
-        run
+    /// A journal's conversation of these client lines.
+    fn run(client: &[Value]) -> journal::Conversation {
+        journal::Conversation {
+            messages: client
+                .iter()
+                .map(|v| journal::MessageRecord {
+                    dir: journal::IN.to_owned(),
+                    at_ms: 0,
+                    line: v.to_string(),
+                })
+                .collect(),
+            ..Default::default()
+        }
     }
 
     fn request(id: u64, method: &str, params: Value) -> Value {
@@ -456,7 +457,11 @@ mod tests {
             (2, methods::SESSION_SET_MODE),
             (3, methods::SESSION_PROMPT),
         ] {
-            let line = request(id, method, json!({"sessionId": session, "modeId": "ask", "prompt": []}));
+            let line = request(
+                id,
+                method,
+                json!({"sessionId": session, "modeId": "ask", "prompt": []}),
+            );
             sent.push(line.clone());
             let bytes = line.to_string().into_bytes();
             let message = Message::parse(&bytes).expect("a request");
@@ -464,22 +469,31 @@ mod tests {
                 .on_request(method, &id.to_string(), conversation.reply(&message).steps)
                 .expect("no crash");
             for step in steps {
-                let Ok(Step::Send { line, .. }) = step else { continue };
+                let Ok(Step::Send { line, .. }) = step else {
+                    continue;
+                };
                 for out in live.message(line).out {
                     let Out::Line { bytes, .. } = out else { continue };
                     let value: Value = serde_json::from_slice(&bytes).expect("JSON");
-                    if let Some(id) = value["result"]["sessionId"].as_str() {
+                    if let Some(id) =
+                        value[crate::dialects::cursor_acp::rpc::members::RESULT]["sessionId"].as_str()
+                    {
                         session = id.to_owned();
                     }
                     if value["params"]["update"]["sessionUpdate"] == updates::AGENT_MESSAGE_CHUNK {
-                        seen.push(value["params"]["update"]["content"]["text"].as_str().unwrap_or_default().to_owned());
+                        seen.push(
+                            value["params"]["update"]["content"]["text"]
+                                .as_str()
+                                .unwrap_or_default()
+                                .to_owned(),
+                        );
                     }
                 }
             }
         }
         assert_ne!(seen, canonical, "the extra request changes what the client sees");
         let (expect, chunks) =
-            expectation_of_run(&mut teller(), faults(), &run(&sent, &[])).expect("the client sent requests");
+            expectation_of_run(&mut teller(), faults(), &run(&sent)).expect("the client sent requests");
         assert_eq!(chunks, seen);
         assert_eq!(
             expect,
@@ -512,7 +526,7 @@ mod tests {
             Expectation::Failure
         );
         assert_eq!(
-            expectation_of_run(load_cassette().as_mut(), faults(), &run(&sent, &[]))
+            expectation_of_run(load_cassette().as_mut(), faults(), &run(&sent))
                 .expect("requests")
                 .0,
             Expectation::Success {
@@ -523,7 +537,7 @@ mod tests {
         // `auth-required` answers session/load too.
         let auth = parse("auth-required", FROM_ENV).expect("parses");
         assert_eq!(
-            expectation_of_run(load_cassette().as_mut(), auth, &run(&sent, &[]))
+            expectation_of_run(load_cassette().as_mut(), auth, &run(&sent))
                 .expect("requests")
                 .0,
             Expectation::Failure
@@ -533,23 +547,26 @@ mod tests {
         let mut with_extension = sent.to_vec();
         with_extension.insert(1, request(9, "_acme/ping", json!({})));
         assert!(matches!(
-            expectation_of_run(load_cassette().as_mut(), Vec::new(), &run(&with_extension, &[])),
+            expectation_of_run(load_cassette().as_mut(), Vec::new(), &run(&with_extension)),
             Some((Expectation::Success { .. }, _))
         ));
         // A client that cannot get to its turn: the error is a failure to report.
-        let stopped = [sent[0].clone(), request(1, methods::SESSION_NEW, json!({"cwd": "/", "mcpServers": []}))];
+        let stopped = [
+            sent[0].clone(),
+            request(1, methods::SESSION_NEW, json!({"cwd": "/", "mcpServers": []})),
+        ];
         assert_eq!(
             expectation_of_run(
                 &mut teller(),
                 parse("session-services-failed", FROM_ENV).expect("parses"),
-                &run(&stopped, &[])
+                &run(&stopped)
             )
             .expect("requests")
             .0,
             Expectation::Failure
         );
         // No request at all: the canonical client says.
-        assert!(expectation_of_run(&mut teller(), Vec::new(), &run(&[], &[])).is_none());
+        assert!(expectation_of_run(&mut teller(), Vec::new(), &run(&[])).is_none());
     }
 
     #[test]
@@ -561,15 +578,23 @@ mod tests {
         let sent = [
             request(1, methods::INITIALIZE, json!({"protocolVersion": 1})),
             request(2, methods::SESSION_NEW, json!({"cwd": "/", "mcpServers": []})),
-            request(3, methods::SESSION_PROMPT, json!({"sessionId": live, "prompt": []})),
+            request(
+                3,
+                methods::SESSION_PROMPT,
+                json!({"sessionId": live, "prompt": []}),
+            ),
         ];
         let chunk = |session: &str| {
             json!({"jsonrpc": "2.0", "method": methods::SESSION_UPDATE, "params": {"sessionId": session,
                 "update": {"sessionUpdate": updates::AGENT_MESSAGE_CHUNK, "content": {"type": "text", "text": "I printed `hello`."}}}})
         };
-        let respond = json!({"jsonrpc": "2.0", "id": 3, "result": {"stopReason": "end_turn"}});
+        let respond: Value = serde_json::from_slice(&crate::dialects::cursor_acp::rpc::response(
+            "3",
+            &wire::stop(stop_reasons::END_TURN),
+        ))
+        .expect("JSON");
         let as_played = |agent: &Value| {
-            let mut run = run(&sent, &[]);
+            let mut run = run(&sent);
             let mut turn = run.messages.split_off(2);
             run.messages.push(turn.remove(0));
             for v in [agent, &respond] {
