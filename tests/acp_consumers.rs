@@ -172,6 +172,23 @@ fn a_client_that_calls_more_methods_gets_faults_and_expectations_it_can_meet() {
 }
 
 #[test]
+fn the_careful_acp_client_passes_every_case_of_a_loaded_recording() {
+    // `load.cassette` has the client load a recorded session; the careful client
+    // opens a session of its own instead, which the mock makes up, and the recorded
+    // turn names the recorded session: a client that routes updates by `sessionId`
+    // shows none of them, and is not accused of it (it was, in all 18 `load/*` cases
+    // where the turn ends `end_turn`).
+    let cases = acp_cases(&["load"], &[]);
+    let results = run_all(&client("acp_careful.py", 20), &cases, 2);
+    let summary = run::Summary::new(&results, &[]);
+    assert!(summary.passed(), "{summary}");
+    assert!(results.iter().any(|r| matches!(
+        &r.case.expect,
+        harness::dialects::cursor_print::expect::Expectation::Success { .. }
+    )));
+}
+
+#[test]
 fn three_runs_of_the_acp_matrix_record_the_same() {
     // The cases where a run could record what another does not: a recorded session
     // loaded into a session the mock makes up (live ids in its divergences), the

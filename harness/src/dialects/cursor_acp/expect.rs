@@ -15,8 +15,10 @@
 //! one the client can meet:
 //!
 //! - with prompts: a success when every prompt the client did not cancel itself
-//!   (`session/cancel`) ended `end_turn`; errors to other requests (an extension
-//!   method the agent does not know) are the client's to shrug off;
+//!   (`session/cancel`) named a session the agent opened (`session/new`,
+//!   `session/load` answered with a result) and ended `end_turn`; errors to other
+//!   requests (an extension method the agent does not know, a `session/load` the
+//!   client falls back from) are the client's to shrug off;
 //! - without: a failure when a request was answered with an error, not answered, or
 //!   the agent ended (the client could not get to its turn), else a success with no
 //!   answer.
@@ -183,6 +185,8 @@ impl Client {
         self.play(start, "");
         let mut turns: Vec<Turn> = Vec::new();
         let mut failed = false;
+        // The sessions the agent opened for the client (as the live run named them).
+        let mut opened: Vec<String> = Vec::new();
         for line in sent {
             let Some(message) = Message::parse(line) else {
                 continue;
@@ -200,6 +204,17 @@ impl Client {
                             id: message.id_text().to_owned(),
                         });
                     } else {
+                        let id = message.id_text();
+                        match (&answer, message.method()) {
+                            (Answer::Result(result), methods::SESSION_NEW) => opened.extend(
+                                live_session(run, id)
+                                    .or_else(|| result["sessionId"].as_str().map(str::to_owned)),
+                            ),
+                            (Answer::Result(_), methods::SESSION_LOAD) => {
+                                opened.extend(message.param_str("sessionId"));
+                            }
+                            _ => {}
+                        }
                         failed |= !matches!(answer, Answer::Result(_));
                     }
                 }
@@ -229,8 +244,12 @@ impl Client {
                 )
             };
         }
-        let ended_well =
-            |t: &Turn| matches!(&t.answer, Answer::Result(r) if r["stopReason"] == stop_reasons::END_TURN);
+        // A prompt to a session the agent did not open (its `session/new` failed, and
+        // the client prompted all the same) is no turn a correct client has.
+        let ended_well = |t: &Turn| {
+            t.session.as_ref().is_some_and(|s| opened.contains(s))
+                && matches!(&t.answer, Answer::Result(r) if r["stopReason"] == stop_reasons::END_TURN)
+        };
         if !turns.iter().all(ended_well) {
             return (Expectation::Failure, Vec::new());
         }
@@ -323,6 +342,19 @@ fn success(chunks: Vec<String>) -> (Expectation, Vec<String>) {
         },
         chunks,
     )
+}
+
+/// The session id of the live agent's result to the client's `session/new` `id`
+/// (JSON text), as the journal of the run has it.
+fn live_session(run: &journal::Conversation, id: &str) -> Option<String> {
+    run.messages.iter().find_map(|record| {
+        let message = Message::parse(record.line.as_bytes())?;
+        let result =
+            (record.dir == journal::OUT && message.kind == Kind::Response && message.id_text() == id)
+                .then_some(message.result)??;
+        let value: Value = serde_json::from_str(result.get()).ok()?;
+        value["sessionId"].as_str().map(str::to_owned)
+    })
 }
 
 /// Whether the live agent sent the turn of the prompt `id` (JSON text) under the
@@ -565,6 +597,23 @@ mod tests {
             .0,
             Expectation::Failure
         );
+        // A client that prompts all the same, in a session it does not have, while
+        // the agent (a recording) answers the prompt: still a failure to report.
+        let prompted = [
+            stopped[0].clone(),
+            stopped[1].clone(),
+            request(2, methods::SESSION_PROMPT, json!({"prompt": []})),
+        ];
+        assert_eq!(
+            expectation_of_run(
+                load_cassette().as_mut(),
+                parse("error:method=session/new", FROM_ENV).expect("parses"),
+                &run(&prompted)
+            )
+            .expect("requests")
+            .0,
+            Expectation::Failure
+        );
         // No request at all: the canonical client says.
         assert!(expectation_of_run(&mut teller(), Vec::new(), &run(&[])).is_none());
     }
@@ -593,9 +642,20 @@ mod tests {
             &wire::stop(stop_reasons::END_TURN),
         ))
         .expect("JSON");
+        // The live agent's answer to `session/new`: the session it made up.
+        let made_up: Value = serde_json::from_slice(&crate::dialects::cursor_acp::rpc::response(
+            "2",
+            &json!({"sessionId": live}),
+        ))
+        .expect("JSON");
         let as_played = |agent: &Value| {
             let mut run = run(&sent);
             let mut turn = run.messages.split_off(2);
+            run.messages.push(journal::MessageRecord {
+                dir: journal::OUT.into(),
+                at_ms: 0,
+                line: made_up.to_string(),
+            });
             run.messages.push(turn.remove(0));
             for v in [agent, &respond] {
                 run.messages.push(journal::MessageRecord {
