@@ -207,9 +207,9 @@ impl Case {
 
 /// The faults of server mode's matrix, in the placements that matter: at
 /// `initialize`, at `session/new`, mid-turn, while a permission request waits, at the
-/// prompt's response and after it; and those a client must shrug off. (The
-/// `authenticate-hangs` preset is left out: whether a correct client fails on it
-/// depends on whether it authenticates at all.)
+/// prompt's response and after it; and those a client must shrug off. Whether a
+/// correct client fails on `authenticate-hangs` depends on whether it authenticates:
+/// what it concludes is worked out from the requests it sent ([`Case::lived`]).
 pub fn acp_faults() -> Vec<(String, String)> {
     let (initialize, prompt) = (methods::INITIALIZE, methods::SESSION_PROMPT);
     let (chunk, tool_call) = (updates::AGENT_MESSAGE_CHUNK, updates::TOOL_CALL);
@@ -219,6 +219,7 @@ pub fn acp_faults() -> Vec<(String, String)> {
         ("crash@initialize", "crash-on-initialize".into()),
         ("late@initialize", format!("late:method={initialize},ms=300")),
         ("auth-required", "auth-required".into()),
+        ("authenticate-hangs", "authenticate-hangs".into()),
         ("session-services-failed", "session-services-failed".into()),
         ("early-update@session-new", "early-update".into()),
         (
@@ -309,6 +310,7 @@ pub fn standard_faults() -> Vec<(String, String)> {
         ("crlf", "crlf".into()),
         ("invalid-utf8", "invalid-utf8".into()),
         ("auth-required", "auth-required".into()),
+        ("authenticate-hangs", "authenticate-hangs".into()),
         ("trust-required", "trust-required".into()),
         ("quota", "quota".into()),
         ("unknown-model", "unknown-model".into()),
