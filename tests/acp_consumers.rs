@@ -4,6 +4,7 @@
 
 use std::time::Duration;
 
+use harness::dialects::cursor_print::expect::Expectation;
 use harness::run::{self, CaseSource, Consumer, Matrix, MockBinary, Properties, Runner};
 
 use crate::support::{bin, root};
@@ -165,10 +166,23 @@ fn a_client_that_calls_more_methods_gets_faults_and_expectations_it_can_meet() {
         .find(|c| c.name == "default/reorder")
         .expect("the case");
     assert_ne!(reorder.case.expect, canonical.expect);
-    assert!(matches!(
-        reorder.case.expect,
-        harness::dialects::cursor_print::expect::Expectation::Success { .. }
-    ));
+    assert!(matches!(reorder.case.expect, Expectation::Success { .. }));
+    // `authenticate` never answered: a failure for this client, which authenticates,
+    // and not for one that does not.
+    let hangs = |results: &[run::CaseResult]| {
+        results
+            .iter()
+            .find(|r| r.case.name == "default/authenticate-hangs")
+            .map(|r| r.case.expect.clone())
+    };
+    assert_eq!(hangs(&results), Some(Expectation::Failure));
+    let careful = run_all(
+        &client("acp_careful.py", 20),
+        &acp_cases(&["default"], &["authenticate-hangs"]),
+        1,
+    );
+    assert!(matches!(hangs(&careful), Some(Expectation::Success { .. })));
+    assert!(careful.iter().all(run::CaseResult::passed));
 }
 
 #[test]
@@ -182,10 +196,9 @@ fn the_careful_acp_client_passes_every_case_of_a_loaded_recording() {
     let results = run_all(&client("acp_careful.py", 20), &cases, 2);
     let summary = run::Summary::new(&results, &[]);
     assert!(summary.passed(), "{summary}");
-    assert!(results.iter().any(|r| matches!(
-        &r.case.expect,
-        harness::dialects::cursor_print::expect::Expectation::Success { .. }
-    )));
+    assert!(results
+        .iter()
+        .any(|r| matches!(&r.case.expect, Expectation::Success { .. })));
 }
 
 #[test]
