@@ -310,7 +310,6 @@ pub fn standard_faults() -> Vec<(String, String)> {
         ("crlf", "crlf".into()),
         ("invalid-utf8", "invalid-utf8".into()),
         ("auth-required", "auth-required".into()),
-        ("authenticate-hangs", "authenticate-hangs".into()),
         ("trust-required", "trust-required".into()),
         ("quota", "quota".into()),
         ("unknown-model", "unknown-model".into()),
