@@ -4,6 +4,7 @@
 
 use std::time::Duration;
 
+use harness::dialects::cursor_print::expect::Expectation;
 use harness::run::{self, CaseSource, Consumer, Matrix, MockBinary, Properties, Runner};
 
 use crate::support::{bin, root};
@@ -126,4 +127,117 @@ fn mock_agent_test_acp_runs_the_matrix_against_a_client() {
         "{stdout}"
     );
     assert!(stdout.contains("1 cases: 0 passed, 1 failed"), "{stdout}");
+}
+
+/// The cases of server mode's matrix over these sources whose fault is one of `labels`.
+fn acp_cases(sources: &[&str], labels: &[&str]) -> Vec<run::Case> {
+    let cassettes = Matrix::cassettes_in(&root().join("cassettes/acp")).expect("cassettes/acp");
+    let matrix = Matrix::acp(cassettes);
+    let cases: Vec<run::Case> = matrix
+        .cases(false)
+        .expect("cases")
+        .into_iter()
+        .filter(|c| {
+            let (source, label) = c.name.split_once('/').unwrap_or_default();
+            sources.contains(&source) && (labels.is_empty() || labels.contains(&label))
+        })
+        .collect();
+    assert!(!cases.is_empty());
+    cases
+}
+
+#[test]
+fn a_client_that_calls_more_methods_gets_faults_and_expectations_it_can_meet() {
+    // `authenticate`, `session/set_mode` twice and an extension method before the
+    // turn: what a correct client concludes is played from what it sent.
+    let cases = acp_cases(&["default", "load"], &[]);
+    let results = run_all(&client("acp_extra_requests.py", 20), &cases, 2);
+    let summary = run::Summary::new(&results, &[]);
+    assert!(summary.passed(), "{summary}");
+    // `reorder` pairs the turn's updates the other way once `session/set_mode`'s
+    // response has let out the update it held: the answer expected is the one this
+    // client sees, not the one the client of the canonical shape sees.
+    let reorder = results
+        .iter()
+        .find(|r| r.case.name == "default/reorder")
+        .expect("the case");
+    let canonical = cases
+        .iter()
+        .find(|c| c.name == "default/reorder")
+        .expect("the case");
+    assert_ne!(reorder.case.expect, canonical.expect);
+    assert!(matches!(reorder.case.expect, Expectation::Success { .. }));
+    // `authenticate` never answered: a failure for this client, which authenticates,
+    // and not for one that does not.
+    let hangs = |results: &[run::CaseResult]| {
+        results
+            .iter()
+            .find(|r| r.case.name == "default/authenticate-hangs")
+            .map(|r| r.case.expect.clone())
+    };
+    assert_eq!(hangs(&results), Some(Expectation::Failure));
+    let careful = run_all(
+        &client("acp_careful.py", 20),
+        &acp_cases(&["default"], &["authenticate-hangs"]),
+        1,
+    );
+    assert!(matches!(hangs(&careful), Some(Expectation::Success { .. })));
+    assert!(careful.iter().all(run::CaseResult::passed));
+}
+
+#[test]
+fn the_careful_acp_client_passes_every_case_of_a_loaded_recording() {
+    // `load.cassette` has the client load a recorded session; the careful client
+    // opens a session of its own instead, which the mock makes up, and the recorded
+    // turn names the recorded session: a client that routes updates by `sessionId`
+    // shows none of them, and is not accused of it (it was, in all 18 `load/*` cases
+    // where the turn ends `end_turn`).
+    let cases = acp_cases(&["load"], &[]);
+    let results = run_all(&client("acp_careful.py", 20), &cases, 2);
+    let summary = run::Summary::new(&results, &[]);
+    assert!(summary.passed(), "{summary}");
+    assert!(results
+        .iter()
+        .any(|r| matches!(&r.case.expect, Expectation::Success { .. })));
+}
+
+#[test]
+fn three_runs_of_the_acp_matrix_record_the_same() {
+    // The cases where a run could record what another does not: a recorded session
+    // loaded into a session the mock makes up (live ids in its divergences), the
+    // agent dying while its permission request waits (the client's answer races
+    // the death), a recording that waits for a cancel the client never sends (the
+    // client gives up and ends the agent), and faults that change how the agent
+    // writes. The third run shares the machine with a busy thread.
+    let mut cases = acp_cases(
+        &["default", "load", "crash-while-asking"],
+        &["clean", "crash@asking", "reorder", "coalesce", "late@prompt"],
+    );
+    cases.extend(acp_cases(&["cancelled"], &["clean"]));
+    let careful = client("acp_careful.py", 20);
+    let records = |results: &[run::CaseResult]| -> Vec<(String, String)> {
+        results
+            .iter()
+            .map(|r| (r.case.name.clone(), run::report::record(r)))
+            .collect()
+    };
+    let first = run_all(&careful, &cases, 2);
+    let summary = run::Summary::new(&first, &[]);
+    assert!(summary.passed(), "{summary}");
+    let first = records(&first);
+    for rerun in 2..=3 {
+        let busy = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(rerun == 3));
+        let spinning = std::sync::Arc::clone(&busy);
+        let spinner = std::thread::spawn(move || {
+            while spinning.load(std::sync::atomic::Ordering::Relaxed) {
+                std::hint::spin_loop();
+            }
+        });
+        let again = records(&run_all(&careful, &cases, 2));
+        busy.store(false, std::sync::atomic::Ordering::Relaxed);
+        spinner.join().expect("the busy thread ends");
+        for ((name, before), (_, after)) in first.iter().zip(&again) {
+            assert_eq!(before, after, "run {rerun} of {name} records otherwise");
+        }
+    }
 }

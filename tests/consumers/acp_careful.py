@@ -17,7 +17,8 @@
 #   exiting before the turn ended, or no message for CONSUMER_IDLE_TIMEOUT seconds
 #   (default 8) is failure;
 # - the agent is never left running: its stdin is closed at the end, and it is
-#   terminated (then killed) when it does not exit, or at once on failure.
+#   terminated (then killed) when it does not exit; on failure it is terminated at
+#   once, before its stdin is closed (so it ends by the signal, the same every run).
 #
 # Usage: acp_careful.py [PROMPT]   (default "Summarize the repo")
 # The agent is CURSOR_AGENT if set, else `cursor-agent` on PATH, run as `<agent> acp`.
@@ -284,13 +285,12 @@ class Client:
             raise AgentFailure("the turn ended with stopReason %s" % json.dumps(stop))
 
     def stop(self, graceful):
-        """Closes the agent's stdin; waits 2 s for it to exit when graceful, then
-        terminates it, waits 1 s, and kills it."""
-        try:
-            self.proc.stdin.close()
-        except (OSError, ValueError):
-            pass
+        """When graceful, closes the agent's stdin and waits 2 s for it to exit. Then
+        terminates it, waits 1 s, and kills it; its stdin is closed last on failure,
+        so that an agent given up on ends by the signal, not by going on with what
+        the end of its stdin lets it do (which would race the signal)."""
         if graceful:
+            self.close_stdin()
             try:
                 self.proc.wait(timeout=2)
             except subprocess.TimeoutExpired:
@@ -307,6 +307,13 @@ class Client:
                 self.proc.wait(timeout=5)
             except (OSError, subprocess.TimeoutExpired):
                 pass
+        self.close_stdin()
+
+    def close_stdin(self):
+        try:
+            self.proc.stdin.close()
+        except (OSError, ValueError):
+            pass
 
 
 _interrupted = [False]

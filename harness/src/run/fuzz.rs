@@ -397,7 +397,7 @@ impl Fuzz {
                     let case = case_of(value, &path, runs)?;
                     let outcome = worker.run(&case)?;
                     let _ = std::fs::remove_file(&path);
-                    let verdicts = runner.properties.check(&case, &outcome);
+                    let verdicts = runner.properties.check(&case.lived(&outcome), &outcome);
                     let same = verdicts.iter().any(|v| !v.held && cause.contains(&v.name));
                     Ok(if same { broken_list(&verdicts) } else { Vec::new() })
                 };

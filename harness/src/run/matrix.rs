@@ -154,6 +154,37 @@ impl Case {
         })
     }
 
+    /// The case as the consumer played it: in server mode, with what a correct client
+    /// concludes from the requests it actually sent (the last conversation of the
+    /// run's journal, see [`crate::dialects::cursor_acp::expect::expectation_of_run`]);
+    /// otherwise, or when the client sent no request, the case as it is.
+    pub fn lived(&self, outcome: &super::Outcome) -> Case {
+        let mut case = self.clone();
+        if self.dialect != Dialect::CursorAcp {
+            return case;
+        }
+        let Some(run) = outcome.journal.iter().rev().find_map(|e| e.acp.as_ref()) else {
+            return case;
+        };
+        let Ok(faults) = crate::dialects::cursor_acp::faults::parse(
+            &self.faults,
+            crate::dialects::cursor_acp::faults::FROM_ENV,
+        ) else {
+            return case;
+        };
+        let Ok((mut conversation, _)) = crate::dialects::cursor_acp::conversation(&self.source.source())
+        else {
+            return case;
+        };
+        if let Some((expect, segments)) =
+            crate::dialects::cursor_acp::expect::expectation_of_run(conversation.as_mut(), faults, run)
+        {
+            case.expect = expect;
+            case.segments = segments;
+        }
+        case
+    }
+
     /// The mock's settings for the case.
     pub fn env(&self) -> Vec<(String, String)> {
         let mut env = Vec::new();
@@ -176,9 +207,9 @@ impl Case {
 
 /// The faults of server mode's matrix, in the placements that matter: at
 /// `initialize`, at `session/new`, mid-turn, while a permission request waits, at the
-/// prompt's response and after it; and those a client must shrug off. (The
-/// `authenticate-hangs` preset is left out: whether a correct client fails on it
-/// depends on whether it authenticates at all.)
+/// prompt's response and after it; and those a client must shrug off. Whether a
+/// correct client fails on `authenticate-hangs` depends on whether it authenticates:
+/// what it concludes is worked out from the requests it sent ([`Case::lived`]).
 pub fn acp_faults() -> Vec<(String, String)> {
     let (initialize, prompt) = (methods::INITIALIZE, methods::SESSION_PROMPT);
     let (chunk, tool_call) = (updates::AGENT_MESSAGE_CHUNK, updates::TOOL_CALL);
@@ -188,6 +219,7 @@ pub fn acp_faults() -> Vec<(String, String)> {
         ("crash@initialize", "crash-on-initialize".into()),
         ("late@initialize", format!("late:method={initialize},ms=300")),
         ("auth-required", "auth-required".into()),
+        ("authenticate-hangs", "authenticate-hangs".into()),
         ("session-services-failed", "session-services-failed".into()),
         ("early-update@session-new", "early-update".into()),
         (

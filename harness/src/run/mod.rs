@@ -580,14 +580,16 @@ impl<'a> Runner<'a> {
     /// its last [`child::TAIL`] kept), the verdict of each property on it, and the
     /// line that runs it again.
     fn check(&self, case: &Case, mut outcome: Outcome) -> CaseResult {
-        let verdicts = self.properties.check(case, &outcome);
+        // What a correct consumer concludes from what this run's client did.
+        let case = case.lived(&outcome);
+        let verdicts = self.properties.check(&case, &outcome);
         for stream in [&mut outcome.stdout, &mut outcome.stderr] {
             *stream = child::keep(std::mem::take(stream), KEPT);
         }
         let cwd = std::env::current_dir().unwrap_or_default();
         CaseResult {
-            repro: repro::line(self.consumer, self.mock, case, &cwd),
-            case: case.clone(),
+            repro: repro::line(self.consumer, self.mock, &case, &cwd),
+            case,
             outcome,
             verdicts,
         }

@@ -30,15 +30,20 @@ pub fn record(result: &CaseResult) -> String {
         }
     }
     let text_of = |bytes: &[u8]| normalize(&String::from_utf8_lossy(bytes), &outcome.dir);
-    for (n, conversation) in outcome.journal.iter().filter_map(|e| e.acp.as_ref()).enumerate() {
+    let conversations = outcome
+        .journal
+        .iter()
+        .filter_map(|e| e.acp.as_ref().map(|c| (c, e.crashed())));
+    for (n, (conversation, crashed)) in conversations.enumerate() {
+        // What raced the agent's death is left out: the record is the same on every run.
         let messages = conversation
-            .messages
-            .iter()
+            .settled(crashed)
             .map(|m| (m.dir.as_str(), m.line.as_str()));
         let told = normalize(&crate::dialects::cursor_acp::summary(messages), &outcome.dir);
         let _ = writeln!(text, "--- conversation {} ---\n{}", n + 1, clip(&told));
         for divergence in &conversation.divergences {
-            let _ = writeln!(text, "divergence: {divergence}");
+            // Live session ids, made up by the mock, are UUIDs.
+            let _ = writeln!(text, "divergence: {}", normalize(divergence, &outcome.dir));
         }
     }
     let _ = writeln!(text, "--- stdout ---\n{}", clip(&text_of(&outcome.stdout)));

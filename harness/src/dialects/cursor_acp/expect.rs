@@ -15,8 +15,10 @@
 //! one the client can meet:
 //!
 //! - with prompts: a success when every prompt the client did not cancel itself
-//!   (`session/cancel`) ended `end_turn`; errors to other requests (an extension
-//!   method the agent does not know) are the client's to shrug off;
+//!   (`session/cancel`) named a session the agent opened (`session/new`,
+//!   `session/load` answered with a result) and ended `end_turn`; errors to other
+//!   requests (an extension method the agent does not know, a `session/load` the
+//!   client falls back from) are the client's to shrug off;
 //! - without: a failure when a request was answered with an error, not answered, or
 //!   the agent ended (the client could not get to its turn), else a success with no
 //!   answer.
@@ -183,6 +185,8 @@ impl Client {
         self.play(start, "");
         let mut turns: Vec<Turn> = Vec::new();
         let mut failed = false;
+        // The sessions the agent opened for the client (as the live run named them).
+        let mut opened: Vec<String> = Vec::new();
         for line in sent {
             let Some(message) = Message::parse(line) else {
                 continue;
@@ -200,6 +204,17 @@ impl Client {
                             id: message.id_text().to_owned(),
                         });
                     } else {
+                        let id = message.id_text();
+                        match (&answer, message.method()) {
+                            (Answer::Result(result), methods::SESSION_NEW) => opened.extend(
+                                live_session(run, id)
+                                    .or_else(|| result["sessionId"].as_str().map(str::to_owned)),
+                            ),
+                            (Answer::Result(_), methods::SESSION_LOAD) => {
+                                opened.extend(message.param_str("sessionId"));
+                            }
+                            _ => {}
+                        }
                         failed |= !matches!(answer, Answer::Result(_));
                     }
                 }
@@ -229,8 +244,12 @@ impl Client {
                 )
             };
         }
-        let ended_well =
-            |t: &Turn| matches!(&t.answer, Answer::Result(r) if r["stopReason"] == stop_reasons::END_TURN);
+        // A prompt to a session the agent did not open (its `session/new` failed, and
+        // the client prompted all the same) is no turn a correct client has.
+        let ended_well = |t: &Turn| {
+            t.session.as_ref().is_some_and(|s| opened.contains(s))
+                && matches!(&t.answer, Answer::Result(r) if r["stopReason"] == stop_reasons::END_TURN)
+        };
         if !turns.iter().all(ended_well) {
             return (Expectation::Failure, Vec::new());
         }
@@ -325,6 +344,19 @@ fn success(chunks: Vec<String>) -> (Expectation, Vec<String>) {
     )
 }
 
+/// The session id of the live agent's result to the client's `session/new` `id`
+/// (JSON text), as the journal of the run has it.
+fn live_session(run: &journal::Conversation, id: &str) -> Option<String> {
+    run.messages.iter().find_map(|record| {
+        let message = Message::parse(record.line.as_bytes())?;
+        let result =
+            (record.dir == journal::OUT && message.kind == Kind::Response && message.id_text() == id)
+                .then_some(message.result)??;
+        let value: Value = serde_json::from_str(result.get()).ok()?;
+        value["sessionId"].as_str().map(str::to_owned)
+    })
+}
+
 /// Whether the live agent sent the turn of the prompt `id` (JSON text) under the
 /// session the prompt names, as the journal of the run shows it: `None` when the run
 /// has none of the turn's message chunks. (The mock may map a recording's session ids
@@ -373,20 +405,19 @@ mod tests {
         expectation(&mut teller(), parse(faults, FROM_ENV).expect("parses")).0
     }
 
-    /// A journal's conversation of these client lines (and these agent lines first).
-    fn run(client: &[Value], agent: &[Value]) -> journal::Conversation {
-        let record = |dir: &str, v: &Value| journal::MessageRecord {
-            dir: dir.to_owned(),
-            at_ms: 0,
-            line: v.to_string(),
-        };
-        let mut run = journal::Conversation::default();
-        run.messages = agent
-            .iter()
-            .map(|v| record(journal::OUT, v))
-            .chain(client.iter().map(|v| record(journal::IN, v)))
-            .collect();
-        run
+    /// A journal's conversation of these client lines.
+    fn run(client: &[Value]) -> journal::Conversation {
+        journal::Conversation {
+            messages: client
+                .iter()
+                .map(|v| journal::MessageRecord {
+                    dir: journal::IN.to_owned(),
+                    at_ms: 0,
+                    line: v.to_string(),
+                })
+                .collect(),
+            ..Default::default()
+        }
     }
 
     fn request(id: u64, method: &str, params: Value) -> Value {
@@ -476,7 +507,9 @@ mod tests {
                 for out in live.message(line).out {
                     let Out::Line { bytes, .. } = out else { continue };
                     let value: Value = serde_json::from_slice(&bytes).expect("JSON");
-                    if let Some(id) = value["result"]["sessionId"].as_str() {
+                    if let Some(id) =
+                        value[crate::dialects::cursor_acp::rpc::members::RESULT]["sessionId"].as_str()
+                    {
                         session = id.to_owned();
                     }
                     if value["params"]["update"]["sessionUpdate"] == updates::AGENT_MESSAGE_CHUNK {
@@ -492,7 +525,7 @@ mod tests {
         }
         assert_ne!(seen, canonical, "the extra request changes what the client sees");
         let (expect, chunks) =
-            expectation_of_run(&mut teller(), faults(), &run(&sent, &[])).expect("the client sent requests");
+            expectation_of_run(&mut teller(), faults(), &run(&sent)).expect("the client sent requests");
         assert_eq!(chunks, seen);
         assert_eq!(
             expect,
@@ -525,7 +558,7 @@ mod tests {
             Expectation::Failure
         );
         assert_eq!(
-            expectation_of_run(load_cassette().as_mut(), faults(), &run(&sent, &[]))
+            expectation_of_run(load_cassette().as_mut(), faults(), &run(&sent))
                 .expect("requests")
                 .0,
             Expectation::Success {
@@ -536,7 +569,7 @@ mod tests {
         // `auth-required` answers session/load too.
         let auth = parse("auth-required", FROM_ENV).expect("parses");
         assert_eq!(
-            expectation_of_run(load_cassette().as_mut(), auth, &run(&sent, &[]))
+            expectation_of_run(load_cassette().as_mut(), auth, &run(&sent))
                 .expect("requests")
                 .0,
             Expectation::Failure
@@ -546,7 +579,7 @@ mod tests {
         let mut with_extension = sent.to_vec();
         with_extension.insert(1, request(9, "_acme/ping", json!({})));
         assert!(matches!(
-            expectation_of_run(load_cassette().as_mut(), Vec::new(), &run(&with_extension, &[])),
+            expectation_of_run(load_cassette().as_mut(), Vec::new(), &run(&with_extension)),
             Some((Expectation::Success { .. }, _))
         ));
         // A client that cannot get to its turn: the error is a failure to report.
@@ -558,14 +591,31 @@ mod tests {
             expectation_of_run(
                 &mut teller(),
                 parse("session-services-failed", FROM_ENV).expect("parses"),
-                &run(&stopped, &[])
+                &run(&stopped)
+            )
+            .expect("requests")
+            .0,
+            Expectation::Failure
+        );
+        // A client that prompts all the same, in a session it does not have, while
+        // the agent (a recording) answers the prompt: still a failure to report.
+        let prompted = [
+            stopped[0].clone(),
+            stopped[1].clone(),
+            request(2, methods::SESSION_PROMPT, json!({"prompt": []})),
+        ];
+        assert_eq!(
+            expectation_of_run(
+                load_cassette().as_mut(),
+                parse("error:method=session/new", FROM_ENV).expect("parses"),
+                &run(&prompted)
             )
             .expect("requests")
             .0,
             Expectation::Failure
         );
         // No request at all: the canonical client says.
-        assert!(expectation_of_run(&mut teller(), Vec::new(), &run(&[], &[])).is_none());
+        assert!(expectation_of_run(&mut teller(), Vec::new(), &run(&[])).is_none());
     }
 
     #[test]
@@ -587,10 +637,25 @@ mod tests {
             json!({"jsonrpc": "2.0", "method": methods::SESSION_UPDATE, "params": {"sessionId": session,
                 "update": {"sessionUpdate": updates::AGENT_MESSAGE_CHUNK, "content": {"type": "text", "text": "I printed `hello`."}}}})
         };
-        let respond = json!({"jsonrpc": "2.0", "id": 3, "result": {"stopReason": "end_turn"}});
+        let respond: Value = serde_json::from_slice(&crate::dialects::cursor_acp::rpc::response(
+            "3",
+            &wire::stop(stop_reasons::END_TURN),
+        ))
+        .expect("JSON");
+        // The live agent's answer to `session/new`: the session it made up.
+        let made_up: Value = serde_json::from_slice(&crate::dialects::cursor_acp::rpc::response(
+            "2",
+            &json!({"sessionId": live}),
+        ))
+        .expect("JSON");
         let as_played = |agent: &Value| {
-            let mut run = run(&sent, &[]);
+            let mut run = run(&sent);
             let mut turn = run.messages.split_off(2);
+            run.messages.push(journal::MessageRecord {
+                dir: journal::OUT.into(),
+                at_ms: 0,
+                line: made_up.to_string(),
+            });
             run.messages.push(turn.remove(0));
             for v in [agent, &respond] {
                 run.messages.push(journal::MessageRecord {
