@@ -58,6 +58,26 @@ pub fn expectation_of(frames: &[Frame]) -> Expectation {
     }
 }
 
+/// The misbehaviour a run shows that the real CLI never does, if it shows one: the
+/// frames a mock performs (in `stream-json`) end with exit 0, yet no readable `result`
+/// reached stdout (the real CLI ends every failure with exit 1 and a message on
+/// stderr). Only a fault list that asks for it makes one (`exit:code=0` after a fault
+/// that loses the result): a case built from it says so in its name.
+pub fn misbehaving_of(frames: &[Frame]) -> Option<&'static str> {
+    let hangs = frames
+        .iter()
+        .any(|f| matches!(f, Frame::Stall { duration: None, .. }));
+    let exits_0 = frames
+        .iter()
+        .any(|f| matches!(f, Frame::End(end) if end.exit.success()));
+    let failed = expectation_of(frames) == Expectation::Failure;
+    (exits_0 && failed && !hangs).then_some("exits 0 without a result")
+}
+
+/// What the name of a case ends with when only a misbehaving agent makes its run (see
+/// [`misbehaving_of`]).
+pub const MISBEHAVING: &str = "+misbehaving-agent";
+
 /// The assistant's text segments of a successful run, in order, as the frames show
 /// them in `stream-json` without `--stream-partial-output`: the pieces `result.result`
 /// is made of. A consumer that posts each segment as a message of its own reports
