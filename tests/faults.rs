@@ -720,3 +720,53 @@ fn a_misbehaving_agent_is_asked_for_and_named() {
         "{listed}"
     );
 }
+
+#[test]
+fn a_fault_that_changes_no_byte_nor_the_exit_expects_what_the_clean_run_expects() {
+    use harness::dialects::cursor_print::expect::expectation_of;
+    use harness::scenario::Scenario;
+    use harness::{OutputFormat, RenderOptions};
+    let frames = |spec: &str, source: &harness::Source| {
+        let mut scenario = Scenario::new(RenderOptions::new(OutputFormat::StreamJson));
+        scenario.faults = harness::faults::parse(spec, harness::faults::FROM_ENV).expect("parses");
+        let plan = scenario.plan(source.open("hi").expect("opens")).expect("plans");
+        plan.frames.collect::<Result<Vec<_>, _>>().expect("frames")
+    };
+    let sources = [
+        harness::Source::Default,
+        harness::Source::Cassette(crate::support::root().join("cassettes/partial-thinking.cassette")),
+    ];
+    let mut same = 0;
+    for source in &sources {
+        let clean = frames("", source);
+        let clean_run = planned("", OutputFormat::StreamJson, source);
+        for fault in [
+            "stall:ms=1",
+            "close-stdout",
+            "eof",
+            "signal:name=TERM",
+            "duplicate",
+            "huge:bytes=10",
+        ] {
+            for place in ["at=result", "at=assistant", "at=tool_call", "after=1", "at=end"] {
+                for byte in [None, Some(0), Some(1), Some(40), Some(100_000)] {
+                    let byte = byte.map(|k| format!(",byte={k}")).unwrap_or_default();
+                    let sep = if fault.contains(':') { "," } else { ":" };
+                    let spec = format!("{fault}{sep}{place}{byte}");
+                    let Ok(_) = harness::faults::parse(&spec, harness::faults::FROM_ENV) else {
+                        continue; // a key the fault does not take
+                    };
+                    if planned(&spec, OutputFormat::StreamJson, source) == clean_run {
+                        same += 1;
+                        assert_eq!(
+                            expectation_of(&frames(&spec, source)),
+                            expectation_of(&clean),
+                            "{spec}: the clean run's bytes and exit, another expectation"
+                        );
+                    }
+                }
+            }
+        }
+    }
+    assert!(same > 20, "{same} cases write the clean run's bytes");
+}
