@@ -159,13 +159,17 @@ fn without_events(output: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::shown_text;
+    use crate::dialects::cursor_print::events::{event_type, subtype};
 
     #[test]
     fn the_agent_s_own_lines_are_not_the_answer_shown() {
-        let raw = r#"{"type":"result","subtype":"success","is_error":false,"result":"Hello there","session_id":"s"}"#;
+        let (result, success) = (event_type::RESULT, subtype::SUCCESS);
+        let raw = format!(
+            r#"{{"type":"{result}","subtype":"{success}","is_error":false,"{result}":"Hello there","session_id":"s"}}"#
+        );
         assert_eq!(shown_text(&format!("{raw}\n"), ""), "\n");
-        let dumped = r#"answer: {"type": "result", "result": "Hello there", "session_id": "s"}"#;
-        assert_eq!(shown_text(dumped, ""), "answer: ");
+        let dumped = format!(r#"answer: {{"type": "{result}", "{result}": "Hello there", "session_id": "s"}}"#);
+        assert_eq!(shown_text(&dumped, ""), "answer: ");
         // JSON of the consumer's own, or text with braces, is kept.
         let own = "{\"answer\": \"Hello there\"}\n{\"type\" is a word}\n";
         assert_eq!(shown_text(own, ""), own);
