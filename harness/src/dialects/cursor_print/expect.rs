@@ -115,9 +115,9 @@ pub fn shown_text(output: &str, faults: &str) -> String {
             if text.trim().is_empty() {
                 continue;
             }
+            // Whole lines only: a short text may also be a word of the answer.
             shown = shown.replace(&format!("{text}\r\n"), "");
             shown = shown.replace(&format!("{text}\n"), "");
-            shown = shown.replace(&text, "");
         }
     }
     shown
@@ -168,7 +168,8 @@ mod tests {
             r#"{{"type":"{result}","subtype":"{success}","is_error":false,"{result}":"Hello there","session_id":"s"}}"#
         );
         assert_eq!(shown_text(&format!("{raw}\n"), ""), "\n");
-        let dumped = format!(r#"answer: {{"type": "{result}", "{result}": "Hello there", "session_id": "s"}}"#);
+        let dumped =
+            format!(r#"answer: {{"type": "{result}", "{result}": "Hello there", "session_id": "s"}}"#);
         assert_eq!(shown_text(&dumped, ""), "answer: ");
         // JSON of the consumer's own, or text with braces, is kept.
         let own = "{\"answer\": \"Hello there\"}\n{\"type\" is a word}\n";
@@ -183,6 +184,11 @@ mod tests {
         assert_eq!(
             shown_text("a [debug] x b", "error:method=initialize"),
             "a [debug] x b"
+        );
+        assert_eq!(
+            shown_text("a b\n", "noise:text=a"),
+            "a b\n",
+            "not a word of the answer"
         );
     }
 }
