@@ -663,3 +663,56 @@ fn a_fault_that_leaves_the_output_as_the_clean_run_s_expects_what_the_clean_run_
     // The line cut there for good is a failure, which the careful consumer reports.
     assert_eq!(careful_with("eof:at=result,byte=1"), Some(0));
 }
+
+#[test]
+fn a_raw_json_line_shown_as_the_answer_breaks_reports_success() {
+    // The answer's words are inside the raw `result` line it prints, JSON-escaped
+    // between fields: not the answer shown as text. All else it does right.
+    let sources = [
+        CaseSource::Default,
+        CaseSource::Cassette(root().join("cassettes/edit-file.cassette")),
+    ];
+    let results = run_all(
+        &python("raw_line_as_answer.py"),
+        &cases(&sources, Some("clean")),
+        2,
+    );
+    assert_eq!(results.len(), 2);
+    for result in &results {
+        let broken: Vec<&str> = result
+            .verdicts
+            .iter()
+            .filter(|v| !v.held)
+            .map(|v| v.name.as_str())
+            .collect();
+        assert_eq!(broken, ["reports-success"], "{}", report::record(result));
+    }
+    // It reports a failure as a failure.
+    assert_eq!(
+        broken(&python("raw_line_as_answer.py"), "auth-required"),
+        Vec::<String>::new()
+    );
+}
+
+#[test]
+fn a_live_display_that_shows_noise_between_parts_of_the_answer_reports_success() {
+    // With `--stream-partial-output` it prints each delta as it comes and the agent's
+    // non-JSON line where it came: between two parts of the answer, even inside a
+    // segment. The whole answer is shown, in order.
+    let sources = [
+        CaseSource::Default,
+        CaseSource::Cassette(root().join("cassettes/partial-thinking.cassette")),
+        CaseSource::Cassette(root().join("cassettes/shell-command.cassette")),
+    ];
+    let mut cases = Vec::new();
+    for source in &sources {
+        for after in 0..10 {
+            let spec = format!("noise:after={after}");
+            let name = format!("{}/noise@{after}", source.name());
+            cases.push(Case::new(source.clone(), OutputFormat::StreamJson, &spec, name).expect("case"));
+        }
+    }
+    let results = run_all(&python("live_display.py"), &cases, 2);
+    let summary = run::Summary::new(&results, &[]);
+    assert!(summary.passed(), "{summary}");
+}

@@ -18,6 +18,10 @@ const CASES: &[(&str, &str, &str)] = &[
     ("eof-cut-mid-line", "eof:after=3,byte=10", "stream-json"),
     ("eof-default-before-result", "eof", "stream-json"),
     ("eof-json", "eof", "json"),
+    ("eof-text", "eof", "text"),
+    // Only a misbehaving agent exits 0 without a result: asked for with `exit`.
+    ("eof-exit-0-misbehaving", "eof;exit:code=0", "stream-json"),
+    ("eof-exit-0-misbehaving-json", "eof;exit:code=0", "json"),
     (
         "stderr-at-result",
         "stderr:text=\"warning: slow\",at=result",
@@ -33,6 +37,9 @@ const CASES: &[(&str, &str, &str)] = &[
     ),
     ("stall-short", "stall:ms=50,after=1", "stream-json"),
     ("close-stdout", "close-stdout:after=2", "stream-json"),
+    ("close-stdout-json-at-end", "close-stdout:at=end", "json"),
+    ("stall-inside-result-json", "stall:ms=1,at=result,byte=1", "json"),
+    ("stall-inside-result-text", "stall:ms=1,at=result,byte=1", "text"),
     ("malformed", "malformed:after=1", "stream-json"),
     ("noise", "noise:text=\"[debug] hello\",after=0", "stream-json"),
     ("noise-json", "noise", "json"),
@@ -597,4 +604,169 @@ mod compose {
             prop_assert!(!stderr.contains("mock-agent:"), "{specs:?}: {stderr}");
         }
     }
+}
+
+/// What a run of the mock does on stdout and stderr and how it ends, planned (the
+/// default session, faults applied, no timing): stdout, stderr, exit.
+fn planned(
+    spec: &str,
+    format: harness::OutputFormat,
+    source: &harness::Source,
+) -> (String, String, harness::Exit) {
+    use harness::scenario::Scenario;
+    use harness::{Frame, RenderOptions, Stream};
+    let mut scenario = Scenario::new(RenderOptions::new(format));
+    scenario.faults = harness::faults::parse(spec, harness::faults::FROM_ENV).expect("parses");
+    let plan = scenario.plan(source.open("hi").expect("opens")).expect("plans");
+    let (mut stdout, mut stderr, mut exit) = (String::new(), String::new(), None);
+    let mut closed = false;
+    for frame in plan.frames {
+        match frame.expect("a frame") {
+            Frame::CloseStdout { .. } => closed = true,
+            Frame::Line(line) => {
+                let text =
+                    String::from_utf8_lossy(&line.bytes).into_owned() + if line.newline { "\n" } else { "" };
+                match line.stream {
+                    Stream::Stdout if !closed => stdout.push_str(&text),
+                    Stream::Stderr => stderr.push_str(&text),
+                    _ => {}
+                }
+            }
+            Frame::End(end) => exit = Some(end.exit),
+            _ => {}
+        }
+    }
+    (stdout, stderr, exit.expect("an end"))
+}
+
+#[test]
+fn every_fault_of_the_matrix_ends_as_the_real_cli_in_every_format() {
+    use harness::OutputFormat;
+    // The real CLI ends a run either with its result and exit 0, or with a message on
+    // stderr and exit 1 (or by a signal); never exit 0 without a result.
+    let sources = [
+        harness::Source::Default,
+        harness::Source::Cassette(crate::support::root().join("cassettes/partial-thinking.cassette")),
+    ];
+    for source in &sources {
+        for (label, spec) in harness::run::matrix::standard_faults() {
+            let clean = planned("", OutputFormat::Json, source).0;
+            for format in [OutputFormat::StreamJson, OutputFormat::Json, OutputFormat::Text] {
+                let (stdout, stderr, exit) = planned(&spec, format, source);
+                let case = format!("{label} ({spec}) in {format}");
+                match exit {
+                    harness::Exit::Code(0) => {
+                        let result = match format {
+                            OutputFormat::Text => planned(&spec, OutputFormat::StreamJson, source).0,
+                            _ => stdout.clone(),
+                        };
+                        let has_result = result
+                            .lines()
+                            .any(|l| l.trim_end().starts_with(r#"{"type":"result""#))
+                            || (format == OutputFormat::Json && stdout.trim_end() == clean.trim_end());
+                        assert!(has_result, "{case}: exit 0 without a result:\n{stdout}");
+                    }
+                    // An `exit` fault decides how the run ends, on purpose.
+                    harness::Exit::Code(code) if !spec.contains("exit:") => {
+                        assert!(
+                            !stderr.trim().is_empty(),
+                            "{case}: exit {code} and nothing on stderr"
+                        );
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_misbehaving_agent_is_asked_for_and_named() {
+    use harness::run::{Case, CaseSource};
+    use harness::OutputFormat;
+    for format in [OutputFormat::StreamJson, OutputFormat::Json, OutputFormat::Text] {
+        let (stdout, stderr, exit) = planned("eof;exit:code=0", format, &harness::Source::Default);
+        assert_eq!(exit, harness::Exit::Code(0), "{format}");
+        assert!(
+            stderr.is_empty() && !stdout.contains(r#""type":"result""#),
+            "{format}: {stdout}{stderr}"
+        );
+    }
+    let real = Case::new(
+        CaseSource::Default,
+        OutputFormat::StreamJson,
+        "eof",
+        "default/eof".into(),
+    )
+    .expect("case");
+    assert_eq!(real.name, "default/eof");
+    let asked = Case::new(
+        CaseSource::Default,
+        OutputFormat::StreamJson,
+        "eof;exit:code=0",
+        "default/eof-exit-0".into(),
+    )
+    .expect("case");
+    assert_eq!(asked.name, "default/eof-exit-0+misbehaving-agent");
+    assert_eq!(
+        asked.expect,
+        harness::dialects::cursor_print::expect::Expectation::Failure
+    );
+    // `mock-agent faults` says which fault asks for it.
+    let listed = mock().arg("faults").output().expect("runs");
+    let listed = String::from_utf8_lossy(&listed.stdout);
+    assert!(
+        listed.contains("misbehaving agent (never the real CLI, only when asked for): `exit:code=0`"),
+        "{listed}"
+    );
+}
+
+#[test]
+fn a_fault_that_changes_no_byte_nor_the_exit_expects_what_the_clean_run_expects() {
+    use harness::dialects::cursor_print::expect::expectation_of;
+    use harness::scenario::Scenario;
+    use harness::{OutputFormat, RenderOptions};
+    let frames = |spec: &str, source: &harness::Source| {
+        let mut scenario = Scenario::new(RenderOptions::new(OutputFormat::StreamJson));
+        scenario.faults = harness::faults::parse(spec, harness::faults::FROM_ENV).expect("parses");
+        let plan = scenario.plan(source.open("hi").expect("opens")).expect("plans");
+        plan.frames.collect::<Result<Vec<_>, _>>().expect("frames")
+    };
+    let sources = [
+        harness::Source::Default,
+        harness::Source::Cassette(crate::support::root().join("cassettes/partial-thinking.cassette")),
+    ];
+    let mut same = 0;
+    for source in &sources {
+        let clean = frames("", source);
+        let clean_run = planned("", OutputFormat::StreamJson, source);
+        for fault in [
+            "stall:ms=1",
+            "close-stdout",
+            "eof",
+            "signal:name=TERM",
+            "duplicate",
+            "huge:bytes=10",
+        ] {
+            for place in ["at=result", "at=assistant", "at=tool_call", "after=1", "at=end"] {
+                for byte in [None, Some(0), Some(1), Some(40), Some(100_000)] {
+                    let byte = byte.map(|k| format!(",byte={k}")).unwrap_or_default();
+                    let sep = if fault.contains(':') { "," } else { ":" };
+                    let spec = format!("{fault}{sep}{place}{byte}");
+                    let Ok(_) = harness::faults::parse(&spec, harness::faults::FROM_ENV) else {
+                        continue; // a key the fault does not take
+                    };
+                    if planned(&spec, OutputFormat::StreamJson, source) == clean_run {
+                        same += 1;
+                        assert_eq!(
+                            expectation_of(&frames(&spec, source)),
+                            expectation_of(&clean),
+                            "{spec}: the clean run's bytes and exit, another expectation"
+                        );
+                    }
+                }
+            }
+        }
+    }
+    assert!(same > 20, "{same} cases write the clean run's bytes");
 }

@@ -132,3 +132,48 @@ fn profiles_and_sizes() {
             "mock-agent: MOCK_AGENT_GENERATE:1:1:",
         ));
 }
+
+#[test]
+fn a_generated_failure_ends_where_the_real_cli_stops() {
+    // An error found before any output (the login, the model) has no output before
+    // it; out of usage comes after `init` and `user`; a lost connection there or later.
+    let mut seen = std::collections::BTreeSet::new();
+    for seed in 0..300 {
+        for config in [SessionConfig::default(), SessionConfig::seeds()] {
+            let session = from_seed(seed, &config);
+            let Some(message) = session.stderr.first() else {
+                continue;
+            };
+            let lines = session.lines.len();
+            let (kind, holds) = if message.starts_with("Authentication required")
+                || message.starts_with("Cannot use this model")
+            {
+                ("before output", lines == 0)
+            } else if message.starts_with("ActionRequiredError") {
+                ("after user", lines == 2)
+            } else {
+                ("connection", lines >= 2)
+            };
+            assert!(
+                holds,
+                "seed {seed}: {lines} lines before {message:?}\n{}",
+                session.stdout()
+            );
+            seen.insert(kind);
+        }
+    }
+    assert_eq!(seen.len(), 3, "every kind of failure drawn: {seen:?}");
+    // The seed the issue names ended a whole stream as `unknown-model`.
+    let output = mock()
+        .args(["generate", "--seed", "42", "--profile", "seeds"])
+        .output()
+        .expect("runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    if stderr.contains("Cannot use this model") || stderr.contains("Authentication required") {
+        assert!(
+            output.stdout.is_empty(),
+            "{}",
+            String::from_utf8_lossy(&output.stdout)
+        );
+    }
+}

@@ -61,7 +61,9 @@ impl Scenario {
             .printed_as(recorded.prints_events_as(self.render.format));
         let frames = render::events(recording.frames, &self.render, recorded);
         let frames = faults::apply_events(frames, &applied);
-        let frames = render::format(frames, self.render.format, recorded);
+        // An `exit` fault decides how the run ends, in every format.
+        let exit_decides = self.faults.iter().any(|f| matches!(f, Fault::Exit { .. }));
+        let frames = render::format_ending(frames, self.render.format, recorded, !exit_decides);
         let frames = faults::apply_output(frames, &applied);
         // The default timing needs no schedule: an untimed executor never waits.
         let timed = self.timing != Timing::default();

@@ -65,6 +65,9 @@ pub struct Described {
     pub default: Option<Site>,
     /// Whether it is a preset: the real agent's failure, as faults.
     pub preset: bool,
+    /// The scenario only a misbehaving agent makes with it (never the real CLI), which
+    /// it gives only when asked for: `None` when it has none.
+    pub misbehaving: Option<&'static str>,
 }
 
 impl Described {
@@ -89,6 +92,13 @@ impl Described {
     const fn preset(self) -> Self {
         Described { preset: true, ..self }
     }
+
+    const fn misbehaving(self, scenario: &'static str) -> Self {
+        Described {
+            misbehaving: Some(scenario),
+            ..self
+        }
+    }
 }
 
 const PRINT: &[Dialect] = &[Dialect::CursorPrint];
@@ -111,6 +121,7 @@ const fn e(
         places: &[],
         default: None,
         preset: false,
+        misbehaving: None,
     }
 }
 
@@ -137,7 +148,7 @@ pub const CATALOGUE: &[Described] = &[
         PRINT,
         "eof",
         "after=N|at=TYPE, byte=K",
-        "stdout stops there and the process ends (default at=result)",
+        "stdout stops there; before the result, the run ends as the real CLI fails: a stderr line, exit 1 (default at=result)",
         "eof:after=3,byte=10",
     )
     .placed(CUT, Some(Site::At(event_type::RESULT))),
@@ -161,9 +172,10 @@ pub const CATALOGUE: &[Described] = &[
         PRINT,
         "exit",
         "code=N",
-        "the process exits with code N",
+        "the process exits with code N, however the run went (no stderr line is added)",
         "exit:code=2",
-    ),
+    )
+    .misbehaving("`exit:code=0` on a run without a result (after `eof`, `drop:type=result`, `close-stdout`, a preset): exit 0 and no result"),
     e(
         PRINT,
         "signal",
@@ -184,7 +196,7 @@ pub const CATALOGUE: &[Described] = &[
         PRINT,
         "close-stdout",
         "after=N|at=TYPE, byte=K",
-        "closes stdout there and goes on without it (default at=result)",
+        "closes stdout there and goes on without it; a result not yet written makes the run fail: a stderr line, exit 1 (default at=result)",
         "close-stdout:at=result;stall",
     )
     .placed(CUT, Some(Site::At(event_type::RESULT))),
@@ -208,7 +220,7 @@ pub const CATALOGUE: &[Described] = &[
         PRINT,
         "drop",
         "type=T",
-        "leaves out every event of type T",
+        "leaves out every event of type T (`result`: the run fails, a stderr line, exit 1)",
         "drop:type=result",
     ),
     e(

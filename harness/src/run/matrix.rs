@@ -9,7 +9,9 @@ use std::path::PathBuf;
 
 use crate::dialects::cursor_acp::wire::{methods, stop_reasons, updates};
 use crate::dialects::cursor_print::events::event_type;
-use crate::dialects::cursor_print::expect::{expectation_of, segments_of, Expectation};
+use crate::dialects::cursor_print::expect::{
+    expectation_of, misbehaving_of, segments_of, Expectation, MISBEHAVING,
+};
 use crate::dialects::cursor_print::render::RenderOptions;
 use crate::dialects::Dialect;
 use crate::error::CassetteError;
@@ -98,6 +100,11 @@ impl Case {
         };
         let stream = frames(OutputFormat::StreamJson)?;
         let mut expect = expectation_of(&stream);
+        // A run the real CLI never makes (asked for with `exit:code=0`) says so.
+        let mut name = name;
+        if misbehaving_of(&stream).is_some() && !name.ends_with(MISBEHAVING) {
+            name.push_str(MISBEHAVING);
+        }
         let segments = match expect {
             Expectation::Success { .. } => segments_of(&stream),
             Expectation::Failure => Vec::new(),

@@ -18,7 +18,7 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use super::{Case, Outcome, Status};
-use crate::dialects::cursor_print::expect::Expectation;
+use crate::dialects::cursor_print::expect::{shown_text, Expectation};
 use crate::dialects::Dialect;
 
 /// One property's verdict for a case.
@@ -409,7 +409,9 @@ impl Properties {
                     None => {
                         matches!(outcome.status, Status::Exited(0))
                             && reports_answer(
-                                &String::from_utf8_lossy(&outcome.stdout),
+                                // As its user reads it: the agent's raw events and
+                                // noise lines passed on are not the answer shown.
+                                &shown_text(&String::from_utf8_lossy(&outcome.stdout), &case.faults),
                                 answer,
                                 &case.segments,
                             )

@@ -376,6 +376,12 @@ pub fn run(argv: &[String]) -> Result<Exit, Error> {
             for entry in faults::catalogue() {
                 println!("{:<16} {}", entry.name, entry.meaning);
                 println!("{:<16} e.g. {}", "", entry.example);
+                if let Some(scenario) = entry.misbehaving {
+                    println!(
+                        "{:<16} misbehaving agent (never the real CLI, only when asked for): {scenario}",
+                        ""
+                    );
+                }
             }
             println!("");
             println!("server mode (`cursor-agent acp`), in MOCK_AGENT_FAULTS:");

@@ -1,4 +1,10 @@
 //! Applying faults to a stream of frames: one iterator stage per fault.
+//!
+//! A run the faults leave without its result ends as the real CLI ends every failure
+//! (shared/REAL-CLI.md): exit 1 and a message on stderr ([`NO_RESULT`]), in every
+//! output format. Only an `exit` fault decides otherwise: `exit:code=0` on such a run
+//! is what a misbehaving agent does, never the real CLI (opt-in, see
+//! [`crate::dialects::cursor_print::expect::misbehaving_of`]).
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
@@ -6,7 +12,7 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use crate::dialects::cursor_print::events::{event_type, subtype};
-use crate::dialects::cursor_print::render::Witness;
+use crate::dialects::cursor_print::render::{Witness, NO_RESULT};
 use crate::faults::{Anchor, Fault, Placement};
 use crate::format::OutputFormat;
 use crate::frames::{Ending, Exit, Frame, Line, Stream};
@@ -23,6 +29,8 @@ struct State {
     session_id: Option<String>,
     timestamp_ms: Option<u64>,
     fired: Vec<bool>,
+    /// The source, before any fault, ends with a successful `result` and exit 0.
+    succeeded: bool,
 }
 
 /// Faults being applied to a run; [`Applied::report`] says which of them acted.
@@ -80,6 +88,13 @@ impl Applied {
     }
 
     fn stages(&self, mut frames: Frames, output: bool) -> Frames {
+        if !output {
+            frames = Box::new(Source {
+                inner: frames,
+                reader: Reader::default(),
+                state: Rc::clone(&self.state),
+            });
+        }
         for (index, fault) in self.faults.iter().enumerate() {
             if fault.acts_on_output() != output || matches!(fault, Fault::Chunk(_) | Fault::Coalesce) {
                 continue;
@@ -105,7 +120,112 @@ impl Applied {
                 queue: VecDeque::new(),
             });
         }
+        // An `exit` fault decides how the run ends (the presets' faults hold one).
+        if !output && !self.faults.iter().any(|f| matches!(f, Fault::Exit { .. })) {
+            frames = Box::new(RealEnding {
+                inner: frames,
+                reader: Reader::default(),
+                state: Rc::clone(&self.state),
+                printed_as: self.printed_as,
+                queue: VecDeque::new(),
+            });
+        }
         frames
+    }
+}
+
+/// Stdout as a consumer reads it: whole lines (a line written in parts counts where it
+/// ends), until stdout is closed.
+#[derive(Debug, Default)]
+struct Reader {
+    partial: Vec<u8>,
+    closed: bool,
+    /// A successful `result` was read.
+    result: bool,
+}
+
+impl Reader {
+    fn frame(&mut self, frame: &Frame) {
+        match frame {
+            Frame::CloseStdout { .. } => self.closed = true,
+            Frame::Line(line) if line.stream == Stream::Stdout && !self.closed => {
+                self.partial.extend_from_slice(&line.bytes);
+                if line.newline {
+                    let whole = std::mem::take(&mut self.partial);
+                    self.result |=
+                        Peek::parse(&whole).is_some_and(|p| p.is_type(event_type::RESULT) && !p.is_error());
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Sees the source before any fault: whether it succeeded.
+struct Source {
+    inner: Frames,
+    reader: Reader,
+    state: Rc<RefCell<State>>,
+}
+
+impl Iterator for Source {
+    type Item = FrameResult;
+
+    fn next(&mut self) -> Option<FrameResult> {
+        let item = self.inner.next()?;
+        if let Ok(frame) = &item {
+            self.reader.frame(frame);
+            if let Frame::End(end) = frame {
+                self.state.borrow_mut().succeeded = self.reader.result && end.exit.success();
+            }
+        }
+        Some(item)
+    }
+}
+
+/// After the faults on events: a run that succeeded, and that the faults left without
+/// its result (cut, dropped, or written after stdout was closed), ends as the real CLI
+/// ends a failure: [`NO_RESULT`] on stderr, exit 1. A run that failed or exits
+/// otherwise already (a signal, a preset) is left as it is, and so is a replay: a
+/// recording is never changed by this.
+struct RealEnding {
+    inner: Frames,
+    reader: Reader,
+    state: Rc<RefCell<State>>,
+    printed_as: OutputFormat,
+    queue: VecDeque<FrameResult>,
+}
+
+impl Iterator for RealEnding {
+    type Item = FrameResult;
+
+    fn next(&mut self) -> Option<FrameResult> {
+        if let Some(item) = self.queue.pop_front() {
+            return Some(item);
+        }
+        let item = self.inner.next()?;
+        let Ok(frame) = &item else { return Some(item) };
+        self.reader.frame(frame);
+        match frame {
+            Frame::End(end) if end.exit.success() && self.lost() => {
+                let at = end.at;
+                self.queue.push_back(Ok(Frame::End(Ending {
+                    at,
+                    exit: Exit::Code(1),
+                })));
+                Some(Ok(Frame::Line(Line::stderr(at, NO_RESULT))))
+            }
+            _ => Some(item),
+        }
+    }
+}
+
+impl RealEnding {
+    /// Whether the run succeeded before the faults, and its result does not reach the
+    /// consumer now: `json` and `text` print it at the end, after a closed stdout.
+    fn lost(&self) -> bool {
+        let printed_at_end = self.printed_as != OutputFormat::StreamJson;
+        self.state.borrow().succeeded && (!self.reader.result || (printed_at_end && self.reader.closed))
     }
 }
 

@@ -269,7 +269,8 @@ impl Builder<'_> {
                 connection,
             } => {
                 // The real CLI fails with nothing on stdout, or after `init` and
-                // `user`, or further on; never between the two.
+                // `user`, or further on (as the message's `FailsAt` allows); never
+                // between the two.
                 events.truncate(if *keep == 1 { 2 } else { *keep });
                 if self.real && *connection && events.len() >= 2 {
                     events.extend(self.connection_trouble());

@@ -64,8 +64,8 @@ pub(super) enum EndPlan {
     },
     /// No `result`: the message on stderr, exit 1.
     Failure {
-        /// How many stdout events are kept (1 keeps 2: the real CLI never stops
-        /// between `init` and `user`).
+        /// How many stdout events are kept: 0, 2 (`init` and `user`), or more, as
+        /// the message's [`FailsAt`] allows.
         keep: usize,
         /// What the real CLI says on stderr.
         message: &'static str,
@@ -74,12 +74,34 @@ pub(super) enum EndPlan {
     },
 }
 
-/// The failures of the real CLI, as it prints them on stderr.
-const FAILURES: &[&str] = &[
-    crate::faults::AUTH_REQUIRED,
-    "ActionRequiredError: Increase limits for faster responses You're out of usage.",
-    "Cannot use this model: gpt-9. Available models: auto, sonnet-4.5, gpt-5",
-    "RetriableError: [unavailable] upstream connect error or disconnect/reset before headers",
+/// Where the real CLI stops its stdout when it fails (shared/REAL-CLI.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum FailsAt {
+    /// Before any output: the command line, the login, the model are checked first.
+    Start,
+    /// After `init` and `user`: the first model call is refused.
+    FirstCall,
+    /// After `init` and `user` or further on, with `connection` and `retry` events in
+    /// the real profile: the connection drops.
+    Anywhere,
+}
+
+/// The failures of the real CLI, as it prints them on stderr, and where each stops
+/// stdout: an error that happens before any output has no output before it.
+pub(super) const FAILURES: &[(&str, FailsAt)] = &[
+    (crate::faults::AUTH_REQUIRED, FailsAt::Start),
+    (
+        "ActionRequiredError: Increase limits for faster responses You're out of usage.",
+        FailsAt::FirstCall,
+    ),
+    (
+        "Cannot use this model: gpt-9. Available models: auto, sonnet-4.5, gpt-5",
+        FailsAt::Start,
+    ),
+    (
+        "RetriableError: [unavailable] upstream connect error or disconnect/reset before headers",
+        FailsAt::Anywhere,
+    ),
 ];
 
 /// The plans of sessions with these knobs.
@@ -127,10 +149,14 @@ fn end_plan(failure_percent: u32) -> impl Strategy<Value = EndPlan> {
     let end = prop_oneof![
         (1u32..20_000, 1u32..2_000).prop_map(|usage| EndPlan::Success { usage }),
         (0usize..64, prop::sample::select(FAILURES), any::<bool>()).prop_map(
-            |(keep, message, connection)| EndPlan::Failure {
-                keep,
+            |(keep, (message, at), connection)| EndPlan::Failure {
+                keep: match at {
+                    FailsAt::Start => 0,
+                    FailsAt::FirstCall => 2,
+                    FailsAt::Anywhere => keep.max(2),
+                },
                 message,
-                connection,
+                connection: connection && at == FailsAt::Anywhere,
             }
         ),
     ];

@@ -21,6 +21,7 @@ pub mod segments;
 pub mod text;
 mod witness;
 
+pub use json::NO_RESULT;
 pub use witness::Witness;
 
 use crate::cassette::Recording;
@@ -158,12 +159,24 @@ pub fn events(frames: Frames, options: &RenderOptions, recorded: Recorded) -> Fr
 
 /// The second phase: the output format, from a stream of events.
 pub fn format(frames: Frames, format: OutputFormat, recorded: Recorded) -> Frames {
+    format_ending(frames, format, recorded, true)
+}
+
+/// [`format()`], saying whether a `json` run that would exit 0 without a result fails
+/// ([`NO_RESULT`], exit 1, as the documentation defines a failure): not when an `exit`
+/// fault decides how the run ends.
+pub fn format_ending(
+    frames: Frames,
+    format: OutputFormat,
+    recorded: Recorded,
+    fails_without_result: bool,
+) -> Frames {
     if recorded.format != OutputFormat::StreamJson {
         return frames;
     }
     match format {
         OutputFormat::StreamJson => frames,
-        OutputFormat::Json => Box::new(pass::Staged::new(frames, json::Json::default())),
+        OutputFormat::Json => Box::new(pass::Staged::new(frames, json::Json::new(fails_without_result))),
         OutputFormat::Text => Box::new(pass::Staged::new(frames, text::Text::default())),
     }
 }

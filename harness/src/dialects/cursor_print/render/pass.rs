@@ -3,7 +3,7 @@
 
 use std::collections::VecDeque;
 
-use crate::frames::FrameResult;
+use crate::frames::{FrameResult, Line};
 
 /// What a rendering stage does with each frame.
 pub(crate) trait Pass {
@@ -48,5 +48,39 @@ impl<I: Iterator<Item = FrameResult>, P: Pass> Iterator for Staged<I, P> {
             }
         }
         self.queue.pop_front()
+    }
+}
+
+/// Stdout lines read whole: a line written in parts (a fault that pauses inside it,
+/// then goes on) is one line where it ends; what is left at the end of the stream is
+/// the last line.
+#[derive(Default)]
+pub(crate) struct Whole {
+    partial: Option<Line>,
+}
+
+impl Whole {
+    /// The whole line `line` ends, if it ends one.
+    pub(crate) fn line(&mut self, line: Line) -> Option<Line> {
+        let line = match self.partial.take() {
+            Some(mut before) => {
+                before.bytes.extend_from_slice(&line.bytes);
+                before.newline = line.newline;
+                before.at = line.at;
+                before
+            }
+            None => line,
+        };
+        if line.newline {
+            Some(line)
+        } else {
+            self.partial = Some(line);
+            None
+        }
+    }
+
+    /// The last line, left without its newline when the stream ended.
+    pub(crate) fn rest(&mut self) -> Option<Line> {
+        self.partial.take()
     }
 }

@@ -24,7 +24,7 @@ use crate::frames::FrameResult;
 use crate::frames::{Frame, Line, Stream};
 use crate::peek::Peek;
 
-use super::pass::Pass;
+use super::pass::{Pass, Whole};
 
 /// The action line for a completed call of this tool key.
 pub fn action_line(tool_key: &str) -> &'static str {
@@ -47,13 +47,20 @@ pub fn action_line(tool_key: &str) -> &'static str {
 #[derive(Default)]
 pub(crate) struct Text {
     answer: Option<String>,
+    whole: Whole,
 }
 
 impl Pass for Text {
     fn frame(&mut self, frame: FrameResult, out: &mut VecDeque<FrameResult>) {
         let line = match frame {
-            Ok(Frame::Line(line)) if line.stream == Stream::Stdout => line,
+            Ok(Frame::Line(line)) if line.stream == Stream::Stdout => match self.whole.line(line) {
+                Some(line) => line,
+                None => return,
+            },
             Ok(Frame::End(end)) => {
+                if let Some(line) = self.whole.rest() {
+                    self.event(line, out);
+                }
                 if let Some(answer) = self.answer.take() {
                     let answer = answer.strip_suffix('\n').unwrap_or(&answer);
                     out.push_back(Ok(Frame::Line(Line::stdout(end.at, answer))));
@@ -62,6 +69,13 @@ impl Pass for Text {
             }
             other => return out.push_back(other),
         };
+        self.event(line, out);
+    }
+}
+
+impl Text {
+    /// What one whole stdout line prints, if anything.
+    fn event(&mut self, line: Line, out: &mut VecDeque<FrameResult>) {
         let Some(peek) = Peek::parse(&line.bytes) else {
             return;
         };
