@@ -27,6 +27,11 @@ use crate::support::{bin, root};
 /// changes must be listed here again, so a changed example is looked at.
 const EXPECTED: &[(&str, i32, &str)] = &[
     (
+        "MOCK_AGENT_FAULTS='eof:after=3,byte=10' cursor-agent -p hi",
+        1,
+        "a stream cut before its result ends as the real CLI ends a failed run",
+    ),
+    (
         "mock-agent replay cassettes/shell-command.cassette --fault 'noise:after=0' --fault 'exit:code=2'",
         2,
         "the `exit:code=2` fault makes the replay end with 2",

@@ -274,8 +274,9 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
                         false => sessions::Naming::Recorded,
                         // A `session/new` that diverges is answered by the mock.
                         true => sessions::Sessions::naming(
-                            reply.divergence.as_deref(),
-                            live.method == methods::SESSION_NEW,
+                            reply.recorded_session.take(),
+                            live.session.clone(),
+                            live.method == methods::SESSION_NEW && reply.divergence.is_some(),
                         ),
                     });
                     if let Some(divergence) = reply.divergence.take() {

@@ -53,25 +53,16 @@ impl Sessions {
         }
     }
 
-    /// How a reply of the recording names its sessions: the live one for the recorded
-    /// one when the request named another session than the recorded request did (the
-    /// script's divergence says which), the mock's own when it answers a
-    /// `session/new` the recording lacks (`minted`).
-    pub(super) fn naming(divergence: Option<&str>, minted: bool) -> Naming {
-        let Some(divergence) = divergence else {
-            return Naming::Recorded;
-        };
+    /// How a reply of the recording names its sessions: the live one (`live`, the one
+    /// the request names) for the recorded one when the recorded request named another
+    /// (`recorded`, [`Reply::recorded_session`](harness::dialects::cursor_acp::conversation::Reply)),
+    /// the mock's own when it answers a `session/new` the recording lacks (`minted`).
+    pub(super) fn naming(recorded: Option<String>, live: Option<String>, minted: bool) -> Naming {
         if minted {
             return Naming::Mint;
         }
-        // "`M` names session `L`; the recording's named `R`: ..."
-        let quoted = |after: &str| {
-            let start = divergence.find(after)? + after.len();
-            let len = divergence[start..].find('`')?;
-            Some(divergence[start..start + len].to_owned())
-        };
-        match (quoted("names session `"), quoted("the recording's named `")) {
-            (Some(live), Some(recorded)) => Naming::Live { recorded, live },
+        match (recorded, live) {
+            (Some(recorded), Some(live)) => Naming::Live { recorded, live },
             _ => Naming::Recorded,
         }
     }
@@ -141,10 +132,7 @@ mod tests {
     #[test]
     fn a_reply_names_the_live_session_and_the_mock_s_own_are_drawn_from_the_seed() {
         let mut sessions = Sessions::new(7);
-        let naming = Sessions::naming(
-            Some("`session/prompt` names session `live`; the recording's named `rec`: replayed as recorded"),
-            false,
-        );
+        let naming = Sessions::naming(Some("rec".to_owned()), Some("live".to_owned()), false);
         sessions.reply(naming);
         assert_eq!(sessions.name(update("rec")), update("live"));
         assert_eq!(
@@ -152,7 +140,8 @@ mod tests {
             update("elsewhere"),
             "only the recorded one"
         );
-        assert!(matches!(Sessions::naming(None, true), Naming::Recorded));
+        assert!(matches!(Sessions::naming(None, None, false), Naming::Recorded));
+        assert!(matches!(Sessions::naming(None, None, true), Naming::Mint));
         sessions.reply(Naming::Mint);
         let first = sessions.name(rpc::response("1", &json!({"sessionId": "random-1"})));
         let again = sessions.name(update("random-1"));

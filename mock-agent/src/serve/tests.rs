@@ -45,6 +45,7 @@ impl Conversation for Monologue {
         Reply {
             steps: Steps::from(sends(self.1.as_deref().unwrap_or_default())),
             divergence: None,
+            recorded_session: None,
         }
     }
 

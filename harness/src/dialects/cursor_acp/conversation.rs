@@ -130,6 +130,10 @@ pub struct Reply {
     /// How the request differs from the recording, when it does (a request the
     /// recording does not have): the reply is then the mock's own.
     pub divergence: Option<String>,
+    /// The session the recorded request named, when the live request names another:
+    /// the reply's messages name the recorded one, which a live server names as the
+    /// client's.
+    pub recorded_session: Option<String>,
 }
 
 impl Reply {
@@ -141,6 +145,7 @@ impl Reply {
                 line,
             }]),
             divergence: None,
+            recorded_session: None,
         }
     }
 }

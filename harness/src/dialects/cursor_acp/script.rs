@@ -286,12 +286,15 @@ impl Conversation for Script {
         let exchange = &mut self.exchanges[index];
         exchange.played = true;
         let recorded_id = exchange.id.clone();
-        let mut divergence = match (&exchange.session, request.param_str("sessionId")) {
-            (Some(recorded), Some(live)) if *recorded != live => Some(format!(
-                "`{method}` names session `{live}`; the recording's named `{recorded}`: replayed as recorded"
-            )),
+        let recorded_session = match (&exchange.session, request.param_str("sessionId")) {
+            (Some(recorded), Some(live)) if *recorded != live => Some((recorded.clone(), live)),
             _ => None,
         };
+        let mut divergence = recorded_session.as_ref().map(|(recorded, live)| {
+            format!(
+                "`{method}` names session `{live}`; the recording's named `{recorded}`: replayed as recorded"
+            )
+        });
         // A played exchange is not played again: where its steps are is handed over.
         let section = std::mem::take(&mut exchange.section);
         self.ids.insert(recorded_id, request.id_text().to_owned());
@@ -318,6 +321,7 @@ impl Conversation for Script {
         Reply {
             steps: self.play(section, withhold),
             divergence,
+            recorded_session: recorded_session.map(|(recorded, _)| recorded),
         }
     }
 

@@ -457,6 +457,7 @@ impl Conversation for Teller {
             return Reply {
                 steps: Steps::from(self.not_logged_in(&id)),
                 divergence: None,
+                recorded_session: None,
             };
         }
         let named = request.param_str("sessionId");
@@ -483,6 +484,7 @@ impl Conversation for Teller {
                         },
                     ]),
                     divergence: None,
+                    recorded_session: None,
                 }
             }
             methods::SESSION_PROMPT => {
@@ -497,6 +499,7 @@ impl Conversation for Teller {
                 Reply {
                     steps: self.turn(&id, &session, &text),
                     divergence: None,
+                    recorded_session: None,
                 }
             }
             methods::SESSION_SET_MODE | methods::SESSION_SET_MODEL | methods::SESSION_SET_CONFIG_OPTION
@@ -518,6 +521,7 @@ impl Conversation for Teller {
                 Reply {
                     steps: Steps::from(steps),
                     divergence: None,
+                    recorded_session: None,
                 }
             }
             _ => handshake(request),

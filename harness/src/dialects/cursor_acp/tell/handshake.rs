@@ -49,6 +49,7 @@ pub fn handshake(request: &Message<'_>) -> Reply {
                     },
                 ]),
                 divergence: None,
+                recorded_session: None,
             };
         }
         methods::SESSION_PROMPT => wire::stop(stop_reasons::END_TURN),
