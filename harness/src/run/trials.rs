@@ -227,6 +227,27 @@ mod tests {
     }
 
     #[test]
+    fn each_case_is_a_trial_named_as_the_case() {
+        let (consumer, mock) = (exits_0(), MockBinary::new("/bin/true"));
+        let runner = Runner::new(&consumer, &mock);
+        let trials = runner.trials(&matrix()).expect("trials");
+        let names: Vec<&str> = trials.iter().map(Trial::name).collect();
+        assert_eq!(names, ["default/clean", "default/quota"]);
+        let prefixed = Trials::new(&runner).prefix("bot").of(&matrix()).expect("trials");
+        let names: Vec<&str> = prefixed.iter().map(Trial::name).collect();
+        assert_eq!(names, ["bot/default/clean", "bot/default/quota"]);
+        assert_eq!(duplicate(&prefixed), None);
+        let mut both = trials;
+        both.extend(Trials::new(&runner).of(&matrix()).expect("trials"));
+        assert_eq!(duplicate(&both), Some("default/clean"));
+        // A consumer that takes the format gets it in the case names.
+        let takes_format = Consumer::new("true {format}");
+        let runner = Runner::new(&takes_format, &mock);
+        let trials = runner.trials(&matrix()).expect("trials");
+        assert_eq!(trials[0].name(), "default/stream-json/clean");
+    }
+
+    #[test]
     fn a_trial_passes_or_fails_as_its_case() {
         let (consumer, mock) = (exits_0(), MockBinary::new("/bin/true"));
         let cases = matrix().cases(false).expect("cases");
