@@ -41,6 +41,7 @@ pub mod report;
 pub mod repro;
 pub mod snapshot;
 pub mod summary;
+pub mod trials;
 mod workdir;
 
 use std::os::unix::process::CommandExt;
