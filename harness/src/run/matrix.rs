@@ -46,7 +46,7 @@ impl CaseSource {
         }
     }
 
-    fn source(&self) -> Source {
+    pub(crate) fn source(&self) -> Source {
         match self {
             CaseSource::Default => Source::Default,
             CaseSource::Cassette(path) => Source::Cassette(path.clone()),
