@@ -31,10 +31,13 @@ use super::{describe, report, CaseResult, Flaky, Summary};
 pub use picture::Picture;
 
 /// How many of a stream's last lines a case shows.
-pub const TAIL_LINES: usize = 40;
+pub const TAIL_LINES: usize = 20;
 
 /// How long a line of a stream may be before it is cut.
-const LINE_CHARS: usize = 400;
+const LINE_CHARS: usize = 300;
+
+/// How much of a stream a case shows, at most: its last lines up to this many bytes.
+const TAIL_BYTES: usize = 4_000;
 
 /// How many lines of a snapshot's diff a case shows.
 pub const DIFF_LINES: usize = 200;
@@ -108,7 +111,8 @@ impl<'a> Report<'a> {
             cases: rows,
         };
         // A template whose values all display cannot fail to render.
-        page.render().unwrap_or_else(|e| format!("<!doctype html><p>mock-agent: the report did not render: {e}</p>"))
+        page.render()
+            .unwrap_or_else(|e| format!("<!doctype html><p>mock-agent: the report did not render: {e}</p>"))
     }
 
     fn snapshot_counts(&self) -> Option<String> {
@@ -185,21 +189,24 @@ impl<'a> Report<'a> {
 fn tail(bytes: &[u8]) -> Tail {
     let text = String::from_utf8_lossy(bytes);
     let lines: Vec<&str> = text.lines().collect();
-    let skipped = lines.len().saturating_sub(TAIL_LINES);
-    let shown: Vec<String> = lines[skipped..]
-        .iter()
-        .map(|line| {
-            let mut short: String = line.chars().take(LINE_CHARS).collect();
-            if short.len() < line.len() {
-                short.push('…');
-            }
-            short
-        })
-        .collect();
+    let mut shown: Vec<String> = Vec::new();
+    let mut size = 0;
+    for line in lines.iter().rev().take(TAIL_LINES) {
+        let mut short: String = line.chars().take(LINE_CHARS).collect();
+        if short.len() < line.len() {
+            short.push('…');
+        }
+        size += short.len() + 1;
+        if size > TAIL_BYTES && !shown.is_empty() {
+            break;
+        }
+        shown.push(short);
+    }
+    shown.reverse();
+    let skipped = lines.len() - shown.len();
     Tail {
         skipped,
         text: shown.join("\n"),
-        bytes: bytes.len(),
     }
 }
 
@@ -288,11 +295,82 @@ struct Tail {
     /// Lines left out before `text`.
     skipped: usize,
     text: String,
-    /// The stream's length, as kept.
-    bytes: usize,
 }
 
 struct DiffLine {
     class: &'static str,
     text: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::format::OutputFormat;
+    use crate::journal::{Entry, ExitRecord};
+    use crate::run::{Case, CaseSource, Outcome, Status, Verdict};
+
+    /// A failing print-mode case whose consumer printed `stdout` and `stderr`.
+    fn failing(name: &str, stdout: Vec<u8>, stderr: Vec<u8>) -> CaseResult {
+        let case = Case::new(
+            CaseSource::Default,
+            OutputFormat::StreamJson,
+            "eof:after=3,byte=10",
+            name.to_owned(),
+        )
+        .expect("a case");
+        let mut entry = Entry::new(1, Vec::new(), 0);
+        entry.output_format = Some(OutputFormat::StreamJson);
+        entry.exit = ExitRecord::Code(0);
+        CaseResult {
+            case,
+            outcome: Outcome {
+                status: Status::Exited(0),
+                stdout,
+                stderr,
+                wall: Duration::from_millis(12),
+                journal: vec![entry],
+                left_running: false,
+                dir: "/tmp/x".into(),
+            },
+            verdicts: vec![Verdict {
+                name: "reports-failure".to_owned(),
+                held: false,
+                detail: "the agent failed, but the consumer exited 0".to_owned(),
+            }],
+            repro: "cd /x && sh -c 'bot'".to_owned(),
+        }
+    }
+
+    #[test]
+    fn everything_the_consumer_printed_is_escaped() {
+        let result = failing(
+            "default/<b>",
+            b"<script>alert(1)</script>".to_vec(),
+            b"a & \"b\"".to_vec(),
+        );
+        let page = Report::new(std::slice::from_ref(&result)).render();
+        assert!(!page.contains("<script>"), "{page}");
+        assert!(!page.contains("<b>"), "the case's name too");
+        assert!(page.contains("alert(1)"));
+        assert!(page.contains("<svg"), "a failing case has its picture");
+        assert!(page.contains("reports-failure"));
+    }
+
+    #[test]
+    fn a_report_of_400_cases_stays_within_a_few_megabytes() {
+        // Each keeps what a result keeps of its streams at most (`KEPT`, and more).
+        let line = "x".repeat(1000) + "\n";
+        let big = line.repeat(100).into_bytes();
+        let results: Vec<CaseResult> = (0..400)
+            .map(|n| failing(&format!("case-{n}"), big.clone(), big.clone()))
+            .collect();
+        let page = Report::new(&results).render();
+        assert!(page.len() < 6 << 20, "{} bytes", page.len());
+        // The last lines of each stream up to `TAIL_BYTES`, a picture of a few frames.
+        let per_case = page.len() / 400;
+        assert!(per_case < 15_000, "{per_case} bytes a case");
+        assert!(page.contains("87 before"), "the lines left out are counted");
+    }
 }

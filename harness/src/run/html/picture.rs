@@ -187,7 +187,11 @@ fn timeline(result: &CaseResult, entry: &Entry) -> Option<Picture> {
             "the mock wrote {} frames in {elapsed} ms ({}); faults: {}",
             faulted.len(),
             entry.output_format.map_or("?", |f| f.as_str()),
-            if entry.faults.is_empty() { "none".to_owned() } else { faults(entry) }
+            if entry.faults.is_empty() {
+                "none".to_owned()
+            } else {
+                faults(entry)
+            }
         ),
     });
     let x_of = |i: usize| left + step * i as u32;
@@ -201,7 +205,11 @@ fn timeline(result: &CaseResult, entry: &Entry) -> Option<Picture> {
                     _ => (stdout_y, "stdout"),
                 };
                 let text = String::from_utf8_lossy(&line.bytes);
-                let cut = if line.newline { "" } else { " (cut off: no newline)" };
+                let cut = if line.newline {
+                    ""
+                } else {
+                    " (cut off: no newline)"
+                };
                 picture.rects.push(Rect {
                     x,
                     y: y + 3,
@@ -423,7 +431,10 @@ fn sequence(result: &CaseResult, entry: &Entry, conversation: &journal::Conversa
             Kind::Answer { id, error } => {
                 if *error {
                     class = "error";
-                    let message = value.pointer("/error/message").and_then(|m| m.as_str()).unwrap_or("");
+                    let message = value
+                        .pointer("/error/message")
+                        .and_then(|m| m.as_str())
+                        .unwrap_or("");
                     format!("error #{id}: {}", clip(message, 30))
                 } else {
                     format!("result #{id}")
@@ -431,7 +442,11 @@ fn sequence(result: &CaseResult, entry: &Entry, conversation: &journal::Conversa
             }
             Kind::Other => "(not JSON-RPC)".to_owned(),
         };
-        let (x1, x2) = if from_client { (client_x, agent_x) } else { (agent_x, client_x) };
+        let (x1, x2) = if from_client {
+            (client_x, agent_x)
+        } else {
+            (agent_x, client_x)
+        };
         picture.lines.push(Segment {
             x1,
             y1: y,
