@@ -116,9 +116,7 @@ impl<'a> Report<'a> {
     }
 
     fn snapshot_counts(&self) -> Option<String> {
-        if self.snapshot_dir.is_none() {
-            return None;
-        }
+        self.snapshot_dir?;
         let count = |state| self.snapshots.iter().filter(|c| c.state == state).count();
         Some(format!(
             "{} new, {} changed, {} matching",
