@@ -195,3 +195,23 @@ fn report_screenshot() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(out_file.exists());
 }
+
+#[test]
+fn a_fuzz_report_shows_each_minimal_failing_case_run_again() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("fuzz.html");
+    let out = mock_std()
+        .args(["fuzz", "--consumer", "python3 tests/consumers/ignores_exit.py"])
+        .args(["--cases", "10", "--seed", "1", "--shrink-time", "2", "--out"])
+        .arg(dir.path().join("failures"))
+        .arg("--report")
+        .arg(&path)
+        .output()
+        .expect("runs mock-agent fuzz");
+    assert_eq!(out.status.code(), Some(harness::exit_codes::CASES_FAILED));
+    let html = std::fs::read_to_string(&path).expect("the report is written");
+    self_contained(&html);
+    assert!(html.contains("id=\"case-fuzz/fuzz-1\""), "{html}");
+    assert!(html.contains("data-property=\"reports-failure\""), "{html}");
+    assert!(html.contains("<svg"), "a picture: {html}");
+}
