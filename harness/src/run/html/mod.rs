@@ -357,6 +357,28 @@ mod tests {
     }
 
     #[test]
+    fn a_changed_snapshot_shows_its_diff() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let result = failing("default/eof@mid-line", b"old answer\n".to_vec(), Vec::new());
+        let policy = snapshot::Policy::from_lookup(|_| None).expect("the policy");
+        let old = report::record(&result);
+        snapshot::check(dir.path(), &result.case.name, &old, &policy.clone().accepting()).expect("written");
+        let mut changed = result.clone();
+        changed.outcome.stdout = b"new answer\n".to_vec();
+        let checked =
+            vec![
+                snapshot::check(dir.path(), &changed.case.name, &report::record(&changed), &policy)
+                    .expect("checked"),
+            ];
+        assert_eq!(checked[0].state, SnapshotState::Changed);
+        let results = [changed];
+        let page = Report::new(&results).snapshots(&checked, dir.path()).render();
+        assert!(page.contains("Snapshot diff"), "{page}");
+        assert!(page.contains("<span class=\"del\">- old answer</span>"), "{page}");
+        assert!(page.contains("<span class=\"ins\">+ new answer</span>"), "{page}");
+    }
+
+    #[test]
     fn a_report_of_400_cases_stays_within_a_few_megabytes() {
         // Each keeps what a result keeps of its streams at most (`KEPT`, and more).
         let line = "x".repeat(1000) + "\n";
