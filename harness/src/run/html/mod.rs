@@ -362,7 +362,7 @@ mod tests {
         let result = failing("default/eof@mid-line", b"old answer\n".to_vec(), Vec::new());
         let policy = snapshot::Policy::from_lookup(|_| None).expect("the policy");
         let old = report::record(&result);
-        snapshot::check(dir.path(), &result.case.name, &old, &policy.clone().accepting()).expect("written");
+        snapshot::check(dir.path(), &result.case.name, &old, &policy.accepting()).expect("written");
         let mut changed = result.clone();
         changed.outcome.stdout = b"new answer\n".to_vec();
         let checked =
