@@ -170,6 +170,10 @@ fn an_acp_report_shows_the_failure_its_stderr_and_a_sequence_diagram() {
         "the prompt's request: {case}"
     );
     assert!(case.contains("error #"), "the error answered: {case}");
+    assert!(
+        case.contains("fault: error:method="),
+        "where the fault hit: {case}"
+    );
 }
 
 /// The screenshot in README.md: `MOCK_AGENT_SCREENSHOT=docs/report.png cargo test -p

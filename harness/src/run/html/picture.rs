@@ -360,7 +360,7 @@ fn sequence(result: &CaseResult, entry: &Entry, conversation: &journal::Conversa
     let (top, step) = (56u32, 22u32);
     let bottom = top + step * (shown.len() as u32 + 1);
     let mut picture = Picture {
-        width: 860,
+        width: 980,
         height: bottom + 70,
         label: format!("sequence diagram of case {}", result.case.name),
         ..Picture::default()
@@ -471,6 +471,36 @@ fn sequence(result: &CaseResult, entry: &Entry, conversation: &journal::Conversa
             text: format!("{at} ms"),
         });
     }
+    // Where a fault that acted shows: the agent's first message out of the ordinary
+    // (an error answer, a line that is not JSON-RPC), else the end of the agent's
+    // and the client's messages when it did not exit 0.
+    if entry.faults.iter().any(|f| f.fired) {
+        let odd = shown.iter().position(|m| {
+            m.dir == journal::OUT && matches!(kind(&m.line).0, Kind::Other | Kind::Answer { error: true, .. })
+        });
+        let crashed = entry.exit != ExitRecord::Code(0);
+        let last = shown.iter().rposition(|m| m.dir != journal::ERR);
+        let at = odd.or_else(|| crashed.then(|| last.map_or(0, |i| i + 1)));
+        if let Some(at) = at {
+            let y = top + step * at as u32 - 3;
+            picture.lines.push(Segment {
+                x1: client_x - 40,
+                y1: y,
+                x2: stderr_x + 40,
+                y2: y,
+                class: "fault",
+                arrow: false,
+                title: format!("the fault shows here: {}", result.case.faults),
+            });
+            picture.texts.push(Text {
+                x: stderr_x + 44,
+                y: y + 4,
+                class: "fault",
+                anchor: "start",
+                text: format!("fault: {}", clip(&result.case.faults, 30)),
+            });
+        }
+    }
     if messages.len() > shown.len() {
         picture.texts.push(Text {
             x: (client_x + agent_x) / 2,
@@ -497,6 +527,7 @@ fn sequence(result: &CaseResult, entry: &Entry, conversation: &journal::Conversa
             result.outcome.wall.as_millis()
         ),
     ));
+    picture.height = bottom + 24 + 14 * notes.len() as u32;
     for (n, (class, text)) in notes.into_iter().enumerate() {
         picture.texts.push(Text {
             x: 8,
@@ -506,6 +537,5 @@ fn sequence(result: &CaseResult, entry: &Entry, conversation: &journal::Conversa
             text,
         });
     }
-    picture.height = picture.height.max(bottom + 20 + 14 * 6);
     picture
 }
