@@ -23,6 +23,7 @@ mod pytest; // the pytest plugin (python/mock_agent) on the example consumers, f
 mod readme; // every shell example of README.md runs as written
 mod record; // recording real runs as cassettes, secrets kept out
 mod replay; // byte-exact replay, pipes closed early, the mock's own subcommands
+mod report; // `test --report`: the HTML report rendered by headless Chromium, its DOM checked
 mod roundtrip; // property tests: a cassette written by the library replays byte for byte
 mod runner; // `mock-agent test` and `fuzz` as users see them: explained failures, repeats, flags, snapshots
 mod structure; // the shape of the code: file lengths, no mutable global, wire names said once

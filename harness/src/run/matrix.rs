@@ -48,7 +48,7 @@ impl CaseSource {
         }
     }
 
-    fn source(&self) -> Source {
+    pub(crate) fn source(&self) -> Source {
         match self {
             CaseSource::Default => Source::Default,
             CaseSource::Cassette(path) => Source::Cassette(path.clone()),

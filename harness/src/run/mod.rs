@@ -35,6 +35,7 @@ mod cancel;
 pub mod child;
 #[cfg(feature = "generate")]
 pub mod fuzz;
+pub mod html;
 pub mod matrix;
 pub mod properties;
 pub mod report;

@@ -310,6 +310,11 @@ pub fn pending(dir: &Path) -> std::io::Result<Vec<Pending>> {
     Ok(found)
 }
 
+/// The record kept as the snapshot of `case` in `dir`, if there is one that insta reads.
+pub fn recorded(dir: &Path, case: &str) -> Option<String> {
+    read(&snapshot_path(dir, case)).ok().map(|(_, record)| record)
+}
+
 /// A snapshot file's `expression` (the case) and its record, read as insta reads it.
 fn read(path: &Path) -> std::io::Result<(Option<String>, String)> {
     let snapshot = Snapshot::from_file(path)

@@ -191,6 +191,10 @@ struct TestArgs {
     /// Write JUnit XML here.
     #[arg(long, value_name = "FILE")]
     junit: Option<PathBuf>,
+    /// Write a report to look at here: one self-contained HTML file (the summary, each
+    /// case with its properties, output, repro line, snapshot diff and a picture).
+    #[arg(long, value_name = "FILE")]
+    report: Option<PathBuf>,
     /// A variable to set to the mock's path, for consumers that take it so.
     #[arg(long, value_name = "NAME")]
     mock_env: Option<String>,
@@ -251,6 +255,10 @@ struct FuzzArgs {
     /// Where the minimal failing case is written.
     #[arg(long, value_name = "DIR", default_value = "fuzz-failures")]
     out: PathBuf,
+    /// Write a report to look at here: one self-contained HTML file with each minimal
+    /// failing case, run again (see `test --report`).
+    #[arg(long, value_name = "FILE")]
+    report: Option<PathBuf>,
     #[command(flatten)]
     judge: Judge,
 }

@@ -1,7 +1,9 @@
 //! `mock-agent test` and `mock-agent fuzz`: a consumer against the matrix, or against
 //! generated cases.
 
-use std::sync::atomic::{AtomicI32, Ordering};
+use std::io::IsTerminal as _;
+use std::path::Path;
+use std::sync::atomic::{AtomicI32, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -105,6 +107,87 @@ fn own_binary() -> Result<harness::run::MockBinary, Error> {
         .map_err(Error::OwnBinary)
 }
 
+/// How a long run shows its progress on stderr: a bar (indicatif) when stderr is a
+/// terminal, the failures printed above it; else a line a case, `[   3/41] ok   NAME`.
+#[derive(Clone)]
+enum Progress {
+    Bar {
+        bar: indicatif::ProgressBar,
+        failed: Arc<AtomicUsize>,
+    },
+    Lines,
+}
+
+impl Progress {
+    /// The progress of `total` cases.
+    fn new(total: usize) -> Self {
+        if !std::io::stderr().is_terminal() {
+            return Progress::Lines;
+        }
+        let bar = indicatif::ProgressBar::new(total as u64);
+        let style = indicatif::ProgressStyle::with_template(
+            "{elapsed_precise} [{bar:32.cyan/blue}] {pos}/{len} {msg}",
+        )
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+        .progress_chars("=> ");
+        bar.set_style(style);
+        Progress::Bar {
+            bar,
+            failed: Arc::new(AtomicUsize::new(0)),
+        }
+    }
+
+    /// Case `done` of `total` ran: `name`, when it has one (fuzz cases have none).
+    fn case(&self, done: usize, total: usize, passed: bool, name: &str) {
+        match self {
+            Progress::Lines => {
+                let mark = if passed { "ok  " } else { "FAIL" };
+                if name.is_empty() {
+                    eprintln!("[{done:>4}/{total}] {mark}");
+                } else {
+                    eprintln!("[{done:>4}/{total}] {mark} {name}");
+                }
+            }
+            Progress::Bar { bar, failed } => {
+                let failed = if passed {
+                    failed.load(Ordering::Relaxed)
+                } else {
+                    if !name.is_empty() {
+                        bar.println(format!("FAIL {name}"));
+                    }
+                    failed.fetch_add(1, Ordering::Relaxed) + 1
+                };
+                bar.set_message(format!("{failed} failed  {name}"));
+                bar.set_position(done as u64);
+            }
+        }
+    }
+
+    /// A line of its own, above the bar when there is one.
+    fn say(&self, line: String) {
+        match self {
+            Progress::Lines => eprintln!("{line}"),
+            Progress::Bar { bar, .. } => bar.set_message(line),
+        }
+    }
+
+    /// The run is over: the bar goes.
+    fn finish(&self) {
+        if let Progress::Bar { bar, .. } = self {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+/// Writes the HTML report of `results` to `path`.
+fn write_report(path: &Path, report: harness::run::html::Report<'_>) -> Result<(), Error> {
+    std::fs::write(path, report.render()).map_err(|source| Error::CannotWrite {
+        path: path.to_owned(),
+        what: "HTML report",
+        source,
+    })
+}
+
 /// `mock-agent test`: the matrix against a consumer.
 pub(super) fn test(args: TestArgs) -> Result<Exit, Error> {
     use harness::run::{self, report, snapshot, Consumer, Runner, Summary};
@@ -147,17 +230,18 @@ pub(super) fn test(args: TestArgs) -> Result<Exit, Error> {
         cases.len() / repeat,
         args.jobs.max(1)
     );
-    let done = std::sync::atomic::AtomicUsize::new(0);
+    let done = AtomicUsize::new(0);
     let total = cases.len();
     let runner = Runner::new(&consumer, &mock)
         .properties(properties)
         .jobs(args.jobs)
         .cancel(&interrupt.cancel);
+    let progress = Progress::new(total);
     let results = runner.run_all(&cases, |result| {
         let n = done.fetch_add(1, Ordering::Relaxed) + 1;
-        let mark = if result.passed() { "ok  " } else { "FAIL" };
-        eprintln!("[{n:>4}/{total}] {mark} {}", result.case.name);
+        progress.case(n, total, result.passed(), &result.case.name);
     });
+    progress.finish();
     if let Some(signal) = interrupt.signal() {
         return Ok(Exit::Signal(signal));
     }
@@ -180,6 +264,14 @@ pub(super) fn test(args: TestArgs) -> Result<Exit, Error> {
             source,
         })?;
     }
+    if let Some(path) = &args.report {
+        let title = format!("mock-agent test --consumer {}", args.consumer);
+        let mut page = run::html::Report::new(&results).flaky(&flaky).title(&title);
+        if let Some(dir) = &args.snapshots {
+            page = page.snapshots(&checked, dir);
+        }
+        write_report(path, page)?;
+    }
     Ok(Exit::Code(if summary.passed() {
         exit_codes::OK
     } else {
@@ -189,7 +281,7 @@ pub(super) fn test(args: TestArgs) -> Result<Exit, Error> {
 
 /// `mock-agent fuzz`, of a print-mode consumer or (`acp`) an ACP client.
 pub(super) fn fuzz(args: &FuzzArgs) -> Result<Exit, Error> {
-    use harness::run::fuzz::{Fuzz, Progress};
+    use harness::run::fuzz::{self, Fuzz};
     use harness::run::{Consumer, Runner};
     let interrupt = Interrupt::on_term_or_int();
     let mock = own_binary()?;
@@ -202,22 +294,25 @@ pub(super) fn fuzz(args: &FuzzArgs) -> Result<Exit, Error> {
             args.shrink_time
         ))
     })?;
+    let progress = Progress::new(args.cases as usize);
+    let shown = progress.clone();
     let fuzz = Fuzz::new(args.seed)
         .cases(args.cases)
         .out(args.out.clone())
         .keep_going(args.keep_going)
         .shrink_time(shrink_time)
-        .on_progress(|progress| match progress {
-            Progress::Case { done, total, failed } => {
-                let mark = if *failed { "FAIL" } else { "ok  " };
-                eprintln!("[{done:>4}/{total}] {mark}");
+        .on_progress(move |event| match event {
+            fuzz::Progress::Case { done, total, failed } => {
+                shown.case(*done as usize, *total as usize, !failed, "");
             }
-            Progress::Shrink {
+            fuzz::Progress::Shrink {
                 step,
                 smaller,
                 seconds,
             } => {
-                eprintln!("shrinking: step {step}, {smaller} smaller failing cases, {seconds:.1} s");
+                shown.say(format!(
+                    "shrinking: step {step}, {smaller} smaller failing cases, {seconds:.1} s"
+                ));
             }
             _ => {}
         });
@@ -235,10 +330,20 @@ pub(super) fn fuzz(args: &FuzzArgs) -> Result<Exit, Error> {
     } else {
         fuzz.run(&runner)
     };
+    progress.finish();
     if let Some(signal) = interrupt.signal() {
         return Ok(Exit::Signal(signal));
     }
     let report = found?;
+    if let Some(path) = &args.report {
+        let results = fuzz_results(&runner, &report.failures)?;
+        let title = format!(
+            "mock-agent fuzz --consumer {command}: {} runs, {} failures (each minimal case, run again)",
+            report.runs,
+            report.failures.len()
+        );
+        write_report(path, harness::run::html::Report::new(&results).title(&title))?;
+    }
     let rate = report.runs as f64 / report.seconds.max(1e-9);
     if report.failures.is_empty() {
         println!(
@@ -270,4 +375,27 @@ pub(super) fn fuzz(args: &FuzzArgs) -> Result<Exit, Error> {
         println!("replay it: {}", failure.replay_command(command));
     }
     Ok(Exit::Code(exit_codes::CASES_FAILED))
+}
+
+/// The minimal cases of a fuzz run, run again for the report: each failure's cassette
+/// with its faults, as `mock-agent test` runs it (see `FuzzFailure::replay_command`).
+fn fuzz_results(
+    runner: &harness::run::Runner<'_>,
+    failures: &[harness::run::fuzz::FuzzFailure],
+) -> Result<Vec<harness::run::CaseResult>, Error> {
+    use harness::dialects::Dialect;
+    use harness::format::OutputFormat;
+    use harness::run::{Case, CaseSource};
+    let cases = failures
+        .iter()
+        .map(|failure| {
+            let source = CaseSource::Cassette(failure.cassette.clone());
+            let name = format!("fuzz/{}", source.name());
+            match failure.dialect {
+                Dialect::CursorAcp => Case::acp(source, &failure.faults, name),
+                _ => Case::new(source, OutputFormat::StreamJson, &failure.faults, name),
+            }
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(runner.run_all(&cases, |_| {})?)
 }
