@@ -344,14 +344,7 @@ fn read_until(stdout: &mut impl BufRead, stop: impl Fn(&Value) -> bool) -> Value
 fn answers_to_ids_never_asked_are_dropped_and_never_taken_for_a_later_request() {
     let dir = tempfile::tempdir().expect("temp dir");
     let journal = dir.path().join("journal.jsonl");
-    let mut child = crate::support::mock_std()
-        .arg("acp")
-        .env("MOCK_AGENT_JOURNAL", &journal)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawns");
+    let mut child = crate::support::acp_server(&[("MOCK_AGENT_JOURNAL", std::ffi::OsStr::new(&journal))]);
     let mut stdin = child.stdin.take().expect("stdin");
     let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
     let answer = |id: &Value, option: &str| {
@@ -435,14 +428,7 @@ fn a_flood_the_mock_does_not_need_keeps_its_memory_bounded() {
     let dir = tempfile::tempdir().expect("temp dir");
     let fifo = dir.path().join("step");
     nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).expect("fifo");
-    let mut child = crate::support::mock_std()
-        .arg("acp")
-        .env("MOCK_AGENT_STEP", &fifo)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawns");
+    let mut child = crate::support::acp_server(&[("MOCK_AGENT_STEP", std::ffi::OsStr::new(&fifo))]);
     let mut stdin = child.stdin.take().expect("stdin");
     stdin
         .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{}}\n")
@@ -490,15 +476,13 @@ fn a_flood_the_mock_does_not_need_keeps_its_memory_bounded() {
 fn new_session_against_a_load_recording() -> (Vec<Value>, Value) {
     let dir = tempfile::tempdir().expect("temp dir");
     let journal = dir.path().join("journal.jsonl");
-    let mut child = crate::support::mock_std()
-        .arg("acp")
-        .env("MOCK_AGENT_CASSETTE", "cassettes/acp/load.cassette")
-        .env("MOCK_AGENT_JOURNAL", &journal)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawns");
+    let mut child = crate::support::acp_server(&[
+        (
+            "MOCK_AGENT_CASSETTE",
+            std::ffi::OsStr::new("cassettes/acp/load.cassette"),
+        ),
+        ("MOCK_AGENT_JOURNAL", std::ffi::OsStr::new(&journal)),
+    ]);
     let mut stdin = child.stdin.take().expect("stdin");
     let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
     stdin

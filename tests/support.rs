@@ -169,3 +169,18 @@ pub fn converse(
         stderr: stderr.join().expect("reads stderr"),
     }
 }
+
+/// `mock-agent acp` with these variables set, its stdin and stdout piped to the test,
+/// its stderr dropped.
+pub fn acp_server(env: &[(&str, &std::ffi::OsStr)]) -> std::process::Child {
+    let mut cmd = mock_std();
+    cmd.arg("acp");
+    for (name, value) in env {
+        cmd.env(name, value);
+    }
+    cmd.stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawns the mock")
+}

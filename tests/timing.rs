@@ -291,15 +291,10 @@ fn a_signal_ends_server_mode_blocked_writing_to_a_client_that_does_not_read() {
     recording.push(r#"{"t":3,"exit":0}"#.to_owned());
     std::fs::write(&cassette, recording.join("\n") + "\n").expect("writes");
     let journal = dir.path().join("journal.jsonl");
-    let mut child = mock_std()
-        .arg("acp")
-        .env("MOCK_AGENT_CASSETTE", &cassette)
-        .env("MOCK_AGENT_JOURNAL", &journal)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawns");
+    let mut child = crate::support::acp_server(&[
+        ("MOCK_AGENT_CASSETTE", std::ffi::OsStr::new(&cassette)),
+        ("MOCK_AGENT_JOURNAL", std::ffi::OsStr::new(&journal)),
+    ]);
     let mut stdin = child.stdin.take().expect("stdin");
     writeln!(
         stdin,
@@ -358,14 +353,10 @@ fn the_end_of_stdin_ends_a_timed_wait_in_server_mode() {
 
 #[test]
 fn the_end_of_stdin_ends_a_late_answer_in_server_mode() {
-    let mut child = mock_std()
-        .arg("acp")
-        .env("MOCK_AGENT_FAULTS", "late:method=session/new,ms=600000")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawns");
+    let mut child = crate::support::acp_server(&[(
+        "MOCK_AGENT_FAULTS",
+        std::ffi::OsStr::new("late:method=session/new,ms=600000"),
+    )]);
     let mut stdin = child.stdin.take().expect("stdin");
     stdin
         .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{}}\n{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"session/new\",\"params\":{\"cwd\":\"/\",\"mcpServers\":[]}}\n")
