@@ -9,6 +9,11 @@ use crate::support::{mock, root};
 
 /// `mock-agent ARGS` off CI, with insta's variables unset.
 fn harness(args: &[&str]) -> Output {
+    off_ci().args(args).output().expect("runs")
+}
+
+/// `mock-agent` off CI, with insta's variables unset.
+fn off_ci() -> assert_cmd::Command {
     let mut cmd = mock();
     for name in [
         "CI",
@@ -19,7 +24,7 @@ fn harness(args: &[&str]) -> Output {
     ] {
         cmd.env_remove(name);
     }
-    cmd.args(args).output().expect("runs")
+    cmd
 }
 
 fn text(bytes: &[u8]) -> String {
@@ -378,16 +383,7 @@ fn careful_snapshots(dir: &Path, consumer_tail: &str, env: &[(&str, &str)]) -> (
         "python3 {}{consumer_tail}",
         root().join("tests/consumers/careful.py").display()
     );
-    let mut cmd = mock();
-    for name in [
-        "CI",
-        "TF_BUILD",
-        "INSTA_UPDATE",
-        "INSTA_FORCE_PASS",
-        "INSTA_FORCE_UPDATE",
-    ] {
-        cmd.env_remove(name);
-    }
+    let mut cmd = off_ci();
     let output = cmd
         .envs(env.iter().copied())
         .args([
