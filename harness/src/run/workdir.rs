@@ -1,4 +1,4 @@
-//! A case's directory: the mock as `cursor-agent` and `agent` in its `bin/`, and the
+//! A case's directory: the mock as `cursor-agent`, `agent` and `claude` in its `bin/`, and the
 //! journal the mock appends to.
 
 use std::path::{Path, PathBuf};
@@ -7,7 +7,7 @@ use super::cancel::Cancel;
 use super::RunError;
 
 /// The names the mock has in a case's `bin/`.
-const AGENT_NAMES: [&str; 2] = ["agent", "cursor-agent"];
+const AGENT_NAMES: [&str; 3] = ["agent", "cursor-agent", "claude"];
 
 /// Where cases run: a temporary directory whose `bin/` holds the mock as
 /// `cursor-agent` and `agent` (first on the consumer's `PATH`), and the journal the
