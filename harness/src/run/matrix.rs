@@ -168,7 +168,7 @@ impl Case {
         let parsed = crate::faults::claude::parse(faults, crate::faults::claude::FROM_ENV)
             .map_err(CassetteError::from)?;
         let session = crate::dialects::claude::session_of(&source.source())?;
-        let (expect, segments) = crate::dialects::claude::expect::expectation(&session, &parsed);
+        let (expect, segments) = crate::dialects::claude::expect::expectation(&session, &parsed, None);
         let mut name = name;
         if parsed.iter().any(|f| {
             matches!(
@@ -249,7 +249,8 @@ impl Case {
             .map(|(fault, _)| fault)
             .collect();
         if let Ok(session) = crate::dialects::claude::session_of(&self.source.source()) {
-            let (expect, segments) = crate::dialects::claude::expect::expectation(&session, &acted);
+            let (expect, segments) =
+                crate::dialects::claude::expect::expectation(&session, &acted, Some(&entry.argv));
             case.expect = expect;
             case.segments = segments;
         }
