@@ -234,7 +234,7 @@ mod tests {
             "--max-turns=3",
             "--model=sonnet",
             "--permission-prompt-tool=stdio",
-            "--permission-mode=plan",
+            "--permission-mode=acceptEdits",
             "--resume=abc",
         ])
         .expect("typescript argv");
