@@ -9,7 +9,9 @@ use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use serde_json::json;
 
 use super::session::{End, Session, Step, ToolCall, Turn};
-use super::wire::{results, types};
+use super::wire::{control, results, system, types};
+use crate::faults::claude::{parse, ClaudeFault, FROM_ENV};
+use crate::faults::strategy::Drawn;
 
 /// A piece of text: words, some of them not ASCII, sometimes a line break.
 fn text() -> impl Strategy<Value = String> {
@@ -92,6 +94,75 @@ pub fn session() -> impl Strategy<Value = Session> {
     prop::collection::vec(turn(), 1..4).prop_map(|turns| Session { turns })
 }
 
+/// Where a generated fault acts: after a number of lines, or at a type, a subtype or
+/// a request of the CLI's.
+fn place() -> impl Strategy<Value = String> {
+    let at = [
+        types::RESULT,
+        types::ASSISTANT,
+        types::USER,
+        system::INIT,
+        control::CAN_USE_TOOL,
+    ]
+    .map(|word| format!("at={word}"));
+    prop_oneof![
+        (0u64..14).prop_map(|n| format!("after={n}")),
+        prop::sample::select(at.to_vec()),
+    ]
+}
+
+/// One fault of the catalogue's `claude` section, drawn as its text in the grammar
+/// and typed as the parser makes it.
+pub fn fault() -> impl Strategy<Value = Drawn<ClaudeFault>> {
+    let initialize = control::INITIALIZE;
+    prop_oneof![
+        place().prop_map(|p| format!("exit:code=1,{p}")),
+        place().prop_map(|p| format!("signal:name=KILL,{p}")),
+        (place(), 0usize..80).prop_map(|(p, byte)| format!("eof:{p},byte={byte}")),
+        place().prop_map(|p| format!("stall:ms=1500,{p}")),
+        place().prop_map(|p| format!("unknown:{p}")),
+        place().prop_map(|p| format!("stderr:text=\"warning: slow network\",{p}")),
+        Just("not-logged-in".to_owned()),
+        Just("invalid-api-key".to_owned()),
+        Just("max-turns".to_owned()),
+        Just("error-result:text=\"Tool execution failed\"".to_owned()),
+        Just(format!("no-response:method={initialize}")),
+        Just(format!("error:method={initialize},message=\"Not ready\"")),
+    ]
+    .prop_map(|spec| {
+        // Every text above is in the grammar (`every_drawn_fault_parses` checks it).
+        let faults = parse(&spec, FROM_ENV).unwrap_or_default();
+        Drawn::many(spec, faults)
+    })
+}
+
+/// A generated session with up to `most` faults: what `mock-agent fuzz --dialect
+/// claude` plays, and shrinks.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Faulted {
+    /// The session.
+    pub session: Session,
+    /// Its faults, as drawn.
+    pub faults: Vec<Drawn<ClaudeFault>>,
+}
+
+impl Faulted {
+    /// The faults in the grammar, `;`-joined (`MOCK_AGENT_FAULTS`).
+    pub fn spec(&self) -> String {
+        self.faults
+            .iter()
+            .map(|d| d.spec.as_str())
+            .collect::<Vec<_>>()
+            .join(";")
+    }
+}
+
+/// Generated sessions with up to `most` faults.
+pub fn faulted(most: usize) -> impl Strategy<Value = Faulted> {
+    (session(), prop::collection::vec(fault(), 0..=most))
+        .prop_map(|(session, faults)| Faulted { session, faults })
+}
+
 /// The session of a seed: the same on every run and machine, for one version.
 pub fn from_seed(seed: u64) -> Session {
     let mut bytes = [0u8; 32];
@@ -111,7 +182,6 @@ pub fn from_seed(seed: u64) -> Session {
 mod tests {
     use super::*;
     use crate::dialects::claude::play::{Next, Options, Player};
-    use crate::dialects::claude::wire::system;
 
     #[test]
     fn a_seed_is_one_session() {
@@ -120,6 +190,12 @@ mod tests {
     }
 
     proptest! {
+        #[test]
+        fn every_drawn_fault_parses(drawn in fault()) {
+            prop_assert_eq!(parse(&drawn.spec, FROM_ENV).expect("parses").len(), drawn.faults.len());
+            prop_assert!(!drawn.faults.is_empty(), "{}", drawn.spec);
+        }
+
         #[test]
         fn every_generated_turn_is_well_formed(session in session()) {
             let mut options = Options::new("/work", 1);
