@@ -19,6 +19,9 @@ const HARNESS: &[&str] = &[
     "dialects::cursor_print::events",
     "dialects::cursor_acp::wire",
     "dialects::cursor_acp::rpc",
+    "dialects::claude::wire",
+    "dialects::claude::session",
+    "dialects::claude::play",
     "peek",
     "format",
     "frames",
@@ -32,6 +35,7 @@ const HARNESS: &[&str] = &[
     "timing",
     "faults",
     "dialects::cursor_print::faults",
+    "dialects::claude::faults",
     "check::findings",
     "dialects::cursor_acp::tell",
     "dialects::cursor_acp::faults",
@@ -40,23 +44,26 @@ const HARNESS: &[&str] = &[
     "check",
     "dialects::cursor_print::expect",
     "dialects::cursor_acp::expect",
+    "dialects::claude::expect",
     "scenario",
     "dialects::cursor_acp::script",
     "dialects::cursor_print",
     "generate::config",
     "dialects::cursor_print::generate",
     "dialects::cursor_acp::generate",
+    "dialects::claude::generate",
     "generate",
     "source",
     // a source's conversation (`conversation`), and the summary of one
     "dialects::cursor_acp",
+    "dialects::claude",
     // 4. the runner
     "run",
 ];
 
 /// `mock-agent`'s modules, lowest first (see `mock-agent/src/lib.rs`).
 const MOCK_AGENT: &[&str] = &[
-    "process", "args", "library", "settings", "execute", "record", "serve", "agent", "commands",
+    "process", "args", "library", "settings", "execute", "record", "serve", "claude", "agent", "commands",
 ];
 
 /// Every `crate::NAME` a source text refers to, with its 1-based line: plain paths

@@ -106,6 +106,32 @@ const ACP_WIRE: &[&str] = &[
     "harness/src/dialects/cursor_acp/rpc.rs",
 ];
 const PRINT_WIRE: &[&str] = &["harness/src/dialects/cursor_print/events.rs"];
+/// Claude Code's wire model: its names (`wire.rs`) and the shapes of the lines the CLI
+/// writes (`play.rs`, where each message is made).
+const CLAUDE_WIRE: &[&str] = &[
+    "harness/src/dialects/claude/wire.rs",
+    "harness/src/dialects/claude/play.rs",
+];
+
+/// Claude Code's names, from its wire model: message types, result subtypes, control
+/// request subtypes, system subtypes.
+fn claude_names() -> Vec<&'static str> {
+    use harness::dialects::claude::wire::{control, results, system, types};
+    let mut names = types::ALL.to_vec();
+    names.extend(results::ALL);
+    names.extend([
+        control::INITIALIZE,
+        control::INTERRUPT,
+        control::SET_PERMISSION_MODE,
+        control::SET_MODEL,
+        control::CAN_USE_TOOL,
+        control::HOOK_CALLBACK,
+        control::MCP_MESSAGE,
+        system::INIT,
+        system::SESSION_STATE_CHANGED,
+    ]);
+    names
+}
 
 /// Server mode's names, from its wire model: methods, update kinds, stop reasons,
 /// tool kinds, permission option kinds.
@@ -155,10 +181,11 @@ fn each_wire_name_is_said_in_a_wire_model_only() {
         "the lists are read from the wire models"
     );
     let mut said_elsewhere = Vec::new();
-    for name in acp.iter().chain(&print) {
+    let claude = claude_names();
+    for name in acp.iter().chain(&print).chain(&claude) {
         // A wire model may spell a word that is also another dialect's name (`result`
         // is print mode's event and JSON-RPC's member): each says its own once.
-        let allowed: Vec<&str> = [ACP_WIRE, PRINT_WIRE].concat();
+        let allowed: Vec<&str> = [ACP_WIRE, PRINT_WIRE, CLAUDE_WIRE].concat();
         let quoted = format!("\"{name}\"");
         for (path, text) in &sources {
             let relative = path

@@ -61,6 +61,9 @@ pub struct Entry {
     /// Server mode (`acp`): the conversation; absent in print mode.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub acp: Option<Conversation>,
+    /// Claude Code's dialect (`claude`): the conversation, in both directions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub claude: Option<Conversation>,
     /// When the mock started, in milliseconds since the Unix epoch.
     pub started_at_ms: u64,
     /// When it ended.
@@ -89,6 +92,7 @@ impl Entry {
             stdin_open: None,
             error: None,
             acp: None,
+            claude: None,
             started_at_ms,
             ended_at_ms: started_at_ms,
         }

@@ -1,5 +1,8 @@
 //! `mock-agent`, the process: a stand-in for the `cursor-agent` CLI.
 //!
+//! Installed under the name `claude`, or run as `mock-agent claude ARGS`, it stands in
+//! for Claude Code ([`claude`]).
+//!
 //! Installed under the name `cursor-agent` or `agent`, run as `mock-agent agent ARGS`,
 //! or run as `mock-agent ARGS` with arguments that are not one of its own subcommands,
 //! it behaves as the real CLI ([`agent`]). Its own subcommands are in [`commands`].
@@ -12,7 +15,8 @@
 //!    [`args`] (the real CLI's command line), [`library`] (the shim's cassettes),
 //!    [`settings`] (`MOCK_AGENT_*`);
 //! 2. [`execute`]: the tokio executor that performs a plan;
-//! 3. [`record`]: the recording proxy; [`serve`]: the ACP server loop;
+//! 3. [`record`]: the recording proxy; [`serve`]: the ACP server loop; [`claude`]:
+//!    Claude Code's stand-in;
 //! 4. [`agent`]: the emulated CLI (replay, the shim's record modes);
 //! 5. [`commands`]: the mock's own subcommands.
 
@@ -33,6 +37,7 @@ pub mod settings;
 
 pub mod execute;
 
+pub mod claude;
 pub mod record;
 pub mod serve;
 
@@ -55,8 +60,12 @@ pub fn main(argv: &[String]) -> Exit {
     if program == "cursor-agent" || program == "agent" {
         return agent::run(argv.get(1..).unwrap_or_default());
     }
+    if program == "claude" {
+        return claude::run(argv.get(1..).unwrap_or_default());
+    }
     match argv.get(1).map(String::as_str) {
         Some("agent") => agent::run(&argv[2..]),
+        Some("claude") => claude::run(&argv[2..]),
         Some(word) if commands::is_own(word) => commands::run(argv).unwrap_or_else(|e| report(&e)),
         _ => agent::run(argv.get(1..).unwrap_or_default()),
     }

@@ -7,6 +7,7 @@
 //! takes a [`Dialect`]. Adding one is a folder here and a variant of [`Dialect`]: every
 //! `match` over it then tells the compiler where the new dialect must be handled.
 
+pub mod claude;
 pub mod cursor_acp;
 pub mod cursor_print;
 
@@ -20,17 +21,21 @@ pub enum Dialect {
     /// Cursor's server mode: `cursor-agent acp`, the Agent Client Protocol (JSON-RPC
     /// 2.0 both ways, one message a line).
     CursorAcp,
+    /// Claude Code: `claude` as the Claude Agent SDKs run it, stream-json on stdout
+    /// and stdin with a control protocol both ways (and `claude -p`).
+    Claude,
 }
 
 impl Dialect {
     /// Every dialect, in the order `mock-agent faults` lists them.
-    pub const ALL: &'static [Dialect] = &[Dialect::CursorPrint, Dialect::CursorAcp];
+    pub const ALL: &'static [Dialect] = &[Dialect::CursorPrint, Dialect::CursorAcp, Dialect::Claude];
 
     /// The dialect's name, as the command line and the fault catalogue spell it.
     pub fn name(self) -> &'static str {
         match self {
             Dialect::CursorPrint => "cursor-print",
             Dialect::CursorAcp => "cursor-acp",
+            Dialect::Claude => "claude",
         }
     }
 
@@ -39,7 +44,7 @@ impl Dialect {
     pub fn is_conversation(self) -> bool {
         match self {
             Dialect::CursorPrint => false,
-            Dialect::CursorAcp => true,
+            Dialect::CursorAcp | Dialect::Claude => true,
         }
     }
 }

@@ -6,6 +6,7 @@
 //! entries, in the order of this table, are what `mock-agent faults` lists for it and
 //! what its parser knows.
 
+use crate::dialects::claude::wire::{control as claude_control, types as claude_types};
 use crate::dialects::cursor_acp::wire::{methods, stop_reasons, updates};
 use crate::dialects::cursor_print::events::event_type;
 use crate::dialects::Dialect;
@@ -103,6 +104,7 @@ impl Described {
 
 const PRINT: &[Dialect] = &[Dialect::CursorPrint];
 const ACP: &[Dialect] = &[Dialect::CursorAcp];
+const CLAUDE: &[Dialect] = &[Dialect::Claude];
 
 /// An entry that is not placed.
 const fn e(
@@ -519,6 +521,127 @@ pub const CATALOGUE: &[Described] = &[
         "",
         "preset: the turn ends with stopReason max_tokens",
         "max-tokens",
+    )
+    .preset(),
+    // Claude Code (`claude`, stream-json both ways).
+    e(
+        CLAUDE,
+        "exit",
+        "code=C, after=N|at=TYPE",
+        "the process exits with code C there, without a result (default 1, at=result)",
+        "exit:code=1,at=can_use_tool",
+    )
+    .placed(LINE, Some(Site::At(claude_types::RESULT)))
+    .misbehaving("`exit:code=0`: the process ends without a result and exit 0"),
+    e(
+        CLAUDE,
+        "signal",
+        "name=KILL|TERM|SEGV|ABRT|..., after=N|at=TYPE, byte=K",
+        "the process dies by that signal there (default KILL at=result)",
+        "signal:name=KILL,at=assistant",
+    )
+    .placed(CUT, Some(Site::At(claude_types::RESULT))),
+    e(
+        CLAUDE,
+        "eof",
+        "after=N|at=TYPE, byte=K",
+        "stdout stops in the middle of that line and the process exits 1 (default at=result)",
+        "eof:at=result,byte=40",
+    )
+    .placed(CUT, Some(Site::At(claude_types::RESULT))),
+    e(
+        CLAUDE,
+        "stall",
+        "ms=N, after=N|at=TYPE",
+        "writes nothing for N ms, or forever; SIGTERM/SIGINT end it (default at=result)",
+        "stall:at=result",
+    )
+    .placed(LINE, Some(Site::At(claude_types::RESULT))),
+    e(
+        CLAUDE,
+        "malformed",
+        "after=N|at=TYPE",
+        "a line that starts as JSON and is not (the SDKs' CLIJSONDecodeError; default after=1)",
+        "malformed:at=assistant",
+    )
+    .placed(LINE, Some(Site::After(1))),
+    e(
+        CLAUDE,
+        "unknown",
+        "after=N|at=TYPE",
+        "a line of a type nobody documented (`rate_limit_event`) before that line (default after=1)",
+        "unknown:at=result",
+    )
+    .placed(LINE, Some(Site::After(1))),
+    e(
+        CLAUDE,
+        "huge",
+        "bytes=N, after=N|at=TYPE",
+        "an assistant text line of N bytes (default 1 MiB + 1, past the Python SDK's buffer; at=result)",
+        "huge:bytes=2000000",
+    )
+    .placed(LINE, Some(Site::At(claude_types::RESULT))),
+    e(
+        CLAUDE,
+        "missing",
+        "field=F",
+        "leaves the field F out of every line that has it (`num_turns`, `model`, `session_id`)",
+        "missing:field=num_turns",
+    ),
+    e(
+        CLAUDE,
+        "stderr",
+        "text=T, after=N|at=TYPE",
+        "writes T on stderr before that line (default at the start)",
+        "stderr:text=\"[warn] slow\"",
+    )
+    .placed(LINE, Some(Site::After(0))),
+    e(
+        CLAUDE,
+        "no-response",
+        "method=M",
+        "the client's control request M (`initialize`, `set_model`, ...) is never answered",
+        "no-response:method=initialize",
+    )
+    .placed(REQUEST, Some(Site::Method(claude_control::INITIALIZE))),
+    e(
+        CLAUDE,
+        "error",
+        "method=M, message=T",
+        "the client's control request M is answered with an error",
+        "error:method=initialize,message=\"Not ready\"",
+    )
+    .placed(REQUEST, Some(Site::Method(claude_control::INITIALIZE))),
+    e(
+        CLAUDE,
+        "not-logged-in",
+        "",
+        "preset: a synthetic assistant message `Not logged in · Please run /login`, an error result (is_error), exit 1",
+        "not-logged-in",
+    )
+    .preset(),
+    e(
+        CLAUDE,
+        "invalid-api-key",
+        "",
+        "preset: the API answers 401: `Invalid API key · Fix external API key`, an error result, exit 1",
+        "invalid-api-key",
+    )
+    .preset(),
+    e(
+        CLAUDE,
+        "max-turns",
+        "",
+        "preset: the turn stops after its first tool call with `error_max_turns`, exit 1",
+        "max-turns",
+    )
+    .preset(),
+    e(
+        CLAUDE,
+        "error-result",
+        "text=T",
+        "preset: the turn ends with an `error_during_execution` result whose errors are [T], exit 1",
+        "error-result:text=\"Tool execution failed\"",
     )
     .preset(),
 ];

@@ -42,6 +42,7 @@
 
 pub mod acp;
 mod catalogue;
+pub mod claude;
 mod print;
 mod spec;
 #[cfg(feature = "generate")]
@@ -67,6 +68,8 @@ pub enum Faults {
     CursorPrint(Vec<Fault>),
     /// Server mode's.
     CursorAcp(Vec<acp::AcpFault>),
+    /// Claude Code's.
+    Claude(Vec<claude::ClaudeFault>),
 }
 
 /// Parses a `;`-separated list of faults for `dialect`: a name that is not one of the
@@ -75,6 +78,7 @@ pub fn parse_for(dialect: Dialect, spec: &str, origin: Origin<'_>) -> Result<Fau
     Ok(match dialect {
         Dialect::CursorPrint => Faults::CursorPrint(parse(spec, origin)?),
         Dialect::CursorAcp => Faults::CursorAcp(acp::parse(spec, origin)?),
+        Dialect::Claude => Faults::Claude(claude::parse(spec, origin)?),
     })
 }
 
@@ -109,12 +113,18 @@ impl FaultSpec {
         Ok(match dialect {
             Dialect::CursorPrint => Faults::CursorPrint(self.print()?),
             Dialect::CursorAcp => Faults::CursorAcp(self.acp()?),
+            Dialect::Claude => Faults::Claude(self.claude()?),
         })
     }
 
     /// Print mode's faults.
     pub fn print(&self) -> Result<Vec<Fault>, Diagnostic> {
         parse(self.text().unwrap_or_default(), FROM_ENV)
+    }
+
+    /// Claude Code's faults.
+    pub fn claude(&self) -> Result<Vec<claude::ClaudeFault>, Diagnostic> {
+        claude::parse(self.text().unwrap_or_default(), claude::FROM_ENV)
     }
 
     /// Server mode's faults.

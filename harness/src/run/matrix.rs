@@ -161,6 +161,38 @@ impl Case {
         })
     }
 
+    /// A case of Claude Code's dialect: its expectation is what a careful SDK program
+    /// concludes from the source's session with the faults, every permission asked
+    /// for allowed (see [`crate::dialects::claude::expect`]).
+    pub fn claude(source: CaseSource, faults: &str, name: String) -> Result<Case, CassetteError> {
+        let parsed = crate::faults::claude::parse(faults, crate::faults::claude::FROM_ENV)
+            .map_err(CassetteError::from)?;
+        let session = crate::dialects::claude::session_of(&source.source())?;
+        let (expect, segments) = crate::dialects::claude::expect::expectation(&session, &parsed);
+        let mut name = name;
+        if parsed.iter().any(|f| {
+            matches!(
+                f,
+                crate::faults::claude::ClaudeFault::Exit {
+                    exit: crate::frames::Exit::Code(0),
+                    ..
+                }
+            )
+        }) && !name.ends_with(MISBEHAVING)
+        {
+            name.push_str(MISBEHAVING);
+        }
+        Ok(Case {
+            name,
+            source,
+            format: OutputFormat::StreamJson,
+            faults: faults.to_owned(),
+            expect,
+            segments,
+            dialect: Dialect::Claude,
+        })
+    }
+
     /// The case as the consumer played it: in server mode, with what a correct client
     /// concludes from the requests it actually sent (the last conversation of the
     /// run's journal, see [`crate::dialects::cursor_acp::expect::expectation_of_run`]);
@@ -443,6 +475,7 @@ impl Matrix {
                     cases.push(match self.dialect {
                         Dialect::CursorPrint => Case::new(source.clone(), *format, spec, name)?,
                         Dialect::CursorAcp => Case::acp(source.clone(), spec, name)?,
+                        Dialect::Claude => Case::claude(source.clone(), spec, name)?,
                     });
                 }
             }

@@ -397,6 +397,15 @@ pub fn run(argv: &[String]) -> Result<Exit, Error> {
                 println!("{:<24} {}", entry.name, entry.meaning);
                 println!("{:<24} e.g. {}", "", entry.example);
             }
+            println!("");
+            println!("claude (Claude Code, `claude` / `mock-agent claude`), in MOCK_AGENT_FAULTS:");
+            for entry in faults::catalogue_of(harness::dialects::Dialect::Claude) {
+                println!("{:<24} {}", entry.name, entry.meaning);
+                println!("{:<24} e.g. {}", "", entry.example);
+                if let Some(scenario) = entry.misbehaving {
+                    println!("{:<24} misbehaving agent (only when asked for): {scenario}", "");
+                }
+            }
             Ok(Exit::Code(exit_codes::OK))
         }
         Own::Agent { args } => Ok(agent::run(&args)),

@@ -1,0 +1,162 @@
+//! What a correct consumer concludes from a Claude Code run: the session played
+//! with the faults against a careful client (one prompt; every permission request
+//! allowed), as the mock would play it.
+//!
+//! The run succeeded when a readable `result` that is not an error arrives and the
+//! process ends with exit 0; it failed on an error result, an exit or a signal
+//! before the result, a cut line, a stall for ever. Faults that break what the SDKs
+//! can read (`missing`, `malformed`, `huge`: the SDKs' known limits) leave the verdict
+//! open ([`judged`]): a consumer may report either, and is judged on ending and not
+//! crashing.
+
+use serde_json::Value;
+
+use super::faults::{Answer, Injector, Out};
+use super::play::{Next, Options, Player};
+use super::session::Session;
+use super::wire::{control, fields, types};
+use crate::dialects::cursor_print::expect::Expectation;
+use crate::faults::claude::ClaudeFault;
+use crate::frames::Exit;
+
+/// What a careful consumer concludes from `session` played with `faults`, and the
+/// assistant's text blocks in order (empty on a failure).
+pub fn expectation(session: &Session, faults: &[ClaudeFault]) -> (Expectation, Vec<String>) {
+    let mut session = session.clone();
+    let mut options = Options::new("/work", 0);
+    options.prompt_tool = true;
+    let mut injector = Injector::new(faults.to_vec());
+    injector.prepare(&mut session, &mut options);
+    if matches!(
+        injector.answer(control::INITIALIZE),
+        Some(Answer::Never | Answer::Error(_))
+    ) {
+        return (Expectation::Failure, Vec::new());
+    }
+    let mut player = Player::new(session, options);
+    player.begin("hi");
+    let mut texts = Vec::new();
+    let mut answer: Option<(bool, String)> = None;
+    loop {
+        let line = match player.step() {
+            Next::Send(line) | Next::Ask { line, .. } => line,
+            Next::Waiting => {
+                player.answer(Ok(serde_json::json!({"behavior": "allow"})));
+                continue;
+            }
+            Next::Done => break,
+        };
+        for out in injector.line(line) {
+            match out {
+                Out::Line(line) => read(&line, &mut texts, &mut answer),
+                Out::End(exit) => return ended(exit, answer, texts),
+                Out::Cut(_) => return (Expectation::Failure, Vec::new()),
+                Out::Stall(None) if answer.is_none() => return (Expectation::Failure, Vec::new()),
+                Out::Stall(_) | Out::Stderr(_) => {}
+            }
+        }
+    }
+    for out in injector.end() {
+        match out {
+            Out::Line(line) => read(&line, &mut texts, &mut answer),
+            Out::End(exit) => return ended(exit, answer, texts),
+            Out::Cut(_) => return (Expectation::Failure, Vec::new()),
+            _ => {}
+        }
+    }
+    let exit = Exit::Code(i32::from(player.last_is_error()));
+    ended(exit, answer, texts)
+}
+
+/// Whether the case's verdict on success or failure stands: not when a fault breaks
+/// what an SDK can read (then either conclusion is the consumer's right).
+pub fn judged(faults: &[ClaudeFault]) -> bool {
+    !faults.iter().any(|f| {
+        matches!(
+            f,
+            ClaudeFault::Missing { .. } | ClaudeFault::Malformed { .. } | ClaudeFault::Huge { .. }
+        )
+    })
+}
+
+fn ended(exit: Exit, answer: Option<(bool, String)>, texts: Vec<String>) -> (Expectation, Vec<String>) {
+    match (exit, answer) {
+        (Exit::Code(0), Some((false, answer))) => (Expectation::Success { answer }, texts),
+        _ => (Expectation::Failure, Vec::new()),
+    }
+}
+
+fn read(line: &[u8], texts: &mut Vec<String>, answer: &mut Option<(bool, String)>) {
+    let Ok(value) = serde_json::from_slice::<Value>(line) else {
+        return;
+    };
+    match value.get("type").and_then(Value::as_str) {
+        Some(types::ASSISTANT) => {
+            for block in value
+                .pointer("/message/content")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                if let Some(text) = block.get("text").and_then(Value::as_str) {
+                    texts.push(text.to_owned());
+                }
+            }
+        }
+        Some(types::RESULT) if answer.is_none() => {
+            let is_error = value
+                .get(fields::IS_ERROR)
+                .and_then(Value::as_bool)
+                .unwrap_or(true);
+            let text = value
+                .get(fields::RESULT)
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned();
+            *answer = Some((is_error, text));
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dialects::claude::session::default_session;
+    use crate::faults::claude::{parse, FROM_ENV};
+
+    fn expect(spec: &str) -> Expectation {
+        expectation(&default_session("/work"), &parse(spec, FROM_ENV).expect("faults")).0
+    }
+
+    #[test]
+    fn the_default_session_succeeds_with_its_last_text() {
+        assert_eq!(
+            expect(""),
+            Expectation::Success {
+                answer: "Created summary.txt with a one-line summary of the README.".into()
+            }
+        );
+    }
+
+    #[test]
+    fn failures_fail() {
+        for spec in [
+            "not-logged-in",
+            "max-turns",
+            "error-result",
+            "eof",
+            "signal",
+            "exit",
+            "stall",
+            "no-response",
+            "error:method=initialize",
+        ] {
+            assert_eq!(expect(spec), Expectation::Failure, "{spec}");
+        }
+        // Faults that leave the run as it was.
+        for spec in ["unknown", "stderr:text=x", "stall:ms=10", "exit:code=0,at=end"] {
+            assert!(matches!(expect(spec), Expectation::Success { .. }), "{spec}");
+        }
+    }
+}

@@ -1,0 +1,323 @@
+//! The catalogue's faults of Claude Code's dialect, applied: the presets change the
+//! session before it is played ([`Injector::prepare`]), the others act on the lines
+//! the CLI writes ([`Injector::line`]) and on its answers to the client's control
+//! requests ([`Injector::answer`]). See [`crate::faults::claude`] for the grammar.
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::play::{self, Options};
+use super::session::{End, Session};
+use super::wire::kind_of;
+use crate::faults::claude::{ClaudeFault, Ending, Place, AUTH_ERROR, INVALID_KEY, NOT_LOGGED_IN};
+use crate::frames::Exit;
+
+/// What the CLI writes or does, in order, for one line it meant to write.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Out {
+    /// A whole line on stdout (without its newline).
+    Line(Vec<u8>),
+    /// The start of a line, and nothing more: stdout ends there.
+    Cut(Vec<u8>),
+    /// A line on stderr.
+    Stderr(Vec<u8>),
+    /// Nothing for this long; `None`: for ever.
+    Stall(Option<Duration>),
+    /// The process ends so.
+    End(Exit),
+}
+
+/// How the CLI answers one of the client's control requests, by a fault.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Answer {
+    /// It never answers.
+    Never,
+    /// It answers with this error.
+    Error(String),
+}
+
+/// Applies faults to one run.
+#[derive(Debug, Clone)]
+pub struct Injector {
+    faults: Vec<(ClaudeFault, bool)>,
+    lines: u64,
+}
+
+impl Injector {
+    /// An injector of `faults`.
+    pub fn new(faults: Vec<ClaudeFault>) -> Self {
+        Injector {
+            faults: faults.into_iter().map(|f| (f, false)).collect(),
+            lines: 0,
+        }
+    }
+
+    /// Each fault's name, and whether it acted.
+    pub fn report(&self) -> Vec<(&'static str, bool)> {
+        self.faults.iter().map(|(f, acted)| (f.name(), *acted)).collect()
+    }
+
+    /// The presets: every turn of `session` ends as they say.
+    pub fn prepare(&mut self, session: &mut Session, options: &mut Options) {
+        for (fault, acted) in &mut self.faults {
+            let ClaudeFault::Ending(ending) = fault else {
+                continue;
+            };
+            *acted = true;
+            let end = match ending {
+                Ending::NotLoggedIn | Ending::InvalidApiKey => End::ApiError {
+                    status: 401,
+                    text: if *ending == Ending::NotLoggedIn {
+                        NOT_LOGGED_IN
+                    } else {
+                        INVALID_KEY
+                    }
+                    .to_owned(),
+                    error: AUTH_ERROR.to_owned(),
+                },
+                Ending::MaxTurns => {
+                    options.max_turns = Some(1);
+                    continue;
+                }
+                Ending::Error(text) => End::Error {
+                    subtype: super::wire::results::ERROR_DURING_EXECUTION.to_owned(),
+                    errors: vec![text.clone()],
+                },
+            };
+            for turn in &mut session.turns {
+                turn.end = end.clone();
+            }
+        }
+    }
+
+    /// How the client's control request `subtype` is answered, when a fault says.
+    pub fn answer(&mut self, subtype: &str) -> Option<Answer> {
+        for (fault, acted) in &mut self.faults {
+            match fault {
+                ClaudeFault::NoResponse { method } if method == subtype => {
+                    *acted = true;
+                    return Some(Answer::Never);
+                }
+                ClaudeFault::Error { method, message } if method == subtype => {
+                    *acted = true;
+                    return Some(Answer::Error(message.clone()));
+                }
+                _ => {}
+            }
+        }
+        None
+    }
+
+    /// What becomes of `line`, one the CLI means to write now.
+    pub fn line(&mut self, line: Vec<u8>) -> Vec<Out> {
+        let kind = kind_of(&line);
+        let mut line = Some(self.strip(line));
+        let mut out = Vec::new();
+        for i in 0..self.faults.len() {
+            let (fault, acted) = &self.faults[i];
+            if *acted
+                || !fault
+                    .place()
+                    .is_some_and(|at| reached(at, self.lines, kind.as_ref()))
+            {
+                continue;
+            }
+            self.faults[i].1 = true;
+            let fault = self.faults[i].0.clone();
+            if let Some(end) = act(&fault, &mut line, &mut out) {
+                out.push(end);
+                return out;
+            }
+        }
+        if let Some(line) = line {
+            out.push(Out::Line(line));
+            self.lines += 1;
+        }
+        out
+    }
+
+    /// What the faults not yet reached do when the run ends: they act there.
+    pub fn end(&mut self) -> Vec<Out> {
+        let mut out = Vec::new();
+        for i in 0..self.faults.len() {
+            if self.faults[i].1 || self.faults[i].0.place().is_none() {
+                continue;
+            }
+            self.faults[i].1 = true;
+            let fault = self.faults[i].0.clone();
+            if let Some(end) = act(&fault, &mut None, &mut out) {
+                out.push(end);
+                return out;
+            }
+        }
+        out
+    }
+
+    /// `line` without the fields `missing` leaves out.
+    fn strip(&mut self, line: Vec<u8>) -> Vec<u8> {
+        let mut line = line;
+        for (fault, acted) in &mut self.faults {
+            let ClaudeFault::Missing { field } = fault else {
+                continue;
+            };
+            let quoted = format!("\"{field}\"");
+            if !line.windows(quoted.len()).any(|w| w == quoted.as_bytes()) {
+                continue;
+            }
+            let Ok(mut value) = serde_json::from_slice::<Value>(&line) else {
+                continue;
+            };
+            let mut removed = value
+                .as_object_mut()
+                .and_then(|o| o.remove(field.as_str()))
+                .is_some();
+            if let Some(message) = value.get_mut("message").and_then(Value::as_object_mut) {
+                removed |= message.remove(field.as_str()).is_some();
+            }
+            if removed {
+                *acted = true;
+                line = serde_json::to_vec(&value).unwrap_or(line);
+            }
+        }
+        line
+    }
+}
+
+/// Whether a fault placed `at` acts before the line of `kind`, the `lines`-th.
+fn reached(at: &Place, lines: u64, kind: Option<&(String, Option<String>)>) -> bool {
+    match at {
+        Place::After(n) => lines >= *n,
+        Place::At(word) => {
+            kind.is_some_and(|(kind, subtype)| kind == word || subtype.as_deref() == Some(word))
+        }
+    }
+}
+
+/// Performs `fault` before `line` (taken when the fault ends the stream there); the
+/// end of the process when it ends it.
+fn act(fault: &ClaudeFault, line: &mut Option<Vec<u8>>, out: &mut Vec<Out>) -> Option<Out> {
+    match fault {
+        ClaudeFault::Exit { exit, byte, .. } => {
+            if let (Some(byte), Some(line)) = (byte, line.take()) {
+                out.push(Out::Cut(line[..(*byte).min(line.len())].to_vec()));
+            }
+            Some(Out::End(*exit))
+        }
+        ClaudeFault::Eof { byte, .. } => {
+            let line = line
+                .take()
+                .unwrap_or_else(|| b"{\"type\":\"result\",\"subtype\":\"success\"}".to_vec());
+            let cut = byte.unwrap_or(line.len() / 2).min(line.len());
+            out.push(Out::Cut(line[..cut].to_vec()));
+            Some(Out::End(Exit::Code(1)))
+        }
+        ClaudeFault::Stall { duration, .. } => {
+            out.push(Out::Stall(*duration));
+            None
+        }
+        ClaudeFault::Malformed { .. } => {
+            out.push(Out::Line(play::malformed_line()));
+            None
+        }
+        ClaudeFault::Unknown { .. } => {
+            out.push(Out::Line(play::unknown_line()));
+            None
+        }
+        ClaudeFault::Huge { bytes, .. } => {
+            out.push(Out::Line(play::huge_line(*bytes)));
+            None
+        }
+        ClaudeFault::Stderr { text, .. } => {
+            out.push(Out::Stderr(text.as_bytes().to_vec()));
+            None
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::dialects::claude::wire::{control, system, types};
+    use crate::faults::claude::{parse, FROM_ENV};
+
+    fn injector(spec: &str) -> Injector {
+        Injector::new(parse(spec, FROM_ENV).expect("faults"))
+    }
+
+    fn line(value: &Value) -> Vec<u8> {
+        serde_json::to_vec(value).expect("JSON")
+    }
+
+    fn init() -> Vec<u8> {
+        line(&json!({"type": types::SYSTEM, "subtype": system::INIT}))
+    }
+
+    #[test]
+    fn eof_cuts_the_result() {
+        let mut faults = injector("eof:byte=5");
+        assert_eq!(faults.line(init()).len(), 1);
+        let out = faults.line(line(&json!({"type": types::RESULT})));
+        assert_eq!(out, vec![Out::Cut(br#"{"typ"#.to_vec()), Out::End(Exit::Code(1))]);
+    }
+
+    #[test]
+    fn at_takes_a_request_subtype_and_after_counts_lines() {
+        let mut faults = injector("exit:code=3,at=can_use_tool;unknown:after=1");
+        assert_eq!(faults.line(init()).len(), 1);
+        let second = faults.line(line(&json!({"type": types::ASSISTANT})));
+        assert!(matches!(&second[0], Out::Line(l) if *l == play::unknown_line()));
+        let ask = faults.line(line(
+            &json!({"type": types::CONTROL_REQUEST, "request": {"subtype": control::CAN_USE_TOOL}}),
+        ));
+        assert_eq!(ask, vec![Out::End(Exit::Code(3))]);
+        assert!(faults.report().iter().all(|(_, acted)| *acted));
+    }
+
+    #[test]
+    fn missing_leaves_the_field_out() {
+        let mut faults = injector("missing:field=model");
+        let out = faults.line(line(
+            &json!({"type": types::ASSISTANT, "message": {"model": "m", "content": []}}),
+        ));
+        assert_eq!(
+            out,
+            vec![Out::Line(line(
+                &json!({"type": types::ASSISTANT, "message": {"content": []}})
+            ))]
+        );
+    }
+
+    #[test]
+    fn huge_is_as_long_as_asked() {
+        assert_eq!(play::huge_line(2_000_000).len(), 2_000_000);
+    }
+
+    #[test]
+    fn presets_change_every_turn() {
+        let mut session = super::super::session::default_session("/w");
+        let mut options = Options::new("/w", 1);
+        injector("not-logged-in").prepare(&mut session, &mut options);
+        assert!(session
+            .turns
+            .iter()
+            .all(|t| matches!(&t.end, End::ApiError { text, .. } if text == NOT_LOGGED_IN)));
+        injector("max-turns").prepare(&mut session, &mut options);
+        assert_eq!(options.max_turns, Some(1));
+    }
+
+    #[test]
+    fn unreached_faults_act_at_the_end() {
+        let mut faults = injector("stall:ms=5,at=nothing;exit:code=4,after=99");
+        assert_eq!(
+            faults.end(),
+            vec![
+                Out::Stall(Some(Duration::from_millis(5))),
+                Out::End(Exit::Code(4))
+            ]
+        );
+    }
+}

@@ -1,0 +1,45 @@
+//! Claude Code (`claude`), as the Claude Agent SDKs drive it: stream-json both ways,
+//! with a control protocol of requests and answers in each direction.
+//!
+//! - [`wire`]: every name of the dialect, and the client's lines read into types;
+//! - [`session`]: the session model (turns of blocks and tool calls) and the built-in
+//!   default session;
+//! - [`play`]: a session told as the CLI's lines, turn by turn, answering the client;
+//! - [`expect`]: what a correct consumer concludes from a case;
+//! - [`generate`]: generated sessions (a proptest strategy) and the session of a seed;
+//! - [`faults`]: the catalogue's faults of this dialect, applied to the lines.
+
+pub mod expect;
+pub mod faults;
+#[cfg(feature = "generate")]
+pub mod generate;
+pub mod play;
+pub mod session;
+pub mod wire;
+
+pub use play::{Next, Options, Player};
+pub use session::{default_session, Session};
+
+use crate::error::CassetteError;
+use crate::source::Source;
+
+/// The session a source plays in this dialect: the default session, the session of a
+/// seed. Cassettes of this dialect are not read yet: a cassette source is an error
+/// that says so.
+pub fn session_of(source: &Source) -> Result<Session, CassetteError> {
+    match source {
+        Source::Cassette(path) => Err(crate::error::Diagnostic {
+            path: path.clone(),
+            line: 1,
+            column: 1,
+            kind: crate::error::ProblemKind::Unsupported,
+            message: "cassettes of Claude Code's dialect cannot be replayed yet".into(),
+            source_line: None,
+            help: "use the default session or generated sessions (`--generated N`) for `claude`".into(),
+        }
+        .into()),
+        #[cfg(feature = "generate")]
+        Source::Generated { seed, .. } => Ok(generate::from_seed(*seed)),
+        _ => Ok(default_session("/work")),
+    }
+}

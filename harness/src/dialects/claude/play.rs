@@ -1,0 +1,806 @@
+//! A [`Session`] told as Claude Code's lines, turn by turn, answering the client: the
+//! player is pure (no clock, no I/O). The process asks it for the next line, writes
+//! it when its clock says, and hands it the client's answers to the CLI's requests.
+//!
+//! Per turn, as the real CLI (2.1.331, observed with both SDKs): `session_state_changed
+//! running` (for SDK hosts), `system/init`, with `--include-partial-messages` a
+//! `status requesting` and the stream events around each block; one `assistant` line
+//! per content block, blocks of one API message sharing `message.id`; before a tool
+//! that asks, `requires_action` and a `can_use_tool` request (with `--permission-prompt-tool
+//! stdio`; without it the call is denied at once); the tool's result as a `user` line;
+//! the `result`; `idle`.
+
+use std::collections::VecDeque;
+
+use serde_json::{json, Value};
+
+use super::session::{End, Session, Step, ToolCall, Turn};
+use super::wire::{behaviors, blocks, control, results, states, system, types, INTERRUPTED, VERSION};
+
+/// How the CLI was started: what its lines say.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Options {
+    /// The session's id (`--session-id`, else made from the seed).
+    pub session_id: String,
+    /// The model (`--model`, else [`super::wire::MODEL`]).
+    pub model: String,
+    /// The working folder.
+    pub cwd: String,
+    /// The permission mode (`--permission-mode`, `set_permission_mode`).
+    pub permission_mode: String,
+    /// `--permission-prompt-tool stdio`: tools that ask send `can_use_tool`.
+    pub prompt_tool: bool,
+    /// `--include-partial-messages`: stream events around each block.
+    pub partial: bool,
+    /// `CLAUDE_CODE_SDK_READS_SESSION_STATE`: `session_state_changed` lines.
+    pub states: bool,
+    /// `--max-turns`: API round trips a turn may take.
+    pub max_turns: Option<u32>,
+    /// The seed of every id (`uuid`, message and tool ids).
+    pub seed: u64,
+}
+
+impl Options {
+    /// The options of a CLI started with nothing but the SDK's argv.
+    pub fn new(cwd: &str, seed: u64) -> Self {
+        let mut ids = Ids::new(seed ^ 0x5e55_1011);
+        Options {
+            session_id: ids.uuid(),
+            model: super::wire::MODEL.to_owned(),
+            cwd: cwd.to_owned(),
+            permission_mode: "default".to_owned(),
+            prompt_tool: false,
+            partial: false,
+            states: false,
+            max_turns: None,
+            seed,
+        }
+    }
+}
+
+/// What the player does next.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Next {
+    /// Write this line (without its newline).
+    Send(Vec<u8>),
+    /// Write this request (`can_use_tool`, `hook_callback`) and wait for its answer,
+    /// handed over with [`Player::answer`].
+    Ask {
+        /// The request's `request_id`.
+        id: String,
+        /// The line.
+        line: Vec<u8>,
+    },
+    /// The answer to the last request has not come yet.
+    Waiting,
+    /// The turn is over (or none was begun).
+    Done,
+}
+
+/// A hook the client registered in `initialize`: `PreToolUse` callbacks are called
+/// before a tool whose name the matcher takes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hook {
+    /// The event (`PreToolUse`).
+    pub event: String,
+    /// The matcher (`Write`, `Write|Edit`, empty or `*` for every tool).
+    pub matcher: String,
+    /// The callback's id (`hook_0`).
+    pub callback: String,
+}
+
+impl Hook {
+    /// The hooks of an `initialize` request's `hooks` object.
+    pub fn from_initialize(hooks: &Value) -> Vec<Hook> {
+        let Some(events) = hooks.as_object() else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for (event, matchers) in events {
+            for matcher in matchers.as_array().into_iter().flatten() {
+                let pattern = matcher.get("matcher").and_then(Value::as_str).unwrap_or_default();
+                for id in matcher
+                    .get("hookCallbackIds")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                {
+                    if let Some(id) = id.as_str() {
+                        out.push(Hook {
+                            event: event.clone(),
+                            matcher: pattern.to_owned(),
+                            callback: id.to_owned(),
+                        });
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    fn takes(&self, tool: &str) -> bool {
+        self.event == "PreToolUse"
+            && (self.matcher.is_empty() || self.matcher == "*" || self.matcher.split('|').any(|m| m == tool))
+    }
+}
+
+/// Deterministic ids from a seed.
+#[derive(Debug, Clone)]
+struct Ids(fastrand::Rng);
+
+impl Ids {
+    fn new(seed: u64) -> Self {
+        Ids(fastrand::Rng::with_seed(seed))
+    }
+
+    fn uuid(&mut self) -> String {
+        let mut bytes = [0u8; 16];
+        self.0.fill(&mut bytes);
+        uuid::Builder::from_random_bytes(bytes).into_uuid().to_string()
+    }
+
+    /// `msg_01` / `toolu_01` and 22 letters and digits, as the API's ids.
+    fn api(&mut self, prefix: &str) -> String {
+        const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+        let tail: String = (0..22)
+            .map(|_| ALPHABET[self.0.usize(..ALPHABET.len())] as char)
+            .collect();
+        format!("{prefix}_01{tail}")
+    }
+}
+
+/// What is still to tell of the turn under way.
+#[derive(Debug, Clone, PartialEq)]
+enum Item {
+    Line(Value),
+    /// Ask the client about tool `n` (its `can_use_tool`, or a hook before it).
+    Hook(usize, String),
+    Ask(usize),
+    /// Send tool `n`'s `can_use_tool` now.
+    Request(usize),
+    /// The tool's result, as the answers decided.
+    Result(usize),
+    /// The turn's `result`.
+    End,
+    /// `idle`, after the result.
+    Idle,
+}
+
+/// What became of a tool call.
+#[derive(Debug, Clone, PartialEq)]
+enum Decision {
+    Allow,
+    Deny { message: String, interrupt: bool },
+}
+
+/// A call of the turn under way.
+#[derive(Debug, Clone)]
+struct Call {
+    tool: ToolCall,
+    id: String,
+    decision: Option<Decision>,
+}
+
+/// Tells a [`Session`], turn by turn.
+#[derive(Debug, Clone)]
+pub struct Player {
+    session: Session,
+    /// The options; `permission_mode` and `model` change as the client asks.
+    pub options: Options,
+    hooks: Vec<Hook>,
+    ids: Ids,
+    played: usize,
+    cost: f64,
+    queue: VecDeque<Item>,
+    calls: Vec<Call>,
+    /// The request waited for: its id, and the call it is about.
+    asked: Option<(String, usize, bool)>,
+    turn: Option<Turn>,
+    api_turns: u32,
+    denials: Vec<Value>,
+    last_error: bool,
+    interrupted: bool,
+    /// `--max-turns` cut the turn under way.
+    limited: bool,
+}
+
+impl Player {
+    /// A player of `session`, started with `options`.
+    pub fn new(session: Session, options: Options) -> Self {
+        Player {
+            ids: Ids::new(options.seed),
+            session,
+            options,
+            hooks: Vec::new(),
+            played: 0,
+            cost: 0.0,
+            queue: VecDeque::new(),
+            calls: Vec::new(),
+            asked: None,
+            turn: None,
+            api_turns: 0,
+            denials: Vec::new(),
+            last_error: false,
+            interrupted: false,
+            limited: false,
+        }
+    }
+
+    /// The hooks the client registered.
+    pub fn set_hooks(&mut self, hooks: Vec<Hook>) {
+        self.hooks = hooks;
+    }
+
+    /// Whether the last turn's result was an error (the process then exits 1).
+    pub fn last_is_error(&self) -> bool {
+        self.last_error
+    }
+
+    /// Whether a turn is under way.
+    pub fn in_turn(&self) -> bool {
+        !self.queue.is_empty()
+    }
+
+    /// Begins the next turn, for the prompt `prompt`.
+    pub fn begin(&mut self, prompt: &str) {
+        let _ = prompt;
+        let index = self.played.min(self.session.turns.len().saturating_sub(1));
+        let turn = self.session.turns.get(index).cloned().unwrap_or(Turn {
+            steps: Vec::new(),
+            end: End::Success,
+        });
+        self.played += 1;
+        self.calls.clear();
+        self.denials.clear();
+        self.api_turns = 0;
+        self.interrupted = false;
+        self.limited = false;
+        self.queue.clear();
+        if self.options.states {
+            let line = self.state(states::RUNNING);
+            self.queue.push_back(Item::Line(line));
+        }
+        let init = self.init();
+        self.queue.push_back(Item::Line(init));
+        if self.options.partial {
+            let line = json!({"type": types::SYSTEM, "subtype": system::STATUS, "status": "requesting",
+                "uuid": self.ids.uuid(), "session_id": self.options.session_id});
+            self.queue.push_back(Item::Line(line));
+        }
+        self.plan(&turn);
+        self.turn = Some(turn);
+    }
+
+    /// The whole turn's items: messages split at tool calls.
+    fn plan(&mut self, turn: &Turn) {
+        let mut message: Vec<Value> = Vec::new();
+        let mut steps = turn.steps.iter().peekable();
+        while let Some(step) = steps.next() {
+            match step {
+                Step::Text(text) => message.push(json!({"type": blocks::TEXT, "text": text})),
+                Step::Thinking(thinking) => message
+                    .push(json!({"type": blocks::THINKING, "thinking": thinking,
+                    "signature": format!("sig{}", self.ids.api("")) })),
+                Step::Unknown(line) => {
+                    self.flush_message(&mut message, "end_turn");
+                    self.queue.push_back(Item::Line(line.clone()));
+                }
+                Step::Tool(tool) => {
+                    let id = self.ids.api("toolu");
+                    message.push(
+                        json!({"type": blocks::TOOL_USE, "id": id, "name": tool.name, "input": tool.input}),
+                    );
+                    self.flush_message(&mut message, "tool_use");
+                    let n = self.calls.len();
+                    self.calls.push(Call {
+                        tool: tool.clone(),
+                        id,
+                        decision: None,
+                    });
+                    for hook in self.hooks.iter().filter(|h| h.takes(&tool.name)) {
+                        self.queue.push_back(Item::Hook(n, hook.callback.clone()));
+                    }
+                    self.queue.push_back(Item::Ask(n));
+                    self.queue.push_back(Item::Result(n));
+                    if self.options.max_turns.is_some_and(|max| self.api_turns >= max)
+                        && steps.peek().is_some()
+                    {
+                        self.limited = true;
+                        break;
+                    }
+                }
+            }
+        }
+        if self.limited {
+            self.queue.push_back(Item::End);
+        } else {
+            if matches!(turn.end, End::ApiError { .. }) {
+                message.clear();
+            }
+            self.flush_message(&mut message, "end_turn");
+            if let End::ApiError { text, error, status } = &turn.end {
+                let line = self.synthetic(text, error, *status);
+                self.queue.push_back(Item::Line(line));
+            }
+            self.queue.push_back(Item::End);
+        }
+        if self.options.states {
+            self.queue.push_back(Item::Idle);
+        }
+    }
+
+    /// Ends the API message of `blocks`: its stream events and one `assistant` line a
+    /// block, all with one `message.id`.
+    fn flush_message(&mut self, blocks: &mut Vec<Value>, stop_reason: &str) {
+        if blocks.is_empty() {
+            return;
+        }
+        self.api_turns += 1;
+        let id = self.ids.api("msg");
+        let usage = json!({"input_tokens": 12, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0, "output_tokens": 1});
+        if self.options.partial {
+            let start = json!({"type": "message_start", "message": {"id": id, "type": "message", "role": "assistant",
+                "model": self.options.model, "content": [], "stop_reason": null, "stop_sequence": null, "usage": usage}});
+            self.push_event(start, &id);
+        }
+        let mut output_tokens = 0;
+        for (index, block) in std::mem::take(blocks).into_iter().enumerate() {
+            output_tokens += tokens(&block);
+            if self.options.partial {
+                self.block_events(index, &block, &id);
+            }
+            let line = json!({"type": types::ASSISTANT, "message": {"id": id, "type": "message", "role": "assistant",
+                "model": self.options.model, "content": [block], "stop_reason": null, "stop_sequence": null,
+                "usage": usage, "context_management": null},
+                "parent_tool_use_id": null, "session_id": self.options.session_id, "uuid": self.ids.uuid()});
+            self.queue.push_back(Item::Line(line));
+            if self.options.partial {
+                self.push_event(json!({"type": "content_block_stop", "index": index}), &id);
+            }
+        }
+        if self.options.partial {
+            let delta = json!({"type": "message_delta", "delta": {"stop_reason": stop_reason, "stop_sequence": null},
+                "usage": {"output_tokens": output_tokens}});
+            self.push_event(delta, &id);
+            self.push_event(json!({"type": "message_stop"}), &id);
+        }
+    }
+
+    /// A block's stream events before its `assistant` line: its start and its deltas
+    /// (text in two pieces).
+    fn block_events(&mut self, index: usize, block: &Value, id: &str) {
+        let kind = block["type"].as_str().unwrap_or_default();
+        let (start, deltas) = match kind {
+            blocks::TEXT => {
+                let text = block["text"].as_str().unwrap_or_default();
+                let cut = text
+                    .char_indices()
+                    .nth(text.chars().count() / 2)
+                    .map_or(text.len(), |(i, _)| i);
+                let pieces = [&text[..cut], &text[cut..]];
+                (
+                    json!({"type": blocks::TEXT, "text": ""}),
+                    pieces
+                        .iter()
+                        .filter(|p| !p.is_empty())
+                        .map(|p| json!({"type": "text_delta", "text": p}))
+                        .collect::<Vec<_>>(),
+                )
+            }
+            blocks::THINKING => (
+                json!({"type": blocks::THINKING, "thinking": "", "signature": ""}),
+                vec![
+                    json!({"type": "thinking_delta", "thinking": block["thinking"]}),
+                    json!({"type": "signature_delta", "signature": block["signature"]}),
+                ],
+            ),
+            _ => (
+                json!({"type": blocks::TOOL_USE, "id": block["id"], "name": block["name"], "input": {}}),
+                vec![json!({"type": "input_json_delta", "partial_json": block["input"].to_string()})],
+            ),
+        };
+        self.push_event(
+            json!({"type": "content_block_start", "index": index, "content_block": start}),
+            id,
+        );
+        for delta in deltas {
+            self.push_event(
+                json!({"type": "content_block_delta", "index": index, "delta": delta}),
+                id,
+            );
+        }
+    }
+
+    fn push_event(&mut self, event: Value, message: &str) {
+        let line = json!({"type": types::STREAM_EVENT, "event": event, "session_id": self.options.session_id,
+            "parent_tool_use_id": null, "uuid": self.ids.uuid(), "api_message_id": message});
+        self.queue.push_back(Item::Line(line));
+    }
+
+    fn state(&mut self, state: &str) -> Value {
+        json!({"type": types::SYSTEM, "subtype": system::SESSION_STATE_CHANGED, "state": state,
+            "sdk_host_only": true, "uuid": self.ids.uuid(), "session_id": self.options.session_id})
+    }
+
+    /// `system/init`, which opens every turn.
+    fn init(&mut self) -> Value {
+        json!({"type": types::SYSTEM, "subtype": system::INIT, "cwd": self.options.cwd,
+            "session_id": self.options.session_id,
+            "tools": ["Task", "Bash", "Glob", "Grep", "Read", "Edit", "Write", "WebFetch", "TodoWrite"],
+            "mcp_servers": [], "model": self.options.model, "permissionMode": self.options.permission_mode,
+            "slash_commands": ["compact", "review"], "apiKeySource": "none", "claude_code_version": VERSION,
+            "output_style": "default", "agents": ["general-purpose"], "skills": [], "plugins": [],
+            "uuid": self.ids.uuid(), "fast_mode_state": "off"})
+    }
+
+    /// The synthetic message of a failed API call.
+    fn synthetic(&mut self, text: &str, error: &str, status: u16) -> Value {
+        json!({"type": types::ASSISTANT, "message": {"id": self.ids.uuid(), "type": "message", "role": "assistant",
+            "model": "<synthetic>", "content": [{"type": blocks::TEXT, "text": text}], "stop_reason": "stop_sequence",
+            "stop_sequence": "", "usage": {"input_tokens": 0, "cache_creation_input_tokens": 0,
+            "cache_read_input_tokens": 0, "output_tokens": 0}, "context_management": null},
+            "parent_tool_use_id": null, "session_id": self.options.session_id, "uuid": self.ids.uuid(),
+            "error": error, "is_api_error_message": true, "api_error_status": status})
+    }
+
+    /// What to do next.
+    pub fn step(&mut self) -> Next {
+        if self.asked.is_some() {
+            return Next::Waiting;
+        }
+        let Some(item) = self.queue.pop_front() else {
+            return Next::Done;
+        };
+        match item {
+            Item::Line(value) => Next::Send(to_line(&value)),
+            Item::Idle => {
+                let line = self.state(states::IDLE);
+                Next::Send(to_line(&line))
+            }
+            Item::Hook(n, callback) => {
+                if self.calls[n].decision.is_some() {
+                    return self.step();
+                }
+                let call = &self.calls[n];
+                let id = self.ids.uuid();
+                let line = json!({"type": types::CONTROL_REQUEST, "request_id": id, "request": {
+                    "subtype": control::HOOK_CALLBACK, "callback_id": callback, "input": {
+                        "session_id": self.options.session_id, "transcript_path": format!("{}/.claude/transcript.jsonl", self.options.cwd),
+                        "cwd": self.options.cwd, "permission_mode": self.options.permission_mode,
+                        "hook_event_name": "PreToolUse", "tool_name": call.tool.name, "tool_input": call.tool.input,
+                        "tool_use_id": call.id}, "tool_use_id": call.id}});
+                self.asked = Some((id.clone(), n, true));
+                Next::Ask {
+                    id,
+                    line: to_line(&line),
+                }
+            }
+            Item::Ask(n) => self.ask(n),
+            Item::Request(n) => self.request(n),
+            Item::Result(n) => Next::Send(self.tool_result(n)),
+            Item::End => Next::Send(self.result()),
+        }
+    }
+
+    /// The permission step of tool `n`: allowed or denied at once, or asked.
+    fn ask(&mut self, n: usize) -> Next {
+        let call = &self.calls[n];
+        if call.decision.is_some() || !call.tool.asks {
+            self.calls[n].decision.get_or_insert(Decision::Allow);
+            return self.step();
+        }
+        let edits = matches!(
+            call.tool.name.as_str(),
+            "Write" | "Edit" | "MultiEdit" | "NotebookEdit"
+        );
+        match self.options.permission_mode.as_str() {
+            "bypassPermissions" => self.calls[n].decision = Some(Decision::Allow),
+            "acceptEdits" if edits => self.calls[n].decision = Some(Decision::Allow),
+            _ if self.options.prompt_tool => {
+                if self.options.states {
+                    let state = self.state(states::REQUIRES_ACTION);
+                    self.queue.push_front(Item::Request(n));
+                    return Next::Send(to_line(&state));
+                }
+                return self.request(n);
+            }
+            _ => {
+                let what = match call.tool.input.get("file_path").and_then(Value::as_str) {
+                    Some(path) => format!("write to {path}"),
+                    None => format!("use {}", call.tool.name),
+                };
+                self.calls[n].decision = Some(Decision::Deny {
+                    message: format!(
+                        "Claude requested permissions to {what}, but you haven't granted it yet."
+                    ),
+                    interrupt: false,
+                });
+            }
+        }
+        self.step()
+    }
+}
+
+impl Player {
+    /// Sends tool `n`'s `can_use_tool` request.
+    fn request(&mut self, n: usize) -> Next {
+        let call = &self.calls[n];
+        let id = self.ids.uuid();
+        let path = call
+            .tool
+            .input
+            .get("file_path")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let description = path.rsplit('/').next().unwrap_or_default();
+        let line = json!({"type": types::CONTROL_REQUEST, "request_id": id, "request": {
+            "subtype": control::CAN_USE_TOOL, "tool_name": call.tool.name, "display_name": call.tool.name,
+            "input": call.tool.input, "description": description,
+            "permission_suggestions": [{"type": "setMode", "mode": "acceptEdits", "destination": "session"}],
+            "tool_use_id": call.id}});
+        self.asked = Some((id.clone(), n, false));
+        Next::Ask {
+            id,
+            line: to_line(&line),
+        }
+    }
+
+    /// The id of the request the player waits for an answer to.
+    pub fn waiting_for(&self) -> Option<&str> {
+        self.asked.as_ref().map(|(id, ..)| id.as_str())
+    }
+
+    /// The client answered the request the player waits for: `Ok` with the
+    /// `response` of a success, `Err` with the text of an error answer. A `deny` with
+    /// `interrupt: true` ends the turn; an error answer denies the call with its text.
+    pub fn answer(&mut self, answer: Result<Value, String>) {
+        let Some((_, n, hook)) = self.asked.take() else {
+            return;
+        };
+        let decision = match (hook, answer) {
+            (true, Ok(output)) => match output
+                .pointer("/hookSpecificOutput/permissionDecision")
+                .and_then(Value::as_str)
+            {
+                Some("allow") => Some(Decision::Allow),
+                Some("deny") => Some(Decision::Deny {
+                    message: output
+                        .pointer("/hookSpecificOutput/permissionDecisionReason")
+                        .and_then(Value::as_str)
+                        .unwrap_or("Denied by a PreToolUse hook")
+                        .to_owned(),
+                    interrupt: false,
+                }),
+                _ => None,
+            },
+            (true, Err(_)) => None,
+            (false, Ok(response)) => Some(match response.get("behavior").and_then(Value::as_str) {
+                Some(behaviors::ALLOW) => {
+                    if let Some(input) = response.get("updatedInput").filter(|i| i.is_object()) {
+                        self.calls[n].tool.input = input.clone();
+                    }
+                    Decision::Allow
+                }
+                _ => Decision::Deny {
+                    message: response
+                        .get("message")
+                        .and_then(Value::as_str)
+                        .unwrap_or("Permission denied")
+                        .to_owned(),
+                    interrupt: response
+                        .get("interrupt")
+                        .and_then(Value::as_bool)
+                        .unwrap_or(false),
+                },
+            }),
+            (false, Err(text)) => Some(Decision::Deny {
+                message: text,
+                interrupt: false,
+            }),
+        };
+        if !hook && self.options.states {
+            let state = self.state(states::RUNNING);
+            self.queue.push_front(Item::Line(state));
+        }
+        if let Some(decision) = decision {
+            self.calls[n].decision = Some(decision);
+        }
+    }
+
+    /// The client interrupted the turn: what is left of it is not told; the
+    /// interrupt's `user` line and an `error_during_execution` result are. Nothing when
+    /// no turn is under way.
+    pub fn interrupt(&mut self) -> Vec<Vec<u8>> {
+        if self.queue.is_empty() && self.asked.is_none() {
+            return Vec::new();
+        }
+        self.asked = None;
+        self.queue.clear();
+        self.interrupted = true;
+        let marker = json!({"type": types::USER, "message": {"role": "user", "content": [{"type": blocks::TEXT, "text": INTERRUPTED}]},
+            "parent_tool_use_id": null, "session_id": self.options.session_id, "uuid": self.ids.uuid()});
+        let mut lines = vec![to_line(&marker), self.result()];
+        if self.options.states {
+            let idle = self.state(states::IDLE);
+            lines.push(to_line(&idle));
+        }
+        lines
+    }
+
+    /// Tool `n`'s result: its output, or the denial.
+    fn tool_result(&mut self, n: usize) -> Vec<u8> {
+        let call = &self.calls[n];
+        let (content, is_error, structured, decision) = match &call.decision {
+            Some(Decision::Deny { message, interrupt }) => {
+                if *interrupt {
+                    self.queue.retain(|i| matches!(i, Item::Idle));
+                    self.queue.push_front(Item::End);
+                    self.interrupted = true;
+                }
+                (
+                    message.clone(),
+                    true,
+                    json!(format!("Error: {message}")),
+                    json!({"decision": "reject", "source": "user_reject"}),
+                )
+            }
+            _ => (
+                call.tool.output.clone(),
+                false,
+                json!({"type": "text", "content": call.tool.output}),
+                json!({"decision": "accept", "source": "user_temporary"}),
+            ),
+        };
+        if is_error {
+            self.denials.push(
+                json!({"tool_name": call.tool.name, "tool_use_id": call.id, "tool_input": call.tool.input}),
+            );
+        }
+        let mut result = json!({"tool_use_id": call.id, "type": blocks::TOOL_RESULT, "content": content});
+        if is_error {
+            result["is_error"] = json!(true);
+        }
+        let line = json!({"type": types::USER, "message": {"role": "user", "content": [result]},
+            "parent_tool_use_id": null, "session_id": self.options.session_id, "uuid": self.ids.uuid(),
+            "tool_use_result": structured, "tool_result_meta": [{"id": call.id, "permission_decision": decision}]});
+        to_line(&line)
+    }
+
+    /// The turn's `result`.
+    fn result(&mut self) -> Vec<u8> {
+        let turn = self.turn.clone().unwrap_or(Turn {
+            steps: Vec::new(),
+            end: End::Success,
+        });
+        let turns = self.api_turns.max(1);
+        let cost = 0.0009 * f64::from(turns);
+        self.cost += cost;
+        let total = (self.cost * 1e6).round() / 1e6;
+        let usage = json!({"input_tokens": 12 * turns, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0,
+            "output_tokens": 20 * turns, "server_tool_use": {"web_search_requests": 0, "web_fetch_requests": 0},
+            "service_tier": "standard"});
+        let model_usage = json!({self.options.model.clone(): {"inputTokens": 12 * turns, "outputTokens": 20 * turns,
+            "cacheReadInputTokens": 0, "cacheCreationInputTokens": 0, "webSearchRequests": 0, "costUSD": cost,
+            "contextWindow": 200_000, "maxOutputTokens": 64_000}});
+        let (subtype, is_error, result, errors, stop, terminal, api_status) = if self.interrupted {
+            (
+                results::ERROR_DURING_EXECUTION,
+                true,
+                None,
+                Some(vec![INTERRUPTED.to_owned()]),
+                "end_turn",
+                "aborted_streaming",
+                None,
+            )
+        } else if self.limited {
+            let max = self.options.max_turns.unwrap_or_default();
+            (
+                results::ERROR_MAX_TURNS,
+                true,
+                None,
+                Some(vec![format!("Reached maximum number of turns ({max})")]),
+                "tool_use",
+                "max_turns",
+                None,
+            )
+        } else {
+            match &turn.end {
+                End::Success => (
+                    results::SUCCESS,
+                    false,
+                    Some(turn.answer()),
+                    None,
+                    "end_turn",
+                    "completed",
+                    None,
+                ),
+                End::ApiError { status, text, .. } => (
+                    results::SUCCESS,
+                    true,
+                    Some(text.clone()),
+                    None,
+                    "stop_sequence",
+                    "api_error",
+                    Some(*status),
+                ),
+                End::Error { subtype, errors } => {
+                    let subtype = results::ALL
+                        .iter()
+                        .find(|s| *s == subtype)
+                        .copied()
+                        .unwrap_or(results::ERROR_DURING_EXECUTION);
+                    (
+                        subtype,
+                        true,
+                        None,
+                        Some(errors.clone()),
+                        "end_turn",
+                        "error",
+                        None,
+                    )
+                }
+            }
+        };
+        self.last_error = is_error;
+        let mut line = json!({"type": types::RESULT, "subtype": subtype, "is_error": is_error,
+            "duration_ms": 1200 * turns, "duration_api_ms": 900 * turns, "num_turns": turns});
+        if let Some(result) = result {
+            line["result"] = json!(result);
+        }
+        if let Some(errors) = errors {
+            line["errors"] = json!(errors);
+        }
+        for (key, value) in [
+            ("stop_reason", json!(stop)),
+            ("session_id", json!(self.options.session_id)),
+            ("total_cost_usd", json!(total)),
+            ("usage", usage),
+            ("modelUsage", model_usage),
+            ("permission_denials", json!(self.denials)),
+            ("terminal_reason", json!(terminal)),
+            ("api_error_status", json!(api_status)),
+            ("uuid", json!(self.ids.uuid())),
+        ] {
+            line[key] = value;
+        }
+        to_line(&line)
+    }
+}
+
+/// A line that starts as an assistant message and is not JSON (`malformed`).
+pub fn malformed_line() -> Vec<u8> {
+    br#"{"type":"assistant","message":{"id":"msg_01","content":[{"type":"text","#.to_vec()
+}
+
+/// A line of a type no SDK documents (`unknown`): a rate-limit event.
+pub fn unknown_line() -> Vec<u8> {
+    to_line(
+        &json!({"type": "rate_limit_event", "rate_limit_info": {"status": "allowed_warning",
+        "resetsAt": 1_764_000_000, "rateLimitType": "five_hour", "utilization": 0.9},
+        "uuid": "00000000-0000-4000-8000-000000000001"}),
+    )
+}
+
+/// An assistant text line of `bytes` bytes (`huge`; at least the empty message's).
+pub fn huge_line(bytes: usize) -> Vec<u8> {
+    let mut frame = json!({"type": types::ASSISTANT, "message": {"id": "msg_01huge", "type": "message",
+        "role": "assistant", "model": super::wire::MODEL, "content": [{"type": blocks::TEXT, "text": ""}],
+        "stop_reason": null, "stop_sequence": null, "usage": {"input_tokens": 0, "output_tokens": 0}},
+        "parent_tool_use_id": null, "session_id": "", "uuid": "00000000-0000-4000-8000-000000000002"});
+    let empty = to_line(&frame).len();
+    frame["message"]["content"][0]["text"] = json!("x".repeat(bytes.saturating_sub(empty)));
+    to_line(&frame)
+}
+
+/// The start of a result, for `eof` at the end of a run.
+pub fn cut_result() -> Vec<u8> {
+    to_line(&json!({"type": types::RESULT, "subtype": results::SUCCESS}))
+}
+
+fn tokens(block: &Value) -> u64 {
+    (block.to_string().len() / 4 + 1) as u64
+}
+
+fn to_line(value: &Value) -> Vec<u8> {
+    serde_json::to_vec(value).unwrap_or_default()
+}

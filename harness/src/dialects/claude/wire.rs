@@ -1,0 +1,368 @@
+//! Claude Code's wire model: every name of its stream-json dialect, said once, and the
+//! client's lines read into types.
+//!
+//! Both ways the dialect is one JSON object per line. The CLI writes messages
+//! (`system`, `assistant`, `user`, `result`, `stream_event`) and its own requests
+//! (`control_request`: `can_use_tool`, `hook_callback`, `mcp_message`); the client (an
+//! Agent SDK) writes user messages (the turns) and control requests (`initialize`,
+//! `interrupt`, `set_permission_mode`, `set_model`), and answers the CLI's requests
+//! with `control_response`. See `REAL-CLAUDE.md` in the project's notes.
+
+use serde_json::Value;
+
+/// The version the mock says it is (`claude -v`, `claude_code_version`).
+pub const VERSION: &str = "2.1.331";
+
+/// The model the default session names (`--model` overrides it).
+pub const MODEL: &str = "claude-sonnet-4-5";
+
+/// The `type` of every line.
+pub mod types {
+    /// System messages: `init`, state changes, status.
+    pub const SYSTEM: &str = "system";
+    /// One content block of the model's answer.
+    pub const ASSISTANT: &str = "assistant";
+    /// A user message: the prompt (client to CLI), a tool's result (CLI to client).
+    pub const USER: &str = "user";
+    /// The end of a turn.
+    pub const RESULT: &str = "result";
+    /// A raw Messages API stream event (`--include-partial-messages`).
+    pub const STREAM_EVENT: &str = "stream_event";
+    /// A request, either way.
+    pub const CONTROL_REQUEST: &str = "control_request";
+    /// The answer to a request, either way.
+    pub const CONTROL_RESPONSE: &str = "control_response";
+    /// A request withdrawn by the side that sent it.
+    pub const CONTROL_CANCEL_REQUEST: &str = "control_cancel_request";
+    /// A line that keeps the channel open (TypeScript SDK).
+    pub const KEEP_ALIVE: &str = "keep_alive";
+
+    /// Every type the SDKs know.
+    pub const ALL: &[&str] = &[
+        SYSTEM,
+        ASSISTANT,
+        USER,
+        RESULT,
+        STREAM_EVENT,
+        CONTROL_REQUEST,
+        CONTROL_RESPONSE,
+        CONTROL_CANCEL_REQUEST,
+        KEEP_ALIVE,
+    ];
+}
+
+/// The `subtype` of `system` messages.
+pub mod system {
+    /// Opens every turn: the session, the tools, the model, the version.
+    pub const INIT: &str = "init";
+    /// `running`, `requires_action`, `idle` (only for SDK hosts).
+    pub const SESSION_STATE_CHANGED: &str = "session_state_changed";
+    /// `requesting`, or the permission mode after a change.
+    pub const STATUS: &str = "status";
+}
+
+/// The session states of `session_state_changed`.
+pub mod states {
+    /// A turn is under way.
+    pub const RUNNING: &str = "running";
+    /// The CLI waits for the client's answer to a permission request.
+    pub const REQUIRES_ACTION: &str = "requires_action";
+    /// Between turns.
+    pub const IDLE: &str = "idle";
+}
+
+/// The `request.subtype` of control requests.
+pub mod control {
+    /// The client's first request.
+    pub const INITIALIZE: &str = "initialize";
+    /// The client ends the turn under way.
+    pub const INTERRUPT: &str = "interrupt";
+    /// The client changes the permission mode.
+    pub const SET_PERMISSION_MODE: &str = "set_permission_mode";
+    /// The client changes the model.
+    pub const SET_MODEL: &str = "set_model";
+    /// The CLI asks whether a tool may run (`--permission-prompt-tool stdio`).
+    pub const CAN_USE_TOOL: &str = "can_use_tool";
+    /// The CLI calls a hook the client registered in `initialize`.
+    pub const HOOK_CALLBACK: &str = "hook_callback";
+    /// The CLI talks to an MCP server that lives in the client.
+    pub const MCP_MESSAGE: &str = "mcp_message";
+    /// The `response.subtype` of a good answer.
+    pub const SUCCESS: &str = "success";
+    /// The `response.subtype` of an error answer.
+    pub const ERROR: &str = "error";
+}
+
+/// The `subtype` of `result`.
+pub mod results {
+    /// The turn ended (`is_error` may still be true: an API error).
+    pub const SUCCESS: &str = "success";
+    /// `--max-turns` was reached.
+    pub const ERROR_MAX_TURNS: &str = "error_max_turns";
+    /// The turn failed (an interrupt, an unknown session).
+    pub const ERROR_DURING_EXECUTION: &str = "error_during_execution";
+    /// `--max-budget-usd` was reached.
+    pub const ERROR_MAX_BUDGET_USD: &str = "error_max_budget_usd";
+
+    /// Every subtype, for lint and generation.
+    pub const ALL: &[&str] = &[
+        SUCCESS,
+        ERROR_MAX_TURNS,
+        ERROR_DURING_EXECUTION,
+        ERROR_MAX_BUDGET_USD,
+    ];
+}
+
+/// Content block types.
+pub mod blocks {
+    /// Text.
+    pub const TEXT: &str = "text";
+    /// The model's thinking (with a `signature`).
+    pub const THINKING: &str = "thinking";
+    /// A tool call.
+    pub const TOOL_USE: &str = "tool_use";
+    /// A tool's result, in a `user` message.
+    pub const TOOL_RESULT: &str = "tool_result";
+}
+
+/// The permission behaviours of a `can_use_tool` answer.
+pub mod behaviors {
+    /// The tool runs (with `updatedInput`).
+    pub const ALLOW: &str = "allow";
+    /// The tool does not run; `message` says why.
+    pub const DENY: &str = "deny";
+}
+
+/// Fields read by name outside the wire model.
+pub mod fields {
+    /// A result's text (`result.result`).
+    pub const RESULT: &str = "result";
+    /// A result's errors (`result.errors`).
+    pub const ERRORS: &str = "errors";
+    /// Whether a result is an error.
+    pub const IS_ERROR: &str = "is_error";
+}
+
+/// The command line's flags (long names, without `--`).
+pub mod argv {
+    /// Flags that take a value.
+    pub const VALUED: &[&str] = &[
+        "output-format",
+        "input-format",
+        "system-prompt",
+        "system-prompt-file",
+        "append-system-prompt",
+        "append-system-prompt-file",
+        "tools",
+        "allowedTools",
+        "allowed-tools",
+        "disallowedTools",
+        "disallowed-tools",
+        "max-turns",
+        "max-budget-usd",
+        "task-budget",
+        "model",
+        "fallback-model",
+        "betas",
+        "permission-prompt-tool",
+        "permission-mode",
+        "resume",
+        "session-id",
+        "settings",
+        "add-dir",
+        "mcp-config",
+        "setting-sources",
+        "plugin-dir",
+        "thinking",
+        "max-thinking-tokens",
+        "effort",
+        "json-schema",
+        "resume-session-at",
+        "agents",
+        "agent",
+        "debug-file",
+    ];
+
+    /// Flags that take none.
+    pub const FLAGS: &[&str] = &[
+        "print",
+        "verbose",
+        "include-partial-messages",
+        "include-hook-events",
+        "replay-user-messages",
+        "continue",
+        "strict-mcp-config",
+        "fork-session",
+        "dangerously-skip-permissions",
+        "allow-dangerously-skip-permissions",
+        "debug",
+        "version",
+        "help",
+        "ide",
+        "no-session-persistence",
+    ];
+}
+
+/// The permission modes, as `set_permission_mode`'s error lists them.
+pub const PERMISSION_MODES: &[&str] = &[
+    "acceptEdits",
+    "auto",
+    "bypassPermissions",
+    "default",
+    "dontAsk",
+    "plan",
+];
+
+/// The text of the `user` line an interrupt writes.
+pub const INTERRUPTED: &str = "[Request interrupted by user]";
+
+/// The `error_code` of an answer to a request subtype the CLI does not know.
+pub const UNSUPPORTED_REQUEST: &str = "unsupported_request";
+
+/// A line the client wrote, read.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Inbound {
+    /// A user message: a turn. `text` is its content's text.
+    User {
+        /// The prompt, its text blocks joined.
+        text: String,
+    },
+    /// A control request of the client's.
+    Request {
+        /// Its `request_id`, as given (a string, usually).
+        id: Value,
+        /// Its `request.subtype`.
+        subtype: String,
+        /// The whole `request` object.
+        request: Value,
+    },
+    /// The client's answer to a request of the CLI's.
+    Response {
+        /// The `request_id` it answers.
+        id: Value,
+        /// `response.response` of a success; `None` for an error answer.
+        response: Option<Value>,
+        /// The `error` text of an error answer.
+        error: Option<String>,
+    },
+    /// The client withdraws a request, or keeps the channel alive: no answer.
+    Quiet,
+    /// A JSON object of a type the CLI does not handle.
+    Other(String),
+}
+
+/// Why a client's line could not be read: the CLI's own wording in the error.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotJson {
+    /// The length of the line, in characters.
+    pub chars: usize,
+}
+
+impl Inbound {
+    /// Reads one line of the client's (without its newline).
+    pub fn parse(line: &[u8]) -> Result<Inbound, NotJson> {
+        let value: Value = serde_json::from_slice(line).map_err(|_| NotJson {
+            chars: String::from_utf8_lossy(line).chars().count(),
+        })?;
+        let kind = value.get("type").and_then(Value::as_str).unwrap_or_default();
+        Ok(match kind {
+            types::USER => Inbound::User {
+                text: text_of(value.pointer("/message/content").unwrap_or(&Value::Null)),
+            },
+            types::CONTROL_REQUEST => {
+                let request = value.get("request").cloned().unwrap_or(Value::Null);
+                Inbound::Request {
+                    id: value.get("request_id").cloned().unwrap_or(Value::Null),
+                    subtype: request
+                        .get("subtype")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_owned(),
+                    request,
+                }
+            }
+            types::CONTROL_RESPONSE => {
+                let response = value.get("response").cloned().unwrap_or(Value::Null);
+                let success = response.get("subtype").and_then(Value::as_str) != Some(control::ERROR);
+                Inbound::Response {
+                    id: response.get("request_id").cloned().unwrap_or(Value::Null),
+                    error: (!success).then(|| {
+                        response
+                            .get("error")
+                            .and_then(Value::as_str)
+                            .unwrap_or_default()
+                            .to_owned()
+                    }),
+                    response: success.then(|| response.get("response").cloned().unwrap_or(Value::Null)),
+                }
+            }
+            types::CONTROL_CANCEL_REQUEST | types::KEEP_ALIVE => Inbound::Quiet,
+            other => Inbound::Other(other.to_owned()),
+        })
+    }
+}
+
+/// The text of a message's `content`: a string, or the `text` of its blocks.
+pub fn text_of(content: &Value) -> String {
+    match content {
+        Value::String(s) => s.clone(),
+        Value::Array(blocks) => blocks
+            .iter()
+            .filter_map(|b| b.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
+}
+
+/// The `type` of one of the CLI's lines, and its `subtype` (or, for a control
+/// request, its `request.subtype`) when it has one: what faults are placed at
+/// (`at=result`, `at=can_use_tool`).
+pub fn kind_of(line: &[u8]) -> Option<(String, Option<String>)> {
+    let value: Value = serde_json::from_slice(line).ok()?;
+    let kind = value.get("type")?.as_str()?.to_owned();
+    let subtype = value
+        .get("subtype")
+        .or_else(|| value.pointer("/request/subtype"))
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    Some((kind, subtype))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_what_the_sdks_write() {
+        let user = br#"{"type":"user","session_id":"","message":{"role":"user","content":[{"type":"text","text":"hi"}]},"parent_tool_use_id":null}"#;
+        assert_eq!(Inbound::parse(user), Ok(Inbound::User { text: "hi".into() }));
+        let init = br#"{"type":"control_request","request_id":"req_1_ab","request":{"subtype":"initialize","hooks":null}}"#;
+        assert!(
+            matches!(Inbound::parse(init), Ok(Inbound::Request { subtype, .. }) if subtype == "initialize")
+        );
+        let deny = br#"{"type":"control_response","response":{"subtype":"success","request_id":"r","response":{"behavior":"deny","message":"no"}}}"#;
+        assert!(
+            matches!(Inbound::parse(deny), Ok(Inbound::Response { error: None, response: Some(r), .. }) if r["behavior"] == "deny")
+        );
+        let error = br#"{"type":"control_response","response":{"subtype":"error","request_id":"r","error":"canUseTool callback is not provided"}}"#;
+        assert!(matches!(
+            Inbound::parse(error),
+            Ok(Inbound::Response {
+                error: Some(_),
+                response: None,
+                ..
+            })
+        ));
+        assert_eq!(Inbound::parse(b"not json at all!"), Err(NotJson { chars: 16 }));
+    }
+
+    #[test]
+    fn kinds_of_lines() {
+        assert_eq!(
+            kind_of(br#"{"type":"control_request","request_id":"x","request":{"subtype":"can_use_tool"}}"#),
+            Some(("control_request".into(), Some("can_use_tool".into())))
+        );
+        assert_eq!(kind_of(b"{"), None);
+    }
+}

@@ -1,0 +1,319 @@
+//! Claude Code's faults (`claude`), in the one grammar: placed at a line the CLI
+//! writes (`after=N`, `at=TYPE` where TYPE is a line's `type`, its `subtype`, or a
+//! request's subtype: `at=result`, `at=init`, `at=can_use_tool`), or on the answer to
+//! one of the client's control requests (`method=initialize`). Applied by
+//! `harness::dialects::claude::faults::Injector`.
+
+use std::time::Duration;
+
+use super::catalogue::{names, Described};
+use super::spec::{parse_as, Args, Typed, Words, Written};
+use super::MAX_BYTES;
+use crate::dialects::claude::wire::control;
+use crate::dialects::Dialect;
+use crate::error::{Diagnostic, Origin};
+use crate::frames::{Exit, Signal};
+
+/// Where a fault acts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Place {
+    /// Before the first line of this `type`, `subtype` or request subtype.
+    At(String),
+    /// After this many lines (0: before the first).
+    After(u64),
+}
+
+impl std::fmt::Display for Place {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Place::At(at) => write!(f, "at={at}"),
+            Place::After(n) => write!(f, "after={n}"),
+        }
+    }
+}
+
+/// How a turn ends, by a preset.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Ending {
+    /// Nobody is logged in: the API call fails with 401.
+    NotLoggedIn,
+    /// The API key is wrong: 401.
+    InvalidApiKey,
+    /// `--max-turns 1` was reached at the first tool call.
+    MaxTurns,
+    /// `error_during_execution` with these errors.
+    Error(String),
+}
+
+/// One fault of Claude Code's dialect.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum ClaudeFault {
+    /// The process ends there, without writing that line.
+    Exit {
+        /// Where.
+        at: Place,
+        /// How: an exit code or a signal.
+        exit: Exit,
+        /// After this many bytes of the line (a signal only).
+        byte: Option<usize>,
+    },
+    /// Stdout stops in the middle of the line; exit 1.
+    Eof {
+        /// Where.
+        at: Place,
+        /// How many bytes of the line are written (default half).
+        byte: Option<usize>,
+    },
+    /// Nothing is written for a while, or ever.
+    Stall {
+        /// Where.
+        at: Place,
+        /// How long; `None`: for ever.
+        duration: Option<Duration>,
+    },
+    /// A line that starts as JSON and is not.
+    Malformed {
+        /// Where.
+        at: Place,
+    },
+    /// A line of an undocumented type.
+    Unknown {
+        /// Where.
+        at: Place,
+    },
+    /// An assistant text line of this many bytes.
+    Huge {
+        /// Where.
+        at: Place,
+        /// The line's length.
+        bytes: usize,
+    },
+    /// The field is left out of every line that has it.
+    Missing {
+        /// The field's name (top level, or in `message`).
+        field: String,
+    },
+    /// A line on stderr.
+    Stderr {
+        /// Where.
+        at: Place,
+        /// The text.
+        text: String,
+    },
+    /// The client's request is never answered.
+    NoResponse {
+        /// Its subtype.
+        method: String,
+    },
+    /// The client's request is answered with an error.
+    Error {
+        /// Its subtype.
+        method: String,
+        /// The error's text.
+        message: String,
+    },
+    /// Every turn ends so.
+    Ending(Ending),
+}
+
+impl ClaudeFault {
+    /// The fault's name in the catalogue.
+    pub fn name(&self) -> &'static str {
+        match self {
+            ClaudeFault::Exit {
+                exit: Exit::Signal(_),
+                ..
+            } => "signal",
+            ClaudeFault::Exit { .. } => "exit",
+            ClaudeFault::Eof { .. } => "eof",
+            ClaudeFault::Stall { .. } => "stall",
+            ClaudeFault::Malformed { .. } => "malformed",
+            ClaudeFault::Unknown { .. } => "unknown",
+            ClaudeFault::Huge { .. } => "huge",
+            ClaudeFault::Missing { .. } => "missing",
+            ClaudeFault::Stderr { .. } => "stderr",
+            ClaudeFault::NoResponse { .. } => "no-response",
+            ClaudeFault::Error { .. } => "error",
+            ClaudeFault::Ending(Ending::InvalidApiKey) => "invalid-api-key",
+            ClaudeFault::Ending(Ending::NotLoggedIn) => "not-logged-in",
+            ClaudeFault::Ending(Ending::MaxTurns) => "max-turns",
+            ClaudeFault::Ending(Ending::Error(_)) => "error-result",
+        }
+    }
+
+    /// Where the fault acts, when it acts at a line.
+    pub fn place(&self) -> Option<&Place> {
+        match self {
+            ClaudeFault::Exit { at, .. }
+            | ClaudeFault::Eof { at, .. }
+            | ClaudeFault::Stall { at, .. }
+            | ClaudeFault::Malformed { at }
+            | ClaudeFault::Unknown { at }
+            | ClaudeFault::Huge { at, .. }
+            | ClaudeFault::Stderr { at, .. } => Some(at),
+            _ => None,
+        }
+    }
+}
+
+/// The text of the `not-logged-in` preset, as the real CLI says it.
+pub const NOT_LOGGED_IN: &str = "Not logged in · Please run /login";
+/// The text of the `invalid-api-key` preset.
+pub const INVALID_KEY: &str = "Invalid API key · Fix external API key";
+/// The synthetic message's `error` for both presets.
+pub const AUTH_ERROR: &str = "authentication_failed";
+
+/// Claude Code's faults given in `MOCK_AGENT_FAULTS`.
+pub const FROM_ENV: Origin<'static> = Origin {
+    name: "MOCK_AGENT_FAULTS",
+    help: "`mock-agent faults` lists every fault (Claude Code: its `claude` section) with an example",
+};
+
+/// Parses a `;`-separated list of Claude Code's faults.
+pub fn parse(spec: &str, origin: Origin<'_>) -> Result<Vec<ClaudeFault>, Diagnostic> {
+    parse_as(spec, origin)
+}
+
+impl Typed for ClaudeFault {
+    const DIALECT: Dialect = Dialect::Claude;
+    const WORDS: Words = Words {
+        after: "a number of lines",
+        byte: "a byte offset inside the line",
+        one_of: "give one of `at=TYPE`, `after=N`",
+        empty_at: Some("`at=` needs a type, a subtype or a request subtype (`at=result`, `at=can_use_tool`)"),
+        no_method: Some("this fault acts on a line: place it with `at=TYPE` or `after=N` (`method=M` places no-response and error)"),
+    };
+
+    fn build(entry: &Described, args: &mut Args<'_>) -> Result<Vec<ClaudeFault>, Diagnostic> {
+        build(entry, args)
+    }
+
+    fn unknown(name: &str) -> String {
+        format!(
+            "`{name}` is not a fault of Claude Code's dialect; they are {}",
+            names(Dialect::Claude)
+        )
+    }
+}
+
+fn place(entry: &Described, args: &mut Args<'_>) -> Result<Place, Diagnostic> {
+    let written = args.site(entry, &ClaudeFault::WORDS)?;
+    Ok(match written.or_else(|| entry.default.and_then(Written::of)) {
+        Some(Written::At(at)) => Place::At(at),
+        Some(Written::After(n)) => Place::After(n),
+        Some(Written::Method(_)) | None => Place::After(0),
+    })
+}
+
+fn method(entry: &Described, args: &mut Args<'_>) -> Result<String, Diagnostic> {
+    Ok(match args.site(entry, &ClaudeFault::WORDS)? {
+        Some(Written::Method(m)) => m,
+        _ => control::INITIALIZE.to_owned(),
+    })
+}
+
+fn build(entry: &Described, args: &mut Args<'_>) -> Result<Vec<ClaudeFault>, Diagnostic> {
+    let column = args.column();
+    let fault = match entry.name {
+        "exit" => {
+            let code = args.number::<i32>("code", "an exit code, 0 to 255")?.unwrap_or(1);
+            if !(0..=255).contains(&code) {
+                return Err(args.err(column, format!("`code={code}`: an exit code is 0 to 255")));
+            }
+            ClaudeFault::Exit {
+                at: place(entry, args)?,
+                exit: Exit::Code(code),
+                byte: None,
+            }
+        }
+        "signal" => {
+            let signal = match args.get("name") {
+                None => Signal::Kill,
+                Some((name, column)) => Signal::parse(name)
+                    .ok_or_else(|| args.err(column, format!("`{name}` is not a signal")))?,
+            };
+            ClaudeFault::Exit {
+                at: place(entry, args)?,
+                exit: Exit::Signal(signal),
+                byte: args.byte(entry, &ClaudeFault::WORDS)?,
+            }
+        }
+        "eof" => ClaudeFault::Eof {
+            at: place(entry, args)?,
+            byte: args.byte(entry, &ClaudeFault::WORDS)?,
+        },
+        "stall" => ClaudeFault::Stall {
+            duration: args
+                .number::<u64>("ms", "milliseconds")?
+                .map(Duration::from_millis),
+            at: place(entry, args)?,
+        },
+        "malformed" => ClaudeFault::Malformed {
+            at: place(entry, args)?,
+        },
+        "unknown" => ClaudeFault::Unknown {
+            at: place(entry, args)?,
+        },
+        "huge" => ClaudeFault::Huge {
+            bytes: args.size("bytes")?.unwrap_or((1 << 20) + 1).min(MAX_BYTES),
+            at: place(entry, args)?,
+        },
+        "missing" => ClaudeFault::Missing {
+            field: args.text("field").filter(|f| !f.is_empty()).ok_or_else(|| {
+                args.err(
+                    column,
+                    "`missing` needs `field=...`, e.g. `missing:field=num_turns`".into(),
+                )
+            })?,
+        },
+        "stderr" => ClaudeFault::Stderr {
+            text: args
+                .text("text")
+                .ok_or_else(|| args.err(column, "`stderr` needs `text=...`".into()))?,
+            at: place(entry, args)?,
+        },
+        "no-response" => ClaudeFault::NoResponse {
+            method: method(entry, args)?,
+        },
+        "error" => ClaudeFault::Error {
+            method: method(entry, args)?,
+            message: args
+                .text("message")
+                .unwrap_or_else(|| "Internal error".to_owned()),
+        },
+        "not-logged-in" => ClaudeFault::Ending(Ending::NotLoggedIn),
+        "invalid-api-key" => ClaudeFault::Ending(Ending::InvalidApiKey),
+        "max-turns" => ClaudeFault::Ending(Ending::MaxTurns),
+        "error-result" => ClaudeFault::Ending(Ending::Error(
+            args.text("text")
+                .unwrap_or_else(|| "Tool execution failed".to_owned()),
+        )),
+        other => return Err(args.err(column, ClaudeFault::unknown(other))),
+    };
+    Ok(vec![fault])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_each_entry_example() {
+        for entry in crate::faults::catalogue_of(Dialect::Claude) {
+            let faults = parse(entry.example, FROM_ENV).unwrap_or_else(|e| panic!("{}: {e}", entry.name));
+            assert_eq!(faults.len(), 1, "{}", entry.name);
+            assert_eq!(faults[0].name(), entry.name);
+        }
+    }
+
+    #[test]
+    fn bad_specs_say_where() {
+        let e = parse("eof:after=x", FROM_ENV).unwrap_err().to_string();
+        assert!(e.contains("MOCK_AGENT_FAULTS:1:5"), "{e}");
+        let e = parse("session-new-error", FROM_ENV).unwrap_err().to_string();
+        assert!(e.contains("not a fault of Claude Code"), "{e}");
+        let e = parse("eof:method=initialize", FROM_ENV).unwrap_err().to_string();
+        assert!(e.contains("acts on a line"), "{e}");
+    }
+}

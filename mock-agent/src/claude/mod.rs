@@ -1,0 +1,671 @@
+//! Claude Code's stand-in: `claude ARGS` (a link named `claude`) or
+//! `mock-agent claude ARGS`, as the Claude Agent SDKs and scripts run it.
+//!
+//! - With `--input-format stream-json` (the SDKs): the client's lines are read as they
+//!   come, on a thread of their own; control requests are answered at once, even in
+//!   the middle of a turn (`initialize`, `interrupt`, `set_permission_mode`,
+//!   `set_model`; an unknown one with the real CLI's error); each user message is a
+//!   turn of the session ([`Player`]), played on the executor's [`Output`] at the
+//!   times the clock says; a `can_use_tool` or hook request waits for the client's
+//!   answer. A line that is not JSON ends the process with exit 1 and the real CLI's
+//!   stderr line; the end of stdin finishes the turns already asked for, then the
+//!   process exits (1 when the last result was an error).
+//! - Otherwise (`claude -p PROMPT`, or the prompt on stdin): one turn, in `text`,
+//!   `json` or `stream-json`.
+//!
+//! Faults come from the one catalogue (`mock-agent faults`, Claude Code's section),
+//! timing from `MOCK_AGENT_TIMING`, the session from `MOCK_AGENT_GENERATE` (a seed) or
+//! the built-in default session.
+
+pub mod args;
+
+use std::collections::VecDeque;
+use std::io::{BufRead, IsTerminal};
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use tokio::io::AsyncWrite;
+use tokio::sync::mpsc;
+
+use harness::dialects::claude::faults::{Answer, Injector, Out};
+use harness::dialects::claude::play::Hook;
+use harness::dialects::claude::wire::{
+    control, fields, results, text_of, types, Inbound, PERMISSION_MODES, UNSUPPORTED_REQUEST, VERSION,
+};
+use harness::dialects::claude::{self, Next, Options, Player};
+use harness::exit_codes;
+use harness::frames::{Delivery, Exit, Frame, Line};
+use harness::journal::{self, Entry};
+use harness::source::Source;
+use harness::timing::{Clock, Timing};
+
+use crate::execute::{self, ExecError, ExecOptions, Listen, Output, Stop, Threaded};
+use crate::settings::Settings;
+use args::OutputFormat;
+
+/// The longest line read from the client; a longer one is dropped.
+const MAX_LINE: usize = 64 << 20;
+
+/// Runs Claude Code's stand-in with the arguments after the program name, and returns
+/// how the process is to end.
+pub fn run(argv: &[String]) -> Exit {
+    let started_at_ms = execute::now_ms();
+    let settings = match Settings::from_env() {
+        Ok(settings) => settings,
+        Err(e) => {
+            eprintln!("mock-agent: {e}");
+            return Exit::Code(exit_codes::USAGE);
+        }
+    };
+    let mut entry = Entry::new(std::process::id(), argv.to_vec(), started_at_ms);
+    entry.cwd = std::env::current_dir().ok().map(|d| d.display().to_string());
+    entry.seed = settings.seed;
+    let exit = match args::parse(argv) {
+        Err(message) => {
+            eprintln!("{message}");
+            Exit::Code(exit_codes::AGENT_ERROR)
+        }
+        Ok(args) if args.version => print(&format!("{VERSION} (Claude Code)\n")),
+        Ok(args) if args.help => print(args::HELP),
+        Ok(args) => session(&args, &settings, &mut entry),
+    };
+    entry.exit = exit.into();
+    entry.ended_at_ms = execute::now_ms();
+    if let Some(path) = &settings.journal {
+        if let Err(e) = journal::append(path, &entry) {
+            eprintln!("mock-agent: {e}");
+            return Exit::Code(e.exit_code());
+        }
+    }
+    exit
+}
+
+fn print(text: &str) -> Exit {
+    match crate::process::print(text) {
+        Ok(()) => Exit::Code(exit_codes::OK),
+        Err(e) => {
+            eprintln!("mock-agent: cannot write to stdout: {e}");
+            Exit::Code(exit_codes::IO_ERROR)
+        }
+    }
+}
+
+/// Plays the session: a conversation on stdin and stdout, or one printed turn.
+fn session(args: &args::Args, settings: &Settings, entry: &mut Entry) -> Exit {
+    let faults = match settings.faults.claude() {
+        Ok(faults) => faults,
+        Err(e) => {
+            eprintln!("mock-agent: {e}");
+            return Exit::Code(exit_codes::USAGE);
+        }
+    };
+    let source = match (&settings.cassette, settings.generate) {
+        (Some(path), _) => Source::Cassette(path.clone()),
+        (None, Some(seed)) => Source::Generated {
+            seed,
+            config: harness::generate::SessionConfig::default(),
+        },
+        _ => Source::Default,
+    };
+    entry.source = Some(match &source {
+        Source::Cassette(path) => path.display().to_string(),
+        Source::Generated { seed, .. } => format!("generated:{seed}"),
+        _ => "default".to_owned(),
+    });
+    let cwd = entry.cwd.clone().unwrap_or_else(|| "/".to_owned());
+    let mut session = match claude::session_of(&source) {
+        Ok(session) => session,
+        Err(e) => {
+            eprintln!("mock-agent: {e}");
+            return Exit::Code(e.exit_code());
+        }
+    };
+    if matches!(source, Source::Default) {
+        session = claude::default_session(&cwd);
+    }
+    let mut options = Options::new(&cwd, settings.seed);
+    if let Some(id) = &args.session_id {
+        options.session_id.clone_from(id);
+    }
+    if let Some(model) = &args.model {
+        options.model = resolve(model);
+    }
+    if let Some(mode) = &args.permission_mode {
+        options.permission_mode.clone_from(mode);
+    }
+    options.prompt_tool = args.prompt_tool && args.stream_input;
+    options.partial = args.partial && args.output_format == OutputFormat::StreamJson;
+    options.states = args.stream_input && std::env::var_os("CLAUDE_CODE_SDK_READS_SESSION_STATE").is_some();
+    options.max_turns = args.max_turns;
+    let mut injector = Injector::new(faults);
+    injector.prepare(&mut session, &mut options);
+    let player = Player::new(session, options);
+
+    let prompt = if args.stream_input {
+        None
+    } else {
+        match &args.prompt {
+            Some(prompt) => Some(prompt.clone()),
+            None if !std::io::stdin().is_terminal() => {
+                let mut text = String::new();
+                let _ = std::io::Read::read_to_string(&mut std::io::stdin(), &mut text);
+                Some(text.trim_end_matches('\n').to_owned())
+            }
+            None => None,
+        }
+    };
+    if !args.stream_input && prompt.as_deref().is_none_or(str::is_empty) {
+        eprintln!(
+            "Error: Input must be provided either through stdin or as a prompt argument when using --print"
+        );
+        return Exit::Code(exit_codes::AGENT_ERROR);
+    }
+    entry.prompt.clone_from(&prompt);
+    let mut delivery = Delivery::default();
+    delivery.timed = settings.timing != Timing::default();
+    delivery.signals = true;
+    delivery.step.clone_from(&settings.step);
+    delivery.seed = settings.seed;
+    let exec = ExecOptions {
+        precise: true,
+        ..ExecOptions::new(delivery)
+    };
+    let format = args.output_format;
+    let timing = settings.timing;
+    let seed = settings.seed;
+    let journaled = settings.journal.is_some();
+    let run = async move {
+        let stdout = Threaded::new(dup(&std::io::stdout())?);
+        let stderr = Threaded::new(dup(&std::io::stderr())?);
+        let output = Output::new(stdout, stderr, &exec)?;
+        let (sender, inbox) = mpsc::channel(64);
+        if prompt.is_none() {
+            std::thread::spawn(move || read_client(&sender));
+        } else {
+            drop(sender);
+        }
+        let mut agent = Agent {
+            player,
+            injector,
+            output,
+            clock: Clock::new(timing, seed),
+            inbox,
+            eof: prompt.is_some(),
+            turns: VecDeque::new(),
+            format,
+            journal: journaled.then(journal::Conversation::default),
+            ended: None,
+            pending: VecDeque::new(),
+        };
+        if let Some(prompt) = prompt {
+            agent.turns.push_back(prompt);
+        }
+        let ended = agent.run().await;
+        Ok::<_, ExecError>((ended, agent.journal, agent.injector.report()))
+    };
+    let (ended, conversation, faults) = match execute::block_on(run, true) {
+        Err(e) => {
+            eprintln!("mock-agent: cannot start the runtime: {e}");
+            return Exit::Code(exit_codes::INTERNAL);
+        }
+        Ok(Err(e)) => {
+            eprintln!("mock-agent: {e}");
+            return Exit::Code(e.exit_code());
+        }
+        Ok(Ok(done)) => done,
+    };
+    entry.claude = conversation;
+    entry.faults = faults
+        .into_iter()
+        .map(|(name, fired)| journal::FaultRecord {
+            name: name.to_owned(),
+            fired,
+        })
+        .collect();
+    match ended {
+        Ok(exit) => exit,
+        Err(Stop::Signal(signal)) => {
+            entry.signal = Some(signal.name().to_owned());
+            Exit::Signal(signal)
+        }
+        Err(Stop::Error(e)) => {
+            eprintln!("mock-agent: {e}");
+            entry.error = Some(e.to_string());
+            Exit::Code(e.exit_code())
+        }
+    }
+}
+
+fn dup(stream: &impl std::os::fd::AsFd) -> Result<std::fs::File, ExecError> {
+    stream
+        .as_fd()
+        .try_clone_to_owned()
+        .map(std::fs::File::from)
+        .map_err(ExecError::Runtime)
+}
+
+/// The model id an alias stands for, as `set_model` and `--model` resolve it.
+fn resolve(model: &str) -> String {
+    match model {
+        "sonnet" | "default" => "claude-sonnet-4-5".to_owned(),
+        "opus" => "claude-opus-4-1".to_owned(),
+        "haiku" => "claude-haiku-4-5".to_owned(),
+        other => other.to_owned(),
+    }
+}
+
+/// What comes from the client.
+#[derive(Debug)]
+enum Event {
+    Line(Vec<u8>),
+    /// A line longer than [`MAX_LINE`], dropped.
+    TooLong,
+    Eof,
+}
+
+/// Reads the client's lines, at most [`MAX_LINE`] bytes each, until the end of stdin.
+fn read_client(sender: &mpsc::Sender<Event>) {
+    let stdin = std::io::stdin();
+    let mut stdin = stdin.lock();
+    let mut line = Vec::new();
+    let mut too_long = false;
+    loop {
+        let buffer = match stdin.fill_buf() {
+            Ok([]) | Err(_) => break,
+            Ok(buffer) => buffer,
+        };
+        let (take, end) = match memchr::memchr(b'\n', buffer) {
+            Some(at) => (at + 1, true),
+            None => (buffer.len(), false),
+        };
+        if !too_long {
+            line.extend_from_slice(&buffer[..take]);
+            if line.len() > MAX_LINE {
+                too_long = true;
+                line = Vec::new();
+            }
+        }
+        stdin.consume(take);
+        if end {
+            let event = if too_long {
+                Event::TooLong
+            } else {
+                line.pop();
+                Event::Line(std::mem::take(&mut line))
+            };
+            too_long = false;
+            if sender.blocking_send(event).is_err() {
+                return;
+            }
+        }
+    }
+    if !line.is_empty() && !too_long {
+        let _ = sender.blocking_send(Event::Line(line));
+    }
+    let _ = sender.blocking_send(Event::Eof);
+}
+
+/// A wait listens to the client: whatever comes ends it, to be handled by the agent.
+struct Client<'a> {
+    inbox: &'a mut mpsc::Receiver<Event>,
+    eof: bool,
+}
+
+impl Listen for Client<'_> {
+    type Event = Event;
+    type Interrupt = Event;
+
+    fn try_recv(&mut self) -> Option<Event> {
+        if self.eof {
+            return None;
+        }
+        self.inbox.try_recv().ok()
+    }
+
+    async fn recv(&mut self) -> Event {
+        if self.eof {
+            return std::future::pending().await;
+        }
+        self.inbox.recv().await.unwrap_or(Event::Eof)
+    }
+
+    fn handle(&mut self, event: Event, _: Duration) -> Option<Event> {
+        Some(event)
+    }
+}
+
+/// The stand-in at work.
+struct Agent<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> {
+    player: Player,
+    injector: Injector,
+    output: Output<O, E>,
+    clock: Clock,
+    inbox: mpsc::Receiver<Event>,
+    eof: bool,
+    /// The prompts of the turns asked for and not begun.
+    turns: VecDeque<String>,
+    format: OutputFormat,
+    journal: Option<journal::Conversation>,
+    /// How the process ends, once a fault or the client decided.
+    ended: Option<Exit>,
+    /// What the client sent while a line waited for its time: handled once it is
+    /// written.
+    pending: VecDeque<Event>,
+}
+
+impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Agent<O, E> {
+    /// Serves until the end of stdin and of the turns asked for.
+    async fn run(&mut self) -> Result<Exit, Stop> {
+        loop {
+            if let Some(exit) = self.ended {
+                self.output.flush().await?;
+                return Ok(exit);
+            }
+            if let Some(event) = self.pending.pop_front() {
+                self.handle(event).await?;
+                continue;
+            }
+            if self.player.in_turn() || self.player.waiting_for().is_some() {
+                self.step().await?;
+                continue;
+            }
+            if let Some(prompt) = self.turns.pop_front() {
+                self.player.begin(&prompt);
+                let now = self.output.elapsed();
+                self.clock.rebase(now, Duration::ZERO);
+                continue;
+            }
+            if self.eof {
+                break;
+            }
+            let event = self.next_event().await?;
+            self.handle(event).await?;
+        }
+        for out in self.injector.end() {
+            if self.out(out).await? {
+                break;
+            }
+        }
+        if let Some(exit) = self.ended {
+            self.output.flush().await?;
+            return Ok(exit);
+        }
+        self.output.flush().await?;
+        Ok(Exit::Code(i32::from(self.player.last_is_error())))
+    }
+
+    /// Waits for what the client sends next (signals heard meanwhile).
+    async fn next_event(&mut self) -> Result<Event, Stop> {
+        if let Some(event) = self.pending.pop_front() {
+            return Ok(event);
+        }
+        let mut client = Client {
+            inbox: &mut self.inbox,
+            eof: false,
+        };
+        match self.output.wait_until(Duration::MAX, false, &mut client).await? {
+            Some(event) => Ok(event),
+            None => Ok(Event::Eof),
+        }
+    }
+
+    /// One step of the turn under way.
+    async fn step(&mut self) -> Result<(), Stop> {
+        match self.player.step() {
+            Next::Send(line) | Next::Ask { line, .. } => self.send(line).await,
+            Next::Waiting if self.eof => {
+                // Nobody will answer: the request is taken as refused.
+                self.player.answer(Err("The client closed its input".to_owned()));
+                Ok(())
+            }
+            Next::Waiting => {
+                let event = self.next_event().await?;
+                self.handle(event).await
+            }
+            Next::Done => Ok(()),
+        }
+    }
+
+    /// Writes one of the CLI's lines at its time, through the faults; the client's
+    /// messages that come meanwhile are handled first.
+    async fn send(&mut self, line: Vec<u8>) -> Result<(), Stop> {
+        for out in self.injector.line(line) {
+            if self.out(out).await? {
+                return Ok(());
+            }
+        }
+        Ok(())
+    }
+
+    /// Performs one thing the faults made of a line; `true` when the process ends.
+    async fn out(&mut self, out: Out) -> Result<bool, Stop> {
+        match out {
+            Out::Line(line) => {
+                if let Some(shown) = self.shown(&line) {
+                    let due = self.clock.due(Duration::ZERO, true);
+                    self.write(due, Frame::Line(Line::stdout(Duration::ZERO, shown)))
+                        .await?;
+                }
+                self.note(journal::OUT, &line);
+            }
+            Out::Cut(bytes) => {
+                if self.format == OutputFormat::StreamJson {
+                    let mut line = Line::stdout(Duration::ZERO, bytes);
+                    line.newline = false;
+                    let due = self.clock.due(Duration::ZERO, true);
+                    self.write(due, Frame::Line(line)).await?;
+                }
+                self.ended = Some(Exit::Code(1));
+                return Ok(true);
+            }
+            Out::Stderr(text) => {
+                self.note(journal::ERR, &text);
+                self.output
+                    .perform(Frame::Line(Line::stderr(Duration::ZERO, text)))
+                    .await?;
+            }
+            Out::Stall(duration) => {
+                self.output.flush().await?;
+                self.output
+                    .perform(Frame::Stall {
+                        at: Duration::ZERO,
+                        duration,
+                    })
+                    .await?;
+            }
+            Out::End(exit) => {
+                self.ended = Some(exit);
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// Performs `frame` at `due`; what the client sends before is kept, to be
+    /// handled once it is written. The end of stdin ends the wait: the agent then
+    /// finishes at once.
+    async fn write(&mut self, due: Duration, frame: Frame) -> Result<(), Stop> {
+        loop {
+            let eof = self.eof || self.pending.iter().any(|e| matches!(e, Event::Eof));
+            let due = if eof { Duration::ZERO } else { due };
+            let mut client = Client {
+                inbox: &mut self.inbox,
+                eof,
+            };
+            match self.output.perform_at(due, frame.clone(), &mut client).await? {
+                Ok(_) => return Ok(()),
+                Err(event) => self.pending.push_back(event),
+            }
+        }
+    }
+
+    /// What the output format shows of a line: every line in `stream-json`; in
+    /// `json` the result; in `text` the result's text.
+    fn shown(&self, line: &[u8]) -> Option<Vec<u8>> {
+        match self.format {
+            OutputFormat::StreamJson => Some(line.to_vec()),
+            OutputFormat::Json | OutputFormat::Text => {
+                let value: Value = serde_json::from_slice(line).ok()?;
+                if value.get("type").and_then(Value::as_str) != Some(types::RESULT) {
+                    return None;
+                }
+                if self.format == OutputFormat::Json {
+                    return Some(line.to_vec());
+                }
+                let text = match value.get(fields::RESULT).and_then(Value::as_str) {
+                    Some(text) => text.to_owned(),
+                    None if value.get("subtype").and_then(Value::as_str)
+                        == Some(results::ERROR_MAX_TURNS) =>
+                    {
+                        let max = self.player.options.max_turns.unwrap_or(1);
+                        format!("Error: Reached max turns ({max})")
+                    }
+                    None => format!(
+                        "Error: {}",
+                        value.get(fields::ERRORS).map(text_of).unwrap_or_default()
+                    ),
+                };
+                Some(text.into_bytes())
+            }
+        }
+    }
+
+    /// Handles what came from the client.
+    async fn handle(&mut self, event: Event) -> Result<(), Stop> {
+        let line = match event {
+            Event::Eof => {
+                self.eof = true;
+                return Ok(());
+            }
+            Event::TooLong => return Ok(()),
+            Event::Line(line) => line,
+        };
+        if line.iter().all(u8::is_ascii_whitespace) {
+            return Ok(());
+        }
+        self.note(journal::IN, &line);
+        match Inbound::parse(&line) {
+            Err(e) => {
+                let text = format!(
+                    "Error parsing streaming input line (type=unknown, {} chars): SyntaxError",
+                    e.chars
+                );
+                self.note(journal::ERR, text.as_bytes());
+                self.output
+                    .perform(Frame::Line(Line::stderr(Duration::ZERO, text)))
+                    .await?;
+                self.ended = Some(Exit::Code(1));
+            }
+            Ok(Inbound::User { text }) => self.turns.push_back(text),
+            Ok(Inbound::Request { id, subtype, request }) => self.request(id, &subtype, &request).await?,
+            Ok(Inbound::Response { id, response, error }) => {
+                let waited = self.player.waiting_for().is_some_and(|w| id.as_str() == Some(w));
+                if waited {
+                    self.player
+                        .answer(response.ok_or_else(|| error.unwrap_or_default()));
+                    let now = self.output.elapsed();
+                    self.clock.rebase(now, Duration::ZERO);
+                }
+            }
+            Ok(Inbound::Quiet | Inbound::Other(_)) => {}
+        }
+        Ok(())
+    }
+
+    /// Answers one of the client's control requests.
+    async fn request(&mut self, id: Value, subtype: &str, request: &Value) -> Result<(), Stop> {
+        let answer = match self.injector.answer(subtype) {
+            Some(Answer::Never) => return Ok(()),
+            Some(Answer::Error(text)) => Err((text, None)),
+            None => match subtype {
+                control::INITIALIZE => {
+                    self.player.set_hooks(Hook::from_initialize(&request["hooks"]));
+                    Ok(self.initialized())
+                }
+                control::INTERRUPT => Ok(json!({"still_queued": []})),
+                control::SET_PERMISSION_MODE => {
+                    let mode = request["mode"].as_str().unwrap_or_default();
+                    if PERMISSION_MODES.contains(&mode) {
+                        self.player.options.permission_mode = mode.to_owned();
+                        Ok(json!({"mode": mode}))
+                    } else {
+                        Err((
+                            format!(
+                                "Cannot set permission mode: must be one of {}",
+                                PERMISSION_MODES.join(", ")
+                            ),
+                            Some("invalid_mode"),
+                        ))
+                    }
+                }
+                control::SET_MODEL => {
+                    let model = resolve(request["model"].as_str().unwrap_or("default"));
+                    self.player.options.model.clone_from(&model);
+                    Ok(json!({"model": model}))
+                }
+                other => Err((
+                    format!("Unsupported control request subtype: {other}"),
+                    Some(UNSUPPORTED_REQUEST),
+                )),
+            },
+        };
+        let response = match answer {
+            Ok(response) => json!({"type": types::CONTROL_RESPONSE, "response": {
+                "subtype": control::SUCCESS, "request_id": id, "response": response}}),
+            Err((error, code)) => {
+                let mut response = json!({"subtype": control::ERROR, "request_id": id, "error": error});
+                if let Some(code) = code {
+                    response["error_code"] = json!(code);
+                }
+                json!({"type": types::CONTROL_RESPONSE, "response": response})
+            }
+        };
+        self.send(serde_json::to_vec(&response).unwrap_or_default())
+            .await?;
+        if subtype == control::SET_PERMISSION_MODE && self.player.options.permission_mode == request["mode"] {
+            let status = json!({"type": types::SYSTEM, "subtype": "status", "status": null,
+                "permissionMode": self.player.options.permission_mode, "uuid": uuid::Uuid::new_v4().to_string(),
+                "session_id": self.player.options.session_id});
+            self.send(serde_json::to_vec(&status).unwrap_or_default()).await?;
+        }
+        if subtype == control::INTERRUPT {
+            for line in self.player.interrupt() {
+                self.send(line).await?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The answer to `initialize`.
+    fn initialized(&self) -> Value {
+        let options = &self.player.options;
+        json!({
+            "commands": [{"name": "compact", "description": "Clear conversation history but keep a summary in context", "argumentHint": ""},
+                         {"name": "review", "description": "Review a pull request", "argumentHint": ""}],
+            "agents": [{"name": "general-purpose", "description": "General-purpose agent for researching complex questions"}],
+            "output_style": "default",
+            "available_output_styles": ["default"],
+            "models": [{"value": "default", "resolvedModel": options.model, "displayName": "Default (recommended)",
+                        "description": "The model mock-agent plays"}],
+            "account": {"tokenSource": "none", "apiKeySource": "ANTHROPIC_API_KEY", "apiProvider": "firstParty"},
+            "pid": std::process::id(),
+            "claude_code_version": VERSION,
+            "current_permission_mode": options.permission_mode,
+            "hook_on_failure_supported": true,
+            "fast_mode_state": "off",
+            "session_state": "idle",
+        })
+    }
+
+    /// Journals a line that went `dir`.
+    fn note(&mut self, dir: &str, line: &[u8]) {
+        let at_ms = u64::try_from(self.output.elapsed().as_millis()).unwrap_or(u64::MAX);
+        if let Some(journal) = &mut self.journal {
+            journal.messages.push(journal::MessageRecord {
+                dir: dir.to_owned(),
+                at_ms,
+                line: String::from_utf8_lossy(line).into_owned(),
+            });
+        }
+    }
+}
