@@ -54,7 +54,10 @@ def lines(message):
             f"result {message.subtype} is_error={str(message.is_error).lower()} "
             f"num_turns={message.num_turns} denied=[{denied}] {_text(text)}"
         ]
-    return [f"other {type(message).__name__}"]
+    # The line's type, as the TypeScript SDK shows it (RateLimitEvent: rate_limit_event).
+    name = type(message).__name__.removesuffix("Message")
+    wire = "".join("_" + c.lower() if c.isupper() else c for c in name).lstrip("_")
+    return [f"other {wire}"]
 
 
 def show(message):
