@@ -168,7 +168,7 @@ impl Case {
         let parsed = crate::faults::claude::parse(faults, crate::faults::claude::FROM_ENV)
             .map_err(CassetteError::from)?;
         let session = crate::dialects::claude::session_of(&source.source())?;
-        let (expect, segments) = crate::dialects::claude::expect::expectation(&session, &parsed);
+        let (expect, segments) = crate::dialects::claude::expect::expectation(&session, &parsed, None);
         let mut name = name;
         if parsed.iter().any(|f| {
             matches!(
@@ -193,12 +193,16 @@ impl Case {
         })
     }
 
-    /// The case as the consumer played it: in server mode, with what a correct client
+    /// The case as the consumer played it: in Claude Code's dialect, with the faults
+    /// that acted; in server mode, with what a correct client
     /// concludes from the requests it actually sent (the last conversation of the
     /// run's journal, see [`crate::dialects::cursor_acp::expect::expectation_of_run`]);
     /// otherwise, or when the client sent no request, the case as it is.
     pub fn lived(&self, outcome: &super::Outcome) -> Case {
         let mut case = self.clone();
+        if self.dialect == Dialect::Claude {
+            return self.lived_claude(outcome);
+        }
         if self.dialect != Dialect::CursorAcp {
             return case;
         }
@@ -218,6 +222,35 @@ impl Case {
         if let Some((expect, segments)) =
             crate::dialects::cursor_acp::expect::expectation_of_run(conversation.as_mut(), faults, run)
         {
+            case.expect = expect;
+            case.segments = segments;
+        }
+        case
+    }
+
+    /// A Claude Code case as the consumer played it: the expectation with only the
+    /// faults that acted in its last run (a fault on `initialize` does nothing to a
+    /// consumer that never sends it: `claude -p`).
+    fn lived_claude(&self, outcome: &super::Outcome) -> Case {
+        let mut case = self.clone();
+        let Some(entry) = outcome.journal.iter().rev().find(|e| e.claude.is_some()) else {
+            return case;
+        };
+        let Ok(faults) = crate::faults::claude::parse(&self.faults, crate::faults::claude::FROM_ENV) else {
+            return case;
+        };
+        if faults.len() != entry.faults.len() {
+            return case;
+        }
+        let acted: Vec<_> = faults
+            .into_iter()
+            .zip(&entry.faults)
+            .filter(|(_, record)| record.fired)
+            .map(|(fault, _)| fault)
+            .collect();
+        if let Ok(session) = crate::dialects::claude::session_of(&self.source.source()) {
+            let (expect, segments) =
+                crate::dialects::claude::expect::expectation(&session, &acted, Some(&entry.argv));
             case.expect = expect;
             case.segments = segments;
         }
@@ -311,6 +344,50 @@ pub const PLACES: &[(&str, &str)] = &[
     ("after-result", "at=end"),
 ];
 
+/// Claude Code's standard faults: the ways the real CLI fails (its presets), where a
+/// run can stop (an exit, a signal, a cut line, a stall) at the places an SDK program
+/// is in the middle of something (the `initialize` answer, a permission request, the
+/// result), what the SDKs are known not to read (a line past the Python SDK's
+/// buffer, a missing `num_turns`, a line that is not JSON), and what they must
+/// ignore (an undocumented type, a stderr line).
+pub fn claude_faults() -> Vec<(String, String)> {
+    use crate::dialects::claude::wire::{control, types};
+    let (result, asking, assistant) = (types::RESULT, control::CAN_USE_TOOL, types::ASSISTANT);
+    let faults: Vec<(&str, String)> = vec![
+        ("clean", String::new()),
+        ("not-logged-in", "not-logged-in".into()),
+        ("invalid-api-key", "invalid-api-key".into()),
+        ("max-turns", "max-turns".into()),
+        ("error-result", "error-result".into()),
+        ("exit-1@asking", format!("exit:code=1,at={asking}")),
+        ("exit-1@result", format!("exit:code=1,at={result}")),
+        (
+            "signal-kill@assistant",
+            format!("signal:name=KILL,at={assistant}"),
+        ),
+        ("eof@result", format!("eof:at={result},byte=40")),
+        ("stall@result", format!("stall:at={result}")),
+        ("stall-2s@assistant", format!("stall:ms=2000,at={assistant}")),
+        (
+            "no-response@initialize",
+            format!("no-response:method={}", control::INITIALIZE),
+        ),
+        (
+            "error@initialize",
+            format!("error:method={},message=\"Not ready\"", control::INITIALIZE),
+        ),
+        ("unknown-type", "unknown:after=2".into()),
+        ("stderr-message", "stderr:text=\"warning: slow network\"".into()),
+        ("malformed", format!("malformed:at={assistant}")),
+        ("huge-1m", "huge".into()),
+        ("missing-num-turns", "missing:field=num_turns".into()),
+    ];
+    faults
+        .into_iter()
+        .map(|(label, spec)| (label.to_owned(), spec))
+        .collect()
+}
+
 /// The standard faults: `(label, spec)`.
 pub fn standard_faults() -> Vec<(String, String)> {
     let mut faults = vec![("clean".to_owned(), String::new())];
@@ -403,6 +480,16 @@ impl Matrix {
         Matrix {
             faults: acp_faults(),
             dialect: Dialect::CursorAcp,
+            ..Matrix::standard(cassettes)
+        }
+    }
+
+    /// Claude Code's matrix (`claude`, as the Agent SDKs run it) over the default
+    /// session (and generated sessions), with [`claude_faults`].
+    pub fn claude(cassettes: Vec<PathBuf>) -> Self {
+        Matrix {
+            faults: claude_faults(),
+            dialect: Dialect::Claude,
             ..Matrix::standard(cassettes)
         }
     }

@@ -251,6 +251,14 @@ fn spawn_error(consumer: &Consumer, source: std::io::Error) -> RunError {
     }
 }
 
+/// The name the consumer runs the mock by in a case of `dialect` (`{mock}`).
+pub(crate) fn program_of(dialect: crate::dialects::Dialect) -> &'static str {
+    match dialect {
+        crate::dialects::Dialect::CursorPrint | crate::dialects::Dialect::CursorAcp => "cursor-agent",
+        crate::dialects::Dialect::Claude => "claude",
+    }
+}
+
 /// Runs the consumer against one case in `workdir`, its end waited for by `reaper`.
 fn run_in(
     consumer: &Consumer,
@@ -261,7 +269,7 @@ fn run_in(
     scratch: &mut Vec<u8>,
 ) -> Result<Outcome, RunError> {
     let spawn_error = |source| spawn_error(consumer, source);
-    let agent = workdir.bin.join("cursor-agent");
+    let agent = workdir.bin.join(program_of(case.dialect));
     let command = consumer
         .command
         .replace("{mock}", &agent.display().to_string())

@@ -8,8 +8,8 @@
 //! | `reports-success` | when the agent succeeded, it exits 0 and prints the answer (or the user's predicate) |
 //! | `no-leftover` | it leaves no process running (a mock it did not wait for) |
 //! | `reads-to-end` | print mode: when the agent succeeded, it read the agent's stdout to the end (the mock's writes never hit a closed pipe) |
-//! | `answers-requests` | server mode: every request of the agent's (permission, fs, terminal, `cursor/ask_question`) gets a response |
-//! | `ignores-unknown` | server mode, with an unknown update kind or field: the client copes as it does without |
+//! | `answers-requests` | server mode and Claude Code: every request of the agent's (ACP: permission, fs, terminal, `cursor/ask_question`; Claude: `can_use_tool`, hooks) gets a response |
+//! | `ignores-unknown` | server mode and Claude Code, with an unknown update kind, field or message type: the client copes as it does without |
 //!
 //! Users add their own with [`Properties::add`] and switch a built-in one off with
 //! [`Properties::without`] and its [`Property`].
@@ -182,6 +182,73 @@ fn answers_requests(outcome: &Outcome) -> Result<(), String> {
             asked.pop();
         }
         unanswered.extend(asked.into_iter().map(|(id, method)| format!("{method} {id}")));
+    }
+    if unanswered.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("never answered the agent's {}", unanswered.join(", ")))
+    }
+}
+
+/// Whether a Claude Code case's success or failure stands (see
+/// [`crate::dialects::claude::expect::judged`]).
+fn claude_judged(case: &Case) -> bool {
+    crate::faults::claude::parse(&case.faults, crate::faults::claude::FROM_ENV)
+        .map(|faults| crate::dialects::claude::expect::judged(&faults))
+        .unwrap_or(true)
+}
+
+/// Whether a Claude Code case writes a line of an undocumented type.
+fn claude_unknown(case: &Case) -> bool {
+    crate::faults::claude::parse(&case.faults, crate::faults::claude::FROM_ENV).is_ok_and(|faults| {
+        faults
+            .iter()
+            .any(|f| matches!(f, crate::faults::claude::ClaudeFault::Unknown { .. }))
+    })
+}
+
+/// `answers-requests` for Claude Code: every `control_request` of the CLI's (a
+/// `can_use_tool`, a hook) got a `control_response` with its `request_id`. One asked
+/// just before the CLI died by itself could not be answered.
+fn answers_claude_requests(outcome: &Outcome) -> Result<(), String> {
+    use crate::dialects::claude::wire::{types, Inbound};
+    let mut unanswered = Vec::new();
+    for entry in &outcome.journal {
+        let Some(conversation) = &entry.claude else {
+            continue;
+        };
+        let mut asked: Vec<(serde_json::Value, String)> = Vec::new();
+        for message in &conversation.messages {
+            match message.dir.as_str() {
+                crate::journal::OUT => {
+                    let Ok(value) = serde_json::from_str::<serde_json::Value>(&message.line) else {
+                        continue;
+                    };
+                    if value.get("type").and_then(serde_json::Value::as_str) == Some(types::CONTROL_REQUEST) {
+                        let subtype = value
+                            .pointer("/request/subtype")
+                            .and_then(serde_json::Value::as_str)
+                            .unwrap_or_default();
+                        asked.push((value["request_id"].clone(), subtype.to_owned()));
+                    }
+                }
+                crate::journal::IN => {
+                    if let Ok(Inbound::Response { id, .. }) = Inbound::parse(message.line.as_bytes()) {
+                        asked.retain(|(asked, _)| *asked != id);
+                    }
+                }
+                _ => {}
+            }
+        }
+        let crashed = !matches!(entry.exit, crate::journal::ExitRecord::Code(0)) && entry.signal.is_none();
+        if crashed {
+            asked.pop();
+        }
+        unanswered.extend(
+            asked
+                .into_iter()
+                .map(|(id, subtype)| format!("{subtype} {}", id.as_str().unwrap_or_default())),
+        );
     }
     if unanswered.is_empty() {
         Ok(())
@@ -390,7 +457,10 @@ impl Properties {
             };
             verdict(Property::NoCrash, crash);
         }
+        // Where a fault breaks what an SDK can read, the consumer may conclude either.
+        let judged = case.dialect != Dialect::Claude || claude_judged(case);
         match &case.expect {
+            _ if !judged => {}
             Expectation::Failure => {
                 let reported_failure = || match &self.failure {
                     Some(predicate) => predicate(outcome),
@@ -438,6 +508,9 @@ impl Properties {
         if case.dialect == Dialect::CursorAcp && self.checks(Property::AnswersRequests) {
             verdict(Property::AnswersRequests, answers_requests(outcome));
         }
+        if case.dialect == Dialect::Claude && self.checks(Property::AnswersRequests) {
+            verdict(Property::AnswersRequests, answers_claude_requests(outcome));
+        }
         verdict(
             Property::NoLeftover,
             if outcome.left_running {
@@ -449,8 +522,14 @@ impl Properties {
         for (name, check) in &self.added {
             verdicts.push(Verdict::of(name, check(case, outcome)));
         }
-        let unknown = case.faults.contains("unknown-update") || case.faults.contains("unknown-field");
-        if case.dialect == Dialect::CursorAcp && unknown && self.checks(Property::IgnoresUnknown) {
+        let unknown = match case.dialect {
+            Dialect::CursorAcp => {
+                case.faults.contains("unknown-update") || case.faults.contains("unknown-field")
+            }
+            Dialect::Claude => claude_unknown(case),
+            Dialect::CursorPrint => false,
+        };
+        if unknown && self.checks(Property::IgnoresUnknown) {
             let broke = [Property::Ends, Property::NoCrash, Property::ReportsSuccess].map(Property::name);
             let coped = verdicts
                 .iter()

@@ -46,6 +46,15 @@ pub fn record(result: &CaseResult) -> String {
             let _ = writeln!(text, "divergence: {}", normalize(divergence, &outcome.dir));
         }
     }
+    let claude = outcome.journal.iter().filter_map(|e| e.claude.as_ref());
+    for (n, conversation) in claude.enumerate() {
+        let messages = conversation
+            .messages
+            .iter()
+            .map(|m| (m.dir.as_str(), m.line.as_str()));
+        let told = normalize(&crate::dialects::claude::wire::summary(messages), &outcome.dir);
+        let _ = writeln!(text, "--- conversation {} ---\n{}", n + 1, clip(&told));
+    }
     let _ = writeln!(text, "--- stdout ---\n{}", clip(&text_of(&outcome.stdout)));
     let _ = write!(text, "--- stderr ---\n{}", clip(&text_of(&outcome.stderr)));
     text
@@ -95,14 +104,14 @@ pub fn status(status: Status) -> String {
     }
 }
 
-/// How the agent ended, in print mode, from the mock's journal (its last run in the
+/// How the agent ended, in print mode and Claude Code's, from the mock's journal (its last run in the
 /// case): `the agent exited 0 without a successful result`, `the agent exited 1`,
-/// `the agent died by SIGKILL`, `the consumer never ran the agent`. `None` in server
-/// mode, where a turn fails without the agent's ending.
+/// `the agent died by SIGKILL`, `the consumer never ran the agent`. `None` in ACP
+/// server mode, where a turn fails without the agent's ending.
 pub fn agent_end(result: &CaseResult) -> Option<String> {
     use crate::dialects::cursor_print::expect::Expectation;
     use crate::journal::ExitRecord;
-    if result.case.dialect != crate::dialects::Dialect::CursorPrint {
+    if result.case.dialect == crate::dialects::Dialect::CursorAcp {
         return None;
     }
     let Some(entry) = result.outcome.journal.last() else {

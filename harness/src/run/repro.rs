@@ -35,14 +35,15 @@ pub fn line(consumer: &Consumer, mock: &MockBinary, case: &Case, cwd: &Path) -> 
     let bin_text = bin.display().to_string();
     let mock_path = std::path::absolute(mock.path()).unwrap_or_else(|_| mock.path().to_owned());
     let mock_text = quote(&mock_path.display().to_string());
-    let agent = bin.join("cursor-agent").display().to_string();
+    let program = super::program_of(case.dialect);
+    let agent = bin.join(program).display().to_string();
     let command = consumer
         .command
         .replace("{mock}", &agent)
         .replace("{format}", case.format.as_str());
     let cwd = consumer.cwd.as_deref().unwrap_or(cwd);
     let mut line = format!(
-        "cd {} && mkdir -p {b} && ln -sf {mock_text} {b}/cursor-agent && ln -sf {mock_text} {b}/agent && ",
+        "cd {} && mkdir -p {b} && ln -sf {mock_text} {b}/{program} && ln -sf {mock_text} {b}/agent && ",
         quote(&cwd.display().to_string()),
         b = quote(&bin_text),
     );

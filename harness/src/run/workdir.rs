@@ -1,4 +1,4 @@
-//! A case's directory: the mock as `cursor-agent` and `agent` in its `bin/`, and the
+//! A case's directory: the mock as `cursor-agent`, `agent` and `claude` in its `bin/`, and the
 //! journal the mock appends to.
 
 use std::path::{Path, PathBuf};
@@ -7,10 +7,11 @@ use super::cancel::Cancel;
 use super::RunError;
 
 /// The names the mock has in a case's `bin/`.
-const AGENT_NAMES: [&str; 2] = ["agent", "cursor-agent"];
+/// Sorted, as `names_in` lists a folder.
+const AGENT_NAMES: [&str; 3] = ["agent", "claude", "cursor-agent"];
 
 /// Where cases run: a temporary directory whose `bin/` holds the mock as
-/// `cursor-agent` and `agent` (first on the consumer's `PATH`), and the journal the
+/// `cursor-agent`, `agent` and `claude` (first on the consumer's `PATH`), and the journal the
 /// mock appends to. A worker runs case after case in one, each as if in a fresh one:
 /// the journal is removed after each case, and a directory that a case changed
 /// otherwise, or that a process of a case may still use, is not used again.

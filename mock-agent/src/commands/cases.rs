@@ -17,6 +17,7 @@
 use std::path::PathBuf;
 
 use clap::Args;
+use harness::dialects::Dialect;
 use harness::exit_codes;
 use harness::frames::Exit;
 use harness::run::{Case, Matrix};
@@ -34,9 +35,14 @@ pub(super) struct MatrixArgs {
     #[arg(long)]
     pub(super) no_default: bool,
     /// Test an ACP client: the consumer runs `cursor-agent acp` and talks to it; the
-    /// matrix is server mode's sources and faults.
-    #[arg(long)]
+    /// matrix is server mode's sources and faults (`--dialect cursor-acp`).
+    #[arg(long, conflicts_with = "dialect")]
     pub(super) acp: bool,
+    /// The agent CLI the consumer drives: `cursor-print` (`cursor-agent -p`, the
+    /// default), `cursor-acp` (`cursor-agent acp`), `claude` (Claude Code, as the
+    /// Claude Agent SDKs run it; the mock is `claude` on the consumer's PATH).
+    #[arg(long, value_name = "NAME", value_parser = parse_dialect)]
+    pub(super) dialect: Option<Dialect>,
     /// Also test with the sessions generated from seeds 0..N (with `--acp`: the
     /// conversations generated from them).
     #[arg(long, value_name = "N", default_value_t = 0)]
@@ -53,7 +59,27 @@ pub(super) struct MatrixArgs {
     pub(super) filter: Option<String>,
 }
 
+/// A dialect by its name.
+fn parse_dialect(name: &str) -> Result<Dialect, String> {
+    Dialect::ALL
+        .iter()
+        .copied()
+        .find(|d| d.name() == name)
+        .ok_or_else(|| {
+            let names: Vec<&str> = Dialect::ALL.iter().map(|d| d.name()).collect();
+            format!("`{name}` is not a dialect; use one of {}", names.join(", "))
+        })
+}
+
 impl MatrixArgs {
+    /// The dialect of the matrix.
+    pub(super) fn dialect(&self) -> Dialect {
+        match (self.acp, self.dialect) {
+            (true, _) => Dialect::CursorAcp,
+            (false, dialect) => dialect.unwrap_or_default(),
+        }
+    }
+
     /// The matrix these flags make.
     pub(super) fn matrix(&self) -> Result<Matrix, Error> {
         let mut cassettes = Vec::new();
@@ -69,10 +95,11 @@ impl MatrixArgs {
                 cassettes.push(path.clone());
             }
         }
-        let mut matrix = if self.acp {
-            Matrix::acp(cassettes)
-        } else {
-            Matrix::standard(cassettes)
+        let dialect = self.dialect();
+        let mut matrix = match dialect {
+            Dialect::CursorPrint => Matrix::standard(cassettes),
+            Dialect::CursorAcp => Matrix::acp(cassettes),
+            Dialect::Claude => Matrix::claude(cassettes),
         }
         .generated(self.generated);
         matrix.default_session = !self.no_default;
@@ -81,15 +108,15 @@ impl MatrixArgs {
         }
         matrix.filter = self.filter.clone();
         if !self.faults.is_empty() {
-            check_faults(&self.faults, self.acp)?;
+            check_faults(&self.faults, dialect)?;
             matrix.faults = vec![("given".to_owned(), self.faults.join(";"))];
         }
         Ok(matrix)
     }
 }
 
-/// Checks `--fault` specs in the grammar of the mode (print or server).
-fn check_faults(specs: &[String], acp: bool) -> Result<(), harness::Diagnostic> {
+/// Checks `--fault` specs in the grammar of the dialect.
+fn check_faults(specs: &[String], dialect: Dialect) -> Result<(), harness::Diagnostic> {
     use harness::error::Origin;
     const PRINT: Origin<'static> = Origin {
         name: "--fault",
@@ -100,11 +127,21 @@ fn check_faults(specs: &[String], acp: bool) -> Result<(), harness::Diagnostic> 
         help:
             "`mock-agent faults` lists every fault (server mode's after the print-mode ones) with an example",
     };
+    const CLAUDE: Origin<'static> = Origin {
+        name: "--fault",
+        help: "`mock-agent faults` lists every fault (Claude Code's in its `claude` section) with an example",
+    };
     for spec in specs {
-        if acp {
-            harness::dialects::cursor_acp::faults::parse(spec, ACP)?;
-        } else {
-            harness::faults::parse(spec, PRINT)?;
+        match dialect {
+            Dialect::CursorAcp => {
+                harness::dialects::cursor_acp::faults::parse(spec, ACP)?;
+            }
+            Dialect::CursorPrint => {
+                harness::faults::parse(spec, PRINT)?;
+            }
+            Dialect::Claude => {
+                harness::faults::claude::parse(spec, CLAUDE)?;
+            }
         }
     }
     Ok(())

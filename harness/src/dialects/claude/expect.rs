@@ -20,11 +20,18 @@ use crate::faults::claude::ClaudeFault;
 use crate::frames::Exit;
 
 /// What a careful consumer concludes from `session` played with `faults`, and the
-/// assistant's text blocks in order (empty on a failure).
-pub fn expectation(session: &Session, faults: &[ClaudeFault]) -> (Expectation, Vec<String>) {
+/// assistant's text blocks in order (empty on a failure). `argv` is the CLI's
+/// command line as the consumer gave it, when known: without
+/// `--permission-prompt-tool stdio` the CLI asks nothing (and denies what needs
+/// asking), so the faults placed at a permission request act elsewhere.
+pub fn expectation(
+    session: &Session,
+    faults: &[ClaudeFault],
+    argv: Option<&[String]>,
+) -> (Expectation, Vec<String>) {
     let mut session = session.clone();
     let mut options = Options::new("/work", 0);
-    options.prompt_tool = true;
+    options.prompt_tool = argv.is_none_or(asks);
     let mut injector = Injector::new(faults.to_vec());
     injector.prepare(&mut session, &mut options);
     if matches!(
@@ -51,7 +58,8 @@ pub fn expectation(session: &Session, faults: &[ClaudeFault]) -> (Expectation, V
                 Out::Line(line) => read(&line, &mut texts, &mut answer),
                 Out::End(exit) => return ended(exit, answer, texts),
                 Out::Cut(_) => return (Expectation::Failure, Vec::new()),
-                Out::Stall(None) if answer.is_none() => return (Expectation::Failure, Vec::new()),
+                // A process that never ends leaves its consumer waiting, result or not.
+                Out::Stall(None) => return (Expectation::Failure, Vec::new()),
                 Out::Stall(_) | Out::Stderr(_) => {}
             }
         }
@@ -60,12 +68,20 @@ pub fn expectation(session: &Session, faults: &[ClaudeFault]) -> (Expectation, V
         match out {
             Out::Line(line) => read(&line, &mut texts, &mut answer),
             Out::End(exit) => return ended(exit, answer, texts),
-            Out::Cut(_) => return (Expectation::Failure, Vec::new()),
+            Out::Cut(_) | Out::Stall(None) => return (Expectation::Failure, Vec::new()),
             _ => {}
         }
     }
     let exit = Exit::Code(i32::from(player.last_is_error()));
     ended(exit, answer, texts)
+}
+
+/// Whether `argv` has `--permission-prompt-tool stdio` (in either form).
+fn asks(argv: &[String]) -> bool {
+    argv.iter().enumerate().any(|(i, arg)| {
+        arg == "--permission-prompt-tool=stdio"
+            || (arg == "--permission-prompt-tool" && argv.get(i + 1).is_some_and(|v| v == "stdio"))
+    })
 }
 
 /// Whether the case's verdict on success or failure stands: not when a fault breaks
@@ -126,7 +142,12 @@ mod tests {
     use crate::faults::claude::{parse, FROM_ENV};
 
     fn expect(spec: &str) -> Expectation {
-        expectation(&default_session("/work"), &parse(spec, FROM_ENV).expect("faults")).0
+        expectation(
+            &default_session("/work"),
+            &parse(spec, FROM_ENV).expect("faults"),
+            None,
+        )
+        .0
     }
 
     #[test]
@@ -158,5 +179,22 @@ mod tests {
         for spec in ["unknown", "stderr:text=x", "stall:ms=10", "exit:code=0,at=end"] {
             assert!(matches!(expect(spec), Expectation::Success { .. }), "{spec}");
         }
+    }
+
+    #[test]
+    fn a_cli_that_asks_nothing_fails_where_the_fault_acts_instead() {
+        let faults = parse("exit:code=0,at=can_use_tool", FROM_ENV).expect("faults");
+        let print = ["-p".to_owned(), "hi".to_owned()];
+        // Never asked: the exit acts at the end, after the result.
+        assert!(matches!(
+            expectation(&default_session("/w"), &faults, Some(&print)).0,
+            Expectation::Success { .. }
+        ));
+        let sdk = ["--permission-prompt-tool=stdio".to_owned()];
+        assert_eq!(
+            expectation(&default_session("/w"), &faults, Some(&sdk)).0,
+            Expectation::Failure
+        );
+        assert!(asks(&sdk) && !asks(&print));
     }
 }

@@ -329,6 +329,104 @@ pub fn kind_of(line: &[u8]) -> Option<(String, Option<String>)> {
     Some((kind, subtype))
 }
 
+/// A conversation told readably, one line a message, in order: `->` the client's, `<-`
+/// the CLI's, `!!` its stderr. Texts are cut, ids and times left out: what a snapshot
+/// of a case keeps.
+///
+/// ```text
+/// -> control_request initialize
+/// <- control_response success
+/// -> user "Read README.md"
+/// <- system init
+/// <- assistant text "I'll read the README and write a summary."
+/// <- control_request can_use_tool Write
+/// -> control_response success allow
+/// <- result success "Created summary.txt ..."
+/// ```
+pub fn summary<'a>(messages: impl IntoIterator<Item = (&'a str, &'a str)>) -> String {
+    messages
+        .into_iter()
+        .map(|(dir, line)| {
+            let arrow = match dir {
+                "in" => "->",
+                "out" => "<-",
+                _ => return format!("!! {}", cut(line)),
+            };
+            format!("{arrow} {}", told(line))
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// One line, told.
+fn told(line: &str) -> String {
+    let Ok(value) = serde_json::from_str::<Value>(line) else {
+        return format!("(not JSON) {}", cut(line));
+    };
+    let str_at = |pointer: &str| value.pointer(pointer).and_then(Value::as_str).unwrap_or_default();
+    let kind = str_at("/type");
+    let said = match kind {
+        types::ASSISTANT | types::USER => {
+            let block = value.pointer("/message/content/0").unwrap_or(&Value::Null);
+            let content = value.pointer("/message/content").unwrap_or(&Value::Null);
+            match block.get("type").and_then(Value::as_str) {
+                Some(blocks::TOOL_USE) => format!("tool_use {}", block["name"].as_str().unwrap_or_default()),
+                Some(blocks::TOOL_RESULT) => {
+                    let error = if block["is_error"] == Value::Bool(true) {
+                        " error"
+                    } else {
+                        ""
+                    };
+                    format!("tool_result{error} {:?}", cut(&text_of(&block["content"])))
+                }
+                Some(blocks::THINKING) => format!(
+                    "thinking {:?}",
+                    cut(block["thinking"].as_str().unwrap_or_default())
+                ),
+                Some(other) => format!("{other} {:?}", cut(block["text"].as_str().unwrap_or_default())),
+                None => format!("{:?}", cut(&text_of(content))),
+            }
+        }
+        types::RESULT => {
+            let text = value
+                .get(fields::RESULT)
+                .and_then(Value::as_str)
+                .map(str::to_owned);
+            let text = text.unwrap_or_else(|| value.get(fields::ERRORS).map(text_of).unwrap_or_default());
+            format!("{} {:?}", str_at("/subtype"), cut(&text))
+        }
+        types::CONTROL_REQUEST => {
+            let tool = str_at("/request/tool_name");
+            format!("{} {tool}", str_at("/request/subtype"))
+                .trim_end()
+                .to_owned()
+        }
+        types::CONTROL_RESPONSE => {
+            let behavior = str_at("/response/response/behavior");
+            let error = str_at("/response/error");
+            format!("{} {behavior}{}", str_at("/response/subtype"), cut(error))
+                .trim_end()
+                .to_owned()
+        }
+        types::STREAM_EVENT => str_at("/event/type").to_owned(),
+        types::SYSTEM => {
+            let state = str_at("/state");
+            format!("{} {state}", str_at("/subtype")).trim_end().to_owned()
+        }
+        _ => String::new(),
+    };
+    format!("{kind} {said}").trim_end().to_owned()
+}
+
+/// At most 60 characters of `text`.
+fn cut(text: &str) -> String {
+    let mut short: String = text.chars().take(60).collect();
+    if short.len() < text.len() {
+        short.push_str("...");
+    }
+    short
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -355,6 +453,31 @@ mod tests {
             })
         ));
         assert_eq!(Inbound::parse(b"not json at all!"), Err(NotJson { chars: 16 }));
+    }
+
+    #[test]
+    fn a_conversation_told() {
+        let told = summary([
+            (
+                "in",
+                r#"{"type":"control_request","request_id":"r","request":{"subtype":"initialize"}}"#,
+            ),
+            (
+                "out",
+                r#"{"type":"control_request","request_id":"x","request":{"subtype":"can_use_tool","tool_name":"Write"}}"#,
+            ),
+            (
+                "in",
+                r#"{"type":"control_response","response":{"subtype":"success","request_id":"x","response":{"behavior":"deny"}}}"#,
+            ),
+            ("out", r#"{"type":"result","subtype":"success","result":"Done."}"#),
+            ("err", "boom"),
+        ]);
+        assert_eq!(
+            told,
+            "-> control_request initialize\n<- control_request can_use_tool Write\n\
+             -> control_response success deny\n<- result success \"Done.\"\n!! boom"
+        );
     }
 
     #[test]

@@ -91,10 +91,12 @@ const TOOLTIP: usize = 240;
 /// The picture of a case: `None` when the consumer never ran the agent.
 pub fn of(result: &CaseResult) -> Option<Picture> {
     let entry = result.outcome.journal.last()?;
-    match (result.case.dialect, &entry.acp) {
-        (Dialect::CursorAcp, Some(conversation)) => Some(sequence(result, entry, conversation)),
-        (Dialect::CursorAcp, None) => None,
-        (_, _) => timeline(result, entry),
+    match (result.case.dialect, &entry.acp, &entry.claude) {
+        (Dialect::CursorAcp, Some(conversation), _) | (Dialect::Claude, _, Some(conversation)) => {
+            Some(sequence(result, entry, conversation))
+        }
+        (Dialect::CursorAcp | Dialect::Claude, _, _) => None,
+        (Dialect::CursorPrint, _, _) => timeline(result, entry),
     }
 }
 
@@ -328,7 +330,16 @@ fn timeline(result: &CaseResult, entry: &Entry) -> Option<Picture> {
 enum Kind {
     Request(String),
     Notification(String),
-    Answer { id: String, error: bool },
+    Answer {
+        id: String,
+        error: bool,
+    },
+    /// A line of Claude Code's dialect.
+    Claude {
+        label: String,
+        ask: bool,
+        error: bool,
+    },
     Other,
 }
 
@@ -336,6 +347,9 @@ fn kind(line: &str) -> (Kind, serde_json::Value) {
     let Ok(value) = serde_json::from_str::<serde_json::Value>(line) else {
         return (Kind::Other, serde_json::Value::Null);
     };
+    if let Some(kind) = claude_kind(&value) {
+        return (kind, value);
+    }
     let method = value.get("method").and_then(|m| m.as_str()).map(str::to_owned);
     let id = value.get("id").map(|id| id.to_string());
     let kind = match (method, id) {
@@ -348,6 +362,31 @@ fn kind(line: &str) -> (Kind, serde_json::Value) {
         (None, None) => Kind::Other,
     };
     (kind, value)
+}
+
+/// A line of Claude Code's dialect, labelled by its type and subtype (a control
+/// request by its request's subtype); `None` for another dialect's line.
+fn claude_kind(value: &serde_json::Value) -> Option<Kind> {
+    use crate::dialects::claude::wire::{control, types};
+    let kind = value.get("type")?.as_str()?;
+    if !types::ALL.contains(&kind) {
+        return None;
+    }
+    let subtype = value
+        .get("subtype")
+        .or_else(|| value.pointer("/request/subtype"))
+        .or_else(|| value.pointer("/response/subtype"))
+        .and_then(|s| s.as_str());
+    let error = value.get("is_error").and_then(serde_json::Value::as_bool) == Some(true)
+        || subtype == Some(control::ERROR);
+    Some(Kind::Claude {
+        label: match subtype {
+            Some(subtype) => format!("{kind} {subtype}"),
+            None => kind.to_owned(),
+        },
+        ask: kind == types::CONTROL_REQUEST,
+        error,
+    })
 }
 
 /// Server mode: the client's and the agent's lifelines, an arrow a message (requests,
@@ -440,7 +479,15 @@ fn sequence(result: &CaseResult, entry: &Entry, conversation: &journal::Conversa
                     format!("result #{id}")
                 }
             }
-            Kind::Other => "(not JSON-RPC)".to_owned(),
+            Kind::Claude { label, ask, error } => {
+                if *error {
+                    class = "error";
+                } else if *ask && !from_client {
+                    class = "ask";
+                }
+                label.clone()
+            }
+            Kind::Other => "(not JSON)".to_owned(),
         };
         let (x1, x2) = if from_client {
             (client_x, agent_x)
