@@ -13,14 +13,14 @@ use std::time::{Duration, Instant};
 use crate::support::{bin, root};
 
 /// The two environments: the Python SDK's python and the TypeScript SDK's node_modules.
-struct Sdks {
-    python: PathBuf,
+pub(crate) struct Sdks {
+    pub(crate) python: PathBuf,
     node_modules: PathBuf,
 }
 
 /// Installs the SDKs (once; the script keeps them under the target directory) or fails
 /// the test saying why, e.g. that a registry could not be reached: nothing is skipped.
-fn sdks() -> &'static Sdks {
+pub(crate) fn sdks() -> &'static Sdks {
     static SDKS: OnceLock<Sdks> = OnceLock::new();
     SDKS.get_or_init(|| {
         let made = Command::new(root().join("scripts/claude-sdks.sh"))

@@ -12,9 +12,9 @@
 import asyncio
 import sys
 
-from claude_agent_sdk import ClaudeSDKError, SystemMessage
+from claude_agent_sdk import SystemMessage
 
-from claude_careful import Failed, main
+from claude_careful import main
 
 KNOWN = {"AssistantMessage": "words", "UserMessage": "tool results", "ResultMessage": "the end", "init": "start"}
 
@@ -27,7 +27,9 @@ def dispatch(message):
 if __name__ == "__main__":
     try:
         text = asyncio.run(main(" ".join(sys.argv[1:]) or "hi", check=dispatch))
-    except (Failed, ClaudeSDKError) as error:
+    except KeyError:
+        raise  # the planted bug's traceback
+    except Exception as error:  # the run's own failures, reported as claude_careful does
         print(f"consumer: agent failed: {type(error).__name__}: {error}", file=sys.stderr)
         sys.exit(1)
     print(text)
