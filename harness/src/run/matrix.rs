@@ -167,8 +167,16 @@ impl Case {
     pub fn claude(source: CaseSource, faults: &str, name: String) -> Result<Case, CassetteError> {
         let parsed = crate::faults::claude::parse(faults, crate::faults::claude::FROM_ENV)
             .map_err(CassetteError::from)?;
-        let session = crate::dialects::claude::session_of(&source.source())?;
-        let (expect, segments) = crate::dialects::claude::expect::expectation(&session, &parsed);
+        let (expect, segments) = match source.source() {
+            Source::Cassette(path) => {
+                let script = crate::dialects::claude::cassette::Script::open(&path)?;
+                crate::dialects::claude::cassette::expectation(&script, &parsed)
+            }
+            other => {
+                let session = crate::dialects::claude::session_of(&other)?;
+                crate::dialects::claude::expect::expectation(&session, &parsed)
+            }
+        };
         let mut name = name;
         if parsed.iter().any(|f| {
             matches!(
