@@ -591,7 +591,7 @@ fn turn_of(items: &[Item]) -> Turn {
                 {
                     match block.get("type").and_then(Value::as_str) {
                         Some(blocks::TEXT) => steps.push(Step::Text(str_of(block, "text"))),
-                        Some(blocks::THINKING) => steps.push(Step::Thinking(str_of(block, "thinking"))),
+                        Some(blocks::THINKING) => steps.push(Step::Thinking(str_of(block, blocks::THINKING))),
                         Some(blocks::TOOL_USE) => steps.push(Step::Tool(ToolCall {
                             name: str_of(block, "name"),
                             input: block.get("input").cloned().unwrap_or(Value::Null),

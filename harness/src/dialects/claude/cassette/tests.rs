@@ -6,24 +6,61 @@ use super::*;
 use crate::faults::claude::{parse, FROM_ENV};
 use crate::frames::{Ending, Line};
 
-const INIT: &str =
-    r#"{"type":"control_request","request_id":"req_1_aa","request":{"subtype":"initialize","hooks":null}}"#;
-const INIT_ANSWER: &str = r#"{"type":"control_response","response":{"subtype":"success","request_id":"req_1_aa","response":{"pid":7,"claude_code_version":"2.1.331"}}}"#;
-const PROMPT: &str =
-    r#"{"type":"user","session_id":"","message":{"role":"user","content":"hi"},"parent_tool_use_id":null}"#;
-const RUNNING: &str =
-    r#"{"type":"system","subtype":"session_state_changed","state":"running","sdk_host_only":true}"#;
-const TEXT: &str = r#"{"type":"assistant","message":{"id":"msg_1","model":"m","content":[{"type":"text","text":"I'll write it."}]}}"#;
-const TOOL: &str = r#"{"type":"assistant","message":{"id":"msg_1","model":"m","content":[{"type":"tool_use","id":"toolu_1","name":"Write","input":{"file_path":"/w/a.txt"}}]}}"#;
-const ASK: &str = r#"{"type":"control_request","request_id":"perm-1","request":{"subtype":"can_use_tool","tool_name":"Write","input":{"file_path":"/w/a.txt"},"tool_use_id":"toolu_1"}}"#;
-const ALLOW: &str = r#"{"type":"control_response","response":{"subtype":"success","request_id":"perm-1","response":{"behavior":"allow","updatedInput":{"file_path":"/w/a.txt"}}}}"#;
-const RESULT_LINE: &str = r#"{"type":"user","message":{"role":"user","content":[{"tool_use_id":"toolu_1","type":"tool_result","content":"File created"}]}}"#;
-const DONE: &str =
-    r#"{"type":"assistant","message":{"id":"msg_2","model":"m","content":[{"type":"text","text":"Done."}]}}"#;
-const RESULT: &str =
-    r#"{"type":"result","subtype":"success","is_error":false,"result":"Done.","num_turns":2}"#;
-const IDLE: &str =
-    r#"{"type":"system","subtype":"session_state_changed","state":"idle","sdk_host_only":true}"#;
+use crate::dialects::claude::wire::{behaviors, INTERRUPTED};
+
+// The recorded lines, in the CLI's and the SDK's shapes.
+fn init() -> String {
+    json!({"type": types::CONTROL_REQUEST, "request_id": "req_1_aa", "request": {"subtype": control::INITIALIZE, "hooks": null}}).to_string()
+}
+fn init_answer() -> String {
+    json!({"type": types::CONTROL_RESPONSE, "response": {"subtype": control::SUCCESS, "request_id": "req_1_aa", "response": {"pid": 7, "claude_code_version": "2.1.331"}}}).to_string()
+}
+fn prompt() -> String {
+    json!({"type": types::USER, "session_id": "", "message": {"role": types::USER, "content": "hi"}, "parent_tool_use_id": null}).to_string()
+}
+fn state(state: &str) -> String {
+    json!({"type": types::SYSTEM, "subtype": system::SESSION_STATE_CHANGED, "state": state, "sdk_host_only": true}).to_string()
+}
+fn running() -> String {
+    state(states::RUNNING)
+}
+fn idle() -> String {
+    state(states::IDLE)
+}
+fn assistant(id: &str, block: Value) -> String {
+    json!({"type": types::ASSISTANT, "message": {"id": id, "model": "m", "content": [block]}}).to_string()
+}
+fn text() -> String {
+    assistant("msg_1", json!({"type": blocks::TEXT, "text": "I'll write it."}))
+}
+fn tool() -> String {
+    assistant(
+        "msg_1",
+        json!({"type": blocks::TOOL_USE, "id": "toolu_1", "name": "Write", "input": {"file_path": "/w/a.txt"}}),
+    )
+}
+fn ask() -> String {
+    json!({"type": types::CONTROL_REQUEST, "request_id": "perm-1", "request": {"subtype": control::CAN_USE_TOOL,
+        "tool_name": "Write", "input": {"file_path": "/w/a.txt"}, "tool_use_id": "toolu_1"}})
+    .to_string()
+}
+fn allow() -> String {
+    json!({"type": types::CONTROL_RESPONSE, "response": {"subtype": control::SUCCESS, "request_id": "perm-1",
+        "response": {"behavior": behaviors::ALLOW, "updatedInput": {"file_path": "/w/a.txt"}}}})
+    .to_string()
+}
+fn tool_result() -> String {
+    json!({"type": types::USER, "message": {"role": types::USER, "content": [{"tool_use_id": "toolu_1",
+        "type": blocks::TOOL_RESULT, "content": "File created"}]}})
+    .to_string()
+}
+fn done() -> String {
+    assistant("msg_2", json!({"type": blocks::TEXT, "text": "Done."}))
+}
+fn result() -> String {
+    json!({"type": types::RESULT, "subtype": results::SUCCESS, "is_error": false, fields::RESULT: "Done.", "num_turns": 2})
+        .to_string()
+}
 
 fn line(at: u64, stream: Stream, text: &str) -> FrameResult {
     Ok(Frame::Line(Line {
@@ -35,7 +72,7 @@ fn line(at: u64, stream: Stream, text: &str) -> FrameResult {
 }
 
 /// `(ms, ">" for the client's | "<" for the CLI's, line)`, then exit 0.
-fn recording(lines: &[(u64, &str, &str)]) -> Script {
+fn recording(lines: &[(u64, &str, String)]) -> Script {
     let mut frames: Vec<FrameResult> = lines
         .iter()
         .map(|(at, dir, text)| {
@@ -60,18 +97,18 @@ fn recording(lines: &[(u64, &str, &str)]) -> Script {
 /// A whole SDK conversation: initialize, one prompt, one permission allowed.
 fn conversation() -> Script {
     recording(&[
-        (0, ">", INIT),
-        (5, "<", INIT_ANSWER),
-        (6, ">", PROMPT),
-        (10, "<", RUNNING),
-        (20, "<", TEXT),
-        (30, "<", TOOL),
-        (31, "<", ASK),
-        (40, ">", ALLOW),
-        (45, "<", RESULT_LINE),
-        (50, "<", DONE),
-        (60, "<", RESULT),
-        (61, "<", IDLE),
+        (0, ">", init()),
+        (5, "<", init_answer()),
+        (6, ">", prompt()),
+        (10, "<", running()),
+        (20, "<", text()),
+        (30, "<", tool()),
+        (31, "<", ask()),
+        (40, ">", allow()),
+        (45, "<", tool_result()),
+        (50, "<", done()),
+        (60, "<", result()),
+        (61, "<", idle()),
     ])
 }
 
@@ -100,7 +137,7 @@ fn a_control_request_gets_the_recorded_answer_with_the_live_id() {
     assert_eq!(at, Duration::ZERO);
     assert_eq!(
         lines,
-        vec![INIT_ANSWER.replace("req_1_aa", "live_7").into_bytes()]
+        vec![init_answer().replace("req_1_aa", "live_7").into_bytes()]
     );
     assert_eq!(script.at(), Duration::from_millis(5));
     // A second initialize: the recording has none left.
@@ -126,14 +163,26 @@ fn a_prompt_plays_the_recorded_turn_byte_for_byte_waiting_for_the_answer() {
                 // Nothing more until the client answers.
                 assert_eq!(script.step(), Next::Waiting);
                 waited = true;
-                script.answer(Ok(json!({"behavior": "allow", "updatedInput": {}})));
+                script.answer(Ok(json!({"behavior": behaviors::ALLOW, "updatedInput": {}})));
                 assert_eq!(script.base(), Duration::from_millis(40));
             }
             Next::Done => break,
         }
     }
     assert!(waited);
-    assert_eq!(seen, [RUNNING, TEXT, TOOL, ASK, RESULT_LINE, DONE, RESULT, IDLE]);
+    assert_eq!(
+        seen,
+        [
+            running(),
+            text(),
+            tool(),
+            ask(),
+            tool_result(),
+            done(),
+            result(),
+            idle()
+        ]
+    );
     assert!(script.take_divergences().is_empty());
     assert!(!script.last_is_error());
 }
@@ -142,7 +191,10 @@ fn a_prompt_plays_the_recorded_turn_byte_for_byte_waiting_for_the_answer() {
 fn a_different_answer_is_a_divergence_and_the_recording_goes_on() {
     let mut script = conversation();
     script.begin();
-    let lines = play(&mut script, &json!({"behavior": "deny", "message": "no"}));
+    let lines = play(
+        &mut script,
+        &json!({"behavior": behaviors::DENY, "message": "no"}),
+    );
     assert_eq!(lines.len(), 8);
     let divergences = script.take_divergences();
     assert_eq!(divergences.len(), 1, "{divergences:?}");
@@ -158,53 +210,60 @@ fn an_answer_before_its_recorded_place_is_taken() {
     let mut script = conversation();
     script.begin();
     while !matches!(script.step(), Next::Ask { .. }) {}
-    script.answer(Ok(json!({"behavior": "allow"})));
+    script.answer(Ok(json!({"behavior": behaviors::ALLOW})));
     assert_eq!(script.waiting_for(), None);
-    assert_eq!(play(&mut script, &json!(null)), [RESULT_LINE, DONE, RESULT, IDLE]);
+    assert_eq!(
+        play(&mut script, &json!(null)),
+        [tool_result(), done(), result(), idle()]
+    );
 }
 
 #[test]
 fn more_prompts_than_recorded_play_the_last_turn_again() {
     let mut script = conversation();
     script.begin();
-    let first = play(&mut script, &json!({"behavior": "allow"}));
+    let first = play(&mut script, &json!({"behavior": behaviors::ALLOW}));
     script.begin();
-    assert_eq!(play(&mut script, &json!({"behavior": "allow"})), first);
+    assert_eq!(play(&mut script, &json!({"behavior": behaviors::ALLOW})), first);
     let divergences = script.take_divergences();
     assert!(divergences[0].contains("prompt 2"), "{divergences:?}");
 }
 
 #[test]
 fn an_interrupt_skips_to_where_the_recorded_client_interrupted() {
-    const INTERRUPT: &str =
-        r#"{"type":"control_request","request_id":"req_2_bb","request":{"subtype":"interrupt"}}"#;
-    const ANSWER: &str = r#"{"type":"control_response","response":{"subtype":"success","request_id":"req_2_bb","response":{"still_queued":[]}}}"#;
-    const MARKER: &str = r#"{"type":"user","message":{"role":"user","content":[{"type":"text","text":"[Request interrupted by user]"}]}}"#;
-    const FAILED: &str = r#"{"type":"result","subtype":"error_during_execution","is_error":true,"errors":["[Request interrupted by user]"]}"#;
+    let interrupt = json!({"type": types::CONTROL_REQUEST, "request_id": "req_2_bb", "request": {"subtype": control::INTERRUPT}}).to_string();
+    let answer = json!({"type": types::CONTROL_RESPONSE, "response": {"subtype": control::SUCCESS, "request_id": "req_2_bb",
+        "response": {"still_queued": []}}})
+    .to_string();
+    let marker = json!({"type": types::USER, "message": {"role": types::USER, "content": [{"type": blocks::TEXT, "text": INTERRUPTED}]}}).to_string();
+    let failed = json!({"type": types::RESULT, "subtype": results::ERROR_DURING_EXECUTION, "is_error": true, "errors": [INTERRUPTED]}).to_string();
     let mut script = recording(&[
-        (0, ">", PROMPT),
-        (1, "<", RUNNING),
-        (2, "<", TEXT),
-        (3, ">", INTERRUPT),
-        (4, "<", ANSWER),
-        (5, "<", MARKER),
-        (6, "<", FAILED),
+        (0, ">", prompt()),
+        (1, "<", running()),
+        (2, "<", text()),
+        (3, ">", interrupt),
+        (4, "<", answer.clone()),
+        (5, "<", marker.clone()),
+        (6, "<", failed.clone()),
     ]);
     script.begin();
-    assert_eq!(script.step(), Next::Send(RUNNING.into()));
+    assert_eq!(script.step(), Next::Send(running().into()));
     let (lines, at) = script
         .request(&json!("i1"), control::INTERRUPT)
         .expect("recorded");
-    assert_eq!(lines, [ANSWER.replace("req_2_bb", "i1").into_bytes()]);
+    assert_eq!(lines, [answer.replace("req_2_bb", "i1").into_bytes()]);
     assert_eq!(at, Duration::from_millis(3));
-    // TEXT was skipped: the client interrupted before it.
-    assert_eq!(play(&mut script, &json!(null)), [MARKER, FAILED]);
+    // text() was skipped: the client interrupted before it.
+    assert_eq!(play(&mut script, &json!(null)), [marker.clone(), failed.clone()]);
     assert!(script.last_is_error());
     assert!(script.take_divergences().is_empty());
 
     // A live client that does not interrupt: the turn plays on, a divergence noted.
     script.begin();
-    assert_eq!(play(&mut script, &json!(null)), [RUNNING, TEXT, MARKER, FAILED]);
+    assert_eq!(
+        play(&mut script, &json!(null)),
+        [running(), text(), marker, failed]
+    );
     assert_eq!(script.take_divergences().len(), 2);
 }
 
@@ -235,11 +294,11 @@ fn the_expectation_is_the_recorded_result() {
         assert_eq!(expect(spec), Expectation::Failure, "{spec}");
     }
     let failed = recording(&[
-        (0, ">", PROMPT),
+        (0, ">", prompt()),
         (
             1,
             "<",
-            r#"{"type":"result","subtype":"success","is_error":true,"result":"Not logged in"}"#,
+            json!({"type": types::RESULT, "subtype": results::SUCCESS, "is_error": true, fields::RESULT: "Not logged in"}).to_string(),
         ),
     ]);
     assert_eq!(expectation(&failed, &[]).0, Expectation::Failure);
@@ -247,16 +306,28 @@ fn the_expectation_is_the_recorded_result() {
 
 #[test]
 fn ids_are_made_live_in_any_spelling() {
-    let spaced = br#"{"type": "control_response", "response": {"subtype": "success", "request_id": "r1", "response": {}}}"#;
+    let spaced = |id: &str| {
+        format!(
+            r#"{{"type": "{}", "response": {{"request_id": {id}, "response": {{}}}}}}"#,
+            types::CONTROL_RESPONSE
+        )
+    };
     assert_eq!(
-        with_id(spaced, "\"r1\"", "\"live\""),
-        br#"{"type": "control_response", "response": {"subtype": "success", "request_id": "live", "response": {}}}"#
+        with_id(spaced("\"r1\"").as_bytes(), "\"r1\"", "\"live\""),
+        spaced("\"live\"").into_bytes()
     );
     // An id spelled otherwise than its JSON text: the line is written again.
-    let escaped = br#"{"type":"control_response","response":{"request_id":"\u0072\u0031"}}"#;
+    let escaped = format!(
+        r#"{{"type":"{}","response":{{"request_id":"\u0072\u0031"}}}}"#,
+        types::CONTROL_RESPONSE
+    );
     assert_eq!(
-        with_id(escaped, "\"r1\"", "7"),
-        br#"{"type":"control_response","response":{"request_id":7}}"#
+        with_id(escaped.as_bytes(), "\"r1\"", "7"),
+        format!(
+            r#"{{"type":"{}","response":{{"request_id":7}}}}"#,
+            types::CONTROL_RESPONSE
+        )
+        .into_bytes()
     );
 }
 
@@ -277,12 +348,14 @@ fn a_cassette_of_another_dialect_is_refused() {
     std::fs::write(
         &claude,
         format!(
-            "{header}\n{{\"t\":1,\"in\":{PROMPT}}}\n{{\"t\":2,\"out\":{RESULT}}}\n{{\"t\":3,\"exit\":0}}\n"
+            "{header}\n{{\"t\":1,\"in\":{}}}\n{{\"t\":2,\"out\":{}}}\n{{\"t\":3,\"exit\":0}}\n",
+            prompt(),
+            result()
         ),
     )
     .expect("write");
     let mut script = Script::open(&claude).expect("claude");
     script.begin();
-    assert_eq!(script.step(), Next::Send(RESULT.into()));
+    assert_eq!(script.step(), Next::Send(result().into()));
     std::fs::remove_dir_all(&dir).expect("clean");
 }
