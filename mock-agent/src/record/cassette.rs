@@ -389,3 +389,39 @@ fn create(path: &Path, invocation: Invocation, redactor: &Redactor) -> Result<Wr
     }
     Ok(Writer::create(path, &header)?)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::is_claude;
+
+    fn argv(args: &[&str]) -> Vec<String> {
+        args.iter().map(|a| (*a).to_owned()).collect()
+    }
+
+    #[test]
+    fn claude_with_stream_json_input_is_a_conversation() {
+        let sdk = argv(&[
+            "--output-format",
+            "stream-json",
+            "--verbose",
+            "--input-format",
+            "stream-json",
+        ]);
+        assert!(is_claude("claude", &sdk));
+        assert!(is_claude("/opt/bin/claude", &sdk));
+        assert!(is_claude(
+            "claude",
+            &argv(&["--output-format=stream-json", "--input-format=stream-json"])
+        ));
+        let mut via_mock = argv(&["claude"]);
+        via_mock.extend(sdk.iter().cloned());
+        assert!(is_claude("mock-agent", &via_mock));
+        // Print mode, another program, or no stream-json input: not a conversation.
+        assert!(!is_claude(
+            "claude",
+            &argv(&["-p", "hi", "--output-format", "stream-json"])
+        ));
+        assert!(!is_claude("cursor-agent", &sdk));
+        assert!(!is_claude("claude", &argv(&["--input-format", "text"])));
+    }
+}
