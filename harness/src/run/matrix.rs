@@ -167,8 +167,16 @@ impl Case {
     pub fn claude(source: CaseSource, faults: &str, name: String) -> Result<Case, CassetteError> {
         let parsed = crate::faults::claude::parse(faults, crate::faults::claude::FROM_ENV)
             .map_err(CassetteError::from)?;
-        let session = crate::dialects::claude::session_of(&source.source())?;
-        let (expect, segments) = crate::dialects::claude::expect::expectation(&session, &parsed, None);
+        let (expect, segments) = match source.source() {
+            Source::Cassette(path) => {
+                let script = crate::dialects::claude::cassette::Script::open(&path)?;
+                crate::dialects::claude::cassette::expectation(&script, &parsed)
+            }
+            other => {
+                let session = crate::dialects::claude::session_of(&other)?;
+                crate::dialects::claude::expect::expectation(&session, &parsed, None)
+            }
+        };
         let mut name = name;
         if parsed.iter().any(|f| {
             matches!(
@@ -248,9 +256,15 @@ impl Case {
             .filter(|(_, record)| record.fired)
             .map(|(fault, _)| fault)
             .collect();
-        if let Ok(session) = crate::dialects::claude::session_of(&self.source.source()) {
-            let (expect, segments) =
-                crate::dialects::claude::expect::expectation(&session, &acted, Some(&entry.argv));
+        let lived = match self.source.source() {
+            Source::Cassette(path) => crate::dialects::claude::cassette::Script::open(&path)
+                .ok()
+                .map(|script| crate::dialects::claude::cassette::expectation(&script, &acted)),
+            other => crate::dialects::claude::session_of(&other).ok().map(|session| {
+                crate::dialects::claude::expect::expectation(&session, &acted, Some(&entry.argv))
+            }),
+        };
+        if let Some((expect, segments)) = lived {
             case.expect = expect;
             case.segments = segments;
         }

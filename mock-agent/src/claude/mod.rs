@@ -18,6 +18,7 @@
 //! the built-in default session.
 
 pub mod args;
+mod replay;
 
 use std::collections::VecDeque;
 use std::io::{BufRead, IsTerminal};
@@ -139,7 +140,18 @@ fn session(args: &args::Args, settings: &Settings, entry: &mut Entry) -> Exit {
     options.max_turns = args.max_turns;
     let mut injector = Injector::new(faults);
     injector.prepare(&mut session, &mut options);
-    let player = Player::new(session, options);
+    // A recording replays as a script; the player keeps the options.
+    let script = match &source {
+        Source::Cassette(path) => match claude::cassette::Script::open(path) {
+            Ok(script) => Some(script),
+            Err(e) => {
+                eprintln!("mock-agent: {e}");
+                return Exit::Code(e.exit_code());
+            }
+        },
+        _ => None,
+    };
+    let player = replay::Teller::new(Player::new(session, options), script);
 
     let prompt = if args.stream_input {
         None
@@ -201,6 +213,9 @@ fn session(args: &args::Args, settings: &Settings, entry: &mut Entry) -> Exit {
             agent.turns.push_back(prompt);
         }
         let ended = agent.run().await;
+        if let Some(journal) = &mut agent.journal {
+            journal.divergences.extend(agent.player.divergences());
+        }
         Ok::<_, ExecError>((ended, agent.journal, agent.injector.report()))
     };
     let (ended, conversation, faults) = match execute::block_on(run, true) {
@@ -336,7 +351,7 @@ impl Listen for Client<'_> {
 
 /// The stand-in at work.
 struct Agent<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> {
-    player: Player,
+    player: replay::Teller,
     injector: Injector,
     output: Output<O, E>,
     clock: Clock,
@@ -372,7 +387,7 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Agent<O, E> {
             if let Some(prompt) = self.turns.pop_front() {
                 self.player.begin(&prompt);
                 let now = self.output.elapsed();
-                self.clock.rebase(now, Duration::ZERO);
+                self.clock.rebase(now, self.player.base());
                 continue;
             }
             if self.eof {
@@ -442,7 +457,7 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Agent<O, E> {
         match out {
             Out::Line(line) => {
                 if let Some(shown) = self.shown(&line) {
-                    let due = self.clock.due(Duration::ZERO, true);
+                    let due = self.clock.due(self.player.at(), true);
                     self.write(due, Frame::Line(Line::stdout(Duration::ZERO, shown)))
                         .await?;
                 }
@@ -452,7 +467,7 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Agent<O, E> {
                 if self.format == OutputFormat::StreamJson {
                     let mut line = Line::stdout(Duration::ZERO, bytes);
                     line.newline = false;
-                    let due = self.clock.due(Duration::ZERO, true);
+                    let due = self.clock.due(self.player.at(), true);
                     self.write(due, Frame::Line(line)).await?;
                 }
                 self.ended = Some(Exit::Code(1));
@@ -564,7 +579,7 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Agent<O, E> {
                     self.player
                         .answer(response.ok_or_else(|| error.unwrap_or_default()));
                     let now = self.output.elapsed();
-                    self.clock.rebase(now, Duration::ZERO);
+                    self.clock.rebase(now, self.player.base());
                 }
             }
             Ok(Inbound::Quiet | Inbound::Other(_)) => {}
@@ -574,7 +589,21 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Agent<O, E> {
 
     /// Answers one of the client's control requests.
     async fn request(&mut self, id: Value, subtype: &str, request: &Value) -> Result<(), Stop> {
-        let answer = match self.injector.answer(subtype) {
+        let fault = self.injector.answer(subtype);
+        // A recording answers as recorded, from when its request came.
+        if let Some((lines, at)) = fault
+            .is_none()
+            .then(|| self.player.recorded_answer(&id, subtype))
+            .flatten()
+        {
+            let now = self.output.elapsed();
+            self.clock.rebase(now, at);
+            for line in lines {
+                self.send(line).await?;
+            }
+            return Ok(());
+        }
+        let answer = match fault {
             Some(Answer::Never) => return Ok(()),
             Some(Answer::Error(text)) => Err((text, None)),
             None => match subtype {

@@ -12,6 +12,7 @@ use std::sync::mpsc::Receiver;
 use std::time::Duration;
 
 use harness::cassette::{Header, Invocation, Writer, MAX_LINE_BYTES};
+use harness::dialects::claude::cassette as claude_cassette;
 use harness::dialects::cursor_acp::wire::methods;
 use harness::dialects::cursor_print::events::Extra;
 use harness::frames::{Ending, Exit, Frame, Line, Stream};
@@ -31,11 +32,25 @@ pub(super) struct Invoked<'a> {
     pub argv: &'a [String],
     /// What `--version` printed.
     pub cli_version: Option<String>,
+    /// A recording of Claude Code with stream-json input ([`is_claude`]).
+    pub claude: bool,
 }
 
 impl Invoked<'_> {
     /// The invocation, redacted, with what stdin gave when it is the prompt.
     fn invocation(&self, redactor: &Redactor, stdin: Option<&[u8]>) -> Invocation {
+        if self.claude {
+            return claude_cassette::header(Invocation {
+                argv: self.argv.iter().map(|a| redactor.apply_str(a)).collect(),
+                output_format: Some(harness::format::OutputFormat::StreamJson),
+                cwd: std::env::current_dir()
+                    .ok()
+                    .map(|d| redactor.apply_str(&d.display().to_string())),
+                cli_version: self.cli_version.clone(),
+                ..Invocation::default()
+            })
+            .invocation;
+        }
         let parsed = args::parse(self.argv).ok();
         let mut extra = Extra::new();
         if let Some(stdin) = stdin.filter(|s| !s.is_empty()) {
@@ -114,7 +129,11 @@ impl<'a> Recorder<'a> {
             pending: [Vec::new(), Vec::new(), Vec::new()],
             last: Duration::ZERO,
         };
-        if recorder.invoked.prompt_in_argv() || !stdin_piped || recorder.invoked.acp() {
+        if recorder.invoked.claude
+            || recorder.invoked.prompt_in_argv()
+            || !stdin_piped
+            || recorder.invoked.acp()
+        {
             recorder.start(None)?;
         }
         Ok(recorder)
@@ -214,7 +233,8 @@ impl<'a> Recorder<'a> {
             return Ok(());
         }
         self.last = self.last.max(at);
-        let authenticate = (stream == Stream::Stdin)
+        // (Claude Code's client lines are not JSON-RPC: no `authenticate` there.)
+        let authenticate = (stream == Stream::Stdin && !self.invoked.claude)
             .then(|| credentials_out(bytes))
             .flatten();
         let bytes = authenticate.as_deref().unwrap_or(bytes);
@@ -278,6 +298,26 @@ fn index(stream: Stream) -> usize {
     }
 }
 
+/// Whether `program ARGV` runs Claude Code with stream-json input, as the Agent SDKs
+/// do: a program named `claude` (or `mock-agent claude`) given `--input-format
+/// stream-json`. Its recording is a conversation, both ways.
+pub(super) fn is_claude(program: &str, argv: &[String]) -> bool {
+    let name = std::path::Path::new(program)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
+    let args = match argv.split_first() {
+        _ if name == claude_cassette::DIALECT => argv,
+        Some((first, rest)) if first == claude_cassette::DIALECT => rest,
+        _ => return false,
+    };
+    args.iter()
+        .position(|a| a == "--input-format")
+        .and_then(|i| args.get(i + 1))
+        .is_some_and(|f| f == "stream-json")
+        || args.iter().any(|a| a == "--input-format=stream-json")
+}
+
 /// Whether these arguments run the CLI in server mode (`acp`).
 pub(super) fn is_acp(argv: &[String]) -> bool {
     args::parse(argv).is_ok_and(|a| a.command == Some(args::Command::Acp))
@@ -335,6 +375,8 @@ fn credentials_out(line: &[u8]) -> Option<Vec<u8>> {
 fn create(path: &Path, invocation: Invocation, redactor: &Redactor) -> Result<Writer, RecordError> {
     let header = if invocation.acp {
         Header::acp(invocation)
+    } else if invocation.extra.contains_key(claude_cassette::DIALECT_KEY) {
+        claude_cassette::header(invocation)
     } else {
         Header::new(invocation)
     };
@@ -346,4 +388,40 @@ fn create(path: &Path, invocation: Invocation, redactor: &Redactor) -> Result<Wr
         });
     }
     Ok(Writer::create(path, &header)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_claude;
+
+    fn argv(args: &[&str]) -> Vec<String> {
+        args.iter().map(|a| (*a).to_owned()).collect()
+    }
+
+    #[test]
+    fn claude_with_stream_json_input_is_a_conversation() {
+        let sdk = argv(&[
+            "--output-format",
+            "stream-json",
+            "--verbose",
+            "--input-format",
+            "stream-json",
+        ]);
+        assert!(is_claude("claude", &sdk));
+        assert!(is_claude("/opt/bin/claude", &sdk));
+        assert!(is_claude(
+            "claude",
+            &argv(&["--output-format=stream-json", "--input-format=stream-json"])
+        ));
+        let mut via_mock = argv(&["claude"]);
+        via_mock.extend(sdk.iter().cloned());
+        assert!(is_claude("mock-agent", &via_mock));
+        // Print mode, another program, or no stream-json input: not a conversation.
+        assert!(!is_claude(
+            "claude",
+            &argv(&["-p", "hi", "--output-format", "stream-json"])
+        ));
+        assert!(!is_claude("cursor-agent", &sdk));
+        assert!(!is_claude("claude", &argv(&["--input-format", "text"])));
+    }
 }

@@ -3,8 +3,9 @@
 //! SIGINT and SIGTERM are forwarded; what passed is written as a cassette, with secrets
 //! kept out, and the proxy ends the way the real process ended.
 //!
-//! Secrets never reach the disk: the values of `CURSOR_API_KEY`, `CURSOR_AUTH_TOKEN`,
-//! `--api-key` and `-H`/`--header`, and any the user names, are replaced by
+//! Secrets never reach the disk: the values of [`SECRET_ENV`] (`CURSOR_API_KEY`,
+//! `ANTHROPIC_API_KEY`, ...), `--api-key` and `-H`/`--header`, and any the user names,
+//! are replaced by
 //! [`MARKER`] in the invocation, stdout and stderr before anything is written; then the
 //! bytes are checked again, and the recorder refuses to write if a secret is still
 //! there. The cassette is written to a temporary file and renamed into place when the
@@ -40,7 +41,13 @@ pub use spawn::passthrough;
 pub const MARKER: &str = "[REDACTED]";
 
 /// The environment variables whose values are secrets by default.
-pub const SECRET_ENV: &[&str] = &["CURSOR_API_KEY", "CURSOR_AUTH_TOKEN"];
+pub const SECRET_ENV: &[&str] = &[
+    "CURSOR_API_KEY",
+    "CURSOR_AUTH_TOKEN",
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_AUTH_TOKEN",
+    "CLAUDE_CODE_OAUTH_TOKEN",
+];
 
 /// At most this much of stdin is kept in the cassette (all of it is passed on).
 pub const MAX_STDIN: usize = 1 << 20;
@@ -126,8 +133,10 @@ pub fn record(command: &[String], options: &RecordOptions) -> Result<Exit, Recor
     let redactor = Redactor::of_process(argv, options);
     let cli_version = options.cli_version.then(|| spawn::cli_version(program)).flatten();
     let stdin_piped = options.stdin.is_some() || !std::io::stdin().is_terminal();
-    // Server mode: a conversation, both directions recorded as they pass.
-    let acp = options.stdin.is_none() && cassette::is_acp(argv);
+    // Server mode, or Claude Code's stream-json input: a conversation, both
+    // directions recorded as they pass.
+    let claude = cassette::is_claude(program, argv);
+    let acp = options.stdin.is_none() && (cassette::is_acp(argv) || claude);
     let halt = pump::Halt::new();
     let mut child = spawn::start(program, argv, stdin_piped, &halt)?;
     let started = Instant::now();
@@ -139,7 +148,11 @@ pub fn record(command: &[String], options: &RecordOptions) -> Result<Exit, Recor
     };
     // The cassette's file is there before a byte of output passes: a recorder killed
     // once the caller saw output leaves its partial recording behind.
-    let invoked = cassette::Invoked { argv, cli_version };
+    let invoked = cassette::Invoked {
+        argv,
+        cli_version,
+        claude,
+    };
     let recorder = cassette::Recorder::new(&options.out, &redactor, invoked, kept, stdin_piped && !acp);
     let (queue, events) = pump::Queue::new();
     // A conversation keeps the order in which messages passed both ways.

@@ -95,6 +95,24 @@ pub fn judged(faults: &[ClaudeFault]) -> bool {
     })
 }
 
+/// What a careful consumer concludes from what the CLI did, in order (`outs`: its
+/// lines and what the faults made of them), the process ending with `exit` unless
+/// one of them ends it first; and the assistant's text blocks (empty on a failure).
+pub(crate) fn conclude(outs: Vec<Out>, exit: Exit) -> (Expectation, Vec<String>) {
+    let mut texts = Vec::new();
+    let mut answer = None;
+    for out in outs {
+        match out {
+            Out::Line(line) => read(&line, &mut texts, &mut answer),
+            Out::End(exit) => return ended(exit, answer, texts),
+            Out::Cut(_) => return (Expectation::Failure, Vec::new()),
+            Out::Stall(None) if answer.is_none() => return (Expectation::Failure, Vec::new()),
+            Out::Stall(_) | Out::Stderr(_) => {}
+        }
+    }
+    ended(exit, answer, texts)
+}
+
 fn ended(exit: Exit, answer: Option<(bool, String)>, texts: Vec<String>) -> (Expectation, Vec<String>) {
     match (exit, answer) {
         (Exit::Code(0), Some((false, answer))) => (Expectation::Success { answer }, texts),

@@ -7,8 +7,11 @@
 //! - [`play`]: a session told as the CLI's lines, turn by turn, answering the client;
 //! - [`expect`]: what a correct consumer concludes from a case;
 //! - [`generate`]: generated sessions (a proptest strategy) and the session of a seed;
-//! - [`faults`]: the catalogue's faults of this dialect, applied to the lines.
+//! - [`faults`]: the catalogue's faults of this dialect, applied to the lines;
+//! - [`cassette`]: a recording of the real CLI, replayed as a script that follows the
+//!   client.
 
+pub mod cassette;
 pub mod expect;
 pub mod faults;
 #[cfg(feature = "generate")]
@@ -24,20 +27,11 @@ use crate::error::CassetteError;
 use crate::source::Source;
 
 /// The session a source plays in this dialect: the default session, the session of a
-/// seed. Cassettes of this dialect are not read yet: a cassette source is an error
-/// that says so.
+/// seed, a recording of Claude Code as the session model tells it (see
+/// [`cassette::Script::session`]; the process replays the recording itself).
 pub fn session_of(source: &Source) -> Result<Session, CassetteError> {
     match source {
-        Source::Cassette(path) => Err(crate::error::Diagnostic {
-            path: path.clone(),
-            line: 1,
-            column: 1,
-            kind: crate::error::ProblemKind::Unsupported,
-            message: "cassettes of Claude Code's dialect cannot be replayed yet".into(),
-            source_line: None,
-            help: "use the default session or generated sessions (`--generated N`) for `claude`".into(),
-        }
-        .into()),
+        Source::Cassette(path) => Ok(cassette::Script::open(path)?.session()),
         #[cfg(feature = "generate")]
         Source::Generated { seed, .. } => Ok(generate::from_seed(*seed)),
         _ => Ok(default_session("/work")),

@@ -1,0 +1,725 @@
+//! A recording of Claude Code (`mock-agent record -- claude ... --input-format
+//! stream-json`), replayed as a script that follows the live client. Pure: no clock,
+//! no I/O but reading the cassette.
+//!
+//! The recording's frames are cut where the client's lines came:
+//!
+//! - the CLI's lines are cut into **turns**, each ending with its `result` (and the
+//!   `session_state_changed idle` right after it); a user message of the live client
+//!   plays the next recorded turn ([`Script::begin`]), the last one again when the
+//!   client sends more prompts than were recorded (a divergence);
+//! - the client's **control requests** (`initialize`, `interrupt`, `set_model`, ...)
+//!   are answered at once with the recorded answer to the next recorded request of
+//!   the same subtype, its `request_id` the live one ([`Script::request`]); a live
+//!   `interrupt` also skips what the recording's turn did until its client
+//!   interrupted. A request the recording does not have is a divergence, for the
+//!   process to answer as the built-in session would;
+//! - the CLI's own **requests** (`can_use_tool`, `hook_callback`, `mcp_message`) wait,
+//!   where the recording waited, for the live client's answer ([`Script::answer`]);
+//!   an answer that differs from the recorded one (deny where it allowed) is a
+//!   divergence, and the recording goes on as recorded.
+//!
+//! Every line is replayed byte for byte, but the `request_id` of the answers to the
+//! client's requests. Each line carries its recorded time ([`Script::at`]), each turn
+//! and each answer the time it is timed from ([`Script::base`]). The recording's
+//! stderr lines and its ending are not replayed: the process ends as the CLI does at
+//! the end of its input (exit 1 after an error result).
+//!
+//! A Claude Code cassette is a format-2 cassette (it has `in` frames) whose
+//! invocation says `"dialect":"claude"` ([`header`]).
+
+use std::collections::VecDeque;
+use std::path::Path;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::expect;
+use super::faults::{Answer, Injector, Out};
+use super::play::Next;
+use super::session::{End, Session, Step, ToolCall, Turn};
+use super::wire::{blocks, control, fields, kind_of, results, states, system, types, Inbound};
+use crate::cassette::{Header, Invocation, FORMAT_VERSION};
+use crate::dialects::cursor_print::expect::Expectation;
+use crate::error::{CassetteError, Diagnostic, ProblemKind};
+use crate::faults::claude::ClaudeFault;
+use crate::frames::{Exit, Frame, FrameResult, Stream};
+
+/// The key of the invocation that names the dialect of a recording.
+pub const DIALECT_KEY: &str = "dialect";
+
+/// This dialect's name in a cassette's invocation.
+pub const DIALECT: &str = "claude";
+
+/// The header of a recording of Claude Code: format 2 (it has the client's lines),
+/// `"dialect":"claude"`.
+pub fn header(mut invocation: Invocation) -> Header {
+    invocation
+        .extra
+        .insert(DIALECT_KEY.into(), Value::String(DIALECT.into()));
+    Header {
+        version: FORMAT_VERSION,
+        invocation,
+        extra: Default::default(),
+    }
+}
+
+/// Whether a cassette's header says it is a recording of Claude Code.
+pub fn is_claude(header: &Header) -> bool {
+    header.invocation.extra.get(DIALECT_KEY).and_then(Value::as_str) == Some(DIALECT)
+}
+
+/// One thing a recorded turn does.
+#[derive(Debug, Clone, PartialEq)]
+enum Item {
+    /// A line on stdout.
+    Line { at: Duration, line: Vec<u8> },
+    /// A request of the CLI's; `answered`: the recording has the client's answer.
+    Ask {
+        at: Duration,
+        id: String,
+        line: Vec<u8>,
+        answered: bool,
+    },
+    /// Where the recorded client answered request `id`, and with what.
+    Await {
+        at: Duration,
+        id: String,
+        recorded: Result<Value, String>,
+    },
+    /// Where the recorded client interrupted the turn.
+    Interrupt,
+}
+
+/// One of the recorded client's control requests, and the CLI's answer.
+#[derive(Debug, Clone, PartialEq)]
+struct Recorded {
+    subtype: String,
+    /// Its `request_id`, as JSON text.
+    id: String,
+    /// When the request came.
+    at: Duration,
+    /// The answer, and when; `None` when the CLI never answered.
+    answer: Option<(Duration, Vec<u8>)>,
+    used: bool,
+}
+
+/// A waited-for request of the CLI's: its id and subtype.
+#[derive(Debug, Clone, PartialEq)]
+struct Waiting {
+    id: String,
+    subtype: String,
+}
+
+/// A recorded Claude Code conversation, played as the live client goes.
+#[derive(Debug, Clone)]
+pub struct Script {
+    turns: Vec<Vec<Item>>,
+    /// When each recorded prompt came.
+    prompts: Vec<Duration>,
+    requests: Vec<Recorded>,
+    queue: VecDeque<Item>,
+    played: usize,
+    waiting: Option<Waiting>,
+    at: Duration,
+    base: Duration,
+    last_error: bool,
+    divergences: Vec<String>,
+}
+
+impl Script {
+    /// The script of the Claude Code cassette at `path`.
+    pub fn open(path: &Path) -> Result<Script, CassetteError> {
+        let reader = crate::cassette::open(path)?;
+        if !reader.header().is_some_and(is_claude) {
+            return Err(not_claude(path));
+        }
+        Script::new(reader)
+    }
+
+    /// The script of a recording's frames (its `in` lines the client's).
+    pub fn new(frames: impl IntoIterator<Item = FrameResult>) -> Result<Script, CassetteError> {
+        let mut builder = Builder::default();
+        for frame in frames {
+            if let Frame::Line(line) = frame? {
+                match line.stream {
+                    Stream::Stdin => builder.client(line.at, &line.bytes),
+                    Stream::Stdout => builder.cli(line.at, line.bytes),
+                    Stream::Stderr => {}
+                }
+            }
+        }
+        Ok(builder.script())
+    }
+
+    /// Begins the next turn, for a user message of the live client's.
+    pub fn begin(&mut self) {
+        let index = self.played.min(self.turns.len().saturating_sub(1));
+        if self.played >= self.turns.len() {
+            self.divergences.push(format!(
+                "the client sent prompt {}; the recording has {}: {}",
+                self.played + 1,
+                self.turns.len(),
+                if self.turns.is_empty() {
+                    "nothing plays"
+                } else {
+                    "its last turn plays again"
+                }
+            ));
+        }
+        self.played += 1;
+        self.queue = self.turns.get(index).cloned().unwrap_or_default().into();
+        self.waiting = None;
+        self.base = self
+            .prompts
+            .get(index)
+            .copied()
+            .or_else(|| self.queue.iter().find_map(item_at))
+            .unwrap_or_default();
+        self.at = self.base;
+    }
+
+    /// Whether a turn is under way.
+    pub fn in_turn(&self) -> bool {
+        !self.queue.is_empty()
+    }
+
+    /// What to do next.
+    pub fn step(&mut self) -> Next {
+        loop {
+            let Some(item) = self.queue.pop_front() else {
+                return Next::Done;
+            };
+            match item {
+                Item::Line { at, line } => {
+                    self.at = at;
+                    if kind_of(&line).is_some_and(|(kind, _)| kind == types::RESULT) {
+                        self.last_error = serde_json::from_slice::<Value>(&line)
+                            .ok()
+                            .and_then(|v| v.get(fields::IS_ERROR).and_then(Value::as_bool))
+                            .unwrap_or(false);
+                    }
+                    return Next::Send(line);
+                }
+                Item::Ask {
+                    at,
+                    id,
+                    line,
+                    answered,
+                } => {
+                    self.at = at;
+                    if answered {
+                        let subtype = kind_of(&line).and_then(|(_, s)| s).unwrap_or_default();
+                        self.waiting = Some(Waiting { id: id.clone(), subtype });
+                    }
+                    return Next::Ask { id, line };
+                }
+                Item::Await { at, id, recorded } => {
+                    if self.waiting_for() == Some(id.as_str()) {
+                        self.queue.push_front(Item::Await { at, id, recorded });
+                        return Next::Waiting;
+                    }
+                }
+                Item::Interrupt => self.divergences.push(
+                    "the recording's client interrupted the turn here and the live one did not: the turn goes on as recorded"
+                        .into(),
+                ),
+            }
+        }
+    }
+
+    /// The id of the CLI's request the script waits for an answer to.
+    pub fn waiting_for(&self) -> Option<&str> {
+        self.waiting.as_ref().map(|w| w.id.as_str())
+    }
+
+    /// The live client answered the request the script waits for: `Ok` with the
+    /// `response` of a success, `Err` with an error answer's text. The recording goes
+    /// on as recorded; an answer unlike the recorded one is a divergence.
+    pub fn answer(&mut self, live: Result<Value, String>) {
+        let Some(waiting) = self.waiting.take() else {
+            return;
+        };
+        // The answer may come before the script reached the recorded one's place.
+        let Some(place) = self
+            .queue
+            .iter()
+            .position(|i| matches!(i, Item::Await { id, .. } if *id == waiting.id))
+        else {
+            return;
+        };
+        let Some(Item::Await { at, recorded, .. }) = self.queue.remove(place) else {
+            return;
+        };
+        self.base = at;
+        self.at = at;
+        if !same_answer(&live, &recorded) {
+            self.divergences.push(format!(
+                "the client answered {} `{}` with {}; the recording's client answered {}: the recording goes on as recorded",
+                waiting.subtype,
+                waiting.id,
+                describe(&live),
+                describe(&recorded)
+            ));
+        }
+    }
+
+    /// The recorded answer to the live client's control request `subtype` with the id
+    /// `id`, and when the recorded request came; `None` when the recording has no
+    /// more of them (a divergence: the process answers as it would). The lines are the
+    /// answer (none when the recorded CLI never answered). An `interrupt` also skips
+    /// the turn to where the recording's client interrupted it.
+    pub fn request(&mut self, id: &Value, subtype: &str) -> Option<(Vec<Vec<u8>>, Duration)> {
+        let Some(recorded) = self.requests.iter_mut().find(|r| !r.used && r.subtype == subtype) else {
+            self.divergences.push(format!(
+                "the client sent a `{subtype}` request that the recording does not have (or has no more of): the mock answered it itself"
+            ));
+            if subtype == control::INTERRUPT {
+                self.interrupt();
+            }
+            return None;
+        };
+        recorded.used = true;
+        let at = recorded.at;
+        let mut lines = Vec::new();
+        if let Some((answered_at, line)) = &recorded.answer {
+            let live = serde_json::to_string(id).unwrap_or_default();
+            lines.push(with_id(line, &recorded.id, &live));
+            self.at = *answered_at;
+        }
+        if subtype == control::INTERRUPT {
+            self.interrupt();
+        }
+        Some((lines, at))
+    }
+
+    /// The live client interrupted: the turn skips to where the recording's client
+    /// interrupted it (the interrupt's `user` line and result follow). Nothing to
+    /// write here: the rest of the turn plays on. When the recording's turn was not
+    /// interrupted, it goes on as recorded (a divergence).
+    pub fn interrupt(&mut self) -> Vec<Vec<u8>> {
+        if let Some(at) = self.queue.iter().position(|i| *i == Item::Interrupt) {
+            self.queue.drain(..=at);
+            self.waiting = None;
+        } else if self.in_turn() {
+            self.divergences.push(
+                "the client interrupted a turn that the recording's client did not: the turn goes on as recorded"
+                    .into(),
+            );
+        }
+        Vec::new()
+    }
+
+    /// Whether the last result played was an error (the process then exits 1).
+    pub fn last_is_error(&self) -> bool {
+        self.last_error
+    }
+
+    /// When the line played last (or the answer given last) was recorded.
+    pub fn at(&self) -> Duration {
+        self.at
+    }
+
+    /// What the turn under way is timed from on the recording's clock: when its
+    /// prompt came, or when the last waited-for answer came.
+    pub fn base(&self) -> Duration {
+        self.base
+    }
+
+    /// The divergences noted since the last call.
+    pub fn take_divergences(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.divergences)
+    }
+
+    /// The recording as a [`Session`]: each turn's text and thinking blocks, its tool
+    /// calls (with their results; asking when the CLI sent `can_use_tool`), and how it
+    /// ended. A successful turn ends with a text block of its result's text.
+    pub fn session(&self) -> Session {
+        let mut turns: Vec<Turn> = self.turns.iter().map(|items| turn_of(items)).collect();
+        if turns.is_empty() {
+            turns.push(Turn {
+                steps: Vec::new(),
+                end: End::Success,
+            });
+        }
+        Session { turns }
+    }
+}
+
+/// The error of a cassette that is not a recording of Claude Code.
+fn not_claude(path: &Path) -> CassetteError {
+    Diagnostic {
+        path: path.to_owned(),
+        line: 1,
+        column: 1,
+        kind: ProblemKind::Unsupported,
+        message: "this cassette is not a recording of Claude Code (its header has no `\"dialect\":\"claude\"`)"
+            .into(),
+        source_line: None,
+        help: "record one with `mock-agent record --out FILE -- claude --output-format stream-json --verbose --input-format stream-json`, or replay this one as `cursor-agent`"
+            .into(),
+    }
+    .into()
+}
+
+fn item_at(item: &Item) -> Option<Duration> {
+    match item {
+        Item::Line { at, .. } | Item::Ask { at, .. } | Item::Await { at, .. } => Some(*at),
+        Item::Interrupt => None,
+    }
+}
+
+/// Cuts a recording into turns and answers, frame by frame.
+#[derive(Debug, Default)]
+struct Builder {
+    turns: Vec<Vec<Item>>,
+    current: Vec<Item>,
+    /// The last line ended a turn: an `idle` state line next belongs to it.
+    ended: bool,
+    prompts: Vec<Duration>,
+    requests: Vec<Recorded>,
+}
+
+impl Builder {
+    /// One of the client's lines.
+    fn client(&mut self, at: Duration, line: &[u8]) {
+        match Inbound::parse(line) {
+            Ok(Inbound::User { .. }) => self.prompts.push(at),
+            Ok(Inbound::Request { id, subtype, .. }) => {
+                if subtype == control::INTERRUPT && !self.current.is_empty() {
+                    self.current.push(Item::Interrupt);
+                }
+                self.requests.push(Recorded {
+                    subtype,
+                    id: serde_json::to_string(&id).unwrap_or_default(),
+                    at,
+                    answer: None,
+                    used: false,
+                });
+            }
+            Ok(Inbound::Response { id, response, error }) => {
+                let id = id.as_str().map_or_else(|| id.to_string(), str::to_owned);
+                let asked = |items: &mut Vec<Item>| {
+                    items.iter_mut().rev().find_map(|item| match item {
+                        Item::Ask {
+                            id: asked, answered, ..
+                        } if *asked == id => {
+                            *answered = true;
+                            Some(())
+                        }
+                        _ => None,
+                    })
+                };
+                if asked(&mut self.current).is_some() {
+                    self.current.push(Item::Await {
+                        at,
+                        id,
+                        recorded: response.ok_or_else(|| error.unwrap_or_default()),
+                    });
+                }
+            }
+            Ok(Inbound::Quiet | Inbound::Other(_)) | Err(_) => {}
+        }
+    }
+
+    /// One of the CLI's stdout lines.
+    fn cli(&mut self, at: Duration, line: Vec<u8>) {
+        let value: Option<Value> = serde_json::from_slice(&line).ok();
+        let kind = value
+            .as_ref()
+            .and_then(|v| v.get("type"))
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        if kind == types::CONTROL_RESPONSE {
+            let answered = value
+                .as_ref()
+                .and_then(|v| v.pointer("/response/request_id"))
+                .map(|id| serde_json::to_string(id).unwrap_or_default());
+            if let Some(request) = self
+                .requests
+                .iter_mut()
+                .find(|r| r.answer.is_none() && Some(&r.id) == answered.as_ref())
+            {
+                request.answer = Some((at, line));
+                return;
+            }
+        }
+        if std::mem::take(&mut self.ended) {
+            let idle = kind == types::SYSTEM
+                && value.as_ref().is_some_and(|v| {
+                    v["subtype"] == system::SESSION_STATE_CHANGED && v["state"] == states::IDLE
+                });
+            if idle {
+                if let Some(turn) = self.turns.last_mut() {
+                    turn.push(Item::Line { at, line });
+                    return;
+                }
+            }
+        }
+        if kind == types::CONTROL_REQUEST {
+            let id = value
+                .as_ref()
+                .and_then(|v| v.get("request_id"))
+                .map(|id| id.as_str().map_or_else(|| id.to_string(), str::to_owned))
+                .unwrap_or_default();
+            self.current.push(Item::Ask {
+                at,
+                id,
+                line,
+                answered: false,
+            });
+            return;
+        }
+        self.current.push(Item::Line { at, line });
+        if kind == types::RESULT {
+            self.turns.push(std::mem::take(&mut self.current));
+            self.ended = true;
+        }
+    }
+
+    fn script(mut self) -> Script {
+        let rest = std::mem::take(&mut self.current);
+        if !rest.is_empty() {
+            match self.turns.last_mut() {
+                Some(turn) => turn.extend(rest),
+                None => self.turns.push(rest),
+            }
+        }
+        Script {
+            turns: self.turns,
+            prompts: self.prompts,
+            requests: self.requests,
+            queue: VecDeque::new(),
+            played: 0,
+            waiting: None,
+            at: Duration::ZERO,
+            base: Duration::ZERO,
+            last_error: false,
+            divergences: Vec::new(),
+        }
+    }
+}
+
+/// `line` with the `request_id` `recorded` (JSON text) made `live`: the bytes as they
+/// are but the id's, or, when the id is not spelled as expected, the line written
+/// again with the live id.
+fn with_id(line: &[u8], recorded: &str, live: &str) -> Vec<u8> {
+    const KEY: &[u8] = b"\"request_id\":";
+    let mut from = 0;
+    while let Some(found) = memchr::memmem::find(&line[from..], KEY) {
+        let start = from + found + KEY.len();
+        let value = start
+            + line[start..]
+                .iter()
+                .take_while(|b| b.is_ascii_whitespace())
+                .count();
+        if line[value..].starts_with(recorded.as_bytes()) {
+            let mut out = Vec::with_capacity(line.len() + live.len());
+            out.extend_from_slice(&line[..value]);
+            out.extend_from_slice(live.as_bytes());
+            out.extend_from_slice(&line[value + recorded.len()..]);
+            return out;
+        }
+        from = start;
+    }
+    let Ok(mut value) = serde_json::from_slice::<Value>(line) else {
+        return line.to_vec();
+    };
+    if let (Some(slot), Ok(live)) = (
+        value.pointer_mut("/response/request_id"),
+        serde_json::from_str::<Value>(live),
+    ) {
+        *slot = live;
+    }
+    serde_json::to_vec(&value).unwrap_or_else(|_| line.to_vec())
+}
+
+/// Whether two answers to a request of the CLI's decide the same: the same
+/// permission `behavior`, or the same answer.
+fn same_answer(live: &Result<Value, String>, recorded: &Result<Value, String>) -> bool {
+    match (live, recorded) {
+        (Ok(live), Ok(recorded)) => match (live.get("behavior"), recorded.get("behavior")) {
+            (Some(a), Some(b)) => a == b,
+            _ => live == recorded,
+        },
+        (Err(_), Err(_)) => true,
+        _ => false,
+    }
+}
+
+fn describe(answer: &Result<Value, String>) -> String {
+    match answer {
+        Ok(value) => match value.get("behavior").and_then(Value::as_str) {
+            Some(behavior) => format!("`{behavior}`"),
+            None => format!("`{value}`"),
+        },
+        Err(error) => format!("an error (`{error}`)"),
+    }
+}
+
+/// A recorded turn as the session model has it.
+fn turn_of(items: &[Item]) -> Turn {
+    let mut steps = Vec::new();
+    let mut asked = Vec::new();
+    let mut end = End::Success;
+    let mut answer = None;
+    for item in items {
+        let line = match item {
+            Item::Line { line, .. } => line,
+            Item::Ask { line, .. } => {
+                if let Ok(value) = serde_json::from_slice::<Value>(line) {
+                    if value.pointer("/request/subtype").and_then(Value::as_str)
+                        == Some(control::CAN_USE_TOOL)
+                    {
+                        asked.push(value.pointer("/request/tool_use_id").cloned().unwrap_or_default());
+                    }
+                }
+                continue;
+            }
+            Item::Await { .. } | Item::Interrupt => continue,
+        };
+        let Ok(value) = serde_json::from_slice::<Value>(line) else {
+            continue;
+        };
+        match value.get("type").and_then(Value::as_str) {
+            Some(types::ASSISTANT) => {
+                for block in value
+                    .pointer("/message/content")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                {
+                    match block.get("type").and_then(Value::as_str) {
+                        Some(blocks::TEXT) => steps.push(Step::Text(str_of(block, "text"))),
+                        Some(blocks::THINKING) => steps.push(Step::Thinking(str_of(block, blocks::THINKING))),
+                        Some(blocks::TOOL_USE) => steps.push(Step::Tool(ToolCall {
+                            name: str_of(block, "name"),
+                            input: block.get("input").cloned().unwrap_or(Value::Null),
+                            asks: false,
+                            output: String::new(),
+                        })),
+                        _ => {}
+                    }
+                }
+            }
+            Some(types::USER) => {
+                for result in value
+                    .pointer("/message/content")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter(|b| b.get("type").and_then(Value::as_str) == Some(blocks::TOOL_RESULT))
+                {
+                    let output = super::wire::text_of(result.get("content").unwrap_or(&Value::Null));
+                    let id = result.get("tool_use_id").cloned().unwrap_or_default();
+                    let asks = asked.contains(&id);
+                    // The call this result answers: the last call without one.
+                    if let Some(Step::Tool(call)) = steps
+                        .iter_mut()
+                        .rev()
+                        .find(|s| matches!(s, Step::Tool(c) if c.output.is_empty()))
+                    {
+                        call.output = output;
+                        call.asks = asks;
+                    }
+                }
+            }
+            Some(types::RESULT) => {
+                let is_error = value
+                    .get(fields::IS_ERROR)
+                    .and_then(Value::as_bool)
+                    .unwrap_or(false);
+                let subtype = value.get("subtype").and_then(Value::as_str).unwrap_or_default();
+                let text = value
+                    .get(fields::RESULT)
+                    .and_then(Value::as_str)
+                    .map(str::to_owned);
+                end = match (subtype, is_error) {
+                    (results::SUCCESS, false) => End::Success,
+                    (results::SUCCESS, true) => End::ApiError {
+                        status: value
+                            .get("api_error_status")
+                            .and_then(Value::as_u64)
+                            .and_then(|s| u16::try_from(s).ok())
+                            .unwrap_or(0),
+                        text: text.clone().unwrap_or_default(),
+                        error: String::new(),
+                    },
+                    (subtype, _) => End::Error {
+                        subtype: subtype.to_owned(),
+                        errors: value
+                            .get(fields::ERRORS)
+                            .and_then(Value::as_array)
+                            .into_iter()
+                            .flatten()
+                            .filter_map(|e| e.as_str().map(str::to_owned))
+                            .collect(),
+                    },
+                };
+                answer = text;
+            }
+            _ => {}
+        }
+    }
+    let last_text = steps.iter().rev().find_map(|s| match s {
+        Step::Text(t) => Some(t.as_str()),
+        _ => None,
+    });
+    if let (End::Success, Some(answer)) = (&end, answer) {
+        if last_text != Some(answer.as_str()) {
+            steps.push(Step::Text(answer));
+        }
+    }
+    Turn { steps, end }
+}
+
+fn str_of(value: &Value, key: &str) -> String {
+    value
+        .get(key)
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// What a careful consumer concludes from the script's first turn played with
+/// `faults` (one prompt, every request of the CLI's answered as recorded): success
+/// with the recorded result's text, or failure; and the assistant's text blocks.
+/// Faults that change the session (`not-logged-in`, `max-turns`, `error-result`)
+/// do not act on a recording.
+pub fn expectation(script: &Script, faults: &[ClaudeFault]) -> (Expectation, Vec<String>) {
+    let mut script = script.clone();
+    let mut injector = Injector::new(faults.to_vec());
+    if matches!(
+        injector.answer(control::INITIALIZE),
+        Some(Answer::Never | Answer::Error(_))
+    ) {
+        return (Expectation::Failure, Vec::new());
+    }
+    script.begin();
+    let mut outs = Vec::new();
+    loop {
+        let line = match script.step() {
+            Next::Send(line) | Next::Ask { line, .. } => line,
+            Next::Waiting => {
+                let recorded = match script.queue.front() {
+                    Some(Item::Await { recorded, .. }) => recorded.clone(),
+                    _ => Err(String::new()),
+                };
+                script.answer(recorded);
+                continue;
+            }
+            Next::Done => break,
+        };
+        let out = injector.line(line);
+        let stop = out.iter().any(|o| matches!(o, Out::End(_) | Out::Cut(_)));
+        outs.extend(out);
+        if stop {
+            break;
+        }
+    }
+    outs.extend(injector.end());
+    expect::conclude(outs, Exit::Code(i32::from(script.last_is_error())))
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,361 @@
+use std::time::Duration;
+
+use serde_json::json;
+
+use super::*;
+use crate::faults::claude::{parse, FROM_ENV};
+use crate::frames::{Ending, Line};
+
+use crate::dialects::claude::wire::{behaviors, INTERRUPTED};
+
+// The recorded lines, in the CLI's and the SDK's shapes.
+fn init() -> String {
+    json!({"type": types::CONTROL_REQUEST, "request_id": "req_1_aa", "request": {"subtype": control::INITIALIZE, "hooks": null}}).to_string()
+}
+fn init_answer() -> String {
+    json!({"type": types::CONTROL_RESPONSE, "response": {"subtype": control::SUCCESS, "request_id": "req_1_aa", "response": {"pid": 7, "claude_code_version": "2.1.331"}}}).to_string()
+}
+fn prompt() -> String {
+    json!({"type": types::USER, "session_id": "", "message": {"role": types::USER, "content": "hi"}, "parent_tool_use_id": null}).to_string()
+}
+fn state(state: &str) -> String {
+    json!({"type": types::SYSTEM, "subtype": system::SESSION_STATE_CHANGED, "state": state, "sdk_host_only": true}).to_string()
+}
+fn running() -> String {
+    state(states::RUNNING)
+}
+fn idle() -> String {
+    state(states::IDLE)
+}
+fn assistant(id: &str, block: Value) -> String {
+    json!({"type": types::ASSISTANT, "message": {"id": id, "model": "m", "content": [block]}}).to_string()
+}
+fn text() -> String {
+    assistant("msg_1", json!({"type": blocks::TEXT, "text": "I'll write it."}))
+}
+fn tool() -> String {
+    assistant(
+        "msg_1",
+        json!({"type": blocks::TOOL_USE, "id": "toolu_1", "name": "Write", "input": {"file_path": "/w/a.txt"}}),
+    )
+}
+fn ask() -> String {
+    json!({"type": types::CONTROL_REQUEST, "request_id": "perm-1", "request": {"subtype": control::CAN_USE_TOOL,
+        "tool_name": "Write", "input": {"file_path": "/w/a.txt"}, "tool_use_id": "toolu_1"}})
+    .to_string()
+}
+fn allow() -> String {
+    json!({"type": types::CONTROL_RESPONSE, "response": {"subtype": control::SUCCESS, "request_id": "perm-1",
+        "response": {"behavior": behaviors::ALLOW, "updatedInput": {"file_path": "/w/a.txt"}}}})
+    .to_string()
+}
+fn tool_result() -> String {
+    json!({"type": types::USER, "message": {"role": types::USER, "content": [{"tool_use_id": "toolu_1",
+        "type": blocks::TOOL_RESULT, "content": "File created"}]}})
+    .to_string()
+}
+fn done() -> String {
+    assistant("msg_2", json!({"type": blocks::TEXT, "text": "Done."}))
+}
+fn result() -> String {
+    json!({"type": types::RESULT, "subtype": results::SUCCESS, "is_error": false, fields::RESULT: "Done.", "num_turns": 2})
+        .to_string()
+}
+
+fn line(at: u64, stream: Stream, text: &str) -> FrameResult {
+    Ok(Frame::Line(Line {
+        at: Duration::from_millis(at),
+        stream,
+        bytes: text.as_bytes().to_vec(),
+        newline: true,
+    }))
+}
+
+/// `(ms, ">" for the client's | "<" for the CLI's, line)`, then exit 0.
+fn recording(lines: &[(u64, &str, String)]) -> Script {
+    let mut frames: Vec<FrameResult> = lines
+        .iter()
+        .map(|(at, dir, text)| {
+            line(
+                *at,
+                if *dir == ">" {
+                    Stream::Stdin
+                } else {
+                    Stream::Stdout
+                },
+                text,
+            )
+        })
+        .collect();
+    frames.push(Ok(Frame::End(Ending {
+        at: Duration::from_secs(1),
+        exit: Exit::Code(0),
+    })));
+    Script::new(frames).expect("script")
+}
+
+/// A whole SDK conversation: initialize, one prompt, one permission allowed.
+fn conversation() -> Script {
+    recording(&[
+        (0, ">", init()),
+        (5, "<", init_answer()),
+        (6, ">", prompt()),
+        (10, "<", running()),
+        (20, "<", text()),
+        (30, "<", tool()),
+        (31, "<", ask()),
+        (40, ">", allow()),
+        (45, "<", tool_result()),
+        (50, "<", done()),
+        (60, "<", result()),
+        (61, "<", idle()),
+    ])
+}
+
+/// Plays the turn, answering the CLI's requests with `answer`: the lines written.
+fn play(script: &mut Script, answer: &serde_json::Value) -> Vec<String> {
+    let mut out = Vec::new();
+    loop {
+        match script.step() {
+            Next::Send(line) => out.push(String::from_utf8(line).expect("utf-8")),
+            Next::Ask { id, line } => {
+                assert_eq!(script.waiting_for(), Some(id.as_str()));
+                out.push(String::from_utf8(line).expect("utf-8"));
+            }
+            Next::Waiting => script.answer(Ok(answer.clone())),
+            Next::Done => return out,
+        }
+    }
+}
+
+#[test]
+fn a_control_request_gets_the_recorded_answer_with_the_live_id() {
+    let mut script = conversation();
+    let (lines, at) = script
+        .request(&json!("live_7"), control::INITIALIZE)
+        .expect("recorded");
+    assert_eq!(at, Duration::ZERO);
+    assert_eq!(
+        lines,
+        vec![init_answer().replace("req_1_aa", "live_7").into_bytes()]
+    );
+    assert_eq!(script.at(), Duration::from_millis(5));
+    // A second initialize: the recording has none left.
+    assert!(script.request(&json!("x"), control::INITIALIZE).is_none());
+    assert_eq!(script.take_divergences().len(), 1);
+}
+
+#[test]
+fn a_prompt_plays_the_recorded_turn_byte_for_byte_waiting_for_the_answer() {
+    let mut script = conversation();
+    script.begin();
+    assert_eq!(script.base(), Duration::from_millis(6));
+    let mut seen = Vec::new();
+    let mut waited = false;
+    loop {
+        match script.step() {
+            Next::Send(line) => seen.push(String::from_utf8(line).expect("utf-8")),
+            Next::Ask { id, line } => {
+                assert_eq!(id, "perm-1");
+                seen.push(String::from_utf8(line).expect("utf-8"));
+            }
+            Next::Waiting => {
+                // Nothing more until the client answers.
+                assert_eq!(script.step(), Next::Waiting);
+                waited = true;
+                script.answer(Ok(json!({"behavior": behaviors::ALLOW, "updatedInput": {}})));
+                assert_eq!(script.base(), Duration::from_millis(40));
+            }
+            Next::Done => break,
+        }
+    }
+    assert!(waited);
+    assert_eq!(
+        seen,
+        [
+            running(),
+            text(),
+            tool(),
+            ask(),
+            tool_result(),
+            done(),
+            result(),
+            idle()
+        ]
+    );
+    assert!(script.take_divergences().is_empty());
+    assert!(!script.last_is_error());
+}
+
+#[test]
+fn a_different_answer_is_a_divergence_and_the_recording_goes_on() {
+    let mut script = conversation();
+    script.begin();
+    let lines = play(
+        &mut script,
+        &json!({"behavior": behaviors::DENY, "message": "no"}),
+    );
+    assert_eq!(lines.len(), 8);
+    let divergences = script.take_divergences();
+    assert_eq!(divergences.len(), 1, "{divergences:?}");
+    assert!(
+        divergences[0].contains("`deny`") && divergences[0].contains("`allow`"),
+        "{}",
+        divergences[0]
+    );
+}
+
+#[test]
+fn an_answer_before_its_recorded_place_is_taken() {
+    let mut script = conversation();
+    script.begin();
+    while !matches!(script.step(), Next::Ask { .. }) {}
+    script.answer(Ok(json!({"behavior": behaviors::ALLOW})));
+    assert_eq!(script.waiting_for(), None);
+    assert_eq!(
+        play(&mut script, &json!(null)),
+        [tool_result(), done(), result(), idle()]
+    );
+}
+
+#[test]
+fn more_prompts_than_recorded_play_the_last_turn_again() {
+    let mut script = conversation();
+    script.begin();
+    let first = play(&mut script, &json!({"behavior": behaviors::ALLOW}));
+    script.begin();
+    assert_eq!(play(&mut script, &json!({"behavior": behaviors::ALLOW})), first);
+    let divergences = script.take_divergences();
+    assert!(divergences[0].contains("prompt 2"), "{divergences:?}");
+}
+
+#[test]
+fn an_interrupt_skips_to_where_the_recorded_client_interrupted() {
+    let interrupt = json!({"type": types::CONTROL_REQUEST, "request_id": "req_2_bb", "request": {"subtype": control::INTERRUPT}}).to_string();
+    let answer = json!({"type": types::CONTROL_RESPONSE, "response": {"subtype": control::SUCCESS, "request_id": "req_2_bb",
+        "response": {"still_queued": []}}})
+    .to_string();
+    let marker = json!({"type": types::USER, "message": {"role": types::USER, "content": [{"type": blocks::TEXT, "text": INTERRUPTED}]}}).to_string();
+    let failed = json!({"type": types::RESULT, "subtype": results::ERROR_DURING_EXECUTION, "is_error": true, "errors": [INTERRUPTED]}).to_string();
+    let mut script = recording(&[
+        (0, ">", prompt()),
+        (1, "<", running()),
+        (2, "<", text()),
+        (3, ">", interrupt),
+        (4, "<", answer.clone()),
+        (5, "<", marker.clone()),
+        (6, "<", failed.clone()),
+    ]);
+    script.begin();
+    assert_eq!(script.step(), Next::Send(running().into()));
+    let (lines, at) = script
+        .request(&json!("i1"), control::INTERRUPT)
+        .expect("recorded");
+    assert_eq!(lines, [answer.replace("req_2_bb", "i1").into_bytes()]);
+    assert_eq!(at, Duration::from_millis(3));
+    // text() was skipped: the client interrupted before it.
+    assert_eq!(play(&mut script, &json!(null)), [marker.clone(), failed.clone()]);
+    assert!(script.last_is_error());
+    assert!(script.take_divergences().is_empty());
+
+    // A live client that does not interrupt: the turn plays on, a divergence noted.
+    script.begin();
+    assert_eq!(
+        play(&mut script, &json!(null)),
+        [running(), text(), marker, failed]
+    );
+    assert_eq!(script.take_divergences().len(), 2);
+}
+
+#[test]
+fn the_recording_read_as_a_session() {
+    let session = conversation().session();
+    assert_eq!(session.turns.len(), 1);
+    let turn = &session.turns[0];
+    assert_eq!(turn.end, End::Success);
+    assert_eq!(turn.answer(), "Done.");
+    let asking: Vec<_> = turn.asking().collect();
+    assert_eq!(asking.len(), 1);
+    assert_eq!(asking[0].name, "Write");
+    assert_eq!(asking[0].output, "File created");
+}
+
+#[test]
+fn the_expectation_is_the_recorded_result() {
+    let script = conversation();
+    let expect = |spec: &str| expectation(&script, &parse(spec, FROM_ENV).expect("faults")).0;
+    assert_eq!(
+        expect(""),
+        Expectation::Success {
+            answer: "Done.".into()
+        }
+    );
+    for spec in ["eof", "signal", "no-response", "error:method=initialize"] {
+        assert_eq!(expect(spec), Expectation::Failure, "{spec}");
+    }
+    let failed = recording(&[
+        (0, ">", prompt()),
+        (
+            1,
+            "<",
+            json!({"type": types::RESULT, "subtype": results::SUCCESS, "is_error": true, fields::RESULT: "Not logged in"}).to_string(),
+        ),
+    ]);
+    assert_eq!(expectation(&failed, &[]).0, Expectation::Failure);
+}
+
+#[test]
+fn ids_are_made_live_in_any_spelling() {
+    let spaced = |id: &str| {
+        format!(
+            r#"{{"type": "{}", "response": {{"request_id": {id}, "response": {{}}}}}}"#,
+            types::CONTROL_RESPONSE
+        )
+    };
+    assert_eq!(
+        with_id(spaced("\"r1\"").as_bytes(), "\"r1\"", "\"live\""),
+        spaced("\"live\"").into_bytes()
+    );
+    // An id spelled otherwise than its JSON text: the line is written again.
+    let escaped = format!(
+        r#"{{"type":"{}","response":{{"request_id":"\u0072\u0031"}}}}"#,
+        types::CONTROL_RESPONSE
+    );
+    assert_eq!(
+        with_id(escaped.as_bytes(), "\"r1\"", "7"),
+        format!(
+            r#"{{"type":"{}","response":{{"request_id":7}}}}"#,
+            types::CONTROL_RESPONSE
+        )
+        .into_bytes()
+    );
+}
+
+#[test]
+fn a_cassette_of_another_dialect_is_refused() {
+    let dir = std::env::temp_dir().join(format!("claude-cassette-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let path = dir.join("acp.cassette");
+    std::fs::write(
+        &path,
+        "{\"mock_agent_cassette\":2,\"invocation\":{\"acp\":true}}\n{\"t\":1,\"exit\":0}\n",
+    )
+    .expect("write");
+    let error = Script::open(&path).expect_err("not claude").to_string();
+    assert!(error.contains("not a recording of Claude Code"), "{error}");
+    let claude = dir.join("claude.cassette");
+    let header = serde_json::to_string(&header(Invocation::default())).expect("header");
+    std::fs::write(
+        &claude,
+        format!(
+            "{header}\n{{\"t\":1,\"in\":{}}}\n{{\"t\":2,\"out\":{}}}\n{{\"t\":3,\"exit\":0}}\n",
+            prompt(),
+            result()
+        ),
+    )
+    .expect("write");
+    let mut script = Script::open(&claude).expect("claude");
+    script.begin();
+    assert_eq!(script.step(), Next::Send(result().into()));
+    std::fs::remove_dir_all(&dir).expect("clean");
+}

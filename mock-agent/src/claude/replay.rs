@@ -1,0 +1,126 @@
+//! What tells the session: the [`Player`] of a built-in or generated session, or the
+//! [`Script`] of a recording (`MOCK_AGENT_CASSETTE`, a Claude Code cassette), which
+//! replays the recorded lines as the live client goes (see
+//! [`harness::dialects::claude::cassette`]).
+//!
+//! A [`Teller`] is a player (its options, its hooks: the process reads and changes
+//! them either way) whose turns come from the script when there is one.
+
+use std::ops::{Deref, DerefMut};
+use std::time::Duration;
+
+use serde_json::Value;
+
+use harness::dialects::claude::cassette::Script;
+use harness::dialects::claude::{Next, Player};
+
+/// The player, or the script of a recording.
+#[derive(Debug)]
+pub(super) struct Teller {
+    player: Player,
+    script: Option<Script>,
+}
+
+impl Deref for Teller {
+    type Target = Player;
+
+    fn deref(&self) -> &Player {
+        &self.player
+    }
+}
+
+impl DerefMut for Teller {
+    fn deref_mut(&mut self) -> &mut Player {
+        &mut self.player
+    }
+}
+
+impl Teller {
+    /// Tells `player`'s session, or `script` when there is one.
+    pub(super) fn new(player: Player, script: Option<Script>) -> Self {
+        Teller { player, script }
+    }
+
+    /// Begins the next turn.
+    pub(super) fn begin(&mut self, prompt: &str) {
+        match &mut self.script {
+            Some(script) => script.begin(),
+            None => self.player.begin(prompt),
+        }
+    }
+
+    /// Whether a turn is under way.
+    pub(super) fn in_turn(&self) -> bool {
+        match &self.script {
+            Some(script) => script.in_turn(),
+            None => self.player.in_turn(),
+        }
+    }
+
+    /// What to do next.
+    pub(super) fn step(&mut self) -> Next {
+        match &mut self.script {
+            Some(script) => script.step(),
+            None => self.player.step(),
+        }
+    }
+
+    /// The id of the request waited for.
+    pub(super) fn waiting_for(&self) -> Option<&str> {
+        match &self.script {
+            Some(script) => script.waiting_for(),
+            None => self.player.waiting_for(),
+        }
+    }
+
+    /// The client answered the request waited for.
+    pub(super) fn answer(&mut self, answer: Result<Value, String>) {
+        match &mut self.script {
+            Some(script) => script.answer(answer),
+            None => self.player.answer(answer),
+        }
+    }
+
+    /// The client interrupted the turn: the lines that say so (the script's follow
+    /// in its turn).
+    pub(super) fn interrupt(&mut self) -> Vec<Vec<u8>> {
+        match &mut self.script {
+            Some(script) => script.interrupt(),
+            None => self.player.interrupt(),
+        }
+    }
+
+    /// Whether the last result was an error.
+    pub(super) fn last_is_error(&self) -> bool {
+        match &self.script {
+            Some(script) => script.last_is_error(),
+            None => self.player.last_is_error(),
+        }
+    }
+
+    /// When the line told last was recorded (the player's are all at zero: the clock
+    /// times them).
+    pub(super) fn at(&self) -> Duration {
+        self.script.as_ref().map_or(Duration::ZERO, Script::at)
+    }
+
+    /// What the turn is timed from, on the recording's clock.
+    pub(super) fn base(&self) -> Duration {
+        self.script.as_ref().map_or(Duration::ZERO, Script::base)
+    }
+
+    /// The recorded answer to the client's control request (its id made `id`), and
+    /// when the recorded request came; `None` without a recording, or when it has
+    /// none left of `subtype`.
+    pub(super) fn recorded_answer(&mut self, id: &Value, subtype: &str) -> Option<(Vec<Vec<u8>>, Duration)> {
+        self.script.as_mut()?.request(id, subtype)
+    }
+
+    /// Where the client did what the recording's did not.
+    pub(super) fn divergences(&mut self) -> Vec<String> {
+        self.script
+            .as_mut()
+            .map(Script::take_divergences)
+            .unwrap_or_default()
+    }
+}

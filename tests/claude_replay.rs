@@ -1,0 +1,257 @@
+//! Claude Code cassettes: `mock-agent record -- claude ... --input-format stream-json`
+//! records both ways with secrets out; a Claude cassette replays to a live client
+//! byte for byte but the request ids, which are the client's, and a permission
+//! answer unlike the recorded one is journaled as a divergence.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use crate::support::{bin, root};
+
+/// The argv the Python Agent SDK gives the CLI (with a permission callback).
+const SDK_ARGV: &[&str] = &[
+    "--output-format",
+    "stream-json",
+    "--verbose",
+    "--system-prompt",
+    "",
+    "--permission-prompt-tool",
+    "stdio",
+    "--input-format",
+    "stream-json",
+];
+
+/// What a client saw: the CLI's lines, its exit code.
+struct Seen {
+    lines: Vec<String>,
+    code: Option<i32>,
+}
+
+/// Runs `cmd` as an Agent SDK does: `initialize` with the id `init_id`, then one
+/// prompt once it is answered; each `can_use_tool` is answered with `behavior`; stdin
+/// closes after the result.
+fn sdk(mut cmd: Command, init_id: &str, prompt: &str, behavior: &str) -> Seen {
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawns");
+    let mut stdin = child.stdin.take();
+    let stdout = child.stdout.take().expect("stdout");
+    let (sender, receiver) = std::sync::mpsc::channel::<String>();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if sender.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    let write = |stdin: &mut Option<std::process::ChildStdin>, value: Value| {
+        if let Some(stdin) = stdin.as_mut() {
+            let _ = stdin.write_all(format!("{value}\n").as_bytes());
+        }
+    };
+    write(
+        &mut stdin,
+        json!({"type": "control_request", "request_id": init_id, "request": {"subtype": "initialize", "hooks": null}}),
+    );
+    let mut lines = Vec::new();
+    while let Ok(line) = receiver.recv_timeout(Duration::from_secs(30)) {
+        let message: Value = serde_json::from_str(&line).unwrap_or(Value::Null);
+        lines.push(line);
+        match message["type"].as_str() {
+            Some("control_response") if message["response"]["request_id"] == init_id => write(
+                &mut stdin,
+                json!({"type": "user", "session_id": "", "message": {"role": "user", "content": prompt}, "parent_tool_use_id": null}),
+            ),
+            Some("control_request") => {
+                let response = if behavior == "allow" {
+                    json!({"behavior": "allow", "updatedInput": message["request"]["input"]})
+                } else {
+                    json!({"behavior": "deny", "message": "Not now"})
+                };
+                write(
+                    &mut stdin,
+                    json!({"type": "control_response", "response": {"subtype": "success",
+                        "request_id": message["request_id"], "response": response}}),
+                );
+            }
+            Some("result") => drop(stdin.take()),
+            _ => {}
+        }
+    }
+    drop(stdin);
+    Seen {
+        lines,
+        code: child.wait().expect("waits").code(),
+    }
+}
+
+/// A folder with a link named `claude` to the binary.
+fn installed() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let claude = dir.path().join("claude");
+    std::os::unix::fs::symlink(bin(), &claude).expect("symlink");
+    (dir, claude)
+}
+
+/// `claude SDK_ARGV` (the link) with no `MOCK_AGENT_*` but `env`.
+fn claude(link: &Path, env: &[(&str, &Path)]) -> Command {
+    let mut cmd = Command::new(link);
+    cmd.args(SDK_ARGV).current_dir(root());
+    harness::run::child::without_mock_env(&mut cmd);
+    for (name, value) in env {
+        cmd.env(name, value);
+    }
+    cmd
+}
+
+/// The divergences of the last journal entry.
+fn divergences(journal: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(journal).expect("the journal");
+    let entry: Value = serde_json::from_str(text.lines().last().expect("an entry")).expect("JSON");
+    entry["claude"]["divergences"]
+        .as_array()
+        .map(|d| d.iter().filter_map(|d| d.as_str().map(str::to_owned)).collect())
+        .unwrap_or_default()
+}
+
+/// The CLI's lines of a cassette (its `out` frames), as recorded.
+fn recorded_lines(cassette: &Path) -> Vec<String> {
+    harness::cassette::open(cassette)
+        .expect("opens")
+        .filter_map(|frame| match frame.expect("reads") {
+            harness::frames::Frame::Line(line) if line.stream == harness::frames::Stream::Stdout => {
+                Some(String::from_utf8(line.bytes).expect("utf-8"))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn recording_the_mock_as_claude_then_replaying_gives_the_same_bytes_but_the_ids() {
+    let (dir, link) = installed();
+    let cassette = dir.path().join("sdk.cassette");
+    let secret = "sk-ant-api03-SECRET-0123456789";
+    let mut record = Command::new(bin());
+    record
+        .args(["record", "--out"])
+        .arg(&cassette)
+        .arg("--")
+        .arg(&link)
+        .args(SDK_ARGV)
+        .current_dir(root())
+        .env("ANTHROPIC_API_KEY", secret)
+        .env("CLAUDE_CODE_SDK_READS_SESSION_STATE", "1");
+    harness::run::child::without_mock_env(&mut record);
+    record.env("ANTHROPIC_API_KEY", secret);
+    let recorded = sdk(record, "req_1_aaaa", &format!("use the key {secret}"), "allow");
+    assert_eq!(recorded.code, Some(0));
+    assert!(recorded.lines.iter().any(|l| l.contains(r#""type":"result""#)));
+
+    let text = std::fs::read_to_string(&cassette).expect("the cassette");
+    assert!(!text.contains(secret), "the key reached the disk:\n{text}");
+    assert!(text.contains("use the key [REDACTED]"), "{text}");
+    let header: Value = serde_json::from_str(text.lines().next().expect("header")).expect("JSON");
+    assert_eq!(header["mock_agent_cassette"], 2);
+    assert_eq!(header["invocation"]["dialect"], "claude");
+    assert!(
+        text.contains(r#""in":{"type":"control_response""#),
+        "the answer is recorded"
+    );
+    // What passed through is what was recorded.
+    assert_eq!(recorded.lines, recorded_lines(&cassette));
+
+    let journal = dir.path().join("journal.jsonl");
+    let replayed = sdk(
+        claude(
+            &link,
+            &[
+                ("MOCK_AGENT_CASSETTE", &cassette),
+                ("MOCK_AGENT_JOURNAL", &journal),
+            ],
+        ),
+        "req_7_live",
+        "another prompt",
+        "allow",
+    );
+    assert_eq!(replayed.code, Some(0));
+    let expected: Vec<String> = recorded
+        .lines
+        .iter()
+        .map(|l| l.replace("req_1_aaaa", "req_7_live"))
+        .collect();
+    assert_eq!(replayed.lines, expected);
+    assert_eq!(divergences(&journal), Vec::<String>::new());
+}
+
+#[test]
+fn the_curated_cassette_replays_with_live_ids_and_a_deny_is_a_divergence() {
+    let cassette = root().join("cassettes/claude/default.cassette");
+    let recorded = recorded_lines(&cassette);
+    let (dir, link) = installed();
+    let journal = dir.path().join("journal.jsonl");
+    let env = [
+        ("MOCK_AGENT_CASSETTE", cassette.as_path()),
+        ("MOCK_AGENT_JOURNAL", journal.as_path()),
+    ];
+    let allowed = sdk(claude(&link, &env), "live-1", "hi", "allow");
+    assert_eq!(allowed.code, Some(0));
+    assert_eq!(allowed.lines.len(), recorded.len());
+    assert_eq!(allowed.lines[0], recorded[0].replace("req_1_abcd", "live-1"));
+    assert!(allowed.lines[0].contains(r#""request_id":"live-1""#));
+    assert_eq!(allowed.lines[1..], recorded[1..]);
+    assert_eq!(divergences(&journal), Vec::<String>::new());
+
+    let denied = sdk(claude(&link, &env), "live-2", "hi", "deny");
+    assert_eq!(denied.code, Some(0));
+    assert_eq!(
+        denied.lines[1..],
+        recorded[1..],
+        "the recording goes on as recorded"
+    );
+    let noted = divergences(&journal);
+    assert_eq!(noted.len(), 1, "{noted:?}");
+    assert!(
+        noted[0].contains("can_use_tool") && noted[0].contains("`deny`") && noted[0].contains("`allow`"),
+        "{}",
+        noted[0]
+    );
+}
+
+#[test]
+fn a_claude_cassette_is_a_case_expecting_its_recorded_result() {
+    let cassette = root().join("cassettes/claude/default.cassette");
+    let case = harness::run::matrix::Case::claude(
+        harness::run::matrix::CaseSource::Cassette(cassette),
+        "",
+        "default".into(),
+    )
+    .expect("a case");
+    assert_eq!(
+        case.expect,
+        harness::dialects::cursor_print::expect::Expectation::Success {
+            answer: "Created summary.txt with a one-line summary of the README.".into()
+        }
+    );
+}
+
+#[test]
+fn a_cassette_of_another_dialect_is_the_mock_s_own_error() {
+    let (_dir, link) = installed();
+    let acp = root().join("cassettes/acp/edit.cassette");
+    let output = claude(&link, &[("MOCK_AGENT_CASSETTE", &acp)])
+        .stdin(Stdio::null())
+        .output()
+        .expect("runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_ne!(output.status.code(), Some(0), "{stderr}");
+    assert!(stderr.starts_with("mock-agent: "), "{stderr}");
+    assert!(stderr.contains("not a recording of Claude Code"), "{stderr}");
+}
