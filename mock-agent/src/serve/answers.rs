@@ -60,7 +60,7 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
         };
         self.conversation.answered(id, method, &value);
         if let Some(journal) = &mut self.client.journal {
-            journal.answers.push(journal::Answer {
+            journal.answer(&journal::Answer {
                 id: id.to_owned(),
                 method: method.to_owned(),
                 answer: value.clone(),
