@@ -10,6 +10,7 @@ mod acp_generate; // generated conversations: protocol rules, replay through the
 mod acp_record; // recording server mode both ways: same bytes on replay, secrets out, the shim
 mod acp_schema; // every message server mode sends validates against the official ACP schema
 mod acp_server; // recorded conversations replayed with live ids, divergences, step mode
+mod acp_tools; // the client's file and terminal answers: errors, never, the unoffered-tools fault
 mod cli; // the emulated CLI's command line, subcommands and errors
 mod consumers; // the harness on example consumers: the careful one copes, each bug is caught
 mod faults; // every fault and preset through the binary, signals, stalls, closed pipes

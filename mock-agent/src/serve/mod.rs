@@ -264,6 +264,10 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
             };
             match message.kind {
                 Kind::Request => {
+                    // What a fault makes the agent take it for (`unoffered-tools`).
+                    let taken = self.injector.client_request(&message);
+                    let taken = taken.as_deref().and_then(Message::parse);
+                    let message = taken.unwrap_or(message);
                     let mut reply = self.conversation.reply(&message);
                     let live = Live {
                         id: message.id_text().to_owned(),
