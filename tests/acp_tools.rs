@@ -162,7 +162,7 @@ fn a_file_write_answered_with_an_error_fails_the_tool_and_the_turn_goes_on() {
 }
 
 #[test]
-fn a_terminal_command_that_never_exits_waits_until_the_client_cancels_the_turn() {
+fn a_terminal_command_that_never_exits_waits_until_the_client_cancels_the_turn_and_is_released() {
     let (messages, code) = turn(
         json!({"terminal": true}),
         |request| match request["method"].as_str() {
@@ -179,8 +179,12 @@ fn a_terminal_command_that_never_exits_waits_until_the_client_cancels_the_turn()
         .find(|m| m["method"] == "terminal/wait_for_exit")
         .expect("the agent waits for the command");
     let tail: Vec<&Value> = messages.iter().skip_while(|m| *m != wait).skip(1).collect();
-    assert_eq!(tail.len(), 2, "{tail:#?}");
+    assert_eq!(tail.len(), 3, "{tail:#?}");
     assert_eq!(tail[0]["method"], "$/cancel_request");
     assert_eq!(tail[0]["params"]["requestId"], wait["id"]);
-    assert_eq!(tail[1]["result"]["stopReason"], "cancelled");
+    // The command is killed: the terminal released, as the protocol has the agent do.
+    assert_eq!(tail[1]["method"], "terminal/release");
+    assert_eq!(tail[1]["params"]["terminalId"], "term-1");
+    assert!(tail[1]["id"].as_u64() > wait["id"].as_u64(), "an id of its own");
+    assert_eq!(tail[2]["result"]["stopReason"], "cancelled");
 }

@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use tokio::io::AsyncWrite;
 
-use harness::dialects::cursor_acp::{rpc, wire, CANCEL_WAIT};
+use harness::dialects::cursor_acp::{rpc, wire, Step, CANCEL_WAIT};
 use harness::frames::Exit;
 use harness::journal;
 
@@ -133,6 +133,15 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
                 "the client cancelled {} {} {what}: answered cancelled",
                 live.method, live.id
             ));
+        }
+        // The terminals the turn made, released (not waited for).
+        for step in self.conversation.cancelled() {
+            if let Ok(Step::Send { line, .. }) = step {
+                let line = self.sessions.name(line);
+                if let Some(exit) = self.send(line).await? {
+                    return Ok(Some(exit));
+                }
+            }
         }
         let line = rpc::response(&live.id, &wire::stop(wire::stop_reasons::CANCELLED));
         self.send(line).await
