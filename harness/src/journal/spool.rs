@@ -196,6 +196,14 @@ impl<T: Serialize> Serialize for Items<'_, T> {
     }
 }
 
+/// Serializes each of these variables as the field of its name, in order: the names
+/// are the fields' own, as serde's derive has them.
+macro_rules! fields {
+    ($s:ident: $($field:ident),* $(,)?) => {
+        $( $s.serialize_field(stringify!($field), $field)?; )*
+    };
+}
+
 /// The `acp` field: the spooled lists, then what the entry's own conversation holds.
 struct Acp<'a> {
     messages: Items<'a, super::MessageRecord>,
@@ -205,10 +213,13 @@ struct Acp<'a> {
 
 impl Serialize for Acp<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let Acp {
+            messages,
+            answers,
+            divergences,
+        } = self;
         let mut s = serializer.serialize_struct("Conversation", 3)?;
-        s.serialize_field("messages", &self.messages)?;
-        s.serialize_field("answers", &self.answers)?;
-        s.serialize_field("divergences", &self.divergences)?;
+        fields!(s: messages, answers, divergences);
         s.end()
     }
 }
@@ -243,26 +254,11 @@ impl Serialize for Written<'_> {
             started_at_ms,
             ended_at_ms,
         } = self.entry;
+        let acp = &self.acp;
         let mut s = serializer.serialize_struct("Entry", 19)?;
-        s.serialize_field("pid", pid)?;
-        s.serialize_field("argv", argv)?;
-        s.serialize_field("prompt", prompt)?;
-        s.serialize_field("stdin", stdin)?;
-        s.serialize_field("cwd", cwd)?;
-        s.serialize_field("output_format", output_format)?;
-        s.serialize_field("stream_partial_output", stream_partial_output)?;
-        s.serialize_field("source", source)?;
-        s.serialize_field("faults", faults)?;
-        s.serialize_field("seed", seed)?;
-        s.serialize_field("exit", exit)?;
-        s.serialize_field("stdout_closed", stdout_closed)?;
-        s.serialize_field("stdout_closed_at_ms", stdout_closed_at_ms)?;
-        s.serialize_field("signal", signal)?;
-        s.serialize_field("stdin_open", stdin_open)?;
-        s.serialize_field("error", error)?;
-        s.serialize_field("acp", &self.acp)?;
-        s.serialize_field("started_at_ms", started_at_ms)?;
-        s.serialize_field("ended_at_ms", ended_at_ms)?;
+        fields!(s: pid, argv, prompt, stdin, cwd, output_format, stream_partial_output, source,
+            faults, seed, exit, stdout_closed, stdout_closed_at_ms, signal, stdin_open, error,
+            acp, started_at_ms, ended_at_ms);
         s.end()
     }
 }
@@ -329,19 +325,15 @@ mod tests {
     fn a_spooled_entry_is_written_as_the_held_one() {
         let dir = tempfile::tempdir().expect("temp dir");
         let lines: [(&str, u64, &[u8]); 4] = [
-            (
-                journal::IN,
-                0,
-                br#"{"jsonrpc":"2.0","id":1,"method":"initialize"}"#,
-            ),
+            (journal::IN, 0, br#"{"a":1,"b":[true]}"#),
             (journal::OUT, 3, "caf\u{e9} \u{1F600} \t\"q\"\\".as_bytes()),
             (journal::ERR, 4, b"not utf-8: \xff\xfe end"),
             (journal::IN, 5, b""),
         ];
         let answer = Answer {
             id: "0".into(),
-            method: "session/request_permission".into(),
-            answer: serde_json::json!({"outcome": {"outcome": "selected", "optionId": "allow-once"}}),
+            method: crate::dialects::cursor_acp::methods::REQUEST_PERMISSION.into(),
+            answer: serde_json::json!({"picked": ["first", 1, null]}),
             after_ms: 12,
         };
         let mut held = entry();
