@@ -84,6 +84,11 @@ fn each_classic_acp_bug_is_caught_by_its_property() {
         ),
         ("acp_waits_forever.py", "default/crash@mid-turn", "ends"),
         ("acp_leaves_agent.py", "default/error@prompt", "no-leftover"),
+        (
+            "acp_ignores_unoffered.py",
+            "default/unoffered-tools",
+            "answers-requests",
+        ),
     ];
     for (script, case, property) in expectations {
         let found = broken(&client(script, 3), case);

@@ -49,12 +49,17 @@ impl Run {
 }
 
 fn run(faults: &str) -> Run {
+    run_answering(faults, crate::support::allow_once)
+}
+
+/// [`run`], the agent's requests answered by `answer`.
+fn run_answering(faults: &str, answer: impl FnMut(&Value) -> Option<String>) -> Run {
     let mut cmd = Command::new(bin());
     cmd.arg("acp")
         .env_clear()
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
         .env("MOCK_AGENT_FAULTS", faults);
-    let output = crate::support::converse(cmd, &conversation(), crate::support::allow_once);
+    let output = crate::support::converse(cmd, &conversation(), answer);
     let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
     use std::os::unix::process::ExitStatusExt;
     Run {
@@ -216,4 +221,50 @@ fn a_bad_fault_spec_is_the_mock_s_own_error_and_print_mode_refuses_server_faults
     for entry in harness::dialects::cursor_acp::faults::catalogue() {
         assert!(listed.contains(entry.example), "{}", entry.name);
     }
+}
+
+/// A careful client's answer: allow-once to a permission, `-32601` to a request it
+/// does not know or did not offer.
+fn careful(request: &Value) -> Option<String> {
+    crate::support::allow_once(request).or_else(|| {
+        Some(
+            serde_json::json!({"jsonrpc": "2.0", "id": request["id"], "error": {"code": -32601, "message": format!("Method not found: {}", request["method"])}})
+                .to_string(),
+        )
+    })
+}
+
+#[test]
+fn unoffered_tools_asks_a_client_that_offers_none_and_its_error_answers_fail_the_tools() {
+    // The client offers nothing (`"clientCapabilities":{}`): asked nothing...
+    let asked = |run: &Run| -> Vec<String> {
+        run.messages
+            .iter()
+            .filter(|m| m.get("id").is_some() && m["method"] != "session/request_permission")
+            .filter_map(|m| m["method"].as_str().map(str::to_owned))
+            .collect()
+    };
+    assert_eq!(asked(&run_answering("", careful)), Vec::<String>::new());
+    // ...but for the fault: its file read, its write and its terminal.
+    let run = run_answering("unoffered-tools", careful);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(
+        asked(&run),
+        ["fs/read_text_file", "fs/write_text_file", "terminal/create"]
+    );
+    // Each refused: each tool failed with the client's message, and the turn ends.
+    let failed: Vec<&Value> = run
+        .messages
+        .iter()
+        .map(|m| &m["params"]["update"])
+        .filter(|u| u["sessionUpdate"] == "tool_call_update" && u["status"] == "failed")
+        .collect();
+    assert_eq!(failed.len(), 3, "{}", run.stdout);
+    assert!(failed[0]["rawOutput"]["error"]
+        .as_str()
+        .is_some_and(|e| e.starts_with("Method not found")));
+    assert_eq!(
+        run.response(3).expect("the prompt answered")["result"]["stopReason"],
+        "end_turn"
+    );
 }

@@ -1327,6 +1327,7 @@ const FAULTS: &[&str] = &[
     "chunk:size=7",
     "chunk:random",
     "coalesce",
+    "unoffered-tools",
     "auth-required",
     "authenticate-hangs",
     "session-services-failed",

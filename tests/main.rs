@@ -10,6 +10,7 @@ mod acp_generate; // generated conversations: protocol rules, replay through the
 mod acp_record; // recording server mode both ways: same bytes on replay, secrets out, the shim
 mod acp_schema; // every message server mode sends validates against the official ACP schema
 mod acp_server; // recorded conversations replayed with live ids, divergences, step mode
+mod acp_tools; // the client's file and terminal answers: errors, never, the unoffered-tools fault
 mod claude_consumers; // the harness on programs built on the Python Claude Agent SDK: the careful one copes, each planted bug is caught
 mod claude_replay; // Claude Code cassettes: recording the mock as `claude` both ways, replay with live ids, divergences
 mod claude_sdks; // the real Claude Agent SDKs (Python, TypeScript), unmodified, drive the mock as `claude`

@@ -5,12 +5,18 @@
 //! {"pid":4242,"argv":["-p","--output-format","json","hi"],"prompt":"hi","stdin":null,"cwd":"/work","output_format":"json","stream_partial_output":false,"source":"default","faults":[{"name":"eof","fired":true}],"seed":0,"exit":{"code":0},"stdout_closed":false,"stdout_closed_at_ms":null,"signal":null,"stdin_open":false,"error":null,"started_at_ms":1790000000000,"ended_at_ms":1790000000003}
 //! ```
 //!
-//! Each line is appended with one `write` on a file opened for appending, so the lines
-//! of concurrent invocations do not interleave. Fields may be added; none is removed
-//! or renamed within a major version.
+//! Each line is appended under an exclusive `flock` of the journal, with one `write`
+//! on a file opened for appending (a server's conversation in several, streamed from
+//! its spool: [`Spooled`]), so the lines of concurrent invocations do not interleave;
+//! [`read`] takes a shared lock. Fields may be added; none is removed or renamed
+//! within a major version.
 
-use std::fs::OpenOptions;
-use std::io::Write;
+mod spool;
+
+pub use spool::{append_spooled, Spooled};
+
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -218,18 +224,65 @@ impl JournalError {
 
 /// Appends one entry to the journal at `path`.
 pub fn append(path: &Path, entry: &Entry) -> Result<(), JournalError> {
+    let mut line = serde_json::to_vec(entry).map_err(|e| JournalError {
+        path: path.to_owned(),
+        source: e.into(),
+    })?;
+    line.push(b'\n');
+    write_locked(path, |out| out.write_all(&line))
+}
+
+/// Opens the journal at `path` for appending, locks it (exclusive `flock`; unlocked
+/// where the file system has no locks) and has `write` write what it appends through
+/// a buffer of a megabyte; what a failed `write` appended is cut off again.
+fn write_locked(
+    path: &Path,
+    write: impl FnOnce(&mut std::io::BufWriter<&File>) -> std::io::Result<()>,
+) -> Result<(), JournalError> {
     let fail = |source| JournalError {
         path: path.to_owned(),
         source,
     };
-    let mut line = serde_json::to_vec(entry).map_err(|e| fail(e.into()))?;
-    line.push(b'\n');
-    let mut file = OpenOptions::new()
+    let file = OpenOptions::new()
         .create(true)
         .append(true)
         .open(path)
         .map_err(fail)?;
-    file.write_all(&line).map_err(fail)
+    let file = lock(file, nix::fcntl::FlockArg::LockExclusive);
+    let start = file.metadata().map_err(fail)?.len();
+    let mut out = std::io::BufWriter::with_capacity(1 << 20, &*file);
+    let written = write(&mut out).and_then(|()| out.flush());
+    drop(out);
+    if let Err(e) = written {
+        let _ = file.set_len(start);
+        return Err(fail(e));
+    }
+    Ok(())
+}
+
+/// `file`, locked with `how` until it is dropped; as it is where the file system has
+/// no locks.
+fn lock(file: File, how: nix::fcntl::FlockArg) -> Locked {
+    match nix::fcntl::Flock::lock(file, how) {
+        Ok(locked) => Locked::Locked(locked),
+        Err((file, _)) => Locked::Unlocked(file),
+    }
+}
+
+enum Locked {
+    Locked(nix::fcntl::Flock<File>),
+    Unlocked(File),
+}
+
+impl std::ops::Deref for Locked {
+    type Target = File;
+
+    fn deref(&self) -> &File {
+        match self {
+            Locked::Locked(file) => file,
+            Locked::Unlocked(file) => file,
+        }
+    }
 }
 
 /// Reads every entry of a journal, for tests.
@@ -238,7 +291,11 @@ pub fn read(path: &Path) -> Result<Vec<Entry>, JournalError> {
         path: path.to_owned(),
         source,
     };
-    let text = std::fs::read_to_string(path).map_err(fail)?;
+    let file = File::open(path).map_err(fail)?;
+    let mut text = String::new();
+    (&*lock(file, nix::fcntl::FlockArg::LockShared))
+        .read_to_string(&mut text)
+        .map_err(fail)?;
     text.lines()
         .map(|line| serde_json::from_str(line).map_err(|e| fail(e.into())))
         .collect()

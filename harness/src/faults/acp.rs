@@ -137,6 +137,10 @@ pub enum AcpFault {
     Chunk(Chunking),
     /// Several messages in one write.
     Coalesce,
+    /// The agent asks the client to read and write files and run commands (`fs/*`,
+    /// `terminal/*`) although its `initialize` did not offer them: as if it had offered
+    /// every one.
+    UnofferedTools,
 }
 
 impl AcpFault {
@@ -161,6 +165,7 @@ impl AcpFault {
             AcpFault::Huge { .. } => "huge",
             AcpFault::Chunk(_) => "chunk",
             AcpFault::Coalesce => "coalesce",
+            AcpFault::UnofferedTools => "unoffered-tools",
         }
     }
 
@@ -365,6 +370,7 @@ fn build(entry: &Described, args: &mut Args<'_>) -> Result<Vec<AcpFault>, Diagno
             })]
         }
         "coalesce" => vec![AcpFault::Coalesce],
+        "unoffered-tools" => vec![AcpFault::UnofferedTools],
         other => preset(other).ok_or_else(|| args.err(column, AcpFault::unknown(other)))?,
     };
     Ok(faults)

@@ -468,6 +468,13 @@ pub const CATALOGUE: &[Described] = &[
     e(ACP, "coalesce", "", "several messages in one write", "coalesce"),
     e(
         ACP,
+        "unoffered-tools",
+        "",
+        "the agent reads, writes files and runs commands through a client whose initialize did not offer them (fs/*, terminal/* requests it must not send)",
+        "unoffered-tools",
+    ),
+    e(
+        ACP,
         "auth-required",
         "",
         "preset: session methods answer -32000 Authentication required",

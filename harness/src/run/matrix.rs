@@ -342,6 +342,8 @@ pub fn acp_faults() -> Vec<(String, String)> {
         ("chunk-7", "chunk:size=7".into()),
         ("chunk-random", "chunk:random".into()),
         ("coalesce", "coalesce".into()),
+        // Requests a client did not offer: a correct one answers them with an error.
+        ("unoffered-tools", "unoffered-tools".into()),
     ];
     faults
         .into_iter()

@@ -58,18 +58,24 @@ pub fn run(argv: &[String]) -> Exit {
     let mut entry = Entry::new(std::process::id(), argv.to_vec(), started_at_ms);
     entry.cwd = std::env::current_dir().ok().map(|d| d.display().to_string());
     entry.seed = settings.seed;
+    // A server's conversation, kept on disk as it passes.
+    let mut spooled = None;
     let exit = match args::parse(argv) {
         Err(e) => {
             eprintln!("{e}");
             Exit::Code(exit_codes::AGENT_ERROR)
         }
-        Ok(args) => dispatch(&args, &settings, &mut entry),
+        Ok(args) => dispatch(&args, &settings, &mut entry, &mut spooled),
     };
     entry.exit = exit.into();
     entry.stdin_open = stdin_open(entry.stdin.is_some());
     entry.ended_at_ms = execute::now_ms();
     if let Some(path) = &settings.journal {
-        if let Err(e) = journal::append(path, &entry) {
+        let appended = match spooled {
+            Some(spooled) => journal::append_spooled(path, &entry, spooled),
+            None => journal::append(path, &entry),
+        };
+        if let Err(e) = appended {
             eprintln!("mock-agent: {e}");
             return Exit::Code(e.exit_code());
         }
@@ -210,7 +216,12 @@ impl<'a> About<'a> {
     }
 }
 
-fn dispatch(args: &AgentArgs, settings: &Settings, entry: &mut Entry) -> Exit {
+fn dispatch(
+    args: &AgentArgs,
+    settings: &Settings,
+    entry: &mut Entry,
+    spooled: &mut Option<journal::Spooled>,
+) -> Exit {
     if args.help {
         return print(&args::help());
     }
@@ -231,19 +242,16 @@ fn dispatch(args: &AgentArgs, settings: &Settings, entry: &mut Entry) -> Exit {
         }
         Some(Command::Acp) => {
             return match settings.record {
-                Some(mode) => {
-                    let argv = entry.argv.clone();
-                    shim::shim(
-                        mode,
-                        args,
-                        &argv,
-                        crate::library::ACP_PROMPT,
-                        None,
-                        settings,
-                        entry,
-                    )
-                }
-                None => acp(&source(settings), settings, entry),
+                Some(mode) => shim::shim(
+                    mode,
+                    args,
+                    crate::library::ACP_PROMPT,
+                    None,
+                    settings,
+                    entry,
+                    spooled,
+                ),
+                None => acp(&source(settings), settings, entry, spooled),
             }
         }
         Some(Command::NotEmulated(name)) => {
@@ -272,7 +280,7 @@ fn dispatch(args: &AgentArgs, settings: &Settings, entry: &mut Entry) -> Exit {
         entry.stdin = stdin.clone();
         entry.output_format = Some(args.output_format);
         entry.stream_partial_output = args.stream_partial_output;
-        return shim::shim(mode, args, &entry.argv.clone(), &prompt, stdin, settings, entry);
+        return shim::shim(mode, args, &prompt, stdin, settings, entry, spooled);
     }
     if let Err(e) = settings.faults.print() {
         let message = e.to_string();
@@ -308,8 +316,14 @@ fn source(settings: &Settings) -> Source {
     }
 }
 
-/// `cursor-agent acp`: server mode, playing the source's conversation.
-fn acp(source: &Source, settings: &Settings, entry: &mut Entry) -> Exit {
+/// `cursor-agent acp`: server mode, playing the source's conversation; what it
+/// journals of it goes to `spooled`.
+fn acp(
+    source: &Source,
+    settings: &Settings,
+    entry: &mut Entry,
+    spooled: &mut Option<journal::Spooled>,
+) -> Exit {
     entry.source = Some(source.describe());
     let (conversation, recorded) = match harness::dialects::cursor_acp::conversation(source) {
         Ok(found) => found,
@@ -336,7 +350,7 @@ fn acp(source: &Source, settings: &Settings, entry: &mut Entry) -> Exit {
         step: settings.step.clone(),
         strict: settings.strict,
         jsonrpc_strict: settings.jsonrpc_strict,
-        journal: settings.journal.is_some(),
+        journal: settings.journal.clone(),
         recorded,
     };
     let served = serve(conversation, &options);
@@ -345,7 +359,10 @@ fn acp(source: &Source, settings: &Settings, entry: &mut Entry) -> Exit {
     entry.signal = served.signal.map(|s| s.name().to_owned());
     entry.error = served.error;
     entry.faults = served.faults;
-    entry.acp = served.conversation;
+    if let Some(conversation) = served.conversation {
+        entry.acp = Some(journal::Conversation::default());
+        *spooled = Some(conversation);
+    }
     served.exit
 }
 

@@ -11,16 +11,18 @@ use crate::args::AgentArgs;
 use crate::settings::Settings;
 
 /// The shim's record modes: replay from the library, or run the real CLI (and record
-/// it), as `mode` says (see [`crate::library`]).
+/// it), as `mode` says (see [`crate::library`]); a conversation played from the
+/// library journals to `spooled`.
 pub(super) fn shim(
     mode: crate::settings::RecordMode,
     args: &AgentArgs,
-    argv: &[String],
     prompt: &str,
     stdin: Option<String>,
     settings: &Settings,
     entry: &mut Entry,
+    spooled: &mut Option<journal::Spooled>,
 ) -> Exit {
+    let argv = &entry.argv.clone()[..];
     use crate::library::{self, Found, Key};
     use crate::settings::RecordMode;
     let fail = |entry: &mut Entry, message: String, code: i32| {
@@ -85,7 +87,7 @@ pub(super) fn shim(
         };
         let source = Source::Cassette(path);
         if args.command == Some(crate::args::Command::Acp) {
-            return super::acp(&source, settings, entry);
+            return super::acp(&source, settings, entry, spooled);
         }
         let scenario = scenario(args, settings, entry.started_at_ms);
         entry.source = Some(source.describe());

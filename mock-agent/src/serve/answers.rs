@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use tokio::io::AsyncWrite;
 
-use harness::dialects::cursor_acp::{rpc, wire, CANCEL_WAIT};
+use harness::dialects::cursor_acp::{rpc, wire, Step, CANCEL_WAIT};
 use harness::frames::Exit;
 use harness::journal;
 
@@ -60,7 +60,7 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
         };
         self.conversation.answered(id, method, &value);
         if let Some(journal) = &mut self.client.journal {
-            journal.answers.push(journal::Answer {
+            journal.answer(&journal::Answer {
                 id: id.to_owned(),
                 method: method.to_owned(),
                 answer: value.clone(),
@@ -133,6 +133,15 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
                 "the client cancelled {} {} {what}: answered cancelled",
                 live.method, live.id
             ));
+        }
+        // The terminals the turn made, released (not waited for).
+        for step in self.conversation.cancelled() {
+            if let Ok(Step::Send { line, .. }) = step {
+                let line = self.sessions.name(line);
+                if let Some(exit) = self.send(line).await? {
+                    return Ok(Some(exit));
+                }
+            }
         }
         let line = rpc::response(&live.id, &wire::stop(wire::stop_reasons::CANCELLED));
         self.send(line).await

@@ -104,12 +104,12 @@ pub(super) struct Client {
     /// without a word.
     withdrawn: HashSet<String>,
     pub(super) eof: bool,
-    pub(super) journal: Option<journal::Conversation>,
-    pub(super) divergences: Vec<String>,
+    /// The conversation's journal, on disk as it passes.
+    pub(super) journal: Option<journal::Spooled>,
 }
 
 impl Client {
-    pub(super) fn new(inbox: Inbox, journal: bool) -> Self {
+    pub(super) fn new(inbox: Inbox, journal: Option<&std::path::Path>) -> Self {
         Client {
             inbox,
             queue: VecDeque::new(),
@@ -118,8 +118,7 @@ impl Client {
             asked: HashSet::new(),
             withdrawn: HashSet::new(),
             eof: false,
-            journal: journal.then(journal::Conversation::default),
-            divergences: Vec::new(),
+            journal: journal.map(journal::Spooled::new),
         }
     }
 
@@ -179,20 +178,23 @@ impl Client {
             self.answered.insert(id.to_owned(), (answer_value(message), now));
         } else if !self.withdrawn.remove(id) && self.journal.is_some() {
             let id = if id.is_empty() { "null" } else { id };
-            self.divergences.push(format!(
+            self.diverge(&format!(
                 "the client answered id {id}, which the agent has not asked (or has had its answer): dropped"
             ));
+        }
+    }
+
+    /// Journals a divergence.
+    pub(super) fn diverge(&mut self, divergence: &str) {
+        if let Some(journal) = &mut self.journal {
+            journal.divergence(divergence);
         }
     }
 
     /// Journals a line that went `dir` (`in`, `out`, `err`) at `now`.
     pub(super) fn note(&mut self, dir: &str, line: &[u8], now: Duration) {
         if let Some(journal) = &mut self.journal {
-            journal.messages.push(journal::MessageRecord {
-                dir: dir.to_owned(),
-                at_ms: millis(now),
-                line: String::from_utf8_lossy(line).into_owned(),
-            });
+            journal.message(dir, millis(now), line);
         }
     }
 

@@ -69,8 +69,8 @@ pub struct Served {
     pub signal: Option<Signal>,
     /// When the client closed the agent's stdout, if it did.
     pub stdout_closed_at: Option<Duration>,
-    /// The conversation, when journaled.
-    pub conversation: Option<journal::Conversation>,
+    /// The conversation, when journaled: on disk, for [`journal::append_spooled`].
+    pub conversation: Option<journal::Spooled>,
     /// The mock's own error, already printed.
     pub error: Option<String>,
     /// The faults, and whether each acted.
@@ -92,8 +92,9 @@ pub struct ServeOptions {
     /// Answer a line that is no JSON-RPC message with `-32700` or `-32600` (the real
     /// agent ignores it).
     pub jsonrpc_strict: bool,
-    /// Keep every message for the journal.
-    pub journal: bool,
+    /// Journal every message: the journal file (the conversation is kept on disk
+    /// beside it until the end, [`journal::Spooled`]).
+    pub journal: Option<std::path::PathBuf>,
     /// The conversation is a recording (so a cancel it lacks is a divergence).
     pub recorded: bool,
     /// What goes wrong on purpose.
@@ -217,7 +218,7 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
         Server {
             conversation,
             output,
-            client: Client::new(inbox, options.journal),
+            client: Client::new(inbox, options.journal.as_deref()),
             clock: Clock::new(options.timing, options.seed),
             strict: options.strict,
             jsonrpc_strict: options.jsonrpc_strict,
@@ -263,6 +264,10 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
             };
             match message.kind {
                 Kind::Request => {
+                    // What a fault makes the agent take it for (`unoffered-tools`).
+                    let taken = self.injector.client_request(&message);
+                    let taken = taken.as_deref().and_then(Message::parse);
+                    let message = taken.unwrap_or(message);
                     let mut reply = self.conversation.reply(&message);
                     let live = Live {
                         id: message.id_text().to_owned(),
@@ -318,10 +323,7 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
 
     /// How the run went, the conversation ended so; the mock's own error printed.
     fn served(self, ended: Result<Exit, Stop>) -> Served {
-        let mut conversation = self.client.journal;
-        if let Some(conversation) = &mut conversation {
-            conversation.divergences = self.client.divergences;
-        }
+        let conversation = self.client.journal;
         let faults = self
             .injector
             .report()
@@ -364,7 +366,7 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
     }
 
     fn diverge(&mut self, divergence: String) {
-        self.client.divergences.push(divergence);
+        self.client.diverge(&divergence);
     }
 }
 

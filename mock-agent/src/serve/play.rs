@@ -99,7 +99,11 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
                 Err(Interrupted::Eof) => return Ok(Some(self.conversation.ending())),
                 Err(Interrupted::Ended(exit)) => return Ok(Some(exit)),
                 Err(Interrupted::Cancelled) => {
-                    let recorded_later = steps.any(|s| {
+                    // Only a recording's rest is looked at: a told turn's steps are
+                    // made as they are taken (what it made, its terminals, it tells
+                    // on cancel).
+                    let recorded_later = self.recorded
+                        && steps.any(|s| {
                         matches!(s, Ok(Step::Await { wait: Wait::Notification { ref method }, .. }) if method == methods::SESSION_CANCEL)
                     });
                     return self.cancel(live.as_ref(), recorded_later).await;

@@ -169,6 +169,15 @@ pub trait Conversation {
     fn answered(&mut self, id: &str, method: &str, answer: &serde_json::Value) {
         let _ = (id, method, answer);
     }
+
+    /// What the agent still sends when the client cancels a turn, before it answers
+    /// the prompt `cancelled`: the release of each terminal it made and has not
+    /// released (the protocol has the agent release every terminal it makes; release
+    /// kills the command). Not waited for. A conversation that plays as recorded
+    /// sends nothing more.
+    fn cancelled(&mut self) -> Steps {
+        Steps::default()
+    }
 }
 
 /// A conversation told readably, one message a line, in order: `->` the client's,

@@ -160,6 +160,9 @@ impl Client {
         if self.ended {
             return Answer::Nothing;
         }
+        let taken = self.injector.client_request(message);
+        let taken = taken.as_deref().and_then(Message::parse);
+        let message = taken.as_ref().unwrap_or(message);
         let reply = conversation.reply(message);
         match self
             .injector
@@ -449,6 +452,8 @@ mod tests {
             "early-update",
             "authenticate-hangs",
             "malformed:after=2",
+            // The canonical client answers what it does not offer with an error.
+            "unoffered-tools",
         ] {
             assert!(
                 matches!(conclude(benign), Expectation::Success { .. }),

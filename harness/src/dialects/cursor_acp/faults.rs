@@ -219,6 +219,27 @@ impl Injector {
         Ok(steps)
     }
 
+    /// The client's request `message` as the conversation is to take it: with
+    /// `unoffered-tools`, an `initialize` that offers every tool the client can run for
+    /// the agent (the line to take instead), whatever it offered; `None` to take it as
+    /// it is. The journal still has what the client sent.
+    pub fn client_request(&mut self, message: &Message<'_>) -> Option<Vec<u8>> {
+        if message.method() != methods::INITIALIZE {
+            return None;
+        }
+        let index = self
+            .faults
+            .iter()
+            .position(|f| matches!(f, AcpFault::UnofferedTools))?;
+        let params = message.params_value();
+        if wire::Capabilities::of_initialize(&params) == wire::Capabilities::ALL {
+            return None;
+        }
+        self.fired[index] = true;
+        let params = wire::Capabilities::ALL.offered_in(&params);
+        Some(rpc::request_with_id(message.id_text(), message.method(), &params))
+    }
+
     /// How much later the answer to `method` comes (`late`).
     pub fn late(&mut self, method: &str) -> Option<Duration> {
         let index = self
@@ -519,6 +540,7 @@ fn unplaced() -> Vec<Drawn<AcpFault>> {
         Drawn::one("chunk:size=7", AcpFault::Chunk(Chunking::Size(7))),
         Drawn::one("chunk:random", AcpFault::Chunk(Chunking::Random)),
         Drawn::one("coalesce", AcpFault::Coalesce),
+        Drawn::one("unoffered-tools", AcpFault::UnofferedTools),
         Drawn::one(
             "stderr-flood:bytes=100000",
             AcpFault::StderrFlood { bytes: 100_000 },

@@ -210,6 +210,12 @@ pub fn notification(method: &str, params: &Value) -> Vec<u8> {
 
 /// A request of the agent's, with its own numeric id.
 pub fn request(id: u64, method: &str, params: &Value) -> Vec<u8> {
+    request_with_id(&id.to_string(), method, params)
+}
+
+/// A request whose id is `id` (JSON text; `null` when empty).
+pub fn request_with_id(id: &str, method: &str, params: &Value) -> Vec<u8> {
+    let id = if id.is_empty() { "null" } else { id };
     let method = Value::from(method);
     format!(r#"{{"jsonrpc":"2.0","id":{id},"method":{method},"params":{params}}}"#).into_bytes()
 }

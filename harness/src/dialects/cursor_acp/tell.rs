@@ -538,6 +538,15 @@ impl Conversation for Teller {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .answered(id, method, answer);
     }
+
+    fn cancelled(&mut self) -> Steps {
+        let released = self
+            .shared
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .release_all();
+        Steps::from(released)
+    }
 }
 
 /// The job the client can run for a print-mode tool: a read, a write of a whole

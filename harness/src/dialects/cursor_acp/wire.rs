@@ -355,6 +355,24 @@ impl Capabilities {
     pub fn to_value(self) -> Value {
         json!({"fs": {"readTextFile": self.read, "writeTextFile": self.write}, "terminal": self.terminal})
     }
+
+    /// Every capability: files read and written, a terminal.
+    pub const ALL: Capabilities = Capabilities {
+        read: true,
+        write: true,
+        terminal: true,
+    };
+
+    /// The params of an `initialize` request, offering these instead of what they
+    /// offer.
+    pub fn offered_in(self, params: &Value) -> Value {
+        let mut params = match params {
+            Value::Object(_) => params.clone(),
+            _ => json!({}),
+        };
+        params["clientCapabilities"] = self.to_value();
+        params
+    }
 }
 
 /// The params of `fs/read_text_file` of `path` (absolute).

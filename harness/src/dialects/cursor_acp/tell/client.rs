@@ -54,6 +54,8 @@ impl Job {
 pub(super) struct Shared {
     answers: HashMap<String, Value>,
     next_request: u64,
+    /// The terminals the client made and the agent has not released: session and id.
+    terminals: Vec<(String, String)>,
 }
 
 impl Shared {
@@ -62,6 +64,21 @@ impl Shared {
         let id = self.next_request;
         self.next_request += 1;
         id
+    }
+
+    /// The release of every terminal not yet released, now (a cancelled turn's).
+    pub(super) fn release_all(&mut self) -> Vec<Step> {
+        std::mem::take(&mut self.terminals)
+            .into_iter()
+            .map(|(session, terminal)| Step::Send {
+                at: Duration::ZERO,
+                line: rpc::request(
+                    self.next(),
+                    methods::TERMINAL_RELEASE,
+                    &wire::terminal(&session, &terminal),
+                ),
+            })
+            .collect()
     }
 
     /// Keeps the client's answer to the agent's request `id`, if a job waits for it.
@@ -199,7 +216,10 @@ pub(super) fn run(at: Duration, session: String, job: Job, told: Value) -> Item 
                     vec![send(update)]
                 }
                 (Job::Shell { .. }, Some(Ok(result))) => match result["terminalId"].as_str() {
-                    Some(terminal) => shell(at, session, call, terminal.to_owned()),
+                    Some(terminal) => {
+                        shared.terminals.push((session.clone(), terminal.to_owned()));
+                        shell(at, session, call, terminal.to_owned())
+                    }
                     None => vec![send(failed("the client's answer has no terminalId"))],
                 },
             }
@@ -240,6 +260,7 @@ fn shell(at: Duration, session: String, call: Value, terminal: String) -> Vec<It
                 items.push(Item::then(move |shared| {
                     let read = take(shared, output);
                     let release = shared.next();
+                    shared.terminals.retain(|(s, t)| (s, t) != (&session, &terminal));
                     let mut items: Vec<Item> = ask(
                         at,
                         release,
