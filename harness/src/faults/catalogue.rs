@@ -576,7 +576,7 @@ pub const CATALOGUE: &[Described] = &[
         CLAUDE,
         "unknown",
         "after=N|at=TYPE",
-        "a line of a type nobody documented (`rate_limit_event`) before that line (default after=1)",
+        "a line of a type no SDK knows (`forecast_event`) before that line (default after=1)",
         "unknown:at=result",
     )
     .placed(LINE, Some(Site::After(1))),

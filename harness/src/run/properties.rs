@@ -508,7 +508,9 @@ impl Properties {
         if case.dialect == Dialect::CursorAcp && self.checks(Property::AnswersRequests) {
             verdict(Property::AnswersRequests, answers_requests(outcome));
         }
-        if case.dialect == Dialect::Claude && self.checks(Property::AnswersRequests) {
+        // A program whose SDK stopped reading at a line it cannot read never saw the
+        // requests after it.
+        if case.dialect == Dialect::Claude && judged && self.checks(Property::AnswersRequests) {
             verdict(Property::AnswersRequests, answers_claude_requests(outcome));
         }
         verdict(

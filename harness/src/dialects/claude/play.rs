@@ -283,7 +283,15 @@ impl Player {
                     "signature": format!("sig{}", self.ids.api("")) })),
                 Step::Unknown(line) => {
                     self.flush_message(&mut message, "end_turn");
-                    self.queue.push_back(Item::Line(line.clone()));
+                    // Every line of the CLI's names its session and has its own id.
+                    let mut line = line.clone();
+                    if let Some(object) = line.as_object_mut() {
+                        object.entry("uuid").or_insert_with(|| json!(self.ids.uuid()));
+                        object
+                            .entry("session_id")
+                            .or_insert_with(|| json!(self.options.session_id));
+                    }
+                    self.queue.push_back(Item::Line(line));
                 }
                 Step::Tool(tool) => {
                     let id = self.ids.api("toolu");
@@ -772,12 +780,13 @@ pub fn malformed_line() -> Vec<u8> {
     br#"{"type":"assistant","message":{"id":"msg_01","content":[{"type":"text","#.to_vec()
 }
 
-/// A line of a type no SDK documents (`unknown`): a rate-limit event.
+/// A line of a type no SDK knows (`unknown`), as a later CLI may add one: with the
+/// `uuid` and `session_id` every line of the CLI's has. (Not `rate_limit_event`: the
+/// Python SDK knows that one, and needs its fields.)
 pub fn unknown_line() -> Vec<u8> {
     to_line(
-        &json!({"type": "rate_limit_event", "rate_limit_info": {"status": "allowed_warning",
-        "resetsAt": 1_764_000_000, "rateLimitType": "five_hour", "utilization": 0.9},
-        "uuid": "00000000-0000-4000-8000-000000000001"}),
+        &json!({"type": "forecast_event", "forecast": {"tokens_left": 12_000, "window": "five_hour"},
+        "uuid": "00000000-0000-4000-8000-000000000001", "session_id": ""}),
     )
 }
 
