@@ -609,7 +609,10 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Agent<O, E> {
             None => match subtype {
                 control::INITIALIZE => {
                     self.player.set_hooks(Hook::from_initialize(&request["hooks"]));
-                    Ok(self.initialized())
+                    Ok(harness::dialects::claude::play::initialized(
+                        &self.player.options,
+                        std::process::id(),
+                    ))
                 }
                 control::INTERRUPT => Ok(json!({"still_queued": []})),
                 control::SET_PERMISSION_MODE => {
@@ -663,27 +666,6 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Agent<O, E> {
             }
         }
         Ok(())
-    }
-
-    /// The answer to `initialize`.
-    fn initialized(&self) -> Value {
-        let options = &self.player.options;
-        json!({
-            "commands": [{"name": "compact", "description": "Clear conversation history but keep a summary in context", "argumentHint": ""},
-                         {"name": "review", "description": "Review a pull request", "argumentHint": ""}],
-            "agents": [{"name": "general-purpose", "description": "General-purpose agent for researching complex questions"}],
-            "output_style": "default",
-            "available_output_styles": ["default"],
-            "models": [{"value": "default", "resolvedModel": options.model, "displayName": "Default (recommended)",
-                        "description": "The model mock-agent plays"}],
-            "account": {"tokenSource": "none", "apiKeySource": "ANTHROPIC_API_KEY", "apiProvider": "firstParty"},
-            "pid": std::process::id(),
-            "claude_code_version": VERSION,
-            "current_permission_mode": options.permission_mode,
-            "hook_on_failure_supported": true,
-            "fast_mode_state": "off",
-            "session_state": "idle",
-        })
     }
 
     /// Journals a line that went `dir`.

@@ -775,6 +775,46 @@ impl Player {
     }
 }
 
+/// The CLI's answer to `initialize` (its `response`), for the process `pid`.
+pub fn initialized(options: &Options, pid: u32) -> Value {
+    json!({
+        "commands": [{"name": "compact", "description": "Clear conversation history but keep a summary in context", "argumentHint": ""},
+                     {"name": "review", "description": "Review a pull request", "argumentHint": ""}],
+        "agents": [{"name": "general-purpose", "description": "General-purpose agent for researching complex questions"}],
+        "output_style": "default",
+        "available_output_styles": ["default"],
+        "models": [{"value": "default", "resolvedModel": options.model, "displayName": "Default (recommended)",
+                    "description": "The model mock-agent plays"}],
+        "account": {"tokenSource": "none", "apiKeySource": "ANTHROPIC_API_KEY", "apiProvider": "firstParty"},
+        "pid": pid,
+        "claude_code_version": VERSION,
+        "current_permission_mode": options.permission_mode,
+        "hook_on_failure_supported": true,
+        "fast_mode_state": "off",
+        "session_state": "idle",
+    })
+}
+
+/// A control response of success to `id`, with `response` (a line of either side).
+pub fn success(id: &Value, response: Value) -> Vec<u8> {
+    to_line(&json!({"type": types::CONTROL_RESPONSE, "response": {
+        "subtype": control::SUCCESS, "request_id": id, "response": response}}))
+}
+
+/// The client's `initialize` request, as the Python SDK writes it (without hooks).
+pub fn initialize_request(id: &str) -> Vec<u8> {
+    to_line(&json!({"type": types::CONTROL_REQUEST, "request_id": id,
+        "request": {"subtype": control::INITIALIZE, "hooks": null}}))
+}
+
+/// The client's user message: a turn's prompt.
+pub fn user_message(prompt: &str) -> Vec<u8> {
+    to_line(
+        &json!({"type": types::USER, "session_id": "", "message": {"role": "user", "content": prompt},
+        "parent_tool_use_id": null}),
+    )
+}
+
 /// A line that starts as an assistant message and is not JSON (`malformed`).
 pub fn malformed_line() -> Vec<u8> {
     br#"{"type":"assistant","message":{"id":"msg_01","content":[{"type":"text","#.to_vec()
