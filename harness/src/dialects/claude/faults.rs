@@ -170,10 +170,10 @@ impl Injector {
             };
             let mut removed = value
                 .as_object_mut()
-                .and_then(|o| o.remove(field.as_str()))
+                .and_then(|o| o.shift_remove(field.as_str()))
                 .is_some();
             if let Some(message) = value.get_mut("message").and_then(Value::as_object_mut) {
-                removed |= message.remove(field.as_str()).is_some();
+                removed |= message.shift_remove(field.as_str()).is_some();
             }
             if removed {
                 *acted = true;
@@ -288,6 +288,18 @@ mod tests {
             vec![Out::Line(line(
                 &json!({"type": types::ASSISTANT, "message": {"content": []}})
             ))]
+        );
+    }
+
+    #[test]
+    fn missing_keeps_the_order_of_the_other_fields() {
+        let mut faults = injector("missing:field=num_turns");
+        let out = faults.line(br#"{"type":"result","num_turns":2,"session_id":"s","uuid":"u"}"#.to_vec());
+        assert_eq!(
+            out,
+            vec![Out::Line(
+                br#"{"type":"result","session_id":"s","uuid":"u"}"#.to_vec()
+            )]
         );
     }
 
