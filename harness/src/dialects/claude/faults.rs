@@ -58,7 +58,9 @@ impl Injector {
         self.faults.iter().map(|(f, acted)| (f.name(), *acted)).collect()
     }
 
-    /// The presets: every turn of `session` ends as they say.
+    /// The presets: every turn of `session` ends as they say. A failed login fails
+    /// the turn's first API call, so the model says nothing before the synthetic
+    /// message (as the real CLI: `init`, the synthetic `assistant`, the `result`).
     pub fn prepare(&mut self, session: &mut Session, options: &mut Options) {
         for (fault, acted) in &mut self.faults {
             let ClaudeFault::Ending(ending) = fault else {
@@ -86,6 +88,9 @@ impl Injector {
                 },
             };
             for turn in &mut session.turns {
+                if matches!(end, End::ApiError { .. }) {
+                    turn.steps.clear();
+                }
                 turn.end = end.clone();
             }
         }
@@ -316,7 +321,8 @@ mod tests {
         assert!(session
             .turns
             .iter()
-            .all(|t| matches!(&t.end, End::ApiError { text, .. } if text == NOT_LOGGED_IN)));
+            .all(|t| t.steps.is_empty()
+                && matches!(&t.end, End::ApiError { text, .. } if text == NOT_LOGGED_IN)));
         injector("max-turns").prepare(&mut session, &mut options);
         assert_eq!(options.max_turns, Some(1));
     }
