@@ -42,6 +42,8 @@ pub enum Answer {
 pub struct Injector {
     faults: Vec<(ClaudeFault, bool)>,
     lines: u64,
+    /// The session's id, for the lines the faults add (`unknown`).
+    session_id: String,
 }
 
 impl Injector {
@@ -50,6 +52,7 @@ impl Injector {
         Injector {
             faults: faults.into_iter().map(|f| (f, false)).collect(),
             lines: 0,
+            session_id: String::new(),
         }
     }
 
@@ -62,6 +65,7 @@ impl Injector {
     /// the turn's first API call, so the model says nothing before the synthetic
     /// message (as the real CLI: `init`, the synthetic `assistant`, the `result`).
     pub fn prepare(&mut self, session: &mut Session, options: &mut Options) {
+        self.session_id.clone_from(&options.session_id);
         for (fault, acted) in &mut self.faults {
             let ClaudeFault::Ending(ending) = fault else {
                 continue;
@@ -130,7 +134,7 @@ impl Injector {
             }
             self.faults[i].1 = true;
             let fault = self.faults[i].0.clone();
-            if let Some(end) = act(&fault, &mut line, &mut out) {
+            if let Some(end) = act(&fault, &mut line, &mut out, &self.session_id) {
                 out.push(end);
                 return out;
             }
@@ -151,7 +155,7 @@ impl Injector {
             }
             self.faults[i].1 = true;
             let fault = self.faults[i].0.clone();
-            if let Some(end) = act(&fault, &mut None, &mut out) {
+            if let Some(end) = act(&fault, &mut None, &mut out, &self.session_id) {
                 out.push(end);
                 return out;
             }
@@ -200,8 +204,8 @@ fn reached(at: &Place, lines: u64, kind: Option<&(String, Option<String>)>) -> b
 }
 
 /// Performs `fault` before `line` (taken when the fault ends the stream there); the
-/// end of the process when it ends it.
-fn act(fault: &ClaudeFault, line: &mut Option<Vec<u8>>, out: &mut Vec<Out>) -> Option<Out> {
+/// end of the process when it ends it. `session_id`: the id of the lines it adds.
+fn act(fault: &ClaudeFault, line: &mut Option<Vec<u8>>, out: &mut Vec<Out>, session_id: &str) -> Option<Out> {
     match fault {
         ClaudeFault::Exit { exit, byte, .. } => {
             if let (Some(byte), Some(line)) = (byte, line.take()) {
@@ -226,7 +230,7 @@ fn act(fault: &ClaudeFault, line: &mut Option<Vec<u8>>, out: &mut Vec<Out>) -> O
             None
         }
         ClaudeFault::Unknown { .. } => {
-            out.push(Out::Line(play::unknown_line()));
+            out.push(Out::Line(play::unknown_line(session_id)));
             None
         }
         ClaudeFault::Huge { bytes, .. } => {
@@ -274,7 +278,7 @@ mod tests {
         let mut faults = injector("exit:code=3,at=can_use_tool;unknown:after=1");
         assert_eq!(faults.line(init()).len(), 1);
         let second = faults.line(line(&json!({"type": types::ASSISTANT})));
-        assert!(matches!(&second[0], Out::Line(l) if *l == play::unknown_line()));
+        assert!(matches!(&second[0], Out::Line(l) if *l == play::unknown_line("")));
         let ask = faults.line(line(
             &json!({"type": types::CONTROL_REQUEST, "request": {"subtype": control::CAN_USE_TOOL}}),
         ));

@@ -283,7 +283,18 @@ impl Player {
                     "signature": format!("sig{}", self.ids.api("")) })),
                 Step::Unknown(line) => {
                     self.flush_message(&mut message, "end_turn");
-                    self.queue.push_back(Item::Line(line.clone()));
+                    // Every line of the CLI's carries its session and a uuid; the
+                    // Python SDK needs them on the types it knows (`rate_limit_event`).
+                    let mut line = line.clone();
+                    if let Some(fields) = line.as_object_mut() {
+                        if !fields.contains_key("uuid") {
+                            fields.insert("uuid".into(), json!(self.ids.uuid()));
+                        }
+                        if !fields.contains_key("session_id") {
+                            fields.insert("session_id".into(), json!(self.options.session_id));
+                        }
+                    }
+                    self.queue.push_back(Item::Line(line));
                 }
                 Step::Tool(tool) => {
                     let id = self.ids.api("toolu");
@@ -772,12 +783,14 @@ pub fn malformed_line() -> Vec<u8> {
     br#"{"type":"assistant","message":{"id":"msg_01","content":[{"type":"text","#.to_vec()
 }
 
-/// A line of a type no SDK documents (`unknown`): a rate-limit event.
-pub fn unknown_line() -> Vec<u8> {
+/// A line of a type the SDKs' callers rarely meet (`unknown`): a rate-limit event of
+/// session `session_id`. Python's SDK knows the type and needs its `session_id`
+/// (without it every program dies of a `MessageParseError`); it hands the event on.
+pub fn unknown_line(session_id: &str) -> Vec<u8> {
     to_line(
         &json!({"type": "rate_limit_event", "rate_limit_info": {"status": "allowed_warning",
         "resetsAt": 1_764_000_000, "rateLimitType": "five_hour", "utilization": 0.9},
-        "uuid": "00000000-0000-4000-8000-000000000001"}),
+        "uuid": "00000000-0000-4000-8000-000000000001", "session_id": session_id}),
     )
 }
 
