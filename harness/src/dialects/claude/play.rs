@@ -588,7 +588,15 @@ impl Player {
             (false, Ok(response)) => Some(match response.get("behavior").and_then(Value::as_str) {
                 Some(behaviors::ALLOW) => {
                     if let Some(input) = response.get("updatedInput").filter(|i| i.is_object()) {
-                        self.calls[n].tool.input = input.clone();
+                        // The tool runs on the input the client gave: a new path shows
+                        // in its output (`File created successfully at: PATH`).
+                        let tool = &mut self.calls[n].tool;
+                        let path =
+                            |input: &Value| input.get("file_path").and_then(Value::as_str).map(str::to_owned);
+                        if let (Some(old), Some(new)) = (path(&tool.input), path(input)) {
+                            tool.output = tool.output.replace(&old, &new);
+                        }
+                        tool.input = input.clone();
                     }
                     Decision::Allow
                 }
