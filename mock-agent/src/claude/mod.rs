@@ -254,6 +254,19 @@ fn resolve(model: &str) -> String {
     }
 }
 
+/// A result's `errors` (strings) as one text, one a line.
+fn errors(errors: Option<&Value>) -> String {
+    match errors {
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|e| e.as_str().map_or_else(|| text_of(e), str::to_owned))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        Some(other) => text_of(other),
+        None => String::new(),
+    }
+}
+
 /// What comes from the client.
 #[derive(Debug)]
 enum Event {
@@ -520,10 +533,7 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Agent<O, E> {
                         let max = self.player.options.max_turns.unwrap_or(1);
                         format!("Error: Reached max turns ({max})")
                     }
-                    None => format!(
-                        "Error: {}",
-                        value.get(fields::ERRORS).map(text_of).unwrap_or_default()
-                    ),
+                    None => format!("Error: {}", errors(value.get(fields::ERRORS))),
                 };
                 Some(text.into_bytes())
             }
