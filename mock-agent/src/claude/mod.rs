@@ -495,12 +495,12 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Agent<O, E> {
     }
 
     /// Performs `frame` at `due`; what the client sends before is kept, to be
-    /// handled once it is written. The end of stdin ends the wait: the agent then
-    /// finishes at once.
+    /// handled once it is written. After the end of stdin the turns asked for are
+    /// still told at the clock's pace, as the real CLI finishes the work queued (and
+    /// `claude -p`, whose stdin is read before the turn, keeps its timing).
     async fn write(&mut self, due: Duration, frame: Frame) -> Result<(), Stop> {
         loop {
             let eof = self.eof || self.pending.iter().any(|e| matches!(e, Event::Eof));
-            let due = if eof { Duration::ZERO } else { due };
             let mut client = Client {
                 inbox: &mut self.inbox,
                 eof,
