@@ -303,12 +303,14 @@ mod tests {
     #[test]
     fn missing_keeps_the_order_of_the_other_fields() {
         let mut faults = injector("missing:field=num_turns");
-        let out = faults.line(br#"{"type":"result","num_turns":2,"session_id":"s","uuid":"u"}"#.to_vec());
+        let out = faults.line(line(
+            &json!({"type": types::RESULT, "num_turns": 2, "session_id": "s", "uuid": "u"}),
+        ));
         assert_eq!(
             out,
-            vec![Out::Line(
-                br#"{"type":"result","session_id":"s","uuid":"u"}"#.to_vec()
-            )]
+            vec![Out::Line(line(
+                &json!({"type": types::RESULT, "session_id": "s", "uuid": "u"})
+            ))]
         );
     }
 
