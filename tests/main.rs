@@ -10,8 +10,9 @@ mod acp_generate; // generated conversations: protocol rules, replay through the
 mod acp_record; // recording server mode both ways: same bytes on replay, secrets out, the shim
 mod acp_schema; // every message server mode sends validates against the official ACP schema
 mod acp_server; // recorded conversations replayed with live ids, divergences, step mode
-mod claude; // Claude Code's stand-in as the Agent SDKs drive it: argv, the control protocol, states, partial messages, -p
+mod claude; // Claude Code's stand-in as the Agent SDKs drive it: argv, the control protocol, states, hooks, -p
 mod claude_faults; // the catalogue's `claude` faults through the binary, ending as the real CLI
+mod claude_stream; // what the Claude Code stand-in streams: partial messages, timing, the journal
 mod cli; // the emulated CLI's command line, subcommands and errors
 mod consumers; // the harness on example consumers: the careful one copes, each bug is caught
 mod faults; // every fault and preset through the binary, signals, stalls, closed pipes
