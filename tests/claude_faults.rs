@@ -194,6 +194,13 @@ fn exit_and_signal_end_the_process_there() {
     assert_eq!(ended.status.signal(), Some(nix::libc::SIGTERM));
     assert!(!types(&ended).contains(&"assistant".to_owned()));
     assert!(types(&ended).contains(&"system/init".to_owned()));
+    // In the middle of a line: the first bytes, then the signal.
+    let ended = run("signal:name=KILL,at=result,byte=10");
+    assert_eq!(ended.status.signal(), Some(nix::libc::SIGKILL), "dies by it");
+    assert_eq!(
+        ended.stdout.last().map(Vec::as_slice),
+        Some(&br#"{"type":"r"#[..])
+    );
 }
 
 #[test]

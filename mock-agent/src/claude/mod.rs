@@ -468,8 +468,9 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Agent<O, E> {
                     let due = self.clock.due(Duration::ZERO, true);
                     self.write(due, Frame::Line(line)).await?;
                 }
-                self.ended = Some(Exit::Code(1));
-                return Ok(true);
+                // The `End` that follows says how the process ends (exit 1 after
+                // `eof`, the signal of `signal:byte=K`).
+                self.ended.get_or_insert(Exit::Code(1));
             }
             Out::Stderr(text) => {
                 self.note(journal::ERR, &text);
