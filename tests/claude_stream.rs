@@ -201,3 +201,37 @@ fn the_journal_holds_the_conversation_both_ways() {
         "every line out, in order"
     );
 }
+
+#[test]
+fn generated_sessions_are_deterministic_and_readable_by_the_sdks() {
+    let play = |seed: u64| {
+        claude(&["-p", "hi", "--output-format", "stream-json", "--verbose"])
+            .env("MOCK_AGENT_GENERATE", seed.to_string())
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("runs")
+    };
+    let mut shapes = std::collections::BTreeSet::new();
+    for seed in 1..=8 {
+        let out = play(seed);
+        assert_eq!(out.stdout, play(seed).stdout, "seed {seed}: the same bytes again");
+        let lines: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("JSON"))
+            .collect();
+        // Python's SDK needs `session_id` and `uuid` on the types it knows, the
+        // undocumented lines of a generated session too (`rate_limit_event`).
+        for line in &lines {
+            assert!(
+                line["session_id"].is_string() && line["uuid"].is_string(),
+                "seed {seed}: {line}"
+            );
+        }
+        let result = lines.last().expect("lines");
+        assert!(is_result(result), "seed {seed}");
+        let error = result["is_error"].as_bool().expect("is_error");
+        assert_eq!(out.status.code(), Some(i32::from(error)), "seed {seed}");
+        shapes.insert(lines.iter().map(|l| kind(l).to_owned()).collect::<Vec<_>>());
+    }
+    assert!(shapes.len() > 3, "seeds make different sessions");
+}
