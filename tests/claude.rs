@@ -532,6 +532,8 @@ fn interrupt_while_a_permission_waits_ends_the_turn() {
     );
     assert_eq!(result["subtype"], "error_during_execution");
     assert_eq!(result["terminal_reason"], "aborted_streaming");
+    // Two API round trips were made (the text and the Read, then the Write).
+    assert_eq!(result["num_turns"], 2);
     assert_eq!(result["is_error"], true);
     assert!(state_is(rest.last().expect("idle"), "idle"));
     assert_eq!(code(&c.finish()), Some(1), "exit 1 at the end of input");

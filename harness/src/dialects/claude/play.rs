@@ -197,6 +197,9 @@ pub struct Player {
     asked: Option<(String, usize, bool)>,
     turn: Option<Turn>,
     api_turns: u32,
+    /// The API messages told so far in the turn (their count, the last one's id): an
+    /// interrupted turn's `num_turns`.
+    told: (u32, Value),
     denials: Vec<Value>,
     last_error: bool,
     interrupted: bool,
@@ -219,6 +222,7 @@ impl Player {
             asked: None,
             turn: None,
             api_turns: 0,
+            told: (0, Value::Null),
             denials: Vec::new(),
             last_error: false,
             interrupted: false,
@@ -253,6 +257,7 @@ impl Player {
         self.calls.clear();
         self.denials.clear();
         self.api_turns = 0;
+        self.told = (0, Value::Null);
         self.interrupted = false;
         self.limited = false;
         self.queue.clear();
@@ -463,7 +468,12 @@ impl Player {
             return Next::Done;
         };
         match item {
-            Item::Line(value) => Next::Send(to_line(&value)),
+            Item::Line(value) => {
+                if value["type"] == types::ASSISTANT && value["message"]["id"] != self.told.1 {
+                    self.told = (self.told.0 + 1, value["message"]["id"].clone());
+                }
+                Next::Send(to_line(&value))
+            }
             Item::Idle => {
                 let line = self.state(states::IDLE);
                 Next::Send(to_line(&line))
@@ -691,7 +701,13 @@ impl Player {
             steps: Vec::new(),
             end: End::Success,
         });
-        let turns = self.api_turns.max(1);
+        // An interrupted turn counts the round trips made, not the ones planned.
+        let turns = if self.interrupted {
+            self.told.0
+        } else {
+            self.api_turns
+        }
+        .max(1);
         let cost = 0.0009 * f64::from(turns);
         self.cost += cost;
         let total = (self.cost * 1e6).round() / 1e6;
