@@ -655,6 +655,25 @@ fn an_unknown_request_is_refused_and_quiet_lines_get_no_answer() {
 }
 
 #[test]
+fn an_interrupt_between_turns_is_answered_and_nothing_more() {
+    let mut c = sdk(PYTHON, true, &[]);
+    c.send(&initialize("req_1"));
+    c.next_json();
+    c.send_json(&request("int_1", json!({"subtype": "interrupt"})));
+    c.send_json(&request("r2", json!({"subtype": "no_such_thing"})));
+    let first = c.next_json();
+    assert_eq!(first["response"]["request_id"], "int_1");
+    assert_eq!(first["response"]["response"], json!({"still_queued": []}));
+    let second = c.next_json();
+    assert_eq!(
+        second["response"]["request_id"], "r2",
+        "no line between: {second}"
+    );
+    let ended = c.finish();
+    assert_eq!(code(&ended), Some(0), "no turn, no error result");
+}
+
+#[test]
 fn a_line_that_is_not_json_ends_the_process_with_exit_1() {
     let mut c = sdk(PYTHON, false, &[]);
     c.send(&initialize("req_1"));
