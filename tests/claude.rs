@@ -365,8 +365,17 @@ fn two_user_messages_are_two_turns_of_one_session() {
     let first = c.until(is_result);
     c.send(&prompt("second"));
     let second = c.until(is_result);
+    // Observed: the CLI exits within 0.05 s of the end of its input (one that stays
+    // hangs Python's `query()` and costs `disconnect()` 5 s).
+    let closed = std::time::Instant::now();
     let ended = c.finish();
+    assert!(
+        closed.elapsed() < std::time::Duration::from_secs(1),
+        "{:?}",
+        closed.elapsed()
+    );
     assert_eq!(code(&ended), Some(0));
+    assert!(ended.stderr.is_empty(), "{}", ended.stderr);
     assert_eq!(
         (inits(&first).len(), inits(&second).len()),
         (1, 1),
@@ -536,7 +545,13 @@ fn interrupt_while_a_permission_waits_ends_the_turn() {
     assert_eq!(result["num_turns"], 2);
     assert_eq!(result["is_error"], true);
     assert!(state_is(rest.last().expect("idle"), "idle"));
-    assert_eq!(code(&c.finish()), Some(1), "exit 1 at the end of input");
+    let ended = c.finish();
+    assert_eq!(code(&ended), Some(1), "exit 1 at the end of input");
+    assert!(
+        ended.stderr.is_empty(),
+        "nothing on stderr (observed): {}",
+        ended.stderr
+    );
 }
 
 #[test]

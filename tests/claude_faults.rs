@@ -139,6 +139,11 @@ fn not_logged_in_and_a_bad_key_end_as_the_real_cli() {
 fn max_turns_stops_at_the_first_tool_call() {
     let ended = run("max-turns");
     assert_eq!(ended.status.code(), Some(1));
+    assert!(
+        ended.stderr.is_empty(),
+        "nothing on stderr (observed): {}",
+        ended.stderr
+    );
     let kinds = types(&ended);
     assert_eq!(
         kinds[kinds.len() - 2],
