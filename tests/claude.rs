@@ -370,7 +370,7 @@ fn two_user_messages_are_two_turns_of_one_session() {
     let closed = std::time::Instant::now();
     let ended = c.finish();
     assert!(
-        closed.elapsed() < std::time::Duration::from_secs(1),
+        closed.elapsed() < std::time::Duration::from_secs(3),
         "{:?}",
         closed.elapsed()
     );
