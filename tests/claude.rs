@@ -206,6 +206,41 @@ fn both_sdks_argv_forms_are_read() {
 }
 
 #[test]
+fn every_flag_the_sdks_may_write_is_taken() {
+    // Python's argv with every option set (REAL-CLAUDE.md), then TypeScript's forms;
+    // `''` is an empty argument.
+    let python = "--output-format stream-json --verbose --system-prompt-file /dev/null --tools '' \
+        --allowedTools Read,Write --max-turns 3 --max-budget-usd 1.5 --disallowedTools Bash \
+        --task-budget 3 --model sonnet --fallback-model haiku --betas b --permission-mode default \
+        --continue --session-id 11111111-1111-4111-8111-111111111111 --settings {} --add-dir /tmp \
+        --add-dir /var --mcp-config {\"mcpServers\":{\"calc\":{\"type\":\"sdk\",\"name\":\"calc\"}}} \
+        --include-hook-events --strict-mcp-config --fork-session --setting-sources= --plugin-dir /x \
+        --max-thinking-tokens 100 --effort high --json-schema {} --input-format stream-json";
+    let typescript = "--output-format stream-json --verbose --input-format stream-json \
+        --append-system-prompt=x --max-turns=3 --model=sonnet --permission-mode=plan \
+        --thinking=adaptive --resume=11111111-1111-4111-8111-111111111111 --resume-session-at=u \
+        --setting-sources=user,project";
+    for line in [python, typescript] {
+        let argv: Vec<&str> = line
+            .split_whitespace()
+            .map(|a| if a == "''" { "" } else { a })
+            .collect();
+        let mut c = sdk(&argv, false, &[]);
+        c.send(&initialize("req_1"));
+        c.send(&prompt("hi"));
+        let lines = c.until(is_result);
+        let init = inits(&lines)[0];
+        assert_eq!(
+            init["session_id"], "11111111-1111-4111-8111-111111111111",
+            "{argv:?}"
+        );
+        assert_eq!(init["model"], "claude-sonnet-4-5");
+        let ended = c.finish();
+        assert_eq!(code(&ended), Some(0), "{argv:?}: {}", ended.stderr);
+    }
+}
+
+#[test]
 fn version_as_the_real_cli_and_installed_as_claude() {
     for flag in ["-v", "--version"] {
         let out = claude(&[flag]).output().expect("runs");
