@@ -11,9 +11,12 @@ mod acp_record; // recording server mode both ways: same bytes on replay, secret
 mod acp_schema; // every message server mode sends validates against the official ACP schema
 mod acp_server; // recorded conversations replayed with live ids, divergences, step mode
 mod acp_tools; // the client's file and terminal answers: errors, never, the unoffered-tools fault
+mod claude; // Claude Code's stand-in as the Agent SDKs drive it: argv, the control protocol, states, hooks, -p
 mod claude_consumers; // the harness on programs built on the Python Claude Agent SDK: the careful one copes, each planted bug is caught
+mod claude_faults; // the catalogue's `claude` faults through the binary, ending as the real CLI
 mod claude_replay; // Claude Code cassettes: recording the mock as `claude` both ways, replay with live ids, divergences
 mod claude_sdks; // the real Claude Agent SDKs (Python, TypeScript), unmodified, drive the mock as `claude`
+mod claude_stream; // what the Claude Code stand-in streams: partial messages, timing, the journal
 mod cli; // the emulated CLI's command line, subcommands and errors
 mod consumers; // the harness on example consumers: the careful one copes, each bug is caught
 mod faults; // every fault and preset through the binary, signals, stalls, closed pipes

@@ -184,3 +184,182 @@ pub fn acp_server(env: &[(&str, &std::ffi::OsStr)]) -> std::process::Child {
         .spawn()
         .expect("spawns the mock")
 }
+
+/// A child driven as the Agent SDKs drive Claude Code: lines written to its stdin as
+/// the test goes, its stdout read line by line with a timeout (so that no test can
+/// hang), its stderr kept for the end.
+pub struct Conversation {
+    child: std::process::Child,
+    stdin: Option<std::process::ChildStdin>,
+    lines: std::sync::mpsc::Receiver<Vec<u8>>,
+    stderr: std::sync::mpsc::Receiver<Vec<u8>>,
+    /// Every stdout line read so far, without its newline (a cut last line as is).
+    pub read: Vec<Vec<u8>>,
+}
+
+/// How long a test waits for one line, or for the child's end.
+pub const PATIENCE: std::time::Duration = std::time::Duration::from_secs(20);
+
+/// How a [`Conversation`] ended.
+pub struct Ended {
+    /// The exit status.
+    pub status: std::process::ExitStatus,
+    /// Every stdout line of the run, without newlines.
+    pub stdout: Vec<Vec<u8>>,
+    /// The whole stderr.
+    pub stderr: String,
+}
+
+impl Ended {
+    /// The stdout lines that parse as JSON.
+    pub fn json(&self) -> Vec<serde_json::Value> {
+        self.stdout
+            .iter()
+            .filter_map(|l| serde_json::from_slice(l).ok())
+            .collect()
+    }
+}
+
+impl Conversation {
+    /// Spawns `cmd` with its three streams piped.
+    pub fn spawn(mut cmd: std::process::Command) -> Self {
+        use std::io::BufRead;
+        use std::process::Stdio;
+        let mut child = cmd
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawns the mock");
+        let stderr = harness::run::child::drain(child.stderr.take(), 1 << 20);
+        let stdout = child.stdout.take().expect("stdout");
+        let (sender, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut stdout = std::io::BufReader::new(stdout);
+            loop {
+                let mut line = Vec::new();
+                match stdout.read_until(b'\n', &mut line) {
+                    Ok(0) | Err(_) => return,
+                    Ok(_) => {
+                        if line.last() == Some(&b'\n') {
+                            line.pop();
+                        }
+                        if sender.send(line).is_err() {
+                            return;
+                        }
+                    }
+                }
+            }
+        });
+        Conversation {
+            stdin: child.stdin.take(),
+            child,
+            lines,
+            stderr,
+            read: Vec::new(),
+        }
+    }
+
+    /// Writes `line` and a newline (a child that is gone is not an error here).
+    pub fn send(&mut self, line: &str) {
+        use std::io::Write;
+        if let Some(stdin) = self.stdin.as_mut() {
+            let _ = stdin.write_all(format!("{line}\n").as_bytes());
+            let _ = stdin.flush();
+        }
+    }
+
+    /// Writes `value` as one line.
+    pub fn send_json(&mut self, value: &serde_json::Value) {
+        self.send(&value.to_string());
+    }
+
+    /// Closes the child's stdin.
+    pub fn close(&mut self) {
+        drop(self.stdin.take());
+    }
+
+    /// The next stdout line, `None` at its end; panics after [`PATIENCE`].
+    pub fn next_line(&mut self) -> Option<Vec<u8>> {
+        match self.lines.recv_timeout(PATIENCE) {
+            Ok(line) => {
+                self.read.push(line.clone());
+                Some(line)
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => None,
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                let _ = self.child.kill();
+                panic!("no line within {PATIENCE:?}; read so far:\n{}", self.shown());
+            }
+        }
+    }
+
+    /// The next stdout line, read as JSON; panics at the end of stdout or on a line
+    /// that is not JSON.
+    pub fn next_json(&mut self) -> serde_json::Value {
+        let line = self
+            .next_line()
+            .unwrap_or_else(|| panic!("stdout ended; read:\n{}", self.shown()));
+        serde_json::from_slice(&line)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&line)))
+    }
+
+    /// The JSON lines up to and with the first one `stop` takes.
+    pub fn until(&mut self, stop: impl Fn(&serde_json::Value) -> bool) -> Vec<serde_json::Value> {
+        let mut lines = Vec::new();
+        loop {
+            let line = self.next_json();
+            let done = stop(&line);
+            lines.push(line);
+            if done {
+                return lines;
+            }
+        }
+    }
+
+    /// The lines read so far, for a failure's message.
+    pub fn shown(&self) -> String {
+        self.read
+            .iter()
+            .map(|l| String::from_utf8_lossy(&l[..l.len().min(300)]).into_owned())
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    /// The child's pid.
+    pub fn id(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Closes stdin, reads stdout to its end and waits for the child (killed, and the
+    /// test failed, after [`PATIENCE`]).
+    pub fn finish(mut self) -> Ended {
+        self.close();
+        while self.next_line().is_some() {}
+        let deadline = std::time::Instant::now() + PATIENCE;
+        let status = loop {
+            if let Some(status) = self.child.try_wait().expect("waits") {
+                break status;
+            }
+            if std::time::Instant::now() > deadline {
+                let _ = self.child.kill();
+                panic!("the child did not end within {PATIENCE:?}");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        };
+        let stderr = self.stderr.recv_timeout(PATIENCE).unwrap_or_default();
+        Ended {
+            status,
+            stdout: std::mem::take(&mut self.read),
+            stderr: String::from_utf8_lossy(&stderr).into_owned(),
+        }
+    }
+}
+
+impl Drop for Conversation {
+    /// A test that failed half-way leaves no child behind.
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

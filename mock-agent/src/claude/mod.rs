@@ -269,6 +269,19 @@ fn resolve(model: &str) -> String {
     }
 }
 
+/// A result's `errors` (strings) as one text, one a line.
+fn errors(errors: Option<&Value>) -> String {
+    match errors {
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|e| e.as_str().map_or_else(|| text_of(e), str::to_owned))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        Some(other) => text_of(other),
+        None => String::new(),
+    }
+}
+
 /// What comes from the client.
 #[derive(Debug)]
 enum Event {
@@ -470,8 +483,9 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Agent<O, E> {
                     let due = self.clock.due(self.player.at(), true);
                     self.write(due, Frame::Line(line)).await?;
                 }
-                self.ended = Some(Exit::Code(1));
-                return Ok(true);
+                // The `End` that follows says how the process ends (exit 1 after
+                // `eof`, the signal of `signal:byte=K`).
+                self.ended.get_or_insert(Exit::Code(1));
             }
             Out::Stderr(text) => {
                 self.note(journal::ERR, &text);
@@ -497,12 +511,12 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Agent<O, E> {
     }
 
     /// Performs `frame` at `due`; what the client sends before is kept, to be
-    /// handled once it is written. The end of stdin ends the wait: the agent then
-    /// finishes at once.
+    /// handled once it is written. After the end of stdin the turns asked for are
+    /// still told at the clock's pace, as the real CLI finishes the work queued (and
+    /// `claude -p`, whose stdin is read before the turn, keeps its timing).
     async fn write(&mut self, due: Duration, frame: Frame) -> Result<(), Stop> {
         loop {
             let eof = self.eof || self.pending.iter().any(|e| matches!(e, Event::Eof));
-            let due = if eof { Duration::ZERO } else { due };
             let mut client = Client {
                 inbox: &mut self.inbox,
                 eof,
@@ -535,10 +549,7 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Agent<O, E> {
                         let max = self.player.options.max_turns.unwrap_or(1);
                         format!("Error: Reached max turns ({max})")
                     }
-                    None => format!(
-                        "Error: {}",
-                        value.get(fields::ERRORS).map(text_of).unwrap_or_default()
-                    ),
+                    None => format!("Error: {}", errors(value.get(fields::ERRORS))),
                 };
                 Some(text.into_bytes())
             }

@@ -42,6 +42,8 @@ pub enum Answer {
 pub struct Injector {
     faults: Vec<(ClaudeFault, bool)>,
     lines: u64,
+    /// The session's id, for the lines the faults add (`unknown`).
+    session_id: String,
 }
 
 impl Injector {
@@ -50,6 +52,7 @@ impl Injector {
         Injector {
             faults: faults.into_iter().map(|f| (f, false)).collect(),
             lines: 0,
+            session_id: String::new(),
         }
     }
 
@@ -58,8 +61,11 @@ impl Injector {
         self.faults.iter().map(|(f, acted)| (f.name(), *acted)).collect()
     }
 
-    /// The presets: every turn of `session` ends as they say.
+    /// The presets: every turn of `session` ends as they say. A failed login fails
+    /// the turn's first API call, so the model says nothing before the synthetic
+    /// message (as the real CLI: `init`, the synthetic `assistant`, the `result`).
     pub fn prepare(&mut self, session: &mut Session, options: &mut Options) {
+        self.session_id.clone_from(&options.session_id);
         for (fault, acted) in &mut self.faults {
             let ClaudeFault::Ending(ending) = fault else {
                 continue;
@@ -86,6 +92,9 @@ impl Injector {
                 },
             };
             for turn in &mut session.turns {
+                if matches!(end, End::ApiError { .. }) {
+                    turn.steps.clear();
+                }
                 turn.end = end.clone();
             }
         }
@@ -125,7 +134,7 @@ impl Injector {
             }
             self.faults[i].1 = true;
             let fault = self.faults[i].0.clone();
-            if let Some(end) = act(&fault, &mut line, &mut out) {
+            if let Some(end) = act(&fault, &mut line, &mut out, &self.session_id) {
                 out.push(end);
                 return out;
             }
@@ -146,7 +155,7 @@ impl Injector {
             }
             self.faults[i].1 = true;
             let fault = self.faults[i].0.clone();
-            if let Some(end) = act(&fault, &mut None, &mut out) {
+            if let Some(end) = act(&fault, &mut None, &mut out, &self.session_id) {
                 out.push(end);
                 return out;
             }
@@ -170,10 +179,10 @@ impl Injector {
             };
             let mut removed = value
                 .as_object_mut()
-                .and_then(|o| o.remove(field.as_str()))
+                .and_then(|o| o.shift_remove(field.as_str()))
                 .is_some();
             if let Some(message) = value.get_mut("message").and_then(Value::as_object_mut) {
-                removed |= message.remove(field.as_str()).is_some();
+                removed |= message.shift_remove(field.as_str()).is_some();
             }
             if removed {
                 *acted = true;
@@ -195,8 +204,8 @@ fn reached(at: &Place, lines: u64, kind: Option<&(String, Option<String>)>) -> b
 }
 
 /// Performs `fault` before `line` (taken when the fault ends the stream there); the
-/// end of the process when it ends it.
-fn act(fault: &ClaudeFault, line: &mut Option<Vec<u8>>, out: &mut Vec<Out>) -> Option<Out> {
+/// end of the process when it ends it. `session_id`: the id of the lines it adds.
+fn act(fault: &ClaudeFault, line: &mut Option<Vec<u8>>, out: &mut Vec<Out>, session_id: &str) -> Option<Out> {
     match fault {
         ClaudeFault::Exit { exit, byte, .. } => {
             if let (Some(byte), Some(line)) = (byte, line.take()) {
@@ -221,7 +230,7 @@ fn act(fault: &ClaudeFault, line: &mut Option<Vec<u8>>, out: &mut Vec<Out>) -> O
             None
         }
         ClaudeFault::Unknown { .. } => {
-            out.push(Out::Line(play::unknown_line()));
+            out.push(Out::Line(play::unknown_line(session_id)));
             None
         }
         ClaudeFault::Huge { bytes, .. } => {
@@ -269,7 +278,7 @@ mod tests {
         let mut faults = injector("exit:code=3,at=can_use_tool;unknown:after=1");
         assert_eq!(faults.line(init()).len(), 1);
         let second = faults.line(line(&json!({"type": types::ASSISTANT})));
-        assert!(matches!(&second[0], Out::Line(l) if *l == play::unknown_line()));
+        assert!(matches!(&second[0], Out::Line(l) if *l == play::unknown_line("")));
         let ask = faults.line(line(
             &json!({"type": types::CONTROL_REQUEST, "request": {"subtype": control::CAN_USE_TOOL}}),
         ));
@@ -292,6 +301,20 @@ mod tests {
     }
 
     #[test]
+    fn missing_keeps_the_order_of_the_other_fields() {
+        let mut faults = injector("missing:field=num_turns");
+        let out = faults.line(line(
+            &json!({"type": types::RESULT, "num_turns": 2, "session_id": "s", "uuid": "u"}),
+        ));
+        assert_eq!(
+            out,
+            vec![Out::Line(line(
+                &json!({"type": types::RESULT, "session_id": "s", "uuid": "u"})
+            ))]
+        );
+    }
+
+    #[test]
     fn huge_is_as_long_as_asked() {
         assert_eq!(play::huge_line(2_000_000).len(), 2_000_000);
     }
@@ -304,7 +327,8 @@ mod tests {
         assert!(session
             .turns
             .iter()
-            .all(|t| matches!(&t.end, End::ApiError { text, .. } if text == NOT_LOGGED_IN)));
+            .all(|t| t.steps.is_empty()
+                && matches!(&t.end, End::ApiError { text, .. } if text == NOT_LOGGED_IN)));
         injector("max-turns").prepare(&mut session, &mut options);
         assert_eq!(options.max_turns, Some(1));
     }

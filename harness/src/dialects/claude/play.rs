@@ -197,6 +197,9 @@ pub struct Player {
     asked: Option<(String, usize, bool)>,
     turn: Option<Turn>,
     api_turns: u32,
+    /// The API messages told so far in the turn (their count, the last one's id): an
+    /// interrupted turn's `num_turns`.
+    told: (u32, Value),
     denials: Vec<Value>,
     last_error: bool,
     interrupted: bool,
@@ -219,6 +222,7 @@ impl Player {
             asked: None,
             turn: None,
             api_turns: 0,
+            told: (0, Value::Null),
             denials: Vec::new(),
             last_error: false,
             interrupted: false,
@@ -253,6 +257,7 @@ impl Player {
         self.calls.clear();
         self.denials.clear();
         self.api_turns = 0;
+        self.told = (0, Value::Null);
         self.interrupted = false;
         self.limited = false;
         self.queue.clear();
@@ -460,7 +465,12 @@ impl Player {
             return Next::Done;
         };
         match item {
-            Item::Line(value) => Next::Send(to_line(&value)),
+            Item::Line(value) => {
+                if value["type"] == types::ASSISTANT && value["message"]["id"] != self.told.1 {
+                    self.told = (self.told.0 + 1, value["message"]["id"].clone());
+                }
+                Next::Send(to_line(&value))
+            }
             Item::Idle => {
                 let line = self.state(states::IDLE);
                 Next::Send(to_line(&line))
@@ -585,7 +595,15 @@ impl Player {
             (false, Ok(response)) => Some(match response.get("behavior").and_then(Value::as_str) {
                 Some(behaviors::ALLOW) => {
                     if let Some(input) = response.get("updatedInput").filter(|i| i.is_object()) {
-                        self.calls[n].tool.input = input.clone();
+                        // The tool runs on the input the client gave: a new path shows
+                        // in its output (`File created successfully at: PATH`).
+                        let tool = &mut self.calls[n].tool;
+                        let path =
+                            |input: &Value| input.get("file_path").and_then(Value::as_str).map(str::to_owned);
+                        if let (Some(old), Some(new)) = (path(&tool.input), path(input)) {
+                            tool.output = tool.output.replace(&old, &new);
+                        }
+                        tool.input = input.clone();
                     }
                     Decision::Allow
                 }
@@ -680,7 +698,13 @@ impl Player {
             steps: Vec::new(),
             end: End::Success,
         });
-        let turns = self.api_turns.max(1);
+        // An interrupted turn counts the round trips made, not the ones planned.
+        let turns = if self.interrupted {
+            self.told.0
+        } else {
+            self.api_turns
+        }
+        .max(1);
         let cost = 0.0009 * f64::from(turns);
         self.cost += cost;
         let total = (self.cost * 1e6).round() / 1e6;
@@ -820,13 +844,13 @@ pub fn malformed_line() -> Vec<u8> {
     br#"{"type":"assistant","message":{"id":"msg_01","content":[{"type":"text","#.to_vec()
 }
 
-/// A line of a type no SDK knows (`unknown`), as a later CLI may add one: with the
-/// `uuid` and `session_id` every line of the CLI's has. (Not `rate_limit_event`: the
-/// Python SDK knows that one, and needs its fields.)
-pub fn unknown_line() -> Vec<u8> {
+/// A line of a type no SDK knows (`unknown`), as a later CLI may add one, of session
+/// `session_id`: with the `uuid` and `session_id` every line of the CLI's has. (Not
+/// `rate_limit_event`: the Python SDK knows that one, and hands it on.)
+pub fn unknown_line(session_id: &str) -> Vec<u8> {
     to_line(
         &json!({"type": "forecast_event", "forecast": {"tokens_left": 12_000, "window": "five_hour"},
-        "uuid": "00000000-0000-4000-8000-000000000001", "session_id": ""}),
+        "uuid": "00000000-0000-4000-8000-000000000001", "session_id": session_id}),
     )
 }
 
