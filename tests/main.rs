@@ -17,6 +17,7 @@ mod formats; // every curated cassette rendered in every output format (snapshot
 mod generate; // generated sessions through the binary: generate, MOCK_AGENT_GENERATE, saved cassettes
 mod invalid; // one snapshot per malformed file under cassettes/invalid/
 mod journal; // MOCK_AGENT_JOURNAL records each invocation
+mod judge; // `mock-agent judge`: a run made elsewhere judged as `test` judges its own
 mod layers; // each crate's modules import only from the layers below them
 mod lint; // the protocol checker on files
 mod pytest; // the pytest plugin (python/mock_agent) on the example consumers, from a cached venv

@@ -4,6 +4,7 @@
 
 mod cases;
 mod error;
+mod judge;
 mod lint;
 mod snapshots;
 mod test;
@@ -36,6 +37,7 @@ const OWN_COMMANDS: &[&str] = &[
     "snapshots",
     "faults",
     "cases",
+    "judge",
     "help",
     "--help",
     "-h",
@@ -156,6 +158,14 @@ enum Own {
     Faults,
     /// List the cases of the matrix `test` runs (with `--json`, each case's settings and expectation).
     Cases(cases::CasesArgs),
+    /// Judge one run of a consumer made elsewhere (a pytest test, a script): each
+    /// property of the case, as `test` judges it, the broken ones with why.
+    ///
+    /// The case: `--case NAME` (with the matrix flags `cases` takes) or `--case-json
+    /// LINE` (a line of `cases --json`). The run: `--exit`, `--signal` or `--timed-out`;
+    /// `--stdout` and `--stderr` files; `--journal` (MOCK_AGENT_JOURNAL). Exits 0 when
+    /// no property broke, 100 when one did.
+    Judge(Box<judge::JudgeArgs>),
     /// Run as the CLI: `mock-agent agent -p "hi"` is `cursor-agent -p "hi"`.
     Agent {
         /// The real CLI's arguments.
@@ -401,6 +411,7 @@ pub fn run(argv: &[String]) -> Result<Exit, Error> {
         }
         Own::Agent { args } => Ok(agent::run(&args)),
         Own::Cases(args) => cases::cases(&args),
+        Own::Judge(args) => judge::judge(&args),
     }
 }
 
