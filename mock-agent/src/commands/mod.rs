@@ -141,6 +141,11 @@ enum Own {
         /// Run `COMMAND --version` first and keep what it prints in the cassette.
         #[arg(long)]
         cli_version: bool,
+        /// Draw no progress. It is drawn only for a person at a terminal (stdin and
+        /// stderr terminals) whose stdout goes to a file or a pipe, in print mode; a
+        /// pipe or file on stderr never gets a byte but the command's.
+        #[arg(long)]
+        no_progress: bool,
         /// The command to record, after `--`: `-- cursor-agent -p "hi"`.
         #[arg(last = true, required = true, value_name = "COMMAND")]
         command: Vec<String>,
@@ -379,6 +384,7 @@ pub fn run(argv: &[String]) -> Result<Exit, Error> {
             redact_env,
             redact_home,
             cli_version,
+            no_progress,
             command,
         } => {
             let mut options = crate::record::RecordOptions::new(out);
@@ -386,6 +392,7 @@ pub fn run(argv: &[String]) -> Result<Exit, Error> {
             options.secret_env = redact_env;
             options.redact_home = redact_home;
             options.cli_version = cli_version;
+            options.progress = !no_progress;
             Ok(crate::record::record(&command, &options)?)
         }
         Own::Fuzz(args) => test::fuzz(&args),
