@@ -23,6 +23,7 @@ mod lint; // the protocol checker on files
 mod pytest; // the pytest plugin (python/mock_agent) on the example consumers, from a cached venv
 mod readme; // every shell example of README.md runs as written
 mod record; // recording real runs as cassettes, secrets kept out
+mod record_progress; // `record` draws its progress for a person at a terminal only, never on a pipe
 mod replay; // byte-exact replay, pipes closed early, the mock's own subcommands
 mod report; // `test --report`: the HTML report rendered by headless Chromium, its DOM checked
 mod roundtrip; // property tests: a cassette written by the library replays byte for byte
