@@ -36,6 +36,9 @@ fn on_a_terminal(mut command: Command, stdout_tty: bool) -> (String, Vec<u8>, st
         command.stdout(Stdio::piped());
     }
     let mut child = command.spawn().expect("spawns");
+    // The command holds copies of the terminal's end too: gone with it, so that the
+    // end is seen once the child and its children are.
+    drop(command);
     drop(pty.slave);
     let mut master = std::fs::File::from(pty.master);
     // Read until every holder of the terminal's end is gone (EIO).
@@ -90,8 +93,14 @@ fn a_pipe_on_stderr_gets_the_commands_bytes_and_nothing_else() {
         .expect("runs");
     assert!(recorded.status.success());
     let alone = direct();
-    assert_eq!(String::from_utf8_lossy(&recorded.stderr), "warning: slow network\n");
-    assert_eq!(recorded.stderr, alone.stderr, "stderr is the command's, byte for byte");
+    assert_eq!(
+        String::from_utf8_lossy(&recorded.stderr),
+        "warning: slow network\n"
+    );
+    assert_eq!(
+        recorded.stderr, alone.stderr,
+        "stderr is the command's, byte for byte"
+    );
     assert_eq!(recorded.stdout, alone.stdout);
 }
 
@@ -102,7 +111,10 @@ fn a_person_at_a_terminal_whose_output_goes_to_a_file_sees_the_progress() {
     let (seen, stdout, status) = on_a_terminal(record(&cassette, &[]), false);
     assert!(status.success());
     assert!(seen.contains("recording"), "{seen:?}");
-    assert!(seen.contains("stdout ") && seen.contains(" lines ("), "the counts: {seen:?}");
+    assert!(
+        seen.contains("stdout ") && seen.contains(" lines ("),
+        "the counts: {seen:?}"
+    );
     assert!(seen.contains("warning: slow network"), "{seen:?}");
     // The stream and the cassette are as without it.
     let alone = direct();

@@ -284,10 +284,7 @@ mod tests {
             ]
         );
         let bar = progress.bar.as_ref().expect("drawn");
-        assert_eq!(
-            bar.message(),
-            "stdout 2 lines (36 B) · stderr 1 line (8 B)"
-        );
+        assert_eq!(bar.message(), "stdout 2 lines (36 B) · stderr 1 line (8 B)");
     }
 
     #[test]
