@@ -24,11 +24,13 @@ mod formats; // every curated cassette rendered in every output format (snapshot
 mod generate; // generated sessions through the binary: generate, MOCK_AGENT_GENERATE, saved cassettes
 mod invalid; // one snapshot per malformed file under cassettes/invalid/
 mod journal; // MOCK_AGENT_JOURNAL records each invocation
+mod judge; // `mock-agent judge`: a run made elsewhere judged as `test` judges its own
 mod layers; // each crate's modules import only from the layers below them
 mod lint; // the protocol checker on files
 mod pytest; // the pytest plugin (python/mock_agent) on the example consumers, from a cached venv
 mod readme; // every shell example of README.md runs as written
 mod record; // recording real runs as cassettes, secrets kept out
+mod record_progress; // `record` draws its progress for a person at a terminal only, never on a pipe
 mod replay; // byte-exact replay, pipes closed early, the mock's own subcommands
 mod report; // `test --report`: the HTML report rendered by headless Chromium, its DOM checked
 mod roundtrip; // property tests: a cassette written by the library replays byte for byte

@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import tempfile
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Union
 
@@ -88,32 +89,87 @@ class Case:
     #: The assistant's text segments in order, when the run succeeds.
     segments: Sequence[str]
 
-    def broken(self, returncode: int, stdout: Union[str, bytes]) -> List[str]:
-        """The properties a consumer that ended with ``returncode`` and printed
-        ``stdout`` broke in this case (as ``mock-agent test`` names them):
-        ``reports-success`` (exit 0, and the answer or its segments in order on stdout)
-        or ``reports-failure`` (a non-zero exit)."""
-        if isinstance(stdout, bytes):
-            stdout = stdout.decode("utf-8", "replace")
-        if not self.succeeds:
-            return [] if returncode != 0 else ["reports-failure"]
-        # As the harness judges it (`harness::run::reports_answer`): the answer as it
-        # is, or every segment in order, white space normalized.
-        reported = (self.answer or "").strip() in stdout
-        if not reported and self.segments:
-            rest = _normalized(stdout)
-            reported = True
-            for segment in map(_normalized, self.segments):
-                at = rest.find(segment)
-                if at < 0:
-                    reported = False
-                    break
-                rest = rest[at + len(segment) :]
-        return [] if returncode == 0 and reported else ["reports-success"]
+    def record(self) -> str:
+        """The case as the line ``mock-agent cases --json`` printed for it."""
+        return json.dumps(
+            {
+                "name": self.name,
+                "dialect": self.dialect,
+                "format": self.format,
+                "faults": self.faults,
+                "env": dict(self.env),
+                "succeeds": self.succeeds,
+                "answer": self.answer,
+                "segments": list(self.segments),
+            }
+        )
+
+    def judge(
+        self,
+        returncode: Optional[int],
+        stdout: Union[str, bytes] = b"",
+        stderr: Union[str, bytes] = b"",
+        *,
+        journal: Optional[PathLike] = None,
+        timed_out: Optional[float] = None,
+        mock: Optional[str] = None,
+    ) -> Dict[str, Any]:
+        """The verdict of ``mock-agent judge`` on a run of a consumer in this case: each
+        property as ``mock-agent test`` judges it, by the same code. ``returncode`` as
+        :mod:`subprocess` gives it (negative: killed by that signal), or ``None`` with
+        ``timed_out`` (the seconds the consumer had before it was killed); its
+        ``stdout`` and ``stderr``; ``journal``, the agent's journal of the run
+        (``MockAgent.journal_path``), without which ``reads-to-end`` and
+        ``answers-requests`` are not judged. ``no-leftover`` never is (only
+        ``mock-agent test`` sees the processes a consumer leaves running).
+
+        A dict: ``case``, ``expected`` (what a correct consumer concludes), ``seen``
+        (how this one ended), ``shown`` (its stdout as its user reads it: the agent's
+        own JSON events and noise lines left out), ``held`` (names), ``broken``
+        (``name`` and ``detail``, why), ``unjudged`` (``name`` and ``why``)."""
+        if timed_out is not None:
+            end = ["--timed-out", str(float(timed_out))]
+        elif returncode is None:
+            raise MockAgentError("mock-agent: judge(returncode=None) needs timed_out=SECONDS")
+        elif returncode < 0:
+            end = ["--signal", str(-returncode)]
+        else:
+            end = ["--exit", str(returncode)]
+        with tempfile.TemporaryDirectory(prefix="mock-agent-judge-") as scratch:
+            argv = [mock or binary(), "judge", "--case-json", self.record(), *end, "--json"]
+            for name, text in (("stdout", stdout), ("stderr", stderr)):
+                path = Path(scratch) / name
+                path.write_bytes(text.encode("utf-8") if isinstance(text, str) else bytes(text))
+                argv += ["--" + name, str(path)]
+            if journal is not None:
+                argv += ["--journal", os.path.abspath(journal)]
+            done = subprocess.run(argv, env=_without_settings(), stdin=subprocess.DEVNULL, capture_output=True, check=False)
+        if done.returncode not in (0, 100):
+            raise MockAgentError(done.stderr.decode("utf-8", "replace").rstrip() or f"{argv}: exit {done.returncode}")
+        verdict: Dict[str, Any] = json.loads(done.stdout.decode("utf-8"))
+        return verdict
+
+    def broken(
+        self,
+        returncode: Optional[int],
+        stdout: Union[str, bytes] = b"",
+        stderr: Union[str, bytes] = b"",
+        *,
+        journal: Optional[PathLike] = None,
+        timed_out: Optional[float] = None,
+        mock: Optional[str] = None,
+    ) -> List[str]:
+        """The names of the properties a consumer broke in this case (see :meth:`judge`,
+        which also says why), as ``mock-agent test`` names them: ``[]`` when it held
+        every one judged."""
+        verdict = self.judge(returncode, stdout, stderr, journal=journal, timed_out=timed_out, mock=mock)
+        return [entry["name"] for entry in verdict["broken"]]
 
 
-def _normalized(text: str) -> str:
-    return " ".join(text.split())
+def _without_settings() -> Dict[str, str]:
+    """This process's environment without ``MOCK_AGENT_*``: the mock's own commands
+    get none of a test's settings."""
+    return {k: v for k, v in os.environ.items() if not k.startswith("MOCK_AGENT_")}
 
 
 def cases(
@@ -147,8 +203,7 @@ def cases(
         argv += ["--fault", spec]
     if filter is not None:
         argv += ["--filter", filter]
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MOCK_AGENT_")}
-    done = subprocess.run(argv, env=env, stdin=subprocess.DEVNULL, capture_output=True, check=False)
+    done = subprocess.run(argv, env=_without_settings(), stdin=subprocess.DEVNULL, capture_output=True, check=False)
     if done.returncode != 0:
         raise MockAgentError(done.stderr.decode("utf-8", "replace").rstrip() or f"{argv}: exit {done.returncode}")
     found = []
@@ -317,6 +372,27 @@ class MockAgent:
         kwargs.setdefault("stdin", subprocess.DEVNULL)
         kwargs.setdefault("timeout", 60)
         return subprocess.run(list(args), check=False, **kwargs)
+
+    def judge(self, done: "subprocess.CompletedProcess[bytes]") -> Dict[str, Any]:
+        """:meth:`Case.judge` of a run of the program under test (``done``, as
+        :meth:`run` returns it) in this test's case (:meth:`use` with ``case=``), with
+        this agent's journal (every run of the agent in this test so far)."""
+        if self.case is None:
+            raise MockAgentError(
+                "mock-agent: judge() needs the case the agent plays\n"
+                "help: use(case=...) first (the mock_agent_cases marker does), or call case.judge(...)"
+            )
+        return self.case.judge(
+            done.returncode,
+            done.stdout or b"",
+            done.stderr or b"",
+            journal=self.journal_path,
+            mock=self.binary,
+        )
+
+    def broken(self, done: "subprocess.CompletedProcess[bytes]") -> List[str]:
+        """The names of the properties the run ``done`` broke (see :meth:`judge`)."""
+        return [entry["name"] for entry in self.judge(done)["broken"]]
 
     def patch_environ(self) -> None:
         """Keeps ``os.environ`` equal to :attr:`env` until the end of the test (through

@@ -5,6 +5,7 @@ scripts/pip-install-check.sh (the plugin of `pip install .`), with `-p pytester`
 The tests of one agent's settings not reaching the next test run in file order.
 """
 
+import json
 import os
 import subprocess
 import sys
@@ -107,7 +108,13 @@ def test_the_listed_cases_are_the_matrix_of_mock_agent_test():
 def test_careful_copes_with(mock_agent, case):
     mock_agent.use(case=case)
     done = consumer(mock_agent, "careful.py")
-    assert case.broken(done.returncode, done.stdout) == [], done
+    # Judged by `mock-agent judge`, with the agent's journal: every property but
+    # `no-leftover` (which only `mock-agent test` sees) is judged, and held.
+    verdict = mock_agent.judge(done)
+    assert verdict["broken"] == [], (verdict, done)
+    assert [p["name"] for p in verdict["unjudged"]] == ["no-leftover"], verdict
+    # Where the agent succeeds, it read the agent's stdout to the end (the journal says).
+    assert ("reads-to-end" in verdict["held"]) == case.succeeds, verdict
 
 
 # A consumer that ignores the agent's exit code is caught on each case where the
@@ -117,13 +124,49 @@ def test_ignores_exit_is_caught_where_the_agent_fails(mock_agent, mock_agent_cas
     assert mock_agent.case is mock_agent_case
     done = consumer(mock_agent, "ignores_exit.py")
     expected = [] if mock_agent_case.succeeds else ["reports-failure"]
-    assert mock_agent_case.broken(done.returncode, done.stdout) == expected
+    assert mock_agent_case.broken(done.returncode, done.stdout, done.stderr) == expected
+    assert mock_agent.broken(done) == expected
+
+
+# A consumer that prints the agent's raw `result` line as the answer: the answer's
+# words are in its stdout and it exits 0, so a check for the answer in stdout passes
+# it; `mock-agent judge` reads stdout as its user does (the agent's JSON events left
+# out), as `mock-agent test` does, and catches it.
+@pytest.mark.mock_agent_cases(filter="default/clean")
+def test_a_raw_json_line_printed_as_the_answer_is_caught(mock_agent):
+    case = mock_agent.case
+    done = consumer(mock_agent, "raw_line_as_answer.py")
+    assert done.returncode == 0 and case.answer.encode() in done.stdout, done
+    assert mock_agent.broken(done) == ["reports-success"]
+    verdict = case.judge(done.returncode, done.stdout, done.stderr)
+    assert verdict["case"] == "default/clean"
+    assert verdict["seen"] == "exit code 0"
+    assert verdict["expected"] == f"success: {json.dumps(case.answer)}"
+    assert verdict["shown"].strip() == "", verdict
+    (broken,) = verdict["broken"]
+    assert broken == {
+        "name": "reports-success",
+        "detail": "the agent succeeded, but its answer is not in the consumer's stdout",
+    }
+    # Without the journal, what it tells is not judged, and said so.
+    assert {p["name"] for p in verdict["unjudged"]} == {"no-leftover", "reads-to-end"}
+
+
+def test_judging_needs_a_case_and_says_what_is_wrong(mock_agent):
+    with pytest.raises(MockAgentError, match="needs the case"):
+        mock_agent.judge(consumer(mock_agent, "careful.py"))
+    (case,) = cases(filter="default/signal-kill@mid-stream")
+    # A consumer killed by a signal (subprocess's negative returncode).
+    assert case.broken(-9, b"", b"") == ["no-crash"]
+    assert "ends" in case.judge(None, timed_out=3)["broken"][0]["name"]
+    with pytest.raises(MockAgentError, match="timed_out"):
+        case.judge(None)
 
 
 @pytest.mark.mock_agent_cases(acp=True, filter="crash")
 def test_the_careful_acp_client_copes_with(mock_agent):
     done = consumer(mock_agent, "acp_careful.py")
-    assert mock_agent.case.broken(done.returncode, done.stdout) == [], done
+    assert mock_agent.broken(done) == [], done
 
 
 def plugin_name(config):

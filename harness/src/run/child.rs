@@ -187,6 +187,23 @@ pub fn keep(bytes: Vec<u8>, cap: usize) -> Vec<u8> {
     kept.into_bytes()
 }
 
+/// Reads `reader` to its end and keeps of it what the runner keeps of a consumer's
+/// stream while a case runs: its first `cap` bytes and its last [`TAIL`], with a line
+/// that says how much was left out between them. For streams saved elsewhere
+/// (`mock-agent judge`), judged as the runner judges its own.
+pub fn read_kept(mut reader: impl Read, cap: usize) -> std::io::Result<Vec<u8>> {
+    let mut kept = Kept::new(cap);
+    let mut buf = vec![0u8; READ];
+    loop {
+        match reader.read(&mut buf) {
+            Ok(0) => return Ok(kept.into_bytes()),
+            Ok(n) => kept.push(&buf[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+}
+
 /// The line that stands for `n` bytes left out of a stream.
 pub fn omitted(n: u64) -> String {
     format!("\n[... {n} bytes left out ...]\n")
@@ -358,6 +375,15 @@ mod tests {
             kept.extend_from_slice(&[0u8; TAIL]);
             assert_eq!(stdout, kept, "run {run}: the first 1000 bytes and the last TAIL");
             assert_eq!(stderr.as_deref(), Some(&b"abc"[..]));
+        }
+    }
+
+    #[test]
+    fn a_stream_read_from_a_file_is_kept_as_a_piped_one() {
+        let bytes: Vec<u8> = (0..300_000u32).map(|i| (i % 251) as u8).collect();
+        for (len, cap) in [(0, 1000), (5000, 1000), (300_000, 1000), (300_000, 200_000)] {
+            let read = read_kept(&bytes[..len], cap).expect("reads");
+            assert_eq!(read, keep(bytes[..len].to_vec(), cap), "{len} bytes, cap {cap}");
         }
     }
 }

@@ -591,8 +591,7 @@ impl<'a> Runner<'a> {
     /// line that runs it again.
     fn check(&self, case: &Case, mut outcome: Outcome) -> CaseResult {
         // What a correct consumer concludes from what this run's client did.
-        let case = case.lived(&outcome);
-        let verdicts = self.properties.check(&case, &outcome);
+        let (case, verdicts) = self.properties.judge(case, &outcome);
         for stream in [&mut outcome.stdout, &mut outcome.stderr] {
             *stream = child::keep(std::mem::take(stream), KEPT);
         }

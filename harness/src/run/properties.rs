@@ -426,6 +426,16 @@ impl Properties {
         !self.off.contains(&property)
     }
 
+    /// The case as the consumer played it ([`Case::lived`]: in server mode, what a
+    /// correct client concludes from the requests it sent) and the verdict of each
+    /// property on the outcome: what the runner concludes of each run, and what
+    /// `mock-agent judge` concludes of a run made elsewhere.
+    pub fn judge(&self, case: &Case, outcome: &Outcome) -> (Case, Vec<Verdict>) {
+        let case = case.lived(outcome);
+        let verdicts = self.check(&case, outcome);
+        (case, verdicts)
+    }
+
     /// The verdict of each property on one outcome.
     pub fn check(&self, case: &Case, outcome: &Outcome) -> Vec<Verdict> {
         let mut verdicts = Vec::new();

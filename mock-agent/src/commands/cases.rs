@@ -13,6 +13,9 @@
 //! `succeeds` is what a correct consumer concludes: whether the agent succeeded (then
 //! `answer` is `result.result` and `segments` the assistant's text segments). Fields
 //! may be added; none will change its meaning.
+//!
+//! The line is also how a case is handed back: `mock-agent judge --case-json LINE`
+//! judges a run of the case ([`from_json`] reads it).
 
 use std::path::PathBuf;
 
@@ -174,7 +177,7 @@ pub(super) fn cases(args: &CasesArgs) -> Result<Exit, Error> {
 }
 
 /// A case as one JSON object (see the module's documentation).
-fn json(case: &Case) -> serde_json::Value {
+pub(super) fn json(case: &Case) -> serde_json::Value {
     use harness::dialects::cursor_print::expect::Expectation;
     let answer = match &case.expect {
         Expectation::Success { answer } => Some(answer.as_str()),
@@ -195,4 +198,130 @@ fn json(case: &Case) -> serde_json::Value {
         "answer": answer,
         "segments": case.segments,
     })
+}
+
+/// The case a line of `cases --json` describes: its source (from its `env`: an
+/// absolute `MOCK_AGENT_CASSETTE`, `MOCK_AGENT_GENERATE`, else the default session),
+/// dialect, format and faults, its expectation worked out again from the source. A
+/// line whose `succeeds` or `answer` the source no longer gives (the cassette changed
+/// since it was listed) is an error.
+pub(super) fn from_json(line: &str) -> Result<Case, Error> {
+    use harness::dialects::Dialect;
+    use harness::run::CaseSource;
+    let wrong = |what: String| {
+        Error::Usage(format!(
+            "--case-json: {what}\nhelp: give a line of `mock-agent cases --json` as it is"
+        ))
+    };
+    let record: serde_json::Value = serde_json::from_str(line).map_err(|e| {
+        wrong(format!(
+            "not JSON (line {}, column {}): {e}",
+            e.line(),
+            e.column()
+        ))
+    })?;
+    let text = |field: &str| -> Result<&str, Error> {
+        record
+            .get(field)
+            .and_then(serde_json::Value::as_str)
+            .ok_or_else(|| wrong(format!("no `{field}` string")))
+    };
+    let name = text("name")?.to_owned();
+    let faults = record
+        .get("faults")
+        .and_then(serde_json::Value::as_str)
+        .unwrap_or_default();
+    let mut source = CaseSource::Default;
+    let env = record.get("env").and_then(serde_json::Value::as_object);
+    for (variable, value) in env.into_iter().flatten() {
+        let value = value
+            .as_str()
+            .ok_or_else(|| wrong(format!("`env.{variable}` is not a string")))?;
+        source = match variable.as_str() {
+            "MOCK_AGENT_CASSETTE" => CaseSource::Cassette(PathBuf::from(value)),
+            "MOCK_AGENT_GENERATE" => CaseSource::Generated(
+                value
+                    .parse()
+                    .map_err(|_| wrong(format!("`env.MOCK_AGENT_GENERATE` is no seed: {value:?}")))?,
+            ),
+            "MOCK_AGENT_FAULTS" if value == faults => source,
+            "MOCK_AGENT_FAULTS" => {
+                return Err(wrong(format!(
+                    "`env.MOCK_AGENT_FAULTS` is not `faults` ({value:?} vs {faults:?})"
+                )))
+            }
+            other => {
+                return Err(wrong(format!(
+                    "`env.{other}`: this mock-agent makes no case with it (a newer one listed the case?)"
+                )))
+            }
+        };
+    }
+    let case = match text("dialect")? {
+        dialect if dialect == Dialect::CursorAcp.name() => Case::acp(source, faults, name)?,
+        dialect if dialect == Dialect::CursorPrint.name() => {
+            let format = parse_format(text("format")?).map_err(wrong)?;
+            Case::new(source, format, faults, name)?
+        }
+        other => {
+            return Err(wrong(format!(
+                "no dialect `{other}`; the dialects are cursor-print, cursor-acp"
+            )))
+        }
+    };
+    let now = json(&case);
+    for field in ["succeeds", "answer"] {
+        if let Some(listed) = record.get(field).filter(|v| now.get(field) != Some(*v)) {
+            return Err(Error::Usage(format!(
+                "--case-json: case {}: listed with `{field}` {listed}, but its source now gives {}\nhelp: list the cases again (`mock-agent cases --json`): the cassette changed since",
+                case.name, now[field]
+            )));
+        }
+    }
+    Ok(case)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{from_json, json};
+    use harness::run::Matrix;
+
+    #[test]
+    fn a_listed_case_reads_back_as_itself() {
+        let cassettes =
+            Matrix::cassettes_in(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../cassettes"))
+                .expect("the curated cassettes");
+        let print = Matrix::standard(cassettes[..2].to_vec()).generated(1);
+        let acp = Matrix::acp(Vec::new()).generated(1);
+        let mut cases = print.cases(false).expect("cases");
+        cases.extend(acp.cases(false).expect("cases"));
+        assert!(cases.len() > 100);
+        for case in cases {
+            let line = json(&case).to_string();
+            assert_eq!(from_json(&line).expect(&line), case);
+        }
+    }
+
+    #[test]
+    fn a_line_that_no_longer_fits_its_source_is_refused() {
+        let case = &Matrix::standard(Vec::new()).cases(false).expect("cases")[0];
+        let mut record = json(case);
+        record["answer"] = "another answer".into();
+        let e = from_json(&record.to_string()).expect_err("refused").to_string();
+        assert!(e.contains("list the cases again"), "{e}");
+        for (line, says) in [
+            ("{", "not JSON"),
+            (
+                r#"{"name":"x","dialect":"claude","faults":""}"#,
+                "no dialect `claude`",
+            ),
+            (
+                r#"{"name":"x","dialect":"cursor-print","format":"stream-json","faults":"","env":{"MOCK_AGENT_TIMING":"instant"}}"#,
+                "MOCK_AGENT_TIMING",
+            ),
+        ] {
+            let e = from_json(line).expect_err(line).to_string();
+            assert!(e.contains(says), "{line}: {e}");
+        }
+    }
 }

@@ -55,6 +55,16 @@ pub enum Error {
         /// Why.
         source: std::io::Error,
     },
+    /// A file the command reads (a consumer's saved output) cannot be read.
+    #[error("{}: cannot read the {what}", path.display())]
+    CannotRead {
+        /// The file.
+        path: PathBuf,
+        /// What it is.
+        what: &'static str,
+        /// Why.
+        source: std::io::Error,
+    },
     /// Writing to stdout failed (other than a closed pipe, which is a quiet end).
     #[error("cannot write to stdout")]
     Stdout(#[source] std::io::Error),
@@ -75,7 +85,7 @@ impl Error {
             Error::Run(e) => e.exit_code(),
             Error::Matrix(e) => e.exit_code(),
             Error::CannotWrite { .. } => exit_codes::CANNOT_CREATE,
-            Error::CannotList { .. } => exit_codes::NO_INPUT,
+            Error::CannotList { .. } | Error::CannotRead { .. } => exit_codes::NO_INPUT,
             Error::Stdout(_) => exit_codes::IO_ERROR,
             Error::OwnBinary(_) => exit_codes::INTERNAL,
         }

@@ -4,6 +4,7 @@
 
 mod cases;
 mod error;
+mod judge;
 mod lint;
 mod snapshots;
 mod test;
@@ -36,6 +37,7 @@ const OWN_COMMANDS: &[&str] = &[
     "snapshots",
     "faults",
     "cases",
+    "judge",
     "help",
     "--help",
     "-h",
@@ -139,6 +141,11 @@ enum Own {
         /// Run `COMMAND --version` first and keep what it prints in the cassette.
         #[arg(long)]
         cli_version: bool,
+        /// Draw no progress. It is drawn only for a person at a terminal (stdin and
+        /// stderr terminals) whose stdout goes to a file or a pipe, in print mode; a
+        /// pipe or file on stderr never gets a byte but the command's.
+        #[arg(long)]
+        no_progress: bool,
         /// The command to record, after `--`: `-- cursor-agent -p "hi"`.
         #[arg(last = true, required = true, value_name = "COMMAND")]
         command: Vec<String>,
@@ -156,6 +163,14 @@ enum Own {
     Faults,
     /// List the cases of the matrix `test` runs (with `--json`, each case's settings and expectation).
     Cases(cases::CasesArgs),
+    /// Judge one run of a consumer made elsewhere (a pytest test, a script): each
+    /// property of the case, as `test` judges it, the broken ones with why.
+    ///
+    /// The case: `--case NAME` (with the matrix flags `cases` takes) or `--case-json
+    /// LINE` (a line of `cases --json`). The run: `--exit`, `--signal` or `--timed-out`;
+    /// `--stdout` and `--stderr` files; `--journal` (MOCK_AGENT_JOURNAL). Exits 0 when
+    /// no property broke, 100 when one did.
+    Judge(Box<judge::JudgeArgs>),
     /// Run as the CLI: `mock-agent agent -p "hi"` is `cursor-agent -p "hi"`.
     Agent {
         /// The real CLI's arguments.
@@ -369,6 +384,7 @@ pub fn run(argv: &[String]) -> Result<Exit, Error> {
             redact_env,
             redact_home,
             cli_version,
+            no_progress,
             command,
         } => {
             let mut options = crate::record::RecordOptions::new(out);
@@ -376,6 +392,7 @@ pub fn run(argv: &[String]) -> Result<Exit, Error> {
             options.secret_env = redact_env;
             options.redact_home = redact_home;
             options.cli_version = cli_version;
+            options.progress = !no_progress;
             Ok(crate::record::record(&command, &options)?)
         }
         Own::Fuzz(args) => test::fuzz(&args),
@@ -410,6 +427,7 @@ pub fn run(argv: &[String]) -> Result<Exit, Error> {
         }
         Own::Agent { args } => Ok(agent::run(&args)),
         Own::Cases(args) => cases::cases(&args),
+        Own::Judge(args) => judge::judge(&args),
     }
 }
 

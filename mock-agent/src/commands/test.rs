@@ -57,7 +57,7 @@ impl Interrupt {
 impl Judge {
     /// The properties checked: the built-in ones but those switched off, and the
     /// user's way of reporting a failure when one is given.
-    fn properties(&self) -> Result<harness::run::Properties, Error> {
+    pub(super) fn properties(&self) -> Result<harness::run::Properties, Error> {
         use harness::run::{Properties, Status};
         let properties = self.off.iter().fold(Properties::new(), |p, off| p.without(*off));
         let regex = |flag: &str, pattern: &Option<String>| -> Result<Option<regex::bytes::Regex>, Error> {

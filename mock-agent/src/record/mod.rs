@@ -18,9 +18,12 @@
 //! - `stdin`: the tee of stdin, passed on and kept;
 //! - `pump`: one thread a stream, the caller's bytes first, then a bounded queue;
 //! - `redact`: [`Redactor`], secrets out, as they are and decoded from JSON escapes;
-//! - `cassette`: lines cut, redacted, checked and written, off the caller's path.
+//! - `cassette`: lines cut, redacted, checked and written, off the caller's path;
+//! - `progress`: for a person at a terminal who asked, what passed so far (and where
+//!   it is never drawn, and why).
 
 mod cassette;
+mod progress;
 mod pump;
 mod redact;
 mod spawn;
@@ -69,6 +72,10 @@ pub struct RecordOptions {
     /// Give the command these bytes on stdin (the shim read them already), rather
     /// than passing the recorder's stdin on.
     pub stdin: Option<Vec<u8>>,
+    /// Show the progress on stderr, when a person runs the recording at a terminal
+    /// and its output goes elsewhere (`mock-agent record` asks; the shim, whose
+    /// stderr is the consumer's, never does). See `progress` for where it is drawn.
+    pub progress: bool,
 }
 
 impl RecordOptions {
@@ -155,6 +162,8 @@ pub fn record(command: &[String], options: &RecordOptions) -> Result<Exit, Recor
     };
     let recorder = cassette::Recorder::new(&options.out, &redactor, invoked, kept, stdin_piped && !acp);
     let (queue, events) = pump::Queue::new();
+    let progress = progress::Progress::start(options.progress && options.stdin.is_none(), acp);
+    let events = progress.watch(events);
     // A conversation keeps the order in which messages passed both ways.
     let order = if acp {
         pump::Order::Causal
@@ -206,6 +215,7 @@ pub fn record(command: &[String], options: &RecordOptions) -> Result<Exit, Recor
         let _ = pump.join();
     }
     halt.retire();
+    progress.finish();
     recorded?.finish(ended, exit)?;
     Ok(exit)
 }
