@@ -45,6 +45,7 @@ const HARNESS: &[&str] = &[
     "dialects::cursor_print::expect",
     "dialects::cursor_acp::expect",
     "dialects::claude::expect",
+    "dialects::claude::cassette",
     "scenario",
     "dialects::cursor_acp::script",
     "dialects::cursor_print",

@@ -106,8 +106,10 @@ impl FuzzFailure {
     /// (a shell command) again, quoted for a POSIX shell.
     pub fn replay_command(&self, consumer: &str) -> String {
         let mut command = String::from("mock-agent test");
-        if self.dialect == Dialect::CursorAcp {
-            command.push_str(" --acp");
+        match self.dialect {
+            Dialect::CursorAcp => command.push_str(" --acp"),
+            Dialect::Claude => command.push_str(" --dialect claude"),
+            Dialect::CursorPrint => {}
         }
         command.push_str(" --no-default --cassettes ");
         command.push_str(&quote(&self.cassette.display().to_string()));
@@ -293,6 +295,48 @@ impl Fuzz {
         )
     }
 
+    /// Claude Code: generated sessions with faults of the catalogue's `claude` section
+    /// against a program that drives `claude` (an Agent SDK program); on a failure,
+    /// shrinks it and writes the minimal session as a Claude Code cassette
+    /// `OUT/fuzz-claude-SEED.cassette` (the conversation of a client that allows every
+    /// request; replayed, it follows the live client), and its faults, when it has
+    /// any, to `OUT/fuzz-claude-SEED.faults`.
+    pub fn run_claude(&self, runner: &Runner<'_>) -> Result<FuzzReport, RunError> {
+        use crate::dialects::claude::generate::{faulted, Faulted};
+        let case_of = |case: &Faulted, path: &Path, n: u64| {
+            case.write_cassette(path).map_err(|e| write_case(path, e))?;
+            Case::claude(
+                CaseSource::Cassette(path.to_owned()),
+                &case.spec(),
+                format!("fuzz-claude-{n}"),
+            )
+            .map_err(|e| write_case(path, e))
+        };
+        let save = |minimal: Faulted, cassette: PathBuf| {
+            let faults_file = cassette.with_extension("faults");
+            minimal
+                .write_cassette(&cassette)
+                .map_err(|e| write_case(&cassette, e))?;
+            let faults = minimal.spec();
+            if faults.is_empty() {
+                // Not the faults of an earlier failure of the same seed.
+                let _ = std::fs::remove_file(&faults_file);
+            } else {
+                std::fs::write(&faults_file, format!("{faults}\n"))
+                    .map_err(|e| write_case(&faults_file, e))?;
+            }
+            Ok(FuzzFailure {
+                cassette,
+                dialect: Dialect::Claude,
+                faults,
+                broken: Vec::new(),
+                shrink_stopped: false,
+                lines: minimal.lines(),
+            })
+        };
+        self.search(runner, "fuzz-claude", faulted(2), case_of, save)
+    }
+
     /// Runs the cases of `strategy` against the consumer, [`Runner::jobs`] at a time,
     /// each made a case by `case_of` (given a scratch path for its cassette and its
     /// number); shrinks the first that breaks a property (each one that breaks a new
@@ -396,8 +440,10 @@ impl Fuzz {
                     let path = scratch.1.path().join(format!("shrink-{runs}.cassette"));
                     let case = case_of(value, &path, runs)?;
                     let outcome = worker.run(&case)?;
+                    // The case as played reads its source again: before it is removed.
+                    let lived = case.lived(&outcome);
                     let _ = std::fs::remove_file(&path);
-                    let verdicts = runner.properties.check(&case.lived(&outcome), &outcome);
+                    let verdicts = runner.properties.check(&lived, &outcome);
                     let same = verdicts.iter().any(|v| !v.held && cause.contains(&v.name));
                     Ok(if same { broken_list(&verdicts) } else { Vec::new() })
                 };

@@ -207,9 +207,12 @@ fn claude_unknown(case: &Case) -> bool {
     })
 }
 
-/// `answers-requests` for Claude Code: every `control_request` of the CLI's (a
-/// `can_use_tool`, a hook) got a `control_response` with its `request_id`. One asked
-/// just before the CLI died by itself could not be answered.
+/// `answers-requests` for Claude Code: every `control_request` of the CLI's that the
+/// client asked for (a `can_use_tool` under `--permission-prompt-tool stdio`, a hook
+/// it registered) got a `control_response` with its `request_id`. One asked just
+/// before the CLI died by itself could not be answered; one the client never asked
+/// for (a recording replayed to a client started otherwise) is not the client's to
+/// answer.
 fn answers_claude_requests(outcome: &Outcome) -> Result<(), String> {
     use crate::dialects::claude::wire::{types, Inbound};
     let mut unanswered = Vec::new();
@@ -217,6 +220,11 @@ fn answers_claude_requests(outcome: &Outcome) -> Result<(), String> {
         let Some(conversation) = &entry.claude else {
             continue;
         };
+        let prompts = crate::dialects::claude::expect::asks(&entry.argv);
+        let hooks = conversation
+            .messages
+            .iter()
+            .any(|m| m.dir == crate::journal::IN && m.line.contains("\"hookCallbackIds\""));
         let mut asked: Vec<(serde_json::Value, String)> = Vec::new();
         for message in &conversation.messages {
             match message.dir.as_str() {
@@ -229,7 +237,14 @@ fn answers_claude_requests(outcome: &Outcome) -> Result<(), String> {
                             .pointer("/request/subtype")
                             .and_then(serde_json::Value::as_str)
                             .unwrap_or_default();
-                        asked.push((value["request_id"].clone(), subtype.to_owned()));
+                        let opted = if subtype == crate::dialects::claude::wire::control::CAN_USE_TOOL {
+                            prompts
+                        } else {
+                            hooks
+                        };
+                        if opted {
+                            asked.push((value["request_id"].clone(), subtype.to_owned()));
+                        }
                     }
                 }
                 crate::journal::IN => {

@@ -63,7 +63,7 @@ pub(super) struct MatrixArgs {
 }
 
 /// A dialect by its name.
-fn parse_dialect(name: &str) -> Result<Dialect, String> {
+pub(super) fn parse_dialect(name: &str) -> Result<Dialect, String> {
     Dialect::ALL
         .iter()
         .copied()

@@ -244,9 +244,14 @@ struct FuzzArgs {
     /// The consumer: a shell command; `{mock}` is the mock's path.
     #[arg(long, value_name = "CMD")]
     consumer: String,
-    /// Fuzz an ACP client (`cursor-agent acp`) instead of a print-mode consumer.
-    #[arg(long)]
+    /// Fuzz an ACP client (`cursor-agent acp`) instead of a print-mode consumer
+    /// (`--dialect cursor-acp`).
+    #[arg(long, conflicts_with = "dialect")]
     acp: bool,
+    /// The agent CLI the consumer drives: `cursor-print` (the default), `cursor-acp`,
+    /// `claude` (Claude Code, as the Claude Agent SDKs run it).
+    #[arg(long, value_name = "NAME", value_parser = cases::parse_dialect)]
+    dialect: Option<harness::dialects::Dialect>,
     /// How many cases.
     #[arg(long, value_name = "N", default_value_t = 100)]
     cases: u32,

@@ -286,7 +286,10 @@ pub(super) fn fuzz(args: &FuzzArgs) -> Result<Exit, Error> {
     let interrupt = Interrupt::on_term_or_int();
     let mock = own_binary()?;
     let command = args.consumer.as_str();
-    let acp = args.acp;
+    let dialect = match (args.acp, args.dialect) {
+        (true, _) => harness::dialects::Dialect::CursorAcp,
+        (false, dialect) => dialect.unwrap_or_default(),
+    };
     let consumer = Consumer::new(command).timeout(timeout(args.timeout)?);
     let shrink_time = timeout(args.shrink_time).map_err(|_| {
         Error::Usage(format!(
@@ -316,7 +319,11 @@ pub(super) fn fuzz(args: &FuzzArgs) -> Result<Exit, Error> {
             }
             _ => {}
         });
-    let what = if acp { "ACP client" } else { "consumer" };
+    let what = match dialect {
+        harness::dialects::Dialect::CursorAcp => "ACP client",
+        harness::dialects::Dialect::Claude => "Claude Code program",
+        harness::dialects::Dialect::CursorPrint => "consumer",
+    };
     eprintln!(
         "fuzzing the {what} `{command}` with {fuzz}, {} at a time",
         args.jobs.max(1)
@@ -325,10 +332,10 @@ pub(super) fn fuzz(args: &FuzzArgs) -> Result<Exit, Error> {
         .properties(args.judge.properties()?)
         .jobs(args.jobs)
         .cancel(&interrupt.cancel);
-    let found = if acp {
-        fuzz.run_acp(&runner)
-    } else {
-        fuzz.run(&runner)
+    let found = match dialect {
+        harness::dialects::Dialect::CursorAcp => fuzz.run_acp(&runner),
+        harness::dialects::Dialect::Claude => fuzz.run_claude(&runner),
+        harness::dialects::Dialect::CursorPrint => fuzz.run(&runner),
     };
     progress.finish();
     if let Some(signal) = interrupt.signal() {
@@ -352,7 +359,11 @@ pub(super) fn fuzz(args: &FuzzArgs) -> Result<Exit, Error> {
         );
         return Ok(Exit::Code(exit_codes::OK));
     }
-    let unit = if acp { "messages" } else { "lines" };
+    let unit = if dialect == harness::dialects::Dialect::CursorPrint {
+        "lines"
+    } else {
+        "messages"
+    };
     let found = match report.failures.len() {
         1 => "a failure".to_owned(),
         n => format!("{n} distinct failures"),
@@ -393,7 +404,8 @@ fn fuzz_results(
             let name = format!("fuzz/{}", source.name());
             match failure.dialect {
                 Dialect::CursorAcp => Case::acp(source, &failure.faults, name),
-                _ => Case::new(source, OutputFormat::StreamJson, &failure.faults, name),
+                Dialect::Claude => Case::claude(source, &failure.faults, name),
+                Dialect::CursorPrint => Case::new(source, OutputFormat::StreamJson, &failure.faults, name),
             }
         })
         .collect::<Result<Vec<_>, _>>()?;

@@ -76,8 +76,9 @@ pub fn expectation(
     ended(exit, answer, texts)
 }
 
-/// Whether `argv` has `--permission-prompt-tool stdio` (in either form).
-fn asks(argv: &[String]) -> bool {
+/// Whether `argv` has `--permission-prompt-tool stdio` (in either form): whether the
+/// client asked to be asked.
+pub fn asks(argv: &[String]) -> bool {
     argv.iter().enumerate().any(|(i, arg)| {
         arg == "--permission-prompt-tool=stdio"
             || (arg == "--permission-prompt-tool" && argv.get(i + 1).is_some_and(|v| v == "stdio"))

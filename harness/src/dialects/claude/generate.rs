@@ -8,10 +8,17 @@ use proptest::strategy::ValueTree;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use serde_json::json;
 
+use std::time::Duration;
+
+use super::cassette::header;
+use super::play::{self, Next, Options, Player};
 use super::session::{End, Session, Step, ToolCall, Turn};
-use super::wire::{control, results, system, types};
+use super::wire::{behaviors, control, results, system, types};
+use crate::cassette::{Invocation, Writer};
+use crate::error::WriteError;
 use crate::faults::claude::{parse, ClaudeFault, FROM_ENV};
 use crate::faults::strategy::Drawn;
+use crate::frames::{Ending, Exit, Frame, Line, Stream};
 
 /// A piece of text: words, some of them not ASCII, sometimes a line break.
 fn text() -> impl Strategy<Value = String> {
@@ -147,6 +154,23 @@ pub struct Faulted {
 }
 
 impl Faulted {
+    /// Writes the session as a Claude Code cassette at `path`: the conversation a
+    /// client that allows every permission request has with it, one prompt a turn, as
+    /// the mock plays it with no fault (the faults are given apart, in
+    /// `MOCK_AGENT_FAULTS`). Replayed, it follows the live client.
+    pub fn write_cassette(&self, path: &std::path::Path) -> Result<std::path::PathBuf, WriteError> {
+        let mut writer = Writer::create(path, &header(Invocation::default()))?;
+        for frame in conversation(&self.session) {
+            writer.write(&frame)?;
+        }
+        writer.finish()
+    }
+
+    /// How many lines the session's conversation has, both ways.
+    pub fn lines(&self) -> usize {
+        conversation(&self.session).len()
+    }
+
     /// The faults in the grammar, `;`-joined (`MOCK_AGENT_FAULTS`).
     pub fn spec(&self) -> String {
         self.faults
@@ -155,6 +179,52 @@ impl Faulted {
             .collect::<Vec<_>>()
             .join(";")
     }
+}
+
+/// The conversation of `session` with a client that sends `initialize`, then one
+/// prompt a turn, and allows every permission request: the frames of its cassette,
+/// all at time zero.
+fn conversation(session: &Session) -> Vec<Frame> {
+    let mut options = Options::new("/work", 0);
+    options.prompt_tool = true;
+    options.states = true;
+    let mut frames = Vec::new();
+    let mut line = |stream: Stream, bytes: Vec<u8>| {
+        frames.push(Frame::Line(Line {
+            at: Duration::ZERO,
+            stream,
+            bytes,
+            newline: true,
+        }));
+    };
+    let id = "req_1_00000000";
+    line(Stream::Stdin, play::initialize_request(id));
+    line(
+        Stream::Stdout,
+        play::success(&json!(id), play::initialized(&options, 0)),
+    );
+    let mut player = Player::new(session.clone(), options);
+    for _ in &session.turns {
+        line(Stream::Stdin, play::user_message("hi"));
+        player.begin("hi");
+        loop {
+            match player.step() {
+                Next::Send(bytes) => line(Stream::Stdout, bytes),
+                Next::Ask { id, line: bytes } => {
+                    line(Stream::Stdout, bytes);
+                    let allow = json!({"behavior": behaviors::ALLOW});
+                    line(Stream::Stdin, play::success(&json!(id), allow.clone()));
+                    player.answer(Ok(allow));
+                }
+                Next::Waiting | Next::Done => break,
+            }
+        }
+    }
+    frames.push(Frame::End(Ending {
+        at: Duration::ZERO,
+        exit: Exit::Code(i32::from(player.last_is_error())),
+    }));
+    frames
 }
 
 /// Generated sessions with up to `most` faults.
@@ -181,12 +251,26 @@ pub fn from_seed(seed: u64) -> Session {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dialects::claude::play::{Next, Options, Player};
 
     #[test]
     fn a_seed_is_one_session() {
         assert_eq!(from_seed(7), from_seed(7));
         assert_ne!(from_seed(7), from_seed(8));
+    }
+
+    #[test]
+    fn a_generated_session_replays_from_its_cassette() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let faulted = Faulted {
+            session: from_seed(3),
+            faults: Vec::new(),
+        };
+        let path = faulted
+            .write_cassette(&dir.path().join("g.cassette"))
+            .expect("writes");
+        let script = crate::dialects::claude::cassette::Script::open(&path).expect("a Claude cassette");
+        assert_eq!(script.session().turns.len(), faulted.session.turns.len());
+        assert!(faulted.lines() > 4);
     }
 
     proptest! {
