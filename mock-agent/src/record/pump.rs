@@ -212,13 +212,6 @@ pub(super) fn start(
     };
     let after = (stream == Stream::Stdout).then_some(close_stdout as fn());
     let sink = sink.map(std::fs::File::from);
-    if let Some(out) = sink.as_ref().filter(|_| stream == Stream::Stdout) {
-        // The caller's pipe as large as the command's: each `tee(2)` passes on up to
-        // a pipe's worth, so a larger one means fewer calls and wake-ups. Best effort.
-        if nix::fcntl::fcntl(out, nix::fcntl::FcntlArg::F_GETPIPE_SZ).is_ok_and(|size| size < PIPE) {
-            let _ = nix::fcntl::fcntl(out, nix::fcntl::FcntlArg::F_SETPIPE_SZ(PIPE));
-        }
-    }
     start_to(
         stream,
         source,
