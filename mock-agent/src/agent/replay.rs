@@ -36,8 +36,9 @@ pub struct Replayed {
 /// documented exit code. `listen` makes SIGTERM and SIGINT end the run even when the
 /// plan never waits (so that the journal can say which came).
 ///
-/// Three ways to perform it, the lightest that the scenario allows: a bare capture
-/// that nothing asks to change is copied ([`harness::cassette::copy_capture`]); a plan
+/// Three ways to perform it, the lightest that the scenario allows: a bare capture or
+/// a cassette that nothing asks to change is copied ([`cassette::copy_capture_to`],
+/// [`cassette::copy_cassette`]); a plan
 /// that waits for nothing is written with blocking writes
 /// ([`execute::perform_blocking`]), signals caught by a handler
 /// ([`Interrupts`]) when `listen`; any other on the runtime ([`execute::perform`]).
