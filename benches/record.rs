@@ -4,13 +4,13 @@
 //! cargo bench -p mock-agent --bench record          # BENCH_QUICK=1 for a short run
 //! ```
 //!
-//! 1. Wall time of a 100 MB stream (`cat` of a stream-json file) read through a pipe:
-//!    directly (`cat big | reader`), through coreutils `tee` writing a copy
-//!    (`cat big | tee copy | reader`: the least any recorder that writes a file
-//!    costs), and through `mock-agent record` (which also writes the cassette);
-//!    medians of interleaved runs. Bar: at most 1.5x the direct time. Also the CPU
-//!    time (user and system) of each way's processes, which a shared machine's load
-//!    disturbs less than the wall time.
+//! 1. Wall time of a 150 MB stream (`cat` of a stream-json file; `BENCH_MB=N` for
+//!    another size) read through a pipe: directly (`cat big | reader`), through
+//!    coreutils `tee` writing a copy (`cat big | tee copy | reader`: the least any
+//!    recorder that writes a file costs), and through `mock-agent record` (which also
+//!    writes the cassette); medians of interleaved runs. Bar (issue 19): at most 1.2x
+//!    the time through `tee`. Also the CPU time (user and system) of each way's
+//!    processes, which a shared machine's load disturbs less than the wall time.
 //! 2. Added per-line latency: a Python producer writes a line every millisecond with
 //!    its `CLOCK_MONOTONIC` time; the bench stamps each line's arrival with the same
 //!    clock. p50 and p99 of arrival minus sending, directly and through the proxy.
@@ -59,7 +59,7 @@ fn drain(mut cmd: Command, upstream: Option<Command>) -> (f64, usize) {
     (started.elapsed().as_secs_f64(), total)
 }
 
-/// How the 100 MB stream reaches the reader.
+/// How the stream reaches the reader.
 #[derive(Debug, Clone, Copy)]
 enum Way {
     /// `cat big | reader`.
@@ -152,16 +152,24 @@ fn latencies(through_proxy: bool, lines: usize, cassette: &Path) -> Vec<f64> {
     result
 }
 
+/// The bar of `record`'s wall time, against `cat big | tee copy | reader` (issue 19).
+const TEE_BAR: f64 = 1.2;
+
 fn main() {
     let quick = std::env::var_os("BENCH_QUICK").is_some();
     let (rounds, lines) = if quick { (2, 300) } else { (7, 2000) };
     let dir = tempfile::tempdir().expect("temp dir");
+    let size: usize = std::env::var("BENCH_MB")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(150)
+        * 1_000_000;
     let big = dir.path().join("big.ndjson");
     {
         let mut out = std::io::BufWriter::new(std::fs::File::create(&big).expect("creates"));
         let mut written = 0usize;
         let mut i = 0u64;
-        while written < 100_000_000 {
+        while written < size {
             let line = format!(
                 "{{\"type\":\"assistant\",\"message\":{{\"role\":\"assistant\",\"content\":[{{\"type\":\"text\",\"text\":\"line {i} of a long answer, with some words to make it realistic\"}}]}},\"session_id\":\"c6b62c6f-7ead-4fd6-9922-e952131177ff\",\"timestamp_ms\":{}}}\n",
                 1_790_000_000_000u64 + i
@@ -193,10 +201,12 @@ fn main() {
     println!("# record benchmark ({rounds} rounds, medians)");
     println!("machine: {} CPUs, {}", cpu_count(), cpu_model());
     println!(
-        "100 MB stream: direct {d:.3} s, through tee {t:.3} s ({:.2}x), through record {r:.3} s ({:.2}x of direct, {:.2}x of tee; bar: at most 1.5x of direct)",
+        "{} MB stream: direct {d:.3} s, through tee {t:.3} s ({:.2}x), through record {r:.3} s ({:.2}x of direct, {:.2}x of tee; bar: at most {TEE_BAR}x of tee: {})",
+        size / 1_000_000,
         t / d,
         r / d,
-        r / t
+        r / t,
+        if r / t <= TEE_BAR { "met" } else { "MISSED" }
     );
     println!(
         "CPU time of the processes: direct {dc:.3} s, tee {tc:.3} s, record {rc:.3} s ({:.2}x of tee)",

@@ -577,10 +577,14 @@ mod copying {
 
     use std::path::Path;
 
-    use harness::cassette::{copy_capture, Copied, Recording};
-    use harness::frames::{Exit, Frame, Frames, Stream};
+    use harness::cassette::{
+        copy_capture, copy_cassette, CassetteCopied, Copied, Header, Invocation, Recording, Writer,
+    };
+    use harness::frames::{Ending, Exit, Frame, Frames, Line, Stream};
     use harness::generate::{session, SessionConfig};
     use harness::scenario::Scenario;
+    use harness::source::{copyable, Copyable};
+    use harness::OutputFormat;
     use harness::{RenderOptions, Source};
     use proptest::prelude::*;
 
@@ -609,6 +613,73 @@ mod copying {
             }
         }
         exit.expect("an ending")
+    }
+
+    /// The stdout bytes and the ending of the rest of a cassette recorded in
+    /// `stream-json` without `--stream-partial-output`, planned for a plain replay.
+    fn perform_cassette(frames: Frames, out: &mut Vec<u8>) -> Exit {
+        let recording = Recording {
+            name: "cassette".into(),
+            header: None,
+            stream_partial_output: Some(false),
+            frames,
+        };
+        let plan = Scenario::new(RenderOptions::default())
+            .plan(recording)
+            .expect("plans");
+        let mut exit = None;
+        for frame in plan.frames {
+            match frame.expect("valid") {
+                Frame::Line(line) if line.stream == Stream::Stdout => {
+                    out.extend_from_slice(&line.bytes);
+                    if line.newline {
+                        out.push(b'\n');
+                    }
+                }
+                Frame::End(end) => exit = Some(end.exit),
+                _ => {}
+            }
+        }
+        exit.expect("an ending")
+    }
+
+    /// A cassette as a copy, and frame by frame from where it stops.
+    fn copy_cassette_of(path: &Path) -> (Vec<u8>, Exit) {
+        let Some(Copyable::Cassette(reader)) = copyable(path).expect("checks") else {
+            panic!("a cassette");
+        };
+        let mut out = Vec::new();
+        match copy_cassette(*reader, &mut out).expect("copies") {
+            CassetteCopied::End { exit, stdout_closed } => {
+                assert!(!stdout_closed);
+                (out, exit)
+            }
+            CassetteCopied::Stopped { rest, stdout_closed } => {
+                assert!(!stdout_closed);
+                let exit = perform_cassette(rest, &mut out);
+                (out, exit)
+            }
+        }
+    }
+
+    /// Frames a cassette may hold besides the stdout events.
+    fn extra_frame() -> impl Strategy<Value = Frame> {
+        let at = std::time::Duration::ZERO;
+        prop_oneof![
+            Just(Frame::Line(Line::stderr(
+                at,
+                "RetriableError: [unavailable] upstream"
+            ))),
+            Just(Frame::Line(Line::stdout(at, "[debug] not an event"))),
+            Just(Frame::Line(Line::stdout(
+                at,
+                r#"{"type":"x","t\u0065xt":"an escape"}"#
+            ))),
+            Just(Frame::Stall {
+                at,
+                duration: Some(std::time::Duration::from_millis(1)),
+            }),
+        ]
     }
 
     /// Line by line, as every other replay.
@@ -687,6 +758,98 @@ mod copying {
         }
     }
 
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(crate::roundtrip::cases(64)))]
+
+        #[test]
+        fn a_copied_cassette_is_what_reading_it_frame_by_frame_gives(
+            session in session(SessionConfig::default()),
+            extras in prop::collection::vec((any::<prop::sample::Index>(), extra_frame()), 0..4),
+            times in prop::collection::vec(0u64..3, 1..8),
+        ) {
+            let mut frames: Vec<Frame> = session
+                .lines
+                .iter()
+                .map(|line| Frame::Line(Line::stdout(std::time::Duration::ZERO, line.clone())))
+                .collect();
+            for (at, frame) in extras {
+                let at = at.index(frames.len() + 1);
+                frames.insert(at, frame);
+            }
+            frames.push(Frame::End(Ending {
+                at: std::time::Duration::ZERO,
+                exit: session.exit,
+            }));
+            // Times that stay, or rise by a fraction of a millisecond or by whole ones.
+            let mut at = std::time::Duration::ZERO;
+            let frames: Vec<Frame> = frames
+                .into_iter()
+                .enumerate()
+                .map(|(i, frame)| {
+                    match times[i % times.len()] {
+                        0 => {}
+                        1 => at += std::time::Duration::from_micros(1_250),
+                        _ => at += std::time::Duration::from_millis(7),
+                    }
+                    frame.with_at(at)
+                })
+                .collect();
+            let dir = tempfile::tempdir().map_err(|e| TestCaseError::fail(e.to_string()))?;
+            let path = dir.path().join("session.cassette");
+            let header = Header::new(Invocation {
+                output_format: Some(OutputFormat::StreamJson),
+                ..Invocation::default()
+            });
+            let mut writer = Writer::create(&path, &header).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            for frame in &frames {
+                writer.write(frame).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            }
+            writer.finish().map_err(|e| TestCaseError::fail(e.to_string()))?;
+            let recording = Source::Cassette(path.clone()).open("x").expect("opens");
+            prop_assert_eq!(recording.stream_partial_output, Some(false));
+            let mut out = Vec::new();
+            let exit = perform_cassette(recording.frames, &mut out);
+            prop_assert_eq!(copy_cassette_of(&path), (out, exit));
+        }
+    }
+
+    #[test]
+    fn a_cassette_larger_than_a_copy_block_replays_byte_for_byte() {
+        // A curated session's frames 400 times over, each time later, then its end.
+        let curated = crate::support::root().join("cassettes/shell-command.cassette");
+        let reader = harness::cassette::open(&curated).expect("opens");
+        let header = reader.header().cloned().expect("a header");
+        let frames: Vec<Frame> = reader.map(|f| f.expect("valid")).collect();
+        let (end, body) = frames.split_last().expect("frames");
+        let span = end.at() + std::time::Duration::from_millis(1);
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("big.cassette");
+        let mut writer = Writer::create(&path, &header).expect("creates");
+        for round in 0..400u32 {
+            for frame in body {
+                writer
+                    .write(&frame.clone().with_at(frame.at() + span * round))
+                    .expect("writes");
+            }
+        }
+        writer.write(&end.clone().with_at(span * 400)).expect("writes");
+        writer.finish().expect("finishes");
+        let (stdout, stderr, exit, partial) = super::recorded(&path);
+        assert!(!partial && stdout.len() > 2 * harness::cassette::COPY_BLOCK);
+        let run = crate::support::mock()
+            .arg("replay")
+            .arg(&path)
+            .output()
+            .expect("runs");
+        assert!(run.stdout == stdout, "the same bytes");
+        assert_eq!(
+            String::from_utf8_lossy(&run.stderr),
+            String::from_utf8_lossy(&stderr)
+        );
+        super::assert_ends(run.status, exit, "big.cassette");
+        assert_eq!(copy_cassette_of(&path).0, stdout);
+    }
+
     #[test]
     fn deltas_are_left_out_of_a_copy_as_of_any_replay() {
         let cassette = crate::support::root().join("cassettes/partial-thinking.cassette");
@@ -717,7 +880,7 @@ fn a_copied_capture_keeps_its_ending_when_the_consumer_leaves() {
     let body = lines[2..lines.len() - 1].join("\n") + "\n";
     for (name, last, code) in [("ok", lines[lines.len() - 1], 0), ("cut", lines[2], 1)] {
         let path = dir.path().join(format!("{name}.ndjson"));
-        let text = format!("{}\n{}\n{}{last}\n", lines[0], lines[1], body.repeat(500));
+        let text = format!("{}\n{}\n{}{last}\n", lines[0], lines[1], body.repeat(2_000));
         std::fs::write(&path, text).expect("writes");
         for read in [Some(0), Some(1), Some(70_000), None] {
             let (status, stderr) = close_after(Some(&path), "", read);

@@ -13,6 +13,7 @@ use crate::dialects::cursor_print::faults::{self, Applied};
 use crate::dialects::cursor_print::render::{self, RenderOptions};
 use crate::error::CassetteError;
 use crate::faults::Fault;
+use crate::format::OutputFormat;
 use crate::frames::{Delivery, Frames};
 use crate::timing::Timing;
 
@@ -57,10 +58,19 @@ impl Scenario {
     /// Plans a run of `recording`.
     pub fn plan(&self, recording: Recording) -> Result<Plan, CassetteError> {
         let recorded = render::Recorded::of(&recording, &self.render)?;
-        let applied = Applied::new(self.faults.clone(), self.render.now_ms)
-            .printed_as(recorded.prints_events_as(self.render.format));
+        let printed_as = recorded.prints_events_as(self.render.format);
+        let applied = Applied::new(self.faults.clone(), self.render.now_ms).printed_as(printed_as);
         let frames = render::events(recording.frames, &self.render, recorded);
-        let frames = faults::apply_events(frames, &applied);
+        // Without a fault, the stages of the faults on events only watch the stream
+        // (whether a result is lost, parsing every stdout line to know): printed as
+        // `stream-json`, the stream they watch is the one written, so they change
+        // nothing, and the plain replay does not pay for them.
+        let watched = !self.faults.is_empty() || printed_as != OutputFormat::StreamJson;
+        let frames = if watched {
+            faults::apply_events(frames, &applied)
+        } else {
+            frames
+        };
         // An `exit` fault decides how the run ends, in every format.
         let exit_decides = self.faults.iter().any(|f| matches!(f, Fault::Exit { .. }));
         let frames = render::format_ending(frames, self.render.format, recorded, !exit_decides);

@@ -8,6 +8,8 @@
 //!   before the first byte is replayed. Of a larger one, what comes before its first
 //!   event is checked first: a file that holds no event is refused before replay.
 
+use std::fs::File;
+use std::io::BufReader;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -103,27 +105,56 @@ fn open_cassette(path: &Path) -> Result<Recording, CassetteError> {
     let file = check(path)?;
     let reader = cassette::open(path)?;
     let reader = if file { reader.fast() } else { reader };
-    Ok(Recording {
+    Ok(recording(path, reader))
+}
+
+/// The recording a reader of the cassette or capture `path` reads.
+pub fn recording(path: &Path, reader: cassette::Reader<BufReader<File>>) -> Recording {
+    Recording {
         name: path.to_owned(),
         header: reader.header().cloned(),
         stream_partial_output: reader.header().map(|h| h.invocation.stream_partial_output),
         frames: Box::new(reader),
-    })
+    }
+}
+
+/// A regular file to replay, checked as [`Source::open`] checks it, opened to be
+/// copied where nothing asks for a line to change ([`copyable`]).
+#[derive(Debug)]
+pub enum Copyable {
+    /// A bare capture, opened to be copied as its bytes ([`cassette::copy_capture`]).
+    Capture(File),
+    /// A cassette, its header read: a fast reader ([`cassette::copy_cassette`]).
+    Cassette(Box<cassette::Reader<BufReader<File>>>),
+}
+
+/// The cassette or bare capture at `path`, checked as [`Source::open`] checks it and
+/// opened to be copied; `None` when `path` is not a regular file (a pipe is read once,
+/// as it streams).
+pub fn copyable(path: &Path) -> Result<Option<Copyable>, CassetteError> {
+    if !check(path)? {
+        return Ok(None);
+    }
+    let reader = cassette::open(path)?;
+    if !reader.is_capture() {
+        return Ok(Some(Copyable::Cassette(Box::new(reader.fast()))));
+    }
+    File::open(path)
+        .map(|file| Some(Copyable::Capture(file)))
+        .map_err(|source| CassetteError::Open {
+            path: path.to_owned(),
+            source,
+        })
 }
 
 /// The bare capture at `path`, checked as [`Source::open`] checks it, opened to be
 /// replayed as a copy of its bytes ([`cassette::copy_capture`]); `None` when `path`
 /// is a cassette, or not a regular file.
-pub fn capture_file(path: &Path) -> Result<Option<std::fs::File>, CassetteError> {
-    if !check(path)? || !cassette::open(path)?.is_capture() {
-        return Ok(None);
+pub fn capture_file(path: &Path) -> Result<Option<File>, CassetteError> {
+    match copyable(path)? {
+        Some(Copyable::Capture(file)) => Ok(Some(file)),
+        _ => Ok(None),
     }
-    std::fs::File::open(path)
-        .map(Some)
-        .map_err(|source| CassetteError::Open {
-            path: path.to_owned(),
-            source,
-        })
 }
 
 /// The frames of the default session for this prompt.

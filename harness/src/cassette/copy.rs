@@ -16,16 +16,18 @@
 
 use std::fs::File;
 use std::io::{self, Write};
+use std::os::fd::{AsFd, BorrowedFd};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 use memchr::memmem;
+use nix::errno::Errno;
 
 use super::read::{capture_rest, capture_tail};
 use super::{Reader, MAX_LINE_BYTES};
 use crate::dialects::cursor_print::events::{event_type, field};
 use crate::error::CassetteError;
-use crate::frames::{Exit, Frame};
+use crate::frames::{Exit, Frame, Frames, Stream};
 use crate::peek::Peek;
 
 /// The size of the blocks read and written.
@@ -63,10 +65,29 @@ pub enum CopyError {
 /// The capture must be one ([`Reader::is_capture`]) and known to hold an event; the
 /// caller checks that first (see [`crate::source`]).
 pub fn copy_capture<W: Write>(path: &Path, file: File, out: &mut W) -> Result<Copied, CopyError> {
+    copy_capture_with(path, file, out, None)
+}
+
+/// [`copy_capture`] to a file (the process's stdout): the bytes checked go from the
+/// capture to `out` with `sendfile(2)`, without passing through this process (into a
+/// pipe, the pipe takes the capture's pages from the page cache); where `out` takes
+/// no `sendfile` (a terminal), they are written as [`copy_capture`] writes them.
+pub fn copy_capture_to(path: &Path, file: File, out: &File) -> Result<Copied, CopyError> {
+    let mut writer = out;
+    copy_capture_with(path, file, &mut writer, Some(out.as_fd()))
+}
+
+fn copy_capture_with<W: Write>(
+    path: &Path,
+    file: File,
+    out: &mut W,
+    send_to: Option<BorrowedFd<'_>>,
+) -> Result<Copied, CopyError> {
     let mut copy = Copy {
         path: path.to_owned(),
         file,
         out,
+        send_to,
         offset: 0,
         line: Vec::new(),
         closed: false,
@@ -98,7 +119,7 @@ pub fn copy_capture<W: Write>(path: &Path, file: File, out: &mut W) -> Result<Co
                 path, copy.file, start, line,
             )?)));
         }
-        copy.write(&line)?;
+        copy.write(&line, start)?;
     }
     // After a closed stdout, the copy did not read to the end: the ending is the file's.
     let len = match copy.closed {
@@ -116,6 +137,8 @@ struct Copy<'a, W> {
     path: PathBuf,
     file: File,
     out: &'a mut W,
+    /// `out`'s descriptor, while it takes `sendfile(2)`.
+    send_to: Option<BorrowedFd<'a>>,
     /// Bytes read so far.
     offset: u64,
     /// The start of a line that crosses the end of the blocks read so far.
@@ -191,10 +214,11 @@ impl<W: Write> Copy<'_, W> {
             }
             self.line.extend_from_slice(&block[..=first_end]);
             let line = std::mem::take(&mut self.line);
+            let line_start = start - (line.len() - first_end - 1) as u64;
             if self.finders.may_be_delta(&line) {
-                return Ok(Some(start - (line.len() - first_end - 1) as u64));
+                return Ok(Some(line_start));
             }
-            self.write(&line)?;
+            self.write(&line, line_start)?;
             self.line = line;
             self.line.clear();
             from = first_end + 1;
@@ -205,10 +229,10 @@ impl<W: Write> Copy<'_, W> {
         let lines = &block[first_end + 1..whole];
         if let Some(at) = self.first_delta(lines) {
             let stop = first_end + 1 + at;
-            self.write(&block[from..stop])?;
+            self.write(&block[from..stop], start + from as u64)?;
             return Ok(Some(start + stop as u64));
         }
-        self.write(&block[from..whole])?;
+        self.write(&block[from..whole], start + from as u64)?;
         self.line.extend_from_slice(&block[whole..]);
         Ok(None)
     }
@@ -232,11 +256,13 @@ impl<W: Write> Copy<'_, W> {
         None
     }
 
-    fn write(&mut self, bytes: &[u8]) -> Result<(), CopyError> {
+    /// Writes `bytes`, which are the capture's from `offset` on.
+    fn write(&mut self, bytes: &[u8], offset: u64) -> Result<(), CopyError> {
         if self.closed || bytes.is_empty() {
             return Ok(());
         }
-        match self.out.write_all(bytes) {
+        let sent = self.send(bytes.len(), offset)?;
+        match self.out.write_all(&bytes[sent..]) {
             Ok(()) => Ok(()),
             // The consumer stopped reading: the rest is dropped, the ending stays.
             Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
@@ -245,6 +271,33 @@ impl<W: Write> Copy<'_, W> {
             }
             Err(e) => Err(CopyError::Write(e)),
         }
+    }
+
+    /// Sends up to `len` bytes of the capture from `offset` on with `sendfile(2)`, while
+    /// `out` takes it: how many went. A closed pipe closes the copy.
+    fn send(&mut self, len: usize, offset: u64) -> Result<usize, CopyError> {
+        let mut sent = 0;
+        while let Some(out) = self.send_to {
+            if sent == len {
+                break;
+            }
+            let mut at = (offset + sent as u64) as i64;
+            match nix::sys::sendfile::sendfile64(out, &self.file, Some(&mut at), len - sent) {
+                Ok(n) if n > 0 => sent += n,
+                Err(Errno::EINTR) => {}
+                Err(Errno::EPIPE) => {
+                    self.closed = true;
+                    return Ok(len);
+                }
+                // The file got shorter under the copy (0), or `out` takes no
+                // `sendfile`: the rest is written from the block read.
+                Ok(_) | Err(Errno::EINVAL | Errno::ENOSYS | Errno::EOPNOTSUPP | Errno::ESPIPE) => {
+                    self.send_to = None
+                }
+                Err(e) => return Err(CopyError::Write(e.into())),
+            }
+        }
+        Ok(sent)
     }
 
     fn read_error(&self, source: io::Error) -> CassetteError {
@@ -287,6 +340,106 @@ impl<W: Write> Copy<'_, W> {
             let line = lines_before(&self.file, start).map_err(io)? + 1;
             ending(line, bytes)
         })
+    }
+}
+
+/// How a copy of a cassette ended ([`copy_cassette`]).
+pub enum CassetteCopied {
+    /// Every stdout line was copied (or stdout was closed), and the cassette ends so.
+    End {
+        /// How the process ends.
+        exit: Exit,
+        /// Whether a write hit a closed pipe (`EPIPE`): the rest was not written.
+        stdout_closed: bool,
+    },
+    /// The copy stopped at a frame other than a stdout line (a stderr line, a stall,
+    /// a closed stdout): that frame and the rest, to perform as every replay does.
+    Stopped {
+        /// The frame, then the rest of the cassette.
+        rest: Frames,
+        /// Whether a write hit a closed pipe (`EPIPE`).
+        stdout_closed: bool,
+    },
+}
+
+impl std::fmt::Debug for CassetteCopied {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CassetteCopied::End { exit, stdout_closed } => f
+                .debug_struct("End")
+                .field("exit", exit)
+                .field("stdout_closed", stdout_closed)
+                .finish(),
+            CassetteCopied::Stopped { stdout_closed, .. } => f
+                .debug_struct("Stopped")
+                .field("stdout_closed", stdout_closed)
+                .finish_non_exhaustive(),
+        }
+    }
+}
+
+/// Copies the stdout lines of a cassette to `out` in writes of [`COPY_BLOCK`] bytes
+/// or more, up to its end or to its first frame of another kind. For a replay that
+/// changes no line: the cassette was recorded in `stream-json` the way it is replayed
+/// (with or without `--stream-partial-output`), and no fault, timing or journal asks
+/// for anything but its lines. `reader` is a fast reader ([`Reader::fast`]) of a
+/// cassette, checked as [`crate::source`] checks one; the frames of the writer's own
+/// shape are copied from its read buffer without a `Frame` each.
+pub fn copy_cassette<W: Write>(
+    mut reader: Reader<io::BufReader<File>>,
+    out: &mut W,
+) -> Result<CassetteCopied, CopyError> {
+    let mut buffer = Vec::with_capacity(COPY_BLOCK + (64 << 10));
+    let mut closed = false;
+    let mut flush = |buffer: &mut Vec<u8>, closed: &mut bool| {
+        let written = match *closed {
+            true => Ok(()),
+            false => out.write_all(buffer),
+        };
+        buffer.clear();
+        match written {
+            Ok(()) => Ok(()),
+            // The consumer stopped reading: the rest is dropped, the ending stays.
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
+                *closed = true;
+                Ok(())
+            }
+            Err(e) => Err(CopyError::Write(e)),
+        }
+    };
+    loop {
+        if reader.fast_events(&mut buffer, COPY_BLOCK)? == 0 {
+            match reader.next() {
+                Some(Ok(Frame::Line(line))) if line.stream == Stream::Stdout => {
+                    buffer.extend_from_slice(&line.bytes);
+                    if line.newline {
+                        buffer.push(b'\n');
+                    }
+                }
+                Some(Ok(Frame::End(end))) => {
+                    flush(&mut buffer, &mut closed)?;
+                    return Ok(CassetteCopied::End {
+                        exit: end.exit,
+                        stdout_closed: closed,
+                    });
+                }
+                // What came before is written before the error is told.
+                Some(Err(e)) => {
+                    flush(&mut buffer, &mut closed)?;
+                    return Err(e.into());
+                }
+                frame => {
+                    flush(&mut buffer, &mut closed)?;
+                    return Ok(CassetteCopied::Stopped {
+                        rest: Box::new(frame.into_iter().chain(reader)),
+                        stdout_closed: closed,
+                    });
+                }
+            }
+        }
+        if buffer.len() >= COPY_BLOCK {
+            flush(&mut buffer, &mut closed)?;
+        }
     }
 }
 

@@ -215,14 +215,18 @@ impl RawFrame<'_> {
 /// one.
 pub(super) fn canonical_out(line: &[u8]) -> Option<(Duration, &[u8])> {
     let rest = line.strip_prefix(b"{\"t\":")?;
-    let comma = memchr::memchr(b',', rest)?;
-    let (t, rest) = rest.split_at(comma);
-    let (int, frac) = match memchr::memchr(b'.', t) {
-        Some(dot) => (&t[..dot], Some(&t[dot + 1..])),
-        None => (t, None),
+    // `INT[.FRAC]`, both plain digits, then the comma (a time is a few bytes: counted
+    // by hand, not searched for).
+    let digits = |d: &[u8]| d.iter().take_while(|b| b.is_ascii_digit()).count();
+    let (int, rest) = rest.split_at(digits(rest));
+    let (frac, rest) = match rest.strip_prefix(b".") {
+        Some(after) => {
+            let (frac, rest) = after.split_at(digits(after));
+            (Some(frac), rest)
+        }
+        None => (None, rest),
     };
-    let digits = |d: &[u8]| !d.is_empty() && d.iter().all(u8::is_ascii_digit);
-    if !digits(int) || frac.is_some_and(|f| !digits(f)) {
+    if int.is_empty() || frac.is_some_and(<[u8]>::is_empty) {
         return None;
     }
     let event = rest.strip_prefix(b",\"out\":")?.strip_suffix(b"}")?;

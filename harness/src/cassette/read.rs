@@ -421,6 +421,57 @@ impl<R: BufRead> Reader<R> {
         })))
     }
 
+    /// Fast reading for a copy ([`super::copy_cassette`]): the events of the stdout
+    /// frames of the writer's shape whole in the read buffer, appended to `out` each
+    /// with its newline, while `out` holds less than `limit` bytes; how many. 0 when the
+    /// next line is not such a frame, or crosses the end of the read buffer:
+    /// [`Iterator::next`] reads it. The same frames as [`Reader::fast_frame`] reads,
+    /// without a `Frame` each.
+    pub(super) fn fast_events(&mut self, out: &mut Vec<u8>, limit: usize) -> Result<u64, CassetteError> {
+        if !self.fast || self.done || self.kind != Kind::Cassette {
+            return Ok(0);
+        }
+        let buf = self.input.fill_buf().map_err(|source| CassetteError::Read {
+            path: self.path.clone(),
+            line: self.line_no + 1,
+            source,
+        })?;
+        let lines = memchr::memrchr(b'\n', buf).map_or(0, |last| last + 1);
+        if !self.reread && self.utf8_checked < lines {
+            match simdutf8::compat::from_utf8(&buf[..lines]) {
+                Ok(_) => self.utf8_checked = lines,
+                Err(e) => self.utf8_checked = e.valid_up_to(),
+            }
+        }
+        let checked = if self.reread {
+            lines
+        } else {
+            self.utf8_checked.min(lines)
+        };
+        let (mut at, mut count) = (0, 0);
+        while out.len() < limit {
+            let Some(end) = memchr::memchr(b'\n', &buf[at..checked]).map(|i| at + i) else {
+                break;
+            };
+            let Some((t, event)) = canonical_out(&buf[at..end]) else {
+                break;
+            };
+            if t < self.last_at {
+                break;
+            }
+            out.extend_from_slice(event);
+            out.push(b'\n');
+            self.last_at = t;
+            at = end + 1;
+            count += 1;
+        }
+        self.input.consume(at);
+        self.offset += at as u64;
+        self.utf8_checked = self.utf8_checked.saturating_sub(at);
+        self.line_no += count;
+        Ok(count)
+    }
+
     fn next_cassette_frame(&mut self) -> Result<Option<Frame>, CassetteError> {
         loop {
             if self.fast {

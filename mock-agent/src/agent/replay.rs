@@ -4,13 +4,13 @@
 use std::os::fd::AsFd;
 use std::path::Path;
 
-use harness::cassette::{self, Copied, CopyError, Recording};
+use harness::cassette::{self, CassetteCopied, Copied, CopyError, Recording};
 use harness::exit_codes;
 use harness::format::OutputFormat;
 use harness::frames::Exit;
 use harness::journal;
 use harness::scenario::{Plan, Scenario};
-use harness::source::Source;
+use harness::source::{Copyable, Source};
 use harness::timing::Timing;
 
 use crate::execute::{self, Blocking, ExecOptions, Threaded};
@@ -36,8 +36,9 @@ pub struct Replayed {
 /// documented exit code. `listen` makes SIGTERM and SIGINT end the run even when the
 /// plan never waits (so that the journal can say which came).
 ///
-/// Three ways to perform it, the lightest that the scenario allows: a bare capture
-/// that nothing asks to change is copied ([`harness::cassette::copy_capture`]); a plan
+/// Three ways to perform it, the lightest that the scenario allows: a bare capture or
+/// a cassette that nothing asks to change is copied ([`cassette::copy_capture_to`],
+/// [`cassette::copy_cassette`]); a plan
 /// that waits for nothing is written with blocking writes
 /// ([`execute::perform_blocking`]), signals caught by a handler
 /// ([`Interrupts`]) when `listen`; any other on the runtime ([`execute::perform`]).
@@ -51,6 +52,8 @@ pub fn replay(source: &Source, prompt: &str, scenario: &Scenario, listen: bool) 
         Err(e) => return failed(format!("cannot open stdout or stderr: {e}"), exit_codes::IO_ERROR),
     };
     let started = std::time::Instant::now();
+    // When the copy met a closed stdout.
+    let mut closed_at = None;
     let recording = match source {
         Source::Cassette(path) if copies(scenario, listen) => match copy(path, &out) {
             Ok(Copy::Done(exit, closed)) => {
@@ -62,8 +65,11 @@ pub fn replay(source: &Source, prompt: &str, scenario: &Scenario, listen: bool) 
                     error: None,
                 }
             }
-            Ok(Copy::Rest(recording)) => Ok(*recording),
-            Ok(Copy::NotACapture) => source.open(prompt),
+            Ok(Copy::Rest(recording, closed)) => {
+                closed_at = closed.then(|| started.elapsed());
+                Ok(*recording)
+            }
+            Ok(Copy::NotAFile) => source.open(prompt),
             Err(replayed) => return replayed,
         },
         _ => source.open(prompt),
@@ -137,7 +143,7 @@ pub fn replay(source: &Source, prompt: &str, scenario: &Scenario, listen: bool) 
     });
     Replayed {
         exit: outcome.exit(),
-        stdout_closed_at: outcome.stdout_closed_at,
+        stdout_closed_at: closed_at.or(outcome.stdout_closed_at),
         signal: outcome.signal(),
         faults,
         error,
@@ -172,32 +178,101 @@ fn copies(scenario: &Scenario, listen: bool) -> bool {
 
 /// What a copy did.
 enum Copy {
-    /// The capture was copied: it ends so; whether the consumer closed stdout.
+    /// The capture or cassette was copied: it ends so; whether the consumer closed
+    /// stdout.
     Done(Exit, bool),
-    /// Copied up to a line that may be a delta: the rest, to replay line by line.
-    Rest(Box<Recording>),
-    /// The file is not a bare capture (a cassette, a pipe): nothing was written.
-    NotACapture,
+    /// Copied up to a line that may be a delta (a capture) or a frame that is no stdout
+    /// line (a cassette), or nothing copied (a cassette that changes as it replays):
+    /// the rest, to replay frame by frame; whether the consumer closed stdout.
+    Rest(Box<Recording>, bool),
+    /// The path is not a regular file (a pipe): nothing was read.
+    NotAFile,
 }
 
-/// Copies the capture at `path` to `out`, if it is one.
+/// Copies the capture or cassette at `path` to `out`, where it is a regular file.
+/// The stdout pipe is made larger first ([`grow_pipe`]).
 fn copy(path: &Path, out: &std::fs::File) -> Result<Copy, Replayed> {
-    let file = match harness::source::capture_file(path) {
-        Ok(Some(file)) => file,
-        Ok(None) => return Ok(Copy::NotACapture),
+    let copyable = match harness::source::copyable(path) {
+        Ok(Some(copyable)) => copyable,
+        Ok(None) => return Ok(Copy::NotAFile),
         Err(e) => return Err(failed(e.to_string(), e.exit_code())),
     };
-    let mut out = out;
-    match cassette::copy_capture(path, file, &mut out) {
+    let copied = match copyable {
+        Copyable::Capture(file) => {
+            grow_pipe(out);
+            cassette::copy_capture_to(path, file, out)
+        }
+        Copyable::Cassette(reader) if !unchanged(reader.header()) => {
+            return Ok(Copy::Rest(
+                Box::new(harness::source::recording(path, *reader)),
+                false,
+            ))
+        }
+        Copyable::Cassette(reader) => {
+            grow_pipe(out);
+            let header = reader.header().cloned();
+            let mut out = out;
+            return match cassette::copy_cassette(*reader, &mut out) {
+                Ok(CassetteCopied::End { exit, stdout_closed }) => Ok(Copy::Done(exit, stdout_closed)),
+                Ok(CassetteCopied::Stopped { rest, stdout_closed }) => Ok(Copy::Rest(
+                    Box::new(Recording {
+                        name: path.to_owned(),
+                        stream_partial_output: header.as_ref().map(|h| h.invocation.stream_partial_output),
+                        header,
+                        frames: rest,
+                    }),
+                    stdout_closed,
+                )),
+                Err(e) => Err(copy_failed(e)),
+            };
+        }
+    };
+    match copied {
         Ok(Copied::End { exit, stdout_closed }) => Ok(Copy::Done(exit, stdout_closed)),
-        Ok(Copied::Stopped(rest)) => Ok(Copy::Rest(Box::new(Recording {
-            name: path.to_owned(),
-            header: None,
-            stream_partial_output: None,
-            frames: rest,
-        }))),
-        Err(CopyError::Cassette(e)) => Err(failed(e.to_string(), e.exit_code())),
-        Err(e) => Err(failed(e.to_string(), exit_codes::IO_ERROR)),
+        Ok(Copied::Stopped(rest)) => Ok(Copy::Rest(
+            Box::new(Recording {
+                name: path.to_owned(),
+                header: None,
+                stream_partial_output: None,
+                frames: rest,
+            }),
+            false,
+        )),
+        Err(e) => Err(copy_failed(e)),
+    }
+}
+
+/// A copy's failure, printed.
+fn copy_failed(e: CopyError) -> Replayed {
+    match e {
+        CopyError::Cassette(e) => failed(e.to_string(), e.exit_code()),
+        e => failed(e.to_string(), exit_codes::IO_ERROR),
+    }
+}
+
+/// Whether a cassette with this header replays in `stream-json`, without
+/// `--stream-partial-output`, as its lines stand: it was recorded so.
+fn unchanged(header: Option<&harness::cassette::Header>) -> bool {
+    header.is_some_and(|h| {
+        !h.invocation.stream_partial_output
+            && h.invocation
+                .output_format
+                .is_none_or(|format| format == OutputFormat::StreamJson)
+    })
+}
+
+/// The size the stdout pipe is made for a copy (Linux's default is 64 KiB, and an
+/// unprivileged process may ask for up to `/proc/sys/fs/pipe-max-size`, 1 MiB by
+/// default): a quarter as many wake-ups of the consumer and of the mock.
+const COPY_PIPE: i32 = 1 << 20;
+
+/// Makes the stdout pipe [`COPY_PIPE`] bytes large if it is a smaller pipe; a file
+/// that is no pipe, or a pipe that cannot grow (the user's pipe pages are spent), is
+/// left as it is.
+fn grow_pipe(out: &std::fs::File) {
+    use nix::fcntl::{fcntl, FcntlArg};
+    if fcntl(out, FcntlArg::F_GETPIPE_SZ).is_ok_and(|size| size < COPY_PIPE) {
+        let _ = fcntl(out, FcntlArg::F_SETPIPE_SZ(COPY_PIPE));
     }
 }
 
