@@ -41,6 +41,7 @@ const HARNESS: &[&str] = &[
     "dialects::cursor_acp::faults",
     "dialects::cursor_print::check",
     "dialects::cursor_acp::check",
+    "dialects::claude::check",
     "check",
     "dialects::cursor_print::expect",
     "dialects::cursor_acp::expect",

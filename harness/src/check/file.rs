@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use super::{AcpChecker, Checker, Report, Rule, Side};
+use crate::dialects::claude::check::ClaudeChecker;
 use crate::error::CassetteError;
 use crate::format::OutputFormat;
 use crate::frames::{Exit, Frame, Stream};
@@ -15,7 +16,8 @@ use crate::frames::{Exit, Frame, Stream};
 ///
 /// A recording of server mode (a cassette whose header says `"acp":true`) is checked
 /// as an ACP conversation ([`AcpChecker`]): its `in` frames are the client's
-/// messages, its `out` frames the agent's.
+/// messages, its `out` frames the agent's. A recording of Claude Code (`"dialect":
+/// "claude"`) is checked by its rules ([`ClaudeChecker`]), both ways too.
 ///
 /// The file is read as a stream: memory stays flat however long it is (see the
 /// [module documentation](super#bounded-memory)).
@@ -28,7 +30,17 @@ pub fn check_file(path: &Path) -> Result<Report, CassetteError> {
 pub fn check_file_with(path: &Path, max_age: Option<&str>) -> Result<Report, CassetteError> {
     let mut reader = crate::cassette::open(path)?;
     let acp = reader.header().is_some_and(|h| h.invocation.acp);
-    let mut checker = if acp {
+    let claude = reader.header().is_some_and(|h| {
+        use crate::dialects::claude::wire::{DIALECT, DIALECT_KEY};
+        h.invocation
+            .extra
+            .get(DIALECT_KEY)
+            .and_then(serde_json::Value::as_str)
+            == Some(DIALECT)
+    });
+    let mut checker = if claude {
+        Either::Claude(Box::default())
+    } else if acp {
         Either::Acp(Box::default())
     } else {
         Either::Print(Box::default())
@@ -54,7 +66,7 @@ pub fn check_file_with(path: &Path, max_age: Option<&str>) -> Result<Report, Cas
         if let Some(format) = header
             .invocation
             .output_format
-            .filter(|f| *f != OutputFormat::StreamJson && !acp)
+            .filter(|f| *f != OutputFormat::StreamJson && !acp && !claude)
         {
             checker.recording_finding(1, Rule::Format, || {
                 format!("recorded with `--output-format {format}`: there are no events to check")
@@ -79,10 +91,11 @@ pub fn check_file_with(path: &Path, max_age: Option<&str>) -> Result<Report, Cas
     Ok(checker.finish(if reader.is_capture() { None } else { exit }))
 }
 
-/// The checker a recording needs: print mode's, or server mode's.
+/// The checker a recording needs: print mode's, server mode's, or Claude Code's.
 enum Either {
     Print(Box<Checker>),
     Acp(Box<AcpChecker>),
+    Claude(Box<ClaudeChecker>),
 }
 
 impl Either {
@@ -90,6 +103,7 @@ impl Either {
         match self {
             Either::Print(checker) => checker.recording_finding(line, rule, message),
             Either::Acp(checker) => checker.recording_finding(line, rule, message),
+            Either::Claude(checker) => checker.recording_finding(line, rule, message),
         }
     }
 
@@ -100,6 +114,8 @@ impl Either {
             (Either::Print(checker), Stream::Stdout) => checker.line(line, bytes),
             (Either::Acp(checker), Stream::Stdout) => checker.line(line, Side::Agent, bytes),
             (Either::Acp(checker), Stream::Stdin) => checker.line(line, Side::Client, bytes),
+            (Either::Claude(checker), Stream::Stdout) => checker.line(line, true, bytes),
+            (Either::Claude(checker), Stream::Stdin) => checker.line(line, false, bytes),
             _ => {}
         }
     }
@@ -108,6 +124,7 @@ impl Either {
         match self {
             Either::Print(checker) => checker.finish(exit),
             Either::Acp(checker) => checker.finish(exit),
+            Either::Claude(checker) => checker.finish(exit),
         }
     }
 
@@ -115,6 +132,7 @@ impl Either {
         match self {
             Either::Print(checker) => checker.into_report(),
             Either::Acp(checker) => checker.finish(None),
+            Either::Claude(checker) => checker.finish(None),
         }
     }
 }

@@ -45,11 +45,7 @@ use crate::error::{CassetteError, Diagnostic, ProblemKind};
 use crate::faults::claude::ClaudeFault;
 use crate::frames::{Exit, Frame, FrameResult, Stream};
 
-/// The key of the invocation that names the dialect of a recording.
-pub const DIALECT_KEY: &str = "dialect";
-
-/// This dialect's name in a cassette's invocation.
-pub const DIALECT: &str = "claude";
+pub use super::wire::{DIALECT, DIALECT_KEY};
 
 /// The header of a recording of Claude Code: format 2 (it has the client's lines),
 /// `"dialect":"claude"`.

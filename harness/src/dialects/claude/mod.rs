@@ -12,6 +12,7 @@
 //!   client.
 
 pub mod cassette;
+pub mod check;
 pub mod expect;
 pub mod faults;
 #[cfg(feature = "generate")]

@@ -13,6 +13,12 @@ use serde_json::Value;
 /// The version the mock says it is (`claude -v`, `claude_code_version`).
 pub const VERSION: &str = "2.1.331";
 
+/// The key of a cassette's invocation that names the dialect of a recording.
+pub const DIALECT_KEY: &str = "dialect";
+
+/// This dialect's name in a cassette's invocation (`"dialect":"claude"`).
+pub const DIALECT: &str = "claude";
+
 /// The model the default session names (`--model` overrides it).
 pub const MODEL: &str = "claude-sonnet-4-5";
 
