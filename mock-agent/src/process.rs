@@ -92,6 +92,18 @@ pub fn stdout_line(args: std::fmt::Arguments<'_>) {
     let _ = stdout.write_fmt(args).and_then(|()| stdout.write_all(b"\n"));
 }
 
+/// Prints `text` on stdout as a command's whole answer: how the process ends (0, or
+/// the mock's own I/O error, said on stderr).
+pub fn answer(text: &str) -> Exit {
+    match print(text) {
+        Ok(()) => Exit::Code(harness::exit_codes::OK),
+        Err(e) => {
+            eprintln!("mock-agent: cannot write to stdout: {e}");
+            Exit::Code(harness::exit_codes::IO_ERROR)
+        }
+    }
+}
+
 /// Writes text to stdout, flushed. A closed stdout is not an error (the reader has
 /// what it wanted); any other failure is.
 pub fn print(text: &str) -> std::io::Result<()> {

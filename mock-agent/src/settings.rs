@@ -136,7 +136,32 @@ pub fn parse_seed(text: &str, origin: Origin<'_>) -> Result<u64, Diagnostic> {
         .map_err(|_| origin.error(text, 1, format!("`{text}` is not a seed")))
 }
 
+/// The start of a run of the emulated CLI with `argv` (after the program's name) at
+/// `started_at_ms`: the settings of the process's environment and the run's journal
+/// entry, or, when the settings cannot be read, how the process ends (the error said
+/// on stderr).
+pub fn begin(
+    argv: &[String],
+    started_at_ms: u64,
+) -> Result<(Settings, harness::journal::Entry), harness::frames::Exit> {
+    let settings = Settings::from_env().map_err(|e| {
+        eprintln!("mock-agent: {e}");
+        harness::frames::Exit::Code(harness::exit_codes::USAGE)
+    })?;
+    let entry = settings.entry(argv, started_at_ms);
+    Ok((settings, entry))
+}
+
 impl Settings {
+    /// The journal entry of a run of the emulated CLI with `argv` (after the
+    /// program's name), begun at `started_at_ms`: its process, folder and seed.
+    pub fn entry(&self, argv: &[String], started_at_ms: u64) -> harness::journal::Entry {
+        let mut entry = harness::journal::Entry::new(std::process::id(), argv.to_vec(), started_at_ms);
+        entry.cwd = std::env::current_dir().ok().map(|d| d.display().to_string());
+        entry.seed = self.seed;
+        entry
+    }
+
     /// Reads the settings from the process environment.
     pub fn from_env() -> Result<Self, Diagnostic> {
         Self::from_lookup(|name| std::env::var_os(name))

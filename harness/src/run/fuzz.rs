@@ -264,27 +264,12 @@ impl Fuzz {
                 .map_err(|e| write_case(path, e))
             };
         let save = |minimal: crate::dialects::cursor_acp::generate::FaultedTranscript, cassette: PathBuf| {
-            let faults_file = cassette.with_extension("faults");
             minimal
                 .transcript
                 .write_cassette(&cassette)
                 .map_err(|e| write_case(&cassette, e))?;
-            let faults = minimal.spec();
-            if faults.is_empty() {
-                // Not the faults of an earlier failure of the same seed.
-                let _ = std::fs::remove_file(&faults_file);
-            } else {
-                std::fs::write(&faults_file, format!("{faults}\n"))
-                    .map_err(|e| write_case(&faults_file, e))?;
-            }
-            Ok(FuzzFailure {
-                cassette,
-                dialect: Dialect::CursorAcp,
-                faults,
-                broken: Vec::new(),
-                shrink_stopped: false,
-                lines: minimal.transcript.messages.len(),
-            })
+            let lines = minimal.transcript.messages.len();
+            with_faults(cassette, Dialect::CursorAcp, minimal.spec(), lines)
         };
         self.search(
             runner,
@@ -313,26 +298,10 @@ impl Fuzz {
             .map_err(|e| write_case(path, e))
         };
         let save = |minimal: Faulted, cassette: PathBuf| {
-            let faults_file = cassette.with_extension("faults");
             minimal
                 .write_cassette(&cassette)
                 .map_err(|e| write_case(&cassette, e))?;
-            let faults = minimal.spec();
-            if faults.is_empty() {
-                // Not the faults of an earlier failure of the same seed.
-                let _ = std::fs::remove_file(&faults_file);
-            } else {
-                std::fs::write(&faults_file, format!("{faults}\n"))
-                    .map_err(|e| write_case(&faults_file, e))?;
-            }
-            Ok(FuzzFailure {
-                cassette,
-                dialect: Dialect::Claude,
-                faults,
-                broken: Vec::new(),
-                shrink_stopped: false,
-                lines: minimal.lines(),
-            })
+            with_faults(cassette, Dialect::Claude, minimal.spec(), minimal.lines())
         };
         self.search(runner, "fuzz-claude", faulted(2), case_of, save)
     }
@@ -548,6 +517,32 @@ impl std::fmt::Display for Fuzz {
 }
 
 /// A case, or the minimal failing one, that cannot be written.
+/// The failure whose minimal case is `cassette`, served with `faults`: the faults go
+/// beside it, in `CASSETTE.faults` (one line, as `MOCK_AGENT_FAULTS` takes them), or
+/// that file is removed when there are none (not the faults of an earlier failure of
+/// the same seed).
+fn with_faults(
+    cassette: PathBuf,
+    dialect: Dialect,
+    faults: String,
+    lines: usize,
+) -> Result<FuzzFailure, RunError> {
+    let faults_file = cassette.with_extension("faults");
+    if faults.is_empty() {
+        let _ = std::fs::remove_file(&faults_file);
+    } else {
+        std::fs::write(&faults_file, format!("{faults}\n")).map_err(|e| write_case(&faults_file, e))?;
+    }
+    Ok(FuzzFailure {
+        cassette,
+        dialect,
+        faults,
+        broken: Vec::new(),
+        shrink_stopped: false,
+        lines,
+    })
+}
+
 fn write_case(path: &Path, e: impl std::error::Error + Send + Sync + 'static) -> RunError {
     RunError::WriteCase {
         path: path.to_owned(),

@@ -150,15 +150,33 @@ impl Case {
         let (mut conversation, _) = crate::dialects::cursor_acp::conversation(&source.source())?;
         let (expect, segments) =
             crate::dialects::cursor_acp::expect::expectation(conversation.as_mut(), parsed);
-        Ok(Case {
+        Ok(Case::conversation(
+            Dialect::CursorAcp,
+            name,
+            source,
+            faults,
+            (expect, segments),
+        ))
+    }
+
+    /// A case of a dialect that converses (`stream-json` both ways), with what a
+    /// correct client concludes and the answer's segments.
+    fn conversation(
+        dialect: Dialect,
+        name: String,
+        source: CaseSource,
+        faults: &str,
+        (expect, segments): (Expectation, Vec<String>),
+    ) -> Case {
+        Case {
             name,
             source,
             format: OutputFormat::StreamJson,
             faults: faults.to_owned(),
             expect,
             segments,
-            dialect: Dialect::CursorAcp,
-        })
+            dialect,
+        }
     }
 
     /// A case of Claude Code's dialect: its expectation is what a careful SDK program
@@ -190,15 +208,13 @@ impl Case {
         {
             name.push_str(MISBEHAVING);
         }
-        Ok(Case {
+        Ok(Case::conversation(
+            Dialect::Claude,
             name,
             source,
-            format: OutputFormat::StreamJson,
-            faults: faults.to_owned(),
-            expect,
-            segments,
-            dialect: Dialect::Claude,
-        })
+            faults,
+            (expect, segments),
+        ))
     }
 
     /// The case as the consumer played it: in Claude Code's dialect, with the faults
@@ -345,6 +361,11 @@ pub fn acp_faults() -> Vec<(String, String)> {
         // Requests a client did not offer: a correct one answers them with an error.
         ("unoffered-tools", "unoffered-tools".into()),
     ];
+    labelled(faults)
+}
+
+/// `(label, spec)` pairs with owned labels.
+fn labelled(faults: Vec<(&str, String)>) -> Vec<(String, String)> {
     faults
         .into_iter()
         .map(|(label, spec)| (label.to_owned(), spec))
@@ -398,10 +419,7 @@ pub fn claude_faults() -> Vec<(String, String)> {
         ("huge-1m", "huge".into()),
         ("missing-num-turns", "missing:field=num_turns".into()),
     ];
-    faults
-        .into_iter()
-        .map(|(label, spec)| (label.to_owned(), spec))
-        .collect()
+    labelled(faults)
 }
 
 /// The standard faults: `(label, spec)`.

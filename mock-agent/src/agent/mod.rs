@@ -47,17 +47,10 @@ fn stdin_open(read_to_end: bool) -> Option<bool> {
 /// Runs the emulated CLI with the arguments after the program name, and returns how
 /// the process is to end.
 pub fn run(argv: &[String]) -> Exit {
-    let started_at_ms = execute::now_ms();
-    let settings = match Settings::from_env() {
-        Ok(settings) => settings,
-        Err(e) => {
-            eprintln!("mock-agent: {e}");
-            return Exit::Code(exit_codes::USAGE);
-        }
+    let (settings, mut entry) = match crate::settings::begin(argv, execute::now_ms()) {
+        Ok(begun) => begun,
+        Err(exit) => return exit,
     };
-    let mut entry = Entry::new(std::process::id(), argv.to_vec(), started_at_ms);
-    entry.cwd = std::env::current_dir().ok().map(|d| d.display().to_string());
-    entry.seed = settings.seed;
     // A server's conversation, kept on disk as it passes.
     let mut spooled = None;
     let exit = match args::parse(argv) {
@@ -84,13 +77,7 @@ pub fn run(argv: &[String]) -> Exit {
 }
 
 fn print(text: &str) -> Exit {
-    match crate::process::print(text) {
-        Ok(()) => Exit::Code(exit_codes::OK),
-        Err(e) => {
-            eprintln!("mock-agent: cannot write to stdout: {e}");
-            Exit::Code(exit_codes::IO_ERROR)
-        }
-    }
+    crate::process::answer(text)
 }
 
 /// `status` and `whoami`: `✓ Logged in as EMAIL` (or `Not logged in`, exit 1); with

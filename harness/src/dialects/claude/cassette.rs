@@ -38,7 +38,7 @@ use super::expect;
 use super::faults::{Answer, Injector, Out};
 use super::play::Next;
 use super::session::{End, Session, Step, ToolCall, Turn};
-use super::wire::{blocks, control, fields, kind_of, results, states, system, types, Inbound};
+use super::wire::{blocks, content, control, fields, kind_of, results, states, system, types, Inbound};
 use crate::cassette::{Header, Invocation, FORMAT_VERSION};
 use crate::dialects::cursor_print::expect::Expectation;
 use crate::error::{CassetteError, Diagnostic, ProblemKind};
@@ -579,12 +579,7 @@ fn turn_of(items: &[Item]) -> Turn {
         };
         match value.get("type").and_then(Value::as_str) {
             Some(types::ASSISTANT) => {
-                for block in value
-                    .pointer("/message/content")
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                {
+                for block in content(&value) {
                     match block.get("type").and_then(Value::as_str) {
                         Some(blocks::TEXT) => steps.push(Step::Text(str_of(block, "text"))),
                         Some(blocks::THINKING) => steps.push(Step::Thinking(str_of(block, blocks::THINKING))),

@@ -14,7 +14,7 @@ use serde_json::Value;
 use super::faults::{Answer, Injector, Out};
 use super::play::{Next, Options, Player};
 use super::session::Session;
-use super::wire::{control, fields, types};
+use super::wire::{content, control, fields, types};
 use crate::dialects::cursor_print::expect::Expectation;
 use crate::faults::claude::ClaudeFault;
 use crate::frames::Exit;
@@ -127,12 +127,7 @@ fn read(line: &[u8], texts: &mut Vec<String>, answer: &mut Option<(bool, String)
     };
     match value.get("type").and_then(Value::as_str) {
         Some(types::ASSISTANT) => {
-            for block in value
-                .pointer("/message/content")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
+            for block in content(&value) {
                 if let Some(text) = block.get("text").and_then(Value::as_str) {
                     texts.push(text.to_owned());
                 }

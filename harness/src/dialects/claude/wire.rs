@@ -308,6 +308,14 @@ impl Inbound {
     }
 }
 
+/// The content blocks of a message line (`message.content`, when it is a list).
+pub fn content(line: &Value) -> impl Iterator<Item = &Value> {
+    line.pointer("/message/content")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+}
+
 /// The text of a message's `content`: a string, or the `text` of its blocks.
 pub fn text_of(content: &Value) -> String {
     match content {
