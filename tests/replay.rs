@@ -889,3 +889,19 @@ fn a_copied_capture_keeps_its_ending_when_the_consumer_leaves() {
         }
     }
 }
+
+#[test]
+fn the_client_s_recorded_lines_are_never_written_on_replay() {
+    // A two-way recording (Claude Code's, here) replayed by print mode's executor:
+    // what the recorded client sent is not the agent's output, on no stream.
+    let cassette = crate::support::root().join("cassettes/claude/default.cassette");
+    let out = std::process::Command::new(crate::support::bin())
+        .args(["-p", "hi"])
+        .env("MOCK_AGENT_CASSETTE", &cassette)
+        .output()
+        .expect("runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(!stderr.contains("\"control_request\""), "{stderr}");
+    assert!(!stdout.contains("\"type\": \"user\""), "{stdout}");
+}

@@ -47,6 +47,8 @@ pub fn perform_blocking<O: io::Write, E: io::Write>(
         }
         let step = frame.map_err(ExecError::from).and_then(|frame| match frame {
             Frame::Line(line) if line.stream == Stream::Stdout => out.line(&line).map(|()| None),
+            // What the recorded process read is not written (as the async executor).
+            Frame::Line(line) if line.stream == Stream::Stdin => Ok(None),
             Frame::Line(line) => out
                 .flush()
                 .and_then(|()| stderr_line(&mut stderr, &line))
