@@ -456,12 +456,16 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Agent<O, E> {
     async fn out(&mut self, out: Out) -> Result<bool, Stop> {
         match out {
             Out::Line(line) => {
-                if let Some(shown) = self.shown(&line) {
+                // A copy only when the journal keeps it: the line goes out as it is.
+                let noted = self.journal.is_some().then(|| line.clone());
+                if let Some(shown) = self.shown(line) {
                     let due = self.clock.due(self.player.at(), true);
                     self.write(due, Frame::Line(Line::stdout(Duration::ZERO, shown)))
                         .await?;
                 }
-                self.note(journal::OUT, &line);
+                if let Some(line) = noted {
+                    self.note(journal::OUT, &line);
+                }
             }
             Out::Cut(bytes) => {
                 if self.format == OutputFormat::StreamJson {
@@ -502,26 +506,28 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Agent<O, E> {
     /// still told at the clock's pace, as the real CLI finishes the work queued (and
     /// `claude -p`, whose stdin is read before the turn, keeps its timing).
     async fn write(&mut self, due: Duration, frame: Frame) -> Result<(), Stop> {
+        let line = matches!(frame, Frame::Line(_));
         loop {
             let eof = self.eof || self.pending.iter().any(|e| matches!(e, Event::Eof));
             let mut client = Client {
                 inbox: &mut self.inbox,
                 eof,
             };
-            match self.output.perform_at(due, frame.clone(), &mut client).await? {
-                Ok(_) => return Ok(()),
-                Err(event) => self.pending.push_back(event),
+            match self.output.wait_until(due, line, &mut client).await? {
+                None => break,
+                Some(event) => self.pending.push_back(event),
             }
         }
+        self.output.perform(frame).await.map(|_| ())
     }
 
     /// What the output format shows of a line: every line in `stream-json`; in
     /// `json` the result; in `text` the result's text.
-    fn shown(&self, line: &[u8]) -> Option<Vec<u8>> {
+    fn shown(&self, line: Vec<u8>) -> Option<Vec<u8>> {
         match self.format {
-            OutputFormat::StreamJson => Some(line.to_vec()),
+            OutputFormat::StreamJson => Some(line),
             OutputFormat::Json | OutputFormat::Text => {
-                let value: Value = serde_json::from_slice(line).ok()?;
+                let value: Value = serde_json::from_slice(&line).ok()?;
                 if value.get("type").and_then(Value::as_str) != Some(types::RESULT) {
                     return None;
                 }

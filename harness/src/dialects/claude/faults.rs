@@ -120,7 +120,12 @@ impl Injector {
 
     /// What becomes of `line`, one the CLI means to write now.
     pub fn line(&mut self, line: Vec<u8>) -> Vec<Out> {
-        let kind = kind_of(&line);
+        // The line's type is read only when a fault waits for one (`at=TYPE`).
+        let placed_at = self
+            .faults
+            .iter()
+            .any(|(fault, acted)| !acted && matches!(fault.place(), Some(Place::At(_))));
+        let kind = if placed_at { kind_of(&line) } else { None };
         let mut line = Some(self.strip(line));
         let mut out = Vec::new();
         for i in 0..self.faults.len() {
