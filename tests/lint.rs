@@ -264,3 +264,38 @@ fn snapshot_in_folder(check: impl FnOnce()) {
     settings.set_prepend_module_to_snapshot(false);
     settings.bind(check);
 }
+
+#[test]
+fn claude_cassettes_are_checked_by_their_own_rules() {
+    // The curated recording is clean by Claude Code's rules (print mode's would call
+    // every line of it broken).
+    let output = mock().args(["lint", "cassettes/claude"]).output().expect("runs");
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+    let dir = tempfile::tempdir().expect("temp dir");
+    let lines = [
+        r#"{"mock_agent_cassette":2,"invocation":{"dialect":"claude"}}"#,
+        r#"{"t":0,"in":{"type":"user","session_id":"","message":{"role":"user","content":"hi"},"parent_tool_use_id":null}}"#,
+        r#"{"t":1,"out":{"type":"assistant","message":{"content":[{"type":"text","text":"hi"}]},"session_id":"s"}}"#,
+        r#"{"t":2,"out":{"type":"control_request","request_id":"r1","request":{"subtype":"can_use_tool","tool_name":"Write"}}}"#,
+        r#"{"t":3,"exit":0}"#,
+    ];
+    std::fs::write(dir.path().join("broken.cassette"), lines.join("\n") + "\n").expect("writes");
+    let output = mock()
+        .current_dir(dir.path())
+        .args(["lint", "broken.cassette"])
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(1));
+    insta::assert_snapshot!(String::from_utf8_lossy(&output.stdout), @r#"
+    broken.cassette:3: error: the turn of the prompt on line 2 opens with `assistant`, not `system/init` [init-first]
+    broken.cassette:3: error: a line of type `assistant` without message.model: the Python SDK raises [fields]
+    broken.cassette:4: warning: the CLI's request "r1" is never answered [answered-once]
+    broken.cassette: error: 1 prompts and 0 results: a turn ended without its result [result]
+    broken.cassette: 3 error(s), 1 warning(s)
+    "#);
+}

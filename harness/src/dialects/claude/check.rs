@@ -128,7 +128,7 @@ impl ClaudeChecker {
             let kind = kind.to_owned();
             self.findings.add(Severity::Error, line, Rule::Fields, || {
                 format!(
-                    "a `{kind}` line without {}: the Python SDK raises",
+                    "a line of type `{kind}` without {}: the Python SDK raises",
                     missing.join(", ")
                 )
             });
