@@ -850,3 +850,40 @@ fn a_hook_is_called_before_the_tool_and_may_deny_it() {
     );
     assert_eq!(code(&c.finish()), Some(0));
 }
+
+#[test]
+fn a_prompt_on_stdin_is_read_lossily_and_bounded() {
+    use std::io::Write;
+    let run = |input: Vec<u8>| {
+        let mut child = std::process::Command::new(crate::support::bin())
+            .args(["claude", "-p"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("spawns");
+        let mut stdin = child.stdin.take().expect("stdin");
+        let writer = std::thread::spawn(move || {
+            let _ = stdin.write_all(&input);
+        });
+        let out = child.wait_with_output().expect("ends");
+        writer.join().expect("writes");
+        out
+    };
+    // A byte that is not UTF-8 is still a prompt.
+    let out = run(b"h\xffi\n".to_vec());
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Past 64 MiB: the mock's own error, not unbounded memory.
+    let out = run(vec![b'x'; (64 << 20) + 10]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(64), "{stderr}");
+    assert!(
+        stderr.starts_with("mock-agent: the prompt on stdin is over 64 MiB"),
+        "{stderr}"
+    );
+}

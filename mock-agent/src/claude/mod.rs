@@ -146,9 +146,18 @@ fn session(args: &args::Args, settings: &Settings, entry: &mut Entry) -> Exit {
         match &args.prompt {
             Some(prompt) => Some(prompt.clone()),
             None if !std::io::stdin().is_terminal() => {
-                let mut text = String::new();
-                let _ = std::io::Read::read_to_string(&mut std::io::stdin(), &mut text);
-                Some(text.trim_end_matches('\n').to_owned())
+                // At most a line's worth: no input makes the mock hold unbounded memory.
+                let mut bytes = Vec::new();
+                let stdin = std::io::Read::take(std::io::stdin().lock(), MAX_LINE as u64 + 1);
+                let _ = std::io::Read::read_to_end(&mut { stdin }, &mut bytes);
+                if bytes.len() > MAX_LINE {
+                    eprintln!(
+                        "mock-agent: the prompt on stdin is over {} MiB: give a shorter one",
+                        MAX_LINE >> 20
+                    );
+                    return Exit::Code(exit_codes::USAGE);
+                }
+                Some(String::from_utf8_lossy(&bytes).trim_end_matches('\n').to_owned())
             }
             None => None,
         }
