@@ -258,7 +258,7 @@ fn acp(quick: bool) {
     let report = Fuzz::new(7)
         .cases(fuzz_cases)
         .out(dir.path())
-        .run_acp(&runner)
+        .run(harness::dialects::CURSOR_ACP, &runner)
         .expect("fuzzes");
     assert!(report.failure.is_none(), "{:?}", report.failure);
     println!(
@@ -297,7 +297,7 @@ fn main() {
     let report = Fuzz::new(7)
         .cases(fuzz_cases)
         .out(dir.path())
-        .run(&runner)
+        .run(harness::dialects::CURSOR_PRINT, &runner)
         .expect("fuzzes");
     assert!(report.failure.is_none(), "{:?}", report.failure);
     println!(

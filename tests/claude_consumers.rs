@@ -26,7 +26,7 @@ fn python(script: &str) -> Consumer {
 
 /// The cases of Claude Code's matrix on `source`, those whose name contains `filter`.
 fn cases(source: &CaseSource, filter: &str) -> Vec<Case> {
-    let cases: Vec<Case> = run::matrix::claude_faults()
+    let cases: Vec<Case> = harness::dialects::claude::dialect::claude_faults()
         .into_iter()
         .map(|(label, spec)| (format!("{}/{label}", source.name()), spec))
         .filter(|(name, _)| name.contains(filter))

@@ -81,7 +81,9 @@ fn types(ended: &Ended) -> Vec<String> {
 
 #[test]
 fn every_claude_fault_of_the_catalogue_is_run_here() {
-    let names: Vec<&str> = harness::faults::catalogue_of(harness::dialects::Dialect::Claude)
+    let names: Vec<&str> = harness::dialects::CLAUDE
+        .catalogue()
+        .iter()
         .map(|e| e.name)
         .collect();
     assert!(names.len() >= COVERED.len());

@@ -6,7 +6,7 @@ use std::os::unix::process::ExitStatusExt;
 use std::process::Stdio;
 use std::time::Duration;
 
-use harness::faults::catalogue;
+use harness::dialects::cursor_print::faults::catalogue;
 use harness::journal;
 
 use crate::support::{mock, mock_std, transcript};
@@ -242,7 +242,8 @@ fn faults_lists_every_fault_with_an_example() {
             entry.name
         );
         // Every example is itself a valid spec.
-        harness::faults::parse(entry.example, harness::faults::FROM_ENV).expect(entry.example);
+        harness::dialects::cursor_print::faults::parse(entry.example, harness::faults::FROM_ENV)
+            .expect(entry.example);
     }
 }
 
@@ -489,8 +490,8 @@ fn a_fault_the_format_leaves_out_did_not_fire() {
 mod compose {
     //! Faults compose without panics, in any order and any number.
 
+    use harness::dialects::cursor_print::faults::{catalogue, parse};
     use harness::faults::FROM_ENV;
-    use harness::faults::{catalogue, parse};
     use harness::frames::Frame;
     use harness::scenario::Scenario;
     use harness::{OutputFormat, RenderOptions, Source};
@@ -616,7 +617,8 @@ fn planned(
     use harness::scenario::Scenario;
     use harness::{Frame, RenderOptions, Stream};
     let mut scenario = Scenario::new(RenderOptions::new(format));
-    scenario.faults = harness::faults::parse(spec, harness::faults::FROM_ENV).expect("parses");
+    scenario.faults =
+        harness::dialects::cursor_print::faults::parse(spec, harness::faults::FROM_ENV).expect("parses");
     let plan = scenario.plan(source.open("hi").expect("opens")).expect("plans");
     let (mut stdout, mut stderr, mut exit) = (String::new(), String::new(), None);
     let mut closed = false;
@@ -649,7 +651,7 @@ fn every_fault_of_the_matrix_ends_as_the_real_cli_in_every_format() {
         harness::Source::Cassette(crate::support::root().join("cassettes/partial-thinking.cassette")),
     ];
     for source in &sources {
-        for (label, spec) in harness::run::matrix::standard_faults() {
+        for (label, spec) in harness::dialects::cursor_print::dialect::standard_faults() {
             let clean = planned("", OutputFormat::Json, source).0;
             for format in [OutputFormat::StreamJson, OutputFormat::Json, OutputFormat::Text] {
                 let (stdout, stderr, exit) = planned(&spec, format, source);
@@ -728,7 +730,8 @@ fn a_fault_that_changes_no_byte_nor_the_exit_expects_what_the_clean_run_expects(
     use harness::{OutputFormat, RenderOptions};
     let frames = |spec: &str, source: &harness::Source| {
         let mut scenario = Scenario::new(RenderOptions::new(OutputFormat::StreamJson));
-        scenario.faults = harness::faults::parse(spec, harness::faults::FROM_ENV).expect("parses");
+        scenario.faults =
+            harness::dialects::cursor_print::faults::parse(spec, harness::faults::FROM_ENV).expect("parses");
         let plan = scenario.plan(source.open("hi").expect("opens")).expect("plans");
         plan.frames.collect::<Result<Vec<_>, _>>().expect("frames")
     };
@@ -753,7 +756,9 @@ fn a_fault_that_changes_no_byte_nor_the_exit_expects_what_the_clean_run_expects(
                     let byte = byte.map(|k| format!(",byte={k}")).unwrap_or_default();
                     let sep = if fault.contains(':') { "," } else { ":" };
                     let spec = format!("{fault}{sep}{place}{byte}");
-                    let Ok(_) = harness::faults::parse(&spec, harness::faults::FROM_ENV) else {
+                    let Ok(_) =
+                        harness::dialects::cursor_print::faults::parse(&spec, harness::faults::FROM_ENV)
+                    else {
                         continue; // a key the fault does not take
                     };
                     if planned(&spec, OutputFormat::StreamJson, source) == clean_run {

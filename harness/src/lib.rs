@@ -65,20 +65,21 @@ pub mod cassette;
 pub mod journal;
 
 pub mod check;
+pub mod expect;
 pub mod faults;
-#[cfg(feature = "generate")]
-pub mod generate;
-pub mod scenario;
-pub mod source;
 pub mod timing;
 
 pub mod run;
 
 pub use dialects::cursor_print::render::RenderOptions;
+pub use dialects::cursor_print::source::Source;
 pub use error::{CassetteError, Diagnostic, ProblemKind};
 pub use format::OutputFormat;
 pub use frames::{Ending, Exit, Frame, Line, Signal, Stream};
-pub use source::Source;
+// Print mode's pipeline and generator, where the first releases had them.
+#[cfg(feature = "generate")]
+pub use dialects::cursor_print::generate;
+pub use dialects::cursor_print::{scenario, source};
 
 /// The README's Rust examples, compiled and run as doctests (with the `generate`
 /// feature: some of them generate sessions).

@@ -10,8 +10,6 @@ use serde::de::{IgnoredAny, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 use serde_json::value::RawValue;
 
-use crate::dialects::cursor_print::events::is_tool_key;
-
 /// Declares a struct of borrowed, unparsed JSON fields: each an
 /// `Option<&RawValue>`, `None` where the object lacks it. A line of any shape reads into
 /// it without error as long as it is a JSON object; what each field holds is checked
@@ -111,10 +109,11 @@ impl<'a> Peek<'a> {
         Some(message.content.iter().filter_map(|b| b.text.as_deref()).collect())
     }
 
-    /// The first tool key of `tool_call` (`readToolCall`, ..., `function`, or a new one).
-    pub(crate) fn tool_key(&self) -> Option<String> {
-        struct FirstToolKey;
-        impl<'de> Visitor<'de> for FirstToolKey {
+    /// The first key of `tool_call` that `is_tool_key` takes (print mode's tool keys:
+    /// `readToolCall`, ..., `function`, or a new one).
+    pub(crate) fn tool_key(&self, is_tool_key: impl Fn(&str) -> bool) -> Option<String> {
+        struct FirstToolKey<P>(P);
+        impl<'de, P: Fn(&str) -> bool> Visitor<'de> for FirstToolKey<P> {
             type Value = Option<String>;
             fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                 f.write_str("an object")
@@ -123,7 +122,7 @@ impl<'a> Peek<'a> {
                 let mut found = None;
                 while let Some(key) = map.next_key::<Cow<'de, str>>()? {
                     map.next_value::<IgnoredAny>()?;
-                    if found.is_none() && is_tool_key(&key) {
+                    if found.is_none() && (self.0)(&key) {
                         found = Some(key.into_owned());
                     }
                 }
@@ -132,7 +131,7 @@ impl<'a> Peek<'a> {
         }
         let raw = self.tool_call?;
         let mut de = serde_json::Deserializer::from_str(raw.get());
-        de.deserialize_map(FirstToolKey).ok().flatten()
+        de.deserialize_map(FirstToolKey(is_tool_key)).ok().flatten()
     }
 }
 
@@ -148,45 +147,28 @@ pub(crate) fn sniff_type(line: &[u8]) -> Option<&[u8]> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dialects::cursor_print::events::{event_type, role, tool_key};
+    use crate::cassette::capture::{ASSISTANT, RESULT};
 
     #[test]
     fn peeks_fields_of_any_shape() {
         let line = format!(
-            r#"{{"type":"{}","message":{{"role":"{}","content":[{{"type":"text","text":"a\"b"}},{{"type":"image"}},{{"type":"text","text":"c"}}]}},"session_id":"s1","timestamp_ms":17}}"#,
-            event_type::ASSISTANT,
-            role::ASSISTANT
+            r#"{{"type":"{ASSISTANT}","message":{{"role":"{ASSISTANT}","content":[{{"type":"text","text":"a\"b"}},{{"type":"image"}},{{"type":"text","text":"c"}}]}},"session_id":"s1","timestamp_ms":17}}"#,
         );
         let peek = Peek::parse(line.as_bytes()).expect("object");
-        assert!(peek.is_type(event_type::ASSISTANT));
+        assert!(peek.is_type(ASSISTANT));
         assert_eq!(peek.message_text().as_deref(), Some("a\"bc"));
         assert_eq!(peek.session_id().as_deref(), Some("s1"));
         assert_eq!(peek.timestamp_ms(), Some(17));
 
-        // `result` and `tool_call` are fields here, named as the event types are.
-        let odd = format!(
-            r#"{{"type":7,"{}":{{"x":1}},"{}":[1],"message":"m"}}"#,
-            event_type::RESULT,
-            event_type::TOOL_CALL
-        );
+        // `result` is a field here, named as the event type is.
+        let odd = format!(r#"{{"type":7,"{RESULT}":{{"x":1}},"message":"m"}}"#);
         let peek = Peek::parse(odd.as_bytes()).expect("object");
-        assert!(!peek.is_type(event_type::RESULT));
+        assert!(!peek.is_type(RESULT));
         assert_eq!(peek.result_text(), None);
-        assert_eq!(peek.tool_key(), None);
+        assert_eq!(peek.tool_key(|_| true), None);
         assert_eq!(peek.message_text(), None);
 
         assert!(Peek::parse(b"[debug] hi").is_none());
         assert!(Peek::parse(b"[1,2]").is_none());
-    }
-
-    #[test]
-    fn finds_the_tool_key_among_siblings() {
-        let line = format!(
-            r#"{{"type":"{0}","{0}":{{"hookAdditionalContexts":[],"{1}":{{"args":{{}}}},"toolCallId":"x"}}}}"#,
-            event_type::TOOL_CALL,
-            tool_key::SHELL
-        );
-        let peek = Peek::parse(line.as_bytes()).expect("object");
-        assert_eq!(peek.tool_key().as_deref(), Some(tool_key::SHELL));
     }
 }

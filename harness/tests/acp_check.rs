@@ -4,8 +4,8 @@
 //! write them, apart from the library's sources (whose wire names stand in the
 //! dialect's wire model only).
 
-use harness::check::acp::{check_conversation, AcpChecker, Side};
 use harness::check::{Elided, Report, Rule, Severity};
+use harness::dialects::cursor_acp::check::{check_conversation, AcpChecker, Side};
 use harness::frames::Exit;
 use serde_json::{json, Value};
 

@@ -4,7 +4,7 @@
 
 #![cfg(feature = "generate")]
 
-use harness::check::Checker;
+use harness::dialects::cursor_print::check::Checker;
 use harness::dialects::cursor_print::expect::Expectation;
 use harness::generate::{faulted, from_seed, session, Session, SessionConfig};
 use harness::scenario::Scenario;
@@ -92,7 +92,7 @@ proptest! {
         after in 0usize..8,
     ) {
         let spec = fault.replace("{after}", &after.to_string());
-        let faults = harness::faults::parse(&spec, harness::faults::FROM_ENV).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let faults = harness::dialects::cursor_print::faults::parse(&spec, harness::faults::FROM_ENV).map_err(|e| TestCaseError::fail(e.to_string()))?;
         // Rendered as recorded, so that only the fault changes the stream.
         let options = RenderOptions::new(OutputFormat::StreamJson).stream_partial_output(session.stream_partial_output);
         let mut scenario = Scenario::new(options);

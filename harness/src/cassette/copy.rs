@@ -23,9 +23,9 @@ use std::path::{Path, PathBuf};
 use memchr::memmem;
 use nix::errno::Errno;
 
+use super::capture::{self as field, ASSISTANT};
 use super::read::{capture_rest, capture_tail};
 use super::{Reader, MAX_LINE_BYTES};
-use crate::dialects::cursor_print::events::{event_type, field};
 use crate::error::CassetteError;
 use crate::frames::{Exit, Frame, Frames, Stream};
 use crate::peek::Peek;
@@ -158,9 +158,9 @@ struct Finders {
 impl Finders {
     fn new() -> Self {
         Finders {
-            assistant: memmem::Finder::new(format!("\"{}\"", event_type::ASSISTANT).as_bytes()).into_owned(),
+            assistant: memmem::Finder::new(format!("\"{ASSISTANT}\"").as_bytes()).into_owned(),
             escape: memmem::Finder::new(b"\\u"),
-            timestamp: memmem::Finder::new(field::TIMESTAMP_MS),
+            timestamp: memmem::Finder::new(field::TIMESTAMP_MS.as_bytes()),
         }
     }
 
@@ -185,9 +185,8 @@ impl Finders {
         if last_keys(line).any(|key| key == field::MODEL_CALL_ID.as_bytes()) {
             return false;
         }
-        Peek::parse(line).is_some_and(|p| {
-            p.is_type(event_type::ASSISTANT) && p.is_delta_shaped() && p.message_text().is_some()
-        })
+        Peek::parse(line)
+            .is_some_and(|p| p.is_type(ASSISTANT) && p.is_delta_shaped() && p.message_text().is_some())
     }
 }
 
@@ -564,7 +563,6 @@ fn last_line(file: &File, len: u64) -> io::Result<Option<(u64, Vec<u8>)>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dialects::cursor_print::events::role;
 
     #[test]
     fn last_keys_are_read_back_to_the_first_that_is_not_simple() {
@@ -576,7 +574,7 @@ mod tests {
         assert_eq!(
             keys(&format!(
                 r#"{{"type":"{}","message":{{"a":1}},"session_id":"s","model_call_id":"m-1","timestamp_ms":17}}"#,
-                event_type::ASSISTANT
+                ASSISTANT
             )),
             [field::TIMESTAMP_MS, field::MODEL_CALL_ID, field::SESSION_ID]
         );
@@ -594,9 +592,7 @@ mod tests {
         // An `assistant` line with the text `hi `, then `tail` after `session_id`.
         let assistant = |tail: &str| {
             format!(
-                r#"{{"type":"{}","message":{{"role":"{}","content":[{{"type":"text","text":"hi "}}]}},"session_id":"s"{tail}}}"#,
-                event_type::ASSISTANT,
-                role::ASSISTANT
+                r#"{{"type":"{ASSISTANT}","message":{{"role":"{ASSISTANT}","content":[{{"type":"text","text":"hi "}}]}},"session_id":"s"{tail}}}"#
             )
         };
         let delta = assistant(r#","timestamp_ms":7"#);

@@ -8,7 +8,6 @@ use std::time::Duration;
 use base64::Engine as _;
 use serde_json::value::RawValue;
 
-use crate::dialects::cursor_print::events::event_type;
 use crate::frames::{Ending, Exit, Frame, Line, Signal, Stream};
 use crate::peek::raw_fields;
 
@@ -247,7 +246,7 @@ pub(super) struct Skim {
 /// or whose type is not first: those are parsed.
 pub(super) fn skim(line: &[u8]) -> Option<Skim> {
     let kind = crate::peek::sniff_type(line)?;
-    if kind == event_type::RESULT.as_bytes() {
+    if kind == super::capture::RESULT.as_bytes() {
         return None;
     }
     const KEY: &[u8] = b"\"timestamp_ms\":";

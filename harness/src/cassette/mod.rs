@@ -25,6 +25,7 @@
 //! The whole format is documented in `docs/cassette-format.md`. Readers stream: memory
 //! does not grow with the file.
 
+pub mod capture;
 mod copy;
 mod line;
 mod read;
@@ -40,7 +41,8 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 use serde_with::skip_serializing_none;
 
-use crate::dialects::cursor_print::events::Extra;
+/// Members of a JSON object that a model keeps as they are (those it does not name).
+pub type Extra = serde_json::Map<String, serde_json::Value>;
 use crate::format::OutputFormat;
 use crate::frames::Frames;
 

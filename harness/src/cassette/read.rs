@@ -9,7 +9,6 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::{Header, FORMAT_VERSION, MAGIC_KEY, MAX_LINE_BYTES};
-use crate::dialects::cursor_print::events::event_type;
 use crate::error::{CassetteError, Diagnostic, ProblemKind};
 use crate::frames::{Ending, Exit, Frame, Line, Stream};
 use crate::peek::Peek;
@@ -600,7 +599,7 @@ impl<R: BufRead> Reader<R> {
                         let origin = *self.first_timestamp.get_or_insert(ts);
                         self.last_at = self.last_at.max(Duration::from_millis(ts.saturating_sub(origin)));
                     }
-                    self.ends_in_result = peek.is_type(event_type::RESULT) && !peek.is_error();
+                    self.ends_in_result = peek.is_type(super::capture::RESULT) && !peek.is_error();
                 }
                 // The last line of a stream that was cut off: kept as it is.
                 Err(e) if !newline && e.classify() == serde_json::error::Category::Eof => {

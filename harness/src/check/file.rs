@@ -3,75 +3,87 @@
 
 use std::path::Path;
 
-use super::{AcpChecker, Checker, Report, Rule, Side};
-use crate::dialects::claude::check::ClaudeChecker;
+use super::{Report, Rule};
+use crate::cassette::Header;
 use crate::error::CassetteError;
 use crate::format::OutputFormat;
 use crate::frames::{Exit, Frame, Stream};
 
-/// Checks a cassette or capture: the protocol of its stdout, and, for a cassette, the
-/// way it ends. Findings name the lines of the file. A recording made in `json` or
-/// `text` format holds no event stream: its report has one warning saying so. Values
-/// that look like secrets are warnings wherever they are.
-///
-/// A recording of server mode (a cassette whose header says `"acp":true`) is checked
-/// as an ACP conversation ([`AcpChecker`]): its `in` frames are the client's
-/// messages, its `out` frames the agent's. A recording of Claude Code (`"dialect":
-/// "claude"`) is checked by its rules ([`ClaudeChecker`]), both ways too.
+/// A checker of a recording's lines, by one dialect's rules: what [`check_file_with`]
+/// feeds a file's lines to. Each dialect's folder implements it for its checker.
+pub trait Lint {
+    /// A finding about the recording itself (a secret in it, the CLI that made it),
+    /// at `line` of the file.
+    fn recording_finding(&mut self, line: u64, rule: Rule, message: String);
+
+    /// A line of the recording, on `stream` (stdout: the agent's; stdin: the
+    /// client's, in a conversation).
+    fn line(&mut self, line: u64, stream: Stream, bytes: &[u8]);
+
+    /// The report, with the checks made at the end of the run (`exit`: how the
+    /// recording ended, `None` when it does not say).
+    fn finish(self: Box<Self>, exit: Option<Exit>) -> Report;
+
+    /// The report of the findings so far, with no end-of-run checks (a recording
+    /// with nothing to check).
+    fn stop(self: Box<Self>) -> Report;
+
+    /// Whether a recording made in an output format other than `stream-json` holds
+    /// no stream for these rules to check (print mode's `json` and `text`).
+    fn needs_stream_json(&self) -> bool {
+        false
+    }
+}
+
+/// Checks a cassette or capture with the checker `choose` gives for its header (a
+/// capture has none): the protocol of its stdout (and, in a conversation, of what
+/// the client sent), and, for a cassette, the way it ends. Findings name the lines of
+/// the file. A recording made in `json` or `text` format, where the checker needs
+/// `stream-json`, holds no event stream: its report has one warning saying so. Values
+/// that look like secrets are warnings wherever they are; with `max_age` (e.g.
+/// `2026.10.01`), so is a cassette recorded with an older CLI, or with one it does
+/// not name.
 ///
 /// The file is read as a stream: memory stays flat however long it is (see the
 /// [module documentation](super#bounded-memory)).
-pub fn check_file(path: &Path) -> Result<Report, CassetteError> {
-    check_file_with(path, None)
-}
-
-/// [`check_file`], and a warning when the cassette was recorded with a CLI older than
-/// `max_age` (e.g. `2026.10.01`), or with one it does not name.
-pub fn check_file_with(path: &Path, max_age: Option<&str>) -> Result<Report, CassetteError> {
+pub fn check_file_with(
+    path: &Path,
+    max_age: Option<&str>,
+    choose: impl FnOnce(Option<&Header>) -> Box<dyn Lint>,
+) -> Result<Report, CassetteError> {
     let mut reader = crate::cassette::open(path)?;
-    let acp = reader.header().is_some_and(|h| h.invocation.acp);
-    let claude = reader.header().is_some_and(|h| {
-        use crate::dialects::claude::wire::{DIALECT, DIALECT_KEY};
-        h.invocation
-            .extra
-            .get(DIALECT_KEY)
-            .and_then(serde_json::Value::as_str)
-            == Some(DIALECT)
-    });
-    let mut checker = if claude {
-        Either::Claude(Box::default())
-    } else if acp {
-        Either::Acp(Box::default())
-    } else {
-        Either::Print(Box::default())
-    };
+    let mut checker = choose(reader.header());
     if let Some(header) = reader.header() {
         if let Some(min) = max_age {
             match header.invocation.cli_version.as_deref() {
-                Some(version) if older(version, min) => {
-                    checker.recording_finding(1, Rule::CliVersion, || {
-                        format!("recorded with CLI {version}, older than {min}: record it again")
-                    })
-                }
+                Some(version) if older(version, min) => checker.recording_finding(
+                    1,
+                    Rule::CliVersion,
+                    format!("recorded with CLI {version}, older than {min}: record it again"),
+                ),
                 Some(_) => {}
-                None => checker.recording_finding(1, Rule::CliVersion, || {
-                    "the cassette does not say which CLI recorded it (record with --cli-version)".into()
-                }),
+                None => checker.recording_finding(
+                    1,
+                    Rule::CliVersion,
+                    "the cassette does not say which CLI recorded it (record with --cli-version)".into(),
+                ),
             }
         }
         let text = serde_json::to_string(header).unwrap_or_default();
         if let Some(secret) = secret_like(&text) {
-            checker.recording_finding(1, Rule::Secret, || secret_message(&secret));
+            checker.recording_finding(1, Rule::Secret, secret_message(&secret));
         }
         if let Some(format) = header
             .invocation
             .output_format
-            .filter(|f| *f != OutputFormat::StreamJson && !acp && !claude)
+            .filter(|f| *f != OutputFormat::StreamJson && checker.needs_stream_json())
         {
-            checker.recording_finding(1, Rule::Format, || {
-                format!("recorded with `--output-format {format}`: there are no events to check")
-            });
-            return Ok(checker.into_report());
+            checker.recording_finding(
+                1,
+                Rule::Format,
+                format!("recorded with `--output-format {format}`: there are no events to check"),
+            );
+            return Ok(checker.stop());
         }
     }
     let mut exit = None;
@@ -79,7 +91,7 @@ pub fn check_file_with(path: &Path, max_age: Option<&str>) -> Result<Report, Cas
         match frame? {
             Frame::Line(line) => {
                 if let Some(secret) = secret_like(&String::from_utf8_lossy(&line.bytes)) {
-                    checker.recording_finding(reader.line_no(), Rule::Secret, || secret_message(&secret));
+                    checker.recording_finding(reader.line_no(), Rule::Secret, secret_message(&secret));
                 }
                 checker.line(reader.line_no(), line.stream, &line.bytes);
             }
@@ -89,52 +101,6 @@ pub fn check_file_with(path: &Path, max_age: Option<&str>) -> Result<Report, Cas
     }
     // A capture's exit is made up from its last line: it says nothing.
     Ok(checker.finish(if reader.is_capture() { None } else { exit }))
-}
-
-/// The checker a recording needs: print mode's, server mode's, or Claude Code's.
-enum Either {
-    Print(Box<Checker>),
-    Acp(Box<AcpChecker>),
-    Claude(Box<ClaudeChecker>),
-}
-
-impl Either {
-    fn recording_finding(&mut self, line: u64, rule: Rule, message: impl FnOnce() -> String) {
-        match self {
-            Either::Print(checker) => checker.recording_finding(line, rule, message),
-            Either::Acp(checker) => checker.recording_finding(line, rule, message),
-            Either::Claude(checker) => checker.recording_finding(line, rule, message),
-        }
-    }
-
-    /// A line of the recording: print mode checks stdout; server mode both
-    /// directions (stdin the client's, stdout the agent's).
-    fn line(&mut self, line: u64, stream: Stream, bytes: &[u8]) {
-        match (self, stream) {
-            (Either::Print(checker), Stream::Stdout) => checker.line(line, bytes),
-            (Either::Acp(checker), Stream::Stdout) => checker.line(line, Side::Agent, bytes),
-            (Either::Acp(checker), Stream::Stdin) => checker.line(line, Side::Client, bytes),
-            (Either::Claude(checker), Stream::Stdout) => checker.line(line, true, bytes),
-            (Either::Claude(checker), Stream::Stdin) => checker.line(line, false, bytes),
-            _ => {}
-        }
-    }
-
-    fn finish(self, exit: Option<Exit>) -> Report {
-        match self {
-            Either::Print(checker) => checker.finish(exit),
-            Either::Acp(checker) => checker.finish(exit),
-            Either::Claude(checker) => checker.finish(exit),
-        }
-    }
-
-    fn into_report(self) -> Report {
-        match self {
-            Either::Print(checker) => checker.into_report(),
-            Either::Acp(checker) => checker.finish(None),
-            Either::Claude(checker) => checker.finish(None),
-        }
-    }
 }
 
 fn secret_message(secret: &str) -> String {

@@ -3,8 +3,6 @@
 
 use std::fmt;
 
-use crate::dialects::cursor_print::events::event_type;
-
 /// How many findings of each rule a report keeps unless told otherwise.
 pub const SHOWN_PER_RULE: usize = 5;
 
@@ -165,8 +163,8 @@ impl Rule {
             Rule::ToolCallPairs => "tool-call-pairs",
             Rule::OneResult => "one-result",
             Rule::ResultLast => "result-last",
-            // Named after the event it asks for: the id is that event type's name.
-            Rule::Result => event_type::RESULT,
+            // Named after the event it asks for (print mode's `result`).
+            Rule::Result => crate::cassette::capture::RESULT,
             Rule::OneSession => "one-session",
             Rule::ResultText => "result-text",
             Rule::Fields => "fields",

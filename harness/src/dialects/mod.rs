@@ -1,56 +1,104 @@
-//! Dialects: each agent CLI's protocol in one folder.
+//! Dialects: each agent CLI's protocol in one folder, and the one list of them.
 //!
-//! A dialect holds its typed wire model (every name of the protocol said once), its
-//! rules (lint) and what a correct consumer must do, its generator strategies, and how
-//! a recording becomes a script. Everything above this module (frames and cassettes,
-//! the fault catalogue, the clock, the script executor, the runner) is written once and
-//! takes a [`Dialect`]. Adding one is a folder here and a variant of [`Dialect`]: every
-//! `match` over it then tells the compiler where the new dialect must be handled.
+//! A dialect's folder holds its typed wire model (every name of the protocol said
+//! once), its section of the fault catalogue and how its faults act, its rules (lint),
+//! what a correct consumer must do, its generator strategies, how a recording becomes
+//! a script, and its registration: a type that implements
+//! [`run::Dialect`](crate::run::Dialect), the trait through which the machinery (the
+//! runner, `cases`, `fuzz`, `judge`, the report, lint, the process's commands) asks
+//! what it needs. Nothing below this module names a dialect.
+//!
+//! Adding one is a folder here and a line in [`ALL`] (see `docs/adding-a-dialect.md`);
+//! the conformance suite (`tests/conformance.rs`) then runs it.
 
 pub mod claude;
 pub mod cursor_acp;
 pub mod cursor_print;
 
-/// An agent CLI's protocol (the default: Cursor's print mode, the first one).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Dialect {
-    /// Cursor's print mode: `cursor-agent -p`, one stream of events on stdout
-    /// (`stream-json`, `json` or `text`), nothing read from the consumer.
-    #[default]
-    CursorPrint,
-    /// Cursor's server mode: `cursor-agent acp`, the Agent Client Protocol (JSON-RPC
-    /// 2.0 both ways, one message a line).
-    CursorAcp,
-    /// Claude Code: `claude` as the Claude Agent SDKs run it, stream-json on stdout
-    /// and stdin with a control protocol both ways (and `claude -p`).
-    Claude,
+use std::path::Path;
+
+use crate::cassette::Header;
+use crate::check::Report;
+use crate::error::CassetteError;
+
+pub use crate::run::Dialect;
+
+/// Cursor's print mode: `cursor-agent -p`, one stream of events on stdout
+/// (`stream-json`, `json` or `text`), nothing read from the consumer. The default.
+pub static CURSOR_PRINT: &dyn Dialect = &cursor_print::dialect::CursorPrint;
+
+/// Cursor's server mode: `cursor-agent acp`, the Agent Client Protocol (JSON-RPC 2.0
+/// both ways, one message a line).
+pub static CURSOR_ACP: &dyn Dialect = &cursor_acp::dialect::CursorAcp;
+
+/// Claude Code: `claude` as the Claude Agent SDKs run it, stream-json on stdout and
+/// stdin with a control protocol both ways (and `claude -p`).
+pub static CLAUDE: &dyn Dialect = &claude::dialect::Claude;
+
+/// Every dialect, in the order `mock-agent faults` lists them; the first is the
+/// default.
+pub static ALL: &[&dyn Dialect] = &[CURSOR_PRINT, CURSOR_ACP, CLAUDE];
+
+/// The dialect named `name` (as `--dialect` spells it).
+pub fn by_name(name: &str) -> Option<&'static dyn Dialect> {
+    ALL.iter().copied().find(|d| d.name() == name)
 }
 
-impl Dialect {
-    /// Every dialect, in the order `mock-agent faults` lists them.
-    pub const ALL: &'static [Dialect] = &[Dialect::CursorPrint, Dialect::CursorAcp, Dialect::Claude];
+/// The names of every dialect, `, `-joined (for an error that lists them).
+pub fn names() -> String {
+    ALL.iter().map(|d| d.name()).collect::<Vec<_>>().join(", ")
+}
 
-    /// The dialect's name, as the command line and the fault catalogue spell it.
-    pub fn name(self) -> &'static str {
-        match self {
-            Dialect::CursorPrint => "cursor-print",
-            Dialect::CursorAcp => "cursor-acp",
-            Dialect::Claude => "claude",
+/// The dialect a cassette with this header was recorded in: the one that claims it,
+/// else the default (a capture has no header: print mode's stdout).
+pub fn of_header(header: Option<&Header>) -> &'static dyn Dialect {
+    header
+        .and_then(|h| ALL.iter().copied().find(|d| d.claims(h)))
+        .unwrap_or(CURSOR_PRINT)
+}
+
+/// Checks a cassette or capture by the rules of the dialect it was recorded in (see
+/// [`crate::check::check_file_with`]).
+pub fn check_file(path: &Path) -> Result<Report, CassetteError> {
+    check_file_with(path, None)
+}
+
+/// [`check_file`], and a warning when the cassette was recorded with a CLI older than
+/// `max_age` (e.g. `2026.10.01`), or with one it does not name.
+pub fn check_file_with(path: &Path, max_age: Option<&str>) -> Result<Report, CassetteError> {
+    crate::check::check_file_with(path, max_age, |header| of_header(header).checker())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_dialect_has_its_own_name_and_names_a_fault_once() {
+        let mut names: Vec<_> = ALL.iter().map(|d| d.name()).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), ALL.len());
+        for dialect in ALL {
+            let mut names: Vec<_> = dialect.catalogue().iter().map(|e| e.name).collect();
+            let count = names.len();
+            names.sort_unstable();
+            names.dedup();
+            assert_eq!(names.len(), count, "{dialect}");
+            assert_eq!(by_name(dialect.name()), Some(*dialect));
         }
     }
 
-    /// Whether the agent reads the consumer's messages (a conversation) or only writes
-    /// (a one-way plan: a script with no waits).
-    pub fn is_conversation(self) -> bool {
-        match self {
-            Dialect::CursorPrint => false,
-            Dialect::CursorAcp | Dialect::Claude => true,
+    #[test]
+    fn a_fault_placed_by_default_is_placed_by_a_key() {
+        for dialect in ALL {
+            for entry in dialect.catalogue() {
+                assert!(
+                    entry.default.is_none() || !entry.places.is_empty(),
+                    "{dialect}: {}",
+                    entry.name
+                );
+            }
         }
-    }
-}
-
-impl std::fmt::Display for Dialect {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
     }
 }

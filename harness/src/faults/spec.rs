@@ -4,7 +4,6 @@
 //! and `\n` escapes inside the quotes.
 
 use super::catalogue::{self, Described, Key, Site};
-use crate::dialects::Dialect;
 use crate::error::{Diagnostic, Origin};
 
 /// One `name:key=value,...` item with the column where each part starts.
@@ -40,8 +39,8 @@ pub const FROM_FLAG: Origin<'static> = Origin {
 
 /// A dialect's typed faults: what the one parser makes of a spec for that dialect.
 pub(crate) trait Typed: Sized {
-    /// The dialect.
-    const DIALECT: Dialect;
+    /// The dialect's section of the catalogue.
+    const CATALOGUE: &'static [Described];
     /// How the dialect words placements.
     const WORDS: Words;
     /// The faults of one item, whose entry is `entry`: its keys are read from `args`.
@@ -57,7 +56,7 @@ pub(crate) fn parse_as<F: Typed>(spec: &str, origin: Origin<'_>) -> Result<Vec<F
     let mut faults = Vec::new();
     for item in split_items(spec, origin)? {
         let mut args = Args::new(&item, spec, origin);
-        let Some(entry) = catalogue::entry(F::DIALECT, &item.name) else {
+        let Some(entry) = catalogue::entry(F::CATALOGUE, &item.name) else {
             return Err(args.err(item.column, F::unknown(&item.name)));
         };
         faults.extend(F::build(entry, &mut args)?);

@@ -7,17 +7,12 @@
 //! case is written; a [`Runner`] says which consumer, which mock and which
 //! properties, and the [`Cancel`](super::Cancel) that stops the search.
 //!
-//! - [`Fuzz::run`], print mode: generated sessions with print-mode faults. Each case is
-//!   written as a cassette with its faults applied and replayed from it, so what
-//!   fails is exactly what the cassette holds. (The faults that only split or join
-//!   writes, `chunk` and `coalesce`, are not in cassettes and are not drawn.)
-//! - [`Fuzz::run_acp`], server mode: generated conversations (see
-//!   [`crate::dialects::cursor_acp::generate`]) with server-mode faults, against an ACP client. Each
-//!   case is the conversation written as a cassette, served by `cursor-agent acp`
-//!   with the faults in `MOCK_AGENT_FAULTS` (they act on the live conversation, so
-//!   they are not written into it): the minimal case is that cassette, with its
-//!   faults in a `.faults` file beside it, and [`FuzzFailure::replay_command`] runs it
-//!   again.
+//! [`Fuzz::run`] fuzzes in the dialect of a [`Dialect`]: each dialect draws its
+//! generated sessions and faults ([`Dialect::fuzz`]) and hands them to
+//! [`Fuzz::search`], which runs, shrinks and saves them. A dialect that writes its
+//! faults into the case's cassette saves no faults; one whose faults act on the live
+//! conversation writes them beside the cassette, in a `.faults` file
+//! ([`with_faults`]), and [`FuzzFailure::replay_command`] runs it again.
 
 use std::fmt::Debug;
 use std::path::{Path, PathBuf};
@@ -28,11 +23,7 @@ use proptest::strategy::ValueTree;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 
 use super::repro::quote;
-use super::{Case, CaseSource, RunError, Runner, Worker};
-use crate::dialects::cursor_acp::generate::{faulted as faulted_conversation, ConversationConfig};
-use crate::dialects::Dialect;
-use crate::format::OutputFormat;
-use crate::generate::{faulted, SessionConfig};
+use super::{Case, Dialect, RunError, Runner, Worker};
 
 /// What a fuzz run found.
 #[derive(Debug, Clone)]
@@ -86,8 +77,8 @@ impl Debug for OnProgress {
 pub struct FuzzFailure {
     /// The cassette that replays it.
     pub cassette: PathBuf,
-    /// Print mode, or server mode.
-    pub dialect: Dialect,
+    /// The dialect it was played in.
+    pub dialect: &'static dyn Dialect,
     /// The faults to serve the cassette with (`MOCK_AGENT_FAULTS`), `;`-separated;
     /// empty for none. In print mode they are applied in the cassette: always empty.
     pub faults: String,
@@ -106,10 +97,10 @@ impl FuzzFailure {
     /// (a shell command) again, quoted for a POSIX shell.
     pub fn replay_command(&self, consumer: &str) -> String {
         let mut command = String::from("mock-agent test");
-        match self.dialect {
-            Dialect::CursorAcp => command.push_str(" --acp"),
-            Dialect::Claude => command.push_str(" --dialect claude"),
-            Dialect::CursorPrint => {}
+        let flags = self.dialect.test_flags();
+        if !flags.is_empty() {
+            command.push(' ');
+            command.push_str(&flags);
         }
         command.push_str(" --no-default --cassettes ");
         command.push_str(&quote(&self.cassette.display().to_string()));
@@ -204,106 +195,11 @@ impl Fuzz {
         self
     }
 
-    /// Print mode: generated sessions with faults against the runner's consumer; on a
-    /// failure, shrinks it and writes the minimal case to `OUT/fuzz-SEED.cassette`.
-    pub fn run(&self, runner: &Runner<'_>) -> Result<FuzzReport, RunError> {
-        let strategy = faulted(SessionConfig::default(), 2).prop_filter(
-            "chunk and coalesce are not in cassettes",
-            |case| {
-                !case
-                    .faults
-                    .iter()
-                    .any(|f| f.starts_with("chunk") || f.starts_with("coalesce"))
-            },
-        );
-        let case_of = |case: &crate::generate::Faulted, path: &Path, n: u64| {
-            case.write_cassette(path).map_err(|e| write_case(path, e))?;
-            Case::new(
-                CaseSource::Cassette(path.to_owned()),
-                OutputFormat::StreamJson,
-                "",
-                format!("fuzz-{n}"),
-            )
-            .map_err(|e| write_case(path, e))
-        };
-        let save = |minimal: crate::generate::Faulted, cassette: PathBuf| {
-            minimal
-                .write_cassette(&cassette)
-                .map_err(|e| write_case(&cassette, e))?;
-            Ok(FuzzFailure {
-                cassette,
-                dialect: Dialect::CursorPrint,
-                faults: String::new(),
-                broken: Vec::new(),
-                shrink_stopped: false,
-                lines: minimal
-                    .frames()
-                    .iter()
-                    .filter(|f| matches!(f, crate::frames::Frame::Line(l) if l.stream == crate::frames::Stream::Stdout))
-                    .count(),
-            })
-        };
-        self.search(runner, "fuzz", strategy, case_of, save)
-    }
-
-    /// Server mode: generated conversations with server-mode faults against an ACP
-    /// client; on a failure, shrinks it and writes the minimal conversation to
-    /// `OUT/fuzz-acp-SEED.cassette`, and its faults, when it has any, to
-    /// `OUT/fuzz-acp-SEED.faults` (one line, as `MOCK_AGENT_FAULTS` takes them).
-    pub fn run_acp(&self, runner: &Runner<'_>) -> Result<FuzzReport, RunError> {
-        let case_of =
-            |case: &crate::dialects::cursor_acp::generate::FaultedTranscript, path: &Path, n: u64| {
-                case.transcript
-                    .write_cassette(path)
-                    .map_err(|e| write_case(path, e))?;
-                Case::acp(
-                    CaseSource::Cassette(path.to_owned()),
-                    &case.spec(),
-                    format!("fuzz-acp-{n}"),
-                )
-                .map_err(|e| write_case(path, e))
-            };
-        let save = |minimal: crate::dialects::cursor_acp::generate::FaultedTranscript, cassette: PathBuf| {
-            minimal
-                .transcript
-                .write_cassette(&cassette)
-                .map_err(|e| write_case(&cassette, e))?;
-            let lines = minimal.transcript.messages.len();
-            with_faults(cassette, Dialect::CursorAcp, minimal.spec(), lines)
-        };
-        self.search(
-            runner,
-            "fuzz-acp",
-            faulted_conversation(ConversationConfig::default(), 2),
-            case_of,
-            save,
-        )
-    }
-
-    /// Claude Code: generated sessions with faults of the catalogue's `claude` section
-    /// against a program that drives `claude` (an Agent SDK program); on a failure,
-    /// shrinks it and writes the minimal session as a Claude Code cassette
-    /// `OUT/fuzz-claude-SEED.cassette` (the conversation of a client that allows every
-    /// request; replayed, it follows the live client), and its faults, when it has
-    /// any, to `OUT/fuzz-claude-SEED.faults`.
-    pub fn run_claude(&self, runner: &Runner<'_>) -> Result<FuzzReport, RunError> {
-        use crate::dialects::claude::generate::{faulted, Faulted};
-        let case_of = |case: &Faulted, path: &Path, n: u64| {
-            case.write_cassette(path).map_err(|e| write_case(path, e))?;
-            Case::claude(
-                CaseSource::Cassette(path.to_owned()),
-                &case.spec(),
-                format!("fuzz-claude-{n}"),
-            )
-            .map_err(|e| write_case(path, e))
-        };
-        let save = |minimal: Faulted, cassette: PathBuf| {
-            minimal
-                .write_cassette(&cassette)
-                .map_err(|e| write_case(&cassette, e))?;
-            with_faults(cassette, Dialect::Claude, minimal.spec(), minimal.lines())
-        };
-        self.search(runner, "fuzz-claude", faulted(2), case_of, save)
+    /// Fuzzes the runner's consumer in `dialect`: its generated sessions with its
+    /// faults; on a failure, shrinks it and writes the minimal case to
+    /// `OUT/PREFIX-SEED.cassette` (see [`Dialect::fuzz`]).
+    pub fn run(&self, dialect: &'static dyn Dialect, runner: &Runner<'_>) -> Result<FuzzReport, RunError> {
+        dialect.fuzz(self, runner)
     }
 
     /// Runs the cases of `strategy` against the consumer, [`Runner::jobs`] at a time,
@@ -312,7 +208,7 @@ impl Fuzz {
     /// set of them, with [`Fuzz::keep_going`]), and has `save` write the minimal one as
     /// `OUT/PREFIX-SEED.cassette`. The scratch directory is removed by the runner's
     /// [`Cancel`](super::Cancel) too, so an interrupted search leaves nothing behind.
-    fn search<S>(
+    pub fn search<S>(
         &self,
         runner: &Runner<'_>,
         prefix: &str,
@@ -516,14 +412,13 @@ impl std::fmt::Display for Fuzz {
     }
 }
 
-/// A case, or the minimal failing one, that cannot be written.
 /// The failure whose minimal case is `cassette`, served with `faults`: the faults go
 /// beside it, in `CASSETTE.faults` (one line, as `MOCK_AGENT_FAULTS` takes them), or
 /// that file is removed when there are none (not the faults of an earlier failure of
 /// the same seed).
-fn with_faults(
+pub fn with_faults(
     cassette: PathBuf,
-    dialect: Dialect,
+    dialect: &'static dyn Dialect,
     faults: String,
     lines: usize,
 ) -> Result<FuzzFailure, RunError> {
@@ -543,43 +438,10 @@ fn with_faults(
     })
 }
 
-fn write_case(path: &Path, e: impl std::error::Error + Send + Sync + 'static) -> RunError {
+/// A case, or the minimal failing one, that cannot be written.
+pub fn write_case(path: &Path, e: impl std::error::Error + Send + Sync + 'static) -> RunError {
     RunError::WriteCase {
         path: path.to_owned(),
         source: Box::new(e),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_replay_command_names_the_cassette_and_the_faults_quoted() {
-        let prompt = crate::dialects::cursor_acp::wire::methods::SESSION_PROMPT;
-        let failure = FuzzFailure {
-            cassette: PathBuf::from("fuzz-failures/fuzz-acp-3.cassette"),
-            dialect: Dialect::CursorAcp,
-            faults: format!("error:method={prompt};stderr:text=\"it's\""),
-            broken: Vec::new(),
-            lines: 7,
-            shrink_stopped: false,
-        };
-        assert_eq!(
-            failure.replay_command("python3 my bot.py"),
-            format!(
-                "mock-agent test --acp --no-default --cassettes fuzz-failures/fuzz-acp-3.cassette \
-                 --fault 'error:method={prompt};stderr:text=\"it'\\''s\"' --consumer 'python3 my bot.py'"
-            )
-        );
-        let clean = FuzzFailure {
-            dialect: Dialect::CursorPrint,
-            faults: String::new(),
-            ..failure
-        };
-        assert_eq!(
-            clean.replay_command("./bot"),
-            "mock-agent test --no-default --cassettes fuzz-failures/fuzz-acp-3.cassette --filter clean --consumer ./bot"
-        );
     }
 }

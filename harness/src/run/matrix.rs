@@ -7,20 +7,10 @@
 
 use std::path::PathBuf;
 
-use crate::dialects::cursor_acp::wire::{methods, stop_reasons, updates};
-use crate::dialects::cursor_print::events::event_type;
-use crate::dialects::cursor_print::expect::{
-    expectation_of, misbehaving_of, segments_of, Expectation, MISBEHAVING,
-};
-use crate::dialects::cursor_print::render::RenderOptions;
-use crate::dialects::Dialect;
+use super::Dialect;
 use crate::error::CassetteError;
-use crate::faults::{self, Fault};
+use crate::expect::Expectation;
 use crate::format::OutputFormat;
-#[cfg(feature = "generate")]
-use crate::generate::SessionConfig;
-use crate::scenario::Scenario;
-use crate::source::Source;
 
 /// Where a case's stream comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -47,18 +37,6 @@ impl CaseSource {
             CaseSource::Generated(seed) => format!("generated-{seed}"),
         }
     }
-
-    pub(crate) fn source(&self) -> Source {
-        match self {
-            CaseSource::Default => Source::Default,
-            CaseSource::Cassette(path) => Source::Cassette(path.clone()),
-            #[cfg(feature = "generate")]
-            CaseSource::Generated(seed) => Source::Generated {
-                seed: *seed,
-                config: SessionConfig::default(),
-            },
-        }
-    }
 }
 
 /// One case: a source, the output format, faults, and what a correct consumer
@@ -75,94 +53,18 @@ pub struct Case {
     pub faults: String,
     /// What a correct consumer concludes.
     pub expect: Expectation,
-    /// The assistant's text segments, in order, when the run succeeds (see
-    /// [`crate::dialects::cursor_print::expect::segments_of`]); in server mode, the turn's message chunks.
+    /// The assistant's text segments, in order, when the run succeeds: the pieces the
+    /// answer is made of, each of which a consumer may show on its own.
     pub segments: Vec<String>,
-    /// Print mode, or server mode (`cursor-agent acp`).
-    pub dialect: Dialect,
+    /// The dialect it is played in.
+    pub dialect: &'static dyn Dialect,
 }
 
 impl Case {
-    /// A case; its expectation is worked out from the source with the faults applied.
-    pub fn new(
-        source: CaseSource,
-        format: OutputFormat,
-        faults: &str,
-        name: String,
-    ) -> Result<Case, CassetteError> {
-        let parsed: Vec<Fault> =
-            faults::parse(faults, crate::faults::FROM_ENV).map_err(CassetteError::from)?;
-        let frames = |format: OutputFormat| -> Result<Vec<crate::frames::Frame>, CassetteError> {
-            let mut scenario = Scenario::new(RenderOptions::new(format));
-            scenario.faults = parsed.clone();
-            let plan = scenario.plan(source.source().open("hi")?)?;
-            plan.frames.collect()
-        };
-        let stream = frames(OutputFormat::StreamJson)?;
-        let mut expect = expectation_of(&stream);
-        // A run the real CLI never makes (asked for with `exit:code=0`) says so.
-        let mut name = name;
-        if misbehaving_of(&stream).is_some() && !name.ends_with(MISBEHAVING) {
-            name.push_str(MISBEHAVING);
-        }
-        let segments = match expect {
-            Expectation::Success { .. } => segments_of(&stream),
-            Expectation::Failure => Vec::new(),
-        };
-        if format == OutputFormat::Text && expect == Expectation::Failure {
-            // Text says nothing of a result: a run cut short that exits 0 is, to a
-            // text consumer, a success with whatever text came.
-            let text = frames(OutputFormat::Text)?;
-            let hangs = text
-                .iter()
-                .any(|f| matches!(f, crate::frames::Frame::Stall { duration: None, .. }));
-            let exits_0 = text
-                .iter()
-                .any(|f| matches!(f, crate::frames::Frame::End(e) if e.exit.success()));
-            if exits_0 && !hangs {
-                expect = Expectation::Success {
-                    answer: String::new(),
-                };
-            }
-        }
-        Ok(Case {
-            name,
-            source,
-            format,
-            faults: faults.to_owned(),
-            expect,
-            segments,
-            dialect: Dialect::CursorPrint,
-        })
-    }
-
-    /// A case of server mode: its expectation is what a correct ACP client concludes
-    /// from the source's conversation with the faults (see [`crate::dialects::cursor_acp::expect`]). A
-    /// generated source is the conversation generated from its seed
-    /// ([`crate::dialects::cursor_acp::generate::from_seed`], default knobs), not a print-mode session
-    /// told through ACP.
-    pub fn acp(source: CaseSource, faults: &str, name: String) -> Result<Case, CassetteError> {
-        let parsed =
-            crate::dialects::cursor_acp::faults::parse(faults, crate::dialects::cursor_acp::faults::FROM_ENV)
-                .map_err(CassetteError::from)?;
-        // What `cursor-agent acp` serves for the source (a generated source: the
-        // conversation generated from the seed).
-        let (mut conversation, _) = crate::dialects::cursor_acp::conversation(&source.source())?;
-        let (expect, segments) =
-            crate::dialects::cursor_acp::expect::expectation(conversation.as_mut(), parsed);
-        Ok(Case::conversation(
-            Dialect::CursorAcp,
-            name,
-            source,
-            faults,
-            (expect, segments),
-        ))
-    }
-
-    /// A case of a dialect that converses (`stream-json` both ways), with what a
-    /// correct client concludes and the answer's segments.
-    fn conversation(
-        dialect: Dialect,
+    /// A case of a dialect whose cases are in `stream-json` (a conversation), with
+    /// what a correct client concludes and the answer's segments.
+    pub fn conversation(
+        dialect: &'static dyn Dialect,
         name: String,
         source: CaseSource,
         faults: &str,
@@ -179,112 +81,9 @@ impl Case {
         }
     }
 
-    /// A case of Claude Code's dialect: its expectation is what a careful SDK program
-    /// concludes from the source's session with the faults, every permission asked
-    /// for allowed (see [`crate::dialects::claude::expect`]).
-    pub fn claude(source: CaseSource, faults: &str, name: String) -> Result<Case, CassetteError> {
-        let parsed = crate::faults::claude::parse(faults, crate::faults::claude::FROM_ENV)
-            .map_err(CassetteError::from)?;
-        let (expect, segments) = match source.source() {
-            Source::Cassette(path) => {
-                let script = crate::dialects::claude::cassette::Script::open(&path)?;
-                crate::dialects::claude::cassette::expectation(&script, &parsed)
-            }
-            other => {
-                let session = crate::dialects::claude::session_of(&other)?;
-                crate::dialects::claude::expect::expectation(&session, &parsed, None)
-            }
-        };
-        let mut name = name;
-        if parsed.iter().any(|f| {
-            matches!(
-                f,
-                crate::faults::claude::ClaudeFault::Exit {
-                    exit: crate::frames::Exit::Code(0),
-                    ..
-                }
-            )
-        }) && !name.ends_with(MISBEHAVING)
-        {
-            name.push_str(MISBEHAVING);
-        }
-        Ok(Case::conversation(
-            Dialect::Claude,
-            name,
-            source,
-            faults,
-            (expect, segments),
-        ))
-    }
-
-    /// The case as the consumer played it: in Claude Code's dialect, with the faults
-    /// that acted; in server mode, with what a correct client
-    /// concludes from the requests it actually sent (the last conversation of the
-    /// run's journal, see [`crate::dialects::cursor_acp::expect::expectation_of_run`]);
-    /// otherwise, or when the client sent no request, the case as it is.
+    /// The case as the consumer played it (see [`Dialect::lived`]).
     pub fn lived(&self, outcome: &super::Outcome) -> Case {
-        let mut case = self.clone();
-        if self.dialect == Dialect::Claude {
-            return self.lived_claude(outcome);
-        }
-        if self.dialect != Dialect::CursorAcp {
-            return case;
-        }
-        let Some(run) = outcome.journal.iter().rev().find_map(|e| e.acp.as_ref()) else {
-            return case;
-        };
-        let Ok(faults) = crate::dialects::cursor_acp::faults::parse(
-            &self.faults,
-            crate::dialects::cursor_acp::faults::FROM_ENV,
-        ) else {
-            return case;
-        };
-        let Ok((mut conversation, _)) = crate::dialects::cursor_acp::conversation(&self.source.source())
-        else {
-            return case;
-        };
-        if let Some((expect, segments)) =
-            crate::dialects::cursor_acp::expect::expectation_of_run(conversation.as_mut(), faults, run)
-        {
-            case.expect = expect;
-            case.segments = segments;
-        }
-        case
-    }
-
-    /// A Claude Code case as the consumer played it: the expectation with only the
-    /// faults that acted in its last run (a fault on `initialize` does nothing to a
-    /// consumer that never sends it: `claude -p`).
-    fn lived_claude(&self, outcome: &super::Outcome) -> Case {
-        let mut case = self.clone();
-        let Some(entry) = outcome.journal.iter().rev().find(|e| e.claude.is_some()) else {
-            return case;
-        };
-        let Ok(faults) = crate::faults::claude::parse(&self.faults, crate::faults::claude::FROM_ENV) else {
-            return case;
-        };
-        if faults.len() != entry.faults.len() {
-            return case;
-        }
-        let acted: Vec<_> = faults
-            .into_iter()
-            .zip(&entry.faults)
-            .filter(|(_, record)| record.fired)
-            .map(|(fault, _)| fault)
-            .collect();
-        let lived = match self.source.source() {
-            Source::Cassette(path) => crate::dialects::claude::cassette::Script::open(&path)
-                .ok()
-                .map(|script| crate::dialects::claude::cassette::expectation(&script, &acted)),
-            other => crate::dialects::claude::session_of(&other).ok().map(|session| {
-                crate::dialects::claude::expect::expectation(&session, &acted, Some(&entry.argv))
-            }),
-        };
-        if let Some((expect, segments)) = lived {
-            case.expect = expect;
-            case.segments = segments;
-        }
-        case
+        self.dialect.lived(self, outcome)
     }
 
     /// The mock's settings for the case.
@@ -307,171 +106,16 @@ impl Case {
     }
 }
 
-/// The faults of server mode's matrix, in the placements that matter: at
-/// `initialize`, at `session/new`, mid-turn, while a permission request waits, at the
-/// prompt's response and after it; and those a client must shrug off. Whether a
-/// correct client fails on `authenticate-hangs` depends on whether it authenticates:
-/// what it concludes is worked out from the requests it sent ([`Case::lived`]).
-pub fn acp_faults() -> Vec<(String, String)> {
-    let (initialize, prompt) = (methods::INITIALIZE, methods::SESSION_PROMPT);
-    let (chunk, tool_call) = (updates::AGENT_MESSAGE_CHUNK, updates::TOOL_CALL);
-    let (refusal, tool_updates) = (stop_reasons::REFUSAL, updates::TOOL_CALL_UPDATE);
-    let faults: Vec<(&str, String)> = vec![
-        ("clean", String::new()),
-        ("crash@initialize", "crash-on-initialize".into()),
-        ("late@initialize", format!("late:method={initialize},ms=300")),
-        ("auth-required", "auth-required".into()),
-        ("authenticate-hangs", "authenticate-hangs".into()),
-        ("session-services-failed", "session-services-failed".into()),
-        ("early-update@session-new", "early-update".into()),
-        (
-            "crash@mid-turn",
-            format!("crash:at={chunk},text=\"Error: lost the model connection\""),
-        ),
-        (
-            "signal-kill@mid-turn",
-            format!("crash:at={tool_call},signal=KILL"),
-        ),
-        ("eof@mid-line", format!("eof:at={chunk},byte=20")),
-        ("malformed@mid-turn", format!("malformed:at={tool_call}")),
-        ("crash@asking", "crash-while-asking".into()),
-        (
-            "error@prompt",
-            format!("error:method={prompt},code=-32603,message=\"Internal error\""),
-        ),
-        ("no-response@prompt", format!("no-response:method={prompt}")),
-        ("late@prompt", format!("late:method={prompt},ms=500")),
-        // The preset is named after the stop reason.
-        (refusal, refusal.into()),
-        ("max-tokens", "max-tokens".into()),
-        (
-            "stderr@after-turn",
-            "stderr:text=\"warning: slow network\",after=30".into(),
-        ),
-        ("stderr-flood", "stderr-flood:bytes=1048576".into()),
-        ("unknown-update", format!("unknown-update:at={tool_call}")),
-        ("unknown-field", "unknown-field".into()),
-        ("duplicate@tool-call", format!("duplicate:at={tool_call}")),
-        ("drop-tool-updates", format!("drop:kind={tool_updates}")),
-        ("reorder", "reorder".into()),
-        ("huge-1m", format!("huge:bytes=1048577,at={chunk}")),
-        ("chunk-7", "chunk:size=7".into()),
-        ("chunk-random", "chunk:random".into()),
-        ("coalesce", "coalesce".into()),
-        // Requests a client did not offer: a correct one answers them with an error.
-        ("unoffered-tools", "unoffered-tools".into()),
-    ];
-    labelled(faults)
-}
-
 /// `(label, spec)` pairs with owned labels.
-fn labelled(faults: Vec<(&str, String)>) -> Vec<(String, String)> {
+pub fn labelled(faults: Vec<(&str, String)>) -> Vec<(String, String)> {
     faults
         .into_iter()
         .map(|(label, spec)| (label.to_owned(), spec))
         .collect()
 }
 
-/// The placements that matter, by name.
-pub const PLACES: &[(&str, &str)] = &[
-    ("before-init", "after=0"),
-    ("mid-stream", "after=3"),
-    ("mid-line", "after=3,byte=10"),
-    ("at-result", "at=result"),
-    ("after-result", "at=end"),
-];
-
-/// Claude Code's standard faults: the ways the real CLI fails (its presets), where a
-/// run can stop (an exit, a signal, a cut line, a stall) at the places an SDK program
-/// is in the middle of something (the `initialize` answer, a permission request, the
-/// result), what the SDKs are known not to read (a line past the Python SDK's
-/// buffer, a missing `num_turns`, a line that is not JSON), and what they must
-/// ignore (an undocumented type, a stderr line).
-pub fn claude_faults() -> Vec<(String, String)> {
-    use crate::dialects::claude::wire::{control, types};
-    let (result, asking, assistant) = (types::RESULT, control::CAN_USE_TOOL, types::ASSISTANT);
-    let faults: Vec<(&str, String)> = vec![
-        ("clean", String::new()),
-        ("not-logged-in", "not-logged-in".into()),
-        ("invalid-api-key", "invalid-api-key".into()),
-        ("max-turns", "max-turns".into()),
-        ("error-result", "error-result".into()),
-        ("exit-1@asking", format!("exit:code=1,at={asking}")),
-        ("exit-1@result", format!("exit:code=1,at={result}")),
-        (
-            "signal-kill@assistant",
-            format!("signal:name=KILL,at={assistant}"),
-        ),
-        ("eof@result", format!("eof:at={result},byte=40")),
-        ("stall@result", format!("stall:at={result}")),
-        ("stall-2s@assistant", format!("stall:ms=2000,at={assistant}")),
-        (
-            "no-response@initialize",
-            format!("no-response:method={}", control::INITIALIZE),
-        ),
-        (
-            "error@initialize",
-            format!("error:method={},message=\"Not ready\"", control::INITIALIZE),
-        ),
-        ("unknown-type", "unknown:after=2".into()),
-        ("stderr-message", "stderr:text=\"warning: slow network\"".into()),
-        ("malformed", format!("malformed:at={assistant}")),
-        ("huge-1m", "huge".into()),
-        ("missing-num-turns", "missing:field=num_turns".into()),
-    ];
-    labelled(faults)
-}
-
-/// The standard faults: `(label, spec)`.
-pub fn standard_faults() -> Vec<(String, String)> {
-    let mut faults = vec![("clean".to_owned(), String::new())];
-    for (place, spec) in PLACES {
-        faults.push((format!("eof@{place}"), format!("eof:{spec}")));
-    }
-    for (place, spec) in &PLACES[..4] {
-        faults.push((format!("signal-kill@{place}"), format!("signal:name=KILL,{spec}")));
-    }
-    for (place, spec) in [PLACES[0], PLACES[1], PLACES[4]] {
-        faults.push((format!("noise@{place}"), format!("noise:{spec}")));
-        faults.push((format!("malformed@{place}"), format!("malformed:{spec}")));
-    }
-    let (result, tool_call) = (event_type::RESULT, event_type::TOOL_CALL);
-    let more: Vec<(&str, String)> = vec![
-        ("stall@at-result", format!("stall:at={result}")),
-        ("stall-2s@mid-line", "stall:ms=2000,after=3,byte=10".into()),
-        (
-            "close-stdout@mid-stream",
-            "close-stdout:after=3;stall:ms=2000,after=3".into(),
-        ),
-        ("stderr-flood", "stderr-flood:bytes=1048576".into()),
-        ("stderr-message", "stderr:text=\"warning: slow network\"".into()),
-        ("exit-1@after-success", "exit:code=1".into()),
-        ("drop-result", format!("drop:type={result}")),
-        ("duplicate@tool-call", format!("duplicate:at={tool_call}")),
-        ("duplicate@result", format!("duplicate:at={result}")),
-        ("reorder", "reorder".into()),
-        ("unknown-event", "unknown-event:after=3".into()),
-        ("unknown-field", "unknown-field".into()),
-        ("chunk-7", "chunk:size=7".into()),
-        ("chunk-random", "chunk:random".into()),
-        ("coalesce", "coalesce".into()),
-        ("huge-64k", "huge:bytes=70000".into()),
-        ("huge-1m", "huge:bytes=1048577".into()),
-        ("crlf", "crlf".into()),
-        ("invalid-utf8", "invalid-utf8".into()),
-        ("auth-required", "auth-required".into()),
-        ("trust-required", "trust-required".into()),
-        ("quota", "quota".into()),
-        ("unknown-model", "unknown-model".into()),
-        ("session-in-use", "session-in-use".into()),
-        ("connection-lost", "connection-lost".into()),
-    ];
-    faults.extend(more.into_iter().map(|(label, spec)| (label.to_owned(), spec)));
-    faults
-}
-
 /// What to run a consumer against.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct Matrix {
     /// Cassettes and captures.
@@ -484,52 +128,33 @@ pub struct Matrix {
     pub generated: u64,
     /// The output formats the consumer uses; cases in each when it takes `{format}`.
     pub formats: Vec<OutputFormat>,
-    /// The faults, `(label, spec)`; [`standard_faults`] by default.
+    /// The faults, `(label, spec)`; the dialect's ([`Dialect::matrix_faults`]) by
+    /// default.
     pub faults: Vec<(String, String)>,
     /// Only cases whose name contains this.
     pub filter: Option<String>,
-    /// Print mode or server mode.
-    pub dialect: Dialect,
+    /// The dialect its cases are played in.
+    pub dialect: &'static dyn Dialect,
 }
 
 impl Matrix {
-    /// The standard matrix over these cassettes and the default session, in
-    /// `stream-json`.
-    pub fn standard(cassettes: Vec<PathBuf>) -> Self {
+    /// The standard matrix of `dialect` over these cassettes and the default session,
+    /// with the dialect's faults, in `stream-json`.
+    pub fn of(dialect: &'static dyn Dialect, cassettes: Vec<PathBuf>) -> Self {
         Matrix {
             cassettes,
             default_session: true,
             #[cfg(feature = "generate")]
             generated: 0,
             formats: vec![OutputFormat::StreamJson],
-            faults: standard_faults(),
+            faults: dialect.matrix_faults(),
             filter: None,
-            dialect: Dialect::CursorPrint,
+            dialect,
         }
     }
 
-    /// Server mode's matrix over these cassettes (ACP recordings, and print-mode
-    /// sessions served over ACP) and the default session, with [`acp_faults`].
-    pub fn acp(cassettes: Vec<PathBuf>) -> Self {
-        Matrix {
-            faults: acp_faults(),
-            dialect: Dialect::CursorAcp,
-            ..Matrix::standard(cassettes)
-        }
-    }
-
-    /// Claude Code's matrix (`claude`, as the Agent SDKs run it) over the default
-    /// session (and generated sessions), with [`claude_faults`].
-    pub fn claude(cassettes: Vec<PathBuf>) -> Self {
-        Matrix {
-            faults: claude_faults(),
-            dialect: Dialect::Claude,
-            ..Matrix::standard(cassettes)
-        }
-    }
-
-    /// With the sessions generated from seeds `0..n` as sources too (in server mode,
-    /// the conversations of [`crate::dialects::cursor_acp::generate::from_seed`]).
+    /// With the sessions generated from seeds `0..n` as sources too (in a dialect with
+    /// its own generator, the sessions or conversations it generates from them).
     #[cfg(feature = "generate")]
     #[must_use]
     pub fn generated(mut self, n: u64) -> Self {
@@ -556,7 +181,7 @@ impl Matrix {
         sources.extend(self.cassettes.iter().cloned().map(CaseSource::Cassette));
         #[cfg(feature = "generate")]
         sources.extend((0..self.generated).map(CaseSource::Generated));
-        let with_format = with_format && self.dialect == Dialect::CursorPrint;
+        let with_format = with_format && self.dialect.takes_format();
         let formats = if with_format && !self.formats.is_empty() {
             self.formats.clone()
         } else {
@@ -593,11 +218,7 @@ impl Matrix {
                     if self.filter.as_deref().is_some_and(|f| !name.contains(f)) {
                         continue;
                     }
-                    cases.push(match self.dialect {
-                        Dialect::CursorPrint => Case::new(source.clone(), *format, spec, name)?,
-                        Dialect::CursorAcp => Case::acp(source.clone(), spec, name)?,
-                        Dialect::Claude => Case::claude(source.clone(), spec, name)?,
-                    });
+                    cases.push(self.dialect.case(source.clone(), *format, spec, name)?);
                 }
             }
         }

@@ -33,6 +33,7 @@
 mod assert;
 mod cancel;
 pub mod child;
+pub mod dialect;
 #[cfg(feature = "generate")]
 pub mod fuzz;
 pub mod html;
@@ -50,11 +51,12 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::dialects::cursor_print::expect::Expectation;
+use crate::expect::Expectation;
 use crate::journal;
 
 pub use assert::{assert_matrix, check_snapshots, try_matrix, MatrixError, MatrixFailure};
 pub use cancel::Cancel;
+pub use dialect::{Dialect, Label};
 pub use matrix::{Case, CaseSource, Matrix};
 pub use properties::{Properties, Property, UnknownProperty, Verdict};
 pub use summary::{Flaky, Summary};
@@ -251,12 +253,10 @@ fn spawn_error(consumer: &Consumer, source: std::io::Error) -> RunError {
     }
 }
 
-/// The name the consumer runs the mock by in a case of `dialect` (`{mock}`).
-pub(crate) fn program_of(dialect: crate::dialects::Dialect) -> &'static str {
-    match dialect {
-        crate::dialects::Dialect::CursorPrint | crate::dialects::Dialect::CursorAcp => "cursor-agent",
-        crate::dialects::Dialect::Claude => "claude",
-    }
+/// The name the consumer runs the mock by in a case of `dialect` (`{mock}`): the first
+/// of its programs.
+pub(crate) fn program_of(dialect: &dyn Dialect) -> &'static str {
+    dialect.programs().first().copied().unwrap_or("mock-agent")
 }
 
 /// Runs the consumer against one case in `workdir`, its end waited for by `reaper`.
@@ -407,9 +407,15 @@ impl<'a> Worker<'a> {
             Some(reaper) => reaper,
             None => child::Reaper::new().map_err(spawn_error)?,
         };
+        let programs = case.dialect.programs();
         let mut workdir = match self.workdir.take() {
-            Some(workdir) => workdir,
-            None => Workdir::new(self.mock, self.cancel)?,
+            Some(workdir)
+                if workdir.names.len() == programs.len()
+                    && programs.iter().all(|p| workdir.names.contains(p)) =>
+            {
+                workdir
+            }
+            _ => Workdir::new(self.mock, self.cancel, programs)?,
         };
         let outcome = run_in(
             self.consumer,

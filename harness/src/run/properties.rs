@@ -18,8 +18,7 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use super::{Case, Outcome, Status};
-use crate::dialects::cursor_print::expect::{shown_text, Expectation};
-use crate::dialects::Dialect;
+use crate::expect::Expectation;
 
 /// One property's verdict for a case.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -155,130 +154,14 @@ impl std::fmt::Debug for Properties {
     }
 }
 
-/// Every request the agent sent was answered: the journal's messages hold a
-/// response of the client's for each (the agent ending first excuses the last).
-fn answers_requests(outcome: &Outcome) -> Result<(), String> {
-    use crate::dialects::cursor_acp::rpc::{Kind, Message};
-    let mut unanswered = Vec::new();
-    for entry in &outcome.journal {
-        let Some(conversation) = &entry.acp else { continue };
-        let mut asked: Vec<(String, String)> = Vec::new();
-        for message in &conversation.messages {
-            let Some(parsed) = Message::parse(message.line.as_bytes()) else {
-                continue;
-            };
-            match (message.dir.as_str(), parsed.kind) {
-                ("out", Kind::Request) => {
-                    asked.push((parsed.id_text().to_owned(), parsed.method().to_owned()))
-                }
-                ("in", Kind::Response) => asked.retain(|(id, _)| id != parsed.id_text()),
-                _ => {}
-            }
-        }
-        // A request the agent sent just before it died by itself (a crash, not a
-        // signal from outside) could not be answered.
-        let crashed = !matches!(entry.exit, crate::journal::ExitRecord::Code(0)) && entry.signal.is_none();
-        if crashed {
-            asked.pop();
-        }
-        unanswered.extend(asked.into_iter().map(|(id, method)| format!("{method} {id}")));
-    }
-    if unanswered.is_empty() {
-        Ok(())
-    } else {
-        Err(format!("never answered the agent's {}", unanswered.join(", ")))
-    }
-}
-
-/// Whether a Claude Code case's success or failure stands (see
-/// [`crate::dialects::claude::expect::judged`]).
-fn claude_judged(case: &Case) -> bool {
-    crate::faults::claude::parse(&case.faults, crate::faults::claude::FROM_ENV)
-        .map(|faults| crate::dialects::claude::expect::judged(&faults))
-        .unwrap_or(true)
-}
-
-/// Whether a Claude Code case writes a line of an undocumented type.
-fn claude_unknown(case: &Case) -> bool {
-    crate::faults::claude::parse(&case.faults, crate::faults::claude::FROM_ENV).is_ok_and(|faults| {
-        faults
-            .iter()
-            .any(|f| matches!(f, crate::faults::claude::ClaudeFault::Unknown { .. }))
-    })
-}
-
-/// `answers-requests` for Claude Code: every `control_request` of the CLI's that the
-/// client asked for (a `can_use_tool` under `--permission-prompt-tool stdio`, a hook
-/// it registered) got a `control_response` with its `request_id`. One asked just
-/// before the CLI died by itself could not be answered; one the client never asked
-/// for (a recording replayed to a client started otherwise) is not the client's to
-/// answer.
-fn answers_claude_requests(outcome: &Outcome) -> Result<(), String> {
-    use crate::dialects::claude::wire::{types, Inbound};
-    let mut unanswered = Vec::new();
-    for entry in &outcome.journal {
-        let Some(conversation) = &entry.claude else {
-            continue;
-        };
-        let prompts = crate::dialects::claude::expect::asks(&entry.argv);
-        let hooks = conversation
-            .messages
-            .iter()
-            .any(|m| m.dir == crate::journal::IN && m.line.contains("\"hookCallbackIds\""));
-        let mut asked: Vec<(serde_json::Value, String)> = Vec::new();
-        for message in &conversation.messages {
-            match message.dir.as_str() {
-                crate::journal::OUT => {
-                    let Ok(value) = serde_json::from_str::<serde_json::Value>(&message.line) else {
-                        continue;
-                    };
-                    if value.get("type").and_then(serde_json::Value::as_str) == Some(types::CONTROL_REQUEST) {
-                        let subtype = value
-                            .pointer("/request/subtype")
-                            .and_then(serde_json::Value::as_str)
-                            .unwrap_or_default();
-                        let opted = if subtype == crate::dialects::claude::wire::control::CAN_USE_TOOL {
-                            prompts
-                        } else {
-                            hooks
-                        };
-                        if opted {
-                            asked.push((value["request_id"].clone(), subtype.to_owned()));
-                        }
-                    }
-                }
-                crate::journal::IN => {
-                    if let Ok(Inbound::Response { id, .. }) = Inbound::parse(message.line.as_bytes()) {
-                        asked.retain(|(asked, _)| *asked != id);
-                    }
-                }
-                _ => {}
-            }
-        }
-        let crashed = !matches!(entry.exit, crate::journal::ExitRecord::Code(0)) && entry.signal.is_none();
-        if crashed {
-            asked.pop();
-        }
-        unanswered.extend(
-            asked
-                .into_iter()
-                .map(|(id, subtype)| format!("{subtype} {}", id.as_str().unwrap_or_default())),
-        );
-    }
-    if unanswered.is_empty() {
-        Ok(())
-    } else {
-        Err(format!("never answered the agent's {}", unanswered.join(", ")))
-    }
-}
-
-/// `reads-to-end`, in print mode: no run of the agent found its stdout closed.
+/// `reads-to-end`, in a dialect that asks it: no run of the agent found its stdout
+/// closed.
 fn verdict_reads_to_end(
     case: &Case,
     outcome: &Outcome,
     verdict: &mut impl FnMut(Property, Result<(), String>),
 ) {
-    if case.dialect == Dialect::CursorPrint {
+    if case.dialect.reads_to_end() {
         let closed = outcome.journal.iter().filter(|e| e.stdout_closed).count();
         verdict(
             Property::ReadsToEnd,
@@ -483,7 +366,7 @@ impl Properties {
             verdict(Property::NoCrash, crash);
         }
         // Where a fault breaks what an SDK can read, the consumer may conclude either.
-        let judged = case.dialect != Dialect::Claude || claude_judged(case);
+        let judged = case.dialect.judged(case);
         match &case.expect {
             _ if !judged => {}
             Expectation::Failure => {
@@ -506,7 +389,9 @@ impl Properties {
                             && reports_answer(
                                 // As its user reads it: the agent's raw events and
                                 // noise lines passed on are not the answer shown.
-                                &shown_text(&String::from_utf8_lossy(&outcome.stdout), &case.faults),
+                                &case
+                                    .dialect
+                                    .shown_text(&String::from_utf8_lossy(&outcome.stdout), &case.faults),
                                 answer,
                                 &case.segments,
                             )
@@ -530,13 +415,12 @@ impl Properties {
             }
             Expectation::Success { .. } => verdict_reads_to_end(case, outcome, &mut verdict),
         }
-        if case.dialect == Dialect::CursorAcp && self.checks(Property::AnswersRequests) {
-            verdict(Property::AnswersRequests, answers_requests(outcome));
-        }
         // A program whose SDK stopped reading at a line it cannot read never saw the
         // requests after it.
-        if case.dialect == Dialect::Claude && judged && self.checks(Property::AnswersRequests) {
-            verdict(Property::AnswersRequests, answers_claude_requests(outcome));
+        if judged && self.checks(Property::AnswersRequests) {
+            if let Some(answered) = case.dialect.answers_requests(outcome) {
+                verdict(Property::AnswersRequests, answered);
+            }
         }
         verdict(
             Property::NoLeftover,
@@ -549,13 +433,7 @@ impl Properties {
         for (name, check) in &self.added {
             verdicts.push(Verdict::of(name, check(case, outcome)));
         }
-        let unknown = match case.dialect {
-            Dialect::CursorAcp => {
-                case.faults.contains("unknown-update") || case.faults.contains("unknown-field")
-            }
-            Dialect::Claude => claude_unknown(case),
-            Dialect::CursorPrint => false,
-        };
+        let unknown = case.dialect.writes_unknown(case);
         if unknown && self.checks(Property::IgnoresUnknown) {
             let broke = [Property::Ends, Property::NoCrash, Property::ReportsSuccess].map(Property::name);
             let coped = verdicts
@@ -573,6 +451,39 @@ impl Properties {
         }
         verdicts
     }
+}
+
+/// `output` without the JSON objects in it that are events of the agent's.
+pub(crate) fn without_events(output: &str) -> String {
+    const START: &str = "{\"type\"";
+    if !output.contains(START) {
+        return output.to_owned();
+    }
+    let mut kept = String::with_capacity(output.len());
+    let mut rest = output;
+    while let Some(at) = rest.find(START) {
+        kept.push_str(&rest[..at]);
+        let from = &rest[at..];
+        let mut values = serde_json::Deserializer::from_str(from).into_iter::<serde_json::Value>();
+        let event = match values.next() {
+            Some(Ok(serde_json::Value::Object(object)))
+                if object.get("type").is_some_and(serde_json::Value::is_string)
+                    && object.contains_key("session_id") =>
+            {
+                Some(values.byte_offset())
+            }
+            _ => None,
+        };
+        match event {
+            Some(end) => rest = &from[end..],
+            None => {
+                kept.push_str(&from[..1]);
+                rest = &from[1..];
+            }
+        }
+    }
+    kept.push_str(rest);
+    kept
 }
 
 #[cfg(test)]

@@ -30,30 +30,14 @@ pub fn record(result: &CaseResult) -> String {
         }
     }
     let text_of = |bytes: &[u8]| normalize(&String::from_utf8_lossy(bytes), &outcome.dir);
-    let conversations = outcome
-        .journal
-        .iter()
-        .filter_map(|e| e.acp.as_ref().map(|c| (c, e.crashed())));
-    for (n, (conversation, crashed)) in conversations.enumerate() {
-        // What raced the agent's death is left out: the record is the same on every run.
-        let messages = conversation
-            .settled(crashed)
-            .map(|m| (m.dir.as_str(), m.line.as_str()));
-        let told = normalize(&crate::dialects::cursor_acp::summary(messages), &outcome.dir);
+    let conversations = outcome.journal.iter().filter_map(|e| result.case.dialect.told(e));
+    for (n, (told, divergences)) in conversations.enumerate() {
+        let told = normalize(&told, &outcome.dir);
         let _ = writeln!(text, "--- conversation {} ---\n{}", n + 1, clip(&told));
-        for divergence in &conversation.divergences {
+        for divergence in &divergences {
             // Live session ids, made up by the mock, are UUIDs.
             let _ = writeln!(text, "divergence: {}", normalize(divergence, &outcome.dir));
         }
-    }
-    let claude = outcome.journal.iter().filter_map(|e| e.claude.as_ref());
-    for (n, conversation) in claude.enumerate() {
-        let messages = conversation
-            .messages
-            .iter()
-            .map(|m| (m.dir.as_str(), m.line.as_str()));
-        let told = normalize(&crate::dialects::claude::wire::summary(messages), &outcome.dir);
-        let _ = writeln!(text, "--- conversation {} ---\n{}", n + 1, clip(&told));
     }
     let _ = writeln!(text, "--- stdout ---\n{}", clip(&text_of(&outcome.stdout)));
     let _ = write!(text, "--- stderr ---\n{}", clip(&text_of(&outcome.stderr)));
@@ -104,14 +88,15 @@ pub fn status(status: Status) -> String {
     }
 }
 
-/// How the agent ended, in print mode and Claude Code's, from the mock's journal (its last run in the
-/// case): `the agent exited 0 without a successful result`, `the agent exited 1`,
-/// `the agent died by SIGKILL`, `the consumer never ran the agent`. `None` in ACP
-/// server mode, where a turn fails without the agent's ending.
+/// How the agent ended, from the mock's journal (its last run in the case): `the
+/// agent exited 0 without a successful result`, `the agent exited 1`, `the agent died
+/// by SIGKILL`, `the consumer never ran the agent`. `None` in a dialect where a turn
+/// fails without the agent's ending (ACP's server mode, see
+/// [`Dialect::ends_with_the_agent`](super::Dialect::ends_with_the_agent)).
 pub fn agent_end(result: &CaseResult) -> Option<String> {
-    use crate::dialects::cursor_print::expect::Expectation;
+    use crate::expect::Expectation;
     use crate::journal::ExitRecord;
-    if result.case.dialect == crate::dialects::Dialect::CursorAcp {
+    if !result.case.dialect.ends_with_the_agent() {
         return None;
     }
     let Some(entry) = result.outcome.journal.last() else {

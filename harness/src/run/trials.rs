@@ -203,7 +203,7 @@ fn duplicate(trials: &[Trial]) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dialects::cursor_print::expect::Expectation;
+    use crate::expect::Expectation;
 
     /// A journal line as the mock writes it, the least of one: the agent exited 0.
     const ENTRY: &str = r#"{"pid":1,"argv":[],"prompt":null,"stdin":null,"cwd":null,"output_format":null,"stream_partial_output":false,"source":null,"exit":{"code":0},"stdout_closed":false,"error":null,"started_at_ms":0,"ended_at_ms":0}"#;

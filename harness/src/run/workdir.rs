@@ -1,17 +1,13 @@
-//! A case's directory: the mock as `cursor-agent`, `agent` and `claude` in its `bin/`, and the
-//! journal the mock appends to.
+//! A case's directory: the mock under the names of the case's dialect (`cursor-agent`
+//! and `agent`, `claude`, ...) in its `bin/`, and the journal the mock appends to.
 
 use std::path::{Path, PathBuf};
 
 use super::cancel::Cancel;
 use super::RunError;
 
-/// The names the mock has in a case's `bin/`.
-/// Sorted, as `names_in` lists a folder.
-const AGENT_NAMES: [&str; 3] = ["agent", "claude", "cursor-agent"];
-
-/// Where cases run: a temporary directory whose `bin/` holds the mock as
-/// `cursor-agent`, `agent` and `claude` (first on the consumer's `PATH`), and the journal the
+/// Where cases run: a temporary directory whose `bin/` holds the mock under the names
+/// of the case's dialect (first on the consumer's `PATH`), and the journal the
 /// mock appends to. A worker runs case after case in one, each as if in a fresh one:
 /// the journal is removed after each case, and a directory that a case changed
 /// otherwise, or that a process of a case may still use, is not used again.
@@ -22,6 +18,8 @@ pub(super) struct Workdir {
     pub(super) bin: PathBuf,
     pub(super) journal: PathBuf,
     mock: PathBuf,
+    /// The names the mock has in `bin/`, sorted as `names_in` lists a folder.
+    pub(super) names: Vec<&'static str>,
     /// The run's handle, which removes the directory when interrupted.
     cancel: Cancel,
     /// The consumer's `PATH` last time, and `sh` found on it.
@@ -33,7 +31,9 @@ impl Workdir {
     /// too. It is made under the lock `interrupt` takes: once the run is interrupted
     /// no directory is made, and one being made is removed with the others (the
     /// process ends right after, before a worker could remove it).
-    pub(super) fn new(mock: &Path, cancel: &Cancel) -> Result<Workdir, RunError> {
+    pub(super) fn new(mock: &Path, cancel: &Cancel, names: &[&'static str]) -> Result<Workdir, RunError> {
+        let mut names = names.to_vec();
+        names.sort_unstable();
         let mut state = cancel.lock();
         let running = state.as_mut().ok_or(RunError::Interrupted)?;
         let setup = |source| RunError::Workdir { source };
@@ -43,7 +43,7 @@ impl Workdir {
             .map_err(setup)?;
         let bin = dir.path().join("bin");
         std::fs::create_dir(&bin).map_err(setup)?;
-        for name in AGENT_NAMES {
+        for name in &names {
             std::os::unix::fs::symlink(mock, bin.join(name)).map_err(setup)?;
         }
         running.add_dir(dir.path());
@@ -53,6 +53,7 @@ impl Workdir {
             bin,
             dir,
             mock: mock.to_owned(),
+            names,
             cancel: cancel.clone(),
             shell: None,
         })
@@ -71,8 +72,9 @@ impl Workdir {
             Err(_) => return false,
         }
         names_in(self.dir.path()).is_some_and(|names| names == ["bin"])
-            && names_in(&self.bin).is_some_and(|names| names == AGENT_NAMES)
-            && AGENT_NAMES
+            && names_in(&self.bin).is_some_and(|names| names == self.names)
+            && self
+                .names
                 .iter()
                 .all(|name| std::fs::read_link(self.bin.join(name)).is_ok_and(|to| to == self.mock))
     }

@@ -269,7 +269,10 @@ fn dispatch(
         entry.stream_partial_output = args.stream_partial_output;
         return shim::shim(mode, args, &prompt, stdin, settings, entry, spooled);
     }
-    if let Err(e) = settings.faults.print() {
+    if let Err(e) = settings
+        .faults
+        .read(harness::dialects::cursor_print::faults::parse)
+    {
         let message = e.to_string();
         eprintln!("mock-agent: {message}");
         entry.error = Some(message);
@@ -321,7 +324,7 @@ fn acp(
             return Exit::Code(e.exit_code());
         }
     };
-    let faults = match settings.faults.acp() {
+    let faults = match settings.faults.read(harness::dialects::cursor_acp::faults::parse) {
         Ok(faults) => faults,
         Err(e) => {
             let message = e.to_string();
@@ -362,7 +365,10 @@ fn scenario(args: &AgentArgs, settings: &Settings, now_ms: u64) -> Scenario {
             .now_ms(now_ms),
     );
     // A list that is not print mode's was refused before (the shim plays without it).
-    scenario.faults = settings.faults.print().unwrap_or_default();
+    scenario.faults = settings
+        .faults
+        .read(harness::dialects::cursor_print::faults::parse)
+        .unwrap_or_default();
     scenario.timing = settings.timing;
     scenario.seed = settings.seed;
     scenario.step = settings.step.clone();

@@ -80,7 +80,7 @@ fn print(text: &str) -> Exit {
 
 /// Plays the session: a conversation on stdin and stdout, or one printed turn.
 fn session(args: &args::Args, settings: &Settings, entry: &mut Entry) -> Exit {
-    let faults = match settings.faults.claude() {
+    let faults = match settings.faults.read(harness::dialects::claude::faults::parse) {
         Ok(faults) => faults,
         Err(e) => {
             eprintln!("mock-agent: {e}");

@@ -45,7 +45,7 @@ pub(super) struct MatrixArgs {
     /// default), `cursor-acp` (`cursor-agent acp`), `claude` (Claude Code, as the
     /// Claude Agent SDKs run it; the mock is `claude` on the consumer's PATH).
     #[arg(long, value_name = "NAME", value_parser = parse_dialect)]
-    pub(super) dialect: Option<Dialect>,
+    pub(super) dialect: Option<&'static dyn Dialect>,
     /// Also test with the sessions generated from seeds 0..N (with `--acp`: the
     /// conversations generated from them).
     #[arg(long, value_name = "N", default_value_t = 0)]
@@ -63,23 +63,21 @@ pub(super) struct MatrixArgs {
 }
 
 /// A dialect by its name.
-pub(super) fn parse_dialect(name: &str) -> Result<Dialect, String> {
-    Dialect::ALL
-        .iter()
-        .copied()
-        .find(|d| d.name() == name)
-        .ok_or_else(|| {
-            let names: Vec<&str> = Dialect::ALL.iter().map(|d| d.name()).collect();
-            format!("`{name}` is not a dialect; use one of {}", names.join(", "))
-        })
+pub(super) fn parse_dialect(name: &str) -> Result<&'static dyn Dialect, String> {
+    harness::dialects::by_name(name).ok_or_else(|| {
+        format!(
+            "`{name}` is not a dialect; use one of {}",
+            harness::dialects::names()
+        )
+    })
 }
 
 impl MatrixArgs {
     /// The dialect of the matrix.
-    pub(super) fn dialect(&self) -> Dialect {
+    pub(super) fn dialect(&self) -> &'static dyn Dialect {
         match (self.acp, self.dialect) {
-            (true, _) => Dialect::CursorAcp,
-            (false, dialect) => dialect.unwrap_or_default(),
+            (true, _) => harness::dialects::CURSOR_ACP,
+            (false, dialect) => dialect.unwrap_or(harness::dialects::ALL[0]),
         }
     }
 
@@ -99,12 +97,7 @@ impl MatrixArgs {
             }
         }
         let dialect = self.dialect();
-        let mut matrix = match dialect {
-            Dialect::CursorPrint => Matrix::standard(cassettes),
-            Dialect::CursorAcp => Matrix::acp(cassettes),
-            Dialect::Claude => Matrix::claude(cassettes),
-        }
-        .generated(self.generated);
+        let mut matrix = Matrix::of(dialect, cassettes).generated(self.generated);
         matrix.default_session = !self.no_default;
         if !self.formats.is_empty() {
             matrix.formats = self.formats.clone();
@@ -119,33 +112,14 @@ impl MatrixArgs {
 }
 
 /// Checks `--fault` specs in the grammar of the dialect.
-fn check_faults(specs: &[String], dialect: Dialect) -> Result<(), harness::Diagnostic> {
+fn check_faults(specs: &[String], dialect: &dyn Dialect) -> Result<(), harness::Diagnostic> {
     use harness::error::Origin;
-    const PRINT: Origin<'static> = Origin {
+    const FLAG: Origin<'static> = Origin {
         name: "--fault",
-        help: "`mock-agent faults` lists every fault with an example",
-    };
-    const ACP: Origin<'static> = Origin {
-        name: "--fault",
-        help:
-            "`mock-agent faults` lists every fault (server mode's after the print-mode ones) with an example",
-    };
-    const CLAUDE: Origin<'static> = Origin {
-        name: "--fault",
-        help: "`mock-agent faults` lists every fault (Claude Code's in its `claude` section) with an example",
+        help: "`mock-agent faults` lists every fault, each dialect's in its section, with an example",
     };
     for spec in specs {
-        match dialect {
-            Dialect::CursorAcp => {
-                harness::dialects::cursor_acp::faults::parse(spec, ACP)?;
-            }
-            Dialect::CursorPrint => {
-                harness::faults::parse(spec, PRINT)?;
-            }
-            Dialect::Claude => {
-                harness::faults::claude::parse(spec, CLAUDE)?;
-            }
-        }
+        dialect.check_faults(spec, FLAG)?;
     }
     Ok(())
 }
@@ -206,7 +180,6 @@ pub(super) fn json(case: &Case) -> serde_json::Value {
 /// line whose `succeeds` or `answer` the source no longer gives (the cassette changed
 /// since it was listed) is an error.
 pub(super) fn from_json(line: &str) -> Result<Case, Error> {
-    use harness::dialects::Dialect;
     use harness::run::CaseSource;
     let wrong = |what: String| {
         Error::Usage(format!(
@@ -257,18 +230,18 @@ pub(super) fn from_json(line: &str) -> Result<Case, Error> {
             }
         };
     }
-    let case = match text("dialect")? {
-        dialect if dialect == Dialect::CursorAcp.name() => Case::acp(source, faults, name)?,
-        dialect if dialect == Dialect::CursorPrint.name() => {
-            let format = parse_format(text("format")?).map_err(wrong)?;
-            Case::new(source, format, faults, name)?
-        }
-        other => {
-            return Err(wrong(format!(
-                "no dialect `{other}`; the dialects are cursor-print, cursor-acp"
-            )))
-        }
+    let dialect = text("dialect")?;
+    let Some(dialect) = harness::dialects::by_name(dialect) else {
+        return Err(wrong(format!(
+            "no dialect `{dialect}`; the dialects are {}",
+            harness::dialects::names()
+        )));
     };
+    let format = match record.get("format") {
+        Some(_) => parse_format(text("format")?).map_err(wrong)?,
+        None => OutputFormat::StreamJson,
+    };
+    let case = dialect.case(source, format, faults, name)?;
     let now = json(&case);
     for field in ["succeeds", "answer"] {
         if let Some(listed) = record.get(field).filter(|v| now.get(field) != Some(*v)) {
@@ -312,8 +285,8 @@ mod tests {
         for (line, says) in [
             ("{", "not JSON"),
             (
-                r#"{"name":"x","dialect":"claude","faults":""}"#,
-                "no dialect `claude`",
+                r#"{"name":"x","dialect":"cursor-cli","faults":""}"#,
+                "no dialect `cursor-cli`",
             ),
             (
                 r#"{"name":"x","dialect":"cursor-print","format":"stream-json","faults":"","env":{"MOCK_AGENT_TIMING":"instant"}}"#,

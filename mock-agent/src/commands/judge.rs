@@ -81,17 +81,14 @@ pub(super) struct JudgeArgs {
 }
 
 /// Why a property of a case of `dialect` is not judged, when it is not.
-fn unjudged(property: Property, dialect: Dialect, journal: bool) -> Option<&'static str> {
+fn unjudged(property: Property, dialect: &dyn Dialect, journal: bool) -> Option<&'static str> {
     const JOURNAL: &str = "it is told by the mock's journal of the run: give --journal";
     match (property, dialect) {
         (Property::NoLeftover, _) => {
             Some("only `mock-agent test` sees the processes a consumer leaves running")
         }
-        (Property::ReadsToEnd, Dialect::CursorPrint) | (Property::AnswersRequests, Dialect::CursorAcp)
-            if !journal =>
-        {
-            Some(JOURNAL)
-        }
+        (Property::ReadsToEnd, _) if dialect.reads_to_end() && !journal => Some(JOURNAL),
+        (Property::AnswersRequests, _) if dialect.is_conversation() && !journal => Some(JOURNAL),
         _ => None,
     }
 }

@@ -4,7 +4,8 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use harness::check::{check_file_with, Report};
+use harness::check::Report;
+use harness::dialects::check_file_with;
 use harness::error::CassetteError;
 use harness::exit_codes;
 use harness::frames::Exit;

@@ -251,7 +251,7 @@ struct FuzzArgs {
     /// The agent CLI the consumer drives: `cursor-print` (the default), `cursor-acp`,
     /// `claude` (Claude Code, as the Claude Agent SDKs run it).
     #[arg(long, value_name = "NAME", value_parser = cases::parse_dialect)]
-    dialect: Option<harness::dialects::Dialect>,
+    dialect: Option<&'static dyn harness::dialects::Dialect>,
     /// How many cases.
     #[arg(long, value_name = "N", default_value_t = 100)]
     cases: u32,
@@ -311,7 +311,12 @@ impl Play {
             .now_ms(crate::execute::now_ms());
         let mut scenario = Scenario::new(render);
         for spec in &self.faults {
-            scenario.faults.extend(faults::parse(spec, faults::FROM_FLAG)?);
+            scenario
+                .faults
+                .extend(harness::dialects::cursor_print::faults::parse(
+                    spec,
+                    faults::FROM_FLAG,
+                )?);
         }
         scenario.timing = Timing::parse(&self.timing, Timing::FROM_FLAG)?;
         scenario.seed = seed;
@@ -403,36 +408,36 @@ pub fn run(argv: &[String]) -> Result<Exit, Error> {
         Own::Fuzz(args) => test::fuzz(&args),
         Own::Snapshots { command } => snapshots::snapshots(command),
         Own::Faults => {
-            for entry in faults::catalogue() {
-                println!("{:<16} {}", entry.name, entry.meaning);
-                println!("{:<16} e.g. {}", "", entry.example);
-                if let Some(scenario) = entry.misbehaving {
-                    println!(
-                        "{:<16} misbehaving agent (never the real CLI, only when asked for): {scenario}",
-                        ""
-                    );
-                }
-            }
-            println!("");
-            println!("server mode (`cursor-agent acp`), in MOCK_AGENT_FAULTS:");
-            for entry in harness::dialects::cursor_acp::faults::catalogue() {
-                println!("{:<24} {}", entry.name, entry.meaning);
-                println!("{:<24} e.g. {}", "", entry.example);
-            }
-            println!("");
-            println!("claude (Claude Code, `claude` / `mock-agent claude`), in MOCK_AGENT_FAULTS:");
-            for entry in faults::catalogue_of(harness::dialects::Dialect::Claude) {
-                println!("{:<24} {}", entry.name, entry.meaning);
-                println!("{:<24} e.g. {}", "", entry.example);
-                if let Some(scenario) = entry.misbehaving {
-                    println!("{:<24} misbehaving agent (only when asked for): {scenario}", "");
-                }
-            }
+            list_faults();
             Ok(Exit::Code(exit_codes::OK))
         }
         Own::Agent { args } => Ok(agent::run(&args)),
         Own::Cases(args) => cases::cases(&args),
         Own::Judge(args) => judge::judge(&args),
+    }
+}
+
+/// `mock-agent faults`: every registered dialect's section of the catalogue, the
+/// default dialect's first and without a heading (it was the only one once).
+fn list_faults() {
+    for (n, dialect) in harness::dialects::ALL.iter().enumerate() {
+        let width = if n == 0 { 16 } else { 24 };
+        if n > 0 {
+            println!("");
+            println!("{}, in MOCK_AGENT_FAULTS:", dialect.title());
+        }
+        for entry in dialect.catalogue() {
+            println!("{:<width$} {}", entry.name, entry.meaning);
+            println!("{:<width$} e.g. {}", "", entry.example);
+            if let Some(scenario) = entry.misbehaving {
+                let words = if n == 0 {
+                    "misbehaving agent (never the real CLI, only when asked for)"
+                } else {
+                    "misbehaving agent (only when asked for)"
+                };
+                println!("{:<width$} {words}: {scenario}", "");
+            }
+        }
     }
 }
 

@@ -287,8 +287,8 @@ pub(super) fn fuzz(args: &FuzzArgs) -> Result<Exit, Error> {
     let mock = own_binary()?;
     let command = args.consumer.as_str();
     let dialect = match (args.acp, args.dialect) {
-        (true, _) => harness::dialects::Dialect::CursorAcp,
-        (false, dialect) => dialect.unwrap_or_default(),
+        (true, _) => harness::dialects::CURSOR_ACP,
+        (false, dialect) => dialect.unwrap_or(harness::dialects::ALL[0]),
     };
     let consumer = Consumer::new(command).timeout(timeout(args.timeout)?);
     let shrink_time = timeout(args.shrink_time).map_err(|_| {
@@ -319,11 +319,7 @@ pub(super) fn fuzz(args: &FuzzArgs) -> Result<Exit, Error> {
             }
             _ => {}
         });
-    let what = match dialect {
-        harness::dialects::Dialect::CursorAcp => "ACP client",
-        harness::dialects::Dialect::Claude => "Claude Code program",
-        harness::dialects::Dialect::CursorPrint => "consumer",
-    };
+    let what = dialect.consumer_noun();
     eprintln!(
         "fuzzing the {what} `{command}` with {fuzz}, {} at a time",
         args.jobs.max(1)
@@ -332,11 +328,7 @@ pub(super) fn fuzz(args: &FuzzArgs) -> Result<Exit, Error> {
         .properties(args.judge.properties()?)
         .jobs(args.jobs)
         .cancel(&interrupt.cancel);
-    let found = match dialect {
-        harness::dialects::Dialect::CursorAcp => fuzz.run_acp(&runner),
-        harness::dialects::Dialect::Claude => fuzz.run_claude(&runner),
-        harness::dialects::Dialect::CursorPrint => fuzz.run(&runner),
-    };
+    let found = fuzz.run(dialect, &runner);
     progress.finish();
     if let Some(signal) = interrupt.signal() {
         return Ok(Exit::Signal(signal));
@@ -359,10 +351,10 @@ pub(super) fn fuzz(args: &FuzzArgs) -> Result<Exit, Error> {
         );
         return Ok(Exit::Code(exit_codes::OK));
     }
-    let unit = if dialect == harness::dialects::Dialect::CursorPrint {
-        "lines"
-    } else {
+    let unit = if dialect.is_conversation() {
         "messages"
+    } else {
+        "lines"
     };
     let found = match report.failures.len() {
         1 => "a failure".to_owned(),
@@ -394,19 +386,16 @@ fn fuzz_results(
     runner: &harness::run::Runner<'_>,
     failures: &[harness::run::fuzz::FuzzFailure],
 ) -> Result<Vec<harness::run::CaseResult>, Error> {
-    use harness::dialects::Dialect;
     use harness::format::OutputFormat;
-    use harness::run::{Case, CaseSource};
+    use harness::run::CaseSource;
     let cases = failures
         .iter()
         .map(|failure| {
             let source = CaseSource::Cassette(failure.cassette.clone());
             let name = format!("fuzz/{}", source.name());
-            match failure.dialect {
-                Dialect::CursorAcp => Case::acp(source, &failure.faults, name),
-                Dialect::Claude => Case::claude(source, &failure.faults, name),
-                Dialect::CursorPrint => Case::new(source, OutputFormat::StreamJson, &failure.faults, name),
-            }
+            failure
+                .dialect
+                .case(source, OutputFormat::StreamJson, &failure.faults, name)
         })
         .collect::<Result<Vec<_>, _>>()?;
     Ok(runner.run_all(&cases, |_| {})?)

@@ -184,6 +184,29 @@ impl ClaudeChecker {
     }
 }
 
+/// A recording of Claude Code: stdout the CLI's lines, stdin the client's.
+impl crate::check::Lint for ClaudeChecker {
+    fn recording_finding(&mut self, line: u64, rule: Rule, message: String) {
+        ClaudeChecker::recording_finding(self, line, rule, || message);
+    }
+
+    fn line(&mut self, line: u64, stream: crate::frames::Stream, bytes: &[u8]) {
+        match stream {
+            crate::frames::Stream::Stdout => ClaudeChecker::line(self, line, true, bytes),
+            crate::frames::Stream::Stdin => ClaudeChecker::line(self, line, false, bytes),
+            crate::frames::Stream::Stderr => {}
+        }
+    }
+
+    fn finish(self: Box<Self>, exit: Option<Exit>) -> Report {
+        ClaudeChecker::finish(*self, exit)
+    }
+
+    fn stop(self: Box<Self>) -> Report {
+        ClaudeChecker::finish(*self, None)
+    }
+}
+
 /// The fields the Python SDK requires of a line of `kind` that `value` lacks.
 fn required(kind: &str, value: &Value) -> Vec<&'static str> {
     let has = |pointer: &str| value.pointer(pointer).is_some_and(|v| !v.is_null());

@@ -15,8 +15,8 @@ use super::faults::{Answer, Injector, Out};
 use super::play::{Next, Options, Player};
 use super::session::Session;
 use super::wire::{content, control, fields, types};
+use crate::dialects::claude::faults::ClaudeFault;
 use crate::dialects::cursor_print::expect::Expectation;
-use crate::faults::claude::ClaudeFault;
 use crate::frames::Exit;
 
 /// What a careful consumer concludes from `session` played with `faults`, and the
@@ -152,8 +152,8 @@ fn read(line: &[u8], texts: &mut Vec<String>, answer: &mut Option<(bool, String)
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dialects::claude::faults::{parse, FROM_ENV};
     use crate::dialects::claude::session::default_session;
-    use crate::faults::claude::{parse, FROM_ENV};
 
     fn expect(spec: &str) -> Expectation {
         expectation(

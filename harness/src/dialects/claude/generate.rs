@@ -15,8 +15,8 @@ use super::play::{self, Next, Options, Player};
 use super::session::{End, Session, Step, ToolCall, Turn};
 use super::wire::{behaviors, control, results, system, types};
 use crate::cassette::{Invocation, Writer};
+use crate::dialects::claude::faults::{parse, ClaudeFault, FROM_ENV};
 use crate::error::WriteError;
-use crate::faults::claude::{parse, ClaudeFault, FROM_ENV};
 use crate::faults::strategy::Drawn;
 use crate::frames::{Ending, Exit, Frame, Line, Stream};
 
@@ -78,8 +78,8 @@ fn end() -> impl Strategy<Value = End> {
         8 => Just(End::Success),
         1 => Just(End::ApiError {
             status: 401,
-            text: crate::faults::claude::NOT_LOGGED_IN.into(),
-            error: crate::faults::claude::AUTH_ERROR.into(),
+            text: crate::dialects::claude::faults::NOT_LOGGED_IN.into(),
+            error: crate::dialects::claude::faults::AUTH_ERROR.into(),
         }),
         1 => text().prop_map(|t| End::Error {
             subtype: results::ERROR_DURING_EXECUTION.into(),

@@ -42,6 +42,7 @@
 
 pub mod check;
 pub mod conversation;
+pub mod dialect;
 pub mod expect;
 pub mod faults;
 #[cfg(feature = "generate")]
@@ -55,10 +56,10 @@ pub use conversation::{summary, Conversation, Reply, Step, Steps, Wait, CANCEL_W
 pub use wire::methods;
 
 use crate::dialects::cursor_print::render::RenderOptions;
+use crate::dialects::cursor_print::scenario::Scenario;
+use crate::dialects::cursor_print::source::Source;
 use crate::error::CassetteError;
 use crate::format::OutputFormat;
-use crate::scenario::Scenario;
-use crate::source::Source;
 
 /// The conversation a source plays in server mode, and whether it is a recording of
 /// one (a cassette whose header says `"acp":true`, or a generated conversation). Any

@@ -185,7 +185,7 @@ impl Script {
     /// recording of server mode (a header with `"acp":true`).
     ///
     /// A file of up to [`PREFLIGHT_LIMIT`] bytes is checked in full on this pass, a
-    /// larger one as [`crate::source::Source::open`] checks it: a broken cassette
+    /// larger one as [`crate::dialects::cursor_print::source::Source::open`] checks it: a broken cassette
     /// fails here, before anything is played.
     pub fn open(path: &Path) -> Result<Option<Script>, CassetteError> {
         let opened = |source| CassetteError::Open {

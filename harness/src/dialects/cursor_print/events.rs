@@ -80,11 +80,11 @@
 //! [`ConnectionEvent`], [`RetryEvent`] and [`ErrorEvent`].
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::Value;
 use serde_with::skip_serializing_none;
 
 /// Unknown fields of an object, in their original order.
-pub type Extra = Map<String, Value>;
+pub use crate::cassette::Extra;
 
 /// Declares structs of the wire model: every field public (written without `pub`);
 /// each writes no optional field it does not have, and keeps the fields this version

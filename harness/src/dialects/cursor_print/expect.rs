@@ -5,17 +5,7 @@ use crate::dialects::cursor_print::events::event_type;
 use crate::frames::{Frame, Stream};
 use crate::peek::Peek;
 
-/// What a correct consumer concludes from a case.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Expectation {
-    /// The run succeeded with this answer.
-    Success {
-        /// `result.result`.
-        answer: String,
-    },
-    /// The run failed (or hangs: then the consumer must give up and say so).
-    Failure,
-}
+pub use crate::expect::{Expectation, MISBEHAVING};
 
 /// What a correct consumer concludes from the frames a mock performs (in
 /// `stream-json`): success when they hold a readable `result` before stdout is
@@ -74,10 +64,6 @@ pub fn misbehaving_of(frames: &[Frame]) -> Option<&'static str> {
     (exits_0 && failed && !hangs).then_some("exits 0 without a result")
 }
 
-/// What the name of a case ends with when only a misbehaving agent makes its run (see
-/// [`misbehaving_of`]).
-pub const MISBEHAVING: &str = "+misbehaving-agent";
-
 /// The assistant's text segments of a successful run, in order, as the frames show
 /// them in `stream-json` without `--stream-partial-output`: the pieces `result.result`
 /// is made of. A consumer that posts each segment as a message of its own reports
@@ -108,10 +94,10 @@ pub fn segments_of(frames: &[Frame]) -> Vec<String> {
 /// `faults` is the case's fault list (print mode's; another dialect's takes nothing
 /// out but events).
 pub fn shown_text(output: &str, faults: &str) -> String {
-    let mut shown = without_events(output);
-    let noise = crate::faults::parse(faults, crate::faults::FROM_ENV).unwrap_or_default();
+    let mut shown = crate::run::properties::without_events(output);
+    let noise = super::faults::parse(faults, crate::faults::FROM_ENV).unwrap_or_default();
     for fault in noise {
-        if let crate::faults::Fault::Noise { text, .. } = fault {
+        if let super::faults::Fault::Noise { text, .. } = fault {
             if text.trim().is_empty() {
                 continue;
             }
@@ -121,39 +107,6 @@ pub fn shown_text(output: &str, faults: &str) -> String {
         }
     }
     shown
-}
-
-/// `output` without the JSON objects in it that are events of the agent's.
-fn without_events(output: &str) -> String {
-    const START: &str = "{\"type\"";
-    if !output.contains(START) {
-        return output.to_owned();
-    }
-    let mut kept = String::with_capacity(output.len());
-    let mut rest = output;
-    while let Some(at) = rest.find(START) {
-        kept.push_str(&rest[..at]);
-        let from = &rest[at..];
-        let mut values = serde_json::Deserializer::from_str(from).into_iter::<serde_json::Value>();
-        let event = match values.next() {
-            Some(Ok(serde_json::Value::Object(object)))
-                if object.get("type").is_some_and(serde_json::Value::is_string)
-                    && object.contains_key("session_id") =>
-            {
-                Some(values.byte_offset())
-            }
-            _ => None,
-        };
-        match event {
-            Some(end) => rest = &from[end..],
-            None => {
-                kept.push_str(&from[..1]);
-                rest = &from[1..];
-            }
-        }
-    }
-    kept.push_str(rest);
-    kept
 }
 
 #[cfg(test)]

@@ -10,9 +10,12 @@
 //! - `generate` (with the `generate` feature): the strategies that draw valid sessions.
 
 pub mod check;
+pub mod dialect;
 pub mod events;
 pub mod expect;
 pub mod faults;
 #[cfg(feature = "generate")]
 pub mod generate;
 pub mod render;
+pub mod scenario;
+pub mod source;

@@ -4,12 +4,8 @@
 //!
 //! Shapes hold numbers and text only; the template writes (and escapes) them.
 
-use crate::dialects::cursor_acp::wire::methods;
-use crate::dialects::cursor_print::render::RenderOptions;
-use crate::dialects::Dialect;
 use crate::frames::{Exit, Frame, Stream};
 use crate::journal::{self, Entry, ExitRecord};
-use crate::scenario::Scenario;
 
 use super::super::{report, CaseResult};
 
@@ -91,12 +87,13 @@ const TOOLTIP: usize = 240;
 /// The picture of a case: `None` when the consumer never ran the agent.
 pub fn of(result: &CaseResult) -> Option<Picture> {
     let entry = result.outcome.journal.last()?;
-    match (result.case.dialect, &entry.acp, &entry.claude) {
-        (Dialect::CursorAcp, Some(conversation), _) | (Dialect::Claude, _, Some(conversation)) => {
-            Some(sequence(result, entry, conversation))
-        }
-        (Dialect::CursorAcp | Dialect::Claude, _, _) => None,
-        (Dialect::CursorPrint, _, _) => timeline(result, entry),
+    let dialect = result.case.dialect;
+    if dialect.draws_messages() {
+        dialect
+            .conversation(entry)
+            .map(|conversation| sequence(result, entry, conversation))
+    } else {
+        timeline(result, entry)
     }
 }
 
@@ -126,28 +123,12 @@ fn faults(entry: &Entry) -> String {
         .join(", ")
 }
 
-/// The frames the mock performed for the case (its plan, as the mock makes it), with
-/// and without the case's faults.
-fn frames(result: &CaseResult, entry: &Entry) -> Option<(Vec<Frame>, Vec<Frame>)> {
-    let case = &result.case;
-    let format = entry.output_format.unwrap_or(case.format);
-    let prompt = entry.prompt.as_deref().unwrap_or("hi");
-    let plan = |faults: &str| -> Option<Vec<Frame>> {
-        let mut scenario = Scenario::new(RenderOptions::new(format));
-        scenario.faults = crate::faults::parse(faults, crate::faults::FROM_ENV).ok()?;
-        let recording = case.source.source().open(prompt).ok()?;
-        let plan = scenario.plan(recording).ok()?;
-        plan.frames.collect::<Result<Vec<_>, _>>().ok()
-    };
-    Some((plan(&case.faults)?, plan("")?))
-}
-
 /// Print mode: a lane for stdout and one for stderr, a box a line in the order
 /// written (its tooltip the line), the stalls and the closing of stdout, a mark where
 /// the run first differs from the one without faults, the mock's end, and the
 /// consumer's.
 fn timeline(result: &CaseResult, entry: &Entry) -> Option<Picture> {
-    let (faulted, clean) = frames(result, entry)?;
+    let (faulted, clean) = result.case.dialect.planned(&result.case, entry)?;
     // Where the fault hit: the first frame that is not the clean run's.
     let hit = (!result.case.faults.is_empty()).then(|| {
         faulted
@@ -334,8 +315,8 @@ enum Kind {
         id: String,
         error: bool,
     },
-    /// A line of Claude Code's dialect.
-    Claude {
+    /// A message its dialect labels (see [`Dialect::label`](super::super::Dialect::label)).
+    Labelled {
         label: String,
         ask: bool,
         error: bool,
@@ -343,11 +324,16 @@ enum Kind {
     Other,
 }
 
-fn kind(line: &str) -> (Kind, serde_json::Value) {
+fn kind(dialect: &dyn super::super::Dialect, line: &str) -> (Kind, serde_json::Value) {
     let Ok(value) = serde_json::from_str::<serde_json::Value>(line) else {
         return (Kind::Other, serde_json::Value::Null);
     };
-    if let Some(kind) = claude_kind(&value) {
+    if let Some(label) = dialect.label(&value) {
+        let kind = Kind::Labelled {
+            label: label.label,
+            ask: label.asks,
+            error: label.error,
+        };
         return (kind, value);
     }
     let method = value.get("method").and_then(|m| m.as_str()).map(str::to_owned);
@@ -362,31 +348,6 @@ fn kind(line: &str) -> (Kind, serde_json::Value) {
         (None, None) => Kind::Other,
     };
     (kind, value)
-}
-
-/// A line of Claude Code's dialect, labelled by its type and subtype (a control
-/// request by its request's subtype); `None` for another dialect's line.
-fn claude_kind(value: &serde_json::Value) -> Option<Kind> {
-    use crate::dialects::claude::wire::{control, types};
-    let kind = value.get("type")?.as_str()?;
-    if !types::ALL.contains(&kind) {
-        return None;
-    }
-    let subtype = value
-        .get("subtype")
-        .or_else(|| value.pointer("/request/subtype"))
-        .or_else(|| value.pointer("/response/subtype"))
-        .and_then(|s| s.as_str());
-    let error = value.get("is_error").and_then(serde_json::Value::as_bool) == Some(true)
-        || subtype == Some(control::ERROR);
-    Some(Kind::Claude {
-        label: match subtype {
-            Some(subtype) => format!("{kind} {subtype}"),
-            None => kind.to_owned(),
-        },
-        ask: kind == types::CONTROL_REQUEST,
-        error,
-    })
 }
 
 /// Server mode: the client's and the agent's lifelines, an arrow a message (requests,
@@ -447,7 +408,7 @@ fn sequence(result: &CaseResult, entry: &Entry, conversation: &journal::Conversa
             continue;
         }
         let from_client = message.dir == journal::IN;
-        let (kind, value) = kind(&message.line);
+        let (kind, value) = kind(result.case.dialect, &message.line);
         let mut class = if from_client { "in" } else { "out" };
         let label = match &kind {
             Kind::Request(method) => {
@@ -457,16 +418,7 @@ fn sequence(result: &CaseResult, entry: &Entry, conversation: &journal::Conversa
                 let id = value.get("id").map(|id| id.to_string()).unwrap_or_default();
                 format!("{method} #{id}")
             }
-            Kind::Notification(method) => {
-                let update = value
-                    .pointer("/params/update/sessionUpdate")
-                    .and_then(|u| u.as_str())
-                    .filter(|_| method == methods::SESSION_UPDATE);
-                match update {
-                    Some(update) => format!("{method}: {update}"),
-                    None => method.clone(),
-                }
-            }
+            Kind::Notification(method) => method.clone(),
             Kind::Answer { id, error } => {
                 if *error {
                     class = "error";
@@ -479,7 +431,7 @@ fn sequence(result: &CaseResult, entry: &Entry, conversation: &journal::Conversa
                     format!("result #{id}")
                 }
             }
-            Kind::Claude { label, ask, error } => {
+            Kind::Labelled { label, ask, error } => {
                 if *error {
                     class = "error";
                 } else if *ask && !from_client {
@@ -523,7 +475,11 @@ fn sequence(result: &CaseResult, entry: &Entry, conversation: &journal::Conversa
     // and the client's messages when it did not exit 0.
     if entry.faults.iter().any(|f| f.fired) {
         let odd = shown.iter().position(|m| {
-            m.dir == journal::OUT && matches!(kind(&m.line).0, Kind::Other | Kind::Answer { error: true, .. })
+            m.dir == journal::OUT
+                && matches!(
+                    kind(result.case.dialect, &m.line).0,
+                    Kind::Other | Kind::Answer { error: true, .. }
+                )
         });
         let crashed = entry.exit != ExitRecord::Code(0);
         let last = shown.iter().rposition(|m| m.dir != journal::ERR);

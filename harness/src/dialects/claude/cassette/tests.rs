@@ -3,7 +3,7 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::*;
-use crate::faults::claude::{parse, FROM_ENV};
+use crate::dialects::claude::faults::{parse, FROM_ENV};
 use crate::frames::{Ending, Line};
 
 use crate::dialects::claude::wire::{behaviors, INTERRUPTED};

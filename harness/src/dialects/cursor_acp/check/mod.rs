@@ -40,9 +40,12 @@
 //! whole picture (an answer to an unknown id, an unknown session) stay silent rather
 //! than guess.
 
+mod lint;
 mod parse;
 mod requests;
 mod updates;
+
+pub use lint::{check_conversation, AcpChecker};
 
 use std::collections::HashMap;
 use std::hash::Hash;

@@ -88,7 +88,7 @@ impl Transcript {
         })
     }
 
-    /// The conversation as a recording, as [`crate::source::Source`]s open.
+    /// The conversation as a recording, as [`crate::dialects::cursor_print::source::Source`]s open.
     pub fn recording(&self) -> Recording {
         Recording {
             name: PathBuf::from("<generated conversation>"),

@@ -142,6 +142,32 @@ impl Checker {
     }
 }
 
+/// A recording of print mode: its stdout lines are the events; a recording made in
+/// `json` or `text` holds none to check.
+impl crate::check::Lint for Checker {
+    fn recording_finding(&mut self, line: u64, rule: Rule, message: String) {
+        Checker::recording_finding(self, line, rule, || message);
+    }
+
+    fn line(&mut self, line: u64, stream: crate::frames::Stream, bytes: &[u8]) {
+        if stream == crate::frames::Stream::Stdout {
+            Checker::line(self, line, bytes);
+        }
+    }
+
+    fn finish(self: Box<Self>, exit: Option<Exit>) -> Report {
+        Checker::finish(*self, exit)
+    }
+
+    fn stop(self: Box<Self>) -> Report {
+        self.into_report()
+    }
+
+    fn needs_stream_json(&self) -> bool {
+        true
+    }
+}
+
 /// Checks the stdout lines of a run given as text, one event per line.
 pub fn check_lines(text: &str, exit: Option<Exit>) -> Report {
     let mut checker = Checker::new();

@@ -20,10 +20,10 @@ use crate::dialects::cursor_print::events::{
     field, role, subtype, AssistantEvent, ConnectionEvent, Event, Extra, Message, ResultEvent, RetryEvent,
     System, ThinkingEvent, Tool, ToolCall, ToolCallEvent, Usage, UserEvent,
 };
+use crate::dialects::cursor_print::generate::config::{Profile, SessionConfig};
+use crate::dialects::cursor_print::generate::config::{BASE_MS, PROJECT};
 use crate::dialects::cursor_print::render::segments::split_deltas;
 use crate::frames::Exit;
-use crate::generate::config::{Profile, SessionConfig};
-use crate::generate::config::{BASE_MS, PROJECT};
 
 /// Milliseconds between two stamped events.
 const TICK_MS: u64 = 37;

@@ -11,7 +11,7 @@
 use proptest::prelude::*;
 
 use super::tools::ToolKind;
-use crate::generate::config::{Profile, SessionConfig};
+use crate::dialects::cursor_print::generate::config::{Profile, SessionConfig};
 
 /// What a session does.
 #[derive(Debug, Clone)]
@@ -89,7 +89,10 @@ pub(super) enum FailsAt {
 /// The failures of the real CLI, as it prints them on stderr, and where each stops
 /// stdout: an error that happens before any output has no output before it.
 pub(super) const FAILURES: &[(&str, FailsAt)] = &[
-    (crate::faults::AUTH_REQUIRED, FailsAt::Start),
+    (
+        crate::dialects::cursor_print::faults::AUTH_REQUIRED,
+        FailsAt::Start,
+    ),
     (
         "ActionRequiredError: Increase limits for faster responses You're out of usage.",
         FailsAt::FirstCall,

@@ -77,7 +77,7 @@ impl Session {
         frames
     }
 
-    /// The session as a recording, to render or run as [`crate::source::Source`]s are.
+    /// The session as a recording, to render or run as [`crate::dialects::cursor_print::source::Source`]s are.
     pub fn recording(&self) -> Recording {
         Recording {
             name: PathBuf::from("<generated session>"),

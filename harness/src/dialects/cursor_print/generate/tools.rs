@@ -14,8 +14,8 @@ use crate::dialects::cursor_print::events::{
     EditArgs, Extra, FunctionCall, GlobArgs, GrepArgs, LsArgs, McpArgs, PathArgs, ReadArgs, ShellArgs, Tool,
     ToolError, ToolResult, ToolUse, UpdateTodosArgs, WriteArgs,
 };
-use crate::generate::config::Profile;
-use crate::generate::config::PROJECT;
+use crate::dialects::cursor_print::generate::config::Profile;
+use crate::dialects::cursor_print::generate::config::PROJECT;
 
 /// The kinds of tool a generated session calls.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -80,7 +80,11 @@ impl Text {
             return;
         };
         if peek.is_type(event_type::TOOL_CALL) && peek.is_subtype(subtype::COMPLETED) {
-            let action = action_line(&peek.tool_key().unwrap_or_default());
+            let action = action_line(
+                &peek
+                    .tool_key(crate::dialects::cursor_print::events::is_tool_key)
+                    .unwrap_or_default(),
+            );
             out.push_back(Ok(Frame::Line(Line::stdout(line.at, action))));
         } else if peek.is_type(event_type::RESULT) {
             self.answer = peek.result_text().map(|t| t.into_owned());

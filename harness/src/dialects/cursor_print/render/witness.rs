@@ -58,7 +58,11 @@ impl Witness {
                     return;
                 };
                 if peek.is_type(event_type::TOOL_CALL) && peek.is_subtype(subtype::COMPLETED) {
-                    let action = action_line(&peek.tool_key().unwrap_or_default());
+                    let action = action_line(
+                        &peek
+                            .tool_key(crate::dialects::cursor_print::events::is_tool_key)
+                            .unwrap_or_default(),
+                    );
                     self.show(action.as_bytes());
                 } else if peek.is_type(event_type::RESULT) {
                     self.last = peek.result_text().map(|t| fnv1a(t.as_bytes()));

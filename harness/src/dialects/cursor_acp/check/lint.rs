@@ -1,14 +1,12 @@
 //! The checker of server mode: the rules of the Agent Client Protocol (see
 //! [`dialects::cursor_acp::check`](crate::dialects::cursor_acp::check), where they are
-//! said) with their findings tallied as the print-mode [`Checker`](super::Checker)
-//! tallies its own, into a [`Report`].
+//! said) with their findings tallied as every dialect's checker tallies its own, into
+//! a [`Report`]; and the [`Lint`] that `mock-agent lint` feeds a recording to.
 
-use super::findings::Tally;
-use super::{Report, Rule, Severity, SHOWN_PER_RULE};
-use crate::dialects::cursor_acp::check::{AcpRule, Checker, Findings, Level};
-use crate::frames::Exit;
-
-pub use crate::dialects::cursor_acp::check::{Side, MAX_TRACKED};
+use super::{AcpRule, Checker, Findings, Level, Side};
+use crate::check::findings::Tally;
+use crate::check::{Lint, Report, Rule, Severity, SHOWN_PER_RULE};
+use crate::frames::{Exit, Stream};
 
 impl Findings for Tally {
     fn add(&mut self, level: Level, line: u64, rule: AcpRule, message: impl FnOnce() -> String) {
@@ -71,8 +69,32 @@ impl AcpChecker {
     }
 
     /// A finding about the recording rather than its conversation (secrets, versions).
-    pub(super) fn recording_finding(&mut self, line: u64, rule: Rule, message: impl FnOnce() -> String) {
+    pub(crate) fn recording_finding(&mut self, line: u64, rule: Rule, message: impl FnOnce() -> String) {
         self.0.findings().add(Severity::Warning, line, rule, message);
+    }
+}
+
+/// A recording of server mode: its `in` frames (stdin) are the client's messages, its
+/// `out` frames the agent's.
+impl Lint for AcpChecker {
+    fn recording_finding(&mut self, line: u64, rule: Rule, message: String) {
+        AcpChecker::recording_finding(self, line, rule, || message);
+    }
+
+    fn line(&mut self, line: u64, stream: Stream, bytes: &[u8]) {
+        match stream {
+            Stream::Stdout => AcpChecker::line(self, line, Side::Agent, bytes),
+            Stream::Stdin => AcpChecker::line(self, line, Side::Client, bytes),
+            Stream::Stderr => {}
+        }
+    }
+
+    fn finish(self: Box<Self>, exit: Option<Exit>) -> Report {
+        AcpChecker::finish(*self, exit)
+    }
+
+    fn stop(self: Box<Self>) -> Report {
+        AcpChecker::finish(*self, None)
     }
 }
 
@@ -93,6 +115,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::dialects::cursor_acp::check::MAX_TRACKED;
     use crate::dialects::cursor_acp::rpc;
     use crate::dialects::cursor_acp::wire::{self, methods, stop_reasons};
 

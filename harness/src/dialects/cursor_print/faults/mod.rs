@@ -13,11 +13,22 @@ use std::time::Duration;
 
 use crate::dialects::cursor_print::events::{event_type, subtype};
 use crate::dialects::cursor_print::render::{Witness, NO_RESULT};
-use crate::faults::{Anchor, Fault, Placement};
+mod catalogue;
+#[cfg(feature = "generate")]
+pub mod strategy;
+mod typed;
+
+pub use catalogue::CATALOGUE;
+
+/// Print mode's entries of the fault catalogue, in documentation order.
+pub fn catalogue() -> Vec<&'static crate::faults::Described> {
+    CATALOGUE.iter().collect()
+}
 use crate::format::OutputFormat;
 use crate::frames::{Ending, Exit, Frame, Line, Stream};
 use crate::frames::{FrameResult, Frames};
 use crate::peek::Peek;
+pub use typed::*;
 
 // The largest `huge` event, written as a cassette frame (even in base64), is a line a
 // cassette may hold.

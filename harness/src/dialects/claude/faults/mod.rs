@@ -10,8 +10,12 @@ use serde_json::Value;
 use super::play::{self, Options};
 use super::session::{End, Session};
 use super::wire::kind_of;
-use crate::faults::claude::{ClaudeFault, Ending, Place, AUTH_ERROR, INVALID_KEY, NOT_LOGGED_IN};
+mod catalogue;
+mod typed;
+
 use crate::frames::Exit;
+pub use catalogue::CATALOGUE;
+pub use typed::*;
 
 /// What the CLI writes or does, in order, for one line it meant to write.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -255,8 +259,8 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::dialects::claude::faults::{parse, FROM_ENV};
     use crate::dialects::claude::wire::{control, system, types};
-    use crate::faults::claude::{parse, FROM_ENV};
 
     fn injector(spec: &str) -> Injector {
         Injector::new(parse(spec, FROM_ENV).expect("faults"))

@@ -9,10 +9,10 @@
 use std::path::PathBuf;
 
 use crate::cassette::Recording;
+use crate::dialects::cursor_print::faults::Fault;
 use crate::dialects::cursor_print::faults::{self, Applied};
 use crate::dialects::cursor_print::render::{self, RenderOptions};
 use crate::error::CassetteError;
-use crate::faults::Fault;
 use crate::format::OutputFormat;
 use crate::frames::{Delivery, Frames};
 use crate::timing::Timing;

@@ -10,12 +10,12 @@ use super::Session;
 use super::BASE_MS;
 use crate::cassette::Writer;
 use crate::dialects::cursor_print::expect::{expectation_of, Expectation};
+use crate::dialects::cursor_print::faults::{self, Fault};
 use crate::dialects::cursor_print::render::RenderOptions;
+use crate::dialects::cursor_print::scenario::Scenario;
 use crate::error::WriteError;
-use crate::faults::{self, Fault};
 use crate::format::OutputFormat;
 use crate::frames::Frame;
-use crate::scenario::Scenario;
 
 /// A session with faults overlaid, and what a correct consumer concludes from it.
 #[derive(Debug, Clone, PartialEq)]
@@ -51,7 +51,7 @@ impl Faulted {
 fn parse_all(specs: &[String]) -> Vec<Fault> {
     specs
         .iter()
-        .filter_map(|spec| faults::parse(spec, faults::FROM_ENV).ok())
+        .filter_map(|spec| faults::parse(spec, crate::faults::FROM_ENV).ok())
         .flatten()
         .collect()
 }
@@ -92,7 +92,7 @@ pub fn expectation(session: &Session, faults: &[Fault]) -> Expectation {
 pub fn faulted(config: SessionConfig, max_faults: usize) -> impl Strategy<Value = Faulted> {
     (
         super::session(config),
-        faults::strategy::list(faults::strategy::print(), max_faults),
+        crate::faults::strategy::list(faults::strategy::print(), max_faults),
     )
         .prop_map(|(session, (specs, faults))| {
             let expect = expectation(&session, &faults);

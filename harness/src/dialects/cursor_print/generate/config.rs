@@ -20,7 +20,7 @@ pub enum Profile {
     Real,
 }
 
-/// The knobs of [`crate::generate::session`].
+/// The knobs of [`crate::dialects::cursor_print::generate::session`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct SessionConfig {

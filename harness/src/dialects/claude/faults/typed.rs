@@ -6,12 +6,12 @@
 
 use std::time::Duration;
 
-use super::catalogue::{names, Described};
-use super::spec::{parse_as, Args, Typed, Words, Written};
-use super::MAX_BYTES;
-use crate::dialects::claude::wire::control;
-use crate::dialects::Dialect;
+use super::super::wire::control;
+use super::catalogue::CATALOGUE;
 use crate::error::{Diagnostic, Origin};
+use crate::faults::catalogue::{names, Described};
+use crate::faults::spec::{parse_as, Args, Typed, Words, Written};
+use crate::faults::MAX_BYTES;
 use crate::frames::{Exit, Signal};
 
 /// Where a fault acts.
@@ -176,7 +176,7 @@ pub fn parse(spec: &str, origin: Origin<'_>) -> Result<Vec<ClaudeFault>, Diagnos
 }
 
 impl Typed for ClaudeFault {
-    const DIALECT: Dialect = Dialect::Claude;
+    const CATALOGUE: &'static [Described] = CATALOGUE;
     const WORDS: Words = Words {
         after: "a number of lines",
         byte: "a byte offset inside the line",
@@ -192,7 +192,7 @@ impl Typed for ClaudeFault {
     fn unknown(name: &str) -> String {
         format!(
             "`{name}` is not a fault of Claude Code's dialect; they are {}",
-            names(Dialect::Claude)
+            names(CATALOGUE)
         )
     }
 }
@@ -300,7 +300,7 @@ mod tests {
 
     #[test]
     fn parses_each_entry_example() {
-        for entry in crate::faults::catalogue_of(Dialect::Claude) {
+        for entry in CATALOGUE.iter() {
             let faults = parse(entry.example, FROM_ENV).unwrap_or_else(|e| panic!("{}: {e}", entry.name));
             assert_eq!(faults.len(), 1, "{}", entry.name);
             assert_eq!(faults[0].name(), entry.name);

@@ -19,7 +19,7 @@ use crate::error::CassetteError;
 use crate::frames::{Ending, Exit, Frame, Line};
 
 /// The documentation's example session, one event per line.
-pub const DEFAULT_SESSION: &str = include_str!("../../cassettes/seed-example.ndjson");
+pub const DEFAULT_SESSION: &str = include_str!("../../../../cassettes/seed-example.ndjson");
 
 /// Where a run's frames come from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,13 +29,13 @@ pub enum Source {
     Default,
     /// A cassette or bare capture file.
     Cassette(PathBuf),
-    /// The session generated from a seed (see [`crate::generate`]).
+    /// The session generated from a seed (see [`crate::dialects::cursor_print::generate`]).
     #[cfg(feature = "generate")]
     Generated {
         /// The seed.
         seed: u64,
         /// The knobs.
-        config: crate::generate::SessionConfig,
+        config: crate::dialects::cursor_print::generate::SessionConfig,
     },
 }
 
@@ -53,7 +53,8 @@ impl Source {
             Source::Cassette(path) => open_cassette(path),
             #[cfg(feature = "generate")]
             Source::Generated { seed, config } => {
-                let mut recording = crate::generate::from_seed(*seed, config).recording();
+                let mut recording =
+                    crate::dialects::cursor_print::generate::from_seed(*seed, config).recording();
                 recording.name = PathBuf::from(format!("<generated session {seed}>"));
                 Ok(recording)
             }

@@ -3,11 +3,11 @@
 
 use std::time::Duration;
 
-use super::catalogue::{names, Described, Site};
-use super::spec::{parse_as, Args, Typed, Words, Written};
-use crate::dialects::cursor_print::events::{event_type, subtype};
-use crate::dialects::Dialect;
+use super::super::events::{event_type, subtype};
+use super::catalogue::CATALOGUE;
 use crate::error::{Diagnostic, Origin};
+use crate::faults::catalogue::{names, Described, Site};
+use crate::faults::spec::{parse_as, Args, Typed, Words, Written};
 use crate::frames::{Chunking, Signal};
 
 /// Where a fault acts.
@@ -307,7 +307,7 @@ impl Placement {
     /// Where the print-mode fault `name` acts when it is not placed (at the end for a
     /// name that is not placed).
     pub fn default_of(name: &str) -> Placement {
-        let default = super::entry(Dialect::CursorPrint, name).and_then(|e| e.default);
+        let default = crate::faults::entry(CATALOGUE, name).and_then(|e| e.default);
         Placement {
             anchor: default.map_or(Anchor::End, Anchor::from_site),
             byte: None,
@@ -334,7 +334,7 @@ impl Anchor {
 }
 
 impl Typed for Fault {
-    const DIALECT: Dialect = Dialect::CursorPrint;
+    const CATALOGUE: &'static [Described] = CATALOGUE;
     const WORDS: Words = Words {
         after: "a number of stdout lines",
         byte: "a byte offset inside the line",
@@ -348,7 +348,7 @@ impl Typed for Fault {
     }
 
     fn unknown(name: &str) -> String {
-        format!("unknown fault `{name}`; known: {}", names(Dialect::CursorPrint))
+        format!("unknown fault `{name}`; known: {}", names(CATALOGUE))
     }
 }
 
@@ -490,7 +490,6 @@ fn build(entry: &Described, args: &mut Args<'_>) -> Result<Vec<Fault>, Diagnosti
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::faults::Placement;
 
     const ORIGIN: Origin<'static> = Origin {
         name: "MOCK_AGENT_FAULTS",

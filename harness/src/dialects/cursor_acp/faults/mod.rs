@@ -13,16 +13,19 @@ use std::time::Duration;
 use super::rpc::{self, Kind, Message};
 use super::wire::{self, stop_reasons, updates};
 use super::{methods, Step, Steps};
-use crate::dialects::Dialect;
-pub use crate::faults::acp::{parse, AcpFault, Place, FROM_ENV, STOP_REASONS};
+mod catalogue;
+mod typed;
+
 #[cfg(feature = "generate")]
 use crate::faults::strategy::{self, Drawn};
 use crate::faults::Described;
 use crate::frames::{Chunking, Exit};
+pub use catalogue::CATALOGUE;
+pub use typed::*;
 
-/// Server mode's entries of the fault catalogue (see [`crate::faults::catalogue_of`]).
+/// Server mode's entries of the fault catalogue.
 pub fn catalogue() -> Vec<&'static Described> {
-    crate::faults::catalogue_of(Dialect::CursorAcp).collect()
+    CATALOGUE.iter().collect()
 }
 
 /// What a message is, for placing faults: its `sessionUpdate` kind, or its method.
@@ -500,7 +503,7 @@ pub fn strategy() -> impl proptest::strategy::Strategy<Value = Drawn<AcpFault>> 
                 AcpFault::Error {
                     method,
                     code,
-                    message: crate::faults::acp::ERROR_MESSAGE.to_owned(),
+                    message: crate::dialects::cursor_acp::faults::ERROR_MESSAGE.to_owned(),
                     data: None
                 }
             )),
@@ -532,7 +535,12 @@ pub fn strategy() -> impl proptest::strategy::Strategy<Value = Drawn<AcpFault>> 
 /// Server mode's faults drawn as they are, not placed.
 #[cfg(feature = "generate")]
 fn unplaced() -> Vec<Drawn<AcpFault>> {
-    let preset = |name: &str| Drawn::many(name, crate::faults::acp::preset(name).unwrap_or_default());
+    let preset = |name: &str| {
+        Drawn::many(
+            name,
+            crate::dialects::cursor_acp::faults::preset(name).unwrap_or_default(),
+        )
+    };
     vec![
         Drawn::one("reorder", AcpFault::Reorder),
         Drawn::one("unknown-field", AcpFault::UnknownField),

@@ -18,13 +18,13 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::catalogue::{names, Described};
-use super::spec::{parse_as, Args, Typed, Words, Written};
-use super::MAX_BYTES;
-use crate::dialects::cursor_acp::rpc::codes;
-use crate::dialects::cursor_acp::wire::{methods, stop_reasons, updates};
-use crate::dialects::Dialect;
+use super::super::rpc::codes;
+use super::super::wire::{methods, stop_reasons, updates};
+use super::catalogue::CATALOGUE;
 use crate::error::{Diagnostic, Origin};
+use crate::faults::catalogue::{names, Described};
+use crate::faults::spec::{parse_as, Args, Typed, Words, Written};
+use crate::faults::MAX_BYTES;
 use crate::frames::{Chunking, Exit, Signal};
 
 /// Where a fault acts.
@@ -199,7 +199,7 @@ pub fn parse(spec: &str, origin: Origin<'_>) -> Result<Vec<AcpFault>, Diagnostic
 }
 
 impl Typed for AcpFault {
-    const DIALECT: Dialect = Dialect::CursorAcp;
+    const CATALOGUE: &'static [Described] = CATALOGUE;
     const WORDS: Words = Words {
         after: "a number of agent messages",
         byte: "a byte offset inside the message",
@@ -217,7 +217,7 @@ impl Typed for AcpFault {
     fn unknown(name: &str) -> String {
         format!(
             "`{name}` is not a fault of server mode; they are {}",
-            names(Dialect::CursorAcp)
+            names(CATALOGUE)
         )
     }
 }
@@ -467,7 +467,7 @@ mod tests {
                 byte: Some(10)
             }]
         );
-        for entry in crate::faults::catalogue_of(Dialect::CursorAcp) {
+        for entry in CATALOGUE.iter() {
             parse(entry.example, FROM_ENV).unwrap_or_else(|e| panic!("{}: {e}", entry.example));
         }
         let err = |spec: &str| parse(spec, FROM_ENV).expect_err(spec).to_string();

@@ -1,0 +1,333 @@
+//! Server mode's registration: how the machinery plays, judges, fuzzes and draws a
+//! conversation with `cursor-agent acp` (see [`crate::run::Dialect`]).
+
+use super::check::AcpChecker;
+use super::rpc::{Kind, Message};
+use super::wire::{methods, stop_reasons, updates};
+use crate::cassette::Header;
+use crate::check::Lint;
+use crate::error::{CassetteError, Diagnostic, Origin};
+use crate::faults::Described;
+use crate::format::OutputFormat;
+use crate::journal::{Conversation, Entry};
+use crate::run::{Case, CaseSource, Dialect, Label, Matrix, Outcome};
+
+/// Cursor's server mode: `cursor-agent acp`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CursorAcp;
+
+impl Case {
+    /// A case of server mode: its expectation is what a correct ACP client concludes
+    /// from the source's conversation with the faults (see [`super::expect`]). A
+    /// generated source is the conversation generated from its seed
+    /// ([`super::generate::from_seed`], default knobs), not a print-mode session
+    /// told through ACP.
+    pub fn acp(source: CaseSource, faults: &str, name: String) -> Result<Case, CassetteError> {
+        let parsed = super::faults::parse(faults, super::faults::FROM_ENV).map_err(CassetteError::from)?;
+        // What `cursor-agent acp` serves for the source (a generated source: the
+        // conversation generated from the seed).
+        let (mut conversation, _) = super::conversation(&source.source())?;
+        let (expect, segments) = super::expect::expectation(conversation.as_mut(), parsed);
+        Ok(Case::conversation(
+            super::super::CURSOR_ACP,
+            name,
+            source,
+            faults,
+            (expect, segments),
+        ))
+    }
+}
+
+impl Matrix {
+    /// Server mode's matrix over these cassettes (ACP recordings, and print-mode
+    /// sessions served over ACP) and the default session, with [`acp_faults`].
+    pub fn acp(cassettes: Vec<std::path::PathBuf>) -> Self {
+        Matrix::of(super::super::CURSOR_ACP, cassettes)
+    }
+}
+
+/// The faults of server mode's matrix, in the placements that matter: at
+/// `initialize`, at `session/new`, mid-turn, while a permission request waits, at the
+/// prompt's response and after it; and those a client must shrug off. Whether a
+/// correct client fails on `authenticate-hangs` depends on whether it authenticates:
+/// what it concludes is worked out from the requests it sent ([`Case::lived`]).
+pub fn acp_faults() -> Vec<(String, String)> {
+    let (initialize, prompt) = (methods::INITIALIZE, methods::SESSION_PROMPT);
+    let (chunk, tool_call) = (updates::AGENT_MESSAGE_CHUNK, updates::TOOL_CALL);
+    let (refusal, tool_updates) = (stop_reasons::REFUSAL, updates::TOOL_CALL_UPDATE);
+    let faults: Vec<(&str, String)> = vec![
+        ("clean", String::new()),
+        ("crash@initialize", "crash-on-initialize".into()),
+        ("late@initialize", format!("late:method={initialize},ms=300")),
+        ("auth-required", "auth-required".into()),
+        ("authenticate-hangs", "authenticate-hangs".into()),
+        ("session-services-failed", "session-services-failed".into()),
+        ("early-update@session-new", "early-update".into()),
+        (
+            "crash@mid-turn",
+            format!("crash:at={chunk},text=\"Error: lost the model connection\""),
+        ),
+        (
+            "signal-kill@mid-turn",
+            format!("crash:at={tool_call},signal=KILL"),
+        ),
+        ("eof@mid-line", format!("eof:at={chunk},byte=20")),
+        ("malformed@mid-turn", format!("malformed:at={tool_call}")),
+        ("crash@asking", "crash-while-asking".into()),
+        (
+            "error@prompt",
+            format!("error:method={prompt},code=-32603,message=\"Internal error\""),
+        ),
+        ("no-response@prompt", format!("no-response:method={prompt}")),
+        ("late@prompt", format!("late:method={prompt},ms=500")),
+        // The preset is named after the stop reason.
+        (refusal, refusal.into()),
+        ("max-tokens", "max-tokens".into()),
+        (
+            "stderr@after-turn",
+            "stderr:text=\"warning: slow network\",after=30".into(),
+        ),
+        ("stderr-flood", "stderr-flood:bytes=1048576".into()),
+        ("unknown-update", format!("unknown-update:at={tool_call}")),
+        ("unknown-field", "unknown-field".into()),
+        ("duplicate@tool-call", format!("duplicate:at={tool_call}")),
+        ("drop-tool-updates", format!("drop:kind={tool_updates}")),
+        ("reorder", "reorder".into()),
+        ("huge-1m", format!("huge:bytes=1048577,at={chunk}")),
+        ("chunk-7", "chunk:size=7".into()),
+        ("chunk-random", "chunk:random".into()),
+        ("coalesce", "coalesce".into()),
+        // Requests a client did not offer: a correct one answers them with an error.
+        ("unoffered-tools", "unoffered-tools".into()),
+    ];
+    crate::run::matrix::labelled(faults)
+}
+
+/// Every request the agent sent was answered: the journal's messages hold a
+/// response of the client's for each (the agent ending first excuses the last).
+fn answers_requests(outcome: &Outcome) -> Result<(), String> {
+    let mut unanswered = Vec::new();
+    for entry in &outcome.journal {
+        let Some(conversation) = &entry.acp else { continue };
+        let mut asked: Vec<(String, String)> = Vec::new();
+        for message in &conversation.messages {
+            let Some(parsed) = Message::parse(message.line.as_bytes()) else {
+                continue;
+            };
+            match (message.dir.as_str(), parsed.kind) {
+                ("out", Kind::Request) => {
+                    asked.push((parsed.id_text().to_owned(), parsed.method().to_owned()))
+                }
+                ("in", Kind::Response) => asked.retain(|(id, _)| id != parsed.id_text()),
+                _ => {}
+            }
+        }
+        // A request the agent sent just before it died by itself (a crash, not a
+        // signal from outside) could not be answered.
+        let crashed = !matches!(entry.exit, crate::journal::ExitRecord::Code(0)) && entry.signal.is_none();
+        if crashed {
+            asked.pop();
+        }
+        unanswered.extend(asked.into_iter().map(|(id, method)| format!("{method} {id}")));
+    }
+    if unanswered.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("never answered the agent's {}", unanswered.join(", ")))
+    }
+}
+
+impl Dialect for CursorAcp {
+    fn name(&self) -> &'static str {
+        "cursor-acp"
+    }
+
+    fn title(&self) -> &'static str {
+        "server mode (`cursor-agent acp`)"
+    }
+
+    fn programs(&self) -> &'static [&'static str] {
+        &["cursor-agent", "agent"]
+    }
+
+    fn consumer_noun(&self) -> &'static str {
+        "ACP client"
+    }
+
+    fn test_flags(&self) -> String {
+        "--acp".to_owned()
+    }
+
+    fn catalogue(&self) -> &'static [Described] {
+        super::faults::CATALOGUE
+    }
+
+    fn check_faults(&self, spec: &str, origin: Origin<'_>) -> Result<(), Diagnostic> {
+        super::faults::parse(spec, origin).map(drop)
+    }
+
+    fn matrix_faults(&self) -> Vec<(String, String)> {
+        acp_faults()
+    }
+
+    fn case(
+        &self,
+        source: CaseSource,
+        format: OutputFormat,
+        faults: &str,
+        name: String,
+    ) -> Result<Case, CassetteError> {
+        let _ = format;
+        Case::acp(source, faults, name)
+    }
+
+    /// With what a correct client concludes from the requests it actually sent (the
+    /// last conversation of the run's journal, see
+    /// [`super::expect::expectation_of_run`]); when the client sent no request, the
+    /// case as it is.
+    fn lived(&self, case: &Case, outcome: &Outcome) -> Case {
+        let (this, mut case) = (case, case.clone());
+        let Some(run) = outcome.journal.iter().rev().find_map(|e| e.acp.as_ref()) else {
+            return case;
+        };
+        let Ok(faults) = super::faults::parse(&this.faults, super::faults::FROM_ENV) else {
+            return case;
+        };
+        let Ok((mut conversation, _)) = super::conversation(&this.source.source()) else {
+            return case;
+        };
+        if let Some((expect, segments)) =
+            super::expect::expectation_of_run(conversation.as_mut(), faults, run)
+        {
+            case.expect = expect;
+            case.segments = segments;
+        }
+        case
+    }
+
+    fn writes_unknown(&self, case: &Case) -> bool {
+        case.faults.contains("unknown-update") || case.faults.contains("unknown-field")
+    }
+
+    fn answers_requests(&self, outcome: &Outcome) -> Option<Result<(), String>> {
+        Some(answers_requests(outcome))
+    }
+
+    fn ends_with_the_agent(&self) -> bool {
+        false
+    }
+
+    fn told(&self, entry: &Entry) -> Option<(String, Vec<String>)> {
+        let conversation = entry.acp.as_ref()?;
+        // What raced the agent's death is left out: the record is the same on every run.
+        let messages = conversation
+            .settled(entry.crashed())
+            .map(|m| (m.dir.as_str(), m.line.as_str()));
+        Some((super::summary(messages), conversation.divergences.clone()))
+    }
+
+    fn conversation<'e>(&self, entry: &'e Entry) -> Option<&'e Conversation> {
+        entry.acp.as_ref()
+    }
+
+    /// An update is labelled by its kind: `session/update: tool_call`.
+    fn label(&self, value: &serde_json::Value) -> Option<Label> {
+        let method = value.get("method")?.as_str()?;
+        if method != methods::SESSION_UPDATE || value.get("id").is_some() {
+            return None;
+        }
+        let update = value.pointer("/params/update/sessionUpdate")?.as_str()?;
+        Some(Label {
+            label: format!("{method}: {update}"),
+            asks: false,
+            error: false,
+        })
+    }
+
+    fn claims(&self, header: &Header) -> bool {
+        header.invocation.acp
+    }
+
+    fn checker(&self) -> Box<dyn Lint> {
+        Box::new(AcpChecker::new())
+    }
+
+    /// Generated conversations (see [`super::generate`]) with server-mode faults,
+    /// against an ACP client. Each case is the conversation written as a cassette,
+    /// served by `cursor-agent acp` with the faults in `MOCK_AGENT_FAULTS` (they act on
+    /// the live conversation, so they are not written into it): the minimal case is
+    /// that cassette, with its faults in a `.faults` file beside it.
+    #[cfg(feature = "generate")]
+    fn fuzz(
+        &self,
+        fuzz: &crate::run::fuzz::Fuzz,
+        runner: &crate::run::Runner<'_>,
+    ) -> Result<crate::run::fuzz::FuzzReport, crate::run::RunError> {
+        use std::path::{Path, PathBuf};
+
+        use super::generate::{faulted as faulted_conversation, ConversationConfig, FaultedTranscript};
+        use crate::run::fuzz::{with_faults, write_case};
+        let case_of = |case: &FaultedTranscript, path: &Path, n: u64| {
+            case.transcript
+                .write_cassette(path)
+                .map_err(|e| write_case(path, e))?;
+            Case::acp(
+                CaseSource::Cassette(path.to_owned()),
+                &case.spec(),
+                format!("fuzz-acp-{n}"),
+            )
+            .map_err(|e| write_case(path, e))
+        };
+        let save = |minimal: FaultedTranscript, cassette: PathBuf| {
+            minimal
+                .transcript
+                .write_cassette(&cassette)
+                .map_err(|e| write_case(&cassette, e))?;
+            let lines = minimal.transcript.messages.len();
+            with_faults(cassette, super::super::CURSOR_ACP, minimal.spec(), lines)
+        };
+        fuzz.search(
+            runner,
+            "fuzz-acp",
+            faulted_conversation(ConversationConfig::default(), 2),
+            case_of,
+            save,
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use crate::run::fuzz::FuzzFailure;
+
+    #[test]
+    fn the_replay_command_names_the_cassette_and_the_faults_quoted() {
+        let prompt = super::super::wire::methods::SESSION_PROMPT;
+        let failure = FuzzFailure {
+            cassette: PathBuf::from("fuzz-failures/fuzz-acp-3.cassette"),
+            dialect: super::super::super::CURSOR_ACP,
+            faults: format!("error:method={prompt};stderr:text=\"it's\""),
+            broken: Vec::new(),
+            lines: 7,
+            shrink_stopped: false,
+        };
+        assert_eq!(
+            failure.replay_command("python3 my bot.py"),
+            format!(
+                "mock-agent test --acp --no-default --cassettes fuzz-failures/fuzz-acp-3.cassette \
+                 --fault 'error:method={prompt};stderr:text=\"it'\\''s\"' --consumer 'python3 my bot.py'"
+            )
+        );
+        let clean = FuzzFailure {
+            dialect: super::super::super::CURSOR_PRINT,
+            faults: String::new(),
+            ..failure
+        };
+        assert_eq!(
+            clean.replay_command("./bot"),
+            "mock-agent test --no-default --cassettes fuzz-failures/fuzz-acp-3.cassette --filter clean --consumer ./bot"
+        );
+    }
+}

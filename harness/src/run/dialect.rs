@@ -1,0 +1,221 @@
+//! What a dialect is, to the machinery: the trait each dialect's folder implements.
+//!
+//! The runner, `cases`, `fuzz`, `judge`, the report and the process's commands take a
+//! `&'static dyn Dialect` and ask it what they need to know; none of them names a
+//! dialect. The dialects themselves, and the one list of them, are in
+//! [`crate::dialects`] (built on this module, never imported by it).
+//!
+//! A dialect provides: its names (the `--dialect` name, the executables put on a
+//! consumer's `PATH`), its section of the one fault catalogue and how its faults read,
+//! its default matrix, how a source and faults make a [`Case`] (what a correct
+//! consumer concludes), how a run's journal refines it ([`Dialect::lived`]), the
+//! verdicts only it can give (`answers-requests`, what it writes that is undocumented,
+//! where a fault makes either conclusion right), its fuzzer, how the report tells and
+//! draws a run, and how a cassette is known to be its own and checked (lint).
+
+use crate::cassette::Header;
+use crate::check::Lint;
+use crate::error::{CassetteError, Diagnostic, Origin};
+use crate::faults::Described;
+use crate::format::OutputFormat;
+use crate::journal::Entry;
+
+use super::matrix::{Case, CaseSource};
+use super::{Outcome, RunError, Runner};
+
+/// An agent CLI's protocol, as the machinery sees it. Implemented once per dialect, in
+/// its folder under [`crate::dialects`]; listed once in [`crate::dialects::ALL`].
+///
+/// The methods with a default are what most dialects share: a dialect says only where
+/// it differs.
+pub trait Dialect: Send + Sync + 'static {
+    /// Its name, as `--dialect` and the fault catalogue spell it (`claude`).
+    fn name(&self) -> &'static str;
+
+    /// What it stands in for, in a few words (`Claude Code, \`claude\``): the heading
+    /// of its section in `mock-agent faults`, and of `mock-agent dialects`.
+    fn title(&self) -> &'static str;
+
+    /// The executables a case puts on the consumer's `PATH` (the mock, under these
+    /// names); the first is the one `{mock}` names.
+    fn programs(&self) -> &'static [&'static str];
+
+    /// Whether the agent reads the consumer's messages (a conversation), or only
+    /// writes (a one-way plan).
+    fn is_conversation(&self) -> bool {
+        true
+    }
+
+    /// What the program under test is called in messages (`ACP client`).
+    fn consumer_noun(&self) -> &'static str {
+        "consumer"
+    }
+
+    /// The flags of `mock-agent test` that select it (`--dialect claude`; empty for
+    /// the default dialect), as a command shown to a user writes them.
+    fn test_flags(&self) -> String {
+        format!("--dialect {}", self.name())
+    }
+
+    /// Its section of the one fault catalogue, in documentation order.
+    fn catalogue(&self) -> &'static [Described];
+
+    /// Reads a `;`-separated fault list as its faults would be read, for the error
+    /// alone: a name it does not know, or a key its fault does not take.
+    fn check_faults(&self, spec: &str, origin: Origin<'_>) -> Result<(), Diagnostic>;
+
+    /// The faults of its standard matrix, `(label, spec)`.
+    fn matrix_faults(&self) -> Vec<(String, String)>;
+
+    /// Whether its cases come in each output format the consumer takes (`{format}`).
+    fn takes_format(&self) -> bool {
+        false
+    }
+
+    /// A case of `source` with `faults`: what a correct consumer concludes, worked out
+    /// from what the mock would write.
+    fn case(
+        &self,
+        source: CaseSource,
+        format: OutputFormat,
+        faults: &str,
+        name: String,
+    ) -> Result<Case, CassetteError>;
+
+    /// The case as the consumer played it: its expectation from what the run's
+    /// journal shows (the requests the client sent, the faults that acted).
+    fn lived(&self, case: &Case, outcome: &Outcome) -> Case {
+        let _ = outcome;
+        case.clone()
+    }
+
+    /// Whether the run's success or failure stands as a verdict: `false` where a
+    /// fault breaks what the consumer's SDK can read, so either conclusion is right.
+    fn judged(&self, case: &Case) -> bool {
+        let _ = case;
+        true
+    }
+
+    /// Whether the case writes something no documentation names (an unknown type or
+    /// field), which the consumer must shrug off (`ignores-unknown`).
+    fn writes_unknown(&self, case: &Case) -> bool {
+        let _ = case;
+        false
+    }
+
+    /// `answers-requests`: every request of the agent's that the client asked for got
+    /// an answer. `None` for a dialect whose agent asks nothing.
+    fn answers_requests(&self, outcome: &Outcome) -> Option<Result<(), String>> {
+        let _ = outcome;
+        None
+    }
+
+    /// Whether a consumer must read stdout to its end (`reads-to-end`).
+    fn reads_to_end(&self) -> bool {
+        false
+    }
+
+    /// Whether a failed run shows the agent's ending (its exit or signal): not where a
+    /// turn fails inside a conversation that goes on.
+    fn ends_with_the_agent(&self) -> bool {
+        true
+    }
+
+    /// The output a consumer's user sees in `output`: the agent's own JSON lines, and
+    /// what the case's faults added that is no answer, taken out.
+    fn shown_text(&self, output: &str, faults: &str) -> String {
+        let _ = faults;
+        super::properties::without_events(output)
+    }
+
+    /// The conversation of one run, told as text for a failure's record, with the
+    /// notes that go under it (divergences from a recording): `None` when the entry
+    /// holds none of this dialect's.
+    fn told(&self, entry: &Entry) -> Option<(String, Vec<String>)> {
+        let _ = entry;
+        None
+    }
+
+    /// The frames the mock performed in a case of a one-way dialect (its plan, as the
+    /// mock makes it, for the run `entry` journalled), with the case's faults and
+    /// without: the report draws the first on a timeline and marks where it parts from
+    /// the second. `None` where the dialect cannot tell.
+    fn planned(
+        &self,
+        case: &Case,
+        entry: &Entry,
+    ) -> Option<(Vec<crate::frames::Frame>, Vec<crate::frames::Frame>)> {
+        let _ = (case, entry);
+        None
+    }
+
+    /// Whether the report draws a run of it as a sequence of messages (a
+    /// conversation) rather than a timeline of lines.
+    fn draws_messages(&self) -> bool {
+        self.is_conversation()
+    }
+
+    /// The journal's conversation of a run of this dialect, if it has one.
+    fn conversation<'e>(&self, entry: &'e Entry) -> Option<&'e crate::journal::Conversation> {
+        let _ = entry;
+        None
+    }
+
+    /// A message of this dialect's (one JSON value), labelled for the report's
+    /// picture; `None` where the picture's JSON-RPC reading serves.
+    fn label(&self, value: &serde_json::Value) -> Option<Label> {
+        let _ = value;
+        None
+    }
+
+    /// Whether a cassette with this header is one of this dialect's.
+    fn claims(&self, header: &Header) -> bool;
+
+    /// The checker of a recording of this dialect (lint): its lines by its rules.
+    fn checker(&self) -> Box<dyn Lint>;
+
+    /// Fuzzes `runner`'s consumer with this dialect's generated sessions and faults.
+    #[cfg(feature = "generate")]
+    fn fuzz(
+        &self,
+        fuzz: &super::fuzz::Fuzz,
+        runner: &Runner<'_>,
+    ) -> Result<super::fuzz::FuzzReport, RunError>;
+}
+
+/// A message as the report's picture draws it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Label {
+    /// Its type (and subtype): `control_request can_use_tool`.
+    pub label: String,
+    /// Whether it asks the other side for an answer.
+    pub asks: bool,
+    /// Whether it tells an error.
+    pub error: bool,
+}
+
+impl std::fmt::Debug for dyn Dialect {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::fmt::Display for dyn Dialect {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl PartialEq for dyn Dialect {
+    fn eq(&self, other: &Self) -> bool {
+        self.name() == other.name()
+    }
+}
+
+impl Eq for dyn Dialect {}
+
+impl std::hash::Hash for dyn Dialect {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.name().hash(state);
+    }
+}
