@@ -1,72 +1,12 @@
-//! The layering of both crates: a module imports only from the modules below it, in
-//! the order each crate's `lib.rs` documents (shared/DESIGN.md's layers). An import
-//! that points up names its file, line and path.
+//! The layering of both crates: no loop of top-level modules. A module may import
+//! from another only if that one does not import it back, directly or through others
+//! (shared/DESIGN.md: the machinery names no dialect; the dialects are built on it).
+//! A loop names each import that closes it, with its file and line.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use crate::support::root;
-
-/// `harness`'s modules, lowest first (see `harness/src/lib.rs`). A module is named by
-/// its path; a file belongs to the longest path of this list that it lies under (a
-/// dialect's folder spans layers: its wire model is at the bottom, its rules, scripts
-/// and strategies are built on the machinery below them).
-const HARNESS: &[&str] = &[
-    // 1. the stream model, and each dialect's wire model
-    "exit_codes",
-    "digest",
-    "error",
-    "dialects",
-    "dialects::cursor_print::events",
-    "dialects::cursor_acp::wire",
-    "dialects::cursor_acp::rpc",
-    "dialects::claude::wire",
-    "dialects::claude::session",
-    "dialects::claude::play",
-    "peek",
-    "format",
-    "frames",
-    "models",
-    "dialects::cursor_acp::conversation",
-    // 2. recorded runs
-    "cassette",
-    "journal",
-    // 3. the pure stages, then what is built on them
-    "dialects::cursor_print::render",
-    "timing",
-    "faults",
-    "dialects::cursor_print::faults",
-    "dialects::claude::faults",
-    "check::findings",
-    "dialects::cursor_acp::tell",
-    "dialects::cursor_acp::faults",
-    "dialects::cursor_print::check",
-    "dialects::cursor_acp::check",
-    "dialects::claude::check",
-    "check",
-    "dialects::cursor_print::expect",
-    "dialects::cursor_acp::expect",
-    "dialects::claude::expect",
-    "dialects::claude::cassette",
-    "scenario",
-    "dialects::cursor_acp::script",
-    "dialects::cursor_print",
-    "generate::config",
-    "dialects::cursor_print::generate",
-    "dialects::cursor_acp::generate",
-    "dialects::claude::generate",
-    "generate",
-    "source",
-    // a source's conversation (`conversation`), and the summary of one
-    "dialects::cursor_acp",
-    "dialects::claude",
-    // 4. the runner
-    "run",
-];
-
-/// `mock-agent`'s modules, lowest first (see `mock-agent/src/lib.rs`).
-const MOCK_AGENT: &[&str] = &[
-    "process", "args", "library", "settings", "execute", "record", "serve", "claude", "agent", "commands",
-];
 
 /// Every `crate::NAME` a source text refers to, with its 1-based line: plain paths
 /// (`use crate::frames::Frame;`, `crate::faults::parse(...)`) and groups
@@ -128,67 +68,115 @@ fn imports(text: &str) -> Vec<(usize, String)> {
     found
 }
 
-/// The longest module of `order` that `path` (`a::b::c`) is, or lies in.
-fn listed<'a>(order: &[&'a str], path: &str) -> Option<&'a str> {
-    order
-        .iter()
-        .filter(|m| path == **m || path.starts_with(&format!("{m}::")))
-        .max_by_key(|m| m.len())
-        .copied()
+/// The top-level module a source file belongs to (`run` for `run/fuzz.rs`); `None`
+/// for the crate's root (`lib.rs`, `main.rs`), which lists the modules.
+fn top_level(src: &Path, path: &Path) -> Option<String> {
+    let relative = path.strip_prefix(src).expect("under src");
+    let first = relative.components().next()?.as_os_str().to_str()?;
+    let name = first.strip_suffix(".rs").unwrap_or(first);
+    (name != "lib" && name != "main").then(|| name.to_owned())
 }
 
-/// Each upward import in a crate: `FILE:LINE: MODULE imports crate::NAME`.
-fn upward_imports(src: &Path, order: &[&str]) -> Vec<String> {
-    let rank = |name: &str| order.iter().position(|m| *m == name);
-    let mut problems = Vec::new();
+/// Each import from one top-level module to another: `(from, to) -> [FILE:LINE]`.
+fn edges(src: &Path) -> BTreeMap<(String, String), Vec<String>> {
+    let mut edges: BTreeMap<(String, String), Vec<String>> = BTreeMap::new();
+    let modules: BTreeSet<String> = crate::support::rust_sources(src)
+        .iter()
+        .filter_map(|p| top_level(src, p))
+        .collect();
     for path in crate::support::rust_sources(src) {
-        let relative = path.strip_prefix(src).expect("under src");
-        let path_name = relative
-            .with_extension("")
-            .components()
-            .filter_map(|c| c.as_os_str().to_str())
-            .filter(|c| *c != "mod")
-            .collect::<Vec<_>>()
-            .join("::");
-        if path_name == "lib" || path_name == "main" {
-            continue;
-        }
-        let module = listed(order, &path_name).unwrap_or(&path_name).to_owned();
-        let Some(own) = rank(&module) else {
-            problems.push(format!(
-                "{}: the module `{module}` is in no layer: add it to tests/layers.rs and lib.rs",
-                path.display()
-            ));
+        let Some(from) = top_level(src, &path) else {
             continue;
         };
         let text = std::fs::read_to_string(&path).expect("reads the source");
-        for (line, path) in imports(&text) {
-            let Some(name) = listed(order, &path) else {
-                continue;
-            };
-            match rank(name) {
-                Some(theirs) if theirs > own => problems.push(format!(
-                    "{}:{line}: `{module}` imports `crate::{name}`, a layer above it",
-                    relative.display()
-                )),
-                _ => {}
+        for (line, imported) in imports(&text) {
+            let to = imported.split("::").next().unwrap_or_default().to_owned();
+            if to != from && modules.contains(&to) {
+                let at = format!("{}:{line}", path.strip_prefix(src).expect("under src").display());
+                edges.entry((from.clone(), to)).or_default().push(at);
             }
         }
     }
-    problems.sort();
+    edges
+}
+
+/// The imports that close a loop of top-level modules: `FILE:LINE: A imports B, which
+/// imports A back (through ...)`.
+fn loops(src: &Path) -> Vec<String> {
+    let edges = edges(src);
+    let mut next: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for (from, to) in edges.keys() {
+        next.entry(from).or_default().push(to);
+    }
+    // The path from `a` to `b` along imports, if there is one.
+    let path = |a: &str, b: &str| -> Option<Vec<String>> {
+        let mut seen = BTreeSet::from([a.to_owned()]);
+        let mut queue = vec![vec![a.to_owned()]];
+        while !queue.is_empty() {
+            let mut later = Vec::new();
+            for route in queue {
+                let last = route.last().expect("a route has a start").clone();
+                for n in next.get(last.as_str()).into_iter().flatten() {
+                    let mut longer = route.clone();
+                    longer.push((*n).to_owned());
+                    if *n == b {
+                        return Some(longer);
+                    }
+                    if seen.insert((*n).to_owned()) {
+                        later.push(longer);
+                    }
+                }
+            }
+            queue = later;
+        }
+        None
+    };
+    let mut problems = Vec::new();
+    for ((from, to), places) in &edges {
+        if let Some(back) = path(to, from) {
+            for place in places {
+                problems.push(format!(
+                    "{place}: `{from}` imports `{to}`, which imports it back ({})",
+                    back.join(" -> ")
+                ));
+            }
+        }
+    }
     problems
 }
 
 #[test]
-fn harness_imports_only_from_lower_layers() {
-    let problems = upward_imports(&root().join("harness/src"), HARNESS);
-    assert!(problems.is_empty(), "upward imports:\n{}", problems.join("\n"));
+fn harness_has_no_loop_of_top_level_modules() {
+    let problems = loops(&root().join("harness/src"));
+    assert!(problems.is_empty(), "loops of modules:\n{}", problems.join("\n"));
 }
 
 #[test]
-fn mock_agent_imports_only_from_lower_layers() {
-    let problems = upward_imports(&root().join("mock-agent/src"), MOCK_AGENT);
-    assert!(problems.is_empty(), "upward imports:\n{}", problems.join("\n"));
+fn mock_agent_has_no_loop_of_top_level_modules() {
+    let problems = loops(&root().join("mock-agent/src"));
+    assert!(problems.is_empty(), "loops of modules:\n{}", problems.join("\n"));
+}
+
+#[test]
+fn a_loop_is_found_and_named() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let src = dir.path();
+    std::fs::create_dir(src.join("b")).expect("b/");
+    std::fs::write(src.join("lib.rs"), "pub mod a;\npub mod b;\npub mod c;\n").expect("lib.rs");
+    std::fs::write(src.join("a.rs"), "use crate::b::X;\n").expect("a.rs");
+    std::fs::write(src.join("b/mod.rs"), "// use crate::a;\nuse crate::c::Y;\n").expect("b");
+    std::fs::write(src.join("c.rs"), "pub struct Y;\n").expect("c.rs");
+    assert!(loops(src).is_empty());
+    std::fs::write(src.join("c.rs"), "fn f() { crate::a::g() }\n").expect("c.rs");
+    let found = loops(src);
+    assert_eq!(
+        found,
+        [
+            "a.rs:1: `a` imports `b`, which imports it back (b -> c -> a)",
+            "b/mod.rs:2: `b` imports `c`, which imports it back (c -> a -> b)",
+            "c.rs:1: `c` imports `a`, which imports it back (a -> b -> c)",
+        ]
+    );
 }
 
 #[test]

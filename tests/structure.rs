@@ -105,7 +105,12 @@ const ACP_WIRE: &[&str] = &[
     "harness/src/dialects/cursor_acp/wire.rs",
     "harness/src/dialects/cursor_acp/rpc.rs",
 ];
-const PRINT_WIRE: &[&str] = &["harness/src/dialects/cursor_print/events.rs"];
+/// Print mode's (and the few of its names the cassette format reads in a capture,
+/// `capture.rs`).
+const PRINT_WIRE: &[&str] = &[
+    "harness/src/dialects/cursor_print/events.rs",
+    "harness/src/capture.rs",
+];
 /// Claude Code's wire model: its names (`wire.rs`) and the shapes of the lines the CLI
 /// writes (`play.rs`, where each message is made).
 const CLAUDE_WIRE: &[&str] = &[
@@ -205,4 +210,80 @@ fn each_wire_name_is_said_in_a_wire_model_only() {
         "wire names spelled outside their wire model (use its constants):\n{}",
         said_elsewhere.join("\n")
     );
+}
+
+/// The ways a source names a registered dialect: its module in `harness::dialects`,
+/// its registry constant.
+fn dialect_names() -> Vec<String> {
+    harness::dialects::ALL
+        .iter()
+        .flat_map(|d| {
+            let module = d.name().replace('-', "_");
+            [format!("dialects::{module}"), module.to_uppercase()]
+        })
+        .collect()
+}
+
+/// Whether a code line (not a comment) names `name` as a path or constant.
+fn names_in_code(line: &str, name: &str) -> bool {
+    let code = line.trim_start();
+    !code.starts_with("//") && {
+        let mut rest = code;
+        let mut found = false;
+        while let Some(at) = rest.find(name) {
+            let after = rest[at + name.len()..].chars().next();
+            let before = rest[..at].chars().next_back();
+            let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+            if !word(after) && !word(before) {
+                found = true;
+                break;
+            }
+            rest = &rest[at + name.len()..];
+        }
+        found
+    }
+}
+
+/// Outside its folder (`harness/src/dialects/NAME/`), a dialect is named only by the
+/// registry (`dialects/mod.rs`) and the crate's root (`lib.rs`, which keeps the paths
+/// of the first releases): the machinery asks through `run::Dialect`.
+#[test]
+fn the_library_s_machinery_names_no_dialect() {
+    let names = dialect_names();
+    let src = root().join("harness/src");
+    let mut named = Vec::new();
+    for path in sources(&src) {
+        let relative = path
+            .strip_prefix(&src)
+            .expect("under src")
+            .to_string_lossy()
+            .into_owned();
+        if relative.starts_with("dialects/") || relative == "lib.rs" {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).expect("reads the source");
+        for (n, line) in text.lines().enumerate() {
+            for name in &names {
+                if names_in_code(line, name) {
+                    named.push(format!("harness/src/{relative}:{}: {name}", n + 1));
+                }
+            }
+        }
+    }
+    assert!(
+        named.is_empty(),
+        "the machinery names a dialect (ask through run::Dialect instead):\n{}",
+        named.join("\n")
+    );
+}
+
+#[test]
+fn a_dialect_named_in_code_is_seen_and_one_in_a_comment_is_not() {
+    assert!(names_in_code(
+        "use crate::dialects::claude::wire;",
+        "dialects::claude"
+    ));
+    assert!(names_in_code("let d = CLAUDE;", "CLAUDE"));
+    assert!(!names_in_code("// see dialects::claude", "dialects::claude"));
+    assert!(!names_in_code("let d = CLAUDE_NAMES;", "CLAUDE"));
 }

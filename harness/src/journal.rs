@@ -134,25 +134,6 @@ pub const OUT: &str = "out";
 /// [`MessageRecord::dir`] of a line of the agent's stderr.
 pub const ERR: &str = "err";
 
-impl Conversation {
-    /// The messages that are the same on every run of the same client: all of them,
-    /// but when the agent died by itself (`crashed`, see [`Entry::crashed`]), the
-    /// client's responses to its requests that it never took (none of
-    /// [`Conversation::answers`]): they came while it was dying, and whether one was
-    /// read before the end is a race (`crash-while-asking`).
-    pub fn settled(&self, crashed: bool) -> impl Iterator<Item = &MessageRecord> {
-        self.messages.iter().filter(move |m| {
-            !(crashed && m.dir == IN) || {
-                let message = crate::dialects::cursor_acp::rpc::Message::parse(m.line.as_bytes());
-                !message.is_some_and(|message| {
-                    message.kind == crate::dialects::cursor_acp::rpc::Kind::Response
-                        && !self.answers.iter().any(|a| a.id == message.id_text())
-                })
-            }
-        })
-    }
-}
-
 /// One message of a conversation.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MessageRecord {

@@ -52,6 +52,7 @@
 //!   sources and fuzzing ([`run::fuzz`]). Without it, the model, the pipeline, the
 //!   checker and the runner build without proptest.
 
+pub mod capture;
 pub mod dialects;
 pub mod digest;
 pub mod error;

@@ -147,7 +147,7 @@ pub(crate) fn sniff_type(line: &[u8]) -> Option<&[u8]> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cassette::capture::{ASSISTANT, RESULT};
+    use crate::capture::{ASSISTANT, RESULT};
 
     #[test]
     fn peeks_fields_of_any_shape() {

@@ -23,9 +23,9 @@ use std::path::{Path, PathBuf};
 use memchr::memmem;
 use nix::errno::Errno;
 
-use super::capture::{self as field, ASSISTANT};
 use super::read::{capture_rest, capture_tail};
 use super::{Reader, MAX_LINE_BYTES};
+use crate::capture::{self as field, ASSISTANT};
 use crate::error::CassetteError;
 use crate::frames::{Exit, Frame, Frames, Stream};
 use crate::peek::Peek;

@@ -246,7 +246,7 @@ pub(super) struct Skim {
 /// or whose type is not first: those are parsed.
 pub(super) fn skim(line: &[u8]) -> Option<Skim> {
     let kind = crate::peek::sniff_type(line)?;
-    if kind == super::capture::RESULT.as_bytes() {
+    if kind == crate::capture::RESULT.as_bytes() {
         return None;
     }
     const KEY: &[u8] = b"\"timestamp_ms\":";

@@ -25,7 +25,6 @@
 //! The whole format is documented in `docs/cassette-format.md`. Readers stream: memory
 //! does not grow with the file.
 
-pub mod capture;
 mod copy;
 mod line;
 mod read;

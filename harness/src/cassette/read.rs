@@ -599,7 +599,7 @@ impl<R: BufRead> Reader<R> {
                         let origin = *self.first_timestamp.get_or_insert(ts);
                         self.last_at = self.last_at.max(Duration::from_millis(ts.saturating_sub(origin)));
                     }
-                    self.ends_in_result = peek.is_type(super::capture::RESULT) && !peek.is_error();
+                    self.ends_in_result = peek.is_type(crate::capture::RESULT) && !peek.is_error();
                 }
                 // The last line of a stream that was cut off: kept as it is.
                 Err(e) if !newline && e.classify() == serde_json::error::Category::Eof => {

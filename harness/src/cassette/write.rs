@@ -563,7 +563,7 @@ mod tests {
         serde_json::to_writer(&mut expected, &Header::new(Default::default())).expect("a header");
         expected.push(b'\n');
         let huge = format!("{{\"text\":\"{}\"}}", "x".repeat(3 * BUFFER));
-        let event = format!(r#"{{"type":"{}"}}"#, super::super::capture::ASSISTANT);
+        let event = format!(r#"{{"type":"{}"}}"#, crate::capture::ASSISTANT);
         let lines: [&[u8]; 4] = [event.as_bytes(), b"plain", b"\xff", huge.as_bytes()];
         for i in 0..20_000u64 {
             let line = if i % 997 == 0 {

@@ -31,8 +31,8 @@ impl fmt::Display for Severity {
 /// A rule the checker applies, named by a stable id ([`Rule::as_str`]) that
 /// `mock-agent lint` prints in brackets: `[tool-call-pairs]`.
 ///
-/// The first rules are print mode's (the [`Checker`](super::Checker)); the rules from
-/// [`Rule::JsonRpc`] on are server mode's (the [`AcpChecker`](super::AcpChecker)),
+/// The first rules are print mode's (its `Checker`); the rules from
+/// [`Rule::JsonRpc`] on are server mode's (its `AcpChecker`),
 /// which also applies [`Rule::ToolCallPairs`], [`Rule::Fields`] and [`Rule::ToolKind`]
 /// to ACP's shapes. [`Rule::Secret`] and [`Rule::CliVersion`] apply to both.
 ///
@@ -164,7 +164,7 @@ impl Rule {
             Rule::OneResult => "one-result",
             Rule::ResultLast => "result-last",
             // Named after the event it asks for (print mode's `result`).
-            Rule::Result => crate::cassette::capture::RESULT,
+            Rule::Result => crate::capture::RESULT,
             Rule::OneSession => "one-session",
             Rule::ResultText => "result-text",
             Rule::Fields => "fields",
@@ -249,7 +249,7 @@ impl fmt::Display for Elided {
 /// The findings of a run: the first few of each rule, and how many more there were.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Report {
-    /// The findings kept (the first [`Checker::shown_per_rule`](super::Checker::shown_per_rule)
+    /// The findings kept (the first `shown_per_rule`
     /// of each rule), in line order, end-of-run findings last.
     pub findings: Vec<Finding>,
     /// For each rule with more findings than were kept, how many more, in the order

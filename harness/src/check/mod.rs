@@ -8,7 +8,7 @@
 //! # Bounded memory
 //!
 //! A checker keeps the first few findings of each rule
-//! ([`Checker::shown_per_rule`], 5 unless set) and only counts the rest, which the
+//! (`shown_per_rule`, 5 unless set) and only counts the rest, which the
 //! [`Report`] gives as [`Elided`] counts per rule: checking a file of ten million broken
 //! lines takes as little memory as checking one of ten. What the print checker keeps of
 //! the run is the ids of its tool calls and its assistant text.

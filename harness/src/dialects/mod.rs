@@ -49,12 +49,14 @@ pub fn names() -> String {
     ALL.iter().map(|d| d.name()).collect::<Vec<_>>().join(", ")
 }
 
-/// The dialect a cassette with this header was recorded in: the one that claims it,
-/// else the default (a capture has no header: print mode's stdout).
+/// The dialect a cassette with this header was recorded in: the first of the others
+/// that claims it, else the default, which holds the rest (a capture has no header:
+/// print mode's stdout).
 pub fn of_header(header: Option<&Header>) -> &'static dyn Dialect {
+    let (default, others) = (ALL[0], &ALL[1..]);
     header
-        .and_then(|h| ALL.iter().copied().find(|d| d.claims(h)))
-        .unwrap_or(CURSOR_PRINT)
+        .and_then(|h| others.iter().copied().find(|d| d.claims(h)))
+        .unwrap_or(default)
 }
 
 /// Checks a cassette or capture by the rules of the dialect it was recorded in (see

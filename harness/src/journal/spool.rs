@@ -338,7 +338,7 @@ mod tests {
         ];
         let answer = Answer {
             id: "0".into(),
-            method: crate::dialects::cursor_acp::wire::methods::REQUEST_PERMISSION.into(),
+            method: "ask".into(),
             answer: serde_json::json!({"picked": ["first", 1, null]}),
             after_ms: 12,
         };

@@ -21,7 +21,9 @@ use crate::format::OutputFormat;
 use crate::journal::Entry;
 
 use super::matrix::{Case, CaseSource};
-use super::{Outcome, RunError, Runner};
+use super::Outcome;
+#[cfg(feature = "generate")]
+use super::{RunError, Runner};
 
 /// An agent CLI's protocol, as the machinery sees it. Implemented once per dialect, in
 /// its folder under [`crate::dialects`]; listed once in [`crate::dialects::ALL`].

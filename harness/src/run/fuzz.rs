@@ -120,11 +120,13 @@ impl FuzzFailure {
 /// the minimal failing case is written (`fuzz-failures` unless told).
 ///
 /// ```no_run
+/// use harness::dialects::CURSOR_PRINT;
 /// use harness::run::{fuzz::Fuzz, mock_binary, Consumer, Runner};
 ///
 /// let consumer = Consumer::new("python3 my_bot.py");
 /// let mock = mock_binary().expect("mock-agent on PATH, or MOCK_AGENT_BIN");
-/// let report = Fuzz::new(1).cases(200).run(&Runner::new(&consumer, &mock)).expect("runs");
+/// let runner = Runner::new(&consumer, &mock);
+/// let report = Fuzz::new(1).cases(200).run(CURSOR_PRINT, &runner).expect("runs");
 /// assert!(report.failure.is_none());
 /// ```
 #[derive(Debug, Clone)]

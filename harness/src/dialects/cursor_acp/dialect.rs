@@ -137,6 +137,26 @@ fn answers_requests(outcome: &Outcome) -> Result<(), String> {
     }
 }
 
+/// The messages of `conversation` that are the same on every run of the same client:
+/// all of them, but when the agent died by itself (`crashed`, see
+/// [`Entry::crashed`]), the client's responses to its requests that it never took
+/// (none of [`Conversation::answers`]): they came while it was dying, and whether one
+/// was read before the end is a race (`crash-while-asking`).
+pub fn settled(
+    conversation: &Conversation,
+    crashed: bool,
+) -> impl Iterator<Item = &crate::journal::MessageRecord> {
+    conversation.messages.iter().filter(move |m| {
+        !(crashed && m.dir == crate::journal::IN) || {
+            let message = Message::parse(m.line.as_bytes());
+            !message.is_some_and(|message| {
+                message.kind == Kind::Response
+                    && !conversation.answers.iter().any(|a| a.id == message.id_text())
+            })
+        }
+    })
+}
+
 impl Dialect for CursorAcp {
     fn name(&self) -> &'static str {
         "cursor-acp"
@@ -220,9 +240,7 @@ impl Dialect for CursorAcp {
     fn told(&self, entry: &Entry) -> Option<(String, Vec<String>)> {
         let conversation = entry.acp.as_ref()?;
         // What raced the agent's death is left out: the record is the same on every run.
-        let messages = conversation
-            .settled(entry.crashed())
-            .map(|m| (m.dir.as_str(), m.line.as_str()));
+        let messages = settled(conversation, entry.crashed()).map(|m| (m.dir.as_str(), m.line.as_str()));
         Some((super::summary(messages), conversation.divergences.clone()))
     }
 

@@ -1,7 +1,7 @@
 //! The catalogue's faults of Claude Code's dialect, applied: the presets change the
 //! session before it is played ([`Injector::prepare`]), the others act on the lines
 //! the CLI writes ([`Injector::line`]) and on its answers to the client's control
-//! requests ([`Injector::answer`]). See [`crate::faults::claude`] for the grammar.
+//! requests ([`Injector::answer`]). See its `parse` for the grammar.
 
 use std::time::Duration;
 

@@ -30,7 +30,7 @@
 //!
 //! The rules are this module's [`AcpRule`]s; what becomes of a finding (kept, counted,
 //! reported under its stable id) is the [`Findings`] the [`Checker`] is given: the
-//! [`AcpChecker`](crate::check::AcpChecker) tallies them as the print-mode checker does.
+//! [`AcpChecker`] tallies them as the print-mode checker does.
 //!
 //! # Bounded memory
 //!

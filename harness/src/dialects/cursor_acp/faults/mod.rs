@@ -1,6 +1,6 @@
 //! Server mode's applier of the fault catalogue: the [`Injector`] plays a
 //! conversation with its faults (parsed from the one catalogue, see
-//! [`crate::faults::acp`]) as it goes, for the mock that performs them and for the
+//! its `parse`) as it goes, for the mock that performs them and for the
 //! harness that works out what a correct client concludes.
 //!
 //! The typed faults, their parser and their catalogue are [`crate::faults`]'s; they

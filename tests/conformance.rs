@@ -1,0 +1,116 @@
+//! The conformance suite: what every registered dialect must do, run for each of
+//! `harness::dialects::ALL`. A dialect is tested here by registering it; one that has
+//! no curated cassettes listed in `CURATED` fails until it has.
+
+use harness::dialects::{self, Dialect};
+use harness::faults::FROM_FLAG;
+use harness::run::{CaseSource, Matrix};
+
+use crate::support::{mock, root};
+
+/// Each dialect's folder of curated cassettes, by its name.
+const CURATED: &[(&str, &str)] = &[
+    ("cursor-print", "cassettes"),
+    ("cursor-acp", "cassettes/acp"),
+    ("claude", "cassettes/claude"),
+];
+
+fn curated(dialect: &dyn Dialect) -> std::path::PathBuf {
+    let Some((_, dir)) = CURATED.iter().find(|(name, _)| *name == dialect.name()) else {
+        panic!(
+            "{dialect}: no curated cassettes listed in tests/conformance.rs (record some, then add a line to CURATED)"
+        );
+    };
+    root().join(dir)
+}
+
+#[test]
+fn each_dialect_has_its_own_name_programs_and_fault_section() {
+    for dialect in dialects::ALL {
+        assert_eq!(dialects::by_name(dialect.name()), Some(*dialect));
+        assert!(
+            !dialect.programs().is_empty(),
+            "{dialect}: no executable to put on PATH"
+        );
+        assert!(!dialect.catalogue().is_empty(), "{dialect}: no faults");
+        // Every example of its section reads as its faults.
+        for entry in dialect.catalogue() {
+            dialect
+                .check_faults(entry.example, FROM_FLAG)
+                .unwrap_or_else(|e| panic!("{dialect}: the example of `{}`: {e}", entry.name));
+        }
+        // And what is none of its faults is an error that names the flag.
+        let e = dialect
+            .check_faults("no-such-fault", FROM_FLAG)
+            .expect_err("unknown");
+        assert!(e.to_string().starts_with("--fault:1:1:"), "{dialect}: {e}");
+    }
+}
+
+#[test]
+fn each_dialect_s_matrix_makes_its_cases_from_every_source() {
+    for dialect in dialects::ALL {
+        let cassettes = Matrix::cassettes_in(&curated(*dialect)).expect("lists the cassettes");
+        // The built-in and generated sessions, then the curated ones (a curated
+        // cassette may be named `default` too).
+        let mut cases = Matrix::of(*dialect, Vec::new())
+            .generated(1)
+            .cases(false)
+            .unwrap_or_else(|e| panic!("{dialect}: the matrix: {e}"));
+        let mut recorded = Matrix::of(*dialect, cassettes);
+        recorded.default_session = false;
+        cases.extend(
+            recorded
+                .cases(false)
+                .unwrap_or_else(|e| panic!("{dialect}: the matrix of its cassettes: {e}")),
+        );
+        let sources: std::collections::BTreeSet<String> =
+            cases.iter().map(|c| format!("{:?}", c.source)).collect();
+        assert!(sources.len() >= 3, "{dialect}: {sources:?}");
+        assert_eq!(
+            cases.len(),
+            sources.len() * dialect.matrix_faults().len(),
+            "{dialect}: a case per source and fault"
+        );
+        for case in &cases {
+            assert_eq!(case.dialect, *dialect, "{}", case.name);
+        }
+        // A case is the same whether made by the matrix or by the dialect alone.
+        let first = &cases[0];
+        let again = dialect
+            .case(
+                first.source.clone(),
+                first.format,
+                &first.faults,
+                first.name.clone(),
+            )
+            .expect("the case again");
+        assert_eq!(&again, first);
+        assert_eq!(CaseSource::Default.name(), "default");
+    }
+}
+
+#[test]
+fn each_dialect_s_curated_cassettes_are_its_own_and_lint_clean() {
+    for dialect in dialects::ALL {
+        let cassettes = Matrix::cassettes_in(&curated(*dialect)).expect("lists the cassettes");
+        assert!(!cassettes.is_empty(), "{dialect}: no curated cassette");
+        for path in cassettes {
+            let reader = harness::cassette::open(&path).expect("opens");
+            assert_eq!(
+                dialects::of_header(reader.header()),
+                *dialect,
+                "{} is claimed by another dialect",
+                path.display()
+            );
+            let lint = mock().arg("lint").arg(&path).output().expect("runs");
+            assert_eq!(
+                lint.status.code(),
+                Some(0),
+                "{}: lints with errors:\n{}",
+                path.display(),
+                String::from_utf8_lossy(&lint.stdout)
+            );
+        }
+    }
+}
