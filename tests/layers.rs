@@ -65,7 +65,17 @@ const HARNESS: &[&str] = &[
 
 /// `mock-agent`'s modules, lowest first (see `mock-agent/src/lib.rs`).
 const MOCK_AGENT: &[&str] = &[
-    "process", "args", "library", "settings", "execute", "record", "serve", "claude", "agent", "commands",
+    "process",
+    "args",
+    "library",
+    "settings",
+    "execute",
+    "record",
+    "serve",
+    "model_api",
+    "claude",
+    "agent",
+    "commands",
 ];
 
 /// Every `crate::NAME` a source text refers to, with its 1-based line: plain paths
