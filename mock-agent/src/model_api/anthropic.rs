@@ -343,17 +343,26 @@ pub(super) fn answer(step: &Step, ask: &Ask<'_>) -> Reply {
 
 /// An HTTP error in the API's shape.
 pub(super) fn error(status: u16, message: Option<&str>, n: u64) -> Reply {
-    let kind = match status {
-        400 => "invalid_request_error",
-        401 => "authentication_error",
-        403 => "permission_error",
-        404 => "not_found_error",
-        413 => "request_too_large",
-        429 => "rate_limit_error",
-        529 => "overloaded_error",
-        _ => "api_error",
+    let (kind, default) = match status {
+        400 => ("invalid_request_error", "invalid request"),
+        401 => ("authentication_error", "invalid x-api-key"),
+        403 => (
+            "permission_error",
+            "Your API key does not have permission to use the specified resource.",
+        ),
+        404 => ("not_found_error", "Not found"),
+        413 => (
+            "request_too_large",
+            "Request exceeds the maximum allowed number of bytes.",
+        ),
+        429 => (
+            "rate_limit_error",
+            "Number of requests has exceeded your rate limit.",
+        ),
+        529 => ("overloaded_error", "Overloaded"),
+        _ => ("api_error", "Internal server error"),
     };
-    let message = message.map_or_else(|| format!("mock {status} {kind}"), str::to_owned);
+    let message = message.unwrap_or(default);
     let request_id = format!("req_mock{n:04}");
     let body =
         json!({"type": "error", "error": {"type": kind, "message": message}, "request_id": request_id});

@@ -165,17 +165,23 @@ pub(super) fn answer(step: &Step, ask: &Ask<'_>) -> Reply {
 
 /// An HTTP error in the API's shape.
 pub(super) fn error(status: u16, message: Option<&str>, _n: u64) -> Reply {
-    let kind = match status {
-        400 => "INVALID_ARGUMENT",
-        401 => "UNAUTHENTICATED",
-        403 => "PERMISSION_DENIED",
-        404 => "NOT_FOUND",
-        429 => "RESOURCE_EXHAUSTED",
-        503 => "UNAVAILABLE",
-        504 => "DEADLINE_EXCEEDED",
-        _ => "INTERNAL",
+    let (kind, default) = match status {
+        400 => ("INVALID_ARGUMENT", "Request contains an invalid argument."),
+        401 => (
+            "UNAUTHENTICATED",
+            "Request had invalid authentication credentials.",
+        ),
+        403 => ("PERMISSION_DENIED", "The caller does not have permission."),
+        404 => ("NOT_FOUND", "Requested entity was not found."),
+        429 => (
+            "RESOURCE_EXHAUSTED",
+            "Resource has been exhausted (e.g. check quota).",
+        ),
+        503 => ("UNAVAILABLE", "The model is overloaded. Please try again later."),
+        504 => ("DEADLINE_EXCEEDED", "Deadline exceeded."),
+        _ => ("INTERNAL", "An internal error has occurred."),
     };
-    let message = message.map_or_else(|| format!("mock {status} {kind}"), str::to_owned);
+    let message = message.unwrap_or(default);
     Reply::json(
         status,
         json!({"error": {"code": status, "message": message, "status": kind}}),
