@@ -1,23 +1,26 @@
 //! The Anthropic Messages API: `POST /v1/messages` (any query, e.g. `?beta=true`),
 //! streamed as SSE when the request says `"stream": true`, else one JSON message.
 //!
-//! A streamed answer, one event a block part:
+//! A streamed answer (each event's `data` is a JSON object whose `type` is the event's
+//! name):
 //!
 //! ```text
-//! event: message_start        {"type":"message_start","message":{"id":"msg_mock0001","type":"message","role":"assistant","model":M,"content":[],"stop_reason":null,...}}
-//! event: ping
-//! event: content_block_start  {"index":0,"content_block":{"type":"thinking","thinking":"","signature":""}}   (a `thinking` step)
-//! event: content_block_delta  {"index":0,"delta":{"type":"thinking_delta","thinking":"..."}}, then a signature_delta
-//! event: content_block_stop
-//! event: content_block_start  {"index":1,"content_block":{"type":"text","text":""}}
-//! event: content_block_delta  {"index":1,"delta":{"type":"text_delta","text":"..."}}          (one a piece)
-//! event: content_block_stop
-//! event: content_block_start  {"index":2,"content_block":{"type":"tool_use","id":"toolu_mock0001","name":"Bash","input":{}}}
-//! event: content_block_delta  {"index":2,"delta":{"type":"input_json_delta","partial_json":"..."}}
-//! event: content_block_stop
-//! event: message_delta        {"delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":5}}    } the closing
-//! event: message_stop                                                                                                    } events
+//! message_start         the message, empty: id msg_mock0001, the model, usage
+//! ping
+//! content_block_start   a thinking block (a step with `thinking`), index 0
+//! content_block_delta   its thinking_delta, then its signature_delta
+//! content_block_stop
+//! content_block_start   a text block, index 1
+//! content_block_delta   a text_delta for each piece of the step's text
+//! content_block_stop
+//! content_block_start   a tool_use block: id toolu_mock0001, name Bash, input {}
+//! content_block_delta   an input_json_delta with the whole input
+//! content_block_stop
+//! message_delta         stop_reason tool_use (or end_turn), the output tokens   } the closing
+//! message_stop                                                                  } events
 //! ```
+//!
+//! Without `"stream": true`, the same blocks come as one message.
 //!
 //! Errors: `{"type":"error","error":{"type":"rate_limit_error","message":M},"request_id":"req_mock0001"}`
 //! (`invalid_request_error` 400, `authentication_error` 401, `permission_error` 403,

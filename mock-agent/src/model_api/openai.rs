@@ -1,20 +1,24 @@
 //! The OpenAI Responses API: `POST /v1/responses` (or `/responses`), streamed as SSE
 //! when the request says `"stream": true`, else one JSON response object.
 //!
-//! A streamed answer (every event also carries `sequence_number`):
+//! A streamed answer (each event's `data` is a JSON object whose `type` is the event's
+//! name, with a `sequence_number` counting from 0):
 //!
 //! ```text
-//! event: response.created                          {"response":{"id":"resp_mock0001","object":"response","status":"in_progress",...}}
-//! event: response.in_progress
-//! event: response.output_item.added                {"output_index":0,"item":{"type":"reasoning","id":"rs_mock0001","summary":[]}}   (a `thinking` step)
-//! event: response.reasoning_summary_part.added, response.reasoning_summary_text.delta, ...text.done, ...part.done
-//! event: response.output_item.done                 {"output_index":0,"item":{"type":"reasoning",...,"summary":[{"type":"summary_text","text":"..."}]}}
-//! event: response.output_item.added                {"output_index":1,"item":{"type":"message","id":"msg_mock0001","status":"in_progress","role":"assistant","content":[]}}
-//! event: response.content_part.added, then response.output_text.delta {"delta":"..."} one a piece, response.output_text.done, response.content_part.done
-//! event: response.output_item.done                 (the message, completed)
-//! event: response.output_item.added                {"item":{"type":"function_call","call_id":"call_mock0001","name":"exec_command","arguments":""}}
-//! event: response.function_call_arguments.delta, ...arguments.done, response.output_item.done
-//! event: response.completed                       {"response":{...,"status":"completed","output":[...],"usage":{...}}}   (the closing event)
+//! response.created                 the response, in_progress: id resp_mock0001, the model
+//! response.in_progress
+//! response.output_item.added       a reasoning item rs_mock0001 (a step with `thinking`)
+//! response.reasoning_summary_part.added, response.reasoning_summary_text.delta,
+//!   response.reasoning_summary_text.done, response.reasoning_summary_part.done
+//! response.output_item.done        the reasoning item, its summary filled in
+//! response.output_item.added       a message item msg_mock0001, in_progress
+//! response.content_part.added, a response.output_text.delta for each piece of the
+//!   step's text, response.output_text.done, response.content_part.done
+//! response.output_item.done        the message, complete
+//! response.output_item.added       a function_call item: call_id call_mock0001, name exec_command
+//! response.function_call_arguments.delta, response.function_call_arguments.done
+//! response.output_item.done        the call, complete
+//! response.completed               the response with every item and the usage   (the closing event)
 //! ```
 //!
 //! A write to a tool offered as a custom (freeform) tool, as Codex offers

@@ -11,8 +11,7 @@
 //! {
 //!   "model": "claude-sonnet-4-5",
 //!   "steps": [
-//!     {"thinking": "The user wants a greeting in a file.",
-//!      "text": ["I'll write ", "the file."],
+//!     {"text": ["I'll write ", "the file."],
 //!      "tool": {"write": {"path": "hello.txt", "content": "hello\n"}}},
 //!     {"text": "I'll check it.", "tool": {"shell": "cat hello.txt"}},
 //!     {"text": "Done: hello.txt says hello."},
