@@ -671,6 +671,8 @@ fn codex(scenario: Scenario, args: &[&str]) -> Option<Run> {
             "-m",
             "gpt-5.5",
             "-c",
+            "analytics.enabled=false",
+            "-c",
             "model_provider=mock",
             "-c",
             &provider,
