@@ -63,11 +63,11 @@ make_claude() {
     rm -rf "$dir/claude"
     mkdir -p "$dir/claude/wheel"
     local log="$dir/claude/pip.log"
-    if ! "$python" -m pip download --quiet --disable-pip-version-check --no-deps \
+    if ! "$python" -m pip download --disable-pip-version-check --no-deps \
         --only-binary=:all: --require-hashes -r "$locks/claude/requirements.txt" \
         -d "$dir/claude/wheel" >"$log" 2>&1; then
         cat "$log" >&2
-        if grep -qiE "Failed to establish a new connection|Network is unreachable|Temporary failure in name resolution|Max retries exceeded|Could not fetch URL|Connection refused|timed out" "$log"; then
+        if grep -qiE "Failed to establish a new connection|Network is unreachable|Temporary failure in name resolution|Max retries exceeded|Could not fetch URL|Connection refused|timed out|from versions: none" "$log"; then
             fail "claude-agent-sdk's wheel (Claude Code $CLAUDE_VERSION)" yes
         fi
         fail "claude-agent-sdk's wheel (Claude Code $CLAUDE_VERSION)" no
