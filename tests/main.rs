@@ -29,6 +29,7 @@ mod journal; // MOCK_AGENT_JOURNAL records each invocation
 mod judge; // `mock-agent judge`: a run made elsewhere judged as `test` judges its own
 mod layers; // each crate's modules import only from the layers below them
 mod lint; // the protocol checker on files
+mod model_api; // the scripted model APIs through the binary, and the real Claude Code, Codex and Gemini CLI run offline against them
 mod pytest; // the pytest plugin (python/mock_agent) on the example consumers, from a cached venv
 mod readme; // every shell example of README.md runs as written
 mod record; // recording real runs as cassettes, secrets kept out

@@ -15,8 +15,9 @@
 //!    [`args`] (the real CLI's command line), [`library`] (the shim's cassettes),
 //!    [`settings`] (`MOCK_AGENT_*`);
 //! 2. [`execute`]: the tokio executor that performs a plan;
-//! 3. [`record`]: the recording proxy; [`serve`]: the ACP server loop; [`claude`]:
-//!    Claude Code's stand-in;
+//! 3. [`record`]: the recording proxy; [`serve`]: the ACP server loop;
+//!    [`model_api`]: the scripted model APIs (loopback HTTP stand-ins of the APIs the
+//!    real CLIs call); [`claude`]: Claude Code's stand-in;
 //! 4. [`agent`]: the emulated CLI (replay, the shim's record modes);
 //! 5. [`commands`]: the mock's own subcommands.
 
@@ -38,6 +39,7 @@ pub mod settings;
 pub mod execute;
 
 pub mod claude;
+pub mod model_api;
 pub mod record;
 pub mod serve;
 

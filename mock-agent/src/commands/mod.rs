@@ -38,6 +38,7 @@ const OWN_COMMANDS: &[&str] = &[
     "faults",
     "cases",
     "judge",
+    "model-api",
     "help",
     "--help",
     "-h",
@@ -171,6 +172,8 @@ enum Own {
     /// `--stdout` and `--stderr` files; `--journal` (MOCK_AGENT_JOURNAL). Exits 0 when
     /// no property broke, 100 when one did.
     Judge(Box<judge::JudgeArgs>),
+    /// Serve a scripted model API (Anthropic, OpenAI, Gemini) on 127.0.0.1, for a real CLI to run against offline.
+    ModelApi(crate::model_api::Args),
     /// Run as the CLI: `mock-agent agent -p "hi"` is `cursor-agent -p "hi"`.
     Agent {
         /// The real CLI's arguments.
@@ -414,6 +417,7 @@ pub fn run(argv: &[String]) -> Result<Exit, Error> {
         Own::Agent { args } => Ok(agent::run(&args)),
         Own::Cases(args) => cases::cases(&args),
         Own::Judge(args) => judge::judge(&args),
+        Own::ModelApi(args) => Ok(crate::model_api::command(&args)),
     }
 }
 
