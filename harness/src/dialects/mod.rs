@@ -8,6 +8,7 @@
 //! `match` over it then tells the compiler where the new dialect must be handled.
 
 pub mod claude;
+pub mod codex;
 pub mod cursor_acp;
 pub mod cursor_print;
 
