@@ -113,12 +113,16 @@ const CLAUDE_WIRE: &[&str] = &[
     "harness/src/dialects/claude/play.rs",
 ];
 
-/// Codex's wire model: its names (`wire.rs`) and where its lines are made (`exec.rs`
-/// for `codex exec --json`, `app_server.rs` for `codex app-server`).
+/// Codex's wire model: its names (`wire.rs`), where its lines are made (`exec.rs` for
+/// `codex exec --json`, `app_server.rs` and its `shapes.rs` for `codex app-server`),
+/// and the lines `REAL-CODEX.md` records, verbatim, that its tests compare them with.
 const CODEX_WIRE: &[&str] = &[
     "harness/src/dialects/codex/wire.rs",
     "harness/src/dialects/codex/exec.rs",
     "harness/src/dialects/codex/app_server.rs",
+    "harness/src/dialects/codex/app_server/shapes.rs",
+    "harness/src/dialects/codex/tests.rs",
+    "harness/src/dialects/codex/app_server_tests.rs",
 ];
 
 /// Codex's names that no other protocol has: `exec --json`'s line and item types,

@@ -358,7 +358,7 @@ impl Told {
 
 /// A failure's message, whether the CLI retries it five times, and the partial
 /// message each try tells again (a cut stream).
-fn ending(failure: &Failure, model: &str) -> (String, bool, Option<String>) {
+pub fn ending(failure: &Failure, model: &str) -> (String, bool, Option<String>) {
     match failure {
         Failure::BadRequest { body } => (body.clone(), false, None),
         Failure::Unauthorized => (

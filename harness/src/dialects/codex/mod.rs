@@ -21,4 +21,6 @@ pub mod wire;
 pub use session::{default_session, Session};
 
 #[cfg(test)]
+mod app_server_tests;
+#[cfg(test)]
 mod tests;

@@ -34,6 +34,12 @@ pub const PROVIDER: &str = "openai";
 /// The context window `thread/tokenUsage/updated` reports (`modelContextWindow`).
 pub const CONTEXT_WINDOW: u64 = 258_400;
 
+/// The summary of the `configWarning` app-server sends after `initialized` on a
+/// machine without bubblewrap (observed cut after its first sentence; the rest is
+/// inferred).
+pub const BUBBLEWRAP_WARNING: &str =
+    "Codex could not find bubblewrap on PATH. Install bubblewrap to use the Linux sandbox.";
+
 /// The platform part of a `userAgent` (`<client>/<version> (<platform>) unknown (...)`).
 pub const PLATFORM: &str = "Debian 12.0.0; x86_64";
 
@@ -684,6 +690,14 @@ pub mod rpc {
         /// A thread id that is not a UUID: `reason` is the UUID parser's words.
         pub fn invalid_thread_id(reason: &str) -> String {
             format!("invalid thread id: {reason}")
+        }
+
+        /// A thread id with a character a UUID cannot have: the words of the UUID
+        /// parser 0.163.0 is built with (`at` counts from 1).
+        pub fn invalid_character(found: char, at: usize) -> String {
+            format!(
+                "invalid character: expected an optional prefix of `urn:uuid:` followed by [0-9a-fA-F-], found `{found}` at {at}"
+            )
         }
 
         /// A UUID no thread of this server has.
