@@ -864,6 +864,13 @@ mod tests {
             error(&["exec", "--model", "--json"]),
             "error: a value is required for '--model <MODEL>' but none was supplied\n\nFor more information, try '--help'.\n"
         );
+        // clap's usage line names the flags given before the error (checked against
+        // clap 4.6.7).
+        assert_eq!(
+            error(&["exec", "-m", "x", "-c", "a=1", "-c", "b=2", "--jsonn"]),
+            "error: unexpected argument '--jsonn' found\n\n  tip: a similar argument exists: '--json'\n\n\
+             Usage: codex exec --model <MODEL> --config <key=value> --json [PROMPT]\n\nFor more information, try '--help'.\n"
+        );
         assert!(error(&["exec", "--sandbox", "read-onyl"])
             .contains("\n\n  tip: a similar value exists: 'read-only'\n"));
         assert!(error(&["exec", "one", "two"])
