@@ -104,6 +104,8 @@ struct Thread {
     cwd: String,
     usage: Usage,
     turns: usize,
+    /// When it was made (Unix seconds; `createdAt`).
+    created_s: u64,
 }
 
 /// A turn's step still to tell.
@@ -305,6 +307,7 @@ impl Player {
             cwd: text("cwd").unwrap_or_else(|| self.options.cwd.clone()),
             usage: Usage::default(),
             turns: 0,
+            created_s: self.now_ms / 1000,
         };
         self.threads.push(thread);
         let n = self.threads.len() - 1;
@@ -344,6 +347,7 @@ impl Player {
                     cwd: text("cwd").unwrap_or_else(|| self.options.cwd.clone()),
                     usage,
                     turns,
+                    created_s: self.now_ms / 1000,
                 });
                 self.threads.len() - 1
             }
@@ -371,7 +375,7 @@ impl Player {
         json!({"id": thread.id, "sessionId": thread.id, "preview": "", "ephemeral": false,
             "modelProvider": PROVIDER, "model": thread.model, "status": {"type": thread_status::IDLE},
             "path": path, "cwd": thread.cwd, "cliVersion": VERSION, "originator": originator,
-            "source": "vscode", "turns": []})
+            "source": "vscode", "turns": [], "createdAt": thread.created_s, "updatedAt": self.now_ms / 1000})
     }
 
     fn turn_start(
@@ -732,7 +736,11 @@ impl Player {
                     json!({"rateLimits": {"limitId": "codex", "limitName": null, "primary": null,
                         "secondary": null, "credits": null, "planType": null}}),
                 ));
-                notes.push((notifications::READ_STATE_CHANGED, json!({"threadId": thread_id})));
+                let revision = self.threads[live.thread].turns.to_string();
+                notes.push((
+                    notifications::READ_STATE_CHANGED,
+                    json!({"threadId": thread_id, "readState": {"firstUnread": null, "revision": revision}}),
+                ));
                 (status::COMPLETED, Value::Null)
             }
             End::Failed(failure) => {

@@ -166,7 +166,9 @@ fn thread_start_answers_then_tells_the_thread_started() {
             "cliVersion",
             "originator",
             "source",
-            "turns"
+            "turns",
+            "createdAt",
+            "updatedAt"
         ]
     );
     assert_eq!(result["approvalPolicy"], "on-request");
