@@ -118,6 +118,37 @@ const CLAUDE_WIRE: &[&str] = &[
     "harness/src/dialects/claude/play.rs",
 ];
 
+/// Codex's wire model: its names (`wire.rs`), where its lines are made (`exec.rs` for
+/// `codex exec --json`, `app_server.rs` and its `shapes.rs` for `codex app-server`),
+/// and the lines `REAL-CODEX.md` records, verbatim, that its tests compare them with.
+const CODEX_WIRE: &[&str] = &[
+    "harness/src/dialects/codex/wire.rs",
+    "harness/src/dialects/codex/exec.rs",
+    "harness/src/dialects/codex/app_server.rs",
+    "harness/src/dialects/codex/app_server/shapes.rs",
+    "harness/src/dialects/codex/tests.rs",
+    "harness/src/dialects/codex/app_server_tests.rs",
+];
+
+/// Codex's names that no other protocol has: `exec --json`'s line and item types,
+/// app-server's methods, notifications and requests (`error`, `initialize` and the
+/// like are other dialects' words too).
+fn codex_names() -> Vec<&'static str> {
+    use harness::dialects::codex::wire::{events, items, rpc};
+    let shared = ["error", "initialize", "initialized", "reasoning", "plan"];
+    [
+        events::ALL,
+        items::ALL,
+        rpc::methods::ALL,
+        rpc::notifications::ALL,
+        rpc::server_requests::ALL,
+    ]
+    .concat()
+    .into_iter()
+    .filter(|name| !shared.contains(name))
+    .collect()
+}
+
 /// Claude Code's names, from its wire model: message types, result subtypes, control
 /// request subtypes, system subtypes.
 fn claude_names() -> Vec<&'static str> {
@@ -187,10 +218,11 @@ fn each_wire_name_is_said_in_a_wire_model_only() {
     );
     let mut said_elsewhere = Vec::new();
     let claude = claude_names();
-    for name in acp.iter().chain(&print).chain(&claude) {
+    let codex = codex_names();
+    for name in acp.iter().chain(&print).chain(&claude).chain(&codex) {
         // A wire model may spell a word that is also another dialect's name (`result`
         // is print mode's event and JSON-RPC's member): each says its own once.
-        let allowed: Vec<&str> = [ACP_WIRE, PRINT_WIRE, CLAUDE_WIRE].concat();
+        let allowed: Vec<&str> = [ACP_WIRE, PRINT_WIRE, CLAUDE_WIRE, CODEX_WIRE].concat();
         let quoted = format!("\"{name}\"");
         for (path, text) in &sources {
             let relative = path

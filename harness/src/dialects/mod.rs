@@ -12,6 +12,7 @@
 //! the conformance suite (`tests/conformance.rs`) then runs it.
 
 pub mod claude;
+pub mod codex;
 pub mod cursor_acp;
 pub mod cursor_print;
 

@@ -1,0 +1,823 @@
+//! A [`Session`] told as `codex app-server` tells it, following the client: pure (no
+//! clock, no I/O). The process hands the player each line the client writes
+//! ([`Player::feed`]: the answers and notifications owed at once come back), and asks
+//! it for the turn's next line when its clock says ([`Player::step`]): a notification
+//! to write, a request to write and wait on ([`Next::Ask`]), or nothing until the
+//! client answers ([`Next::Waiting`]).
+//!
+//! As 0.163.0 does (observed): no `"jsonrpc"` member on anything written, answers
+//! `{"id":..,"result":..}` and `{"error":{"code","message"},"id":..}`, notifications
+//! stamped `emittedAtMs`; `Not initialized` before `initialize`, `Already initialized`
+//! after it, -32600 for an unknown method; a line that is not JSON gets no answer (a
+//! stderr line); `thread/started` after `thread/start`'s answer; in a turn,
+//! `thread/status/changed`, `turn/started`, the user message, the items, the usage,
+//! `idle`, `turn/completed`. Under the `untrusted` policy a command or a patch that
+//! asks is held until the client decides: `accept` runs it, `decline` ends the item
+//! `declined` and the turn goes on, `cancel` ends the turn `interrupted`.
+
+use std::collections::VecDeque;
+
+use serde_json::{json, Value};
+
+mod shapes;
+
+use shapes::{answer, completed, error, info_of, to_line, turn_json, usage_v2, Decision};
+
+use super::exec::ending;
+use super::session::{uuid_v7, Command, End, FileChange, Item, Session, Turn, Usage};
+use super::wire::rpc::{
+    client_notifications, codes, decisions, errors, items, methods, notifications, server_requests, status,
+    thread_status, ENVIRONMENT_LOCAL, ITEMS_NOT_LOADED, ITEMS_SUMMARY, KIND_COMMAND, REVIEWER_USER,
+    SOURCE_AGENT, TEXT, UNKNOWN_ACTION,
+};
+use super::wire::{
+    policies, sandboxes, stderr, BUBBLEWRAP_WARNING, CONTEXT_WINDOW, MODEL, PLATFORM, PROVIDER, VERSION,
+};
+
+/// How the server was started.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Options {
+    /// `CODEX_HOME` (`codexHome`, the rollouts' folder).
+    pub codex_home: String,
+    /// The working folder (a thread's `cwd` unless `thread/start` gives one).
+    pub cwd: String,
+    /// The seed of every id.
+    pub seed: u64,
+    /// The time the server starts at (Unix milliseconds); [`Player::set_time`] moves it.
+    pub start_ms: u64,
+    /// The `configWarning` about bubblewrap after `initialized` (observed on Linux).
+    pub bubblewrap_warning: bool,
+    /// Threads kept from earlier processes: `thread/resume` finds them, with their
+    /// usage and how many turns they had.
+    pub known_threads: Vec<(String, Usage, usize)>,
+}
+
+impl Options {
+    /// The options of a server started in `cwd` with `CODEX_HOME` `codex_home`.
+    pub fn new(codex_home: &str, cwd: &str, seed: u64) -> Self {
+        Options {
+            codex_home: codex_home.to_owned(),
+            cwd: cwd.to_owned(),
+            seed,
+            start_ms: 1_795_783_086_516,
+            bubblewrap_warning: true,
+            known_threads: Vec::new(),
+        }
+    }
+}
+
+/// What the player does next in the turn under way.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Next {
+    /// Write this line (without its newline).
+    Send(Vec<u8>),
+    /// Write this request and wait for the client's answer (fed back with
+    /// [`Player::feed`]).
+    Ask {
+        /// The request's id (server request ids count from 0).
+        id: i64,
+        /// The line.
+        line: Vec<u8>,
+    },
+    /// The answer to the last request has not come yet.
+    Waiting,
+    /// No turn is under way.
+    Done,
+}
+
+/// What a client line gets at once.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Reply {
+    /// Lines to write now, in order (answers, and the notifications that follow them).
+    pub lines: Vec<Vec<u8>>,
+    /// Lines for stderr.
+    pub stderr: Vec<String>,
+}
+
+/// A thread the server holds.
+#[derive(Debug, Clone)]
+struct Thread {
+    id: String,
+    model: String,
+    policy: String,
+    sandbox: String,
+    cwd: String,
+    usage: Usage,
+    turns: usize,
+    /// When it was made (Unix seconds; `createdAt`).
+    created_s: u64,
+}
+
+/// A turn's step still to tell.
+#[derive(Debug, Clone)]
+enum Step {
+    /// A notification.
+    Note(&'static str, Value),
+    /// The held item `n`'s approval request.
+    Ask(usize),
+    /// What became of the held item `n`.
+    Resolve(usize),
+    /// The turn's end.
+    End,
+}
+
+/// The turn under way.
+#[derive(Debug, Clone)]
+struct Live {
+    thread: usize,
+    id: String,
+    turn: Turn,
+    started_s: u64,
+    /// The items held for a decision: the item as started, and the decision.
+    held: Vec<(Value, Item, Option<Decision>)>,
+    /// The agent messages completed (`turn/completed`'s `items`).
+    messages: Vec<Value>,
+    /// The request waited on: its id and the held item.
+    asked: Option<(i64, usize)>,
+    /// The client interrupted the turn, or cancelled at an approval.
+    interrupted: bool,
+}
+
+/// Tells a [`Session`] over app-server's JSON-RPC.
+#[derive(Debug, Clone)]
+pub struct Player {
+    session: Session,
+    options: Options,
+    rng: fastrand::Rng,
+    now_ms: u64,
+    /// The client's `clientInfo.name` and `version`, once initialized.
+    client: Option<(String, String)>,
+    threads: Vec<Thread>,
+    queue: VecDeque<Step>,
+    live: Option<Live>,
+    next_request: i64,
+    counter: usize,
+}
+
+impl Player {
+    /// A server of `session`, started with `options`.
+    pub fn new(session: Session, options: Options) -> Self {
+        Player {
+            rng: fastrand::Rng::with_seed(options.seed),
+            now_ms: options.start_ms,
+            session,
+            options,
+            client: None,
+            threads: Vec::new(),
+            queue: VecDeque::new(),
+            live: None,
+            next_request: 0,
+            counter: 0,
+        }
+    }
+
+    /// The clock moved: later lines are stamped `ms` (Unix milliseconds).
+    pub fn set_time(&mut self, ms: u64) {
+        self.now_ms = ms;
+    }
+
+    /// Whether a turn is under way.
+    pub fn in_turn(&self) -> bool {
+        self.live.is_some()
+    }
+
+    /// The id of the request the player waits on.
+    pub fn waiting_for(&self) -> Option<i64> {
+        self.live.as_ref().and_then(|l| l.asked.map(|(id, _)| id))
+    }
+
+    /// The threads this server started or resumed: their ids, usage and turns (for
+    /// the process to keep).
+    pub fn threads(&self) -> Vec<(String, Usage, usize)> {
+        self.threads
+            .iter()
+            .map(|t| (t.id.clone(), t.usage, t.turns))
+            .collect()
+    }
+
+    /// One line the client wrote (without its newline).
+    pub fn feed(&mut self, line: &[u8]) -> Reply {
+        let mut reply = Reply::default();
+        let message: Value = match serde_json::from_slice(line) {
+            Ok(value) => value,
+            Err(e) => {
+                reply.stderr.push(stderr::not_json_rpc(&e.to_string()));
+                return reply;
+            }
+        };
+        let method = message.get("method").and_then(Value::as_str);
+        let id = message.get("id").cloned();
+        match (method, id) {
+            (Some(method), Some(id)) => {
+                let params = message.get("params").cloned().unwrap_or(Value::Null);
+                self.request(method, id, &params, &mut reply);
+            }
+            (Some(method), None) => {
+                if method == client_notifications::INITIALIZED && self.client.is_some() {
+                    self.after_initialized(&mut reply);
+                }
+            }
+            (None, Some(id)) => self.answer(&id, &message),
+            (None, None) => {}
+        }
+        reply
+    }
+
+    /// A request of the client's.
+    fn request(&mut self, method: &str, id: Value, params: &Value, reply: &mut Reply) {
+        if self.client.is_none() && method != methods::INITIALIZE {
+            reply
+                .lines
+                .push(error(&id, codes::INVALID_REQUEST, errors::NOT_INITIALIZED));
+            return;
+        }
+        let result = match method {
+            methods::INITIALIZE => self.initialize(params),
+            methods::THREAD_START => self.thread_start(params, &id, reply),
+            methods::THREAD_RESUME => self.thread_resume(params),
+            methods::TURN_START => self.turn_start(params, &id, reply),
+            methods::TURN_INTERRUPT => {
+                reply.lines.push(answer(&id, json!({})));
+                let lines = self.interrupt();
+                reply.lines.extend(lines);
+                return;
+            }
+            known if methods::ALL.contains(&known) => Err((
+                codes::INTERNAL_ERROR,
+                format!("mock-agent: `{known}` is not played by the stand-in"),
+            )),
+            unknown => Err((codes::INVALID_REQUEST, errors::unknown_method(unknown))),
+        };
+        match result {
+            Ok(Some(result)) => reply.lines.insert(0, answer(&id, result)),
+            Ok(None) => {}
+            Err((code, message)) => reply.lines.push(error(&id, code, &message)),
+        }
+    }
+
+    fn initialize(&mut self, params: &Value) -> Result<Option<Value>, (i64, String)> {
+        if self.client.is_some() {
+            return Err((codes::INVALID_REQUEST, errors::ALREADY_INITIALIZED.to_owned()));
+        }
+        let info = |key: &str| {
+            params
+                .pointer(&format!("/clientInfo/{key}"))
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned()
+        };
+        let (name, version) = (info("name"), info("version"));
+        let agent = format!("{name}/{VERSION} ({PLATFORM}) unknown ({name}; {version})");
+        self.client = Some((name, version));
+        Ok(Some(
+            json!({"userAgent": agent, "codexHome": self.options.codex_home,
+            "platformFamily": "unix", "platformOs": "linux"}),
+        ))
+    }
+
+    fn after_initialized(&mut self, reply: &mut Reply) {
+        if self.options.bubblewrap_warning {
+            let warning = self.note(
+                notifications::CONFIG_WARNING,
+                json!({"summary": BUBBLEWRAP_WARNING, "details": null}),
+            );
+            reply.lines.push(warning);
+        }
+        let installation = self.uuid();
+        let status = self.note(
+            notifications::REMOTE_CONTROL_STATUS_CHANGED,
+            json!({"status": "disabled", "serverName": "mock-agent", "installationId": installation,
+                "environmentId": null}),
+        );
+        reply.lines.push(status);
+    }
+
+    fn thread_start(
+        &mut self,
+        params: &Value,
+        id: &Value,
+        reply: &mut Reply,
+    ) -> Result<Option<Value>, (i64, String)> {
+        let text = |key: &str| params.get(key).and_then(Value::as_str).map(str::to_owned);
+        let thread = Thread {
+            id: self.thread_id(),
+            model: text("model").unwrap_or_else(|| MODEL.to_owned()),
+            policy: text("approvalPolicy").unwrap_or_else(|| policies::ON_REQUEST.to_owned()),
+            sandbox: text("sandbox").unwrap_or_else(|| sandboxes::WORKSPACE_WRITE.to_owned()),
+            cwd: text("cwd").unwrap_or_else(|| self.options.cwd.clone()),
+            usage: Usage::default(),
+            turns: 0,
+            created_s: self.now_ms / 1000,
+        };
+        self.threads.push(thread);
+        let n = self.threads.len() - 1;
+        let result = self.thread_result(n);
+        reply.lines.push(answer(id, result));
+        let started = self.note(
+            notifications::THREAD_STARTED,
+            json!({"thread": self.thread_json(n)}),
+        );
+        reply.lines.push(started);
+        Ok(None)
+    }
+
+    fn thread_resume(&mut self, params: &Value) -> Result<Option<Value>, (i64, String)> {
+        let id = params.get("threadId").and_then(Value::as_str).ok_or_else(|| {
+            (
+                codes::INVALID_REQUEST,
+                errors::invalid_params("missing field `threadId`"),
+            )
+        })?;
+        let n = match self.threads.iter().position(|t| t.id == id) {
+            Some(n) => n,
+            None => {
+                let (_, usage, turns) = self
+                    .options
+                    .known_threads
+                    .iter()
+                    .find(|(known, ..)| known == id)
+                    .cloned()
+                    .ok_or_else(|| (codes::INVALID_REQUEST, super::wire::messages::no_rollout(id)))?;
+                let text = |key: &str| params.get(key).and_then(Value::as_str).map(str::to_owned);
+                self.threads.push(Thread {
+                    id: id.to_owned(),
+                    model: text("model").unwrap_or_else(|| MODEL.to_owned()),
+                    policy: text("approvalPolicy").unwrap_or_else(|| policies::ON_REQUEST.to_owned()),
+                    sandbox: text("sandbox").unwrap_or_else(|| sandboxes::WORKSPACE_WRITE.to_owned()),
+                    cwd: text("cwd").unwrap_or_else(|| self.options.cwd.clone()),
+                    usage,
+                    turns,
+                    created_s: self.now_ms / 1000,
+                });
+                self.threads.len() - 1
+            }
+        };
+        Ok(Some(self.thread_result(n)))
+    }
+
+    /// `thread/start`'s and `thread/resume`'s result.
+    fn thread_result(&mut self, n: usize) -> Value {
+        let thread = &self.threads[n];
+        let sandbox = match sandboxes::v2(&thread.sandbox) {
+            kind @ sandboxes::V2_WORKSPACE_WRITE => json!({"type": kind, "writableRoots": [],
+                "networkAccess": false, "excludeTmpdirEnvVar": false, "excludeSlashTmp": false}),
+            kind => json!({"type": kind}),
+        };
+        json!({"thread": self.thread_json(n), "model": thread.model, "approvalPolicy": thread.policy,
+            "approvalsReviewer": REVIEWER_USER, "sandbox": sandbox, "reasoningEffort": null,
+            "modelProvider": PROVIDER, "cwd": thread.cwd})
+    }
+
+    fn thread_json(&self, n: usize) -> Value {
+        let thread = &self.threads[n];
+        let path = format!("{}/sessions/rollout-{}.jsonl", self.options.codex_home, thread.id);
+        let originator = self.client.as_ref().map(|c| c.0.clone()).unwrap_or_default();
+        json!({"id": thread.id, "sessionId": thread.id, "preview": "", "ephemeral": false,
+            "modelProvider": PROVIDER, "model": thread.model, "status": {"type": thread_status::IDLE},
+            "path": path, "cwd": thread.cwd, "cliVersion": VERSION, "originator": originator,
+            "source": "vscode", "turns": [], "createdAt": thread.created_s, "updatedAt": self.now_ms / 1000})
+    }
+
+    fn turn_start(
+        &mut self,
+        params: &Value,
+        id: &Value,
+        reply: &mut Reply,
+    ) -> Result<Option<Value>, (i64, String)> {
+        let thread_id = params.get("threadId").and_then(Value::as_str).ok_or_else(|| {
+            (
+                codes::INVALID_REQUEST,
+                errors::invalid_params("missing field `threadId`"),
+            )
+        })?;
+        check_uuid(thread_id)
+            .map_err(|reason| (codes::INVALID_REQUEST, errors::invalid_thread_id(&reason)))?;
+        let n = self
+            .threads
+            .iter()
+            .position(|t| t.id == thread_id)
+            .ok_or_else(|| (codes::INVALID_REQUEST, errors::thread_not_found(thread_id)))?;
+        if self.live.is_some() {
+            return Err((codes::INVALID_REQUEST, "a turn is already in progress".to_owned()));
+        }
+        let prompt: Vec<&str> = params
+            .get("input")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter(|i| i.get("type").and_then(Value::as_str) == Some(TEXT))
+            .filter_map(|i| i.get("text").and_then(Value::as_str))
+            .collect();
+        let prompt = prompt.join("\n\n");
+        let turn = self.session.turn(self.threads[n].turns);
+        self.threads[n].turns += 1;
+        let turn_id = self.thread_id();
+        let started_s = self.now_ms / 1000;
+        let live = Live {
+            thread: n,
+            id: turn_id.clone(),
+            turn: turn.clone(),
+            started_s,
+            held: Vec::new(),
+            messages: Vec::new(),
+            asked: None,
+            interrupted: false,
+        };
+        let result = json!({"turn": turn_json(&turn_id, Vec::new(), ITEMS_NOT_LOADED, status::IN_PROGRESS,
+            Value::Null, None)});
+        reply.lines.push(answer(id, result));
+        self.live = Some(live);
+        self.plan(&prompt, &turn);
+        Ok(None)
+    }
+
+    /// The turn's steps.
+    fn plan(&mut self, prompt: &str, turn: &Turn) {
+        let Some(live) = self.live.as_ref() else {
+            return;
+        };
+        let (thread, turn_id) = (self.threads[live.thread].clone(), live.id.clone());
+        let mut steps = vec![
+            Step::Note(
+                notifications::THREAD_STATUS_CHANGED,
+                json!({"threadId": thread.id, "status": {"type": thread_status::ACTIVE, "activeFlags": []}}),
+            ),
+            Step::Note(
+                notifications::TURN_STARTED,
+                json!({"threadId": thread.id, "turn": turn_json(&turn_id, Vec::new(), ITEMS_NOT_LOADED,
+                    status::IN_PROGRESS, Value::Null, Some((live.started_s, None)))}),
+            ),
+        ];
+        let user = json!({"type": items::USER_MESSAGE, "id": self.uuid(), "clientId": null,
+            "content": [{"type": TEXT, "text": prompt, "text_elements": []}]});
+        steps.push(self.item_note(notifications::ITEM_STARTED, &user));
+        steps.push(self.item_note(notifications::ITEM_COMPLETED, &user));
+        let untrusted = thread.policy == policies::UNTRUSTED;
+        let mut held = Vec::new();
+        for item in &turn.items {
+            let Some(started) = self.v2_item(item, &thread.cwd) else {
+                continue;
+            };
+            let asks = match item {
+                Item::Command(Command { asks, .. }) | Item::FileChange(FileChange { asks, .. }) => *asks,
+                _ => false,
+            };
+            if asks && untrusted {
+                steps.push(Step::Note(
+                    notifications::THREAD_STATUS_CHANGED,
+                    json!({"threadId": thread.id, "status": {"type": thread_status::ACTIVE,
+                        "activeFlags": [thread_status::WAITING_ON_APPROVAL]}}),
+                ));
+                steps.push(self.item_note(notifications::ITEM_STARTED, &started));
+                held.push((started, item.clone(), None));
+                steps.push(Step::Ask(held.len() - 1));
+                steps.push(Step::Resolve(held.len() - 1));
+                continue;
+            }
+            steps.push(self.item_note(notifications::ITEM_STARTED, &started));
+            if let (Item::AgentMessage(text), Some(id)) = (item, started.get("id")) {
+                steps.push(Step::Note(
+                    notifications::AGENT_MESSAGE_DELTA,
+                    json!({"threadId": thread.id, "turnId": turn_id, "itemId": id, "delta": text}),
+                ));
+            }
+            let done = completed(&started, item, Decision::Accept);
+            steps.push(self.item_note(notifications::ITEM_COMPLETED, &done));
+        }
+        steps.push(Step::End);
+        if let Some(live) = self.live.as_mut() {
+            live.held = held;
+        }
+        self.queue = steps.into();
+    }
+
+    /// An item's `item/started` or `item/completed` step.
+    fn item_note(&self, method: &'static str, item: &Value) -> Step {
+        let (thread, turn) = self.ids();
+        let at = if method == notifications::ITEM_STARTED {
+            "startedAtMs"
+        } else {
+            "completedAtMs"
+        };
+        Step::Note(
+            method,
+            json!({"item": item, "threadId": thread, "turnId": turn, at: self.now_ms}),
+        )
+    }
+
+    /// An item as app-server starts it (`None`: not told here).
+    fn v2_item(&mut self, item: &Item, cwd: &str) -> Option<Value> {
+        self.counter += 1;
+        let n = self.counter;
+        Some(match item {
+            Item::Reasoning(text) if text.is_empty() => return None,
+            Item::Reasoning(_) => {
+                json!({"type": items::REASONING, "id": format!("rs_{n}"), "summary": [], "content": []})
+            }
+            Item::AgentMessage(_) => {
+                json!({"type": items::AGENT_MESSAGE, "id": format!("msg_{n}"), "text": "",
+                "phase": null, "memoryCitation": null, "delivery": null, "questions": null})
+            }
+            Item::Command(command) => json!({"type": items::COMMAND_EXECUTION, "id": format!("call_{n}"),
+                "command": command.shell_line(), "cwd": cwd, "processId": null, "source": SOURCE_AGENT,
+                "status": status::IN_PROGRESS, "commandActions": [{"type": UNKNOWN_ACTION, "command": command.command}],
+                "aggregatedOutput": null, "exitCode": null, "durationMs": null}),
+            Item::FileChange(change) => {
+                let changes: Vec<Value> = change
+                    .changes
+                    .iter()
+                    .map(|c| json!({"path": c.path, "kind": {"type": c.kind}, "diff": c.diff}))
+                    .collect();
+                json!({"type": items::FILE_CHANGE, "id": format!("call_{n}"), "changes": changes,
+                    "status": status::IN_PROGRESS})
+            }
+            Item::WebSearch { id, query } => json!({"type": items::WEB_SEARCH, "id": id, "query": query,
+                "action": {"type": super::wire::items::SEARCH_ACTION, "query": query}}),
+            Item::McpToolCall {
+                server,
+                tool,
+                arguments,
+                ..
+            } => json!({"type": items::MCP_TOOL_CALL,
+                "id": format!("call_{n}"), "server": server, "tool": tool, "status": status::IN_PROGRESS,
+                "arguments": arguments, "result": null, "error": null, "durationMs": null}),
+            Item::Unknown(value) => {
+                let mut value = value.clone();
+                if let Some(object) = value.as_object_mut() {
+                    object.entry("id").or_insert_with(|| json!(format!("item_{n}")));
+                }
+                value
+            }
+            // The exec stream's plan and warnings have app-server notifications of
+            // their own (`turn/plan/updated`, `warning`) that the stand-in does not
+            // write yet.
+            Item::TodoList(_) | Item::Warning(_) => return None,
+        })
+    }
+
+    /// The thread's and the turn's ids of the turn under way.
+    fn ids(&self) -> (String, String) {
+        match &self.live {
+            Some(live) => (self.threads[live.thread].id.clone(), live.id.clone()),
+            None => Default::default(),
+        }
+    }
+
+    /// What to do next in the turn.
+    pub fn step(&mut self) -> Next {
+        if self.waiting_for().is_some() {
+            return Next::Waiting;
+        }
+        let Some(step) = self.queue.pop_front() else {
+            return Next::Done;
+        };
+        match step {
+            Step::Note(method, params) => {
+                if method == notifications::ITEM_COMPLETED
+                    && params.pointer("/item/type").and_then(Value::as_str) == Some(items::AGENT_MESSAGE)
+                {
+                    if let Some(live) = self.live.as_mut() {
+                        live.messages.push(params["item"].clone());
+                    }
+                }
+                Next::Send(self.note(method, params))
+            }
+            Step::Ask(n) => self.ask(n),
+            Step::Resolve(n) => self.resolve(n),
+            Step::End => {
+                self.finish();
+                self.step()
+            }
+        }
+    }
+
+    /// The held item `n`'s approval request.
+    fn ask(&mut self, n: usize) -> Next {
+        let (thread, turn) = self.ids();
+        let Some(live) = self.live.as_mut() else {
+            return Next::Done;
+        };
+        let (started, item, _) = &live.held[n];
+        let item_id = started["id"].clone();
+        let id = self.next_request;
+        self.next_request += 1;
+        let (method, params) = match item {
+            Item::Command(command) => {
+                let words = command.words();
+                (
+                    server_requests::COMMAND_APPROVAL,
+                    json!({"kind": KIND_COMMAND, "threadId": thread, "turnId": turn, "itemId": item_id,
+                        "startedAtMs": self.now_ms, "environmentId": ENVIRONMENT_LOCAL, "command": started["command"],
+                        "cwd": started["cwd"], "commandActions": started["commandActions"],
+                        "proposedExecpolicyAmendment": words, "availableDecisions": [decisions::ACCEPT,
+                        {decisions::ACCEPT_WITH_EXECPOLICY_AMENDMENT: {"execpolicy_amendment": words}}, decisions::CANCEL]}),
+                )
+            }
+            _ => (
+                server_requests::FILE_CHANGE_APPROVAL,
+                json!({"threadId": thread, "turnId": turn, "itemId": item_id, "startedAtMs": self.now_ms,
+                    "reason": null, "grantRoot": null}),
+            ),
+        };
+        live.asked = Some((id, n));
+        Next::Ask {
+            id,
+            line: to_line(&json!({"method": method, "id": id, "params": params})),
+        }
+    }
+
+    /// The client's answer to a request of the server's.
+    fn answer(&mut self, id: &Value, message: &Value) {
+        let Some(live) = self.live.as_mut() else {
+            return;
+        };
+        let Some((asked, n)) = live.asked else {
+            return;
+        };
+        if id.as_i64() != Some(asked) {
+            return;
+        }
+        let decision = match message.pointer("/result/decision") {
+            Some(Value::String(d)) if d == decisions::ACCEPT || d == decisions::ACCEPT_FOR_SESSION => {
+                Decision::Accept
+            }
+            Some(Value::String(d)) if d == decisions::CANCEL => Decision::Cancel,
+            Some(Value::Object(d))
+                if d.contains_key(decisions::ACCEPT_WITH_EXECPOLICY_AMENDMENT)
+                    || d.contains_key(decisions::APPLY_NETWORK_POLICY_AMENDMENT) =>
+            {
+                Decision::Accept
+            }
+            _ => Decision::Decline,
+        };
+        live.held[n].2 = Some(decision);
+        live.asked = None;
+    }
+
+    /// What became of held item `n`: `serverRequest/resolved`, then the item's end.
+    fn resolve(&mut self, n: usize) -> Next {
+        let (thread, _) = self.ids();
+        let Some(live) = self.live.as_ref() else {
+            return Next::Done;
+        };
+        let (started, item, decision) = live.held[n].clone();
+        let decision = decision.unwrap_or(Decision::Decline);
+        let request = self.next_request - 1;
+        let done = completed(&started, &item, decision);
+        let mut rest = vec![self.item_note(notifications::ITEM_COMPLETED, &done)];
+        if decision == Decision::Cancel {
+            self.queue.clear();
+            rest.push(Step::End);
+            if let Some(live) = self.live.as_mut() {
+                live.interrupted = true;
+            }
+        }
+        for step in rest.into_iter().rev() {
+            self.queue.push_front(step);
+        }
+        Next::Send(self.note(
+            notifications::SERVER_REQUEST_RESOLVED,
+            json!({"threadId": thread, "requestId": request}),
+        ))
+    }
+
+    /// The client interrupted the turn: a held item ends `declined`, the turn ends
+    /// `interrupted` (nothing when no turn is under way).
+    fn interrupt(&mut self) -> Vec<Vec<u8>> {
+        let Some(live) = self.live.as_mut() else {
+            return Vec::new();
+        };
+        live.interrupted = true;
+        let held = live
+            .asked
+            .take()
+            .map(|(request, n)| (request, live.held[n].clone()));
+        let (thread, turn) = self.ids();
+        let mut lines = Vec::new();
+        if let Some((request, (started, item, _))) = held {
+            lines.push(self.note(
+                notifications::SERVER_REQUEST_RESOLVED,
+                json!({"threadId": thread, "requestId": request}),
+            ));
+            let done = completed(&started, &item, Decision::Decline);
+            lines.push(self.note(
+                notifications::ITEM_COMPLETED,
+                json!({"item": done, "threadId": thread, "turnId": turn, "completedAtMs": self.now_ms}),
+            ));
+        }
+        self.queue.clear();
+        self.finish();
+        while let Some(Step::Note(method, params)) = self.queue.pop_front() {
+            lines.push(self.note(method, params));
+        }
+        lines
+    }
+
+    /// The turn's end, queued: the usage, `idle` and `turn/completed`, or the
+    /// failure's retries, `systemError`, `error` and a failed `turn/completed`.
+    fn finish(&mut self) {
+        let Some(live) = self.live.take() else {
+            return;
+        };
+        let thread_id = self.threads[live.thread].id.clone();
+        let mut notes: Vec<(&'static str, Value)> = Vec::new();
+        let (state, error) = match &live.turn.end {
+            _ if live.interrupted => (status::INTERRUPTED, Value::Null),
+            End::Completed => {
+                self.threads[live.thread].usage += live.turn.usage;
+                let total = self.threads[live.thread].usage;
+                notes.push((
+                    notifications::TOKEN_USAGE_UPDATED,
+                    json!({"threadId": thread_id, "turnId": live.id, "tokenUsage": {"total": usage_v2(&total),
+                        "last": usage_v2(&live.turn.usage), "modelContextWindow": CONTEXT_WINDOW}}),
+                ));
+                notes.push((
+                    notifications::RATE_LIMITS_UPDATED,
+                    json!({"rateLimits": {"limitId": "codex", "limitName": null, "primary": null,
+                        "secondary": null, "credits": null, "planType": null}}),
+                ));
+                let revision = self.threads[live.thread].turns.to_string();
+                notes.push((
+                    notifications::READ_STATE_CHANGED,
+                    json!({"threadId": thread_id, "readState": {"firstUnread": null, "revision": revision}}),
+                ));
+                (status::COMPLETED, Value::Null)
+            }
+            End::Failed(failure) => {
+                let model = self.threads[live.thread].model.clone();
+                let (message, retried, _) = ending(failure, &model);
+                let error = json!({"message": message, "codexErrorInfo": info_of(failure), "additionalDetails": null});
+                if retried {
+                    for _ in 0..super::wire::messages::RETRIES {
+                        notes.push((
+                            notifications::ERROR,
+                            json!({"error": error, "willRetry": true, "threadId": thread_id, "turnId": live.id}),
+                        ));
+                    }
+                }
+                notes.push((
+                    notifications::THREAD_STATUS_CHANGED,
+                    json!({"threadId": thread_id, "status": {"type": thread_status::SYSTEM_ERROR}}),
+                ));
+                let mut last = error.clone();
+                last["misalignment"] = Value::Null;
+                notes.push((
+                    notifications::ERROR,
+                    json!({"error": last, "willRetry": false, "threadId": thread_id, "turnId": live.id}),
+                ));
+                (status::FAILED, error)
+            }
+        };
+        if state != status::FAILED {
+            notes.push((
+                notifications::THREAD_STATUS_CHANGED,
+                json!({"threadId": thread_id, "status": {"type": thread_status::IDLE}}),
+            ));
+        }
+        let done_s = self.now_ms / 1000;
+        let duration = self.now_ms.saturating_sub(live.started_s * 1000);
+        let turn = turn_json(
+            &live.id,
+            live.messages,
+            ITEMS_SUMMARY,
+            state,
+            error,
+            Some((live.started_s, Some((done_s, duration)))),
+        );
+        notes.push((
+            notifications::TURN_COMPLETED,
+            json!({"threadId": thread_id, "turn": turn}),
+        ));
+        for (method, params) in notes.into_iter().rev() {
+            self.queue.push_front(Step::Note(method, params));
+        }
+    }
+
+    /// A notification line, stamped now.
+    fn note(&self, method: &str, params: Value) -> Vec<u8> {
+        to_line(&json!({"method": method, "params": params, "emittedAtMs": self.now_ms}))
+    }
+
+    fn uuid(&mut self) -> String {
+        let mut bytes = [0u8; 16];
+        self.rng.fill(&mut bytes);
+        uuid::Builder::from_random_bytes(bytes).into_uuid().to_string()
+    }
+
+    fn thread_id(&mut self) -> String {
+        uuid_v7(self.now_ms, &mut self.rng)
+    }
+}
+
+/// Whether `id` reads as a UUID; `Err` is the parser's words.
+fn check_uuid(id: &str) -> Result<(), String> {
+    let body = id.strip_prefix("urn:uuid:").unwrap_or(id);
+    if let Some((at, found)) = body
+        .chars()
+        .enumerate()
+        .find(|(_, c)| !c.is_ascii_hexdigit() && *c != '-' && *c != '{' && *c != '}')
+    {
+        return Err(errors::invalid_character(found, at + 1 + id.len() - body.len()));
+    }
+    uuid::Uuid::parse_str(id).map(|_| ()).map_err(|e| e.to_string())
+}

@@ -1,0 +1,26 @@
+//! OpenAI's Codex CLI (`codex`), as its SDKs drive it: `codex exec --json` (the
+//! TypeScript SDK: one turn a process, JSONL on stdout) and `codex app-server` (the
+//! Python SDK and the IDE extensions: JSON-RPC over stdio, with approval requests).
+//!
+//! - [`wire`]: every name of both protocols, said once;
+//! - [`args`]: the command line, read, with clap's errors;
+//! - [`session`]: the session model (a thread's turns of items) and the built-in
+//!   default session;
+//! - [`schema`]: a final message that follows `--output-schema`;
+//! - [`exec`]: a session told as `codex exec`'s stdout, stderr and exit code;
+//! - [`app_server`]: a session told as `codex app-server`'s answers and
+//!   notifications, following the client (a pure player).
+
+pub mod app_server;
+pub mod args;
+pub mod exec;
+pub mod schema;
+pub mod session;
+pub mod wire;
+
+pub use session::{default_session, Session};
+
+#[cfg(test)]
+mod app_server_tests;
+#[cfg(test)]
+mod tests;
