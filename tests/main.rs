@@ -15,6 +15,7 @@ mod claude; // Claude Code's stand-in as the Agent SDKs drive it: argv, the cont
 mod claude_consumers; // the harness on programs built on the Python Claude Agent SDK: the careful one copes, each planted bug is caught
 mod claude_faults; // the catalogue's `claude` faults through the binary, ending as the real CLI
 mod claude_fuzz; // fuzz --dialect claude: generated sessions with faults, shrunk to a Claude cassette that replays
+mod claude_hostile; // the Claude Code stand-in under a hostile client: a line over the limit, floods, a journaled flood, a closed stdout
 mod claude_replay; // Claude Code cassettes: recording the mock as `claude` both ways, replay with live ids, divergences
 mod claude_sdks; // the real Claude Agent SDKs (Python, TypeScript), unmodified, drive the mock as `claude`
 mod claude_stream; // what the Claude Code stand-in streams: partial messages, timing, the journal
