@@ -414,7 +414,7 @@ mod tests {
     #[test]
     fn a_spooled_claude_conversation_is_written_as_the_held_one() {
         let dir = tempfile::tempdir().expect("temp dir");
-        let line = br#"{"type":"result","result":"caf\u00e9"}"#;
+        let line = br#"{"a":[1,"caf\u00e9"]}"#;
         let mut held = entry();
         held.claude = Some(Conversation {
             messages: vec![MessageRecord {

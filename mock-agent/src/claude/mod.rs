@@ -11,7 +11,7 @@
 //!   stderr line; a line over 64 MiB, with the mock's own error and exit 65
 //!   ([`exit_codes::INVALID_INPUT`]); the end of stdin finishes the turns already
 //!   asked for, then the process exits (1 when the last result was an error). Memory
-//!   stays bounded whatever the client writes ([`client`]), and a journaled
+//!   stays bounded whatever the client writes (`client.rs`), and a journaled
 //!   conversation is kept on disk as it passes ([`journal::Spooled`]).
 //! - Otherwise (`claude -p PROMPT`, or the prompt on stdin): one turn, in `text`,
 //!   `json` or `stream-json`.
@@ -22,6 +22,7 @@
 
 pub mod args;
 mod client;
+mod flags;
 mod replay;
 
 use std::collections::VecDeque;
@@ -125,6 +126,8 @@ fn session(
         session = claude::default_session(&cwd);
     }
     let mut options = Options::new(&cwd, settings.seed);
+    // The session the seed makes: one the stand-in knows (`--resume`).
+    let seeded = options.session_id.clone();
     if let Some(id) = &args.session_id {
         options.session_id.clone_from(id);
     }
@@ -136,7 +139,7 @@ fn session(
     }
     options.prompt_tool = args.prompt_tool && args.stream_input;
     options.partial = args.partial && args.output_format == OutputFormat::StreamJson;
-    options.states = args.stream_input && std::env::var_os("CLAUDE_CODE_SDK_READS_SESSION_STATE").is_some();
+    options.states = flags::states(args.stream_input);
     options.max_turns = args.max_turns;
     let mut injector = Injector::new(faults);
     injector.prepare(&mut session, &mut options);
@@ -151,6 +154,13 @@ fn session(
         },
         _ => None,
     };
+    if let Some(id) = &args.resume {
+        let recorded = script.as_ref().and_then(claude::cassette::Script::session_id);
+        if *id != seeded && recorded.as_deref() != Some(id.as_str()) {
+            return no_conversation(id, &seeded, &options.model, args.output_format);
+        }
+    }
+    let echo = (args.replay_user && args.stream_input).then(|| flags::Echo::new(settings.seed));
     let player = replay::Teller::new(Player::new(session, options), script);
 
     let prompt = if args.stream_input {
@@ -217,6 +227,7 @@ fn session(
             queued: 0,
             format,
             journal,
+            echo,
             ended: None,
             error: None,
             pending: VecDeque::new(),
@@ -270,6 +281,24 @@ fn session(
     }
 }
 
+/// `--resume` of a session the stand-in does not know (see [`flags`]): the result
+/// alone, in the output format, the same text on stderr, exit 1.
+fn no_conversation(id: &str, session_id: &str, model: &str, format: OutputFormat) -> Exit {
+    let uuid = uuid::Uuid::new_v4().to_string();
+    let line = flags::no_conversation(id, session_id, model, &uuid);
+    let shown = match format {
+        OutputFormat::StreamJson | OutputFormat::Json => String::from_utf8_lossy(&line).into_owned(),
+        OutputFormat::Text => format!("Error: {}", flags::no_conversation_text(id)),
+    };
+    let exit = print(&format!("{shown}\n"));
+    eprintln!("{}", flags::no_conversation_text(id));
+    if exit.success() {
+        Exit::Code(exit_codes::AGENT_ERROR)
+    } else {
+        exit
+    }
+}
+
 fn dup(stream: &impl std::os::fd::AsFd) -> Result<std::fs::File, ExecError> {
     stream
         .as_fd()
@@ -317,6 +346,8 @@ struct Agent<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> {
     queued: usize,
     format: OutputFormat,
     journal: Option<journal::Spooled>,
+    /// `--replay-user-messages`: the echoes of the client's user messages.
+    echo: Option<flags::Echo>,
     /// How the process ends, once a fault or the client decided.
     ended: Option<Exit>,
     /// The mock's own error, when one ended the run (for the journal).
@@ -565,7 +596,13 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Agent<O, E> {
                     .await?;
                 self.ended = Some(Exit::Code(1));
             }
-            Ok(Inbound::User { text }) => self.push_turn(text),
+            Ok(Inbound::User { text }) => {
+                let session_id = &self.player.options.session_id;
+                if let Some(echo) = self.echo.as_mut().and_then(|e| e.of(&line, session_id)) {
+                    self.send(echo).await?;
+                }
+                self.push_turn(text);
+            }
             Ok(Inbound::Request { id, subtype, request }) => self.request(id, &subtype, &request).await?,
             Ok(Inbound::Response { id, response, error }) => {
                 let waited = self.player.waiting_for().is_some_and(|w| id.as_str() == Some(w));

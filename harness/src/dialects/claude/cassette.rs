@@ -194,6 +194,18 @@ impl Script {
         self.at = self.base;
     }
 
+    /// The id of the session recorded: the first `session_id` of the CLI's lines.
+    pub fn session_id(&self) -> Option<String> {
+        self.turns.iter().flatten().find_map(|item| {
+            let Item::Line { line, .. } = item else {
+                return None;
+            };
+            let value: Value = serde_json::from_slice(line).ok()?;
+            let id = value.get("session_id")?.as_str()?;
+            (!id.is_empty()).then(|| id.to_owned())
+        })
+    }
+
     /// Whether a turn is under way.
     pub fn in_turn(&self) -> bool {
         !self.queue.is_empty()

@@ -357,7 +357,7 @@ mod tests {
 
     #[test]
     fn an_ending_fault_whose_place_never_comes_acts_before_the_result() {
-        let result = || line(&json!({"type": types::RESULT, "subtype": "success"}));
+        let result = || line(&json!({"type": types::RESULT}));
         for spec in [
             "exit:code=1,at=can_use_tool",
             "exit:code=2,after=99",
