@@ -14,6 +14,9 @@ use crate::support::{mock_std, Conversation, Ended};
 /// Every run's seed: ids and uuids are the same on every run.
 pub const SEED: &str = "7";
 
+/// The id of the session [`SEED`] makes: one the stand-in knows (`--resume`).
+pub const SEEDED_SESSION: &str = "026ffd02-3fb3-4512-bdda-940895de8761";
+
 /// What the default session answers (the result's text).
 pub const ANSWER: &str = "Created summary.txt with a one-line summary of the README.";
 
@@ -36,6 +39,7 @@ pub fn claude(args: &[&str]) -> std::process::Command {
         .args(args)
         .env("MOCK_AGENT_SEED", SEED)
         .env_remove("CLAUDE_CODE_SDK_READS_SESSION_STATE")
+        .env_remove("CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS")
         .env_remove("CLAUDECODE");
     cmd
 }
@@ -218,7 +222,7 @@ fn every_flag_the_sdks_may_write_is_taken() {
         --max-thinking-tokens 100 --effort high --json-schema {} --input-format stream-json";
     let typescript = "--output-format stream-json --verbose --input-format stream-json \
         --append-system-prompt=x --max-turns=3 --model=sonnet --permission-mode=plan \
-        --thinking=adaptive --resume=11111111-1111-4111-8111-111111111111 --resume-session-at=u \
+        --thinking=adaptive --resume=026ffd02-3fb3-4512-bdda-940895de8761 --resume-session-at=u \
         --setting-sources=user,project";
     for line in [python, typescript] {
         let argv: Vec<&str> = line
@@ -230,10 +234,12 @@ fn every_flag_the_sdks_may_write_is_taken() {
         c.send(&prompt("hi"));
         let lines = c.until(is_result);
         let init = inits(&lines)[0];
-        assert_eq!(
-            init["session_id"], "11111111-1111-4111-8111-111111111111",
-            "{argv:?}"
-        );
+        let session = if line == python {
+            "11111111-1111-4111-8111-111111111111"
+        } else {
+            SEEDED_SESSION
+        };
+        assert_eq!(init["session_id"], session, "{argv:?}");
         assert_eq!(init["model"], "claude-sonnet-4-5");
         let ended = c.finish();
         assert_eq!(code(&ended), Some(0), "{argv:?}: {}", ended.stderr);

@@ -211,6 +211,41 @@ fn exit_and_signal_end_the_process_there() {
 }
 
 #[test]
+fn an_ending_fault_whose_place_never_comes_ends_the_run_before_the_result() {
+    // Python's `query()` without a permission callback is never asked: the exit acts
+    // before the result, as the catalogue says ("there, without a result").
+    let dir = tempfile::tempdir().expect("temp dir");
+    let journal = dir.path().join("journal.jsonl");
+    let mut c = sdk(
+        PYTHON,
+        false,
+        &[
+            ("MOCK_AGENT_FAULTS", "exit:code=1,at=can_use_tool"),
+            ("MOCK_AGENT_JOURNAL", journal.to_str().expect("UTF-8")),
+        ],
+    );
+    c.send(&initialize("req_1"));
+    c.send(&prompt("Read README.md and create a summary"));
+    let ended = c.finish();
+    assert_eq!(ended.status.code(), Some(1), "{}", ended.stderr);
+    let seen = types(&ended);
+    assert!(seen.contains(&"system/init".to_owned()), "{seen:?}");
+    assert!(!seen.iter().any(|t| t.starts_with("result")), "{seen:?}");
+    assert!(!seen.iter().any(|t| t.starts_with("control_request")), "{seen:?}");
+    let entry = &harness::journal::read(&journal).expect("journal")[0];
+    assert_eq!(entry.faults.len(), 1);
+    assert!(entry.faults[0].fired, "reported as acted");
+    // `claude -p`: nothing printed, exit 1; `at=end` acts after the result.
+    assert_eq!(
+        print("exit:code=1,at=can_use_tool", "json"),
+        (String::new(), Some(1))
+    );
+    let (stdout, code) = print("exit:code=2,at=end", "json");
+    assert_eq!(code, Some(2));
+    assert!(stdout.contains(r#""type":"result""#), "{stdout}");
+}
+
+#[test]
 fn eof_cuts_the_result_line_and_exits_1() {
     let ended = run("eof:at=result,byte=40");
     assert_eq!(ended.status.code(), Some(1));

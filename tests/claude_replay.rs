@@ -100,10 +100,13 @@ fn installed() -> (tempfile::TempDir, PathBuf) {
     (dir, claude)
 }
 
-/// `claude SDK_ARGV` (the link) with no `MOCK_AGENT_*` but `env`.
+/// `claude SDK_ARGV` (the link) with no `MOCK_AGENT_*` but `env`, and the state
+/// variable the SDKs set.
 fn claude(link: &Path, env: &[(&str, &Path)]) -> Command {
     let mut cmd = Command::new(link);
-    cmd.args(SDK_ARGV).current_dir(root());
+    cmd.args(SDK_ARGV)
+        .current_dir(root())
+        .env("CLAUDE_CODE_SDK_READS_SESSION_STATE", "1");
     harness::run::child::without_mock_env(&mut cmd);
     for (name, value) in env {
         cmd.env(name, value);
@@ -220,6 +223,47 @@ fn the_curated_cassette_replays_with_live_ids_and_a_deny_is_a_divergence() {
     assert_eq!(noted.len(), 1, "{noted:?}");
     assert!(
         noted[0].contains("can_use_tool") && noted[0].contains("`deny`") && noted[0].contains("`allow`"),
+        "{}",
+        noted[0]
+    );
+}
+
+#[test]
+fn a_recording_asks_and_tells_states_only_to_a_client_that_asked() {
+    // The curated recording asked `can_use_tool` of an SDK client with a permission
+    // callback, which read session states; this client has neither.
+    let cassette = root().join("cassettes/claude/default.cassette");
+    let recorded = recorded_lines(&cassette);
+    let (dir, link) = installed();
+    let journal = dir.path().join("journal.jsonl");
+    let mut cmd = Command::new(&link);
+    cmd.args(
+        SDK_ARGV
+            .iter()
+            .filter(|a| !["--permission-prompt-tool", "stdio"].contains(a)),
+    )
+    .current_dir(root())
+    .env_remove("CLAUDE_CODE_SDK_READS_SESSION_STATE");
+    harness::run::child::without_mock_env(&mut cmd);
+    cmd.env("MOCK_AGENT_CASSETTE", &cassette)
+        .env("MOCK_AGENT_JOURNAL", &journal);
+    let seen = sdk(cmd, "req_1_abcd", "hi", "allow");
+    assert_eq!(seen.code, Some(0));
+    let kept: Vec<&String> = recorded
+        .iter()
+        .filter(|l| {
+            !l.contains(r#""subtype":"session_state_changed""#) && !l.contains(r#""type":"control_request""#)
+        })
+        .collect();
+    assert!(
+        kept.len() + 5 <= recorded.len(),
+        "the recording asks and has states"
+    );
+    assert_eq!(seen.lines.iter().collect::<Vec<_>>(), kept);
+    let noted = divergences(&journal);
+    assert_eq!(noted.len(), 1, "{noted:?}");
+    assert!(
+        noted[0].contains("can_use_tool") && noted[0].contains("--permission-prompt-tool stdio"),
         "{}",
         noted[0]
     );

@@ -14,7 +14,9 @@ mod acp_tools; // the client's file and terminal answers: errors, never, the uno
 mod claude; // Claude Code's stand-in as the Agent SDKs drive it: argv, the control protocol, states, hooks, -p
 mod claude_consumers; // the harness on programs built on the Python Claude Agent SDK: the careful one copes, each planted bug is caught
 mod claude_faults; // the catalogue's `claude` faults through the binary, ending as the real CLI
+mod claude_flags; // flags and variables the real CLI honours: --replay-user-messages, the host's state variable, --resume of an unknown session
 mod claude_fuzz; // fuzz --dialect claude: generated sessions with faults, shrunk to a Claude cassette that replays
+mod claude_hostile; // the Claude Code stand-in under a hostile client: a line over the limit, floods, a journaled flood, a closed stdout
 mod claude_replay; // Claude Code cassettes: recording the mock as `claude` both ways, replay with live ids, divergences
 mod claude_sdks; // the real Claude Agent SDKs (Python, TypeScript), unmodified, drive the mock as `claude`
 mod claude_stream; // what the Claude Code stand-in streams: partial messages, timing, the journal

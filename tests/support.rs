@@ -274,6 +274,17 @@ impl Conversation {
         self.send(&value.to_string());
     }
 
+    /// Takes the child's stdin, to write on another thread ([`Conversation::give_stdin`]
+    /// gives it back); `None` once closed.
+    pub fn take_stdin(&mut self) -> Option<std::process::ChildStdin> {
+        self.stdin.take()
+    }
+
+    /// Gives back the stdin taken by [`Conversation::take_stdin`].
+    pub fn give_stdin(&mut self, stdin: std::process::ChildStdin) {
+        self.stdin = Some(stdin);
+    }
+
     /// Closes the child's stdin.
     pub fn close(&mut self) {
         drop(self.stdin.take());

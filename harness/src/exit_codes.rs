@@ -26,7 +26,8 @@ pub const CASES_FAILED: i32 = 100;
 pub const USAGE: i32 = 64;
 
 /// A cassette, capture or other input file is malformed: bad JSON, a wrong field, a
-/// file cut short, an unsupported format version.
+/// file cut short, an unsupported format version. Also Claude Code's stand-in when a
+/// line on its stdin is over 64 MiB.
 pub const INVALID_INPUT: i32 = 65;
 
 /// An input file does not exist or cannot be opened.

@@ -29,6 +29,9 @@ pub struct Spooled {
     messages: List,
     answers: List,
     divergences: List,
+    /// Whose conversation: Claude Code's (the entry's `claude` field), else server
+    /// mode's (`acp`).
+    claude: bool,
 }
 
 /// A [`MessageRecord`](super::MessageRecord) of borrowed parts: the same fields, in
@@ -59,6 +62,15 @@ impl Spooled {
             messages: list(),
             answers: list(),
             divergences: list(),
+            claude: false,
+        }
+    }
+
+    /// As [`Spooled::new`], for Claude Code's conversation: the entry's `claude` field.
+    pub fn claude(journal: &Path) -> Self {
+        Spooled {
+            claude: true,
+            ..Spooled::new(journal)
         }
     }
 
@@ -224,11 +236,13 @@ impl Serialize for Acp<'_> {
     }
 }
 
-/// An entry whose `acp` field is [`Acp`]: every field of [`Entry`], in its order (the
-/// compiler lists a field added there and not here).
+/// An entry whose `acp` field (`claude` field, for Claude Code's) is [`Acp`]: every
+/// field of [`Entry`], in its order (the compiler lists a field added there and not
+/// here).
 struct Written<'a> {
     entry: &'a Entry,
     acp: Acp<'a>,
+    claude: bool,
 }
 
 impl Serialize for Written<'_> {
@@ -250,35 +264,45 @@ impl Serialize for Written<'_> {
             signal,
             stdin_open,
             error,
-            acp: _,
+            acp,
             claude,
             started_at_ms,
             ended_at_ms,
         } = self.entry;
-        let acp = &self.acp;
+        let spooled = &self.acp;
         let mut s = serializer.serialize_struct("Entry", 20)?;
         fields!(s: pid, argv, prompt, stdin, cwd, output_format, stream_partial_output, source,
-            faults, seed, exit, stdout_closed, stdout_closed_at_ms, signal, stdin_open, error,
-            acp);
-        // As `Entry` says: absent unless Claude Code's dialect journaled it.
-        if let Some(claude) = claude {
-            s.serialize_field("claude", claude)?;
+            faults, seed, exit, stdout_closed, stdout_closed_at_ms, signal, stdin_open, error);
+        if self.claude {
+            // As `Entry` says: `acp` absent unless server mode journaled it.
+            if let Some(acp) = acp {
+                s.serialize_field("acp", acp)?;
+            }
+            s.serialize_field("claude", spooled)?;
+        } else {
+            s.serialize_field("acp", spooled)?;
+            // As `Entry` says: absent unless Claude Code's dialect journaled it.
+            if let Some(claude) = claude {
+                s.serialize_field("claude", claude)?;
+            }
         }
         fields!(s: started_at_ms, ended_at_ms);
         s.end()
     }
 }
 
-/// Appends `entry` to the journal at `path`, its `acp` conversation the one
-/// `spooled` kept (followed by what `entry.acp` holds, if anything), streamed from
-/// the spool into the journal: as [`super::append`] writes the same entry with the
-/// same conversation held, with memory for one message at a time.
+/// Appends `entry` to the journal at `path`, its `acp` conversation (`claude`, when
+/// made by [`Spooled::claude`]) the one `spooled` kept (followed by what `entry.acp`,
+/// or `entry.claude`, holds, if anything), streamed from the spool into the journal:
+/// as [`super::append`] writes the same entry with the same conversation held, with
+/// memory for one message at a time.
 pub fn append_spooled(path: &Path, entry: &Entry, spooled: Spooled) -> Result<(), JournalError> {
     let fail = |source| JournalError {
         path: path.to_owned(),
         source,
     };
-    let (messages, answers, divergences) = match &entry.acp {
+    let held = if spooled.claude { &entry.claude } else { &entry.acp };
+    let (messages, answers, divergences) = match held {
         Some(Conversation {
             messages,
             answers,
@@ -288,6 +312,7 @@ pub fn append_spooled(path: &Path, entry: &Entry, spooled: Spooled) -> Result<()
     };
     let written = Written {
         entry,
+        claude: spooled.claude,
         acp: Acp {
             messages: Items {
                 spooled: RefCell::new(Some(spooled.messages.reader().map_err(fail)?)),
@@ -384,5 +409,31 @@ mod tests {
         append_spooled(&dir.path().join("b"), &held, Spooled::new(&dir.path().join("b"))).expect("appends");
         let read = |name| std::fs::read_to_string(dir.path().join(name)).expect("reads");
         assert_eq!(read("b"), read("a"));
+    }
+
+    #[test]
+    fn a_spooled_claude_conversation_is_written_as_the_held_one() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let line = br#"{"a":[1,"caf\u00e9"]}"#;
+        let mut held = entry();
+        held.claude = Some(Conversation {
+            messages: vec![MessageRecord {
+                dir: journal::OUT.into(),
+                at_ms: 3,
+                line: String::from_utf8_lossy(line).into_owned(),
+            }],
+            answers: Vec::new(),
+            divergences: vec!["the client asked set_model".into()],
+        });
+        journal::append(&dir.path().join("a"), &held).expect("appends");
+        let mut spooled = Spooled::claude(&dir.path().join("b"));
+        spooled.message(journal::OUT, 3, line);
+        spooled.divergence("the client asked set_model");
+        let mut entry = entry();
+        entry.claude = Some(Conversation::default());
+        append_spooled(&dir.path().join("b"), &entry, spooled).expect("appends");
+        let read = |name| std::fs::read_to_string(dir.path().join(name)).expect("reads");
+        assert_eq!(read("b"), read("a"));
+        assert!(!read("b").contains(r#","acp":{"#));
     }
 }

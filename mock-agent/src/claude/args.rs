@@ -48,6 +48,10 @@ pub struct Args {
     pub max_turns: Option<u32>,
     /// `--session-id` or `--resume`: the session's id.
     pub session_id: Option<String>,
+    /// `--resume`: the session to go on with.
+    pub resume: Option<String>,
+    /// `--replay-user-messages`: each user message read is echoed.
+    pub replay_user: bool,
 }
 
 /// Reads the arguments after the program's name; `Err` is the real CLI's message.
@@ -90,6 +94,7 @@ pub fn parse(argv: &[String]) -> Result<Args, String> {
                 "print" => args.print = true,
                 "verbose" => args.verbose = true,
                 "include-partial-messages" => args.partial = true,
+                "replay-user-messages" => args.replay_user = true,
                 "version" => args.version = true,
                 "help" => args.help = true,
                 "dangerously-skip-permissions" => args.permission_mode = Some("bypassPermissions".into()),
@@ -147,7 +152,11 @@ pub fn parse(argv: &[String]) -> Result<Args, String> {
                     )
                 })?);
             }
-            "session-id" | "resume" => args.session_id = Some(value),
+            "session-id" => args.session_id = Some(value),
+            "resume" => {
+                args.session_id = Some(value.clone());
+                args.resume = Some(value);
+            }
             _ => {}
         }
     }
@@ -185,6 +194,7 @@ Options:
   --input-format <format>          Input format (only works with --print): \"text\" or \"stream-json\"
   --verbose                        Override verbose mode setting from config
   --include-partial-messages       Include partial message chunks as they arrive
+  --replay-user-messages           Re-emit user messages from stdin back on stdout for acknowledgment
   --permission-prompt-tool <tool>  MCP tool to use for permission prompts (the SDKs: stdio)
   --permission-mode <mode>         Permission mode to use for the session
   --model <model>                  Model for the current session

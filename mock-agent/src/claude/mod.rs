@@ -8,8 +8,11 @@
 //!   turn of the session ([`Player`]), played on the executor's [`Output`] at the
 //!   times the clock says; a `can_use_tool` or hook request waits for the client's
 //!   answer. A line that is not JSON ends the process with exit 1 and the real CLI's
-//!   stderr line; the end of stdin finishes the turns already asked for, then the
-//!   process exits (1 when the last result was an error).
+//!   stderr line; a line over 64 MiB, with the mock's own error and exit 65
+//!   ([`exit_codes::INVALID_INPUT`]); the end of stdin finishes the turns already
+//!   asked for, then the process exits (1 when the last result was an error). Memory
+//!   stays bounded whatever the client writes (`client.rs`), and a journaled
+//!   conversation is kept on disk as it passes ([`journal::Spooled`]).
 //! - Otherwise (`claude -p PROMPT`, or the prompt on stdin): one turn, in `text`,
 //!   `json` or `stream-json`.
 //!
@@ -18,15 +21,16 @@
 //! the built-in default session.
 
 pub mod args;
+mod client;
+mod flags;
 mod replay;
 
 use std::collections::VecDeque;
-use std::io::{BufRead, IsTerminal};
+use std::io::IsTerminal;
 use std::time::Duration;
 
 use serde_json::{json, Value};
 use tokio::io::AsyncWrite;
-use tokio::sync::mpsc;
 
 use harness::dialects::claude::faults::{Answer, Injector, Out};
 use harness::dialects::claude::play::Hook;
@@ -40,12 +44,10 @@ use harness::journal::{self, Entry};
 use harness::source::Source;
 use harness::timing::{Clock, Timing};
 
-use crate::execute::{self, ExecError, ExecOptions, Listen, Output, Stop, Threaded};
+use crate::execute::{self, ExecError, ExecOptions, Output, Stop, Threaded};
 use crate::settings::Settings;
 use args::OutputFormat;
-
-/// The longest line read from the client; a longer one is dropped.
-const MAX_LINE: usize = 64 << 20;
+use client::{Client, Event, Inbox, MAX_LINE, QUEUED};
 
 /// Runs Claude Code's stand-in with the arguments after the program name, and returns
 /// how the process is to end.
@@ -54,6 +56,8 @@ pub fn run(argv: &[String]) -> Exit {
         Ok(begun) => begun,
         Err(exit) => return exit,
     };
+    // The conversation, kept on disk as it passes.
+    let mut spooled = None;
     let exit = match args::parse(argv) {
         Err(message) => {
             eprintln!("{message}");
@@ -61,12 +65,16 @@ pub fn run(argv: &[String]) -> Exit {
         }
         Ok(args) if args.version => print(&format!("{VERSION} (Claude Code)\n")),
         Ok(args) if args.help => print(args::HELP),
-        Ok(args) => session(&args, &settings, &mut entry),
+        Ok(args) => session(&args, &settings, &mut entry, &mut spooled),
     };
     entry.exit = exit.into();
     entry.ended_at_ms = execute::now_ms();
     if let Some(path) = &settings.journal {
-        if let Err(e) = journal::append(path, &entry) {
+        let appended = match spooled {
+            Some(spooled) => journal::append_spooled(path, &entry, spooled),
+            None => journal::append(path, &entry),
+        };
+        if let Err(e) = appended {
             eprintln!("mock-agent: {e}");
             return Exit::Code(e.exit_code());
         }
@@ -78,8 +86,14 @@ fn print(text: &str) -> Exit {
     crate::process::answer(text)
 }
 
-/// Plays the session: a conversation on stdin and stdout, or one printed turn.
-fn session(args: &args::Args, settings: &Settings, entry: &mut Entry) -> Exit {
+/// Plays the session: a conversation on stdin and stdout, or one printed turn; its
+/// journal goes to `spooled` when the run is journaled.
+fn session(
+    args: &args::Args,
+    settings: &Settings,
+    entry: &mut Entry,
+    spooled: &mut Option<journal::Spooled>,
+) -> Exit {
     let faults = match settings.faults.read(harness::dialects::claude::faults::parse) {
         Ok(faults) => faults,
         Err(e) => {
@@ -112,6 +126,8 @@ fn session(args: &args::Args, settings: &Settings, entry: &mut Entry) -> Exit {
         session = claude::default_session(&cwd);
     }
     let mut options = Options::new(&cwd, settings.seed);
+    // The session the seed makes: one the stand-in knows (`--resume`).
+    let seeded = options.session_id.clone();
     if let Some(id) = &args.session_id {
         options.session_id.clone_from(id);
     }
@@ -123,7 +139,7 @@ fn session(args: &args::Args, settings: &Settings, entry: &mut Entry) -> Exit {
     }
     options.prompt_tool = args.prompt_tool && args.stream_input;
     options.partial = args.partial && args.output_format == OutputFormat::StreamJson;
-    options.states = args.stream_input && std::env::var_os("CLAUDE_CODE_SDK_READS_SESSION_STATE").is_some();
+    options.states = flags::states(args.stream_input);
     options.max_turns = args.max_turns;
     let mut injector = Injector::new(faults);
     injector.prepare(&mut session, &mut options);
@@ -138,6 +154,13 @@ fn session(args: &args::Args, settings: &Settings, entry: &mut Entry) -> Exit {
         },
         _ => None,
     };
+    if let Some(id) = &args.resume {
+        let recorded = script.as_ref().and_then(claude::cassette::Script::session_id);
+        if *id != seeded && recorded.as_deref() != Some(id.as_str()) {
+            return no_conversation(id, &seeded, &options.model, args.output_format);
+        }
+    }
+    let echo = (args.replay_user && args.stream_input).then(|| flags::Echo::new(settings.seed));
     let player = replay::Teller::new(Player::new(session, options), script);
 
     let prompt = if args.stream_input {
@@ -181,14 +204,14 @@ fn session(args: &args::Args, settings: &Settings, entry: &mut Entry) -> Exit {
     let format = args.output_format;
     let timing = settings.timing;
     let seed = settings.seed;
-    let journaled = settings.journal.is_some();
+    let journal = settings.journal.as_deref().map(journal::Spooled::claude);
     let run = async move {
         let stdout = Threaded::new(dup(&std::io::stdout())?);
         let stderr = Threaded::new(dup(&std::io::stderr())?);
         let output = Output::new(stdout, stderr, &exec)?;
-        let (sender, inbox) = mpsc::channel(64);
+        let (sender, inbox) = execute::inbox::channel();
         if prompt.is_none() {
-            std::thread::spawn(move || read_client(&sender));
+            std::thread::spawn(move || client::read_client(&sender));
         } else {
             drop(sender);
         }
@@ -199,22 +222,30 @@ fn session(args: &args::Args, settings: &Settings, entry: &mut Entry) -> Exit {
             clock: Clock::new(timing, seed),
             inbox,
             eof: prompt.is_some(),
+            eof_pending: false,
             turns: VecDeque::new(),
+            queued: 0,
             format,
-            journal: journaled.then(journal::Conversation::default),
+            journal,
+            echo,
             ended: None,
+            error: None,
             pending: VecDeque::new(),
         };
         if let Some(prompt) = prompt {
-            agent.turns.push_back(prompt);
+            agent.push_turn(prompt);
         }
         let ended = agent.run().await;
         if let Some(journal) = &mut agent.journal {
-            journal.divergences.extend(agent.player.divergences());
+            for divergence in agent.player.divergences() {
+                journal.divergence(&divergence);
+            }
         }
-        Ok::<_, ExecError>((ended, agent.journal, agent.injector.report()))
+        let closed = agent.output.stdout_closed_at();
+        let report = agent.injector.report();
+        Ok::<_, ExecError>((ended, agent.journal, report, closed, agent.error))
     };
-    let (ended, conversation, faults) = match execute::block_on(run, true) {
+    let (ended, conversation, faults, closed, error) = match execute::block_on(run, true) {
         Err(e) => {
             eprintln!("mock-agent: cannot start the runtime: {e}");
             return Exit::Code(exit_codes::INTERNAL);
@@ -225,7 +256,10 @@ fn session(args: &args::Args, settings: &Settings, entry: &mut Entry) -> Exit {
         }
         Ok(Ok(done)) => done,
     };
-    entry.claude = conversation;
+    *spooled = conversation;
+    entry.stdout_closed = closed.is_some();
+    entry.stdout_closed_at_ms = closed.map(|at| u64::try_from(at.as_millis()).unwrap_or(u64::MAX));
+    entry.error = error;
     entry.faults = faults
         .into_iter()
         .map(|(name, fired)| journal::FaultRecord {
@@ -244,6 +278,24 @@ fn session(args: &args::Args, settings: &Settings, entry: &mut Entry) -> Exit {
             entry.error = Some(e.to_string());
             Exit::Code(e.exit_code())
         }
+    }
+}
+
+/// `--resume` of a session the stand-in does not know (see [`flags`]): the result
+/// alone, in the output format, the same text on stderr, exit 1.
+fn no_conversation(id: &str, session_id: &str, model: &str, format: OutputFormat) -> Exit {
+    let uuid = uuid::Uuid::new_v4().to_string();
+    let line = flags::no_conversation(id, session_id, model, &uuid);
+    let shown = match format {
+        OutputFormat::StreamJson | OutputFormat::Json => String::from_utf8_lossy(&line).into_owned(),
+        OutputFormat::Text => format!("Error: {}", flags::no_conversation_text(id)),
+    };
+    let exit = print(&format!("{shown}\n"));
+    eprintln!("{}", flags::no_conversation_text(id));
+    if exit.success() {
+        Exit::Code(exit_codes::AGENT_ERROR)
+    } else {
+        exit
     }
 }
 
@@ -278,100 +330,28 @@ fn errors(errors: Option<&Value>) -> String {
     }
 }
 
-/// What comes from the client.
-#[derive(Debug)]
-enum Event {
-    Line(Vec<u8>),
-    /// A line longer than [`MAX_LINE`], dropped.
-    TooLong,
-    Eof,
-}
-
-/// Reads the client's lines, at most [`MAX_LINE`] bytes each, until the end of stdin.
-fn read_client(sender: &mpsc::Sender<Event>) {
-    let stdin = std::io::stdin();
-    let mut stdin = stdin.lock();
-    let mut line = Vec::new();
-    let mut too_long = false;
-    loop {
-        let buffer = match stdin.fill_buf() {
-            Ok([]) | Err(_) => break,
-            Ok(buffer) => buffer,
-        };
-        let (take, end) = match memchr::memchr(b'\n', buffer) {
-            Some(at) => (at + 1, true),
-            None => (buffer.len(), false),
-        };
-        if !too_long {
-            line.extend_from_slice(&buffer[..take]);
-            if line.len() > MAX_LINE {
-                too_long = true;
-                line = Vec::new();
-            }
-        }
-        stdin.consume(take);
-        if end {
-            let event = if too_long {
-                Event::TooLong
-            } else {
-                line.pop();
-                Event::Line(std::mem::take(&mut line))
-            };
-            too_long = false;
-            if sender.blocking_send(event).is_err() {
-                return;
-            }
-        }
-    }
-    if !line.is_empty() && !too_long {
-        let _ = sender.blocking_send(Event::Line(line));
-    }
-    let _ = sender.blocking_send(Event::Eof);
-}
-
-/// A wait listens to the client: whatever comes ends it, to be handled by the agent.
-struct Client<'a> {
-    inbox: &'a mut mpsc::Receiver<Event>,
-    eof: bool,
-}
-
-impl Listen for Client<'_> {
-    type Event = Event;
-    type Interrupt = Event;
-
-    fn try_recv(&mut self) -> Option<Event> {
-        if self.eof {
-            return None;
-        }
-        self.inbox.try_recv().ok()
-    }
-
-    async fn recv(&mut self) -> Event {
-        if self.eof {
-            return std::future::pending().await;
-        }
-        self.inbox.recv().await.unwrap_or(Event::Eof)
-    }
-
-    fn handle(&mut self, event: Event, _: Duration) -> Option<Event> {
-        Some(event)
-    }
-}
-
 /// The stand-in at work.
 struct Agent<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> {
     player: replay::Teller,
     injector: Injector,
     output: Output<O, E>,
     clock: Clock,
-    inbox: mpsc::Receiver<Event>,
+    inbox: Inbox,
     eof: bool,
+    /// The end of stdin waits in `pending`.
+    eof_pending: bool,
     /// The prompts of the turns asked for and not begun.
     turns: VecDeque<String>,
+    /// The bytes `turns` and `pending` hold: past [`QUEUED`], the client is not read.
+    queued: usize,
     format: OutputFormat,
-    journal: Option<journal::Conversation>,
+    journal: Option<journal::Spooled>,
+    /// `--replay-user-messages`: the echoes of the client's user messages.
+    echo: Option<flags::Echo>,
     /// How the process ends, once a fault or the client decided.
     ended: Option<Exit>,
+    /// The mock's own error, when one ended the run (for the journal).
+    error: Option<String>,
     /// What the client sent while a line waited for its time: handled once it is
     /// written.
     pending: VecDeque<Event>,
@@ -385,7 +365,7 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Agent<O, E> {
                 self.output.flush().await?;
                 return Ok(exit);
             }
-            if let Some(event) = self.pending.pop_front() {
+            if let Some(event) = self.pop_pending() {
                 self.handle(event).await?;
                 continue;
             }
@@ -393,7 +373,7 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Agent<O, E> {
                 self.step().await?;
                 continue;
             }
-            if let Some(prompt) = self.turns.pop_front() {
+            if let Some(prompt) = self.pop_turn() {
                 self.player.begin(&prompt);
                 let now = self.output.elapsed();
                 self.clock.rebase(now, self.player.base());
@@ -418,14 +398,46 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Agent<O, E> {
         Ok(Exit::Code(i32::from(self.player.last_is_error())))
     }
 
-    /// Waits for what the client sends next (signals heard meanwhile).
+    /// A prompt asked for, to be played after the turns before it.
+    fn push_turn(&mut self, prompt: String) {
+        self.queued += prompt.len() + execute::inbox::OVERHEAD;
+        self.turns.push_back(prompt);
+    }
+
+    fn pop_turn(&mut self) -> Option<String> {
+        let prompt = self.turns.pop_front()?;
+        self.queued = self
+            .queued
+            .saturating_sub(prompt.len() + execute::inbox::OVERHEAD);
+        Some(prompt)
+    }
+
+    /// What the client sent during a wait, kept to be handled after it.
+    fn push_pending(&mut self, event: Event) {
+        use execute::inbox::Cost;
+        self.eof_pending |= matches!(event, Event::Eof);
+        self.queued += event.cost();
+        self.pending.push_back(event);
+    }
+
+    fn pop_pending(&mut self) -> Option<Event> {
+        use execute::inbox::Cost;
+        let event = self.pending.pop_front()?;
+        self.queued = self.queued.saturating_sub(event.cost());
+        Some(event)
+    }
+
+    /// Waits for what the client sends next (signals heard meanwhile); when the agent
+    /// holds [`QUEUED`] bytes of prompts already, it waits for ever (a client that
+    /// floods prompts and does not answer a request is not read).
     async fn next_event(&mut self) -> Result<Event, Stop> {
-        if let Some(event) = self.pending.pop_front() {
+        if let Some(event) = self.pop_pending() {
             return Ok(event);
         }
         let mut client = Client {
             inbox: &mut self.inbox,
             eof: false,
+            full: self.queued >= QUEUED,
         };
         match self.output.wait_until(Duration::MAX, false, &mut client).await? {
             Some(event) => Ok(event),
@@ -517,14 +529,14 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Agent<O, E> {
     async fn write(&mut self, due: Duration, frame: Frame) -> Result<(), Stop> {
         let line = matches!(frame, Frame::Line(_));
         loop {
-            let eof = self.eof || self.pending.iter().any(|e| matches!(e, Event::Eof));
             let mut client = Client {
                 inbox: &mut self.inbox,
-                eof,
+                eof: self.eof || self.eof_pending,
+                full: self.queued >= QUEUED,
             };
             match self.output.wait_until(due, line, &mut client).await? {
                 None => break,
-                Some(event) => self.pending.push_back(event),
+                Some(event) => self.push_pending(event),
             }
         }
         self.output.perform(frame).await.map(|_| ())
@@ -565,7 +577,7 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Agent<O, E> {
                 self.eof = true;
                 return Ok(());
             }
-            Event::TooLong => return Ok(()),
+            Event::TooLong(read) => return self.too_long(read).await,
             Event::Line(line) => line,
         };
         if line.iter().all(u8::is_ascii_whitespace) {
@@ -584,7 +596,13 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Agent<O, E> {
                     .await?;
                 self.ended = Some(Exit::Code(1));
             }
-            Ok(Inbound::User { text }) => self.turns.push_back(text),
+            Ok(Inbound::User { text }) => {
+                let session_id = &self.player.options.session_id;
+                if let Some(echo) = self.echo.as_mut().and_then(|e| e.of(&line, session_id)) {
+                    self.send(echo).await?;
+                }
+                self.push_turn(text);
+            }
             Ok(Inbound::Request { id, subtype, request }) => self.request(id, &subtype, &request).await?,
             Ok(Inbound::Response { id, response, error }) => {
                 let waited = self.player.waiting_for().is_some_and(|w| id.as_str() == Some(w));
@@ -681,15 +699,33 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Agent<O, E> {
         Ok(())
     }
 
+    /// A line of the client's over [`MAX_LINE`] bytes (`read` of them read): the
+    /// mock's own error on stderr, in the journal too, and the run ends with
+    /// [`exit_codes::INVALID_INPUT`] (the client would otherwise wait for ever for an
+    /// answer to a line nobody read).
+    async fn too_long(&mut self, read: usize) -> Result<(), Stop> {
+        let error = format!(
+            "a line on stdin is over {} MiB ({read} bytes read of it): the stand-in reads lines of up to {MAX_LINE} bytes",
+            MAX_LINE >> 20
+        );
+        let dropped = format!("[a line of over {read} bytes, over the limit: dropped]");
+        self.note(journal::IN, dropped.as_bytes());
+        let text = format!("mock-agent: {error}");
+        self.note(journal::ERR, text.as_bytes());
+        self.output.flush().await?;
+        self.output
+            .perform(Frame::Line(Line::stderr(Duration::ZERO, text)))
+            .await?;
+        self.error = Some(error);
+        self.ended = Some(Exit::Code(exit_codes::INVALID_INPUT));
+        Ok(())
+    }
+
     /// Journals a line that went `dir`.
     fn note(&mut self, dir: &str, line: &[u8]) {
         let at_ms = u64::try_from(self.output.elapsed().as_millis()).unwrap_or(u64::MAX);
         if let Some(journal) = &mut self.journal {
-            journal.messages.push(journal::MessageRecord {
-                dir: dir.to_owned(),
-                at_ms,
-                line: String::from_utf8_lossy(line).into_owned(),
-            });
+            journal.message(dir, at_ms, line);
         }
     }
 }

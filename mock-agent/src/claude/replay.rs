@@ -37,7 +37,11 @@ impl DerefMut for Teller {
 
 impl Teller {
     /// Tells `player`'s session, or `script` when there is one.
-    pub(super) fn new(player: Player, script: Option<Script>) -> Self {
+    /// A script follows the client as the player's options say (see [`Script::follow`]).
+    pub(super) fn new(player: Player, mut script: Option<Script>) -> Self {
+        if let Some(script) = &mut script {
+            script.follow(player.options.prompt_tool, player.options.states);
+        }
         Teller { player, script }
     }
 

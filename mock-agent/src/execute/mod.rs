@@ -22,6 +22,7 @@
 //! process is to die by it.
 
 mod blocking;
+pub mod inbox;
 mod output;
 mod script;
 #[cfg(test)]

@@ -13,8 +13,8 @@ use harness::dialects::cursor_acp::methods;
 use harness::dialects::cursor_acp::rpc::{Kind, Message};
 use harness::journal;
 
-use super::inbox::{Inbox, Sender};
 use super::{answer_value, millis, Interrupted, Live, Server, MAX_LINE};
+use crate::execute::inbox::{self, Cost};
 use crate::execute::{Listen, Stop};
 
 /// The most bytes of requests a turn keeps for after it (more when one request is
@@ -28,8 +28,20 @@ pub(super) enum Incoming {
     Eof,
 }
 
+impl Cost for Incoming {
+    fn cost(&self) -> usize {
+        match self {
+            Incoming::Line(line) => line.len() + inbox::OVERHEAD,
+            Incoming::TooLong(_) | Incoming::Eof => inbox::OVERHEAD,
+        }
+    }
+}
+
+type Inbox = inbox::Inbox<Incoming>;
+type Sender = inbox::Sender<Incoming>;
+
 /// Reads the client's lines until stdin ends; a line over [`MAX_LINE`] is dropped.
-/// Lines are read only as fast as the server takes them ([`super::inbox`]). At the
+/// Lines are read only as fast as the server takes them ([`crate::execute::inbox`]). At the
 /// end of stdin, `released` turns true (it ends step mode's waits) before the end is
 /// sent.
 pub(super) fn read_client(sender: &Sender, released: &tokio::sync::watch::Sender<bool>) {

@@ -31,7 +31,6 @@
 mod answers;
 mod client;
 mod handoff;
-mod inbox;
 mod play;
 mod sessions;
 #[cfg(test)]
@@ -114,7 +113,7 @@ pub fn serve(conversation: Box<dyn Conversation>, options: &ServeOptions) -> Ser
         }
     };
     let run = async move {
-        let (sender, inbox) = inbox::channel();
+        let (sender, inbox) = crate::execute::inbox::channel();
         let (released, ended) = tokio::sync::watch::channel(false);
         std::thread::spawn(move || client::read_client(&sender, &released));
         let injector = Injector::new(options.faults.clone());
@@ -211,7 +210,7 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
     fn new(
         conversation: Box<dyn Conversation>,
         output: Output<O, E>,
-        inbox: inbox::Inbox,
+        inbox: crate::execute::inbox::Inbox<client::Incoming>,
         injector: Injector,
         options: &ServeOptions,
     ) -> Self {

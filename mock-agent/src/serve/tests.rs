@@ -97,7 +97,7 @@ async fn printed(timing: Timing, seed: u64, recorded: &[(u64, &'static str)]) ->
 /// The lines server mode writes for a conversation of `recorded` agent messages, and
 /// when.
 async fn served(timing: Timing, seed: u64, recorded: &[(u64, &'static str)]) -> Vec<(u128, String)> {
-    let (_client, inbox) = super::inbox::channel();
+    let (_client, inbox) = crate::execute::inbox::channel();
     let conversation = Monologue(recorded.to_vec(), None);
     serve_paused(timing, seed, conversation, inbox).await
 }
@@ -108,7 +108,7 @@ async fn serve_paused(
     timing: Timing,
     seed: u64,
     conversation: Monologue,
-    inbox: super::inbox::Inbox,
+    inbox: crate::execute::inbox::Inbox<super::client::Incoming>,
 ) -> Vec<(u128, String)> {
     let mut out = Recorder::new();
     let output = Output::new(&mut out, Vec::new(), &delivery(timing)).expect("an output");
@@ -179,7 +179,7 @@ async fn replied(
     reply: &[(u64, &'static str)],
 ) -> Vec<(u128, String)> {
     let timing = Timing::parse(spec, Timing::FROM_ENV).expect("parses");
-    let (client, inbox) = super::inbox::channel();
+    let (client, inbox) = crate::execute::inbox::channel();
     tokio::spawn(async move {
         tokio::time::sleep(Duration::from_millis(request)).await;
         let line = rpc::request(1, methods::SESSION_NEW, &serde_json::json!({}));

@@ -19,6 +19,13 @@
 //!   an answer that differs from the recorded one (deny where it allowed) is a
 //!   divergence, and the recording goes on as recorded.
 //!
+//! The replay follows the live client's command line, as the real CLI would
+//! ([`Script::follow`]): to a client that did not ask to be asked (no
+//! `--permission-prompt-tool stdio`), a recorded `can_use_tool` is not sent (the real
+//! CLI denies at once and writes no request; a divergence, the recording goes on as
+//! recorded), and to one that reads no session states (no
+//! `CLAUDE_CODE_SDK_READS_SESSION_STATE`), no `session_state_changed` line is.
+//!
 //! Every line is replayed byte for byte, but the `request_id` of the answers to the
 //! client's requests. Each line carries its recorded time ([`Script::at`]), each turn
 //! and each answer the time it is timed from ([`Script::base`]). The recording's
@@ -121,9 +128,21 @@ pub struct Script {
     base: Duration,
     last_error: bool,
     divergences: Vec<String>,
+    /// The live client asked to be asked (`--permission-prompt-tool stdio`).
+    asks: bool,
+    /// The live client reads session states.
+    states: bool,
 }
 
 impl Script {
+    /// Follows a live client that asked to be asked (`asks`: `--permission-prompt-tool
+    /// stdio`) or not, and reads session states (`states`) or not; a script follows
+    /// one that does both until told otherwise.
+    pub fn follow(&mut self, asks: bool, states: bool) {
+        self.asks = asks;
+        self.states = states;
+    }
+
     /// The script of the Claude Code cassette at `path`.
     pub fn open(path: &Path) -> Result<Script, CassetteError> {
         let reader = crate::cassette::open(path)?;
@@ -175,6 +194,18 @@ impl Script {
         self.at = self.base;
     }
 
+    /// The id of the session recorded: the first `session_id` of the CLI's lines.
+    pub fn session_id(&self) -> Option<String> {
+        self.turns.iter().flatten().find_map(|item| {
+            let Item::Line { line, .. } = item else {
+                return None;
+            };
+            let value: Value = serde_json::from_slice(line).ok()?;
+            let id = value.get("session_id")?.as_str()?;
+            (!id.is_empty()).then(|| id.to_owned())
+        })
+    }
+
     /// Whether a turn is under way.
     pub fn in_turn(&self) -> bool {
         !self.queue.is_empty()
@@ -188,8 +219,16 @@ impl Script {
             };
             match item {
                 Item::Line { at, line } => {
+                    let kind = kind_of(&line);
+                    if !self.states
+                        && kind.as_ref().is_some_and(|(kind, subtype)| {
+                            kind == types::SYSTEM && subtype.as_deref() == Some(system::SESSION_STATE_CHANGED)
+                        })
+                    {
+                        continue;
+                    }
                     self.at = at;
-                    if kind_of(&line).is_some_and(|(kind, _)| kind == types::RESULT) {
+                    if kind.is_some_and(|(kind, _)| kind == types::RESULT) {
                         self.last_error = serde_json::from_slice::<Value>(&line)
                             .ok()
                             .and_then(|v| v.get(fields::IS_ERROR).and_then(Value::as_bool))
@@ -203,9 +242,16 @@ impl Script {
                     line,
                     answered,
                 } => {
+                    let subtype = kind_of(&line).and_then(|(_, s)| s).unwrap_or_default();
+                    if !self.asks && subtype == control::CAN_USE_TOOL {
+                        // Its recorded answer, if any, is passed over: nobody waits for it.
+                        self.divergences.push(format!(
+                            "the recording's CLI asked `can_use_tool` `{id}`; the client did not ask to be asked (no `--permission-prompt-tool stdio`): the request was not sent, and the recording goes on as recorded"
+                        ));
+                        continue;
+                    }
                     self.at = at;
                     if answered {
-                        let subtype = kind_of(&line).and_then(|(_, s)| s).unwrap_or_default();
                         self.waiting = Some(Waiting { id: id.clone(), subtype });
                     }
                     return Next::Ask { id, line };
@@ -492,6 +538,8 @@ impl Builder {
             base: Duration::ZERO,
             last_error: false,
             divergences: Vec::new(),
+            asks: true,
+            states: true,
         }
     }
 }

@@ -23,7 +23,8 @@ use crate::frames::Exit;
 /// assistant's text blocks in order (empty on a failure). `argv` is the CLI's
 /// command line as the consumer gave it, when known: without
 /// `--permission-prompt-tool stdio` the CLI asks nothing (and denies what needs
-/// asking), so the faults placed at a permission request act elsewhere.
+/// asking), so the faults placed at a permission request act elsewhere: one that ends
+/// the run, before the result (see [`super::faults`]).
 pub fn expectation(
     session: &Session,
     faults: &[ClaudeFault],
@@ -196,19 +197,25 @@ mod tests {
     }
 
     #[test]
-    fn a_cli_that_asks_nothing_fails_where_the_fault_acts_instead() {
-        let faults = parse("exit:code=0,at=can_use_tool", FROM_ENV).expect("faults");
+    fn a_cli_that_asks_nothing_ends_before_the_result_where_the_fault_acts_instead() {
+        let faults = parse("exit:code=1,at=can_use_tool", FROM_ENV).expect("faults");
         let print = ["-p".to_owned(), "hi".to_owned()];
-        // Never asked: the exit acts at the end, after the result.
+        let sdk = ["--permission-prompt-tool=stdio".to_owned()];
+        // Never asked: the exit acts before the result, which is never written; asked,
+        // at the request. Both fail.
+        for argv in [&print[..], &sdk[..]] {
+            assert_eq!(
+                expectation(&default_session("/w"), &faults, Some(argv)).0,
+                Expectation::Failure,
+                "{argv:?}"
+            );
+        }
+        // After the last result: the run succeeded.
+        let end = parse("exit:code=0,at=end", FROM_ENV).expect("faults");
         assert!(matches!(
-            expectation(&default_session("/w"), &faults, Some(&print)).0,
+            expectation(&default_session("/w"), &end, Some(&print)).0,
             Expectation::Success { .. }
         ));
-        let sdk = ["--permission-prompt-tool=stdio".to_owned()];
-        assert_eq!(
-            expectation(&default_session("/w"), &faults, Some(&sdk)).0,
-            Expectation::Failure
-        );
         assert!(asks(&sdk) && !asks(&print));
     }
 }

@@ -2,6 +2,13 @@
 //! session before it is played ([`Injector::prepare`]), the others act on the lines
 //! the CLI writes ([`Injector::line`]) and on its answers to the client's control
 //! requests ([`Injector::answer`]). See its `parse` for the grammar.
+//!
+//! A fault that ends the run (`exit`, `signal`, `eof`) ends it "there, without a
+//! result", as the catalogue says: when its place has not come by the time a result
+//! is due (`exit:at=can_use_tool` and a client that is never asked, `after=50` on a
+//! shorter turn), it acts there, before the result, which is not written (`eof` cuts
+//! it). `at=end` is the one place after the last result. The other faults, never
+//! reached, act at the end ([`Injector::end`]).
 
 use std::time::Duration;
 
@@ -9,7 +16,7 @@ use serde_json::Value;
 
 use super::play::{self, Options};
 use super::session::{End, Session};
-use super::wire::kind_of;
+use super::wire::{kind_of, types};
 mod catalogue;
 mod typed;
 
@@ -124,21 +131,23 @@ impl Injector {
 
     /// What becomes of `line`, one the CLI means to write now.
     pub fn line(&mut self, line: Vec<u8>) -> Vec<Out> {
-        // The line's type is read only when a fault waits for one (`at=TYPE`).
-        let placed_at = self
+        // The line's type is read only when a fault waits for one (`at=TYPE`, or a
+        // result to end the run before).
+        let typed = self
             .faults
             .iter()
-            .any(|(fault, acted)| !acted && matches!(fault.place(), Some(Place::At(_))));
-        let kind = if placed_at { kind_of(&line) } else { None };
+            .any(|(fault, acted)| !acted && (matches!(fault.place(), Some(Place::At(_))) || ends_run(fault)));
+        let kind = if typed { kind_of(&line) } else { None };
+        let result = kind.as_ref().is_some_and(|(kind, _)| kind == types::RESULT);
         let mut line = Some(self.strip(line));
         let mut out = Vec::new();
         for i in 0..self.faults.len() {
             let (fault, acted) = &self.faults[i];
-            if *acted
-                || !fault
-                    .place()
-                    .is_some_and(|at| reached(at, self.lines, kind.as_ref()))
-            {
+            let due = fault.place().is_some_and(|at| {
+                reached(at, self.lines, kind.as_ref())
+                    || (result && ends_run(fault) && *at != Place::At(AT_END.to_owned()))
+            });
+            if *acted || !due {
                 continue;
             }
             self.faults[i].1 = true;
@@ -200,6 +209,14 @@ impl Injector {
         }
         line
     }
+}
+
+/// The place after the last result: `at=end`.
+const AT_END: &str = "end";
+
+/// Whether `fault` ends the run, without a result (`exit`, `signal`, `eof`).
+fn ends_run(fault: &ClaudeFault) -> bool {
+    matches!(fault, ClaudeFault::Exit { .. } | ClaudeFault::Eof { .. })
 }
 
 /// Whether a fault placed `at` acts before the line of `kind`, the `lines`-th.
@@ -340,6 +357,38 @@ mod tests {
                 && matches!(&t.end, End::ApiError { text, .. } if text == NOT_LOGGED_IN)));
         injector("max-turns").prepare(&mut session, &mut options);
         assert_eq!(options.max_turns, Some(1));
+    }
+
+    #[test]
+    fn an_ending_fault_whose_place_never_comes_acts_before_the_result() {
+        let result = || line(&json!({"type": types::RESULT}));
+        for spec in [
+            "exit:code=1,at=can_use_tool",
+            "exit:code=2,after=99",
+            "signal:name=TERM,at=nothing",
+        ] {
+            let mut faults = injector(spec);
+            assert_eq!(faults.line(init()).len(), 1, "{spec}");
+            let out = faults.line(result());
+            assert!(matches!(out.as_slice(), [Out::End(_)]), "{spec}: {out:?}");
+            assert!(faults.report().iter().all(|(_, acted)| *acted));
+        }
+        let mut eof = injector("eof:at=can_use_tool,byte=5");
+        assert_eq!(
+            eof.line(result()),
+            vec![Out::Cut(br#"{"typ"#.to_vec()), Out::End(Exit::Code(1))]
+        );
+        // `at=end` is after the last result; the faults that do not end the run wait
+        // for the end too.
+        let mut end = injector("stall:ms=5,at=nothing;exit:code=3,at=end");
+        assert!(matches!(end.line(result()).as_slice(), [Out::Line(_)]));
+        assert_eq!(
+            end.end(),
+            vec![
+                Out::Stall(Some(Duration::from_millis(5))),
+                Out::End(Exit::Code(3))
+            ]
+        );
     }
 
     #[test]

@@ -2,7 +2,9 @@
 //! writes (`after=N`, `at=TYPE` where TYPE is a line's `type`, its `subtype`, or a
 //! request's subtype: `at=result`, `at=init`, `at=can_use_tool`), or on the answer to
 //! one of the client's control requests (`method=initialize`). Applied by
-//! `harness::dialects::claude::faults::Injector`.
+//! `harness::dialects::claude::faults::Injector`: a fault that ends the run (`exit`,
+//! `signal`, `eof`) and whose place has not come when a result is due acts there,
+//! before the result; the others, never reached, act at the end.
 
 use std::time::Duration;
 
