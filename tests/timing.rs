@@ -1,7 +1,7 @@
 //! Timing and step mode through the binary. No wall-clock time is asserted here: when
 //! each line is due is the clock's (`harness::timing::Clock`), and the executor's
 //! keeping of it is shown on paused time (`mock_agent::execute`'s and
-//! `mock_agent::serve`'s tests). Here: a timed run writes what an instant one does,
+//! `mock_agent::dialects::cursor_acp`'s tests). Here: a timed run writes what an instant one does,
 //! a huge scale waits rather than panics, step mode releases one line per byte, and a
 //! signal ends a run in every state (the only time bound here: a generous one, since a
 //! mock that misses the signal never ends).

@@ -1,24 +1,23 @@
-//! `mock-agent`, the process: a stand-in for the `cursor-agent` CLI.
+//! `mock-agent`, the process: a stand-in for the agent CLIs (`cursor-agent`, `claude`,
+//! ...).
 //!
-//! Installed under the name `claude`, or run as `mock-agent claude ARGS`, it stands in
-//! for Claude Code ([`claude`]).
+//! Installed under one of a CLI's names (a link named `claude`), or run as `mock-agent
+//! WORD ARGS` (`mock-agent claude ARGS`, `mock-agent agent ARGS`), it behaves as that
+//! real CLI ([`dialects`]); run as `mock-agent ARGS` with arguments that are not one of
+//! its own subcommands, as the first of them (`cursor-agent`). Its own subcommands are
+//! in [`commands`]. The model, the pipeline and the runner are the `harness` crate's.
 //!
-//! Installed under the name `cursor-agent` or `agent`, run as `mock-agent agent ARGS`,
-//! or run as `mock-agent ARGS` with arguments that are not one of its own subcommands,
-//! it behaves as the real CLI ([`agent`]). Its own subcommands are in [`commands`].
-//! The model, the pipeline and the runner are the `harness` crate's.
-//!
-//! Modules, lowest first; a module imports only from the modules listed before it
-//! (`tests/layers.rs` checks it):
+//! No top-level module imports one that imports it back (`tests/layers.rs` checks
+//! it); from the bottom:
 //!
 //! 1. [`process`] (the process's own ends: messages, exit, signals, children),
-//!    [`args`] (the real CLI's command line), [`library`] (the shim's cassettes),
 //!    [`settings`] (`MOCK_AGENT_*`);
-//! 2. [`execute`]: the tokio executor that performs a plan;
-//! 3. [`record`]: the recording proxy; [`serve`]: the ACP server loop;
-//!    [`model_api`]: the scripted model APIs (loopback HTTP stand-ins of the APIs the
-//!    real CLIs call); [`claude`]: Claude Code's stand-in;
-//! 4. [`agent`]: the emulated CLI (replay, the shim's record modes);
+//! 2. [`execute`]: the tokio executor that performs a plan, and the bounded inbox
+//!    of a conversation's stdin;
+//! 3. [`record`]: the recording proxy; [`model_api`]: the scripted model APIs
+//!    (loopback HTTP stand-ins of the APIs the real CLIs call);
+//! 4. [`dialects`]: each CLI's process side, in its folder (Cursor's CLI in print
+//!    mode and its ACP server, Claude Code's stand-in), and the list of them;
 //! 5. [`commands`]: the mock's own subcommands.
 
 /// `eprintln!` that does not panic on a closed stderr.
@@ -31,19 +30,15 @@ macro_rules! println {
     ($($arg:tt)*) => { $crate::process::stdout_line(format_args!($($arg)*)) };
 }
 
-pub mod args;
-pub mod library;
 pub mod process;
 pub mod settings;
 
 pub mod execute;
 
-pub mod claude;
 pub mod model_api;
 pub mod record;
-pub mod serve;
 
-pub mod agent;
+pub mod dialects;
 
 pub mod commands;
 
@@ -59,17 +54,15 @@ pub fn main(argv: &[String]) -> Exit {
         .and_then(|p| Path::new(p).file_stem())
         .and_then(|s| s.to_str())
         .unwrap_or("mock-agent");
-    if program == "cursor-agent" || program == "agent" {
-        return agent::run(argv.get(1..).unwrap_or_default());
-    }
-    if program == "claude" {
-        return claude::run(argv.get(1..).unwrap_or_default());
+    if let Some(cli) = dialects::by_program(program) {
+        return cli.run(argv.get(1..).unwrap_or_default());
     }
     match argv.get(1).map(String::as_str) {
-        Some("agent") => agent::run(&argv[2..]),
-        Some("claude") => claude::run(&argv[2..]),
+        Some(word) if dialects::by_word(word).is_some() => {
+            dialects::by_word(word).map_or(Exit::Code(0), |cli| cli.run(&argv[2..]))
+        }
         Some(word) if commands::is_own(word) => commands::run(argv).unwrap_or_else(|e| report(&e)),
-        _ => agent::run(argv.get(1..).unwrap_or_default()),
+        _ => dialects::ALL[0].run(argv.get(1..).unwrap_or_default()),
     }
 }
 

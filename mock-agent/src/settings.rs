@@ -14,7 +14,7 @@
 //! | `MOCK_AGENT_SEED` | the seed of every random choice | `0` |
 //! | `MOCK_AGENT_GENERATE` | serve the session generated from this seed (see [`harness::generate`]) | off |
 //! | `MOCK_AGENT_PROFILE` | what generated sessions hold: `real` or `seeds` | `real` |
-//! | `MOCK_AGENT_RECORD` | the shim's record mode: `none`, `once`, `new_episodes`, `all`, `passthrough` (see [`crate::library`]) | off |
+//! | `MOCK_AGENT_RECORD` | the shim's record mode: `none`, `once`, `new_episodes`, `all`, `passthrough` (see [`crate::dialects::cursor_print::library`]) | off |
 //! | `MOCK_AGENT_LIBRARY` | the directory of cassettes the record modes use | none |
 //! | `MOCK_AGENT_REAL` | the real CLI, for the record modes that run it | none |
 //! | `MOCK_AGENT_MATCH_ON` | the fields an invocation is matched on, or changes to the default (`+argv,-model`) | `prompt,output_format,partial,model` |
@@ -73,7 +73,7 @@ pub struct Settings {
     /// `MOCK_AGENT_REAL`.
     pub real: Option<PathBuf>,
     /// `MOCK_AGENT_MATCH_ON`.
-    pub match_on: crate::library::MatchOn,
+    pub match_on: MatchOn,
     /// `MOCK_AGENT_PLAYBACK_REPEATS`.
     pub playback_repeats: bool,
     /// `MOCK_AGENT_STRICT`.
@@ -206,14 +206,14 @@ impl Settings {
             library: path("MOCK_AGENT_LIBRARY"),
             real: path("MOCK_AGENT_REAL"),
             match_on: match set("MOCK_AGENT_MATCH_ON") {
-                Some(spec) => crate::library::MatchOn::parse(&spec).map_err(|message| {
+                Some(spec) => MatchOn::parse(&spec).map_err(|message| {
                     Origin {
                         name: "MOCK_AGENT_MATCH_ON",
                         help: "name the fields, e.g. `prompt,model`, or change the default, e.g. `+argv,-model`",
                     }
                     .error(&spec, 1, message)
                 })?,
-                None => crate::library::MatchOn::default(),
+                None => MatchOn::default(),
             },
             playback_repeats: set("MOCK_AGENT_PLAYBACK_REPEATS").is_some_and(|v| v != "0" && v != "false"),
             strict: set("MOCK_AGENT_STRICT").is_some_and(|v| v != "0" && v != "false"),
@@ -252,5 +252,57 @@ impl Settings {
                 Some(v) => Some(v),
             },
         })
+    }
+}
+
+/// The fields of a key, in order.
+pub const FIELDS: &[&str] = &["prompt", "output_format", "partial", "model", "argv", "cwd"];
+
+/// The fields matched on unless `MOCK_AGENT_MATCH_ON` says otherwise.
+pub const DEFAULT_FIELDS: &[&str] = &["prompt", "output_format", "partial", "model"];
+
+/// Which fields an invocation is matched on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MatchOn(Vec<&'static str>);
+
+impl Default for MatchOn {
+    fn default() -> Self {
+        MatchOn(DEFAULT_FIELDS.to_vec())
+    }
+}
+
+impl MatchOn {
+    /// Parses `prompt,model`, or changes to the default: `+argv,-model`.
+    pub fn parse(spec: &str) -> Result<MatchOn, String> {
+        let items: Vec<&str> = spec.split(',').map(str::trim).filter(|s| !s.is_empty()).collect();
+        let relative = items.iter().all(|i| i.starts_with('+') || i.starts_with('-'));
+        let mut fields: Vec<&'static str> = if relative {
+            DEFAULT_FIELDS.to_vec()
+        } else {
+            Vec::new()
+        };
+        for item in items {
+            let (sign, name) = match item.chars().next() {
+                Some(c @ ('+' | '-')) => (Some(c), &item[1..]),
+                _ => (None, item),
+            };
+            let Some(field) = FIELDS.iter().copied().find(|f| *f == name) else {
+                return Err(format!(
+                    "`{name}` is not a field to match on; use {}",
+                    FIELDS.join(", ")
+                ));
+            };
+            match sign {
+                Some('-') => fields.retain(|f| *f != field),
+                _ if !fields.contains(&field) => fields.push(field),
+                _ => {}
+            }
+        }
+        Ok(MatchOn(fields))
+    }
+
+    /// The fields, in order.
+    pub fn fields(&self) -> &[&'static str] {
+        &self.0
     }
 }

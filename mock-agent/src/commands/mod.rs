@@ -13,7 +13,7 @@ pub use error::Error;
 
 use std::path::{Path, PathBuf};
 
-use crate::agent;
+use crate::dialects::cursor_print;
 use clap::{Args, Parser, Subcommand};
 use harness::dialects::cursor_print::render::RenderOptions;
 use harness::exit_codes;
@@ -355,7 +355,7 @@ pub fn run(argv: &[String]) -> Result<Exit, Error> {
     match cli.command {
         Own::Replay { cassette, play, seed } => {
             let scenario = play.scenario(seed)?;
-            Ok(agent::replay(&Source::Cassette(cassette), "", &scenario, false).exit)
+            Ok(cursor_print::replay(&Source::Cassette(cassette), "", &scenario, false).exit)
         }
         Own::Generate {
             seed,
@@ -379,13 +379,15 @@ pub fn run(argv: &[String]) -> Result<Exit, Error> {
             let scenario = play.scenario(seed)?;
             match out {
                 Some(path) => save_generated(seed, &config, &scenario, &path),
-                None => Ok(agent::replay(&Source::Generated { seed, config }, "", &scenario, false).exit),
+                None => {
+                    Ok(cursor_print::replay(&Source::Generated { seed, config }, "", &scenario, false).exit)
+                }
             }
         }
         Own::Lint(args) => lint::lint(&args),
         Own::Unused { library, journal } => {
             let entries = harness::journal::read(&journal)?;
-            for path in crate::library::unused(&library, &entries) {
+            for path in crate::dialects::cursor_print::library::unused(&library, &entries) {
                 println!("{}", path.display());
             }
             Ok(Exit::Code(exit_codes::OK))
@@ -406,7 +408,8 @@ pub fn run(argv: &[String]) -> Result<Exit, Error> {
             options.redact_home = redact_home;
             options.cli_version = cli_version;
             options.progress = !no_progress;
-            Ok(crate::record::record(&command, &options)?)
+            let recorded = crate::dialects::recorded_for(&command);
+            Ok(crate::record::record(&command, &options, recorded)?)
         }
         Own::Fuzz(args) => test::fuzz(&args),
         Own::Snapshots { command } => snapshots::snapshots(command),
@@ -414,7 +417,7 @@ pub fn run(argv: &[String]) -> Result<Exit, Error> {
             list_faults();
             Ok(Exit::Code(exit_codes::OK))
         }
-        Own::Agent { args } => Ok(agent::run(&args)),
+        Own::Agent { args } => Ok(cursor_print::run(&args)),
         Own::Cases(args) => cases::cases(&args),
         Own::Judge(args) => judge::judge(&args),
         Own::ModelApi(args) => Ok(crate::model_api::command(&args)),

@@ -12,82 +12,75 @@ use std::sync::mpsc::Receiver;
 use std::time::Duration;
 
 use harness::cassette::{Header, Invocation, Writer, MAX_LINE_BYTES};
-use harness::dialects::claude::cassette as claude_cassette;
-use harness::dialects::cursor_acp::wire::methods;
-use harness::dialects::cursor_print::events::Extra;
 use harness::frames::{Ending, Exit, Frame, Line, Stream};
 
 use super::pump::{Event, Queue};
 use super::stdin::Kept;
 use super::{RecordError, Redactor};
-use crate::args;
 
 /// How many bytes of lines wait in memory at most for the header.
 pub(super) const MAX_BACKLOG: usize = 16 << 20;
 
+/// What the recorder needs to know of the CLI it records, which only the CLI's
+/// dialect knows: given to [`record`](super::record) by its caller (`mock-agent
+/// record` finds it among the CLIs by the command; the shim knows its own).
+pub trait Recorded: Sync {
+    /// Whether `program ARGV` runs the CLI as a conversation: both directions are
+    /// recorded as they pass (server mode, a stream-json client).
+    fn converses(&self, program: &str, argv: &[String]) -> bool;
+
+    /// Whether the prompt is in `argv` (then stdin is not the prompt, and the header
+    /// is written at once).
+    fn prompt_in_argv(&self, argv: &[String]) -> bool {
+        let _ = argv;
+        false
+    }
+
+    /// The invocation of the header, its text passed through `redact`: the
+    /// arguments, and what stdin gave when it is the prompt.
+    fn invocation(
+        &self,
+        argv: &[String],
+        stdin: Option<&[u8]>,
+        redact: &dyn Fn(&[u8]) -> Vec<u8>,
+    ) -> Invocation;
+
+    /// The header of a cassette of `invocation`.
+    fn header(&self, invocation: Invocation) -> Header {
+        Header::new(invocation)
+    }
+
+    /// A client's line that may carry credentials, made safe to keep (`Some`: the
+    /// line to keep instead), `marker` standing for what is taken out.
+    fn credentials_out(&self, line: &[u8], marker: &str) -> Option<Vec<u8>> {
+        let _ = (line, marker);
+        None
+    }
+}
+
 /// What the header of the cassette says, but stdin.
-#[derive(Debug)]
 pub(super) struct Invoked<'a> {
     /// The arguments, without the program.
     pub argv: &'a [String],
     /// What `--version` printed.
     pub cli_version: Option<String>,
-    /// A recording of Claude Code with stream-json input ([`is_claude`]).
-    pub claude: bool,
+    /// What only the CLI's dialect knows.
+    pub recorded: &'a dyn Recorded,
+    /// Whether it is recorded as a conversation.
+    pub converses: bool,
 }
 
 impl Invoked<'_> {
     /// The invocation, redacted, with what stdin gave when it is the prompt.
     fn invocation(&self, redactor: &Redactor, stdin: Option<&[u8]>) -> Invocation {
-        if self.claude {
-            return claude_cassette::header(Invocation {
-                argv: self.argv.iter().map(|a| redactor.apply_str(a)).collect(),
-                output_format: Some(harness::format::OutputFormat::StreamJson),
-                cwd: std::env::current_dir()
-                    .ok()
-                    .map(|d| redactor.apply_str(&d.display().to_string())),
-                cli_version: self.cli_version.clone(),
-                ..Invocation::default()
-            })
-            .invocation;
-        }
-        let parsed = args::parse(self.argv).ok();
-        let mut extra = Extra::new();
-        if let Some(stdin) = stdin.filter(|s| !s.is_empty()) {
-            extra.insert(
-                "stdin".into(),
-                serde_json::Value::String(String::from_utf8_lossy(&redactor.redact(stdin)).into_owned()),
-            );
-        }
-        Invocation {
-            argv: self.argv.iter().map(|a| redactor.apply_str(a)).collect(),
-            prompt: parsed
-                .as_ref()
-                .and_then(args::AgentArgs::prompt)
-                .map(|p| redactor.apply_str(&p)),
-            output_format: parsed.as_ref().map(|a| a.output_format),
-            stream_partial_output: parsed.as_ref().is_some_and(|a| a.stream_partial_output),
-            cwd: std::env::current_dir()
-                .ok()
-                .map(|d| redactor.apply_str(&d.display().to_string())),
-            acp: self.acp(),
-            cli_version: self.cli_version.clone(),
-            extra,
-        }
-    }
-
-    /// Whether the prompt is in the arguments (so stdin is not the prompt).
-    /// Whether the recorded command is server mode.
-    fn acp(&self) -> bool {
-        is_acp(self.argv)
-    }
-
-    fn prompt_in_argv(&self) -> bool {
-        args::parse(self.argv)
+        let mut invocation = self
+            .recorded
+            .invocation(self.argv, stdin, &|bytes| redactor.redact(bytes).into_owned());
+        invocation.cwd = std::env::current_dir()
             .ok()
-            .as_ref()
-            .and_then(args::AgentArgs::prompt)
-            .is_some()
+            .map(|d| redactor.apply_str(&d.display().to_string()));
+        invocation.cli_version = self.cli_version.clone();
+        invocation
     }
 }
 
@@ -129,10 +122,9 @@ impl<'a> Recorder<'a> {
             pending: [Vec::new(), Vec::new(), Vec::new()],
             last: Duration::ZERO,
         };
-        if recorder.invoked.claude
-            || recorder.invoked.prompt_in_argv()
+        if recorder.invoked.converses
+            || recorder.invoked.recorded.prompt_in_argv(recorder.invoked.argv)
             || !stdin_piped
-            || recorder.invoked.acp()
         {
             recorder.start(None)?;
         }
@@ -233,9 +225,8 @@ impl<'a> Recorder<'a> {
             return Ok(());
         }
         self.last = self.last.max(at);
-        // (Claude Code's client lines are not JSON-RPC: no `authenticate` there.)
-        let authenticate = (stream == Stream::Stdin && !self.invoked.claude)
-            .then(|| credentials_out(bytes))
+        let authenticate = (stream == Stream::Stdin)
+            .then(|| self.invoked.recorded.credentials_out(bytes, super::MARKER))
             .flatten();
         let bytes = authenticate.as_deref().unwrap_or(bytes);
         let redacted = self.redactor.redact(bytes);
@@ -260,7 +251,11 @@ impl<'a> Recorder<'a> {
     /// Writes the header, then the lines that waited for it.
     fn start(&mut self, stdin: Option<Vec<u8>>) -> Result<(), RecordError> {
         let invocation = self.invoked.invocation(self.redactor, stdin.as_deref());
-        self.writer = Some(create(self.out, invocation, self.redactor)?);
+        self.writer = Some(create(
+            self.out,
+            self.invoked.recorded.header(invocation),
+            self.redactor,
+        )?);
         self.backlog_bytes = 0;
         for line in std::mem::take(&mut self.backlog) {
             self.line(line.stream, line.at, &line.bytes, line.newline)?;
@@ -298,88 +293,8 @@ fn index(stream: Stream) -> usize {
     }
 }
 
-/// Whether `program ARGV` runs Claude Code with stream-json input, as the Agent SDKs
-/// do: a program named `claude` (or `mock-agent claude`) given `--input-format
-/// stream-json`. Its recording is a conversation, both ways.
-pub(super) fn is_claude(program: &str, argv: &[String]) -> bool {
-    let name = std::path::Path::new(program)
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or_default();
-    let args = match argv.split_first() {
-        _ if name == claude_cassette::DIALECT => argv,
-        Some((first, rest)) if first == claude_cassette::DIALECT => rest,
-        _ => return false,
-    };
-    args.iter()
-        .position(|a| a == "--input-format")
-        .and_then(|i| args.get(i + 1))
-        .is_some_and(|f| f == "stream-json")
-        || args.iter().any(|a| a == "--input-format=stream-json")
-}
-
-/// Whether these arguments run the CLI in server mode (`acp`).
-pub(super) fn is_acp(argv: &[String]) -> bool {
-    args::parse(argv).is_ok_and(|a| a.command == Some(args::Command::Acp))
-}
-
-/// A client's line that may carry credentials, made safe to keep: `Some` replaces it.
-///
-/// An `authenticate` request keeps its shape with every string of its `params` (an
-/// object, an array or a string) replaced by the marker, but a `methodId` said once.
-/// A line that could be one but cannot be read for sure (not UTF-8, not JSON, nested
-/// deeper than the parser goes, a key said twice) is replaced whole by the marker:
-/// what is not understood is not kept. A line that does not spell `authenticate`
-/// (not even with JSON escapes) is kept as it is.
-fn credentials_out(line: &[u8]) -> Option<Vec<u8>> {
-    if memchr::memmem::find(line, methods::AUTHENTICATE.as_bytes()).is_none()
-        && memchr::memmem::find(line, b"\\u").is_none()
-    {
-        return None;
-    }
-    let whole = || Some(super::MARKER.as_bytes().to_vec());
-    // A key said twice is read one way here and maybe another by the agent.
-    if harness::dialects::cursor_acp::rpc::Message::parse(line).is_none() {
-        return whole();
-    }
-    let Ok(mut value) = serde_json::from_slice::<serde_json::Value>(line) else {
-        return whole();
-    };
-    if value.get("method").and_then(serde_json::Value::as_str) != Some(methods::AUTHENTICATE) {
-        return None;
-    }
-    fn blank(value: &mut serde_json::Value) {
-        match value {
-            serde_json::Value::String(s) => *s = super::MARKER.to_owned(),
-            serde_json::Value::Array(items) => items.iter_mut().for_each(blank),
-            serde_json::Value::Object(fields) => fields.values_mut().for_each(blank),
-            _ => {}
-        }
-    }
-    let said_once = memchr::memmem::find_iter(line, b"methodId").count() == 1;
-    match value.get_mut("params") {
-        Some(serde_json::Value::Object(fields)) => {
-            for (key, field) in fields.iter_mut() {
-                if key != "methodId" || !said_once {
-                    blank(field);
-                }
-            }
-        }
-        Some(params) => blank(params),
-        None => {}
-    }
-    serde_json::to_vec(&value).ok().or_else(whole)
-}
-
 /// Starts the cassette, unless a secret is left in its header.
-fn create(path: &Path, invocation: Invocation, redactor: &Redactor) -> Result<Writer, RecordError> {
-    let header = if invocation.acp {
-        Header::acp(invocation)
-    } else if invocation.extra.contains_key(claude_cassette::DIALECT_KEY) {
-        claude_cassette::header(invocation)
-    } else {
-        Header::new(invocation)
-    };
+fn create(path: &Path, header: Header, redactor: &Redactor) -> Result<Writer, RecordError> {
     let text = serde_json::to_string(&header).unwrap_or_default();
     if let Some(hint) = redactor.leak(text.as_bytes()) {
         return Err(RecordError::SecretLeft {
@@ -388,40 +303,4 @@ fn create(path: &Path, invocation: Invocation, redactor: &Redactor) -> Result<Wr
         });
     }
     Ok(Writer::create(path, &header)?)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::is_claude;
-
-    fn argv(args: &[&str]) -> Vec<String> {
-        args.iter().map(|a| (*a).to_owned()).collect()
-    }
-
-    #[test]
-    fn claude_with_stream_json_input_is_a_conversation() {
-        let sdk = argv(&[
-            "--output-format",
-            "stream-json",
-            "--verbose",
-            "--input-format",
-            "stream-json",
-        ]);
-        assert!(is_claude("claude", &sdk));
-        assert!(is_claude("/opt/bin/claude", &sdk));
-        assert!(is_claude(
-            "claude",
-            &argv(&["--output-format=stream-json", "--input-format=stream-json"])
-        ));
-        let mut via_mock = argv(&["claude"]);
-        via_mock.extend(sdk.iter().cloned());
-        assert!(is_claude("mock-agent", &via_mock));
-        // Print mode, another program, or no stream-json input: not a conversation.
-        assert!(!is_claude(
-            "claude",
-            &argv(&["-p", "hi", "--output-format", "stream-json"])
-        ));
-        assert!(!is_claude("cursor-agent", &sdk));
-        assert!(!is_claude("claude", &argv(&["--input-format", "text"])));
-    }
 }

@@ -37,6 +37,7 @@ use std::time::Instant;
 use harness::error::WriteError;
 use harness::frames::{Exit, Stream};
 
+pub use cassette::Recorded;
 pub use redact::Redactor;
 pub use spawn::passthrough;
 
@@ -134,7 +135,11 @@ impl RecordError {
 /// When the cassette cannot be written (an I/O error, a secret left), the output still
 /// passes through to the end of the command, and then the error is returned; nothing
 /// is left under the cassette's name.
-pub fn record(command: &[String], options: &RecordOptions) -> Result<Exit, RecordError> {
+pub fn record(
+    command: &[String],
+    options: &RecordOptions,
+    recorded: &dyn Recorded,
+) -> Result<Exit, RecordError> {
     let (program, argv) = command.split_first().ok_or(RecordError::NoCommand)?;
     cassette::check_folder(&options.out)?;
     let redactor = Redactor::of_process(argv, options);
@@ -142,8 +147,8 @@ pub fn record(command: &[String], options: &RecordOptions) -> Result<Exit, Recor
     let stdin_piped = options.stdin.is_some() || !std::io::stdin().is_terminal();
     // Server mode, or Claude Code's stream-json input: a conversation, both
     // directions recorded as they pass.
-    let claude = cassette::is_claude(program, argv);
-    let acp = options.stdin.is_none() && (cassette::is_acp(argv) || claude);
+    let converses = recorded.converses(program, argv);
+    let acp = options.stdin.is_none() && converses;
     let halt = pump::Halt::new();
     let mut child = spawn::start(program, argv, stdin_piped, &halt)?;
     let started = Instant::now();
@@ -158,7 +163,8 @@ pub fn record(command: &[String], options: &RecordOptions) -> Result<Exit, Recor
     let invoked = cassette::Invoked {
         argv,
         cli_version,
-        claude,
+        recorded,
+        converses,
     };
     let recorder = cassette::Recorder::new(&options.out, &redactor, invoked, kept, stdin_piped && !acp);
     let (queue, events) = pump::Queue::new();

@@ -5,6 +5,9 @@
 //! format; [`replay`] is the pipeline itself, shared with `mock-agent replay`, and
 //! `shim` the record modes that replay from a library or run the real CLI.
 
+pub mod args;
+pub mod library;
+pub mod record;
 mod replay;
 mod shim;
 
@@ -13,8 +16,8 @@ pub use replay::{replay, Replayed};
 use std::io::{IsTerminal, Read};
 use std::os::fd::AsFd;
 
+use crate::dialects::cursor_acp::{serve, ServeOptions};
 use crate::execute;
-use crate::serve::{serve, ServeOptions};
 use crate::settings::Settings;
 use harness::dialects::cursor_print::render::RenderOptions;
 use harness::exit_codes;
@@ -24,7 +27,7 @@ use harness::models;
 use harness::scenario::Scenario;
 use harness::source::Source;
 
-use crate::args::{self, AgentArgs, Command, InfoFormat};
+use args::{AgentArgs, Command, InfoFormat};
 
 /// Whether the consumer left stdin open: `None` when stdin is not a pipe.
 fn stdin_open(read_to_end: bool) -> Option<bool> {
@@ -46,6 +49,29 @@ fn stdin_open(read_to_end: bool) -> Option<bool> {
 
 /// Runs the emulated CLI with the arguments after the program name, and returns how
 /// the process is to end.
+/// The Cursor Agent CLI, as a process (see [`crate::dialects::Cli`]).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Cursor;
+
+impl crate::dialects::Cli for Cursor {
+    fn dialect(&self) -> &'static dyn harness::run::Dialect {
+        harness::dialects::CURSOR_PRINT
+    }
+
+    fn word(&self) -> &'static str {
+        "agent"
+    }
+
+    fn run(&self, args: &[String]) -> Exit {
+        run(args)
+    }
+
+    fn recorded(&self) -> &'static dyn crate::record::Recorded {
+        &record::Recording
+    }
+}
+
+/// Runs the CLI with `argv` (its arguments, without the program).
 pub fn run(argv: &[String]) -> Exit {
     let (settings, mut entry) = match crate::settings::begin(argv, execute::now_ms()) {
         Ok(begun) => begun,
@@ -232,7 +258,7 @@ fn dispatch(
                 Some(mode) => shim::shim(
                     mode,
                     args,
-                    crate::library::ACP_PROMPT,
+                    crate::dialects::cursor_print::library::ACP_PROMPT,
                     None,
                     settings,
                     entry,

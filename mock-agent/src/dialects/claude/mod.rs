@@ -23,6 +23,7 @@
 pub mod args;
 mod client;
 mod flags;
+pub mod record;
 mod replay;
 
 use std::collections::VecDeque;
@@ -51,6 +52,29 @@ use client::{Client, Event, Inbox, MAX_LINE, QUEUED};
 
 /// Runs Claude Code's stand-in with the arguments after the program name, and returns
 /// how the process is to end.
+/// Claude Code, as a process (see [`crate::dialects::Cli`]).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Claude;
+
+impl crate::dialects::Cli for Claude {
+    fn dialect(&self) -> &'static dyn harness::run::Dialect {
+        harness::dialects::CLAUDE
+    }
+
+    fn word(&self) -> &'static str {
+        harness::dialects::CLAUDE.name()
+    }
+
+    fn run(&self, args: &[String]) -> Exit {
+        run(args)
+    }
+
+    fn recorded(&self) -> &'static dyn crate::record::Recorded {
+        &record::Recording
+    }
+}
+
+/// Runs the stand-in with `argv` (its arguments, without the program).
 pub fn run(argv: &[String]) -> Exit {
     let (settings, mut entry) = match crate::settings::begin(argv, execute::now_ms()) {
         Ok(begun) => begun,

@@ -11,61 +11,11 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::args::{self, AgentArgs};
+use crate::dialects::cursor_print::args::{self, AgentArgs};
 use harness::cassette::{self, Invocation};
 use harness::journal;
 
-/// The fields of a key, in order.
-pub const FIELDS: &[&str] = &["prompt", "output_format", "partial", "model", "argv", "cwd"];
-
-/// The fields matched on unless `MOCK_AGENT_MATCH_ON` says otherwise.
-pub const DEFAULT_FIELDS: &[&str] = &["prompt", "output_format", "partial", "model"];
-
-/// Which fields an invocation is matched on.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MatchOn(Vec<&'static str>);
-
-impl Default for MatchOn {
-    fn default() -> Self {
-        MatchOn(DEFAULT_FIELDS.to_vec())
-    }
-}
-
-impl MatchOn {
-    /// Parses `prompt,model`, or changes to the default: `+argv,-model`.
-    pub fn parse(spec: &str) -> Result<MatchOn, String> {
-        let items: Vec<&str> = spec.split(',').map(str::trim).filter(|s| !s.is_empty()).collect();
-        let relative = items.iter().all(|i| i.starts_with('+') || i.starts_with('-'));
-        let mut fields: Vec<&'static str> = if relative {
-            DEFAULT_FIELDS.to_vec()
-        } else {
-            Vec::new()
-        };
-        for item in items {
-            let (sign, name) = match item.chars().next() {
-                Some(c @ ('+' | '-')) => (Some(c), &item[1..]),
-                _ => (None, item),
-            };
-            let Some(field) = FIELDS.iter().copied().find(|f| *f == name) else {
-                return Err(format!(
-                    "`{name}` is not a field to match on; use {}",
-                    FIELDS.join(", ")
-                ));
-            };
-            match sign {
-                Some('-') => fields.retain(|f| *f != field),
-                _ if !fields.contains(&field) => fields.push(field),
-                _ => {}
-            }
-        }
-        Ok(MatchOn(fields))
-    }
-
-    /// The fields, in order.
-    pub fn fields(&self) -> &[&'static str] {
-        &self.0
-    }
-}
+pub use crate::settings::{MatchOn, DEFAULT_FIELDS, FIELDS};
 
 /// What stands for the prompt in the key of a server-mode invocation, whose
 /// messages come only once it runs: conversations are matched on the other fields

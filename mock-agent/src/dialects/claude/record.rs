@@ -1,0 +1,95 @@
+//! What recording `claude` takes of it: a run with stream-json input (as the Agent
+//! SDKs start it) is a conversation, both ways, under a header that says Claude Code.
+
+use harness::cassette::{Header, Invocation};
+use harness::dialects::claude::cassette as claude_cassette;
+
+use crate::record::Recorded;
+
+/// Recording Claude Code with stream-json input.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Recording;
+
+impl Recorded for Recording {
+    fn converses(&self, program: &str, argv: &[String]) -> bool {
+        is_claude(program, argv)
+    }
+
+    fn invocation(
+        &self,
+        argv: &[String],
+        stdin: Option<&[u8]>,
+        redact: &dyn Fn(&[u8]) -> Vec<u8>,
+    ) -> Invocation {
+        let _ = stdin;
+        claude_cassette::header(Invocation {
+            argv: argv
+                .iter()
+                .map(|a| String::from_utf8_lossy(&redact(a.as_bytes())).into_owned())
+                .collect(),
+            output_format: Some(harness::format::OutputFormat::StreamJson),
+            ..Invocation::default()
+        })
+        .invocation
+    }
+
+    fn header(&self, invocation: Invocation) -> Header {
+        claude_cassette::header(invocation)
+    }
+}
+
+/// Whether `program ARGV` runs Claude Code with stream-json input, as the Agent SDKs
+/// do: a program named `claude` (or `mock-agent claude`) given `--input-format
+/// stream-json`. Its recording is a conversation, both ways.
+pub fn is_claude(program: &str, argv: &[String]) -> bool {
+    let name = std::path::Path::new(program)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
+    let args = match argv.split_first() {
+        _ if name == harness::dialects::claude::cassette::DIALECT => argv,
+        Some((first, rest)) if first == harness::dialects::claude::cassette::DIALECT => rest,
+        _ => return false,
+    };
+    args.iter()
+        .position(|a| a == "--input-format")
+        .and_then(|i| args.get(i + 1))
+        .is_some_and(|f| f == "stream-json")
+        || args.iter().any(|a| a == "--input-format=stream-json")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_claude;
+
+    fn argv(args: &[&str]) -> Vec<String> {
+        args.iter().map(|a| (*a).to_owned()).collect()
+    }
+
+    #[test]
+    fn claude_with_stream_json_input_is_a_conversation() {
+        let sdk = argv(&[
+            "--output-format",
+            "stream-json",
+            "--verbose",
+            "--input-format",
+            "stream-json",
+        ]);
+        assert!(is_claude("claude", &sdk));
+        assert!(is_claude("/opt/bin/claude", &sdk));
+        assert!(is_claude(
+            "claude",
+            &argv(&["--output-format=stream-json", "--input-format=stream-json"])
+        ));
+        let mut via_mock = argv(&["claude"]);
+        via_mock.extend(sdk.iter().cloned());
+        assert!(is_claude("mock-agent", &via_mock));
+        // Print mode, another program, or no stream-json input: not a conversation.
+        assert!(!is_claude(
+            "claude",
+            &argv(&["-p", "hi", "--output-format", "stream-json"])
+        ));
+        assert!(!is_claude("cursor-agent", &sdk));
+        assert!(!is_claude("claude", &argv(&["--input-format", "text"])));
+    }
+}
