@@ -1,14 +1,18 @@
 //! Claude Code's stand-in under a hostile client, as `acp_server.rs` checks server
 //! mode: a line over the limit is the mock's own error (never a silent wait), input it
 //! does not need during a timing delay and a journaled conversation cost bounded
-//! memory, and a stdout the client closed is journaled as closed. Memory is the
+//! memory, answers to requests never made are never taken for a later one, and a
+//! stdout the client closed is journaled as closed. Memory is the
 //! mock's peak resident set (`VmHWM`), read once every line sent was handled.
 
 use std::io::Write;
 
 use serde_json::{json, Value};
 
-use crate::claude::{initialize, prompt, request, sdk, PYTHON};
+use crate::claude::{
+    answer, initialize, is_result, prompt, request, sdk, tool_result, up_to_permission, with_prompt_tool,
+    PYTHON,
+};
 use crate::support::Conversation;
 
 /// The peak resident memory of process `pid`, in KiB (`VmHWM`).
@@ -195,4 +199,27 @@ fn a_stdout_the_client_closed_is_journaled_as_closed() {
     let entries = harness::journal::read(&journal).expect("journal");
     assert!(entries[0].stdout_closed, "{:?}", entries[0]);
     assert!(entries[0].stdout_closed_at_ms.is_some());
+}
+
+#[test]
+fn answers_to_requests_never_made_are_never_taken_for_the_one_waited_for() {
+    let (mut c, lines) = up_to_permission(&with_prompt_tool(), false);
+    let asked = lines.last().expect("the request");
+    // Denials to ids the CLI never used, one of them before it asked again.
+    for id in ["never-asked", "0", ""] {
+        c.send_json(&answer(
+            &json!(id),
+            json!({"behavior": "deny", "message": "stray"}),
+        ));
+    }
+    c.send_json(&answer(
+        &asked["request_id"],
+        json!({"behavior": "allow", "updatedInput": asked["request"]["input"]}),
+    ));
+    let rest = c.until(is_result);
+    let (_, result) = tool_result(&rest, &asked["request"]["tool_use_id"]);
+    assert_eq!(result.get("is_error"), None, "the allow was taken: {result}");
+    let end = rest.last().expect("result");
+    assert_eq!(end["permission_denials"], json!([]));
+    assert_eq!(c.finish().status.code(), Some(0));
 }

@@ -9,13 +9,17 @@
 //! its objects by default either. A sync would make every recording wait for the
 //! disk: for a 100 MB stream, longer than the recording itself.
 //!
-//! A writer killed before it finished (SIGKILL, a crash) leaves its temporary file,
-//! `.mock-agent-PID-XXXXXX.cassette.tmp`, beside the cassette: a partial recording,
-//! without its end, that no reader takes for a cassette (`lint` and the library look
-//! at `*.cassette` only). The next writer in that folder removes the temporary files
-//! of writers that no longer run (no process PID): see [`stale_temporaries`].
+//! On Linux the temporary file has no name (`O_TMPFILE` in the cassette's folder) and
+//! is linked into place at the end: a writer killed before it finished (SIGKILL, a
+//! crash) leaves nothing at all. Where the system or the file system has no unnamed
+//! files, the temporary file is `.mock-agent-PID-XXXXXX.cassette.tmp`, beside the
+//! cassette, and a killed writer leaves it: a partial recording, without its end,
+//! that no reader takes for a cassette (`lint` and the library look at `*.cassette`
+//! only). The next writer in that folder removes the temporary files of writers that
+//! no longer run (no process PID): see [`stale_temporaries`].
 
-use std::io::Write;
+use std::fs::File;
+use std::io::{Seek, Write};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, SyncSender};
 use std::thread::JoinHandle;
@@ -56,7 +60,7 @@ pub struct Writer {
 #[derive(Debug)]
 enum Sink {
     /// The file itself, until the first buffer is full.
-    File(NamedTempFile),
+    File(Temporary),
     /// The thread that writes to the file.
     Thread(Spiller),
     /// Neither: the writer finished, or failed.
@@ -68,11 +72,11 @@ enum Sink {
 struct Spiller {
     full: SyncSender<Vec<u8>>,
     empty: Receiver<Vec<u8>>,
-    thread: JoinHandle<std::io::Result<NamedTempFile>>,
+    thread: JoinHandle<std::io::Result<Temporary>>,
 }
 
 impl Spiller {
-    fn start(mut file: NamedTempFile) -> std::io::Result<Spiller> {
+    fn start(mut file: Temporary) -> std::io::Result<Spiller> {
         let (full, full_rx) = std::sync::mpsc::sync_channel::<Vec<u8>>(1);
         let (empty_tx, empty) = std::sync::mpsc::channel();
         let thread = std::thread::Builder::new()
@@ -91,7 +95,7 @@ impl Spiller {
     }
 
     /// Waits for the thread to write what it was given, and takes the file back.
-    fn stop(self) -> std::io::Result<NamedTempFile> {
+    fn stop(self) -> std::io::Result<Temporary> {
         drop(self.full);
         self.thread
             .join()
@@ -152,11 +156,7 @@ impl Writer {
             // Best effort: another writer may remove it first.
             let _ = std::fs::remove_file(stale);
         }
-        let file = tempfile::Builder::new()
-            .prefix(&format!("{TEMPORARY_PREFIX}{}-", std::process::id()))
-            .suffix(TEMPORARY_SUFFIX)
-            .tempfile_in(dir)
-            .map_err(io)?;
+        let file = Temporary::create(dir).map_err(io)?;
         let mut writer = Writer {
             path: path.to_owned(),
             sink: Sink::File(file),
@@ -252,8 +252,8 @@ impl Writer {
         }
     }
 
-    /// Writes what is left and renames the cassette into place (without a sync: see
-    /// the module's documentation).
+    /// Writes what is left and links or renames the cassette into place (without a
+    /// sync: see the module's documentation).
     pub fn finish(mut self) -> Result<PathBuf, WriteError> {
         let mut file = match std::mem::replace(&mut self.sink, Sink::Gone) {
             Sink::File(file) => file,
@@ -261,8 +261,120 @@ impl Writer {
             Sink::Gone => return Err(self.error(failed_before())),
         };
         file.write_all(&self.buffer).map_err(|e| self.error(e))?;
-        file.persist(&self.path).map_err(|e| self.error(e.error))?;
+        file.persist(&self.path).map_err(|e| self.error(e))?;
         Ok(self.path.clone())
+    }
+}
+
+/// A writer's file until it is complete: unnamed where the system has unnamed files,
+/// else named beside the cassette (see the module's documentation).
+#[derive(Debug)]
+enum Temporary {
+    /// An unnamed file (`O_TMPFILE`) in the cassette's folder `dir`.
+    Unnamed { file: File, dir: PathBuf },
+    /// `.mock-agent-PID-XXXXXX.cassette.tmp` beside the cassette.
+    Named(NamedTempFile),
+}
+
+impl Temporary {
+    /// A temporary file in `dir`: unnamed if it can be, else named.
+    fn create(dir: &Path) -> std::io::Result<Temporary> {
+        #[cfg(target_os = "linux")]
+        if let Some(file) = unnamed(dir)? {
+            return Ok(Temporary::Unnamed {
+                file,
+                dir: dir.to_owned(),
+            });
+        }
+        named(dir).map(Temporary::Named)
+    }
+
+    /// Makes the file appear at `path`, replacing what was there.
+    fn persist(self, path: &Path) -> std::io::Result<()> {
+        match self {
+            Temporary::Named(file) => file.persist(path).map(drop).map_err(|e| e.error),
+            Temporary::Unnamed { mut file, dir } => {
+                // Linked under a fresh name, then renamed over `path`: a link cannot
+                // replace a file.
+                let proc = PathBuf::from(format!(
+                    "/proc/self/fd/{}",
+                    std::os::fd::AsRawFd::as_raw_fd(&file)
+                ));
+                let linked = tempfile::Builder::new()
+                    .prefix(&format!("{TEMPORARY_PREFIX}{}-", std::process::id()))
+                    .suffix(TEMPORARY_SUFFIX)
+                    .make_in(&dir, |name| {
+                        nix::unistd::linkat(
+                            nix::fcntl::AT_FDCWD,
+                            proc.as_path(),
+                            nix::fcntl::AT_FDCWD,
+                            name,
+                            nix::fcntl::AtFlags::AT_SYMLINK_FOLLOW,
+                        )
+                        .map_err(std::io::Error::from)
+                    });
+                match linked {
+                    Ok(linked) => linked.persist(path).map(drop).map_err(|e| e.error),
+                    // No `/proc`, say: the bytes are copied to a named file.
+                    Err(_) => {
+                        let mut copy = named(&dir)?;
+                        file.rewind()?;
+                        std::io::copy(&mut file, &mut copy)?;
+                        copy.persist(path).map(drop).map_err(|e| e.error)
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl Write for Temporary {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        match self {
+            Temporary::Unnamed { file, .. } => file.write(bytes),
+            Temporary::Named(file) => file.write(bytes),
+        }
+    }
+
+    fn write_all(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        match self {
+            Temporary::Unnamed { file, .. } => file.write_all(bytes),
+            Temporary::Named(file) => file.write_all(bytes),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self {
+            Temporary::Unnamed { file, .. } => file.flush(),
+            Temporary::Named(file) => file.flush(),
+        }
+    }
+}
+
+/// A named temporary file in `dir`, `.mock-agent-PID-XXXXXX.cassette.tmp`.
+fn named(dir: &Path) -> std::io::Result<NamedTempFile> {
+    tempfile::Builder::new()
+        .prefix(&format!("{TEMPORARY_PREFIX}{}-", std::process::id()))
+        .suffix(TEMPORARY_SUFFIX)
+        .tempfile_in(dir)
+}
+
+/// An unnamed file in `dir` (`O_TMPFILE`, mode 0600 as a named one's); `None` where
+/// the kernel or the file system has none, or `/proc` is missing (it links the file
+/// into place).
+#[cfg(target_os = "linux")]
+fn unnamed(dir: &Path) -> std::io::Result<Option<File>> {
+    use nix::errno::Errno;
+    use nix::fcntl::OFlag;
+    if !Path::new("/proc/self/fd").is_dir() {
+        return Ok(None);
+    }
+    let flags = OFlag::O_TMPFILE | OFlag::O_RDWR | OFlag::O_CLOEXEC;
+    match nix::fcntl::open(dir, flags, nix::sys::stat::Mode::from_bits_truncate(0o600)) {
+        Ok(fd) => Ok(Some(File::from(fd))),
+        // No unnamed files here (an old kernel opens the folder itself).
+        Err(Errno::EOPNOTSUPP | Errno::EISDIR | Errno::EINVAL | Errno::ENOSYS) => Ok(None),
+        Err(e) => Err(e.into()),
     }
 }
 
@@ -460,6 +572,47 @@ mod tests {
         let mut out = Vec::new();
         encode_frame(&frame, &mut out);
         String::from_utf8(out).expect("utf-8")
+    }
+
+    /// The names in `dir`, sorted.
+    fn names(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .expect("lists")
+            .flatten()
+            .filter_map(|e| e.file_name().into_string().ok())
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn a_temporary_file_appears_whole_over_what_was_there_and_leaves_nothing_else() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let target = dir.path().join("a.cassette");
+        for kind in ["created", "named"] {
+            std::fs::write(&target, "old").expect("writes");
+            let file = if kind == "created" {
+                Temporary::create(dir.path()).expect("creates")
+            } else {
+                Temporary::Named(named(dir.path()).expect("creates"))
+            };
+            if kind == "created" && cfg!(target_os = "linux") {
+                assert!(matches!(file, Temporary::Unnamed { .. }), "unnamed on Linux");
+                assert_eq!(names(dir.path()), ["a.cassette"], "no name while it is written");
+            }
+            let mut file = file;
+            file.write_all(b"new ").expect("writes");
+            file.write_all(kind.as_bytes()).expect("writes");
+            file.persist(&target).expect("persists");
+            assert_eq!(
+                std::fs::read_to_string(&target).expect("reads"),
+                format!("new {kind}")
+            );
+            assert_eq!(names(dir.path()), ["a.cassette"]);
+        }
+        // Dropped unfinished: nothing.
+        drop(Temporary::create(dir.path()).expect("creates"));
+        assert_eq!(names(dir.path()), ["a.cassette"]);
     }
 
     /// The length [`Payload::encoded_len`] says is the length written.

@@ -8,8 +8,9 @@
 //! are replaced by
 //! [`MARKER`] in the invocation, stdout and stderr before anything is written; then the
 //! bytes are checked again, and the recorder refuses to write if a secret is still
-//! there. The cassette is written to a temporary file and renamed into place when the
-//! run is over: a recorder that is killed leaves nothing under its name. Secrets
+//! there. The cassette is written to a temporary file and linked or renamed into place
+//! when the run is over: a recorder that is killed leaves nothing under its name (on
+//! Linux nothing at all: see [`harness::cassette::Writer`]). Secrets
 //! spelled with JSON escapes (`"sk-\u0031..."`) are found in the decoded strings.
 //!
 //! The parts, in the order a recording goes through them:
