@@ -319,3 +319,37 @@ fn a_dialect_named_in_code_is_seen_and_one_in_a_comment_is_not() {
     assert!(!names_in_code("// see dialects::claude", "dialects::claude"));
     assert!(!names_in_code("let d = CLAUDE_NAMES;", "CLAUDE"));
 }
+
+/// Outside its folder (`mock-agent/src/dialects/NAME/`), the process crate names a
+/// dialect only in its list of CLIs (`dialects/mod.rs`): the executor, the recorder,
+/// the settings and the mock's own commands ask through `harness::run::Dialect` and
+/// `mock_agent::dialects::Cli`.
+#[test]
+fn the_process_s_machinery_names_no_dialect() {
+    let names = dialect_names();
+    let src = root().join("mock-agent/src");
+    let mut named = Vec::new();
+    for path in sources(&src) {
+        let relative = path
+            .strip_prefix(&src)
+            .expect("under src")
+            .to_string_lossy()
+            .into_owned();
+        if relative.starts_with("dialects/") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).expect("reads the source");
+        for (n, line) in text.lines().enumerate() {
+            for name in &names {
+                if names_in_code(line, name) {
+                    named.push(format!("mock-agent/src/{relative}:{}: {name}", n + 1));
+                }
+            }
+        }
+    }
+    assert!(
+        named.is_empty(),
+        "the process's machinery names a dialect (ask through the traits instead):\n{}",
+        named.join("\n")
+    );
+}

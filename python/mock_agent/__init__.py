@@ -9,15 +9,17 @@ from __future__ import annotations
 
 from typing import Any, List
 
-from .agent import RECORD_MODES, Case, MockAgent, MockAgentError, binary, cases
+from .agent import RECORD_MODES, Case, Dialect, MockAgent, MockAgentError, binary, cases, dialects
 
 __all__ = [
     "Case",
+    "Dialect",
     "MockAgent",
     "MockAgentError",
     "RECORD_MODES",
     "binary",
     "cases",
+    "dialects",
     "mock_agent_cases",
 ]
 

@@ -166,6 +166,48 @@ class Case:
         return [entry["name"] for entry in verdict["broken"]]
 
 
+@dataclasses.dataclass(frozen=True)
+class Dialect:
+    """A dialect the mock stands in for, as ``mock-agent dialects --json`` lists it."""
+
+    #: What ``--dialect`` (and ``dialect=``) takes, e.g. ``claude``.
+    name: str
+    #: What it is, in a few words.
+    title: str
+    #: The executables it answers to (``claude``; ``cursor-agent`` and ``agent``).
+    programs: Sequence[str]
+    #: Whether the agent reads the client's messages.
+    conversation: bool
+
+
+_DIALECTS: Dict[str, List[Dialect]] = {}
+
+
+def dialects(mock: Optional[str] = None) -> List[Dialect]:
+    """The dialects the ``mock-agent`` binary stands in for (``mock-agent dialects
+    --json``), asked once per binary."""
+    path = mock or binary()
+    if path not in _DIALECTS:
+        done = subprocess.run(
+            [path, "dialects", "--json"],
+            env=_without_settings(),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            check=False,
+        )
+        if done.returncode != 0:
+            raise MockAgentError(
+                done.stderr.decode("utf-8", "replace").rstrip()
+                or f"{path} dialects --json: exit {done.returncode}"
+            )
+        known = {f.name for f in dataclasses.fields(Dialect)}
+        _DIALECTS[path] = [
+            Dialect(**{k: v for k, v in json.loads(line).items() if k in known})
+            for line in done.stdout.decode("utf-8").splitlines()
+        ]
+    return _DIALECTS[path]
+
+
 def _without_settings() -> Dict[str, str]:
     """This process's environment without ``MOCK_AGENT_*``: the mock's own commands
     get none of a test's settings."""
@@ -176,6 +218,7 @@ def cases(
     *,
     cassettes: Iterable[PathLike] = (),
     acp: bool = False,
+    dialect: Optional[str] = None,
     generated: int = 0,
     default: bool = True,
     formats: Iterable[str] = (),
@@ -187,12 +230,15 @@ def cases(
     every source (the default session unless ``default=False``, each cassette of
     ``cassettes``, files or directories, generated sessions ``0..generated``) with each
     fault of the matrix, or with ``faults`` only; ``filter`` keeps the cases whose name
-    contains it."""
+    contains it. ``dialect`` names the dialect of the matrix (see :func:`dialects`;
+    ``acp=True`` is short for ``dialect="cursor-acp"``)."""
     argv = [mock or binary(), "cases", "--json"]
     for path in cassettes:
         argv += ["--cassettes", os.path.abspath(path)]
     if acp:
         argv.append("--acp")
+    if dialect is not None:
+        argv += ["--dialect", dialect]
     if generated:
         argv += ["--generated", str(int(generated))]
     if not default:
@@ -216,8 +262,11 @@ def cases(
 
 class MockAgent:
     """The agent of one test. ``env`` is the environment to run the program under test
-    with: ``PATH`` starts with a directory of its own whose ``cursor-agent`` and
-    ``agent`` are the mock, and the ``MOCK_AGENT_*`` settings are this test's alone."""
+    with: ``PATH`` starts with a directory of its own where the mock answers to every
+    executable of every dialect it stands in for (``cursor-agent``, ``agent``,
+    ``claude``, ...: :func:`dialects`), and the ``MOCK_AGENT_*`` settings are this
+    test's alone. :meth:`bin` gives one's path, for a program that takes it (an SDK's
+    ``cli_path``)."""
 
     def __init__(
         self,
@@ -230,7 +279,9 @@ class MockAgent:
         self.binary = mock or binary()
         self.bin_dir = self.directory / "bin"
         self.bin_dir.mkdir(parents=True, exist_ok=True)
-        for name in ("cursor-agent", "agent"):
+        #: The dialects the mock stands in for.
+        self.dialects = dialects(self.binary)
+        for name in sorted({p for d in self.dialects for p in d.programs}):
             link = self.bin_dir / name
             if not link.exists():
                 os.symlink(self.binary, link)
@@ -351,6 +402,16 @@ class MockAgent:
     def settings(self) -> Dict[str, str]:
         """This test's ``MOCK_AGENT_*`` settings."""
         return dict(self._settings)
+
+    def bin(self, program: str) -> str:
+        """The path of the mock as ``program`` (``claude``, ``cursor-agent``), for a
+        program that is given its agent's path rather than finding it on ``PATH``
+        (``ClaudeAgentOptions(cli_path=mock_agent.bin("claude"))``)."""
+        link = self.bin_dir / program
+        if not link.is_symlink():
+            names = ", ".join(sorted({p for d in self.dialects for p in d.programs}))
+            raise MockAgentError(f"mock-agent: no executable `{program}`; the mock answers to {names}")
+        return str(link)
 
     def find_real(self) -> Optional[str]:
         """The real ``cursor-agent`` on the test's own ``PATH``, if there is one."""

@@ -2,7 +2,9 @@
 source tree, ``-p mock_agent.pytest_plugin``).
 
 - The fixture ``mock_agent``: a :class:`~mock_agent.agent.MockAgent` of the test's own,
-  its ``cursor-agent`` and ``agent`` first on ``mock_agent.env["PATH"]``.
+  every dialect's executables (``cursor-agent``, ``agent``, ``claude``, ... as
+  ``mock-agent dialects`` lists them) first on ``mock_agent.env["PATH"]``, and
+  ``mock_agent.bin("claude")`` their paths.
 - The marker ``mock_agent_cases(**kwargs)``: the test runs once per case of the matrix
   (keywords of :func:`mock_agent.cases`), each case a test id of its own, the case in
   use by the test's agent and in the fixture ``mock_agent_case``.
@@ -48,7 +50,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
         "mock_agent_cases(**kwargs): run the test once per case of mock-agent's matrix "
-        "(keywords of mock_agent.cases: cassettes, acp, generated, default, formats, faults, filter)",
+        "(keywords of mock_agent.cases: cassettes, acp, dialect, generated, default, formats, faults, filter)",
     )
     config.addinivalue_line(
         "markers",

@@ -211,3 +211,27 @@ def test_record_modes_are_pytest_options(pytester, pytestconfig):
     replayed = run("--record-mode=none", "--mock-agent-real=/bin/false")
     replayed.assert_outcomes(passed=1)
     replayed.stdout.fnmatch_lines([f"SOURCE {library}/*.cassette RECORD none"])
+
+
+def test_the_agent_answers_to_every_dialect_the_binary_lists(mock_agent):
+    from mock_agent import dialects
+
+    listed = dialects()
+    names = [d.name for d in listed]
+    assert names[:3] == ["cursor-print", "cursor-acp", "claude"], names
+    for dialect in listed:
+        for program in dialect.programs:
+            path = Path(mock_agent.bin(program))
+            assert path.parent == mock_agent.bin_dir and os.path.realpath(path) == os.path.realpath(binary())
+    # The mock answers as `claude` on the test's PATH: a Claude Code run.
+    done = mock_agent.run(["claude", "-p", "hi", "--output-format", "json"], env=mock_agent.env)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["type"] == "result"
+    with pytest.raises(MockAgentError, match="no executable `gemini-pro`"):
+        mock_agent.bin("gemini-pro")
+
+
+def test_cases_of_another_dialect_are_listed_by_name():
+    claude = cases(dialect="claude", filter="clean")
+    assert [c.name for c in claude] == ["default/clean"]
+    assert claude[0].dialect == "claude" and claude[0].succeeds

@@ -176,6 +176,17 @@ pub trait Dialect: Send + Sync + 'static {
     /// The checker of a recording of this dialect (lint): its lines by its rules.
     fn checker(&self) -> Box<dyn Lint>;
 
+    /// The session (or conversation) generated from `seed`, of at most about `size`
+    /// lines: written as a cassette at `out`, or, without `out`, told as text (what
+    /// `mock-agent generate --dialect NAME` does).
+    #[cfg(feature = "generate")]
+    fn generate(
+        &self,
+        seed: u64,
+        size: Option<usize>,
+        out: Option<&std::path::Path>,
+    ) -> Result<Generated, crate::error::WriteError>;
+
     /// Fuzzes `runner`'s consumer with this dialect's generated sessions and faults.
     #[cfg(feature = "generate")]
     fn fuzz(
@@ -183,6 +194,25 @@ pub trait Dialect: Send + Sync + 'static {
         fuzz: &super::fuzz::Fuzz,
         runner: &Runner<'_>,
     ) -> Result<super::fuzz::FuzzReport, RunError>;
+}
+
+/// A generated session, as [`Dialect::generate`] made it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Generated {
+    /// Written as a cassette.
+    Written {
+        /// Where.
+        path: std::path::PathBuf,
+        /// How many lines it has (both directions of a conversation).
+        lines: usize,
+        /// What its lines are (`events`, `messages`).
+        unit: &'static str,
+        /// How to play it (`serve it with ...`).
+        play: String,
+    },
+    /// Told as text, one line a message.
+    Told(String),
 }
 
 /// A message as the report's picture draws it.

@@ -75,10 +75,7 @@ pub(super) fn parse_dialect(name: &str) -> Result<&'static dyn Dialect, String> 
 impl MatrixArgs {
     /// The dialect of the matrix.
     pub(super) fn dialect(&self) -> &'static dyn Dialect {
-        match (self.acp, self.dialect) {
-            (true, _) => harness::dialects::CURSOR_ACP,
-            (false, dialect) => dialect.unwrap_or(harness::dialects::ALL[0]),
-        }
+        crate::dialects::chosen(self.acp, self.dialect)
     }
 
     /// The matrix these flags make.
@@ -152,7 +149,7 @@ pub(super) fn cases(args: &CasesArgs) -> Result<Exit, Error> {
 
 /// A case as one JSON object (see the module's documentation).
 pub(super) fn json(case: &Case) -> serde_json::Value {
-    use harness::dialects::cursor_print::expect::Expectation;
+    use harness::expect::Expectation;
     let answer = match &case.expect {
         Expectation::Success { answer } => Some(answer.as_str()),
         Expectation::Failure => None,

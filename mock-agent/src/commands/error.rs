@@ -73,6 +73,16 @@ pub enum Error {
     OwnBinary(#[source] std::io::Error),
 }
 
+impl From<crate::dialects::PlayError> for Error {
+    fn from(e: crate::dialects::PlayError) -> Self {
+        match e {
+            crate::dialects::PlayError::Spec(e) => Error::Spec(e),
+            crate::dialects::PlayError::Write(e) => Error::Write(e),
+            crate::dialects::PlayError::Stdout(e) => Error::Stdout(e),
+        }
+    }
+}
+
 impl Error {
     /// The exit code the process ends with (see [`harness::exit_codes`]).
     pub fn exit_code(&self) -> i32 {

@@ -210,7 +210,7 @@ fn status(args: &JudgeArgs) -> Result<Status, Error> {
 /// at most [`SHOWN`] bytes of it.
 fn shown(case: &Case, outcome: &Outcome) -> String {
     let stdout = String::from_utf8_lossy(&outcome.stdout);
-    let mut shown = harness::dialects::cursor_print::expect::shown_text(&stdout, &case.faults);
+    let mut shown = case.dialect.shown_text(&stdout, &case.faults);
     if shown.len() > SHOWN {
         let mut end = SHOWN;
         while !shown.is_char_boundary(end) {

@@ -11,19 +11,14 @@ mod test;
 
 pub use error::Error;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use crate::dialects::cursor_print;
+use crate::dialects::default_play::Play;
 use clap::{Args, Parser, Subcommand};
-use harness::dialects::cursor_print::render::RenderOptions;
 use harness::exit_codes;
-use harness::faults;
 use harness::format::OutputFormat;
 use harness::frames::Exit;
-use harness::generate::{self, Profile, SessionConfig};
-use harness::scenario::Scenario;
-use harness::source::Source;
-use harness::timing::Timing;
+use harness::generate::Profile;
 
 /// The mock's own subcommands; any other first argument goes to the emulated CLI.
 const OWN_COMMANDS: &[&str] = &[
@@ -36,6 +31,7 @@ const OWN_COMMANDS: &[&str] = &[
     "fuzz",
     "snapshots",
     "faults",
+    "dialects",
     "cases",
     "judge",
     "model-api",
@@ -86,9 +82,15 @@ enum Own {
         /// Write the session, faults applied, as a cassette to this file instead of printing it.
         #[arg(long, value_name = "FILE")]
         out: Option<PathBuf>,
-        /// A conversation of server mode (`cursor-agent acp`) instead of a print-mode session.
-        #[arg(long, conflicts_with_all = ["profile", "output_format", "stream_partial_output", "resume", "faults", "timing"])]
+        /// A conversation of server mode (`cursor-agent acp`) instead of a print-mode
+        /// session (`--dialect cursor-acp`).
+        #[arg(long, conflicts_with_all = ["profile", "output_format", "stream_partial_output", "resume", "faults", "timing", "dialect"])]
         acp: bool,
+        /// The dialect whose session to generate: `cursor-print` (the default),
+        /// `cursor-acp`, `claude`, ... (`mock-agent dialects` lists them); another
+        /// than the default takes `--seed`, `--events` and `--out` only.
+        #[arg(long, value_name = "NAME", value_parser = cases::parse_dialect)]
+        dialect: Option<&'static dyn harness::dialects::Dialect>,
         #[command(flatten)]
         play: Play,
     },
@@ -174,6 +176,17 @@ enum Own {
     Judge(Box<judge::JudgeArgs>),
     /// Serve a scripted model API (Anthropic, OpenAI, Gemini) on 127.0.0.1, for a real CLI to run against offline.
     ModelApi(crate::model_api::Args),
+    /// List the dialects this mock stands in for: each one's name (what `--dialect`
+    /// takes), the executables it answers to, and what it is.
+    ///
+    /// With `--json`, one JSON object a line: `name`, `title`, `programs`,
+    /// `conversation` (whether the agent reads the client's messages), `word` (what
+    /// `mock-agent WORD ARGS` runs it by, when it is a CLI of its own).
+    Dialects {
+        /// One JSON object a line, for programs (the pytest plugin asks so).
+        #[arg(long)]
+        json: bool,
+    },
     /// Run as the CLI: `mock-agent agent -p "hi"` is `cursor-agent -p "hi"`.
     Agent {
         /// The real CLI's arguments.
@@ -286,47 +299,6 @@ struct FuzzArgs {
     judge: Judge,
 }
 
-/// How a run is played: the CLI's output options, faults and timing.
-#[derive(Args)]
-struct Play {
-    /// The output format to render: text, json or stream-json.
-    #[arg(long, default_value = "stream-json", value_parser = parse_format)]
-    output_format: OutputFormat,
-    /// Render assistant text as deltas, as `--stream-partial-output` does.
-    #[arg(long)]
-    stream_partial_output: bool,
-    /// Make every `session_id` of the output equal this id.
-    #[arg(long, value_name = "ID")]
-    resume: Option<String>,
-    /// A fault to inject, e.g. `eof:after=3,byte=10` (repeatable; see `mock-agent faults`).
-    #[arg(long = "fault", value_name = "SPEC")]
-    faults: Vec<String>,
-    /// When to write: instant, recorded, scale=F, fixed=MS, jitter=MS, first-byte=MS.
-    #[arg(long, value_name = "SPEC", default_value = "instant")]
-    timing: String,
-}
-
-impl Play {
-    fn scenario(self, seed: u64) -> Result<Scenario, harness::Diagnostic> {
-        let render = RenderOptions::new(self.output_format)
-            .stream_partial_output(self.stream_partial_output)
-            .resume(self.resume)
-            .now_ms(crate::execute::now_ms());
-        let mut scenario = Scenario::new(render);
-        for spec in &self.faults {
-            scenario
-                .faults
-                .extend(harness::dialects::cursor_print::faults::parse(
-                    spec,
-                    faults::FROM_FLAG,
-                )?);
-        }
-        scenario.timing = Timing::parse(&self.timing, Timing::FROM_FLAG)?;
-        scenario.seed = seed;
-        Ok(scenario)
-    }
-}
-
 fn parse_profile(text: &str) -> Result<Profile, String> {
     match text {
         "real" => Ok(Profile::Real),
@@ -354,44 +326,32 @@ pub fn run(argv: &[String]) -> Result<Exit, Error> {
     };
     match cli.command {
         Own::Replay { cassette, play, seed } => {
-            let scenario = play.scenario(seed)?;
-            Ok(cursor_print::replay(&Source::Cassette(cassette), "", &scenario, false).exit)
+            Ok(crate::dialects::default_play::replay(cassette, play, seed)?)
         }
-        Own::Generate {
-            seed,
-            events,
-            out,
-            acp: true,
-            ..
-        } => generate_acp(seed, events, out.as_deref()),
         Own::Generate {
             seed,
             events,
             profile,
             out,
             play,
-            acp: false,
+            acp,
+            dialect,
         } => {
-            let mut config = SessionConfig::default().profile(profile);
-            if let Some(events) = events {
-                config = config.max_events(events);
-            }
-            let scenario = play.scenario(seed)?;
-            match out {
-                Some(path) => save_generated(seed, &config, &scenario, &path),
-                None => {
-                    Ok(cursor_print::replay(&Source::Generated { seed, config }, "", &scenario, false).exit)
-                }
+            let dialect = crate::dialects::chosen(acp, dialect);
+            if dialect == harness::dialects::ALL[0] {
+                Ok(crate::dialects::default_play::generate(
+                    seed,
+                    events,
+                    profile,
+                    out.as_deref(),
+                    play,
+                )?)
+            } else {
+                Ok(crate::dialects::generate(dialect, seed, events, out.as_deref())?)
             }
         }
         Own::Lint(args) => lint::lint(&args),
-        Own::Unused { library, journal } => {
-            let entries = harness::journal::read(&journal)?;
-            for path in crate::dialects::cursor_print::library::unused(&library, &entries) {
-                println!("{}", path.display());
-            }
-            Ok(Exit::Code(exit_codes::OK))
-        }
+        Own::Unused { library, journal } => Ok(crate::dialects::default_play::unused(&library, &journal)?),
         Own::Test(args) => test::test(args),
         Own::Record {
             out,
@@ -417,10 +377,41 @@ pub fn run(argv: &[String]) -> Result<Exit, Error> {
             list_faults();
             Ok(Exit::Code(exit_codes::OK))
         }
-        Own::Agent { args } => Ok(cursor_print::run(&args)),
+        Own::Dialects { json } => {
+            list_dialects(json);
+            Ok(Exit::Code(exit_codes::OK))
+        }
+        Own::Agent { args } => Ok(crate::dialects::ALL[0].run(&args)),
         Own::Cases(args) => cases::cases(&args),
         Own::Judge(args) => judge::judge(&args),
         Own::ModelApi(args) => Ok(crate::model_api::command(&args)),
+    }
+}
+
+/// `mock-agent dialects`: every registered dialect.
+fn list_dialects(json: bool) {
+    for dialect in harness::dialects::ALL {
+        let word = crate::dialects::ALL
+            .iter()
+            .find(|cli| cli.dialect().programs() == dialect.programs())
+            .map(|cli| cli.word());
+        if json {
+            let line = serde_json::json!({
+                "name": dialect.name(),
+                "title": dialect.title(),
+                "programs": dialect.programs(),
+                "conversation": dialect.is_conversation(),
+                "word": word,
+            });
+            println!("{line}");
+        } else {
+            println!(
+                "{:<14} {:<24} {}",
+                dialect.name(),
+                dialect.programs().join(", "),
+                dialect.title()
+            );
+        }
     }
 }
 
@@ -446,46 +437,6 @@ fn list_faults() {
             }
         }
     }
-}
-
-/// Says what was written, and how to play it.
-fn wrote(path: &Path, count: usize, what: &str, play: &str) -> Exit {
-    eprintln!("wrote {} ({count} {what}); {play}", path.display());
-    Exit::Code(exit_codes::OK)
-}
-
-/// `generate --out FILE`: the session with its faults applied, as a cassette.
-fn save_generated(
-    seed: u64,
-    config: &SessionConfig,
-    scenario: &Scenario,
-    path: &Path,
-) -> Result<Exit, Error> {
-    let session = generate::from_seed(seed, config);
-    let path = generate::write_planned(&session, &scenario.faults, path)?;
-    let play = format!("replay it with `mock-agent replay {}`", path.display());
-    Ok(wrote(&path, session.lines.len(), "events", &play))
-}
-
-/// `generate --acp`: the conversation of a seed, told one message a line, or written
-/// as a cassette.
-fn generate_acp(seed: u64, messages: Option<usize>, out: Option<&Path>) -> Result<Exit, Error> {
-    use harness::dialects::cursor_acp::generate::{from_seed, ConversationConfig};
-    let mut config = ConversationConfig::default();
-    if let Some(messages) = messages {
-        config = config.max_messages(messages);
-    }
-    let transcript = from_seed(seed, &config);
-    let Some(path) = out else {
-        crate::process::print(&format!("{}\n", transcript.summary())).map_err(Error::Stdout)?;
-        return Ok(Exit::Code(exit_codes::OK));
-    };
-    let path = transcript.write_cassette(path)?;
-    let play = format!(
-        "serve it with `MOCK_AGENT_CASSETTE={} cursor-agent acp`",
-        path.display()
-    );
-    Ok(wrote(&path, transcript.messages.len(), "messages", &play))
 }
 
 /// Whether `word`, the first argument, names one of the mock's own subcommands.

@@ -286,10 +286,7 @@ pub(super) fn fuzz(args: &FuzzArgs) -> Result<Exit, Error> {
     let interrupt = Interrupt::on_term_or_int();
     let mock = own_binary()?;
     let command = args.consumer.as_str();
-    let dialect = match (args.acp, args.dialect) {
-        (true, _) => harness::dialects::CURSOR_ACP,
-        (false, dialect) => dialect.unwrap_or(harness::dialects::ALL[0]),
-    };
+    let dialect = crate::dialects::chosen(args.acp, args.dialect);
     let consumer = Consumer::new(command).timeout(timeout(args.timeout)?);
     let shrink_time = timeout(args.shrink_time).map_err(|_| {
         Error::Usage(format!(

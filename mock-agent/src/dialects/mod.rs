@@ -50,6 +50,65 @@ pub fn by_program(program: &str) -> Option<&'static dyn Cli> {
         .find(|cli| cli.dialect().programs().contains(&program))
 }
 
+/// The default CLI's sessions as the mock's own commands play them (`replay`,
+/// `generate` of the default dialect, `unused`).
+pub use cursor_print::play as default_play;
+
+/// Why a session could not be played or written for one of the mock's own commands.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum PlayError {
+    /// A bad `--fault` or `--timing` value.
+    #[error(transparent)]
+    Spec(#[from] harness::Diagnostic),
+    /// The cassette cannot be written.
+    #[error(transparent)]
+    Write(#[from] harness::error::WriteError),
+    /// Writing to stdout failed (other than a closed pipe, a quiet end).
+    #[error("cannot write to stdout")]
+    Stdout(#[source] std::io::Error),
+}
+
+/// Says what was written, and how to play it.
+pub fn wrote(path: &std::path::Path, count: usize, what: &str, play: &str) -> Exit {
+    eprintln!("wrote {} ({count} {what}); {play}", path.display());
+    Exit::Code(harness::exit_codes::OK)
+}
+
+/// `mock-agent generate` in a dialect other than the default: its session (or
+/// conversation) of `seed`, told or written as a cassette.
+pub fn generate(
+    dialect: &dyn Dialect,
+    seed: u64,
+    size: Option<usize>,
+    out: Option<&std::path::Path>,
+) -> Result<Exit, PlayError> {
+    match dialect.generate(seed, size, out)? {
+        harness::run::Generated::Told(text) => {
+            crate::process::print(&text).map_err(PlayError::Stdout)?;
+            Ok(Exit::Code(harness::exit_codes::OK))
+        }
+        harness::run::Generated::Written {
+            path,
+            lines,
+            unit,
+            play,
+        } => Ok(wrote(&path, lines, unit, &play)),
+        _ => Ok(Exit::Code(harness::exit_codes::OK)),
+    }
+}
+
+/// The dialect the mock's own commands play: `--dialect NAME`, or `--acp`, short for
+/// `--dialect cursor-acp` (the first dialect that converses with the CLI's names), or
+/// the default.
+pub fn chosen(acp: bool, named: Option<&'static dyn Dialect>) -> &'static dyn Dialect {
+    match (acp, named) {
+        (true, _) => harness::dialects::CURSOR_ACP,
+        (false, Some(dialect)) => dialect,
+        (false, None) => harness::dialects::ALL[0],
+    }
+}
+
 /// What recording `command` (the program and its arguments) needs to know of its CLI:
 /// the first CLI but the default that records it as a conversation (`claude` with
 /// stream-json input), else the default's.
@@ -77,10 +136,10 @@ mod tests {
     #[test]
     fn each_cli_answers_to_its_names_and_its_word() {
         for cli in ALL {
-            assert!(by_word(cli.word()).is_some_and(|found| std::ptr::eq(found, *cli)));
+            assert!(by_word(cli.word()).is_some_and(|found| found.word() == cli.word()));
             for program in cli.dialect().programs() {
                 assert!(
-                    by_program(program).is_some_and(|found| std::ptr::eq(found, *cli)),
+                    by_program(program).is_some_and(|found| found.word() == cli.word()),
                     "{program}"
                 );
             }

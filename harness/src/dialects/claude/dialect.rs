@@ -324,6 +324,39 @@ impl Dialect for Claude {
         Box::<ClaudeChecker>::default()
     }
 
+    /// The session of `seed`: written as a Claude Code cassette (the conversation of
+    /// a client that allows every request, one prompt a turn), or told one line a
+    /// message. `size` is not taken: a generated session has 1 to 3 turns.
+    #[cfg(feature = "generate")]
+    fn generate(
+        &self,
+        seed: u64,
+        size: Option<usize>,
+        out: Option<&std::path::Path>,
+    ) -> Result<crate::run::Generated, crate::error::WriteError> {
+        let _ = size;
+        let faulted = super::generate::Faulted {
+            session: super::generate::from_seed(seed),
+            faults: Vec::new(),
+        };
+        let Some(out) = out else {
+            let lines = super::generate::conversation_lines(&faulted.session);
+            let told = super::wire::summary(lines.iter().map(|(dir, line)| (dir.as_str(), line.as_str())));
+            return Ok(crate::run::Generated::Told(format!("{told}\n")));
+        };
+        let path = faulted.write_cassette(out)?;
+        let play = format!(
+            "serve it with `MOCK_AGENT_CASSETTE={} claude --input-format stream-json --output-format stream-json --verbose`",
+            path.display()
+        );
+        Ok(crate::run::Generated::Written {
+            path,
+            lines: faulted.lines(),
+            unit: "messages",
+            play,
+        })
+    }
+
     /// Generated sessions with faults of the catalogue's `claude` section against a
     /// program that drives `claude` (an Agent SDK program); on a failure, shrinks it
     /// and writes the minimal session as a Claude Code cassette

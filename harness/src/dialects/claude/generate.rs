@@ -184,6 +184,25 @@ impl Faulted {
 /// The conversation of `session` with a client that sends `initialize`, then one
 /// prompt a turn, and allows every permission request: the frames of its cassette,
 /// all at time zero.
+/// The conversation of `session` as `(direction, line)` pairs (`in`: the client's,
+/// `out`: the CLI's), as [`Faulted::write_cassette`] writes it.
+pub fn conversation_lines(session: &Session) -> Vec<(String, String)> {
+    conversation(session)
+        .into_iter()
+        .filter_map(|frame| match frame {
+            Frame::Line(line) => {
+                let dir = if line.stream == Stream::Stdin {
+                    crate::journal::IN
+                } else {
+                    crate::journal::OUT
+                };
+                Some((dir.to_owned(), String::from_utf8_lossy(&line.bytes).into_owned()))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
 fn conversation(session: &Session) -> Vec<Frame> {
     let mut options = Options::new("/work", 0);
     options.prompt_tool = true;

@@ -270,6 +270,37 @@ impl Dialect for CursorAcp {
         Box::new(AcpChecker::new())
     }
 
+    /// The conversation of `seed`, of at most `size` messages both ways: written as a
+    /// cassette, or told one message a line.
+    #[cfg(feature = "generate")]
+    fn generate(
+        &self,
+        seed: u64,
+        size: Option<usize>,
+        out: Option<&std::path::Path>,
+    ) -> Result<crate::run::Generated, crate::error::WriteError> {
+        use super::generate::{from_seed, ConversationConfig};
+        let mut config = ConversationConfig::default();
+        if let Some(size) = size {
+            config = config.max_messages(size);
+        }
+        let transcript = from_seed(seed, &config);
+        let Some(out) = out else {
+            return Ok(crate::run::Generated::Told(format!("{}\n", transcript.summary())));
+        };
+        let path = transcript.write_cassette(out)?;
+        let play = format!(
+            "serve it with `MOCK_AGENT_CASSETTE={} cursor-agent acp`",
+            path.display()
+        );
+        Ok(crate::run::Generated::Written {
+            path,
+            lines: transcript.messages.len(),
+            unit: "messages",
+            play,
+        })
+    }
+
     /// Generated conversations (see [`super::generate`]) with server-mode faults,
     /// against an ACP client. Each case is the conversation written as a cassette,
     /// served by `cursor-agent acp` with the faults in `MOCK_AGENT_FAULTS` (they act on

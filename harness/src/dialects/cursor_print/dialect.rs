@@ -236,6 +236,34 @@ impl Dialect for CursorPrint {
         Box::new(Checker::new())
     }
 
+    /// The session of `seed` with the default knobs: written as a cassette, or told as
+    /// the CLI prints it in `stream-json`.
+    #[cfg(feature = "generate")]
+    fn generate(
+        &self,
+        seed: u64,
+        size: Option<usize>,
+        out: Option<&std::path::Path>,
+    ) -> Result<crate::run::Generated, crate::error::WriteError> {
+        use super::generate::{from_seed, write_planned, SessionConfig};
+        let mut config = SessionConfig::default();
+        if let Some(size) = size {
+            config = config.max_events(size);
+        }
+        let session = from_seed(seed, &config);
+        let Some(out) = out else {
+            return Ok(crate::run::Generated::Told(session.stdout()));
+        };
+        let path = write_planned(&session, &[], out)?;
+        let play = format!("replay it with `mock-agent replay {}`", path.display());
+        Ok(crate::run::Generated::Written {
+            path,
+            lines: session.lines.len(),
+            unit: "events",
+            play,
+        })
+    }
+
     /// Generated sessions with print-mode faults. Each case is written as a cassette
     /// with its faults applied and replayed from it, so what fails is exactly what the
     /// cassette holds. (The faults that only split or join writes, `chunk` and

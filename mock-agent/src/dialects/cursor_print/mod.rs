@@ -7,6 +7,7 @@
 
 pub mod args;
 pub mod library;
+pub mod play;
 pub mod record;
 mod replay;
 mod shim;
