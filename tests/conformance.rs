@@ -114,3 +114,33 @@ fn each_dialect_s_curated_cassettes_are_its_own_and_lint_clean() {
         }
     }
 }
+
+#[test]
+fn each_dialect_s_generated_sessions_are_its_own_and_lint_clean() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for dialect in dialects::ALL {
+        for seed in 0..4u64 {
+            let path = dir.path().join(format!("{}-{seed}.cassette", dialect.name()));
+            let generated = dialect
+                .generate(seed, None, Some(&path))
+                .unwrap_or_else(|e| panic!("{dialect}: seed {seed}: {e}"));
+            let harness::run::Generated::Written { path, lines, .. } = generated else {
+                panic!("{dialect}: seed {seed}: told, not written");
+            };
+            assert!(lines > 0, "{dialect}: seed {seed}: an empty session");
+            let reader = harness::cassette::open(&path).expect("opens");
+            assert_eq!(dialects::of_header(reader.header()), *dialect, "{}", path.display());
+            let report = dialects::check_file(&path).expect("checks");
+            assert!(
+                report.passes(),
+                "{dialect}: the session of seed {seed} lints with errors: {:?}",
+                report.findings
+            );
+            // Without a file, the same session is told.
+            assert!(matches!(
+                dialect.generate(seed, None, None),
+                Ok(harness::run::Generated::Told(text)) if !text.is_empty()
+            ));
+        }
+    }
+}
