@@ -339,7 +339,8 @@ impl Fuzz {
     }
 
     /// Shrinks a failing case as proptest does (simpler while it fails, back when it
-    /// passes), for at most [`MAX_SHRINK_STEPS`] steps and about `shrink_time`:
+    /// passes), for at most [`MAX_SHRINK_STEPS`] steps and about `shrink_time` (at
+    /// least one step):
     /// the smallest failing value, why it fails, and whether the time bound stopped it.
     fn shrink<T: ValueTree>(
         &self,
@@ -355,7 +356,10 @@ impl Fuzz {
             return Ok((minimal, reasons, false));
         }
         loop {
-            if started.elapsed() >= self.shrink_time {
+            // The bound is checked after a step, never before the first: however
+            // loaded the machine, a tiny bound takes exactly one step, the same on
+            // every run.
+            if steps > 0 && started.elapsed() >= self.shrink_time {
                 return Ok((minimal, reasons, true));
             }
             if steps >= MAX_SHRINK_STEPS {
