@@ -252,17 +252,25 @@ impl Serialize for Written<'_> {
             error,
             acp: _,
             claude,
+            settings,
+            settings_file,
             started_at_ms,
             ended_at_ms,
         } = self.entry;
         let acp = &self.acp;
-        let mut s = serializer.serialize_struct("Entry", 20)?;
+        let mut s = serializer.serialize_struct("Entry", 22)?;
         fields!(s: pid, argv, prompt, stdin, cwd, output_format, stream_partial_output, source,
             faults, seed, exit, stdout_closed, stdout_closed_at_ms, signal, stdin_open, error,
             acp);
         // As `Entry` says: absent unless Claude Code's dialect journaled it.
         if let Some(claude) = claude {
             s.serialize_field("claude", claude)?;
+        }
+        if !settings.is_empty() {
+            s.serialize_field("settings", settings)?;
+        }
+        if let Some(settings_file) = settings_file {
+            s.serialize_field("settings_file", settings_file)?;
         }
         fields!(s: started_at_ms, ended_at_ms);
         s.end()
