@@ -168,7 +168,7 @@ mod tests {
     #[test]
     fn starts_round_trip_and_a_cut_line_is_passed_over() {
         let dir = tempfile::tempdir().expect("temp dir");
-        let path = dir.path().join("started");
+        let path = dir.path().join("starts.jsonl");
         assert!(read_starts(&path).is_empty(), "no file: no start");
         let start = Start::new(
             7,
