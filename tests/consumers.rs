@@ -616,8 +616,11 @@ fn mock_agent_test_exits_by_what_happened() {
         "{stderr}"
     );
     // A consumer that breaks a property: failing cases, not an agent error.
-    let (code, stderr) = test(None, &["--consumer", "true"]);
+    let (code, stderr) = test(None, &["--consumer", "cursor-agent -p hi; exit 1"]);
     assert_eq!(code, Some(exit_codes::CASES_FAILED), "{stderr}");
+    // A consumer that never runs the agent: a case not run, neither passed nor failed.
+    let (code, stderr) = test(None, &["--consumer", "true"]);
+    assert_eq!(code, Some(exit_codes::CASES_NOT_RUN), "{stderr}");
     assert_ne!(exit_codes::CASES_FAILED, exit_codes::AGENT_ERROR);
     // No shell to run the consumer with: the mock's own error, each cause said once.
     let (code, stderr) = test(Some("/nonexistent"), &["--consumer", "true"]);
@@ -633,6 +636,7 @@ fn mock_agent_test_exits_by_what_happened() {
     let codes = [
         exit_codes::USAGE,
         exit_codes::CASES_FAILED,
+        exit_codes::CASES_NOT_RUN,
         exit_codes::CANNOT_RUN,
     ];
     for code in codes {

@@ -128,7 +128,8 @@ fn repeat_reports_a_case_whose_verdict_differs_between_runs_as_flaky() {
     // Fails its odd runs (exit 3), copes in its even ones.
     let consumer = format!(
         "f={count}; n=$(cat $f 2>/dev/null || echo 0); echo $((n+1)) > $f; \
-         if [ $((n % 2)) = 1 ]; then exec python3 tests/consumers/careful.py; fi; exit 3",
+         if [ $((n % 2)) = 1 ]; then exec python3 tests/consumers/careful.py; fi; \
+         cursor-agent -p hi >/dev/null; exit 3",
         count = dir.path().join("count").display()
     );
     let output = harness(&[
@@ -160,7 +161,7 @@ fn repeat_reports_a_case_whose_verdict_differs_between_runs_as_flaky() {
     let output = harness(&[
         "test",
         "--consumer",
-        "exit 3",
+        "cursor-agent -p hi >/dev/null; exit 3",
         "--filter",
         "default/clean",
         "--repeat",
@@ -237,7 +238,7 @@ fn fuzz_shows_progress_bounds_shrinking_and_takes_the_properties_off() {
     let output = harness(&[
         "fuzz",
         "--consumer",
-        "sleep 1; kill -SEGV $$",
+        "cursor-agent -p hi >/dev/null 2>&1; sleep 1; kill -SEGV $$",
         "--cases",
         "4",
         "--jobs",
@@ -272,7 +273,7 @@ fn fuzz_shows_progress_bounds_shrinking_and_takes_the_properties_off() {
     let output = harness(&[
         "fuzz",
         "--consumer",
-        "true",
+        "cursor-agent -p hi >/dev/null 2>&1",
         "--cases",
         "5",
         "--off",

@@ -8,6 +8,10 @@
 //! broke a property (or a snapshot fails the run): the consumer failed, not the agent
 //! and not the mock.
 //!
+//! They exit with [`CASES_NOT_RUN`] when a case was not run (the consumer never ran
+//! the agent, or the agent did not get the case's settings): the run tested nothing
+//! there, so it is neither a pass nor a failure. It wins over [`CASES_FAILED`].
+//!
 //! Errors of the mock's own, never to be confused with an agent failure, use the
 //! codes of BSD's `sysexits.h` below. Their messages start with `mock-agent:`.
 
@@ -20,6 +24,11 @@ pub const AGENT_ERROR: i32 = 1;
 /// `mock-agent test` or `fuzz`: a case broke a property of the consumer's, or a
 /// snapshot fails the run. (The code cargo-nextest gives a failing test run.)
 pub const CASES_FAILED: i32 = 100;
+
+/// `mock-agent test` or `fuzz`: a case was not run: the consumer never ran the agent
+/// (it ran another `claude`, say), or the agent did not get the case's settings. No
+/// verdict is given on such a case; this code wins over [`CASES_FAILED`].
+pub const CASES_NOT_RUN: i32 = 99;
 
 /// A wrong command line of `mock-agent`'s own subcommands, or a bad `MOCK_AGENT_*`
 /// setting.
@@ -59,6 +68,11 @@ pub const ALL: &[(i32, &str, &str)] = &[
         CASES_FAILED,
         "CASES_FAILED",
         "mock-agent test or fuzz: a case broke a property, or a snapshot fails the run",
+    ),
+    (
+        CASES_NOT_RUN,
+        "CASES_NOT_RUN",
+        "mock-agent test or fuzz: a case was not run: the consumer never ran the agent, or the agent did not get the case's settings",
     ),
     (
         USAGE,

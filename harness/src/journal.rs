@@ -11,6 +11,7 @@
 //! [`read`] takes a shared lock. Fields may be added; none is removed or renamed
 //! within a major version.
 
+pub mod settings;
 mod spool;
 
 pub use spool::{append_spooled, Spooled};
@@ -70,6 +71,13 @@ pub struct Entry {
     /// Claude Code's dialect (`claude`): the conversation, in both directions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub claude: Option<Conversation>,
+    /// Each of the mock's settings (`MOCK_AGENT_*`) that was set, and where from: the
+    /// environment or the settings file (see [`settings`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub settings: Vec<settings::Setting>,
+    /// The settings file the mock read, if it found one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settings_file: Option<String>,
     /// When the mock started, in milliseconds since the Unix epoch.
     pub started_at_ms: u64,
     /// When it ended.
@@ -99,6 +107,8 @@ impl Entry {
             error: None,
             acp: None,
             claude: None,
+            settings: Vec::new(),
+            settings_file: None,
             started_at_ms,
             ended_at_ms: started_at_ms,
         }

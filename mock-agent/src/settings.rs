@@ -1,10 +1,24 @@
-//! Settings of the mock that come from the environment.
+//! Settings of the mock: `MOCK_AGENT_*`, from the environment or a file beside it.
 //!
 //! The program under test spawns the mock with the real CLI's arguments, so
-//! everything that is the mock's own comes from `MOCK_AGENT_*` variables.
+//! everything that is the mock's own comes from `MOCK_AGENT_*` settings. Each is read
+//! from, in this order (the first that has it wins):
+//!
+//! 1. the mock's environment (a variable set, even empty);
+//! 2. the settings file `.mock-agent.env` in the directory of the path the mock was run
+//!    by (the path `execve` was given: `bin/claude` run from `PATH` reads
+//!    `bin/.mock-agent.env`; the symlink's target is not followed), one `NAME=VALUE`
+//!    line each (see [`harness::journal::settings`]). `mock-agent test` writes it in
+//!    each case's `bin/`, so that the case's settings reach a mock whose consumer passes
+//!    it an allow-listed environment.
+//!
+//! Reading them costs one `open` of the file when it is absent. The journal entry (and
+//! the start record of `MOCK_AGENT_STARTED`) says which settings were read and from
+//! where.
 //!
 //! | variable | meaning | default |
 //! | --- | --- | --- |
+//! | `MOCK_AGENT_STARTED` | append one JSON line per start (its settings and where from) to this file: a mock killed before its end leaves it | none |
 //! | `MOCK_AGENT_CASSETTE` | replay this cassette or bare capture | the built-in default session |
 //! | `MOCK_AGENT_JOURNAL` | append one JSON line per invocation to this file | no journal |
 //! | `MOCK_AGENT_CLI_VERSION` | what `--version` prints | [`DEFAULT_CLI_VERSION`] |
@@ -26,8 +40,9 @@
 //! An empty variable counts as unset (but `MOCK_AGENT_ACCOUNT`). A bad value is an
 //! error of the mock's own that names the variable and the column.
 
+use std::cell::RefCell;
 use std::ffi::OsString;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use harness::error::Diagnostic;
 use harness::error::Origin;
@@ -80,6 +95,12 @@ pub struct Settings {
     pub strict: bool,
     /// `MOCK_AGENT_JSONRPC=strict`.
     pub jsonrpc_strict: bool,
+    /// `MOCK_AGENT_STARTED`.
+    pub started: Option<PathBuf>,
+    /// Each setting that was set, and where from, in name order.
+    pub read: Vec<harness::journal::settings::Setting>,
+    /// The settings file read, if one was found.
+    pub file: Option<PathBuf>,
 }
 
 /// The shim's record modes, as VCR's.
@@ -148,8 +169,63 @@ pub fn begin(
         eprintln!("mock-agent: {e}");
         harness::frames::Exit::Code(harness::exit_codes::USAGE)
     })?;
+    if let Some(path) = &settings.started {
+        let start = harness::journal::settings::Start::new(
+            std::process::id(),
+            settings.read.clone(),
+            settings.file.as_ref().map(|f| f.display().to_string()),
+        );
+        if let Err(e) = harness::journal::settings::append_start(path, &start) {
+            eprintln!(
+                "mock-agent: cannot append to {}: {e}\nhelp: check MOCK_AGENT_STARTED",
+                path.display()
+            );
+        }
+    }
     let entry = settings.entry(argv, started_at_ms);
     Ok((settings, entry))
+}
+
+/// The path this process was run by, as `execve` was given it (`bin/claude`, found on
+/// `PATH` by the program that ran it), not the file a symlink leads to: the kernel's
+/// `AT_EXECFN`, else `argv[0]` looked up on `PATH` as `execvp` does.
+pub fn invoked_path() -> Option<PathBuf> {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: `getauxval` only reads the auxiliary vector the kernel handed the
+        // process; `AT_EXECFN` is a NUL-terminated string that lives as long as it.
+        #[allow(unsafe_code)]
+        let name = unsafe {
+            let at = nix::libc::getauxval(nix::libc::AT_EXECFN) as *const std::ffi::c_char;
+            (!at.is_null()).then(|| std::ffi::CStr::from_ptr(at).to_bytes().to_vec())
+        };
+        if let Some(name) = name.filter(|n| !n.is_empty()) {
+            use std::os::unix::ffi::OsStringExt as _;
+            return Some(PathBuf::from(OsString::from_vec(name)));
+        }
+    }
+    let argv0 = PathBuf::from(std::env::args_os().next()?);
+    if argv0.components().count() > 1 {
+        return Some(argv0);
+    }
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|dir| dir.join(&argv0))
+        .find(|path| path.is_file())
+}
+
+/// The settings file beside `invoked` (the path the mock was run by), read: its path
+/// and its settings. `None` when there is none.
+pub fn file_beside(invoked: &Path) -> Option<(PathBuf, Vec<(String, String)>)> {
+    let dir = invoked.parent().unwrap_or(Path::new(""));
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    let path = dir.join(harness::journal::settings::FILE_NAME);
+    let text = std::fs::read_to_string(&path).ok()?;
+    let path = std::path::absolute(&path).unwrap_or(path);
+    Some((path, harness::journal::settings::parse(&text)))
 }
 
 impl Settings {
@@ -159,16 +235,59 @@ impl Settings {
         let mut entry = harness::journal::Entry::new(std::process::id(), argv.to_vec(), started_at_ms);
         entry.cwd = std::env::current_dir().ok().map(|d| d.display().to_string());
         entry.seed = self.seed;
+        entry.settings = self.read.clone();
+        entry.settings_file = self.file.as_ref().map(|f| f.display().to_string());
         entry
     }
 
-    /// Reads the settings from the process environment.
+    /// Reads the settings from the process environment, and from the settings file
+    /// beside the path the process was run by (see the module's documentation).
     pub fn from_env() -> Result<Self, Diagnostic> {
-        Self::from_lookup(|name| std::env::var_os(name))
+        let file = invoked_path().and_then(|path| file_beside(&path));
+        Self::from_sources(|name| std::env::var_os(name), file)
     }
 
-    /// Reads the settings through `lookup` (for tests).
+    /// Reads the settings through `lookup` alone (for tests).
     pub fn from_lookup(lookup: impl Fn(&str) -> Option<OsString>) -> Result<Self, Diagnostic> {
+        Self::from_sources(lookup, None)
+    }
+
+    /// Reads the settings through `env`, then from `file` (its path and settings) for
+    /// those `env` does not have.
+    pub fn from_sources(
+        env: impl Fn(&str) -> Option<OsString>,
+        file: Option<(PathBuf, Vec<(String, String)>)>,
+    ) -> Result<Self, Diagnostic> {
+        use harness::journal::settings::{From, Setting};
+        let read: RefCell<Vec<Setting>> = RefCell::new(Vec::new());
+        let lookup = |name: &str| {
+            let (value, from) = match env(name) {
+                Some(value) => (value, From::Env),
+                None => {
+                    let lines = &file.as_ref()?.1;
+                    let (_, value) = lines.iter().rev().find(|(n, _)| n == name)?;
+                    (OsString::from(value), From::File)
+                }
+            };
+            let mut read = read.borrow_mut();
+            if !read.iter().any(|s| s.name == name) {
+                read.push(Setting {
+                    name: name.to_owned(),
+                    value: value.to_string_lossy().into_owned(),
+                    from,
+                });
+            }
+            Some(value)
+        };
+        let mut settings = Self::read(lookup)?;
+        let mut read = read.into_inner();
+        read.sort_by(|a, b| a.name.cmp(&b.name));
+        settings.read = read;
+        settings.file = file.map(|(path, _)| path);
+        Ok(settings)
+    }
+
+    fn read(lookup: impl Fn(&str) -> Option<OsString>) -> Result<Self, Diagnostic> {
         let path = |name: &str| lookup(name).filter(|v| !v.is_empty()).map(PathBuf::from);
         let text = |name: &str| lookup(name).map(|v| v.to_string_lossy().into_owned());
         let set = |name: &str| text(name).filter(|v| !v.trim().is_empty());
@@ -241,6 +360,9 @@ impl Settings {
                 )?,
                 None => harness::generate::Profile::Real,
             },
+            started: path(harness::journal::settings::STARTED),
+            read: Vec::new(),
+            file: None,
             cassette: path("MOCK_AGENT_CASSETTE"),
             journal: path("MOCK_AGENT_JOURNAL"),
             cli_version: text("MOCK_AGENT_CLI_VERSION")

@@ -266,11 +266,13 @@ impl Serialize for Written<'_> {
             error,
             acp,
             claude,
+            settings,
+            settings_file,
             started_at_ms,
             ended_at_ms,
         } = self.entry;
         let spooled = &self.acp;
-        let mut s = serializer.serialize_struct("Entry", 20)?;
+        let mut s = serializer.serialize_struct("Entry", 22)?;
         fields!(s: pid, argv, prompt, stdin, cwd, output_format, stream_partial_output, source,
             faults, seed, exit, stdout_closed, stdout_closed_at_ms, signal, stdin_open, error);
         if self.claude {
@@ -285,6 +287,12 @@ impl Serialize for Written<'_> {
             if let Some(claude) = claude {
                 s.serialize_field("claude", claude)?;
             }
+        }
+        if !settings.is_empty() {
+            s.serialize_field("settings", settings)?;
+        }
+        if let Some(settings_file) = settings_file {
+            s.serialize_field("settings_file", settings_file)?;
         }
         fields!(s: started_at_ms, ended_at_ms);
         s.end()

@@ -9,12 +9,14 @@ use super::{
 use crate::error::CassetteError;
 use crate::exit_codes;
 
-/// The cases of a matrix run that failed: each case with broken properties, and each
-/// snapshot that fails the run.
+/// The cases of a matrix run that failed: each case with broken properties, each
+/// case not run, and each snapshot that fails the run.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MatrixFailure {
     /// Each case with broken properties, and their names and details.
     pub broken: Vec<(String, Vec<String>)>,
+    /// Each case not run, and why (see [`super::NotRun`]).
+    pub not_run: Vec<(String, String)>,
     /// Cases whose record has no snapshot yet, or differs from it.
     pub snapshots: Vec<String>,
     /// The summary, as `mock-agent test` prints it.
@@ -35,6 +37,11 @@ pub enum MatrixError {
     /// Properties were broken, or snapshots fail the run.
     #[error("{0}")]
     Failed(MatrixFailure),
+    /// A case was not run: its consumer never ran the agent, or the agent did not get
+    /// the case's settings. No verdict stands on such a case; the failure holds those
+    /// of the others too.
+    #[error("{0}")]
+    NotRun(MatrixFailure),
     /// The snapshot settings (`INSTA_UPDATE`, ...) are wrong.
     #[error("{0}")]
     Policy(String),
@@ -60,6 +67,7 @@ impl MatrixError {
     pub fn exit_code(&self) -> i32 {
         match self {
             MatrixError::Failed(_) => exit_codes::CASES_FAILED,
+            MatrixError::NotRun(_) => exit_codes::CASES_NOT_RUN,
             MatrixError::Policy(_) => exit_codes::USAGE,
             MatrixError::Cases(e) => e.exit_code(),
             MatrixError::Run(e) => e.exit_code(),
@@ -67,17 +75,17 @@ impl MatrixError {
         }
     }
 
-    /// The failing cases, when that is what went wrong.
+    /// The failing cases (and those not run), when that is what went wrong.
     pub fn failure(&self) -> Option<&MatrixFailure> {
         match self {
-            MatrixError::Failed(failure) => Some(failure),
+            MatrixError::Failed(failure) | MatrixError::NotRun(failure) => Some(failure),
             _ => None,
         }
     }
 }
 
 /// Checks each case's record against its snapshot in `dir` under `policy` (see
-/// [`snapshot`]).
+/// [`snapshot`]); a case not run has no record to check.
 pub fn check_snapshots(
     results: &[CaseResult],
     dir: &Path,
@@ -85,6 +93,7 @@ pub fn check_snapshots(
 ) -> std::io::Result<Vec<snapshot::Checked>> {
     results
         .iter()
+        .filter(|result| result.not_run.is_none())
         .map(|result| snapshot::check(dir, &result.case.name, &report::record(result), policy))
         .collect()
 }
@@ -106,7 +115,7 @@ impl Runner<'_> {
         if summary.passed() {
             return Ok(results);
         }
-        Err(MatrixError::Failed(MatrixFailure {
+        let failure = MatrixFailure {
             broken: summary
                 .failed()
                 .map(|r| {
@@ -117,21 +126,37 @@ impl Runner<'_> {
                     )
                 })
                 .collect(),
+            not_run: summary
+                .not_run()
+                .filter_map(|r| Some((r.case.name.clone(), r.not_run.as_ref()?.to_string())))
+                .collect(),
             snapshots: summary.failing_snapshots().map(|c| c.case.clone()).collect(),
             summary: summary.to_string(),
-        }))
+        };
+        Err(if failure.not_run.is_empty() {
+            MatrixError::Failed(failure)
+        } else {
+            MatrixError::NotRun(failure)
+        })
     }
 
     /// [`try_matrix`](Runner::try_matrix), panicking with the summary of every broken
-    /// property and snapshot to review, or with why the matrix could not be run.
+    /// property, case not run and snapshot to review, or with why the matrix could not
+    /// be run.
     #[track_caller]
     pub fn assert_matrix(&self, matrix: &Matrix, snapshots: &Path) {
-        if let Err(e) = self.try_matrix(matrix, snapshots) {
-            panic!(
+        match self.try_matrix(matrix, snapshots) {
+            Ok(_) => {}
+            Err(e @ MatrixError::NotRun(_)) => panic!(
+                "the consumer `{}` was not tested: cases were not run\n{}",
+                self.consumer().command,
+                crate::error::report(&e)
+            ),
+            Err(e) => panic!(
                 "the consumer `{}` does not cope:\n{}",
                 self.consumer().command,
                 crate::error::report(&e)
-            );
+            ),
         }
     }
 }

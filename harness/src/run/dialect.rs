@@ -53,6 +53,17 @@ pub trait Dialect: Send + Sync + 'static {
         "consumer"
     }
 
+    /// What to tell a user whose consumer never ran the mock in a case (shown with the
+    /// case, not run): where programs of this dialect find their agent, and how to
+    /// hand them the mock.
+    fn never_ran_hint(&self) -> String {
+        let program = self.programs().first().copied().unwrap_or("mock-agent");
+        format!(
+            "the {} never ran `{program}` from PATH, nor the path `{{mock}}` or `--mock-env` gives: make it run the agent by that name or that path",
+            self.consumer_noun()
+        )
+    }
+
     /// The flags of `mock-agent test` that select it (`--dialect claude`; empty for
     /// the default dialect), as a command shown to a user writes them.
     fn test_flags(&self) -> String {

@@ -287,6 +287,13 @@ impl Fuzz {
             runs += u64::from(n);
             done += n;
             for (tree, result) in trees.into_iter().zip(results) {
+                // A fuzz run whose consumer does not run the mock tests nothing.
+                if let Some(not_run) = result.not_run {
+                    return Err(RunError::NotRun {
+                        case: format!("case {}", result.case.name),
+                        not_run,
+                    });
+                }
                 let broken = broken_list(&result.verdicts);
                 if broken.is_empty() {
                     continue;

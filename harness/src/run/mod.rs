@@ -1,8 +1,12 @@
 //! Running a consumer: the program under test, against one case at a time.
 //!
-//! Each run gets a temporary directory whose `cursor-agent` and `agent` are the mock,
-//! first on the consumer's `PATH`; the case's settings go in `MOCK_AGENT_*`
-//! variables, and the mock's journal is read back. The consumer runs through `sh -c`
+//! Each run gets a temporary directory whose `bin/` holds the mock under the dialect's
+//! names (`claude`, `cursor-agent` and `agent`, ...), first on the consumer's `PATH`;
+//! the case's settings go in `MOCK_AGENT_*` variables and in `bin/.mock-agent.env`
+//! (for consumers that pass the agent an allow-listed environment: see
+//! [`crate::journal::settings`]), and the mock's journal is read back. A case whose
+//! consumer never ran the agent, or whose agent did not get the case's settings, is
+//! not run ([`CaseResult::not_run`]): no verdict is given on it. The consumer runs through `sh -c`
 //! in a process group of its own: on timeout the whole group is killed, and processes
 //! it leaves behind (a mock still running, say) are found, reported and killed.
 //!
@@ -39,6 +43,7 @@ pub mod fuzz;
 pub mod html;
 pub mod matrix;
 pub mod properties;
+mod ran;
 pub mod report;
 pub mod repro;
 pub mod snapshot;
@@ -59,6 +64,7 @@ pub use cancel::Cancel;
 pub use dialect::{Dialect, Generated, Label};
 pub use matrix::{Case, CaseSource, Matrix};
 pub use properties::{Properties, Property, UnknownProperty, Verdict};
+pub use ran::{NotRun, CASE_SETTINGS};
 pub use summary::{Flaky, Summary};
 
 use cancel::kill_group;
@@ -174,6 +180,9 @@ pub struct Outcome {
     pub wall: Duration,
     /// The mock's journal: one entry per time the consumer ran the agent.
     pub journal: Vec<journal::Entry>,
+    /// The mock's start records: one per time the consumer ran the agent, even when it
+    /// was killed before its end (and wrote no journal entry).
+    pub starts: Vec<journal::settings::Start>,
     /// Whether processes of the consumer's group were still running after it ended
     /// (they were killed).
     pub left_running: bool,
@@ -219,6 +228,15 @@ pub enum RunError {
     /// The run's [`Cancel`] was interrupted: no consumer is started after that.
     #[error("the run was interrupted")]
     Interrupted,
+    /// A case was not run (the consumer never ran the agent, or the agent did not get
+    /// the case's settings) where no verdict can stand without it (`fuzz`).
+    #[error("{case}: not run: {not_run}")]
+    NotRun {
+        /// The case.
+        case: String,
+        /// Why, and what to do.
+        not_run: NotRun,
+    },
 }
 
 impl RunError {
@@ -229,6 +247,7 @@ impl RunError {
             RunError::Spawn { .. } => exit_codes::CANNOT_RUN,
             RunError::Workdir { .. } | RunError::WriteCase { .. } => exit_codes::CANNOT_CREATE,
             RunError::Search { .. } | RunError::Interrupted => exit_codes::INTERNAL,
+            RunError::NotRun { .. } => exit_codes::CASES_NOT_RUN,
         }
     }
 }
@@ -299,8 +318,18 @@ fn run_in(
     cmd.arg("-c").arg(&command);
     child::without_mock_env(&mut cmd);
     cmd.env("PATH", path);
-    cmd.env("MOCK_AGENT_JOURNAL", &workdir.journal);
-    for (name, value) in case.env() {
+    // The case's settings, in the environment and beside the mock (for consumers that
+    // pass the agent an allow-listed environment).
+    let journal_path = workdir.journal.display().to_string();
+    let started_path = workdir.started.display().to_string();
+    let mut settings = vec![
+        ("MOCK_AGENT_JOURNAL".to_owned(), journal_path),
+        (journal::settings::STARTED.to_owned(), started_path),
+    ];
+    settings.extend(ran::handed_out(case, consumer));
+    let file = journal::settings::render(settings.iter().map(|(n, v)| (n.as_str(), v.as_str())));
+    std::fs::write(&workdir.settings, file).map_err(|source| RunError::Workdir { source })?;
+    for (name, value) in &settings {
         cmd.env(name, value);
     }
     if let Some(name) = &consumer.mock_env {
@@ -364,12 +393,14 @@ fn run_in(
     let [stdout, stderr] = watch.into_output();
     left_running |= stdout.is_none() || stderr.is_none();
     let journal = journal::read(&workdir.journal).unwrap_or_default();
+    let starts = journal::settings::read_starts(&workdir.started);
     Ok(Outcome {
         status,
         stdout: stdout.unwrap_or_default(),
         stderr: stderr.unwrap_or_default(),
         wall,
         journal,
+        starts,
         left_running: left_running && status != Status::TimedOut,
         dir: workdir.dir.path().to_owned(),
     })
@@ -510,17 +541,25 @@ pub struct CaseResult {
     pub case: Case,
     /// What the consumer did.
     pub outcome: Outcome,
-    /// Each property, held or broken.
+    /// Each property, held or broken; none when the case was not run.
     pub verdicts: Vec<Verdict>,
+    /// Why the case was not run, when it was not: the consumer never ran the agent, or
+    /// the agent did not get the case's settings. Such a case neither passes nor fails.
+    pub not_run: Option<NotRun>,
     /// The line that runs the case again in a shell, outside the harness (see
     /// [`repro`]).
     pub repro: String,
 }
 
 impl CaseResult {
-    /// Whether every property held.
+    /// Whether the case ran and every property held.
     pub fn passed(&self) -> bool {
-        self.verdicts.iter().all(|v| v.held)
+        self.not_run.is_none() && self.verdicts.iter().all(|v| v.held)
+    }
+
+    /// Whether the case ran and a property broke.
+    pub fn failed(&self) -> bool {
+        self.not_run.is_none() && !self.passed()
     }
 }
 
@@ -596,8 +635,13 @@ impl<'a> Runner<'a> {
     /// its last [`child::TAIL`] kept), the verdict of each property on it, and the
     /// line that runs it again.
     fn check(&self, case: &Case, mut outcome: Outcome) -> CaseResult {
-        // What a correct consumer concludes from what this run's client did.
-        let (case, verdicts) = self.properties.judge(case, &outcome);
+        // No verdict on a run the mock was not part of; else what a correct consumer
+        // concludes from what this run's client did.
+        let not_run = ran::not_run(case, self.consumer, &outcome);
+        let (case, verdicts) = match not_run {
+            Some(_) => (case.clone(), Vec::new()),
+            None => self.properties.judge(case, &outcome),
+        };
         for stream in [&mut outcome.stdout, &mut outcome.stderr] {
             *stream = child::keep(std::mem::take(stream), KEPT);
         }
@@ -607,6 +651,7 @@ impl<'a> Runner<'a> {
             case,
             outcome,
             verdicts,
+            not_run,
         }
     }
 
@@ -770,7 +815,8 @@ mod tests {
         let results = run(&consumer, 2);
         for result in &results {
             assert_eq!(result.outcome.status, Status::TimedOut);
-            assert!(!result.passed(), "`ends` is broken");
+            assert!(!result.passed(), "not run: the consumer never ran the agent");
+            assert!(result.not_run.is_some() && result.verdicts.is_empty());
         }
         assert_ne!(results[0].outcome.dir, results[1].outcome.dir);
     }

@@ -498,6 +498,7 @@ mod tests {
             stderr: stderr.into(),
             wall: std::time::Duration::ZERO,
             journal: Vec::new(),
+            starts: Vec::new(),
             left_running: false,
             dir: "/tmp/case".into(),
         }

@@ -208,16 +208,18 @@ fn uuid_at(chars: &[char]) -> Option<usize> {
     (!chars.get(i).is_some_and(char::is_ascii_hexdigit)).then_some(i)
 }
 
-/// JUnit XML: one test case per case, a failure per broken property.
+/// JUnit XML: one test case per case, a failure per broken property; a case not run
+/// is an error (`type="not-run"`, with why and what to do), neither passed nor failed.
 pub fn junit(results: &[CaseResult], changed: &[String]) -> String {
     let failures = results
         .iter()
-        .filter(|r| !r.passed() || changed.contains(&r.case.name))
+        .filter(|r| r.failed() || (r.not_run.is_none() && changed.contains(&r.case.name)))
         .count();
+    let errors = results.iter().filter(|r| r.not_run.is_some()).count();
     let mut xml = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     let _ = writeln!(
         xml,
-        "<testsuite name=\"mock-agent\" tests=\"{}\" failures=\"{failures}\">",
+        "<testsuite name=\"mock-agent\" tests=\"{}\" failures=\"{failures}\" errors=\"{errors}\">",
         results.len()
     );
     for result in results {
@@ -227,6 +229,15 @@ pub fn junit(results: &[CaseResult], changed: &[String]) -> String {
             escape(&result.case.name),
             result.outcome.wall.as_secs_f64()
         );
+        if let Some(not_run) = &result.not_run {
+            let _ = writeln!(
+                xml,
+                ">\n    <error type=\"not-run\" message=\"not run: {}\">{}</error>\n  </testcase>",
+                escape(&not_run.reason),
+                escape(&format!("{not_run}\nrepro: {}", result.repro))
+            );
+            continue;
+        }
         let broken: Vec<String> = result
             .verdicts
             .iter()

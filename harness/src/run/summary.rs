@@ -13,11 +13,16 @@
 //! default/quota                                    snapshot differs
 //! by cause:
 //!   1 case breaks reports-failure: the agent failed, but the consumer exited 0 (the agent exited 1): default/auth-required
-//! 41 cases: 40 passed, 1 failed; snapshots: 0 new, 1 changed
+//! not run (no verdict: the mock was not part of the case as the case set it):
+//!   default/eof@mid-line                           the agent got other settings than the case's: MOCK_AGENT_FAULTS was unset, the case's is `eof:at=mid-line`
+//!   help: the mock reads its settings from its environment, else from `.mock-agent.env` beside ...
+//! 42 cases: 40 passed, 1 failed, 1 not run; snapshots: 0 new, 1 changed
 //! ```
 //!
 //! Each failing case is explained (see [`super::report::explain`]), then the failures
-//! are grouped by cause: the property and why it broke.
+//! are grouped by cause: the property and why it broke. The cases not run follow,
+//! each with why, and what to do (each hint once); they count as neither passed nor
+//! failed.
 
 use std::fmt;
 
@@ -77,7 +82,8 @@ pub fn repeated(results: Vec<CaseResult>, times: usize) -> (Vec<CaseResult>, Vec
                 .collect()
         };
         let first = broken(&group[0]);
-        if group.iter().any(|r| broken(r) != first) {
+        let all_ran = group.iter().all(|r| r.not_run.is_none());
+        if all_ran && group.iter().any(|r| broken(r) != first) {
             let mut properties: Vec<(String, Vec<usize>)> = Vec::new();
             for (n, result) in group.iter().enumerate() {
                 for name in broken(result) {
@@ -95,7 +101,12 @@ pub fn repeated(results: Vec<CaseResult>, times: usize) -> (Vec<CaseResult>, Vec
                 properties,
             });
         }
-        let shown = group.iter().position(|r| !r.passed()).unwrap_or(0);
+        // A case not run in some run is not run: no verdict stands on the others.
+        let shown = group
+            .iter()
+            .position(|r| r.not_run.is_some())
+            .or_else(|| group.iter().position(|r| !r.passed()))
+            .unwrap_or(0);
         kept.extend(group.into_iter().nth(shown));
     }
     (kept, flaky)
@@ -119,9 +130,14 @@ impl<'a> Summary<'a> {
         self
     }
 
-    /// The cases that broke a property.
+    /// The cases that ran and broke a property.
     pub fn failed(&self) -> impl Iterator<Item = &'a CaseResult> {
-        self.results.iter().filter(|r| !r.passed())
+        self.results.iter().filter(|r| r.failed())
+    }
+
+    /// The cases not run (see [`CaseResult::not_run`]): neither passed nor failed.
+    pub fn not_run(&self) -> impl Iterator<Item = &'a CaseResult> {
+        self.results.iter().filter(|r| r.not_run.is_some())
     }
 
     /// The snapshots that fail the run (see [`Checked::fails`]).
@@ -129,9 +145,26 @@ impl<'a> Summary<'a> {
         self.snapshots.iter().filter(|c| c.fails)
     }
 
-    /// Whether every property held, no case is flaky and no snapshot fails the run.
+    /// Whether every case ran, every property held, no case is flaky and no snapshot
+    /// fails the run.
     pub fn passed(&self) -> bool {
-        self.failed().next().is_none() && self.flaky.is_empty() && self.failing_snapshots().next().is_none()
+        self.failed().next().is_none()
+            && self.not_run().next().is_none()
+            && self.flaky.is_empty()
+            && self.failing_snapshots().next().is_none()
+    }
+
+    /// The exit code of the run (see [`crate::exit_codes`]): `CASES_NOT_RUN` when a
+    /// case was not run, else `CASES_FAILED` when it did not pass, else `OK`.
+    pub fn exit_code(&self) -> i32 {
+        use crate::exit_codes;
+        if self.not_run().next().is_some() {
+            exit_codes::CASES_NOT_RUN
+        } else if self.passed() {
+            exit_codes::OK
+        } else {
+            exit_codes::CASES_FAILED
+        }
     }
 
     /// The failures grouped by cause, the most frequent first: each cause (a
@@ -203,10 +236,31 @@ impl fmt::Display for Summary<'_> {
             };
             writeln!(f, "  {n} {breaks} {cause}: {}{more}", shown.join(", "))?;
         }
+        if self.not_run().next().is_some() {
+            writeln!(
+                f,
+                "not run (no verdict: the mock was not part of the case as the case set it):"
+            )?;
+        }
+        let mut hints: Vec<&str> = Vec::new();
+        for result in self.not_run() {
+            let Some(not_run) = &result.not_run else { continue };
+            writeln!(f, "  {:<46} {}", result.case.name, not_run.reason)?;
+            if !hints.contains(&not_run.hint.as_str()) {
+                hints.push(&not_run.hint);
+            }
+        }
+        for hint in hints {
+            writeln!(f, "  help: {hint}")?;
+        }
         for flaky in self.flaky {
             writeln!(f, "flaky: {flaky}")?;
         }
         let failed = self.failed().count();
+        let not_run = match self.not_run().count() {
+            0 => String::new(),
+            n => format!(", {n} not run"),
+        };
         let (new, new_accepted) = self.count(SnapshotState::New);
         let (changed, changed_accepted) = self.count(SnapshotState::Changed);
         let accepted = |n: usize| {
@@ -222,9 +276,9 @@ impl fmt::Display for Summary<'_> {
         };
         write!(
             f,
-            "{} cases: {} passed, {failed} failed{flaky}; snapshots: {new} new{}, {changed} changed{}",
+            "{} cases: {} passed, {failed} failed{flaky}{not_run}; snapshots: {new} new{}, {changed} changed{}",
             self.results.len(),
-            self.results.len() - failed,
+            self.results.iter().filter(|r| r.passed()).count(),
             accepted(new_accepted),
             accepted(changed_accepted),
         )?;

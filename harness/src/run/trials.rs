@@ -169,6 +169,11 @@ fn run_trial(setup: &Setup, case: &Case, snapshots: Option<&(PathBuf, Policy)>) 
     if summary.passed() {
         return Ok(());
     }
+    if summary.not_run().next().is_some() {
+        return Err(
+            format!("the consumer `{command}` was not tested: the case was not run\n{summary}").into(),
+        );
+    }
     Err(format!("the consumer `{command}` does not cope:\n{summary}").into())
 }
 

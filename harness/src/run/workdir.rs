@@ -1,5 +1,6 @@
 //! A case's directory: the mock under the names of the case's dialect (`cursor-agent`
-//! and `agent`, `claude`, ...) in its `bin/`, and the journal the mock appends to.
+//! and `agent`, `claude`, ...) in its `bin/` with the case's settings beside it
+//! (`.mock-agent.env`), and the journal and start records the mock appends to.
 
 use std::path::{Path, PathBuf};
 
@@ -17,6 +18,10 @@ pub(super) struct Workdir {
     pub(super) dir: tempfile::TempDir,
     pub(super) bin: PathBuf,
     pub(super) journal: PathBuf,
+    /// The file the mock records each start in (`MOCK_AGENT_STARTED`).
+    pub(super) started: PathBuf,
+    /// The case's settings beside the mock, `bin/.mock-agent.env`.
+    pub(super) settings: PathBuf,
     mock: PathBuf,
     /// The names the mock has in `bin/`, sorted as `names_in` lists a folder.
     pub(super) names: Vec<&'static str>,
@@ -50,6 +55,8 @@ impl Workdir {
         drop(state);
         Ok(Workdir {
             journal: dir.path().join("journal.jsonl"),
+            started: dir.path().join("started.jsonl"),
+            settings: bin.join(crate::journal::settings::FILE_NAME),
             bin,
             dir,
             mock: mock.to_owned(),
@@ -66,10 +73,12 @@ impl Workdir {
     /// (several milliseconds, in the mock's time and the runner's), while a file
     /// removed before it was ever written back costs a few microseconds.
     pub(super) fn reset(&self) -> bool {
-        match std::fs::remove_file(&self.journal) {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(_) => return false,
+        for file in [&self.journal, &self.started, &self.settings] {
+            match std::fs::remove_file(file) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(_) => return false,
+            }
         }
         names_in(self.dir.path()).is_some_and(|names| names == ["bin"])
             && names_in(&self.bin).is_some_and(|names| names == self.names)

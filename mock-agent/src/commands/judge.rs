@@ -121,6 +121,7 @@ pub(super) fn judge(args: &JudgeArgs) -> Result<Exit, Error> {
             _ => std::time::Duration::ZERO,
         },
         journal,
+        starts: Vec::new(),
         left_running: false,
         dir: std::env::current_dir().unwrap_or_default(),
     };

@@ -137,11 +137,16 @@ impl Progress {
         }
     }
 
-    /// Case `done` of `total` ran: `name`, when it has one (fuzz cases have none).
-    fn case(&self, done: usize, total: usize, passed: bool, name: &str) {
+    /// Case `done` of `total` ran: `name`, when it has one (fuzz cases have none);
+    /// `not_run` when the mock was not part of it.
+    fn case(&self, done: usize, total: usize, passed: bool, name: &str, not_run: bool) {
         match self {
             Progress::Lines => {
-                let mark = if passed { "ok  " } else { "FAIL" };
+                let mark = match (passed, not_run) {
+                    (_, true) => "SKIP",
+                    (true, false) => "ok  ",
+                    (false, false) => "FAIL",
+                };
                 if name.is_empty() {
                     eprintln!("[{done:>4}/{total}] {mark}");
                 } else {
@@ -153,7 +158,8 @@ impl Progress {
                     failed.load(Ordering::Relaxed)
                 } else {
                     if !name.is_empty() {
-                        bar.println(format!("FAIL {name}"));
+                        let mark = if not_run { "NOT RUN" } else { "FAIL" };
+                        bar.println(format!("{mark} {name}"));
                     }
                     failed.fetch_add(1, Ordering::Relaxed) + 1
                 };
@@ -239,7 +245,13 @@ pub(super) fn test(args: TestArgs) -> Result<Exit, Error> {
     let progress = Progress::new(total);
     let results = runner.run_all(&cases, |result| {
         let n = done.fetch_add(1, Ordering::Relaxed) + 1;
-        progress.case(n, total, result.passed(), &result.case.name);
+        progress.case(
+            n,
+            total,
+            result.passed(),
+            &result.case.name,
+            result.not_run.is_some(),
+        );
     });
     progress.finish();
     if let Some(signal) = interrupt.signal() {
@@ -272,11 +284,9 @@ pub(super) fn test(args: TestArgs) -> Result<Exit, Error> {
         }
         write_report(path, page)?;
     }
-    Ok(Exit::Code(if summary.passed() {
-        exit_codes::OK
-    } else {
-        exit_codes::CASES_FAILED
-    }))
+    // A case not run (the mock was not part of it) wins over failures: see
+    // `exit_codes::CASES_NOT_RUN`.
+    Ok(Exit::Code(summary.exit_code()))
 }
 
 /// `mock-agent fuzz`, of a print-mode consumer or (`acp`) an ACP client.
@@ -303,7 +313,7 @@ pub(super) fn fuzz(args: &FuzzArgs) -> Result<Exit, Error> {
         .shrink_time(shrink_time)
         .on_progress(move |event| match event {
             fuzz::Progress::Case { done, total, failed } => {
-                shown.case(*done as usize, *total as usize, !failed, "");
+                shown.case(*done as usize, *total as usize, !failed, "", false);
             }
             fuzz::Progress::Shrink {
                 step,

@@ -204,6 +204,10 @@ impl Dialect for Claude {
         "Claude Code program"
     }
 
+    fn never_ran_hint(&self) -> String {
+        "the program never ran `claude` from PATH: a Python SDK program runs the CLI bundled in its wheel first, a TypeScript one its platform package's; give it the mock's path, `ClaudeAgentOptions(cli_path=...)` or `pathToClaudeCodeExecutable`, e.g. from `--mock-env` (see README, \"Testing a program built on an SDK\")".to_owned()
+    }
+
     fn catalogue(&self) -> &'static [Described] {
         super::faults::CATALOGUE
     }

@@ -153,11 +153,13 @@ impl<'a> Report<'a> {
                 .to_owned()
             }),
             faults: result.case.faults.clone(),
+            // A case not run shows why where its broken properties would be.
             broken: result
                 .verdicts
                 .iter()
                 .filter(|v| !v.held)
                 .map(|v| v.name.clone())
+                .chain(result.not_run.as_ref().map(|_| "not run".to_owned()))
                 .collect(),
             properties: result
                 .verdicts
@@ -167,6 +169,11 @@ impl<'a> Report<'a> {
                     held: v.held,
                     detail: v.detail.clone(),
                 })
+                .chain(result.not_run.as_ref().map(|not_run| PropertyRow {
+                    name: "not run".to_owned(),
+                    held: false,
+                    detail: not_run.to_string(),
+                }))
                 .collect(),
             expected: describe(&result.case.expect),
             seen,
@@ -329,6 +336,7 @@ mod tests {
                 stderr,
                 wall: Duration::from_millis(12),
                 journal: vec![entry],
+                starts: Vec::new(),
                 left_running: false,
                 dir: "/tmp/x".into(),
             },
@@ -338,6 +346,7 @@ mod tests {
                 detail: "the agent failed, but the consumer exited 0".to_owned(),
             }],
             repro: "cd /x && sh -c 'bot'".to_owned(),
+            not_run: None,
         }
     }
 
