@@ -13,7 +13,14 @@
 
 pub mod app_server;
 pub mod args;
+pub mod check;
+pub mod dialect;
 pub mod exec;
+pub mod expect;
+pub mod faults;
+#[cfg(feature = "generate")]
+pub mod generate;
+pub mod recording;
 pub mod schema;
 pub mod session;
 pub mod wire;
