@@ -13,6 +13,7 @@ const CURATED: &[(&str, &str)] = &[
     ("cursor-print", "cassettes"),
     ("cursor-acp", "cassettes/acp"),
     ("claude", "cassettes/claude"),
+    ("codex", "cassettes/codex"),
 ];
 
 fn curated(dialect: &dyn Dialect) -> std::path::PathBuf {

@@ -36,9 +36,13 @@ pub static CURSOR_ACP: &dyn Dialect = &cursor_acp::dialect::CursorAcp;
 /// stdin with a control protocol both ways (and `claude -p`).
 pub static CLAUDE: &dyn Dialect = &claude::dialect::Claude;
 
+/// OpenAI's Codex: `codex exec --json`, one turn a process, as the TypeScript SDK runs
+/// it.
+pub static CODEX: &dyn Dialect = &codex::dialect::Codex;
+
 /// Every dialect, in the order `mock-agent faults` lists them; the first is the
 /// default.
-pub static ALL: &[&dyn Dialect] = &[CURSOR_PRINT, CURSOR_ACP, CLAUDE];
+pub static ALL: &[&dyn Dialect] = &[CURSOR_PRINT, CURSOR_ACP, CLAUDE, CODEX];
 
 /// The dialect named `name` (as `--dialect` spells it).
 pub fn by_name(name: &str) -> Option<&'static dyn Dialect> {

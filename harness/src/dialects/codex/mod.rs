@@ -9,11 +9,25 @@
 //! - [`schema`]: a final message that follows `--output-schema`;
 //! - [`exec`]: a session told as `codex exec`'s stdout, stderr and exit code;
 //! - [`app_server`]: a session told as `codex app-server`'s answers and
-//!   notifications, following the client (a pure player).
+//!   notifications, following the client (a pure player);
+//! - [`faults`]: the catalogue's `codex` section, applied to what `exec` writes;
+//! - [`recording`]: a cassette of `codex exec --json`, read and replayed, and a
+//!   session written as one;
+//! - [`expect`]: what a correct consumer of `codex exec --json` concludes;
+//! - [`check`]: its lint rules;
+//! - `generate`: generated sessions and faults (proptest), the session of a seed;
+//! - [`dialect`]: its registration (`codex`, the `exec --json` mode).
 
 pub mod app_server;
 pub mod args;
+pub mod check;
+pub mod dialect;
 pub mod exec;
+pub mod expect;
+pub mod faults;
+#[cfg(feature = "generate")]
+pub mod generate;
+pub mod recording;
 pub mod schema;
 pub mod session;
 pub mod wire;

@@ -24,6 +24,20 @@ pub const VERSION_LINE: &str = "codex-cli 0.163.0";
 /// This dialect's name in a cassette's invocation (`"dialect":"codex"`).
 pub const DIALECT: &str = "codex";
 
+/// The key of a cassette's invocation that names its dialect (`"dialect":"codex"`).
+pub const DIALECT_KEY: &str = "dialect";
+
+/// Names no SDK knows, which only the faults write (`unknown`): a consumer must let
+/// them pass, as the TypeScript SDK passes unknown types to its callers.
+pub mod undocumented {
+    /// A line type of no CLI: `{"type":"turn.forecast","note":"..."}`.
+    pub const EVENT: &str = "turn.forecast";
+    /// An item type of no CLI: `{"id":"item_x","type":"forecast","text":"..."}`.
+    pub const ITEM: &str = "forecast";
+    /// The id of the items the faults add (`unknown`, `huge`).
+    pub const ITEM_ID: &str = "item_fault";
+}
+
 /// The model the default session names (`-m`, `--model` and `thread/start` override
 /// it).
 pub const MODEL: &str = "gpt-5.5";

@@ -1,0 +1,222 @@
+//! Codex's registration (`codex exec --json`, as the TypeScript SDK runs it): how the
+//! machinery plays, judges, fuzzes and checks a run of it (see
+//! [`crate::run::Dialect`]).
+
+use super::check::CodexChecker;
+use super::expect::{conclude, judged, misbehaving, writes_unknown};
+use super::faults::{parse, written, CodexFault, Out, FROM_ENV};
+use super::recording::{is_codex, Recording};
+use super::wire::{events, items, DIALECT};
+use crate::cassette::Header;
+use crate::check::Lint;
+use crate::error::{CassetteError, Diagnostic, Origin};
+use crate::expect::MISBEHAVING;
+use crate::faults::Described;
+use crate::format::OutputFormat;
+use crate::run::{Case, CaseSource, Dialect, Matrix};
+
+/// OpenAI's Codex: `codex exec --json`, as the TypeScript SDK runs it.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Codex;
+
+/// What the mock writes for a case of `source` with `faults` (see
+/// [`super::faults::written`] and [`Recording::written`]).
+pub fn written_by(source: &CaseSource, faults: &[CodexFault]) -> Result<Vec<Out>, CassetteError> {
+    Ok(match source {
+        CaseSource::Cassette(path) => Recording::open(path)?.written(faults),
+        #[cfg(feature = "generate")]
+        CaseSource::Generated(seed) => written(&super::generate::from_seed(*seed), faults, *seed),
+        _ => written(&super::default_session("/work"), faults, 0),
+    })
+}
+
+impl Case {
+    /// A case of Codex's dialect (`codex exec --json`): its expectation is what a
+    /// careful SDK program concludes from what the mock writes for the source with the
+    /// faults (see [`super::expect`]).
+    pub fn codex(source: CaseSource, faults: &str, name: String) -> Result<Case, CassetteError> {
+        let parsed = parse(faults, FROM_ENV).map_err(CassetteError::from)?;
+        let (expect, segments) = conclude(&written_by(&source, &parsed)?);
+        let mut name = name;
+        if misbehaving(&parsed) && !name.ends_with(MISBEHAVING) {
+            name.push_str(MISBEHAVING);
+        }
+        Ok(Case {
+            name,
+            source,
+            format: OutputFormat::StreamJson,
+            faults: faults.to_owned(),
+            expect,
+            segments,
+            dialect: super::super::CODEX,
+        })
+    }
+}
+
+impl Matrix {
+    /// Codex's matrix (`codex exec --json`) over the default session (and generated
+    /// sessions), with [`codex_faults`].
+    pub fn codex(cassettes: Vec<std::path::PathBuf>) -> Self {
+        Matrix::of(super::super::CODEX, cassettes)
+    }
+}
+
+/// Codex's standard faults: the ways the real CLI fails (its presets), where a run can
+/// stop (an exit, a signal, a cut line, a stall) at the places an SDK program is in
+/// the middle of something (a command running, a message, the turn's end), what the
+/// SDKs cannot read (a line that is not JSON, a huge one), and what they must let pass
+/// (an unknown event or item type, a stderr line).
+pub fn codex_faults() -> Vec<(String, String)> {
+    let (completed, started) = (events::TURN_COMPLETED, events::ITEM_STARTED);
+    let (command, message, change) = (items::COMMAND_EXECUTION, items::AGENT_MESSAGE, items::FILE_CHANGE);
+    let faults: Vec<(&str, String)> = vec![
+        ("clean", String::new()),
+        ("unauthorized", "unauthorized".into()),
+        ("rate-limited", "rate-limited".into()),
+        ("unknown-model", "unknown-model".into()),
+        ("turn-failed", "turn-failed".into()),
+        ("stream-cut", "stream-cut".into()),
+        ("exit-1@command", format!("exit:code=1,at={command}")),
+        ("exit-1@turn-completed", format!("exit:code=1,at={completed}")),
+        ("signal-term@command", format!("signal:name=TERM,at={command}")),
+        (
+            "signal-kill@agent-message",
+            format!("signal:name=KILL,at={message}"),
+        ),
+        ("eof@turn-completed", format!("eof:at={completed},byte=40")),
+        ("eof@item-started", format!("eof:at={started},byte=30")),
+        ("stall@turn-completed", format!("stall:at={completed}")),
+        ("stall-2s@file-change", format!("stall:ms=2000,at={change}")),
+        ("unknown-event", "unknown:after=2".into()),
+        ("unknown-item", format!("unknown:kind=item,at={completed}")),
+        ("malformed", format!("malformed:at={message}")),
+        ("huge-1m", "huge".into()),
+        (
+            "stderr-message",
+            "stderr:text=\"WARN codex_core: slow network\"".into(),
+        ),
+    ];
+    crate::run::matrix::labelled(faults)
+}
+
+impl Dialect for Codex {
+    fn name(&self) -> &'static str {
+        DIALECT
+    }
+
+    fn title(&self) -> &'static str {
+        "codex (OpenAI Codex, `codex exec --json` / `mock-agent codex`)"
+    }
+
+    fn programs(&self) -> &'static [&'static str] {
+        &["codex"]
+    }
+
+    /// `codex exec` reads its prompt and writes: one way.
+    fn is_conversation(&self) -> bool {
+        false
+    }
+
+    fn consumer_noun(&self) -> &'static str {
+        "Codex program"
+    }
+
+    fn catalogue(&self) -> &'static [Described] {
+        super::faults::CATALOGUE
+    }
+
+    fn check_faults(&self, spec: &str, origin: Origin<'_>) -> Result<(), Diagnostic> {
+        parse(spec, origin).map(drop)
+    }
+
+    fn matrix_faults(&self) -> Vec<(String, String)> {
+        codex_faults()
+    }
+
+    fn case(
+        &self,
+        source: CaseSource,
+        format: OutputFormat,
+        faults: &str,
+        name: String,
+    ) -> Result<Case, CassetteError> {
+        let _ = format;
+        Case::codex(source, faults, name)
+    }
+
+    fn judged(&self, case: &Case) -> bool {
+        parse(&case.faults, FROM_ENV).map_or(true, |faults| judged(&faults))
+    }
+
+    fn writes_unknown(&self, case: &Case) -> bool {
+        parse(&case.faults, FROM_ENV).is_ok_and(|faults| writes_unknown(&faults))
+    }
+
+    fn claims(&self, header: &Header) -> bool {
+        is_codex(header)
+    }
+
+    fn checker(&self) -> Box<dyn Lint> {
+        Box::<CodexChecker>::default()
+    }
+
+    /// Generated sessions with faults of the catalogue's `codex` section against a
+    /// program that drives `codex exec` (a TypeScript SDK program); on a failure,
+    /// shrinks it and writes the minimal session as a Codex cassette
+    /// `OUT/fuzz-codex-SEED.cassette`, and its faults, when it has any, to
+    /// `OUT/fuzz-codex-SEED.faults`.
+    #[cfg(feature = "generate")]
+    fn fuzz(
+        &self,
+        fuzz: &crate::run::fuzz::Fuzz,
+        runner: &crate::run::Runner<'_>,
+    ) -> Result<crate::run::fuzz::FuzzReport, crate::run::RunError> {
+        use std::path::{Path, PathBuf};
+
+        use super::generate::{faulted, Faulted};
+        use crate::run::fuzz::{with_faults, write_case};
+        let case_of = |case: &Faulted, path: &Path, n: u64| {
+            case.write_cassette(path).map_err(|e| write_case(path, e))?;
+            Case::codex(
+                CaseSource::Cassette(path.to_owned()),
+                &case.spec(),
+                format!("fuzz-codex-{n}"),
+            )
+            .map_err(|e| write_case(path, e))
+        };
+        let save = |minimal: Faulted, cassette: PathBuf| {
+            minimal
+                .write_cassette(&cassette)
+                .map_err(|e| write_case(&cassette, e))?;
+            with_faults(cassette, super::super::CODEX, minimal.spec(), minimal.lines())
+        };
+        fuzz.search(runner, "fuzz-codex", faulted(2), case_of, save)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::expect::Expectation;
+
+    #[test]
+    fn the_matrix_s_faults_read_and_end_as_the_real_cli() {
+        for (label, spec) in codex_faults() {
+            let case = Case::codex(CaseSource::Default, &spec, label.clone()).expect("a case");
+            let fails = !matches!(
+                label.as_str(),
+                "clean" | "unknown-event" | "unknown-item" | "malformed" | "huge-1m" | "stderr-message"
+            ) && !label.starts_with("stall-2s");
+            assert_eq!(
+                case.expect == Expectation::Failure,
+                fails,
+                "{label}: {:?}",
+                case.expect
+            );
+            assert_eq!(
+                Codex.judged(&case),
+                !matches!(label.as_str(), "malformed" | "huge-1m")
+            );
+        }
+    }
+}

@@ -1,0 +1,102 @@
+//! Codex's section of the one fault catalogue (`codex`, `codex exec --json`): the
+//! real CLI's failures as it ends them (its presets), the process ending anywhere, and
+//! what the SDKs cannot read.
+
+use super::super::wire::events;
+use crate::faults::{e, Described, Site, CUT, LINE};
+
+/// Codex's faults and presets, in documentation order.
+pub const CATALOGUE: &[Described] = &[
+    e(
+        "exit",
+        "code=C, after=N|at=TYPE",
+        "the process exits with code C there, without `turn.completed` (default 1, at=turn.completed); TYPE is a line's type or an item's",
+        "exit:code=1,at=command_execution",
+    )
+    .placed(LINE, Some(Site::At(events::TURN_COMPLETED)))
+    .misbehaving("`exit:code=0`: the process ends without `turn.completed` and exit 0"),
+    e(
+        "signal",
+        "name=KILL|TERM|INT|..., after=N|at=TYPE, byte=K",
+        "the process dies by that signal there (default KILL at=turn.completed)",
+        "signal:name=TERM,at=agent_message",
+    )
+    .placed(CUT, Some(Site::At(events::TURN_COMPLETED))),
+    e(
+        "eof",
+        "after=N|at=TYPE, byte=K",
+        "stdout stops in the middle of that line and the process exits 1 (default at=turn.completed)",
+        "eof:at=turn.completed,byte=40",
+    )
+    .placed(CUT, Some(Site::At(events::TURN_COMPLETED))),
+    e(
+        "stall",
+        "ms=N, after=N|at=TYPE",
+        "writes nothing for N ms, or forever; SIGTERM/SIGINT end it (default at=turn.completed)",
+        "stall:ms=2000,at=agent_message",
+    )
+    .placed(LINE, Some(Site::At(events::TURN_COMPLETED))),
+    e(
+        "malformed",
+        "after=N|at=TYPE",
+        "a line that starts as JSON and is not (the TypeScript SDK's `Failed to parse item`; default after=1)",
+        "malformed:at=agent_message",
+    )
+    .placed(LINE, Some(Site::After(1))),
+    e(
+        "unknown",
+        "kind=event|item, after=N|at=TYPE",
+        "a line of an event type no SDK knows (`turn.forecast`), or an `item.completed` of an unknown item type (`kind=item`), before that line (default after=1)",
+        "unknown:kind=item,at=turn.completed",
+    )
+    .placed(LINE, Some(Site::After(1))),
+    e(
+        "huge",
+        "bytes=N, after=N|at=TYPE",
+        "a reasoning item line of N bytes (default 1 MiB + 1, past a line reader's buffer; at=turn.completed)",
+        "huge:bytes=2000000",
+    )
+    .placed(LINE, Some(Site::At(events::TURN_COMPLETED))),
+    e(
+        "stderr",
+        "text=T, after=N|at=TYPE",
+        "writes T on stderr before that line (default at the start)",
+        "stderr:text=\"WARN codex_core: slow network\"",
+    )
+    .placed(LINE, Some(Site::After(0))),
+    e(
+        "unauthorized",
+        "",
+        "preset: the API answers 401: five `Reconnecting... n/5 (unexpected status 401 Unauthorized: ...)` errors, then `error` and `turn.failed` with that message, exit 1",
+        "unauthorized",
+    )
+    .preset(),
+    e(
+        "rate-limited",
+        "",
+        "preset: the API answers 429: five `Reconnecting... n/5 (exceeded retry limit, last status: 429 Too Many Requests)` errors, then `error` and `turn.failed`, exit 1",
+        "rate-limited",
+    )
+    .preset(),
+    e(
+        "unknown-model",
+        "",
+        "preset: a model the API does not serve: the metadata warning item before `turn.started`, then the API's 400 body as `error` and `turn.failed`, exit 1",
+        "unknown-model",
+    )
+    .preset(),
+    e(
+        "turn-failed",
+        "text=T",
+        "preset: the turn's last model call fails with T (default: the context window is full): `error` and `turn.failed`, no retry, exit 1",
+        "turn-failed:text=\"Quota exceeded. Check your plan and billing details.\"",
+    )
+    .preset(),
+    e(
+        "stream-cut",
+        "",
+        "preset: the model's stream ends before its last message completes: the partial message again on each of five retries, then `error` and `turn.failed`, exit 1",
+        "stream-cut",
+    )
+    .preset(),
+];

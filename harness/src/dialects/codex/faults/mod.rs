@@ -1,0 +1,328 @@
+//! The catalogue's faults of Codex's dialect, applied to what `codex exec --json`
+//! writes: the presets change the session before it is played ([`Injector::prepare`]),
+//! the others act on the stdout lines ([`Injector::line`]) and at the end
+//! ([`Injector::end`]). [`written`] is the whole of it: a session played as the SDK
+//! runs `codex exec`, with the faults, as what the process writes and how it ends. See
+//! [`parse`] for the grammar.
+
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use super::exec::{self, Run, Thread};
+use super::session::{End, Failure, Item, Session};
+use super::wire::{events, items, undocumented};
+mod catalogue;
+mod typed;
+
+use crate::frames::Exit;
+pub use catalogue::CATALOGUE;
+pub use typed::*;
+
+/// What the CLI writes or does, in order, for one line it meant to write.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Out {
+    /// A whole line on stdout (without its newline).
+    Line(Vec<u8>),
+    /// The start of a line, and nothing more: stdout ends there.
+    Cut(Vec<u8>),
+    /// A line on stderr.
+    Stderr(Vec<u8>),
+    /// Nothing for this long; `None`: for ever.
+    Stall(Option<Duration>),
+    /// The process ends so.
+    End(Exit),
+}
+
+/// Applies faults to one run.
+#[derive(Debug, Clone)]
+pub struct Injector {
+    faults: Vec<(CodexFault, bool)>,
+    lines: u64,
+}
+
+impl Injector {
+    /// An injector of `faults`.
+    pub fn new(faults: Vec<CodexFault>) -> Self {
+        Injector {
+            faults: faults.into_iter().map(|f| (f, false)).collect(),
+            lines: 0,
+        }
+    }
+
+    /// Each fault's name, and whether it acted.
+    pub fn report(&self) -> Vec<(&'static str, bool)> {
+        self.faults.iter().map(|(f, acted)| (f.name(), *acted)).collect()
+    }
+
+    /// Whether a preset is among the faults (a recording is then played from its
+    /// session, not replayed line by line).
+    pub fn has_preset(&self) -> bool {
+        self.faults
+            .iter()
+            .any(|(f, _)| matches!(f, CodexFault::Ending(_)))
+    }
+
+    /// The presets: every turn of `session` ends as they say. A failed login, a rate
+    /// limit and an unknown model fail the turn's first API call, so no item comes
+    /// before the failure; a failed call and a cut stream fail the turn's last call,
+    /// the one that would have said the final message.
+    pub fn prepare(&mut self, session: &mut Session) {
+        for (fault, acted) in &mut self.faults {
+            let CodexFault::Ending(ending) = fault else {
+                continue;
+            };
+            *acted = true;
+            for turn in &mut session.turns {
+                let last = turn
+                    .items
+                    .iter()
+                    .rposition(|i| matches!(i, Item::AgentMessage(_)));
+                let failure = match ending {
+                    Ending::Unauthorized => Failure::Unauthorized,
+                    Ending::RateLimited => Failure::RateLimited,
+                    Ending::UnknownModel => Failure::UnknownModel,
+                    Ending::TurnFailed(message) => Failure::Other {
+                        message: message.clone(),
+                    },
+                    Ending::StreamCut => Failure::StreamCut {
+                        partial: match last.map(|n| &turn.items[n]) {
+                            Some(Item::AgentMessage(text)) => half(text),
+                            _ => String::from("Working on it"),
+                        },
+                    },
+                };
+                match ending {
+                    Ending::TurnFailed(_) | Ending::StreamCut => {
+                        turn.items.truncate(last.unwrap_or(turn.items.len()));
+                    }
+                    _ => turn.items.clear(),
+                }
+                turn.end = End::Failed(failure);
+            }
+        }
+    }
+
+    /// What becomes of `line`, one the CLI means to write now.
+    pub fn line(&mut self, line: Vec<u8>) -> Vec<Out> {
+        // The line's types are read only when a fault waits for one (`at=TYPE`).
+        let placed_at = self
+            .faults
+            .iter()
+            .any(|(fault, acted)| !acted && matches!(fault.place(), Some(Place::At(_))));
+        let kinds = if placed_at { kinds_of(&line) } else { Vec::new() };
+        let mut line = Some(line);
+        let mut out = Vec::new();
+        for i in 0..self.faults.len() {
+            let (fault, acted) = &self.faults[i];
+            if *acted || !fault.place().is_some_and(|at| reached(at, self.lines, &kinds)) {
+                continue;
+            }
+            self.faults[i].1 = true;
+            let fault = self.faults[i].0.clone();
+            if let Some(end) = act(&fault, &mut line, &mut out) {
+                out.push(end);
+                return out;
+            }
+        }
+        if let Some(line) = line {
+            out.push(Out::Line(line));
+            self.lines += 1;
+        }
+        out
+    }
+
+    /// What the faults not yet reached do when the run ends: they act there.
+    pub fn end(&mut self) -> Vec<Out> {
+        let mut out = Vec::new();
+        for i in 0..self.faults.len() {
+            if self.faults[i].1 || self.faults[i].0.place().is_none() {
+                continue;
+            }
+            self.faults[i].1 = true;
+            let fault = self.faults[i].0.clone();
+            if let Some(end) = act(&fault, &mut None, &mut out) {
+                out.push(end);
+                return out;
+            }
+        }
+        out
+    }
+}
+
+/// The first half of `text` (by characters; at least one).
+fn half(text: &str) -> String {
+    let count = text.chars().count();
+    text.chars().take(count.div_ceil(2).max(1)).collect()
+}
+
+/// The types a line answers to in `at=TYPE`: its own `type`, and its item's.
+fn kinds_of(line: &[u8]) -> Vec<String> {
+    let Ok(value) = serde_json::from_slice::<Value>(line) else {
+        return Vec::new();
+    };
+    [value.get("type"), value.pointer("/item/type")]
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Whether a fault placed `at` acts before the line of `kinds`, the `lines`-th.
+fn reached(at: &Place, lines: u64, kinds: &[String]) -> bool {
+    match at {
+        Place::After(n) => lines >= *n,
+        Place::At(word) => kinds.iter().any(|kind| kind == word),
+    }
+}
+
+/// Performs `fault` before `line` (taken when the fault ends the stream there); the
+/// end of the process when it ends it.
+fn act(fault: &CodexFault, line: &mut Option<Vec<u8>>, out: &mut Vec<Out>) -> Option<Out> {
+    match fault {
+        CodexFault::Exit { exit, byte, .. } => {
+            if let (Some(byte), Some(line)) = (byte, line.take()) {
+                out.push(Out::Cut(line[..(*byte).min(line.len())].to_vec()));
+            }
+            Some(Out::End(*exit))
+        }
+        CodexFault::Eof { byte, .. } => {
+            let line = line
+                .take()
+                .unwrap_or_else(|| json!({"type": events::TURN_COMPLETED}).to_string().into_bytes());
+            let cut = byte.unwrap_or(line.len() / 2).min(line.len());
+            out.push(Out::Cut(line[..cut].to_vec()));
+            Some(Out::End(Exit::Code(1)))
+        }
+        CodexFault::Stall { duration, .. } => {
+            out.push(Out::Stall(*duration));
+            None
+        }
+        CodexFault::Malformed { .. } => {
+            out.push(Out::Line(malformed_line()));
+            None
+        }
+        CodexFault::Unknown { kind, .. } => {
+            out.push(Out::Line(unknown_line(*kind)));
+            None
+        }
+        CodexFault::Huge { bytes, .. } => {
+            out.push(Out::Line(huge_line(*bytes)));
+            None
+        }
+        CodexFault::Stderr { text, .. } => {
+            out.push(Out::Stderr(text.as_bytes().to_vec()));
+            None
+        }
+        CodexFault::Ending(_) => None,
+    }
+}
+
+/// A line that starts as an item and is not JSON.
+pub fn malformed_line() -> Vec<u8> {
+    let start = json!({"type": events::ITEM_COMPLETED}).to_string();
+    let mut line = start.trim_end_matches('}').as_bytes().to_vec();
+    line.extend_from_slice(b",\"item\":{\"id\":\"item_");
+    line
+}
+
+/// A line of a type no SDK knows: an event, or a completed item.
+pub fn unknown_line(kind: Unknown) -> Vec<u8> {
+    let value = match kind {
+        Unknown::Event => json!({"type": undocumented::EVENT, "note": "not documented"}),
+        Unknown::Item => json!({"type": events::ITEM_COMPLETED, "item": {
+            "id": undocumented::ITEM_ID, "type": undocumented::ITEM, "text": "not documented"}}),
+    };
+    value.to_string().into_bytes()
+}
+
+/// A completed reasoning item `bytes` long (as close as JSON allows: at least the
+/// item without text).
+pub fn huge_line(bytes: usize) -> Vec<u8> {
+    let empty = json!({"type": events::ITEM_COMPLETED, "item": {
+        "id": undocumented::ITEM_ID, "type": items::REASONING, "text": ""}})
+    .to_string();
+    let text = "x".repeat(bytes.saturating_sub(empty.len()));
+    json!({"type": events::ITEM_COMPLETED, "item": {
+        "id": undocumented::ITEM_ID, "type": items::REASONING, "text": text}})
+    .to_string()
+    .into_bytes()
+}
+
+/// The command line the TypeScript SDK gives `codex` with no option set:
+/// `exec --experimental-json`.
+pub fn sdk_argv() -> Vec<String> {
+    ["exec", "--experimental-json"].map(str::to_owned).to_vec()
+}
+
+/// [`sdk_argv`], read.
+pub fn sdk_args() -> super::args::ExecArgs {
+    match super::args::parse(&sdk_argv()) {
+        Ok(super::args::Command::Exec(args)) => *args,
+        // The words above are `codex exec`'s; they always read as it.
+        _ => super::args::ExecArgs {
+            json: true,
+            ..super::args::ExecArgs::default()
+        },
+    }
+}
+
+/// The lines `codex exec --json` writes for the first turn of `session` on
+/// `thread`, and its exit code.
+pub fn exec_lines(session: &Session, thread: Thread) -> (Vec<Vec<u8>>, Exit) {
+    let args = sdk_args();
+    let outcome = exec::play(&Run {
+        session,
+        args: &args,
+        thread,
+        prompt: "hi",
+        cwd: "/work",
+        schema: None,
+    });
+    let lines = outcome.stdout.into_iter().map(String::into_bytes).collect();
+    (lines, Exit::Code(outcome.exit_code))
+}
+
+/// The time (Unix milliseconds) the threads of played runs are made at: their ids'
+/// first bits, the same on every run.
+pub const THREAD_MS: u64 = 0x019e_c5a0_0000;
+
+/// Everything the process writes for `lines` (what it meant to write, ending with
+/// `exit`) with `faults` acting on them: the lines, what the faults made of them, and
+/// how it ends (always last).
+pub fn with_faults(lines: Vec<Vec<u8>>, exit: Exit, injector: &mut Injector) -> Vec<Out> {
+    let mut outs = Vec::new();
+    for line in lines {
+        for out in injector.line(line) {
+            let ends = matches!(out, Out::End(_));
+            outs.push(out);
+            if ends {
+                return outs;
+            }
+        }
+    }
+    for out in injector.end() {
+        let ends = matches!(out, Out::End(_));
+        outs.push(out);
+        if ends {
+            return outs;
+        }
+    }
+    outs.push(Out::End(exit));
+    outs
+}
+
+/// What the process writes for the first turn of `session` with `faults`: the
+/// presets applied to the session, the session played as `codex exec --json` (a
+/// thread made from `seed`), the other faults on its lines.
+pub fn written(session: &Session, faults: &[CodexFault], seed: u64) -> Vec<Out> {
+    let mut session = session.clone();
+    let mut injector = Injector::new(faults.to_vec());
+    injector.prepare(&mut session);
+    let (lines, exit) = exec_lines(&session, Thread::new(seed, THREAD_MS));
+    with_faults(lines, exit, &mut injector)
+}
+
+#[cfg(test)]
+mod tests;

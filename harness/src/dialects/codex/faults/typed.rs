@@ -1,0 +1,309 @@
+//! Codex's faults (`codex`), in the one grammar: placed at a line `codex exec --json`
+//! writes (`after=N`, or `at=TYPE` where TYPE is a line's `type` or its item's:
+//! `at=turn.completed`, `at=command_execution`). Applied by
+//! [`Injector`](super::Injector).
+
+use std::time::Duration;
+
+use super::catalogue::CATALOGUE;
+use crate::error::{Diagnostic, Origin};
+use crate::faults::catalogue::{names, Described};
+use crate::faults::spec::{parse_as, Args, Typed, Words, Written};
+use crate::faults::MAX_BYTES;
+use crate::frames::{Exit, Signal};
+
+/// Where a fault acts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Place {
+    /// Before the first line of this `type`, or whose item is of this type.
+    At(String),
+    /// After this many lines (0: before the first).
+    After(u64),
+}
+
+impl std::fmt::Display for Place {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Place::At(at) => write!(f, "at={at}"),
+            Place::After(n) => write!(f, "after={n}"),
+        }
+    }
+}
+
+/// How every turn ends, by a preset: the real CLI's failures.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Ending {
+    /// HTTP 401, retried five times.
+    Unauthorized,
+    /// HTTP 429, retried five times.
+    RateLimited,
+    /// A model the API does not serve.
+    UnknownModel,
+    /// The turn's last model call fails with this message, no retry.
+    TurnFailed(String),
+    /// The model's stream ends before its last message completes.
+    StreamCut,
+}
+
+/// What `unknown` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unknown {
+    /// A line of an unknown event type.
+    Event,
+    /// An `item.completed` of an unknown item type.
+    Item,
+}
+
+/// One fault of Codex's dialect.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum CodexFault {
+    /// The process ends there, without writing that line.
+    Exit {
+        /// Where.
+        at: Place,
+        /// How: an exit code or a signal.
+        exit: Exit,
+        /// After this many bytes of the line (a signal only).
+        byte: Option<usize>,
+    },
+    /// Stdout stops in the middle of the line; exit 1.
+    Eof {
+        /// Where.
+        at: Place,
+        /// How many bytes of the line are written (default half).
+        byte: Option<usize>,
+    },
+    /// Nothing is written for a while, or ever.
+    Stall {
+        /// Where.
+        at: Place,
+        /// How long; `None`: for ever.
+        duration: Option<Duration>,
+    },
+    /// A line that starts as JSON and is not.
+    Malformed {
+        /// Where.
+        at: Place,
+    },
+    /// A line of an undocumented event or item type.
+    Unknown {
+        /// Where.
+        at: Place,
+        /// Which.
+        kind: Unknown,
+    },
+    /// A reasoning item line of this many bytes.
+    Huge {
+        /// Where.
+        at: Place,
+        /// The line's length.
+        bytes: usize,
+    },
+    /// A line on stderr.
+    Stderr {
+        /// Where.
+        at: Place,
+        /// The text.
+        text: String,
+    },
+    /// Every turn ends so.
+    Ending(Ending),
+}
+
+impl CodexFault {
+    /// The fault's name in the catalogue.
+    pub fn name(&self) -> &'static str {
+        match self {
+            CodexFault::Exit {
+                exit: Exit::Signal(_),
+                ..
+            } => "signal",
+            CodexFault::Exit { .. } => "exit",
+            CodexFault::Eof { .. } => "eof",
+            CodexFault::Stall { .. } => "stall",
+            CodexFault::Malformed { .. } => "malformed",
+            CodexFault::Unknown { .. } => "unknown",
+            CodexFault::Huge { .. } => "huge",
+            CodexFault::Stderr { .. } => "stderr",
+            CodexFault::Ending(Ending::Unauthorized) => "unauthorized",
+            CodexFault::Ending(Ending::RateLimited) => "rate-limited",
+            CodexFault::Ending(Ending::UnknownModel) => "unknown-model",
+            CodexFault::Ending(Ending::TurnFailed(_)) => "turn-failed",
+            CodexFault::Ending(Ending::StreamCut) => "stream-cut",
+        }
+    }
+
+    /// Where the fault acts, when it acts at a line.
+    pub fn place(&self) -> Option<&Place> {
+        match self {
+            CodexFault::Exit { at, .. }
+            | CodexFault::Eof { at, .. }
+            | CodexFault::Stall { at, .. }
+            | CodexFault::Malformed { at }
+            | CodexFault::Unknown { at, .. }
+            | CodexFault::Huge { at, .. }
+            | CodexFault::Stderr { at, .. } => Some(at),
+            CodexFault::Ending(_) => None,
+        }
+    }
+}
+
+/// Codex's faults given in `MOCK_AGENT_FAULTS`.
+pub const FROM_ENV: Origin<'static> = Origin {
+    name: "MOCK_AGENT_FAULTS",
+    help: "`mock-agent faults` lists every fault (Codex: its `codex` section) with an example",
+};
+
+/// Parses a `;`-separated list of Codex's faults.
+pub fn parse(spec: &str, origin: Origin<'_>) -> Result<Vec<CodexFault>, Diagnostic> {
+    parse_as(spec, origin)
+}
+
+impl Typed for CodexFault {
+    const CATALOGUE: &'static [Described] = CATALOGUE;
+    const WORDS: Words = Words {
+        after: "a number of stdout lines",
+        byte: "a byte offset inside the line",
+        one_of: "give one of `at=TYPE`, `after=N`",
+        empty_at: Some("`at=` needs a line type or an item type (`at=turn.completed`, `at=agent_message`)"),
+        no_method: None,
+    };
+
+    fn build(entry: &Described, args: &mut Args<'_>) -> Result<Vec<CodexFault>, Diagnostic> {
+        build(entry, args)
+    }
+
+    fn unknown(name: &str) -> String {
+        format!(
+            "`{name}` is not a fault of Codex's dialect; they are {}",
+            names(CATALOGUE)
+        )
+    }
+}
+
+fn place(entry: &Described, args: &mut Args<'_>) -> Result<Place, Diagnostic> {
+    let written = args.site(entry, &CodexFault::WORDS)?;
+    Ok(match written.or_else(|| entry.default.and_then(Written::of)) {
+        Some(Written::At(at)) => Place::At(at),
+        Some(Written::After(n)) => Place::After(n),
+        Some(Written::Method(_)) | None => Place::After(0),
+    })
+}
+
+fn build(entry: &Described, args: &mut Args<'_>) -> Result<Vec<CodexFault>, Diagnostic> {
+    let column = args.column();
+    let fault = match entry.name {
+        "exit" => {
+            let code = args.number::<i32>("code", "an exit code, 0 to 255")?.unwrap_or(1);
+            if !(0..=255).contains(&code) {
+                return Err(args.err(column, format!("`code={code}`: an exit code is 0 to 255")));
+            }
+            CodexFault::Exit {
+                at: place(entry, args)?,
+                exit: Exit::Code(code),
+                byte: None,
+            }
+        }
+        "signal" => {
+            let signal = match args.get("name") {
+                None => Signal::Kill,
+                Some((name, column)) => Signal::parse(name)
+                    .ok_or_else(|| args.err(column, format!("`{name}` is not a signal")))?,
+            };
+            CodexFault::Exit {
+                at: place(entry, args)?,
+                exit: Exit::Signal(signal),
+                byte: args.byte(entry, &CodexFault::WORDS)?,
+            }
+        }
+        "eof" => CodexFault::Eof {
+            at: place(entry, args)?,
+            byte: args.byte(entry, &CodexFault::WORDS)?,
+        },
+        "stall" => CodexFault::Stall {
+            duration: args
+                .number::<u64>("ms", "milliseconds")?
+                .map(Duration::from_millis),
+            at: place(entry, args)?,
+        },
+        "malformed" => CodexFault::Malformed {
+            at: place(entry, args)?,
+        },
+        "unknown" => {
+            let kind = match args.get("kind") {
+                None | Some(("event", _)) => Unknown::Event,
+                Some(("item", _)) => Unknown::Item,
+                Some((other, column)) => {
+                    return Err(args.err(
+                        column,
+                        format!("`kind={other}`: give `kind=event` or `kind=item`"),
+                    ))
+                }
+            };
+            CodexFault::Unknown {
+                kind,
+                at: place(entry, args)?,
+            }
+        }
+        "huge" => CodexFault::Huge {
+            bytes: args.size("bytes")?.unwrap_or((1 << 20) + 1).min(MAX_BYTES),
+            at: place(entry, args)?,
+        },
+        "stderr" => CodexFault::Stderr {
+            text: args
+                .text("text")
+                .ok_or_else(|| args.err(column, "`stderr` needs `text=...`".into()))?,
+            at: place(entry, args)?,
+        },
+        "unauthorized" => CodexFault::Ending(Ending::Unauthorized),
+        "rate-limited" => CodexFault::Ending(Ending::RateLimited),
+        "unknown-model" => CodexFault::Ending(Ending::UnknownModel),
+        "turn-failed" => CodexFault::Ending(Ending::TurnFailed(
+            args.text("text")
+                .unwrap_or_else(|| super::super::wire::messages::CONTEXT_WINDOW.to_owned()),
+        )),
+        "stream-cut" => CodexFault::Ending(Ending::StreamCut),
+        other => return Err(args.err(column, CodexFault::unknown(other))),
+    };
+    Ok(vec![fault])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_each_entry_example() {
+        for entry in CATALOGUE {
+            let faults = parse(entry.example, FROM_ENV).unwrap_or_else(|e| panic!("{}: {e}", entry.name));
+            assert_eq!(faults.len(), 1, "{}", entry.name);
+            assert_eq!(faults[0].name(), entry.name);
+        }
+    }
+
+    #[test]
+    fn bad_specs_say_where() {
+        let e = parse("eof:after=x", FROM_ENV).unwrap_err().to_string();
+        assert!(e.contains("MOCK_AGENT_FAULTS:1:5"), "{e}");
+        let e = parse("not-logged-in", FROM_ENV).unwrap_err().to_string();
+        assert!(e.contains("not a fault of Codex"), "{e}");
+        let e = parse("unknown:kind=thing", FROM_ENV).unwrap_err().to_string();
+        assert!(e.contains("kind=item"), "{e}");
+        let e = parse("eof:method=initialize", FROM_ENV).unwrap_err().to_string();
+        assert!(e.contains("method"), "{e}");
+    }
+
+    #[test]
+    fn defaults_are_where_the_catalogue_says() {
+        let faults = parse("exit;malformed;stderr:text=x", FROM_ENV).expect("faults");
+        assert_eq!(
+            faults[0].place(),
+            Some(&Place::At(
+                super::super::super::wire::events::TURN_COMPLETED.into()
+            ))
+        );
+        assert_eq!(faults[1].place(), Some(&Place::After(1)));
+        assert_eq!(faults[2].place(), Some(&Place::After(0)));
+    }
+}

@@ -1,0 +1,260 @@
+//! Generated Codex sessions: a proptest strategy of [`Session`]s (turns of reasoning,
+//! agent messages, command executions, file changes, usage; some ending in the real
+//! CLI's failures), typed fault strategies of the catalogue's `codex` section, and
+//! the session of a seed. Shrinking makes a failing session smaller: fewer turns,
+//! fewer items, shorter texts, a completed turn instead of a failed one.
+
+use proptest::prelude::*;
+use proptest::strategy::ValueTree;
+use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+
+use super::faults::{parse, CodexFault, FROM_ENV};
+use super::recording::write_cassette;
+use super::session::{Change, Command, End, Failure, FileChange, Item, Session, Turn, Usage};
+use super::wire::{change_kinds, events, items, messages};
+use crate::error::WriteError;
+use crate::faults::strategy::Drawn;
+
+/// A piece of text: words, some of them not ASCII, sometimes a line break.
+fn text() -> impl Strategy<Value = String> {
+    prop::collection::vec(
+        prop_oneof![
+            6 => "[a-z]{1,8}",
+            1 => Just("naïve".to_owned()),
+            1 => Just("日本語".to_owned()),
+            1 => Just("emoji 🎉".to_owned()),
+            1 => Just("line\nbreak".to_owned()),
+            1 => Just("\"quoted\" 'single' \\ back".to_owned()),
+        ],
+        1..12,
+    )
+    .prop_map(|words| words.join(" "))
+}
+
+fn command() -> impl Strategy<Value = Command> {
+    (
+        prop::sample::select(vec![
+            "ls -la",
+            "cargo test",
+            "echo hello",
+            "cat README.md",
+            "touch made.txt",
+        ]),
+        text(),
+        prop_oneof![4 => Just(0), 1 => 1i32..4],
+    )
+        .prop_map(|(command, output, exit_code)| Command {
+            command: command.to_owned(),
+            output,
+            exit_code,
+            asks: command.starts_with("touch"),
+        })
+}
+
+fn file_change() -> impl Strategy<Value = FileChange> {
+    prop::collection::vec(
+        ("[a-z]{1,8}", prop::sample::select(change_kinds::ALL.to_vec())),
+        1..3,
+    )
+    .prop_map(|files| FileChange {
+        changes: files
+            .into_iter()
+            .map(|(name, kind)| Change {
+                path: format!("/work/{name}.md"),
+                kind: kind.to_owned(),
+                diff: String::new(),
+            })
+            .collect(),
+        asks: true,
+    })
+}
+
+fn item() -> impl Strategy<Value = Item> {
+    prop_oneof![
+        2 => text().prop_map(Item::Reasoning),
+        3 => text().prop_map(Item::AgentMessage),
+        3 => command().prop_map(Item::Command),
+        2 => file_change().prop_map(Item::FileChange),
+    ]
+}
+
+fn end() -> impl Strategy<Value = End> {
+    prop_oneof![
+        8 => Just(End::Completed),
+        1 => Just(End::Failed(Failure::RateLimited)),
+        1 => Just(End::Failed(Failure::Unauthorized)),
+        1 => text().prop_map(|message| End::Failed(Failure::Other { message })),
+        1 => text().prop_map(|partial| End::Failed(Failure::StreamCut { partial })),
+    ]
+}
+
+fn usage() -> impl Strategy<Value = Usage> {
+    (1u64..5000, 0u64..100, 1u64..2000, 0u64..100).prop_map(|(input, cached, output, reasoning)| Usage {
+        input_tokens: input,
+        cached_input_tokens: cached.min(input),
+        cache_write_input_tokens: 0,
+        output_tokens: output,
+        reasoning_output_tokens: reasoning.min(output),
+    })
+}
+
+/// A turn: items that end with an agent message (the answer), its end and usage.
+fn turn() -> impl Strategy<Value = Turn> {
+    (prop::collection::vec(item(), 0..6), text(), end(), usage()).prop_map(|(mut items, last, end, usage)| {
+        items.push(Item::AgentMessage(last));
+        Turn { items, end, usage }
+    })
+}
+
+/// Generated sessions of 1 to 3 turns (one a process; `exec resume` plays the next).
+pub fn session() -> impl Strategy<Value = Session> {
+    prop::collection::vec(turn(), 1..4).prop_map(|turns| Session { turns })
+}
+
+/// Where a generated fault acts: after a number of lines, or at a line or item type.
+fn place() -> impl Strategy<Value = String> {
+    let at = [
+        events::TURN_STARTED,
+        events::TURN_COMPLETED,
+        events::TURN_FAILED,
+        events::ITEM_STARTED,
+        items::AGENT_MESSAGE,
+        items::COMMAND_EXECUTION,
+        items::FILE_CHANGE,
+    ]
+    .map(|word| format!("at={word}"));
+    prop_oneof![
+        (0u64..14).prop_map(|n| format!("after={n}")),
+        prop::sample::select(at.to_vec()),
+    ]
+}
+
+/// One fault of the catalogue's `codex` section, drawn as its text in the grammar and
+/// typed as the parser makes it.
+pub fn fault() -> impl Strategy<Value = Drawn<CodexFault>> {
+    prop_oneof![
+        place().prop_map(|p| format!("exit:code=1,{p}")),
+        place().prop_map(|p| format!("signal:name=KILL,{p}")),
+        place().prop_map(|p| format!("signal:name=TERM,{p}")),
+        (place(), 0usize..80).prop_map(|(p, byte)| format!("eof:{p},byte={byte}")),
+        place().prop_map(|p| format!("stall:ms=1500,{p}")),
+        place().prop_map(|p| format!("unknown:{p}")),
+        place().prop_map(|p| format!("unknown:kind=item,{p}")),
+        place().prop_map(|p| format!("stderr:text=\"WARN codex_core: slow network\",{p}")),
+        Just("unauthorized".to_owned()),
+        Just("rate-limited".to_owned()),
+        Just("unknown-model".to_owned()),
+        Just(format!("turn-failed:text=\"{}\"", messages::QUOTA)),
+        Just("stream-cut".to_owned()),
+    ]
+    .prop_map(|spec| {
+        // Every text above is in the grammar (`every_drawn_fault_parses` checks it).
+        let faults = parse(&spec, FROM_ENV).unwrap_or_default();
+        Drawn::many(spec, faults)
+    })
+}
+
+/// A generated session with its faults: what `mock-agent fuzz --dialect codex` plays,
+/// and shrinks.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Faulted {
+    /// The session.
+    pub session: Session,
+    /// Its faults, as drawn.
+    pub faults: Vec<Drawn<CodexFault>>,
+}
+
+impl Faulted {
+    /// Writes the session's first turn as a Codex cassette at `path`, as the mock
+    /// plays it with no fault (the faults are given apart, in `MOCK_AGENT_FAULTS`).
+    pub fn write_cassette(&self, path: &std::path::Path) -> Result<std::path::PathBuf, WriteError> {
+        write_cassette(&self.session, 0, path)
+    }
+
+    /// How many stdout lines the session's first turn has.
+    pub fn lines(&self) -> usize {
+        super::faults::exec_lines(&self.session, super::exec::Thread::new(0, 0))
+            .0
+            .len()
+    }
+
+    /// The faults in the grammar, `;`-joined (`MOCK_AGENT_FAULTS`).
+    pub fn spec(&self) -> String {
+        self.faults
+            .iter()
+            .map(|d| d.spec.as_str())
+            .collect::<Vec<_>>()
+            .join(";")
+    }
+}
+
+/// Generated sessions with up to `most` faults.
+pub fn faulted(most: usize) -> impl Strategy<Value = Faulted> {
+    (session(), prop::collection::vec(fault(), 0..=most))
+        .prop_map(|(session, faults)| Faulted { session, faults })
+}
+
+/// The session of a seed: the same on every run and machine, for one version.
+pub fn from_seed(seed: u64) -> Session {
+    let mut bytes = [0u8; 32];
+    bytes[..8].copy_from_slice(&seed.to_le_bytes());
+    // Not another dialect's session of the same seed: another stream of the generator.
+    bytes[8..13].copy_from_slice(b"codex");
+    let rng = TestRng::from_seed(RngAlgorithm::ChaCha, &bytes);
+    let mut runner = TestRunner::new_with_rng(Config::default(), rng);
+    match session().new_tree(&mut runner) {
+        Ok(tree) => tree.current(),
+        // Only a filter that rejects everything fails; the strategy has none.
+        Err(_) => super::session::default_session("/work"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dialects::codex::check::CodexChecker;
+    use crate::dialects::codex::recording::Recording;
+
+    #[test]
+    fn a_seed_is_one_session() {
+        assert_eq!(from_seed(7), from_seed(7));
+        assert_ne!(from_seed(7), from_seed(8));
+    }
+
+    #[test]
+    fn a_generated_session_reads_back_from_its_cassette() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let faulted = Faulted {
+            session: from_seed(3),
+            faults: Vec::new(),
+        };
+        let path = faulted
+            .write_cassette(&dir.path().join("g.cassette"))
+            .expect("writes");
+        let recording = Recording::open(&path).expect("a Codex cassette");
+        assert_eq!(recording.stdout.len(), faulted.lines());
+        assert_eq!(
+            recording.session().turns[0].final_message(),
+            faulted.session.turns[0].final_message()
+        );
+    }
+
+    proptest! {
+        #[test]
+        fn every_drawn_fault_parses(drawn in fault()) {
+            prop_assert_eq!(parse(&drawn.spec, FROM_ENV).expect("parses").len(), drawn.faults.len());
+            prop_assert!(!drawn.faults.is_empty(), "{}", drawn.spec);
+        }
+
+        #[test]
+        fn every_generated_run_is_lint_clean(session in session()) {
+            let (lines, exit) = super::super::faults::exec_lines(&session, super::super::exec::Thread::new(1, 0));
+            let mut checker = CodexChecker::default();
+            for (n, line) in lines.iter().enumerate() {
+                checker.line(n as u64 + 1, line);
+            }
+            let report = checker.finish(Some(exit));
+            prop_assert!(report.findings.is_empty(), "{:?}", report);
+        }
+    }
+}

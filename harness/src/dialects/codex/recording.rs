@@ -1,0 +1,283 @@
+//! A recording of `codex exec --json` (a cassette whose invocation says
+//! `"dialect":"codex"`): its stdout lines, its stderr lines and how it ended, replayed
+//! as recorded; and, for the presets that change how the turn ends, the session it
+//! tells (its items, its usage), played again with the preset.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::exec::Thread;
+use super::faults::{exec_lines, with_faults, CodexFault, Injector, Out};
+use super::session::{Change, Command, End, Failure, FileChange, Item, Session, Turn, Usage};
+use super::wire::{events, items, stderr, usage, DIALECT, DIALECT_KEY, VERSION_LINE};
+use crate::cassette::{Header, Invocation, Writer, FORMAT_VERSION};
+use crate::error::{CassetteError, WriteError};
+use crate::frames::{Ending, Exit, Frame, Line, Stream};
+
+/// A cassette header for a recording of `codex exec` made with `invocation`.
+pub fn header(mut invocation: Invocation) -> Header {
+    invocation
+        .extra
+        .insert(DIALECT_KEY.into(), Value::String(DIALECT.into()));
+    Header {
+        version: FORMAT_VERSION,
+        invocation,
+        extra: Default::default(),
+    }
+}
+
+/// Whether a cassette's header says it is a recording of Codex.
+pub fn is_codex(header: &Header) -> bool {
+    header.invocation.extra.get(DIALECT_KEY).and_then(Value::as_str) == Some(DIALECT)
+}
+
+/// Writes `session`'s first turn as a cassette of `codex exec --experimental-json` at
+/// `path`, as the mock plays it with no fault on a thread made from `seed`: the
+/// prompt read from stdin (stderr), the lines, the exit; all at time zero.
+pub fn write_cassette(session: &Session, seed: u64, path: &Path) -> Result<PathBuf, WriteError> {
+    let invocation = Invocation {
+        argv: super::faults::sdk_argv(),
+        prompt: Some("hi".into()),
+        cwd: Some("/work".into()),
+        cli_version: Some(VERSION_LINE.into()),
+        ..Invocation::default()
+    };
+    let mut writer = Writer::create(path, &header(invocation))?;
+    let (lines, exit) = exec_lines(session, Thread::new(seed, super::faults::THREAD_MS));
+    let line = |stream: Stream, bytes: Vec<u8>| {
+        Frame::Line(Line {
+            at: Duration::ZERO,
+            stream,
+            bytes,
+            newline: true,
+        })
+    };
+    writer.write(&line(Stream::Stderr, stderr::READING_PROMPT.as_bytes().to_vec()))?;
+    for bytes in lines {
+        writer.write(&line(Stream::Stdout, bytes))?;
+    }
+    writer.write(&Frame::End(Ending {
+        at: Duration::ZERO,
+        exit,
+    }))?;
+    writer.finish()
+}
+
+/// A recorded run of `codex exec --json`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Recording {
+    /// Its stdout lines, in order, without their newlines.
+    pub stdout: Vec<Vec<u8>>,
+    /// Its stderr lines.
+    pub stderr: Vec<Vec<u8>>,
+    /// How it ended (exit 0 when the recording does not say).
+    pub exit: Exit,
+}
+
+impl Recording {
+    /// Reads the recording at `path`.
+    pub fn open(path: &Path) -> Result<Recording, CassetteError> {
+        let mut reader = crate::cassette::open(path)?;
+        let mut recording = Recording {
+            stdout: Vec::new(),
+            stderr: Vec::new(),
+            exit: Exit::Code(0),
+        };
+        for frame in reader.by_ref() {
+            match frame? {
+                Frame::Line(line) if line.stream == Stream::Stdout => recording.stdout.push(line.bytes),
+                Frame::Line(line) if line.stream == Stream::Stderr => recording.stderr.push(line.bytes),
+                Frame::End(end) => recording.exit = end.exit,
+                _ => {}
+            }
+        }
+        Ok(recording)
+    }
+
+    /// The thread it started (`thread.started`'s id).
+    pub fn thread_id(&self) -> Option<String> {
+        self.values().find_map(|v| {
+            (v.get("type").and_then(Value::as_str) == Some(events::THREAD_STARTED))
+                .then(|| v.get("thread_id").and_then(Value::as_str).map(str::to_owned))
+                .flatten()
+        })
+    }
+
+    fn values(&self) -> impl Iterator<Item = Value> + '_ {
+        self.stdout
+            .iter()
+            .filter_map(|line| serde_json::from_slice::<Value>(line).ok())
+    }
+
+    /// The session the recording tells: one turn of its completed items, ending as it
+    /// ended (a `turn.failed` as its message), with the usage it reports.
+    pub fn session(&self) -> Session {
+        let mut turn = Turn {
+            items: Vec::new(),
+            end: End::Completed,
+            usage: Usage::default(),
+        };
+        for value in self.values() {
+            match value.get("type").and_then(Value::as_str) {
+                Some(events::ITEM_COMPLETED) => turn.items.extend(item(&value["item"])),
+                Some(events::TURN_COMPLETED) => turn.usage = usage_of(&value["usage"]),
+                Some(events::TURN_FAILED) => {
+                    let message = value
+                        .pointer("/error/message")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default();
+                    turn.end = End::Failed(Failure::Other {
+                        message: message.to_owned(),
+                    });
+                }
+                _ => {}
+            }
+        }
+        Session { turns: vec![turn] }
+    }
+
+    /// What the mock writes replaying it with `faults`: the recorded lines and ending
+    /// with the faults acting on them; with a preset, the session it tells played
+    /// again on its thread, the preset deciding how the turn ends.
+    pub fn written(&self, faults: &[CodexFault]) -> Vec<Out> {
+        let mut injector = Injector::new(faults.to_vec());
+        let mut outs: Vec<Out> = self.stderr.iter().cloned().map(Out::Stderr).collect();
+        if injector.has_preset() {
+            let mut session = self.session();
+            injector.prepare(&mut session);
+            let mut thread = Thread::new(0, super::faults::THREAD_MS);
+            if let Some(id) = self.thread_id() {
+                thread.id = id;
+            }
+            let (lines, exit) = exec_lines(&session, thread);
+            outs.extend(with_faults(lines, exit, &mut injector));
+        } else {
+            outs.extend(with_faults(self.stdout.clone(), self.exit, &mut injector));
+        }
+        outs
+    }
+}
+
+/// The five usage keys of a `turn.completed`.
+fn usage_of(value: &Value) -> Usage {
+    let key = |k: &str| value.get(k).and_then(Value::as_u64).unwrap_or_default();
+    Usage {
+        input_tokens: key(usage::INPUT_TOKENS),
+        cached_input_tokens: key(usage::CACHED_INPUT_TOKENS),
+        cache_write_input_tokens: key(usage::CACHE_WRITE_INPUT_TOKENS),
+        output_tokens: key(usage::OUTPUT_TOKENS),
+        reasoning_output_tokens: key(usage::REASONING_OUTPUT_TOKENS),
+    }
+}
+
+/// A completed item as the session model holds it (`None` for an empty reasoning).
+fn item(value: &Value) -> Option<Item> {
+    let text = |k: &str| {
+        value
+            .get(k)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned()
+    };
+    Some(match value.get("type").and_then(Value::as_str) {
+        Some(items::AGENT_MESSAGE) => Item::AgentMessage(text("text")),
+        Some(items::REASONING) => Item::Reasoning(text("text")),
+        Some(items::ERROR) => Item::Warning(text("message")),
+        Some(items::COMMAND_EXECUTION) => {
+            let line = text("command");
+            Item::Command(Command {
+                command: unquoted(&line).unwrap_or(line),
+                output: text("aggregated_output"),
+                exit_code: value
+                    .get("exit_code")
+                    .and_then(Value::as_i64)
+                    .and_then(|c| i32::try_from(c).ok())
+                    .unwrap_or_default(),
+                asks: false,
+            })
+        }
+        Some(items::FILE_CHANGE) => Item::FileChange(FileChange {
+            changes: value
+                .get("changes")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .map(|c| Change {
+                    path: c
+                        .get("path")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_owned(),
+                    kind: c
+                        .get("kind")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_owned(),
+                    diff: String::new(),
+                })
+                .collect(),
+            asks: false,
+        }),
+        _ => Item::Unknown(value.clone()),
+    })
+    .filter(|item| !matches!(item, Item::Reasoning(text) if text.is_empty()))
+}
+
+/// The command inside the CLI's shell line `/bin/bash -lc '<command>'`.
+fn unquoted(line: &str) -> Option<String> {
+    let quoted = line.strip_prefix("/bin/bash -lc '")?.strip_suffix('\'')?;
+    Some(quoted.replace(r#"'"'"'"#, "'"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dialects::codex::session::default_session;
+
+    /// The curated cassette of the default session, as this version writes it.
+    const CURATED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../cassettes/codex/default.cassette");
+
+    /// Writes `cassettes/codex/default.cassette` again (after a change to what the
+    /// default session writes): `MOCK_AGENT_WRITE_CURATED=1 cargo test -p harness
+    /// curated_codex`. Until the real CLI records it, it is the mock's own.
+    #[test]
+    fn the_curated_codex_cassette_is_the_default_session_s() {
+        let path = Path::new(CURATED);
+        if std::env::var_os("MOCK_AGENT_WRITE_CURATED").is_some() {
+            std::fs::create_dir_all(path.parent().expect("a folder")).expect("the folder");
+            write_cassette(&default_session("/work"), 0, path).expect("writes");
+        }
+        let recording = Recording::open(path).expect("the curated cassette");
+        let (lines, exit) = exec_lines(
+            &default_session("/work"),
+            Thread::new(0, super::super::faults::THREAD_MS),
+        );
+        assert_eq!((recording.stdout, recording.exit), (lines, exit));
+        let header = crate::cassette::open(path).expect("opens");
+        assert!(header.header().is_some_and(is_codex));
+    }
+
+    #[test]
+    fn a_played_session_reads_back_as_itself() {
+        let session = default_session("/work");
+        let (lines, exit) = exec_lines(&session, Thread::new(1, 0));
+        let recording = Recording {
+            stdout: lines,
+            stderr: Vec::new(),
+            exit,
+        };
+        let told = recording.session();
+        let turn = &session.turns[0];
+        assert_eq!(told.turns[0].usage, turn.usage);
+        assert_eq!(told.turns[0].final_message(), turn.final_message());
+        assert_eq!(told.turns[0].items.len(), turn.items.len());
+        let Item::Command(command) = &told.turns[0].items[2] else {
+            panic!("the third item is the command")
+        };
+        assert_eq!(command.command, "touch made.txt");
+        assert!(recording.thread_id().is_some());
+        assert_eq!(unquoted("/bin/bash -lc 'it'\"'\"'s'").as_deref(), Some("it's"));
+    }
+}
