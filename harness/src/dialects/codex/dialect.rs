@@ -160,6 +160,39 @@ impl Dialect for Codex {
         Box::<CodexChecker>::default()
     }
 
+    /// The session of `seed`: written as a Codex cassette (what `codex exec --json`
+    /// writes for it), or told one line a line. `size` is not taken.
+    #[cfg(feature = "generate")]
+    fn generate(
+        &self,
+        seed: u64,
+        size: Option<usize>,
+        out: Option<&std::path::Path>,
+    ) -> Result<crate::run::Generated, crate::error::WriteError> {
+        let _ = size;
+        let session = super::generate::from_seed(seed);
+        let (lines, _) = super::faults::exec_lines(&session, super::exec::Thread::new(seed, 0));
+        let Some(out) = out else {
+            let mut told = String::new();
+            for line in &lines {
+                told.push_str(&String::from_utf8_lossy(line));
+                told.push('\n');
+            }
+            return Ok(crate::run::Generated::Told(told));
+        };
+        let path = super::recording::write_cassette(&session, seed, out)?;
+        let play = format!(
+            "replay it with `MOCK_AGENT_CASSETTE={} codex exec --json`",
+            path.display()
+        );
+        Ok(crate::run::Generated::Written {
+            path,
+            lines: lines.len(),
+            unit: "events",
+            play,
+        })
+    }
+
     /// Generated sessions with faults of the catalogue's `codex` section against a
     /// program that drives `codex exec` (a TypeScript SDK program); on a failure,
     /// shrinks it and writes the minimal session as a Codex cassette
