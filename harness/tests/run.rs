@@ -1,6 +1,7 @@
 //! The runner as a test author uses it: typed properties, the `try_`/`assert_` pairs,
-//! the errors and their exit codes. The mock is `/bin/true` here (the consumers below
-//! never run it): the end-to-end suite runs the real one.
+//! the errors and their exit codes. The mock here is a shell script that only records
+//! its start (`MOCK_AGENT_STARTED`, so that the case counts as run) and prints
+//! nothing: the end-to-end suite runs the real one.
 
 use std::time::Duration;
 
@@ -10,8 +11,24 @@ use harness::run::{
     RunError, Runner, UnknownProperty,
 };
 
+/// A stand-in that records its start and says nothing, kept for the test binary's
+/// life (its path must outlive the runs).
 fn mock() -> MockBinary {
-    MockBinary::new("/bin/true")
+    static DIR: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
+    let dir = DIR.get_or_init(|| {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let script = dir.path().join("mock");
+        std::fs::write(
+            &script,
+            "#!/bin/sh\n[ -n \"$MOCK_AGENT_STARTED\" ] && echo \"{\\\"pid\\\":$$}\" >> \"$MOCK_AGENT_STARTED\"\nexit 0\n",
+        )
+        .expect("writes the stand-in");
+        let mut permissions = std::fs::metadata(&script).expect("stat").permissions();
+        std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
+        std::fs::set_permissions(&script, permissions).expect("chmod");
+        dir
+    });
+    MockBinary::new(dir.path().join("mock"))
 }
 
 /// The default session's clean case: a correct consumer prints the answer and exits 0.
@@ -21,9 +38,13 @@ fn clean() -> Matrix {
     matrix
 }
 
+/// A consumer that runs the agent and shows none of its answer.
+const SILENT: &str = "cursor-agent -p hi >/dev/null";
+
 #[test]
 fn a_property_is_switched_off_by_its_enum() {
-    let consumer = Consumer::new("true").timeout(Duration::from_secs(5));
+    // It runs the agent (a case whose agent never ran is not judged) and shows nothing.
+    let consumer = Consumer::new(SILENT).timeout(Duration::from_secs(5));
     let mock = mock();
     let cases = clean().cases(false).expect("cases");
     let checked = |properties: Properties| {
@@ -67,8 +88,8 @@ fn a_property_name_is_checked() {
 fn try_matrix_tells_failing_cases_from_a_run_that_cannot_happen() {
     let snapshots = tempfile::tempdir().expect("temp dir");
     let mock = mock();
-    // A consumer that says nothing: `reports-success` breaks.
-    let silent = Consumer::new("true").timeout(Duration::from_secs(5));
+    // A consumer that runs the agent and says nothing: `reports-success` breaks.
+    let silent = Consumer::new(SILENT).timeout(Duration::from_secs(5));
     let e = try_matrix(&silent, &clean(), &Properties::new(), &mock, snapshots.path()).expect_err("fails");
     let failure = e.failure().expect("failing cases");
     assert_eq!(failure.broken[0].0, "default/clean");
@@ -88,11 +109,11 @@ fn try_matrix_tells_failing_cases_from_a_run_that_cannot_happen() {
 }
 
 #[test]
-#[should_panic(expected = "the consumer `true` does not cope:")]
+#[should_panic(expected = "the consumer `cursor-agent -p hi >/dev/null` does not cope:")]
 fn assert_matrix_panics_with_the_summary() {
     let snapshots = tempfile::tempdir().expect("temp dir");
     assert_matrix(
-        &Consumer::new("true").timeout(Duration::from_secs(5)),
+        &Consumer::new(SILENT).timeout(Duration::from_secs(5)),
         &clean(),
         &Properties::new(),
         &mock(),

@@ -186,7 +186,9 @@ const CRASH_TAIL: usize = 64 << 10;
 ///
 /// - a Rust panic: exit 101, and `panicked at` on stderr;
 /// - Python: a non-zero exit, and stderr ends with a traceback (the last
-///   `Traceback (most recent call last):`, then its frames, then the exception line);
+///   `Traceback (most recent call last):`, then its frames, then the exception line)
+///   that Python did not log and go on from (not after `Exception ignored in`, `Task
+///   exception was never retrieved` or `future: <Task ...>`);
 /// - Node.js: a non-zero exit, a stack (`    at ...`) and the `Node.js v...` line last.
 ///
 /// Death by a signal is judged apart (see [`Property::NoCrash`]).
@@ -214,11 +216,23 @@ fn uncaught(outcome: &Outcome) -> Option<&'static str> {
             && name.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '.')
     };
     let chained = |l: &str| l.starts_with("During handling") || l.starts_with("The above exception");
+    // What Python logs and goes on from: an exception ignored in a finalizer
+    // (`Exception ignored in: <function ... __del__>`), a task's exception nobody
+    // awaited, logged when the task is collected (`Task exception was never retrieved`,
+    // then `future: <Task ...>`). Printed at exit, after a program's own `sys.exit(1)`.
+    let logged = |start: usize| {
+        lines[..start].iter().rev().take(2).any(|l| {
+            l.starts_with("Exception ignored in")
+                || l.starts_with("Task exception was never retrieved")
+                || l.starts_with("future: <Task")
+        })
+    };
     if let Some(start) = lines
         .iter()
         .rposition(|l| l.starts_with("Traceback (most recent call last)"))
     {
         if start + 1 < lines.len()
+            && !logged(start)
             && exception_line(last)
             && lines[start + 1..lines.len() - 1]
                 .iter()
@@ -543,6 +557,18 @@ mod tests {
         // CPython's note at exit about a finalizer, exit 0.
         let note = "Exception ignored in: <function Client.__del__ at 0x7f>\nTraceback (most recent call last):\n  File \"c.py\", line 9, in __del__\nRuntimeError: Event loop is closed\n";
         assert_eq!(uncaught(&ended(0, note)), None);
+        // The same note, and asyncio's of a task nobody awaited, after the program's
+        // own `sys.exit(1)` (an SDK's failed control answer when the agent ended).
+        let exited = format!("error: the agent failed: exit 1\n{note}");
+        assert_eq!(uncaught(&ended(1, &exited)), None);
+        let task = "error: the agent failed\nTask exception was never retrieved\nfuture: <Task finished name='Task-5' coro=<Query._handle_control_request() done> exception=CLIConnectionError('ProcessTransport is not ready for writing')>\nTraceback (most recent call last):\n  File \"query.py\", line 9, in _handle_control_request\nclaude_agent_sdk._errors.CLIConnectionError: ProcessTransport is not ready for writing\n";
+        assert_eq!(uncaught(&ended(1, task)), None);
+        // But a crash after such a note is a crash.
+        let crash_after = format!("{task}{TRACEBACK}");
+        assert_eq!(
+            uncaught(&ended(1, &crash_after)),
+            Some("an uncaught Python exception")
+        );
         // The agent's answer quoting a traceback, on stdout.
         let mut quoted = ended(1, "");
         quoted.stdout = TRACEBACK.as_bytes().to_vec();

@@ -239,6 +239,12 @@ impl Dialect for Claude {
         let Some(entry) = outcome.journal.iter().rev().find(|e| e.claude.is_some()) else {
             return case;
         };
+        // What the mock wrote, as its journal keeps it: what the consumer had to read.
+        if let Some((expect, segments)) = super::expect::from_journal(entry) {
+            case.expect = expect;
+            case.segments = segments;
+            return case;
+        }
         let Ok(faults) = super::faults::parse(&this.faults, super::faults::FROM_ENV) else {
             return case;
         };

@@ -77,6 +77,30 @@ pub fn expectation(
     ended(exit, answer, texts)
 }
 
+/// What a careful consumer concludes from what the mock wrote in one run, as its
+/// journal keeps it (`entry`): its lines on stdout in order (a line cut short is not
+/// kept: the consumer read no line there) and how the process ended. The truth of
+/// the run, where the case's expectation is the same session simulated: it follows
+/// what the consumer's argv did (`--max-turns 1` ending `error_max_turns`, `-p`
+/// asking nothing). `None` when the entry holds no conversation of Claude Code's.
+pub fn from_journal(entry: &crate::journal::Entry) -> Option<(Expectation, Vec<String>)> {
+    let conversation = entry.claude.as_ref()?;
+    let mut texts = Vec::new();
+    let mut answer = None;
+    for message in conversation
+        .messages
+        .iter()
+        .filter(|m| m.dir == crate::journal::OUT)
+    {
+        read(message.line.as_bytes(), &mut texts, &mut answer);
+    }
+    let exit = match entry.exit {
+        crate::journal::ExitRecord::Code(code) if entry.signal.is_none() => Exit::Code(code),
+        _ => return Some((Expectation::Failure, Vec::new())),
+    };
+    Some(ended(exit, answer, texts))
+}
+
 /// Whether `argv` has `--permission-prompt-tool stdio` (in either form): whether the
 /// client asked to be asked.
 pub fn asks(argv: &[String]) -> bool {
