@@ -505,15 +505,18 @@ fn recording_the_mock_as_codex_keeps_the_keys_out_and_replays() {
     assert_eq!(replayed.status.code(), Some(0));
 }
 
-/// `mock-agent test --dialect codex` on a program of tests/consumers: its report.
+/// `mock-agent test --dialect codex` on a program of tests/consumers: its report. The
+/// cases' threads go to a `CODEX_HOME` of the test's own.
 fn test_with(script: &str, extra: &[&str]) -> Output {
+    let home = tempfile::tempdir().expect("temp dir");
     let consumer = format!(
         "CONSUMER_IDLE_TIMEOUT=4 python3 {}",
         root().join("tests/consumers").join(script).display()
     );
     let mut cmd = mock_std();
     cmd.args(["test", "--dialect", "codex", "--consumer", &consumer])
-        .args(extra);
+        .args(extra)
+        .env("CODEX_HOME", home.path());
     cmd.output().expect("runs")
 }
 
