@@ -21,6 +21,7 @@ mod claude_replay; // Claude Code cassettes: recording the mock as `claude` both
 mod claude_sdks; // the real Claude Agent SDKs (Python, TypeScript), unmodified, drive the mock as `claude`
 mod claude_stream; // what the Claude Code stand-in streams: partial messages, timing, the journal
 mod cli; // the emulated CLI's command line, subcommands and errors
+mod codex; // Codex's stand-in (`codex exec --json`) through the binary: argv, the pure player's bytes, presets, resume, -o, schemas, cassettes, record, the careful program and planted bugs
 mod conformance; // what every registered dialect must do: names, faults, matrix, curated cassettes
 mod consumers; // the harness on example consumers: the careful one copes, each bug is caught
 mod faults; // every fault and preset through the binary, signals, stalls, closed pipes

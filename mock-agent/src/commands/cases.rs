@@ -43,7 +43,9 @@ pub(super) struct MatrixArgs {
     pub(super) acp: bool,
     /// The agent CLI the consumer drives: `cursor-print` (`cursor-agent -p`, the
     /// default), `cursor-acp` (`cursor-agent acp`), `claude` (Claude Code, as the
-    /// Claude Agent SDKs run it; the mock is `claude` on the consumer's PATH).
+    /// Claude Agent SDKs run it; the mock is `claude` on the consumer's PATH), `codex`
+    /// (`codex exec --json`, as the Codex TypeScript SDK runs it; the mock is `codex`
+    /// on the consumer's PATH).
     #[arg(long, value_name = "NAME", value_parser = parse_dialect)]
     pub(super) dialect: Option<&'static dyn Dialect>,
     /// Also test with the sessions generated from seeds 0..N (with `--acp`: the

@@ -8,6 +8,7 @@
 //! was run as in [`ALL`], by the name it was installed under or by `mock-agent WORD`.
 
 pub mod claude;
+pub mod codex;
 pub mod cursor_acp;
 pub mod cursor_print;
 
@@ -39,9 +40,12 @@ pub static CURSOR: &dyn Cli = &cursor_print::Cursor;
 /// `claude`: Claude Code, as the Agent SDKs run it.
 pub static CLAUDE: &dyn Cli = &claude::Claude;
 
+/// `codex`: OpenAI's Codex CLI, as its TypeScript SDK runs it (`codex exec --json`).
+pub static CODEX: &dyn Cli = &codex::Codex;
+
 /// Every CLI; the first is the one `mock-agent ARGS` runs when `ARGS` is none of the
 /// mock's own commands.
-pub static ALL: &[&dyn Cli] = &[CURSOR, CLAUDE];
+pub static ALL: &[&dyn Cli] = &[CURSOR, CLAUDE, CODEX];
 
 /// The CLI installed under the name `program` (a link named `claude`).
 pub fn by_program(program: &str) -> Option<&'static dyn Cli> {
@@ -110,8 +114,8 @@ pub fn chosen(acp: bool, named: Option<&'static dyn Dialect>) -> &'static dyn Di
 }
 
 /// What recording `command` (the program and its arguments) needs to know of its CLI:
-/// the first CLI but the default that records it as a conversation (`claude` with
-/// stream-json input), else the default's.
+/// the first CLI but the default that records it its own way (`claude` with
+/// stream-json input, `codex`), else the default's.
 pub fn recorded_for(command: &[String]) -> &'static dyn Recorded {
     let (default, others) = (ALL[0], &ALL[1..]);
     let Some((program, argv)) = command.split_first() else {
@@ -120,7 +124,7 @@ pub fn recorded_for(command: &[String]) -> &'static dyn Recorded {
     others
         .iter()
         .map(|cli| cli.recorded())
-        .find(|recorded| recorded.converses(program, argv))
+        .find(|recorded| recorded.records(program, argv))
         .unwrap_or(default.recorded())
 }
 

@@ -29,6 +29,13 @@ pub trait Recorded: Sync {
     /// recorded as they pass (server mode, a stream-json client).
     fn converses(&self, program: &str, argv: &[String]) -> bool;
 
+    /// Whether `program ARGV` runs this CLI in a way only its dialect records (its
+    /// header, its prompt): a conversation, or a one-way run under its own header.
+    /// `mock-agent record` takes the first CLI after the default that says so.
+    fn records(&self, program: &str, argv: &[String]) -> bool {
+        self.converses(program, argv)
+    }
+
     /// Whether the prompt is in `argv` (then stdin is not the prompt, and the header
     /// is written at once).
     fn prompt_in_argv(&self, argv: &[String]) -> bool {

@@ -1,0 +1,360 @@
+//! `codex exec`, as a process: the prompt read, the thread found or started, the
+//! source told by the harness's pure player ([`harness::dialects::codex::exec::play`])
+//! with the faults acting on its lines as [`harness::dialects::codex::faults::written`]
+//! makes them (so the live run is what the case expects, byte for byte), performed by
+//! the executor on the one clock, and the thread kept for `exec resume`.
+//!
+//! A cassette whose turn is replayed as it stands (`--json`, a new thread, no preset,
+//! no `--output-schema`) gives its recorded lines and stderr, each at its recorded
+//! time; otherwise the session it tells is played again. Played lines are recorded
+//! [`PACE`] apart (what `MOCK_AGENT_TIMING=recorded` spaces them by).
+
+use std::io::{IsTerminal, Read};
+use std::os::fd::AsFd;
+use std::path::Path;
+use std::time::Duration;
+
+use harness::dialects::codex::args::ExecArgs;
+use harness::dialects::codex::exec::{
+    self as player, read_prompt, read_schema, unknown_thread, Refusal, Run, Thread,
+};
+use harness::dialects::codex::faults::{with_faults, CodexFault, Injector, Out, THREAD_MS};
+use harness::dialects::codex::recording::Recording;
+use harness::dialects::codex::session::{End, Session};
+use harness::exit_codes;
+use harness::format::OutputFormat;
+use harness::frames::{Delivery, Ending, Exit, Frame, FrameResult, Line, Signal, Stream};
+use harness::journal::{Entry, FaultRecord};
+use harness::timing::Timing;
+
+use super::threads::Store;
+use crate::execute::{self, ExecOptions, Threaded};
+use crate::settings::Settings;
+
+/// How far apart played stdout lines are on the recording's clock.
+pub const PACE: Duration = Duration::from_millis(40);
+
+/// The most of stdin the stand-in reads (a larger prompt is the mock's own error).
+const MAX_STDIN: usize = 64 << 20;
+
+/// Runs `codex exec` with `args`, journaling into `entry`.
+pub fn run(args: &ExecArgs, settings: &Settings, entry: &mut Entry) -> Exit {
+    match prepare(args, settings, entry) {
+        Ok(planned) => perform(args, settings, entry, planned),
+        Err(exit) => exit,
+    }
+}
+
+/// The mock's own error: said on stderr, kept in the journal.
+fn own_error(entry: &mut Entry, message: String, code: i32) -> Exit {
+    eprintln!("mock-agent: {message}");
+    entry.error = Some(message);
+    Exit::Code(code)
+}
+
+/// The real CLI's refusal before any thread: its stderr lines, exit 1.
+fn refused(said: &[String], refusal: &Refusal) -> Exit {
+    for line in said.iter().chain(&refusal.stderr) {
+        eprintln!("{line}");
+    }
+    Exit::Code(refusal.exit_code)
+}
+
+/// What a run writes and keeps, ready to be performed.
+struct Planned {
+    outs: Vec<Out>,
+    /// The recorded time of each stdout line, in order (a cassette's); else [`PACE`]
+    /// apart.
+    times: Vec<Duration>,
+    injector: Injector,
+    /// The thread after the turn, to keep.
+    thread: Option<Thread>,
+    /// What `-o FILE` gets when the run ends as planned.
+    last_message: Option<String>,
+}
+
+/// Reads what the run needs and plans it; `Err`: how the process ends before.
+fn prepare(args: &ExecArgs, settings: &Settings, entry: &mut Entry) -> Result<Planned, Exit> {
+    let faults: Vec<CodexFault> = settings
+        .faults
+        .read(harness::dialects::codex::faults::parse)
+        .map_err(|e| own_error(entry, e.to_string(), exit_codes::USAGE))?;
+    entry.output_format = Some(if args.json {
+        OutputFormat::StreamJson
+    } else {
+        OutputFormat::Text
+    });
+    let stdin = read_stdin(args).map_err(|message| own_error(entry, message, exit_codes::USAGE))?;
+    entry.stdin.clone_from(&stdin);
+    let (prompt, said) = read_prompt(args, stdin.as_deref()).map_err(|r| refused(&[], &r))?;
+    entry.prompt = Some(prompt.clone());
+    let schema = match &args.output_schema {
+        Some(path) => {
+            let read = std::fs::read_to_string(path).map_err(|e| e.to_string());
+            Some(read_schema(path, read).map_err(|r| refused(&said, &r))?)
+        }
+        None => None,
+    };
+    let store = (!args.ephemeral).then(Store::of_env).flatten();
+    let resumed = match &args.resume {
+        None => None,
+        Some(resume) => {
+            let found = match (&resume.id, &store) {
+                (_, None) => None,
+                (Some(id), Some(store)) => store.load(id),
+                (None, Some(store)) => store.last(),
+            };
+            let id = resume.id.clone().unwrap_or_default();
+            Some(found.ok_or_else(|| refused(&said, &unknown_thread(&id)))?)
+        }
+    };
+    let cwd = args
+        .cd
+        .clone()
+        .or_else(|| entry.cwd.clone())
+        .unwrap_or_else(|| "/".to_owned());
+    let mut injector = Injector::new(faults);
+    let thread_seed = settings.generate.unwrap_or(settings.seed);
+    let new_thread = || Thread::new(thread_seed, THREAD_MS);
+    let (session, recording) = match (&settings.cassette, settings.generate) {
+        (Some(path), _) => {
+            entry.source = Some(path.display().to_string());
+            let recording =
+                Recording::open(path).map_err(|e| own_error(entry, e.to_string(), e.exit_code()))?;
+            (recording.session(), Some((recording, path.clone())))
+        }
+        (None, Some(seed)) => {
+            entry.source = Some(format!("generated:{seed}"));
+            (harness::dialects::codex::generate::from_seed(seed), None)
+        }
+        (None, None) => {
+            entry.source = Some("default".to_owned());
+            (harness::dialects::codex::default_session(&cwd), None)
+        }
+    };
+    let mut outs: Vec<Out> = match &recording {
+        Some((recording, _)) => recording.stderr.iter().cloned().map(Out::Stderr).collect(),
+        None => said.iter().map(|l| Out::Stderr(l.clone().into_bytes())).collect(),
+    };
+    // A recording's own turn, as it stands.
+    if let Some((recording, path)) = recording
+        .as_ref()
+        .filter(|_| args.json && resumed.is_none() && schema.is_none() && !injector.has_preset())
+    {
+        let turn = session.turn(0);
+        let thread = recording.thread_id().map(|id| Thread {
+            id,
+            prior: if turn.fails() {
+                Default::default()
+            } else {
+                turn.usage
+            },
+            turns: 1,
+        });
+        outs.extend(with_faults(
+            recording.stdout.clone(),
+            recording.exit,
+            &mut injector,
+        ));
+        let completed = matches!(turn.end, End::Completed) && recording.exit == Exit::Code(0);
+        return Ok(Planned {
+            outs,
+            times: stdout_times(path),
+            injector,
+            thread,
+            last_message: completed
+                .then(|| turn.final_message().map(str::to_owned))
+                .flatten(),
+        });
+    }
+    let mut session: Session = session;
+    injector.prepare(&mut session);
+    let mut thread = resumed.unwrap_or_else(new_thread);
+    if let Some((recording, _)) = recording.as_ref().filter(|_| args.resume.is_none()) {
+        if let Some(id) = recording.thread_id() {
+            thread.id = id;
+        }
+    }
+    let outcome = player::play(&Run {
+        session: &session,
+        args,
+        thread: thread.clone(),
+        prompt: &prompt,
+        cwd: &cwd,
+        schema: schema.as_ref(),
+    });
+    outs.extend(outcome.stderr.iter().map(|l| Out::Stderr(l.clone().into_bytes())));
+    let lines = outcome.stdout.iter().map(|l| l.clone().into_bytes()).collect();
+    outs.extend(with_faults(lines, Exit::Code(outcome.exit_code), &mut injector));
+    Ok(Planned {
+        outs,
+        times: Vec::new(),
+        injector,
+        thread: Some(Thread {
+            id: thread.id,
+            prior: outcome.usage,
+            turns: thread.turns + 1,
+        }),
+        last_message: outcome.last_message,
+    })
+}
+
+/// stdin, read to its end when the prompt is there or stdin is no terminal (`None`:
+/// not read); `Err`: the mock's own error.
+fn read_stdin(args: &ExecArgs) -> Result<Option<String>, String> {
+    let stdin = std::io::stdin();
+    if stdin.is_terminal() && !args.prompt_from_stdin() {
+        return Ok(None);
+    }
+    let mut bytes = Vec::new();
+    let mut limited = stdin.lock().take(MAX_STDIN as u64 + 1);
+    // A stdin that cannot be read gives what was read of it.
+    let _ = limited.read_to_end(&mut bytes);
+    if bytes.len() > MAX_STDIN {
+        return Err(format!(
+            "the prompt on stdin is over {} MiB: give a shorter one",
+            MAX_STDIN >> 20
+        ));
+    }
+    Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
+}
+
+/// The recorded time of each stdout line of the cassette at `path`.
+fn stdout_times(path: &Path) -> Vec<Duration> {
+    let Ok(reader) = harness::cassette::open(path) else {
+        return Vec::new();
+    };
+    reader
+        .filter_map(Result::ok)
+        .filter_map(|frame| match frame {
+            Frame::Line(line) if line.stream == Stream::Stdout => Some(line.at),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The frames of `outs`: the nth stdout line at `times[n]` (else `n` [`PACE`]s), what
+/// comes between lines at the time of the line before.
+fn frames(outs: Vec<Out>, times: &[Duration]) -> Vec<FrameResult> {
+    let mut frames = Vec::with_capacity(outs.len());
+    let mut lines = 0usize;
+    let mut at = Duration::ZERO;
+    let next = |lines: &mut usize| {
+        let time = times.get(*lines).copied().unwrap_or_else(|| {
+            let n = u32::try_from(*lines).unwrap_or(u32::MAX);
+            times
+                .last()
+                .copied()
+                .unwrap_or_default()
+                .max(PACE.saturating_mul(n))
+        });
+        *lines += 1;
+        time
+    };
+    for out in outs {
+        frames.push(Ok(match out {
+            Out::Line(bytes) => {
+                at = next(&mut lines).max(at);
+                Frame::Line(Line::stdout(at, bytes))
+            }
+            Out::Cut(bytes) => {
+                at = next(&mut lines).max(at);
+                let mut line = Line::stdout(at, bytes);
+                line.newline = false;
+                Frame::Line(line)
+            }
+            Out::Stderr(bytes) => Frame::Line(Line::stderr(at, bytes)),
+            Out::Stall(duration) => Frame::Stall { at, duration },
+            Out::End(exit) => Frame::End(Ending { at, exit }),
+        }));
+    }
+    frames
+}
+
+/// Keeps the thread, performs the plan, writes `-o FILE`, and journals the run.
+fn perform(args: &ExecArgs, settings: &Settings, entry: &mut Entry, planned: Planned) -> Exit {
+    let Planned {
+        outs,
+        times,
+        injector,
+        thread,
+        last_message,
+    } = planned;
+    // The real CLI keeps its rollout as the turn goes: a run killed part way can be
+    // resumed.
+    if let (Some(store), Some(thread)) = ((!args.ephemeral).then(Store::of_env).flatten(), &thread) {
+        let _ = store.save(thread);
+    }
+    let frames = frames(outs, &times);
+    let frames = settings.timing.apply(Box::new(frames.into_iter()), settings.seed);
+    let mut delivery = Delivery::default();
+    delivery.timed = settings.timing != Timing::default();
+    delivery.signals = true;
+    delivery.step.clone_from(&settings.step);
+    delivery.seed = settings.seed;
+    let options = ExecOptions {
+        precise: true,
+        ..ExecOptions::new(delivery)
+    };
+    let streams = std::io::stdout()
+        .as_fd()
+        .try_clone_to_owned()
+        .and_then(|out| Ok((out, std::io::stderr().as_fd().try_clone_to_owned()?)));
+    let (out, err) = match streams {
+        Ok((out, err)) => (std::fs::File::from(out), std::fs::File::from(err)),
+        Err(e) => {
+            return own_error(
+                entry,
+                format!("cannot open stdout or stderr: {e}"),
+                exit_codes::IO_ERROR,
+            )
+        }
+    };
+    let performed = execute::block_on(
+        execute::perform(frames, Threaded::new(out), Threaded::new(err), &options),
+        true,
+    );
+    let performed = match performed {
+        Ok(performed) => performed,
+        Err(e) => {
+            return own_error(
+                entry,
+                format!("cannot start the runtime: {e}"),
+                exit_codes::INTERNAL,
+            )
+        }
+    };
+    entry.faults = injector
+        .report()
+        .into_iter()
+        .map(|(name, fired)| FaultRecord {
+            name: name.to_owned(),
+            fired,
+        })
+        .collect();
+    entry.stdout_closed = performed.stdout_closed();
+    entry.stdout_closed_at_ms = performed
+        .stdout_closed_at
+        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+    entry.signal = performed.signal().map(|s| s.name().to_owned());
+    if let Some(e) = performed.error() {
+        let message = e.to_string();
+        eprintln!("mock-agent: {message}");
+        entry.error = Some(message);
+    }
+    let exit = match performed.exit() {
+        // SIGINT: the real CLI stops the turn and exits 1, with no final line.
+        Exit::Signal(Signal::Int) => Exit::Code(exit_codes::AGENT_ERROR),
+        exit => exit,
+    };
+    if let (Some(path), Some(message), Exit::Code(0)) = (&args.output_last_message, &last_message, exit) {
+        if let Err(e) = std::fs::write(path, message) {
+            return own_error(
+                entry,
+                format!("cannot write {path} (-o): {e}"),
+                exit_codes::CANNOT_CREATE,
+            );
+        }
+    }
+    exit
+}

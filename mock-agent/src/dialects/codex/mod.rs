@@ -1,0 +1,92 @@
+//! OpenAI Codex's stand-in: `codex ARGS` (a link named `codex`) or `mock-agent codex
+//! ARGS`, as the TypeScript SDK (`@openai/codex-sdk`) and scripts run it.
+//!
+//! - `codex exec [OPTIONS] [PROMPT]` and `codex exec resume ID [PROMPT]`: one turn of
+//!   the session (`exec.rs`): the prompt from argv, `-` or stdin, JSONL events on
+//!   stdout with `--json` (`--experimental-json`), the final message alone otherwise;
+//!   `--output-schema FILE`, `-o FILE`; the thread kept under `CODEX_HOME`
+//!   (`threads.rs`) so that `resume` goes on with it.
+//! - `codex --version`, `codex exec --help` and `codex --help`.
+//! - Argument errors in clap's words, exit 2 (the harness's parser,
+//!   [`harness::dialects::codex::args`]).
+//! - `codex app-server` is not played yet: the mock's own error, exit
+//!   [`exit_codes::USAGE`] (64).
+//! - Any other word is a prompt for the interactive UI, which needs a terminal:
+//!   `Error: stdin is not a terminal`, exit 1, as the real CLI with a piped stdin
+//!   (`codex mcp-server`, removed in 0.154.0, ends so too).
+//!
+//! Faults come from the catalogue's `codex` section (`mock-agent faults`), timing from
+//! `MOCK_AGENT_TIMING`, the session from `MOCK_AGENT_CASSETTE` (a Codex cassette),
+//! `MOCK_AGENT_GENERATE` (a seed) or the built-in default session.
+
+mod exec;
+pub mod record;
+mod threads;
+
+use harness::dialects::codex::args::{self, Command};
+use harness::dialects::codex::wire::{stderr, VERSION_LINE};
+use harness::exit_codes;
+use harness::frames::Exit;
+use harness::journal;
+
+use crate::execute;
+
+/// Codex's CLI, as a process (see [`crate::dialects::Cli`]).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Codex;
+
+impl crate::dialects::Cli for Codex {
+    fn dialect(&self) -> &'static dyn harness::run::Dialect {
+        harness::dialects::CODEX
+    }
+
+    fn word(&self) -> &'static str {
+        harness::dialects::CODEX.name()
+    }
+
+    fn run(&self, args: &[String]) -> Exit {
+        run(args)
+    }
+
+    fn recorded(&self) -> &'static dyn crate::record::Recorded {
+        &record::Recording
+    }
+}
+
+/// The mock's own words for `codex app-server`, which the stand-in does not play yet.
+pub const APP_SERVER_NOT_YET: &str = "mock-agent: codex app-server is not played yet; the stand-in plays `codex exec` (--json), `codex exec resume` and `codex --version`";
+
+/// Runs the stand-in with `argv` (its arguments, without the program).
+pub fn run(argv: &[String]) -> Exit {
+    let (settings, mut entry) = match crate::settings::begin(argv, execute::now_ms()) {
+        Ok(begun) => begun,
+        Err(exit) => return exit,
+    };
+    let exit = match args::parse(argv) {
+        Err(e) => {
+            eprint!("{}", e.message);
+            Exit::Code(e.exit_code)
+        }
+        Ok(Command::Version) => crate::process::answer(&format!("{VERSION_LINE}\n")),
+        Ok(Command::Help(text)) => crate::process::answer(text),
+        Ok(Command::Exec(args)) => exec::run(&args, &settings, &mut entry),
+        Ok(Command::AppServer(_)) => {
+            eprintln!("{APP_SERVER_NOT_YET}");
+            entry.error = Some(APP_SERVER_NOT_YET.trim_start_matches("mock-agent: ").to_owned());
+            Exit::Code(exit_codes::USAGE)
+        }
+        Ok(Command::Interactive { .. }) => {
+            eprintln!("{}", stderr::NOT_A_TERMINAL);
+            Exit::Code(exit_codes::AGENT_ERROR)
+        }
+    };
+    entry.exit = exit.into();
+    entry.ended_at_ms = execute::now_ms();
+    if let Some(path) = &settings.journal {
+        if let Err(e) = journal::append(path, &entry) {
+            eprintln!("mock-agent: {e}");
+            return Exit::Code(e.exit_code());
+        }
+    }
+    exit
+}

@@ -1,0 +1,115 @@
+//! What recording `codex` takes of it: `codex exec --json` is one way (the prompt in
+//! argv or on stdin, then JSONL on stdout), under a header that says Codex
+//! ([`harness::dialects::codex::recording::header`]).
+
+use harness::cassette::{Header, Invocation};
+use harness::dialects::codex::args::{self, Command, ExecArgs};
+use harness::dialects::codex::recording;
+use harness::dialects::codex::wire::DIALECT;
+use harness::format::OutputFormat;
+
+use crate::record::Recorded;
+
+/// Recording `codex exec`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Recording;
+
+impl Recorded for Recording {
+    /// `codex exec` reads its prompt, then writes: never a conversation.
+    fn converses(&self, program: &str, argv: &[String]) -> bool {
+        let _ = (program, argv);
+        false
+    }
+
+    fn records(&self, program: &str, argv: &[String]) -> bool {
+        codex_args(program, argv).is_some()
+    }
+
+    fn prompt_in_argv(&self, argv: &[String]) -> bool {
+        exec(argv).is_some_and(|a| !a.prompt_from_stdin())
+    }
+
+    fn invocation(
+        &self,
+        argv: &[String],
+        stdin: Option<&[u8]>,
+        redact: &dyn Fn(&[u8]) -> Vec<u8>,
+    ) -> Invocation {
+        let text = |bytes: &[u8]| String::from_utf8_lossy(&redact(bytes)).into_owned();
+        let parsed = exec(argv);
+        let prompt = match &parsed {
+            Some(a) if a.prompt_from_stdin() => stdin.map(|s| text(s).trim_end_matches('\n').to_owned()),
+            Some(a) => a.prompt.as_deref().map(|p| text(p.as_bytes())),
+            None => None,
+        };
+        recording::header(Invocation {
+            argv: argv.iter().map(|a| text(a.as_bytes())).collect(),
+            prompt,
+            output_format: parsed.map(|a| {
+                if a.json {
+                    OutputFormat::StreamJson
+                } else {
+                    OutputFormat::Text
+                }
+            }),
+            ..Invocation::default()
+        })
+        .invocation
+    }
+
+    fn header(&self, invocation: Invocation) -> Header {
+        recording::header(invocation)
+    }
+}
+
+/// `codex exec`'s arguments in `argv` (after the program, or after `codex` when the
+/// program is `mock-agent`).
+fn exec(argv: &[String]) -> Option<ExecArgs> {
+    let argv = match argv.split_first() {
+        Some((first, rest)) if first == DIALECT => rest,
+        _ => argv,
+    };
+    match args::parse(argv) {
+        Ok(Command::Exec(args)) => Some(*args),
+        _ => None,
+    }
+}
+
+/// The arguments of Codex's CLI when `program ARGV` runs it: a program named `codex`
+/// (or `mock-agent codex`).
+fn codex_args<'a>(program: &str, argv: &'a [String]) -> Option<&'a [String]> {
+    let name = std::path::Path::new(program)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
+    match argv.split_first() {
+        _ if name == DIALECT => Some(argv),
+        Some((first, rest)) if first == DIALECT => Some(rest),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn argv(args: &[&str]) -> Vec<String> {
+        args.iter().map(|a| (*a).to_owned()).collect()
+    }
+
+    #[test]
+    fn codex_runs_are_its_own_and_one_way() {
+        let sdk = argv(&["exec", "--experimental-json"]);
+        assert!(Recording.records("/opt/bin/codex", &sdk));
+        assert!(Recording.records("mock-agent", &argv(&["codex", "exec", "--json"])));
+        assert!(!Recording.records("claude", &sdk));
+        assert!(!Recording.converses("codex", &sdk));
+        assert!(!Recording.prompt_in_argv(&sdk));
+        assert!(Recording.prompt_in_argv(&argv(&["exec", "--json", "hi"])));
+        let invocation = Recording.invocation(&sdk, Some(b"Say hi\n"), &|b| b.to_vec());
+        assert_eq!(invocation.prompt.as_deref(), Some("Say hi"));
+        assert!(harness::dialects::codex::recording::is_codex(
+            &Recording.header(invocation)
+        ));
+    }
+}

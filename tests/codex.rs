@@ -1,0 +1,566 @@
+//! Codex's stand-in through the binary (`mock-agent codex`, or the binary linked as
+//! `codex`), as REAL-CODEX.md describes the real CLI: the command line and its errors,
+//! `codex exec --json` equal to the harness's pure player byte for byte (with every
+//! matrix fault), the presets' endings, `resume` across processes, `-o` and
+//! `--output-schema`, text mode, a cassette replayed and recorded, and the harness on a
+//! careful Codex program and two planted bugs.
+
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::{Output, Stdio};
+
+use serde_json::Value;
+
+use harness::dialects::codex::default_session;
+use harness::dialects::codex::dialect::codex_faults;
+use harness::dialects::codex::faults::{parse, written, Out, FROM_ENV};
+use harness::dialects::codex::recording::{is_codex, Recording};
+use harness::frames::Exit;
+
+use crate::support::{bin, mock_std, root};
+
+/// The curated cassette of the default session.
+fn curated() -> PathBuf {
+    root().join("cassettes/codex/default.cassette")
+}
+
+/// `mock-agent codex ARGS` with `stdin` on stdin, `CODEX_HOME` at `home`, and `env`.
+fn codex(args: &[&str], stdin: &str, home: &Path, env: &[(&str, &str)]) -> Output {
+    let mut cmd = mock_std();
+    cmd.arg("codex").args(args).env("CODEX_HOME", home);
+    for (name, value) in env {
+        cmd.env(name, value);
+    }
+    run(cmd, stdin)
+}
+
+fn run(mut cmd: std::process::Command, stdin: &str) -> Output {
+    cmd.stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().expect("spawns");
+    let mut input = child.stdin.take().expect("stdin");
+    let stdin = stdin.to_owned();
+    let writer = std::thread::spawn(move || {
+        let _ = std::io::Write::write_all(&mut input, stdin.as_bytes());
+    });
+    let output = child.wait_with_output().expect("waits");
+    writer.join().expect("writes");
+    output
+}
+
+/// `codex exec --json -C /work -` (the default session's paths are `/work`'s) with the
+/// prompt on stdin and `MOCK_AGENT_FAULTS=faults`.
+fn exec_json(faults: &str, home: &Path) -> Output {
+    codex(
+        &["exec", "--json", "-C", "/work", "-"],
+        "Say hi\n",
+        home,
+        &[("MOCK_AGENT_FAULTS", faults)],
+    )
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn lines(output: &Output) -> Vec<Value> {
+    text(&output.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect()
+}
+
+/// What `outs` put on stdout, and how they end.
+fn expected(outs: &[Out]) -> (Vec<u8>, Exit) {
+    let mut stdout = Vec::new();
+    for out in outs {
+        match out {
+            Out::Line(line) => {
+                stdout.extend_from_slice(line);
+                stdout.push(b'\n');
+            }
+            Out::Cut(bytes) => stdout.extend_from_slice(bytes),
+            Out::End(exit) => return (stdout, *exit),
+            Out::Stderr(_) | Out::Stall(_) => {}
+        }
+    }
+    panic!("no end")
+}
+
+fn ended(output: &Output) -> Exit {
+    match (output.status.code(), output.status.signal()) {
+        (Some(code), _) => Exit::Code(code),
+        (None, Some(signal)) => Exit::Signal(harness::frames::Signal::from_number(signal).expect("a signal")),
+        _ => panic!("neither a code nor a signal"),
+    }
+}
+
+#[test]
+fn version_help_and_argument_errors_in_the_real_cli_s_words() {
+    let home = tempfile::tempdir().expect("temp dir");
+    let out = codex(&["--version"], "", home.path(), &[]);
+    assert_eq!(
+        (text(&out.stdout).as_str(), out.status.code()),
+        ("codex-cli 0.163.0\n", Some(0))
+    );
+    let out = codex(&["exec", "--help"], "", home.path(), &[]);
+    assert!(text(&out.stdout).contains("Usage: codex exec [OPTIONS] [PROMPT]"));
+    assert_eq!(out.status.code(), Some(0));
+
+    let errors: &[(&[&str], &[&str])] = &[
+        (
+            &["exec", "--jsonn"],
+            &[
+                "error: unexpected argument '--jsonn' found",
+                "tip: a similar argument exists: '--json'",
+            ],
+        ),
+        (
+            &["exec", "--sandbox", "bogus"],
+            &[
+                "error: invalid value 'bogus' for '--sandbox <SANDBOX_MODE>'",
+                "[possible values: read-only, workspace-write, danger-full-access]",
+            ],
+        ),
+        (
+            &["exec", "--model"],
+            &["error: a value is required for '--model <MODEL>' but none was supplied"],
+        ),
+        (
+            &["exec", "--json", "--full-auto"],
+            &["error: unexpected argument '--full-auto' found"],
+        ),
+    ];
+    for (args, said) in errors {
+        let out = codex(args, "", home.path(), &[]);
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+        for words in *said {
+            assert!(stderr.contains(words), "{args:?}: {stderr}");
+        }
+    }
+    // No prompt on stdin: the real CLI's words, exit 1, stdout empty.
+    let out = codex(&["exec", "--json"], "", home.path(), &[]);
+    assert_eq!(
+        (text(&out.stderr).as_str(), out.status.code()),
+        (
+            "Reading prompt from stdin...\nNo prompt provided via stdin.\n",
+            Some(1)
+        )
+    );
+    assert!(out.stdout.is_empty());
+    // The interactive UI needs a terminal (`mcp-server` is a prompt since 0.154.0).
+    let out = codex(&["mcp-server"], "", home.path(), &[]);
+    assert_eq!(
+        (text(&out.stderr).as_str(), out.status.code()),
+        ("Error: stdin is not a terminal\n", Some(1))
+    );
+    // app-server is not played yet: the mock's own error.
+    let out = codex(&["app-server", "--listen", "stdio://"], "", home.path(), &[]);
+    assert!(text(&out.stderr).starts_with("mock-agent: codex app-server is not played yet"));
+    assert_eq!(out.status.code(), Some(harness::exit_codes::USAGE));
+}
+
+#[test]
+fn the_binary_linked_as_codex_is_codex() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let link = dir.path().join("codex");
+    std::os::unix::fs::symlink(bin(), &link).expect("symlink");
+    let mut cmd = std::process::Command::new(&link);
+    cmd.args(["exec", "--experimental-json"])
+        .env("CODEX_HOME", dir.path().join("home"));
+    harness::run::child::without_mock_env(&mut cmd);
+    let out = run(cmd, "hi");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let events = lines(&out);
+    assert_eq!(events[0]["type"], "thread.started");
+    assert_eq!(events.last().expect("a line")["type"], "turn.completed");
+}
+
+#[test]
+fn the_default_session_is_the_pure_player_s_byte_for_byte() {
+    let home = tempfile::tempdir().expect("temp dir");
+    let out = exec_json("", home.path());
+    let (stdout, exit) = expected(&written(&default_session("/work"), &[], 0));
+    assert_eq!(text(&out.stdout), text(&stdout));
+    assert_eq!(ended(&out), exit);
+    assert_eq!(text(&out.stderr), "Reading prompt from stdin...\n");
+    // The usage keys, and the final message last.
+    let events = lines(&out);
+    let last = &events[events.len() - 1];
+    assert_eq!(last["usage"]["input_tokens"], 30);
+    assert_eq!(
+        events[events.len() - 2]["item"]["text"],
+        "Created made.txt and notes.md."
+    );
+}
+
+#[test]
+fn every_matrix_case_writes_what_its_case_expects() {
+    let home = tempfile::tempdir().expect("temp dir");
+    let journal = home.path().join("journal.jsonl");
+    for (label, spec) in codex_faults() {
+        // A stall for ever is the consumer's to end (the runner's cases show it).
+        if label == "stall@turn-completed" {
+            continue;
+        }
+        let faults = parse(&spec, FROM_ENV).expect("faults");
+        let (stdout, exit) = expected(&written(&default_session("/work"), &faults, 0));
+        let out = codex(
+            &["exec", "--experimental-json", "-C", "/work"],
+            "hi",
+            home.path(),
+            &[
+                ("MOCK_AGENT_FAULTS", spec.as_str()),
+                ("MOCK_AGENT_JOURNAL", journal.to_str().expect("utf-8")),
+            ],
+        );
+        assert_eq!(text(&out.stdout), text(&stdout), "{label}");
+        assert_eq!(ended(&out), exit, "{label}");
+        let entry: Value = serde_json::from_str(
+            std::fs::read_to_string(&journal)
+                .expect("the journal")
+                .lines()
+                .last()
+                .expect("an entry"),
+        )
+        .expect("JSON");
+        if !spec.is_empty() {
+            assert_eq!(entry["faults"][0]["fired"], true, "{label}: {entry}");
+        }
+        assert_eq!(entry["stdout_closed"], false);
+        assert_eq!(entry["source"], "default");
+    }
+}
+
+#[test]
+fn each_preset_ends_as_the_real_cli_does() {
+    let home = tempfile::tempdir().expect("temp dir");
+    let presets = [
+        ("unauthorized", "401 Unauthorized", 5),
+        ("rate-limited", "429 Too Many Requests", 5),
+        ("unknown-model", "gpt-5.5", 0),
+        ("turn-failed", "", 0),
+        ("stream-cut", "stream disconnected before completion", 5),
+    ];
+    for (preset, words, reconnects) in presets {
+        let out = exec_json(preset, home.path());
+        assert_eq!(out.status.code(), Some(1), "{preset}");
+        assert_eq!(text(&out.stderr), "Reading prompt from stdin...\n", "{preset}");
+        let events = lines(&out);
+        assert_eq!(events[0]["type"], "thread.started", "{preset}");
+        let failed = &events[events.len() - 1];
+        let error = &events[events.len() - 2];
+        assert_eq!(failed["type"], "turn.failed", "{preset}");
+        assert_eq!(error["type"], "error", "{preset}");
+        assert_eq!(failed["error"]["message"], error["message"], "{preset}");
+        let message = error["message"].as_str().expect("a message");
+        assert!(message.contains(words), "{preset}: {message}");
+        let reconnecting = events
+            .iter()
+            .filter(|e| {
+                e["message"]
+                    .as_str()
+                    .is_some_and(|m| m.starts_with("Reconnecting..."))
+            })
+            .count();
+        assert_eq!(reconnecting, reconnects, "{preset}");
+        assert!(!events.iter().any(|e| e["type"] == "turn.completed"), "{preset}");
+        let (stdout, _) = expected(&written(
+            &default_session("/work"),
+            &parse(preset, FROM_ENV).expect("a preset"),
+            0,
+        ));
+        assert_eq!(text(&out.stdout), text(&stdout), "{preset}");
+    }
+}
+
+#[test]
+fn resume_goes_on_with_the_thread_and_its_usage_across_processes() {
+    let home = tempfile::tempdir().expect("temp dir");
+    let first = exec_json("", home.path());
+    let events = lines(&first);
+    let id = events[0]["thread_id"].as_str().expect("a thread id").to_owned();
+    let usage = |events: &[Value]| events.last().expect("a line")["usage"].clone();
+    assert_eq!(usage(&events)["input_tokens"], 30);
+
+    let second = codex(&["exec", "--json", "resume", &id, "-"], "again", home.path(), &[]);
+    assert_eq!(second.status.code(), Some(0), "{}", text(&second.stderr));
+    let events = lines(&second);
+    assert_eq!(events[0]["thread_id"], id.as_str());
+    let total = usage(&events);
+    assert_eq!(
+        (
+            &total["input_tokens"],
+            &total["cached_input_tokens"],
+            &total["output_tokens"],
+            &total["reasoning_output_tokens"]
+        ),
+        (
+            &Value::from(60),
+            &Value::from(8),
+            &Value::from(24),
+            &Value::from(4)
+        )
+    );
+    // A third process, by `--last`.
+    let third = codex(&["exec", "--json", "resume", "--last"], "more", home.path(), &[]);
+    assert_eq!(usage(&lines(&third))["input_tokens"], 90);
+
+    // A thread no rollout has: stdout empty, exit 1, the real CLI's words.
+    let unknown = "00000000-0000-7000-8000-000000000000";
+    let out = codex(&["exec", "--json", "resume", unknown], "hi", home.path(), &[]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    assert!(text(&out.stderr).ends_with(&format!(
+        "Error: thread/resume: thread/resume failed: no rollout found for thread id {unknown} (code -32600)\n"
+    )));
+    // Another CODEX_HOME knows no thread.
+    let elsewhere = tempfile::tempdir().expect("temp dir");
+    let out = codex(&["exec", "--json", "resume", &id], "hi", elsewhere.path(), &[]);
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
+fn output_last_message_and_output_schema() {
+    let home = tempfile::tempdir().expect("temp dir");
+    let last = home.path().join("last.txt");
+    let out = codex(
+        &["exec", "--json", "-o", last.to_str().expect("utf-8")],
+        "hi",
+        home.path(),
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        std::fs::read_to_string(&last).expect("-o is written"),
+        "Created made.txt and notes.md."
+    );
+    // A failed turn writes no last message.
+    let failed = home.path().join("failed.txt");
+    let out = codex(
+        &[
+            "exec",
+            "--json",
+            "--output-last-message",
+            failed.to_str().expect("utf-8"),
+        ],
+        "hi",
+        home.path(),
+        &[("MOCK_AGENT_FAULTS", "turn-failed")],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(!failed.exists());
+
+    let schema = home.path().join("schema.json");
+    std::fs::write(
+        &schema,
+        r#"{"type":"object","properties":{"answer":{"type":"string"},"count":{"type":"integer"}},"required":["answer","count"],"additionalProperties":false}"#,
+    )
+    .expect("writes");
+    let out = codex(
+        &[
+            "exec",
+            "--json",
+            "--output-schema",
+            schema.to_str().expect("utf-8"),
+        ],
+        "hi",
+        home.path(),
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let messages: Vec<Value> = lines(&out)
+        .into_iter()
+        .filter(|e| e["item"]["type"] == "agent_message")
+        .collect();
+    assert_eq!(messages.len(), 1, "the one answer the schema shapes");
+    let answer: Value =
+        serde_json::from_str(messages[0]["item"]["text"].as_str().expect("text")).expect("JSON text");
+    assert!(
+        answer["answer"].is_string() && answer["count"].is_i64(),
+        "{answer}"
+    );
+
+    // A schema file that is missing, or not JSON: exit 1, stdout empty.
+    let missing = home.path().join("missing.json");
+    let out = codex(
+        &[
+            "exec",
+            "--json",
+            "--output-schema",
+            missing.to_str().expect("utf-8"),
+        ],
+        "hi",
+        home.path(),
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    assert!(text(&out.stderr).contains(&format!(
+        "Failed to read output schema file {}: No such file or directory (os error 2)",
+        missing.display()
+    )));
+    std::fs::write(&schema, "{nope}").expect("writes");
+    let out = codex(
+        &[
+            "exec",
+            "--json",
+            "--output-schema",
+            schema.to_str().expect("utf-8"),
+        ],
+        "hi",
+        home.path(),
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("is not valid JSON: key must be a string at line 1 column 2"));
+}
+
+#[test]
+fn without_json_stdout_holds_the_final_message_only() {
+    let home = tempfile::tempdir().expect("temp dir");
+    let out = codex(&["exec", "Say hi"], "", home.path(), &[]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(text(&out.stdout), "Created made.txt and notes.md.\n");
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.starts_with("Reading additional input from stdin...\nOpenAI Codex v0.163.0\n"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("tokens used\n38"), "{stderr}");
+}
+
+#[test]
+fn a_codex_cassette_replays_as_recorded_and_with_a_preset() {
+    let home = tempfile::tempdir().expect("temp dir");
+    let cassette = curated();
+    let cassette = cassette.to_str().expect("utf-8");
+    let recording = Recording::open(&curated()).expect("the curated cassette");
+    let out = codex(
+        &["exec", "--experimental-json"],
+        "hi",
+        home.path(),
+        &[("MOCK_AGENT_CASSETTE", cassette)],
+    );
+    let mut recorded = Vec::new();
+    for line in &recording.stdout {
+        recorded.extend_from_slice(line);
+        recorded.push(b'\n');
+    }
+    assert_eq!(text(&out.stdout), text(&recorded));
+    assert_eq!(ended(&out), recording.exit);
+    let faults = parse("turn-failed", FROM_ENV).expect("a preset");
+    let (stdout, exit) = expected(&recording.written(&faults));
+    let out = codex(
+        &["exec", "--experimental-json"],
+        "hi",
+        home.path(),
+        &[
+            ("MOCK_AGENT_CASSETTE", cassette),
+            ("MOCK_AGENT_FAULTS", "turn-failed"),
+        ],
+    );
+    assert_eq!(text(&out.stdout), text(&stdout));
+    assert_eq!(ended(&out), exit);
+}
+
+#[test]
+fn recording_the_mock_as_codex_keeps_the_keys_out_and_replays() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let link = dir.path().join("codex");
+    std::os::unix::fs::symlink(bin(), &link).expect("symlink");
+    let cassette = dir.path().join("run.cassette");
+    let (codex_key, openai_key) = ("sk-codex-SECRET-0123456789", "sk-openai-SECRET-9876543210");
+    let mut record = std::process::Command::new(bin());
+    record
+        .args(["record", "--out"])
+        .arg(&cassette)
+        .arg("--")
+        .arg(&link)
+        .args(["exec", "--experimental-json", "-"])
+        .current_dir(root());
+    harness::run::child::without_mock_env(&mut record);
+    record
+        .env("CODEX_HOME", dir.path().join("home"))
+        .env("CODEX_API_KEY", codex_key)
+        .env("OPENAI_API_KEY", openai_key);
+    let out = run(record, &format!("use {codex_key} and {openai_key}"));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let kept = std::fs::read_to_string(&cassette).expect("the cassette");
+    assert!(!kept.contains(codex_key) && !kept.contains(openai_key), "{kept}");
+    assert!(kept.contains("use [REDACTED] and [REDACTED]"), "{kept}");
+    let header = harness::cassette::open(&cassette).expect("opens");
+    assert!(header.header().is_some_and(is_codex), "{kept}");
+    // Replayed, it writes what passed.
+    let replayed = codex(
+        &["exec", "--experimental-json"],
+        "hi",
+        &dir.path().join("home2"),
+        &[("MOCK_AGENT_CASSETTE", cassette.to_str().expect("utf-8"))],
+    );
+    assert_eq!(text(&replayed.stdout), text(&out.stdout));
+    assert_eq!(replayed.status.code(), Some(0));
+}
+
+/// `mock-agent test --dialect codex` on a program of tests/consumers: its report. The
+/// cases' threads go to a `CODEX_HOME` of the test's own.
+fn test_with(script: &str, extra: &[&str]) -> Output {
+    let home = tempfile::tempdir().expect("temp dir");
+    let consumer = format!(
+        "CONSUMER_IDLE_TIMEOUT=4 python3 {}",
+        root().join("tests/consumers").join(script).display()
+    );
+    let mut cmd = mock_std();
+    cmd.args(["test", "--dialect", "codex", "--consumer", &consumer])
+        .args(extra)
+        .env("CODEX_HOME", home.path());
+    cmd.output().expect("runs")
+}
+
+#[test]
+fn the_careful_codex_program_passes_every_matrix_case() {
+    let out = test_with(
+        "codex_careful.py",
+        &[
+            "--generated",
+            "1",
+            "--cassettes",
+            root().join("cassettes/codex").to_str().expect("utf-8"),
+            "--no-default",
+        ],
+    );
+    let report = text(&out.stdout) + &text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{report}");
+    let out = test_with("codex_careful.py", &[]);
+    let report = text(&out.stdout) + &text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{report}");
+    assert!(report.contains("19 cases: 19 passed, 0 failed"), "{report}");
+}
+
+#[test]
+fn each_planted_codex_bug_is_caught_by_its_property() {
+    let caught = [
+        ("codex_error_as_success.py", "turn-failed", "reports-failure"),
+        ("codex_error_as_success.py", "exit-1@command", "reports-failure"),
+        ("codex_crashes_on_unknown.py", "unknown-item", "ignores-unknown"),
+    ];
+    for (script, case, property) in caught {
+        let out = test_with(script, &["--filter", &format!("/{case}")]);
+        let report = text(&out.stdout) + &text(&out.stderr);
+        assert_eq!(
+            out.status.code(),
+            Some(harness::exit_codes::CASES_FAILED),
+            "{script} on {case}: {report}"
+        );
+        assert!(
+            report.contains(&format!("1 case breaks {property}")),
+            "{script} on {case}: {report}"
+        );
+        // The bug does not show on a clean run.
+        let out = test_with(script, &["--filter", "/clean"]);
+        assert_eq!(out.status.code(), Some(0), "{script}: {}", text(&out.stdout));
+    }
+}
