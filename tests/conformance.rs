@@ -129,7 +129,12 @@ fn each_dialect_s_generated_sessions_are_its_own_and_lint_clean() {
             };
             assert!(lines > 0, "{dialect}: seed {seed}: an empty session");
             let reader = harness::cassette::open(&path).expect("opens");
-            assert_eq!(dialects::of_header(reader.header()), *dialect, "{}", path.display());
+            assert_eq!(
+                dialects::of_header(reader.header()),
+                *dialect,
+                "{}",
+                path.display()
+            );
             let report = dialects::check_file(&path).expect("checks");
             assert!(
                 report.passes(),
