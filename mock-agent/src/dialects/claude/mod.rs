@@ -22,6 +22,7 @@
 
 pub mod args;
 mod client;
+pub mod drift;
 mod flags;
 pub mod record;
 mod replay;
@@ -71,6 +72,10 @@ impl crate::dialects::Cli for Claude {
 
     fn recorded(&self) -> &'static dyn crate::record::Recorded {
         &record::Recording
+    }
+
+    fn drift(&self) -> Option<&'static dyn crate::drift::Drift> {
+        Some(&drift::ClaudeDrift)
     }
 }
 
