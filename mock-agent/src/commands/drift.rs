@@ -64,7 +64,8 @@ pub fn drift(args: &DriftArgs) -> Result<Exit, Error> {
                 known.join(", ")
             ))
         })?;
-    std::fs::metadata(&args.real).map_err(|source| Error::CannotRead {
+    // Absolute: the runs are made in scratch folders.
+    let real = std::fs::canonicalize(&args.real).map_err(|source| Error::CannotRead {
         path: args.real.clone(),
         what: "real CLI (give its executable; scripts/real-clis.sh installs the pinned one)",
         source,
@@ -87,7 +88,7 @@ pub fn drift(args: &DriftArgs) -> Result<Exit, Error> {
             names.join(", ")
         )));
     }
-    let cli_version = version(&args.real)?;
+    let cli_version = version(&real)?;
     eprintln!(
         "drift: {} at {} ({cli_version}) against the stand-in, {} scenarios",
         args.dialect.title(),
@@ -120,7 +121,7 @@ pub fn drift(args: &DriftArgs) -> Result<Exit, Error> {
             } else {
                 folder.join(format!("{}-{}.cassette", scenario.name, invocation.name))
             };
-            let real = run_real(table, &args.real, scenario, &invocation, &cassette, is_curated)?;
+            let real = run_real(table, &real, scenario, &invocation, &cassette, is_curated)?;
             let stand_in = run_stand_in(word, scenario, &invocation, more_faults.as_deref())?;
             let found = compare(&case, &real, &stand_in, &rules);
             eprintln!(
