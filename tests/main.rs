@@ -23,6 +23,7 @@ mod claude_stream; // what the Claude Code stand-in streams: partial messages, t
 mod cli; // the emulated CLI's command line, subcommands and errors
 mod conformance; // what every registered dialect must do: names, faults, matrix, curated cassettes
 mod consumers; // the harness on example consumers: the careful one copes, each bug is caught
+mod drift; // `mock-agent drift`: the real Claude Code and its stand-in on the same scenarios, differences only as the allow-list explains
 mod faults; // every fault and preset through the binary, signals, stalls, closed pipes
 mod formats; // every curated cassette rendered in every output format (snapshots)
 mod generate; // generated sessions through the binary: generate, MOCK_AGENT_GENERATE, saved cassettes

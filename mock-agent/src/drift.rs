@@ -101,6 +101,14 @@ pub enum DriftError {
         /// Why.
         message: String,
     },
+    /// `mock-agent record` failed (not the real CLI).
+    #[error("recording the real CLI to {} failed: {message}", cassette.display())]
+    Record {
+        /// The cassette.
+        cassette: PathBuf,
+        /// The recorder's error.
+        message: String,
+    },
     /// The model API could not listen, a scratch folder could not be made, or a
     /// process could not be started.
     #[error("cannot {what}")]
@@ -192,7 +200,15 @@ pub fn run_real(
     cmd.arg("--").arg(real).args(&invocation.argv);
     cmd.envs(drift.real_env(server.base_url()))
         .envs(invocation.env.iter().copied());
-    run(cmd, &invocation.stdin)
+    let run = run(cmd, &invocation.stdin)?;
+    // The recorder's own error (the real CLI never says `mock-agent:`).
+    match &run.ending.stderr_first {
+        Some(line) if line.starts_with("mock-agent: ") => Err(DriftError::Record {
+            cassette: cassette.to_owned(),
+            message: line.trim_start_matches("mock-agent: ").to_owned(),
+        }),
+        _ => Ok(run),
+    }
 }
 
 /// Runs the stand-in (this binary as the CLI `word`) on `scenario` under

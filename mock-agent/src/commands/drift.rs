@@ -117,7 +117,11 @@ pub fn drift(args: &DriftArgs) -> Result<Exit, Error> {
             let is_curated =
                 args.update && scenario.name == curated.scenario && invocation.name == curated.invocation;
             let cassette = if is_curated {
-                PathBuf::from(curated.path)
+                std::path::absolute(curated.path).map_err(|source| Error::CannotWrite {
+                    path: PathBuf::from(curated.path),
+                    what: "curated cassette",
+                    source,
+                })?
             } else {
                 folder.join(format!("{}-{}.cassette", scenario.name, invocation.name))
             };
