@@ -582,7 +582,7 @@ mod tests {
     fn the_same_shapes_with_other_values_do_not_differ() {
         let real = run(
             &[
-                json!({"type": "init", "id": "a", "usage": {"m-1": {"n": 1}}}),
+                json!({"type": "start", "id": "a", "usage": {"m-1": {"n": 1}}}),
                 json!({"type": "end", "status": "ok"}),
             ],
             0,
@@ -590,7 +590,7 @@ mod tests {
         );
         let stand_in = run(
             &[
-                json!({"type": "init", "id": "b", "usage": {"m-2": {"n": 7}}}),
+                json!({"type": "start", "id": "b", "usage": {"m-2": {"n": 7}}}),
                 json!({"type": "end", "status": "ok"}),
             ],
             0,
