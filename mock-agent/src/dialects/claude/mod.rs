@@ -616,7 +616,8 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Agent<O, E> {
         match Inbound::parse(&line) {
             Err(e) => {
                 let text = format!(
-                    "Error parsing streaming input line (type=unknown, {} chars): SyntaxError",
+                    "Error parsing streaming input line (type={}, {} chars): SyntaxError",
+                    e.kind.as_deref().unwrap_or("unknown"),
                     e.chars
                 );
                 self.note(journal::ERR, text.as_bytes());
