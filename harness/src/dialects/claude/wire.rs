@@ -485,7 +485,20 @@ mod tests {
                 ..
             })
         ));
-        assert_eq!(Inbound::parse(b"not json at all!"), Err(NotJson { chars: 16 }));
+        assert_eq!(
+            Inbound::parse(b"not json at all!"),
+            Err(NotJson {
+                chars: 16,
+                kind: None
+            })
+        );
+        assert_eq!(
+            Inbound::parse(br#"{"type" : "user", broken"#),
+            Err(NotJson {
+                chars: 24,
+                kind: Some(types::USER.to_owned())
+            })
+        );
     }
 
     #[test]
