@@ -7,7 +7,7 @@
 //! | `tool` | a text and a `Bash` call of `echo hello`, then a text once the result is back | its default session (a `Read`, a `Write`, texts) |
 //! | `http-401` | HTTP 401 | the `invalid-api-key` preset |
 //! | `http-429` | HTTP 429 (`retry-after: 0`) | the `rate-limited` preset |
-//! | `stream-cut` | a text whose stream ends before `message_stop` | the `api-error` preset (it has none of the CLI's retries) |
+//! | `stream-cut` | a text whose stream ends before `message_stop` | the `connection-lost` preset (without the CLI's three retries) |
 //!
 //! Each under two invocations: `sdk`, the Python SDK's argv and environment (stream-json
 //! both ways: `initialize`, then the prompt as a user message; `CLAUDE_CODE_ENTRYPOINT`,
