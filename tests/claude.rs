@@ -745,6 +745,20 @@ fn a_line_that_is_not_json_ends_the_process_with_exit_1() {
 }
 
 #[test]
+fn a_broken_line_that_says_its_type_is_named_by_it() {
+    // Observed with Claude Code 2.1.331 (found by `mock-agent drift`): two lines run
+    // together, or a line cut short, are named by the first `"type"` they say.
+    let mut c = sdk(PYTHON, false, &[]);
+    c.send(r#"{"type":"user", broken"#);
+    let ended = c.finish();
+    assert_eq!(code(&ended), Some(1));
+    assert_eq!(
+        ended.stderr,
+        "Error parsing streaming input line (type=user, 22 chars): SyntaxError\n"
+    );
+}
+
+#[test]
 fn session_states_for_sdk_hosts_idle_after_every_result() {
     let (mut c, mut lines) = up_to_permission(&with_prompt_tool(), true);
     let asked = lines.last().expect("request").clone();

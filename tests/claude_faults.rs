@@ -5,7 +5,7 @@
 use std::os::unix::process::ExitStatusExt;
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use crate::claude::{claude, initialize, is_result, prompt, sdk, ANSWER, PYTHON};
 use crate::support::{Conversation, Ended};
@@ -27,6 +27,8 @@ const COVERED: &[&str] = &[
     "invalid-api-key",
     "max-turns",
     "error-result",
+    "rate-limited",
+    "connection-lost",
 ];
 
 /// A conversation with these faults, started as Python's `query()` does.
@@ -92,6 +94,48 @@ fn every_claude_fault_of_the_catalogue_is_run_here() {
             COVERED.contains(&name),
             "`{name}` has no test in claude_faults.rs"
         );
+    }
+}
+
+#[test]
+fn a_429_and_a_lost_connection_end_as_claude_code_2_1_331() {
+    // Observed with `mock-agent drift` (the real CLI against a scripted Messages API,
+    // CLAUDE_CODE_MAX_RETRIES=0): the synthetic message and an error result, exit 1.
+    for (spec, text, error, status) in [
+        (
+            "rate-limited",
+            "API Error: Request rejected (429) · Number of requests has exceeded your rate limit.",
+            "rate_limit",
+            json!(429),
+        ),
+        (
+            "connection-lost",
+            "API Error: Connection lost mid-response. The response above may be incomplete.",
+            "server_error",
+            Value::Null,
+        ),
+    ] {
+        let ended = run(spec);
+        assert_eq!(ended.status.code(), Some(1), "{spec}");
+        assert_eq!(
+            types(&ended),
+            ["control_response", "system/init", "assistant", "result/success"],
+            "{spec}"
+        );
+        let synthetic = &ended.json()[2];
+        assert_eq!(synthetic["message"]["content"][0]["text"], text);
+        assert_eq!(synthetic["error"], error);
+        let result = result(&ended);
+        assert_eq!(
+            (&result["is_error"], &result["result"]),
+            (&json!(true), &json!(text))
+        );
+        assert_eq!(result["api_error_status"], status, "{spec}");
+        if spec == "connection-lost" {
+            assert_eq!(synthetic.get("api_error_status"), None);
+            assert_eq!(synthetic["api_error"], "connection_failed");
+            assert_eq!(result["api_error"], "connection_failed");
+        }
     }
 }
 

@@ -24,6 +24,7 @@ mod cli; // the emulated CLI's command line, subcommands and errors
 mod codex; // Codex's stand-in (`codex exec --json`) through the binary: argv, the pure player's bytes, presets, resume, -o, schemas, cassettes, record, the careful program and planted bugs
 mod conformance; // what every registered dialect must do: names, faults, matrix, curated cassettes
 mod consumers; // the harness on example consumers: the careful one copes, each bug is caught
+mod drift; // `mock-agent drift`: the real Claude Code and its stand-in on the same scenarios, differences only as the allow-list explains
 mod faults; // every fault and preset through the binary, signals, stalls, closed pipes
 mod formats; // every curated cassette rendered in every output format (snapshots)
 mod generate; // generated sessions through the binary: generate, MOCK_AGENT_GENERATE, saved cassettes

@@ -414,7 +414,7 @@ fn a_bad_scenario_is_the_mocks_own_error_with_file_line_and_column() {
 
 /// The executable of a real CLI, installed once by scripts/real-clis.sh; `None` (with
 /// the reason printed) only when a package registry cannot be reached.
-fn real(cli: &'static str) -> Option<PathBuf> {
+pub(crate) fn real(cli: &'static str) -> Option<PathBuf> {
     static CLIS: [OnceLock<Option<PathBuf>>; 3] = [OnceLock::new(), OnceLock::new(), OnceLock::new()];
     let slot = ["claude", "codex", "gemini"]
         .iter()

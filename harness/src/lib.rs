@@ -66,6 +66,7 @@ pub mod cassette;
 pub mod journal;
 
 pub mod check;
+pub mod drift;
 pub mod expect;
 pub mod faults;
 pub mod timing;

@@ -38,6 +38,8 @@ pub mod execute;
 pub mod model_api;
 pub mod record;
 
+pub mod drift;
+
 pub mod dialects;
 
 pub mod commands;

@@ -181,6 +181,13 @@ pub trait Dialect: Send + Sync + 'static {
         None
     }
 
+    /// What drift (`mock-agent drift`) must know of its lines to compare the real
+    /// CLI's with the stand-in's: which keys name a line's kind, which fields are
+    /// compared by value, which objects are keyed by data ([`crate::drift::Rules`]).
+    fn drift_rules(&self) -> crate::drift::Rules {
+        crate::drift::Rules::DEFAULT
+    }
+
     /// Whether a cassette with this header is one of this dialect's.
     fn claims(&self, header: &Header) -> bool;
 

@@ -68,6 +68,9 @@ pub enum Error {
     /// Writing to stdout failed (other than a closed pipe, which is a quiet end).
     #[error("cannot write to stdout")]
     Stdout(#[source] std::io::Error),
+    /// A drift run could not be made.
+    #[error(transparent)]
+    Drift(#[from] crate::drift::DriftError),
     /// The mock cannot find its own binary, to serve as the agent.
     #[error("cannot find its own binary to serve as the agent")]
     OwnBinary(#[source] std::io::Error),
@@ -98,6 +101,8 @@ impl Error {
             Error::CannotList { .. } | Error::CannotRead { .. } => exit_codes::NO_INPUT,
             Error::Stdout(_) => exit_codes::IO_ERROR,
             Error::OwnBinary(_) => exit_codes::INTERNAL,
+            Error::Drift(crate::drift::DriftError::Scenario { .. }) => exit_codes::INTERNAL,
+            Error::Drift(_) => exit_codes::IO_ERROR,
         }
     }
 }

@@ -3,6 +3,7 @@
 //! with a subcommand of the real CLI.
 
 mod cases;
+mod drift;
 mod error;
 mod judge;
 mod lint;
@@ -35,6 +36,7 @@ const OWN_COMMANDS: &[&str] = &[
     "cases",
     "judge",
     "model-api",
+    "drift",
     "help",
     "--help",
     "-h",
@@ -176,6 +178,15 @@ enum Own {
     Judge(Box<judge::JudgeArgs>),
     /// Serve a scripted model API (Anthropic, OpenAI, Gemini) on 127.0.0.1, for a real CLI to run against offline.
     ModelApi(crate::model_api::Args),
+    /// Check a stand-in against its real CLI: both run on the same scenarios (the real
+    /// one against a scripted model API, recorded), their lines, fields, order and
+    /// endings compared.
+    ///
+    /// Prints a table of differences (`CASE TYPE FIELD real stand-in`) and exits 0
+    /// when each is in the allow-list (`tests/drift/DIALECT.allow`, or `--allow`), 1
+    /// when one is not. `--update` re-records the curated cassette from the real CLI.
+    /// `MOCK_AGENT_FAULTS`, when set, is added to every stand-in run.
+    Drift(drift::DriftArgs),
     /// List the dialects this mock stands in for: each one's name (what `--dialect`
     /// takes), the executables it answers to, and what it is.
     ///
@@ -386,6 +397,7 @@ pub fn run(argv: &[String]) -> Result<Exit, Error> {
         Own::Cases(args) => cases::cases(&args),
         Own::Judge(args) => judge::judge(&args),
         Own::ModelApi(args) => Ok(crate::model_api::command(&args)),
+        Own::Drift(args) => drift::drift(&args),
     }
 }
 

@@ -321,6 +321,28 @@ impl Dialect for Claude {
         })
     }
 
+    /// Lines are told apart by `type` and `subtype`; the enums a consumer branches on
+    /// are compared by value; `modelUsage` is keyed by model name.
+    fn drift_rules(&self) -> crate::drift::Rules {
+        crate::drift::Rules {
+            values: &[
+                "subtype",
+                "state",
+                "is_error",
+                "terminal_reason",
+                "stop_reason",
+                "error",
+                "api_error_status",
+                "permissionMode",
+                "message.content[].type",
+                "message.content[].is_error",
+                "response.subtype",
+            ],
+            maps: &["modelUsage", "model_usage_since_last_result"],
+            ..crate::drift::Rules::DEFAULT
+        }
+    }
+
     fn claims(&self, header: &Header) -> bool {
         header
             .invocation

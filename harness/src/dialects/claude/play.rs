@@ -15,6 +15,9 @@ use std::collections::VecDeque;
 use serde_json::{json, Value};
 
 use super::session::{End, Session, Step, ToolCall, Turn};
+/// The `api_error` of a turn whose connection was lost mid-answer.
+const CONNECTION_FAILED: &str = "connection_failed";
+
 use super::wire::{behaviors, blocks, control, results, states, system, types, INTERRUPTED, VERSION};
 
 /// How the CLI was started: what its lines say.
@@ -448,12 +451,20 @@ impl Player {
 
     /// The synthetic message of a failed API call.
     fn synthetic(&mut self, text: &str, error: &str, status: u16) -> Value {
-        json!({"type": types::ASSISTANT, "message": {"id": self.ids.uuid(), "type": "message", "role": "assistant",
+        let mut line = json!({"type": types::ASSISTANT, "message": {"id": self.ids.uuid(), "type": "message", "role": "assistant",
             "model": "<synthetic>", "content": [{"type": blocks::TEXT, "text": text}], "stop_reason": "stop_sequence",
             "stop_sequence": "", "usage": {"input_tokens": 0, "cache_creation_input_tokens": 0,
             "cache_read_input_tokens": 0, "output_tokens": 0}, "context_management": null},
             "parent_tool_use_id": null, "session_id": self.options.session_id, "uuid": self.ids.uuid(),
-            "error": error, "is_api_error_message": true, "api_error_status": status})
+            "error": error, "is_api_error_message": true, "api_error_status": status});
+        if status == 0 {
+            // No HTTP status: the connection was lost (observed, Claude Code 2.1.331).
+            if let Some(line) = line.as_object_mut() {
+                line.remove("api_error_status");
+                line.insert("api_error".to_owned(), json!(CONNECTION_FAILED));
+            }
+        }
+        line
     }
 
     /// What to do next.
@@ -753,7 +764,7 @@ impl Player {
                     None,
                     "stop_sequence",
                     "api_error",
-                    Some(*status),
+                    (*status != 0).then_some(*status),
                 ),
                 End::Error { subtype, errors } => {
                     let subtype = results::ALL
@@ -794,6 +805,9 @@ impl Player {
             ("uuid", json!(self.ids.uuid())),
         ] {
             line[key] = value;
+        }
+        if matches!(&turn.end, End::ApiError { status: 0, .. }) {
+            line["api_error"] = json!(CONNECTION_FAILED);
         }
         to_line(&line)
     }

@@ -65,7 +65,8 @@ pub enum End {
     /// The API call failed (a 401, not logged in): a synthetic assistant message with
     /// `text`, then a `success` result with `is_error: true`.
     ApiError {
-        /// The HTTP status (`401`).
+        /// The HTTP status (`401`); 0 when there was none (the connection was lost
+        /// mid-answer: the message and the result say `api_error` instead).
         status: u16,
         /// The message (`Not logged in · Please run /login`).
         text: String,

@@ -262,13 +262,32 @@ pub enum Inbound {
 pub struct NotJson {
     /// The length of the line, in characters.
     pub chars: usize,
+    /// The line's `"type"`, when it says one before it breaks (Claude Code 2.1.331
+    /// names it: `type=control_request`; else `type=unknown`).
+    pub kind: Option<String>,
+}
+
+/// The value of the first `"type": "X"` in a line that is not JSON.
+fn said_type(line: &str) -> Option<String> {
+    let (_, rest) = line.split_once("\"type\"")?;
+    let rest = rest
+        .trim_start()
+        .strip_prefix(':')?
+        .trim_start()
+        .strip_prefix('"')?;
+    let (kind, _) = rest.split_once('"')?;
+    (!kind.is_empty() && !kind.contains('\\')).then(|| kind.to_owned())
 }
 
 impl Inbound {
     /// Reads one line of the client's (without its newline).
     pub fn parse(line: &[u8]) -> Result<Inbound, NotJson> {
-        let value: Value = serde_json::from_slice(line).map_err(|_| NotJson {
-            chars: String::from_utf8_lossy(line).chars().count(),
+        let value: Value = serde_json::from_slice(line).map_err(|_| {
+            let text = String::from_utf8_lossy(line);
+            NotJson {
+                chars: text.chars().count(),
+                kind: said_type(&text),
+            }
         })?;
         let kind = value.get("type").and_then(Value::as_str).unwrap_or_default();
         Ok(match kind {
@@ -466,7 +485,20 @@ mod tests {
                 ..
             })
         ));
-        assert_eq!(Inbound::parse(b"not json at all!"), Err(NotJson { chars: 16 }));
+        assert_eq!(
+            Inbound::parse(b"not json at all!"),
+            Err(NotJson {
+                chars: 16,
+                kind: None
+            })
+        );
+        assert_eq!(
+            Inbound::parse(br#"{"type" : "user", broken"#),
+            Err(NotJson {
+                chars: 24,
+                kind: Some(types::USER.to_owned())
+            })
+        );
     }
 
     #[test]

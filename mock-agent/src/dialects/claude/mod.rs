@@ -22,6 +22,7 @@
 
 pub mod args;
 mod client;
+pub mod drift;
 mod flags;
 pub mod record;
 mod replay;
@@ -71,6 +72,10 @@ impl crate::dialects::Cli for Claude {
 
     fn recorded(&self) -> &'static dyn crate::record::Recorded {
         &record::Recording
+    }
+
+    fn drift(&self) -> Option<&'static dyn crate::drift::Drift> {
+        Some(&drift::ClaudeDrift)
     }
 }
 
@@ -611,7 +616,8 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Agent<O, E> {
         match Inbound::parse(&line) {
             Err(e) => {
                 let text = format!(
-                    "Error parsing streaming input line (type=unknown, {} chars): SyntaxError",
+                    "Error parsing streaming input line (type={}, {} chars): SyntaxError",
+                    e.kind.as_deref().unwrap_or("unknown"),
                     e.chars
                 );
                 self.note(journal::ERR, text.as_bytes());

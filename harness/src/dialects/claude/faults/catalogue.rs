@@ -97,6 +97,20 @@ pub const CATALOGUE: &[Described] = &[
     )
     .preset(),
     e(
+        "rate-limited",
+        "",
+        "preset: the API answers 429 and no retry is left: `API Error: Request rejected (429) · ...`, an error result, exit 1",
+        "rate-limited",
+    )
+    .preset(),
+    e(
+        "connection-lost",
+        "",
+        "preset: the answer's stream is cut short and no retry is left: `API Error: Connection lost mid-response. ...`, an error result, exit 1",
+        "connection-lost",
+    )
+    .preset(),
+    e(
         "max-turns",
         "",
         "preset: the turn stops after its first tool call with `error_max_turns`, exit 1",

@@ -93,6 +93,16 @@ impl Injector {
                     .to_owned(),
                     error: AUTH_ERROR.to_owned(),
                 },
+                Ending::RateLimited => End::ApiError {
+                    status: 429,
+                    text: RATE_LIMITED.to_owned(),
+                    error: RATE_LIMIT_ERROR.to_owned(),
+                },
+                Ending::ConnectionLost => End::ApiError {
+                    status: 0,
+                    text: CONNECTION_LOST.to_owned(),
+                    error: SERVER_ERROR.to_owned(),
+                },
                 Ending::MaxTurns => {
                     options.max_turns = Some(1);
                     continue;

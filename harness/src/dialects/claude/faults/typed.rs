@@ -41,6 +41,10 @@ pub enum Ending {
     NotLoggedIn,
     /// The API key is wrong: 401.
     InvalidApiKey,
+    /// The API answers 429, and no retry is left.
+    RateLimited,
+    /// The answer's stream is cut short, and no retry is left.
+    ConnectionLost,
     /// `--max-turns 1` was reached at the first tool call.
     MaxTurns,
     /// `error_during_execution` with these errors.
@@ -140,6 +144,8 @@ impl ClaudeFault {
             ClaudeFault::Ending(Ending::InvalidApiKey) => "invalid-api-key",
             ClaudeFault::Ending(Ending::NotLoggedIn) => "not-logged-in",
             ClaudeFault::Ending(Ending::MaxTurns) => "max-turns",
+            ClaudeFault::Ending(Ending::RateLimited) => "rate-limited",
+            ClaudeFault::Ending(Ending::ConnectionLost) => "connection-lost",
             ClaudeFault::Ending(Ending::Error(_)) => "error-result",
         }
     }
@@ -165,6 +171,16 @@ pub const NOT_LOGGED_IN: &str = "Not logged in · Please run /login";
 pub const INVALID_KEY: &str = "Invalid API key · Fix external API key";
 /// The synthetic message's `error` for both presets.
 pub const AUTH_ERROR: &str = "authentication_failed";
+/// The text of the `rate-limited` preset (observed, Claude Code 2.1.331).
+pub const RATE_LIMITED: &str =
+    "API Error: Request rejected (429) · Number of requests has exceeded your rate limit.";
+/// The synthetic message's `error` of the `rate-limited` preset.
+pub const RATE_LIMIT_ERROR: &str = "rate_limit";
+/// The text of the `connection-lost` preset (observed, Claude Code 2.1.331).
+pub const CONNECTION_LOST: &str =
+    "API Error: Connection lost mid-response. The response above may be incomplete.";
+/// The synthetic message's `error` of the `connection-lost` preset.
+pub const SERVER_ERROR: &str = "server_error";
 
 /// Claude Code's faults given in `MOCK_AGENT_FAULTS`.
 pub const FROM_ENV: Origin<'static> = Origin {
@@ -287,6 +303,8 @@ fn build(entry: &Described, args: &mut Args<'_>) -> Result<Vec<ClaudeFault>, Dia
         "not-logged-in" => ClaudeFault::Ending(Ending::NotLoggedIn),
         "invalid-api-key" => ClaudeFault::Ending(Ending::InvalidApiKey),
         "max-turns" => ClaudeFault::Ending(Ending::MaxTurns),
+        "rate-limited" => ClaudeFault::Ending(Ending::RateLimited),
+        "connection-lost" => ClaudeFault::Ending(Ending::ConnectionLost),
         "error-result" => ClaudeFault::Ending(Ending::Error(
             args.text("text")
                 .unwrap_or_else(|| "Tool execution failed".to_owned()),
