@@ -151,7 +151,7 @@ fn a_consumer_that_never_runs_the_agent_is_not_run_with_no_verdict() {
     for needle in [
         "not run (no verdict: the mock was not part of the case as the case set it):\n",
         "  default/clean                                  the Claude Code program never ran the agent\n",
-        "  help: the program never ran `claude` from PATH: a Python SDK program runs the CLI bundled in its wheel first",
+        "  help: if the program got as far as starting Claude Code, it did not run `claude` from PATH: a Python SDK program runs the CLI bundled in its wheel first",
         "`ClaudeAgentOptions(cli_path=...)`",
         "1 cases: 0 passed, 0 failed, 1 not run;",
     ] {

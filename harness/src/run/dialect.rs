@@ -116,6 +116,12 @@ pub trait Dialect: Send + Sync + 'static {
         false
     }
 
+    /// The names the undocumented things a case's faults write go by (a message type,
+    /// an update kind, a field): a consumer that breaks on one tends to name it.
+    fn unknown_words(&self) -> &'static [&'static str] {
+        &[]
+    }
+
     /// `answers-requests`: every request of the agent's that the client asked for got
     /// an answer. `None` for a dialect whose agent asks nothing.
     fn answers_requests(&self, outcome: &Outcome) -> Option<Result<(), String>> {

@@ -449,22 +449,51 @@ impl Properties {
         }
         let unknown = case.dialect.writes_unknown(case);
         if unknown && self.checks(Property::IgnoresUnknown) {
-            let broke = [Property::Ends, Property::NoCrash, Property::ReportsSuccess].map(Property::name);
-            let coped = verdicts
-                .iter()
-                .all(|v| v.held || !broke.contains(&v.name.as_str()));
-            verdicts.push(Verdict {
-                name: Property::IgnoresUnknown.name().to_owned(),
-                held: coped,
-                detail: if coped {
-                    String::new()
-                } else {
-                    "an update of an unknown kind or with an unknown field broke the client".into()
-                },
-            });
+            if let Some(verdict) = ignores_unknown(case.dialect, outcome, &verdicts) {
+                verdicts.push(verdict);
+            }
         }
         verdicts
     }
+}
+
+/// `ignores-unknown`, in a case whose faults write something undocumented: the
+/// consumer coped when it ended, did not crash and reported the answer as it does
+/// without. When one of those broke, the unknown line is blamed only on evidence
+/// that it was the cause: the consumer died (a crash, a signal), hung, or said the
+/// unknown thing's name in its output (`Unknown message type: forecast_event`).
+/// Otherwise the failure is the other property's to tell (a program that shows no
+/// answer in the clean case either), and this one is not judged: `None`.
+fn ignores_unknown(dialect: &dyn super::Dialect, outcome: &Outcome, verdicts: &[Verdict]) -> Option<Verdict> {
+    let broken = |p: Property| verdicts.iter().any(|v| !v.held && v.name == p.name());
+    let broke = [Property::Ends, Property::NoCrash, Property::ReportsSuccess]
+        .into_iter()
+        .any(broken);
+    let held = |detail: String| Verdict {
+        name: Property::IgnoresUnknown.name().to_owned(),
+        held: detail.is_empty(),
+        detail,
+    };
+    if !broke {
+        return Some(held(String::new()));
+    }
+    let output = [&outcome.stdout[..], &outcome.stderr[..]];
+    let named = dialect.unknown_words().iter().find(|word| {
+        output
+            .iter()
+            .any(|stream| memchr::memmem::find(stream, word.as_bytes()).is_some())
+    });
+    if let Some(word) = named {
+        return Some(held(format!(
+            "the client failed on the undocumented `{word}`, which it names in its output"
+        )));
+    }
+    if broken(Property::NoCrash) || broken(Property::Ends) {
+        return Some(held(
+            "an update of an unknown kind or with an unknown field broke the client".into(),
+        ));
+    }
+    None
 }
 
 /// `output` without the JSON objects in it that are events of the agent's.

@@ -57,16 +57,22 @@ pub(super) fn not_run(case: &Case, consumer: &Consumer, outcome: &Outcome) -> Op
         outcome.starts.iter().map(|s| &s.settings[..]).collect()
     };
     if runs.is_empty() {
-        let timed_out = if outcome.status == Status::TimedOut {
-            " (it timed out)"
-        } else {
-            ""
+        // How the consumer ended, and the last thing it said: it may have failed
+        // before it could run anything (a broken install, a wrong command).
+        let last = String::from_utf8_lossy(&outcome.stderr)
+            .lines()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .map(|l| l.trim().chars().take(200).collect::<String>());
+        let ended = match (outcome.status, last) {
+            (Status::TimedOut, _) => " (it timed out)".to_owned(),
+            (Status::Exited(code), Some(last)) if code != 0 => format!(" (it exited {code}: {last})"),
+            (Status::Exited(code), None) if code != 0 => format!(" (it exited {code})"),
+            (Status::Signaled(signal), _) => format!(" (it died by signal {signal})"),
+            _ => String::new(),
         };
         return Some(NotRun {
-            reason: format!(
-                "the {} never ran the agent{timed_out}",
-                case.dialect.consumer_noun()
-            ),
+            reason: format!("the {} never ran the agent{ended}", case.dialect.consumer_noun()),
             hint: case.dialect.never_ran_hint(),
         });
     }

@@ -43,10 +43,28 @@ pub fn line(consumer: &Consumer, mock: &MockBinary, case: &Case, cwd: &Path) -> 
         .replace("{format}", case.format.as_str());
     let cwd = consumer.cwd.as_deref().unwrap_or(cwd);
     let mut line = format!(
-        "cd {} && mkdir -p {b} && ln -sf {mock_text} {b}/{program} && ln -sf {mock_text} {b}/agent && ",
+        "cd {} && mkdir -p {b} && ",
         quote(&cwd.display().to_string()),
         b = quote(&bin_text),
     );
+    // The mock under every name of the case's dialect, as in the case's directory.
+    for name in case.dialect.programs() {
+        line.push_str(&format!("ln -sf {mock_text} {}/{name} && ", quote(&bin_text)));
+    }
+    // The case's settings beside them too, for a consumer that passes its agent an
+    // allow-listed environment (see `crate::journal::settings`); none left over from
+    // another case.
+    let settings_file = quote(&bin.join(crate::journal::settings::FILE_NAME).display().to_string());
+    let settings = case.env();
+    if settings.is_empty() {
+        line.push_str(&format!("rm -f {settings_file} && "));
+    } else {
+        let lines: Vec<String> = settings
+            .iter()
+            .map(|(name, value)| quote(&format!("{name}={value}")))
+            .collect();
+        line.push_str(&format!("printf '%s\\n' {} > {settings_file} && ", lines.join(" ")));
+    }
     // The consumer's own PATH wins, as in the harness.
     let own_path =
         consumer.env.iter().any(|(name, _)| name == "PATH") || consumer.mock_env.as_deref() == Some("PATH");

@@ -205,7 +205,7 @@ impl Dialect for Claude {
     }
 
     fn never_ran_hint(&self) -> String {
-        "the program never ran `claude` from PATH: a Python SDK program runs the CLI bundled in its wheel first, a TypeScript one its platform package's; give it the mock's path, `ClaudeAgentOptions(cli_path=...)` or `pathToClaudeCodeExecutable`, e.g. from `--mock-env` (see README, \"Testing a program built on an SDK\")".to_owned()
+        "if the program got as far as starting Claude Code, it did not run `claude` from PATH: a Python SDK program runs the CLI bundled in its wheel first, a TypeScript one its platform package's; give it the mock's path, `ClaudeAgentOptions(cli_path=...)` or `pathToClaudeCodeExecutable`, e.g. from `--mock-env` (see README, \"Testing a program built on an SDK\")".to_owned()
     }
 
     fn catalogue(&self) -> &'static [Described] {
@@ -282,6 +282,10 @@ impl Dialect for Claude {
 
     fn answers_requests(&self, outcome: &Outcome) -> Option<Result<(), String>> {
         Some(answers_claude_requests(outcome))
+    }
+
+    fn unknown_words(&self) -> &'static [&'static str] {
+        &[super::wire::UNKNOWN_TYPE]
     }
 
     fn told(&self, entry: &Entry) -> Option<(String, Vec<String>)> {

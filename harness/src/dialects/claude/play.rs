@@ -863,7 +863,7 @@ pub fn malformed_line() -> Vec<u8> {
 /// `rate_limit_event`: the Python SDK knows that one, and hands it on.)
 pub fn unknown_line(session_id: &str) -> Vec<u8> {
     to_line(
-        &json!({"type": "forecast_event", "forecast": {"tokens_left": 12_000, "window": "five_hour"},
+        &json!({"type": super::wire::UNKNOWN_TYPE, "forecast": {"tokens_left": 12_000, "window": "five_hour"},
         "uuid": "00000000-0000-4000-8000-000000000001", "session_id": session_id}),
     )
 }

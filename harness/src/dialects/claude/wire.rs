@@ -99,6 +99,10 @@ pub mod control {
     pub const ERROR: &str = "error";
 }
 
+/// The type of the line the `unknown` fault writes: one no SDK knows (the Python SDK
+/// knows `rate_limit_event` and needs its fields; this is a type of none).
+pub const UNKNOWN_TYPE: &str = "forecast_event";
+
 /// The `subtype` of `result`.
 pub mod results {
     /// The turn ended (`is_error` may still be true: an API error).

@@ -152,6 +152,10 @@ impl Dialect for Codex {
         parse(&case.faults, FROM_ENV).is_ok_and(|faults| writes_unknown(&faults))
     }
 
+    fn unknown_words(&self) -> &'static [&'static str] {
+        &[super::wire::undocumented::EVENT, super::wire::undocumented::ITEM]
+    }
+
     fn claims(&self, header: &Header) -> bool {
         is_codex(header)
     }

@@ -88,6 +88,7 @@ impl<'a> Report<'a> {
     pub fn render(&self) -> String {
         let summary = Summary::new(self.results, self.snapshots).flaky(self.flaky);
         let failed = summary.failed().count();
+        let not_run = summary.not_run().count();
         let causes = summary
             .causes()
             .into_iter()
@@ -103,8 +104,9 @@ impl<'a> Report<'a> {
         let page = Page {
             title: self.title.to_owned(),
             total: self.results.len(),
-            passed: self.results.len() - failed,
+            passed: self.results.len() - failed - not_run,
             failed,
+            not_run,
             flaky: self.flaky.iter().map(ToString::to_string).collect(),
             causes,
             snapshots: self.snapshot_counts(),
@@ -141,6 +143,7 @@ impl<'a> Report<'a> {
         CaseRow {
             name: result.case.name.clone(),
             passed,
+            not_run: result.not_run.as_ref().map(ToString::to_string),
             snapshot_fails: checked.is_some_and(|c| c.fails),
             snapshot: checked.map(|c| {
                 match c.state {
@@ -259,6 +262,7 @@ struct Page {
     total: usize,
     passed: usize,
     failed: usize,
+    not_run: usize,
     flaky: Vec<String>,
     causes: Vec<CauseRow>,
     snapshots: Option<String>,
@@ -274,6 +278,8 @@ struct CauseRow {
 struct CaseRow {
     name: String,
     passed: bool,
+    /// Why the case was not run (no verdict given), if it was not.
+    not_run: Option<String>,
     snapshot_fails: bool,
     snapshot: Option<String>,
     faults: String,
