@@ -425,6 +425,56 @@ impl std::fmt::Display for Fuzz {
     }
 }
 
+/// A generated case of a dialect whose faults act on the live run (given in
+/// `MOCK_AGENT_FAULTS`, not written into the cassette): its session, written as a
+/// cassette, and its faults.
+pub trait LiveCase: Debug + Clone {
+    /// Writes the session as a cassette at `path`.
+    fn write_cassette(&self, path: &Path) -> Result<PathBuf, crate::error::WriteError>;
+    /// The faults in the grammar, `;`-joined (empty for none).
+    fn spec(&self) -> String;
+    /// How many lines the minimal case has, for the summary.
+    fn lines(&self) -> usize;
+}
+
+impl Fuzz {
+    /// [`Fuzz::search`] of cases whose faults act on the live run ([`LiveCase`]):
+    /// each written as a cassette and played as a case of `dialect` with its faults;
+    /// the minimal one written as `OUT/PREFIX-SEED.cassette`, its faults beside it
+    /// ([`with_faults`]).
+    pub fn search_live<S>(
+        &self,
+        runner: &Runner<'_>,
+        dialect: &'static dyn Dialect,
+        prefix: &str,
+        strategy: S,
+    ) -> Result<FuzzReport, RunError>
+    where
+        S: Strategy,
+        S::Value: LiveCase,
+    {
+        let case_of = |case: &S::Value, path: &Path, n: u64| {
+            case.write_cassette(path).map_err(|e| write_case(path, e))?;
+            let source = super::CaseSource::Cassette(path.to_owned());
+            dialect
+                .case(
+                    source,
+                    crate::format::OutputFormat::StreamJson,
+                    &case.spec(),
+                    format!("{prefix}-{n}"),
+                )
+                .map_err(|e| write_case(path, e))
+        };
+        let save = |minimal: S::Value, cassette: PathBuf| {
+            minimal
+                .write_cassette(&cassette)
+                .map_err(|e| write_case(&cassette, e))?;
+            with_faults(cassette, dialect, minimal.spec(), minimal.lines())
+        };
+        self.search(runner, prefix, strategy, case_of, save)
+    }
+}
+
 /// The failure whose minimal case is `cassette`, served with `faults`: the faults go
 /// beside it, in `CASSETTE.faults` (one line, as `MOCK_AGENT_FAULTS` takes them), or
 /// that file is removed when there are none (not the faults of an earlier failure of

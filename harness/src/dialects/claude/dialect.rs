@@ -405,25 +405,11 @@ impl Dialect for Claude {
         fuzz: &crate::run::fuzz::Fuzz,
         runner: &crate::run::Runner<'_>,
     ) -> Result<crate::run::fuzz::FuzzReport, crate::run::RunError> {
-        use std::path::{Path, PathBuf};
-
-        use super::generate::{faulted, Faulted};
-        use crate::run::fuzz::{with_faults, write_case};
-        let case_of = |case: &Faulted, path: &Path, n: u64| {
-            case.write_cassette(path).map_err(|e| write_case(path, e))?;
-            Case::claude(
-                CaseSource::Cassette(path.to_owned()),
-                &case.spec(),
-                format!("fuzz-claude-{n}"),
-            )
-            .map_err(|e| write_case(path, e))
-        };
-        let save = |minimal: Faulted, cassette: PathBuf| {
-            minimal
-                .write_cassette(&cassette)
-                .map_err(|e| write_case(&cassette, e))?;
-            with_faults(cassette, super::super::CLAUDE, minimal.spec(), minimal.lines())
-        };
-        fuzz.search(runner, "fuzz-claude", faulted(2), case_of, save)
+        fuzz.search_live(
+            runner,
+            super::super::CLAUDE,
+            "fuzz-claude",
+            super::generate::faulted(2),
+        )
     }
 }

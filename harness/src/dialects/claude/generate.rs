@@ -181,6 +181,20 @@ impl Faulted {
     }
 }
 
+impl crate::run::fuzz::LiveCase for Faulted {
+    fn write_cassette(&self, path: &std::path::Path) -> Result<std::path::PathBuf, WriteError> {
+        Faulted::write_cassette(self, path)
+    }
+
+    fn spec(&self) -> String {
+        Faulted::spec(self)
+    }
+
+    fn lines(&self) -> usize {
+        Faulted::lines(self)
+    }
+}
+
 /// The conversation of `session` with a client that sends `initialize`, then one
 /// prompt a turn, and allows every permission request: the frames of its cassette,
 /// all at time zero.

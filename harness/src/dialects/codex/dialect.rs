@@ -208,26 +208,12 @@ impl Dialect for Codex {
         fuzz: &crate::run::fuzz::Fuzz,
         runner: &crate::run::Runner<'_>,
     ) -> Result<crate::run::fuzz::FuzzReport, crate::run::RunError> {
-        use std::path::{Path, PathBuf};
-
-        use super::generate::{faulted, Faulted};
-        use crate::run::fuzz::{with_faults, write_case};
-        let case_of = |case: &Faulted, path: &Path, n: u64| {
-            case.write_cassette(path).map_err(|e| write_case(path, e))?;
-            Case::codex(
-                CaseSource::Cassette(path.to_owned()),
-                &case.spec(),
-                format!("fuzz-codex-{n}"),
-            )
-            .map_err(|e| write_case(path, e))
-        };
-        let save = |minimal: Faulted, cassette: PathBuf| {
-            minimal
-                .write_cassette(&cassette)
-                .map_err(|e| write_case(&cassette, e))?;
-            with_faults(cassette, super::super::CODEX, minimal.spec(), minimal.lines())
-        };
-        fuzz.search(runner, "fuzz-codex", faulted(2), case_of, save)
+        fuzz.search_live(
+            runner,
+            super::super::CODEX,
+            "fuzz-codex",
+            super::generate::faulted(2),
+        )
     }
 }
 

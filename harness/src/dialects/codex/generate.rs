@@ -188,6 +188,20 @@ impl Faulted {
     }
 }
 
+impl crate::run::fuzz::LiveCase for Faulted {
+    fn write_cassette(&self, path: &std::path::Path) -> Result<std::path::PathBuf, WriteError> {
+        Faulted::write_cassette(self, path)
+    }
+
+    fn spec(&self) -> String {
+        Faulted::spec(self)
+    }
+
+    fn lines(&self) -> usize {
+        Faulted::lines(self)
+    }
+}
+
 /// Generated sessions with up to `most` faults.
 pub fn faulted(most: usize) -> impl Strategy<Value = Faulted> {
     (session(), prop::collection::vec(fault(), 0..=most))

@@ -312,35 +312,12 @@ impl Dialect for CursorAcp {
         fuzz: &crate::run::fuzz::Fuzz,
         runner: &crate::run::Runner<'_>,
     ) -> Result<crate::run::fuzz::FuzzReport, crate::run::RunError> {
-        use std::path::{Path, PathBuf};
-
-        use super::generate::{faulted as faulted_conversation, ConversationConfig, FaultedTranscript};
-        use crate::run::fuzz::{with_faults, write_case};
-        let case_of = |case: &FaultedTranscript, path: &Path, n: u64| {
-            case.transcript
-                .write_cassette(path)
-                .map_err(|e| write_case(path, e))?;
-            Case::acp(
-                CaseSource::Cassette(path.to_owned()),
-                &case.spec(),
-                format!("fuzz-acp-{n}"),
-            )
-            .map_err(|e| write_case(path, e))
-        };
-        let save = |minimal: FaultedTranscript, cassette: PathBuf| {
-            minimal
-                .transcript
-                .write_cassette(&cassette)
-                .map_err(|e| write_case(&cassette, e))?;
-            let lines = minimal.transcript.messages.len();
-            with_faults(cassette, super::super::CURSOR_ACP, minimal.spec(), lines)
-        };
-        fuzz.search(
+        use super::generate::{faulted, ConversationConfig};
+        fuzz.search_live(
             runner,
+            super::super::CURSOR_ACP,
             "fuzz-acp",
-            faulted_conversation(ConversationConfig::default(), 2),
-            case_of,
-            save,
+            faulted(ConversationConfig::default(), 2),
         )
     }
 }

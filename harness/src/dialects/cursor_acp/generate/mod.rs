@@ -90,6 +90,19 @@ impl FaultedTranscript {
         self.faults.join(";")
     }
 }
+impl crate::run::fuzz::LiveCase for FaultedTranscript {
+    fn write_cassette(&self, path: &std::path::Path) -> Result<std::path::PathBuf, crate::error::WriteError> {
+        self.transcript.write_cassette(path)
+    }
+
+    fn spec(&self) -> String {
+        FaultedTranscript::spec(self)
+    }
+
+    fn lines(&self) -> usize {
+        self.transcript.messages.len()
+    }
+}
 
 /// A strategy for valid conversations with these knobs.
 pub fn conversation(config: ConversationConfig) -> impl Strategy<Value = Transcript> {
