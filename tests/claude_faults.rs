@@ -21,6 +21,7 @@ const COVERED: &[&str] = &[
     "huge",
     "missing",
     "stderr",
+    "stderr-flood",
     "no-response",
     "error",
     "not-logged-in",
@@ -389,6 +390,19 @@ fn missing_leaves_the_field_out_and_the_rest_in_order() {
 fn stderr_writes_its_text() {
     let ended = run("stderr:text=\"[warn] slow\"");
     assert_eq!(ended.stderr, "[warn] slow\n");
+    assert_eq!(ended.status.code(), Some(0));
+    assert_eq!(result(&ended)["subtype"], "success");
+}
+
+#[test]
+fn stderr_flood_writes_a_mebibyte_of_lines_and_the_run_goes_on() {
+    let ended = run("stderr-flood:bytes=1048576");
+    assert!(
+        (1 << 20) - 100 <= ended.stderr.len() && ended.stderr.len() <= (1 << 20) + 1,
+        "{} bytes",
+        ended.stderr.len()
+    );
+    assert!(ended.stderr.lines().all(|l| l.starts_with("[stderr flood] ")));
     assert_eq!(ended.status.code(), Some(0));
     assert_eq!(result(&ended)["subtype"], "success");
 }

@@ -299,3 +299,27 @@ fn a_cassette_of_another_dialect_is_the_mock_s_own_error() {
     assert!(stderr.starts_with("mock-agent: "), "{stderr}");
     assert!(stderr.contains("not a recording of Claude Code"), "{stderr}");
 }
+
+/// A preset rewrites the session before it is played; a cassette is replayed as
+/// recorded: its cases with a preset are not in the matrix (they would play clean).
+#[test]
+fn a_cassette_s_matrix_has_no_preset_case() {
+    let listed = Command::new(bin())
+        .args(["cases", "--dialect", "claude", "--no-default", "--cassettes"])
+        .arg(root().join("cassettes/claude"))
+        .output()
+        .expect("runs");
+    assert!(listed.status.success());
+    let names = String::from_utf8_lossy(&listed.stdout).into_owned();
+    assert!(names.contains("default/clean"), "{names}");
+    assert!(names.contains("default/exit-1@result"), "{names}");
+    for preset in ["not-logged-in", "invalid-api-key", "max-turns", "error-result"] {
+        assert!(!names.contains(&format!("/{preset}")), "{preset} in {names}");
+    }
+    // The built-in session takes them.
+    let built_in = Command::new(bin())
+        .args(["cases", "--dialect", "claude", "--filter", "not-logged-in"])
+        .output()
+        .expect("runs");
+    assert!(String::from_utf8_lossy(&built_in.stdout).contains("default/not-logged-in"));
+}

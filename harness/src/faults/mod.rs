@@ -48,6 +48,13 @@ pub use spec::{FROM_ENV, FROM_FLAG, MAX_BYTES};
 
 use crate::error::{Diagnostic, Origin};
 
+/// `n` bytes of stderr text, in lines (what every dialect's `stderr-flood` writes).
+pub fn flood(n: usize) -> Vec<u8> {
+    const LINE: &[u8] =
+        b"[stderr flood] a consumer must read stderr while it reads stdout, or both sides wait\n";
+    LINE.iter().copied().cycle().take(n).collect()
+}
+
 /// A fault list as given in `MOCK_AGENT_FAULTS`, before the command line says which
 /// dialect it is for: each dialect reads its faults from it ([`FaultSpec::read`]), and
 /// an error names the variable.

@@ -281,6 +281,34 @@ impl<'a> Args<'a> {
         }
     }
 
+    /// `code=C`: an exit code, 0 to 255, if given.
+    pub(crate) fn exit_code(&mut self) -> Result<Option<i32>, Diagnostic> {
+        let column = self.get("code").map_or(self.item.column, |(_, c)| c);
+        match self.number::<i32>("code", "an exit code, 0 to 255")? {
+            Some(code) if !(0..=255).contains(&code) => {
+                Err(self.err(column, format!("`code={code}`: an exit code is 0 to 255")))
+            }
+            code => Ok(code),
+        }
+    }
+
+    /// The signal named by `key` (`name=KILL`, `signal=TERM`), if given.
+    pub(crate) fn signal(&mut self, key: &str) -> Result<Option<crate::frames::Signal>, Diagnostic> {
+        match self.get(key) {
+            None => Ok(None),
+            Some((name, column)) => crate::frames::Signal::parse(name)
+                .map(Some)
+                .ok_or_else(|| self.err(column, format!("`{name}` is not a signal"))),
+        }
+    }
+
+    /// `ms=N`: a duration, if given.
+    pub(crate) fn millis(&mut self) -> Result<Option<std::time::Duration>, Diagnostic> {
+        Ok(self
+            .number::<u64>("ms", "milliseconds")?
+            .map(std::time::Duration::from_millis))
+    }
+
     /// A number of bytes, at most [`MAX_BYTES`].
     pub(crate) fn size(&mut self, key: &str) -> Result<Option<usize>, Diagnostic> {
         let Some(n) = self.number::<usize>(key, "a number of bytes")? else {

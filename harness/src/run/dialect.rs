@@ -95,6 +95,14 @@ pub trait Dialect: Send + Sync + 'static {
         name: String,
     ) -> Result<Case, CassetteError>;
 
+    /// Whether the fault list `faults` means something on `source`: a case of a
+    /// fault that cannot act there (a preset that rewrites a session, on a recording
+    /// replayed as it was) is left out of the matrix rather than run as a clean case.
+    fn applies(&self, source: &CaseSource, faults: &str) -> bool {
+        let _ = (source, faults);
+        true
+    }
+
     /// The case as the consumer played it: its expectation from what the run's
     /// journal shows (the requests the client sent, the faults that acted).
     fn lived(&self, case: &Case, outcome: &Outcome) -> Case {

@@ -215,7 +215,9 @@ impl Matrix {
                         name = format!("{name}/{format}");
                     }
                     name = format!("{name}/{label}");
-                    if self.filter.as_deref().is_some_and(|f| !name.contains(f)) {
+                    if self.filter.as_deref().is_some_and(|f| !name.contains(f))
+                        || !self.dialect.applies(source, spec)
+                    {
                         continue;
                     }
                     cases.push(self.dialect.case(source.clone(), *format, spec, name)?);

@@ -98,6 +98,7 @@ pub fn claude_faults() -> Vec<(String, String)> {
         ),
         ("unknown-type", "unknown:after=2".into()),
         ("stderr-message", "stderr:text=\"warning: slow network\"".into()),
+        ("stderr-flood", "stderr-flood:bytes=1048576".into()),
         ("malformed", format!("malformed:at={assistant}")),
         ("huge-1m", "huge".into()),
         ("missing-num-turns", "missing:field=num_turns".into()),
@@ -270,6 +271,22 @@ impl Dialect for Claude {
             case.segments = segments;
         }
         case
+    }
+
+    /// A preset rewrites the session before it is played: a cassette is replayed as
+    /// recorded, following the client, and a preset does nothing to it.
+    fn applies(&self, source: &CaseSource, faults: &str) -> bool {
+        let presets = || {
+            faults
+                .split(';')
+                .filter_map(|item| item.split(':').next())
+                .any(|name| {
+                    super::faults::CATALOGUE
+                        .iter()
+                        .any(|e| e.preset && e.name == name.trim())
+                })
+        };
+        !matches!(source, CaseSource::Cassette(_)) || !presets()
     }
 
     fn judged(&self, case: &Case) -> bool {

@@ -69,6 +69,13 @@ pub const CATALOGUE: &[Described] = &[
     )
     .placed(LINE, Some(Site::After(0))),
     e(
+        "stderr-flood",
+        "bytes=N, after=N|at=TYPE",
+        "writes N bytes of log lines on stderr before that line (default 1 MiB, at the start): a program that reads stdout alone, with stderr piped and unread, stalls the CLI",
+        "stderr-flood:bytes=1048576",
+    )
+    .placed(LINE, Some(Site::After(0))),
+    e(
         "no-response",
         "method=M",
         "the client's control request M (`initialize`, `set_model`, ...) is never answered",

@@ -235,36 +235,24 @@ fn build(entry: &Described, args: &mut Args<'_>) -> Result<Vec<ClaudeFault>, Dia
     let column = args.column();
     let fault = match entry.name {
         "exit" => {
-            let code = args.number::<i32>("code", "an exit code, 0 to 255")?.unwrap_or(1);
-            if !(0..=255).contains(&code) {
-                return Err(args.err(column, format!("`code={code}`: an exit code is 0 to 255")));
-            }
+            let exit = Exit::Code(args.exit_code()?.unwrap_or(1));
             ClaudeFault::Exit {
                 at: place(entry, args)?,
-                exit: Exit::Code(code),
+                exit,
                 byte: None,
             }
         }
         "signal" => {
-            let signal = match args.get("name") {
-                None => Signal::Kill,
-                Some((name, column)) => Signal::parse(name)
-                    .ok_or_else(|| args.err(column, format!("`{name}` is not a signal")))?,
-            };
-            ClaudeFault::Exit {
-                at: place(entry, args)?,
-                exit: Exit::Signal(signal),
-                byte: args.byte(entry, &ClaudeFault::WORDS)?,
-            }
+            let exit = Exit::Signal(args.signal("name")?.unwrap_or(Signal::Kill));
+            let (at, byte) = (place(entry, args)?, args.byte(entry, &ClaudeFault::WORDS)?);
+            ClaudeFault::Exit { at, exit, byte }
         }
         "eof" => ClaudeFault::Eof {
             at: place(entry, args)?,
             byte: args.byte(entry, &ClaudeFault::WORDS)?,
         },
         "stall" => ClaudeFault::Stall {
-            duration: args
-                .number::<u64>("ms", "milliseconds")?
-                .map(Duration::from_millis),
+            duration: args.millis()?,
             at: place(entry, args)?,
         },
         "malformed" => ClaudeFault::Malformed {
@@ -289,6 +277,12 @@ fn build(entry: &Described, args: &mut Args<'_>) -> Result<Vec<ClaudeFault>, Dia
             text: args
                 .text("text")
                 .ok_or_else(|| args.err(column, "`stderr` needs `text=...`".into()))?,
+            at: place(entry, args)?,
+        },
+        "stderr-flood" => ClaudeFault::Stderr {
+            text: String::from_utf8_lossy(&crate::faults::flood(args.size("bytes")?.unwrap_or(1 << 20)))
+                .trim_end()
+                .to_owned(),
             at: place(entry, args)?,
         },
         "no-response" => ClaudeFault::NoResponse {

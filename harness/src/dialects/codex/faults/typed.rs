@@ -195,36 +195,24 @@ fn build(entry: &Described, args: &mut Args<'_>) -> Result<Vec<CodexFault>, Diag
     let column = args.column();
     let fault = match entry.name {
         "exit" => {
-            let code = args.number::<i32>("code", "an exit code, 0 to 255")?.unwrap_or(1);
-            if !(0..=255).contains(&code) {
-                return Err(args.err(column, format!("`code={code}`: an exit code is 0 to 255")));
-            }
+            let exit = Exit::Code(args.exit_code()?.unwrap_or(1));
             CodexFault::Exit {
                 at: place(entry, args)?,
-                exit: Exit::Code(code),
+                exit,
                 byte: None,
             }
         }
         "signal" => {
-            let signal = match args.get("name") {
-                None => Signal::Kill,
-                Some((name, column)) => Signal::parse(name)
-                    .ok_or_else(|| args.err(column, format!("`{name}` is not a signal")))?,
-            };
-            CodexFault::Exit {
-                at: place(entry, args)?,
-                exit: Exit::Signal(signal),
-                byte: args.byte(entry, &CodexFault::WORDS)?,
-            }
+            let exit = Exit::Signal(args.signal("name")?.unwrap_or(Signal::Kill));
+            let (at, byte) = (place(entry, args)?, args.byte(entry, &CodexFault::WORDS)?);
+            CodexFault::Exit { at, exit, byte }
         }
         "eof" => CodexFault::Eof {
             at: place(entry, args)?,
             byte: args.byte(entry, &CodexFault::WORDS)?,
         },
         "stall" => CodexFault::Stall {
-            duration: args
-                .number::<u64>("ms", "milliseconds")?
-                .map(Duration::from_millis),
+            duration: args.millis()?,
             at: place(entry, args)?,
         },
         "malformed" => CodexFault::Malformed {

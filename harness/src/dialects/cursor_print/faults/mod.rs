@@ -687,9 +687,4 @@ fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     memchr::memmem::find(haystack, needle)
 }
 
-/// `n` bytes of stderr text, in lines.
-fn flood(n: usize) -> Vec<u8> {
-    const LINE: &[u8] =
-        b"[stderr flood] a consumer must read stderr while it reads stdout, or both sides wait\n";
-    LINE.iter().copied().cycle().take(n).collect()
-}
+use crate::faults::flood;
