@@ -323,3 +323,78 @@ fn a_cassette_s_matrix_has_no_preset_case() {
         .expect("runs");
     assert!(String::from_utf8_lossy(&built_in.stdout).contains("default/not-logged-in"));
 }
+
+/// `claude -p` recorded: a Claude Code cassette (not print mode's of Cursor), which
+/// lints clean and replays the same lines in stream-json; one recorded in `text` holds
+/// no lines of the CLI's, and replaying it is refused with what to do.
+#[test]
+fn claude_print_mode_is_recorded_as_claude_code() {
+    let (dir, link) = installed();
+    let record = |out: &Path, format: &str| {
+        let mut cmd = Command::new(bin());
+        harness::run::child::without_mock_env(&mut cmd);
+        let done = cmd
+            .args(["record", "--out"])
+            .arg(out)
+            .arg("--")
+            .arg(&link)
+            .args(["-p", "hi", "--output-format", format, "--verbose"])
+            .current_dir(dir.path())
+            .stdin(Stdio::null())
+            .output()
+            .expect("records");
+        assert!(done.status.success(), "{}", String::from_utf8_lossy(&done.stderr));
+        done.stdout
+    };
+    let stream = dir.path().join("p.cassette");
+    let recorded = record(&stream, "stream-json");
+    let header: Value = serde_json::from_str(
+        std::fs::read_to_string(&stream)
+            .expect("the cassette")
+            .lines()
+            .next()
+            .expect("a header"),
+    )
+    .expect("JSON");
+    assert_eq!(header["invocation"]["dialect"], "claude", "{header}");
+    assert_eq!(header["invocation"]["prompt"], "hi", "{header}");
+    let lint = Command::new(bin())
+        .arg("lint")
+        .arg(&stream)
+        .output()
+        .expect("lints");
+    assert!(lint.status.success(), "{}", String::from_utf8_lossy(&lint.stdout));
+    let mut replay = Command::new(&link);
+    harness::run::child::without_mock_env(&mut replay);
+    let replayed = replay
+        .args(["-p", "hi", "--output-format", "stream-json", "--verbose"])
+        .env("MOCK_AGENT_CASSETTE", &stream)
+        .current_dir(dir.path())
+        .stdin(Stdio::null())
+        .output()
+        .expect("replays");
+    assert_eq!(replayed.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&replayed.stdout).lines().count(),
+        String::from_utf8_lossy(&recorded).lines().count()
+    );
+    let text = dir.path().join("t.cassette");
+    record(&text, "text");
+    let mut replay = Command::new(&link);
+    harness::run::child::without_mock_env(&mut replay);
+    let refused = replay
+        .args(["-p", "hi"])
+        .env("MOCK_AGENT_CASSETTE", &text)
+        .current_dir(dir.path())
+        .stdin(Stdio::null())
+        .output()
+        .expect("runs");
+    assert_eq!(refused.status.code(), Some(harness::exit_codes::INVALID_INPUT));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.starts_with("mock-agent: ")
+            && stderr.contains("--output-format text")
+            && stderr.contains("help: record it with `--output-format stream-json --verbose`"),
+        "{stderr}"
+    );
+}

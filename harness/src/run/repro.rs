@@ -129,6 +129,7 @@ mod tests {
             line,
             format!(
                 "cd /home/me && mkdir -p {bin} && ln -sf /opt/mock-agent {bin}/cursor-agent && ln -sf /opt/mock-agent {bin}/agent && \
+                 printf '%s\\n' MOCK_AGENT_FAULTS=eof:after=3 > {bin}/.mock-agent.env && \
                  PATH={bin}:\"$PATH\" MOCK_AGENT_FAULTS=eof:after=3 AGENT={bin}/cursor-agent BOT_MODE='it'\\''s' \
                  sh -c 'my bot --format json --agent {bin}/cursor-agent'"
             )

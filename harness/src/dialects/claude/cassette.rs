@@ -146,8 +146,26 @@ impl Script {
     /// The script of the Claude Code cassette at `path`.
     pub fn open(path: &Path) -> Result<Script, CassetteError> {
         let reader = crate::cassette::open(path)?;
-        if !reader.header().is_some_and(is_claude) {
+        let Some(header) = reader.header().filter(|h| is_claude(h)) else {
             return Err(not_claude(path));
+        };
+        if let Some(format) = header
+            .invocation
+            .output_format
+            .filter(|f| *f != crate::format::OutputFormat::StreamJson)
+        {
+            return Err(Diagnostic {
+                path: path.to_owned(),
+                line: 1,
+                column: 1,
+                kind: ProblemKind::Unsupported,
+                message: format!(
+                    "this recording of `claude -p` was made with `--output-format {format}`: it holds the answer as printed, not the CLI's lines, and cannot be played again"
+                ),
+                source_line: None,
+                help: "record it with `--output-format stream-json --verbose` (the mock prints it in any format on replay)".into(),
+            }
+            .into());
         }
         Script::new(reader)
     }

@@ -205,6 +205,10 @@ impl crate::check::Lint for ClaudeChecker {
     fn stop(self: Box<Self>) -> Report {
         ClaudeChecker::finish(*self, None)
     }
+
+    fn needs_stream_json(&self) -> bool {
+        true
+    }
 }
 
 /// The fields the Python SDK requires of a line of `kind` that `value` lacks.

@@ -15,19 +15,46 @@ impl Recorded for Recording {
         is_claude(program, argv)
     }
 
+    /// Every run of `claude` is recorded under Claude Code's header: a conversation
+    /// both ways with stream-json input, one way in print mode (`claude -p`).
+    fn records(&self, program: &str, argv: &[String]) -> bool {
+        claude_args(program, argv).is_some()
+    }
+
+    fn prompt_in_argv(&self, argv: &[String]) -> bool {
+        super::args::parse(argv).is_ok_and(|a| a.stream_input || a.prompt.is_some())
+    }
+
     fn invocation(
         &self,
         argv: &[String],
         stdin: Option<&[u8]>,
         redact: &dyn Fn(&[u8]) -> Vec<u8>,
     ) -> Invocation {
-        let _ = stdin;
+        let text = |bytes: &[u8]| String::from_utf8_lossy(&redact(bytes)).into_owned();
+        let parsed = super::args::parse(argv).ok();
+        // Print mode's prompt, from the arguments or from stdin.
+        let prompt = parsed
+            .as_ref()
+            .filter(|a| a.print && !a.stream_input)
+            .and_then(|a| a.prompt.as_deref().map(|p| text(p.as_bytes())))
+            .or_else(|| stdin.filter(|s| !s.is_empty()).map(text));
         claude_cassette::header(Invocation {
-            argv: argv
-                .iter()
-                .map(|a| String::from_utf8_lossy(&redact(a.as_bytes())).into_owned())
-                .collect(),
-            output_format: Some(harness::format::OutputFormat::StreamJson),
+            argv: argv.iter().map(|a| text(a.as_bytes())).collect(),
+            prompt,
+            output_format: Some(
+                parsed
+                    .as_ref()
+                    .map_or(harness::format::OutputFormat::StreamJson, |a| {
+                        match a.output_format {
+                            super::args::OutputFormat::Text => harness::format::OutputFormat::Text,
+                            super::args::OutputFormat::Json => harness::format::OutputFormat::Json,
+                            super::args::OutputFormat::StreamJson => {
+                                harness::format::OutputFormat::StreamJson
+                            }
+                        }
+                    }),
+            ),
             ..Invocation::default()
         })
         .invocation
@@ -38,18 +65,26 @@ impl Recorded for Recording {
     }
 }
 
-/// Whether `program ARGV` runs Claude Code with stream-json input, as the Agent SDKs
-/// do: a program named `claude` (or `mock-agent claude`) given `--input-format
-/// stream-json`. Its recording is a conversation, both ways.
-pub fn is_claude(program: &str, argv: &[String]) -> bool {
+/// The arguments of Claude Code when `program ARGV` runs it (a program named
+/// `claude`, or `mock-agent claude`).
+fn claude_args<'a>(program: &str, argv: &'a [String]) -> Option<&'a [String]> {
     let name = std::path::Path::new(program)
         .file_name()
         .and_then(|n| n.to_str())
         .unwrap_or_default();
-    let args = match argv.split_first() {
-        _ if name == harness::dialects::claude::cassette::DIALECT => argv,
-        Some((first, rest)) if first == harness::dialects::claude::cassette::DIALECT => rest,
-        _ => return false,
+    match argv.split_first() {
+        _ if name == harness::dialects::claude::cassette::DIALECT => Some(argv),
+        Some((first, rest)) if first == harness::dialects::claude::cassette::DIALECT => Some(rest),
+        _ => None,
+    }
+}
+
+/// Whether `program ARGV` runs Claude Code with stream-json input, as the Agent SDKs
+/// do: a program named `claude` (or `mock-agent claude`) given `--input-format
+/// stream-json`. Its recording is a conversation, both ways.
+pub fn is_claude(program: &str, argv: &[String]) -> bool {
+    let Some(args) = claude_args(program, argv) else {
+        return false;
     };
     args.iter()
         .position(|a| a == "--input-format")

@@ -106,6 +106,8 @@ pub enum ClaudeFault {
         at: Place,
         /// The text.
         text: String,
+        /// Whether it is a flood of lines (`stderr-flood`) rather than a message.
+        flood: bool,
     },
     /// The client's request is never answered.
     NoResponse {
@@ -138,7 +140,8 @@ impl ClaudeFault {
             ClaudeFault::Unknown { .. } => "unknown",
             ClaudeFault::Huge { .. } => "huge",
             ClaudeFault::Missing { .. } => "missing",
-            ClaudeFault::Stderr { .. } => "stderr",
+            ClaudeFault::Stderr { flood: false, .. } => "stderr",
+            ClaudeFault::Stderr { flood: true, .. } => "stderr-flood",
             ClaudeFault::NoResponse { .. } => "no-response",
             ClaudeFault::Error { .. } => "error",
             ClaudeFault::Ending(Ending::InvalidApiKey) => "invalid-api-key",
@@ -278,12 +281,14 @@ fn build(entry: &Described, args: &mut Args<'_>) -> Result<Vec<ClaudeFault>, Dia
                 .text("text")
                 .ok_or_else(|| args.err(column, "`stderr` needs `text=...`".into()))?,
             at: place(entry, args)?,
+            flood: false,
         },
         "stderr-flood" => ClaudeFault::Stderr {
             text: String::from_utf8_lossy(&crate::faults::flood(args.size("bytes")?.unwrap_or(1 << 20)))
                 .trim_end()
                 .to_owned(),
             at: place(entry, args)?,
+            flood: true,
         },
         "no-response" => ClaudeFault::NoResponse {
             method: method(entry, args)?,
