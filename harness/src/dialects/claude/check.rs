@@ -211,15 +211,19 @@ impl crate::check::Lint for ClaudeChecker {
     }
 }
 
-/// The fields the Python SDK requires of a line of `kind` that `value` lacks.
-fn required(kind: &str, value: &Value) -> Vec<&'static str> {
-    let has = |pointer: &str| value.pointer(pointer).is_some_and(|v| !v.is_null());
-    let needs: &[(&str, &str)] = match kind {
-        types::ASSISTANT => &[
+/// The fields the Python SDK requires of a line of each type (its message parser
+/// raises `MessageParseError` without one), as JSON pointers and as said.
+const REQUIRED: &[(&str, &[(&str, &str)])] = &[
+    (
+        types::ASSISTANT,
+        &[
             ("/message/model", "message.model"),
             ("/message/content", "message.content"),
         ],
-        types::RESULT => &[
+    ),
+    (
+        types::RESULT,
+        &[
             ("/subtype", "subtype"),
             ("/duration_ms", "duration_ms"),
             ("/duration_api_ms", "duration_api_ms"),
@@ -227,14 +231,34 @@ fn required(kind: &str, value: &Value) -> Vec<&'static str> {
             ("/num_turns", "num_turns"),
             ("/session_id", "session_id"),
         ],
-        types::STREAM_EVENT => &[
+    ),
+    (
+        types::STREAM_EVENT,
+        &[
             ("/uuid", "uuid"),
             ("/session_id", "session_id"),
             ("/event", "event"),
         ],
-        types::SYSTEM => &[("/subtype", "subtype")],
-        _ => &[],
-    };
+    ),
+    (types::SYSTEM, &[("/subtype", "subtype")]),
+];
+
+/// Whether the Python SDK requires a field named `field` (at the top of a line or in
+/// its `message`) of a line of some type.
+pub(crate) fn sdk_requires(field: &str) -> bool {
+    REQUIRED
+        .iter()
+        .flat_map(|(_, needs)| needs.iter())
+        .any(|(_, said)| said.rsplit('.').next() == Some(field))
+}
+
+/// The fields the Python SDK requires of a line of `kind` that `value` lacks.
+fn required(kind: &str, value: &Value) -> Vec<&'static str> {
+    let has = |pointer: &str| value.pointer(pointer).is_some_and(|v| !v.is_null());
+    let needs: &[(&str, &str)] = REQUIRED
+        .iter()
+        .find(|(of, _)| *of == kind)
+        .map_or(&[], |(_, needs)| needs);
     let mut missing: Vec<&'static str> = needs
         .iter()
         .filter(|(pointer, _)| !has(pointer))

@@ -110,14 +110,19 @@ pub fn asks(argv: &[String]) -> bool {
     })
 }
 
+/// The longest line the Python SDK reads (`max_buffer_size`): past it, it raises.
+pub const PYTHON_SDK_MAX_LINE: usize = 1 << 20;
+
 /// Whether the case's verdict on success or failure stands: not when a fault breaks
-/// what an SDK can read (then either conclusion is the consumer's right).
+/// what an SDK can read (then either conclusion is the consumer's right): a line that
+/// is not JSON, a line longer than the Python SDK reads, a field it requires left out.
+/// A shorter line, or a field no SDK requires, every SDK reads: the verdict stands.
 pub fn judged(faults: &[ClaudeFault]) -> bool {
-    !faults.iter().any(|f| {
-        matches!(
-            f,
-            ClaudeFault::Missing { .. } | ClaudeFault::Malformed { .. } | ClaudeFault::Huge { .. }
-        )
+    !faults.iter().any(|f| match f {
+        ClaudeFault::Malformed { .. } => true,
+        ClaudeFault::Huge { bytes, .. } => *bytes > PYTHON_SDK_MAX_LINE,
+        ClaudeFault::Missing { field } => super::check::sdk_requires(field),
+        _ => false,
     })
 }
 

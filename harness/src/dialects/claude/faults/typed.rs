@@ -265,7 +265,10 @@ fn build(entry: &Described, args: &mut Args<'_>) -> Result<Vec<ClaudeFault>, Dia
             at: place(entry, args)?,
         },
         "huge" => ClaudeFault::Huge {
-            bytes: args.size("bytes")?.unwrap_or((1 << 20) + 1).min(MAX_BYTES),
+            bytes: args
+                .size("bytes")?
+                .unwrap_or(super::super::expect::PYTHON_SDK_MAX_LINE + 1)
+                .min(MAX_BYTES),
             at: place(entry, args)?,
         },
         "missing" => ClaudeFault::Missing {
