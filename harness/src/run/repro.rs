@@ -54,7 +54,11 @@ pub fn line(consumer: &Consumer, mock: &MockBinary, case: &Case, cwd: &Path) -> 
     // The case's settings beside them too, for a consumer that passes its agent an
     // allow-listed environment (see `crate::journal::settings`); none left over from
     // another case.
-    let settings_file = quote(&bin.join(crate::journal::settings::FILE_NAME).display().to_string());
+    let settings_file = quote(
+        &bin.join(crate::journal::settings::FILE_NAME)
+            .display()
+            .to_string(),
+    );
     let settings = case.env();
     if settings.is_empty() {
         line.push_str(&format!("rm -f {settings_file} && "));
@@ -63,7 +67,10 @@ pub fn line(consumer: &Consumer, mock: &MockBinary, case: &Case, cwd: &Path) -> 
             .iter()
             .map(|(name, value)| quote(&format!("{name}={value}")))
             .collect();
-        line.push_str(&format!("printf '%s\\n' {} > {settings_file} && ", lines.join(" ")));
+        line.push_str(&format!(
+            "printf '%s\\n' {} > {settings_file} && ",
+            lines.join(" ")
+        ));
     }
     // The consumer's own PATH wins, as in the harness.
     let own_path =
