@@ -1,6 +1,7 @@
-//! `mock-agent drift`: Claude Code 2.1.331 (installed by scripts/real-clis.sh) and its
-//! stand-in on the same scenarios differ only as tests/drift/claude.allow explains;
-//! a stand-in that changes an exit code, or a field renamed in its output, fails it.
+//! `mock-agent drift`: Claude Code 2.1.331 and Codex 0.163.0 (installed by
+//! scripts/real-clis.sh) and their stand-ins on the same scenarios differ only as
+//! tests/drift/claude.allow and tests/drift/codex.allow explain; a stand-in that changes
+//! an exit code, or a field renamed in its output, fails it.
 
 use harness::drift::{compare, AllowList, Run};
 use harness::frames::Exit;
@@ -10,7 +11,11 @@ use crate::model_api::real;
 use crate::support::{mock_std, root};
 
 fn allow_list() -> AllowList {
-    let path = root().join("tests/drift/claude.allow");
+    allow_list_of("claude")
+}
+
+fn allow_list_of(dialect: &str) -> AllowList {
+    let path = root().join(format!("tests/drift/{dialect}.allow"));
     let text = std::fs::read_to_string(&path).expect("reads the allow-list");
     AllowList::parse(&text, &path).expect("a valid allow-list")
 }
@@ -185,4 +190,119 @@ fn drift_s_own_errors_say_what_to_do() {
         .unwrap();
     assert!(String::from_utf8_lossy(&unknown.stderr)
         .contains("`nope` is not a scenario of claude; use one of text, tool"));
+}
+
+// Codex: `codex exec --json`, the TypeScript SDK's argv and a script's.
+
+#[test]
+fn drift_of_codex_at_the_pinned_version_is_all_in_the_allow_list() {
+    let Some(codex) = real("codex") else {
+        return;
+    };
+    let kept = tempfile::tempdir().unwrap();
+    let output = mock_std()
+        .args(["drift", "--dialect", "codex", "--real"])
+        .arg(&codex)
+        .arg("--keep")
+        .arg(kept.path())
+        .output()
+        .expect("runs drift");
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr),
+    );
+    assert_eq!(output.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert!(!stdout.contains("NEW"), "{stdout}");
+    assert!(stderr.contains(", 0 not in the allow-list"), "{stderr}");
+    assert!(stderr.contains("(codex-cli 0.163.0)"), "{stderr}");
+    assert!(
+        !stderr.contains("allows nothing"),
+        "a stale allow-list entry: {stderr}"
+    );
+    // The HTTP errors agree to the line: types, order, fields, exit code, stderr.
+    for case in ["http-401/sdk", "http-401/exec", "http-429/sdk", "http-429/exec"] {
+        assert!(
+            stderr.contains(&format!(
+                "{case:<20} real: 9 lines, exit 1; stand-in: 9 lines, exit 1; 0 differences"
+            )),
+            "{case}: {stderr}"
+        );
+    }
+    let cassette = kept.path().join("tool-sdk.cassette");
+    let header: Value = serde_json::from_str(
+        std::fs::read_to_string(&cassette)
+            .expect("the real run's cassette")
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(header["invocation"]["cli_version"], "codex-cli 0.163.0");
+    assert_eq!(header["invocation"]["dialect"], "codex");
+}
+
+#[test]
+fn a_codex_stand_in_that_changes_an_exit_code_makes_drift_fail() {
+    let Some(codex) = real("codex") else {
+        return;
+    };
+    // The stand-in's turn.completed goes, and it exits 3.
+    let output = mock_std()
+        .args(["drift", "--dialect", "codex", "--scenario", "tool", "--real"])
+        .arg(&codex)
+        .env("MOCK_AGENT_FAULTS", "exit:code=3,at=turn.completed")
+        .output()
+        .expect("runs drift");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    let row = stdout
+        .lines()
+        .find(|l| l.starts_with("tool/exec") && l.contains("(end)"))
+        .unwrap_or_else(|| panic!("an ending row: {stdout}"));
+    let words: Vec<&str> = row.split_whitespace().collect();
+    assert_eq!(
+        words,
+        ["tool/exec", "(end)", "exit", "exit", "0", "exit", "3", "NEW"]
+    );
+}
+
+#[test]
+fn a_field_renamed_in_the_codex_stand_in_s_output_is_a_difference_no_entry_allows() {
+    let rules = harness::dialects::CODEX.drift_rules();
+    let allow = allow_list_of("codex");
+    let output = mock_std()
+        .args(["codex", "exec", "--json", "--skip-git-repo-check", "hi"])
+        .env("CODEX_HOME", tempfile::tempdir().unwrap().path())
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("runs the stand-in");
+    let truth = Run::from_output(
+        &output.stdout,
+        &output.stderr,
+        Some(Exit::from_status(output.status)),
+    );
+    assert!(compare("tool/sdk", &truth, &truth.clone(), &rules).is_empty());
+    let mut doctored = truth.clone();
+    for line in &mut doctored.lines {
+        if let Some(item) = line.get_mut("item").and_then(Value::as_object_mut) {
+            if let Some(output) = item.remove("aggregated_output") {
+                item.insert("output".to_owned(), output);
+            }
+        }
+    }
+    let found = compare("tool/sdk", &truth, &doctored, &rules);
+    let new: Vec<String> = found
+        .iter()
+        .filter(|d| allow.allowing(d).is_none())
+        .map(|d| format!("{} {} {}", d.key(), d.real, d.stand_in))
+        .collect();
+    assert_eq!(
+        new,
+        [
+            "tool/sdk item.completed item.aggregated_output string -",
+            "tool/sdk item.completed item.output - string",
+            "tool/sdk item.started item.aggregated_output string -",
+            "tool/sdk item.started item.output - string",
+        ]
+    );
 }

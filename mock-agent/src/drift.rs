@@ -76,6 +76,14 @@ pub trait Drift: Sync {
     /// and everything that would reach the network turned off.
     fn real_env(&self, base_url: &str) -> Vec<(String, String)>;
 
+    /// Arguments given the real CLI before the invocation's, when an environment
+    /// variable cannot point it at `base_url` (Codex's `-c model_providers...`); none
+    /// by default. The stand-in does not get them.
+    fn real_args(&self, base_url: &str) -> Vec<String> {
+        let _ = base_url;
+        Vec::new()
+    }
+
     /// Its scenarios, in the order they run.
     fn scenarios(&self) -> &'static [Scenario];
 
@@ -197,7 +205,10 @@ pub fn run_real(
     if curated {
         cmd.arg("--redact-home");
     }
-    cmd.arg("--").arg(real).args(&invocation.argv);
+    cmd.arg("--")
+        .arg(real)
+        .args(drift.real_args(server.base_url()))
+        .args(&invocation.argv);
     cmd.envs(drift.real_env(server.base_url()))
         .envs(invocation.env.iter().copied());
     let run = run(cmd, &invocation.stdin)?;

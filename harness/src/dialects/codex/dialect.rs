@@ -156,6 +156,15 @@ impl Dialect for Codex {
         &[super::wire::undocumented::EVENT, super::wire::undocumented::ITEM]
     }
 
+    /// Lines are told apart by `type`; the enums a consumer branches on (an item's
+    /// type and status) are compared by value.
+    fn drift_rules(&self) -> crate::drift::Rules {
+        crate::drift::Rules {
+            values: &["item.type", "item.status", "item.changes[].kind"],
+            ..crate::drift::Rules::DEFAULT
+        }
+    }
+
     fn claims(&self, header: &Header) -> bool {
         is_codex(header)
     }

@@ -19,6 +19,7 @@
 //! `MOCK_AGENT_TIMING`, the session from `MOCK_AGENT_CASSETTE` (a Codex cassette),
 //! `MOCK_AGENT_GENERATE` (a seed) or the built-in default session.
 
+pub mod drift;
 mod exec;
 pub mod record;
 mod threads;
@@ -50,6 +51,10 @@ impl crate::dialects::Cli for Codex {
 
     fn recorded(&self) -> &'static dyn crate::record::Recorded {
         &record::Recording
+    }
+
+    fn drift(&self) -> Option<&'static dyn crate::drift::Drift> {
+        Some(&drift::CodexDrift)
     }
 }
 
