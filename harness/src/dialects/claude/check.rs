@@ -241,6 +241,22 @@ const REQUIRED: &[(&str, &[(&str, &str)])] = &[
         ],
     ),
     (types::SYSTEM, &[("/subtype", "subtype")]),
+    (
+        types::RATE_LIMIT_EVENT,
+        &[
+            ("/rate_limit_info/status", "rate_limit_info.status"),
+            ("/uuid", "uuid"),
+            ("/session_id", "session_id"),
+        ],
+    ),
+    (
+        types::CONVERSATION_RESET,
+        &[
+            ("/new_conversation_id", "new_conversation_id"),
+            ("/uuid", "uuid"),
+            ("/session_id", "session_id"),
+        ],
+    ),
 ];
 
 /// Whether the Python SDK requires a field named `field` (at the top of a line or in
@@ -304,6 +320,24 @@ mod tests {
         }
         let report = checker.finish(exit);
         assert!(report.findings.is_empty(), "{report:?}");
+    }
+
+    #[test]
+    fn the_types_the_python_sdk_parses_need_their_fields() {
+        let mut checker = ClaudeChecker::default();
+        let good = json!({"type": types::RATE_LIMIT_EVENT, "rate_limit_info": {"status": "allowed"},
+            "uuid": "u", "session_id": "s"});
+        checker.line(1, true, &line(&good));
+        let bad = json!({"type": types::RATE_LIMIT_EVENT, "rate_limit_info": {}, "session_id": "s"});
+        checker.line(2, true, &line(&bad));
+        let report = checker.finish(None);
+        let found: Vec<(u64, Rule)> = report.findings.iter().map(|f| (f.line, f.rule)).collect();
+        assert!(!found.iter().any(|(l, _)| *l == 1), "{report:?}");
+        assert!(found.contains(&(2, Rule::Fields)), "{report:?}");
+        assert!(
+            !found.iter().any(|(_, r)| *r == Rule::EventType),
+            "a known type: {report:?}"
+        );
     }
 
     #[test]

@@ -65,7 +65,7 @@ fn step() -> impl Strategy<Value = Step> {
         1 => text().prop_map(Step::Thinking),
         3 => tool().prop_map(Step::Tool),
         1 => prop_oneof![
-            Just(json!({"type": "rate_limit_event", "rate_limit_info": {"status": "allowed"}})),
+            Just(json!({"type": types::RATE_LIMIT_EVENT, "rate_limit_info": {"status": "allowed"}})),
             Just(json!({"type": types::SYSTEM, "subtype": "compact_boundary", "compact_metadata": {"trigger": "auto", "pre_tokens": 1000}})),
             Just(json!({"type": types::SYSTEM, "subtype": "future_subtype", "note": "not documented"})),
         ]

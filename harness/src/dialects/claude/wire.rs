@@ -42,6 +42,13 @@ pub mod types {
     pub const CONTROL_CANCEL_REQUEST: &str = "control_cancel_request";
     /// A line that keeps the channel open (TypeScript SDK).
     pub const KEEP_ALIVE: &str = "keep_alive";
+    /// A rate-limit notice (under a subscription login): `rate_limit_info` with its
+    /// `status`, `uuid`, `session_id`. The Python SDK parses it (0.2.188 requires those
+    /// fields, and raises without one); the TypeScript SDK hands it on.
+    pub const RATE_LIMIT_EVENT: &str = "rate_limit_event";
+    /// The conversation was reset: `new_conversation_id`, `uuid`, `session_id` (the
+    /// Python SDK 0.2.188 requires them).
+    pub const CONVERSATION_RESET: &str = "conversation_reset";
 
     /// Every type the SDKs know.
     pub const ALL: &[&str] = &[
@@ -54,6 +61,8 @@ pub mod types {
         CONTROL_RESPONSE,
         CONTROL_CANCEL_REQUEST,
         KEEP_ALIVE,
+        RATE_LIMIT_EVENT,
+        CONVERSATION_RESET,
     ];
 }
 
