@@ -44,7 +44,7 @@ pub(crate) mod spec;
 pub mod strategy;
 
 pub use catalogue::{e, entry, Described, Key, Site, ANYWHERE, CUT, LINE, MESSAGE, MESSAGE_CUT, REQUEST};
-pub use spec::{FROM_ENV, FROM_FLAG, MAX_BYTES};
+pub use spec::{LinePlace, FROM_ENV, FROM_FLAG, MAX_BYTES};
 
 use crate::error::{Diagnostic, Origin};
 

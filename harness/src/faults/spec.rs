@@ -102,6 +102,26 @@ impl Written {
     }
 }
 
+/// Where a fault acts in a dialect whose faults are placed at the lines the agent
+/// writes (Claude Code's, Codex's): before the first line of a kind, or after a
+/// number of lines.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LinePlace {
+    /// Before the first line of this kind (a `type`, a subtype, a request's).
+    At(String),
+    /// After this many lines (0: before the first).
+    After(u64),
+}
+
+impl std::fmt::Display for LinePlace {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LinePlace::At(at) => write!(f, "at={at}"),
+            LinePlace::After(n) => write!(f, "after={n}"),
+        }
+    }
+}
+
 /// Splits the spec into items, honouring quotes. Columns are 1-based bytes.
 pub(crate) fn split_items(spec: &str, origin: Origin<'_>) -> Result<Vec<Item>, Diagnostic> {
     let mut items = Vec::new();
@@ -279,6 +299,17 @@ impl<'a> Args<'a> {
                 .map(Some)
                 .map_err(|_| self.err(column, format!("`{key}={value}`: {key} is {what}"))),
         }
+    }
+
+    /// Where the entry's fault acts among the lines: as written, else its default,
+    /// else before the first line.
+    pub(crate) fn line_place(&mut self, entry: &Described, words: &Words) -> Result<LinePlace, Diagnostic> {
+        let written = self.site(entry, words)?;
+        Ok(match written.or_else(|| entry.default.and_then(Written::of)) {
+            Some(Written::At(at)) => LinePlace::At(at),
+            Some(Written::After(n)) => LinePlace::After(n),
+            Some(Written::Method(_)) | None => LinePlace::After(0),
+        })
     }
 
     /// `code=C`: an exit code, 0 to 255, if given.

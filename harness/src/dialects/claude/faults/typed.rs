@@ -16,23 +16,8 @@ use crate::faults::spec::{parse_as, Args, Typed, Words, Written};
 use crate::faults::MAX_BYTES;
 use crate::frames::{Exit, Signal};
 
-/// Where a fault acts.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Place {
-    /// Before the first line of this `type`, `subtype` or request subtype.
-    At(String),
-    /// After this many lines (0: before the first).
-    After(u64),
-}
-
-impl std::fmt::Display for Place {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Place::At(at) => write!(f, "at={at}"),
-            Place::After(n) => write!(f, "after={n}"),
-        }
-    }
-}
+/// Where a fault acts: before the first line of a kind, or after a number of lines.
+pub use crate::faults::LinePlace as Place;
 
 /// How a turn ends, by a preset.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -219,12 +204,7 @@ impl Typed for ClaudeFault {
 }
 
 fn place(entry: &Described, args: &mut Args<'_>) -> Result<Place, Diagnostic> {
-    let written = args.site(entry, &ClaudeFault::WORDS)?;
-    Ok(match written.or_else(|| entry.default.and_then(Written::of)) {
-        Some(Written::At(at)) => Place::At(at),
-        Some(Written::After(n)) => Place::After(n),
-        Some(Written::Method(_)) | None => Place::After(0),
-    })
+    args.line_place(entry, &ClaudeFault::WORDS)
 }
 
 fn method(entry: &Described, args: &mut Args<'_>) -> Result<String, Diagnostic> {

@@ -8,27 +8,12 @@ use std::time::Duration;
 use super::catalogue::CATALOGUE;
 use crate::error::{Diagnostic, Origin};
 use crate::faults::catalogue::{names, Described};
-use crate::faults::spec::{parse_as, Args, Typed, Words, Written};
+use crate::faults::spec::{parse_as, Args, Typed, Words};
 use crate::faults::MAX_BYTES;
 use crate::frames::{Exit, Signal};
 
-/// Where a fault acts.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Place {
-    /// Before the first line of this `type`, or whose item is of this type.
-    At(String),
-    /// After this many lines (0: before the first).
-    After(u64),
-}
-
-impl std::fmt::Display for Place {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Place::At(at) => write!(f, "at={at}"),
-            Place::After(n) => write!(f, "after={n}"),
-        }
-    }
-}
+/// Where a fault acts: before the first line of a kind, or after a number of lines.
+pub use crate::faults::LinePlace as Place;
 
 /// How every turn ends, by a preset: the real CLI's failures.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -183,12 +168,7 @@ impl Typed for CodexFault {
 }
 
 fn place(entry: &Described, args: &mut Args<'_>) -> Result<Place, Diagnostic> {
-    let written = args.site(entry, &CodexFault::WORDS)?;
-    Ok(match written.or_else(|| entry.default.and_then(Written::of)) {
-        Some(Written::At(at)) => Place::At(at),
-        Some(Written::After(n)) => Place::After(n),
-        Some(Written::Method(_)) | None => Place::After(0),
-    })
+    args.line_place(entry, &CodexFault::WORDS)
 }
 
 fn build(entry: &Described, args: &mut Args<'_>) -> Result<Vec<CodexFault>, Diagnostic> {
