@@ -166,3 +166,56 @@ fn each_dialect_s_generated_sessions_are_its_own_and_lint_clean() {
         }
     }
 }
+
+/// `mock-agent dialects` lists what the library registers, and each listed CLI name
+/// runs the mock as that CLI (as the pytest plugin and the runner put it on `PATH`).
+#[test]
+fn mock_agent_dialects_lists_every_registered_dialect() {
+    let listed = crate::support::mock_std()
+        .args(["dialects", "--json"])
+        .output()
+        .expect("runs");
+    assert!(listed.status.success());
+    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&listed.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect();
+    assert_eq!(lines.len(), dialects::ALL.len());
+    for (line, dialect) in lines.iter().zip(dialects::ALL) {
+        assert_eq!(line["name"], dialect.name());
+        assert_eq!(line["title"], dialect.title());
+        assert_eq!(line["conversation"], dialect.is_conversation());
+        let programs: Vec<&str> = line["programs"]
+            .as_array()
+            .expect("a list")
+            .iter()
+            .filter_map(|p| p.as_str())
+            .collect();
+        assert_eq!(programs, dialect.programs());
+        // The word of `mock-agent WORD` runs it, and so does a link of each name.
+        let word = line["word"].as_str().expect("a CLI of its own");
+        let version = crate::support::mock_std()
+            .args([word, "--version"])
+            .output()
+            .expect("runs");
+        assert!(version.status.success(), "mock-agent {word} --version");
+        let dir = tempfile::tempdir().expect("temp dir");
+        for program in &programs {
+            let link = dir.path().join(program);
+            std::os::unix::fs::symlink(crate::support::bin(), &link).expect("links");
+            let mut cmd = std::process::Command::new(&link);
+            harness::run::child::without_mock_env(&mut cmd);
+            let linked = cmd.arg("--version").output().expect("runs");
+            assert!(linked.status.success(), "{program} --version");
+            assert_eq!(linked.stdout, version.stdout, "{program} is `mock-agent {word}`");
+        }
+    }
+    let plain = crate::support::mock_std().arg("dialects").output().expect("runs");
+    let text = String::from_utf8_lossy(&plain.stdout);
+    for dialect in dialects::ALL {
+        assert!(
+            text.contains(dialect.name()) && text.contains(dialect.title()),
+            "{text}"
+        );
+    }
+}

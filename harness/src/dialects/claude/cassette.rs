@@ -48,8 +48,8 @@ use super::session::{End, Session, Step, ToolCall, Turn};
 use super::wire::{blocks, content, control, fields, kind_of, results, states, system, types, Inbound};
 use crate::cassette::{Header, Invocation, FORMAT_VERSION};
 use crate::dialects::claude::faults::ClaudeFault;
-use crate::dialects::cursor_print::expect::Expectation;
 use crate::error::{CassetteError, Diagnostic, ProblemKind};
+use crate::expect::Expectation;
 use crate::frames::{Exit, Frame, FrameResult, Stream};
 
 pub use super::wire::{DIALECT, DIALECT_KEY};

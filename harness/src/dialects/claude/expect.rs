@@ -16,7 +16,7 @@ use super::play::{Next, Options, Player};
 use super::session::Session;
 use super::wire::{content, control, fields, types};
 use crate::dialects::claude::faults::ClaudeFault;
-use crate::dialects::cursor_print::expect::Expectation;
+use crate::expect::Expectation;
 use crate::frames::Exit;
 
 /// What a careful consumer concludes from `session` played with `faults`, and the
