@@ -1,7 +1,7 @@
 //! FNV-1a, 64 bits: a short digest of bytes that is the same on every run, machine
 //! and version (std's `DefaultHasher` promises none of that). It names generated
 //! streams in snapshots, checks the bytes a benchmark read, and tells apart what two
-//! streams print ([`crate::dialects::cursor_print::render::Witness`]). Not for anything an adversary chooses.
+//! streams print (print mode's witness of a rendered stream). Not for anything an adversary chooses.
 //!
 //! ```
 //! use harness::digest::{fnv1a, fnv1a_from, FNV1A_OFFSET};

@@ -28,7 +28,7 @@
 //! | `MOCK_AGENT_SEED` | the seed of every random choice | `0` |
 //! | `MOCK_AGENT_GENERATE` | serve the session generated from this seed (see [`harness::generate`]) | off |
 //! | `MOCK_AGENT_PROFILE` | what generated sessions hold: `real` or `seeds` | `real` |
-//! | `MOCK_AGENT_RECORD` | the shim's record mode: `none`, `once`, `new_episodes`, `all`, `passthrough` (see [`crate::dialects::cursor_print::library`]) | off |
+//! | `MOCK_AGENT_RECORD` | the shim's record mode: `none`, `once`, `new_episodes`, `all`, `passthrough` (the Cursor CLI's cassette library) | off |
 //! | `MOCK_AGENT_LIBRARY` | the directory of cassettes the record modes use | none |
 //! | `MOCK_AGENT_REAL` | the real CLI, for the record modes that run it | none |
 //! | `MOCK_AGENT_MATCH_ON` | the fields an invocation is matched on, or changes to the default (`+argv,-model`) | `prompt,output_format,partial,model` |

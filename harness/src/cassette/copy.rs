@@ -165,7 +165,7 @@ impl Finders {
     }
 
     /// Whether a line may be an `assistant` delta: one with `timestamp_ms` and no
-    /// `model_call_id` (see [`crate::dialects::cursor_print::render::segments`]). A line without `assistant` in
+    /// `model_call_id` (print mode's rendering of segments). A line without `assistant` in
     /// quotes is none, nor one without `timestamp_ms` or an escape that could spell it, nor one whose last
     /// members, in the compact shape, include `model_call_id`; any other line that
     /// holds `timestamp_ms` is parsed.

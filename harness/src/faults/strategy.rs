@@ -7,6 +7,22 @@ use std::fmt::Display;
 
 use proptest::prelude::*;
 
+/// The value `strategy` draws from `seed`, the same on every run and machine (for one
+/// version): the seed's bytes, then `salt` (a dialect's name, so that two dialects'
+/// sessions of one seed are two streams of the generator). `None` only when the
+/// strategy rejects every value.
+pub fn draw<S: Strategy>(strategy: &S, seed: u64, salt: &[u8]) -> Option<S::Value> {
+    use proptest::strategy::ValueTree;
+    use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+    let mut bytes = [0u8; 32];
+    bytes[..8].copy_from_slice(&seed.to_le_bytes());
+    let salt = &salt[..salt.len().min(24)];
+    bytes[8..8 + salt.len()].copy_from_slice(salt);
+    let rng = TestRng::from_seed(RngAlgorithm::ChaCha, &bytes);
+    let mut runner = TestRunner::new_with_rng(Config::default(), rng);
+    strategy.new_tree(&mut runner).ok().map(|tree| tree.current())
+}
+
 /// One item of a fault list as a strategy draws it: its text in the grammar, and the
 /// typed faults it stands for (several for a preset).
 #[derive(Debug, Clone, PartialEq)]

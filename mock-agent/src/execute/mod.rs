@@ -8,7 +8,7 @@
 //!
 //! - [`perform`]: a one-way plan (print mode), a script with no waits: each frame at
 //!   the time the plan's clock gave it (plus the length of the stalls before it);
-//! - the ACP server (`crate::dialects::cursor_acp`): a conversation, whose frames are decided as the
+//! - a conversation's server (ACP's, Claude Code's): a conversation, whose frames are decided as the
 //!   client speaks, each due when the same clock says.
 //!
 //! Stdout goes through a 64 KiB buffer: lines due at once share writes, and the buffer

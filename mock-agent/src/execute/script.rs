@@ -8,7 +8,7 @@
 //!
 //! - the one-way plan of print mode ([`super::perform`]) is a script with no waits:
 //!   its listener is [`Silent`], and nothing but a signal interrupts it;
-//! - the server (`crate::dialects::cursor_acp`) listens to the client: a message that comes while a
+//! - the server of a conversation listens to the client: a message that comes while a
 //!   step waits its time is handled then, and may interrupt the wait (a cancel, the
 //!   end of stdin); a wait for the client is a wait until a time that never comes
 //!   (`Duration::MAX`) that the client's message interrupts.

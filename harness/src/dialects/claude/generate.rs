@@ -4,8 +4,6 @@
 //! fewer steps, shorter texts, a success instead of an error.
 
 use proptest::prelude::*;
-use proptest::strategy::ValueTree;
-use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use serde_json::json;
 
 use std::time::Duration;
@@ -268,17 +266,10 @@ pub fn faulted(most: usize) -> impl Strategy<Value = Faulted> {
 
 /// The session of a seed: the same on every run and machine, for one version.
 pub fn from_seed(seed: u64) -> Session {
-    let mut bytes = [0u8; 32];
-    bytes[..8].copy_from_slice(&seed.to_le_bytes());
-    // Not the print-mode session of the same seed: another stream of the generator.
-    bytes[8..14].copy_from_slice(b"claude");
-    let rng = TestRng::from_seed(RngAlgorithm::ChaCha, &bytes);
-    let mut runner = TestRunner::new_with_rng(Config::default(), rng);
-    match session().new_tree(&mut runner) {
-        Ok(tree) => tree.current(),
-        // Only a filter that rejects everything fails; the strategy has none.
-        Err(_) => super::session::default_session("/work"),
-    }
+    // Not another dialect's session of the same seed: another stream of the generator.
+    // Only a filter that rejects everything fails; the strategy has none.
+    crate::faults::strategy::draw(&session(), seed, b"claude")
+        .unwrap_or_else(|| super::session::default_session("/work"))
 }
 
 #[cfg(test)]

@@ -5,8 +5,6 @@
 //! fewer items, shorter texts, a completed turn instead of a failed one.
 
 use proptest::prelude::*;
-use proptest::strategy::ValueTree;
-use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 
 use super::faults::{parse, CodexFault, FROM_ENV};
 use super::recording::write_cassette;
@@ -210,17 +208,10 @@ pub fn faulted(most: usize) -> impl Strategy<Value = Faulted> {
 
 /// The session of a seed: the same on every run and machine, for one version.
 pub fn from_seed(seed: u64) -> Session {
-    let mut bytes = [0u8; 32];
-    bytes[..8].copy_from_slice(&seed.to_le_bytes());
     // Not another dialect's session of the same seed: another stream of the generator.
-    bytes[8..13].copy_from_slice(b"codex");
-    let rng = TestRng::from_seed(RngAlgorithm::ChaCha, &bytes);
-    let mut runner = TestRunner::new_with_rng(Config::default(), rng);
-    match session().new_tree(&mut runner) {
-        Ok(tree) => tree.current(),
-        // Only a filter that rejects everything fails; the strategy has none.
-        Err(_) => super::session::default_session("/work"),
-    }
+    // Only a filter that rejects everything fails; the strategy has none.
+    crate::faults::strategy::draw(&session(), seed, b"codex")
+        .unwrap_or_else(|| super::session::default_session("/work"))
 }
 
 #[cfg(test)]
