@@ -25,6 +25,9 @@ const READS_SESSION_STATE: &str = "CLAUDE_CODE_SDK_READS_SESSION_STATE";
 /// Another host's: emit session states.
 const EMIT_SESSION_STATE_EVENTS: &str = "CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS";
 
+/// The variables that change what the CLI writes (a recording keeps their values).
+pub(super) const OUTPUT_ENV: &[&str] = &[READS_SESSION_STATE, EMIT_SESSION_STATE_EVENTS];
+
 /// Whether the CLI writes `session_state_changed` lines: with stream-json input, when
 /// the SDKs' variable is set, or the other hosts' is true (`1`, `true`, ...).
 pub(super) fn states(stream_input: bool) -> bool {
