@@ -215,7 +215,7 @@ fn each_dialect_s_curated_cassettes_are_its_own_and_lint_clean() {
 }
 
 #[test]
-fn each_dialect_s_generated_sessions_are_its_own_and_lint_clean() {
+fn each_dialect_s_generated_sessions_are_its_own_lint_clean_and_replay() {
     let dir = tempfile::tempdir().expect("temp dir");
     for dialect in dialects::ALL {
         for seed in 0..4u64 {
@@ -240,6 +240,14 @@ fn each_dialect_s_generated_sessions_are_its_own_and_lint_clean() {
                 "{dialect}: the session of seed {seed} lints with errors: {:?}",
                 report.findings
             );
+            // It replays as it was generated, to the client it was generated with.
+            let recorded = played::Recorded::read(&path);
+            let dir = installed(*dialect, &[("MOCK_AGENT_CASSETTE", &path)]);
+            let home = tempfile::tempdir().expect("temp dir");
+            let program = dir.path().join(dialect.programs()[0]);
+            let what = format!("{dialect}: the session of seed {seed} replayed");
+            let run = recorded.play(&what, command(&program, home.path()));
+            assert_eq!(run, recorded.run, "{what}");
             // Without a file, the same session is told.
             assert!(matches!(
                 dialect.generate(seed, None, None),
