@@ -231,7 +231,6 @@ impl Session {
         for frame in &frames[to..] {
             put(frame, &mut sent);
         }
-        drop(put);
         out.flush().expect("writes");
         writer.finish().expect("finishes the cassette");
         Session {
