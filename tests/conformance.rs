@@ -430,18 +430,67 @@ fn test_with(consumers: &Consumers, script: &str, extra: &[&str]) -> (Option<i32
     (out.status.code(), report)
 }
 
-/// The careful program of each dialect passes every case of its matrix, and each
-/// planted bug is caught by its property, through `mock-agent test` as a user runs it.
+/// The careful program of each dialect passes every case of its matrix (run by the
+/// library's runner, as a Rust test author runs it), and a fault that ends the
+/// process ends it as it says (the agent's journal); each planted bug is caught by its
+/// property, through `mock-agent test` as a user runs it.
 #[test]
-fn each_dialect_s_careful_program_passes_and_planted_bugs_are_caught() {
+fn each_dialect_s_careful_program_passes_faults_end_as_said_and_planted_bugs_are_caught() {
+    use harness::journal::ExitRecord;
+    use harness::run::{report, Consumer, MockBinary, Runner};
     for dialect in dialects::ALL {
         let Some(consumers) = CONSUMERS.iter().find(|c| c.dialect == dialect.name()) else {
             panic!("{dialect}: no example programs listed in tests/conformance.rs (write a careful one and planted bugs, then add them to CONSUMERS)");
         };
-        let (code, report) = test_with(consumers, consumers.careful, &[]);
-        assert_eq!(code, Some(0), "{dialect}: {}:\n{report}", consumers.careful);
-        assert!(report.contains(" 0 failed"), "{dialect}: {report}");
-        assert!(!consumers.planted.is_empty(), "{dialect}: no planted bug");
+        let home = tempfile::tempdir().expect("temp dir");
+        let careful = Consumer::new(format!(
+            "{} {} hi",
+            (consumers.interpreter)(),
+            root().join("tests/consumers").join(consumers.careful).display()
+        ))
+        .timeout(std::time::Duration::from_secs(consumers.timeout))
+        .env("CONSUMER_IDLE_TIMEOUT", "3")
+        .env("HOME", home.path().to_str().expect("utf-8"));
+        let cases = Matrix::of(*dialect, Vec::new())
+            .cases(false)
+            .unwrap_or_else(|e| panic!("{dialect}: the matrix: {e}"));
+        let results = Runner::new(&careful, &MockBinary::new(bin()))
+            .jobs(2)
+            .run_all(&cases, |_| {})
+            .expect("runs");
+        let mut wrong = Vec::new();
+        for result in &results {
+            let name = &result.case.name;
+            if !result.passed() {
+                wrong.push(report::record(result));
+            }
+            if result.case.faults.is_empty() {
+                continue;
+            }
+            let journal = &result.outcome.journal;
+            // A fault that ends the process ends it as it says.
+            for fault in result.case.faults.split(';') {
+                let (kind, args) = fault.split_once(':').unwrap_or((fault, ""));
+                let arg = |key: &str| {
+                    args.split(',')
+                        .find_map(|kv| kv.strip_prefix(key)?.strip_prefix('=').map(str::to_owned))
+                };
+                let ended = match (kind, arg("code"), arg("name")) {
+                    ("exit", Some(code), _) => Some(ExitRecord::Code(code.parse().expect("a code"))),
+                    ("signal", _, Some(signal)) => Some(ExitRecord::Signal(signal)),
+                    _ => None,
+                };
+                // (A journal is written at the end: none when the consumer killed the
+                // agent outright, as a careful one does when it stalls for ever.)
+                if let Some(ended) = ended.filter(|_| !journal.is_empty()) {
+                    if !journal.iter().any(|entry| entry.exit == ended) {
+                        let exits: Vec<_> = journal.iter().map(|e| &e.exit).collect();
+                        wrong.push(format!("{name}: `{fault}`, but the agent ended {exits:?}"));
+                    }
+                }
+            }
+        }
+        assert!(wrong.is_empty(), "{dialect}:\n{}", wrong.join("\n\n"));
         for (script, filter, property) in consumers.planted {
             let (code, report) = test_with(consumers, script, &["--filter", filter]);
             assert_eq!(
