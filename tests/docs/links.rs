@@ -72,7 +72,11 @@ fn anchors(text: &str) -> Vec<String> {
             .map(|c| if c == ' ' { '-' } else { c })
             .collect();
         let n = seen.iter().filter(|s| **s == slug).count();
-        made.push(if n == 0 { slug.clone() } else { format!("{slug}-{n}") });
+        made.push(if n == 0 {
+            slug.clone()
+        } else {
+            format!("{slug}-{n}")
+        });
         seen.push(slug);
     }
     made
@@ -155,9 +159,9 @@ fn the_book_lists_every_page_of_the_guide() {
 fn the_pages_with_rust_examples_are_doctests() {
     let lib = std::fs::read_to_string(root().join("harness/src/lib.rs")).expect("lib.rs");
     for page in pages() {
-        let compiled = blocks(&page.text).iter().any(|b| {
-            b.lang.starts_with("rust") && !b.lang.contains("ignore") && !b.lines.is_empty()
-        });
+        let compiled = blocks(&page.text)
+            .iter()
+            .any(|b| b.lang.starts_with("rust") && !b.lang.contains("ignore") && !b.lines.is_empty());
         let included = lib.contains(&format!("include_str!(\"../../{}\")", page.path));
         assert!(
             !compiled || included,
