@@ -677,3 +677,30 @@ fn the_readme_is_short() {
         "README.md has {lines} lines; keep it under {README_LINES} and move the rest to docs/"
     );
 }
+
+#[test]
+fn the_readme_gives_the_test_command_ci_runs() {
+    let ci = std::fs::read_to_string(root().join(".ci/run")).expect("reads .ci/run");
+    let readme = std::fs::read_to_string(root().join("README.md")).expect("reads README.md");
+    let tests: Vec<&str> = ci
+        .lines()
+        .filter(|l| l.trim_start().starts_with("cargo test"))
+        .collect();
+    assert_eq!(tests.len(), 1, ".ci/run runs one test command: {tests:?}");
+    let first: Vec<String> = blocks(&readme)
+        .into_iter()
+        .find(|b| b.lang == "sh")
+        .map(|b| b.lines)
+        .unwrap_or_default();
+    assert!(
+        first.iter().any(|l| l.trim() == tests[0].trim()),
+        "README.md's first sh block (set up) must give `{}`, what .ci/run runs",
+        tests[0].trim()
+    );
+    assert!(
+        first
+            .iter()
+            .any(|l| l.starts_with("cargo run --release -p mock-agent -- ")),
+        "README.md's set-up block must build and run the default session"
+    );
+}
