@@ -11,7 +11,8 @@
 //!   scripts/claude-sdks.sh when it imports the SDK); it must pass, exit 0;
 //! - each ```` ```js ```` block runs under `node` beside the TypeScript Claude Agent
 //!   SDK's `node_modules`; a ```` ```ts ```` block must be run by a test of its own
-//!   ([`RUN_ELSEWHERE`]) or be marked;
+//!   (its page in [`RUN_ELSEWHERE`], which takes its ```` ```js ```` blocks too) or
+//!   be marked;
 //! - a block that cannot run as it stands (a fragment, a command that needs the real
 //!   CLIs, which a test of their own runs) says so and why in its info string:
 //!   ```` ```python no-run: REASON ````; there are at most [`MAX_NOT_RUN`] of them;
@@ -76,8 +77,8 @@ const EXPECTED: &[(&str, i32, &str)] = &[
     ),
 ];
 
-/// The pages whose TypeScript examples a test of their own runs (installing the packed
-/// npm packages into a fresh project), with that test.
+/// The pages whose TypeScript and JavaScript examples a test of their own runs
+/// (installing the packed npm packages into a fresh project), with that test.
 const RUN_ELSEWHERE: &[(&str, &str)] = &[(
     "docs/npm.md",
     "the npm packages' test installs the packed tarballs and runs its example",
@@ -540,10 +541,11 @@ fn check_block(page: &Page, block: &Block) -> Option<Vec<String>> {
             Vec::new()
         });
     }
+    let elsewhere = RUN_ELSEWHERE.iter().any(|(p, _)| *p == page.path);
+    if elsewhere && matches!(lang, "js" | "javascript" | "ts" | "typescript") {
+        return Some(Vec::new());
+    }
     if matches!(lang, "ts" | "typescript") {
-        if RUN_ELSEWHERE.iter().any(|(p, _)| *p == page.path) {
-            return Some(Vec::new());
-        }
         return Some(vec![format!(
             "{at}: a TypeScript example nothing runs: write it as ```js, or mark it \
              `no-run: why`, or list its page in RUN_ELSEWHERE with the test that runs it"
