@@ -24,6 +24,7 @@ mod cli; // the emulated CLI's command line, subcommands and errors
 mod codex; // Codex's stand-in (`codex exec --json`) through the binary: argv, the pure player's bytes, presets, resume, -o, schemas, cassettes, record, the careful program and planted bugs
 mod conformance; // what every registered dialect must do: names, faults, matrix, curated cassettes lint clean and replay losslessly, record then replay, the careful program passes, planted bugs caught
 mod consumers; // the harness on example consumers: the careful one copes, each bug is caught
+mod docs; // README.md and the guide (docs/): every shell, Python and JavaScript example runs, every link resolves
 mod drift; // `mock-agent drift`: the real Claude Code and its stand-in on the same scenarios, differences only as the allow-list explains
 mod faults; // every fault and preset through the binary, signals, stalls, closed pipes
 mod formats; // every curated cassette rendered in every output format (snapshots)
@@ -35,7 +36,6 @@ mod layers; // each crate's modules import only from the layers below them
 mod lint; // the protocol checker on files
 mod model_api; // the scripted model APIs through the binary, and the real Claude Code, Codex and Gemini CLI run offline against them
 mod pytest; // the pytest plugin (python/mock_agent) on the example consumers, from a cached venv
-mod readme; // every shell example of README.md runs as written
 mod record; // recording real runs as cassettes, secrets kept out
 mod record_progress; // `record` draws its progress for a person at a terminal only, never on a pipe
 mod replay; // byte-exact replay, pipes closed early, the mock's own subcommands

@@ -360,15 +360,15 @@ fn an_interrupted_fuzz_leaves_no_temporary_directory() {
 }
 
 #[test]
-fn every_flag_of_test_and_fuzz_is_documented_in_the_readme() {
-    let readme = std::fs::read_to_string(root().join("README.md")).expect("README");
+fn every_flag_of_test_and_fuzz_is_documented_in_the_guide() {
+    let readme = std::fs::read_to_string(root().join("docs/commands.md")).expect("docs/commands.md");
     for command in ["test", "fuzz"] {
         let help = text(&harness(&[command, "--help"]).stdout);
         for word in help.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-')) {
             if word.starts_with("--") && word.len() > 2 && word != "--help" {
                 assert!(
                     readme.contains(&format!("`{word}")),
-                    "`mock-agent {command} {word}` is not in README.md"
+                    "`mock-agent {command} {word}` is not in docs/commands.md"
                 );
             }
         }

@@ -83,8 +83,12 @@ pub use frames::{Ending, Exit, Frame, Line, Signal, Stream};
 pub use dialects::cursor_print::generate;
 pub use dialects::cursor_print::{scenario, source};
 
-/// The README's Rust examples, compiled and run as doctests (with the `generate`
-/// feature: some of them generate sessions).
+/// The Rust examples of README.md and the guide (docs/), compiled and run as doctests
+/// (with the `generate` feature: some of them generate sessions). tests/docs.rs checks
+/// that every page with Rust examples is here.
 #[doc = include_str!("../../README.md")]
+#[doc = include_str!("../../docs/library.md")]
+#[doc = include_str!("../../docs/fuzz.md")]
+#[doc = include_str!("../../docs/acp-client.md")]
 #[cfg(all(doctest, feature = "generate"))]
 pub struct ReadmeDoctests;

@@ -17,7 +17,7 @@ pub struct Args {
     #[arg(long, value_enum)]
     pub api: Api,
     /// What it answers, request after request (JSON; see the scenario format in
-    /// README.md). Without one: a text and a shell call of `echo hello`, then a final
+    /// docs/model-api.md). Without one: a text and a shell call of `echo hello`, then a final
     /// text once the tool's result is back.
     #[arg(long, value_name = "FILE")]
     pub scenario: Option<PathBuf>,

@@ -317,7 +317,7 @@ impl Scenario {
 
 /// What to do about a bad scenario.
 const HELP: &str = "a scenario is {\"steps\": [{\"text\": \"...\", \"tool\": {\"shell\": \"ls\"}}, ...]}; \
-     the fields are in README.md (\"Scripted model APIs\") and the docs of mock_agent::model_api::scenario";
+     the fields are in docs/model-api.md and the docs of mock_agent::model_api::scenario";
 
 /// A scenario that cannot be used.
 #[derive(Debug, thiserror::Error)]
