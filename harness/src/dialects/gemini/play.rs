@@ -233,8 +233,7 @@ pub fn play(run: &Run<'_>) -> Played {
         }
         End::Api(error) => {
             let body = messages::api_body(error.code, &error.status, &error.message);
-            said.push(Said::Stderr(stderr::API_REPORT.to_owned()));
-            said.push(Said::Stderr(format!("_ApiError: {body}")));
+            said.push(Said::Stderr(format!("{} _ApiError: {body}", stderr::API_REPORT)));
             line(
                 &mut said,
                 json!({"type": events::RESULT, "status": status::ERROR,
@@ -297,9 +296,7 @@ pub fn stream_stats(usage: &Usage, model: &str, duration_ms: u64, tool_calls: us
     };
     let mut all = counts(true);
     let mut models = Map::new();
-    if usage.total() > 0 {
-        models.insert(model.to_owned(), Value::Object(counts(false)));
-    }
+    models.insert(model.to_owned(), Value::Object(counts(false)));
     all.insert(stats::MODELS.into(), Value::Object(models));
     Value::Object(all)
 }

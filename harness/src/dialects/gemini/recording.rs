@@ -294,3 +294,30 @@ mod tests {
         assert_eq!(recording.session().answer(), "The README says hi.");
     }
 }
+
+#[cfg(test)]
+mod curated {
+    use super::*;
+    use crate::dialects::gemini::session::default_session;
+
+    /// The curated cassette of the default session, as this version writes it.
+    const CURATED: &str = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../cassettes/gemini/default.cassette"
+    );
+
+    /// Writes `cassettes/gemini/default.cassette` again (after a change to what the
+    /// default session writes): `MOCK_AGENT_WRITE_CURATED=1 cargo test -p harness
+    /// curated_gemini`. The real CLI's are `real-*.cassette` beside it.
+    #[test]
+    fn the_curated_gemini_cassette_is_the_default_session_s() {
+        let path = Path::new(CURATED);
+        if std::env::var_os("MOCK_AGENT_WRITE_CURATED").is_some() {
+            std::fs::create_dir_all(path.parent().expect("a folder")).expect("the folder");
+            write_cassette(&default_session("/work"), 0, path).expect("writes");
+        }
+        let recording = Recording::open(path).expect("the curated cassette");
+        let (lines, exit) = stream_lines(&default_session("/work"), 0);
+        assert_eq!((recording.stdout, recording.exit), (lines, exit));
+    }
+}
