@@ -163,6 +163,28 @@ impl Dialect for Gemini {
         Case::gemini(source, format, faults, name)
     }
 
+    /// A run the real CLI refuses before playing anything, for how the consumer ran it
+    /// (a folder not trusted without `--skip-trust`: exit 55; no input: 42; an unknown
+    /// `--resume`: 42; an argument error: 1), failed, whatever the case's source says:
+    /// the journal shows no source played and a non-zero exit.
+    fn lived(&self, case: &Case, outcome: &crate::run::Outcome) -> Case {
+        let mut lived = case.clone();
+        let played_or_refused = |e: &&crate::journal::Entry| {
+            e.source.is_some() || !matches!(e.exit, crate::journal::ExitRecord::Code(0))
+        };
+        let refused = outcome
+            .journal
+            .iter()
+            .rev()
+            .find(played_or_refused)
+            .is_some_and(|entry| entry.source.is_none());
+        if refused {
+            lived.expect = crate::expect::Expectation::Failure;
+            lived.segments.clear();
+        }
+        lived
+    }
+
     fn judged(&self, case: &Case) -> bool {
         parse(&case.faults, FROM_ENV)
             .map_or(true, |faults| judged(&faults, case.format == OutputFormat::Text))

@@ -109,7 +109,7 @@ pub fn play(run: &Run<'_>) -> Played {
     let line = |said: &mut Vec<Said>, mut value: Value| {
         if let Some(object) = value.as_object_mut() {
             let mut ordered = Map::new();
-            ordered.insert("type".into(), object.remove("type").unwrap_or(Value::Null));
+            ordered.insert("type".into(), object.shift_remove("type").unwrap_or(Value::Null));
             ordered.insert(
                 "timestamp".into(),
                 Value::from(iso(run.start_ms + n.get() * PACE_MS)),

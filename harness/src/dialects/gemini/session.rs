@@ -114,7 +114,7 @@ impl ApiError {
         ApiError::new(
             401,
             "UNAUTHENTICATED",
-            "API key not valid. Please pass a valid API key.",
+            "Request had invalid authentication credentials.",
         )
     }
 

@@ -201,9 +201,14 @@ fn prepare(args: &Args, settings: &Settings, entry: &mut Entry) -> Result<Planne
             injector,
         });
     }
-    if let Some((recording, _)) = &recording {
+    // A recording played again keeps its session and model (the prompt is this run's).
+    if let Some((recording, _)) = recording
+        .as_ref()
+        .filter(|_| args.resume.is_none() && args.session_id.is_none())
+    {
         let recorded = recording.context();
         context.model = recorded.model;
+        context.session_id = recorded.session_id;
     }
     let mut session = session;
     injector.prepare(&mut session, &context.model);
