@@ -285,17 +285,25 @@ mod tests {
 
     #[test]
     fn broken_runs_are_found() {
-        let lines: Vec<Vec<u8>> = [
-            r#"{"type":"message","timestamp":"t","role":"user","content":"hi"}"#,
-            r#"{"type":"tool_result","timestamp":"t","tool_id":"x","status":"success"}"#,
-            "{oops",
-            r#"{"type":"tool_use","timestamp":"t","tool_name":"a","tool_id":"y","parameters":{}}"#,
-            r#"{"type":"result","timestamp":"t","status":"success"}"#,
-            r#"{"type":"result","timestamp":"t"}"#,
-        ]
-        .iter()
-        .map(|l| l.as_bytes().to_vec())
-        .collect();
+        use crate::dialects::gemini::wire::events::{MESSAGE, RESULT, TOOL_RESULT, TOOL_USE};
+        use serde_json::json;
+        let t = "2026-11-27T12:00:00.000Z";
+        let lines: Vec<Vec<u8>> = vec![
+            json!({"type": MESSAGE, "timestamp": t, "role": roles::USER, "content": "hi"})
+                .to_string()
+                .into_bytes(),
+            json!({"type": TOOL_RESULT, "timestamp": t, "tool_id": "x", "status": status::SUCCESS})
+                .to_string()
+                .into_bytes(),
+            b"{oops".to_vec(),
+            json!({"type": TOOL_USE, "timestamp": t, "tool_name": "a", "tool_id": "y", "parameters": {}})
+                .to_string()
+                .into_bytes(),
+            json!({"type": RESULT, "timestamp": t, "status": status::SUCCESS})
+                .to_string()
+                .into_bytes(),
+            json!({"type": RESULT, "timestamp": t}).to_string().into_bytes(),
+        ];
         let report = check(&lines, Some(Exit::Code(0)));
         let rules: Vec<&str> = report.findings.iter().map(|f| f.rule.as_str()).collect();
         assert_eq!(

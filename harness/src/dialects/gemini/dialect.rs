@@ -5,7 +5,7 @@ use super::check::GeminiChecker;
 use super::expect::{conclude, judged, misbehaving, writes_unknown};
 use super::faults::{parse, written, GeminiFault, Out, FROM_ENV};
 use super::recording::{is_gemini, Recording};
-use super::wire::{events, DIALECT};
+use super::wire::{events, fields, DIALECT};
 use crate::cassette::Header;
 use crate::check::Lint;
 use crate::error::{CassetteError, Diagnostic, Origin};
@@ -204,7 +204,12 @@ impl Dialect for Gemini {
     fn drift_rules(&self) -> crate::drift::Rules {
         crate::drift::Rules {
             kind_keys: &["type", "role"],
-            values: &["status", "severity", "delta", "error.type"],
+            values: &[
+                fields::STATUS,
+                fields::SEVERITY,
+                fields::DELTA,
+                fields::ERROR_TYPE,
+            ],
             maps: &["stats.models"],
         }
     }

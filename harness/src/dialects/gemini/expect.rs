@@ -4,7 +4,7 @@
 //! with the live run by construction. The `json` and `text` modes are rendered from
 //! the same lines and end the same way.
 //!
-//! The run succeeded when a `result` with `"status":"success"` arrives and the
+//! The run succeeded when a `result` with status `success` arrives and the
 //! process exits 0: its answer is the last round's text (the assistant chunks after
 //! the last tool call: `json` mode's `response`), its segments each round's text. It
 //! failed on a `result` `error` (also the empty answer's, which exits **0**), an exit

@@ -4,7 +4,7 @@
 //! instead ([`Played`]); the process writes them (its clock spacing the lines).
 //!
 //! `stream-json` (observed, 0.61.0): `init`, the prompt echoed as a user `message`,
-//! each round's chunks as assistant `message`s with `"delta":true` then its
+//! each round's chunks as assistant `message`s (`delta` true) then its
 //! `tool_use`/`tool_result` pairs, and always a final `result` with `stats`: `success`
 //! (exit 0); `error` with `[API Error: ...]` (exit the HTTP status mod 256); `error`
 //! with `FatalTurnLimitedError` (exit 53); or, for an empty answer, an `error` line
@@ -19,7 +19,9 @@
 use serde_json::{json, Map, Value};
 
 use super::session::{ApiError, End, Session, ToolResult, Usage};
-use super::wire::{doc, error_types, events, exits, messages, roles, severity, stats, status, stderr};
+use super::wire::{
+    doc, error_types, events, exits, fields, messages, roles, severity, stats, status, stderr,
+};
 
 /// How far apart the lines' timestamps are (and the process's lines, on its clock).
 pub const PACE_MS: u64 = 40;
@@ -134,7 +136,7 @@ pub fn play(run: &Run<'_>) -> Played {
         for chunk in &round.chunks {
             line(
                 &mut said,
-                json!({"type": events::MESSAGE, "role": roles::ASSISTANT, "content": chunk, "delta": true}),
+                json!({"type": events::MESSAGE, "role": roles::ASSISTANT, "content": chunk, fields::DELTA: true}),
             );
         }
         for tool in &round.tools {
@@ -318,12 +320,12 @@ fn doc_stats(session: &Session, usage: &Usage, model: &str, latency: u64) -> Val
             fail += 1;
         }
         let entry = by_name.entry(tool.name.clone()).or_insert_with(|| {
-            json!({"count": 0, "success": 0, "fail": 0, "durationMs": 0,
+            json!({"count": 0, status::SUCCESS: 0, "fail": 0, "durationMs": 0,
                 "decisions": {"accept": 0, "reject": 0, "modify": 0, "auto_accept": 0}})
         });
         let bump = |v: &mut Value| *v = json!(v.as_u64().unwrap_or(0) + 1);
         bump(&mut entry["count"]);
-        bump(&mut entry[if ok { "success" } else { "fail" }]);
+        bump(&mut entry[if ok { status::SUCCESS } else { "fail" }]);
         bump(&mut entry["decisions"]["accept"]);
     }
     let calls = success + fail;

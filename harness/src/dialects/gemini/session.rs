@@ -42,7 +42,7 @@ impl Session {
 /// One model call: its text, in the chunks it streamed, and the tools it called.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Round {
-    /// The streamed chunks (each an assistant `message` with `"delta":true`).
+    /// The streamed chunks (each an assistant `message`, a delta).
     pub chunks: Vec<String>,
     /// The tools called after the text.
     pub tools: Vec<Tool>,

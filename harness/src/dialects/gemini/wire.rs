@@ -63,6 +63,26 @@ pub mod events {
     pub const ALL: &[&str] = &[INIT, MESSAGE, TOOL_USE, TOOL_RESULT, ERROR, RESULT];
 }
 
+/// The fields of the lines a consumer branches on.
+pub mod fields {
+    /// A line's kind: `{"type":"result",...}`.
+    pub const TYPE: &str = "type";
+    /// Every line's ISO time.
+    pub const TIMESTAMP: &str = "timestamp";
+    /// A message's role.
+    pub const ROLE: &str = "role";
+    /// A message's text.
+    pub const CONTENT: &str = "content";
+    /// An assistant chunk's mark: `"delta":true`.
+    pub const DELTA: &str = "delta";
+    /// `result.status`, `tool_result.status`.
+    pub const STATUS: &str = "status";
+    /// An `error` line's severity.
+    pub const SEVERITY: &str = "severity";
+    /// A failed `result`'s type of error.
+    pub const ERROR_TYPE: &str = "error.type";
+}
+
 /// A message's `role`.
 pub mod roles {
     /// The prompt, echoed once.

@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 
 use super::play::{self, Doc, Played, Run, Said, START_MS};
 use super::session::{ApiError, End, Round, Session};
-use super::wire::{doc, error_types, events, exits, roles, stderr, undocumented, MODEL};
+use super::wire::{doc, error_types, events, exits, fields, roles, stderr, undocumented, MODEL};
 mod catalogue;
 mod typed;
 
@@ -307,7 +307,7 @@ pub fn unknown_line() -> Vec<u8> {
 pub fn huge_line(bytes: usize) -> Vec<u8> {
     let message = |content: &str| {
         json!({"type": events::MESSAGE, "timestamp": play::iso(START_MS), "role": roles::ASSISTANT,
-            "content": content, "delta": true})
+            "content": content, fields::DELTA: true})
         .to_string()
     };
     let empty = message("").len();

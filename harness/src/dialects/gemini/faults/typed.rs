@@ -268,7 +268,10 @@ mod tests {
         let e = parse("not-logged-in", FROM_ENV).unwrap_err().to_string();
         assert!(e.contains("not a fault of Gemini CLI"), "{e}");
         let faults = parse("exit;malformed;stderr:text=x", FROM_ENV).expect("faults");
-        assert_eq!(faults[0].place(), Some(&Place::At("result".into())));
+        assert_eq!(
+            faults[0].place(),
+            Some(&Place::At(super::super::super::wire::events::RESULT.into()))
+        );
         assert_eq!(faults[1].place(), Some(&Place::After(2)));
         assert_eq!(faults[2].place(), Some(&Place::After(0)));
     }
