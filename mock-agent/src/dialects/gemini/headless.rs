@@ -359,10 +359,15 @@ fn perform(settings: &Settings, entry: &mut Entry, planned: Planned) -> Exit {
         entry.error = Some(message);
     }
     if injector.acted("child-killed") {
-        // The child dies by a signal (its parent, when relaunched, exits 0).
-        entry.signal = Some("KILL".to_owned());
+        // The child dies by a signal; relaunched, its parent exits 0, which is what the
+        // consumer sees and the journal keeps.
+        let seen = if is_child() {
+            Exit::Code(0)
+        } else {
+            Exit::Signal(harness::frames::Signal::Kill)
+        };
         if let Some(path) = &settings.journal {
-            entry.exit = Exit::Signal(harness::frames::Signal::Kill).into();
+            entry.exit = seen.into();
             entry.ended_at_ms = execute::now_ms();
             let _ = harness::journal::append(path, entry);
         }

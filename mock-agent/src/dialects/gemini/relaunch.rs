@@ -9,7 +9,7 @@
 
 use std::os::unix::process::ExitStatusExt;
 
-use harness::dialects::gemini::faults::{parse, FROM_ENV};
+use harness::dialects::gemini::faults::parse;
 use harness::dialects::gemini::wire::env::NO_RELAUNCH;
 use harness::frames::Exit;
 use nix::sys::signal::{SigSet, Signal};
@@ -27,8 +27,10 @@ pub fn as_parent(argv: &[String]) -> Option<Exit> {
     if is_child() {
         return None;
     }
-    let spec = std::env::var("MOCK_AGENT_FAULTS").ok()?;
-    let faults = parse(&spec, FROM_ENV).ok()?;
+    // The faults as the run reads them (the environment, or the settings file beside
+    // the link); a bad list is the child's to report.
+    let settings = crate::settings::Settings::from_env().ok()?;
+    let faults = settings.faults.read(parse).ok()?;
     if !faults.iter().any(|f| f.relaunches()) {
         return None;
     }
