@@ -116,25 +116,19 @@ impl Drift for GeminiDrift {
 }
 
 /// A `GEMINI_CLI_HOME` whose `.gemini/settings.json` selects the API key and turns
-/// usage statistics off, made once a process (the real CLI rewrites the file on
-/// start; each run gets it afresh). An empty string when it cannot be made: then the
-/// real CLI says which auth it lacks (exit 41), and drift shows it.
+/// usage statistics off: one folder in the temporary directory, its settings written
+/// afresh for each run (the real CLI rewrites the file on start). An empty string when
+/// it cannot be made: then the real CLI says which auth it lacks (exit 41), and drift
+/// shows it.
 fn settings_home() -> String {
-    static HOME: std::sync::OnceLock<Option<tempfile::TempDir>> = std::sync::OnceLock::new();
-    let home = HOME.get_or_init(|| {
-        let dir = tempfile::Builder::new()
-            .prefix("mock-agent-gemini-home")
-            .tempdir()
-            .ok()?;
-        std::fs::create_dir_all(dir.path().join(".gemini")).ok()?;
-        Some(dir)
-    });
-    let Some(home) = home else {
-        return String::new();
-    };
+    let home = std::env::temp_dir().join("mock-agent-gemini-drift-home");
     let settings = r#"{"security":{"auth":{"selectedType":"gemini-api-key"}},"privacy":{"usageStatisticsEnabled":false},"general":{"enableAutoUpdate":false}}"#;
-    let _ = std::fs::write(home.path().join(".gemini/settings.json"), settings);
-    home.path().display().to_string()
+    let made = std::fs::create_dir_all(home.join(".gemini"))
+        .and_then(|()| std::fs::write(home.join(".gemini/settings.json"), settings));
+    match made {
+        Ok(()) => home.display().to_string(),
+        Err(_) => String::new(),
+    }
 }
 
 #[cfg(test)]
