@@ -19,6 +19,7 @@ const CURATED: &[(&str, &str)] = &[
     ("cursor-acp", "cassettes/acp"),
     ("claude", "cassettes/claude"),
     ("codex", "cassettes/codex"),
+    ("gemini", "cassettes/gemini"),
 ];
 
 /// Each dialect's example programs (tests/consumers): how they are run, the careful

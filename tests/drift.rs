@@ -1,6 +1,6 @@
-//! `mock-agent drift`: Claude Code 2.1.331 and Codex 0.163.0 (installed by
-//! scripts/real-clis.sh) and their stand-ins on the same scenarios differ only as
-//! tests/drift/claude.allow and tests/drift/codex.allow explain; a stand-in that changes
+//! `mock-agent drift`: Claude Code 2.1.331, Codex 0.163.0 and Gemini CLI 0.61.0 (installed
+//! by scripts/real-clis.sh) and their stand-ins on the same scenarios differ only as
+//! tests/drift/claude.allow, codex.allow and gemini.allow explain; a stand-in that changes
 //! an exit code, or a field renamed in its output, fails it.
 
 use harness::drift::{compare, AllowList, Run};
@@ -303,6 +303,133 @@ fn a_field_renamed_in_the_codex_stand_in_s_output_is_a_difference_no_entry_allow
             "tool/sdk item.completed item.output - string",
             "tool/sdk item.started item.aggregated_output string -",
             "tool/sdk item.started item.output - string",
+        ]
+    );
+}
+
+// Gemini CLI: `gemini -p`, in stream-json and json.
+
+#[test]
+fn drift_of_gemini_cli_at_the_pinned_version_is_all_in_the_allow_list() {
+    let Some(gemini) = real("gemini") else {
+        return;
+    };
+    let kept = tempfile::tempdir().unwrap();
+    let output = mock_std()
+        .args(["drift", "--dialect", "gemini", "--real"])
+        .arg(&gemini)
+        .arg("--keep")
+        .arg(kept.path())
+        .output()
+        .expect("runs drift");
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr),
+    );
+    assert_eq!(output.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert!(!stdout.contains("NEW"), "{stdout}");
+    assert!(stderr.contains(", 0 not in the allow-list"), "{stderr}");
+    assert!(stderr.contains("(0.61.0)"), "{stderr}");
+    assert!(
+        !stderr.contains("allows nothing"),
+        "a stale allow-list entry: {stderr}"
+    );
+    // The 401 and a tool call's json document agree to the line: types, order,
+    // fields, exit code (145), stderr.
+    for case in ["http-401/stream", "http-401/json", "tool/json"] {
+        assert!(
+            stderr.contains(&format!("{case:<20} real: "))
+                && stderr
+                    .lines()
+                    .any(|l| l.starts_with(case) && l.ends_with("; 0 differences")),
+            "{case}: {stderr}"
+        );
+    }
+    let cassette = kept.path().join("tool-stream.cassette");
+    let header: Value = serde_json::from_str(
+        std::fs::read_to_string(&cassette)
+            .expect("the real run's cassette")
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(header["invocation"]["cli_version"], "0.61.0");
+    assert_eq!(header["invocation"]["dialect"], "gemini");
+}
+
+#[test]
+fn a_gemini_stand_in_that_changes_an_exit_code_makes_drift_fail() {
+    let Some(gemini) = real("gemini") else {
+        return;
+    };
+    // The stand-in's result goes, and it exits 3.
+    let output = mock_std()
+        .args(["drift", "--dialect", "gemini", "--scenario", "http-401", "--real"])
+        .arg(&gemini)
+        .env("MOCK_AGENT_FAULTS", "exit:code=3,at=result")
+        .output()
+        .expect("runs drift");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    let row = stdout
+        .lines()
+        .find(|l| l.starts_with("http-401/stream") && l.contains("(end)"))
+        .unwrap_or_else(|| panic!("an ending row: {stdout}"));
+    let words: Vec<&str> = row.split_whitespace().collect();
+    assert_eq!(
+        words,
+        [
+            "http-401/stream",
+            "(end)",
+            "exit",
+            "exit",
+            "145",
+            "exit",
+            "3",
+            "NEW"
+        ]
+    );
+}
+
+#[test]
+fn a_field_renamed_in_the_gemini_stand_in_s_output_is_a_difference_no_entry_allows() {
+    let rules = harness::dialects::GEMINI.drift_rules();
+    let allow = allow_list_of("gemini");
+    let home = tempfile::tempdir().unwrap();
+    let output = mock_std()
+        .args(["gemini", "--skip-trust", "-o", "stream-json", "-p", "hi"])
+        .env("HOME", home.path())
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("runs the stand-in");
+    let truth = Run::from_output(
+        &output.stdout,
+        &output.stderr,
+        Some(Exit::from_status(output.status)),
+    );
+    assert!(compare("tool/stream", &truth, &truth.clone(), &rules).is_empty());
+    let mut doctored = truth.clone();
+    for line in &mut doctored.lines {
+        if let Some(object) = line.as_object_mut() {
+            if let Some(id) = object.remove("tool_id") {
+                object.insert("call_id".to_owned(), id);
+            }
+        }
+    }
+    let found = compare("tool/stream", &truth, &doctored, &rules);
+    let new: Vec<String> = found
+        .iter()
+        .filter(|d| allow.allowing(d).is_none())
+        .map(|d| format!("{} {} {}", d.key(), d.real, d.stand_in))
+        .collect();
+    assert_eq!(
+        new,
+        [
+            "tool/stream tool_result call_id - string",
+            "tool/stream tool_result tool_id string -",
+            "tool/stream tool_use call_id - string",
+            "tool/stream tool_use tool_id string -",
         ]
     );
 }

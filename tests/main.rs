@@ -28,6 +28,7 @@ mod docs; // README.md and the guide (docs/): every shell, Python and JavaScript
 mod drift; // `mock-agent drift`: the real Claude Code and its stand-in on the same scenarios, differences only as the allow-list explains
 mod faults; // every fault and preset through the binary, signals, stalls, closed pipes
 mod formats; // every curated cassette rendered in every output format (snapshots)
+mod gemini; // Gemini CLI's stand-in headless (`gemini -p`) through the binary: argv, the three formats byte for byte, presets, trust, resume, the relaunch, cassettes, record, the careful program and planted bugs
 mod generate; // generated sessions through the binary: generate, MOCK_AGENT_GENERATE, saved cassettes
 mod invalid; // one snapshot per malformed file under cassettes/invalid/
 mod journal; // MOCK_AGENT_JOURNAL records each invocation

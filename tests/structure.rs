@@ -118,6 +118,13 @@ const CLAUDE_WIRE: &[&str] = &[
     "harness/src/dialects/claude/play.rs",
 ];
 
+/// Gemini CLI's wire model: its names (`wire.rs`), and where its lines are made
+/// (`play.rs`).
+const GEMINI_WIRE: &[&str] = &[
+    "harness/src/dialects/gemini/wire.rs",
+    "harness/src/dialects/gemini/play.rs",
+];
+
 /// Codex's wire model: its names (`wire.rs`), where its lines are made (`exec.rs` for
 /// `codex exec --json`, `app_server.rs` and its `shapes.rs` for `codex app-server`),
 /// and the lines `REAL-CODEX.md` records, verbatim, that its tests compare them with.
@@ -222,7 +229,7 @@ fn each_wire_name_is_said_in_a_wire_model_only() {
     for name in acp.iter().chain(&print).chain(&claude).chain(&codex) {
         // A wire model may spell a word that is also another dialect's name (`result`
         // is print mode's event and JSON-RPC's member): each says its own once.
-        let allowed: Vec<&str> = [ACP_WIRE, PRINT_WIRE, CLAUDE_WIRE, CODEX_WIRE].concat();
+        let allowed: Vec<&str> = [ACP_WIRE, PRINT_WIRE, CLAUDE_WIRE, CODEX_WIRE, GEMINI_WIRE].concat();
         let quoted = format!("\"{name}\"");
         for (path, text) in &sources {
             let relative = path

@@ -15,6 +15,7 @@ pub mod claude;
 pub mod codex;
 pub mod cursor_acp;
 pub mod cursor_print;
+pub mod gemini;
 
 use std::path::Path;
 
@@ -40,9 +41,13 @@ pub static CLAUDE: &dyn Dialect = &claude::dialect::Claude;
 /// it.
 pub static CODEX: &dyn Dialect = &codex::dialect::Codex;
 
+/// Google's Gemini CLI, headless: `gemini -p` with `-o stream-json|json|text`, one
+/// prompt a process.
+pub static GEMINI: &dyn Dialect = &gemini::dialect::Gemini;
+
 /// Every dialect, in the order `mock-agent faults` lists them; the first is the
 /// default.
-pub static ALL: &[&dyn Dialect] = &[CURSOR_PRINT, CURSOR_ACP, CLAUDE, CODEX];
+pub static ALL: &[&dyn Dialect] = &[CURSOR_PRINT, CURSOR_ACP, CLAUDE, CODEX, GEMINI];
 
 /// The dialect named `name` (as `--dialect` spells it).
 pub fn by_name(name: &str) -> Option<&'static dyn Dialect> {

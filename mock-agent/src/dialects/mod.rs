@@ -11,6 +11,7 @@ pub mod claude;
 pub mod codex;
 pub mod cursor_acp;
 pub mod cursor_print;
+pub mod gemini;
 
 use harness::frames::Exit;
 use harness::run::Dialect;
@@ -49,9 +50,12 @@ pub static CLAUDE: &dyn Cli = &claude::Claude;
 /// `codex`: OpenAI's Codex CLI, as its TypeScript SDK runs it (`codex exec --json`).
 pub static CODEX: &dyn Cli = &codex::Codex;
 
+/// `gemini`: Google's Gemini CLI, headless (`gemini -p`).
+pub static GEMINI: &dyn Cli = &gemini::Gemini;
+
 /// Every CLI; the first is the one `mock-agent ARGS` runs when `ARGS` is none of the
 /// mock's own commands.
-pub static ALL: &[&dyn Cli] = &[CURSOR, CLAUDE, CODEX];
+pub static ALL: &[&dyn Cli] = &[CURSOR, CLAUDE, CODEX, GEMINI];
 
 /// The CLI installed under the name `program` (a link named `claude`).
 pub fn by_program(program: &str) -> Option<&'static dyn Cli> {

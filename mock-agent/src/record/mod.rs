@@ -4,7 +4,7 @@
 //! kept out, and the proxy ends the way the real process ended.
 //!
 //! Secrets never reach the disk: the values of [`SECRET_ENV`] (`CURSOR_API_KEY`,
-//! `ANTHROPIC_API_KEY`, `CODEX_API_KEY`, `OPENAI_API_KEY`, ...), `--api-key` and `-H`/`--header`, and any the user names,
+//! `ANTHROPIC_API_KEY`, `CODEX_API_KEY`, `OPENAI_API_KEY`, `GEMINI_API_KEY`, ...), `--api-key` and `-H`/`--header`, and any the user names,
 //! are replaced by
 //! [`MARKER`] in the invocation, stdout and stderr before anything is written; then the
 //! bytes are checked again, and the recorder refuses to write if a secret is still
@@ -54,6 +54,8 @@ pub const SECRET_ENV: &[&str] = &[
     "CLAUDE_CODE_OAUTH_TOKEN",
     "CODEX_API_KEY",
     "OPENAI_API_KEY",
+    "GEMINI_API_KEY",
+    "GOOGLE_API_KEY",
 ];
 
 /// At most this much of stdin is kept in the cassette (all of it is passed on).

@@ -1,0 +1,314 @@
+//! Gemini CLI's registration (`gemini -p`, headless): how the machinery plays,
+//! judges, fuzzes and checks a run of it (see [`crate::run::Dialect`]).
+
+use super::check::GeminiChecker;
+use super::expect::{conclude, judged, misbehaving, writes_unknown};
+use super::faults::{parse, written, GeminiFault, Out, FROM_ENV};
+use super::recording::{is_gemini, Recording};
+use super::wire::{events, fields, DIALECT};
+use crate::cassette::Header;
+use crate::check::Lint;
+use crate::error::{CassetteError, Diagnostic, Origin};
+use crate::expect::MISBEHAVING;
+use crate::faults::Described;
+use crate::format::OutputFormat;
+use crate::run::{Case, CaseSource, Dialect, Matrix};
+
+/// Google's Gemini CLI, headless: `gemini -p` with `-o stream-json|json|text`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Gemini;
+
+/// What the mock writes in `stream-json` for a case of `source` with `faults` (see
+/// [`super::faults::written`] and [`Recording::written`]).
+pub fn written_by(source: &CaseSource, faults: &[GeminiFault]) -> Result<Vec<Out>, CassetteError> {
+    Ok(match source {
+        CaseSource::Cassette(path) => Recording::open(path)?.written(faults, OutputFormat::StreamJson),
+        #[cfg(feature = "generate")]
+        CaseSource::Generated(seed) => written(&super::generate::from_seed(*seed), faults, *seed),
+        _ => written(&super::default_session("/work"), faults, 0),
+    })
+}
+
+impl Case {
+    /// A case of Gemini CLI's dialect in `format`: its expectation is what a careful
+    /// consumer concludes from what the mock writes for the source with the faults
+    /// (see [`super::expect`]); every format ends as `stream-json` does.
+    pub fn gemini(
+        source: CaseSource,
+        format: OutputFormat,
+        faults: &str,
+        name: String,
+    ) -> Result<Case, CassetteError> {
+        let parsed = parse(faults, FROM_ENV).map_err(CassetteError::from)?;
+        let (expect, segments) = conclude(&written_by(&source, &parsed)?);
+        let mut name = name;
+        if misbehaving(&parsed) && !name.ends_with(MISBEHAVING) {
+            name.push_str(MISBEHAVING);
+        }
+        Ok(Case {
+            name,
+            source,
+            format,
+            faults: faults.to_owned(),
+            expect,
+            segments,
+            dialect: super::super::GEMINI,
+        })
+    }
+}
+
+impl Matrix {
+    /// Gemini CLI's matrix over the default session (and generated sessions), with
+    /// [`gemini_faults`].
+    pub fn gemini(cassettes: Vec<std::path::PathBuf>) -> Self {
+        Matrix::of(super::super::GEMINI, cassettes)
+    }
+}
+
+/// Gemini CLI's standard faults: the ways the real CLI fails (its presets, named as
+/// users see them), where a run can stop (an exit, a signal, the relaunched child
+/// killed with its parent exiting 0, a cut line, a stall) at the places a consumer is
+/// in the middle of something (a tool call, the answer, the end), the relaunched
+/// parent that ignores SIGTERM while the run stalls, what parsers cannot read (a line
+/// that is not JSON, a huge one), and what they must let pass (an unknown event type,
+/// a stderr line).
+pub fn gemini_faults() -> Vec<(String, String)> {
+    let (result, tool_use, tool_result, message) = (
+        events::RESULT,
+        events::TOOL_USE,
+        events::TOOL_RESULT,
+        events::MESSAGE,
+    );
+    let faults: Vec<(&str, String)> = vec![
+        ("clean", String::new()),
+        ("unauthorized", "unauthorized".into()),
+        ("rate-limited", "rate-limited".into()),
+        ("server-error", "server-error".into()),
+        ("model-not-found", "model-not-found".into()),
+        ("empty-answer", "empty-answer".into()),
+        ("turn-limit", "turn-limit".into()),
+        ("no-auth", "no-auth".into()),
+        ("untrusted-folder", "untrusted-folder".into()),
+        ("exit-1@tool-use", format!("exit:code=1,at={tool_use}")),
+        (
+            "signal-term@tool-result",
+            format!("signal:name=TERM,at={tool_result}"),
+        ),
+        (
+            "child-killed@tool-result",
+            format!("child-killed:at={tool_result}"),
+        ),
+        ("child-killed@result", format!("child-killed:at={result}")),
+        ("eof@result", format!("eof:at={result},byte=40")),
+        ("stall@result", format!("stall:at={result}")),
+        ("relaunched-stall@result", format!("relaunch;stall:at={result}")),
+        ("stall-2s@tool-result", format!("stall:ms=2000,at={tool_result}")),
+        ("unknown-event", "unknown:after=2".into()),
+        ("malformed", format!("malformed:at={message}")),
+        ("huge-1m", "huge".into()),
+        (
+            "stderr-message",
+            "stderr:text=\"[STARTUP] Phase 'cleanup_ops' was started but never ended.\"".into(),
+        ),
+    ];
+    crate::run::matrix::labelled(faults)
+}
+
+impl Dialect for Gemini {
+    fn name(&self) -> &'static str {
+        DIALECT
+    }
+
+    fn title(&self) -> &'static str {
+        "gemini (Google Gemini CLI, headless `gemini -p` / `mock-agent gemini`)"
+    }
+
+    fn programs(&self) -> &'static [&'static str] {
+        &["gemini"]
+    }
+
+    /// `gemini -p` reads its prompt and writes: one way.
+    fn is_conversation(&self) -> bool {
+        false
+    }
+
+    fn consumer_noun(&self) -> &'static str {
+        "Gemini CLI program"
+    }
+
+    fn catalogue(&self) -> &'static [Described] {
+        super::faults::CATALOGUE
+    }
+
+    fn check_faults(&self, spec: &str, origin: Origin<'_>) -> Result<(), Diagnostic> {
+        parse(spec, origin).map(drop)
+    }
+
+    fn matrix_faults(&self) -> Vec<(String, String)> {
+        gemini_faults()
+    }
+
+    /// The consumer's `{format}` is `-o`'s value: `stream-json`, `json` or `text`.
+    fn takes_format(&self) -> bool {
+        true
+    }
+
+    fn case(
+        &self,
+        source: CaseSource,
+        format: OutputFormat,
+        faults: &str,
+        name: String,
+    ) -> Result<Case, CassetteError> {
+        Case::gemini(source, format, faults, name)
+    }
+
+    /// A run the real CLI refuses before playing anything, for how the consumer ran it
+    /// (a folder not trusted without `--skip-trust`: exit 55; no input: 42; an unknown
+    /// `--resume`: 42; an argument error: 1), failed, whatever the case's source says:
+    /// the journal shows no source played and a non-zero exit.
+    fn lived(&self, case: &Case, outcome: &crate::run::Outcome) -> Case {
+        let mut lived = case.clone();
+        let played_or_refused = |e: &&crate::journal::Entry| {
+            e.source.is_some() || !matches!(e.exit, crate::journal::ExitRecord::Code(0))
+        };
+        let refused = outcome
+            .journal
+            .iter()
+            .rev()
+            .find(played_or_refused)
+            .is_some_and(|entry| entry.source.is_none());
+        if refused {
+            lived.expect = crate::expect::Expectation::Failure;
+            lived.segments.clear();
+        }
+        lived
+    }
+
+    fn judged(&self, case: &Case) -> bool {
+        parse(&case.faults, FROM_ENV)
+            .map_or(true, |faults| judged(&faults, case.format == OutputFormat::Text))
+    }
+
+    fn writes_unknown(&self, case: &Case) -> bool {
+        case.format == OutputFormat::StreamJson
+            && parse(&case.faults, FROM_ENV).is_ok_and(|faults| writes_unknown(&faults))
+    }
+
+    fn unknown_words(&self) -> &'static [&'static str] {
+        &[super::wire::undocumented::EVENT]
+    }
+
+    /// Lines are told apart by `type` and a message's `role`; the enums a consumer
+    /// branches on are compared by value; `stats.models` is keyed by model name.
+    fn drift_rules(&self) -> crate::drift::Rules {
+        crate::drift::Rules {
+            kind_keys: &["type", "role"],
+            values: &[
+                fields::STATUS,
+                fields::SEVERITY,
+                fields::DELTA,
+                fields::ERROR_TYPE,
+            ],
+            maps: &["stats.models"],
+        }
+    }
+
+    fn claims(&self, header: &Header) -> bool {
+        is_gemini(header)
+    }
+
+    fn checker(&self) -> Box<dyn Lint> {
+        Box::<GeminiChecker>::default()
+    }
+
+    /// The session of `seed`: written as a Gemini cassette (what `gemini -o
+    /// stream-json` writes for it), or told one line a line. `size` is not taken.
+    #[cfg(feature = "generate")]
+    fn generate(
+        &self,
+        seed: u64,
+        size: Option<usize>,
+        out: Option<&std::path::Path>,
+    ) -> Result<crate::run::Generated, crate::error::WriteError> {
+        let _ = size;
+        let session = super::generate::from_seed(seed);
+        let (lines, _) = super::faults::stream_lines(&session, seed);
+        let Some(out) = out else {
+            let mut told = String::new();
+            for line in &lines {
+                told.push_str(&String::from_utf8_lossy(line));
+                told.push('\n');
+            }
+            return Ok(crate::run::Generated::Told(told));
+        };
+        let path = super::recording::write_cassette(&session, seed, out)?;
+        let play = format!(
+            "replay it with `MOCK_AGENT_CASSETTE={} gemini -o stream-json -p hi`",
+            path.display()
+        );
+        Ok(crate::run::Generated::Written {
+            path,
+            lines: lines.len(),
+            unit: "events",
+            play,
+        })
+    }
+
+    /// Generated sessions with faults of the catalogue's `gemini` section against a
+    /// program that drives `gemini -p`; on a failure, shrinks it and writes the minimal
+    /// session as a Gemini cassette `OUT/fuzz-gemini-SEED.cassette`, and its faults,
+    /// when it has any, to `OUT/fuzz-gemini-SEED.faults`.
+    #[cfg(feature = "generate")]
+    fn fuzz(
+        &self,
+        fuzz: &crate::run::fuzz::Fuzz,
+        runner: &crate::run::Runner<'_>,
+    ) -> Result<crate::run::fuzz::FuzzReport, crate::run::RunError> {
+        fuzz.search_live(
+            runner,
+            super::super::GEMINI,
+            "fuzz-gemini",
+            super::generate::faulted(2),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::expect::Expectation;
+
+    #[test]
+    fn the_matrix_s_faults_read_and_end_as_the_real_cli() {
+        for (label, spec) in gemini_faults() {
+            let case = Case::gemini(
+                CaseSource::Default,
+                OutputFormat::StreamJson,
+                &spec,
+                label.clone(),
+            )
+            .expect("a case");
+            let fails = !matches!(
+                label.as_str(),
+                "clean"
+                    | "unknown-event"
+                    | "malformed"
+                    | "huge-1m"
+                    | "stderr-message"
+                    | "stall-2s@tool-result"
+            );
+            assert_eq!(
+                case.expect == Expectation::Failure,
+                fails,
+                "{label}: {:?}",
+                case.expect
+            );
+            assert_eq!(
+                Gemini.judged(&case),
+                !matches!(label.as_str(), "malformed" | "huge-1m"),
+                "{label}"
+            );
+        }
+    }
+}

@@ -1,0 +1,278 @@
+//! Gemini CLI's faults (`gemini`), in the one grammar: placed at a `stream-json` line
+//! the CLI writes (`after=N`, or `at=TYPE` where TYPE is a line's `type`:
+//! `at=result`, `at=tool_use`). Applied by [`Injector`](super::Injector).
+
+use std::time::Duration;
+
+use super::catalogue::CATALOGUE;
+use crate::error::{Diagnostic, Origin};
+use crate::faults::catalogue::{names, Described};
+use crate::faults::spec::{parse_as, Args, Typed, Words};
+use crate::faults::MAX_BYTES;
+use crate::frames::{Exit, Signal};
+
+/// Where a fault acts: before the first line of a type, or after a number of lines.
+pub use crate::faults::LinePlace as Place;
+
+/// How the run ends, by a preset: the real CLI's failures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ending {
+    /// HTTP 401.
+    Unauthorized,
+    /// HTTP 429.
+    RateLimited,
+    /// HTTP 500.
+    ServerError,
+    /// HTTP 404.
+    ModelNotFound,
+    /// An empty answer (exit 0).
+    EmptyAnswer,
+    /// The turn limit (exit 53).
+    TurnLimit,
+}
+
+/// How the run is refused before any line, by a preset.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    /// No auth method (exit 41).
+    NoAuth,
+    /// An untrusted folder (exit 55).
+    Untrusted,
+}
+
+/// One fault of Gemini CLI's dialect.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum GeminiFault {
+    /// The process ends there, without writing that line.
+    Exit {
+        /// Where.
+        at: Place,
+        /// How: an exit code or a signal.
+        exit: Exit,
+        /// After this many bytes of the line (a signal only).
+        byte: Option<usize>,
+    },
+    /// Stdout stops in the middle of the line; exit 1.
+    Eof {
+        /// Where.
+        at: Place,
+        /// How many bytes of the line are written (default half).
+        byte: Option<usize>,
+    },
+    /// Nothing is written for a while, or ever.
+    Stall {
+        /// Where.
+        at: Place,
+        /// How long; `None`: for ever.
+        duration: Option<Duration>,
+    },
+    /// A line that starts as JSON and is not.
+    Malformed {
+        /// Where.
+        at: Place,
+    },
+    /// A line of an undocumented event type.
+    Unknown {
+        /// Where.
+        at: Place,
+    },
+    /// An assistant message line of this many bytes.
+    Huge {
+        /// Where.
+        at: Place,
+        /// The line's length.
+        bytes: usize,
+    },
+    /// A line on stderr.
+    Stderr {
+        /// Where.
+        at: Place,
+        /// The text.
+        text: String,
+    },
+    /// The relaunched child dies there; the parent exits 0.
+    ChildKilled {
+        /// Where.
+        at: Place,
+    },
+    /// The process relaunches itself: a parent that ignores SIGTERM and SIGINT.
+    Relaunch,
+    /// The run ends so.
+    Ending(Ending),
+    /// The run is refused so.
+    Refusal(Refusal),
+}
+
+impl GeminiFault {
+    /// The fault's name in the catalogue.
+    pub fn name(&self) -> &'static str {
+        match self {
+            GeminiFault::Exit {
+                exit: Exit::Signal(_),
+                ..
+            } => "signal",
+            GeminiFault::Exit { .. } => "exit",
+            GeminiFault::Eof { .. } => "eof",
+            GeminiFault::Stall { .. } => "stall",
+            GeminiFault::Malformed { .. } => "malformed",
+            GeminiFault::Unknown { .. } => "unknown",
+            GeminiFault::Huge { .. } => "huge",
+            GeminiFault::Stderr { .. } => "stderr",
+            GeminiFault::ChildKilled { .. } => "child-killed",
+            GeminiFault::Relaunch => "relaunch",
+            GeminiFault::Ending(Ending::Unauthorized) => "unauthorized",
+            GeminiFault::Ending(Ending::RateLimited) => "rate-limited",
+            GeminiFault::Ending(Ending::ServerError) => "server-error",
+            GeminiFault::Ending(Ending::ModelNotFound) => "model-not-found",
+            GeminiFault::Ending(Ending::EmptyAnswer) => "empty-answer",
+            GeminiFault::Ending(Ending::TurnLimit) => "turn-limit",
+            GeminiFault::Refusal(Refusal::NoAuth) => "no-auth",
+            GeminiFault::Refusal(Refusal::Untrusted) => "untrusted-folder",
+        }
+    }
+
+    /// Where the fault acts, when it acts at a line.
+    pub fn place(&self) -> Option<&Place> {
+        match self {
+            GeminiFault::Exit { at, .. }
+            | GeminiFault::Eof { at, .. }
+            | GeminiFault::Stall { at, .. }
+            | GeminiFault::Malformed { at }
+            | GeminiFault::Unknown { at }
+            | GeminiFault::Huge { at, .. }
+            | GeminiFault::Stderr { at, .. }
+            | GeminiFault::ChildKilled { at } => Some(at),
+            GeminiFault::Relaunch | GeminiFault::Ending(_) | GeminiFault::Refusal(_) => None,
+        }
+    }
+
+    /// Whether the process runs as a relaunched parent and child (`relaunch`, and
+    /// `child-killed`, whose child it is).
+    pub fn relaunches(&self) -> bool {
+        matches!(self, GeminiFault::Relaunch | GeminiFault::ChildKilled { .. })
+    }
+}
+
+/// Gemini CLI's faults given in `MOCK_AGENT_FAULTS`.
+pub const FROM_ENV: Origin<'static> = Origin {
+    name: "MOCK_AGENT_FAULTS",
+    help: "`mock-agent faults` lists every fault (Gemini CLI: its `gemini` section) with an example",
+};
+
+/// Parses a `;`-separated list of Gemini CLI's faults.
+pub fn parse(spec: &str, origin: Origin<'_>) -> Result<Vec<GeminiFault>, Diagnostic> {
+    parse_as(spec, origin)
+}
+
+impl Typed for GeminiFault {
+    const CATALOGUE: &'static [Described] = CATALOGUE;
+    const WORDS: Words = Words {
+        after: "a number of stdout lines",
+        byte: "a byte offset inside the line",
+        one_of: "give one of `at=TYPE`, `after=N`",
+        empty_at: Some("`at=` needs a line type (`at=result`, `at=tool_use`)"),
+        no_method: None,
+    };
+
+    fn build(entry: &Described, args: &mut Args<'_>) -> Result<Vec<GeminiFault>, Diagnostic> {
+        build(entry, args)
+    }
+
+    fn unknown(name: &str) -> String {
+        format!(
+            "`{name}` is not a fault of Gemini CLI's dialect; they are {}",
+            names(CATALOGUE)
+        )
+    }
+}
+
+fn place(entry: &Described, args: &mut Args<'_>) -> Result<Place, Diagnostic> {
+    args.line_place(entry, &GeminiFault::WORDS)
+}
+
+fn build(entry: &Described, args: &mut Args<'_>) -> Result<Vec<GeminiFault>, Diagnostic> {
+    let column = args.column();
+    let fault = match entry.name {
+        "exit" => {
+            let exit = Exit::Code(args.exit_code()?.unwrap_or(1));
+            GeminiFault::Exit {
+                at: place(entry, args)?,
+                exit,
+                byte: None,
+            }
+        }
+        "signal" => {
+            let exit = Exit::Signal(args.signal("name")?.unwrap_or(Signal::Kill));
+            let (at, byte) = (place(entry, args)?, args.byte(entry, &GeminiFault::WORDS)?);
+            GeminiFault::Exit { at, exit, byte }
+        }
+        "eof" => GeminiFault::Eof {
+            at: place(entry, args)?,
+            byte: args.byte(entry, &GeminiFault::WORDS)?,
+        },
+        "stall" => GeminiFault::Stall {
+            duration: args.millis()?,
+            at: place(entry, args)?,
+        },
+        "malformed" => GeminiFault::Malformed {
+            at: place(entry, args)?,
+        },
+        "unknown" => GeminiFault::Unknown {
+            at: place(entry, args)?,
+        },
+        "huge" => GeminiFault::Huge {
+            bytes: args.size("bytes")?.unwrap_or((1 << 20) + 1).min(MAX_BYTES),
+            at: place(entry, args)?,
+        },
+        "stderr" => GeminiFault::Stderr {
+            text: args
+                .text("text")
+                .ok_or_else(|| args.err(column, "`stderr` needs `text=...`".into()))?,
+            at: place(entry, args)?,
+        },
+        "child-killed" => GeminiFault::ChildKilled {
+            at: place(entry, args)?,
+        },
+        "relaunch" => GeminiFault::Relaunch,
+        "unauthorized" => GeminiFault::Ending(Ending::Unauthorized),
+        "rate-limited" => GeminiFault::Ending(Ending::RateLimited),
+        "server-error" => GeminiFault::Ending(Ending::ServerError),
+        "model-not-found" => GeminiFault::Ending(Ending::ModelNotFound),
+        "empty-answer" => GeminiFault::Ending(Ending::EmptyAnswer),
+        "turn-limit" => GeminiFault::Ending(Ending::TurnLimit),
+        "no-auth" => GeminiFault::Refusal(Refusal::NoAuth),
+        "untrusted-folder" => GeminiFault::Refusal(Refusal::Untrusted),
+        other => return Err(args.err(column, GeminiFault::unknown(other))),
+    };
+    Ok(vec![fault])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_each_entry_example() {
+        for entry in CATALOGUE {
+            let faults = parse(entry.example, FROM_ENV).unwrap_or_else(|e| panic!("{}: {e}", entry.name));
+            assert_eq!(faults.len(), 1, "{}", entry.name);
+            assert_eq!(faults[0].name(), entry.name);
+        }
+    }
+
+    #[test]
+    fn bad_specs_say_where() {
+        let e = parse("eof:after=x", FROM_ENV).unwrap_err().to_string();
+        assert!(e.contains("MOCK_AGENT_FAULTS:1:5"), "{e}");
+        let e = parse("not-logged-in", FROM_ENV).unwrap_err().to_string();
+        assert!(e.contains("not a fault of Gemini CLI"), "{e}");
+        let faults = parse("exit;malformed;stderr:text=x", FROM_ENV).expect("faults");
+        assert_eq!(
+            faults[0].place(),
+            Some(&Place::At(super::super::super::wire::events::RESULT.into()))
+        );
+        assert_eq!(faults[1].place(), Some(&Place::After(2)));
+        assert_eq!(faults[2].place(), Some(&Place::After(0)));
+    }
+}

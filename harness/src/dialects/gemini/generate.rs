@@ -1,0 +1,232 @@
+//! Generated Gemini CLI sessions: a proptest strategy of [`Session`]s (rounds of text
+//! chunks and tool calls, some failing; some runs ending in the real CLI's failures),
+//! typed fault strategies of the catalogue's `gemini` section, and the session of a
+//! seed. Shrinking makes a failing session smaller: fewer rounds, fewer chunks and
+//! tools, shorter texts, a completed run instead of a failed one.
+
+use proptest::prelude::*;
+use serde_json::json;
+
+use super::faults::{parse, GeminiFault, FROM_ENV};
+use super::recording::write_cassette;
+use super::session::{ApiError, End, Round, Session, Tool, ToolResult, Usage};
+use super::wire::{error_types, events};
+use crate::error::WriteError;
+use crate::faults::strategy::Drawn;
+
+/// A piece of text: words, some of them not ASCII, sometimes a line break.
+fn text() -> impl Strategy<Value = String> {
+    prop::collection::vec(
+        prop_oneof![
+            6 => "[a-z]{1,8}",
+            1 => Just("é".to_owned()),
+            1 => Just("日本".to_owned()),
+            1 => Just("\n".to_owned()),
+        ],
+        1..8,
+    )
+    .prop_map(|words| words.join(" "))
+}
+
+fn tool() -> impl Strategy<Value = Tool> {
+    let names = [
+        "read_file",
+        "list_directory",
+        "grep_search",
+        "glob",
+        "run_shell_command",
+        "write_file",
+    ];
+    (
+        prop::sample::select(names.to_vec()),
+        "[a-z]{1,8}",
+        any::<bool>(),
+        text(),
+    )
+        .prop_map(|(name, arg, ok, output)| Tool {
+            name: name.to_owned(),
+            parameters: json!({"file_path": format!("{arg}.md")}),
+            result: if ok {
+                ToolResult::Success(output)
+            } else {
+                ToolResult::Error {
+                    output: "File not found.".into(),
+                    kind: error_types::FILE_NOT_FOUND.into(),
+                    message: format!("File not found: /work/{arg}.md"),
+                }
+            },
+        })
+}
+
+fn round() -> impl Strategy<Value = Round> {
+    (
+        prop::collection::vec(text(), 0..4),
+        prop::collection::vec(tool(), 1..3),
+    )
+        .prop_map(|(chunks, tools)| Round { chunks, tools })
+}
+
+fn end() -> impl Strategy<Value = End> {
+    prop_oneof![
+        8 => Just(End::Completed),
+        1 => Just(End::Api(ApiError::unauthorized())),
+        1 => Just(End::Api(ApiError::rate_limited())),
+        1 => Just(End::EmptyAnswer),
+        1 => Just(End::TurnLimit),
+    ]
+}
+
+/// Generated sessions: up to three rounds that call tools, then the answer's round.
+pub fn session() -> impl Strategy<Value = Session> {
+    (
+        prop::collection::vec(round(), 0..4),
+        prop::collection::vec(text(), 1..4),
+        end(),
+        (1u64..5000, 0u64..100, 1u64..2000),
+    )
+        .prop_map(|(mut rounds, last, end, (input, cached, output))| {
+            match &end {
+                End::Api(_) => rounds.clear(),
+                End::TurnLimit => rounds.truncate(1),
+                End::EmptyAnswer => {}
+                End::Completed => rounds.push(Round {
+                    chunks: last,
+                    tools: Vec::new(),
+                }),
+            }
+            if matches!(end, End::TurnLimit) && rounds.is_empty() {
+                rounds.push(Round {
+                    chunks: vec!["Looking.".into()],
+                    tools: Vec::new(),
+                });
+            }
+            Session {
+                rounds,
+                end,
+                usage: Usage {
+                    input_tokens: input,
+                    output_tokens: output,
+                    cached: cached.min(input),
+                },
+            }
+        })
+}
+
+/// Where a generated fault acts: after a number of lines, or at a line type.
+fn place() -> impl Strategy<Value = String> {
+    let at = [
+        events::MESSAGE,
+        events::TOOL_USE,
+        events::TOOL_RESULT,
+        events::RESULT,
+    ]
+    .map(|w| format!("at={w}"));
+    prop_oneof![
+        (0u64..12).prop_map(|n| format!("after={n}")),
+        prop::sample::select(at.to_vec()),
+    ]
+}
+
+/// One fault of the catalogue's `gemini` section, drawn as its text in the grammar
+/// and typed as the parser makes it.
+pub fn fault() -> impl Strategy<Value = Drawn<GeminiFault>> {
+    prop_oneof![
+        place().prop_map(|p| format!("exit:code=1,{p}")),
+        place().prop_map(|p| format!("signal:name=KILL,{p}")),
+        place().prop_map(|p| format!("signal:name=TERM,{p}")),
+        (place(), 0usize..80).prop_map(|(p, byte)| format!("eof:{p},byte={byte}")),
+        place().prop_map(|p| format!("stall:ms=1500,{p}")),
+        place().prop_map(|p| format!("unknown:{p}")),
+        place().prop_map(|p| format!("child-killed:{p}")),
+        place().prop_map(|p| format!("stderr:text=\"[STARTUP] slow\",{p}")),
+        Just("unauthorized".to_owned()),
+        Just("rate-limited".to_owned()),
+        Just("server-error".to_owned()),
+        Just("empty-answer".to_owned()),
+        Just("turn-limit".to_owned()),
+        Just("no-auth".to_owned()),
+        Just("untrusted-folder".to_owned()),
+    ]
+    .prop_map(|spec| {
+        // Every text above is in the grammar (`every_drawn_fault_parses` checks it).
+        let faults = parse(&spec, FROM_ENV).unwrap_or_default();
+        Drawn::many(spec, faults)
+    })
+}
+
+/// A generated session with its faults: what `mock-agent fuzz --dialect gemini`
+/// plays, and shrinks.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Faulted {
+    /// The session.
+    pub session: Session,
+    /// Its faults, as drawn.
+    pub faults: Vec<Drawn<GeminiFault>>,
+}
+
+impl crate::run::fuzz::LiveCase for Faulted {
+    fn write_cassette(&self, path: &std::path::Path) -> Result<std::path::PathBuf, WriteError> {
+        write_cassette(&self.session, 0, path)
+    }
+
+    fn spec(&self) -> String {
+        self.faults
+            .iter()
+            .map(|d| d.spec.as_str())
+            .collect::<Vec<_>>()
+            .join(";")
+    }
+
+    fn lines(&self) -> usize {
+        super::faults::stream_lines(&self.session, 0).0.len()
+    }
+}
+
+/// Generated sessions with up to `most` faults.
+pub fn faulted(most: usize) -> impl Strategy<Value = Faulted> {
+    (session(), prop::collection::vec(fault(), 0..=most))
+        .prop_map(|(session, faults)| Faulted { session, faults })
+}
+
+/// The session of a seed: the same on every run and machine, for one version.
+pub fn from_seed(seed: u64) -> Session {
+    crate::faults::strategy::draw(&session(), seed, b"gemini")
+        .unwrap_or_else(|| super::session::default_session("/work"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dialects::gemini::check::GeminiChecker;
+    use crate::dialects::gemini::recording::Recording;
+
+    #[test]
+    fn a_seed_is_one_session_and_reads_back_from_its_cassette() {
+        assert_eq!(from_seed(7), from_seed(7));
+        assert_ne!(from_seed(7), from_seed(8));
+        let dir = tempfile::tempdir().expect("temp dir");
+        let session = from_seed(3);
+        let path = write_cassette(&session, 0, &dir.path().join("g.cassette")).expect("writes");
+        let recording = Recording::open(&path).expect("a Gemini cassette");
+        assert_eq!(recording.session().answer(), session.answer());
+    }
+
+    proptest! {
+        #[test]
+        fn every_drawn_fault_parses(drawn in fault()) {
+            prop_assert_eq!(parse(&drawn.spec, FROM_ENV).expect("parses").len(), drawn.faults.len());
+            prop_assert!(!drawn.faults.is_empty(), "{}", drawn.spec);
+        }
+
+        #[test]
+        fn every_generated_run_is_lint_clean(session in session()) {
+            let (lines, exit) = super::super::faults::stream_lines(&session, 1);
+            let mut checker = GeminiChecker::default();
+            for (n, line) in lines.iter().enumerate() {
+                checker.line(n as u64 + 1, line);
+            }
+            let report = checker.finish(Some(exit));
+            prop_assert!(report.findings.is_empty(), "{:?}", report);
+        }
+    }
+}

@@ -1,0 +1,377 @@
+//! `gemini -p`, as a process: the prompt read, the folder's trust and the resumed
+//! session checked, the source told by the harness's pure player with the faults
+//! acting on its lines as [`harness::dialects::gemini::faults::written_in`] makes them
+//! (so the live run is what the case expects, byte for byte), performed by the
+//! executor on the one clock, and the session kept for `--resume`.
+//!
+//! A cassette replayed in `stream-json` without a preset gives its recorded lines and
+//! stderr, each at its recorded time; otherwise the session it tells is played again.
+//! Played lines are [`PACE_MS`] apart.
+
+use std::io::{IsTerminal, Read};
+use std::os::fd::AsFd;
+use std::path::Path;
+use std::time::Duration;
+
+use harness::dialects::gemini::args::Args;
+use harness::dialects::gemini::faults::{render, with_faults, Context, GeminiFault, Injector, Out};
+use harness::dialects::gemini::play::{Said, PACE_MS};
+use harness::dialects::gemini::recording::Recording;
+use harness::dialects::gemini::wire::{env, exits, stderr, MODEL};
+use harness::exit_codes;
+use harness::format::OutputFormat;
+use harness::frames::{Delivery, Ending, Exit, Frame, FrameResult, Line, Stream};
+use harness::journal::{Entry, FaultRecord};
+use harness::timing::Timing;
+
+use super::relaunch::is_child;
+use super::sessions::{gemini_dir, Store};
+use crate::execute::{self, ExecOptions, Threaded};
+use crate::settings::Settings;
+
+/// The most of stdin the stand-in reads (a larger prompt is the mock's own error).
+const MAX_STDIN: usize = 64 << 20;
+
+/// Runs `gemini -p` with `args`, journaling into `entry`.
+pub fn run(args: &Args, settings: &Settings, entry: &mut Entry) -> Exit {
+    match prepare(args, settings, entry) {
+        Ok(planned) => perform(settings, entry, planned),
+        Err(exit) => exit,
+    }
+}
+
+/// The mock's own error: said on stderr, kept in the journal.
+fn own_error(entry: &mut Entry, message: String, code: i32) -> Exit {
+    eprintln!("mock-agent: {message}");
+    entry.error = Some(message);
+    Exit::Code(code)
+}
+
+/// The real CLI's refusal before any line: its stderr lines, its exit code.
+fn refused(lines: &[String], code: i32) -> Exit {
+    for line in lines {
+        eprintln!("{line}");
+    }
+    Exit::Code(code)
+}
+
+/// What a run writes, ready to be performed.
+struct Planned {
+    outs: Vec<Out>,
+    /// The recorded time of each stdout line, in order (a cassette's); else
+    /// [`PACE_MS`] apart.
+    times: Vec<Duration>,
+    injector: Injector,
+}
+
+/// Whether the working folder is trusted: `--skip-trust`,
+/// `GEMINI_CLI_TRUST_WORKSPACE=true`, or the folder (or one above it) marked
+/// `TRUST_FOLDER` in `~/.gemini/trustedFolders.json`.
+fn trusted(args: &Args, cwd: &Path) -> bool {
+    if args.skip_trust || std::env::var(env::TRUST_WORKSPACE).is_ok_and(|v| v == "true" || v == "1") {
+        return true;
+    }
+    let Some(file) = gemini_dir().map(|d| d.join("trustedFolders.json")) else {
+        return false;
+    };
+    let Ok(text) = std::fs::read_to_string(file) else {
+        return false;
+    };
+    let Ok(serde_json::Value::Object(folders)) = serde_json::from_str(&text) else {
+        return false;
+    };
+    cwd.ancestors().any(|dir| {
+        folders
+            .get(dir.to_string_lossy().as_ref())
+            .and_then(serde_json::Value::as_str)
+            .is_some_and(|how| how == "TRUST_FOLDER" || (dir != cwd && how == "TRUST_PARENT"))
+    })
+}
+
+/// Reads what the run needs and plans it; `Err`: how the process ends before.
+fn prepare(args: &Args, settings: &Settings, entry: &mut Entry) -> Result<Planned, Exit> {
+    let faults: Vec<GeminiFault> = settings
+        .faults
+        .read(harness::dialects::gemini::faults::parse)
+        .map_err(|e| own_error(entry, e.to_string(), exit_codes::USAGE))?;
+    let format = args.format();
+    entry.output_format = Some(format);
+    let stdin = read_stdin().map_err(|message| own_error(entry, message, exit_codes::USAGE))?;
+    entry.stdin.clone_from(&stdin);
+    let interactive = stdin.is_none() && args.prompt.is_none();
+    if interactive {
+        return Err(own_error(
+            entry,
+            "the stand-in plays Gemini CLI's headless mode only: give `-p PROMPT`, or pipe the prompt on stdin".into(),
+            exit_codes::USAGE,
+        ));
+    }
+    let Some(prompt) = args.prompt_with(stdin.as_deref()) else {
+        return Err(refused(&[stderr::NO_INPUT.to_owned()], exits::NO_INPUT));
+    };
+    entry.prompt = Some(prompt.clone());
+    let cwd = std::env::current_dir().unwrap_or_else(|_| "/".into());
+    let mut injector = Injector::new(faults);
+    if is_child() {
+        injector.relaunched();
+    }
+    let seed = settings.generate.unwrap_or(settings.seed);
+    let mut context = Context::of_seed(seed);
+    context.prompt = prompt;
+    context.yolo = args.approval() == "yolo";
+    context.model = args
+        .model
+        .clone()
+        .or_else(|| std::env::var(env::MODEL).ok().filter(|m| !m.is_empty()))
+        .unwrap_or_else(|| MODEL.to_owned());
+    if let Some(dir) = gemini_dir() {
+        context.settings = dir.join("settings.json").display().to_string();
+    }
+    // The refusals a preset asks for come first (they are the environment's).
+    if let Some(refusal) = injector.refusal() {
+        let outs = harness::dialects::gemini::faults::refused(refusal, format, &context);
+        return Ok(Planned {
+            outs,
+            times: Vec::new(),
+            injector,
+        });
+    }
+    if !trusted(args, &cwd) {
+        return Err(refused(&[stderr::UNTRUSTED.to_owned()], exits::UNTRUSTED));
+    }
+    let store = Store::of_env();
+    if let Some(which) = &args.resume {
+        let found = store.as_ref().and_then(|s| s.find(which));
+        match found {
+            Some(id) => context.session_id = id,
+            None => {
+                let dir = store
+                    .as_ref()
+                    .map(|s| s.dir().display().to_string())
+                    .unwrap_or_default();
+                return Err(refused(&stderr::no_session(which, &dir), exits::NO_INPUT));
+            }
+        }
+    } else if let Some(id) = &args.session_id {
+        context.session_id.clone_from(id);
+    }
+    if let Some(store) = &store {
+        // A session the stand-in cannot keep is one `--resume` does not find.
+        let _ = store.save(&context.session_id);
+    }
+    let (session, recording) = match (&settings.cassette, settings.generate) {
+        (Some(path), _) => {
+            entry.source = Some(path.display().to_string());
+            let recording =
+                Recording::open(path).map_err(|e| own_error(entry, e.to_string(), e.exit_code()))?;
+            (recording.session(), Some((recording, path.clone())))
+        }
+        (None, Some(seed)) => {
+            entry.source = Some(format!("generated:{seed}"));
+            (harness::dialects::gemini::generate::from_seed(seed), None)
+        }
+        (None, None) => {
+            entry.source = Some("default".to_owned());
+            (
+                harness::dialects::gemini::default_session(&cwd.display().to_string()),
+                None,
+            )
+        }
+    };
+    // A recording's own run, as it stands.
+    if let Some((recording, path)) = recording
+        .as_ref()
+        .filter(|_| format == OutputFormat::StreamJson && !injector.has_preset())
+    {
+        let said: Vec<Said> = recording
+            .stderr
+            .iter()
+            .map(|l| Said::Stderr(String::from_utf8_lossy(l).into_owned()))
+            .chain(
+                recording
+                    .stdout
+                    .iter()
+                    .map(|l| Said::Line(String::from_utf8_lossy(l).into_owned())),
+            )
+            .collect();
+        let outs = with_faults(said, recording.exit, &mut injector);
+        return Ok(Planned {
+            outs,
+            times: stdout_times(path),
+            injector,
+        });
+    }
+    // A recording played again keeps its session and model (the prompt is this run's).
+    if let Some((recording, _)) = recording
+        .as_ref()
+        .filter(|_| args.resume.is_none() && args.session_id.is_none())
+    {
+        let recorded = recording.context();
+        context.model = recorded.model;
+        context.session_id = recorded.session_id;
+    }
+    let mut session = session;
+    injector.prepare(&mut session, &context.model);
+    let played = context.play(&session);
+    let outs = with_faults(played.said.clone(), Exit::Code(played.exit), &mut injector);
+    Ok(Planned {
+        outs: render(outs, format, &played),
+        times: Vec::new(),
+        injector,
+    })
+}
+
+/// stdin, read to its end when it is not a terminal (`None`: a terminal, not read);
+/// `Err`: the mock's own error.
+fn read_stdin() -> Result<Option<String>, String> {
+    let stdin = std::io::stdin();
+    if stdin.is_terminal() {
+        return Ok(None);
+    }
+    let mut bytes = Vec::new();
+    let mut limited = stdin.lock().take(MAX_STDIN as u64 + 1);
+    // A stdin that cannot be read gives what was read of it.
+    let _ = limited.read_to_end(&mut bytes);
+    if bytes.len() > MAX_STDIN {
+        return Err(format!(
+            "the prompt on stdin is over {} MiB: give a shorter one",
+            MAX_STDIN >> 20
+        ));
+    }
+    Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
+}
+
+/// The recorded time of each stdout line of the cassette at `path`.
+fn stdout_times(path: &Path) -> Vec<Duration> {
+    let Ok(reader) = harness::cassette::open(path) else {
+        return Vec::new();
+    };
+    reader
+        .filter_map(Result::ok)
+        .filter_map(|frame| match frame {
+            Frame::Line(line) if line.stream == Stream::Stdout => Some(line.at),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The frames of `outs`: the nth stdout write at `times[n]` (else `n` paces), what
+/// comes between them at the time of the write before.
+fn frames(outs: Vec<Out>, times: &[Duration]) -> Vec<FrameResult> {
+    let pace = Duration::from_millis(PACE_MS);
+    let mut frames = Vec::with_capacity(outs.len());
+    let mut writes = 0usize;
+    let mut at = Duration::ZERO;
+    let next = |writes: &mut usize| {
+        let time = times.get(*writes).copied().unwrap_or_else(|| {
+            let n = u32::try_from(*writes).unwrap_or(u32::MAX);
+            times
+                .last()
+                .copied()
+                .unwrap_or_default()
+                .max(pace.saturating_mul(n))
+        });
+        *writes += 1;
+        time
+    };
+    for out in outs {
+        frames.push(Ok(match out {
+            Out::Line(bytes) => {
+                at = next(&mut writes).max(at);
+                Frame::Line(Line::stdout(at, bytes))
+            }
+            Out::Raw(bytes) | Out::Cut(bytes) => {
+                at = next(&mut writes).max(at);
+                let mut line = Line::stdout(at, bytes);
+                line.newline = false;
+                Frame::Line(line)
+            }
+            Out::Stderr(bytes) => Frame::Line(Line::stderr(at, bytes)),
+            Out::Stall(duration) => Frame::Stall { at, duration },
+            Out::End(exit) => Frame::End(Ending { at, exit }),
+        }));
+    }
+    frames
+}
+
+/// Performs the plan and journals the run.
+fn perform(settings: &Settings, entry: &mut Entry, planned: Planned) -> Exit {
+    let Planned {
+        outs,
+        times,
+        injector,
+    } = planned;
+    let frames = frames(outs, &times);
+    let frames = settings.timing.apply(Box::new(frames.into_iter()), settings.seed);
+    let mut delivery = Delivery::default();
+    delivery.timed = settings.timing != Timing::default();
+    delivery.signals = true;
+    delivery.step.clone_from(&settings.step);
+    delivery.seed = settings.seed;
+    let options = ExecOptions {
+        precise: true,
+        ..ExecOptions::new(delivery)
+    };
+    let streams = std::io::stdout()
+        .as_fd()
+        .try_clone_to_owned()
+        .and_then(|out| Ok((out, std::io::stderr().as_fd().try_clone_to_owned()?)));
+    let (out, err) = match streams {
+        Ok((out, err)) => (std::fs::File::from(out), std::fs::File::from(err)),
+        Err(e) => {
+            return own_error(
+                entry,
+                format!("cannot open stdout or stderr: {e}"),
+                exit_codes::IO_ERROR,
+            )
+        }
+    };
+    let performed = execute::block_on(
+        execute::perform(frames, Threaded::new(out), Threaded::new(err), &options),
+        true,
+    );
+    let performed = match performed {
+        Ok(performed) => performed,
+        Err(e) => {
+            return own_error(
+                entry,
+                format!("cannot start the runtime: {e}"),
+                exit_codes::INTERNAL,
+            )
+        }
+    };
+    entry.faults = injector
+        .report()
+        .into_iter()
+        .map(|(name, fired)| FaultRecord {
+            name: name.to_owned(),
+            fired,
+        })
+        .collect();
+    entry.stdout_closed = performed.stdout_closed();
+    entry.stdout_closed_at_ms = performed
+        .stdout_closed_at
+        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+    entry.signal = performed.signal().map(|s| s.name().to_owned());
+    if let Some(e) = performed.error() {
+        let message = e.to_string();
+        eprintln!("mock-agent: {message}");
+        entry.error = Some(message);
+    }
+    if injector.acted("child-killed") {
+        // The child dies by a signal; relaunched, its parent exits 0, which is what the
+        // consumer sees and the journal keeps.
+        let seen = if is_child() {
+            Exit::Code(0)
+        } else {
+            Exit::Signal(harness::frames::Signal::Kill)
+        };
+        if let Some(path) = &settings.journal {
+            entry.exit = seen.into();
+            entry.ended_at_ms = execute::now_ms();
+            let _ = harness::journal::append(path, entry);
+        }
+        let _ = nix::sys::signal::raise(nix::sys::signal::Signal::SIGKILL);
+    }
+    performed.exit()
+}

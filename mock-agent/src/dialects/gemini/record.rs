@@ -1,0 +1,111 @@
+//! What recording `gemini` takes of it: `gemini -p` is one way (the prompt in argv
+//! and on stdin, then the output on stdout), under a header that says Gemini CLI
+//! ([`harness::dialects::gemini::recording::header`]). `GEMINI_API_KEY` and
+//! `GOOGLE_API_KEY` are among the recorder's secrets.
+
+use harness::cassette::{Header, Invocation};
+use harness::dialects::gemini::args::{self, Args, Command};
+use harness::dialects::gemini::recording;
+use harness::dialects::gemini::wire::DIALECT;
+
+use crate::record::Recorded;
+
+/// Recording `gemini -p`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Recording;
+
+impl Recorded for Recording {
+    /// `gemini -p` reads its prompt, then writes: never a conversation.
+    fn converses(&self, program: &str, argv: &[String]) -> bool {
+        let _ = (program, argv);
+        false
+    }
+
+    fn records(&self, program: &str, argv: &[String]) -> bool {
+        gemini_args(program, argv).is_some_and(|argv| headless(argv).is_some())
+    }
+
+    /// With `-p` the prompt is in argv (stdin, when piped, comes before it).
+    fn prompt_in_argv(&self, argv: &[String]) -> bool {
+        headless(argv).is_some_and(|a| a.prompt.is_some() || a.query.is_some())
+    }
+
+    fn invocation(
+        &self,
+        argv: &[String],
+        stdin: Option<&[u8]>,
+        redact: &dyn Fn(&[u8]) -> Vec<u8>,
+    ) -> Invocation {
+        let text = |bytes: &[u8]| String::from_utf8_lossy(&redact(bytes)).into_owned();
+        let parsed = headless(argv);
+        let stdin = stdin.map(|s| String::from_utf8_lossy(s).into_owned());
+        let prompt = parsed
+            .as_ref()
+            .and_then(|a| a.prompt_with(stdin.as_deref()))
+            .map(|p| text(p.as_bytes()));
+        recording::header(Invocation {
+            argv: argv.iter().map(|a| text(a.as_bytes())).collect(),
+            prompt,
+            output_format: parsed.map(|a| a.format()),
+            ..Invocation::default()
+        })
+        .invocation
+    }
+
+    fn header(&self, invocation: Invocation) -> Header {
+        recording::header(invocation)
+    }
+}
+
+/// A headless run's arguments in `argv` (after the program, or after `gemini` when the
+/// program is `mock-agent`).
+fn headless(argv: &[String]) -> Option<Args> {
+    let argv = match argv.split_first() {
+        Some((first, rest)) if first == DIALECT => rest,
+        _ => argv,
+    };
+    match args::parse(argv) {
+        Ok(Command::Run(args)) => Some(*args),
+        _ => None,
+    }
+}
+
+/// The arguments of Gemini CLI when `program ARGV` runs it: a program named `gemini`,
+/// or the npm package's script it links to (`bundle/gemini.js`), or `mock-agent
+/// gemini`.
+fn gemini_args<'a>(program: &str, argv: &'a [String]) -> Option<&'a [String]> {
+    let name = std::path::Path::new(program)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
+    match argv.split_first() {
+        _ if name == DIALECT || name == format!("{DIALECT}.js") => Some(argv),
+        Some((first, rest)) if first == DIALECT => Some(rest),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn argv(args: &[&str]) -> Vec<String> {
+        args.iter().map(|a| (*a).to_owned()).collect()
+    }
+
+    #[test]
+    fn gemini_runs_are_its_own_and_one_way() {
+        let run = argv(&["-o", "stream-json", "-p", "Say hi"]);
+        assert!(Recording.records("/opt/bin/gemini", &run));
+        assert!(Recording.records("/opt/lib/@google/gemini-cli/bundle/gemini.js", &run));
+        assert!(Recording.records("mock-agent", &argv(&["gemini", "-p", "x"])));
+        assert!(!Recording.records("/opt/bin/gemini", &argv(&["--acp"])));
+        assert!(!Recording.records("claude", &run));
+        assert!(!Recording.converses("gemini", &run));
+        assert!(Recording.prompt_in_argv(&run));
+        assert!(!Recording.prompt_in_argv(&argv(&["-o", "json"])));
+        let invocation = Recording.invocation(&run, Some(b"ctx\n"), &|b| b.to_vec());
+        assert_eq!(invocation.prompt.as_deref(), Some("ctx\n\n\nSay hi"));
+        assert!(recording::is_gemini(&Recording.header(invocation)));
+    }
+}
