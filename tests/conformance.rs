@@ -30,6 +30,10 @@ struct Consumers {
     /// The interpreter that runs them.
     interpreter: fn() -> String,
     careful: &'static str,
+    /// Their arguments (`{format}`: the case's output format).
+    args: &'static str,
+    /// Their environment, beyond `CONSUMER_IDLE_TIMEOUT=3`.
+    env: &'static [(&'static str, &'static str)],
     /// Seconds a case may take.
     timeout: u64,
     planted: &'static [(&'static str, &'static str, &'static str)],
@@ -49,6 +53,8 @@ const CONSUMERS: &[Consumers] = &[
         dialect: "cursor-print",
         interpreter: python3,
         careful: "careful.py",
+        args: "hi",
+        env: &[],
         timeout: 6,
         planted: &[
             ("ignores_exit.py", "/auth-required", "reports-failure"),
@@ -60,6 +66,8 @@ const CONSUMERS: &[Consumers] = &[
         dialect: "cursor-acp",
         interpreter: python3,
         careful: "acp_careful.py",
+        args: "hi",
+        env: &[],
         timeout: 20,
         planted: &[
             ("acp_never_answers.py", "default/clean", "answers-requests"),
@@ -80,6 +88,8 @@ const CONSUMERS: &[Consumers] = &[
         dialect: "claude",
         interpreter: claude_sdk_python,
         careful: "claude_careful.py",
+        args: "hi",
+        env: &[],
         timeout: 25,
         planted: &[
             ("claude_error_as_success.py", "/not-logged-in", "reports-failure"),
@@ -91,10 +101,29 @@ const CONSUMERS: &[Consumers] = &[
         dialect: "codex",
         interpreter: python3,
         careful: "codex_careful.py",
+        args: "hi",
+        env: &[],
         timeout: 10,
         planted: &[
             ("codex_error_as_success.py", "/turn-failed", "reports-failure"),
             ("codex_crashes_on_unknown.py", "/unknown-item", "ignores-unknown"),
+        ],
+    },
+    Consumers {
+        dialect: "gemini",
+        interpreter: python3,
+        careful: "gemini_careful.py",
+        args: "{format}",
+        env: &[("CONSUMER_TOTAL_TIMEOUT", "7")],
+        timeout: 10,
+        planted: &[
+            ("gemini_error_as_success.py", "/empty-answer", "reports-failure"),
+            ("gemini_kills_the_pid.py", "/relaunched-stall@result", "ends"),
+            (
+                "gemini_crashes_on_unknown.py",
+                "/unknown-event",
+                "ignores-unknown",
+            ),
         ],
     },
 ];
@@ -415,10 +444,12 @@ fn each_dialect_s_recording_of_a_replay_is_the_same_run() {
 /// in a home of its own: its exit code and report.
 fn test_with(consumers: &Consumers, script: &str, extra: &[&str]) -> (Option<i32>, String) {
     let home = tempfile::tempdir().expect("temp dir");
+    let env: String = consumers.env.iter().map(|(k, v)| format!("{k}={v} ")).collect();
     let consumer = format!(
-        "CONSUMER_IDLE_TIMEOUT=3 {} {} hi",
+        "CONSUMER_IDLE_TIMEOUT=3 {env}{} {} {}",
         (consumers.interpreter)(),
-        root().join("tests/consumers").join(script).display()
+        root().join("tests/consumers").join(script).display(),
+        consumers.args
     );
     let timeout = consumers.timeout.to_string();
     let out = command(&bin(), home.path())
@@ -444,14 +475,18 @@ fn each_dialect_s_careful_program_passes_faults_end_as_said_and_planted_bugs_are
             panic!("{dialect}: no example programs listed in tests/conformance.rs (write a careful one and planted bugs, then add them to CONSUMERS)");
         };
         let home = tempfile::tempdir().expect("temp dir");
-        let careful = Consumer::new(format!(
-            "{} {} hi",
+        let mut careful = Consumer::new(format!(
+            "{} {} {}",
             (consumers.interpreter)(),
-            root().join("tests/consumers").join(consumers.careful).display()
+            root().join("tests/consumers").join(consumers.careful).display(),
+            consumers.args
         ))
         .timeout(std::time::Duration::from_secs(consumers.timeout))
         .env("CONSUMER_IDLE_TIMEOUT", "3")
         .env("HOME", home.path().to_str().expect("utf-8"));
+        for (name, value) in consumers.env {
+            careful = careful.env(*name, *value);
+        }
         let cases = Matrix::of(*dialect, Vec::new())
             .cases(false)
             .unwrap_or_else(|e| panic!("{dialect}: the matrix: {e}"));
