@@ -9,8 +9,9 @@
 
 pub mod claude;
 pub mod codex;
-pub mod cursor_acp;
+pub mod acp;
 pub mod cursor_print;
+pub mod gemini_acp;
 
 use harness::frames::Exit;
 use harness::run::Dialect;
@@ -49,9 +50,13 @@ pub static CLAUDE: &dyn Cli = &claude::Claude;
 /// `codex`: OpenAI's Codex CLI, as its TypeScript SDK runs it (`codex exec --json`).
 pub static CODEX: &dyn Cli = &codex::Codex;
 
+/// `gemini --acp`: Gemini CLI's ACP agent (joined to the headless `gemini` CLI when
+/// that one is registered: it calls [`gemini_acp::serve`] on `--acp`).
+pub static GEMINI_ACP: &dyn Cli = &gemini_acp::GeminiAcp;
+
 /// Every CLI; the first is the one `mock-agent ARGS` runs when `ARGS` is none of the
 /// mock's own commands.
-pub static ALL: &[&dyn Cli] = &[CURSOR, CLAUDE, CODEX];
+pub static ALL: &[&dyn Cli] = &[CURSOR, CLAUDE, CODEX, GEMINI_ACP];
 
 /// The CLI installed under the name `program` (a link named `claude`).
 pub fn by_program(program: &str) -> Option<&'static dyn Cli> {

@@ -1,0 +1,184 @@
+//! Gemini CLI's profile: what `gemini --acp` 0.61.0 does that another ACP agent does
+//! not. The shapes are the real CLI's (`shared/REAL-GEMINI.md`; `packages/cli/src/acp/`
+//! as bundled in 0.61.0); which are observed and which read is said in
+//! `docs/gemini-acp.md`.
+
+use serde_json::{json, Value};
+
+use super::super::acp::profile::{Commands, Errors, LoadAnswer, Profile, ToolShape};
+use super::super::acp::rpc::{self, codes};
+use super::super::acp::wire::{self, content_types, modes, option_kinds, updates};
+use crate::cassette::Invocation;
+
+/// The flags that make `gemini` an ACP agent.
+pub(super) const FLAGS: &[&str] = &["--acp", "--experimental-acp"];
+
+/// The version `initialize` reports.
+const VERSION: &str = "0.61.0";
+
+/// The model `session/new` says is current: Gemini CLI's alias that lets it choose.
+const AUTO: &str = "auto";
+
+/// `gemini --acp`.
+pub static PROFILE: Profile = Profile {
+    name: "gemini-acp",
+    title: "Gemini CLI's ACP mode (`gemini --acp`)",
+    programs: &["gemini"],
+    launch: "gemini --acp",
+    argv: &["--acp"],
+    test_flags: "--dialect gemini-acp",
+    fuzz_stem: "fuzz-gemini-acp",
+    dialect: || crate::dialects::GEMINI_ACP,
+    claims,
+    initialize,
+    auth_method: "gemini-api-key",
+    session_new,
+    modes: modes::GEMINI,
+    // `session/set_model` sets whatever it is given.
+    known_model: |_| true,
+    config_options: false,
+    commands: (Commands::FirstPrompt, available_commands),
+    permission_options,
+    prompt_result,
+    usage_updates: false,
+    load: LoadAnswer::AfterFirst,
+    terminal: false,
+    fs_reads: false,
+    tools: ToolShape::Plain,
+    errors: Errors {
+        method_not_found,
+        unknown_session,
+        invalid_setting,
+        auth_required,
+    },
+};
+
+/// A recording of `gemini --acp` (or `--experimental-acp`).
+fn claims(invocation: &Invocation) -> bool {
+    invocation.argv.iter().any(|a| FLAGS.contains(&a.as_str()))
+}
+
+/// The result of `initialize`: four auth methods, `agentInfo`, every prompt
+/// capability.
+fn initialize() -> Value {
+    json!({
+        "protocolVersion": 1,
+        "authMethods": [
+            {"id": "oauth-personal", "name": "Log in with Google", "description": "Log in with your Google account"},
+            {"id": "gemini-api-key", "name": "Gemini API key", "description": "Use an API key with Gemini Developer API",
+             "_meta": {"api-key": {"provider": "google"}}},
+            {"id": "vertex-ai", "name": "Vertex AI", "description": "Use an API key with Vertex AI GenAI API"},
+            {"id": "gateway", "name": "AI API Gateway", "description": "Use a custom AI API Gateway",
+             "_meta": {"gateway": {"protocol": "google", "restartRequired": "false"}}}
+        ],
+        "agentInfo": {"name": "gemini-cli", "title": "Gemini CLI", "version": VERSION},
+        "agentCapabilities": {
+            "loadSession": true,
+            "promptCapabilities": {(content_types::IMAGE): true, (content_types::AUDIO): true, "embeddedContext": true},
+            "mcpCapabilities": {"http": true, "sse": true}
+        }
+    })
+}
+
+/// The result of `session/new`: the id, the approval modes, the models; no
+/// `configOptions`.
+fn session_new(session: &str) -> Value {
+    json!({
+        "sessionId": session,
+        "modes": {
+            "availableModes": [
+                {"id": modes::DEFAULT, "name": "Default", "description": "Prompts for approval"},
+                {"id": modes::AUTO_EDIT, "name": "Auto Edit", "description": "Auto-approves edit tools"},
+                {"id": modes::YOLO, "name": "YOLO", "description": "Auto-approves all tools"},
+                {"id": modes::PLAN, "name": "Plan", "description": "Read-only mode"}
+            ],
+            "currentModeId": modes::DEFAULT
+        },
+        "models": {
+            "availableModels": [
+                {"modelId": AUTO, "name": "Auto",
+                 "description": "Let Gemini CLI decide the best model for the task: gemini-2.5-pro, gemini-2.5-flash"},
+                {"modelId": "gemini-2.5-pro", "name": "gemini-2.5-pro"},
+                {"modelId": "gemini-2.5-flash", "name": "gemini-2.5-flash"},
+                {"modelId": "gemini-2.5-flash-lite", "name": "gemini-2.5-flash-lite"}
+            ],
+            "currentModelId": AUTO
+        }
+    })
+}
+
+/// The slash commands, sent at the start of a session's first prompt.
+fn available_commands() -> Value {
+    let command = |name: &str, description: &str| json!({"name": name, "description": description});
+    json!({"sessionUpdate": updates::AVAILABLE_COMMANDS_UPDATE, "availableCommands": [
+        command("memory", "Commands for interacting with memory"),
+        command("memory show", "Show the current memory contents"),
+        command("extensions list", "List active extensions"),
+        command("init", "Analyzes the project and creates a tailored GEMINI.md file"),
+        command("restore", "Restore a tool call. This will reset the conversation and file history to the state it was in when the tool call was suggested")
+    ]})
+}
+
+/// The options of an edit's or a command's confirmation: allow for the session,
+/// allow, reject.
+fn permission_options() -> Value {
+    json!([
+        {"optionId": "proceed_always", "name": "Allow for this session", "kind": option_kinds::ALLOW_ALWAYS},
+        {"optionId": "proceed_once", "name": "Allow", "kind": option_kinds::ALLOW_ONCE},
+        {"optionId": "cancel", "name": "Reject", "kind": option_kinds::REJECT_ONCE}
+    ])
+}
+
+/// The stop reason, and what the turn used in `_meta.quota` (`turns` scales the
+/// made-up counts).
+fn prompt_result(reason: &str, turns: u64) -> Value {
+    let (input, output) = (24 * turns.max(1), 16 * turns.max(1));
+    let counts = json!({"input_tokens": input, "output_tokens": output});
+    let mut result = wire::stop(reason);
+    result["_meta"] = json!({"quota": {
+        "token_count": counts,
+        "model_usage": [{"model": "gemini-2.5-flash", "token_count": counts}]
+    }});
+    result
+}
+
+/// `-32601` with the method in the message and in `data.method`.
+fn method_not_found(id: &str, method: &str) -> Vec<u8> {
+    rpc::error(
+        id,
+        codes::METHOD_NOT_FOUND,
+        &format!("\"Method not found\": {method}"),
+        Some(&json!({"method": method})),
+    )
+}
+
+/// `session/load` of an id it has no history of: `-32603` with `data.details`;
+/// another session method: `-32602` `Session not found: ID`.
+fn unknown_session(id: &str, session: &str, method: &str) -> Vec<u8> {
+    if method == wire::methods::SESSION_LOAD {
+        let details = format!(
+            "Invalid session identifier \"{session}\". Use --list-sessions to see available sessions."
+        );
+        return internal_error(id, &details);
+    }
+    rpc::error(id, codes::INVALID_PARAMS, &format!("Session not found: {session}"), None)
+}
+
+/// A mode it does not have: `-32603` `Internal error`, `data.details` saying which.
+fn invalid_setting(id: &str, what: &str) -> Vec<u8> {
+    let details = match what.strip_prefix("Mode ").and_then(|m| m.strip_suffix(" not found")) {
+        Some(mode) => format!("Invalid or unavailable mode: {}", mode.trim_matches('"')),
+        None => what.to_owned(),
+    };
+    internal_error(id, &details)
+}
+
+/// `-32603` `Internal error` with `data.details`, as its errors are shaped.
+fn internal_error(id: &str, details: &str) -> Vec<u8> {
+    rpc::error(id, codes::INTERNAL_ERROR, "Internal error", Some(&json!({"details": details})))
+}
+
+/// A session method with no key: `-32000`.
+fn auth_required(id: &str) -> Vec<u8> {
+    rpc::error(id, codes::AUTH_REQUIRED, "Gemini API key is missing or not configured.", None)
+}
