@@ -102,8 +102,8 @@ fn the_global_check_sees_them() {
 
 /// The files of each dialect's wire model: the only files that spell its names.
 const ACP_WIRE: &[&str] = &[
-    "harness/src/dialects/cursor_acp/wire.rs",
-    "harness/src/dialects/cursor_acp/rpc.rs",
+    "harness/src/dialects/acp/wire.rs",
+    "harness/src/dialects/acp/rpc.rs",
 ];
 /// Print mode's (and the few of its names the cassette format reads in a capture,
 /// `capture.rs`).

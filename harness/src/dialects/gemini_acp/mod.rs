@@ -4,7 +4,7 @@
 //!
 //! What differs from `cursor-agent acp` is data and small hooks: four auth methods
 //! (the key in `_meta["api-key"]`), modes `default`/`autoEdit`/`yolo`/`plan` and no
-//! `configOptions`, the commands at the first prompt, permission options
+//! `configOptions`, permission options
 //! `proceed_always`/`proceed_once`/`cancel` asked before the tool call is announced,
 //! no `rawInput`/`rawOutput`, `_meta.quota` in the prompt result, `session/load`
 //! answering before its replay ends, no `terminal/*` (and `fs/*` for edits only), and

@@ -37,7 +37,9 @@ pub static PROFILE: Profile = Profile {
     // `session/set_model` sets whatever it is given.
     known_model: |_| true,
     config_options: false,
-    commands: (Commands::FirstPrompt, available_commands),
+    // Sent by a `setTimeout(0)` after `session/new` answers: right after the answer
+    // (recorded), or after the first prompt of a client that sends it at once.
+    commands: (Commands::AfterNew, available_commands),
     permission_options,
     prompt_result,
     usage_updates: false,
@@ -107,15 +109,30 @@ fn session_new(session: &str) -> Value {
     })
 }
 
-/// The slash commands, sent at the start of a session's first prompt.
+/// The slash commands, as 0.61.0 lists them (recorded: `cassettes/gemini-acp/`).
 fn available_commands() -> Value {
     let command = |name: &str, description: &str| json!({"name": name, "description": description});
     json!({"sessionUpdate": updates::AVAILABLE_COMMANDS_UPDATE, "availableCommands": [
-        command("memory", "Commands for interacting with memory"),
-        command("memory show", "Show the current memory contents"),
-        command("extensions list", "List active extensions"),
+        command("memory", "Manage memory."),
+        command("memory show", "Shows the current memory contents."),
+        command("memory refresh", "Refreshes the memory from the source."),
+        command("memory list", "Lists the paths of the GEMINI.md files in use."),
+        command("memory inbox", "Lists memory items extracted from past sessions that are pending review."),
+        command("extensions", "Manage extensions."),
+        command("extensions list", "Lists all installed extensions."),
+        command("extensions explore", "Explore available extensions."),
+        command("extensions enable", "Enable an extension."),
+        command("extensions disable", "Disable an extension."),
+        command("extensions install", "Install an extension from a git repo or local path."),
+        command("extensions link", "Link an extension from a local path."),
+        command("extensions uninstall", "Uninstall an extension."),
+        command("extensions restart", "Restart an extension."),
+        command("extensions update", "Update an extension."),
         command("init", "Analyzes the project and creates a tailored GEMINI.md file"),
-        command("restore", "Restore a tool call. This will reset the conversation and file history to the state it was in when the tool call was suggested")
+        command("restore", "Restore to a previous checkpoint, or list available checkpoints to restore. This will reset the conversation and file history to the state it was in when the checkpoint was created"),
+        command("restore list", "Lists all available checkpoints."),
+        command("about", "Show version and environment info"),
+        command("help", "Show available commands")
     ]})
 }
 

@@ -13,6 +13,9 @@ use harness::run::Dialect;
 
 use crate::record::Recorded;
 
+/// What `gemini --version` prints: the version the profile stands in for.
+const VERSION: &str = "0.61.0";
+
 /// `gemini --acp`, as a process (see [`crate::dialects::Cli`]).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct GeminiAcp;
@@ -26,8 +29,13 @@ impl crate::dialects::Cli for GeminiAcp {
         "gemini-acp"
     }
 
+    /// `--version` (`-v`) prints the version, as clients that pick between `--acp`
+    /// and `--experimental-acp` ask first (acpx); anything else serves ACP.
     fn run(&self, args: &[String]) -> Exit {
-        serve(args)
+        match args.first().map(String::as_str) {
+            Some("--version" | "-v") if args.len() == 1 => crate::process::answer(&format!("{VERSION}\n")),
+            _ => serve(args),
+        }
     }
 
     fn recorded(&self) -> &'static dyn Recorded {
