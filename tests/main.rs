@@ -27,6 +27,8 @@ mod consumers; // the harness on example consumers: the careful one copes, each 
 mod drift; // `mock-agent drift`: the real Claude Code and its stand-in on the same scenarios, differences only as the allow-list explains
 mod faults; // every fault and preset through the binary, signals, stalls, closed pipes
 mod formats; // every curated cassette rendered in every output format (snapshots)
+mod gemini_acp; // gemini --acp: Gemini CLI's profile of the ACP machinery, its recordings, its careful client and bugs
+mod gemini_acp_clients; // real clients unmodified (acpx, the Python ACP SDK) drive the mock as gemini --acp
 mod generate; // generated sessions through the binary: generate, MOCK_AGENT_GENERATE, saved cassettes
 mod invalid; // one snapshot per malformed file under cassettes/invalid/
 mod journal; // MOCK_AGENT_JOURNAL records each invocation

@@ -20,6 +20,17 @@ impl<F: Findings> Checker<F> {
             Some(_) => {}
             None => wrong.push("no `toolCall.toolCallId`".to_owned()),
         }
+        // A permission request may be the first mention of its tool call (Gemini CLI
+        // announces a tool call that asks no other way): its updates follow it.
+        if let (Some(session), Some(id)) = (
+            params["sessionId"].as_str(),
+            params["toolCall"]["toolCallId"].as_str(),
+        ) {
+            let key = (session.to_owned(), id.to_owned());
+            if !self.tool_calls.map.contains_key(&key) {
+                self.tool_calls.insert(key, line);
+            }
+        }
         let mut ids = Vec::new();
         match params.get("options").and_then(Value::as_array) {
             Some(options) if !options.is_empty() => {
