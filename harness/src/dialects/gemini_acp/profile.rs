@@ -199,3 +199,60 @@ fn internal_error(id: &str, details: &str) -> Vec<u8> {
 fn auth_required(id: &str) -> Vec<u8> {
     rpc::error(id, codes::AUTH_REQUIRED, "Gemini API key is missing or not configured.", None)
 }
+
+#[cfg(test)]
+mod tests {
+    use agent_client_protocol_schema::v1 as schema;
+    use serde::de::DeserializeOwned;
+
+    use super::*;
+
+    fn reads<T: DeserializeOwned>(value: Value) {
+        if let Err(e) = serde_json::from_value::<T>(value.clone()) {
+            panic!("{}: {e}: {value}", std::any::type_name::<T>());
+        }
+    }
+
+    /// Every shape of the profile is one the official ACP schema reads.
+    #[test]
+    fn gemini_s_shapes_conform_to_the_acp_schema() {
+        reads::<schema::InitializeResponse>(initialize());
+        reads::<schema::NewSessionResponse>(session_new("s1"));
+        reads::<schema::SessionUpdate>(available_commands());
+        reads::<schema::PromptResponse>(prompt_result(wire::stop_reasons::END_TURN, 2));
+        reads::<schema::RequestPermissionRequest>(json!({
+            "sessionId": "s1",
+            "toolCall": {"toolCallId": "write_file__write_file_1_0", "title": "Writing to out.txt", "kind": "edit", "status": "pending"},
+            "options": permission_options()
+        }));
+        for line in [
+            method_not_found("1", "bogus/method"),
+            unknown_session("2", "nobody", wire::methods::SESSION_LOAD),
+            unknown_session("3", "nobody", wire::methods::SESSION_PROMPT),
+            invalid_setting("4", "Mode \"bogus\" not found"),
+            auth_required("5"),
+        ] {
+            let value: Value = serde_json::from_slice(&line).expect("json");
+            reads::<schema::Error>(value["error"].clone());
+        }
+        // The "always" option Gemini lists first, the kinds its ids go by.
+        assert_eq!(PROFILE.option_id(option_kinds::ALLOW_ONCE).as_deref(), Some("proceed_once"));
+        assert_eq!(PROFILE.option_id(option_kinds::REJECT_ONCE).as_deref(), Some("cancel"));
+        assert_eq!(PROFILE.option_id(option_kinds::REJECT_ALWAYS), None);
+    }
+
+    #[test]
+    fn a_recording_is_gemini_s_when_launched_with_its_flag() {
+        let invocation = |argv: &[&str]| Invocation {
+            argv: argv.iter().map(|a| (*a).to_owned()).collect(),
+            acp: true,
+            ..Invocation::default()
+        };
+        assert!(claims(&invocation(&["--acp", "-m", "gemini-2.5-flash"])));
+        assert!(claims(&invocation(&["--experimental-acp"])));
+        assert!(!claims(&invocation(&["acp"])));
+        let invalid = invalid_setting("4", "Mode \"bogus\" not found");
+        let value: Value = serde_json::from_slice(&invalid).expect("json");
+        assert_eq!(value["error"]["data"]["details"], "Invalid or unavailable mode: bogus");
+    }
+}
