@@ -68,7 +68,10 @@ fn gemini_acp_answers_in_gemini_cli_s_shapes() {
     // The session id is the default session's; a prompt naming another is refused.
     let output = converse(gemini(&[]), &requests(&[]), |_| None);
     let first = lines(&output);
-    let sid = response(&first, 2)["result"]["sessionId"].as_str().expect("an id").to_owned();
+    let sid = response(&first, 2)["result"]["sessionId"]
+        .as_str()
+        .expect("an id")
+        .to_owned();
     let mut prompt = prompt;
     prompt["params"]["sessionId"] = json!(sid);
     let extra = [
@@ -95,7 +98,10 @@ fn gemini_acp_answers_in_gemini_cli_s_shapes() {
         .iter()
         .filter_map(|m| m["id"].as_str())
         .collect();
-    assert_eq!(methods, ["oauth-personal", "gemini-api-key", "vertex-ai", "gateway"]);
+    assert_eq!(
+        methods,
+        ["oauth-personal", "gemini-api-key", "vertex-ai", "gateway"]
+    );
     assert_eq!(init["authMethods"][1]["_meta"]["api-key"]["provider"], "google");
     assert_eq!(init["agentInfo"]["name"], "gemini-cli");
     assert_eq!(init["agentCapabilities"]["promptCapabilities"]["audio"], true);
@@ -129,7 +135,10 @@ fn gemini_acp_answers_in_gemini_cli_s_shapes() {
         .iter()
         .take_while(|l| l["method"] != "session/request_permission")
         .any(|l| l["params"]["update"]["toolCallId"] == *call);
-    assert!(!told_before, "the permission request is the first mention of {call}");
+    assert!(
+        !told_before,
+        "the permission request is the first mention of {call}"
+    );
     // No terminal, no read through the client, no rawInput or rawOutput.
     for line in &lines {
         let method = line["method"].as_str().unwrap_or_default();
@@ -138,13 +147,19 @@ fn gemini_acp_answers_in_gemini_cli_s_shapes() {
             "{line}"
         );
         let update = &line["params"]["update"];
-        assert!(update.get("rawInput").is_none() && update.get("rawOutput").is_none(), "{line}");
+        assert!(
+            update.get("rawInput").is_none() && update.get("rawOutput").is_none(),
+            "{line}"
+        );
     }
     assert!(lines.iter().any(|l| l["method"] == "fs/write_text_file"));
     // The prompt's result: the stop reason and `_meta.quota`.
     let result = &response(&lines, 3)["result"];
     assert_eq!(result["stopReason"], "end_turn");
-    assert!(result["_meta"]["quota"]["token_count"]["input_tokens"].is_u64(), "{result}");
+    assert!(
+        result["_meta"]["quota"]["token_count"]["input_tokens"].is_u64(),
+        "{result}"
+    );
     // Its error shapes.
     let error = |id| response(&lines, id)["error"].clone();
     assert_eq!(
@@ -156,15 +171,24 @@ fn gemini_acp_answers_in_gemini_cli_s_shapes() {
         json!({"code": -32603, "message": "Internal error", "data": {"details": "Invalid or unavailable mode: bogus"}})
     );
     assert_eq!(error(6)["code"], -32603);
-    assert!(error(6)["data"]["details"].as_str().unwrap_or_default().starts_with("Invalid session identifier \"nobody\""));
-    assert_eq!(error(7), json!({"code": -32602, "message": "Session not found: nobody"}));
+    assert!(error(6)["data"]["details"]
+        .as_str()
+        .unwrap_or_default()
+        .starts_with("Invalid session identifier \"nobody\""));
+    assert_eq!(
+        error(7),
+        json!({"code": -32602, "message": "Session not found: nobody"})
+    );
 }
 
 #[test]
 fn the_commands_follow_session_new_and_load_answers_before_its_replay_ends() {
     let output = converse(gemini(&[]), &requests(&[]), |_| None);
     let first = lines(&output);
-    let sid = response(&first, 2)["result"]["sessionId"].as_str().expect("an id").to_owned();
+    let sid = response(&first, 2)["result"]["sessionId"]
+        .as_str()
+        .expect("an id")
+        .to_owned();
     // The commands update comes right after session/new's answer.
     let at = first.iter().position(|l| l["id"] == 2).expect("answered");
     assert_eq!(
@@ -187,7 +211,10 @@ fn the_commands_follow_session_new_and_load_answers_before_its_replay_ends() {
         .collect();
     assert_eq!(loaded[0], "user_message_chunk", "{loaded:?}");
     assert_eq!(loaded[1], "response 3", "{loaded:?}");
-    assert!(loaded[2..].iter().all(|k| k == "agent_message_chunk") && loaded.len() > 2, "{loaded:?}");
+    assert!(
+        loaded[2..].iter().all(|k| k == "agent_message_chunk") && loaded.len() > 2,
+        "{loaded:?}"
+    );
 }
 
 /// The client's lines of a recording (what it sent), and the agent's (what it wrote).
@@ -230,7 +257,11 @@ fn the_recorded_cassettes_of_the_real_cli_replay_as_recorded() {
         assert_eq!(lines(&output), wrote, "{name}");
         // It is Gemini's, by its header.
         let reader = harness::cassette::open(&path).expect("opens");
-        assert_eq!(dialects::of_header(reader.header()).name(), "gemini-acp", "{name}");
+        assert_eq!(
+            dialects::of_header(reader.header()).name(),
+            "gemini-acp",
+            "{name}"
+        );
     }
 }
 
@@ -259,7 +290,11 @@ fn recording_gemini_acp_keeps_the_key_out_and_replays_the_same_bytes() {
     assert_eq!(report.count(harness::check::Severity::Error), 0, "{report:?}");
     // Played back to the same client, the agent writes what was recorded.
     let (sent, wrote) = recorded(&out);
-    let requests: String = sent.lines().filter(|l| l.contains("\"method\"")).map(|l| format!("{l}\n")).collect();
+    let requests: String = sent
+        .lines()
+        .filter(|l| l.contains("\"method\""))
+        .map(|l| format!("{l}\n"))
+        .collect();
     let cassette = out.to_string_lossy().into_owned();
     let replayed = converse(gemini(&[("MOCK_AGENT_CASSETTE", &cassette)]), &requests, |r| {
         answer(r, "proceed_once")
@@ -277,7 +312,10 @@ fn client(script: &str, timeout: u64) -> Consumer {
 
 fn run_all(consumer: &Consumer, cases: &[run::Case]) -> Vec<run::CaseResult> {
     let mock = MockBinary::new(bin());
-    Runner::new(consumer, &mock).jobs(2).run_all(cases, |_| {}).expect("runs")
+    Runner::new(consumer, &mock)
+        .jobs(2)
+        .run_all(cases, |_| {})
+        .expect("runs")
 }
 
 #[test]
@@ -300,11 +338,22 @@ fn the_careful_gemini_client_copes_with_the_whole_matrix() {
 fn each_planted_bug_is_caught_by_its_property() {
     let planted: &[(&str, &str, &str)] = &[
         ("gemini_acp_never_answers.py", "default/clean", "answers-requests"),
-        ("gemini_acp_error_as_success.py", "default/error@prompt", "reports-failure"),
-        ("gemini_acp_fatal_unknown.py", "default/unknown-update", "ignores-unknown"),
+        (
+            "gemini_acp_error_as_success.py",
+            "default/error@prompt",
+            "reports-failure",
+        ),
+        (
+            "gemini_acp_fatal_unknown.py",
+            "default/unknown-update",
+            "ignores-unknown",
+        ),
     ];
     for (script, case, property) in planted {
-        for (consumer, caught) in [(client(script, 5), true), (client("gemini_acp_careful.py", 30), false)] {
+        for (consumer, caught) in [
+            (client(script, 5), true),
+            (client("gemini_acp_careful.py", 30), false),
+        ] {
             let mut matrix = Matrix::of(GEMINI_ACP, Vec::new());
             matrix.filter = Some((*case).to_owned());
             let cases: Vec<run::Case> = matrix
@@ -321,7 +370,11 @@ fn each_planted_bug_is_caught_by_its_property() {
                 .filter(|v| !v.held)
                 .map(|v| v.name.as_str())
                 .collect();
-            assert_eq!(broken.contains(property), caught, "{script} on {case}: broke {broken:?}");
+            assert_eq!(
+                broken.contains(property),
+                caught,
+                "{script} on {case}: broke {broken:?}"
+            );
             if !caught {
                 assert!(broken.is_empty(), "the careful client on {case}: {broken:?}");
             }
@@ -333,7 +386,9 @@ fn each_planted_bug_is_caught_by_its_property() {
 fn mock_agent_test_dialect_gemini_acp_runs_the_matrix_against_a_client() {
     let consumer = format!(
         "python3 {}",
-        root().join("tests/consumers/gemini_acp_error_as_success.py").display()
+        root()
+            .join("tests/consumers/gemini_acp_error_as_success.py")
+            .display()
     );
     let output = crate::support::mock()
         .args(["test", "--dialect", "gemini-acp", "--consumer", &consumer])

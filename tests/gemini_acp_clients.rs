@@ -119,15 +119,28 @@ fn chosen(place: &Place) -> Option<String> {
 fn acpx_runs_gemini_through_a_turn_and_approves_with_gemini_s_option_ids() {
     let acpx = installed("acpx");
     let place = Place::new();
-    let output = run(place.command(&acpx, &["--approve-all", "gemini", "exec", "Summarize the repo"], &[]));
+    let output = run(place.command(
+        &acpx,
+        &["--approve-all", "gemini", "exec", "Summarize the repo"],
+        &[],
+    ));
     assert!(output.status.success(), "{output:?}");
     let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(stdout.contains("read the README.md file") && stdout.contains("end_turn"), "{stdout}");
+    assert!(
+        stdout.contains("read the README.md file") && stdout.contains("end_turn"),
+        "{stdout}"
+    );
     // It ran `gemini --acp` (after asking `gemini --version`), authenticated nothing
     // it had no credential for, and answered with one of Gemini's options.
     let option = chosen(&place).expect("answered the permission request");
-    assert!(["proceed_once", "proceed_always"].contains(&option.as_str()), "{option}");
-    assert!(place.dir.path().join("project/summary.txt").exists(), "the write went through the client");
+    assert!(
+        ["proceed_once", "proceed_always"].contains(&option.as_str()),
+        "{option}"
+    );
+    assert!(
+        place.dir.path().join("project/summary.txt").exists(),
+        "the write went through the client"
+    );
 }
 
 #[test]
@@ -158,14 +171,23 @@ fn the_python_acp_sdk_runs_gemini_with_its_key_and_approves_with_its_option_ids(
     assert!(output.status.success(), "{output:?}");
     let stdout = String::from_utf8_lossy(&output.stdout);
     let lines: Vec<&str> = stdout.lines().collect();
-    assert!(lines.contains(&"auth oauth-personal,gemini-api-key,vertex-ai,gateway"), "{stdout}");
+    assert!(
+        lines.contains(&"auth oauth-personal,gemini-api-key,vertex-ai,gateway"),
+        "{stdout}"
+    );
     // The SDK's example approves with the first allow option Gemini lists.
     assert!(
         lines.contains(&"permission proceed_always,proceed_once,cancel -> proceed_always"),
         "{stdout}"
     );
-    assert!(lines.contains(&"stop end_turn") && lines.contains(&"quota 24 16"), "{stdout}");
-    assert!(!lines.contains(&"terminal/create"), "Gemini never asks for a terminal: {stdout}");
+    assert!(
+        lines.contains(&"stop end_turn") && lines.contains(&"quota 24 16"),
+        "{stdout}"
+    );
+    assert!(
+        !lines.contains(&"terminal/create"),
+        "Gemini never asks for a terminal: {stdout}"
+    );
     // The key reached the agent in `_meta["api-key"]`.
     let messages = place.messages();
     let auth = messages

@@ -512,8 +512,7 @@ mod tests {
                 for out in live.message(line).out {
                     let Out::Line { bytes, .. } = out else { continue };
                     let value: Value = serde_json::from_slice(&bytes).expect("JSON");
-                    if let Some(id) =
-                        value[crate::dialects::acp::rpc::members::RESULT]["sessionId"].as_str()
+                    if let Some(id) = value[crate::dialects::acp::rpc::members::RESULT]["sessionId"].as_str()
                     {
                         session = id.to_owned();
                     }

@@ -95,7 +95,10 @@ pub fn conversation_of(
     }
     let recording = source.open("")?;
     if recording.header.as_ref().is_some_and(|h| h.invocation.acp) {
-        return Ok((Box::new(script::Script::new(recording.frames)?.profile(profile)), true));
+        return Ok((
+            Box::new(script::Script::new(recording.frames)?.profile(profile)),
+            true,
+        ));
     }
     let ask = match source {
         Source::Default => tell::Ask::FirstChange,

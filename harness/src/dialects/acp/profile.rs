@@ -116,7 +116,9 @@ pub struct Profile {
 
 impl std::fmt::Debug for Profile {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Profile").field("name", &self.name).finish_non_exhaustive()
+        f.debug_struct("Profile")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
     }
 }
 
@@ -153,13 +155,23 @@ pub mod spec_errors {
 
     /// `-32601` `Method not found`, the method in `data`.
     pub fn method_not_found(id: &str, method: &str) -> Vec<u8> {
-        rpc::error(id, codes::METHOD_NOT_FOUND, "Method not found", Some(&Value::from(method)))
+        rpc::error(
+            id,
+            codes::METHOD_NOT_FOUND,
+            "Method not found",
+            Some(&Value::from(method)),
+        )
     }
 
     /// `-32602` `Session ... not found`.
     pub fn unknown_session(id: &str, session: &str, method: &str) -> Vec<u8> {
         let _ = method;
-        rpc::error(id, codes::INVALID_PARAMS, &format!("Session {session} not found"), None)
+        rpc::error(
+            id,
+            codes::INVALID_PARAMS,
+            &format!("Session {session} not found"),
+            None,
+        )
     }
 
     /// `-32602` with what is wrong.

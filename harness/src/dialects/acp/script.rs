@@ -32,8 +32,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, SystemTime};
 
-use super::rpc::{self, Kind, Message};
 use super::profile::Profile;
+use super::rpc::{self, Kind, Message};
 use super::tell;
 use super::wire::{methods, tool_content, Capabilities};
 use crate::cassette::{Position, Reader, PREFLIGHT_LIMIT};

@@ -34,6 +34,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
+use super::profile::{self, Commands, LoadAnswer, Profile, ToolShape};
 use super::rpc::{self, codes, Message};
 use super::wire::{self, methods, stop_reasons, tool_kinds, tool_statuses, updates, Capabilities};
 use crate::dialects::acp::conversation::{Conversation, Reply, Step, Steps};
@@ -41,7 +42,6 @@ use crate::dialects::cursor_print::events::{event_type, field, is_tool_key, subt
 use crate::error::CassetteError;
 use crate::frames::{Exit, Frame, FrameResult, Stream};
 use client::{Item, Job, Lazy, Live};
-use super::profile::{self, Commands, LoadAnswer, Profile, ToolShape};
 pub use handshake::{
     available_commands, config_options, handshake, initialize_result, models, permission_params,
     session_new_result, update_line,
@@ -335,7 +335,8 @@ impl Teller {
         for told in &self.turn {
             items.push_back(match told {
                 Told::Update { update, .. }
-                    if update["sessionUpdate"] == updates::TOOL_CALL && asked.contains(&&update["toolCallId"]) =>
+                    if update["sessionUpdate"] == updates::TOOL_CALL
+                        && asked.contains(&&update["toolCallId"]) =>
                 {
                     continue
                 }
@@ -388,7 +389,8 @@ impl Teller {
                 }
                 let turns = self.turns;
                 if profile.usage_updates {
-                    let usage = wire::usage_update(2_400 * turns, CONTEXT_WINDOW, (42 * turns) as f64 / 10_000.0);
+                    let usage =
+                        wire::usage_update(2_400 * turns, CONTEXT_WINDOW, (42 * turns) as f64 / 10_000.0);
                     items.push_back(Item::Ready(Step::Send {
                         at: end,
                         line: update_line(session, &usage),

@@ -8,13 +8,13 @@
 pub mod dialect;
 mod profile;
 
-pub use super::acp::{
-    check, conversation, expect, faults, rpc, script, summary, tell, wire, Conversation,
-    Reply, Step, Steps, Wait, CANCEL_WAIT,
-};
 #[cfg(feature = "generate")]
 pub use super::acp::generate;
 pub use super::acp::methods;
+pub use super::acp::{
+    check, conversation, expect, faults, rpc, script, summary, tell, wire, Conversation, Reply, Step, Steps,
+    Wait, CANCEL_WAIT,
+};
 pub use dialect::{acp_faults, settled, DIALECT};
 pub use profile::PROFILE;
 

@@ -178,12 +178,20 @@ fn unknown_session(id: &str, session: &str, method: &str) -> Vec<u8> {
         );
         return internal_error(id, &details);
     }
-    rpc::error(id, codes::INVALID_PARAMS, &format!("Session not found: {session}"), None)
+    rpc::error(
+        id,
+        codes::INVALID_PARAMS,
+        &format!("Session not found: {session}"),
+        None,
+    )
 }
 
 /// A mode it does not have: `-32603` `Internal error`, `data.details` saying which.
 fn invalid_setting(id: &str, what: &str) -> Vec<u8> {
-    let details = match what.strip_prefix("Mode ").and_then(|m| m.strip_suffix(" not found")) {
+    let details = match what
+        .strip_prefix("Mode ")
+        .and_then(|m| m.strip_suffix(" not found"))
+    {
         Some(mode) => format!("Invalid or unavailable mode: {}", mode.trim_matches('"')),
         None => what.to_owned(),
     };
@@ -192,12 +200,22 @@ fn invalid_setting(id: &str, what: &str) -> Vec<u8> {
 
 /// `-32603` `Internal error` with `data.details`, as its errors are shaped.
 fn internal_error(id: &str, details: &str) -> Vec<u8> {
-    rpc::error(id, codes::INTERNAL_ERROR, "Internal error", Some(&json!({"details": details})))
+    rpc::error(
+        id,
+        codes::INTERNAL_ERROR,
+        "Internal error",
+        Some(&json!({"details": details})),
+    )
 }
 
 /// A session method with no key: `-32000`.
 fn auth_required(id: &str) -> Vec<u8> {
-    rpc::error(id, codes::AUTH_REQUIRED, "Gemini API key is missing or not configured.", None)
+    rpc::error(
+        id,
+        codes::AUTH_REQUIRED,
+        "Gemini API key is missing or not configured.",
+        None,
+    )
 }
 
 #[cfg(test)]
@@ -236,8 +254,14 @@ mod tests {
             reads::<schema::Error>(value["error"].clone());
         }
         // The "always" option Gemini lists first, the kinds its ids go by.
-        assert_eq!(PROFILE.option_id(option_kinds::ALLOW_ONCE).as_deref(), Some("proceed_once"));
-        assert_eq!(PROFILE.option_id(option_kinds::REJECT_ONCE).as_deref(), Some("cancel"));
+        assert_eq!(
+            PROFILE.option_id(option_kinds::ALLOW_ONCE).as_deref(),
+            Some("proceed_once")
+        );
+        assert_eq!(
+            PROFILE.option_id(option_kinds::REJECT_ONCE).as_deref(),
+            Some("cancel")
+        );
         assert_eq!(PROFILE.option_id(option_kinds::REJECT_ALWAYS), None);
     }
 
@@ -253,6 +277,9 @@ mod tests {
         assert!(!claims(&invocation(&["acp"])));
         let invalid = invalid_setting("4", "Mode \"bogus\" not found");
         let value: Value = serde_json::from_slice(&invalid).expect("json");
-        assert_eq!(value["error"]["data"]["details"], "Invalid or unavailable mode: bogus");
+        assert_eq!(
+            value["error"]["data"]["details"],
+            "Invalid or unavailable mode: bogus"
+        );
     }
 }

@@ -44,8 +44,8 @@ use tokio::io::AsyncWrite;
 
 use harness::dialects::acp::faults::{AcpFault, Injector};
 use harness::dialects::acp::methods;
-use harness::dialects::acp::rpc::{self, codes, Kind, Message};
 use harness::dialects::acp::profile::Profile;
+use harness::dialects::acp::rpc::{self, codes, Kind, Message};
 use harness::dialects::acp::Conversation;
 use harness::journal::Entry;
 use harness::source::Source;

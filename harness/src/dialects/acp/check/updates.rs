@@ -4,9 +4,7 @@
 use serde_json::{Map, Value};
 
 use super::*;
-use crate::dialects::acp::wire::{
-    methods, option_kinds, outcomes, tool_kinds, tool_statuses, updates,
-};
+use crate::dialects::acp::wire::{methods, option_kinds, outcomes, tool_kinds, tool_statuses, updates};
 
 impl<F: Findings> Checker<F> {
     /// `fields` of a permission request; its option ids.

@@ -5,8 +5,8 @@ use serde_json::{json, Value};
 use super::config::{ConversationConfig, MIN_MESSAGES};
 use super::plan::*;
 use super::transcript::{Direction, Exchange, Transcript};
-use crate::dialects::acp::rpc::{self, codes};
 use crate::dialects::acp::profile::{Commands, LoadAnswer, Profile};
+use crate::dialects::acp::rpc::{self, codes};
 use crate::dialects::acp::tell;
 use crate::dialects::acp::wire::{
     self, content_types, methods, modes, priorities, stop_reasons, tool_kinds, tool_statuses, updates,

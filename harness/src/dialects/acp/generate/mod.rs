@@ -280,8 +280,7 @@ mod tests {
         for seed in 0..60 {
             let transcript = from_seed(seed, &config);
             let init = Message::parse(transcript.messages[0].line.as_bytes()).expect("the first message");
-            let offered =
-                crate::dialects::acp::wire::Capabilities::of_initialize(&init.params_value());
+            let offered = crate::dialects::acp::wire::Capabilities::of_initialize(&init.params_value());
             for exchange in &transcript.messages {
                 let message = Message::parse(exchange.line.as_bytes()).expect("JSON-RPC");
                 let params = message.params_value();
@@ -358,9 +357,8 @@ mod tests {
                 .messages
                 .iter()
                 .filter(|m| {
-                    Message::parse(m.line.as_bytes()).is_some_and(|m| {
-                        m.method() == crate::dialects::acp::wire::methods::SESSION_PROMPT
-                    })
+                    Message::parse(m.line.as_bytes())
+                        .is_some_and(|m| m.method() == crate::dialects::acp::wire::methods::SESSION_PROMPT)
                 })
                 .count();
             assert!(prompts >= 1, "{}", transcript.summary());

@@ -5,8 +5,8 @@
 use proptest::prelude::*;
 
 use super::config::ConversationConfig;
-use crate::dialects::acp::rpc::codes;
 use crate::dialects::acp::profile::Profile;
+use crate::dialects::acp::rpc::codes;
 use crate::dialects::acp::wire::{content_types, modes, option_kinds, stop_reasons, tool_kinds};
 
 /// The ACP tool kinds, in the order tool plans draw them.
@@ -64,7 +64,13 @@ impl Answer {
         };
         profile
             .option_id(kind)
-            .or_else(|| profile.option_id(if self.rejects() { option_kinds::REJECT_ONCE } else { option_kinds::ALLOW_ONCE }))
+            .or_else(|| {
+                profile.option_id(if self.rejects() {
+                    option_kinds::REJECT_ONCE
+                } else {
+                    option_kinds::ALLOW_ONCE
+                })
+            })
             .unwrap_or_default()
     }
 

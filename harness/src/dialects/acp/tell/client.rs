@@ -20,8 +20,8 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use super::handshake::update_line;
-use crate::dialects::acp::profile::Profile;
 use crate::dialects::acp::conversation::{Step, Wait};
+use crate::dialects::acp::profile::Profile;
 use crate::dialects::acp::rpc;
 use crate::dialects::acp::wire::{self, methods, tool_statuses, updates};
 use crate::dialects::cursor_print::events::subtype;

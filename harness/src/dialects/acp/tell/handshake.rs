@@ -6,8 +6,8 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use crate::dialects::acp::conversation::{Reply, Step, Steps};
-use crate::dialects::acp::rpc::{self, Message};
 use crate::dialects::acp::profile::{self, Commands, Profile};
+use crate::dialects::acp::rpc::{self, Message};
 use crate::dialects::acp::wire::{methods, stop_reasons};
 
 /// The config options `session/new` offers, by id.
@@ -31,7 +31,9 @@ pub fn handshake(request: &Message<'_>, profile: &Profile) -> Reply {
             let value = params["value"].as_str().unwrap_or_default();
             let mode = profile.modes.first().copied().unwrap_or_default();
             match params["configId"].as_str() {
-                Some(MODE_OPTION) => json!({"configOptions": config_options(profile.modes, value, crate::models::DEFAULT)}),
+                Some(MODE_OPTION) => {
+                    json!({"configOptions": config_options(profile.modes, value, crate::models::DEFAULT)})
+                }
                 _ => json!({"configOptions": config_options(profile.modes, mode, value)}),
             }
         }
