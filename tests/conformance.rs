@@ -20,6 +20,7 @@ const CURATED: &[(&str, &str)] = &[
     ("claude", "cassettes/claude"),
     ("codex", "cassettes/codex"),
     ("gemini", "cassettes/gemini"),
+    ("gemini-acp", "cassettes/gemini-acp"),
 ];
 
 /// Each dialect's example programs (tests/consumers): how they are run, the careful
@@ -122,6 +123,27 @@ const CONSUMERS: &[Consumers] = &[
             (
                 "gemini_crashes_on_unknown.py",
                 "/unknown-event",
+                "ignores-unknown",
+            ),
+        ],
+    },
+    Consumers {
+        dialect: "gemini-acp",
+        interpreter: python3,
+        careful: "gemini_acp_careful.py",
+        args: "",
+        env: &[("CONSUMER_IDLE_TIMEOUT", "8"), ("GEMINI_API_KEY", "k")],
+        timeout: 30,
+        planted: &[
+            ("gemini_acp_never_answers.py", "default/clean", "answers-requests"),
+            (
+                "gemini_acp_error_as_success.py",
+                "default/error@prompt",
+                "reports-failure",
+            ),
+            (
+                "gemini_acp_fatal_unknown.py",
+                "default/unknown-update",
                 "ignores-unknown",
             ),
         ],

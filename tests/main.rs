@@ -29,6 +29,8 @@ mod drift; // `mock-agent drift`: the real Claude Code and its stand-in on the s
 mod faults; // every fault and preset through the binary, signals, stalls, closed pipes
 mod formats; // every curated cassette rendered in every output format (snapshots)
 mod gemini; // Gemini CLI's stand-in headless (`gemini -p`) through the binary: argv, the three formats byte for byte, presets, trust, resume, the relaunch, cassettes, record, the careful program and planted bugs
+mod gemini_acp; // gemini --acp: Gemini CLI's profile of the ACP machinery, its recordings, its careful client and bugs
+mod gemini_acp_clients; // real clients unmodified (acpx, the Python ACP SDK) drive the mock as gemini --acp
 mod generate; // generated sessions through the binary: generate, MOCK_AGENT_GENERATE, saved cassettes
 mod invalid; // one snapshot per malformed file under cassettes/invalid/
 mod journal; // MOCK_AGENT_JOURNAL records each invocation

@@ -101,9 +101,12 @@ fn the_global_check_sees_them() {
 }
 
 /// The files of each dialect's wire model: the only files that spell its names.
+/// ACP's, and each agent's profile (the shapes its messages take).
 const ACP_WIRE: &[&str] = &[
-    "harness/src/dialects/cursor_acp/wire.rs",
-    "harness/src/dialects/cursor_acp/rpc.rs",
+    "harness/src/dialects/acp/wire.rs",
+    "harness/src/dialects/acp/rpc.rs",
+    "harness/src/dialects/cursor_acp/profile.rs",
+    "harness/src/dialects/gemini_acp/profile.rs",
 ];
 /// Print mode's (and the few of its names the cassette format reads in a capture,
 /// `capture.rs`).

@@ -11,11 +11,13 @@
 //! Adding one is a folder here and a line in [`ALL`] (see `docs/adding-a-dialect.md`);
 //! the conformance suite (`tests/conformance.rs`) then runs it.
 
+pub mod acp;
 pub mod claude;
 pub mod codex;
 pub mod cursor_acp;
 pub mod cursor_print;
 pub mod gemini;
+pub mod gemini_acp;
 
 use std::path::Path;
 
@@ -31,7 +33,7 @@ pub static CURSOR_PRINT: &dyn Dialect = &cursor_print::dialect::CursorPrint;
 
 /// Cursor's server mode: `cursor-agent acp`, the Agent Client Protocol (JSON-RPC 2.0
 /// both ways, one message a line).
-pub static CURSOR_ACP: &dyn Dialect = &cursor_acp::dialect::CursorAcp;
+pub static CURSOR_ACP: &dyn Dialect = &cursor_acp::DIALECT;
 
 /// Claude Code: `claude` as the Claude Agent SDKs run it, stream-json on stdout and
 /// stdin with a control protocol both ways (and `claude -p`).
@@ -45,9 +47,12 @@ pub static CODEX: &dyn Dialect = &codex::dialect::Codex;
 /// prompt a process.
 pub static GEMINI: &dyn Dialect = &gemini::dialect::Gemini;
 
+/// Gemini CLI's ACP mode: `gemini --acp`, the ACP machinery with Gemini's profile.
+pub static GEMINI_ACP: &dyn Dialect = &gemini_acp::DIALECT;
+
 /// Every dialect, in the order `mock-agent faults` lists them; the first is the
 /// default.
-pub static ALL: &[&dyn Dialect] = &[CURSOR_PRINT, CURSOR_ACP, CLAUDE, CODEX, GEMINI];
+pub static ALL: &[&dyn Dialect] = &[CURSOR_PRINT, CURSOR_ACP, CLAUDE, CODEX, GEMINI, GEMINI_ACP];
 
 /// The dialect named `name` (as `--dialect` spells it).
 pub fn by_name(name: &str) -> Option<&'static dyn Dialect> {

@@ -7,11 +7,12 @@
 //! settings, the mock's own commands) names no dialect: `main` finds the CLI the mock
 //! was run as in [`ALL`], by the name it was installed under or by `mock-agent WORD`.
 
+pub mod acp;
 pub mod claude;
 pub mod codex;
-pub mod cursor_acp;
 pub mod cursor_print;
 pub mod gemini;
+pub mod gemini_acp;
 
 use harness::frames::Exit;
 use harness::run::Dialect;
@@ -50,7 +51,8 @@ pub static CLAUDE: &dyn Cli = &claude::Claude;
 /// `codex`: OpenAI's Codex CLI, as its TypeScript SDK runs it (`codex exec --json`).
 pub static CODEX: &dyn Cli = &codex::Codex;
 
-/// `gemini`: Google's Gemini CLI, headless (`gemini -p`).
+/// `gemini`: Google's Gemini CLI, headless (`gemini -p`), and its ACP agent
+/// (`gemini --acp`, served by [`gemini_acp::serve`]).
 pub static GEMINI: &dyn Cli = &gemini::Gemini;
 
 /// Every CLI; the first is the one `mock-agent ARGS` runs when `ARGS` is none of the

@@ -1,98 +1,28 @@
-//! Server mode: `cursor-agent acp`, an agent of the Agent Client Protocol (JSON-RPC
-//! 2.0 in both directions, one message per line), as a conversation the mock plays.
+//! Server mode: `cursor-agent acp`, Cursor's agent of the Agent Client Protocol,
+//! served by the one ACP machinery ([`super::acp`]) with Cursor's [`PROFILE`].
 //!
-//! Print mode is a one-way plan; server mode answers what the client sends. A
-//! [`Conversation`] turns each request of the client's into the [`Step`]s of the
-//! agent's answer: messages to send (at their recorded times), stderr lines, places
-//! where the agent waits for the client (an answer to its permission request, a
-//! cancel), and the end of the process. Two conversations exist:
-//!
-//! - [`script::Script`]: a recording of a real `acp` process, replayed as a script:
-//!   the agent's messages in order with their times, waiting where the recording
-//!   waited for the client, with the client's live request ids put into the agent's
-//!   responses; every other byte as recorded. A cassette is not held in memory: its
-//!   messages are read from the file as they are played ([`Steps`]);
-//! - [`tell::Teller`]: any print-mode session (the built-in default, a cassette, a
-//!   capture, a generated one) told through ACP: `assistant` as
-//!   [`AGENT_MESSAGE_CHUNK`](wire::updates::AGENT_MESSAGE_CHUNK)s, `thinking` as
-//!   [`AGENT_THOUGHT_CHUNK`](wire::updates::AGENT_THOUGHT_CHUNK)s, tool calls as
-//!   [`TOOL_CALL`](wire::updates::TOOL_CALL) and
-//!   [`TOOL_CALL_UPDATE`](wire::updates::TOOL_CALL_UPDATE), a failed run as a JSON-RPC
-//!   error.
-//!
-//! A [`generate`]d conversation (feature `generate`) is a recording nobody made: it
-//! plays as a script too.
-//!
-//! The process (`mock-agent`'s server loop) performs the steps, reads the client,
-//! handles cancels and faults, and journals everything.
-//!
-//! # The folder, lowest first
-//!
-//! - [`wire`]: every name ACP puts on the wire, said once, checked against the
-//!   official schema crate; [`rpc`]: the JSON-RPC framing (a line's kind, its id,
-//!   the error codes, the lines the mock writes);
-//! - [`conversation`](mod@conversation): steps, waits, replies, the [`Conversation`] trait, a
-//!   conversation's [`summary`];
-//! - [`tell`] and [`faults`]: print-mode sessions told through ACP, and what goes
-//!   wrong; [`check`]: the protocol's rules (lint); [`expect`]: what a correct client
-//!   concludes;
-//! - [`script`]: how a recording becomes a script; `generate` (feature `generate`): the generator's
-//!   strategies;
-//! - this module: the conversation a [`Source`] plays ([`conversation()`]).
+//! The machinery's modules are here under their first names too
+//! (`cursor_acp::wire`, `cursor_acp::script`, ...): this is where they lived before
+//! ACP had more than one agent.
 
-pub mod check;
-pub mod conversation;
 pub mod dialect;
-pub mod expect;
-pub mod faults;
+mod profile;
+
 #[cfg(feature = "generate")]
-pub mod generate;
-pub mod rpc;
-pub mod script;
-pub mod tell;
-pub mod wire;
+pub use super::acp::generate;
+pub use super::acp::methods;
+pub use super::acp::{
+    check, conversation, expect, faults, rpc, script, summary, tell, wire, Conversation, Reply, Step, Steps,
+    Wait, CANCEL_WAIT,
+};
+pub use dialect::{acp_faults, settled, DIALECT};
+pub use profile::PROFILE;
 
-pub use conversation::{summary, Conversation, Reply, Step, Steps, Wait, CANCEL_WAIT};
-pub use wire::methods;
-
-use crate::dialects::cursor_print::render::RenderOptions;
-use crate::dialects::cursor_print::scenario::Scenario;
 use crate::dialects::cursor_print::source::Source;
 use crate::error::CassetteError;
-use crate::format::OutputFormat;
 
-/// The conversation a source plays in server mode, and whether it is a recording of
-/// one (a cassette whose header says `"acp":true`, or a generated conversation). Any
-/// other source is a print-mode session told through ACP ([`tell`]): the default session asks permission for its
-/// write, others for each shell command.
+/// The conversation `cursor-agent acp` plays for a source (see
+/// [`super::acp::conversation_of`]).
 pub fn conversation(source: &Source) -> Result<(Box<dyn Conversation + Send>, bool), CassetteError> {
-    // A generated source is the conversation generated from its seed, played as the
-    // recording it is.
-    #[cfg(feature = "generate")]
-    if let Source::Generated { seed, .. } = source {
-        let config = generate::ConversationConfig::default();
-        return Ok((Box::new(generate::from_seed(*seed, &config).script()?), true));
-    }
-    // A cassette file is indexed and read again as it plays; one read once (a pipe)
-    // is held.
-    if let Source::Cassette(path) = source {
-        if let Some(script) = script::Script::open(path)? {
-            return Ok((Box::new(script), true));
-        }
-    }
-    let recording = source.open("")?;
-    if recording.header.as_ref().is_some_and(|h| h.invocation.acp) {
-        return Ok((Box::new(script::Script::new(recording.frames)?), true));
-    }
-    let ask = match source {
-        Source::Default => tell::Ask::FirstChange,
-        _ => tell::Ask::Shell,
-    };
-    let plan = Scenario::new(RenderOptions::new(OutputFormat::StreamJson)).plan(recording)?;
-    let teller = tell::Teller::new(plan.frames, ask)?;
-    let teller = match source {
-        Source::Default => teller.checking_its_work(),
-        _ => teller,
-    };
-    Ok((Box::new(teller), false))
+    super::acp::conversation_of(source, &PROFILE)
 }

@@ -17,7 +17,6 @@ pub use replay::{replay, Replayed};
 use std::io::{IsTerminal, Read};
 use std::os::fd::AsFd;
 
-use crate::dialects::cursor_acp::{serve, ServeOptions};
 use crate::execute;
 use crate::settings::Settings;
 use harness::dialects::cursor_print::render::RenderOptions;
@@ -341,46 +340,8 @@ fn acp(
     entry: &mut Entry,
     spooled: &mut Option<journal::Spooled>,
 ) -> Exit {
-    entry.source = Some(source.describe());
-    let (conversation, recorded) = match harness::dialects::cursor_acp::conversation(source) {
-        Ok(found) => found,
-        Err(e) => {
-            let message = e.to_string();
-            eprintln!("mock-agent: {message}");
-            entry.error = Some(message);
-            return Exit::Code(e.exit_code());
-        }
-    };
-    let faults = match settings.faults.read(harness::dialects::cursor_acp::faults::parse) {
-        Ok(faults) => faults,
-        Err(e) => {
-            let message = e.to_string();
-            eprintln!("mock-agent: {message}");
-            entry.error = Some(message);
-            return Exit::Code(exit_codes::USAGE);
-        }
-    };
-    let options = ServeOptions {
-        faults,
-        timing: settings.timing,
-        seed: settings.seed,
-        step: settings.step.clone(),
-        strict: settings.strict,
-        jsonrpc_strict: settings.jsonrpc_strict,
-        journal: settings.journal.clone(),
-        recorded,
-    };
-    let served = serve(conversation, &options);
-    entry.stdout_closed = served.stdout_closed_at.is_some();
-    entry.stdout_closed_at_ms = served.stdout_closed_at.map(|d| d.as_millis() as u64);
-    entry.signal = served.signal.map(|s| s.name().to_owned());
-    entry.error = served.error;
-    entry.faults = served.faults;
-    if let Some(conversation) = served.conversation {
-        entry.acp = Some(journal::Conversation::default());
-        *spooled = Some(conversation);
-    }
-    served.exit
+    let profile = &harness::dialects::cursor_acp::PROFILE;
+    crate::dialects::acp::serve_source(source, profile, settings, entry, spooled)
 }
 
 /// The scenario of an invocation: its CLI options and the mock's settings.

@@ -1,7 +1,8 @@
 //! What recording `gemini` takes of it: `gemini -p` is one way (the prompt in argv
 //! and on stdin, then the output on stdout), under a header that says Gemini CLI
 //! ([`harness::dialects::gemini::recording::header`]). `GEMINI_API_KEY` and
-//! `GOOGLE_API_KEY` are among the recorder's secrets.
+//! `GOOGLE_API_KEY` are among the recorder's secrets. `gemini --acp` is a conversation,
+//! recorded as the ACP agent's ([`crate::dialects::gemini_acp::Recording`]).
 
 use harness::cassette::{Header, Invocation};
 use harness::dialects::gemini::args::{self, Args, Command};
@@ -14,15 +15,18 @@ use crate::record::Recorded;
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Recording;
 
+/// The ACP agent's recording, for `gemini --acp`.
+const ACP: crate::dialects::gemini_acp::Recording = crate::dialects::gemini_acp::Recording;
+
 impl Recorded for Recording {
-    /// `gemini -p` reads its prompt, then writes: never a conversation.
+    /// `gemini -p` reads its prompt, then writes; `gemini --acp` converses.
     fn converses(&self, program: &str, argv: &[String]) -> bool {
-        let _ = (program, argv);
-        false
+        gemini_args(program, argv).is_some_and(harness::dialects::gemini_acp::is_acp)
     }
 
     fn records(&self, program: &str, argv: &[String]) -> bool {
-        gemini_args(program, argv).is_some_and(|argv| headless(argv).is_some())
+        gemini_args(program, argv)
+            .is_some_and(|argv| headless(argv).is_some() || harness::dialects::gemini_acp::is_acp(argv))
     }
 
     /// With `-p` the prompt is in argv (stdin, when piped, comes before it).
@@ -36,6 +40,9 @@ impl Recorded for Recording {
         stdin: Option<&[u8]>,
         redact: &dyn Fn(&[u8]) -> Vec<u8>,
     ) -> Invocation {
+        if harness::dialects::gemini_acp::is_acp(argv) {
+            return ACP.invocation(argv, stdin, redact);
+        }
         let text = |bytes: &[u8]| String::from_utf8_lossy(&redact(bytes)).into_owned();
         let parsed = headless(argv);
         let stdin = stdin.map(|s| String::from_utf8_lossy(s).into_owned());
@@ -53,7 +60,14 @@ impl Recorded for Recording {
     }
 
     fn header(&self, invocation: Invocation) -> Header {
+        if invocation.acp {
+            return ACP.header(invocation);
+        }
         recording::header(invocation)
+    }
+
+    fn credentials_out(&self, line: &[u8], marker: &str) -> Option<Vec<u8>> {
+        ACP.credentials_out(line, marker)
     }
 }
 

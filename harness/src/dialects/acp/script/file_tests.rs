@@ -1,0 +1,206 @@
+//! A cassette file played from its index, and one changed while it plays.
+
+use serde_json::json;
+
+use super::tests::request as request_line;
+use super::*;
+use crate::cassette;
+use crate::dialects::acp::wire::{self, stop_reasons, updates};
+
+/// The client's prompt.
+fn prompt() -> String {
+    let params = json!({"sessionId": "s", "prompt": []});
+    String::from_utf8(request_line(r#""p""#, methods::SESSION_PROMPT, &params)).expect("utf-8")
+}
+
+/// A frame of a line of JSON-RPC that went `dir` (`in`, `out`), at `t` if given.
+fn frame(t: Option<u64>, dir: &str, line: &[u8]) -> String {
+    let line = String::from_utf8_lossy(line);
+    match t {
+        Some(t) => format!(r#"{{"t":{t},"{dir}":{line}}}"#),
+        None => format!(r#"{{"{dir}":{line}}}"#),
+    }
+}
+
+/// A cassette of every kind of frame, one long turn crossing the read buffer many
+/// times (one update longer than the buffer), and a short exchange after it.
+fn cassette() -> String {
+    let ask = json!({"sessionId": "s"});
+    let mut c = vec![
+        r#"{"mock_agent_cassette":2,"invocation":{"acp":true}}"#.to_owned(),
+        r#"{"t":1,"err":"starting"}"#.to_owned(),
+        frame(Some(2), "in", &rpc::request(0, methods::INITIALIZE, &json!({}))),
+        frame(
+            Some(3),
+            "out",
+            &rpc::response("0", &json!({"protocolVersion": 1})),
+        ),
+        r#"{"t":4,"in":"not json-rpc"}"#.to_owned(),
+        frame(Some(10), "in", &rpc::request(1, methods::SESSION_PROMPT, &ask)),
+    ];
+    for i in 0..3_000 {
+        let text = if i == 1_500 {
+            "é".repeat(200_000)
+        } else {
+            format!("chunk {i} naïve \"q\"")
+        };
+        let update = wire::text_chunk(updates::AGENT_MESSAGE_CHUNK, &text);
+        let line = rpc::notification(
+            methods::SESSION_UPDATE,
+            &json!({"sessionId": "s", "update": update}),
+        );
+        c.push(frame(Some(11 + i / 100), "out", &line));
+        if i % 700 == 0 {
+            c.push(r#"{"out":"a line that is not JSON"}"#.to_owned());
+            c.push(r#"{"out_b64":"/w=="}"#.to_owned());
+            c.push(r#"{"stall_ms":5}"#.to_owned());
+        }
+    }
+    let set_mode = json!({"sessionId": "s", "modeId": "ask"});
+    c.extend([
+        frame(
+            Some(50),
+            "out",
+            &rpc::request(7, methods::REQUEST_PERMISSION, &ask),
+        ),
+        frame(Some(60), "in", &rpc::response("7", &wire::selected("allow-once"))),
+        frame(Some(61), "in", &rpc::notification(methods::SESSION_CANCEL, &ask)),
+        r#"{"t":62,"err":"stopping"}"#.to_owned(),
+        frame(
+            Some(63),
+            "out",
+            &rpc::response("1", &wire::stop(stop_reasons::CANCELLED)),
+        ),
+        String::new(),
+        frame(
+            Some(70),
+            "in",
+            &rpc::request(2, methods::SESSION_SET_MODE, &set_mode),
+        ),
+        frame(None, "out", &rpc::response("2", &json!({}))),
+        r#"{"t":80,"exit":0}"#.to_owned(),
+    ]);
+    c.join("\n") + "\n"
+}
+
+fn write(text: &str) -> tempfile::TempPath {
+    let path = tempfile::Builder::new()
+        .suffix(".cassette")
+        .tempfile()
+        .expect("a temp file")
+        .into_temp_path();
+    std::fs::write(&path, text).expect("writes");
+    path
+}
+
+fn request(line: &str) -> Message<'_> {
+    Message::parse(line.as_bytes()).expect("parses")
+}
+
+/// Every reply of a script to the requests of the cassette's client.
+fn replies(script: &mut Script) -> Vec<Result<Vec<Step>, String>> {
+    let mut replies = vec![script
+        .start()
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| e.to_string())];
+    let lines: Vec<String> = [
+        request_line(r#""i""#, methods::INITIALIZE, &json!({})),
+        prompt().into_bytes(),
+        request_line(
+            r#""m""#,
+            methods::SESSION_SET_MODE,
+            &json!({"sessionId": "s", "modeId": "ask"}),
+        ),
+    ]
+    .into_iter()
+    .map(|line| String::from_utf8(line).expect("utf-8"))
+    .collect();
+    for line in &lines {
+        let reply = script.reply(&request(line));
+        replies.push(
+            reply
+                .steps
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| e.to_string()),
+        );
+    }
+    replies
+}
+
+#[test]
+fn a_cassette_file_plays_from_its_index_as_the_recording_held_in_memory() {
+    let path = write(&cassette());
+    let mut file = Script::open(&path).expect("indexes").expect("an ACP cassette");
+    let mut memory = Script::new(cassette::open(&path).expect("opens")).expect("cuts");
+    let (from_file, in_memory) = (replies(&mut file), replies(&mut memory));
+    // Compared without printing megabytes when they differ.
+    for (i, (a, b)) in from_file.iter().zip(&in_memory).enumerate() {
+        let (a, b) = (a.as_ref().expect("plays"), b.as_ref().expect("plays"));
+        assert_eq!(a.len(), b.len(), "reply {i}");
+        let differ = a.iter().zip(b).position(|(a, b)| a != b);
+        assert_eq!(differ, None, "reply {i}: step {differ:?} differs");
+    }
+    let turn = in_memory[2].as_ref().expect("the turn");
+    // The updates, the lines that are not JSON, the permission request, its
+    // answer, the cancel, stderr, the response with the live id.
+    assert_eq!(turn.len(), 3_000 + 5 * 2 + 5);
+    assert_eq!(
+        turn.last(),
+        Some(&Step::Send {
+            at: Duration::from_millis(53),
+            line: rpc::response(r#""p""#, &wire::stop(stop_reasons::CANCELLED))
+        })
+    );
+    assert!(turn
+        .iter()
+        .any(|s| matches!(s, Step::Send { line, .. } if line.len() > 400_000)));
+    assert!(turn.iter().any(|s| matches!(s, Step::Await { wait: Wait::Answer { method, .. }, .. } if method == methods::REQUEST_PERMISSION)));
+    assert_eq!(file.ending(), Exit::Code(0));
+}
+
+#[test]
+fn a_cassette_changed_after_it_was_indexed_fails_to_play_with_an_error() {
+    // Cut short: the size says so before a byte is read.
+    let path = write(&cassette());
+    let mut script = Script::open(&path).expect("indexes").expect("an ACP cassette");
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .open(&path)
+        .expect("opens");
+    file.set_len(4_000).expect("truncates");
+    let error = script
+        .reply(&request(&prompt()))
+        .steps
+        .find_map(Result::err)
+        .expect("an error");
+    let text = error.to_string();
+    assert!(
+        text.contains(":7: file cut short: the cassette changed while mock-agent replayed it"),
+        "{text}"
+    );
+    assert_eq!(error.exit_code(), crate::exit_codes::INVALID_INPUT);
+
+    // Written over in place, its size and time kept: the frames say so.
+    let text = cassette();
+    let path = write(&text);
+    let modified = std::fs::metadata(&path)
+        .and_then(|m| m.modified())
+        .expect("mtime");
+    let mut script = Script::open(&path).expect("indexes").expect("an ACP cassette");
+    let line = text
+        .find("chunk 2000")
+        .and_then(|at| text[..at].rfind('\n'))
+        .expect("an update");
+    let mut broken = text.into_bytes();
+    broken[line + 1..line + 6].fill(b'#');
+    std::fs::write(&path, &broken).expect("writes");
+    let file = std::fs::File::options().write(true).open(&path).expect("opens");
+    file.set_modified(modified).expect("keeps the time");
+    let steps: Vec<_> = script.reply(&request(&prompt())).steps.collect();
+    let error = steps
+        .last()
+        .and_then(|s| s.as_ref().err())
+        .expect("ends with an error");
+    assert!(error.to_string().contains("invalid JSON"), "{error}");
+    assert!(steps.len() > 2_000, "the frames before it play");
+}

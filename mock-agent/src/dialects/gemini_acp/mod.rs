@@ -1,0 +1,56 @@
+//! `gemini --acp` as a process: the one ACP server ([`super::acp`]) with Gemini's
+//! profile (`harness::dialects::gemini_acp`).
+//!
+//! [`serve`] is what the `gemini` CLI ([`super::gemini`]) runs when its arguments hold
+//! `--acp` or `--experimental-acp`, and [`Recording`] how `mock-agent record` takes
+//! such a run.
+
+use harness::cassette::{Header, Invocation};
+use harness::dialects::gemini_acp::{self, PROFILE};
+use harness::frames::Exit;
+
+use crate::record::Recorded;
+
+/// Runs `gemini --acp` with `argv` (the arguments after the program, the flag among
+/// them or not): Gemini CLI's ACP agent on stdin and stdout, playing the source the
+/// settings name (`MOCK_AGENT_CASSETTE`, `MOCK_AGENT_GENERATE`, else the default
+/// session), with `MOCK_AGENT_FAULTS`, timing and journal. Its global flags (`-m`,
+/// `--approval-mode`, `-y`, `--sandbox`, `--debug`) change nothing.
+pub fn serve(argv: &[String]) -> Exit {
+    super::acp::run(&PROFILE, argv)
+}
+
+/// Recording `gemini --acp`: both directions as they pass, the credentials of
+/// `authenticate` (its `_meta["api-key"]`) kept out.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Recording;
+
+impl Recorded for Recording {
+    fn converses(&self, program: &str, argv: &[String]) -> bool {
+        let _ = program;
+        gemini_acp::is_acp(argv)
+    }
+
+    fn invocation(
+        &self,
+        argv: &[String],
+        stdin: Option<&[u8]>,
+        redact: &dyn Fn(&[u8]) -> Vec<u8>,
+    ) -> Invocation {
+        let _ = stdin;
+        let text = |s: &str| String::from_utf8_lossy(&redact(s.as_bytes())).into_owned();
+        Invocation {
+            argv: argv.iter().map(|a| text(a)).collect(),
+            acp: true,
+            ..Invocation::default()
+        }
+    }
+
+    fn header(&self, invocation: Invocation) -> Header {
+        Header::acp(invocation)
+    }
+
+    fn credentials_out(&self, line: &[u8], marker: &str) -> Option<Vec<u8>> {
+        super::cursor_print::record::credentials_out(line, marker)
+    }
+}
