@@ -130,10 +130,19 @@ fn version_help_and_argument_errors_in_the_real_cli_s_words() {
         text(&out.stderr),
         "No input provided via stdin. Input can be provided by piping data into gemini or using the --prompt option.\n"
     );
-    // ACP is the other half's: the mock's own error, for now.
-    let out = gemini(&["--acp"], Some(""), home.path(), &[]);
-    assert!(text(&out.stderr).starts_with("mock-agent: gemini --acp is not served"));
-    assert_eq!(out.status.code(), Some(harness::exit_codes::USAGE));
+    // `--acp` is the ACP agent (tests/gemini_acp.rs): it answers `initialize`.
+    let out = gemini(
+        &["--acp"],
+        Some("{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":1}}\n"),
+        home.path(),
+        &[],
+    );
+    assert!(
+        text(&out.stdout).starts_with("{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":"),
+        "{}{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
 }
 
 #[test]

@@ -35,10 +35,10 @@ fn requests(extra: &[Value]) -> String {
     lines.iter().map(|l| format!("{l}\n")).collect()
 }
 
-/// `mock-agent gemini-acp --acp` (what `gemini --acp` runs), with these settings.
+/// `mock-agent gemini --acp` (what `gemini --acp` runs), with these settings.
 fn gemini(env: &[(&str, &str)]) -> std::process::Command {
     let mut cmd = mock_std();
-    cmd.args(["gemini-acp", "--acp"]);
+    cmd.args(["gemini", "--acp"]);
     for (name, value) in env {
         cmd.env(name, value);
     }

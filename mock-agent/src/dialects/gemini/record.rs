@@ -108,12 +108,16 @@ mod tests {
     }
 
     #[test]
-    fn gemini_runs_are_its_own_and_one_way() {
+    fn gemini_runs_are_its_own_one_way_but_acp() {
         let run = argv(&["-o", "stream-json", "-p", "Say hi"]);
         assert!(Recording.records("/opt/bin/gemini", &run));
         assert!(Recording.records("/opt/lib/@google/gemini-cli/bundle/gemini.js", &run));
         assert!(Recording.records("mock-agent", &argv(&["gemini", "-p", "x"])));
-        assert!(!Recording.records("/opt/bin/gemini", &argv(&["--acp"])));
+        // `--acp` is a conversation, recorded as the ACP agent's.
+        assert!(Recording.records("/opt/bin/gemini", &argv(&["--acp"])));
+        assert!(Recording.converses("/opt/bin/gemini", &argv(&["--acp"])));
+        let acp = Recording.invocation(&argv(&["--acp"]), None, &|b| b.to_vec());
+        assert!(acp.acp && Recording.header(acp).invocation.acp);
         assert!(!Recording.records("claude", &run));
         assert!(!Recording.converses("gemini", &run));
         assert!(Recording.prompt_in_argv(&run));
