@@ -70,9 +70,11 @@ if [ -z "$bin" ]; then
 fi
 [ -x "$bin" ] || fail "$bin is no executable file; give --binary the path of a built mock-agent" 66
 
+mkdir -p "$out"
+out="$(cd "$out" && pwd)"
 stage="$(dirname "$out")/stage"
 rm -rf "$stage"
-mkdir -p "$stage" "$out"
+mkdir -p "$stage"
 cp -R "$root/npm/mock-agent" "$stage/mock-agent"
 cp -R "$template" "$stage/$platform"
 mkdir -p "$stage/$platform/bin"
