@@ -6,7 +6,18 @@
 //
 // Nothing here changes `process.env`: a test's settings are in `agent.env` alone.
 import { spawn, spawnSync } from "node:child_process";
-import { accessSync, constants, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  accessSync,
+  constants,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
@@ -251,6 +262,11 @@ function which(program, searchPath) {
   return null;
 }
 
+/** The file name of an executable on this platform. */
+function executable(program) {
+  return process.platform === "win32" ? `${program}.exe` : program;
+}
+
 function settingName(key) {
   return key.startsWith("MOCK_AGENT_") ? key : `MOCK_AGENT_${key.replace(/\W/g, "_").replace(/([a-z0-9])([A-Z])/g, "$1_$2").toUpperCase()}`;
 }
@@ -275,8 +291,15 @@ export class MockAgent {
     /** The dialects the mock stands in for. */
     this.dialects = dialects({ binary: this.binary });
     for (const program of new Set(this.dialects.flatMap((d) => d.programs))) {
-      const link = path.join(this.binDir, program);
-      if (!existsSync(link)) symlinkSync(this.binary, link);
+      const link = path.join(this.binDir, executable(program));
+      if (existsSync(link)) continue;
+      // The mock answers as the name it is run by: a link, else (where links need
+      // rights, as on Windows) a copy.
+      try {
+        symlinkSync(this.binary, link);
+      } catch {
+        copyFileSync(this.binary, link);
+      }
     }
     /** The journal: one JSON line per invocation of the agent. */
     this.journalPath = path.join(this.directory, "journal.jsonl");
@@ -393,15 +416,10 @@ export class MockAgent {
    */
   bin(program) {
     const name = program ?? this.dialects.find((d) => d.name === this.dialect).programs[0];
-    const link = path.join(this.binDir, name);
-    let isLink = false;
-    try {
-      isLink = lstatSync(link).isSymbolicLink();
-    } catch {
-      // none
-    }
-    if (!isLink || name.includes("/")) {
-      const names = [...new Set(this.dialects.flatMap((d) => d.programs))].sort().join(", ");
+    const link = path.join(this.binDir, executable(name));
+    const programs = new Set(this.dialects.flatMap((d) => d.programs));
+    if (!programs.has(name) || !existsSync(link)) {
+      const names = [...programs].sort().join(", ");
       throw new MockAgentError(`mock-agent: no executable \`${name}\`; the mock answers to ${names}`);
     }
     return link;
