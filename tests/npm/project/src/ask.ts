@@ -19,6 +19,7 @@ export interface Agent {
 /** The agent's answer to one prompt; throws when the turn does not end well. */
 export async function ask(prompt: string, agent: Agent): Promise<string> {
   const child = spawn(agent.command, ["acp"], { env: agent.env, stdio: ["pipe", "pipe", "ignore"] });
+  child.stdin.on("error", () => {}); // a closed pipe: the agent's end, which the turn sees
   const stream = acp.ndJsonStream(
     Writable.toWeb(child.stdin) as WritableStream<Uint8Array>,
     Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>,
@@ -42,11 +43,22 @@ export async function ask(prompt: string, agent: Agent): Promise<string> {
   const late = new Promise<never>((_, reject) => {
     given.addEventListener("abort", () => reject(new Error("the agent did not end the turn in time")), { once: true });
   });
+  let ended = false;
   try {
-    return await Promise.race([turn, late]);
+    const text = await Promise.race([turn, late]);
+    ended = true;
+    return text;
   } finally {
     stop.abort();
-    child.stdin.end();
-    if (child.exitCode === null && child.signalCode === null) child.kill();
+    // The agent is never left running: after a turn that ended, it is given its end of
+    // input and a moment to exit; after one that did not, it is stopped at once.
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    if (child.exitCode === null && child.signalCode === null) {
+      if (!ended) child.kill();
+      child.stdin.end();
+      const grace = setTimeout(() => child.kill(), 2_000);
+      await exited;
+      clearTimeout(grace);
+    }
   }
 }

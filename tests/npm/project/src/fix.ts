@@ -16,7 +16,7 @@ export interface Agent {
 export async function fix(prompt: string, agent: Agent): Promise<string> {
   const codex = new Codex({ codexPathOverride: agent.codex, env: agent.env });
   const thread = codex.startThread({ skipGitRepoCheck: true });
-  const signals = [AbortSignal.timeout(agent.timeout ?? 5_000), ...(agent.signal ? [agent.signal] : [])];
+  const signals = [AbortSignal.timeout(agent.timeout ?? 8_000), ...(agent.signal ? [agent.signal] : [])];
   const turn = await thread.run(prompt, { signal: AbortSignal.any(signals) });
   return turn.finalResponse;
 }

@@ -37,10 +37,12 @@ export async function summarize(prompt: string, agent: Agent): Promise<string> {
       }
     }
     throw new Error("the agent ended without a result");
+  } catch (error) {
+    if (abortController.signal.aborted) {
+      throw new Error("the agent did not answer in time", { cause: error });
+    }
+    throw error;
   } finally {
     clearTimeout(timer);
-    if (abortController.signal.aborted) {
-      throw new Error("the agent did not answer in time");
-    }
   }
 }
