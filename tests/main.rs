@@ -38,6 +38,7 @@ mod judge; // `mock-agent judge`: a run made elsewhere judged as `test` judges i
 mod layers; // each crate's modules import only from the layers below them
 mod lint; // the protocol checker on files
 mod model_api; // the scripted model APIs through the binary, and the real Claude Code, Codex and Gemini CLI run offline against them
+mod npm; // the npm packages packed, installed by npm into a project, and run by vitest: the API, three SDK programs over their matrix, planted bugs caught
 mod pytest; // the pytest plugin (python/mock_agent) on the example consumers, from a cached venv
 mod record; // recording real runs as cassettes, secrets kept out
 mod record_progress; // `record` draws its progress for a person at a terminal only, never on a pipe

@@ -5,7 +5,8 @@
 //!
 //! The case is named as `mock-agent cases` lists it (`--case NAME` with the same
 //! matrix flags), or handed back as the line `cases --json` printed for it
-//! (`--case-json LINE`). The run is how the consumer ended (`--exit`, `--signal`,
+//! (`--case-json LINE`, or `--case-file FILE` holding it: a case whose answer is too long
+//! for a command line). The run is how the consumer ended (`--exit`, `--signal`,
 //! `--timed-out`), its stdout and stderr (files), and the mock's journal of the run
 //! (`--journal`, `MOCK_AGENT_JOURNAL`). What cannot be told from these is not judged,
 //! and said so: `no-leftover` (only the runner sees the processes a consumer leaves),
@@ -42,7 +43,7 @@ pub const SHOWN: usize = 4000;
 /// `mock-agent judge`.
 #[derive(Args)]
 #[command(group(ArgGroup::new("end").required(true).args(["exit", "signal", "timed_out"])))]
-#[command(group(ArgGroup::new("which").required(true).args(["case", "case_json"])))]
+#[command(group(ArgGroup::new("which").required(true).args(["case", "case_json", "case_file"])))]
 pub(super) struct JudgeArgs {
     /// The case, by name, in the matrix the flags below make (as `mock-agent cases` lists it).
     #[arg(long, value_name = "NAME")]
@@ -50,6 +51,10 @@ pub(super) struct JudgeArgs {
     /// The case as a line of `mock-agent cases --json` (the matrix flags are then not needed).
     #[arg(long, value_name = "JSON")]
     case_json: Option<String>,
+    /// A file holding the case as a line of `mock-agent cases --json` (for a case too long
+    /// for a command line: `huge`'s answer is a megabyte).
+    #[arg(long, value_name = "FILE")]
+    case_file: Option<PathBuf>,
     #[command(flatten)]
     matrix: MatrixArgs,
     /// The consumer exited with this code.
@@ -150,7 +155,15 @@ pub(super) fn judge(args: &JudgeArgs) -> Result<Exit, Error> {
 
 /// The case the flags name.
 fn case(args: &JudgeArgs) -> Result<Case, Error> {
-    if let Some(line) = &args.case_json {
+    let from_file = match &args.case_file {
+        Some(path) => Some(std::fs::read_to_string(path).map_err(|source| Error::CannotRead {
+            path: path.clone(),
+            what: "case (--case-file)",
+            source,
+        })?),
+        None => None,
+    };
+    if let Some(line) = args.case_json.as_deref().or(from_file.as_deref()) {
         let matrix = &args.matrix;
         let flags = !matrix.cassettes.is_empty()
             || matrix.no_default
@@ -161,10 +174,10 @@ fn case(args: &JudgeArgs) -> Result<Case, Error> {
             || matrix.filter.is_some();
         if flags {
             return Err(Error::Usage(
-                "--case-json says the whole case: the matrix flags (--cassettes, --acp, --fault, ...) go with --case NAME\nhelp: drop them, or name the case with --case".into(),
+                "--case-json and --case-file say the whole case: the matrix flags (--cassettes, --acp, --fault, ...) go with --case NAME\nhelp: drop them, or name the case with --case".into(),
             ));
         }
-        return super::cases::from_json(line);
+        return super::cases::from_json(line.trim_end());
     }
     let name = args.case.as_deref().unwrap_or_default();
     let mut matrix = args.matrix.matrix()?;

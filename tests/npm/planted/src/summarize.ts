@@ -1,0 +1,53 @@
+// A planted bug in the program under test (tests/npm.rs): asks Claude Code, through the Claude Agent SDK, for a summary.
+import { query } from "@anthropic-ai/claude-agent-sdk";
+
+export interface Agent {
+  /** The `claude` executable to run. */
+  claude: string;
+  /** The environment to run it with. */
+  env: Record<string, string>;
+  /** Stops the run from outside. */
+  signal?: AbortSignal;
+  /** Give up when the agent is silent this long (ms). */
+  idle?: number;
+}
+
+/** The agent's answer; throws when the agent fails, or is silent for `idle` ms. */
+export async function summarize(prompt: string, agent: Agent): Promise<string> {
+  const abortController = new AbortController();
+  agent.signal?.addEventListener("abort", () => abortController.abort());
+  let timer: NodeJS.Timeout | undefined;
+  const silent = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => abortController.abort(), agent.idle ?? 5_000);
+  };
+  silent();
+  try {
+    const messages = query({
+      prompt,
+      options: { pathToClaudeCodeExecutable: agent.claude, env: agent.env, abortController, maxTurns: 3 },
+    });
+    for await (const message of messages) {
+      silent();
+      // PLANTED BUG: the first thing the assistant says is taken for its answer.
+      if (message.type === "assistant") {
+        const first = message.message.content.find((block) => block.type === "text");
+        if (first?.type === "text") return first.text;
+      }
+      if (message.type === "result") {
+        if (message.subtype !== "success" || message.is_error) {
+          throw new Error(`the agent failed: ${message.subtype}`);
+        }
+        return message.result;
+      }
+    }
+    throw new Error("the agent ended without a result");
+  } catch (error) {
+    if (abortController.signal.aborted) {
+      throw new Error("the agent did not answer in time", { cause: error });
+    }
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,175 @@
+// The API of the mock-agent package as installed from its tarballs (tests/npm.rs): the
+// agent of a test, its settings, its journal, the matrix, the verdicts, the launcher.
+// The tests of one agent not reaching the next run in file order.
+import { existsSync, mkdtempSync, readdirSync, realpathSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+
+import { Case, MockAgentError, RECORD_MODES, binary, cases, dialects, startAgent } from "mock-agent";
+import { expect, test, type MockAgent } from "mock-agent/vitest";
+
+const seen: MockAgent[] = [];
+
+test("the fixture gives a test an agent answering to every dialect's executables", async ({ mockAgent }) => {
+  seen.push(mockAgent);
+  const names = dialects().map((d) => d.name);
+  expect(names.slice(0, 4)).toEqual(["cursor-print", "cursor-acp", "claude", "codex"]);
+  for (const program of dialects().flatMap((d) => d.programs)) {
+    expect(path.dirname(mockAgent.bin(program))).toBe(mockAgent.binDir);
+    expect(realpathSync(mockAgent.bin(program))).toBe(realpathSync(binary()));
+  }
+  expect(mockAgent.env.PATH.split(path.delimiter)[0]).toBe(mockAgent.binDir);
+  expect(mockAgent.settings).toEqual({ MOCK_AGENT_JOURNAL: mockAgent.journalPath });
+  // The default dialect's executable, then another's, found on the agent's PATH.
+  expect(mockAgent.bin()).toBe(mockAgent.bin("cursor-agent"));
+  const done = await mockAgent.run(["claude", "-p", "hi", "--output-format", "json"]);
+  expect(done.exitCode, done.stderr).toBe(0);
+  expect(JSON.parse(done.stdout).type).toBe("result");
+  const [entry] = mockAgent.journal();
+  expect(entry.argv).toEqual(["-p", "hi", "--output-format", "json"]);
+  expect(entry.exit).toEqual({ code: 0 });
+  expect(() => mockAgent.bin("gemini-pro")).toThrow(/no executable `gemini-pro`/);
+});
+
+test("the next test gets an agent of its own, and the last one is gone", ({ mockAgent }) => {
+  expect(seen).toHaveLength(1);
+  expect(seen[0]).not.toBe(mockAgent);
+  expect(existsSync(seen[0].directory)).toBe(false);
+  expect(mockAgent.journal()).toEqual([]);
+  expect(process.env.MOCK_AGENT_JOURNAL).toBeUndefined();
+});
+
+test("use() says what the agent does; what it does not name is the default, but the dialect stays", async ({ mockAgent }) => {
+  const cassette = path.resolve("cassettes/shell-command.cassette");
+  mockAgent.use({ dialect: "cursor-print", cassette, timing: "fixed=1", seed: 7, settings: { account: "a@b.c" } });
+  expect(mockAgent.settings).toEqual({
+    MOCK_AGENT_CASSETTE: cassette,
+    MOCK_AGENT_TIMING: "fixed=1",
+    MOCK_AGENT_SEED: "7",
+    MOCK_AGENT_ACCOUNT: "a@b.c",
+    MOCK_AGENT_JOURNAL: mockAgent.journalPath,
+  });
+  const replayed = await mockAgent.run(["cursor-agent", "-p", "--output-format", "json", "fix it"]);
+  expect(replayed.exitCode, replayed.stderr).toBe(0);
+  expect(mockAgent.journal().at(-1)?.source).toBe(cassette);
+  mockAgent.use({ dialect: "claude", faults: ["exit:code=3"] });
+  expect(mockAgent.env.MOCK_AGENT_CASSETTE).toBeUndefined();
+  expect(mockAgent.env.MOCK_AGENT_FAULTS).toBe("exit:code=3");
+  mockAgent.use({ timing: "instant" });
+  expect(mockAgent.dialect).toBe("claude");
+  expect(mockAgent.bin()).toBe(mockAgent.bin("claude"));
+  expect(mockAgent.env.MOCK_AGENT_FAULTS).toBeUndefined();
+  // What is wrong is said, and changes nothing.
+  expect(() => mockAgent.use({ cassette: "cassettes/nope.cassette" })).toThrow(/no such file/);
+  expect(() => mockAgent.use({ dialect: "gemini-pro" })).toThrow(/no dialect "gemini-pro"/);
+  expect(() => mockAgent.use({ record: "once" })).toThrow(/needs a library/);
+  expect(() => mockAgent.use({ library: "lib", record: "twice" as "once" })).toThrow(/none of none, once/);
+  expect(() => mockAgent.use({ casette: cassette } as object)).toThrow(/no option "casette"/);
+  const [claudeCase] = cases({ dialect: "claude", filter: "default/clean" });
+  expect(() => mockAgent.use({ dialect: "codex", case: claudeCase })).toThrow(/is of the dialect claude/);
+  expect(mockAgent.settings).toEqual({ MOCK_AGENT_TIMING: "instant", MOCK_AGENT_JOURNAL: mockAgent.journalPath });
+  expect(RECORD_MODES).toContain("new_episodes");
+});
+
+test("the listed cases are the matrix of mock-agent test", () => {
+  const found = cases();
+  expect(found).toHaveLength(41);
+  expect(new Set(found.map((c) => c.name)).size).toBe(41);
+  const eof = found.find((c) => c.name === "default/eof@mid-line");
+  expect(eof?.env).toEqual({ MOCK_AGENT_FAULTS: "eof:after=3,byte=10" });
+  expect(eof?.succeeds).toBe(false);
+  expect(eof?.answer).toBeNull();
+  expect(cases({ acp: true, filter: "crash" })).toHaveLength(3);
+  const shell = path.resolve("cassettes/shell-command.cassette");
+  const [given] = cases({ faults: ["quota"], default: false, cassettes: [shell] });
+  expect(given.name).toBe("shell-command/given");
+  expect(given.env).toEqual({ MOCK_AGENT_CASSETTE: shell, MOCK_AGENT_FAULTS: "quota" });
+  const claude = cases({ dialect: "claude", filter: "clean" });
+  expect(claude.map(String)).toEqual(["default/clean"]);
+  expect(claude[0]).toBeInstanceOf(Case);
+  expect(claude[0].dialect).toBe("claude");
+  expect(JSON.parse(claude[0].record()).answer).toBe(claude[0].answer);
+  expect(() => cases({ faults: ["no-such-fault"] })).toThrow(MockAgentError);
+});
+
+test("a run is judged by mock-agent judge, whichever way it ended", async ({ mockAgent }) => {
+  const [kill] = cases({ filter: "default/signal-kill@mid-stream" });
+  // A program killed by a signal, one that never ended, one that exited.
+  expect(await kill.broken({ signal: "SIGKILL" })).toEqual(["no-crash"]);
+  expect((await kill.judge({ timedOut: 3 })).broken.map((p) => p.name)).toContain("ends");
+  expect(await kill.broken({ exitCode: 1, stderr: "error: the agent failed" })).toEqual([]);
+  expect(await kill.broken({ exitCode: 0 })).toEqual(["reports-failure"]);
+  await expect(kill.judge({ stdout: "" })).rejects.toThrow(/no exitCode, signal or timedOut/);
+  await expect(mockAgent.judge({ exitCode: 0 })).rejects.toThrow(/needs the case/);
+  // A raw JSON line printed as the answer: the answer's words are in stdout, but its
+  // user reads no answer.
+  const [clean] = cases({ filter: "default/clean" });
+  mockAgent.use({ case: clean });
+  const raw = await mockAgent.run(["cursor-agent", "-p", "--output-format", "json", "hi"]);
+  expect(raw.stdout).toContain(clean.answer);
+  const verdict = await mockAgent.judge(raw);
+  expect(verdict.case).toBe("default/clean");
+  expect(verdict.broken.map((p) => p.name)).toEqual(["reports-success"]);
+  expect(await mockAgent.broken(raw, { off: ["reports-success"] })).toEqual([]);
+  // Judged with the agent's journal: it read the agent's stdout to its end.
+  expect(verdict.held).toContain("reads-to-end");
+});
+
+test("call() runs a program of this process as a run judge reads", async ({ mockAgent }) => {
+  expect(await mockAgent.call(async () => "the answer")).toMatchObject({ exitCode: 0, stdout: "the answer" });
+  expect(await mockAgent.call(() => ({ ok: 1 }))).toMatchObject({ exitCode: 0, stdout: '{"ok":1}' });
+  expect(await mockAgent.call(() => Promise.reject(new Error("no agent")))).toMatchObject({
+    exitCode: 1,
+    stderr: "Error: no agent",
+  });
+  let aborted = false;
+  const late = await mockAgent.call(
+    (signal) =>
+      new Promise((resolve) => {
+        signal.addEventListener("abort", () => {
+          aborted = true;
+          resolve("too late");
+        });
+      }),
+    { timeout: 50 },
+  );
+  expect(late).toMatchObject({ exitCode: null, timedOut: 0.05 });
+  expect(aborted).toBe(true);
+});
+
+test("the record modes replay from a library, and record into it with the real CLI", async () => {
+  const library = mkdtempSync(path.join(os.tmpdir(), "mock-agent-library-"));
+  // The "real" CLI: the mock itself, which gets no MOCK_AGENT_* setting from the shim.
+  const recorder = startAgent({ library, record: "once", real: binary() });
+  // A later test run's agent: replays only (`none`, the default), never the real CLI.
+  const replayer = startAgent({ library, real: "/bin/false" });
+  try {
+    expect(recorder.record).toBe("once");
+    const recorded = await recorder.run(["cursor-agent", "-p", "--output-format", "json", "fix the bug"]);
+    expect(recorded.exitCode, recorded.stderr).toBe(0);
+    const files = readdirSync(library).filter((f) => f.endsWith(".cassette"));
+    expect(files).toHaveLength(1);
+    expect(replayer.record).toBe("none");
+    const replayed = await replayer.run(["cursor-agent", "-p", "--output-format", "json", "fix the bug"]);
+    expect(replayed.exitCode, replayed.stderr).toBe(0);
+    expect(replayer.journal().at(-1)?.source).toBe(path.join(library, files[0]));
+  } finally {
+    recorder.close();
+    replayer.close();
+  }
+  expect(existsSync(recorder.directory)).toBe(false);
+});
+
+test("the launcher runs the binary of this platform's package", async ({ mockAgent }) => {
+  const launcher = path.resolve("node_modules/.bin/mock-agent");
+  const listed = await mockAgent.run([launcher, "dialects", "--json"]);
+  expect(listed.exitCode, listed.stderr).toBe(0);
+  expect(listed.stdout.trim().split("\n")).toHaveLength(dialects().length);
+  // It ends as the binary ends.
+  mockAgent.use({ faults: "exit:code=3" });
+  const failed = await mockAgent.run([launcher, "agent", "-p", "hi"]);
+  expect(failed.exitCode).toBe(3);
+  const none = await mockAgent.run([launcher, "dialects"], { env: { ...mockAgent.env, MOCK_AGENT_BIN: "/nonexistent" } });
+  expect(none.exitCode).toBe(69);
+  expect(none.stderr).toMatch(/^mock-agent: MOCK_AGENT_BIN=\/nonexistent is no executable file/);
+});
