@@ -142,7 +142,10 @@ class Case:
         else:
             end = ["--exit", str(returncode)]
         with tempfile.TemporaryDirectory(prefix="mock-agent-judge-") as scratch:
-            argv = [mock or binary(), "judge", "--case-json", self.record(), *end, "--json"]
+            # The case as a file: a case of a huge line is too long for a command line.
+            case_file = Path(scratch) / "case.json"
+            case_file.write_text(self.record(), encoding="utf-8")
+            argv = [mock or binary(), "judge", "--case-file", str(case_file), *end, "--json"]
             for name, text in (("stdout", stdout), ("stderr", stderr)):
                 path = Path(scratch) / name
                 path.write_bytes(text.encode("utf-8") if isinstance(text, str) else bytes(text))

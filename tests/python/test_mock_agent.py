@@ -235,3 +235,10 @@ def test_cases_of_another_dialect_are_listed_by_name():
     claude = cases(dialect="claude", filter="clean")
     assert [c.name for c in claude] == ["default/clean"]
     assert claude[0].dialect == "claude" and claude[0].succeeds
+
+
+def test_a_case_of_a_huge_line_is_judged():
+    # Its answer is a megabyte: too long for a command line (E2BIG) as --case-json.
+    (case,) = cases(acp=True, filter="default/huge-1m")
+    assert len(case.record()) > 1 << 20
+    assert case.broken(0, b"", b"") == ["reports-success"]
