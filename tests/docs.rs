@@ -22,7 +22,8 @@
 //!
 //! What stands in for the reader's machine, and why:
 //! - the programs the examples call `my_bot.py`, `my_consumer`, `my_acp_client.py`,
-//!   `my_client.py`, `my-editor-plugin`, `my_sdk_bot.py` and `my_codex_bot.py` are the
+//!   `my_client.py`, `my-editor-plugin`, `my_sdk_bot.py`, `my_codex_bot.py`,
+//!   `my_program.py` (Gemini's) and `my_gemini_client.py` are the
 //!   project's example consumers (`tests/consumers/careful.py`, `acp_careful.py`,
 //!   `claude_careful.py`, `codex_careful.py`, or a reader of stdin), run by the Python
 //!   Claude Agent SDK's environment (a python3 that has the SDK);
@@ -75,13 +76,18 @@ const EXPECTED: &[(&str, i32, &str)] = &[
         1,
         "the bot reports the agent's lost connection with its exit code",
     ),
+    (
+        "MOCK_AGENT_FAULTS=rate-limited bin/gemini --skip-trust -o stream-json -p \"Say hi\"",
+        173,
+        "Gemini CLI 0.61.0 ends a 429 with the HTTP status mod 256",
+    ),
 ];
 
 /// The pages whose TypeScript and JavaScript examples a test of their own runs
 /// (installing the packed npm packages into a fresh project), with that test.
 const RUN_ELSEWHERE: &[(&str, &str)] = &[(
     "docs/npm.md",
-    "the npm packages' test installs the packed tarballs and runs its example",
+    "tests/npm.rs installs the packed tarballs into a fresh project and runs its example",
 )];
 
 /// How many blocks may be marked `no-run`: exceptions stay few.
@@ -300,7 +306,7 @@ fn stage(dir: &Path) -> String {
         std::fs::create_dir_all(dir.join(folder)).expect("makes a folder");
     }
     let link = |to: &Path, at: &Path| std::os::unix::fs::symlink(to, at).expect("links");
-    for name in ["mock-agent", "cursor-agent", "agent", "claude", "codex"] {
+    for name in ["mock-agent", "cursor-agent", "agent", "claude", "codex", "gemini"] {
         link(&bin(), &bin_dir.join(name));
     }
     link(&bin(), &dir.join("tmp/bin/claude"));
@@ -311,6 +317,10 @@ fn stage(dir: &Path) -> String {
         ("my_client.py", "acp_careful.py"),
         ("my_sdk_bot.py", "claude_careful.py"),
         ("my_codex_bot.py", "codex_careful.py"),
+        ("my_program.py", "gemini_careful.py"),
+        ("my_gemini_client.py", "gemini_acp_careful.py"),
+        // What it imports.
+        ("acp_careful.py", "acp_careful.py"),
     ] {
         std::fs::copy(consumers.join(from), dir.join(name)).expect("copies a consumer");
     }
