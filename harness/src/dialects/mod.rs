@@ -13,6 +13,7 @@
 
 pub mod claude;
 pub mod codex;
+pub mod codex_app_server;
 pub mod cursor_acp;
 pub mod cursor_print;
 
@@ -40,9 +41,12 @@ pub static CLAUDE: &dyn Dialect = &claude::dialect::Claude;
 /// it.
 pub static CODEX: &dyn Dialect = &codex::dialect::Codex;
 
+/// OpenAI's Codex: `codex app-server`, JSON-RPC over stdio, as the Python SDK runs it.
+pub static CODEX_APP_SERVER: &dyn Dialect = &codex_app_server::dialect::CodexAppServer;
+
 /// Every dialect, in the order `mock-agent faults` lists them; the first is the
 /// default.
-pub static ALL: &[&dyn Dialect] = &[CURSOR_PRINT, CURSOR_ACP, CLAUDE, CODEX];
+pub static ALL: &[&dyn Dialect] = &[CURSOR_PRINT, CURSOR_ACP, CLAUDE, CODEX, CODEX_APP_SERVER];
 
 /// The dialect named `name` (as `--dialect` spells it).
 pub fn by_name(name: &str) -> Option<&'static dyn Dialect> {

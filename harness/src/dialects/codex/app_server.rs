@@ -50,6 +50,9 @@ pub struct Options {
     /// Threads kept from earlier processes: `thread/resume` finds them, with their
     /// usage and how many turns they had.
     pub known_threads: Vec<(String, Usage, usize)>,
+    /// Every command and patch asks the client, whatever the thread's policy (the
+    /// `approval` fault).
+    pub asks_always: bool,
 }
 
 impl Options {
@@ -62,6 +65,7 @@ impl Options {
             start_ms: 1_795_783_086_516,
             bubblewrap_warning: true,
             known_threads: Vec::new(),
+            asks_always: false,
         }
     }
 }
@@ -459,10 +463,12 @@ impl Player {
                 continue;
             };
             let asks = match item {
-                Item::Command(Command { asks, .. }) | Item::FileChange(FileChange { asks, .. }) => *asks,
+                Item::Command(Command { asks, .. }) | Item::FileChange(FileChange { asks, .. }) => {
+                    (*asks && untrusted) || self.options.asks_always
+                }
                 _ => false,
             };
-            if asks && untrusted {
+            if asks {
                 steps.push(Step::Note(
                     notifications::THREAD_STATUS_CHANGED,
                     json!({"threadId": thread.id, "status": {"type": thread_status::ACTIVE,

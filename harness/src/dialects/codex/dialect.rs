@@ -121,6 +121,14 @@ impl Dialect for Codex {
         "Codex program"
     }
 
+    /// Each case keeps its threads in a `CODEX_HOME` of its own.
+    fn case_env(&self, dir: &std::path::Path) -> Vec<(String, String)> {
+        vec![(
+            "CODEX_HOME".to_owned(),
+            dir.join("codex-home").display().to_string(),
+        )]
+    }
+
     fn catalogue(&self) -> &'static [Described] {
         super::faults::CATALOGUE
     }

@@ -36,6 +36,8 @@ pub mod undocumented {
     pub const ITEM: &str = "forecast";
     /// The id of the items the faults add (`unknown`, `huge`).
     pub const ITEM_ID: &str = "item_fault";
+    /// An app-server notification of no CLI: `{"method":"turn/forecast","params":{..}}`.
+    pub const NOTIFICATION: &str = "turn/forecast";
 }
 
 /// The model the default session names (`-m`, `--model` and `thread/start` override
