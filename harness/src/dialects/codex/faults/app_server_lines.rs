@@ -1,7 +1,7 @@
 //! The lines the faults write into `codex app-server`'s stdout (JSON-RPC messages,
 //! as its notifications are shaped: `method`, `params`, `emittedAtMs`).
 
-use serde_json::json;
+use serde_json::{json, Value};
 
 use super::super::wire::rpc::{items, notifications, status};
 use super::super::wire::undocumented;
@@ -13,15 +13,20 @@ pub fn malformed() -> Vec<u8> {
 }
 
 /// A notification no SDK knows (`turn/forecast`), or an `item/completed` of an item
-/// type none knows.
-pub fn unknown(kind: Unknown) -> Vec<u8> {
-    let value = match kind {
+/// type none knows; naming the turn under way (`ids`: its thread's and its own), as
+/// the server's notifications of a turn do.
+pub fn unknown(kind: Unknown, ids: Option<&(Value, Value)>) -> Vec<u8> {
+    let mut value = match kind {
         Unknown::Event => json!({"method": undocumented::NOTIFICATION,
             "params": {"note": "not documented"}, "emittedAtMs": 0}),
         Unknown::Item => json!({"method": notifications::ITEM_COMPLETED, "params": {"item": {
             "type": undocumented::ITEM, "id": undocumented::ITEM_ID, "text": "not documented"}},
             "emittedAtMs": 0}),
     };
+    if let Some((thread, turn)) = ids {
+        value["params"]["threadId"] = thread.clone();
+        value["params"]["turnId"] = turn.clone();
+    }
     value.to_string().into_bytes()
 }
 

@@ -52,6 +52,9 @@ pub struct Injector {
     faults: Vec<(CodexFault, bool)>,
     lines: u64,
     shape: Shape,
+    /// The thread's and the turn's ids the app-server lines last named (the lines the
+    /// faults add name them too, so that a client routes them to the turn).
+    ids: Option<(Value, Value)>,
 }
 
 impl Injector {
@@ -61,6 +64,7 @@ impl Injector {
             faults: faults.into_iter().map(|f| (f, false)).collect(),
             lines: 0,
             shape: Shape::Exec,
+            ids: None,
         }
     }
 
@@ -146,6 +150,9 @@ impl Injector {
             .iter()
             .any(|(fault, acted)| !acted && matches!(fault.place(), Some(Place::At(_))));
         let kinds = if placed_at { kinds_of(&line) } else { Vec::new() };
+        if self.shape == Shape::AppServer {
+            self.ids = ids_of(&line).or(self.ids.take());
+        }
         let mut line = Some(line);
         let mut out = Vec::new();
         for i in 0..self.faults.len() {
@@ -155,7 +162,7 @@ impl Injector {
             }
             self.faults[i].1 = true;
             let fault = self.faults[i].0.clone();
-            if let Some(end) = act(&fault, &mut line, &mut out, self.shape) {
+            if let Some(end) = act(&fault, &mut line, &mut out, self.shape, self.ids.as_ref()) {
                 out.push(end);
                 return out;
             }
@@ -176,7 +183,7 @@ impl Injector {
             }
             self.faults[i].1 = true;
             let fault = self.faults[i].0.clone();
-            if let Some(end) = act(&fault, &mut None, &mut out, self.shape) {
+            if let Some(end) = act(&fault, &mut None, &mut out, self.shape, self.ids.as_ref()) {
                 out.push(end);
                 return out;
             }
@@ -210,6 +217,13 @@ fn kinds_of(line: &[u8]) -> Vec<String> {
         .collect()
 }
 
+/// The `threadId` and `turnId` an app-server line names, when it names both.
+fn ids_of(line: &[u8]) -> Option<(Value, Value)> {
+    let value = serde_json::from_slice::<Value>(line).ok()?;
+    let params = value.get("params")?;
+    Some((params.get("threadId")?.clone(), params.get("turnId")?.clone()))
+}
+
 /// Whether a fault placed `at` acts before the line of `kinds`, the `lines`-th.
 fn reached(at: &Place, lines: u64, kinds: &[String]) -> bool {
     match at {
@@ -220,7 +234,13 @@ fn reached(at: &Place, lines: u64, kinds: &[String]) -> bool {
 
 /// Performs `fault` before `line` (taken when the fault ends the stream there); the
 /// end of the process when it ends it.
-fn act(fault: &CodexFault, line: &mut Option<Vec<u8>>, out: &mut Vec<Out>, shape: Shape) -> Option<Out> {
+fn act(
+    fault: &CodexFault,
+    line: &mut Option<Vec<u8>>,
+    out: &mut Vec<Out>,
+    shape: Shape,
+    ids: Option<&(Value, Value)>,
+) -> Option<Out> {
     let app = shape == Shape::AppServer;
     match fault {
         CodexFault::Exit { exit, byte, .. } => {
@@ -252,7 +272,7 @@ fn act(fault: &CodexFault, line: &mut Option<Vec<u8>>, out: &mut Vec<Out>, shape
         }
         CodexFault::Unknown { kind, .. } => {
             out.push(Out::Line(if app {
-                app_server_lines::unknown(*kind)
+                app_server_lines::unknown(*kind, ids)
             } else {
                 unknown_line(*kind)
             }));
