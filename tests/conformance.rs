@@ -14,6 +14,7 @@ const CURATED: &[(&str, &str)] = &[
     ("cursor-acp", "cassettes/acp"),
     ("claude", "cassettes/claude"),
     ("codex", "cassettes/codex"),
+    ("codex-app-server", "cassettes/codex-app-server"),
 ];
 
 fn curated(dialect: &dyn Dialect) -> std::path::PathBuf {
