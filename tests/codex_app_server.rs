@@ -57,16 +57,29 @@ fn the_handshake_and_the_real_server_s_errors() {
     assert_eq!(out.status.code(), Some(0));
     let values = values(&out);
     assert_eq!(values[0]["error"]["message"], "Not initialized");
-    assert!(values[1]["result"]["userAgent"].as_str().is_some_and(|a| a.starts_with("probe/0.163.0 ")));
+    assert!(values[1]["result"]["userAgent"]
+        .as_str()
+        .is_some_and(|a| a.starts_with("probe/0.163.0 ")));
     assert_eq!(values[2]["error"]["message"], "Already initialized");
     let errors: Vec<(i64, String)> = values[3..]
         .iter()
-        .map(|v| (v["error"]["code"].as_i64().unwrap_or(0), v["error"]["message"].as_str().unwrap_or("").to_owned()))
+        .map(|v| {
+            (
+                v["error"]["code"].as_i64().unwrap_or(0),
+                v["error"]["message"].as_str().unwrap_or("").to_owned(),
+            )
+        })
         .collect();
     assert!(errors.iter().all(|(code, _)| *code == -32600), "{errors:?}");
     assert!(errors[0].1.contains("unknown variant `no/such`"), "{errors:?}");
-    assert!(errors[1].1.starts_with("invalid thread id: invalid character"), "{errors:?}");
-    assert!(errors[2].1.starts_with("no rollout found for thread id"), "{errors:?}");
+    assert!(
+        errors[1].1.starts_with("invalid thread id: invalid character"),
+        "{errors:?}"
+    );
+    assert!(
+        errors[2].1.starts_with("no rollout found for thread id"),
+        "{errors:?}"
+    );
     assert!(values.iter().all(|v| v.get("jsonrpc").is_none()));
     assert!(String::from_utf8_lossy(&out.stderr).contains("Failed to deserialize JSONRPCMessage"));
 }
@@ -114,7 +127,11 @@ fn each_planted_sdk_client_bug_is_caught_by_its_property() {
     let caught = [
         ("codex_sdk_error_as_success.py", "turn-failed", "reports-failure"),
         ("codex_sdk_hangs.py", "stall@turn-completed", "ends"),
-        ("codex_sdk_crashes_on_unknown.py", "unknown-item", "ignores-unknown"),
+        (
+            "codex_sdk_crashes_on_unknown.py",
+            "unknown-item",
+            "ignores-unknown",
+        ),
         ("codex_sdk_never_answers.py", "approval", "answers-requests"),
     ];
     for (script, case, property) in caught {

@@ -5,6 +5,9 @@
 //! the pinned versions, with `CodexConfig.codex_bin` / `codexPathOverride` at a link
 //! named `codex` to the binary under test and a `CODEX_HOME` of each test's own. Each
 //! program prints one summary line per thing the SDK gave it; the tests read those.
+//! Then `mock-agent test --dialect codex` on programs built on the TypeScript SDK
+//! (tests/consumers/codex_sdk_*.mjs): the careful one passes every matrix case, each
+//! planted bug is caught by its property (the Python SDK's are in codex_app_server.rs).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -164,9 +167,21 @@ fn python_sdk_streams_the_turn_s_notifications_in_order() {
     let report = run.report();
     assert!(run.0.status.success(), "{report}");
     let lines = run.lines();
-    assert_eq!(lines.first().map(String::as_str), Some("event turn/started"), "{report}");
-    let at = |l: &str| lines.iter().position(|x| x == l).unwrap_or_else(|| panic!("no {l}\n{report}"));
-    assert!(at("event item/agentMessage/delta") < at("event thread/tokenUsage/updated"), "{report}");
+    assert_eq!(
+        lines.first().map(String::as_str),
+        Some("event turn/started"),
+        "{report}"
+    );
+    let at = |l: &str| {
+        lines
+            .iter()
+            .position(|x| x == l)
+            .unwrap_or_else(|| panic!("no {l}\n{report}"))
+    };
+    assert!(
+        at("event item/agentMessage/delta") < at("event thread/tokenUsage/updated"),
+        "{report}"
+    );
     assert_eq!(lines[lines.len() - 2], "event turn/completed", "{report}");
 }
 
@@ -192,7 +207,13 @@ fn python_sdk_resumes_a_thread_in_a_new_server() {
     let run = run(Sdk::Python, "resume", None);
     let report = run.report();
     assert!(run.0.status.success(), "{report}");
-    for line in ["first input=30", "resumed same=True", "second input=60 last=30", FINAL, "done"] {
+    for line in [
+        "first input=30",
+        "resumed same=True",
+        "second input=60 last=30",
+        FINAL,
+        "done",
+    ] {
         assert!(run.has(line), "no `{line}`\n{report}");
     }
 }
@@ -206,7 +227,10 @@ fn python_sdk_approvals_accepted_run_and_declined_do_not() {
     let turn2 = lines.iter().position(|l| l == "turn 2").expect("a second turn");
     let (first, second) = lines.split_at(turn2);
     for (turn, decision, status) in [(first, "accept", "completed"), (second, "decline", "declined")] {
-        for method in ["item/commandExecution/requestApproval", "item/fileChange/requestApproval"] {
+        for method in [
+            "item/commandExecution/requestApproval",
+            "item/fileChange/requestApproval",
+        ] {
             let asked = format!("asked {method} -> {decision}");
             assert!(turn.contains(&asked), "no `{asked}`\n{report}");
         }
@@ -246,7 +270,11 @@ fn typescript_sdk_streams_the_events() {
     let report = run.report();
     assert!(run.0.status.success(), "{report}");
     let lines = run.lines();
-    assert_eq!(lines[..2], ["event thread.started", "event turn.started"], "{report}");
+    assert_eq!(
+        lines[..2],
+        ["event thread.started", "event turn.started"],
+        "{report}"
+    );
     assert!(run.has("event item.started command_execution"), "{report}");
     assert_eq!(lines[lines.len() - 2], "event turn.completed", "{report}");
 }
@@ -268,7 +296,76 @@ fn typescript_sdk_resumes_the_thread_with_its_running_usage() {
     let run = run(Sdk::TypeScript, "resume", None);
     let report = run.report();
     assert!(run.0.status.success(), "{report}");
-    for line in ["first input=30", "second input=60", "third input=90 same=true", "done"] {
+    for line in [
+        "first input=30",
+        "second input=60",
+        "third input=90 same=true",
+        "done",
+    ] {
         assert!(run.has(line), "no `{line}`\n{report}");
+    }
+}
+
+/// `mock-agent test --dialect codex` on a TypeScript SDK program of tests/consumers.
+fn test_ts(script: &str, extra: &[&str]) -> Output {
+    let consumer = format!(
+        "CODEX_SDK_NODE_MODULES={} CONSUMER_TOTAL_TIMEOUT=5 node {}",
+        sdks().node_modules.display(),
+        root().join("tests/consumers").join(script).display()
+    );
+    let mut cmd = crate::support::mock_std();
+    cmd.args(["test", "--dialect", "codex", "--consumer", &consumer])
+        .args(extra);
+    cmd.output().expect("runs")
+}
+
+#[test]
+fn the_careful_typescript_sdk_program_passes_every_matrix_case() {
+    let cassettes = root().join("cassettes/codex");
+    let out = test_ts(
+        "codex_sdk_careful.mjs",
+        &[
+            "--generated",
+            "1",
+            "--cassettes",
+            cassettes.to_str().expect("utf-8"),
+        ],
+    );
+    let report = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{report}");
+    assert!(report.contains(" 0 failed"), "{report}");
+}
+
+#[test]
+fn each_planted_typescript_sdk_bug_is_caught_by_its_property() {
+    let caught = [
+        ("codex_sdk_error_as_success.mjs", "turn-failed", "reports-failure"),
+        ("codex_sdk_hangs.mjs", "stall@turn-completed", "ends"),
+        (
+            "codex_sdk_crashes_on_unknown.mjs",
+            "unknown-item",
+            "ignores-unknown",
+        ),
+    ];
+    for (script, case, property) in caught {
+        let out = test_ts(script, &["--filter", &format!("/{case}")]);
+        let report =
+            String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            out.status.code(),
+            Some(harness::exit_codes::CASES_FAILED),
+            "{script} on {case}: {report}"
+        );
+        assert!(
+            report.contains(&format!("1 case breaks {property}")),
+            "{script} on {case}: {report}"
+        );
+        let out = test_ts(script, &["--filter", "/clean"]);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{script}: {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
     }
 }

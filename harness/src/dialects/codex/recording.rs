@@ -239,7 +239,8 @@ mod tests {
     #[test]
     fn the_default_session_written_as_a_cassette_reads_back_as_played() {
         let dir = tempfile::tempdir().expect("temp dir");
-        let path = write_cassette(&default_session("/work"), 0, &dir.path().join("d.cassette")).expect("writes");
+        let path =
+            write_cassette(&default_session("/work"), 0, &dir.path().join("d.cassette")).expect("writes");
         let recording = Recording::open(&path).expect("the cassette");
         let (lines, exit) = exec_lines(
             &default_session("/work"),

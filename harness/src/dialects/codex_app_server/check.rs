@@ -45,7 +45,11 @@ impl Default for AppServerChecker {
 impl AppServerChecker {
     /// One line, `server` when the server wrote it.
     pub fn line(&mut self, line: u64, server: bool, bytes: &[u8]) {
-        let severity = if server { Severity::Error } else { Severity::Warning };
+        let severity = if server {
+            Severity::Error
+        } else {
+            Severity::Warning
+        };
         let value = match serde_json::from_slice::<Value>(bytes) {
             Ok(value) if value.is_object() => value,
             _ if server => {
@@ -84,7 +88,8 @@ impl AppServerChecker {
                 }
             }
             (None, Some(id)) => {
-                let one = usize::from(value.get("result").is_some()) + usize::from(value.get("error").is_some());
+                let one =
+                    usize::from(value.get("result").is_some()) + usize::from(value.get("error").is_some());
                 if one != 1 {
                     self.findings.add(severity, line, Rule::JsonRpc, || {
                         "a response with not exactly one of `result` and `error`".into()
@@ -152,9 +157,10 @@ impl AppServerChecker {
         waiting.sort_by_key(|(_, line)| *line);
         for ((server, id), line) in waiting {
             let who = if server { "the server's" } else { "the client's" };
-            self.findings.add(Severity::Warning, line, Rule::AnsweredOnce, || {
-                format!("{who} request {id} still waits for its answer at the end")
-            });
+            self.findings
+                .add(Severity::Warning, line, Rule::AnsweredOnce, || {
+                    format!("{who} request {id} still waits for its answer at the end")
+                });
         }
         self.findings.report()
     }

@@ -10,7 +10,9 @@ use super::expect::{conclude, conversation, from_lines, judged, unanswered, writ
 use super::recording::{is_app_server, open_session, DIALECT};
 use crate::cassette::Header;
 use crate::check::Lint;
-use crate::dialects::codex::faults::{parse_app_server, CodexFault, APP_SERVER_CATALOGUE, APP_SERVER_FROM_ENV};
+use crate::dialects::codex::faults::{
+    parse_app_server, CodexFault, APP_SERVER_CATALOGUE, APP_SERVER_FROM_ENV,
+};
 use crate::dialects::codex::session::Session;
 use crate::dialects::codex::wire::rpc::{items, notifications};
 use crate::dialects::codex::wire::undocumented;
@@ -51,7 +53,10 @@ pub fn app_server_faults() -> Vec<(String, String)> {
         ("turn-failed", "turn-failed".into()),
         ("stream-cut", "stream-cut".into()),
         ("exit-1@command", format!("exit:code=1,at={command}")),
-        ("signal-kill@agent-message", format!("signal:name=KILL,at={message}")),
+        (
+            "signal-kill@agent-message",
+            format!("signal:name=KILL,at={message}"),
+        ),
         ("eof@turn-completed", format!("eof:at={completed},byte=40")),
         ("exit-0@turn-started", format!("exit:code=0,at={started}")),
         ("stall@turn-completed", format!("stall:at={completed}")),
@@ -313,13 +318,28 @@ mod tests {
     fn the_matrix_s_faults_read_and_end_as_the_real_server() {
         for (label, spec) in app_server_faults() {
             let case = CodexAppServer
-                .case(CaseSource::Default, OutputFormat::StreamJson, &spec, label.clone())
+                .case(
+                    CaseSource::Default,
+                    OutputFormat::StreamJson,
+                    &spec,
+                    label.clone(),
+                )
                 .expect("a case");
             let fails = !matches!(
                 label.as_str(),
-                "clean" | "approval" | "unknown-notification" | "unknown-item" | "malformed" | "stderr-message"
+                "clean"
+                    | "approval"
+                    | "unknown-notification"
+                    | "unknown-item"
+                    | "malformed"
+                    | "stderr-message"
             );
-            assert_eq!(case.expect == Expectation::Failure, fails, "{label}: {:?}", case.expect);
+            assert_eq!(
+                case.expect == Expectation::Failure,
+                fails,
+                "{label}: {:?}",
+                case.expect
+            );
             assert_eq!(CodexAppServer.judged(&case), label != "malformed");
         }
     }

@@ -17,7 +17,9 @@ use serde_json::{json, Value};
 use crate::dialects::codex::app_server::{Next, Options, Player};
 use crate::dialects::codex::faults::{CodexFault, Injector, Out};
 use crate::dialects::codex::session::Session;
-use crate::dialects::codex::wire::rpc::{client_notifications, decisions, items, methods, notifications, status};
+use crate::dialects::codex::wire::rpc::{
+    client_notifications, decisions, items, methods, notifications, status,
+};
 use crate::expect::Expectation;
 use crate::frames::Exit;
 use crate::journal::{Conversation, Entry, IN, OUT};
@@ -41,7 +43,11 @@ fn opening() -> Vec<Value> {
 /// (seeded by `seed`): what the server writes, in order, ending with how it ends, and
 /// the client's lines, each with how many of the server's outs came before it (for a
 /// recording).
-pub fn conversation(session: &Session, faults: &[CodexFault], seed: u64) -> (Vec<Out>, Vec<(usize, Vec<u8>)>) {
+pub fn conversation(
+    session: &Session,
+    faults: &[CodexFault],
+    seed: u64,
+) -> (Vec<Out>, Vec<(usize, Vec<u8>)>) {
     let mut session = session.clone();
     let mut injector = Injector::app_server(faults.to_vec());
     let mut options = Options::new("/home/user/.codex", "/work", seed);
@@ -59,8 +65,10 @@ pub fn conversation(session: &Session, faults: &[CodexFault], seed: u64) -> (Vec
         thread = sim.feed(&line).or(thread);
     }
     if let Some(thread) = thread {
-        sim.feed(&json!({"method": methods::TURN_START, "id": 3, "params": {"threadId": thread,
-            "input": [{"type": "text", "text": PROMPT}]}}));
+        sim.feed(
+            &json!({"method": methods::TURN_START, "id": 3, "params": {"threadId": thread,
+            "input": [{"type": "text", "text": PROMPT}]}}),
+        );
     }
     while !sim.ended {
         match sim.player.step() {
@@ -258,7 +266,12 @@ mod tests {
         ] {
             assert_eq!(expect(spec), Expectation::Failure, "{spec}");
         }
-        for spec in ["unknown", "unknown:kind=item,at=turn/completed", "stderr:text=x", "exit:after=999"] {
+        for spec in [
+            "unknown",
+            "unknown:kind=item,at=turn/completed",
+            "stderr:text=x",
+            "exit:after=999",
+        ] {
             assert!(matches!(expect(spec), Expectation::Success { .. }), "{spec}");
         }
     }
@@ -267,7 +280,9 @@ mod tests {
     fn the_approval_fault_asks_and_the_careful_client_answers() {
         let faults = parse_app_server("approval", APP_SERVER_FROM_ENV).expect("faults");
         let (outs, sent) = conversation(&default_session("/work"), &faults, 0);
-        let asked = outs.iter().any(|o| matches!(o, Out::Line(l) if String::from_utf8_lossy(l).contains("requestApproval")));
+        let asked = outs
+            .iter()
+            .any(|o| matches!(o, Out::Line(l) if String::from_utf8_lossy(l).contains("requestApproval")));
         assert!(asked);
         assert!(sent
             .iter()

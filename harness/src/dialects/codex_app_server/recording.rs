@@ -14,7 +14,9 @@ use super::expect::conversation;
 use crate::cassette::{Header, Invocation, Writer, FORMAT_VERSION};
 use crate::dialects::codex::faults::Out;
 use crate::dialects::codex::recording::Recording;
-use crate::dialects::codex::session::{Change, Command, End, Failure, FileChange, Item, Session, Turn, Usage};
+use crate::dialects::codex::session::{
+    Change, Command, End, Failure, FileChange, Item, Session, Turn, Usage,
+};
 use crate::dialects::codex::wire::rpc::{items, notifications, status};
 use crate::dialects::codex::wire::{DIALECT_KEY, VERSION_LINE};
 use crate::error::{CassetteError, WriteError};
@@ -126,7 +128,13 @@ fn usage_of(value: &Value) -> Usage {
 /// A completed v2 item as the session model holds it (`None`: the user's message, an
 /// empty reasoning).
 fn item(value: &Value) -> Option<Item> {
-    let text = |k: &str| value.get(k).and_then(Value::as_str).unwrap_or_default().to_owned();
+    let text = |k: &str| {
+        value
+            .get(k)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned()
+    };
     Some(match value.get("type").and_then(Value::as_str)? {
         items::USER_MESSAGE => return None,
         items::AGENT_MESSAGE => Item::AgentMessage(text("text")),

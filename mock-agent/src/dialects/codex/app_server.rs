@@ -126,7 +126,13 @@ pub fn run(
         Ok::<_, ExecError>((ended, server, closed))
     };
     let (ended, server, closed) = match execute::block_on(served, true) {
-        Err(e) => return own_error(entry, format!("cannot start the runtime: {e}"), exit_codes::INTERNAL),
+        Err(e) => {
+            return own_error(
+                entry,
+                format!("cannot start the runtime: {e}"),
+                exit_codes::INTERNAL,
+            )
+        }
         Ok(Err(e)) => return own_error(entry, e.to_string(), e.exit_code()),
         Ok(Ok(done)) => done,
     };
@@ -138,7 +144,10 @@ pub fn run(
                 turns,
             };
             if let Err(e) = store.save(&thread) {
-                eprintln!("mock-agent: cannot keep thread {} under CODEX_HOME: {e}", thread.id);
+                eprintln!(
+                    "mock-agent: cannot keep thread {} under CODEX_HOME: {e}",
+                    thread.id
+                );
             }
         }
     }

@@ -211,10 +211,10 @@ fn kinds_of(line: &[u8]) -> Vec<String> {
         value.pointer("/params/item/type"),
     ]
     .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .map(str::to_owned)
-        .collect()
+    .flatten()
+    .filter_map(Value::as_str)
+    .map(str::to_owned)
+    .collect()
 }
 
 /// The `threadId` and `turnId` an app-server line names, when it names both.
