@@ -432,6 +432,11 @@ pub mod argv {
 /// <- {"method":"configWarning","params":{"summary":"Codex could not find bubblewrap on PATH. ...","details":null},"emittedAtMs":1795783086516}
 /// ```
 pub mod rpc {
+    /// A response's member holding what a request returned (`{"id":..,"result":..}`).
+    pub const RESULT: &str = "result";
+    /// A response's member holding why a request failed (`{"error":{"code","message"},"id":..}`).
+    pub const ERROR: &str = "error";
+
     /// The client's requests (0.163.0's schema lists 105; these are the ones the
     /// stand-in answers, and the ones it names in its unknown-method error).
     pub mod methods {

@@ -15,7 +15,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use crate::check::findings::{Report, Rule, Severity, Tally, SHOWN_PER_RULE};
-use crate::dialects::codex::wire::rpc::{notifications, server_requests};
+use crate::dialects::codex::wire::rpc::{notifications, server_requests, ERROR, RESULT};
 use crate::frames::{Exit, Stream};
 
 /// The most requests a checker keeps track of.
@@ -88,8 +88,7 @@ impl AppServerChecker {
                 }
             }
             (None, Some(id)) => {
-                let one =
-                    usize::from(value.get("result").is_some()) + usize::from(value.get("error").is_some());
+                let one = usize::from(value.get(RESULT).is_some()) + usize::from(value.get(ERROR).is_some());
                 if one != 1 {
                     self.findings.add(severity, line, Rule::JsonRpc, || {
                         "a response with not exactly one of `result` and `error`".into()

@@ -218,14 +218,16 @@ impl Dialect for CodexAppServer {
     fn label(&self, value: &Value) -> Option<Label> {
         let method = value.get("method").and_then(Value::as_str);
         let id = value.get("id");
-        let error = value.get("error").is_some()
+        let error = value.get(crate::dialects::codex::wire::rpc::ERROR).is_some()
             || method == Some(notifications::ERROR)
             || value.pointer("/params/turn/status").and_then(Value::as_str) == Some("failed");
         Some(Label {
             label: match (method, id) {
                 (Some(method), _) => method.to_owned(),
-                (None, Some(_)) if value.get("error").is_some() => "error".to_owned(),
-                (None, Some(_)) => "result".to_owned(),
+                (None, Some(_)) if value.get(crate::dialects::codex::wire::rpc::ERROR).is_some() => {
+                    crate::dialects::codex::wire::rpc::ERROR.to_owned()
+                }
+                (None, Some(_)) => crate::dialects::codex::wire::rpc::RESULT.to_owned(),
                 (None, None) => return None,
             },
             asks: method.is_some() && id.is_some(),

@@ -18,7 +18,7 @@ use crate::dialects::codex::app_server::{Next, Options, Player};
 use crate::dialects::codex::faults::{CodexFault, Injector, Out};
 use crate::dialects::codex::session::Session;
 use crate::dialects::codex::wire::rpc::{
-    client_notifications, decisions, items, methods, notifications, status,
+    client_notifications, decisions, items, methods, notifications, status, RESULT,
 };
 use crate::expect::Expectation;
 use crate::frames::Exit;
@@ -76,7 +76,7 @@ pub fn conversation(
             Next::Ask { id, line } => {
                 sim.write(line);
                 if !sim.ended {
-                    sim.feed(&json!({"id": id, "result": {"decision": decisions::ACCEPT}}));
+                    sim.feed(&json!({"id": id, RESULT: {"decision": decisions::ACCEPT}}));
                 }
             }
             Next::Waiting | Next::Done => break,

@@ -417,8 +417,8 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
             return;
         };
         let answer = value
-            .get("result")
-            .or_else(|| value.get("error"))
+            .get(harness::dialects::codex::wire::rpc::RESULT)
+            .or_else(|| value.get(harness::dialects::codex::wire::rpc::ERROR))
             .cloned()
             .unwrap_or(Value::Null);
         if let Some(journal) = &mut self.journal {

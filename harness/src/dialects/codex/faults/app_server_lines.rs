@@ -9,7 +9,10 @@ use super::Unknown;
 
 /// A line that starts as a notification and is not JSON.
 pub fn malformed() -> Vec<u8> {
-    br#"{"method":"item/completed","params":{"item":{"id":"item_"#.to_vec()
+    let start = json!({"method": notifications::ITEM_COMPLETED}).to_string();
+    let mut line = start.trim_end_matches('}').as_bytes().to_vec();
+    line.extend_from_slice(br#","params":{"item":{"id":"item_"#);
+    line
 }
 
 /// A notification no SDK knows (`turn/forecast`), or an `item/completed` of an item
