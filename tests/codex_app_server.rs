@@ -155,3 +155,108 @@ fn each_planted_sdk_client_bug_is_caught_by_its_property() {
         assert_eq!(out.status.code(), Some(0), "{script}: {}", text(&out.stdout));
     }
 }
+
+/// A conversation as a sequence of labels: direction, method (or `result`), and the
+/// item's type and status, or the thread's status.
+fn labels<'a>(messages: impl IntoIterator<Item = (&'a str, &'a str)>) -> Vec<String> {
+    messages
+        .into_iter()
+        .filter(|(dir, _)| *dir == "in" || *dir == "out")
+        .filter_map(|(dir, line)| {
+            let v: Value = serde_json::from_str(line).ok()?;
+            let kind = v["method"].as_str().unwrap_or(if v.get("result").is_some() {
+                "result"
+            } else {
+                "error"
+            });
+            let params = &v["params"];
+            let extra = match (params.get("item"), params.get("status")) {
+                (Some(item), _) => format!(" {} {}", item["type"], item["status"]),
+                (None, Some(status)) => format!(" {status}"),
+                _ => String::new(),
+            };
+            Some(format!("{dir} {kind}{extra}"))
+        })
+        .collect()
+}
+
+/// What a consumer cannot tell apart from the real server: each curated cassette,
+/// recorded from the real Codex 0.163.0 through the Python SDK, replayed by the
+/// stand-in to the same client, gives the same conversation, message for message, but
+/// the usage and rate limits the real server reports after each model call inside a
+/// turn (the stand-in reports them once, at the turn's end).
+#[test]
+fn each_real_recording_replays_to_the_same_client_as_recorded() {
+    for (name, policy, decision) in [
+        ("real-turn", "default", "accept"),
+        ("real-approval-accept", "untrusted", "accept"),
+        ("real-approval-decline", "untrusted", "decline"),
+    ] {
+        let cassette = root().join(format!("cassettes/codex-app-server/{name}.cassette"));
+        let dir = tempfile::tempdir().expect("temp dir");
+        let codex = dir.path().join("codex");
+        std::os::unix::fs::symlink(bin(), &codex).expect("symlink");
+        let journal = dir.path().join("journal.jsonl");
+        let mut command = Command::new(crate::codex_sdks::python());
+        harness::run::child::without_mock_env(&mut command);
+        let out = command
+            .arg(root().join("tests/codex/sdk-py/conversation.py"))
+            .args([policy, decision])
+            .current_dir(dir.path())
+            .env("PYTHONDONTWRITEBYTECODE", "1")
+            .env("CODEX_CLI", &codex)
+            .env("CODEX_HOME", dir.path())
+            .env("MOCK_AGENT_CASSETTE", &cassette)
+            .env("MOCK_AGENT_JOURNAL", &journal)
+            .output()
+            .expect("runs the client");
+        assert!(out.status.success(), "{name}: {}", text(&out.stderr));
+        let entries = harness::journal::read(&journal).expect("the journal");
+        let conversation = entries
+            .iter()
+            .rev()
+            .find_map(|e| e.acp.as_ref())
+            .expect("a conversation");
+        let played = labels(
+            conversation
+                .messages
+                .iter()
+                .map(|m| (m.dir.as_str(), m.line.as_str())),
+        );
+        let recorded_text = std::fs::read_to_string(&cassette).expect("reads");
+        let recorded: Vec<(String, String)> = recorded_text
+            .lines()
+            .skip(1)
+            .filter_map(|l| {
+                let v: Value = serde_json::from_str(l).ok()?;
+                ["in", "out"]
+                    .into_iter()
+                    .find_map(|dir| v.get(dir).map(|m| (dir.to_owned(), m.to_string())))
+            })
+            .collect();
+        let mut recorded = labels(recorded.iter().map(|(d, l)| (d.as_str(), l.as_str())));
+        // The real server's reports after each model call but the last.
+        let last_usage = recorded
+            .iter()
+            .rposition(|l| l == "out thread/tokenUsage/updated");
+        let mut n = 0;
+        recorded.retain(|l| {
+            n += 1;
+            let mid = last_usage.is_some_and(|last| n - 1 < last);
+            !(mid && (l == "out thread/tokenUsage/updated" || l == "out account/rateLimits/updated"))
+        });
+        // The server's lines in order, and the client's: the real server writes the
+        // handshake's two notifications a moment after `initialize`'s answer, so they
+        // fall among the client's next requests (where, varies from run to run).
+        let split = |labels: Vec<String>| -> (Vec<String>, Vec<String>) {
+            let (outs, ins): (Vec<String>, Vec<String>) =
+                labels.into_iter().partition(|l| l.starts_with("out "));
+            let handshake =
+                |l: &String| l.starts_with("out configWarning") || l.starts_with("out remoteControl/");
+            let (early, outs): (Vec<String>, Vec<String>) = outs.into_iter().partition(handshake);
+            assert_eq!(early.len(), 2, "{name}: {early:?}");
+            (outs, ins)
+        };
+        assert_eq!(split(played), split(recorded), "{name}");
+    }
+}
