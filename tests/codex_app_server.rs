@@ -55,7 +55,12 @@ fn the_handshake_and_the_real_server_s_errors() {
         "",
     );
     assert_eq!(out.status.code(), Some(0));
-    let values = values(&out);
+    let all = values(&out);
+    assert!(all.iter().all(|v| v.get("jsonrpc").is_none()));
+    // The handshake's notifications follow `initialize`'s answer; the answers, in order.
+    let handshake: Vec<&str> = all.iter().filter_map(|v| v["method"].as_str()).collect();
+    assert_eq!(handshake, ["configWarning", "remoteControl/status/changed"]);
+    let values: Vec<&Value> = all.iter().filter(|v| v.get("method").is_none()).collect();
     assert_eq!(values[0]["error"]["message"], "Not initialized");
     assert!(values[1]["result"]["userAgent"]
         .as_str()
@@ -80,7 +85,6 @@ fn the_handshake_and_the_real_server_s_errors() {
         errors[2].1.starts_with("no rollout found for thread id"),
         "{errors:?}"
     );
-    assert!(values.iter().all(|v| v.get("jsonrpc").is_none()));
     assert!(String::from_utf8_lossy(&out.stderr).contains("Failed to deserialize JSONRPCMessage"));
 }
 

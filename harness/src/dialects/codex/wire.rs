@@ -50,11 +50,9 @@ pub const PROVIDER: &str = "openai";
 /// The context window `thread/tokenUsage/updated` reports (`modelContextWindow`).
 pub const CONTEXT_WINDOW: u64 = 258_400;
 
-/// The summary of the `configWarning` app-server sends after `initialized` on a
-/// machine without bubblewrap (observed cut after its first sentence; the rest is
-/// inferred).
-pub const BUBBLEWRAP_WARNING: &str =
-    "Codex could not find bubblewrap on PATH. Install bubblewrap to use the Linux sandbox.";
+/// The summary of the `configWarning` app-server sends after `initialize`'s answer on
+/// a machine without bubblewrap (observed whole in cassettes/codex-app-server/).
+pub const BUBBLEWRAP_WARNING: &str = "Codex could not find bubblewrap on PATH. Install bubblewrap with your OS package manager. See the sandbox prerequisites: https://developers.openai.com/codex/concepts/sandboxing#prerequisites. Codex will use the bundled bubblewrap in the meantime.";
 
 /// The platform part of a `userAgent` (`<client>/<version> (<platform>) unknown (...)`).
 pub const PLATFORM: &str = "Debian 12.0.0; x86_64";
