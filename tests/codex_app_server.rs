@@ -264,3 +264,105 @@ fn each_real_recording_replays_to_the_same_client_as_recorded() {
         assert_eq!(split(played), split(recorded), "{name}");
     }
 }
+
+/// A server under way, its lines read as they come.
+struct Live {
+    child: std::process::Child,
+    stdin: std::process::ChildStdin,
+    lines: std::sync::mpsc::Receiver<Value>,
+}
+
+impl Live {
+    fn start(home: &std::path::Path) -> Live {
+        let mut child = Command::new(bin())
+            .args(["codex", "app-server"])
+            .env("CODEX_HOME", home)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawns");
+        let stdin = child.stdin.take().expect("stdin");
+        let stdout = child.stdout.take().expect("stdout");
+        let (send, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            use std::io::BufRead;
+            for line in std::io::BufReader::new(stdout).lines().map_while(Result::ok) {
+                if send
+                    .send(serde_json::from_str(&line).unwrap_or(Value::Null))
+                    .is_err()
+                {
+                    return;
+                }
+            }
+        });
+        Live { child, stdin, lines }
+    }
+
+    fn send(&mut self, line: &str) {
+        writeln!(self.stdin, "{line}").expect("writes");
+    }
+
+    /// The lines up to the first that `done` takes, that one included.
+    fn until(&self, done: impl Fn(&Value) -> bool) -> Vec<Value> {
+        let mut seen = Vec::new();
+        loop {
+            let line = self
+                .lines
+                .recv_timeout(std::time::Duration::from_secs(10))
+                .unwrap_or_else(|_| panic!("no such line; seen {seen:#?}"));
+            let last = done(&line);
+            seen.push(line);
+            if last {
+                return seen;
+            }
+        }
+    }
+}
+
+#[test]
+fn an_interrupt_at_an_approval_ends_the_turn_interrupted_and_the_thread_goes_on() {
+    let home = tempfile::tempdir().expect("temp dir");
+    let mut live = Live::start(home.path());
+    live.send(INIT);
+    live.send(r#"{"method":"initialized"}"#);
+    live.send(r#"{"method":"thread/start","id":1,"params":{"approvalPolicy":"untrusted"}}"#);
+    let thread = live.until(|v| v["id"] == 1).pop().expect("an answer")["result"]["thread"]["id"]
+        .as_str()
+        .expect("a thread id")
+        .to_owned();
+    let start = format!(
+        r#"{{"method":"turn/start","id":2,"params":{{"threadId":"{thread}","input":[{{"type":"text","text":"hi"}}]}}}}"#
+    );
+    live.send(&start);
+    let turn = live.until(|v| v["id"] == 2).pop().expect("an answer")["result"]["turn"]["id"].clone();
+    let asked = live.until(|v| v["method"] == "item/commandExecution/requestApproval");
+    assert_eq!(asked.last().expect("the request")["id"], 0);
+    live.send(&format!(
+        r#"{{"method":"turn/interrupt","id":3,"params":{{"threadId":"{thread}","turnId":{turn}}}}}"#
+    ));
+    let ended = live.until(|v| v["method"] == "turn/completed");
+    assert!(ended
+        .iter()
+        .any(|v| v["id"] == 3 && v["result"] == serde_json::json!({})));
+    let item = ended
+        .iter()
+        .find(|v| v["method"] == "item/completed")
+        .expect("the held command ends");
+    assert_eq!(item["params"]["item"]["status"], "declined");
+    assert_eq!(
+        ended.last().expect("the end")["params"]["turn"]["status"],
+        "interrupted"
+    );
+    // The thread takes the next turn; the end of stdin ends the server with 0.
+    live.send(&start.replace("\"id\":2", "\"id\":4"));
+    live.until(|v| v["method"] == "item/commandExecution/requestApproval");
+    live.send(r#"{"id":1,"result":{"decision":"cancel"}}"#);
+    let ended = live.until(|v| v["method"] == "turn/completed");
+    assert_eq!(
+        ended.last().expect("the end")["params"]["turn"]["status"],
+        "interrupted"
+    );
+    drop(live.stdin);
+    assert_eq!(live.child.wait().expect("ends").code(), Some(0));
+}

@@ -41,6 +41,11 @@ pub const PACE: Duration = Duration::from_millis(20);
 /// The longest line read from the client; a longer one is the mock's own error.
 const MAX_LINE: usize = 64 << 20;
 
+/// The most bytes of what the client sent while a line waited its time that wait in
+/// the server; past them the client is not read until they are handled (its own pipe
+/// fills), so memory stays bounded whatever it writes.
+const QUEUED: usize = 16 << 20;
+
 /// Runs `codex app-server` with `args`, journaling into `entry` (the conversation
 /// into `spooled`).
 pub fn run(
@@ -119,6 +124,7 @@ pub fn run(
             ended: None,
             error: None,
             pending: VecDeque::new(),
+            queued: 0,
             asked: None,
         };
         let ended = server.run().await;
@@ -250,6 +256,8 @@ fn read_client(sender: &inbox::Sender<Event>) {
 /// A wait listens to the client: whatever comes ends it.
 struct Client<'a> {
     inbox: &'a mut inbox::Inbox<Event>,
+    /// Nothing is read: nothing more comes, or the server holds [`QUEUED`] bytes of
+    /// the client's already.
     eof: bool,
 }
 
@@ -291,6 +299,8 @@ struct Server<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> {
     error: Option<String>,
     /// What the client sent while a line waited for its time.
     pending: VecDeque<Event>,
+    /// The bytes `pending` holds.
+    queued: usize,
     /// The request waited on: its id, method, and when it went.
     asked: Option<(i64, String, Instant)>,
 }
@@ -304,6 +314,7 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
                 return Ok(exit);
             }
             if let Some(event) = self.pending.pop_front() {
+                self.queued = self.queued.saturating_sub(event.cost());
                 self.handle(event).await?;
                 continue;
             }
@@ -492,11 +503,16 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
         loop {
             let mut client = Client {
                 inbox: &mut self.inbox,
-                eof: self.eof || self.pending.iter().any(|e| matches!(e, Event::Eof)),
+                eof: self.eof
+                    || self.queued >= QUEUED
+                    || self.pending.iter().any(|e| matches!(e, Event::Eof)),
             };
             match self.output.wait_until(due, line, &mut client).await? {
                 None => break,
-                Some(event) => self.pending.push_back(event),
+                Some(event) => {
+                    self.queued += event.cost();
+                    self.pending.push_back(event);
+                }
             }
         }
         self.output.perform(frame).await.map(|_| ())
