@@ -366,3 +366,66 @@ fn an_interrupt_at_an_approval_ends_the_turn_interrupted_and_the_thread_goes_on(
     drop(live.stdin);
     assert_eq!(live.child.wait().expect("ends").code(), Some(0));
 }
+
+/// `mock-agent record -- codex app-server` through the Python SDK's client: both
+/// directions under a `codex-app-server` header, lint clean, the key kept out; the
+/// recording replays to the same client.
+#[test]
+fn recording_the_mock_as_codex_app_server_keeps_both_ways_and_replays() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cassette = dir.path().join("server.cassette");
+    let codex = dir.path().join("codex");
+    let mock = bin();
+    std::fs::write(
+        &codex,
+        format!(
+            "#!/bin/sh\nexec '{}' record --out '{}' --no-progress -- '{}' codex \"$@\"\n",
+            mock.display(),
+            cassette.display(),
+            mock.display()
+        ),
+    )
+    .expect("writes the wrapper");
+    let mut permissions = std::fs::metadata(&codex).expect("stat").permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
+    std::fs::set_permissions(&codex, permissions).expect("chmod");
+    let client = |codex: &std::path::Path, env: &[(&str, &std::path::Path)]| {
+        let mut command = Command::new(crate::codex_sdks::python());
+        harness::run::child::without_mock_env(&mut command);
+        command
+            .arg(root().join("tests/codex/sdk-py/conversation.py"))
+            .args(["untrusted", "accept"])
+            .current_dir(dir.path())
+            .env("PYTHONDONTWRITEBYTECODE", "1")
+            .env("CODEX_CLI", codex)
+            .env("CODEX_HOME", dir.path())
+            .env("CODEX_API_KEY", "sk-this-is-secret");
+        for (name, value) in env {
+            command.env(name, value);
+        }
+        command.output().expect("runs the client")
+    };
+    let out = client(&codex, &[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "status completed asked 2\n");
+    let recorded = std::fs::read_to_string(&cassette).expect("the cassette");
+    assert!(!recorded.contains("sk-this-is-secret"));
+    assert!(recorded
+        .lines()
+        .next()
+        .is_some_and(|h| h.contains(r#""dialect":"codex-app-server""#)));
+    assert!(recorded.contains(r#""in":"#) && recorded.contains("requestApproval"));
+    let report = harness::dialects::check_file(&cassette).expect("lints");
+    assert!(report.passes(), "{report:?}");
+    // Replayed: the same turn, asked the same.
+    let link = dir.path().join("bin");
+    std::fs::create_dir(&link).expect("bin");
+    std::os::unix::fs::symlink(&mock, link.join("codex")).expect("symlink");
+    let out = client(&link.join("codex"), &[("MOCK_AGENT_CASSETTE", &cassette)]);
+    assert_eq!(
+        text(&out.stdout),
+        "status completed asked 2\n",
+        "{}",
+        text(&out.stderr)
+    );
+}
