@@ -1,7 +1,8 @@
 //! The harness on the example programs built on the Python Claude Agent SDK
 //! (tests/consumers/claude_*.py, run by the SDK's environment from
-//! scripts/claude-sdks.sh): the careful one copes with Claude Code's matrix, and each
-//! planted bug is caught by the property it is named for.
+//! scripts/claude-sdks.sh), beyond what the conformance suite runs (the matrix of the
+//! built-in session, the planted bugs that show on it): the careful one copes with
+//! generated sessions, and the bug that shows only on them is caught.
 
 use std::time::Duration;
 
@@ -55,8 +56,8 @@ fn broken(script: &str, cases: &[Case]) -> Vec<String> {
 }
 
 #[test]
-fn the_careful_claude_program_copes_with_the_matrix() {
-    let mut cases = cases(&CaseSource::Default, "");
+fn the_careful_claude_program_copes_with_generated_sessions() {
+    let mut cases = Vec::new();
     // Generated sessions with lines of kinds the program does not know (system
     // subtypes such as `compact_boundary` and `future_subtype`).
     for seed in [1, 9, 10, 11] {
@@ -80,43 +81,13 @@ fn the_careful_claude_program_copes_with_the_matrix() {
 }
 
 #[test]
-fn each_planted_claude_bug_is_caught_by_its_property() {
-    let expectations: &[(&str, CaseSource, &str, &[&str])] = &[
-        (
-            "claude_error_as_success.py",
-            CaseSource::Default,
-            "/not-logged-in",
-            &["reports-failure"],
-        ),
-        ("claude_hangs.py", CaseSource::Default, "/stall@result", &["ends"]),
-        (
-            "claude_crashes_on_unknown.py",
-            CaseSource::Generated(10),
-            "/clean",
-            &["no-crash"],
-        ),
-        (
-            "claude_never_answers.py",
-            CaseSource::Default,
-            "/clean",
-            &["answers-requests"],
-        ),
-    ];
-    for (script, source, case, expected) in expectations {
-        if *script != "claude_never_answers.py" {
-            assert_eq!(
-                broken(script, &cases(&CaseSource::Default, "/clean")),
-                Vec::<String>::new(),
-                "{script} copes with a clean run"
-            );
-        }
-        let found = broken(script, &cases(source, case));
-        for name in *expected {
-            assert!(
-                found.iter().any(|f| f == name),
-                "{script} on {}{case}: broke {found:?}, expected {name}",
-                source.name()
-            );
-        }
-    }
+fn a_crash_on_an_unknown_line_is_caught_by_no_crash() {
+    let script = "claude_crashes_on_unknown.py";
+    assert_eq!(
+        broken(script, &cases(&CaseSource::Default, "/clean")),
+        Vec::<String>::new(),
+        "{script} copes with a clean run"
+    );
+    let found = broken(script, &cases(&CaseSource::Generated(10), "/clean"));
+    assert!(found.iter().any(|f| f == "no-crash"), "{script}: broke {found:?}");
 }

@@ -2,11 +2,16 @@
 //! `harness::dialects::ALL`. A dialect is tested here by registering it; one that has
 //! no curated cassettes listed in `CURATED` fails until it has.
 
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
 use harness::dialects::{self, Dialect};
 use harness::faults::FROM_FLAG;
 use harness::run::{CaseSource, Matrix};
 
-use crate::support::{mock, root};
+use crate::support::{bin, mock, root};
+
+mod played;
 
 /// Each dialect's folder of curated cassettes, by its name.
 const CURATED: &[(&str, &str)] = &[
@@ -15,6 +20,104 @@ const CURATED: &[(&str, &str)] = &[
     ("claude", "cassettes/claude"),
     ("codex", "cassettes/codex"),
     ("codex-app-server", "cassettes/codex-app-server"),
+];
+
+/// Each dialect's example programs (tests/consumers): how they are run, the careful
+/// one, which passes every case of the dialect's matrix, and planted bugs, each with
+/// the cases (a filter) where it shows and the property that catches it.
+struct Consumers {
+    dialect: &'static str,
+    /// The interpreter that runs them.
+    interpreter: fn() -> String,
+    careful: &'static str,
+    /// Seconds a case may take.
+    timeout: u64,
+    planted: &'static [(&'static str, &'static str, &'static str)],
+}
+
+fn python3() -> String {
+    "python3".to_owned()
+}
+
+/// The Python of the Claude Agent SDK's environment (scripts/claude-sdks.sh).
+fn claude_sdk_python() -> String {
+    crate::claude_sdks::sdks().python.display().to_string()
+}
+
+/// The Python of the Codex SDKs' environment (scripts/codex-sdks.sh).
+fn codex_sdk_python() -> String {
+    crate::codex_sdks::python().display().to_string()
+}
+
+const CONSUMERS: &[Consumers] = &[
+    Consumers {
+        dialect: "cursor-print",
+        interpreter: python3,
+        careful: "careful.py",
+        timeout: 6,
+        planted: &[
+            ("ignores_exit.py", "/auth-required", "reports-failure"),
+            ("hangs_without_result.py", "/eof@at-result", "ends"),
+            ("fatal_non_json.py", "/noise@mid-stream", "no-crash"),
+        ],
+    },
+    Consumers {
+        dialect: "cursor-acp",
+        interpreter: python3,
+        careful: "acp_careful.py",
+        timeout: 20,
+        planted: &[
+            ("acp_never_answers.py", "default/clean", "answers-requests"),
+            (
+                "acp_error_as_success.py",
+                "default/error@prompt",
+                "reports-failure",
+            ),
+            ("acp_waits_forever.py", "default/crash@mid-turn", "ends"),
+            (
+                "acp_fatal_unknown.py",
+                "default/unknown-update",
+                "ignores-unknown",
+            ),
+        ],
+    },
+    Consumers {
+        dialect: "claude",
+        interpreter: claude_sdk_python,
+        careful: "claude_careful.py",
+        timeout: 25,
+        planted: &[
+            ("claude_error_as_success.py", "/not-logged-in", "reports-failure"),
+            ("claude_hangs.py", "/stall@result", "ends"),
+            ("claude_never_answers.py", "/clean", "answers-requests"),
+        ],
+    },
+    Consumers {
+        dialect: "codex",
+        interpreter: python3,
+        careful: "codex_careful.py",
+        timeout: 10,
+        planted: &[
+            ("codex_error_as_success.py", "/turn-failed", "reports-failure"),
+            ("codex_crashes_on_unknown.py", "/unknown-item", "ignores-unknown"),
+        ],
+    },
+    Consumers {
+        dialect: "codex-app-server",
+        interpreter: codex_sdk_python,
+        careful: "codex_sdk_careful.py",
+        timeout: 15,
+        planted: &[
+            ("codex_sdk_error_as_success.py", "/turn-failed", "reports-failure"),
+            ("codex_sdk_hangs.py", "/stall@turn-completed", "ends"),
+            (
+                "codex_sdk_crashes_on_unknown.py",
+                "/unknown-item",
+                "ignores-unknown",
+            ),
+            ("codex_sdk_never_answers.py", "/approval", "answers-requests"),
+        ],
+    },
 ];
 
 fn curated(dialect: &dyn Dialect) -> std::path::PathBuf {
@@ -134,7 +237,7 @@ fn each_dialect_s_curated_cassettes_are_its_own_and_lint_clean() {
 }
 
 #[test]
-fn each_dialect_s_generated_sessions_are_its_own_and_lint_clean() {
+fn each_dialect_s_generated_sessions_are_its_own_lint_clean_and_replay() {
     let dir = tempfile::tempdir().expect("temp dir");
     for dialect in dialects::ALL {
         for seed in 0..4u64 {
@@ -159,6 +262,14 @@ fn each_dialect_s_generated_sessions_are_its_own_and_lint_clean() {
                 "{dialect}: the session of seed {seed} lints with errors: {:?}",
                 report.findings
             );
+            // It replays as it was generated, to the client it was generated with.
+            let recorded = played::Recorded::read(&path);
+            let dir = installed(*dialect, &[("MOCK_AGENT_CASSETTE", &path)]);
+            let home = tempfile::tempdir().expect("temp dir");
+            let program = dir.path().join(dialect.programs()[0]);
+            let what = format!("{dialect}: the session of seed {seed} replayed");
+            let run = recorded.play(&what, command(&program, home.path()));
+            assert_eq!(run, recorded.run, "{what}");
             // Without a file, the same session is told.
             assert!(matches!(
                 dialect.generate(seed, None, None),
@@ -218,5 +329,201 @@ fn mock_agent_dialects_lists_every_registered_dialect() {
             text.contains(dialect.name()) && text.contains(dialect.title()),
             "{text}"
         );
+    }
+}
+
+/// A folder with the mock linked as each of `dialect`'s executables and these settings
+/// in the file beside them (a recorder passes its child no `MOCK_AGENT_*` variable).
+fn installed(dialect: &dyn Dialect, settings: &[(&str, &Path)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for program in dialect.programs() {
+        std::os::unix::fs::symlink(bin(), dir.path().join(program)).expect("links");
+    }
+    let lines: String = settings
+        .iter()
+        .map(|(name, value)| format!("{name}={}\n", value.display()))
+        .collect();
+    let file = dir.path().join(harness::journal::settings::FILE_NAME);
+    std::fs::write(file, lines).expect("writes the settings");
+    dir
+}
+
+/// `program` run in a home of its own (what a CLI keeps between runs goes there).
+fn command(program: &Path, home: &Path) -> Command {
+    let mut command = Command::new(program);
+    harness::run::child::without_mock_env(&mut command);
+    command.current_dir(home).env("HOME", home);
+    command
+}
+
+/// Every curated cassette of every dialect, with its dialect (not the bare captures of
+/// a stream: they hold no invocation to play them with).
+fn every_curated() -> Vec<(&'static dyn Dialect, PathBuf)> {
+    dialects::ALL
+        .iter()
+        .flat_map(|dialect| {
+            Matrix::cassettes_in(&curated(*dialect))
+                .expect("lists the cassettes")
+                .into_iter()
+                .filter(|path| path.extension().is_some_and(|e| e == "cassette"))
+                .map(move |path| (*dialect, path))
+        })
+        .collect()
+}
+
+/// Replay is lossless: each curated cassette, played by the mock as its dialect's CLI
+/// to a client that sends what the recorded one sent, gives back every line the CLI
+/// wrote, byte for byte, its stderr and its ending.
+#[test]
+fn each_dialect_s_curated_cassettes_replay_as_recorded() {
+    for (dialect, path) in every_curated() {
+        let recorded = played::Recorded::read(&path);
+        let dir = installed(dialect, &[("MOCK_AGENT_CASSETTE", &path)]);
+        let home = tempfile::tempdir().expect("temp dir");
+        let program = dir.path().join(dialect.programs()[0]);
+        let what = format!("{dialect}: {} replayed", path.display());
+        let run = recorded.play(&what, command(&program, home.path()));
+        assert_eq!(run, recorded.run, "{what}");
+    }
+}
+
+/// Record then replay: recording the mock while it replays a curated cassette, to the
+/// same client, makes a cassette of the same run, claimed by the dialect and lint
+/// clean; and that recording replays as it was recorded.
+#[test]
+fn each_dialect_s_recording_of_a_replay_is_the_same_run() {
+    for (dialect, path) in every_curated() {
+        let recorded = played::Recorded::read(&path);
+        let dir = installed(dialect, &[("MOCK_AGENT_CASSETTE", &path)]);
+        let home = tempfile::tempdir().expect("temp dir");
+        let again = home.path().join("again.cassette");
+        let program = dir.path().join(dialect.programs()[0]);
+        let mut record = command(&bin(), home.path());
+        record
+            .arg("record")
+            .arg("--out")
+            .arg(&again)
+            .arg("--")
+            .arg(&program);
+        let what = format!("{dialect}: {} through record", path.display());
+        let run = recorded.play(&what, record);
+        assert_eq!(run, recorded.run, "{what}");
+        let rerecorded = played::Recorded::read(&again);
+        assert_eq!(
+            rerecorded.run,
+            recorded.run,
+            "{dialect}: the recording of {}",
+            path.display()
+        );
+        let reader = harness::cassette::open(&again).expect("opens");
+        assert_eq!(
+            dialects::of_header(reader.header()),
+            dialect,
+            "{}",
+            path.display()
+        );
+        let report = dialects::check_file(&again).expect("checks");
+        assert!(report.passes(), "{dialect}: {:?}", report.findings);
+        let dir = installed(dialect, &[("MOCK_AGENT_CASSETTE", &again)]);
+        let program = dir.path().join(dialect.programs()[0]);
+        let what = format!("{dialect}: the recording of {} replayed", path.display());
+        let replayed = rerecorded.play(&what, command(&program, home.path()));
+        assert_eq!(replayed, recorded.run, "{what}");
+    }
+}
+
+/// `mock-agent test --dialect NAME` with the example program `script` of `consumers`,
+/// in a home of its own: its exit code and report.
+fn test_with(consumers: &Consumers, script: &str, extra: &[&str]) -> (Option<i32>, String) {
+    let home = tempfile::tempdir().expect("temp dir");
+    let consumer = format!(
+        "CONSUMER_IDLE_TIMEOUT=3 {} {} hi",
+        (consumers.interpreter)(),
+        root().join("tests/consumers").join(script).display()
+    );
+    let timeout = consumers.timeout.to_string();
+    let out = command(&bin(), home.path())
+        .args(["test", "--dialect", consumers.dialect, "--consumer", &consumer])
+        .args(["--timeout", &timeout])
+        .args(extra)
+        .output()
+        .expect("runs");
+    let report = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    (out.status.code(), report)
+}
+
+/// The careful program of each dialect passes every case of its matrix (run by the
+/// library's runner, as a Rust test author runs it), and a fault that ends the
+/// process ends it as it says (the agent's journal); each planted bug is caught by its
+/// property, through `mock-agent test` as a user runs it.
+#[test]
+fn each_dialect_s_careful_program_passes_faults_end_as_said_and_planted_bugs_are_caught() {
+    use harness::journal::ExitRecord;
+    use harness::run::{report, Consumer, MockBinary, Runner};
+    for dialect in dialects::ALL {
+        let Some(consumers) = CONSUMERS.iter().find(|c| c.dialect == dialect.name()) else {
+            panic!("{dialect}: no example programs listed in tests/conformance.rs (write a careful one and planted bugs, then add them to CONSUMERS)");
+        };
+        let home = tempfile::tempdir().expect("temp dir");
+        let careful = Consumer::new(format!(
+            "{} {} hi",
+            (consumers.interpreter)(),
+            root().join("tests/consumers").join(consumers.careful).display()
+        ))
+        .timeout(std::time::Duration::from_secs(consumers.timeout))
+        .env("CONSUMER_IDLE_TIMEOUT", "3")
+        .env("HOME", home.path().to_str().expect("utf-8"));
+        let cases = Matrix::of(*dialect, Vec::new())
+            .cases(false)
+            .unwrap_or_else(|e| panic!("{dialect}: the matrix: {e}"));
+        let results = Runner::new(&careful, &MockBinary::new(bin()))
+            .jobs(2)
+            .run_all(&cases, |_| {})
+            .expect("runs");
+        let mut wrong = Vec::new();
+        for result in &results {
+            let name = &result.case.name;
+            if !result.passed() {
+                wrong.push(report::record(result));
+            }
+            if result.case.faults.is_empty() {
+                continue;
+            }
+            let journal = &result.outcome.journal;
+            // A fault that ends the process ends it as it says.
+            for fault in result.case.faults.split(';') {
+                let (kind, args) = fault.split_once(':').unwrap_or((fault, ""));
+                let arg = |key: &str| {
+                    args.split(',')
+                        .find_map(|kv| kv.strip_prefix(key)?.strip_prefix('=').map(str::to_owned))
+                };
+                let ended = match (kind, arg("code"), arg("name")) {
+                    ("exit", Some(code), _) => Some(ExitRecord::Code(code.parse().expect("a code"))),
+                    ("signal", _, Some(signal)) => Some(ExitRecord::Signal(signal)),
+                    _ => None,
+                };
+                // (A journal is written at the end: none when the consumer killed the
+                // agent outright, as a careful one does when it stalls for ever.)
+                if let Some(ended) = ended.filter(|_| !journal.is_empty()) {
+                    if !journal.iter().any(|entry| entry.exit == ended) {
+                        let exits: Vec<_> = journal.iter().map(|e| &e.exit).collect();
+                        wrong.push(format!("{name}: `{fault}`, but the agent ended {exits:?}"));
+                    }
+                }
+            }
+        }
+        assert!(wrong.is_empty(), "{dialect}:\n{}", wrong.join("\n\n"));
+        for (script, filter, property) in consumers.planted {
+            let (code, report) = test_with(consumers, script, &["--filter", filter]);
+            assert_eq!(
+                code,
+                Some(harness::exit_codes::CASES_FAILED),
+                "{dialect}: {script} on {filter}:\n{report}"
+            );
+            assert!(
+                report.contains(&format!(" breaks {property}")),
+                "{dialect}: {script} on {filter} is not caught by {property}:\n{report}"
+            );
+        }
     }
 }

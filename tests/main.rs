@@ -12,7 +12,7 @@ mod acp_schema; // every message server mode sends validates against the officia
 mod acp_server; // recorded conversations replayed with live ids, divergences, step mode
 mod acp_tools; // the client's file and terminal answers: errors, never, the unoffered-tools fault
 mod claude; // Claude Code's stand-in as the Agent SDKs drive it: argv, the control protocol, states, hooks, -p
-mod claude_consumers; // the harness on programs built on the Python Claude Agent SDK: the careful one copes, each planted bug is caught
+mod claude_consumers; // programs on the Python Claude Agent SDK on generated sessions (the conformance suite runs the rest)
 mod claude_faults; // the catalogue's `claude` faults through the binary, ending as the real CLI
 mod claude_flags; // flags and variables the real CLI honours: --replay-user-messages, the host's state variable, --resume of an unknown session
 mod claude_fuzz; // fuzz --dialect claude: generated sessions with faults, shrunk to a Claude cassette that replays
@@ -24,7 +24,7 @@ mod cli; // the emulated CLI's command line, subcommands and errors
 mod codex; // Codex's stand-in (`codex exec --json`) through the binary: argv, the pure player's bytes, presets, resume, -o, schemas, cassettes, record, the careful program and planted bugs
 mod codex_app_server; // `codex app-server` through the binary, and `test --dialect codex-app-server` on Python SDK clients: the careful one passes the matrix, each planted bug is caught
 mod codex_sdks; // the real Codex SDKs (TypeScript on `exec`, Python on `app-server`), unmodified, drive the mock as `codex`
-mod conformance; // what every registered dialect must do: names, faults, matrix, curated cassettes
+mod conformance; // what every registered dialect must do: names, faults, matrix, curated cassettes lint clean and replay losslessly, record then replay, the careful program passes, planted bugs caught
 mod consumers; // the harness on example consumers: the careful one copes, each bug is caught
 mod drift; // `mock-agent drift`: the real Claude Code and its stand-in on the same scenarios, differences only as the allow-list explains
 mod faults; // every fault and preset through the binary, signals, stalls, closed pipes

@@ -74,7 +74,8 @@ class Case:
 
     #: The stable name, e.g. ``default/eof@mid-line``: the test id.
     name: str
-    #: ``cursor-print`` (``cursor-agent -p``) or ``cursor-acp`` (``cursor-agent acp``).
+    #: The dialect (:func:`dialects`): ``cursor-print`` (``cursor-agent -p``),
+    #: ``cursor-acp`` (``cursor-agent acp``), ``claude``, ...
     dialect: str
     #: The output format the consumer is to use.
     format: str
@@ -88,6 +89,10 @@ class Case:
     answer: Optional[str]
     #: The assistant's text segments in order, when the run succeeds.
     segments: Sequence[str]
+    #: Whether either conclusion is right: a fault breaks what the consumer's SDK can
+    #: read (a malformed or huge line, a missing field), so the SDK itself may raise or
+    #: skip the line; a test must not hold the consumer to :attr:`succeeds` there.
+    either: bool = False
 
     def record(self) -> str:
         """The case as the line ``mock-agent cases --json`` printed for it."""
@@ -99,6 +104,7 @@ class Case:
                 "faults": self.faults,
                 "env": dict(self.env),
                 "succeeds": self.succeeds,
+                "either": self.either,
                 "answer": self.answer,
                 "segments": list(self.segments),
             }

@@ -154,6 +154,11 @@ pub struct Invocation {
     pub acp: bool,
     /// What `cursor-agent --version` printed, where known.
     pub cli_version: Option<String>,
+    /// The environment variables set for the run that change what the CLI writes
+    /// (its dialect says which: e.g. a variable by which an SDK asks for more lines),
+    /// by name. A replay to a client that sets them gives back what was recorded.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub env: std::collections::BTreeMap<String, String>,
     /// Fields this version does not know.
     #[serde(flatten)]
     pub extra: Extra,

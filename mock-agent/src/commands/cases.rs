@@ -5,14 +5,17 @@
 //! With `--json`, one JSON object a line, in the matrix's order:
 //!
 //! ```json
-//! {"name":"default/eof@mid-line","dialect":"cursor-print","format":"stream-json","faults":"eof:after=3,byte=10","env":{"MOCK_AGENT_FAULTS":"eof:after=3,byte=10"},"succeeds":false,"answer":null,"segments":[]}
+//! {"name":"default/eof@mid-line","dialect":"cursor-print","format":"stream-json","faults":"eof:after=3,byte=10","env":{"MOCK_AGENT_FAULTS":"eof:after=3,byte=10"},"succeeds":false,"either":false,"answer":null,"segments":[]}
 //! ```
 //!
 //! `env` holds the `MOCK_AGENT_*` settings that make the agent play the case (an
 //! absolute `MOCK_AGENT_CASSETTE`, `MOCK_AGENT_GENERATE`, `MOCK_AGENT_FAULTS`);
 //! `succeeds` is what a correct consumer concludes: whether the agent succeeded (then
-//! `answer` is `result.result` and `segments` the assistant's text segments). Fields
-//! may be added; none will change its meaning.
+//! `answer` is `result.result` and `segments` the assistant's text segments); `either`
+//! is `true` where either conclusion is right (a fault breaks what the consumer's SDK
+//! can read: the SDK itself may raise, or skip the broken line), so a test must not
+//! hold the consumer to `succeeds` there. Fields may be added; none will change its
+//! meaning.
 //!
 //! The line is also how a case is handed back: `mock-agent judge --case-json LINE`
 //! judges a run of the case ([`from_json`] reads it).
@@ -168,6 +171,7 @@ pub(super) fn json(case: &Case) -> serde_json::Value {
         "faults": case.faults,
         "env": env,
         "succeeds": answer.is_some(),
+        "either": !case.dialect.judged(case),
         "answer": answer,
         "segments": case.segments,
     })
@@ -242,7 +246,7 @@ pub(super) fn from_json(line: &str) -> Result<Case, Error> {
     };
     let case = dialect.case(source, format, faults, name)?;
     let now = json(&case);
-    for field in ["succeeds", "answer"] {
+    for field in ["succeeds", "either", "answer"] {
         if let Some(listed) = record.get(field).filter(|v| now.get(field) != Some(*v)) {
             return Err(Error::Usage(format!(
                 "--case-json: case {}: listed with `{field}` {listed}, but its source now gives {}\nhelp: list the cases again (`mock-agent cases --json`): the cassette changed since",

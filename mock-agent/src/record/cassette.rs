@@ -52,6 +52,13 @@ pub trait Recorded: Sync {
         redact: &dyn Fn(&[u8]) -> Vec<u8>,
     ) -> Invocation;
 
+    /// The environment variables that change what the CLI writes: those set for the
+    /// recorded run are kept in the header ([`Invocation::env`]), so that a replay can
+    /// be driven as the run was.
+    fn env(&self) -> &'static [&'static str] {
+        &[]
+    }
+
     /// The header of a cassette of `invocation`.
     fn header(&self, invocation: Invocation) -> Header {
         Header::new(invocation)
@@ -87,6 +94,12 @@ impl Invoked<'_> {
             .ok()
             .map(|d| redactor.apply_str(&d.display().to_string()));
         invocation.cli_version = self.cli_version.clone();
+        for name in self.recorded.env() {
+            if let Some(value) = std::env::var_os(name) {
+                let value = redactor.apply_str(&value.to_string_lossy());
+                invocation.env.insert((*name).to_owned(), value);
+            }
+        }
         invocation
     }
 }

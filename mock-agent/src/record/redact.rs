@@ -64,7 +64,9 @@ impl Redactor {
         }
         secrets.extend(extra.iter().cloned());
         let mut patterns: Vec<Vec<u8>> = Vec::new();
-        for secret in secrets.into_iter().filter(|s| s.len() >= 4) {
+        // The marker itself is no secret: a run of a cassette recorded with a key in
+        // its arguments has the marker there.
+        for secret in secrets.into_iter().filter(|s| s.len() >= 4 && s != super::MARKER) {
             let quoted = serde_json::to_string(&secret).unwrap_or_default();
             // One quote off each end: a secret may begin or end with an escaped one.
             let escaped = quoted
@@ -375,6 +377,16 @@ mod tests {
         );
         assert_eq!(redactor.leak(out.as_bytes()), None);
         assert!(redactor.leak(b"x sk-env-secret").is_some());
+    }
+
+    #[test]
+    fn a_key_that_is_the_marker_already_is_no_secret() {
+        // Replaying a cassette recorded with `--api-key KEY` runs `--api-key [REDACTED]`.
+        let argv = vec!["--api-key".to_owned(), MARKER.to_owned(), "acp".to_owned()];
+        let redactor = Redactor::new(&argv, |_| None, &[], &[]);
+        let invocation = br#"["--api-key","[REDACTED]","acp"]"#;
+        assert_eq!(redactor.apply(invocation), invocation.to_vec());
+        assert_eq!(redactor.leak(invocation), None);
     }
 
     #[test]

@@ -157,7 +157,15 @@ impl Faulted {
     /// the mock plays it with no fault (the faults are given apart, in
     /// `MOCK_AGENT_FAULTS`). Replayed, it follows the live client.
     pub fn write_cassette(&self, path: &std::path::Path) -> Result<std::path::PathBuf, WriteError> {
-        let mut writer = Writer::create(path, &header(Invocation::default()))?;
+        // As the SDKs run the CLI: `conversation` has a prompt tool and states.
+        let invocation = Invocation {
+            argv: super::wire::argv::SDK.iter().map(|a| (*a).to_owned()).collect(),
+            output_format: Some(crate::format::OutputFormat::StreamJson),
+            cwd: Some(CWD.to_owned()),
+            env: [(super::wire::env::READS_SESSION_STATE.to_owned(), "1".to_owned())].into(),
+            ..Invocation::default()
+        };
+        let mut writer = Writer::create(path, &header(invocation))?;
         for frame in conversation(&self.session) {
             writer.write(&frame)?;
         }
@@ -215,8 +223,11 @@ pub fn conversation_lines(session: &Session) -> Vec<(String, String)> {
         .collect()
 }
 
+/// The working directory of a generated conversation.
+const CWD: &str = "/work";
+
 fn conversation(session: &Session) -> Vec<Frame> {
-    let mut options = Options::new("/work", 0);
+    let mut options = Options::new(CWD, 0);
     options.prompt_tool = true;
     options.states = true;
     let mut frames = Vec::new();

@@ -220,6 +220,26 @@ pub mod argv {
         "ide",
         "no-session-persistence",
     ];
+
+    /// The arguments the Agent SDKs pass for a conversation with a permission prompt
+    /// on stdio (what a generated conversation is a recording of).
+    pub const SDK: &[&str] = &[
+        "--output-format",
+        "stream-json",
+        "--verbose",
+        "--permission-prompt-tool",
+        "stdio",
+        "--input-format",
+        "stream-json",
+    ];
+}
+
+/// Environment variables that change what the CLI writes.
+pub mod env {
+    /// The SDKs': they read `session_state_changed` lines.
+    pub const READS_SESSION_STATE: &str = "CLAUDE_CODE_SDK_READS_SESSION_STATE";
+    /// Another host's (an editor's ACP adapter): emit them.
+    pub const EMIT_SESSION_STATE_EVENTS: &str = "CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS";
 }
 
 /// The permission modes, as `set_permission_mode`'s error lists them.

@@ -20,10 +20,10 @@ use serde_json::{json, Value};
 
 use harness::dialects::claude::wire::{results, types};
 
-/// The SDKs' variable: they read session states.
-const READS_SESSION_STATE: &str = "CLAUDE_CODE_SDK_READS_SESSION_STATE";
-/// Another host's: emit session states.
-const EMIT_SESSION_STATE_EVENTS: &str = "CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS";
+use harness::dialects::claude::wire::env::{EMIT_SESSION_STATE_EVENTS, READS_SESSION_STATE};
+
+/// The variables that change what the CLI writes (a recording keeps their values).
+pub(super) const OUTPUT_ENV: &[&str] = &[READS_SESSION_STATE, EMIT_SESSION_STATE_EVENTS];
 
 /// Whether the CLI writes `session_state_changed` lines: with stream-json input, when
 /// the SDKs' variable is set, or the other hosts' is true (`1`, `true`, ...).

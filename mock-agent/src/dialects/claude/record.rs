@@ -63,6 +63,10 @@ impl Recorded for Recording {
     fn header(&self, invocation: Invocation) -> Header {
         claude_cassette::header(invocation)
     }
+
+    fn env(&self) -> &'static [&'static str] {
+        super::flags::OUTPUT_ENV
+    }
 }
 
 /// The arguments of Claude Code when `program ARGV` runs it (a program named

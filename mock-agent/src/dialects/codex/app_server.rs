@@ -24,7 +24,7 @@ use harness::dialects::codex::exec::Thread;
 use harness::dialects::codex::faults::{parse_app_server, Injector, Out};
 use harness::dialects::codex::session::Session;
 use harness::dialects::codex::wire::argv::LISTEN_STDIO;
-use harness::dialects::codex_app_server::recording::open_session;
+use harness::dialects::codex_app_server::recording::{is_app_server, open_session};
 use harness::exit_codes;
 use harness::frames::{Delivery, Exit, Frame, Line};
 use harness::journal::{self, Entry};
@@ -94,6 +94,15 @@ pub fn run(
     options.asks_always = injector.asks_always();
     injector.prepare(&mut session);
     let player = Player::new(session, options);
+    // A recording of app-server, with no preset, replays as a script: its lines as
+    // recorded, waiting where it waited for the client.
+    let script = match &settings.cassette {
+        Some(path) if !injector.has_preset() => match script_of(path) {
+            Ok(script) => script,
+            Err(e) => return own_error(entry, e.to_string(), e.exit_code()),
+        },
+        _ => None,
+    };
 
     let mut delivery = Delivery::default();
     delivery.timed = settings.timing != harness::timing::Timing::default();
@@ -127,7 +136,10 @@ pub fn run(
             queued: 0,
             asked: None,
         };
-        let ended = server.run().await;
+        let ended = match script {
+            Some(script) => server.replay(script).await,
+            None => server.run().await,
+        };
         let closed = server.output.stdout_closed_at();
         Ok::<_, ExecError>((ended, server, closed))
     };
@@ -184,6 +196,20 @@ pub fn run(
     }
 }
 
+/// The frames of a recording of `codex app-server` at `path` (`None`: a recording of
+/// another kind, played as the session it tells).
+fn script_of(path: &std::path::Path) -> Result<Option<Vec<Frame>>, harness::error::CassetteError> {
+    let mut reader = harness::cassette::open(path)?;
+    if !reader.header().is_some_and(is_app_server) {
+        return Ok(None);
+    }
+    let mut frames = Vec::new();
+    for frame in reader.by_ref() {
+        frames.push(frame?);
+    }
+    Ok(Some(frames))
+}
+
 /// The mock's own error: said on stderr, kept in the journal.
 fn own_error(entry: &mut Entry, message: String, code: i32) -> Exit {
     eprintln!("mock-agent: {message}");
@@ -197,6 +223,23 @@ fn dup(stream: &impl std::os::fd::AsFd) -> Result<std::fs::File, ExecError> {
         .try_clone_to_owned()
         .map(std::fs::File::from)
         .map_err(ExecError::Runtime)
+}
+
+/// `line` with its `id` the live one, when it answers a request of the client's
+/// whose recorded id is in `ids` (the answer's `id` kept byte for byte otherwise).
+fn answer_id(line: &[u8], ids: &[(String, Value)]) -> Option<Vec<u8>> {
+    let value: Value = serde_json::from_slice(line).ok()?;
+    if value.get("method").is_some() {
+        return None;
+    }
+    let recorded = value.get("id")?.to_string();
+    let (_, live) = ids.iter().rev().find(|(was, _)| *was == recorded)?;
+    if *live == value["id"] {
+        return None;
+    }
+    let text = std::str::from_utf8(line).ok()?;
+    let needle = format!("\"id\":{recorded}");
+    Some(text.replacen(&needle, &format!("\"id\":{live}"), 1).into_bytes())
 }
 
 /// What comes from the client.
@@ -349,6 +392,105 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
         }
         self.output.flush().await?;
         Ok(self.ended.unwrap_or(Exit::Code(exit_codes::OK)))
+    }
+
+    /// Replays a recording: each of its lines at its time (the clock counts from the
+    /// client's last line), the recorded client's lines waited for where it sent
+    /// them, the client's live request ids in the answers to its requests. The
+    /// recording's end is the server's, unless the client's end of stdin comes first
+    /// (exit 0, as the real server).
+    async fn replay(&mut self, frames: Vec<Frame>) -> Result<Exit, Stop> {
+        // The recorded client's request ids (as JSON text), and the live ones.
+        let mut ids: Vec<(String, Value)> = Vec::new();
+        let mut ended = Exit::Code(exit_codes::OK);
+        for frame in frames {
+            if let Some(exit) = self.ended {
+                self.output.flush().await?;
+                return Ok(exit);
+            }
+            match frame {
+                Frame::Line(line) if line.stream == harness::frames::Stream::Stdin => {
+                    let live = loop {
+                        let event = match self.pending.pop_front() {
+                            Some(event) => {
+                                self.queued = self.queued.saturating_sub(event.cost());
+                                event
+                            }
+                            None if self.eof => Event::Eof,
+                            None => self.next_event().await?,
+                        };
+                        match event {
+                            Event::Line(live) if live.iter().all(u8::is_ascii_whitespace) => {}
+                            Event::Line(live) => break live,
+                            Event::Eof => {
+                                self.eof = true;
+                                self.output.flush().await?;
+                                return Ok(self.ended.unwrap_or(Exit::Code(exit_codes::OK)));
+                            }
+                            Event::TooLong(read) => {
+                                self.handle(Event::TooLong(read)).await?;
+                                self.output.flush().await?;
+                                return Ok(self.ended.unwrap_or(Exit::Code(exit_codes::INVALID_INPUT)));
+                            }
+                        }
+                    };
+                    self.note(journal::IN, &live);
+                    self.answered(&live);
+                    let (recorded, live_value) = (
+                        serde_json::from_slice::<Value>(&line.bytes).ok(),
+                        serde_json::from_slice::<Value>(&live).ok(),
+                    );
+                    if let (Some(recorded), Some(live)) = (recorded, live_value) {
+                        if recorded.get("method").is_some() {
+                            if let (Some(was), Some(now)) = (recorded.get("id"), live.get("id")) {
+                                ids.push((was.to_string(), now.clone()));
+                            }
+                        }
+                    }
+                    self.at = line.at;
+                    let now = self.output.elapsed();
+                    self.clock.rebase(now, self.at);
+                }
+                Frame::Line(line) if line.stream == harness::frames::Stream::Stderr => {
+                    self.note(journal::ERR, &line.bytes);
+                    self.output
+                        .perform(Frame::Line(Line::stderr(Duration::ZERO, line.bytes)))
+                        .await?;
+                }
+                Frame::Line(line) => {
+                    self.at = line.at;
+                    let mut bytes = line.bytes;
+                    if let Some(live) = answer_id(&bytes, &ids) {
+                        bytes = live;
+                    }
+                    if let Ok(value) = serde_json::from_slice::<Value>(&bytes) {
+                        if let (Some(method), Some(id)) = (
+                            value.get("method").and_then(Value::as_str),
+                            value.get("id").and_then(Value::as_i64),
+                        ) {
+                            self.asked = Some((id, method.to_owned(), Instant::now()));
+                        }
+                    }
+                    if line.newline {
+                        self.send(bytes, true).await?;
+                    } else {
+                        self.out(Out::Cut(bytes), true).await?;
+                    }
+                }
+                Frame::End(end) => {
+                    ended = end.exit;
+                    break;
+                }
+                _ => {}
+            }
+        }
+        for out in self.injector.end() {
+            if self.out(out, false).await? {
+                break;
+            }
+        }
+        self.output.flush().await?;
+        Ok(self.ended.unwrap_or(ended))
     }
 
     /// Waits for what the client sends next.
