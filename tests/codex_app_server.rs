@@ -186,9 +186,9 @@ fn labels<'a>(messages: impl IntoIterator<Item = (&'a str, &'a str)>) -> Vec<Str
 
 /// What a consumer cannot tell apart from the real server: each curated cassette,
 /// recorded from the real Codex 0.163.0 through the Python SDK, replayed by the
-/// stand-in to the same client, gives the same conversation, message for message, but
-/// the usage and rate limits the real server reports after each model call inside a
-/// turn (the stand-in reports them once, at the turn's end).
+/// stand-in (as a script) to the same SDK client, gives the same conversation, message
+/// for message. (How the pure player's own telling of a recording's session compares
+/// with the real server is a unit test of `harness::dialects::codex_app_server::expect`.)
 #[test]
 fn each_real_recording_replays_to_the_same_client_as_recorded() {
     for (name, policy, decision) in [
@@ -238,17 +238,7 @@ fn each_real_recording_replays_to_the_same_client_as_recorded() {
                     .find_map(|dir| v.get(dir).map(|m| (dir.to_owned(), m.to_string())))
             })
             .collect();
-        let mut recorded = labels(recorded.iter().map(|(d, l)| (d.as_str(), l.as_str())));
-        // The real server's reports after each model call but the last.
-        let last_usage = recorded
-            .iter()
-            .rposition(|l| l == "out thread/tokenUsage/updated");
-        let mut n = 0;
-        recorded.retain(|l| {
-            n += 1;
-            let mid = last_usage.is_some_and(|last| n - 1 < last);
-            !(mid && (l == "out thread/tokenUsage/updated" || l == "out account/rateLimits/updated"))
-        });
+        let recorded = labels(recorded.iter().map(|(d, l)| (d.as_str(), l.as_str())));
         // The server's lines in order, and the client's: the real server writes the
         // handshake's two notifications a moment after `initialize`'s answer, so they
         // fall among the client's next requests (where, varies from run to run).

@@ -276,6 +276,57 @@ mod tests {
         }
     }
 
+    /// The server's lines of a conversation, as labels (method; item type and status;
+    /// thread status), without the handshake's two notifications (whose place among
+    /// the client's requests is a race in the real server).
+    fn labels<'a>(lines: impl IntoIterator<Item = &'a [u8]>) -> Vec<String> {
+        lines
+            .into_iter()
+            .filter_map(|line| serde_json::from_slice::<Value>(line).ok())
+            .filter_map(|v| {
+                let kind = v["method"].as_str().unwrap_or("result").to_owned();
+                if kind == "configWarning" || kind.starts_with("remoteControl/") {
+                    return None;
+                }
+                let params = &v["params"];
+                Some(match (params.get("item"), params.get("status")) {
+                    (Some(item), _) => format!("{kind} {} {}", item["type"], item["status"]),
+                    (None, Some(status)) => format!("{kind} {status}"),
+                    _ => kind,
+                })
+            })
+            .collect()
+    }
+
+    /// The player's telling of each real recording's session, to the careful client
+    /// (the approval recording asked, as `untrusted` asks), is the real server's
+    /// conversation but the usage and rate limits the real server reports after each
+    /// model call inside a turn (the session model has a turn's usage only).
+    #[test]
+    fn the_player_tells_a_real_recording_s_session_as_the_real_server_did() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../cassettes/codex-app-server/");
+        for (name, faults) in [("real-turn", ""), ("real-approval-accept", "approval")] {
+            let path = std::path::PathBuf::from(format!("{dir}{name}.cassette"));
+            let session = super::super::recording::open_session(&path).expect("a session");
+            let faults = parse_app_server(faults, APP_SERVER_FROM_ENV).expect("faults");
+            let (outs, _) = conversation(&session, &faults, 0);
+            let played = labels(outs.iter().filter_map(|o| match o {
+                Out::Line(line) => Some(line.as_slice()),
+                _ => None,
+            }));
+            let recording = crate::dialects::codex::recording::Recording::open(&path).expect("opens");
+            let mut recorded = labels(recording.stdout.iter().map(Vec::as_slice));
+            let last = recorded.iter().rposition(|l| l == "thread/tokenUsage/updated");
+            let mut n = 0;
+            recorded.retain(|l| {
+                n += 1;
+                let mid = last.is_some_and(|last| n - 1 < last);
+                !(mid && (l == "thread/tokenUsage/updated" || l == "account/rateLimits/updated"))
+            });
+            assert_eq!(played, recorded, "{name}");
+        }
+    }
+
     #[test]
     fn the_approval_fault_asks_and_the_careful_client_answers() {
         let faults = parse_app_server("approval", APP_SERVER_FROM_ENV).expect("faults");
