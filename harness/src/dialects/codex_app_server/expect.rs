@@ -284,8 +284,10 @@ mod tests {
             .into_iter()
             .filter_map(|line| serde_json::from_slice::<Value>(line).ok())
             .filter_map(|v| {
-                let kind = v["method"].as_str().unwrap_or("result").to_owned();
-                if kind == "configWarning" || kind.starts_with("remoteControl/") {
+                let kind = v["method"].as_str().unwrap_or(RESULT).to_owned();
+                if kind == notifications::CONFIG_WARNING
+                    || kind == notifications::REMOTE_CONTROL_STATUS_CHANGED
+                {
                     return None;
                 }
                 let params = &v["params"];
@@ -316,12 +318,16 @@ mod tests {
             }));
             let recording = crate::dialects::codex::recording::Recording::open(&path).expect("opens");
             let mut recorded = labels(recording.stdout.iter().map(Vec::as_slice));
-            let last = recorded.iter().rposition(|l| l == "thread/tokenUsage/updated");
+            let (usage, limits) = (
+                notifications::TOKEN_USAGE_UPDATED,
+                notifications::RATE_LIMITS_UPDATED,
+            );
+            let last = recorded.iter().rposition(|l| l == usage);
             let mut n = 0;
             recorded.retain(|l| {
                 n += 1;
                 let mid = last.is_some_and(|last| n - 1 < last);
-                !(mid && (l == "thread/tokenUsage/updated" || l == "account/rateLimits/updated"))
+                !(mid && (l == usage || l == limits))
             });
             assert_eq!(played, recorded, "{name}");
         }
