@@ -19,6 +19,7 @@ const CURATED: &[(&str, &str)] = &[
     ("cursor-acp", "cassettes/acp"),
     ("claude", "cassettes/claude"),
     ("codex", "cassettes/codex"),
+    ("codex-app-server", "cassettes/codex-app-server"),
     ("gemini", "cassettes/gemini"),
     ("gemini-acp", "cassettes/gemini-acp"),
 ];
@@ -47,6 +48,11 @@ fn python3() -> String {
 /// The Python of the Claude Agent SDK's environment (scripts/claude-sdks.sh).
 fn claude_sdk_python() -> String {
     crate::claude_sdks::sdks().python.display().to_string()
+}
+
+/// The Python of the Codex SDKs' environment (scripts/codex-sdks.sh).
+fn codex_sdk_python() -> String {
+    crate::codex_sdks::python().display().to_string()
 }
 
 const CONSUMERS: &[Consumers] = &[
@@ -146,6 +152,24 @@ const CONSUMERS: &[Consumers] = &[
                 "default/unknown-update",
                 "ignores-unknown",
             ),
+        ],
+    },
+    Consumers {
+        dialect: "codex-app-server",
+        interpreter: codex_sdk_python,
+        careful: "codex_sdk_careful.py",
+        args: "hi",
+        env: &[],
+        timeout: 15,
+        planted: &[
+            ("codex_sdk_error_as_success.py", "/turn-failed", "reports-failure"),
+            ("codex_sdk_hangs.py", "/stall@turn-completed", "ends"),
+            (
+                "codex_sdk_crashes_on_unknown.py",
+                "/unknown-item",
+                "ignores-unknown",
+            ),
+            ("codex_sdk_never_answers.py", "/approval", "answers-requests"),
         ],
     },
 ];

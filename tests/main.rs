@@ -22,6 +22,8 @@ mod claude_sdks; // the real Claude Agent SDKs (Python, TypeScript), unmodified,
 mod claude_stream; // what the Claude Code stand-in streams: partial messages, timing, the journal
 mod cli; // the emulated CLI's command line, subcommands and errors
 mod codex; // Codex's stand-in (`codex exec --json`) through the binary: argv, the pure player's bytes, presets, resume, -o, schemas, cassettes, record, the careful program and planted bugs
+mod codex_app_server; // `codex app-server` through the binary, and `test --dialect codex-app-server` on Python SDK clients: the careful one passes the matrix, each planted bug is caught
+mod codex_sdks; // the real Codex SDKs (TypeScript on `exec`, Python on `app-server`), unmodified, drive the mock as `codex`
 mod conformance; // what every registered dialect must do: names, faults, matrix, curated cassettes lint clean and replay losslessly, record then replay, the careful program passes, planted bugs caught
 mod consumers; // the harness on example consumers: the careful one copes, each bug is caught
 mod docs; // README.md and the guide (docs/): every shell, Python and JavaScript example runs, every link resolves

@@ -14,6 +14,7 @@
 pub mod acp;
 pub mod claude;
 pub mod codex;
+pub mod codex_app_server;
 pub mod cursor_acp;
 pub mod cursor_print;
 pub mod gemini;
@@ -43,6 +44,9 @@ pub static CLAUDE: &dyn Dialect = &claude::dialect::Claude;
 /// it.
 pub static CODEX: &dyn Dialect = &codex::dialect::Codex;
 
+/// OpenAI's Codex: `codex app-server`, JSON-RPC over stdio, as the Python SDK runs it.
+pub static CODEX_APP_SERVER: &dyn Dialect = &codex_app_server::dialect::CodexAppServer;
+
 /// Google's Gemini CLI, headless: `gemini -p` with `-o stream-json|json|text`, one
 /// prompt a process.
 pub static GEMINI: &dyn Dialect = &gemini::dialect::Gemini;
@@ -52,7 +56,15 @@ pub static GEMINI_ACP: &dyn Dialect = &gemini_acp::DIALECT;
 
 /// Every dialect, in the order `mock-agent faults` lists them; the first is the
 /// default.
-pub static ALL: &[&dyn Dialect] = &[CURSOR_PRINT, CURSOR_ACP, CLAUDE, CODEX, GEMINI, GEMINI_ACP];
+pub static ALL: &[&dyn Dialect] = &[
+    CURSOR_PRINT,
+    CURSOR_ACP,
+    CLAUDE,
+    CODEX,
+    CODEX_APP_SERVER,
+    GEMINI,
+    GEMINI_ACP,
+];
 
 /// The dialect named `name` (as `--dialect` spells it).
 pub fn by_name(name: &str) -> Option<&'static dyn Dialect> {

@@ -42,6 +42,15 @@ pub trait Dialect: Send + Sync + 'static {
     /// names); the first is the one `{mock}` names.
     fn programs(&self) -> &'static [&'static str];
 
+    /// The environment a case gives the consumer (and so the agent) beside the mock's
+    /// settings, with `dir` the case's own directory: where the agent keeps its state
+    /// (a variable naming a folder of `dir`), so that no case reads what another
+    /// wrote, nor the user's own. The consumer's `--env` overrides it.
+    fn case_env(&self, dir: &std::path::Path) -> Vec<(String, String)> {
+        let _ = dir;
+        Vec::new()
+    }
+
     /// Whether the agent reads the consumer's messages (a conversation), or only
     /// writes (a one-way plan).
     fn is_conversation(&self) -> bool {

@@ -332,6 +332,9 @@ fn run_in(
     for (name, value) in &settings {
         cmd.env(name, value);
     }
+    for (name, value) in case.dialect.case_env(workdir.dir.path()) {
+        cmd.env(name, value);
+    }
     if let Some(name) = &consumer.mock_env {
         cmd.env(name, &agent);
     }

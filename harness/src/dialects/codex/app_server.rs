@@ -26,9 +26,9 @@ use shapes::{answer, completed, error, info_of, to_line, turn_json, usage_v2, De
 use super::exec::ending;
 use super::session::{uuid_v7, Command, End, FileChange, Item, Session, Turn, Usage};
 use super::wire::rpc::{
-    client_notifications, codes, decisions, errors, items, methods, notifications, server_requests, status,
-    thread_status, ENVIRONMENT_LOCAL, ITEMS_NOT_LOADED, ITEMS_SUMMARY, KIND_COMMAND, REVIEWER_USER,
-    SOURCE_AGENT, TEXT, UNKNOWN_ACTION,
+    codes, decisions, errors, items, methods, notifications, server_requests, status, thread_status,
+    ENVIRONMENT_LOCAL, ITEMS_NOT_LOADED, ITEMS_SUMMARY, KIND_COMMAND, REVIEWER_USER, SOURCE_AGENT, TEXT,
+    UNKNOWN_ACTION,
 };
 use super::wire::{
     policies, sandboxes, stderr, BUBBLEWRAP_WARNING, CONTEXT_WINDOW, MODEL, PLATFORM, PROVIDER, VERSION,
@@ -50,6 +50,9 @@ pub struct Options {
     /// Threads kept from earlier processes: `thread/resume` finds them, with their
     /// usage and how many turns they had.
     pub known_threads: Vec<(String, Usage, usize)>,
+    /// Every command and patch asks the client, whatever the thread's policy (the
+    /// `approval` fault).
+    pub asks_always: bool,
 }
 
 impl Options {
@@ -62,6 +65,7 @@ impl Options {
             start_ms: 1_795_783_086_516,
             bubblewrap_warning: true,
             known_threads: Vec::new(),
+            asks_always: false,
         }
     }
 }
@@ -212,11 +216,9 @@ impl Player {
                 let params = message.get("params").cloned().unwrap_or(Value::Null);
                 self.request(method, id, &params, &mut reply);
             }
-            (Some(method), None) => {
-                if method == client_notifications::INITIALIZED && self.client.is_some() {
-                    self.after_initialized(&mut reply);
-                }
-            }
+            // `initialized` changes nothing: the server has said what it says after
+            // the handshake already (observed: right after `initialize`'s answer).
+            (Some(_), None) => {}
             (None, Some(id)) => self.answer(&id, &message),
             (None, None) => {}
         }
@@ -232,7 +234,15 @@ impl Player {
             return;
         }
         let result = match method {
-            methods::INITIALIZE => self.initialize(params),
+            methods::INITIALIZE => {
+                let result = self.initialize(params);
+                if let Ok(Some(result)) = result {
+                    reply.lines.push(answer(&id, result));
+                    self.after_initialized(reply);
+                    return;
+                }
+                result
+            }
             methods::THREAD_START => self.thread_start(params, &id, reply),
             methods::THREAD_RESUME => self.thread_resume(params),
             methods::TURN_START => self.turn_start(params, &id, reply),
@@ -459,10 +469,12 @@ impl Player {
                 continue;
             };
             let asks = match item {
-                Item::Command(Command { asks, .. }) | Item::FileChange(FileChange { asks, .. }) => *asks,
+                Item::Command(Command { asks, .. }) | Item::FileChange(FileChange { asks, .. }) => {
+                    (*asks && untrusted) || self.options.asks_always
+                }
                 _ => false,
             };
-            if asks && untrusted {
+            if asks {
                 steps.push(Step::Note(
                     notifications::THREAD_STATUS_CHANGED,
                     json!({"threadId": thread.id, "status": {"type": thread_status::ACTIVE,
@@ -664,7 +676,18 @@ impl Player {
         let decision = decision.unwrap_or(Decision::Decline);
         let request = self.next_request - 1;
         let done = completed(&started, &item, decision);
-        let mut rest = vec![self.item_note(notifications::ITEM_COMPLETED, &done)];
+        // The thread no longer waits on an approval (observed): an accepted command
+        // runs once the thread is active again; a declined one ends first.
+        let active = Step::Note(
+            notifications::THREAD_STATUS_CHANGED,
+            json!({"threadId": thread, "status": {"type": thread_status::ACTIVE, "activeFlags": []}}),
+        );
+        let ended = self.item_note(notifications::ITEM_COMPLETED, &done);
+        let mut rest = if decision == Decision::Accept {
+            vec![active, ended]
+        } else {
+            vec![ended, active]
+        };
         if decision == Decision::Cancel {
             self.queue.clear();
             rest.push(Step::End);

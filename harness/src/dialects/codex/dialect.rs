@@ -121,6 +121,13 @@ impl Dialect for Codex {
         "Codex program"
     }
 
+    /// Each case keeps its threads in a `CODEX_HOME` of its own: the case's folder,
+    /// which exists (the real CLI refuses a `CODEX_HOME` that does not: `Error:
+    /// CODEX_HOME points to "..", but that path does not exist`, observed).
+    fn case_env(&self, dir: &std::path::Path) -> Vec<(String, String)> {
+        vec![("CODEX_HOME".to_owned(), dir.display().to_string())]
+    }
+
     fn catalogue(&self) -> &'static [Described] {
         super::faults::CATALOGUE
     }

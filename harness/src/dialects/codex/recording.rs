@@ -236,26 +236,18 @@ mod tests {
     use super::*;
     use crate::dialects::codex::session::default_session;
 
-    /// The curated cassette of the default session, as this version writes it.
-    const CURATED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../cassettes/codex/default.cassette");
-
-    /// Writes `cassettes/codex/default.cassette` again (after a change to what the
-    /// default session writes): `MOCK_AGENT_WRITE_CURATED=1 cargo test -p harness
-    /// curated_codex`. Until the real CLI records it, it is the mock's own.
     #[test]
-    fn the_curated_codex_cassette_is_the_default_session_s() {
-        let path = Path::new(CURATED);
-        if std::env::var_os("MOCK_AGENT_WRITE_CURATED").is_some() {
-            std::fs::create_dir_all(path.parent().expect("a folder")).expect("the folder");
-            write_cassette(&default_session("/work"), 0, path).expect("writes");
-        }
-        let recording = Recording::open(path).expect("the curated cassette");
+    fn the_default_session_written_as_a_cassette_reads_back_as_played() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path =
+            write_cassette(&default_session("/work"), 0, &dir.path().join("d.cassette")).expect("writes");
+        let recording = Recording::open(&path).expect("the cassette");
         let (lines, exit) = exec_lines(
             &default_session("/work"),
             Thread::new(0, super::super::faults::THREAD_MS),
         );
         assert_eq!((recording.stdout, recording.exit), (lines, exit));
-        let header = crate::cassette::open(path).expect("opens");
+        let header = crate::cassette::open(&path).expect("opens");
         assert!(header.header().is_some_and(is_codex));
     }
 

@@ -36,6 +36,8 @@ pub mod undocumented {
     pub const ITEM: &str = "forecast";
     /// The id of the items the faults add (`unknown`, `huge`).
     pub const ITEM_ID: &str = "item_fault";
+    /// An app-server notification of no CLI: `{"method":"turn/forecast","params":{..}}`.
+    pub const NOTIFICATION: &str = "turn/forecast";
 }
 
 /// The model the default session names (`-m`, `--model` and `thread/start` override
@@ -48,11 +50,9 @@ pub const PROVIDER: &str = "openai";
 /// The context window `thread/tokenUsage/updated` reports (`modelContextWindow`).
 pub const CONTEXT_WINDOW: u64 = 258_400;
 
-/// The summary of the `configWarning` app-server sends after `initialized` on a
-/// machine without bubblewrap (observed cut after its first sentence; the rest is
-/// inferred).
-pub const BUBBLEWRAP_WARNING: &str =
-    "Codex could not find bubblewrap on PATH. Install bubblewrap to use the Linux sandbox.";
+/// The summary of the `configWarning` app-server sends after `initialize`'s answer on
+/// a machine without bubblewrap (observed whole in cassettes/codex-app-server/).
+pub const BUBBLEWRAP_WARNING: &str = "Codex could not find bubblewrap on PATH. Install bubblewrap with your OS package manager. See the sandbox prerequisites: https://developers.openai.com/codex/concepts/sandboxing#prerequisites. Codex will use the bundled bubblewrap in the meantime.";
 
 /// The platform part of a `userAgent` (`<client>/<version> (<platform>) unknown (...)`).
 pub const PLATFORM: &str = "Debian 12.0.0; x86_64";
@@ -430,6 +430,11 @@ pub mod argv {
 /// <- {"method":"configWarning","params":{"summary":"Codex could not find bubblewrap on PATH. ...","details":null},"emittedAtMs":1795783086516}
 /// ```
 pub mod rpc {
+    /// A response's member holding what a request returned (`{"id":..,"result":..}`).
+    pub const RESULT: &str = "result";
+    /// A response's member holding why a request failed (`{"error":{"code","message"},"id":..}`).
+    pub const ERROR: &str = "error";
+
     /// The client's requests (0.163.0's schema lists 105; these are the ones the
     /// stand-in answers, and the ones it names in its unknown-method error).
     pub mod methods {

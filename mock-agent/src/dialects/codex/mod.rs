@@ -9,8 +9,10 @@
 //! - `codex --version`, `codex exec --help` and `codex --help`.
 //! - Argument errors in clap's words, exit 2 (the harness's parser,
 //!   [`harness::dialects::codex::args`]).
-//! - `codex app-server` is not played yet: the mock's own error, exit
-//!   [`exit_codes::USAGE`] (64).
+//! - `codex app-server [--listen stdio://]`: JSON-RPC over stdio, as the Python SDK
+//!   and the IDE extensions run it (`app_server.rs`): the handshake, threads started
+//!   and resumed (kept under `CODEX_HOME` too), turns, interrupts, approval requests
+//!   and their answers, the real server's errors.
 //! - Any other word is a prompt for the interactive UI, which needs a terminal:
 //!   `Error: stdin is not a terminal`, exit 1, as the real CLI with a piped stdin
 //!   (`codex mcp-server`, removed in 0.154.0, ends so too).
@@ -19,6 +21,7 @@
 //! `MOCK_AGENT_TIMING`, the session from `MOCK_AGENT_CASSETTE` (a Codex cassette),
 //! `MOCK_AGENT_GENERATE` (a seed) or the built-in default session.
 
+mod app_server;
 pub mod drift;
 mod exec;
 pub mod record;
@@ -58,15 +61,14 @@ impl crate::dialects::Cli for Codex {
     }
 }
 
-/// The mock's own words for `codex app-server`, which the stand-in does not play yet.
-pub const APP_SERVER_NOT_YET: &str = "mock-agent: codex app-server is not played yet; the stand-in plays `codex exec` (--json), `codex exec resume` and `codex --version`";
-
 /// Runs the stand-in with `argv` (its arguments, without the program).
 pub fn run(argv: &[String]) -> Exit {
     let (settings, mut entry) = match crate::settings::begin(argv, execute::now_ms()) {
         Ok(begun) => begun,
         Err(exit) => return exit,
     };
+    // A served conversation's journal, kept on disk as it passes.
+    let mut spooled = None;
     let exit = match args::parse(argv) {
         Err(e) => {
             eprint!("{}", e.message);
@@ -75,11 +77,7 @@ pub fn run(argv: &[String]) -> Exit {
         Ok(Command::Version) => crate::process::answer(&format!("{VERSION_LINE}\n")),
         Ok(Command::Help(text)) => crate::process::answer(text),
         Ok(Command::Exec(args)) => exec::run(&args, &settings, &mut entry),
-        Ok(Command::AppServer(_)) => {
-            eprintln!("{APP_SERVER_NOT_YET}");
-            entry.error = Some(APP_SERVER_NOT_YET.trim_start_matches("mock-agent: ").to_owned());
-            Exit::Code(exit_codes::USAGE)
-        }
+        Ok(Command::AppServer(args)) => app_server::run(&args, &settings, &mut entry, &mut spooled),
         Ok(Command::Interactive { .. }) => {
             eprintln!("{}", stderr::NOT_A_TERMINAL);
             Exit::Code(exit_codes::AGENT_ERROR)
@@ -88,7 +86,11 @@ pub fn run(argv: &[String]) -> Exit {
     entry.exit = exit.into();
     entry.ended_at_ms = execute::now_ms();
     if let Some(path) = &settings.journal {
-        if let Err(e) = journal::append(path, &entry) {
+        let appended = match spooled {
+            Some(spooled) => journal::append_spooled(path, &entry, spooled),
+            None => journal::append(path, &entry),
+        };
+        if let Err(e) = appended {
             eprintln!("mock-agent: {e}");
             return Exit::Code(e.exit_code());
         }

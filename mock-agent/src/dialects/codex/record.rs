@@ -1,6 +1,8 @@
 //! What recording `codex` takes of it: `codex exec --json` is one way (the prompt in
 //! argv or on stdin, then JSONL on stdout), under a header that says Codex
-//! ([`harness::dialects::codex::recording::header`]).
+//! ([`harness::dialects::codex::recording::header`]); `codex app-server` is a
+//! conversation (both directions recorded as they pass), under a header that says
+//! `codex-app-server` ([`harness::dialects::codex_app_server::recording::header`]).
 
 use harness::cassette::{Header, Invocation};
 use harness::dialects::codex::args::{self, Command, ExecArgs};
@@ -15,10 +17,9 @@ use crate::record::Recorded;
 pub struct Recording;
 
 impl Recorded for Recording {
-    /// `codex exec` reads its prompt, then writes: never a conversation.
+    /// `codex exec` reads its prompt, then writes; `codex app-server` converses.
     fn converses(&self, program: &str, argv: &[String]) -> bool {
-        let _ = (program, argv);
-        false
+        codex_args(program, argv).is_some_and(is_app_server)
     }
 
     fn records(&self, program: &str, argv: &[String]) -> bool {
@@ -58,8 +59,20 @@ impl Recorded for Recording {
     }
 
     fn header(&self, invocation: Invocation) -> Header {
+        if is_app_server(&invocation.argv) {
+            return harness::dialects::codex_app_server::recording::header(invocation);
+        }
         recording::header(invocation)
     }
+}
+
+/// Whether `argv` (after the program) runs `codex app-server`.
+fn is_app_server(argv: &[String]) -> bool {
+    let argv = match argv.split_first() {
+        Some((first, rest)) if first == DIALECT => rest,
+        _ => argv,
+    };
+    matches!(args::parse(argv), Ok(Command::AppServer(_)))
 }
 
 /// `codex exec`'s arguments in `argv` (after the program, or after `codex` when the
@@ -109,6 +122,13 @@ mod tests {
         let invocation = Recording.invocation(&sdk, Some(b"Say hi\n"), &|b| b.to_vec());
         assert_eq!(invocation.prompt.as_deref(), Some("Say hi"));
         assert!(harness::dialects::codex::recording::is_codex(
+            &Recording.header(invocation)
+        ));
+        let server = argv(&["-c", "model=\"gpt-5.5\"", "app-server", "--listen", "stdio://"]);
+        assert!(Recording.records("/opt/bin/codex", &server));
+        assert!(Recording.converses("/opt/bin/codex", &server));
+        let invocation = Recording.invocation(&server, None, &|b| b.to_vec());
+        assert!(harness::dialects::codex_app_server::recording::is_app_server(
             &Recording.header(invocation)
         ));
     }

@@ -36,6 +36,25 @@ impl Store {
         })
     }
 
+    /// `CODEX_HOME`: the folder the sessions' folder is in.
+    pub fn home(&self) -> &Path {
+        self.folder.parent().unwrap_or(&self.folder)
+    }
+
+    /// Every thread kept: its id, running usage and turns (what `thread/resume`
+    /// finds).
+    pub fn all(&self) -> Vec<(String, Usage, usize)> {
+        let Ok(entries) = std::fs::read_dir(&self.folder) else {
+            return Vec::new();
+        };
+        entries
+            .filter_map(Result::ok)
+            .filter(|e| e.file_name().to_string_lossy().starts_with("rollout-"))
+            .filter_map(|e| read(&e.path()))
+            .map(|t| (t.id, t.prior, t.turns))
+            .collect()
+    }
+
     fn path(&self, id: &str) -> Option<PathBuf> {
         let uuid_like = !id.is_empty() && id.chars().all(|c| c.is_ascii_hexdigit() || c == '-');
         uuid_like.then(|| self.folder.join(format!("rollout-{id}.jsonl")))

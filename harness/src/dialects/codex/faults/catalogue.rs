@@ -3,6 +3,7 @@
 //! what the SDKs cannot read.
 
 use super::super::wire::events;
+use super::super::wire::rpc::notifications;
 use crate::faults::{e, Described, Site, CUT, LINE};
 
 /// Codex's faults and presets, in documentation order.
@@ -96,6 +97,110 @@ pub const CATALOGUE: &[Described] = &[
         "stream-cut",
         "",
         "preset: the model's stream ends before its last message completes: the partial message again on each of five retries, then `error` and `turn.failed`, exit 1",
+        "stream-cut",
+    )
+    .preset(),
+];
+
+/// `codex app-server`'s faults and presets (the `codex-app-server` section), in
+/// documentation order: placed at the lines the server writes (`at=METHOD` or an item
+/// type, `after=N`).
+pub const APP_SERVER_CATALOGUE: &[Described] = &[
+    e(
+        "exit",
+        "code=C, after=N|at=METHOD",
+        "the server exits with code C there (default 1, at=turn/completed); METHOD is a notification's method or an item's type",
+        "exit:code=1,at=commandExecution",
+    )
+    .placed(LINE, Some(Site::At(notifications::TURN_COMPLETED))),
+    e(
+        "signal",
+        "name=KILL|TERM|INT|..., after=N|at=METHOD, byte=K",
+        "the server dies by that signal there (default KILL at=turn/completed)",
+        "signal:name=TERM,at=agentMessage",
+    )
+    .placed(CUT, Some(Site::At(notifications::TURN_COMPLETED))),
+    e(
+        "eof",
+        "after=N|at=METHOD, byte=K",
+        "stdout stops in the middle of that line and the server exits 1 (default at=turn/completed)",
+        "eof:at=turn/completed,byte=40",
+    )
+    .placed(CUT, Some(Site::At(notifications::TURN_COMPLETED))),
+    e(
+        "stall",
+        "ms=N, after=N|at=METHOD",
+        "writes nothing for N ms, or forever; SIGTERM/SIGINT end it (default at=turn/completed)",
+        "stall:ms=2000,at=agentMessage",
+    )
+    .placed(LINE, Some(Site::At(notifications::TURN_COMPLETED))),
+    e(
+        "malformed",
+        "after=N|at=METHOD",
+        "a line that starts as JSON and is not (the Python SDK's `Invalid JSON-RPC line`; default after=1)",
+        "malformed:at=turn/started",
+    )
+    .placed(LINE, Some(Site::After(1))),
+    e(
+        "unknown",
+        "kind=event|item, after=N|at=METHOD",
+        "a notification no SDK knows (`turn/forecast`), or an `item/completed` of an unknown item type (`kind=item`), before that line (default after=1)",
+        "unknown:kind=item,at=turn/completed",
+    )
+    .placed(LINE, Some(Site::After(1))),
+    e(
+        "huge",
+        "bytes=N, after=N|at=METHOD",
+        "an `item/completed` reasoning line of N bytes (default 1 MiB + 1; at=turn/completed)",
+        "huge:bytes=2000000",
+    )
+    .placed(LINE, Some(Site::At(notifications::TURN_COMPLETED))),
+    e(
+        "stderr",
+        "text=T, after=N|at=METHOD",
+        "writes T on stderr before that line (default at the start)",
+        "stderr:text=\"WARN codex_core: slow network\"",
+    )
+    .placed(LINE, Some(Site::After(0))),
+    e(
+        "approval",
+        "",
+        "preset: every command and patch of the session asks the client for approval, whatever the thread's policy (as `untrusted` does); a client that never answers waits for ever",
+        "approval",
+    )
+    .preset(),
+    e(
+        "unauthorized",
+        "",
+        "preset: the API answers 401: five `error` notifications with `willRetry: true`, `systemError`, then `error` and a failed `turn/completed` (`codexErrorInfo: unauthorized`)",
+        "unauthorized",
+    )
+    .preset(),
+    e(
+        "rate-limited",
+        "",
+        "preset: the API answers 429: five retries, then `error` and a failed `turn/completed` (`rateLimitExceeded`)",
+        "rate-limited",
+    )
+    .preset(),
+    e(
+        "unknown-model",
+        "",
+        "preset: a model the API does not serve: the API's 400 body as `error` and a failed `turn/completed`",
+        "unknown-model",
+    )
+    .preset(),
+    e(
+        "turn-failed",
+        "text=T",
+        "preset: the turn's last model call fails with T (default: the context window is full): `error` and a failed `turn/completed`, no retry",
+        "turn-failed:text=\"Quota exceeded. Check your plan and billing details.\"",
+    )
+    .preset(),
+    e(
+        "stream-cut",
+        "",
+        "preset: the model's stream ends before its last message completes: five retries, then `error` and a failed `turn/completed`",
         "stream-cut",
     )
     .preset(),

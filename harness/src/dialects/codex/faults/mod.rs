@@ -12,11 +12,12 @@ use serde_json::{json, Value};
 use super::exec::{self, Run, Thread};
 use super::session::{End, Failure, Item, Session};
 use super::wire::{events, items, undocumented};
+pub mod app_server_lines;
 mod catalogue;
 mod typed;
 
 use crate::frames::Exit;
-pub use catalogue::CATALOGUE;
+pub use catalogue::{APP_SERVER_CATALOGUE, CATALOGUE};
 pub use typed::*;
 
 /// What the CLI writes or does, in order, for one line it meant to write.
@@ -34,20 +35,58 @@ pub enum Out {
     End(Exit),
 }
 
+/// Which of the CLI's protocols the faults act on: what the lines they write look
+/// like.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Shape {
+    /// `codex exec --json`: events told apart by `type`.
+    #[default]
+    Exec,
+    /// `codex app-server`: JSON-RPC messages told apart by `method`.
+    AppServer,
+}
+
 /// Applies faults to one run.
 #[derive(Debug, Clone)]
 pub struct Injector {
     faults: Vec<(CodexFault, bool)>,
     lines: u64,
+    shape: Shape,
+    /// The thread's and the turn's ids the app-server lines last named (the lines the
+    /// faults add name them too, so that a client routes them to the turn).
+    ids: Option<(Value, Value)>,
 }
 
 impl Injector {
-    /// An injector of `faults`.
+    /// An injector of `faults`, on what `codex exec --json` writes.
     pub fn new(faults: Vec<CodexFault>) -> Self {
         Injector {
             faults: faults.into_iter().map(|f| (f, false)).collect(),
             lines: 0,
+            shape: Shape::Exec,
+            ids: None,
         }
+    }
+
+    /// An injector of `faults`, on what `codex app-server` writes.
+    pub fn app_server(faults: Vec<CodexFault>) -> Self {
+        Injector {
+            shape: Shape::AppServer,
+            ..Injector::new(faults)
+        }
+    }
+
+    /// Whether `approval` is among the faults: every command and patch asks, whatever
+    /// the policy (it acts when the session is prepared).
+    pub fn asks_always(&mut self) -> bool {
+        let mut asks = false;
+        for (fault, acted) in &mut self.faults {
+            if matches!(fault, CodexFault::Approval) {
+                *acted = true;
+                asks = true;
+            }
+        }
+        asks
     }
 
     /// Each fault's name, and whether it acted.
@@ -60,7 +99,7 @@ impl Injector {
     pub fn has_preset(&self) -> bool {
         self.faults
             .iter()
-            .any(|(f, _)| matches!(f, CodexFault::Ending(_)))
+            .any(|(f, _)| matches!(f, CodexFault::Ending(_) | CodexFault::Approval))
     }
 
     /// The presets: every turn of `session` ends as they say. A failed login, a rate
@@ -111,6 +150,9 @@ impl Injector {
             .iter()
             .any(|(fault, acted)| !acted && matches!(fault.place(), Some(Place::At(_))));
         let kinds = if placed_at { kinds_of(&line) } else { Vec::new() };
+        if self.shape == Shape::AppServer {
+            self.ids = ids_of(&line).or(self.ids.take());
+        }
         let mut line = Some(line);
         let mut out = Vec::new();
         for i in 0..self.faults.len() {
@@ -120,7 +162,7 @@ impl Injector {
             }
             self.faults[i].1 = true;
             let fault = self.faults[i].0.clone();
-            if let Some(end) = act(&fault, &mut line, &mut out) {
+            if let Some(end) = act(&fault, &mut line, &mut out, self.shape, self.ids.as_ref()) {
                 out.push(end);
                 return out;
             }
@@ -141,7 +183,7 @@ impl Injector {
             }
             self.faults[i].1 = true;
             let fault = self.faults[i].0.clone();
-            if let Some(end) = act(&fault, &mut None, &mut out) {
+            if let Some(end) = act(&fault, &mut None, &mut out, self.shape, self.ids.as_ref()) {
                 out.push(end);
                 return out;
             }
@@ -156,17 +198,30 @@ fn half(text: &str) -> String {
     text.chars().take(count.div_ceil(2).max(1)).collect()
 }
 
-/// The types a line answers to in `at=TYPE`: its own `type`, and its item's.
+/// The types a line answers to in `at=TYPE`: its own `type` (app-server's: its
+/// `method`), and its item's.
 fn kinds_of(line: &[u8]) -> Vec<String> {
     let Ok(value) = serde_json::from_slice::<Value>(line) else {
         return Vec::new();
     };
-    [value.get("type"), value.pointer("/item/type")]
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .map(str::to_owned)
-        .collect()
+    [
+        value.get("type"),
+        value.pointer("/item/type"),
+        value.get("method"),
+        value.pointer("/params/item/type"),
+    ]
+    .into_iter()
+    .flatten()
+    .filter_map(Value::as_str)
+    .map(str::to_owned)
+    .collect()
+}
+
+/// The `threadId` and `turnId` an app-server line names, when it names both.
+fn ids_of(line: &[u8]) -> Option<(Value, Value)> {
+    let value = serde_json::from_slice::<Value>(line).ok()?;
+    let params = value.get("params")?;
+    Some((params.get("threadId")?.clone(), params.get("turnId")?.clone()))
 }
 
 /// Whether a fault placed `at` acts before the line of `kinds`, the `lines`-th.
@@ -179,7 +234,14 @@ fn reached(at: &Place, lines: u64, kinds: &[String]) -> bool {
 
 /// Performs `fault` before `line` (taken when the fault ends the stream there); the
 /// end of the process when it ends it.
-fn act(fault: &CodexFault, line: &mut Option<Vec<u8>>, out: &mut Vec<Out>) -> Option<Out> {
+fn act(
+    fault: &CodexFault,
+    line: &mut Option<Vec<u8>>,
+    out: &mut Vec<Out>,
+    shape: Shape,
+    ids: Option<&(Value, Value)>,
+) -> Option<Out> {
+    let app = shape == Shape::AppServer;
     match fault {
         CodexFault::Exit { exit, byte, .. } => {
             if let (Some(byte), Some(line)) = (byte, line.take()) {
@@ -188,9 +250,10 @@ fn act(fault: &CodexFault, line: &mut Option<Vec<u8>>, out: &mut Vec<Out>) -> Op
             Some(Out::End(*exit))
         }
         CodexFault::Eof { byte, .. } => {
-            let line = line
-                .take()
-                .unwrap_or_else(|| json!({"type": events::TURN_COMPLETED}).to_string().into_bytes());
+            let line = line.take().unwrap_or_else(|| match shape {
+                Shape::Exec => json!({"type": events::TURN_COMPLETED}).to_string().into_bytes(),
+                Shape::AppServer => app_server_lines::turn_completed(),
+            });
             let cut = byte.unwrap_or(line.len() / 2).min(line.len());
             out.push(Out::Cut(line[..cut].to_vec()));
             Some(Out::End(Exit::Code(1)))
@@ -200,22 +263,34 @@ fn act(fault: &CodexFault, line: &mut Option<Vec<u8>>, out: &mut Vec<Out>) -> Op
             None
         }
         CodexFault::Malformed { .. } => {
-            out.push(Out::Line(malformed_line()));
+            out.push(Out::Line(if app {
+                app_server_lines::malformed()
+            } else {
+                malformed_line()
+            }));
             None
         }
         CodexFault::Unknown { kind, .. } => {
-            out.push(Out::Line(unknown_line(*kind)));
+            out.push(Out::Line(if app {
+                app_server_lines::unknown(*kind, ids)
+            } else {
+                unknown_line(*kind)
+            }));
             None
         }
         CodexFault::Huge { bytes, .. } => {
-            out.push(Out::Line(huge_line(*bytes)));
+            out.push(Out::Line(if app {
+                app_server_lines::huge(*bytes)
+            } else {
+                huge_line(*bytes)
+            }));
             None
         }
         CodexFault::Stderr { text, .. } => {
             out.push(Out::Stderr(text.as_bytes().to_vec()));
             None
         }
-        CodexFault::Ending(_) => None,
+        CodexFault::Ending(_) | CodexFault::Approval => None,
     }
 }
 

@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use super::catalogue::CATALOGUE;
+use super::catalogue::{APP_SERVER_CATALOGUE, CATALOGUE};
 use crate::error::{Diagnostic, Origin};
 use crate::faults::catalogue::{names, Described};
 use crate::faults::spec::{parse_as, Args, Typed, Words};
@@ -94,6 +94,8 @@ pub enum CodexFault {
     },
     /// Every turn ends so.
     Ending(Ending),
+    /// `approval` (app-server): every command and patch asks, whatever the policy.
+    Approval,
 }
 
 impl CodexFault {
@@ -116,6 +118,7 @@ impl CodexFault {
             CodexFault::Ending(Ending::UnknownModel) => "unknown-model",
             CodexFault::Ending(Ending::TurnFailed(_)) => "turn-failed",
             CodexFault::Ending(Ending::StreamCut) => "stream-cut",
+            CodexFault::Approval => "approval",
         }
     }
 
@@ -129,7 +132,7 @@ impl CodexFault {
             | CodexFault::Unknown { at, .. }
             | CodexFault::Huge { at, .. }
             | CodexFault::Stderr { at, .. } => Some(at),
-            CodexFault::Ending(_) => None,
+            CodexFault::Ending(_) | CodexFault::Approval => None,
         }
     }
 }
@@ -163,6 +166,43 @@ impl Typed for CodexFault {
         format!(
             "`{name}` is not a fault of Codex's dialect; they are {}",
             names(CATALOGUE)
+        )
+    }
+}
+
+/// `codex app-server`'s faults given in `MOCK_AGENT_FAULTS`.
+pub const APP_SERVER_FROM_ENV: Origin<'static> = Origin {
+    name: "MOCK_AGENT_FAULTS",
+    help: "`mock-agent faults` lists every fault (Codex's app-server: its `codex-app-server` section) with an example",
+};
+
+/// Parses a `;`-separated list of `codex app-server`'s faults (its section of the
+/// catalogue: [`APP_SERVER_CATALOGUE`]).
+pub fn parse_app_server(spec: &str, origin: Origin<'_>) -> Result<Vec<CodexFault>, Diagnostic> {
+    parse_as::<AppServerFault>(spec, origin).map(|faults| faults.into_iter().map(|f| f.0).collect())
+}
+
+/// A fault of `codex app-server`'s section: the same faults, placed at its lines.
+struct AppServerFault(CodexFault);
+
+impl Typed for AppServerFault {
+    const CATALOGUE: &'static [Described] = APP_SERVER_CATALOGUE;
+    const WORDS: Words = Words {
+        after: "a number of stdout lines",
+        byte: "a byte offset inside the line",
+        one_of: "give one of `at=METHOD`, `after=N`",
+        empty_at: Some("`at=` needs a method or an item type (`at=turn/completed`, `at=agentMessage`)"),
+        no_method: None,
+    };
+
+    fn build(entry: &Described, args: &mut Args<'_>) -> Result<Vec<AppServerFault>, Diagnostic> {
+        Ok(build(entry, args)?.into_iter().map(AppServerFault).collect())
+    }
+
+    fn unknown(name: &str) -> String {
+        format!(
+            "`{name}` is not a fault of Codex's app-server dialect; they are {}",
+            names(APP_SERVER_CATALOGUE)
         )
     }
 }
@@ -232,6 +272,7 @@ fn build(entry: &Described, args: &mut Args<'_>) -> Result<Vec<CodexFault>, Diag
                 .unwrap_or_else(|| super::super::wire::messages::CONTEXT_WINDOW.to_owned()),
         )),
         "stream-cut" => CodexFault::Ending(Ending::StreamCut),
+        "approval" => CodexFault::Approval,
         other => return Err(args.err(column, CodexFault::unknown(other))),
     };
     Ok(vec![fault])

@@ -1,0 +1,348 @@
+//! The registration of `codex app-server` (`codex-app-server`): JSON-RPC over stdio
+//! as the Python SDK (`openai-codex`) and the IDE extensions run it. How the
+//! machinery plays, judges, fuzzes and checks a run of it (see
+//! [`crate::run::Dialect`]).
+
+use serde_json::Value;
+
+use super::check::AppServerChecker;
+use super::expect::{conclude, conversation, from_lines, judged, unanswered, written};
+use super::recording::{is_app_server, open_session, DIALECT};
+use crate::cassette::Header;
+use crate::check::Lint;
+use crate::dialects::codex::faults::{
+    parse_app_server, CodexFault, APP_SERVER_CATALOGUE, APP_SERVER_FROM_ENV,
+};
+use crate::dialects::codex::session::Session;
+use crate::dialects::codex::wire::rpc::{items, notifications};
+use crate::dialects::codex::wire::undocumented;
+use crate::error::{CassetteError, Diagnostic, Origin};
+use crate::expect::MISBEHAVING;
+use crate::faults::Described;
+use crate::format::OutputFormat;
+use crate::journal::{Conversation, Entry};
+use crate::run::dialect::Label;
+use crate::run::{Case, CaseSource, Dialect, Outcome};
+
+/// OpenAI's Codex as `codex app-server`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CodexAppServer;
+
+/// The session of a case's source.
+fn session_of(source: &CaseSource) -> Result<Session, CassetteError> {
+    Ok(match source {
+        CaseSource::Cassette(path) => open_session(path)?,
+        #[cfg(feature = "generate")]
+        CaseSource::Generated(seed) => crate::dialects::codex::generate::from_seed(*seed),
+        _ => crate::dialects::codex::default_session("/work"),
+    })
+}
+
+/// `codex app-server`'s standard faults: the approval a client must answer, the ways
+/// the real server fails a turn (its presets), where the server can stop (an exit, a
+/// signal, a cut line, a stall) while a client is in the middle of something, and what
+/// a client must let pass (an unknown notification or item type, a stderr line).
+pub fn app_server_faults() -> Vec<(String, String)> {
+    let (completed, started) = (notifications::TURN_COMPLETED, notifications::TURN_STARTED);
+    let (command, message) = (items::COMMAND_EXECUTION, items::AGENT_MESSAGE);
+    let faults: Vec<(&str, String)> = vec![
+        ("clean", String::new()),
+        ("approval", "approval".into()),
+        ("unauthorized", "unauthorized".into()),
+        ("rate-limited", "rate-limited".into()),
+        ("turn-failed", "turn-failed".into()),
+        ("stream-cut", "stream-cut".into()),
+        ("exit-1@command", format!("exit:code=1,at={command}")),
+        (
+            "signal-kill@agent-message",
+            format!("signal:name=KILL,at={message}"),
+        ),
+        ("eof@turn-completed", format!("eof:at={completed},byte=40")),
+        ("exit-0@turn-started", format!("exit:code=0,at={started}")),
+        ("stall@turn-completed", format!("stall:at={completed}")),
+        ("unknown-notification", format!("unknown:at={started}")),
+        ("unknown-item", format!("unknown:kind=item,at={completed}")),
+        ("malformed", format!("malformed:at={started}")),
+        (
+            "stderr-message",
+            "stderr:text=\"WARN codex_core: slow network\"".into(),
+        ),
+    ];
+    crate::run::matrix::labelled(faults)
+}
+
+/// Whether the faults make a run the real server never makes: an exit 0 in the middle
+/// of a turn.
+fn misbehaving(faults: &[CodexFault]) -> bool {
+    faults.iter().any(|f| {
+        matches!(
+            f,
+            CodexFault::Exit {
+                exit: crate::frames::Exit::Code(0),
+                ..
+            }
+        )
+    })
+}
+
+impl Dialect for CodexAppServer {
+    fn name(&self) -> &'static str {
+        DIALECT
+    }
+
+    fn title(&self) -> &'static str {
+        "codex-app-server (OpenAI Codex, `codex app-server` / `mock-agent codex app-server`)"
+    }
+
+    fn programs(&self) -> &'static [&'static str] {
+        &["codex"]
+    }
+
+    fn consumer_noun(&self) -> &'static str {
+        "app-server client"
+    }
+
+    /// Each case keeps its threads in a `CODEX_HOME` of its own: the case's folder,
+    /// which exists (the real CLI refuses a `CODEX_HOME` that does not: `Error:
+    /// CODEX_HOME points to "..", but that path does not exist`, observed).
+    fn case_env(&self, dir: &std::path::Path) -> Vec<(String, String)> {
+        vec![("CODEX_HOME".to_owned(), dir.display().to_string())]
+    }
+
+    fn catalogue(&self) -> &'static [Described] {
+        APP_SERVER_CATALOGUE
+    }
+
+    fn check_faults(&self, spec: &str, origin: Origin<'_>) -> Result<(), Diagnostic> {
+        parse_app_server(spec, origin).map(drop)
+    }
+
+    fn matrix_faults(&self) -> Vec<(String, String)> {
+        app_server_faults()
+    }
+
+    fn case(
+        &self,
+        source: CaseSource,
+        format: OutputFormat,
+        faults: &str,
+        name: String,
+    ) -> Result<Case, CassetteError> {
+        let _ = format;
+        let parsed = parse_app_server(faults, APP_SERVER_FROM_ENV).map_err(CassetteError::from)?;
+        let (outs, _) = conversation(&session_of(&source)?, &parsed, 0);
+        let (expect, segments) = conclude(&outs);
+        let mut name = name;
+        if misbehaving(&parsed) && !name.ends_with(MISBEHAVING) {
+            name.push_str(MISBEHAVING);
+        }
+        Ok(Case {
+            name,
+            source,
+            format: OutputFormat::StreamJson,
+            faults: faults.to_owned(),
+            expect,
+            segments,
+            dialect: super::super::CODEX_APP_SERVER,
+        })
+    }
+
+    /// The case as the client played it: concluded from what the server wrote to it
+    /// (a client that declines an approval, or interrupts, gets another turn).
+    fn lived(&self, case: &Case, outcome: &Outcome) -> Case {
+        let mut case = case.clone();
+        if let Some(conversation) = outcome.journal.iter().rev().find_map(|e| e.acp.as_ref()) {
+            let (expect, segments) = from_lines(written(conversation));
+            case.expect = expect;
+            case.segments = segments;
+        }
+        case
+    }
+
+    fn judged(&self, case: &Case) -> bool {
+        parse_app_server(&case.faults, APP_SERVER_FROM_ENV).map_or(true, |faults| judged(&faults))
+    }
+
+    fn writes_unknown(&self, case: &Case) -> bool {
+        parse_app_server(&case.faults, APP_SERVER_FROM_ENV)
+            .is_ok_and(|faults| faults.iter().any(|f| matches!(f, CodexFault::Unknown { .. })))
+    }
+
+    fn unknown_words(&self) -> &'static [&'static str] {
+        &[undocumented::NOTIFICATION, undocumented::ITEM]
+    }
+
+    /// Every approval request of the server's got an answer.
+    fn answers_requests(&self, outcome: &Outcome) -> Option<Result<(), String>> {
+        let waiting: Vec<String> = outcome
+            .journal
+            .iter()
+            .flat_map(unanswered)
+            .map(|(method, id)| format!("`{method}` (id {id})"))
+            .collect();
+        Some(if waiting.is_empty() {
+            Ok(())
+        } else {
+            Err(format!(
+                "the server's request {} got no answer",
+                waiting.join(", ")
+            ))
+        })
+    }
+
+    /// A failed turn leaves the server running: the run's end is the client's.
+    fn ends_with_the_agent(&self) -> bool {
+        false
+    }
+
+    fn told(&self, entry: &Entry) -> Option<(String, Vec<String>)> {
+        let conversation = entry.acp.as_ref()?;
+        let mut told = String::new();
+        for message in &conversation.messages {
+            let arrow = match message.dir.as_str() {
+                crate::journal::IN => "->",
+                crate::journal::OUT => "<-",
+                _ => "!!",
+            };
+            let line: String = message.line.chars().take(160).collect();
+            told.push_str(&format!("{arrow} {line}\n"));
+        }
+        Some((told, Vec::new()))
+    }
+
+    fn conversation<'e>(&self, entry: &'e Entry) -> Option<&'e Conversation> {
+        entry.acp.as_ref()
+    }
+
+    /// A message labelled by its method (a response by `result` or `error`).
+    fn label(&self, value: &Value) -> Option<Label> {
+        let method = value.get("method").and_then(Value::as_str);
+        let id = value.get("id");
+        let error = value.get(crate::dialects::codex::wire::rpc::ERROR).is_some()
+            || method == Some(notifications::ERROR)
+            || value.pointer("/params/turn/status").and_then(Value::as_str) == Some("failed");
+        Some(Label {
+            label: match (method, id) {
+                (Some(method), _) => method.to_owned(),
+                (None, Some(_)) if value.get(crate::dialects::codex::wire::rpc::ERROR).is_some() => {
+                    crate::dialects::codex::wire::rpc::ERROR.to_owned()
+                }
+                (None, Some(_)) => crate::dialects::codex::wire::rpc::RESULT.to_owned(),
+                (None, None) => return None,
+            },
+            asks: method.is_some() && id.is_some(),
+            error,
+        })
+    }
+
+    /// Lines are told apart by `method`; the enums a client branches on (an item's
+    /// type and status, a turn's status) are compared by value.
+    fn drift_rules(&self) -> crate::drift::Rules {
+        crate::drift::Rules {
+            kind_keys: &["method"],
+            values: &["params.item.type", "params.item.status", "params.turn.status"],
+            maps: &[],
+        }
+    }
+
+    fn claims(&self, header: &Header) -> bool {
+        is_app_server(header)
+    }
+
+    fn checker(&self) -> Box<dyn Lint> {
+        Box::<AppServerChecker>::default()
+    }
+
+    /// The conversation a careful client has with a server of the session of `seed`:
+    /// written as a cassette of `codex app-server`, or told one line a line. `size`
+    /// is not taken.
+    #[cfg(feature = "generate")]
+    fn generate(
+        &self,
+        seed: u64,
+        size: Option<usize>,
+        out: Option<&std::path::Path>,
+    ) -> Result<crate::run::Generated, crate::error::WriteError> {
+        let _ = size;
+        let session = crate::dialects::codex::generate::from_seed(seed);
+        let (outs, sent) = conversation(&session, &[], seed);
+        let lines = outs.len() + sent.len();
+        let Some(out) = out else {
+            let mut told = String::new();
+            let mut sent = sent.into_iter().peekable();
+            for (n, out) in outs.iter().enumerate() {
+                while let Some((_, line)) = sent.next_if(|(before, _)| *before <= n) {
+                    told.push_str(&format!("-> {}\n", String::from_utf8_lossy(&line)));
+                }
+                if let crate::dialects::codex::faults::Out::Line(line) = out {
+                    told.push_str(&format!("<- {}\n", String::from_utf8_lossy(line)));
+                }
+            }
+            return Ok(crate::run::Generated::Told(told));
+        };
+        let path = super::recording::write_cassette(&session, seed, out)?;
+        let play = format!(
+            "serve it with `MOCK_AGENT_CASSETTE={} codex app-server`",
+            path.display()
+        );
+        Ok(crate::run::Generated::Written {
+            path,
+            lines,
+            unit: "messages",
+            play,
+        })
+    }
+
+    /// Generated sessions with faults of the catalogue's `codex-app-server` section
+    /// against an app-server client; on a failure, shrinks it and writes the minimal
+    /// conversation as a cassette `OUT/fuzz-codex-app-server-SEED.cassette`.
+    #[cfg(feature = "generate")]
+    fn fuzz(
+        &self,
+        fuzz: &crate::run::fuzz::Fuzz,
+        runner: &crate::run::Runner<'_>,
+    ) -> Result<crate::run::fuzz::FuzzReport, crate::run::RunError> {
+        fuzz.search_live(
+            runner,
+            super::super::CODEX_APP_SERVER,
+            "fuzz-codex-app-server",
+            super::generate::faulted(2),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::expect::Expectation;
+
+    #[test]
+    fn the_matrix_s_faults_read_and_end_as_the_real_server() {
+        for (label, spec) in app_server_faults() {
+            let case = CodexAppServer
+                .case(
+                    CaseSource::Default,
+                    OutputFormat::StreamJson,
+                    &spec,
+                    label.clone(),
+                )
+                .expect("a case");
+            let fails = !matches!(
+                label.as_str(),
+                "clean"
+                    | "approval"
+                    | "unknown-notification"
+                    | "unknown-item"
+                    | "malformed"
+                    | "stderr-message"
+            );
+            assert_eq!(
+                case.expect == Expectation::Failure,
+                fails,
+                "{label}: {:?}",
+                case.expect
+            );
+            assert_eq!(CodexAppServer.judged(&case), label != "malformed");
+        }
+    }
+}

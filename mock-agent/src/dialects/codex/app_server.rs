@@ -1,0 +1,670 @@
+//! `codex app-server`, as a process: JSON-RPC over stdio (`--listen stdio://`),
+//! driven by the harness's pure player ([`harness::dialects::codex::app_server`]).
+//!
+//! The client's lines are read on a thread of their own; each is fed to the player at
+//! once (its answers, and the notifications owed with them, go out in order), also in
+//! the middle of a turn (`turn/interrupt`, the answer to an approval request). A turn's
+//! notifications go out at the times the clock says ([`PACE`] apart on the recording's
+//! clock: `MOCK_AGENT_TIMING` scales or fixes them), through the faults of the
+//! catalogue's `codex-app-server` section; an approval request waits for the client's
+//! answer. The end of stdin ends the server (exit 0, as the real one); the threads it
+//! started are kept under `CODEX_HOME` for `thread/resume` in a later process. A
+//! journaled run keeps the conversation, both ways, and the client's answers.
+
+use std::collections::VecDeque;
+use std::io::BufRead;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use tokio::io::AsyncWrite;
+
+use harness::dialects::codex::app_server::{Next, Options, Player};
+use harness::dialects::codex::args::AppServerArgs;
+use harness::dialects::codex::exec::Thread;
+use harness::dialects::codex::faults::{parse_app_server, Injector, Out};
+use harness::dialects::codex::session::Session;
+use harness::dialects::codex::wire::argv::LISTEN_STDIO;
+use harness::dialects::codex_app_server::recording::{is_app_server, open_session};
+use harness::exit_codes;
+use harness::frames::{Delivery, Exit, Frame, Line};
+use harness::journal::{self, Entry};
+use harness::timing::Clock;
+
+use super::threads::Store;
+use crate::execute::inbox::{self, Cost};
+use crate::execute::{self, ExecError, ExecOptions, Listen, Output, Stop, Threaded};
+use crate::settings::Settings;
+
+/// How far apart a turn's lines are on the recording's clock.
+pub const PACE: Duration = Duration::from_millis(20);
+
+/// The longest line read from the client; a longer one is the mock's own error.
+const MAX_LINE: usize = 64 << 20;
+
+/// The most bytes of what the client sent while a line waited its time that wait in
+/// the server; past them the client is not read until they are handled (its own pipe
+/// fills), so memory stays bounded whatever it writes.
+const QUEUED: usize = 16 << 20;
+
+/// Runs `codex app-server` with `args`, journaling into `entry` (the conversation
+/// into `spooled`).
+pub fn run(
+    args: &AppServerArgs,
+    settings: &Settings,
+    entry: &mut Entry,
+    spooled: &mut Option<journal::Spooled>,
+) -> Exit {
+    if args.listen != LISTEN_STDIO {
+        let message = format!(
+            "codex app-server --listen {}: the stand-in serves stdio:// only; give `--listen stdio://` or no --listen",
+            args.listen
+        );
+        return own_error(entry, message, exit_codes::USAGE);
+    }
+    let faults = match settings.faults.read(parse_app_server) {
+        Ok(faults) => faults,
+        Err(e) => return own_error(entry, e.to_string(), exit_codes::USAGE),
+    };
+    let cwd = entry.cwd.clone().unwrap_or_else(|| "/".to_owned());
+    let mut session: Session = match (&settings.cassette, settings.generate) {
+        (Some(path), _) => {
+            entry.source = Some(path.display().to_string());
+            match open_session(path) {
+                Ok(session) => session,
+                Err(e) => return own_error(entry, e.to_string(), e.exit_code()),
+            }
+        }
+        (None, Some(seed)) => {
+            entry.source = Some(format!("generated:{seed}"));
+            harness::dialects::codex::generate::from_seed(seed)
+        }
+        (None, None) => {
+            entry.source = Some("default".to_owned());
+            harness::dialects::codex::default_session(&cwd)
+        }
+    };
+    let store = Store::of_env();
+    let codex_home = store
+        .as_ref()
+        .map_or_else(|| "/.codex".to_owned(), |s| s.home().display().to_string());
+    let mut options = Options::new(&codex_home, &cwd, settings.generate.unwrap_or(settings.seed));
+    options.start_ms = execute::now_ms();
+    options.known_threads = store.as_ref().map(Store::all).unwrap_or_default();
+    let mut injector = Injector::app_server(faults);
+    options.asks_always = injector.asks_always();
+    injector.prepare(&mut session);
+    let player = Player::new(session, options);
+    // A recording of app-server, with no preset, replays as a script: its lines as
+    // recorded, waiting where it waited for the client.
+    let script = match &settings.cassette {
+        Some(path) if !injector.has_preset() => match script_of(path) {
+            Ok(script) => script,
+            Err(e) => return own_error(entry, e.to_string(), e.exit_code()),
+        },
+        _ => None,
+    };
+
+    let mut delivery = Delivery::default();
+    delivery.timed = settings.timing != harness::timing::Timing::default();
+    delivery.signals = true;
+    delivery.seed = settings.seed;
+    delivery.step.clone_from(&settings.step);
+    let exec = ExecOptions {
+        precise: true,
+        ..ExecOptions::new(delivery)
+    };
+    let clock = Clock::new(settings.timing, settings.seed);
+    let journal = settings.journal.as_deref().map(journal::Spooled::new);
+    let served = async move {
+        let stdout = Threaded::new(dup(&std::io::stdout())?);
+        let stderr = Threaded::new(dup(&std::io::stderr())?);
+        let output = Output::new(stdout, stderr, &exec)?;
+        let (sender, inbox) = inbox::channel();
+        std::thread::spawn(move || read_client(&sender));
+        let mut server = Server {
+            player,
+            injector,
+            output,
+            clock,
+            inbox,
+            eof: false,
+            at: Duration::ZERO,
+            journal,
+            ended: None,
+            error: None,
+            pending: VecDeque::new(),
+            queued: 0,
+            asked: None,
+        };
+        let ended = match script {
+            Some(script) => server.replay(script).await,
+            None => server.run().await,
+        };
+        let closed = server.output.stdout_closed_at();
+        Ok::<_, ExecError>((ended, server, closed))
+    };
+    let (ended, server, closed) = match execute::block_on(served, true) {
+        Err(e) => {
+            return own_error(
+                entry,
+                format!("cannot start the runtime: {e}"),
+                exit_codes::INTERNAL,
+            )
+        }
+        Ok(Err(e)) => return own_error(entry, e.to_string(), e.exit_code()),
+        Ok(Ok(done)) => done,
+    };
+    if let Some(store) = &store {
+        for (id, usage, turns) in server.player.threads() {
+            let thread = Thread {
+                id,
+                prior: usage,
+                turns,
+            };
+            if let Err(e) = store.save(&thread) {
+                eprintln!(
+                    "mock-agent: cannot keep thread {} under CODEX_HOME: {e}",
+                    thread.id
+                );
+            }
+        }
+    }
+    entry.stdout_closed = closed.is_some();
+    entry.stdout_closed_at_ms = closed.map(|at| u64::try_from(at.as_millis()).unwrap_or(u64::MAX));
+    entry.error.clone_from(&server.error);
+    entry.faults = server
+        .injector
+        .report()
+        .into_iter()
+        .map(|(name, fired)| journal::FaultRecord {
+            name: name.to_owned(),
+            fired,
+        })
+        .collect();
+    *spooled = server.journal;
+    match ended {
+        Ok(exit) => exit,
+        Err(Stop::Signal(signal)) => {
+            entry.signal = Some(signal.name().to_owned());
+            Exit::Signal(signal)
+        }
+        Err(Stop::Error(e)) => {
+            eprintln!("mock-agent: {e}");
+            entry.error = Some(e.to_string());
+            Exit::Code(e.exit_code())
+        }
+    }
+}
+
+/// The frames of a recording of `codex app-server` at `path` (`None`: a recording of
+/// another kind, played as the session it tells).
+fn script_of(path: &std::path::Path) -> Result<Option<Vec<Frame>>, harness::error::CassetteError> {
+    let mut reader = harness::cassette::open(path)?;
+    if !reader.header().is_some_and(is_app_server) {
+        return Ok(None);
+    }
+    let mut frames = Vec::new();
+    for frame in reader.by_ref() {
+        frames.push(frame?);
+    }
+    Ok(Some(frames))
+}
+
+/// The mock's own error: said on stderr, kept in the journal.
+fn own_error(entry: &mut Entry, message: String, code: i32) -> Exit {
+    eprintln!("mock-agent: {message}");
+    entry.error = Some(message);
+    Exit::Code(code)
+}
+
+fn dup(stream: &impl std::os::fd::AsFd) -> Result<std::fs::File, ExecError> {
+    stream
+        .as_fd()
+        .try_clone_to_owned()
+        .map(std::fs::File::from)
+        .map_err(ExecError::Runtime)
+}
+
+/// `line` with its `id` the live one, when it answers a request of the client's
+/// whose recorded id is in `ids` (the answer's `id` kept byte for byte otherwise).
+fn answer_id(line: &[u8], ids: &[(String, Value)]) -> Option<Vec<u8>> {
+    let value: Value = serde_json::from_slice(line).ok()?;
+    if value.get("method").is_some() {
+        return None;
+    }
+    let recorded = value.get("id")?.to_string();
+    let (_, live) = ids.iter().rev().find(|(was, _)| *was == recorded)?;
+    if *live == value["id"] {
+        return None;
+    }
+    let text = std::str::from_utf8(line).ok()?;
+    let needle = format!("\"id\":{recorded}");
+    Some(text.replacen(&needle, &format!("\"id\":{live}"), 1).into_bytes())
+}
+
+/// What comes from the client.
+#[derive(Debug)]
+enum Event {
+    Line(Vec<u8>),
+    /// A line longer than [`MAX_LINE`]: this many bytes of it were read.
+    TooLong(usize),
+    Eof,
+}
+
+impl Cost for Event {
+    fn cost(&self) -> usize {
+        match self {
+            Event::Line(line) => line.capacity() + inbox::OVERHEAD,
+            Event::TooLong(_) | Event::Eof => inbox::OVERHEAD,
+        }
+    }
+}
+
+/// Reads the client's lines until the end of stdin (or a line over [`MAX_LINE`]),
+/// only as fast as the server takes them.
+fn read_client(sender: &inbox::Sender<Event>) {
+    let stdin = std::io::stdin();
+    let mut stdin = stdin.lock();
+    let mut line = Vec::new();
+    loop {
+        let buffer = match stdin.fill_buf() {
+            Ok([]) => break,
+            Ok(buffer) => buffer,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => break,
+        };
+        let (take, end) = match memchr::memchr(b'\n', buffer) {
+            Some(at) => (at + 1, true),
+            None => (buffer.len(), false),
+        };
+        if line.len() + take - usize::from(end) > MAX_LINE {
+            let _ = sender.send(Event::TooLong(line.len() + take));
+            return;
+        }
+        line.extend_from_slice(&buffer[..take]);
+        stdin.consume(take);
+        if end {
+            line.pop();
+            if sender.send(Event::Line(std::mem::take(&mut line))).is_err() {
+                return;
+            }
+        }
+    }
+    if !line.is_empty() {
+        let _ = sender.send(Event::Line(line));
+    }
+    let _ = sender.send(Event::Eof);
+}
+
+/// A wait listens to the client: whatever comes ends it.
+struct Client<'a> {
+    inbox: &'a mut inbox::Inbox<Event>,
+    /// Nothing is read: nothing more comes, or the server holds [`QUEUED`] bytes of
+    /// the client's already.
+    eof: bool,
+}
+
+impl Listen for Client<'_> {
+    type Event = Event;
+    type Interrupt = Event;
+
+    fn try_recv(&mut self) -> Option<Event> {
+        if self.eof {
+            return None;
+        }
+        self.inbox.try_recv()
+    }
+
+    async fn recv(&mut self) -> Event {
+        if self.eof {
+            return std::future::pending().await;
+        }
+        self.inbox.recv().await.unwrap_or(Event::Eof)
+    }
+
+    fn handle(&mut self, event: Event, _: Duration) -> Option<Event> {
+        Some(event)
+    }
+}
+
+/// The server at work.
+struct Server<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> {
+    player: Player,
+    injector: Injector,
+    output: Output<O, E>,
+    clock: Clock,
+    inbox: inbox::Inbox<Event>,
+    eof: bool,
+    /// Where the turn is on the recording's clock.
+    at: Duration,
+    journal: Option<journal::Spooled>,
+    ended: Option<Exit>,
+    error: Option<String>,
+    /// What the client sent while a line waited for its time.
+    pending: VecDeque<Event>,
+    /// The bytes `pending` holds.
+    queued: usize,
+    /// The request waited on: its id, method, and when it went.
+    asked: Option<(i64, String, Instant)>,
+}
+
+impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
+    /// Serves until the end of stdin.
+    async fn run(&mut self) -> Result<Exit, Stop> {
+        loop {
+            if let Some(exit) = self.ended {
+                self.output.flush().await?;
+                return Ok(exit);
+            }
+            if let Some(event) = self.pending.pop_front() {
+                self.queued = self.queued.saturating_sub(event.cost());
+                self.handle(event).await?;
+                continue;
+            }
+            if self.eof {
+                break;
+            }
+            self.player.set_time(execute::now_ms());
+            match self.player.step() {
+                Next::Send(line) => {
+                    self.at += PACE;
+                    self.send(line, true).await?;
+                }
+                Next::Ask { id, line } => {
+                    self.at += PACE;
+                    let method = serde_json::from_slice::<Value>(&line)
+                        .ok()
+                        .and_then(|v| v.get("method").and_then(Value::as_str).map(str::to_owned))
+                        .unwrap_or_default();
+                    self.asked = Some((id, method, Instant::now()));
+                    self.send(line, true).await?;
+                }
+                Next::Waiting | Next::Done => {
+                    let event = self.next_event().await?;
+                    self.handle(event).await?;
+                }
+            }
+        }
+        for out in self.injector.end() {
+            if self.out(out, false).await? {
+                break;
+            }
+        }
+        self.output.flush().await?;
+        Ok(self.ended.unwrap_or(Exit::Code(exit_codes::OK)))
+    }
+
+    /// Replays a recording: each of its lines at its time (the clock counts from the
+    /// client's last line), the recorded client's lines waited for where it sent
+    /// them, the client's live request ids in the answers to its requests. The
+    /// recording's end is the server's, unless the client's end of stdin comes first
+    /// (exit 0, as the real server).
+    async fn replay(&mut self, frames: Vec<Frame>) -> Result<Exit, Stop> {
+        // The recorded client's request ids (as JSON text), and the live ones.
+        let mut ids: Vec<(String, Value)> = Vec::new();
+        let mut ended = Exit::Code(exit_codes::OK);
+        for frame in frames {
+            if let Some(exit) = self.ended {
+                self.output.flush().await?;
+                return Ok(exit);
+            }
+            match frame {
+                Frame::Line(line) if line.stream == harness::frames::Stream::Stdin => {
+                    let live = loop {
+                        let event = match self.pending.pop_front() {
+                            Some(event) => {
+                                self.queued = self.queued.saturating_sub(event.cost());
+                                event
+                            }
+                            None if self.eof => Event::Eof,
+                            None => self.next_event().await?,
+                        };
+                        match event {
+                            Event::Line(live) if live.iter().all(u8::is_ascii_whitespace) => {}
+                            Event::Line(live) => break live,
+                            Event::Eof => {
+                                self.eof = true;
+                                self.output.flush().await?;
+                                return Ok(self.ended.unwrap_or(Exit::Code(exit_codes::OK)));
+                            }
+                            Event::TooLong(read) => {
+                                self.handle(Event::TooLong(read)).await?;
+                                self.output.flush().await?;
+                                return Ok(self.ended.unwrap_or(Exit::Code(exit_codes::INVALID_INPUT)));
+                            }
+                        }
+                    };
+                    self.note(journal::IN, &live);
+                    self.answered(&live);
+                    let (recorded, live_value) = (
+                        serde_json::from_slice::<Value>(&line.bytes).ok(),
+                        serde_json::from_slice::<Value>(&live).ok(),
+                    );
+                    if let (Some(recorded), Some(live)) = (recorded, live_value) {
+                        if recorded.get("method").is_some() {
+                            if let (Some(was), Some(now)) = (recorded.get("id"), live.get("id")) {
+                                ids.push((was.to_string(), now.clone()));
+                            }
+                        }
+                    }
+                    self.at = line.at;
+                    let now = self.output.elapsed();
+                    self.clock.rebase(now, self.at);
+                }
+                Frame::Line(line) if line.stream == harness::frames::Stream::Stderr => {
+                    self.note(journal::ERR, &line.bytes);
+                    self.output
+                        .perform(Frame::Line(Line::stderr(Duration::ZERO, line.bytes)))
+                        .await?;
+                }
+                Frame::Line(line) => {
+                    self.at = line.at;
+                    let mut bytes = line.bytes;
+                    if let Some(live) = answer_id(&bytes, &ids) {
+                        bytes = live;
+                    }
+                    if let Ok(value) = serde_json::from_slice::<Value>(&bytes) {
+                        if let (Some(method), Some(id)) = (
+                            value.get("method").and_then(Value::as_str),
+                            value.get("id").and_then(Value::as_i64),
+                        ) {
+                            self.asked = Some((id, method.to_owned(), Instant::now()));
+                        }
+                    }
+                    if line.newline {
+                        self.send(bytes, true).await?;
+                    } else {
+                        self.out(Out::Cut(bytes), true).await?;
+                    }
+                }
+                Frame::End(end) => {
+                    ended = end.exit;
+                    break;
+                }
+                _ => {}
+            }
+        }
+        for out in self.injector.end() {
+            if self.out(out, false).await? {
+                break;
+            }
+        }
+        self.output.flush().await?;
+        Ok(self.ended.unwrap_or(ended))
+    }
+
+    /// Waits for what the client sends next.
+    async fn next_event(&mut self) -> Result<Event, Stop> {
+        let mut client = Client {
+            inbox: &mut self.inbox,
+            eof: false,
+        };
+        Ok(self
+            .output
+            .wait_until(Duration::MAX, false, &mut client)
+            .await?
+            .unwrap_or(Event::Eof))
+    }
+
+    /// Handles what came from the client.
+    async fn handle(&mut self, event: Event) -> Result<(), Stop> {
+        let line = match event {
+            Event::Eof => {
+                self.eof = true;
+                return Ok(());
+            }
+            Event::TooLong(read) => {
+                let error = format!(
+                    "a line on stdin is over {} MiB ({read} bytes read of it): the stand-in reads lines of up to {MAX_LINE} bytes",
+                    MAX_LINE >> 20
+                );
+                let text = format!("mock-agent: {error}");
+                self.note(journal::ERR, text.as_bytes());
+                self.output.flush().await?;
+                self.output
+                    .perform(Frame::Line(Line::stderr(Duration::ZERO, text)))
+                    .await?;
+                self.error = Some(error);
+                self.ended = Some(Exit::Code(exit_codes::INVALID_INPUT));
+                return Ok(());
+            }
+            Event::Line(line) => line,
+        };
+        if line.iter().all(u8::is_ascii_whitespace) {
+            return Ok(());
+        }
+        self.note(journal::IN, &line);
+        self.answered(&line);
+        self.player.set_time(execute::now_ms());
+        let reply = self.player.feed(&line);
+        // Steps count from the client's message.
+        let now = self.output.elapsed();
+        self.clock.rebase(now, self.at);
+        for text in reply.stderr {
+            self.note(journal::ERR, text.as_bytes());
+            self.output
+                .perform(Frame::Line(Line::stderr(Duration::ZERO, text)))
+                .await?;
+        }
+        for line in reply.lines {
+            if self.ended.is_some() {
+                break;
+            }
+            self.send(line, false).await?;
+        }
+        Ok(())
+    }
+
+    /// Journals the client's answer to the request waited on, when `line` is it.
+    fn answered(&mut self, line: &[u8]) {
+        let Some((id, _, _)) = &self.asked else {
+            return;
+        };
+        let Ok(value) = serde_json::from_slice::<Value>(line) else {
+            return;
+        };
+        if value.get("method").is_some() || value.get("id").and_then(Value::as_i64) != Some(*id) {
+            return;
+        }
+        let Some((id, method, since)) = self.asked.take() else {
+            return;
+        };
+        let answer = value
+            .get(harness::dialects::codex::wire::rpc::RESULT)
+            .or_else(|| value.get(harness::dialects::codex::wire::rpc::ERROR))
+            .cloned()
+            .unwrap_or(Value::Null);
+        if let Some(journal) = &mut self.journal {
+            journal.answer(&journal::Answer {
+                id: id.to_string(),
+                method,
+                answer,
+                after_ms: u64::try_from(since.elapsed().as_millis()).unwrap_or(u64::MAX),
+            });
+        }
+    }
+
+    /// Writes one of the server's lines through the faults, at its time when `timed`
+    /// (a turn's notification), else at once (an answer).
+    async fn send(&mut self, line: Vec<u8>, timed: bool) -> Result<(), Stop> {
+        for out in self.injector.line(line) {
+            if self.out(out, timed).await? {
+                return Ok(());
+            }
+        }
+        Ok(())
+    }
+
+    /// Performs one thing the faults made of a line; `true` when the process ends.
+    async fn out(&mut self, out: Out, timed: bool) -> Result<bool, Stop> {
+        match out {
+            Out::Line(line) => {
+                self.note(journal::OUT, &line);
+                let due = if timed {
+                    self.clock.due(self.at, true)
+                } else {
+                    Duration::ZERO
+                };
+                self.write(due, Frame::Line(Line::stdout(Duration::ZERO, line)))
+                    .await?;
+            }
+            Out::Cut(bytes) => {
+                self.note(journal::OUT, &bytes);
+                let mut line = Line::stdout(Duration::ZERO, bytes);
+                line.newline = false;
+                self.write(Duration::ZERO, Frame::Line(line)).await?;
+                self.ended.get_or_insert(Exit::Code(1));
+            }
+            Out::Stderr(text) => {
+                self.note(journal::ERR, &text);
+                self.output
+                    .perform(Frame::Line(Line::stderr(Duration::ZERO, text)))
+                    .await?;
+            }
+            Out::Stall(duration) => {
+                self.output.flush().await?;
+                self.output
+                    .perform(Frame::Stall {
+                        at: Duration::ZERO,
+                        duration,
+                    })
+                    .await?;
+            }
+            Out::End(exit) => {
+                self.ended = Some(exit);
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// Performs `frame` at `due`; what the client sends before is kept, to be handled
+    /// once it is written.
+    async fn write(&mut self, due: Duration, frame: Frame) -> Result<(), Stop> {
+        let line = matches!(frame, Frame::Line(_));
+        loop {
+            let mut client = Client {
+                inbox: &mut self.inbox,
+                eof: self.eof
+                    || self.queued >= QUEUED
+                    || self.pending.iter().any(|e| matches!(e, Event::Eof)),
+            };
+            match self.output.wait_until(due, line, &mut client).await? {
+                None => break,
+                Some(event) => {
+                    self.queued += event.cost();
+                    self.pending.push_back(event);
+                }
+            }
+        }
+        self.output.perform(frame).await.map(|_| ())
+    }
+
+    /// Journals a line that went `dir`.
+    fn note(&mut self, dir: &str, line: &[u8]) {
+        let at_ms = u64::try_from(self.output.elapsed().as_millis()).unwrap_or(u64::MAX);
+        if let Some(journal) = &mut self.journal {
+            journal.message(dir, at_ms, line);
+        }
+    }
+}
