@@ -85,10 +85,16 @@ const EXPECTED: &[(&str, i32, &str)] = &[
 
 /// The pages whose TypeScript and JavaScript examples a test of their own runs
 /// (installing the packed npm packages into a fresh project), with that test.
-const RUN_ELSEWHERE: &[(&str, &str)] = &[(
-    "docs/npm.md",
-    "tests/npm.rs installs the packed tarballs into a fresh project and runs its example",
-)];
+const RUN_ELSEWHERE: &[(&str, &str)] = &[
+    (
+        "docs/npm.md",
+        "tests/npm.rs installs the packed tarballs into a fresh project and runs its example",
+    ),
+    (
+        "docs/codex.md",
+        "tests/codex_sdks.rs runs the TypeScript SDK on the mock as `codexPathOverride`",
+    ),
+];
 
 /// How many blocks may be marked `no-run`: exceptions stay few.
 const MAX_NOT_RUN: usize = 6;
