@@ -331,6 +331,7 @@ class MockAgent:
         library: Optional[PathLike] = None,
         record: Optional[str] = None,
         real: Optional[PathLike] = None,
+        dialect: Optional[str] = None,
         **settings: Any,
     ) -> "MockAgent":
         """Says what this test's agent does from now on; what is not named is the
@@ -346,7 +347,13 @@ class MockAgent:
         replay only), running ``real`` (the real CLI; default: ``--mock-agent-real``,
         else ``cursor-agent`` on the test's own ``PATH``) when it records; default: the
         ``mock_agent_library`` marker's, else none. Other keywords are further
-        variables: ``account="..."`` is ``MOCK_AGENT_ACCOUNT``."""
+        variables: ``account="..."`` is ``MOCK_AGENT_ACCOUNT``.
+
+        ``dialect``: the dialect the program drives (a name of :func:`dialects`, e.g.
+        ``claude``); without ``case``, the case of that dialect this agent plays (its
+        source and faults, as ``mock-agent cases --fault`` makes it) is then
+        :attr:`case`, so :meth:`judge` knows what a correct program concludes. A name
+        no dialect has, or faults that are none of the dialect's, are an error."""
         env: Dict[str, str] = {}
         fault_list: List[str] = []
         if case is not None:
@@ -398,6 +405,8 @@ class MockAgent:
             name = key if key.startswith("MOCK_AGENT_") else "MOCK_AGENT_" + re.sub(r"\W", "_", key).upper()
             env[name] = str(value)
         env["MOCK_AGENT_JOURNAL"] = str(self.journal_path)
+        if dialect is not None and case is None:
+            case = self._case_of(dialect, cassette, generate, ";".join(fault_list))
         self.case = case
         self._settings = env
         self.env = dict(self._outside)
@@ -406,6 +415,22 @@ class MockAgent:
         if self._patched:
             self._set_environ()
         return self
+
+    def _case_of(self, dialect: str, cassette: Optional[PathLike], generate: Optional[int], faults: str) -> Case:
+        """The case of ``dialect`` with this source and these faults."""
+        names = [d.name for d in self.dialects]
+        if dialect not in names:
+            raise MockAgentError(
+                f"mock-agent: use(dialect={dialect!r}): no such dialect\nhelp: the dialects are {', '.join(names)}"
+            )
+        if cassette is not None:
+            source: Dict[str, Any] = {"cassettes": [cassette], "default": False}
+        elif generate is not None:
+            source = {"generated": int(generate) + 1, "default": False, "filter": f"generated-{int(generate)}/"}
+        else:
+            source = {}
+        (found,) = cases(dialect=dialect, faults=[faults], mock=self.binary, **source)
+        return found
 
     @property
     def settings(self) -> Dict[str, str]:

@@ -242,3 +242,19 @@ def test_a_case_of_a_huge_line_is_judged():
     (case,) = cases(acp=True, filter="default/huge-1m")
     assert len(case.record()) > 1 << 20
     assert case.broken(0, b"", b"") == ["reports-success"]
+
+
+def test_use_names_the_dialect_and_the_agent_is_judged_without_a_case(mock_agent):
+    mock_agent.use(dialect="claude", faults="not-logged-in")
+    assert mock_agent.case.name == "default/given" and mock_agent.case.dialect == "claude"
+    assert not mock_agent.case.succeeds
+    # The program here is `claude -p` itself: it fails, as a correct program reports.
+    done = mock_agent.run(["claude", "-p", "hi", "--output-format", "json"])
+    assert done.returncode == 1, done.stderr
+    assert mock_agent.broken(done) == []
+    mock_agent.use(dialect="codex", generate=3)
+    assert mock_agent.case.name == "generated-3/given" and mock_agent.case.succeeds
+    with pytest.raises(MockAgentError, match="the dialects are cursor-print, cursor-acp"):
+        mock_agent.use(dialect="claud")
+    with pytest.raises(MockAgentError, match="no-such-fault"):
+        mock_agent.use(dialect="codex", faults="no-such-fault")
