@@ -44,11 +44,9 @@ pub(super) struct MatrixArgs {
     /// matrix is server mode's sources and faults (`--dialect cursor-acp`).
     #[arg(long, conflicts_with = "dialect")]
     pub(super) acp: bool,
-    /// The agent CLI the consumer drives: `cursor-print` (`cursor-agent -p`, the
-    /// default), `cursor-acp` (`cursor-agent acp`), `claude` (Claude Code, as the
-    /// Claude Agent SDKs run it; the mock is `claude` on the consumer's PATH), `codex`
-    /// (`codex exec --json`, as the Codex TypeScript SDK runs it; the mock is `codex`
-    /// on the consumer's PATH).
+    /// The agent CLI the consumer drives, by the name `mock-agent dialects` lists (the
+    /// first is the default); the mock is that CLI's executables on the consumer's
+    /// PATH.
     #[arg(long, value_name = "NAME", value_parser = parse_dialect)]
     pub(super) dialect: Option<&'static dyn Dialect>,
     /// Also test with the sessions generated from seeds 0..N (with `--acp`: the

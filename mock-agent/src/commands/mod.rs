@@ -275,9 +275,8 @@ struct FuzzArgs {
     /// (`--dialect cursor-acp`).
     #[arg(long, conflicts_with = "dialect")]
     acp: bool,
-    /// The agent CLI the consumer drives: `cursor-print` (the default), `cursor-acp`,
-    /// `claude` (Claude Code, as the Claude Agent SDKs run it), `codex` (`codex exec
-    /// --json`).
+    /// The agent CLI the consumer drives, by the name `mock-agent dialects` lists (the
+    /// first is the default).
     #[arg(long, value_name = "NAME", value_parser = cases::parse_dialect)]
     dialect: Option<&'static dyn harness::dialects::Dialect>,
     /// How many cases.
