@@ -580,10 +580,10 @@ mod copying {
     use harness::cassette::{
         copy_capture, copy_cassette, CassetteCopied, Copied, Header, Invocation, Recording, Writer,
     };
+    use harness::dialects::cursor_print::source::{copyable, Copyable};
     use harness::frames::{Ending, Exit, Frame, Frames, Line, Stream};
     use harness::generate::{session, SessionConfig};
     use harness::scenario::Scenario;
-    use harness::source::{copyable, Copyable};
     use harness::OutputFormat;
     use harness::{RenderOptions, Source};
     use proptest::prelude::*;
@@ -692,7 +692,7 @@ mod copying {
 
     /// As a copy, and line by line from where it stops.
     fn copy(path: &Path) -> (Vec<u8>, Exit) {
-        let file = harness::source::capture_file(path)
+        let file = harness::dialects::cursor_print::source::capture_file(path)
             .expect("checks")
             .expect("a capture");
         let mut out = Vec::new();
@@ -752,7 +752,7 @@ mod copying {
             let dir = tempfile::tempdir().map_err(|e| TestCaseError::fail(e.to_string()))?;
             let path = dir.path().join("capture.ndjson");
             std::fs::write(&path, &text).map_err(|e| TestCaseError::fail(e.to_string()))?;
-            let checked = harness::source::capture_file(&path);
+            let checked = harness::dialects::cursor_print::source::capture_file(&path);
             prop_assume!(checked.is_ok(), "a capture cut in a way that is an error");
             prop_assert_eq!(copy(&path), read(&path));
         }

@@ -363,3 +363,95 @@ fn the_process_s_machinery_names_no_dialect() {
         named.join("\n")
     );
 }
+
+/// The dialects a dialect's folder may name besides itself, and why. A vendor's
+/// dialects share a folder family (one CLI: `cursor-agent -p` and `cursor-agent acp`,
+/// `codex exec` and `codex app-server`, `gemini -p` and `gemini --acp`); the ACP
+/// machinery (`dialects/acp/`, no dialect of its own) tells a print-mode session as
+/// ACP updates: Cursor's agent makes the same events in both modes, so a server-mode
+/// session without a recording is told from print mode's model of one.
+const EDGES: &[(&str, &str, &str)] = &[(
+    "acp",
+    "cursor_print",
+    "a session with no ACP recording is told from print mode's events",
+)];
+
+/// The vendor a dialect folder belongs to: what comes before the first `_`.
+fn family(folder: &str) -> &str {
+    folder.split('_').next().unwrap_or(folder)
+}
+
+/// The code lines of `text` a check of the shipped code reads: not the unit tests
+/// (a `#[cfg(test)]` module written in the file, from there on), which may name any
+/// dialect.
+fn shipped_lines(text: &str) -> Vec<(usize, &str)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let end = lines
+        .iter()
+        .enumerate()
+        .position(|(i, line)| {
+            line.trim() == "#[cfg(test)]"
+                && lines.get(i + 1).is_some_and(|next| {
+                    next.trim_start().starts_with("mod ") && next.trim_end().ends_with('{')
+                })
+        })
+        .unwrap_or(lines.len());
+    lines[..end].iter().copied().enumerate().collect()
+}
+
+/// Inside `dialects/`, a folder names another dialect only of its own family or as
+/// [`EDGES`] allows, in either crate: a new dialect's folder stands alone.
+#[test]
+fn a_dialect_s_folder_names_only_its_own_family() {
+    let modules: Vec<String> = harness::dialects::ALL
+        .iter()
+        .map(|d| d.name().replace('-', "_"))
+        .collect();
+    let mut named = Vec::new();
+    for crate_dir in ["harness/src/dialects", "mock-agent/src/dialects"] {
+        let dir = root().join(crate_dir);
+        for path in sources(&dir) {
+            let relative = path
+                .strip_prefix(&dir)
+                .expect("under dialects")
+                .to_string_lossy()
+                .into_owned();
+            let Some((folder, file)) = relative.split_once('/') else {
+                continue; // the registry, `dialects/mod.rs`
+            };
+            let file_name = file.rsplit('/').next().unwrap_or(file);
+            if file_name == "tests.rs" || file_name.ends_with("_tests.rs") || file.contains("tests/") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).expect("reads the source");
+            for (n, line) in shipped_lines(&text) {
+                for other in &modules {
+                    if other == folder || family(other) == family(folder) {
+                        continue;
+                    }
+                    let allowed = EDGES.iter().any(|(from, to, _)| *from == folder && to == other);
+                    let path_named = names_in_code(line, &format!("dialects::{other}"));
+                    let constant_named = names_in_code(line, &other.to_uppercase());
+                    if !allowed && (path_named || constant_named) {
+                        named.push(format!("{crate_dir}/{relative}:{}: {other}", n + 1));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        named.is_empty(),
+        "a dialect's folder names another vendor's dialect (move what both need below \
+         `dialects/`, or say why in EDGES):\n{}",
+        named.join("\n")
+    );
+}
+
+#[test]
+fn the_unit_tests_of_a_file_are_not_shipped_lines() {
+    let text = "use a;\n#[cfg(test)]\nmod tests;\nfn f() {}\n#[cfg(test)]\nmod tests {\n    use b;\n}\n";
+    let shipped: Vec<&str> = shipped_lines(text).into_iter().map(|(_, l)| l).collect();
+    assert_eq!(shipped, ["use a;", "#[cfg(test)]", "mod tests;", "fn f() {}"]);
+    assert_eq!(family("cursor_acp"), family("cursor_print"));
+    assert_ne!(family("codex"), family("claude"));
+}

@@ -69,19 +69,20 @@ pub mod check;
 pub mod drift;
 pub mod expect;
 pub mod faults;
+pub mod source;
 pub mod timing;
 
 pub mod run;
 
 pub use dialects::cursor_print::render::RenderOptions;
-pub use dialects::cursor_print::source::Source;
 pub use error::{CassetteError, Diagnostic, ProblemKind};
 pub use format::OutputFormat;
 pub use frames::{Ending, Exit, Frame, Line, Signal, Stream};
+pub use source::Source;
 // Print mode's pipeline and generator, where the first releases had them.
 #[cfg(feature = "generate")]
 pub use dialects::cursor_print::generate;
-pub use dialects::cursor_print::{scenario, source};
+pub use dialects::cursor_print::scenario;
 
 /// The Rust examples of README.md and the guide (docs/), compiled and run as doctests
 /// (with the `generate` feature: some of them generate sessions). tests/docs.rs checks

@@ -287,7 +287,7 @@ impl Dialect for AcpDialect {
         out: Option<&std::path::Path>,
     ) -> Result<crate::run::Generated, crate::error::WriteError> {
         use super::generate::{from_seed, ConversationConfig};
-        let mut config = ConversationConfig::default().profile(self.profile);
+        let mut config = ConversationConfig::of(self.profile);
         if let Some(size) = size {
             config = config.max_messages(size);
         }
@@ -325,7 +325,7 @@ impl Dialect for AcpDialect {
             runner,
             (self.profile.dialect)(),
             self.profile.fuzz_stem,
-            faulted(ConversationConfig::default().profile(self.profile), 2),
+            faulted(ConversationConfig::of(self.profile), 2),
         )
     }
 }

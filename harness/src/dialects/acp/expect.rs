@@ -29,7 +29,7 @@ use super::faults::{AcpFault, Injector, Out};
 use super::rpc::{Kind, Message};
 use super::wire::{self, methods, stop_reasons, updates};
 use crate::dialects::acp::conversation::{Conversation, Step, Steps, Wait};
-use crate::dialects::cursor_print::expect::Expectation;
+use crate::expect::Expectation;
 use crate::journal;
 
 /// What a correct client concludes, and the answer's chunks in order (empty on a
@@ -400,6 +400,7 @@ mod tests {
         Teller::new(
             Source::Default.open("hi").expect("opens").frames,
             Ask::FirstChange,
+            &crate::dialects::cursor_acp::PROFILE,
         )
         .expect("tells")
     }
@@ -429,7 +430,7 @@ mod tests {
 
     fn load_cassette() -> Box<dyn Conversation + Send> {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../cassettes/acp/load.cassette");
-        crate::dialects::acp::conversation_of(&Source::Cassette(path), crate::dialects::acp::profile::first())
+        crate::dialects::acp::conversation_of(&Source::Cassette(path), &crate::dialects::cursor_acp::PROFILE)
             .expect("opens")
             .0
     }

@@ -63,9 +63,9 @@ pub use wire::methods;
 
 use crate::dialects::cursor_print::render::RenderOptions;
 use crate::dialects::cursor_print::scenario::Scenario;
-use crate::dialects::cursor_print::source::Source;
 use crate::error::CassetteError;
 use crate::format::OutputFormat;
+use crate::source::Source;
 use profile::Profile;
 
 /// The conversation a source plays in server mode, and whether it is a recording of
@@ -80,32 +80,26 @@ pub fn conversation_of(
     // recording it is.
     #[cfg(feature = "generate")]
     if let Source::Generated { seed, .. } = source {
-        let config = generate::ConversationConfig::default().profile(profile);
-        return Ok((
-            Box::new(generate::from_seed(*seed, &config).script()?.profile(profile)),
-            true,
-        ));
+        let config = generate::ConversationConfig::of(profile);
+        return Ok((Box::new(generate::from_seed(*seed, &config).script()?), true));
     }
     // A cassette file is indexed and read again as it plays; one read once (a pipe)
     // is held.
     if let Source::Cassette(path) = source {
-        if let Some(script) = script::Script::open(path)? {
-            return Ok((Box::new(script.profile(profile)), true));
+        if let Some(script) = script::Script::open(path, profile)? {
+            return Ok((Box::new(script), true));
         }
     }
     let recording = source.open("")?;
     if recording.header.as_ref().is_some_and(|h| h.invocation.acp) {
-        return Ok((
-            Box::new(script::Script::new(recording.frames)?.profile(profile)),
-            true,
-        ));
+        return Ok((Box::new(script::Script::new(recording.frames, profile)?), true));
     }
     let ask = match source {
         Source::Default => tell::Ask::FirstChange,
         _ => tell::Ask::Shell,
     };
     let plan = Scenario::new(RenderOptions::new(OutputFormat::StreamJson)).plan(recording)?;
-    let teller = tell::Teller::new(plan.frames, ask)?.profile(profile);
+    let teller = tell::Teller::new(plan.frames, ask, profile)?;
     let teller = match source {
         Source::Default => teller.checking_its_work(),
         _ => teller,

@@ -142,12 +142,6 @@ impl Profile {
     }
 }
 
-/// The profile the APIs that predate profiles play (`Teller::new`,
-/// `ConversationConfig::default()`, `Script::new`): the first agent served over ACP.
-pub fn first() -> &'static Profile {
-    &crate::dialects::cursor_acp::PROFILE
-}
-
 /// The error shapes of the spec's reference agent: `-32601` with the method in
 /// `data`, `-32602` for an unknown session or setting, `-32000` when not logged in.
 pub mod spec_errors {

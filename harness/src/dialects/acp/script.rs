@@ -164,18 +164,14 @@ enum Tape {
 }
 
 impl Script {
-    /// The script with what the recording does not hold answered as `profile`'s
-    /// agent answers it.
-    #[must_use]
-    pub fn profile(mut self, profile: &'static Profile) -> Script {
-        self.profile = profile;
-        self
-    }
-
     /// A script of a recording (its `in` frames the client's messages) held in
     /// memory: a generated conversation, a cassette read from a pipe. A cassette file
-    /// is better played with [`Script::open`], which does not hold it.
-    pub fn new(frames: impl IntoIterator<Item = FrameResult>) -> Result<Script, CassetteError> {
+    /// is better played with [`Script::open`], which does not hold it. What the
+    /// recording does not hold is answered as `profile`'s agent answers it.
+    pub fn new(
+        frames: impl IntoIterator<Item = FrameResult>,
+        profile: &'static Profile,
+    ) -> Result<Script, CassetteError> {
         let mut index = Index::new(Mark::default());
         let mut held = Vec::new();
         for frame in frames {
@@ -187,7 +183,7 @@ impl Script {
             index.add(&frame, after);
             held.push(frame);
         }
-        Ok(index.script(Tape::Memory(held.into())))
+        Ok(index.script(Tape::Memory(held.into()), profile))
     }
 
     /// The script of the ACP cassette at `path`, indexed in one pass over it; its
@@ -196,9 +192,9 @@ impl Script {
     /// recording of server mode (a header with `"acp":true`).
     ///
     /// A file of up to [`PREFLIGHT_LIMIT`] bytes is checked in full on this pass, a
-    /// larger one as [`crate::dialects::cursor_print::source::Source::open`] checks it: a broken cassette
+    /// larger one as [`crate::Source::open`] checks it: a broken cassette
     /// fails here, before anything is played.
-    pub fn open(path: &Path) -> Result<Option<Script>, CassetteError> {
+    pub fn open(path: &Path, profile: &'static Profile) -> Result<Option<Script>, CassetteError> {
         let opened = |source| CassetteError::Open {
             path: path.to_owned(),
             source,
@@ -237,7 +233,7 @@ impl Script {
             len: metadata.len(),
             modified: metadata.modified().ok(),
         };
-        Ok(Some(index.script(tape)))
+        Ok(Some(index.script(tape, profile)))
     }
 
     /// The steps of `section`, with the live ids of the requests its responses
@@ -454,7 +450,7 @@ impl Index {
         }
     }
 
-    fn script(mut self, tape: Tape) -> Script {
+    fn script(mut self, tape: Tape, profile: &'static Profile) -> Script {
         self.section().until = self.end;
         Script {
             tape,
@@ -464,7 +460,7 @@ impl Index {
             ending: self.ending,
             capabilities: None,
             terminals: Arc::default(),
-            profile: super::profile::first(),
+            profile,
         }
     }
 }

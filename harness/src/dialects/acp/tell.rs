@@ -34,7 +34,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use super::profile::{self, Commands, LoadAnswer, Profile, ToolShape};
+use super::profile::{Commands, LoadAnswer, Profile, ToolShape};
 use super::rpc::{self, codes, Message};
 use super::wire::{self, methods, stop_reasons, tool_kinds, tool_statuses, updates, Capabilities};
 use crate::dialects::acp::conversation::{Conversation, Reply, Step, Steps};
@@ -42,10 +42,7 @@ use crate::dialects::cursor_print::events::{event_type, field, is_tool_key, subt
 use crate::error::CassetteError;
 use crate::frames::{Exit, Frame, FrameResult, Stream};
 use client::{Item, Job, Lazy, Live};
-pub use handshake::{
-    available_commands, config_options, handshake, initialize_result, models, permission_params,
-    session_new_result, update_line,
-};
+pub use handshake::{config_options, handshake, models, permission_params, update_line};
 
 /// Which tool calls the agent asks permission for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -138,8 +135,13 @@ pub struct Teller {
 }
 
 impl Teller {
-    /// Tells the frames of a print-mode run (`stream-json`, whole segments).
-    pub fn new(frames: impl IntoIterator<Item = FrameResult>, ask: Ask) -> Result<Teller, CassetteError> {
+    /// Tells the frames of a print-mode run (`stream-json`, whole segments) as
+    /// `profile`'s agent tells them.
+    pub fn new(
+        frames: impl IntoIterator<Item = FrameResult>,
+        ask: Ask,
+        profile: &'static Profile,
+    ) -> Result<Teller, CassetteError> {
         let mut turn = Vec::new();
         let mut outcome = None;
         let mut stderr_first = None;
@@ -278,7 +280,7 @@ impl Teller {
             shared: Live::default(),
             turns: 0,
             check: false,
-            profile: profile::first(),
+            profile,
         })
     }
 
@@ -288,13 +290,6 @@ impl Teller {
     #[must_use]
     pub fn checking_its_work(mut self) -> Teller {
         self.check = true;
-        self
-    }
-
-    /// The teller as `profile`'s agent tells it.
-    #[must_use]
-    pub fn profile(mut self, profile: &'static Profile) -> Teller {
-        self.profile = profile;
         self
     }
 

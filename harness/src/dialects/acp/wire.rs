@@ -280,15 +280,6 @@ pub mod modes {
 
     /// Every mode of `cursor-agent acp`, in the order `session/new` lists them.
     pub const ALL: &[&str] = &[AGENT, PLAN, ASK];
-
-    /// `gemini --acp`'s modes: it asks before edits and commands.
-    pub const DEFAULT: &str = "default";
-    /// It edits without asking.
-    pub const AUTO_EDIT: &str = "autoEdit";
-    /// It asks nothing.
-    pub const YOLO: &str = "yolo";
-    /// Every mode of `gemini --acp`, in the order `session/new` lists them.
-    pub const GEMINI: &[&str] = &[DEFAULT, AUTO_EDIT, YOLO, PLAN];
 }
 
 /// The types of a content block (`content.type`: the schema's `ContentBlock`).

@@ -25,8 +25,8 @@ pub mod wire;
 pub use play::{Next, Options, Player};
 pub use session::{default_session, Session};
 
-use crate::dialects::cursor_print::source::Source;
 use crate::error::CassetteError;
+use crate::source::Source;
 
 /// The session a source plays in this dialect: the default session, the session of a
 /// seed, a recording of Claude Code as the session model tells it (see

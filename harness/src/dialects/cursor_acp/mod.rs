@@ -18,11 +18,30 @@ pub use super::acp::{
 pub use dialect::{acp_faults, settled, DIALECT};
 pub use profile::PROFILE;
 
-use crate::dialects::cursor_print::source::Source;
 use crate::error::CassetteError;
+use crate::source::Source;
 
 /// The conversation `cursor-agent acp` plays for a source (see
 /// [`super::acp::conversation_of`]).
 pub fn conversation(source: &Source) -> Result<(Box<dyn Conversation + Send>, bool), CassetteError> {
     super::acp::conversation_of(source, &PROFILE)
+}
+
+/// Conversations of `cursor-agent acp`, of the usual size (the configuration of the
+/// releases before ACP had more than one agent).
+#[cfg(feature = "generate")]
+impl Default for generate::ConversationConfig {
+    fn default() -> Self {
+        generate::ConversationConfig::of(&PROFILE)
+    }
+}
+
+#[cfg(feature = "generate")]
+impl generate::ConversationConfig {
+    /// Large conversations of `cursor-agent acp`: many sessions, turns and steps,
+    /// long text.
+    #[must_use]
+    pub fn large() -> Self {
+        generate::ConversationConfig::of(&PROFILE).larger()
+    }
 }

@@ -21,24 +21,6 @@ use crate::frames::{Ending, Exit, Frame, Line};
 /// The documentation's example session, one event per line.
 pub const DEFAULT_SESSION: &str = include_str!("../../../../cassettes/seed-example.ndjson");
 
-/// Where a run's frames come from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Source {
-    /// The built-in example session.
-    Default,
-    /// A cassette or bare capture file.
-    Cassette(PathBuf),
-    /// The session generated from a seed (see [`crate::dialects::cursor_print::generate`]).
-    #[cfg(feature = "generate")]
-    Generated {
-        /// The seed.
-        seed: u64,
-        /// The knobs.
-        config: crate::dialects::cursor_print::generate::SessionConfig,
-    },
-}
-
 impl Source {
     /// Opens the source. `prompt` is what the mock was asked; the default session
     /// puts it in its `user` event.
@@ -60,19 +42,10 @@ impl Source {
             }
         }
     }
-
-    /// A short description for journals: `default`, or the path.
-    pub fn describe(&self) -> String {
-        match self {
-            Source::Default => "default".to_owned(),
-            Source::Cassette(path) => path.display().to_string(),
-            #[cfg(feature = "generate")]
-            Source::Generated { seed, .. } => format!("generated:{seed}"),
-        }
-    }
 }
 
 pub use crate::cassette::PREFLIGHT_LIMIT;
+pub use crate::source::Source;
 
 /// Checks a cassette or capture before replay: one of up to [`PREFLIGHT_LIMIT`] bytes
 /// in full, a larger one until its first event. Returns whether `path` is a regular

@@ -16,8 +16,8 @@ pub use profile::PROFILE;
 
 use super::acp::dialect::AcpDialect;
 use super::acp::Conversation;
-use crate::dialects::cursor_print::source::Source;
 use crate::error::CassetteError;
+use crate::source::Source;
 
 /// `gemini --acp` as a dialect.
 pub static DIALECT: AcpDialect = AcpDialect::new(&PROFILE);

@@ -7,8 +7,22 @@ use serde_json::{json, Value};
 
 use super::super::acp::profile::{Commands, Errors, LoadAnswer, Profile, ToolShape};
 use super::super::acp::rpc::{self, codes};
-use super::super::acp::wire::{self, content_types, modes, option_kinds, updates};
+use super::super::acp::wire::{self, content_types, option_kinds, updates};
 use crate::cassette::Invocation;
+
+/// `gemini --acp`'s modes (the ACP session modes it lists).
+pub mod modes {
+    use super::super::super::acp::wire::modes::PLAN;
+
+    /// It asks before edits and commands.
+    pub const DEFAULT: &str = "default";
+    /// It edits without asking.
+    pub const AUTO_EDIT: &str = "autoEdit";
+    /// It asks nothing.
+    pub const YOLO: &str = "yolo";
+    /// Every mode, in the order `session/new` lists them.
+    pub const ALL: &[&str] = &[DEFAULT, AUTO_EDIT, YOLO, PLAN];
+}
 
 /// The flags that make `gemini` an ACP agent.
 pub(super) const FLAGS: &[&str] = &["--acp", "--experimental-acp"];
@@ -33,7 +47,7 @@ pub static PROFILE: Profile = Profile {
     initialize,
     auth_method: "gemini-api-key",
     session_new,
-    modes: modes::GEMINI,
+    modes: modes::ALL,
     // `session/set_model` sets whatever it is given.
     known_model: |_| true,
     config_options: false,
@@ -92,7 +106,7 @@ fn session_new(session: &str) -> Value {
                 {"id": modes::DEFAULT, "name": "Default", "description": "Prompts for approval"},
                 {"id": modes::AUTO_EDIT, "name": "Auto Edit", "description": "Auto-approves edit tools"},
                 {"id": modes::YOLO, "name": "YOLO", "description": "Auto-approves all tools"},
-                {"id": modes::PLAN, "name": "Plan", "description": "Read-only mode"}
+                {"id": wire::modes::PLAN, "name": "Plan", "description": "Read-only mode"}
             ],
             "currentModeId": modes::DEFAULT
         },

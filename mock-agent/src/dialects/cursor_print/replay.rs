@@ -5,12 +5,12 @@ use std::os::fd::AsFd;
 use std::path::Path;
 
 use harness::cassette::{self, CassetteCopied, Copied, CopyError, Recording};
+use harness::dialects::cursor_print::source::{Copyable, Source};
 use harness::exit_codes;
 use harness::format::OutputFormat;
 use harness::frames::Exit;
 use harness::journal;
 use harness::scenario::{Plan, Scenario};
-use harness::source::{Copyable, Source};
 use harness::timing::Timing;
 
 use crate::execute::{self, Blocking, ExecOptions, Threaded};
@@ -192,7 +192,7 @@ enum Copy {
 /// Copies the capture or cassette at `path` to `out`, where it is a regular file.
 /// The stdout pipe is made larger first ([`grow_pipe`]).
 fn copy(path: &Path, out: &std::fs::File) -> Result<Copy, Replayed> {
-    let copyable = match harness::source::copyable(path) {
+    let copyable = match harness::dialects::cursor_print::source::copyable(path) {
         Ok(Some(copyable)) => copyable,
         Ok(None) => return Ok(Copy::NotAFile),
         Err(e) => return Err(failed(e.to_string(), e.exit_code())),
@@ -204,7 +204,7 @@ fn copy(path: &Path, out: &std::fs::File) -> Result<Copy, Replayed> {
         }
         Copyable::Cassette(reader) if !unchanged(reader.header()) => {
             return Ok(Copy::Rest(
-                Box::new(harness::source::recording(path, *reader)),
+                Box::new(harness::dialects::cursor_print::source::recording(path, *reader)),
                 false,
             ))
         }

@@ -34,8 +34,10 @@ pub struct ConversationConfig {
 /// answer.
 pub const MIN_MESSAGES: usize = 7;
 
-impl Default for ConversationConfig {
-    fn default() -> Self {
+impl ConversationConfig {
+    /// Conversations of `profile`'s agent, of the usual size: 2 sessions of 2 turns
+    /// of up to 5 steps.
+    pub fn of(profile: &'static Profile) -> Self {
         ConversationConfig {
             max_sessions: 2,
             max_turns: 2,
@@ -45,21 +47,19 @@ impl Default for ConversationConfig {
             failure_percent: 20,
             cancel_percent: 15,
             max_messages: None,
-            profile: crate::dialects::acp::profile::first(),
+            profile,
         }
     }
-}
 
-impl ConversationConfig {
-    /// Large conversations: many sessions, turns and steps, long text.
+    /// These conversations made large: many sessions, turns and steps, long text.
     #[must_use]
-    pub fn large() -> Self {
+    pub fn larger(self) -> Self {
         ConversationConfig {
             max_sessions: 3,
             max_turns: 4,
             max_steps: 12,
             max_text: 1_000,
-            ..ConversationConfig::default()
+            ..self
         }
     }
 

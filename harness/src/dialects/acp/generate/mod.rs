@@ -65,7 +65,7 @@ use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 
-use crate::dialects::cursor_print::expect::Expectation;
+use crate::expect::Expectation;
 
 use build::build;
 pub use config::{ConversationConfig, MIN_MESSAGES};

@@ -9,8 +9,8 @@ use crate::dialects::acp::expect;
 use crate::dialects::acp::faults::AcpFault;
 use crate::dialects::acp::profile::Profile;
 use crate::dialects::acp::script::Script;
-use crate::dialects::cursor_print::expect::Expectation;
 use crate::error::{CassetteError, WriteError};
+use crate::expect::Expectation;
 use crate::frames::{Ending, Exit, Frame, Line, Stream};
 
 /// Who sent a message.
@@ -83,12 +83,6 @@ impl Transcript {
         frames
     }
 
-    /// The header of its cassette: the first profile's agent (`cursor-agent acp`),
-    /// format 2.
-    pub fn header() -> Header {
-        Self::header_of(crate::dialects::acp::profile::first())
-    }
-
     /// The header of a cassette of `profile`'s agent: launched as it is, format 2.
     pub fn header_of(profile: &Profile) -> Header {
         Header::acp(Invocation {
@@ -126,7 +120,7 @@ impl Transcript {
 
     /// The conversation as the mock plays it: a recording replayed as a script.
     pub fn script(&self) -> Result<Script, CassetteError> {
-        Script::new(self.frames().into_iter().map(Ok))
+        Script::new(self.frames().into_iter().map(Ok), self.profile)
     }
 
     /// What a correct client concludes from the conversation with these faults, and

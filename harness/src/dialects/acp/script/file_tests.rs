@@ -1,5 +1,6 @@
 //! A cassette file played from its index, and one changed while it plays.
 
+use crate::dialects::cursor_acp::PROFILE;
 use serde_json::json;
 
 use super::tests::request as request_line;
@@ -130,8 +131,10 @@ fn replies(script: &mut Script) -> Vec<Result<Vec<Step>, String>> {
 #[test]
 fn a_cassette_file_plays_from_its_index_as_the_recording_held_in_memory() {
     let path = write(&cassette());
-    let mut file = Script::open(&path).expect("indexes").expect("an ACP cassette");
-    let mut memory = Script::new(cassette::open(&path).expect("opens")).expect("cuts");
+    let mut file = Script::open(&path, &PROFILE)
+        .expect("indexes")
+        .expect("an ACP cassette");
+    let mut memory = Script::new(cassette::open(&path).expect("opens"), &PROFILE).expect("cuts");
     let (from_file, in_memory) = (replies(&mut file), replies(&mut memory));
     // Compared without printing megabytes when they differ.
     for (i, (a, b)) in from_file.iter().zip(&in_memory).enumerate() {
@@ -162,7 +165,9 @@ fn a_cassette_file_plays_from_its_index_as_the_recording_held_in_memory() {
 fn a_cassette_changed_after_it_was_indexed_fails_to_play_with_an_error() {
     // Cut short: the size says so before a byte is read.
     let path = write(&cassette());
-    let mut script = Script::open(&path).expect("indexes").expect("an ACP cassette");
+    let mut script = Script::open(&path, &PROFILE)
+        .expect("indexes")
+        .expect("an ACP cassette");
     let file = std::fs::OpenOptions::new()
         .write(true)
         .open(&path)
@@ -186,7 +191,9 @@ fn a_cassette_changed_after_it_was_indexed_fails_to_play_with_an_error() {
     let modified = std::fs::metadata(&path)
         .and_then(|m| m.modified())
         .expect("mtime");
-    let mut script = Script::open(&path).expect("indexes").expect("an ACP cassette");
+    let mut script = Script::open(&path, &PROFILE)
+        .expect("indexes")
+        .expect("an ACP cassette");
     let line = text
         .find("chunk 2000")
         .and_then(|at| text[..at].rfind('\n'))

@@ -1,5 +1,6 @@
 //! A recording replayed as a script: live ids, waits, sessions, the client's terminals.
 
+use crate::dialects::cursor_acp::PROFILE;
 use serde_json::json;
 
 use super::*;
@@ -49,7 +50,7 @@ fn a_recording_replays_with_live_ids_and_waits_where_it_waited() {
             exit: Exit::Code(0),
         }),
     ];
-    let mut script = Script::new(frames.into_iter().map(Ok)).expect("cuts");
+    let mut script = Script::new(frames.into_iter().map(Ok), &PROFILE).expect("cuts");
     let init = request(r#""a""#, methods::INITIALIZE, &json!({}));
     let reply = script.reply(&Message::parse(&init).expect("parses"));
     assert_eq!(
@@ -140,7 +141,7 @@ fn sent(script: &mut Script, line: &[u8], answer: &serde_json::Value) -> Vec<Str
 #[test]
 fn a_client_s_terminal_is_named_as_it_named_it_and_not_asked_of_a_client_without_one() {
     let prompt = request(r#""p""#, methods::SESSION_PROMPT, &json!({"sessionId": "s"}));
-    let mut script = Script::new(terminal_recording().into_iter().map(Ok)).expect("cuts");
+    let mut script = Script::new(terminal_recording().into_iter().map(Ok), &PROFILE).expect("cuts");
     let init = |offered: serde_json::Value| {
         request(
             r#""i""#,
@@ -157,7 +158,7 @@ fn a_client_s_terminal_is_named_as_it_named_it_and_not_asked_of_a_client_without
     );
     assert!(!lines.iter().any(|l| l.contains("term-0")), "{lines:#?}");
 
-    let mut script = Script::new(terminal_recording().into_iter().map(Ok)).expect("cuts");
+    let mut script = Script::new(terminal_recording().into_iter().map(Ok), &PROFILE).expect("cuts");
     sent(&mut script, &init(json!({})), &json!(null));
     let reply = script.reply(&Message::parse(&prompt).expect("parses"));
     assert!(
@@ -197,10 +198,10 @@ fn a_request_for_another_session_plays_the_recording_and_says_so() {
             exit: Exit::Code(0),
         }),
     ];
-    let mut script = Script::new(frames.clone().into_iter().map(Ok)).expect("cuts");
+    let mut script = Script::new(frames.clone().into_iter().map(Ok), &PROFILE).expect("cuts");
     let same = script.reply(&Message::parse(&load(r#""x""#, "s1")).expect("parses"));
     assert_eq!((played(same.steps).len(), same.divergence), (2, None));
-    let mut script = Script::new(frames.into_iter().map(Ok)).expect("cuts");
+    let mut script = Script::new(frames.into_iter().map(Ok), &PROFILE).expect("cuts");
     let other = script.reply(&Message::parse(&load(r#""x""#, "s2")).expect("parses"));
     assert_eq!(played(other.steps).len(), 2, "replayed as recorded");
     assert_eq!(

@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use crate::dialects::acp::conversation::{Reply, Step, Steps};
-use crate::dialects::acp::profile::{self, Commands, Profile};
+use crate::dialects::acp::profile::{Commands, Profile};
 use crate::dialects::acp::rpc::{self, Message};
 use crate::dialects::acp::wire::{methods, stop_reasons};
 
@@ -96,16 +96,6 @@ fn invalid_setting(request: &Message<'_>, profile: &Profile) -> Option<String> {
     }
 }
 
-/// The result of `initialize` of the first profile (see [`Profile::initialize`]).
-pub fn initialize_result() -> Value {
-    (profile::first().initialize)()
-}
-
-/// The result of `session/new` of the first profile (see [`Profile::session_new`]).
-pub fn session_new_result(session: &str) -> Value {
-    (profile::first().session_new)(session)
-}
-
 /// The models block of `session/new`: every model, `name` beside `modelId`.
 pub fn models() -> Value {
     let models: Vec<Value> = crate::models::MODELS
@@ -129,11 +119,6 @@ pub fn config_options(modes: &[&str], mode: &str, model: &str) -> Value {
         {"id": MODE_OPTION, "name": "Mode", "category": "mode", "type": "select", "currentValue": mode, "options": modes},
         {"id": MODEL_OPTION, "name": "Model", "category": "model", "type": "select", "currentValue": model, "options": models}
     ])
-}
-
-/// The commands update of the first profile (see [`Profile::commands`]).
-pub fn available_commands() -> Value {
-    (profile::first().commands.1)()
 }
 
 /// A `session/update` notification of `session`.
@@ -162,10 +147,13 @@ mod tests {
 
     fn answer(method: &str, params: Value) -> Value {
         let line = rpc::request(4, method, &params);
-        let steps: Vec<Step> = handshake(&Message::parse(&line).expect("parses"), profile::first())
-            .steps
-            .collect::<Result<_, _>>()
-            .expect("at hand");
+        let steps: Vec<Step> = handshake(
+            &Message::parse(&line).expect("parses"),
+            &crate::dialects::cursor_acp::PROFILE,
+        )
+        .steps
+        .collect::<Result<_, _>>()
+        .expect("at hand");
         match &steps[0] {
             Step::Send { line, .. } => serde_json::from_slice(line).expect("json"),
             other => panic!("{other:?}"),

@@ -8,7 +8,7 @@ use crate::Source;
 /// The teller of the built-in default session, as `mock-agent acp` makes it.
 fn default_teller() -> Teller {
     let frames = Source::Default.open("hi").expect("opens").frames;
-    Teller::new(frames, Ask::FirstChange)
+    Teller::new(frames, Ask::FirstChange, &crate::dialects::cursor_acp::PROFILE)
         .expect("tells")
         .checking_its_work()
 }
