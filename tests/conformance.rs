@@ -384,6 +384,22 @@ fn mock_agent_dialects_lists_every_registered_dialect() {
             "{text}"
         );
     }
+    // A table: each row's programs start in the same column, after the longest name.
+    let starts: Vec<usize> = text
+        .lines()
+        .zip(dialects::ALL)
+        .map(|(row, dialect)| {
+            let after_name = dialect.name().len();
+            after_name
+                + row[after_name..]
+                    .find(dialect.programs()[0])
+                    .expect("the programs are listed")
+        })
+        .collect();
+    assert!(
+        starts.windows(2).all(|w| w[0] == w[1]),
+        "the columns are aligned:\n{text}"
+    );
 }
 
 /// A folder with the mock linked as each of `dialect`'s executables and these settings

@@ -402,6 +402,17 @@ pub fn run(argv: &[String]) -> Result<Exit, Error> {
 
 /// `mock-agent dialects`: every registered dialect.
 fn list_dialects(json: bool) {
+    // The columns as wide as their widest entry.
+    let name_width = harness::dialects::ALL
+        .iter()
+        .map(|d| d.name().len())
+        .max()
+        .unwrap_or(0);
+    let programs_width = harness::dialects::ALL
+        .iter()
+        .map(|d| d.programs().join(", ").len())
+        .max()
+        .unwrap_or(0);
     for dialect in harness::dialects::ALL {
         let word = crate::dialects::ALL
             .iter()
@@ -418,7 +429,7 @@ fn list_dialects(json: bool) {
             println!("{line}");
         } else {
             println!(
-                "{:<14} {:<24} {}",
+                "{:<name_width$}  {:<programs_width$}  {}",
                 dialect.name(),
                 dialect.programs().join(", "),
                 dialect.title()
