@@ -195,6 +195,31 @@ impl Dialect for CursorPrint {
         true
     }
 
+    /// A preset of the matrix is left out where one of its faults has nothing to act
+    /// on (`reorder` on a session with no parallel tool calls): played, the case would
+    /// be a clean run under a fault's name. A fault asked for by name always plays.
+    fn applies(&self, source: &CaseSource, faults: &str) -> bool {
+        if !standard_faults().iter().any(|(_, spec)| spec == faults) {
+            return true;
+        }
+        if let CaseSource::Cassette(path) = source {
+            // Too large to plan twice: played as asked.
+            if std::fs::metadata(path).map_or(true, |m| m.len() > crate::source::PREFLIGHT_LIMIT) {
+                return true;
+            }
+        }
+        let acts = || -> Option<bool> {
+            let mut scenario = Scenario::new(RenderOptions::new(OutputFormat::StreamJson));
+            scenario.faults = super::faults::parse(faults, crate::faults::FROM_ENV).ok()?;
+            let plan = scenario.plan(source.source().open("hi").ok()?).ok()?;
+            for frame in plan.frames {
+                frame.ok()?;
+            }
+            Some(plan.applied.report().iter().all(|(_, fired)| *fired))
+        };
+        acts().unwrap_or(true)
+    }
+
     fn case(
         &self,
         source: CaseSource,

@@ -87,6 +87,8 @@ pub struct Injector {
     fired: Vec<bool>,
     /// Agent lines written so far.
     sent: u64,
+    /// Agent bytes written so far.
+    written: u64,
     /// An update held back by `reorder`.
     held: Option<Vec<u8>>,
     /// Of a fault that acts on steps as they are played (`stop-reason`), whether it
@@ -102,6 +104,7 @@ impl Injector {
             acted: vec![None; faults.len()],
             faults,
             sent: 0,
+            written: 0,
             held: None,
         }
     }
@@ -287,6 +290,17 @@ impl Injector {
                     newline: true,
                 }],
                 end: None,
+            };
+        }
+        // The executor splits and joins the writes (`chunk`, `coalesce`): they act
+        // once there is something to split, or a second message to join.
+        self.written += line.len() as u64 + 1;
+        for (fault, fired) in self.faults.iter().zip(self.fired.iter_mut()) {
+            *fired |= match fault {
+                AcpFault::Chunk(Chunking::Size(size)) => self.written > *size as u64,
+                AcpFault::Chunk(Chunking::Random) => self.written > 1,
+                AcpFault::Coalesce => self.sent >= 1,
+                _ => false,
             };
         }
         let message = Message::parse(&line);

@@ -25,7 +25,7 @@ pub fn catalogue() -> Vec<&'static crate::faults::Described> {
     CATALOGUE.iter().collect()
 }
 use crate::format::OutputFormat;
-use crate::frames::{Ending, Exit, Frame, Line, Stream};
+use crate::frames::{Chunking, Ending, Exit, Frame, Line, Stream};
 use crate::frames::{FrameResult, Frames};
 use crate::peek::Peek;
 pub use typed::*;
@@ -107,7 +107,7 @@ impl Applied {
             });
         }
         for (index, fault) in self.faults.iter().enumerate() {
-            if fault.acts_on_output() != output || matches!(fault, Fault::Chunk(_) | Fault::Coalesce) {
+            if fault.acts_on_output() != output {
                 continue;
             }
             let witness = (!output && self.printed_as != OutputFormat::StreamJson && changes_events(fault))
@@ -122,6 +122,7 @@ impl Applied {
                 state: Rc::clone(&self.state),
                 now_ms: self.now_ms,
                 seen: 0,
+                written: 0,
                 armed: false,
                 fired: false,
                 acted: false,
@@ -258,6 +259,8 @@ struct Stage {
     now_ms: u64,
     /// Stdout lines seen so far.
     seen: usize,
+    /// Stdout bytes seen so far.
+    written: usize,
     /// The placement was reached, but the fault waits for a JSON object line.
     armed: bool,
     /// The fault acted where it is placed (one-shot faults act once).
@@ -428,6 +431,25 @@ impl Stage {
                 } else {
                     self.push(line);
                 }
+            }
+            // The executor splits and joins the writes (`chunk`, `coalesce`): here
+            // the stage only sees whether there is anything for it to act on.
+            Fault::Chunk(chunking) => {
+                self.written += line.bytes.len() + usize::from(line.newline);
+                let splits = match chunking {
+                    Chunking::Size(size) => self.written > size,
+                    Chunking::Random => self.written > 1,
+                };
+                if splits && !self.fired {
+                    self.fire();
+                }
+                self.push(line);
+            }
+            Fault::Coalesce => {
+                if self.seen >= 2 && !self.fired {
+                    self.fire();
+                }
+                self.push(line);
             }
             Fault::Reorder => {
                 if completed_tool && !self.fired {
