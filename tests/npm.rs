@@ -144,7 +144,9 @@ fn npm_pack_makes_the_main_package_and_this_platforms_package() {
     let manifest = |path: &Path| -> Value {
         serde_json::from_str(&std::fs::read_to_string(path).expect("package.json")).expect("JSON")
     };
-    let main = manifest(&installed.join("mock-agent/package.json"));
+    let main = manifest(&installed.join("@mock-agent/mock-agent/package.json"));
+    // `mock-agent` on the npm registry is an unrelated package: ours is scoped.
+    assert_eq!(main["name"], "@mock-agent/mock-agent");
     assert_eq!(main["version"], version);
     assert_eq!(main["bin"]["mock-agent"], "bin/mock-agent.js");
     assert_eq!(main["exports"]["./vitest"]["types"], "./lib/vitest.d.ts");
@@ -197,7 +199,7 @@ fn npm_pack_makes_the_main_package_and_this_platforms_package() {
     assert_eq!(
         names,
         [
-            format!("mock-agent-{version}.tgz"),
+            format!("mock-agent-mock-agent-{version}.tgz"),
             format!("mock-agent-linux-x64-{version}.tgz")
         ]
     );
