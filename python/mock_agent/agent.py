@@ -533,10 +533,11 @@ class MockAgent:
     def bin(self, program: str) -> str:
         """The path of the mock as ``program`` (``claude``, ``cursor-agent``), for a
         program that is given its agent's path rather than finding it on ``PATH``
-        (``ClaudeAgentOptions(cli_path=mock_agent.bin("claude"))``)."""
+        (``ClaudeAgentOptions(cli_path=mock_agent.bin("claude"))``); while its runs are
+        recorded or replayed (:meth:`use` with ``record``), the script that does so."""
         link = self.bin_dir / program
-        if not link.is_symlink():
-            names = ", ".join(sorted({p for d in self.dialects for p in d.programs}))
+        if program not in self._programs() or not link.exists():
+            names = ", ".join(self._programs())
             raise MockAgentError(f"mock-agent: no executable `{program}`; the mock answers to {names}")
         return str(link)
 

@@ -55,7 +55,7 @@ export PATH
 if [ "$policy" = passthrough ]; then
     exec "$real" "$@"
 fi
-if ! mkdir -p "$(dirname "$cassette")"; then
+if ! mkdir -p "${cassette%/*}"; then
     echo "mock-agent: cannot create the folder of $cassette" >&2
     echo "help: give a cassette or library in a folder this test may write to" >&2
     exit 73
@@ -63,7 +63,8 @@ fi
 set -- -- "$real" "$@"
 # The model APIs' keys stay out of the cassette (CURSOR_API_KEY always does).
 for name in ANTHROPIC_API_KEY ANTHROPIC_AUTH_TOKEN OPENAI_API_KEY CODEX_API_KEY GEMINI_API_KEY GOOGLE_API_KEY; do
-    if [ -n "$(printenv "$name")" ]; then
+    eval "value=\${$name:-}"
+    if [ -n "$value" ]; then
         set -- --redact-env "$name" "$@"
     fi
 done

@@ -11,6 +11,7 @@ the runs are replayed, and the replayed answer is judged by the cassette's case.
 
 import asyncio
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -54,20 +55,29 @@ def run(mock_agent, tmp_path: Path) -> str:
     return asyncio.run(asyncio.wait_for(ask("Do what the script says.", mock_agent.bin("claude"), env, work), 120))
 
 
+def journal(mock_agent):
+    """The agent's journal once the CLI the SDK stopped has written it (the SDK ends the
+    CLI when the program stops reading; the mock journals as it exits): at most 5 s."""
+    deadline = time.monotonic() + 5
+    while not mock_agent.journal() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return mock_agent.journal()
+
+
 def test_one_cassette_is_recorded_once_then_replayed(mock_agent, tmp_path):
     cassette = CASSETTES / "ask.cassette"
     mock_agent.use(dialect="claude", cassette=cassette, record="once")
     recording = mock_agent.case is None
     answer = run(mock_agent, tmp_path)
-    print("ONE", "RECORDED" if recording else "REPLAYED", len(mock_agent.journal()), repr(answer))
+    print("ONE", "RECORDED" if recording else "REPLAYED", len(journal(mock_agent)), repr(answer))
     if not recording:
         (entry,) = mock_agent.journal()
         assert entry["source"] == str(cassette)
         # The program concluded what the recorded run says a correct one concludes.
-        assert mock_agent.case.broken(0, answer + "\n") == []
+        assert mock_agent.case.broken(0, answer + "\n", mock=mock_agent.binary) == []
 
 
 @pytest.mark.mock_agent_library(str(CASSETTES / "library"))
 def test_a_library_follows_the_record_mode(mock_agent, tmp_path):
     answer = run(mock_agent, tmp_path)
-    print("LIBRARY", mock_agent.record, len(mock_agent.journal()), repr(answer))
+    print("LIBRARY", mock_agent.record, len(journal(mock_agent)), repr(answer))

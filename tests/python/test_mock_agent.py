@@ -276,9 +276,9 @@ def test_one_cassette_of_any_dialect_is_recorded_once_then_replayed(mock_agent, 
     # Not there yet: the run is recorded from the real CLI, so there is no case yet.
     mock_agent.use(dialect="claude", cassette=cassette, record="once", real=reals / "claude")
     assert mock_agent.record == "once" and mock_agent.case is None
-    done = mock_agent.run(["claude", "-p", "hi", "--output-format", "json"])
+    done = mock_agent.run(["claude", "-p", "hi", "--output-format", "stream-json", "--verbose"])
     assert done.returncode == 0, done.stderr
-    recorded = json.loads(done.stdout)
+    recorded = json.loads(done.stdout.splitlines()[-1])
     assert recorded["type"] == "result"
     assert mock_agent.journal() == []  # the real CLI ran, not the mock
     header = json.loads(cassette.read_text(encoding="utf-8").splitlines()[0])
@@ -286,17 +286,20 @@ def test_one_cassette_of_any_dialect_is_recorded_once_then_replayed(mock_agent, 
     # There: replayed, with no real CLI to reach, and judged by the cassette's case.
     mock_agent.use(dialect="claude", cassette=cassette, record="once", real="/nonexistent/claude")
     assert mock_agent.case is not None and mock_agent.case.succeeds
-    done = mock_agent.run(["claude", "-p", "hi", "--output-format", "json"])
+    done = mock_agent.run(["claude", "-p", "hi", "--output-format", "stream-json", "--verbose"])
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout)["result"] == recorded["result"]
+    assert json.loads(done.stdout.splitlines()[-1])["result"] == recorded["result"]
     (entry,) = mock_agent.journal()
     assert entry["source"] == str(cassette)
-    assert mock_agent.broken(done) == []
+    # The answer shown as a program shows it: the case is the cassette's.
+    assert mock_agent.case.broken(0, recorded["result"] + "\n") == []
     # all: recorded again, from the real CLI.
     mock_agent.use(dialect="claude", cassette=cassette, record="all", real="/nonexistent/claude")
-    done = mock_agent.run(["claude", "-p", "hi", "--output-format", "json"])
-    assert done.returncode == 64, done
-    assert b"mock-agent: record mode all runs the real claude for the run of `claude`, and none was found" in done.stderr
+    done = mock_agent.run(["claude", "-p", "hi", "--output-format", "stream-json", "--verbose"])
+    assert done.returncode == 66, done
+    assert done.stderr.startswith(b"mock-agent: "), done.stderr
+    assert b"/nonexistent/claude" in done.stderr
+    assert cassette.is_file()  # a recording that failed leaves the cassette as it was
     # use() without record: the mock itself again.
     mock_agent.use()
     assert os.path.realpath(mock_agent.bin("claude")) == os.path.realpath(binary())
@@ -309,8 +312,9 @@ def test_a_library_keeps_each_run_of_each_cli_in_order(mock_agent, tmp_path):
     mock_agent.use(library=library, record="once", real=reals_by_program)
     codex = ["codex", "exec", "--json", "fix the bug"]
     gemini = ["gemini", "-p", "hi", "--output-format", "json"]
+    trusted = {**mock_agent.env, "GEMINI_CLI_TRUST_WORKSPACE": "true"}
     for argv in (codex, codex, gemini):
-        done = mock_agent.run(argv)
+        done = mock_agent.run(argv, env=trusted)
         assert done.returncode == 0, done.stderr
     assert sorted(p.relative_to(library).as_posix() for p in library.rglob("*.cassette")) == [
         "codex/1.cassette",
@@ -320,8 +324,9 @@ def test_a_library_keeps_each_run_of_each_cli_in_order(mock_agent, tmp_path):
     assert mock_agent.journal() == []
     # none: each run plays its cassette, in order; one more run is a miss.
     mock_agent.use(library=library, record="none")
+    trusted = {**mock_agent.env, "GEMINI_CLI_TRUST_WORKSPACE": "true"}
     for argv in (codex, gemini, codex):
-        assert mock_agent.run(argv).returncode == 0
+        assert mock_agent.run(argv, env=trusted).returncode == 0
     sources = [entry["source"] for entry in mock_agent.journal()]
     assert sources == [str(library / "codex/1.cassette"), str(library / "gemini/1.cassette"), str(library / "codex/2.cassette")]
     missed = mock_agent.run(codex)
@@ -346,17 +351,19 @@ def test_the_real_cli_is_found_by_its_variable_or_on_path(tmp_path):
 
     reals = stand_in_reals(tmp_path / "real")
     cassette = tmp_path / "c.cassette"
-    lonely = MockAgent(tmp_path / "a", base_env={"PATH": "/nonexistent"})
+    lonely = MockAgent(tmp_path / "a", base_env={"PATH": "/usr/bin:/bin"})
     lonely.use(dialect="gemini", cassette=cassette, record="once")
     done = lonely.run(["gemini", "-p", "hi"])
     assert done.returncode == 64
     assert done.stderr.decode().splitlines()[1].startswith(
         "help: put the real gemini on the PATH the test starts with, set MOCK_AGENT_REAL_GEMINI=PATH"
     )
-    named = MockAgent(tmp_path / "b", base_env={"PATH": "/nonexistent", "MOCK_AGENT_REAL_GEMINI": str(reals / "gemini")})
+    named = MockAgent(tmp_path / "b", base_env={"PATH": "/usr/bin:/bin", "MOCK_AGENT_REAL_GEMINI": str(reals / "gemini")})
     named.use(dialect="gemini", cassette=cassette, record="once")
-    assert named.run(["gemini", "-p", "hi"]).returncode == 0, "recorded"
-    on_path = MockAgent(tmp_path / "c", base_env={"PATH": str(reals)})
+    done = named.run(["gemini", "-p", "hi"], env={**named.env, "GEMINI_CLI_TRUST_WORKSPACE": "true"})
+    assert done.returncode == 0, done.stderr
+    assert cassette.is_file()
+    on_path = MockAgent(tmp_path / "c", base_env={"PATH": f"{reals}:/usr/bin:/bin"})
     on_path.use(dialect="codex", cassette=tmp_path / "d.cassette", record="once")
     assert on_path.run(["codex", "exec", "hi"]).returncode == 0
     assert (tmp_path / "d.cassette").is_file()
@@ -385,7 +392,7 @@ def test_the_record_modes_of_pytest_record_claude_too(pytester, pytestconfig, tm
 
         @pytest.mark.mock_agent_library
         def test_asks(mock_agent):
-            done = mock_agent.run(["claude", "-p", "hi", "--output-format", "json"])
+            done = mock_agent.run(["claude", "-p", "hi", "--output-format", "stream-json", "--verbose"])
             print("STDERR", done.stderr.decode())
             assert done.returncode == 0
             print("RUNS", len(mock_agent.journal()), "RECORD", mock_agent.record)
