@@ -337,7 +337,7 @@ class MockAgent:
         seed: Optional[int] = None,
         library: Optional[PathLike] = None,
         record: Optional[str] = None,
-        real: Optional[PathLike] = None,
+        real: Union[None, PathLike, Mapping[str, PathLike]] = None,
         dialect: Optional[str] = None,
         **settings: Any,
     ) -> "MockAgent":
@@ -348,13 +348,25 @@ class MockAgent:
         faults; ``faults`` given too are added). ``cassette``: a cassette or capture to
         replay. ``faults``: a fault spec, or several (``mock-agent faults`` lists them).
         ``timing``: ``MOCK_AGENT_TIMING``. ``generate``: the seed of a generated session.
-        ``seed``: ``MOCK_AGENT_SEED``. ``library``: a directory of cassettes that the
-        shim replays from, and records into as ``record`` says (a mode of
-        :data:`RECORD_MODES`; default: pytest's ``--record-mode``, else ``none``,
-        replay only), running ``real`` (the real CLI; default: ``--mock-agent-real``,
-        else ``cursor-agent`` on the test's own ``PATH``) when it records; default: the
-        ``mock_agent_library`` marker's, else none. Other keywords are further
-        variables: ``account="..."`` is ``MOCK_AGENT_ACCOUNT``.
+        ``seed``: ``MOCK_AGENT_SEED``. Other keywords are further variables:
+        ``account="..."`` is ``MOCK_AGENT_ACCOUNT``.
+
+        Recording (any dialect): ``cassette`` with ``record`` (a mode of
+        :data:`RECORD_MODES`) records the dialect's run into the cassette from the real
+        CLI, or replays it: ``once`` and ``new_episodes`` record when the file is not
+        there yet and replay it from then on, ``all`` records every run, ``none`` replays
+        only, ``passthrough`` runs the real CLI and keeps nothing. ``library``: a
+        directory of cassettes every CLI replays from and records into as ``record``
+        says (default: pytest's ``--record-mode``, else ``none``); default: the
+        ``mock_agent_library`` marker's, else none. Cursor's runs are matched by their
+        arguments and prompt (the binary's shim); each other program's runs are kept in
+        order, ``LIBRARY/claude/1.cassette``, ``2.cassette``..., and under ``once`` a
+        folder that has cassettes is replayed only. ``real``: the real CLI the record
+        modes run: a path, the dialect's; or a mapping of programs to paths; default:
+        ``MOCK_AGENT_REAL_<PROGRAM>`` of the test's environment
+        (``MOCK_AGENT_REAL_CLAUDE``), else ``--mock-agent-real`` for the dialect in use
+        (or the program it is named as), else the program on the test's own ``PATH``.
+        A run being recorded has no case (:attr:`case` is ``None``) until it is replayed.
 
         ``dialect``: the dialect the program drives (a name of :func:`dialects`, e.g.
         ``claude``); without ``case``, the case of that dialect this agent plays (its
