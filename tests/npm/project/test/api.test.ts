@@ -170,7 +170,9 @@ function standInReals(): string {
 test("one cassette of any dialect is recorded once, then replayed without the real CLI", async ({ mockAgent }) => {
   const reals = standInReals();
   const cassette = path.join(mkdtempSync(path.join(os.tmpdir(), "mock-agent-one-")), "ask.cassette");
-  const argv = ["claude", "-p", "hi", "--output-format", "json"];
+  // A run in json is printed, not streamed: only stream-json recordings replay.
+  const argv = ["claude", "-p", "hi", "--output-format", "stream-json", "--verbose"];
+  const result = (stdout: string) => JSON.parse(stdout.trim().split("\n").at(-1) ?? "").result;
   mockAgent.use({ dialect: "claude", cassette, record: "once", real: path.join(reals, "claude") });
   expect([mockAgent.record, mockAgent.cassette]).toEqual(["once", cassette]);
   const recorded = await mockAgent.run(argv);
@@ -180,13 +182,14 @@ test("one cassette of any dialect is recorded once, then replayed without the re
   mockAgent.use({ dialect: "claude", cassette, record: "once", real: "/nonexistent/claude" });
   const replayed = await mockAgent.run(argv);
   expect(replayed.exitCode, replayed.stderr).toBe(0);
-  expect(JSON.parse(replayed.stdout).result).toBe(JSON.parse(recorded.stdout).result);
+  expect(result(replayed.stdout)).toBe(result(recorded.stdout));
   expect(mockAgent.journal().map((e) => e.source)).toEqual([cassette]);
-  // all: records again, and there is no real CLI to run.
+  // all: records again, and the real CLI given cannot be run: the cassette stays as it was.
   mockAgent.use({ dialect: "claude", cassette, record: "all", real: "/nonexistent/claude" });
   const failed = await mockAgent.run(argv);
-  expect(failed.exitCode).toBe(64);
-  expect(failed.stderr).toMatch(/^mock-agent: record mode all runs the real claude for the run of `claude`, and none was found\nhelp: /);
+  expect(failed.exitCode).toBe(66);
+  expect(failed.stderr).toMatch(/^mock-agent: .*\/nonexistent\/claude/);
+  expect(existsSync(cassette)).toBe(true);
   // Without record, the mock itself again.
   mockAgent.use({ dialect: "claude" });
   expect(realpathSync(mockAgent.bin("claude"))).toBe(realpathSync(binary()));
