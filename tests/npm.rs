@@ -220,7 +220,9 @@ fn vitest_runs_the_api_tests_and_every_case_of_each_example_green() {
     let failed: Vec<_> = run
         .tests
         .iter()
-        .filter(|((file, _), (status, _))| status != "passed" && !(file == "record.test.ts" && status == "skipped"))
+        .filter(|((file, _), (status, _))| {
+            status != "passed" && !(file == "record.test.ts" && status == "skipped")
+        })
         .collect();
     assert!(failed.is_empty(), "failed: {failed:#?}\n{}", run.output);
     assert_eq!(run.of_file("api.test.ts").count(), 11, "{}", run.output);
@@ -391,10 +393,18 @@ fn vitest_records_the_real_claude_code_once_then_replays_it() {
     let cassettes = tempfile::tempdir().expect("a folder");
     let server = Server::start(Api::Anthropic, Scenario::builtin()).expect("serves the Messages API");
     let printed = |run: &Vitest| -> String {
-        let line = run.output.lines().find(|l| l.starts_with("RECORD ")).map(str::to_owned);
+        let line = run
+            .output
+            .lines()
+            .find(|l| l.starts_with("RECORD "))
+            .map(str::to_owned);
         line.unwrap_or_else(|| panic!("no RECORD line:\n{}", run.output))
     };
-    let status = |run: &Vitest| -> Vec<String> { run.of_file("record.test.ts").map(|(_, (s, m))| format!("{s} {m}")).collect() };
+    let status = |run: &Vitest| -> Vec<String> {
+        run.of_file("record.test.ts")
+            .map(|(_, (s, m))| format!("{s} {m}"))
+            .collect()
+    };
     let recorded = vitest_with(
         &projects.project,
         &["test/record.test.ts"],
@@ -405,13 +415,19 @@ fn vitest_records_the_real_claude_code_once_then_replays_it() {
         ],
     );
     assert_eq!(status(&recorded), ["passed "], "{}", recorded.output);
-    assert!(server.requests().iter().any(|r| r.step.is_some()), "the model API was not asked");
+    assert!(
+        server.requests().iter().any(|r| r.step.is_some()),
+        "the model API was not asked"
+    );
     drop(server);
     let line = printed(&recorded);
     assert!(line.starts_with("RECORD RECORDED 0 \""), "{line}");
     let text = std::fs::read_to_string(cassettes.path().join("summarize.cassette")).expect("the cassette");
     assert!(text.contains("\"dialect\":\"claude\""), "{text}");
-    assert!(!text.contains("sk-ant-test-not-in-the-cassette"), "the key is in the cassette");
+    assert!(
+        !text.contains("sk-ant-test-not-in-the-cassette"),
+        "the key is in the cassette"
+    );
 
     let replayed = vitest_with(
         &projects.project,
@@ -424,5 +440,18 @@ fn vitest_records_the_real_claude_code_once_then_replays_it() {
         line.strip_prefix("RECORD RECORDED 0"),
         "{}",
         replayed.output
+    );
+}
+
+/// The script that records and replays a program's runs is one file, shipped by both
+/// packages: the npm package's copy is the Python package's.
+#[test]
+fn the_record_script_of_both_packages_is_the_same() {
+    let read =
+        |path: &str| std::fs::read_to_string(root().join(path)).unwrap_or_else(|e| panic!("{path}: {e}"));
+    assert_eq!(
+        read("npm/mock-agent/lib/record.sh"),
+        read("python/mock_agent/record.sh"),
+        "copy python/mock_agent/record.sh to npm/mock-agent/lib/record.sh"
     );
 }

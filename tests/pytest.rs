@@ -109,7 +109,11 @@ fn a_claude_agent_sdk_program_is_tested_over_the_matrix_with_pytest() {
 
 /// pytest, from the Claude Agent SDK's environment, on tests/python-record with the
 /// cassettes in `cassettes`, `args` and `env` given.
-fn pytest_record(cassettes: &std::path::Path, args: &[&str], env: &[(&str, &std::ffi::OsStr)]) -> (bool, String) {
+fn pytest_record(
+    cassettes: &std::path::Path,
+    args: &[&str],
+    env: &[(&str, &std::ffi::OsStr)],
+) -> (bool, String) {
     let mut pytest = Command::new(&crate::claude_sdks::sdks().python);
     harness::run::child::without_mock_env(&mut pytest)
         .current_dir(root())
@@ -164,7 +168,10 @@ fn a_claude_agent_sdk_test_records_the_real_claude_code_once_then_replays_it() {
     );
     assert!(passed, "{recorded}");
     let asked = server.requests().iter().filter(|r| r.step.is_some()).count();
-    assert!(asked >= 2, "each of the two runs reached the model API: {asked}\n{recorded}");
+    assert!(
+        asked >= 2,
+        "each of the two runs reached the model API: {asked}\n{recorded}"
+    );
     drop(server);
     let one = printed(&recorded, "ONE ");
     assert!(one.starts_with("ONE RECORDED 0 '"), "{recorded}");
@@ -175,9 +182,14 @@ fn a_claude_agent_sdk_test_records_the_real_claude_code_once_then_replays_it() {
         cassettes.path().join("library/claude/1.cassette"),
     ];
     for file in &files {
-        let text = std::fs::read_to_string(file).unwrap_or_else(|e| panic!("{}: {e}\n{recorded}", file.display()));
+        let text =
+            std::fs::read_to_string(file).unwrap_or_else(|e| panic!("{}: {e}\n{recorded}", file.display()));
         assert!(text.contains("\"dialect\":\"claude\""), "{text}");
-        assert!(!text.contains("sk-ant-test-not-in-the-cassette"), "the key is in {}", file.display());
+        assert!(
+            !text.contains("sk-ant-test-not-in-the-cassette"),
+            "the key is in {}",
+            file.display()
+        );
     }
 
     // Offline: no real CLI, no model API; the same answers, from the cassettes.
@@ -189,8 +201,15 @@ fn a_claude_agent_sdk_test_records_the_real_claude_code_once_then_replays_it() {
         one.strip_prefix("ONE RECORDED 0"),
         "{replayed}"
     );
-    assert_eq!(answer(printed(&replayed, "LIBRARY ")), answer(library), "{replayed}");
-    assert!(printed(&replayed, "LIBRARY ").starts_with("LIBRARY none 1 '"), "{replayed}");
+    assert_eq!(
+        answer(printed(&replayed, "LIBRARY ")),
+        answer(library),
+        "{replayed}"
+    );
+    assert!(
+        printed(&replayed, "LIBRARY ").starts_with("LIBRARY none 1 '"),
+        "{replayed}"
+    );
     // A run the library lacks is an error, not a silent pass.
     std::fs::remove_file(&files[1]).expect("removes");
     let (passed, missed) = pytest_record(cassettes.path(), &[], &[]);
