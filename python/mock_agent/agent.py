@@ -366,7 +366,9 @@ class MockAgent:
         ``MOCK_AGENT_REAL_<PROGRAM>`` of the test's environment
         (``MOCK_AGENT_REAL_CLAUDE``), else ``--mock-agent-real`` for the dialect in use
         (or the program it is named as), else the program on the test's own ``PATH``.
-        A run being recorded has no case (:attr:`case` is ``None``) until it is replayed.
+        A run being recorded has no case (:attr:`case` is ``None``) until it is replayed
+        from its cassette; nor has a program's run from a library (which cassette it
+        plays is known only as it runs): judge it by ``cases(cassettes=[FILE])``.
 
         ``dialect``: the dialect the program drives (a name of :func:`dialects`, e.g.
         ``claude``); without ``case``, the case of that dialect this agent plays (its
