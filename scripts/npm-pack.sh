@@ -1,24 +1,27 @@
 #!/usr/bin/env bash
 # The npm packages of mock-agent, built from this repository, as Rust tools ship on npm
-# (esbuild, biome): the main package `mock-agent` (a small launcher, the JavaScript API,
-# the vitest fixture; npm/mock-agent/) and the package of this platform holding the
-# binary (`@mock-agent/linux-x64`, ...; npm/platforms/PLATFORM/), which the main one
-# names in its optionalDependencies, so npm installs only the one whose os and cpu
-# match. Versions are the workspace's (Cargo.toml). Each is `npm pack`ed:
+# (esbuild, biome): the main package `@mock-agent/mock-agent` (a small launcher, the
+# JavaScript API, the vitest fixture; npm/mock-agent/; `mock-agent` on npm is another
+# project's) and the package of this platform holding the binary
+# (`@mock-agent/linux-x64`, ...; npm/platforms/PLATFORM/), which the main one names in
+# its optionalDependencies, so npm installs only the one whose os and cpu match.
+# Versions are the workspace's (Cargo.toml). Each is `npm pack`ed:
 #
 #   scripts/npm-pack.sh                      # cargo build --release, then pack
 #   scripts/npm-pack.sh --binary PATH        # pack this built binary instead
 #   scripts/npm-pack.sh --out DIR            # where the tarballs go
 #
 # Prints the path of each tarball, the main package's first:
-#   .../npm/pack/mock-agent-0.1.0.tgz
+#   .../npm/pack/mock-agent-mock-agent-0.1.0.tgz
 #   .../npm/pack/mock-agent-linux-x64-0.1.0.tgz
 # Install both in a project: `npm install ./mock-agent-*.tgz` (docs/npm.md).
 #
 # Where: DIR, else npm/pack in the cargo target directory ($CARGO_TARGET_DIR, else
 # target/); the packages are laid out in npm/stage beside it. Only this machine's
-# platform is built (a platform package holds a binary built for it). Needs cargo,
-# node 18+ and npm; no network.
+# platform is built (a platform package holds a binary built for it): this script does
+# not cross-compile, and only linux-x64 has been packed and tested (the other
+# manifests of npm/platforms/ are packed by running it on such a machine). Needs
+# cargo, node 18+ and npm; no network.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 target="${CARGO_TARGET_DIR:-$root/target}"
@@ -43,7 +46,7 @@ while [ $# -gt 0 ]; do
         shift 2
         ;;
     -h | --help)
-        sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'
+        sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'
         exit 0
         ;;
     *) fail "unknown argument '$1'; give --binary PATH, --out DIR or nothing" 64 ;;

@@ -20,6 +20,8 @@ import tempfile
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Union
 
+from . import recording
+
 __all__ = [
     "Case",
     "MockAgent",
@@ -187,6 +189,8 @@ class Dialect:
     programs: Sequence[str]
     #: Whether the agent reads the client's messages.
     conversation: bool
+    #: The word of ``mock-agent WORD ARGS`` that runs its CLI (``claude``, ``agent``).
+    word: str = ""
 
 
 _DIALECTS: Dict[str, List[Dialect]] = {}
@@ -298,13 +302,16 @@ class MockAgent:
         self.journal_path = self.directory / "journal.jsonl"
         base = dict(os.environ if base_env is None else base_env)
         self._outside = {k: v for k, v in base.items() if not k.startswith("MOCK_AGENT_")}
+        # The real CLIs named by the test's environment (MOCK_AGENT_REAL_CLAUDE=PATH).
+        self._named_reals = {k: v for k, v in base.items() if k.startswith("MOCK_AGENT_REAL_")}
         #: The ``PATH`` the test started with, without the mock's directory.
         self.outer_path = self._outside.get("PATH", os.defpath)
         #: The case in use (:meth:`use` with ``case=``), if any.
         self.case: Optional[Case] = None
-        #: The record mode and library the shim uses, if any.
+        #: The record mode in use, if any, and its library or its one cassette.
         self.record: Optional[str] = None
         self.library: Optional[Path] = None
+        self.cassette: Optional[Path] = None
         #: The record mode of :meth:`use` with a library and no ``record`` (pytest's
         #: ``--record-mode``; else ``none``), and the real CLI it runs.
         self.default_record: Optional[str] = None
@@ -330,7 +337,7 @@ class MockAgent:
         seed: Optional[int] = None,
         library: Optional[PathLike] = None,
         record: Optional[str] = None,
-        real: Optional[PathLike] = None,
+        real: Union[None, PathLike, Mapping[str, PathLike]] = None,
         dialect: Optional[str] = None,
         **settings: Any,
     ) -> "MockAgent":
@@ -341,13 +348,27 @@ class MockAgent:
         faults; ``faults`` given too are added). ``cassette``: a cassette or capture to
         replay. ``faults``: a fault spec, or several (``mock-agent faults`` lists them).
         ``timing``: ``MOCK_AGENT_TIMING``. ``generate``: the seed of a generated session.
-        ``seed``: ``MOCK_AGENT_SEED``. ``library``: a directory of cassettes that the
-        shim replays from, and records into as ``record`` says (a mode of
-        :data:`RECORD_MODES`; default: pytest's ``--record-mode``, else ``none``,
-        replay only), running ``real`` (the real CLI; default: ``--mock-agent-real``,
-        else ``cursor-agent`` on the test's own ``PATH``) when it records; default: the
-        ``mock_agent_library`` marker's, else none. Other keywords are further
-        variables: ``account="..."`` is ``MOCK_AGENT_ACCOUNT``.
+        ``seed``: ``MOCK_AGENT_SEED``. Other keywords are further variables:
+        ``account="..."`` is ``MOCK_AGENT_ACCOUNT``.
+
+        Recording (any dialect): ``cassette`` with ``record`` (a mode of
+        :data:`RECORD_MODES`) records the dialect's run into the cassette from the real
+        CLI, or replays it: ``once`` and ``new_episodes`` record when the file is not
+        there yet and replay it from then on, ``all`` records every run, ``none`` replays
+        only, ``passthrough`` runs the real CLI and keeps nothing. ``library``: a
+        directory of cassettes every CLI replays from and records into as ``record``
+        says (default: pytest's ``--record-mode``, else ``none``); default: the
+        ``mock_agent_library`` marker's, else none. Cursor's runs are matched by their
+        arguments and prompt (the binary's shim); each other program's runs are kept in
+        order, ``LIBRARY/claude/1.cassette``, ``2.cassette``..., and under ``once`` a
+        folder that has cassettes is replayed only. ``real``: the real CLI the record
+        modes run: a path, the dialect's; or a mapping of programs to paths; default:
+        ``MOCK_AGENT_REAL_<PROGRAM>`` of the test's environment
+        (``MOCK_AGENT_REAL_CLAUDE``), else ``--mock-agent-real`` for the dialect in use
+        (or the program it is named as), else the program on the test's own ``PATH``.
+        A run being recorded has no case (:attr:`case` is ``None``) until it is replayed
+        from its cassette; nor has a program's run from a library (which cassette it
+        plays is known only as it runs): judge it by ``cases(cassettes=[FILE])``.
 
         ``dialect``: the dialect the program drives (a name of :func:`dialects`, e.g.
         ``claude``); without ``case``, the case of that dialect this agent plays (its
@@ -360,12 +381,17 @@ class MockAgent:
             env.update(case.env)
             if case.faults:
                 fault_list.append(case.faults)
-        if cassette is not None:
+        chosen = self._dialect(dialect if dialect is not None else case.dialect if case is not None else None)
+        mode = self._mode(record) if record is not None else None
+        rule = recording.policy(mode, None) if mode is not None and library is None else None
+        if cassette is not None and rule in (None, "replay"):
             if not Path(cassette).exists():
                 raise MockAgentError(
                     f"mock-agent: use(cassette={str(cassette)!r}): no such file\n"
                     "help: give the path of a .cassette or .ndjson file, absolute or from the current directory"
+                    + ("" if mode is None else f"; or record it: use(cassette=..., record='once')")
                 )
+        if cassette is not None and rule is None:
             env["MOCK_AGENT_CASSETTE"] = os.path.abspath(cassette)
         if isinstance(faults, str):
             fault_list.append(faults)
@@ -380,32 +406,66 @@ class MockAgent:
             env["MOCK_AGENT_GENERATE"] = str(int(generate))
         if seed is not None:
             env["MOCK_AGENT_SEED"] = str(int(seed))
-        self.record = None
-        self.library = None
+        self.record, self.library, self.cassette = None, None, None
+        for program in self._programs():
+            recording.link(self.bin_dir, program, self.binary)
+        # Whether the runs of the dialect in use are recorded or replayed by the script
+        # of recording.py, so that the case they play is not known here.
+        scripted = False
         if library is None:
             library = self.default_library
         if library is not None:
-            mode = record or self.default_record or "none"
-            if mode not in RECORD_MODES:
-                raise MockAgentError(
-                    f"mock-agent: record mode {mode!r} is none of {', '.join(RECORD_MODES)}\n"
-                    "help: `none` replays only; `once` records what the library lacks"
-                )
+            mode = mode or self._mode(self.default_record or "none")
             self.record, self.library = mode, Path(library).absolute()
+            # The default dialect's CLI: the binary's own shim.
+            shim = self.dialects[0]
             env["MOCK_AGENT_RECORD"] = mode
             env["MOCK_AGENT_LIBRARY"] = str(self.library)
-            real_cli = next((r for r in (real, self.default_real) if r is not None), None) or self.find_real()
+            real_cli = self._real(shim.programs[0], real, ours=chosen.programs == shim.programs)
             if real_cli is not None:
-                env["MOCK_AGENT_REAL"] = os.path.abspath(real_cli)
-        elif record is not None:
-            raise MockAgentError(
-                "mock-agent: use(record=...) needs a library of cassettes\nhelp: use(library=DIR, record=...)"
-            )
+                env["MOCK_AGENT_REAL"] = real_cli
+            # Every other CLI: a folder of the library each.
+            for other in self.dialects:
+                for program in other.programs:
+                    if program in shim.programs or (self.bin_dir / program).is_file() and not (self.bin_dir / program).is_symlink():
+                        continue
+                    folder = self.library / program
+                    recording.write(
+                        self.bin_dir,
+                        program,
+                        word=other.word,
+                        mock=self.binary,
+                        real=self._real(program, real, ours=program in chosen.programs),
+                        mode=mode,
+                        rule=recording.policy(mode, folder),
+                        folder=folder,
+                    )
+            scripted = not set(chosen.programs) & set(shim.programs)
+        elif mode is not None:
+            if cassette is None or rule is None:
+                raise MockAgentError(
+                    "mock-agent: use(record=...) needs a cassette or a library of cassettes\n"
+                    "help: use(dialect=..., cassette=FILE, record='once') records the run into FILE "
+                    "the first time and replays it from then on; use(library=DIR, record=...) keeps every run"
+                )
+            self.record, self.cassette = mode, Path(cassette).absolute()
+            for program in chosen.programs:
+                recording.write(
+                    self.bin_dir,
+                    program,
+                    word=chosen.word,
+                    mock=self.binary,
+                    real=self._real(program, real, ours=True),
+                    mode=mode,
+                    rule=rule,
+                    cassette=self.cassette,
+                )
+            scripted = not (rule == "replay" or rule == "missing" and self.cassette.exists())
         for key, value in settings.items():
             name = key if key.startswith("MOCK_AGENT_") else "MOCK_AGENT_" + re.sub(r"\W", "_", key).upper()
             env[name] = str(value)
         env["MOCK_AGENT_JOURNAL"] = str(self.journal_path)
-        if dialect is not None and case is None:
+        if dialect is not None and case is None and not scripted:
             case = self._case_of(dialect, cassette, generate, ";".join(fault_list))
         self.case = case
         self._settings = env
@@ -415,6 +475,39 @@ class MockAgent:
         if self._patched:
             self._set_environ()
         return self
+
+    def _dialect(self, name: Optional[str]) -> Dialect:
+        """The dialect named so (default: the binary's default dialect)."""
+        if name is None:
+            return self.dialects[0]
+        for known in self.dialects:
+            if known.name == name:
+                return known
+        names = ", ".join(d.name for d in self.dialects)
+        raise MockAgentError(f"mock-agent: use(dialect={name!r}): no such dialect\nhelp: the dialects are {names}")
+
+    @staticmethod
+    def _mode(mode: str) -> str:
+        if mode not in RECORD_MODES:
+            raise MockAgentError(
+                f"mock-agent: record mode {mode!r} is none of {', '.join(RECORD_MODES)}\n"
+                "help: `none` replays only; `once` records what the library lacks"
+            )
+        return mode
+
+    def _programs(self) -> List[str]:
+        return sorted({p for d in self.dialects for p in d.programs})
+
+    def _real(self, program: str, given: Any, *, ours: bool) -> Optional[str]:
+        """The real CLI of ``program`` (:func:`recording.find_real`)."""
+        return recording.find_real(
+            program,
+            given=given,
+            ours=ours,
+            default=self.default_real,
+            named=self._named_reals,
+            outer_path=self.outer_path,
+        )
 
     def _case_of(self, dialect: str, cassette: Optional[PathLike], generate: Optional[int], faults: str) -> Case:
         """The case of ``dialect`` with this source and these faults."""
@@ -429,8 +522,22 @@ class MockAgent:
             source = {"generated": int(generate) + 1, "default": False, "filter": f"generated-{int(generate)}/"}
         else:
             source = {}
-        (found,) = cases(dialect=dialect, faults=[faults], mock=self.binary, **source)
-        return found
+        found = cases(dialect=dialect, faults=[faults], mock=self.binary, **source)
+        if len(found) == 1:
+            return found[0]
+        if cassette is not None and Path(cassette).is_dir():
+            raise MockAgentError(
+                f"mock-agent: use(dialect={dialect!r}, cassette={str(cassette)!r}): a directory of "
+                f"{len(found)} cassette(s), and the agent plays one\n"
+                "help: give one file of it (use(cassette=DIR/NAME.cassette)); to run the program on "
+                f"each, take the cases of the directory: mock_agent_cases(dialect={dialect!r}, "
+                "cassettes=[DIR]), or use(case=...) with each of cases(...)"
+            )
+        raise MockAgentError(
+            f"mock-agent: use(dialect={dialect!r}): {len(found)} cases of `mock-agent cases` where one was "
+            f"expected (source {source or 'default'}, faults {faults!r})\n"
+            "help: give use() one cassette or one generated seed; this is a bug in mock-agent if you did"
+        )
 
     @property
     def settings(self) -> Dict[str, str]:
@@ -440,10 +547,11 @@ class MockAgent:
     def bin(self, program: str) -> str:
         """The path of the mock as ``program`` (``claude``, ``cursor-agent``), for a
         program that is given its agent's path rather than finding it on ``PATH``
-        (``ClaudeAgentOptions(cli_path=mock_agent.bin("claude"))``)."""
+        (``ClaudeAgentOptions(cli_path=mock_agent.bin("claude"))``); while its runs are
+        recorded or replayed (:meth:`use` with ``record``), the script that does so."""
         link = self.bin_dir / program
-        if not link.is_symlink():
-            names = ", ".join(sorted({p for d in self.dialects for p in d.programs}))
+        if program not in self._programs() or not link.exists():
+            names = ", ".join(self._programs())
             raise MockAgentError(f"mock-agent: no executable `{program}`; the mock answers to {names}")
         return str(link)
 
@@ -475,7 +583,8 @@ class MockAgent:
         if self.case is None:
             raise MockAgentError(
                 "mock-agent: judge() needs the case the agent plays\n"
-                "help: use(case=...) first (the mock_agent_cases marker does), or call case.judge(...)"
+                "help: use(case=...) first (the mock_agent_cases marker does), or call case.judge(...); "
+                "a run the real CLI makes while it is recorded has no case until it is replayed"
             )
         return self.case.judge(
             done.returncode,

@@ -8,11 +8,14 @@ source tree, ``-p mock_agent.pytest_plugin``).
 - The marker ``mock_agent_cases(**kwargs)``: the test runs once per case of the matrix
   (keywords of :func:`mock_agent.cases`), each case a test id of its own, the case in
   use by the test's agent and in the fixture ``mock_agent_case``.
-- The marker ``mock_agent_library(path=None)``: the test's agent replays from a library
-  of cassettes (default ``agent-cassettes/MODULE/TEST`` beside the test file) and
-  records into it as ``--record-mode`` says (``none``, the default, replays only).
+- The marker ``mock_agent_library(path=None)``: the test's agent replays every CLI's
+  runs from a library of cassettes (default ``agent-cassettes/MODULE/TEST`` beside the
+  test file) and records into it as ``--record-mode`` says (``none``, the default,
+  replays only): Cursor's by the binary's shim, each other program's in a folder of
+  its own (``claude/1.cassette``, ...).
 - ``--record-mode MODE`` and ``--mock-agent-real PATH`` (the real CLI the record modes
-  run; default: ``cursor-agent`` on the ``PATH`` pytest runs with).
+  run for the dialect a test names, or for the program it is named as; else
+  ``MOCK_AGENT_REAL_<PROGRAM>``, else the program on the ``PATH`` pytest runs with).
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ _CASES_CACHE: Dict[Tuple[Tuple[str, Any], ...], List[Case]] = {}
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("mock-agent", "mock-agent: a stand-in for cursor-agent")
+    group = parser.getgroup("mock-agent", "mock-agent: a stand-in for the agent CLIs (cursor-agent, claude, codex, gemini)")
     group.addoption(
         "--record-mode",
         dest="mock_agent_record_mode",
@@ -42,7 +45,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         dest="mock_agent_real",
         metavar="PATH",
         default=None,
-        help="the real cursor-agent the record modes run (default: cursor-agent on PATH)",
+        help="the real CLI the record modes run, for the dialect a test names in use() or the "
+        "program it is named as (claude); default: MOCK_AGENT_REAL_<PROGRAM>, else the program on PATH",
     )
 
 

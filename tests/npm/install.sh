@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The example project of tests/npm.rs, installed as a user installs mock-agent: the
 # tarballs of scripts/npm-pack.sh (of the binary given, the one under test) installed by
-# `npm install ./mock-agent-*.tgz` into a project of its own, beside the pinned vitest,
+# `npm install ./mock-agent-*.tgz` (@mock-agent/mock-agent and @mock-agent/linux-x64) into a project of its own, beside the pinned vitest,
 # SDKs and TypeScript of tests/npm/project/package.json (installed once and kept while
 # that file stays the same; the npm registry the first time). Also a copy of the project
 # with the planted bugs of tests/npm/planted/ (sharing its node_modules).
@@ -49,7 +49,7 @@ cp "$root/cassettes/shell-command.cassette" "$project/cassettes/"
 stamp="$(sha256sum "$dir"/pack/*.tgz | sha256sum)"
 if [ "$stamp" != "$(cat "$dir/installed" 2>/dev/null)" ]; then
     cp "$source/package.json" "$project/"
-    rm -rf "$project/node_modules/mock-agent" "$project/node_modules/@mock-agent"
+    rm -rf "$project/node_modules/@mock-agent"
     (cd "$project" && npm install --no-audit --no-fund --loglevel=error "$dir"/pack/mock-agent-*.tgz >&2) || {
         echo "mock-agent: tests/npm/install.sh: npm install of the tarballs in $dir/pack failed; see npm's output above" >&2
         exit 1

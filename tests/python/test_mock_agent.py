@@ -258,3 +258,158 @@ def test_use_names_the_dialect_and_the_agent_is_judged_without_a_case(mock_agent
         mock_agent.use(dialect="claud")
     with pytest.raises(MockAgentError, match="no-such-fault"):
         mock_agent.use(dialect="codex", faults="no-such-fault")
+
+
+def stand_in_reals(directory):
+    """A folder of "real" CLIs that are the mock itself under each program's name: run
+    by `mock-agent record` with none of the agent's settings, each plays its dialect's
+    default session."""
+    directory.mkdir()
+    for program in ("claude", "codex", "gemini"):
+        (directory / program).symlink_to(binary())
+    return directory
+
+
+def test_one_cassette_of_any_dialect_is_recorded_once_then_replayed(mock_agent, tmp_path):
+    reals = stand_in_reals(tmp_path / "real")
+    cassette = tmp_path / "cassettes" / "ask.cassette"
+    # Not there yet: the run is recorded from the real CLI, so there is no case yet.
+    mock_agent.use(dialect="claude", cassette=cassette, record="once", real=reals / "claude")
+    assert mock_agent.record == "once" and mock_agent.case is None
+    done = mock_agent.run(["claude", "-p", "hi", "--output-format", "stream-json", "--verbose"])
+    assert done.returncode == 0, done.stderr
+    recorded = json.loads(done.stdout.splitlines()[-1])
+    assert recorded["type"] == "result"
+    assert mock_agent.journal() == []  # the real CLI ran, not the mock
+    header = json.loads(cassette.read_text(encoding="utf-8").splitlines()[0])
+    assert header["invocation"]["dialect"] == "claude", header
+    # There: replayed, with no real CLI to reach, and judged by the cassette's case.
+    mock_agent.use(dialect="claude", cassette=cassette, record="once", real="/nonexistent/claude")
+    assert mock_agent.case is not None and mock_agent.case.succeeds
+    done = mock_agent.run(["claude", "-p", "hi", "--output-format", "stream-json", "--verbose"])
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.splitlines()[-1])["result"] == recorded["result"]
+    (entry,) = mock_agent.journal()
+    assert entry["source"] == str(cassette)
+    # The answer shown as a program shows it: the case is the cassette's.
+    assert mock_agent.case.broken(0, recorded["result"] + "\n") == []
+    # all: recorded again, from the real CLI.
+    mock_agent.use(dialect="claude", cassette=cassette, record="all", real="/nonexistent/claude")
+    done = mock_agent.run(["claude", "-p", "hi", "--output-format", "stream-json", "--verbose"])
+    assert done.returncode == 66, done
+    assert done.stderr.startswith(b"mock-agent: "), done.stderr
+    assert b"/nonexistent/claude" in done.stderr
+    assert cassette.is_file()  # a recording that failed leaves the cassette as it was
+    # use() without record: the mock itself again.
+    mock_agent.use()
+    assert os.path.realpath(mock_agent.bin("claude")) == os.path.realpath(binary())
+
+
+def test_a_library_keeps_each_run_of_each_cli_in_order(mock_agent, tmp_path):
+    reals = stand_in_reals(tmp_path / "real")
+    library = tmp_path / "library"
+    reals_by_program = {p: reals / p for p in ("codex", "gemini")}
+    mock_agent.use(library=library, record="once", real=reals_by_program)
+    codex = ["codex", "exec", "--json", "fix the bug"]
+    gemini = ["gemini", "-p", "hi", "--output-format", "json"]
+    trusted = {**mock_agent.env, "GEMINI_CLI_TRUST_WORKSPACE": "true"}
+    for argv in (codex, codex, gemini):
+        done = mock_agent.run(argv, env=trusted)
+        assert done.returncode == 0, done.stderr
+    assert sorted(p.relative_to(library).as_posix() for p in library.rglob("*.cassette")) == [
+        "codex/1.cassette",
+        "codex/2.cassette",
+        "gemini/1.cassette",
+    ]
+    assert mock_agent.journal() == []
+    # none: each run plays its cassette, in order; one more run is a miss.
+    mock_agent.use(library=library, record="none")
+    trusted = {**mock_agent.env, "GEMINI_CLI_TRUST_WORKSPACE": "true"}
+    for argv in (codex, gemini, codex):
+        assert mock_agent.run(argv, env=trusted).returncode == 0
+    sources = [entry["source"] for entry in mock_agent.journal()]
+    assert sources == [str(library / "codex/1.cassette"), str(library / "gemini/1.cassette"), str(library / "codex/2.cassette")]
+    missed = mock_agent.run(codex)
+    assert missed.returncode == 66
+    assert missed.stderr.decode().startswith(
+        f"mock-agent: no cassette {library}/codex/3.cassette for run 3 of `codex` in this test (record mode none replays only)\nhelp: "
+    )
+    # once, in a library that has runs of codex: replayed, never recorded again.
+    mock_agent.use(library=library, record="once", real={"codex": "/bin/false"})
+    assert mock_agent.run(codex).returncode == 0
+    assert mock_agent.run(codex).returncode == 0
+    assert mock_agent.run(codex).returncode == 66
+    # new_episodes: what the library lacks is recorded.
+    mock_agent.use(library=library, record="new_episodes", real=reals_by_program)
+    for _ in range(3):
+        assert mock_agent.run(codex).returncode == 0
+    assert (library / "codex" / "3.cassette").is_file()
+
+
+def test_the_real_cli_is_found_by_its_variable_or_on_path(tmp_path):
+    from mock_agent import MockAgent
+
+    reals = stand_in_reals(tmp_path / "real")
+    cassette = tmp_path / "c.cassette"
+    lonely = MockAgent(tmp_path / "a", base_env={"PATH": "/usr/bin:/bin"})
+    lonely.use(dialect="gemini", cassette=cassette, record="once")
+    done = lonely.run(["gemini", "-p", "hi"])
+    assert done.returncode == 64
+    assert done.stderr.decode().splitlines()[1].startswith(
+        "help: put the real gemini on the PATH the test starts with, set MOCK_AGENT_REAL_GEMINI=PATH"
+    )
+    named = MockAgent(tmp_path / "b", base_env={"PATH": "/usr/bin:/bin", "MOCK_AGENT_REAL_GEMINI": str(reals / "gemini")})
+    named.use(dialect="gemini", cassette=cassette, record="once")
+    done = named.run(["gemini", "-p", "hi"], env={**named.env, "GEMINI_CLI_TRUST_WORKSPACE": "true"})
+    assert done.returncode == 0, done.stderr
+    assert cassette.is_file()
+    on_path = MockAgent(tmp_path / "c", base_env={"PATH": f"{reals}:/usr/bin:/bin"})
+    on_path.use(dialect="codex", cassette=tmp_path / "d.cassette", record="once")
+    assert on_path.run(["codex", "exec", "hi"]).returncode == 0
+    assert (tmp_path / "d.cassette").is_file()
+    with pytest.raises(MockAgentError, match="needs a cassette or a library"):
+        on_path.use(dialect="codex", record="once")
+
+
+def test_a_directory_of_cassettes_is_one_error(mock_agent):
+    folder = ROOT / "cassettes" / "claude"
+    count = len(list(folder.glob("*.cassette")))
+    assert count > 1
+    with pytest.raises(MockAgentError) as raised:
+        mock_agent.use(dialect="claude", cassette=folder)
+    message = str(raised.value)
+    assert message.startswith(
+        f"mock-agent: use(dialect='claude', cassette='{folder}'): a directory of {count} cassette(s), and the agent plays one\nhelp: "
+    ), message
+    assert "mock_agent_cases(dialect='claude', cassettes=[DIR])" in message
+
+
+def test_the_record_modes_of_pytest_record_claude_too(pytester, pytestconfig, tmp_path):
+    reals = stand_in_reals(tmp_path / "real")
+    pytester.makepyfile(
+        test_inner="""
+        import pytest
+
+        @pytest.mark.mock_agent_library
+        def test_asks(mock_agent):
+            done = mock_agent.run(["claude", "-p", "hi", "--output-format", "stream-json", "--verbose"])
+            print("STDERR", done.stderr.decode())
+            assert done.returncode == 0
+            print("RUNS", len(mock_agent.journal()), "RECORD", mock_agent.record)
+        """
+    )
+    run = lambda *args: pytester.runpytest_subprocess(  # noqa: E731
+        "-p", plugin_name(pytestconfig), "-s", *args
+    )
+    library = pytester.path / "agent-cassettes" / "test_inner" / "test_asks"
+    missed = run()
+    missed.assert_outcomes(failed=1)
+    missed.stdout.fnmatch_lines([f"*STDERR mock-agent: no cassette {library}/claude/1.cassette for run 1 of `claude`*"])
+    # --mock-agent-real names claude by its file name.
+    recorded = run("--record-mode=once", f"--mock-agent-real={reals / 'claude'}")
+    recorded.assert_outcomes(passed=1)
+    recorded.stdout.fnmatch_lines(["RUNS 0 RECORD once"])
+    assert (library / "claude" / "1.cassette").is_file()
+    replayed = run("--record-mode=none", "--mock-agent-real=/bin/false")
+    replayed.assert_outcomes(passed=1)
+    replayed.stdout.fnmatch_lines(["RUNS 1 RECORD none"])

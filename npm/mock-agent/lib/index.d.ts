@@ -1,6 +1,9 @@
 // Types of mock-agent's JavaScript API (lib/index.js). See docs/npm.md.
 
 /** The record modes of the shim (`MOCK_AGENT_RECORD`), as VCR names them. */
+/** The variable that names the real CLI of a program: `MOCK_AGENT_REAL_CLAUDE`. */
+export declare function realVariable(program: string): string;
+
 export declare const RECORD_MODES: readonly RecordMode[];
 export type RecordMode = "none" | "once" | "new_episodes" | "all" | "passthrough";
 
@@ -25,6 +28,8 @@ export declare class Dialect {
   readonly programs: readonly string[];
   /** Whether the agent reads the client's messages. */
   readonly conversation: boolean;
+  /** The word of `mock-agent WORD ARGS` that runs its CLI (`claude`, `agent`). */
+  readonly word: string;
 }
 
 /** The dialects the binary stands in for (`mock-agent dialects --json`). */
@@ -129,7 +134,7 @@ export interface UseOptions {
   dialect?: string;
   /** A case of `cases()`: its session and faults, and its dialect. */
   case?: Case;
-  /** A cassette or capture to replay. */
+  /** A cassette or capture to replay; with `record`, the cassette the dialect's run is recorded into, or replayed from. */
   cassette?: string;
   /** A fault spec, or several (`mock-agent faults` lists them). */
   faults?: string | string[];
@@ -139,12 +144,19 @@ export interface UseOptions {
   generate?: number;
   /** `MOCK_AGENT_SEED`. */
   seed?: number;
-  /** A folder of cassettes the shim replays from, and records into as `record` says. */
+  /**
+   * A folder of cassettes every CLI replays from, and records into as `record` says:
+   * Cursor's through the binary's shim (matched by arguments and prompt), each other
+   * program's runs in order in a folder of its own (`DIR/claude/1.cassette`, ...).
+   */
   library?: string;
-  /** The record mode (default `none`: replay only). */
+  /** The record mode (with a library, default `none`: replay only). */
   record?: RecordMode;
-  /** The real CLI the record modes run (default: the dialect's executable on the outer PATH). */
-  real?: string;
+  /**
+   * The real CLI the record modes run: a path, the dialect's; or an object of programs
+   * and paths (default: `MOCK_AGENT_REAL_<PROGRAM>`, else the program on the outer PATH).
+   */
+  real?: string | Record<string, string>;
   /** Further variables: `{ account: "x" }` is `MOCK_AGENT_ACCOUNT`. */
   settings?: Record<string, string | number | boolean>;
 }
@@ -196,9 +208,10 @@ export declare class MockAgent {
   readonly dialect: string;
   /** The case in use, if any. */
   readonly case: Case | null;
-  /** The record mode and library the shim uses, if any. */
+  /** The record mode in use, if any, and its library or its one cassette. */
   readonly record: RecordMode | null;
   readonly library: string | null;
+  readonly cassette: string | null;
   /** The environment to spawn the program under test with. */
   readonly env: Record<string, string>;
   /** This agent's `MOCK_AGENT_*` settings. */
@@ -209,6 +222,8 @@ export declare class MockAgent {
   bin(program?: string): string;
   /** The real CLI of a dialect on the outer PATH, if any. */
   findReal(dialect?: string): string | null;
+  /** The real CLI of `program` the record modes run (see `UseOptions.real`), if any. */
+  realOf(program: string, given?: string | Record<string, string>, ours?: boolean): string | null;
   /** Each invocation of the agent so far, parsed. */
   journal(): JournalEntry[];
   /** Spawns the program under test with `env` and waits for its end. */

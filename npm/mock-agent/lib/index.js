@@ -1,7 +1,7 @@
 // mock-agent for JavaScript and TypeScript tests: the mock agent of one test (its own
 // executables, `claude`, `codex`, `cursor-agent`, ..., an environment to spawn the
 // program under test with, its journal), the matrix of cases `mock-agent test` runs,
-// and the verdict of `mock-agent judge` on a run. Framework-free; `mock-agent/vitest`
+// and the verdict of `mock-agent judge` on a run. Framework-free; `@mock-agent/mock-agent/vitest`
 // puts it in a vitest fixture. The same API as the Python package (python/mock_agent).
 //
 // Nothing here changes `process.env`: a test's settings are in `agent.env` alone.
@@ -13,7 +13,11 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  chmodSync,
+  lstatSync,
+  readdirSync,
   readFileSync,
+  renameSync,
   rmSync,
   symlinkSync,
   writeFileSync,
@@ -105,6 +109,8 @@ export class Dialect {
     this.programs = Object.freeze([...fields.programs]);
     /** Whether the agent reads the client's messages. */
     this.conversation = Boolean(fields.conversation);
+    /** The word of `mock-agent WORD ARGS` that runs its CLI (`claude`, `agent`). */
+    this.word = fields.word;
     Object.freeze(this);
   }
 }
@@ -267,6 +273,81 @@ function executable(program) {
   return process.platform === "win32" ? `${program}.exe` : program;
 }
 
+/**
+ * What a run does under a record mode (as the Python package's recording.py):
+ * `replay`, `record`, `missing` (record when its cassette is not there yet) or
+ * `passthrough`. In a library (`folder`), `once` records only into a folder with no
+ * cassette yet, as VCR's `once`.
+ */
+function recordPolicy(mode, folder) {
+  if (mode === "once" && folder != null) {
+    let names = [];
+    try {
+      names = readdirSync(folder);
+    } catch {
+      // no folder yet: nothing recorded
+    }
+    return names.some((name) => name.endsWith(".cassette")) ? "replay" : "record";
+  }
+  return { none: "replay", once: "missing", new_episodes: "missing", all: "record", passthrough: "passthrough" }[mode];
+}
+
+/** The variable that names the real CLI of a program: `MOCK_AGENT_REAL_CLAUDE`. */
+export function realVariable(program) {
+  return `MOCK_AGENT_REAL_${program.replace(/[^A-Za-z0-9]/g, "_").toUpperCase()}`;
+}
+
+function checkMode(mode) {
+  if (!RECORD_MODES.includes(mode)) {
+    throw new MockAgentError(
+      `mock-agent: record mode ${JSON.stringify(mode)} is none of ${RECORD_MODES.join(", ")}\n` +
+        "help: `none` replays only; `once` records what the library lacks",
+    );
+  }
+  return mode;
+}
+
+/**
+ * Makes the agent's executable `program` the script that replays its runs from
+ * cassettes or records them with `mock-agent record -- REAL ARGS` (lib/record.sh, the
+ * same file as the Python package's), in place of the link to the mock.
+ */
+function writeRecordScript(binDir, program, settings) {
+  if (process.platform === "win32") {
+    throw new MockAgentError(
+      "mock-agent: the record modes of use() run a POSIX shell script, and there is none on Windows\n" +
+        "help: record with `mock-agent record --out FILE -- REAL ARGS` and replay with use({ cassette })",
+    );
+  }
+  const state = mkdtempSync(path.join(path.dirname(binDir), `runs-${program}-`));
+  const quote = (text) => `'${String(text).replace(/'/g, "'\\''")}'`;
+  const values = { ...settings, program, state, bindir: binDir, variable: realVariable(program) };
+  const header = ["program", "word", "mock", "real", "policy", "mode", "cassette", "folder", "state", "bindir", "variable"]
+    .map((name) => `${name}=${quote(values[name] ?? "")}\n`)
+    .join("");
+  const body = readFileSync(new URL("./record.sh", import.meta.url), "utf8");
+  const scratch = path.join(binDir, `.${program}.new`);
+  writeFileSync(scratch, `#!/bin/sh\n# mock-agent: ${program}, recorded or replayed\n${header}${body}`);
+  chmodSync(scratch, 0o755);
+  renameSync(scratch, path.join(binDir, program));
+}
+
+/** Makes the agent's executable `program` the mock itself: a link, else (where links need rights, as on Windows) a copy. */
+function linkMock(binDir, program, mock) {
+  const link = path.join(binDir, executable(program));
+  try {
+    if (lstatSync(link).isSymbolicLink()) return;
+    rmSync(link, { force: true });
+  } catch {
+    // not there yet
+  }
+  try {
+    symlinkSync(mock, link);
+  } catch {
+    copyFileSync(mock, link);
+  }
+}
+
 function settingName(key) {
   return key.startsWith("MOCK_AGENT_") ? key : `MOCK_AGENT_${key.replace(/\W/g, "_").replace(/([a-z0-9])([A-Z])/g, "$1_$2").toUpperCase()}`;
 }
@@ -290,29 +371,23 @@ export class MockAgent {
     mkdirSync(this.binDir, { recursive: true });
     /** The dialects the mock stands in for. */
     this.dialects = dialects({ binary: this.binary });
-    for (const program of new Set(this.dialects.flatMap((d) => d.programs))) {
-      const link = path.join(this.binDir, executable(program));
-      if (existsSync(link)) continue;
-      // The mock answers as the name it is run by: a link, else (where links need
-      // rights, as on Windows) a copy.
-      try {
-        symlinkSync(this.binary, link);
-      } catch {
-        copyFileSync(this.binary, link);
-      }
-    }
+    // The mock answers as the name it is run by.
+    for (const program of new Set(this.dialects.flatMap((d) => d.programs))) linkMock(this.binDir, program, this.binary);
     /** The journal: one JSON line per invocation of the agent. */
     this.journalPath = path.join(this.directory, "journal.jsonl");
     this.outside = withoutSettings(env ?? process.env);
+    /** The real CLIs the environment names (`MOCK_AGENT_REAL_CLAUDE=PATH`). */
+    this.namedReals = Object.fromEntries(Object.entries(env ?? process.env).filter(([name]) => name.startsWith("MOCK_AGENT_REAL_")));
     /** The `PATH` the agent was made with, without the mock's folder. */
     this.outerPath = this.outside.PATH ?? "/usr/bin:/bin";
     /** The dialect in use: `cursor-print` until `use()` names another (or a case does). */
     this.dialect = "cursor-print";
     /** The case in use (`use({ case })`), if any. */
     this.case = null;
-    /** The record mode and library the shim uses, if any. */
+    /** The record mode in use, if any, and its library or its one cassette. */
     this.record = null;
     this.library = null;
+    this.cassette = null;
     /** The environment to spawn the program under test with. */
     this.env = {};
     this.current = {};
@@ -359,14 +434,17 @@ export class MockAgent {
       Object.assign(env, kase.env);
       if (kase.faults) faultList.push(kase.faults);
     }
-    if (cassette != null) {
+    const chosen = this.dialects.find((d) => d.name === name);
+    let mode = record != null ? checkMode(record) : null;
+    const rule = mode != null && library == null ? recordPolicy(mode, null) : null;
+    if (cassette != null && (rule == null || rule === "replay")) {
       if (!existsSync(String(cassette))) {
         throw new MockAgentError(
           `mock-agent: use({ cassette: ${JSON.stringify(String(cassette))} }): no such file\n` +
             "help: give the path of a .cassette or .ndjson file, absolute or from the current folder",
         );
       }
-      env.MOCK_AGENT_CASSETTE = path.resolve(String(cassette));
+      if (rule == null) env.MOCK_AGENT_CASSETTE = path.resolve(String(cassette));
     }
     if (typeof faults === "string") faultList.push(faults);
     else if (faults != null) faultList.push(...faults);
@@ -375,23 +453,54 @@ export class MockAgent {
     if (timing != null) env.MOCK_AGENT_TIMING = String(timing);
     if (generate != null) env.MOCK_AGENT_GENERATE = String(Math.trunc(generate));
     if (seed != null) env.MOCK_AGENT_SEED = String(Math.trunc(seed));
-    let mode = null;
     let folder = null;
+    let one = null;
+    const programs = new Set(this.dialects.flatMap((d) => d.programs));
+    for (const program of programs) linkMock(this.binDir, program, this.binary);
     if (library != null) {
-      mode = record ?? "none";
-      if (!RECORD_MODES.includes(mode)) {
-        throw new MockAgentError(
-          `mock-agent: record mode ${JSON.stringify(mode)} is none of ${RECORD_MODES.join(", ")}\n` +
-            "help: `none` replays only; `once` records what the library lacks",
-        );
-      }
+      mode = mode ?? "none";
       folder = path.resolve(String(library));
+      // The default dialect's CLI: the binary's own shim, its library matched by arguments.
+      const shim = this.dialects[0];
       env.MOCK_AGENT_RECORD = mode;
       env.MOCK_AGENT_LIBRARY = folder;
-      const realCli = real ?? this.findReal(name);
-      if (realCli != null) env.MOCK_AGENT_REAL = path.resolve(String(realCli));
-    } else if (record != null) {
-      throw new MockAgentError("mock-agent: use({ record }) needs a library of cassettes\nhelp: use({ library: DIR, record: ... })");
+      const realCli = this.realOf(shim.programs[0], real, chosen.programs.join() === shim.programs.join());
+      if (realCli != null) env.MOCK_AGENT_REAL = realCli;
+      // Every other CLI: a folder of the library each, its runs in order.
+      const done = new Set(shim.programs);
+      for (const other of this.dialects) {
+        for (const program of other.programs) {
+          if (done.has(program)) continue;
+          done.add(program);
+          const programFolder = path.join(folder, program);
+          writeRecordScript(this.binDir, program, {
+            word: other.word,
+            mock: this.binary,
+            real: this.realOf(program, real, chosen.programs.includes(program)),
+            policy: recordPolicy(mode, programFolder),
+            mode,
+            folder: programFolder,
+          });
+        }
+      }
+    } else if (mode != null) {
+      if (cassette == null) {
+        throw new MockAgentError(
+          "mock-agent: use({ record }) needs a cassette or a library of cassettes\n" +
+            "help: use({ dialect, cassette: FILE, record: \"once\" }) records the run into FILE the first time and replays it from then on; use({ library: DIR, record }) keeps every run",
+        );
+      }
+      one = path.resolve(String(cassette));
+      for (const program of chosen.programs) {
+        writeRecordScript(this.binDir, program, {
+          word: chosen.word,
+          mock: this.binary,
+          real: this.realOf(program, real, true),
+          policy: rule,
+          mode,
+          cassette: one,
+        });
+      }
     }
     for (const [key, value] of Object.entries(settings)) env[settingName(key)] = String(value);
     env.MOCK_AGENT_JOURNAL = this.journalPath;
@@ -399,6 +508,7 @@ export class MockAgent {
     this.case = kase ?? null;
     this.record = mode;
     this.library = folder;
+    this.cassette = one;
     this.current = env;
     this.env = { ...this.outside, ...env, PATH: this.binDir + path.delimiter + this.outerPath };
     return this;
@@ -425,7 +535,23 @@ export class MockAgent {
     return link;
   }
 
-  /** The real CLI of a dialect on the outer PATH, if there is one (what the record modes run). */
+  /**
+   * The real CLI of `program` the record modes run: `given` (a path, when `ours`: the
+   * program is the dialect's in use; or an object of programs and paths), else the
+   * environment's `MOCK_AGENT_REAL_<PROGRAM>`, else `program` on the outer PATH.
+   */
+  realOf(program, given, ours) {
+    if (given != null && typeof given === "object") {
+      if (given[program] != null) return path.resolve(String(given[program]));
+    } else if (given != null && ours) {
+      return path.resolve(String(given));
+    }
+    const named = this.namedReals[realVariable(program)];
+    if (named) return path.resolve(named);
+    return which(program, this.outerPath);
+  }
+
+  /** The real CLI of a dialect on the outer PATH, if there is one. */
   findReal(dialect = this.dialect) {
     const program = this.dialects.find((d) => d.name === dialect)?.programs[0];
     return program == null ? null : which(program, this.outerPath);

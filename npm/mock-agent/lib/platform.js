@@ -1,11 +1,12 @@
 // Which package holds the mock-agent binary of this machine: one package per platform,
 // each installed only where its `os` and `cpu` match (the `optionalDependencies` of
-// mock-agent), as esbuild and biome ship their binaries.
+// @mock-agent/mock-agent), as esbuild and biome ship their binaries. A package is packed
+// by scripts/npm-pack.sh on a machine of its platform; only linux-x64 has been so far.
 import { createRequire } from "node:module";
 import { accessSync, constants } from "node:fs";
 import path from "node:path";
 
-/** The platforms a package is made for: `${process.platform}-${process.arch}`. */
+/** The platforms a package is declared for (npm/platforms/): `${process.platform}-${process.arch}`. */
 export const PLATFORMS = Object.freeze([
   "linux-x64",
   "linux-arm64",
@@ -29,8 +30,8 @@ export function installedBinary(platform = process.platform, arch = process.arch
   if (!PLATFORMS.includes(key)) {
     return {
       error:
-        `mock-agent: no build of mock-agent for ${key} (there are ${PLATFORMS.join(", ")})\n` +
-        "help: build it from the repository (`cargo build --release -p mock-agent`) and set MOCK_AGENT_BIN to target/release/mock-agent",
+        `mock-agent: no package of mock-agent for this platform, ${key} (there are ${PLATFORMS.join(", ")})\n` +
+        "help: build the binary from the repository (`cargo build --release -p mock-agent`) and set MOCK_AGENT_BIN=target/release/mock-agent",
     };
   }
   let manifest;
@@ -39,9 +40,11 @@ export function installedBinary(platform = process.platform, arch = process.arch
   } catch {
     return {
       error:
-        `mock-agent: the package ${name}, which holds the binary for ${key}, is not installed\n` +
-        "help: install mock-agent with its optional dependencies (not `--omit=optional`); " +
-        `from a local build, install both tarballs: \`npm install ./mock-agent-*.tgz\`; or set MOCK_AGENT_BIN`,
+        `mock-agent: the package ${name}, which holds the binary for this platform (${key}), is not installed\n` +
+        "help: install @mock-agent/mock-agent with its optional dependencies (not `--omit=optional`); " +
+        "from a local build, install both tarballs of scripts/npm-pack.sh (`npm install ./mock-agent-*.tgz`), " +
+        `which packs only the platform it runs on: run it on ${key}; ` +
+        "or build the binary (`cargo build --release -p mock-agent`) and set MOCK_AGENT_BIN=target/release/mock-agent",
     };
   }
   const file = path.join(path.dirname(manifest), "bin", platform === "win32" ? "mock-agent.exe" : "mock-agent");
@@ -51,7 +54,7 @@ export function installedBinary(platform = process.platform, arch = process.arch
     return {
       error:
         `mock-agent: ${file}: the binary of ${name} is missing or not executable\n` +
-        "help: reinstall mock-agent (`npm install --force mock-agent`), or set MOCK_AGENT_BIN",
+        "help: reinstall it (`npm install --force @mock-agent/mock-agent`), or set MOCK_AGENT_BIN=PATH of a built mock-agent",
     };
   }
   return { path: file };

@@ -6,7 +6,7 @@ import type { MockAgent } from "./index.js";
 export * from "./index.js";
 export { expect, describe } from "vitest";
 
-/** The fixtures `mock-agent/vitest` adds. */
+/** The fixtures `@mock-agent/mock-agent/vitest` adds. */
 export interface MockAgentFixtures {
   /** The test's own agent, removed when the test ends. */
   mockAgent: MockAgent;

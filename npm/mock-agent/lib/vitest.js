@@ -2,7 +2,7 @@
 // an agent of the test's own (a MockAgent: its executables, `env`, journal), removed
 // when the test ends. Every case of a matrix is a test of its own through `test.for`:
 //
-//   import { test, expect, cases } from "mock-agent/vitest";
+//   import { test, expect, cases } from "@mock-agent/mock-agent/vitest";
 //   test.for(cases({ dialect: "claude" }))("copes with $name", async (kase, { mockAgent }) => {
 //     mockAgent.use({ case: kase });
 //     ...

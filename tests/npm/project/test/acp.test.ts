@@ -1,5 +1,5 @@
 // An ACP client, tested against every case of Cursor's server mode (`cursor-agent acp`).
-import { cases, expect, test } from "mock-agent/vitest";
+import { cases, expect, test } from "@mock-agent/mock-agent/vitest";
 
 import { ask } from "../src/ask.ts";
 

@@ -1,12 +1,12 @@
 // The API of the mock-agent package as installed from its tarballs (tests/npm.rs): the
 // agent of a test, its settings, its journal, the matrix, the verdicts, the launcher.
 // The tests of one agent not reaching the next run in file order.
-import { existsSync, mkdtempSync, readdirSync, realpathSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, symlinkSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
-import { Case, MockAgentError, RECORD_MODES, binary, cases, dialects, startAgent } from "mock-agent";
-import { expect, test, type MockAgent } from "mock-agent/vitest";
+import { Case, MockAgentError, RECORD_MODES, binary, cases, dialects, realVariable, startAgent } from "@mock-agent/mock-agent";
+import { expect, test, type MockAgent } from "@mock-agent/mock-agent/vitest";
 
 const seen: MockAgent[] = [];
 
@@ -62,7 +62,7 @@ test("use() says what the agent does; what it does not name is the default, but 
   // What is wrong is said, and changes nothing.
   expect(() => mockAgent.use({ cassette: "cassettes/nope.cassette" })).toThrow(/no such file/);
   expect(() => mockAgent.use({ dialect: "gemini-pro" })).toThrow(/no dialect "gemini-pro"/);
-  expect(() => mockAgent.use({ record: "once" })).toThrow(/needs a library/);
+  expect(() => mockAgent.use({ record: "once" })).toThrow(/needs a cassette or a library/);
   expect(() => mockAgent.use({ library: "lib", record: "twice" as "once" })).toThrow(/none of none, once/);
   expect(() => mockAgent.use({ casette: cassette } as object)).toThrow(/no option "casette"/);
   const [claudeCase] = cases({ dialect: "claude", filter: "default/clean" });
@@ -158,6 +158,86 @@ test("the record modes replay from a library, and record into it with the real C
     replayer.close();
   }
   expect(existsSync(recorder.directory)).toBe(false);
+});
+
+/** "Real" CLIs that are the mock under each program's name: run by `mock-agent record` with none of the agent's settings, each plays its dialect's default session. */
+function standInReals(): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "mock-agent-reals-"));
+  for (const program of ["claude", "codex", "gemini"]) symlinkSync(binary(), path.join(dir, program));
+  return dir;
+}
+
+test("one cassette of any dialect is recorded once, then replayed without the real CLI", async ({ mockAgent }) => {
+  const reals = standInReals();
+  const cassette = path.join(mkdtempSync(path.join(os.tmpdir(), "mock-agent-one-")), "ask.cassette");
+  // A run in json is printed, not streamed: only stream-json recordings replay.
+  const argv = ["claude", "-p", "hi", "--output-format", "stream-json", "--verbose"];
+  const result = (stdout: string) => JSON.parse(stdout.trim().split("\n").at(-1) ?? "").result;
+  mockAgent.use({ dialect: "claude", cassette, record: "once", real: path.join(reals, "claude") });
+  expect([mockAgent.record, mockAgent.cassette]).toEqual(["once", cassette]);
+  const recorded = await mockAgent.run(argv);
+  expect(recorded.exitCode, recorded.stderr).toBe(0);
+  expect(mockAgent.journal()).toEqual([]); // the real CLI ran
+  expect(JSON.parse(readFileSync(cassette, "utf8").split("\n")[0]).invocation.dialect).toBe("claude");
+  mockAgent.use({ dialect: "claude", cassette, record: "once", real: "/nonexistent/claude" });
+  const replayed = await mockAgent.run(argv);
+  expect(replayed.exitCode, replayed.stderr).toBe(0);
+  expect(result(replayed.stdout)).toBe(result(recorded.stdout));
+  expect(mockAgent.journal().map((e) => e.source)).toEqual([cassette]);
+  // all: records again, and the real CLI given cannot be run: the cassette stays as it was.
+  mockAgent.use({ dialect: "claude", cassette, record: "all", real: "/nonexistent/claude" });
+  const failed = await mockAgent.run(argv);
+  expect(failed.exitCode).toBe(66);
+  expect(failed.stderr).toMatch(/^mock-agent: .*\/nonexistent\/claude/);
+  expect(existsSync(cassette)).toBe(true);
+  // Without record, the mock itself again.
+  mockAgent.use({ dialect: "claude" });
+  expect(realpathSync(mockAgent.bin("claude"))).toBe(realpathSync(binary()));
+});
+
+test("a library keeps each run of each CLI in order, found by its variable", async () => {
+  const reals = standInReals();
+  const library = mkdtempSync(path.join(os.tmpdir(), "mock-agent-library-"));
+  const env = { ...process.env, PATH: "/usr/bin:/bin", [realVariable("codex")]: path.join(reals, "codex") };
+  expect(realVariable("cursor-agent")).toBe("MOCK_AGENT_REAL_CURSOR_AGENT");
+  const recorder = startAgent({ env, library, record: "once" });
+  const replayer = startAgent({ env: { PATH: "/usr/bin:/bin" }, library });
+  const codex = ["codex", "exec", "--json", "fix the bug"];
+  try {
+    for (const _ of [1, 2]) {
+      const done = await recorder.run(codex);
+      expect(done.exitCode, done.stderr).toBe(0);
+    }
+    expect(readdirSync(path.join(library, "codex")).sort()).toEqual(["1.cassette", "2.cassette"]);
+    const gemini = await recorder.run(["gemini", "-p", "hi"]);
+    expect(gemini.exitCode).toBe(64);
+    expect(gemini.stderr).toMatch(/set MOCK_AGENT_REAL_GEMINI=PATH/);
+    for (const _ of [1, 2]) expect((await replayer.run(codex)).exitCode).toBe(0);
+    expect(replayer.journal().map((e) => path.basename(String(e.source)))).toEqual(["1.cassette", "2.cassette"]);
+    const missed = await replayer.run(codex);
+    expect(missed.exitCode).toBe(66);
+    expect(missed.stderr).toMatch(/^mock-agent: no cassette .*\/codex\/3\.cassette for run 3 of `codex` in this test \(record mode none replays only\)/);
+  } finally {
+    recorder.close();
+    replayer.close();
+  }
+});
+
+test("the launcher says which platform has no package, and what to do", async ({ mockAgent }) => {
+  // The main package alone, as npm leaves it where no platform package matches.
+  const lonely = mkdtempSync(path.join(os.tmpdir(), "mock-agent-lonely-"));
+  const main = path.join(lonely, "node_modules", "@mock-agent", "mock-agent");
+  mkdirSync(path.dirname(main), { recursive: true });
+  cpSync(realpathSync("node_modules/@mock-agent/mock-agent"), main, { recursive: true });
+  const env = { ...mockAgent.env };
+  delete env.MOCK_AGENT_BIN;
+  const done = await mockAgent.run([process.execPath, path.join(main, "bin", "mock-agent.js"), "--help"], { env });
+  expect(done.exitCode).toBe(69);
+  const key = `${process.platform}-${process.arch}`;
+  expect(done.stderr).toContain(`mock-agent: the package @mock-agent/${key}, which holds the binary for this platform (${key}), is not installed\nhelp: `);
+  expect(done.stderr).toContain("set MOCK_AGENT_BIN=target/release/mock-agent");
+  const { installedBinary } = await import(path.join(main, "lib", "platform.js"));
+  expect(installedBinary("aix", "ppc64").error).toMatch(/^mock-agent: no package of mock-agent for this platform, aix-ppc64 \(there are linux-x64, /);
 });
 
 test("the launcher runs the binary of this platform's package", async ({ mockAgent }) => {

@@ -1,5 +1,5 @@
 // A program on the Claude Agent SDK, tested against every case of Claude Code's matrix.
-import { cases, expect, test } from "mock-agent/vitest";
+import { cases, expect, test } from "@mock-agent/mock-agent/vitest";
 
 import { summarize } from "../src/summarize.ts";
 

@@ -1,5 +1,5 @@
 // A program on the Codex SDK, tested against every case of Codex's matrix.
-import { cases, expect, test } from "mock-agent/vitest";
+import { cases, expect, test } from "@mock-agent/mock-agent/vitest";
 
 import { fix } from "../src/fix.ts";
 
