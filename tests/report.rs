@@ -219,3 +219,48 @@ fn a_fuzz_report_shows_each_minimal_failing_case_run_again() {
     assert!(html.contains("data-property=\"reports-failure\""), "{html}");
     assert!(html.contains("<svg"), "a picture: {html}");
 }
+
+/// The consumer may follow `--`, as `record`'s does: each argument as it is, quoted for
+/// the shell. The folders of `--junit` and `--report` are made before the run, and
+/// the report's title is a command that runs the same test again.
+#[test]
+fn a_consumer_after_dashes_runs_and_the_reports_folders_are_made() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let junit = dir.path().join("out/junit/cases.xml");
+    let page = dir.path().join("out/html/report.html");
+    let consumer = root().join("tests/consumers/careful.py");
+    let out = mock_std()
+        .args(["test", "--dialect", "cursor-print", "--filter", "default/clean"])
+        .arg("--junit")
+        .arg(&junit)
+        .arg("--report")
+        .arg(&page)
+        .args(["--", "python3"])
+        .arg(&consumer)
+        .arg("a prompt with spaces")
+        .output()
+        .expect("runs mock-agent test");
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(out.status.code(), Some(0), "{said}");
+    assert!(said.contains("1 passed"), "{said}");
+    assert!(std::fs::read_to_string(&junit)
+        .expect("junit written")
+        .contains("default/clean"));
+    let html = std::fs::read_to_string(&page).expect("report written");
+    // The title: the command, quoted as one word (`'` is `&#39;` in the page).
+    assert!(
+        html.contains("mock-agent test --dialect cursor-print --consumer &#39;python3 "),
+        "{html}"
+    );
+    assert!(html.contains("a prompt with spaces"), "{html}");
+    // Both ways of giving the consumer at once is a usage error.
+    let both = mock_std()
+        .args(["test", "--consumer", "true", "--", "true"])
+        .output()
+        .expect("runs");
+    assert_eq!(both.status.code(), Some(harness::exit_codes::USAGE));
+}

@@ -210,8 +210,12 @@ enum Own {
 #[derive(Args)]
 struct TestArgs {
     /// The consumer: a shell command; `{mock}` is the mock's path, `{format}` the case's output format.
-    #[arg(long, value_name = "CMD")]
-    consumer: String,
+    #[arg(long, value_name = "CMD", required_unless_present = "command")]
+    consumer: Option<String>,
+    /// The consumer as a command after `--`, each argument as it is:
+    /// `mock-agent test --dialect claude -- python app.py`.
+    #[arg(last = true, value_name = "COMMAND", conflicts_with = "consumer")]
+    command: Vec<String>,
     #[command(flatten)]
     matrix: cases::MatrixArgs,
     /// Where the snapshots are (`NAME.snap`; new and changed ones are written as `.snap.new`).
@@ -244,6 +248,30 @@ struct TestArgs {
     judge: Judge,
 }
 
+/// The consumer's shell command: `--consumer CMD` as it is, or the command after `--`
+/// with each argument quoted for the shell.
+fn consumer_command(consumer: &Option<String>, command: &[String]) -> String {
+    match consumer {
+        Some(consumer) => consumer.clone(),
+        None => command
+            .iter()
+            .map(|a| shell_quoted(a))
+            .collect::<Vec<_>>()
+            .join(" "),
+    }
+}
+
+/// `arg` as one word of a POSIX shell: as it is when it holds nothing the shell reads,
+/// else in single quotes (`'` written `'\''`). `{mock}` and `{format}` stay readable.
+fn shell_quoted(arg: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "-_./=:+@%{}".contains(c);
+    if !arg.is_empty() && arg.chars().all(plain) {
+        arg.to_owned()
+    } else {
+        format!("'{}'", arg.replace('\'', "'\\''"))
+    }
+}
+
 /// What is checked of the consumer, for `test` and `fuzz`: the properties, and how
 /// it says that the agent failed.
 #[derive(Args)]
@@ -269,8 +297,11 @@ struct Judge {
 #[derive(Args)]
 struct FuzzArgs {
     /// The consumer: a shell command; `{mock}` is the mock's path.
-    #[arg(long, value_name = "CMD")]
-    consumer: String,
+    #[arg(long, value_name = "CMD", required_unless_present = "command")]
+    consumer: Option<String>,
+    /// The consumer as a command after `--`, each argument as it is.
+    #[arg(last = true, value_name = "COMMAND", conflicts_with = "consumer")]
+    command: Vec<String>,
     /// Fuzz an ACP client (`cursor-agent acp`) instead of a print-mode consumer
     /// (`--dialect cursor-acp`).
     #[arg(long, conflicts_with = "dialect")]

@@ -194,6 +194,18 @@ fn write_report(path: &Path, report: harness::run::html::Report<'_>) -> Result<(
     })
 }
 
+/// Makes the folder `path` is to be written in, if it is missing.
+fn make_parent(path: &std::path::Path) -> Result<(), Error> {
+    match path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        Some(dir) => std::fs::create_dir_all(dir).map_err(|source| Error::CannotWrite {
+            path: dir.to_owned(),
+            what: "folder",
+            source,
+        }),
+        None => Ok(()),
+    }
+}
+
 /// `mock-agent test`: the matrix against a consumer.
 pub(super) fn test(args: TestArgs) -> Result<Exit, Error> {
     use harness::run::{self, report, snapshot, Consumer, Runner, Summary};
@@ -203,8 +215,13 @@ pub(super) fn test(args: TestArgs) -> Result<Exit, Error> {
     let mock = own_binary()?;
     let timeout = timeout(args.timeout)?;
     let matrix = args.matrix.matrix()?;
-    let cases = matrix.cases(args.consumer.contains("{format}"))?;
-    let mut consumer = Consumer::new(args.consumer.clone()).timeout(timeout);
+    let command = super::consumer_command(&args.consumer, &args.command);
+    // Where the reports go exists before the run, not found missing after it.
+    for path in [&args.junit, &args.report].into_iter().flatten() {
+        make_parent(path)?;
+    }
+    let cases = matrix.cases(command.contains("{format}"))?;
+    let mut consumer = Consumer::new(command.clone()).timeout(timeout);
     if let Some(name) = &args.mock_env {
         consumer = consumer.mock_env(name.clone());
     }
@@ -277,7 +294,12 @@ pub(super) fn test(args: TestArgs) -> Result<Exit, Error> {
         })?;
     }
     if let Some(path) = &args.report {
-        let title = format!("mock-agent test --consumer {}", args.consumer);
+        // The command that runs it again.
+        let title = format!(
+            "mock-agent test --dialect {} --consumer {}",
+            matrix.dialect.name(),
+            super::shell_quoted(&command)
+        );
         let mut page = run::html::Report::new(&results).flaky(&flaky).title(&title);
         if let Some(dir) = &args.snapshots {
             page = page.snapshots(&checked, dir);
@@ -295,7 +317,8 @@ pub(super) fn fuzz(args: &FuzzArgs) -> Result<Exit, Error> {
     use harness::run::{Consumer, Runner};
     let interrupt = Interrupt::on_term_or_int();
     let mock = own_binary()?;
-    let command = args.consumer.as_str();
+    let command = super::consumer_command(&args.consumer, &args.command);
+    let command = command.as_str();
     let dialect = crate::dialects::chosen(args.acp, args.dialect);
     let consumer = Consumer::new(command).timeout(timeout(args.timeout)?);
     let shrink_time = timeout(args.shrink_time).map_err(|_| {
