@@ -655,8 +655,14 @@ fn agentabi_s_verdicts_hold_by_its_source() {
     }
     assert!(broken("relaunched-stall@result", "ends"), "{report}");
     // Without `--skip-trust` (agentabi never passes it) 0.61.0 refuses the folder, exit
-    // 55, and agentabi reports success.
-    let (code, report) = run("", &["--filter", "/clean"]);
+    // 55, and agentabi reports success: `untrusted-folder` says so, trusted or not.
+    let (code, report) = run("", &["--filter", "/untrusted-folder"]);
     assert_eq!(code, Some(harness::exit_codes::CASES_FAILED), "{report}");
     assert!(report.contains("the agent exited 55"), "{report}");
+    // Any other case stopped at the trust check tested nothing of itself: not run, with
+    // what to do (it was all green for a program that reports the failure).
+    let (code, report) = run("", &["--filter", "/clean"]);
+    assert_eq!(code, Some(harness::exit_codes::CASES_NOT_RUN), "{report}");
+    assert!(report.contains("folder-trust check (exit 55)"), "{report}");
+    assert!(report.contains("GEMINI_CLI_TRUST_WORKSPACE=true"), "{report}");
 }

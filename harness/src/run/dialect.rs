@@ -62,6 +62,15 @@ pub trait Dialect: Send + Sync + 'static {
         "consumer"
     }
 
+    /// Why the agent the consumer ran did not play the case: it stopped at a check of
+    /// its environment that the case did not ask for (Gemini CLI's folder trust),
+    /// before anything of the case. Such a case is not run, with what to do; `None`
+    /// when the agent played it.
+    fn refused(&self, case: &Case, outcome: &Outcome) -> Option<super::NotRun> {
+        let _ = (case, outcome);
+        None
+    }
+
     /// What to tell a user whose consumer never ran the mock in a case (shown with the
     /// case, not run): where programs of this dialect find their agent, and how to
     /// hand them the mock.

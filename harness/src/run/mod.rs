@@ -640,7 +640,8 @@ impl<'a> Runner<'a> {
     fn check(&self, case: &Case, mut outcome: Outcome) -> CaseResult {
         // No verdict on a run the mock was not part of; else what a correct consumer
         // concludes from what this run's client did.
-        let not_run = ran::not_run(case, self.consumer, &outcome);
+        let not_run =
+            ran::not_run(case, self.consumer, &outcome).or_else(|| case.dialect.refused(case, &outcome));
         let (case, verdicts) = match not_run {
             Some(_) => (case.clone(), Vec::new()),
             None => self.properties.judge(case, &outcome),

@@ -185,6 +185,31 @@ impl Dialect for Gemini {
         lived
     }
 
+    /// A run that ended at the folder-trust check (exit 55, nothing of the case
+    /// acted) in a case that is not `untrusted-folder` tested nothing of it: the
+    /// program passes no `--skip-trust`, and the test's folder is trusted nowhere.
+    fn refused(&self, case: &Case, outcome: &crate::run::Outcome) -> Option<crate::run::NotRun> {
+        let asked = parse(&case.faults, FROM_ENV)
+            .ok()?
+            .iter()
+            .any(|f| matches!(f, GeminiFault::Refusal(super::faults::Refusal::Untrusted)));
+        let stopped = outcome.journal.iter().any(|entry| {
+            entry.exit == crate::journal::ExitRecord::Code(super::wire::exits::UNTRUSTED)
+                && entry.faults.iter().all(|f| !f.fired)
+        });
+        (stopped && !asked).then(|| crate::run::NotRun {
+            reason: format!(
+                "the agent stopped at Gemini CLI's folder-trust check (exit {}) before the case began: \
+                 the program passes no `--skip-trust`, and the folder it runs in is not trusted",
+                super::wire::exits::UNTRUSTED
+            ),
+            hint: "run the program with `GEMINI_CLI_TRUST_WORKSPACE=true` (`--consumer \
+                   'GEMINI_CLI_TRUST_WORKSPACE=true python app.py'`), as a headless run in a \
+                   folder of its own needs; or make it pass `--skip-trust`"
+                .to_owned(),
+        })
+    }
+
     fn judged(&self, case: &Case) -> bool {
         parse(&case.faults, FROM_ENV)
             .map_or(true, |faults| judged(&faults, case.format == OutputFormat::Text))
