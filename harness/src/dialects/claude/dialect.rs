@@ -34,16 +34,7 @@ impl Case {
             }
         };
         let mut name = name;
-        if parsed.iter().any(|f| {
-            matches!(
-                f,
-                super::faults::ClaudeFault::Exit {
-                    exit: crate::frames::Exit::Code(0),
-                    ..
-                }
-            )
-        }) && !name.ends_with(MISBEHAVING)
-        {
+        if crate::faults::lines::exits_zero(&parsed) && !name.ends_with(MISBEHAVING) {
             name.push_str(MISBEHAVING);
         }
         Ok(Case::conversation(
@@ -116,11 +107,8 @@ fn claude_judged(case: &Case) -> bool {
 
 /// Whether a Claude Code case writes a line of an undocumented type.
 fn claude_unknown(case: &Case) -> bool {
-    super::faults::parse(&case.faults, super::faults::FROM_ENV).is_ok_and(|faults| {
-        faults
-            .iter()
-            .any(|f| matches!(f, super::faults::ClaudeFault::Unknown { .. }))
-    })
+    super::faults::parse(&case.faults, super::faults::FROM_ENV)
+        .is_ok_and(|faults| crate::faults::lines::writes_unknown(&faults))
 }
 
 /// `answers-requests` for Claude Code: every `control_request` of the CLI's that the
