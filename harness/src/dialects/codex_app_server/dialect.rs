@@ -10,9 +10,7 @@ use super::expect::{conclude, conversation, from_lines, judged, unanswered, writ
 use super::recording::{is_app_server, open_session, DIALECT};
 use crate::cassette::Header;
 use crate::check::Lint;
-use crate::dialects::codex::faults::{
-    parse_app_server, CodexFault, APP_SERVER_CATALOGUE, APP_SERVER_FROM_ENV,
-};
+use crate::dialects::codex::faults::{parse_app_server, APP_SERVER_CATALOGUE, APP_SERVER_FROM_ENV};
 use crate::dialects::codex::session::Session;
 use crate::dialects::codex::wire::rpc::{items, notifications};
 use crate::dialects::codex::wire::undocumented;
@@ -71,20 +69,6 @@ pub fn app_server_faults() -> Vec<(String, String)> {
     crate::run::matrix::labelled(faults)
 }
 
-/// Whether the faults make a run the real server never makes: an exit 0 in the middle
-/// of a turn.
-fn misbehaving(faults: &[CodexFault]) -> bool {
-    faults.iter().any(|f| {
-        matches!(
-            f,
-            CodexFault::Exit {
-                exit: crate::frames::Exit::Code(0),
-                ..
-            }
-        )
-    })
-}
-
 impl Dialect for CodexAppServer {
     fn name(&self) -> &'static str {
         DIALECT
@@ -133,7 +117,7 @@ impl Dialect for CodexAppServer {
         let (outs, _) = conversation(&session_of(&source)?, &parsed, 0);
         let (expect, segments) = conclude(&outs);
         let mut name = name;
-        if misbehaving(&parsed) && !name.ends_with(MISBEHAVING) {
+        if crate::faults::lines::exits_zero(&parsed) && !name.ends_with(MISBEHAVING) {
             name.push_str(MISBEHAVING);
         }
         Ok(Case {
@@ -165,7 +149,7 @@ impl Dialect for CodexAppServer {
 
     fn writes_unknown(&self, case: &Case) -> bool {
         parse_app_server(&case.faults, APP_SERVER_FROM_ENV)
-            .is_ok_and(|faults| faults.iter().any(|f| matches!(f, CodexFault::Unknown { .. })))
+            .is_ok_and(|faults| crate::faults::lines::writes_unknown(&faults))
     }
 
     fn unknown_words(&self) -> &'static [&'static str] {
