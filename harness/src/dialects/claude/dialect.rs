@@ -386,16 +386,13 @@ impl Dialect for Claude {
             return Ok(crate::run::Generated::Told(format!("{told}\n")));
         };
         let path = faulted.write_cassette(out)?;
-        let play = format!(
-            "serve it with `MOCK_AGENT_CASSETTE={} claude --input-format stream-json --output-format stream-json --verbose`",
-            path.display()
-        );
-        Ok(crate::run::Generated::Written {
+        Ok(crate::run::Generated::cassette(
             path,
-            lines: faulted.lines(),
-            unit: "messages",
-            play,
-        })
+            faulted.lines(),
+            "messages",
+            "serve",
+            "claude --input-format stream-json --output-format stream-json --verbose",
+        ))
     }
 
     /// Generated sessions with faults of the catalogue's `claude` section against a

@@ -265,16 +265,13 @@ impl Dialect for CodexAppServer {
             return Ok(crate::run::Generated::Told(told));
         };
         let path = super::recording::write_cassette(&session, seed, out)?;
-        let play = format!(
-            "serve it with `MOCK_AGENT_CASSETTE={} codex app-server`",
-            path.display()
-        );
-        Ok(crate::run::Generated::Written {
+        Ok(crate::run::Generated::cassette(
             path,
             lines,
-            unit: "messages",
-            play,
-        })
+            "messages",
+            "serve",
+            "codex app-server",
+        ))
     }
 
     /// Generated sessions with faults of the catalogue's `codex-app-server` section
@@ -298,35 +295,23 @@ impl Dialect for CodexAppServer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::expect::Expectation;
 
     #[test]
     fn the_matrix_s_faults_read_and_end_as_the_real_server() {
-        for (label, spec) in app_server_faults() {
-            let case = CodexAppServer
-                .case(
-                    CaseSource::Default,
-                    OutputFormat::StreamJson,
-                    &spec,
-                    label.clone(),
+        crate::run::dialect::assert_matrix_ends(
+            &CodexAppServer,
+            |label| {
+                matches!(
+                    label,
+                    "clean"
+                        | "approval"
+                        | "unknown-notification"
+                        | "unknown-item"
+                        | "malformed"
+                        | "stderr-message"
                 )
-                .expect("a case");
-            let fails = !matches!(
-                label.as_str(),
-                "clean"
-                    | "approval"
-                    | "unknown-notification"
-                    | "unknown-item"
-                    | "malformed"
-                    | "stderr-message"
-            );
-            assert_eq!(
-                case.expect == Expectation::Failure,
-                fails,
-                "{label}: {:?}",
-                case.expect
-            );
-            assert_eq!(CodexAppServer.judged(&case), label != "malformed");
-        }
+            },
+            |label| label != "malformed",
+        );
     }
 }
