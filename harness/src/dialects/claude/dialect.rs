@@ -376,10 +376,8 @@ impl Dialect for Claude {
         out: Option<&std::path::Path>,
     ) -> Result<crate::run::Generated, crate::error::WriteError> {
         let _ = size;
-        let faulted = super::generate::Faulted {
-            session: super::generate::from_seed(seed),
-            faults: Vec::new(),
-        };
+        use crate::run::fuzz::LiveCase;
+        let faulted = super::generate::Faulted::new(super::generate::from_seed(seed), Vec::new());
         let Some(out) = out else {
             let lines = super::generate::conversation_lines(&faulted.session);
             let told = super::wire::summary(lines.iter().map(|(dir, line)| (dir.as_str(), line.as_str())));
