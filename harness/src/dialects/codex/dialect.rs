@@ -16,7 +16,7 @@ use crate::format::OutputFormat;
 use crate::run::{Case, CaseSource, Dialect, Matrix};
 
 /// OpenAI's Codex: `codex exec --json`, as the TypeScript SDK runs it.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Codex;
 
 /// What the mock writes for a case of `source` with `faults` (see

@@ -15,7 +15,7 @@ use crate::format::OutputFormat;
 use crate::run::{Case, CaseSource, Dialect, Matrix};
 
 /// Google's Gemini CLI, headless: `gemini -p` with `-o stream-json|json|text`.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Gemini;
 
 /// What the mock writes in `stream-json` for a case of `source` with `faults` (see
