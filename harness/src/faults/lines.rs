@@ -471,7 +471,7 @@ fn reached(at: &LinePlace, lines: u64, words: &[String]) -> bool {
 pub fn unreadable<F: Faults>(faults: &[F], cap: Option<usize>) -> bool {
     faults.iter().any(|f| match f.line() {
         Some(LineFault::Malformed { .. }) => true,
-        Some(LineFault::Huge { bytes, .. }) => cap.map_or(true, |cap| *bytes > cap),
+        Some(LineFault::Huge { bytes, .. }) => cap.is_none_or(|cap| *bytes > cap),
         _ => false,
     })
 }

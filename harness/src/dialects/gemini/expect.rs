@@ -62,11 +62,8 @@ fn read(line: &[u8], rounds: &mut Vec<String>, succeeded: &mut Option<bool>) {
 /// what a parser can read, nor in `text` mode when the relaunched child is killed
 /// (its partial text and exit 0 are all a text consumer has).
 pub fn judged(faults: &[GeminiFault], text: bool) -> bool {
-    !lines::unreadable(faults, None)
-        && !(text
-            && faults
-                .iter()
-                .any(|f| matches!(f, GeminiFault::ChildKilled { .. })))
+    let child_killed = |f: &GeminiFault| matches!(f, GeminiFault::ChildKilled { .. });
+    !(lines::unreadable(faults, None) || (text && faults.iter().any(child_killed)))
 }
 
 /// Whether the faults write a type no documentation names (`unknown`).
