@@ -1,6 +1,6 @@
 //! The faults that act on a stream of JSON lines, one machinery for every dialect
 //! whose agent writes one JSON value a line on stdout: what they are ([`LineFault`]),
-//! how the one grammar reads them ([`build`]), and how they act on the lines a run
+//! how the one grammar reads them (`build`), and how they act on the lines a run
 //! writes ([`Injector`]).
 //!
 //! A dialect gives what is its own through two small traits: its fault type
