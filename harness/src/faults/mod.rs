@@ -39,6 +39,7 @@
 //! `noise`, `crlf`, `invalid-utf8`, `chunk`, `coalesce`) act on the rendered lines.
 
 pub(crate) mod catalogue;
+pub mod lines;
 pub(crate) mod spec;
 #[cfg(feature = "generate")]
 pub mod strategy;

@@ -101,3 +101,94 @@ where
 {
     places.prop_map(move |p| Drawn::placed(name, keys, p, fault))
 }
+
+/// Where a generated fault acts on a stream of lines: after 0 to `after - 1` lines,
+/// or at one of `words` (`at=WORD`), each as likely as the other.
+pub fn line_place(after: u64, words: &[&str]) -> impl Strategy<Value = String> + Clone {
+    let at: Vec<String> = words.iter().map(|word| format!("at={word}")).collect();
+    prop_oneof![
+        (0..after).prop_map(|n| format!("after={n}")),
+        prop::sample::select(at),
+    ]
+}
+
+/// The line faults every dialect whose faults act on its lines draws, as items of
+/// [`line_faults`]: an exit, a kill, a cut line, a stall, a line of an unknown type.
+pub const LINE_FAULTS: &[&str] = &[
+    "exit:code=1,{place}",
+    "signal:name=KILL,{place}",
+    "eof:{place},byte={byte}",
+    "stall:ms=1500,{place}",
+    "unknown:{place}",
+];
+
+/// One fault of a dialect whose faults act on its lines, drawn as its text in the
+/// grammar and typed by `parse`: one of `placed`, an item whose `{place}` is a place
+/// `place` draws and whose `{byte}` is a byte offset below 80, or one of `presets`;
+/// each item as likely as another. Every text must be in the grammar (each dialect's
+/// `every_drawn_fault_parses` checks it); `presets` must not be empty.
+pub fn line_faults<F: Clone + std::fmt::Debug>(
+    place: impl Strategy<Value = String> + Clone,
+    placed: Vec<&'static str>,
+    presets: Vec<String>,
+    parse: fn(&str) -> Vec<F>,
+) -> impl Strategy<Value = Drawn<F>> {
+    let weights = (placed.len() as u32, presets.len() as u32);
+    prop_oneof![
+        weights.0 => (prop::sample::select(placed), place, 0usize..80).prop_map(|(item, place, byte)| {
+            item.replace("{place}", &place).replace("{byte}", &byte.to_string())
+        }),
+        weights.1 => prop::sample::select(presets),
+    ]
+    .prop_map(move |spec| {
+        let faults = parse(&spec);
+        Drawn::many(spec, faults)
+    })
+}
+
+/// A generated session with its faults, as drawn: what a dialect's fuzzer plays, and
+/// shrinks. `D` tells apart two dialects that share a session and a fault type.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Faulted<S, F, D = ()> {
+    /// The session.
+    pub session: S,
+    /// Its faults, as drawn.
+    pub faults: Vec<Drawn<F>>,
+    /// The dialect it is played as.
+    pub dialect: std::marker::PhantomData<D>,
+}
+
+impl<S, F, D> Faulted<S, F, D> {
+    /// `session` with `faults`.
+    pub fn new(session: S, faults: Vec<Drawn<F>>) -> Self {
+        Faulted {
+            session,
+            faults,
+            dialect: std::marker::PhantomData,
+        }
+    }
+
+    /// The faults in the grammar, `;`-joined (`MOCK_AGENT_FAULTS`).
+    pub fn spec(&self) -> String {
+        self.faults
+            .iter()
+            .map(|d| d.spec.as_str())
+            .collect::<Vec<_>>()
+            .join(";")
+    }
+}
+
+/// Sessions of `sessions` with up to `most` faults of `faults`.
+pub fn faulted<S, F, D>(
+    sessions: impl Strategy<Value = S>,
+    faults: impl Strategy<Value = Drawn<F>>,
+    most: usize,
+) -> impl Strategy<Value = Faulted<S, F, D>>
+where
+    S: Clone + std::fmt::Debug,
+    F: Clone + std::fmt::Debug,
+    D: std::fmt::Debug,
+{
+    (sessions, prop::collection::vec(faults, 0..=most))
+        .prop_map(|(session, faults)| Faulted::new(session, faults))
+}

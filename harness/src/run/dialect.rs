@@ -265,6 +265,39 @@ pub enum Generated {
     Told(String),
 }
 
+impl Generated {
+    /// Written as a cassette at `path`, of `lines` `unit`, played by `verb` (`replay`,
+    /// `serve`) with `command`: `VERB it with `MOCK_AGENT_CASSETTE=PATH COMMAND``.
+    pub fn cassette(
+        path: std::path::PathBuf,
+        lines: usize,
+        unit: &'static str,
+        verb: &str,
+        command: &str,
+    ) -> Generated {
+        let play = format!(
+            "{verb} it with `MOCK_AGENT_CASSETTE={} {command}`",
+            path.display()
+        );
+        Generated::Written {
+            path,
+            lines,
+            unit,
+            play,
+        }
+    }
+
+    /// Told as text: `lines`, each followed by a newline.
+    pub fn told<L: AsRef<[u8]>>(lines: impl IntoIterator<Item = L>) -> Generated {
+        let mut told = String::new();
+        for line in lines {
+            told.push_str(&String::from_utf8_lossy(line.as_ref()));
+            told.push('\n');
+        }
+        Generated::Told(told)
+    }
+}
+
 /// A message as the report's picture draws it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Label {
@@ -299,5 +332,34 @@ impl Eq for dyn Dialect {}
 impl std::hash::Hash for dyn Dialect {
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
         self.name().hash(state);
+    }
+}
+
+/// Asserts that each fault of `dialect`'s matrix reads and, on the default session,
+/// ends as the real CLI does: a failure unless `passes` its label, a verdict that
+/// stands when `judged` its label.
+#[cfg(test)]
+#[track_caller]
+pub(crate) fn assert_matrix_ends(
+    dialect: &dyn Dialect,
+    passes: impl Fn(&str) -> bool,
+    judged: impl Fn(&str) -> bool,
+) {
+    for (label, spec) in dialect.matrix_faults() {
+        let case = dialect
+            .case(
+                CaseSource::Default,
+                OutputFormat::StreamJson,
+                &spec,
+                label.clone(),
+            )
+            .expect("a case");
+        assert_eq!(
+            case.expect == crate::expect::Expectation::Failure,
+            !passes(&label),
+            "{label}: {:?}",
+            case.expect
+        );
+        assert_eq!(dialect.judged(&case), judged(&label), "{label}");
     }
 }

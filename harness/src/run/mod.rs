@@ -41,6 +41,7 @@ pub mod dialect;
 #[cfg(feature = "generate")]
 pub mod fuzz;
 pub mod html;
+pub mod lines;
 pub mod matrix;
 pub mod properties;
 mod ran;

@@ -34,16 +34,7 @@ impl Case {
             }
         };
         let mut name = name;
-        if parsed.iter().any(|f| {
-            matches!(
-                f,
-                super::faults::ClaudeFault::Exit {
-                    exit: crate::frames::Exit::Code(0),
-                    ..
-                }
-            )
-        }) && !name.ends_with(MISBEHAVING)
-        {
+        if crate::faults::lines::exits_zero(&parsed) && !name.ends_with(MISBEHAVING) {
             name.push_str(MISBEHAVING);
         }
         Ok(Case::conversation(
@@ -116,11 +107,8 @@ fn claude_judged(case: &Case) -> bool {
 
 /// Whether a Claude Code case writes a line of an undocumented type.
 fn claude_unknown(case: &Case) -> bool {
-    super::faults::parse(&case.faults, super::faults::FROM_ENV).is_ok_and(|faults| {
-        faults
-            .iter()
-            .any(|f| matches!(f, super::faults::ClaudeFault::Unknown { .. }))
-    })
+    super::faults::parse(&case.faults, super::faults::FROM_ENV)
+        .is_ok_and(|faults| crate::faults::lines::writes_unknown(&faults))
 }
 
 /// `answers-requests` for Claude Code: every `control_request` of the CLI's that the
@@ -388,26 +376,21 @@ impl Dialect for Claude {
         out: Option<&std::path::Path>,
     ) -> Result<crate::run::Generated, crate::error::WriteError> {
         let _ = size;
-        let faulted = super::generate::Faulted {
-            session: super::generate::from_seed(seed),
-            faults: Vec::new(),
-        };
+        use crate::run::fuzz::LiveCase;
+        let faulted = super::generate::Faulted::new(super::generate::from_seed(seed), Vec::new());
         let Some(out) = out else {
             let lines = super::generate::conversation_lines(&faulted.session);
             let told = super::wire::summary(lines.iter().map(|(dir, line)| (dir.as_str(), line.as_str())));
             return Ok(crate::run::Generated::Told(format!("{told}\n")));
         };
         let path = faulted.write_cassette(out)?;
-        let play = format!(
-            "serve it with `MOCK_AGENT_CASSETTE={} claude --input-format stream-json --output-format stream-json --verbose`",
-            path.display()
-        );
-        Ok(crate::run::Generated::Written {
+        Ok(crate::run::Generated::cassette(
             path,
-            lines: faulted.lines(),
-            unit: "messages",
-            play,
-        })
+            faulted.lines(),
+            "messages",
+            "serve",
+            "claude --input-format stream-json --output-format stream-json --verbose",
+        ))
     }
 
     /// Generated sessions with faults of the catalogue's `claude` section against a

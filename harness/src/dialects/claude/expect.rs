@@ -118,12 +118,11 @@ pub const PYTHON_SDK_MAX_LINE: usize = 1 << 20;
 /// is not JSON, a line longer than the Python SDK reads, a field it requires left out.
 /// A shorter line, or a field no SDK requires, every SDK reads: the verdict stands.
 pub fn judged(faults: &[ClaudeFault]) -> bool {
-    !faults.iter().any(|f| match f {
-        ClaudeFault::Malformed { .. } => true,
-        ClaudeFault::Huge { bytes, .. } => *bytes > PYTHON_SDK_MAX_LINE,
-        ClaudeFault::Missing { field } => super::check::sdk_requires(field),
-        _ => false,
-    })
+    !crate::faults::lines::unreadable(faults, Some(PYTHON_SDK_MAX_LINE))
+        && !faults.iter().any(|f| match f {
+            ClaudeFault::Missing { field } => super::check::sdk_requires(field),
+            _ => false,
+        })
 }
 
 /// What a careful consumer concludes from what the CLI did, in order (`outs`: its

@@ -15,8 +15,9 @@ use super::wire::{behaviors, control, results, system, types};
 use crate::cassette::{Invocation, Writer};
 use crate::dialects::claude::faults::{parse, ClaudeFault, FROM_ENV};
 use crate::error::WriteError;
-use crate::faults::strategy::Drawn;
+use crate::faults::strategy::{self, Drawn};
 use crate::frames::{Ending, Exit, Frame, Line, Stream};
+use crate::run::fuzz::LiveCase;
 
 /// A piece of text: words, some of them not ASCII, sometimes a line break.
 fn text() -> impl Strategy<Value = String> {
@@ -101,62 +102,50 @@ pub fn session() -> impl Strategy<Value = Session> {
 
 /// Where a generated fault acts: after a number of lines, or at a type, a subtype or
 /// a request of the CLI's.
-fn place() -> impl Strategy<Value = String> {
-    let at = [
-        types::RESULT,
-        types::ASSISTANT,
-        types::USER,
-        system::INIT,
-        control::CAN_USE_TOOL,
-    ]
-    .map(|word| format!("at={word}"));
-    prop_oneof![
-        (0u64..14).prop_map(|n| format!("after={n}")),
-        prop::sample::select(at.to_vec()),
-    ]
+fn place() -> impl Strategy<Value = String> + Clone {
+    strategy::line_place(
+        14,
+        &[
+            types::RESULT,
+            types::ASSISTANT,
+            types::USER,
+            system::INIT,
+            control::CAN_USE_TOOL,
+        ],
+    )
 }
 
 /// One fault of the catalogue's `claude` section, drawn as its text in the grammar
 /// and typed as the parser makes it.
 pub fn fault() -> impl Strategy<Value = Drawn<ClaudeFault>> {
     let initialize = control::INITIALIZE;
-    prop_oneof![
-        place().prop_map(|p| format!("exit:code=1,{p}")),
-        place().prop_map(|p| format!("signal:name=KILL,{p}")),
-        (place(), 0usize..80).prop_map(|(p, byte)| format!("eof:{p},byte={byte}")),
-        place().prop_map(|p| format!("stall:ms=1500,{p}")),
-        place().prop_map(|p| format!("unknown:{p}")),
-        place().prop_map(|p| format!("stderr:text=\"warning: slow network\",{p}")),
-        Just("not-logged-in".to_owned()),
-        Just("invalid-api-key".to_owned()),
-        Just("max-turns".to_owned()),
-        Just("error-result:text=\"Tool execution failed\"".to_owned()),
-        Just(format!("no-response:method={initialize}")),
-        Just(format!("error:method={initialize},message=\"Not ready\"")),
-    ]
-    .prop_map(|spec| {
-        // Every text above is in the grammar (`every_drawn_fault_parses` checks it).
-        let faults = parse(&spec, FROM_ENV).unwrap_or_default();
-        Drawn::many(spec, faults)
+    let placed = [
+        strategy::LINE_FAULTS,
+        &["stderr:text=\"warning: slow network\",{place}"],
+    ];
+    let mut presets = ["not-logged-in", "invalid-api-key", "max-turns"]
+        .map(str::to_owned)
+        .to_vec();
+    presets.extend([
+        "error-result:text=\"Tool execution failed\"".to_owned(),
+        format!("no-response:method={initialize}"),
+        format!("error:method={initialize},message=\"Not ready\""),
+    ]);
+    strategy::line_faults(place(), placed.concat(), presets, |spec| {
+        parse(spec, FROM_ENV).unwrap_or_default()
     })
 }
 
 /// A generated session with up to `most` faults: what `mock-agent fuzz --dialect
 /// claude` plays, and shrinks.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Faulted {
-    /// The session.
-    pub session: Session,
-    /// Its faults, as drawn.
-    pub faults: Vec<Drawn<ClaudeFault>>,
-}
+pub type Faulted = strategy::Faulted<Session, ClaudeFault>;
 
-impl Faulted {
+impl LiveCase for Faulted {
     /// Writes the session as a Claude Code cassette at `path`: the conversation a
     /// client that allows every permission request has with it, one prompt a turn, as
     /// the mock plays it with no fault (the faults are given apart, in
     /// `MOCK_AGENT_FAULTS`). Replayed, it follows the live client.
-    pub fn write_cassette(&self, path: &std::path::Path) -> Result<std::path::PathBuf, WriteError> {
+    fn write_cassette(&self, path: &std::path::Path) -> Result<std::path::PathBuf, WriteError> {
         // As the SDKs run the CLI: `conversation` has a prompt tool and states.
         let invocation = Invocation {
             argv: super::wire::argv::SDK.iter().map(|a| (*a).to_owned()).collect(),
@@ -172,32 +161,13 @@ impl Faulted {
         writer.finish()
     }
 
-    /// How many lines the session's conversation has, both ways.
-    pub fn lines(&self) -> usize {
-        conversation(&self.session).len()
-    }
-
-    /// The faults in the grammar, `;`-joined (`MOCK_AGENT_FAULTS`).
-    pub fn spec(&self) -> String {
-        self.faults
-            .iter()
-            .map(|d| d.spec.as_str())
-            .collect::<Vec<_>>()
-            .join(";")
-    }
-}
-
-impl crate::run::fuzz::LiveCase for Faulted {
-    fn write_cassette(&self, path: &std::path::Path) -> Result<std::path::PathBuf, WriteError> {
-        Faulted::write_cassette(self, path)
-    }
-
     fn spec(&self) -> String {
         Faulted::spec(self)
     }
 
+    /// How many lines the session's conversation has, both ways.
     fn lines(&self) -> usize {
-        Faulted::lines(self)
+        conversation(&self.session).len()
     }
 }
 
@@ -205,7 +175,7 @@ impl crate::run::fuzz::LiveCase for Faulted {
 /// prompt a turn, and allows every permission request: the frames of its cassette,
 /// all at time zero.
 /// The conversation of `session` as `(direction, line)` pairs (`in`: the client's,
-/// `out`: the CLI's), as [`Faulted::write_cassette`] writes it.
+/// `out`: the CLI's), as [`LiveCase::write_cassette`] writes it.
 pub fn conversation_lines(session: &Session) -> Vec<(String, String)> {
     conversation(session)
         .into_iter()
@@ -271,8 +241,7 @@ fn conversation(session: &Session) -> Vec<Frame> {
 
 /// Generated sessions with up to `most` faults.
 pub fn faulted(most: usize) -> impl Strategy<Value = Faulted> {
-    (session(), prop::collection::vec(fault(), 0..=most))
-        .prop_map(|(session, faults)| Faulted { session, faults })
+    strategy::faulted(session(), fault(), most)
 }
 
 /// The session of a seed: the same on every run and machine, for one version.
@@ -296,10 +265,7 @@ mod tests {
     #[test]
     fn a_generated_session_replays_from_its_cassette() {
         let dir = tempfile::tempdir().expect("temp dir");
-        let faulted = Faulted {
-            session: from_seed(3),
-            faults: Vec::new(),
-        };
+        let faulted = Faulted::new(from_seed(3), Vec::new());
         let path = faulted
             .write_cassette(&dir.path().join("g.cassette"))
             .expect("writes");

@@ -16,7 +16,7 @@ use crate::format::OutputFormat;
 use crate::run::{Case, CaseSource, Dialect, Matrix};
 
 /// OpenAI's Codex: `codex exec --json`, as the TypeScript SDK runs it.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Codex;
 
 /// What the mock writes for a case of `source` with `faults` (see
@@ -193,24 +193,16 @@ impl Dialect for Codex {
         let session = super::generate::from_seed(seed);
         let (lines, _) = super::faults::exec_lines(&session, super::exec::Thread::new(seed, 0));
         let Some(out) = out else {
-            let mut told = String::new();
-            for line in &lines {
-                told.push_str(&String::from_utf8_lossy(line));
-                told.push('\n');
-            }
-            return Ok(crate::run::Generated::Told(told));
+            return Ok(crate::run::Generated::told(&lines));
         };
         let path = super::recording::write_cassette(&session, seed, out)?;
-        let play = format!(
-            "replay it with `MOCK_AGENT_CASSETTE={} codex exec --json`",
-            path.display()
-        );
-        Ok(crate::run::Generated::Written {
+        Ok(crate::run::Generated::cassette(
             path,
-            lines: lines.len(),
-            unit: "events",
-            play,
-        })
+            lines.len(),
+            "events",
+            "replay",
+            "codex exec --json",
+        ))
     }
 
     /// Generated sessions with faults of the catalogue's `codex` section against a
@@ -236,26 +228,18 @@ impl Dialect for Codex {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::expect::Expectation;
 
     #[test]
     fn the_matrix_s_faults_read_and_end_as_the_real_cli() {
-        for (label, spec) in codex_faults() {
-            let case = Case::codex(CaseSource::Default, &spec, label.clone()).expect("a case");
-            let fails = !matches!(
-                label.as_str(),
-                "clean" | "unknown-event" | "unknown-item" | "malformed" | "huge-1m" | "stderr-message"
-            ) && !label.starts_with("stall-2s");
-            assert_eq!(
-                case.expect == Expectation::Failure,
-                fails,
-                "{label}: {:?}",
-                case.expect
-            );
-            assert_eq!(
-                Codex.judged(&case),
-                !matches!(label.as_str(), "malformed" | "huge-1m")
-            );
-        }
+        crate::run::dialect::assert_matrix_ends(
+            &Codex,
+            |label| {
+                matches!(
+                    label,
+                    "clean" | "unknown-event" | "unknown-item" | "malformed" | "huge-1m" | "stderr-message"
+                ) || label.starts_with("stall-2s")
+            },
+            |label| !matches!(label, "malformed" | "huge-1m"),
+        );
     }
 }

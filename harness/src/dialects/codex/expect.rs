@@ -17,6 +17,7 @@ use serde_json::Value;
 use super::faults::{CodexFault, Out};
 use super::wire::{events, items};
 use crate::expect::Expectation;
+use crate::faults::lines;
 use crate::frames::Exit;
 
 /// What a careful consumer concludes from `outs` (what the process wrote, in order,
@@ -42,28 +43,18 @@ pub fn conclude(outs: &[Out]) -> (Expectation, Vec<String>) {
 /// Whether the case's verdict on success or failure stands: not when a fault breaks
 /// what an SDK can read (then either conclusion is the consumer's right).
 pub fn judged(faults: &[CodexFault]) -> bool {
-    !faults
-        .iter()
-        .any(|f| matches!(f, CodexFault::Malformed { .. } | CodexFault::Huge { .. }))
+    !lines::unreadable(faults, None)
 }
 
 /// Whether the faults write a type no documentation names (`unknown`).
 pub fn writes_unknown(faults: &[CodexFault]) -> bool {
-    faults.iter().any(|f| matches!(f, CodexFault::Unknown { .. }))
+    lines::writes_unknown(faults)
 }
 
 /// Whether the faults make a run the real CLI never makes: an exit 0 placed before
 /// `turn.completed` (`exit:code=0`).
 pub fn misbehaving(faults: &[CodexFault]) -> bool {
-    faults.iter().any(|f| {
-        matches!(
-            f,
-            CodexFault::Exit {
-                exit: Exit::Code(0),
-                ..
-            }
-        )
-    })
+    lines::exits_zero(faults)
 }
 
 fn ended(exit: Exit, completed: bool, texts: Vec<String>) -> (Expectation, Vec<String>) {

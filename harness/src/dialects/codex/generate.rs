@@ -11,7 +11,8 @@ use super::recording::write_cassette;
 use super::session::{Change, Command, End, Failure, FileChange, Item, Session, Turn, Usage};
 use super::wire::{change_kinds, events, items, messages};
 use crate::error::WriteError;
-use crate::faults::strategy::Drawn;
+use crate::faults::strategy::{self, Drawn};
+use crate::run::fuzz::LiveCase;
 
 /// A piece of text: words, some of them not ASCII, sometimes a line break.
 fn text() -> impl Strategy<Value = String> {
@@ -110,100 +111,66 @@ pub fn session() -> impl Strategy<Value = Session> {
 }
 
 /// Where a generated fault acts: after a number of lines, or at a line or item type.
-fn place() -> impl Strategy<Value = String> {
-    let at = [
-        events::TURN_STARTED,
-        events::TURN_COMPLETED,
-        events::TURN_FAILED,
-        events::ITEM_STARTED,
-        items::AGENT_MESSAGE,
-        items::COMMAND_EXECUTION,
-        items::FILE_CHANGE,
-    ]
-    .map(|word| format!("at={word}"));
-    prop_oneof![
-        (0u64..14).prop_map(|n| format!("after={n}")),
-        prop::sample::select(at.to_vec()),
-    ]
+fn place() -> impl Strategy<Value = String> + Clone {
+    strategy::line_place(
+        14,
+        &[
+            events::TURN_STARTED,
+            events::TURN_COMPLETED,
+            events::TURN_FAILED,
+            events::ITEM_STARTED,
+            items::AGENT_MESSAGE,
+            items::COMMAND_EXECUTION,
+            items::FILE_CHANGE,
+        ],
+    )
 }
 
 /// One fault of the catalogue's `codex` section, drawn as its text in the grammar and
 /// typed as the parser makes it.
 pub fn fault() -> impl Strategy<Value = Drawn<CodexFault>> {
-    prop_oneof![
-        place().prop_map(|p| format!("exit:code=1,{p}")),
-        place().prop_map(|p| format!("signal:name=KILL,{p}")),
-        place().prop_map(|p| format!("signal:name=TERM,{p}")),
-        (place(), 0usize..80).prop_map(|(p, byte)| format!("eof:{p},byte={byte}")),
-        place().prop_map(|p| format!("stall:ms=1500,{p}")),
-        place().prop_map(|p| format!("unknown:{p}")),
-        place().prop_map(|p| format!("unknown:kind=item,{p}")),
-        place().prop_map(|p| format!("stderr:text=\"WARN codex_core: slow network\",{p}")),
-        Just("unauthorized".to_owned()),
-        Just("rate-limited".to_owned()),
-        Just("unknown-model".to_owned()),
-        Just(format!("turn-failed:text=\"{}\"", messages::QUOTA)),
-        Just("stream-cut".to_owned()),
-    ]
-    .prop_map(|spec| {
-        // Every text above is in the grammar (`every_drawn_fault_parses` checks it).
-        let faults = parse(&spec, FROM_ENV).unwrap_or_default();
-        Drawn::many(spec, faults)
+    let placed = [
+        strategy::LINE_FAULTS,
+        &[
+            "signal:name=TERM,{place}",
+            "unknown:kind=item,{place}",
+            "stderr:text=\"WARN codex_core: slow network\",{place}",
+        ],
+    ];
+    let presets = ["unauthorized", "rate-limited", "unknown-model", "stream-cut"].map(str::to_owned);
+    let mut presets = presets.to_vec();
+    presets.push(format!("turn-failed:text=\"{}\"", messages::QUOTA));
+    strategy::line_faults(place(), placed.concat(), presets, |spec| {
+        parse(spec, FROM_ENV).unwrap_or_default()
     })
 }
 
 /// A generated session with its faults: what `mock-agent fuzz --dialect codex` plays,
 /// and shrinks.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Faulted {
-    /// The session.
-    pub session: Session,
-    /// Its faults, as drawn.
-    pub faults: Vec<Drawn<CodexFault>>,
-}
+pub type Faulted = strategy::Faulted<Session, CodexFault>;
 
-impl Faulted {
+impl LiveCase for Faulted {
     /// Writes the session's first turn as a Codex cassette at `path`, as the mock
     /// plays it with no fault (the faults are given apart, in `MOCK_AGENT_FAULTS`).
-    pub fn write_cassette(&self, path: &std::path::Path) -> Result<std::path::PathBuf, WriteError> {
-        write_cassette(&self.session, 0, path)
-    }
-
-    /// How many stdout lines the session's first turn has.
-    pub fn lines(&self) -> usize {
-        super::faults::exec_lines(&self.session, super::exec::Thread::new(0, 0))
-            .0
-            .len()
-    }
-
-    /// The faults in the grammar, `;`-joined (`MOCK_AGENT_FAULTS`).
-    pub fn spec(&self) -> String {
-        self.faults
-            .iter()
-            .map(|d| d.spec.as_str())
-            .collect::<Vec<_>>()
-            .join(";")
-    }
-}
-
-impl crate::run::fuzz::LiveCase for Faulted {
     fn write_cassette(&self, path: &std::path::Path) -> Result<std::path::PathBuf, WriteError> {
-        Faulted::write_cassette(self, path)
+        write_cassette(&self.session, 0, path)
     }
 
     fn spec(&self) -> String {
         Faulted::spec(self)
     }
 
+    /// How many stdout lines the session's first turn has.
     fn lines(&self) -> usize {
-        Faulted::lines(self)
+        super::faults::exec_lines(&self.session, super::exec::Thread::new(0, 0))
+            .0
+            .len()
     }
 }
 
 /// Generated sessions with up to `most` faults.
 pub fn faulted(most: usize) -> impl Strategy<Value = Faulted> {
-    (session(), prop::collection::vec(fault(), 0..=most))
-        .prop_map(|(session, faults)| Faulted { session, faults })
+    strategy::faulted(session(), fault(), most)
 }
 
 /// The session of a seed: the same on every run and machine, for one version.
@@ -229,10 +196,7 @@ mod tests {
     #[test]
     fn a_generated_session_reads_back_from_its_cassette() {
         let dir = tempfile::tempdir().expect("temp dir");
-        let faulted = Faulted {
-            session: from_seed(3),
-            faults: Vec::new(),
-        };
+        let faulted = Faulted::new(from_seed(3), Vec::new());
         let path = faulted
             .write_cassette(&dir.path().join("g.cassette"))
             .expect("writes");

@@ -4,7 +4,6 @@
 //! tells (its items, its usage), played again with the preset.
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use serde_json::Value;
 
@@ -12,25 +11,19 @@ use super::exec::Thread;
 use super::faults::{exec_lines, with_faults, CodexFault, Injector, Out};
 use super::session::{Change, Command, End, Failure, FileChange, Item, Session, Turn, Usage};
 use super::wire::{events, items, stderr, usage, DIALECT, DIALECT_KEY, VERSION_LINE};
-use crate::cassette::{Header, Invocation, Writer, FORMAT_VERSION};
-use crate::error::{CassetteError, WriteError};
-use crate::frames::{Ending, Exit, Frame, Line, Stream};
+use crate::cassette::{Header, Invocation};
+use crate::error::WriteError;
+use crate::frames::Stream;
+use crate::run::lines;
 
 /// A cassette header for a recording of `codex exec` made with `invocation`.
-pub fn header(mut invocation: Invocation) -> Header {
-    invocation
-        .extra
-        .insert(DIALECT_KEY.into(), Value::String(DIALECT.into()));
-    Header {
-        version: FORMAT_VERSION,
-        invocation,
-        extra: Default::default(),
-    }
+pub fn header(invocation: Invocation) -> Header {
+    lines::header(invocation, DIALECT_KEY, DIALECT)
 }
 
 /// Whether a cassette's header says it is a recording of Codex.
 pub fn is_codex(header: &Header) -> bool {
-    header.invocation.extra.get(DIALECT_KEY).and_then(Value::as_str) == Some(DIALECT)
+    lines::names(header, DIALECT_KEY, DIALECT)
 }
 
 /// Writes `session`'s first turn as a cassette of `codex exec --experimental-json` at
@@ -44,58 +37,16 @@ pub fn write_cassette(session: &Session, seed: u64, path: &Path) -> Result<PathB
         cli_version: Some(VERSION_LINE.into()),
         ..Invocation::default()
     };
-    let mut writer = Writer::create(path, &header(invocation))?;
     let (lines, exit) = exec_lines(session, Thread::new(seed, super::faults::THREAD_MS));
-    let line = |stream: Stream, bytes: Vec<u8>| {
-        Frame::Line(Line {
-            at: Duration::ZERO,
-            stream,
-            bytes,
-            newline: true,
-        })
-    };
-    writer.write(&line(Stream::Stderr, stderr::READING_PROMPT.as_bytes().to_vec()))?;
-    for bytes in lines {
-        writer.write(&line(Stream::Stdout, bytes))?;
-    }
-    writer.write(&Frame::End(Ending {
-        at: Duration::ZERO,
-        exit,
-    }))?;
-    writer.finish()
+    let prompt = (Stream::Stderr, stderr::READING_PROMPT.as_bytes().to_vec());
+    let lines = std::iter::once(prompt).chain(lines.into_iter().map(|l| (Stream::Stdout, l)));
+    lines::write_cassette(path, &header(invocation), lines, exit)
 }
 
 /// A recorded run of `codex exec --json`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Recording {
-    /// Its stdout lines, in order, without their newlines.
-    pub stdout: Vec<Vec<u8>>,
-    /// Its stderr lines.
-    pub stderr: Vec<Vec<u8>>,
-    /// How it ended (exit 0 when the recording does not say).
-    pub exit: Exit,
-}
+pub type Recording = lines::Recorded<super::dialect::Codex>;
 
 impl Recording {
-    /// Reads the recording at `path`.
-    pub fn open(path: &Path) -> Result<Recording, CassetteError> {
-        let mut reader = crate::cassette::open(path)?;
-        let mut recording = Recording {
-            stdout: Vec::new(),
-            stderr: Vec::new(),
-            exit: Exit::Code(0),
-        };
-        for frame in reader.by_ref() {
-            match frame? {
-                Frame::Line(line) if line.stream == Stream::Stdout => recording.stdout.push(line.bytes),
-                Frame::Line(line) if line.stream == Stream::Stderr => recording.stderr.push(line.bytes),
-                Frame::End(end) => recording.exit = end.exit,
-                _ => {}
-            }
-        }
-        Ok(recording)
-    }
-
     /// The thread it started (`thread.started`'s id).
     pub fn thread_id(&self) -> Option<String> {
         self.values().find_map(|v| {
@@ -103,12 +54,6 @@ impl Recording {
                 .then(|| v.get("thread_id").and_then(Value::as_str).map(str::to_owned))
                 .flatten()
         })
-    }
-
-    fn values(&self) -> impl Iterator<Item = Value> + '_ {
-        self.stdout
-            .iter()
-            .filter_map(|line| serde_json::from_slice::<Value>(line).ok())
     }
 
     /// The session the recording tells: one turn of its completed items, ending as it
@@ -255,11 +200,7 @@ mod tests {
     fn a_played_session_reads_back_as_itself() {
         let session = default_session("/work");
         let (lines, exit) = exec_lines(&session, Thread::new(1, 0));
-        let recording = Recording {
-            stdout: lines,
-            stderr: Vec::new(),
-            exit,
-        };
+        let recording = Recording::new(lines, Vec::new(), exit);
         let told = recording.session();
         let turn = &session.turns[0];
         assert_eq!(told.turns[0].usage, turn.usage);

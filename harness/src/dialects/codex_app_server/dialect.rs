@@ -10,9 +10,7 @@ use super::expect::{conclude, conversation, from_lines, judged, unanswered, writ
 use super::recording::{is_app_server, open_session, DIALECT};
 use crate::cassette::Header;
 use crate::check::Lint;
-use crate::dialects::codex::faults::{
-    parse_app_server, CodexFault, APP_SERVER_CATALOGUE, APP_SERVER_FROM_ENV,
-};
+use crate::dialects::codex::faults::{parse_app_server, APP_SERVER_CATALOGUE, APP_SERVER_FROM_ENV};
 use crate::dialects::codex::session::Session;
 use crate::dialects::codex::wire::rpc::{items, notifications};
 use crate::dialects::codex::wire::undocumented;
@@ -71,20 +69,6 @@ pub fn app_server_faults() -> Vec<(String, String)> {
     crate::run::matrix::labelled(faults)
 }
 
-/// Whether the faults make a run the real server never makes: an exit 0 in the middle
-/// of a turn.
-fn misbehaving(faults: &[CodexFault]) -> bool {
-    faults.iter().any(|f| {
-        matches!(
-            f,
-            CodexFault::Exit {
-                exit: crate::frames::Exit::Code(0),
-                ..
-            }
-        )
-    })
-}
-
 impl Dialect for CodexAppServer {
     fn name(&self) -> &'static str {
         DIALECT
@@ -133,7 +117,7 @@ impl Dialect for CodexAppServer {
         let (outs, _) = conversation(&session_of(&source)?, &parsed, 0);
         let (expect, segments) = conclude(&outs);
         let mut name = name;
-        if misbehaving(&parsed) && !name.ends_with(MISBEHAVING) {
+        if crate::faults::lines::exits_zero(&parsed) && !name.ends_with(MISBEHAVING) {
             name.push_str(MISBEHAVING);
         }
         Ok(Case {
@@ -165,7 +149,7 @@ impl Dialect for CodexAppServer {
 
     fn writes_unknown(&self, case: &Case) -> bool {
         parse_app_server(&case.faults, APP_SERVER_FROM_ENV)
-            .is_ok_and(|faults| faults.iter().any(|f| matches!(f, CodexFault::Unknown { .. })))
+            .is_ok_and(|faults| crate::faults::lines::writes_unknown(&faults))
     }
 
     fn unknown_words(&self) -> &'static [&'static str] {
@@ -281,16 +265,13 @@ impl Dialect for CodexAppServer {
             return Ok(crate::run::Generated::Told(told));
         };
         let path = super::recording::write_cassette(&session, seed, out)?;
-        let play = format!(
-            "serve it with `MOCK_AGENT_CASSETTE={} codex app-server`",
-            path.display()
-        );
-        Ok(crate::run::Generated::Written {
+        Ok(crate::run::Generated::cassette(
             path,
             lines,
-            unit: "messages",
-            play,
-        })
+            "messages",
+            "serve",
+            "codex app-server",
+        ))
     }
 
     /// Generated sessions with faults of the catalogue's `codex-app-server` section
@@ -314,35 +295,23 @@ impl Dialect for CodexAppServer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::expect::Expectation;
 
     #[test]
     fn the_matrix_s_faults_read_and_end_as_the_real_server() {
-        for (label, spec) in app_server_faults() {
-            let case = CodexAppServer
-                .case(
-                    CaseSource::Default,
-                    OutputFormat::StreamJson,
-                    &spec,
-                    label.clone(),
+        crate::run::dialect::assert_matrix_ends(
+            &CodexAppServer,
+            |label| {
+                matches!(
+                    label,
+                    "clean"
+                        | "approval"
+                        | "unknown-notification"
+                        | "unknown-item"
+                        | "malformed"
+                        | "stderr-message"
                 )
-                .expect("a case");
-            let fails = !matches!(
-                label.as_str(),
-                "clean"
-                    | "approval"
-                    | "unknown-notification"
-                    | "unknown-item"
-                    | "malformed"
-                    | "stderr-message"
-            );
-            assert_eq!(
-                case.expect == Expectation::Failure,
-                fails,
-                "{label}: {:?}",
-                case.expect
-            );
-            assert_eq!(CodexAppServer.judged(&case), label != "malformed");
-        }
+            },
+            |label| label != "malformed",
+        );
     }
 }

@@ -207,9 +207,7 @@ pub fn written(conversation: &Conversation) -> impl Iterator<Item = &str> {
 
 /// Whether the case's verdict stands: not when a fault breaks what an SDK can read.
 pub fn judged(faults: &[CodexFault]) -> bool {
-    !faults
-        .iter()
-        .any(|f| matches!(f, CodexFault::Malformed { .. } | CodexFault::Huge { .. }))
+    !crate::faults::lines::unreadable(faults, None)
 }
 
 /// The server's requests in `entry`'s conversation that the client never answered:

@@ -10,70 +10,66 @@ use crate::dialects::codex::generate::session;
 use crate::dialects::codex::session::Session;
 use crate::dialects::codex::wire::rpc::{items, notifications};
 use crate::error::WriteError;
-use crate::faults::strategy::Drawn;
+use crate::faults::strategy::{self, Drawn};
+use crate::run::fuzz::LiveCase;
 
 /// Where a generated fault acts: after a number of lines, or at a method or item type.
-fn place() -> impl Strategy<Value = String> {
-    let at = [
-        notifications::TURN_STARTED,
-        notifications::TURN_COMPLETED,
-        notifications::ITEM_STARTED,
-        notifications::ITEM_COMPLETED,
-        items::AGENT_MESSAGE,
-        items::COMMAND_EXECUTION,
-        items::FILE_CHANGE,
-    ];
-    prop_oneof![
-        (0u64..30).prop_map(|n| format!("after={n}")),
-        prop::sample::select(at.to_vec()).prop_map(|t| format!("at={t}")),
-    ]
+fn place() -> impl Strategy<Value = String> + Clone {
+    strategy::line_place(
+        30,
+        &[
+            notifications::TURN_STARTED,
+            notifications::TURN_COMPLETED,
+            notifications::ITEM_STARTED,
+            notifications::ITEM_COMPLETED,
+            items::AGENT_MESSAGE,
+            items::COMMAND_EXECUTION,
+            items::FILE_CHANGE,
+        ],
+    )
 }
 
 /// One fault of the `codex-app-server` section, drawn as its text in the grammar and
 /// typed as the parser makes it.
 pub fn fault() -> impl Strategy<Value = Drawn<CodexFault>> {
-    prop_oneof![
-        place().prop_map(|p| format!("exit:code=1,{p}")),
-        place().prop_map(|p| format!("signal:name=KILL,{p}")),
-        (place(), 0usize..80).prop_map(|(p, byte)| format!("eof:{p},byte={byte}")),
-        place().prop_map(|p| format!("stall:ms=1500,{p}")),
-        place().prop_map(|p| format!("unknown:{p}")),
-        place().prop_map(|p| format!("unknown:kind=item,{p}")),
-        place().prop_map(|p| format!("stderr:text=\"WARN codex_core: slow network\",{p}")),
-        Just("approval".to_owned()),
-        Just("unauthorized".to_owned()),
-        Just("rate-limited".to_owned()),
-        Just("turn-failed".to_owned()),
-        Just("stream-cut".to_owned()),
-    ]
-    .prop_map(|spec| {
-        // Every text above is in the grammar (`every_drawn_fault_parses` checks it).
-        let faults = parse_app_server(&spec, APP_SERVER_FROM_ENV).unwrap_or_default();
-        Drawn::many(spec, faults)
-    })
+    let placed = [
+        strategy::LINE_FAULTS,
+        &[
+            "unknown:kind=item,{place}",
+            "stderr:text=\"WARN codex_core: slow network\",{place}",
+        ],
+    ];
+    let presets = [
+        "approval",
+        "unauthorized",
+        "rate-limited",
+        "turn-failed",
+        "stream-cut",
+    ];
+    strategy::line_faults(
+        place(),
+        placed.concat(),
+        presets.map(str::to_owned).to_vec(),
+        |spec| parse_app_server(spec, APP_SERVER_FROM_ENV).unwrap_or_default(),
+    )
 }
+
+/// The dialect a [`Faulted`] is played as: `codex app-server` (Codex's sessions and
+/// faults, told to a client).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AppServer;
 
 /// A generated session with its faults: what `mock-agent fuzz --dialect
 /// codex-app-server` plays, and shrinks.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Faulted {
-    /// The session.
-    pub session: Session,
-    /// Its faults, as drawn.
-    pub faults: Vec<Drawn<CodexFault>>,
-}
+pub type Faulted = strategy::Faulted<Session, CodexFault, AppServer>;
 
-impl crate::run::fuzz::LiveCase for Faulted {
+impl LiveCase for Faulted {
     fn write_cassette(&self, path: &std::path::Path) -> Result<std::path::PathBuf, WriteError> {
         write_cassette(&self.session, 0, path)
     }
 
     fn spec(&self) -> String {
-        self.faults
-            .iter()
-            .map(|d| d.spec.as_str())
-            .collect::<Vec<_>>()
-            .join(";")
+        Faulted::spec(self)
     }
 
     fn lines(&self) -> usize {
@@ -83,8 +79,7 @@ impl crate::run::fuzz::LiveCase for Faulted {
 
 /// Generated sessions with up to `most` faults.
 pub fn faulted(most: usize) -> impl Strategy<Value = Faulted> {
-    (session(), prop::collection::vec(fault(), 0..=most))
-        .prop_map(|(session, faults)| Faulted { session, faults })
+    strategy::faulted(session(), fault(), most)
 }
 
 #[cfg(test)]

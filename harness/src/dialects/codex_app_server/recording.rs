@@ -11,7 +11,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::expect::conversation;
-use crate::cassette::{Header, Invocation, Writer, FORMAT_VERSION};
+use crate::cassette::{Header, Invocation, Writer};
 use crate::dialects::codex::faults::Out;
 use crate::dialects::codex::recording::Recording;
 use crate::dialects::codex::session::{
@@ -31,20 +31,13 @@ pub fn sdk_argv() -> Vec<String> {
 }
 
 /// A cassette header for a recording of `codex app-server` made with `invocation`.
-pub fn header(mut invocation: Invocation) -> Header {
-    invocation
-        .extra
-        .insert(DIALECT_KEY.into(), Value::String(DIALECT.into()));
-    Header {
-        version: FORMAT_VERSION,
-        invocation,
-        extra: Default::default(),
-    }
+pub fn header(invocation: Invocation) -> Header {
+    crate::run::lines::header(invocation, DIALECT_KEY, DIALECT)
 }
 
 /// Whether a cassette's header says it is a recording of `codex app-server`.
 pub fn is_app_server(header: &Header) -> bool {
-    header.invocation.extra.get(DIALECT_KEY).and_then(Value::as_str) == Some(DIALECT)
+    crate::run::lines::names(header, DIALECT_KEY, DIALECT)
 }
 
 /// The session a Codex cassette tells: a recording of `codex app-server` read by its

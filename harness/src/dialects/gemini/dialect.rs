@@ -15,7 +15,7 @@ use crate::format::OutputFormat;
 use crate::run::{Case, CaseSource, Dialect, Matrix};
 
 /// Google's Gemini CLI, headless: `gemini -p` with `-o stream-json|json|text`.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Gemini;
 
 /// What the mock writes in `stream-json` for a case of `source` with `faults` (see
@@ -260,24 +260,16 @@ impl Dialect for Gemini {
         let session = super::generate::from_seed(seed);
         let (lines, _) = super::faults::stream_lines(&session, seed);
         let Some(out) = out else {
-            let mut told = String::new();
-            for line in &lines {
-                told.push_str(&String::from_utf8_lossy(line));
-                told.push('\n');
-            }
-            return Ok(crate::run::Generated::Told(told));
+            return Ok(crate::run::Generated::told(&lines));
         };
         let path = super::recording::write_cassette(&session, seed, out)?;
-        let play = format!(
-            "replay it with `MOCK_AGENT_CASSETTE={} gemini -o stream-json -p hi`",
-            path.display()
-        );
-        Ok(crate::run::Generated::Written {
+        Ok(crate::run::Generated::cassette(
             path,
-            lines: lines.len(),
-            unit: "events",
-            play,
-        })
+            lines.len(),
+            "events",
+            "replay",
+            "gemini -o stream-json -p hi",
+        ))
     }
 
     /// Generated sessions with faults of the catalogue's `gemini` section against a
@@ -302,38 +294,23 @@ impl Dialect for Gemini {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::expect::Expectation;
 
     #[test]
     fn the_matrix_s_faults_read_and_end_as_the_real_cli() {
-        for (label, spec) in gemini_faults() {
-            let case = Case::gemini(
-                CaseSource::Default,
-                OutputFormat::StreamJson,
-                &spec,
-                label.clone(),
-            )
-            .expect("a case");
-            let fails = !matches!(
-                label.as_str(),
-                "clean"
-                    | "unknown-event"
-                    | "malformed"
-                    | "huge-1m"
-                    | "stderr-message"
-                    | "stall-2s@tool-result"
-            );
-            assert_eq!(
-                case.expect == Expectation::Failure,
-                fails,
-                "{label}: {:?}",
-                case.expect
-            );
-            assert_eq!(
-                Gemini.judged(&case),
-                !matches!(label.as_str(), "malformed" | "huge-1m"),
-                "{label}"
-            );
-        }
+        crate::run::dialect::assert_matrix_ends(
+            &Gemini,
+            |label| {
+                matches!(
+                    label,
+                    "clean"
+                        | "unknown-event"
+                        | "malformed"
+                        | "huge-1m"
+                        | "stderr-message"
+                        | "stall-2s@tool-result"
+                )
+            },
+            |label| !matches!(label, "malformed" | "huge-1m"),
+        );
     }
 }

@@ -17,6 +17,7 @@ use serde_json::Value;
 use super::faults::{GeminiFault, Out};
 use super::wire::{events, roles, status};
 use crate::expect::Expectation;
+use crate::faults::lines;
 use crate::frames::Exit;
 
 /// What a careful consumer concludes from `outs` (`stream-json`, in order, ending
@@ -61,29 +62,19 @@ fn read(line: &[u8], rounds: &mut Vec<String>, succeeded: &mut Option<bool>) {
 /// what a parser can read, nor in `text` mode when the relaunched child is killed
 /// (its partial text and exit 0 are all a text consumer has).
 pub fn judged(faults: &[GeminiFault], text: bool) -> bool {
-    !faults.iter().any(|f| {
-        matches!(f, GeminiFault::Malformed { .. } | GeminiFault::Huge { .. })
-            || (text && matches!(f, GeminiFault::ChildKilled { .. }))
-    })
+    let child_killed = |f: &GeminiFault| matches!(f, GeminiFault::ChildKilled { .. });
+    !(lines::unreadable(faults, None) || (text && faults.iter().any(child_killed)))
 }
 
 /// Whether the faults write a type no documentation names (`unknown`).
 pub fn writes_unknown(faults: &[GeminiFault]) -> bool {
-    faults.iter().any(|f| matches!(f, GeminiFault::Unknown { .. }))
+    lines::writes_unknown(faults)
 }
 
 /// Whether the faults make a run the real CLI never makes: an exit 0 placed before
 /// `result` (`exit:code=0`; the real one is `child-killed`).
 pub fn misbehaving(faults: &[GeminiFault]) -> bool {
-    faults.iter().any(|f| {
-        matches!(
-            f,
-            GeminiFault::Exit {
-                exit: Exit::Code(0),
-                ..
-            }
-        )
-    })
+    lines::exits_zero(faults)
 }
 
 #[cfg(test)]

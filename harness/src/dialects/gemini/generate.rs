@@ -12,7 +12,8 @@ use super::recording::write_cassette;
 use super::session::{ApiError, End, Round, Session, Tool, ToolResult, Usage};
 use super::wire::{error_types, events};
 use crate::error::WriteError;
-use crate::faults::strategy::Drawn;
+use crate::faults::strategy::{self, Drawn};
+use crate::run::fuzz::LiveCase;
 
 /// A piece of text: words, some of them not ASCII, sometimes a line break.
 fn text() -> impl Strategy<Value = String> {
@@ -113,68 +114,57 @@ pub fn session() -> impl Strategy<Value = Session> {
 }
 
 /// Where a generated fault acts: after a number of lines, or at a line type.
-fn place() -> impl Strategy<Value = String> {
-    let at = [
-        events::MESSAGE,
-        events::TOOL_USE,
-        events::TOOL_RESULT,
-        events::RESULT,
-    ]
-    .map(|w| format!("at={w}"));
-    prop_oneof![
-        (0u64..12).prop_map(|n| format!("after={n}")),
-        prop::sample::select(at.to_vec()),
-    ]
+fn place() -> impl Strategy<Value = String> + Clone {
+    strategy::line_place(
+        12,
+        &[
+            events::MESSAGE,
+            events::TOOL_USE,
+            events::TOOL_RESULT,
+            events::RESULT,
+        ],
+    )
 }
 
 /// One fault of the catalogue's `gemini` section, drawn as its text in the grammar
 /// and typed as the parser makes it.
 pub fn fault() -> impl Strategy<Value = Drawn<GeminiFault>> {
-    prop_oneof![
-        place().prop_map(|p| format!("exit:code=1,{p}")),
-        place().prop_map(|p| format!("signal:name=KILL,{p}")),
-        place().prop_map(|p| format!("signal:name=TERM,{p}")),
-        (place(), 0usize..80).prop_map(|(p, byte)| format!("eof:{p},byte={byte}")),
-        place().prop_map(|p| format!("stall:ms=1500,{p}")),
-        place().prop_map(|p| format!("unknown:{p}")),
-        place().prop_map(|p| format!("child-killed:{p}")),
-        place().prop_map(|p| format!("stderr:text=\"[STARTUP] slow\",{p}")),
-        Just("unauthorized".to_owned()),
-        Just("rate-limited".to_owned()),
-        Just("server-error".to_owned()),
-        Just("empty-answer".to_owned()),
-        Just("turn-limit".to_owned()),
-        Just("no-auth".to_owned()),
-        Just("untrusted-folder".to_owned()),
-    ]
-    .prop_map(|spec| {
-        // Every text above is in the grammar (`every_drawn_fault_parses` checks it).
-        let faults = parse(&spec, FROM_ENV).unwrap_or_default();
-        Drawn::many(spec, faults)
-    })
+    let placed = [
+        strategy::LINE_FAULTS,
+        &[
+            "signal:name=TERM,{place}",
+            "child-killed:{place}",
+            "stderr:text=\"[STARTUP] slow\",{place}",
+        ],
+    ];
+    let presets = [
+        "unauthorized",
+        "rate-limited",
+        "server-error",
+        "empty-answer",
+        "turn-limit",
+        "no-auth",
+        "untrusted-folder",
+    ];
+    strategy::line_faults(
+        place(),
+        placed.concat(),
+        presets.map(str::to_owned).to_vec(),
+        |spec| parse(spec, FROM_ENV).unwrap_or_default(),
+    )
 }
 
 /// A generated session with its faults: what `mock-agent fuzz --dialect gemini`
 /// plays, and shrinks.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Faulted {
-    /// The session.
-    pub session: Session,
-    /// Its faults, as drawn.
-    pub faults: Vec<Drawn<GeminiFault>>,
-}
+pub type Faulted = strategy::Faulted<Session, GeminiFault>;
 
-impl crate::run::fuzz::LiveCase for Faulted {
+impl LiveCase for Faulted {
     fn write_cassette(&self, path: &std::path::Path) -> Result<std::path::PathBuf, WriteError> {
         write_cassette(&self.session, 0, path)
     }
 
     fn spec(&self) -> String {
-        self.faults
-            .iter()
-            .map(|d| d.spec.as_str())
-            .collect::<Vec<_>>()
-            .join(";")
+        Faulted::spec(self)
     }
 
     fn lines(&self) -> usize {
@@ -184,8 +174,7 @@ impl crate::run::fuzz::LiveCase for Faulted {
 
 /// Generated sessions with up to `most` faults.
 pub fn faulted(most: usize) -> impl Strategy<Value = Faulted> {
-    (session(), prop::collection::vec(fault(), 0..=most))
-        .prop_map(|(session, faults)| Faulted { session, faults })
+    strategy::faulted(session(), fault(), most)
 }
 
 /// The session of a seed: the same on every run and machine, for one version.

@@ -4,7 +4,6 @@
 //! session it tells (its rounds, its tools, its usage), played again.
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use serde_json::Value;
 
@@ -12,26 +11,20 @@ use super::faults::{stream_lines, with_faults, Context, GeminiFault, Injector, O
 use super::play::Said;
 use super::session::{ApiError, End, Round, Session, Tool, ToolResult, Usage};
 use super::wire::{events, roles, stats, status, DIALECT, DIALECT_KEY, VERSION};
-use crate::cassette::{Header, Invocation, Writer, FORMAT_VERSION};
-use crate::error::{CassetteError, WriteError};
+use crate::cassette::{Header, Invocation};
+use crate::error::WriteError;
 use crate::format::OutputFormat;
-use crate::frames::{Ending, Exit, Frame, Line, Stream};
+use crate::frames::{Exit, Stream};
+use crate::run::lines;
 
 /// A cassette header for a recording of `gemini` made with `invocation`.
-pub fn header(mut invocation: Invocation) -> Header {
-    invocation
-        .extra
-        .insert(DIALECT_KEY.into(), Value::String(DIALECT.into()));
-    Header {
-        version: FORMAT_VERSION,
-        invocation,
-        extra: Default::default(),
-    }
+pub fn header(invocation: Invocation) -> Header {
+    lines::header(invocation, DIALECT_KEY, DIALECT)
 }
 
 /// Whether a cassette's header says it is a recording of Gemini CLI.
 pub fn is_gemini(header: &Header) -> bool {
-    header.invocation.extra.get(DIALECT_KEY).and_then(Value::as_str) == Some(DIALECT)
+    lines::names(header, DIALECT_KEY, DIALECT)
 }
 
 /// The argv the harness's cassettes say they were run with.
@@ -52,60 +45,15 @@ pub fn write_cassette(session: &Session, seed: u64, path: &Path) -> Result<PathB
         output_format: Some(OutputFormat::StreamJson),
         ..Invocation::default()
     };
-    let mut writer = Writer::create(path, &header(invocation))?;
     let (lines, exit) = stream_lines(session, seed);
-    for bytes in lines {
-        writer.write(&Frame::Line(Line {
-            at: Duration::ZERO,
-            stream: Stream::Stdout,
-            bytes,
-            newline: true,
-        }))?;
-    }
-    writer.write(&Frame::End(Ending {
-        at: Duration::ZERO,
-        exit,
-    }))?;
-    writer.finish()
+    let lines = lines.into_iter().map(|l| (Stream::Stdout, l));
+    lines::write_cassette(path, &header(invocation), lines, exit)
 }
 
 /// A recorded run of `gemini -p -o stream-json`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Recording {
-    /// Its stdout lines, in order, without their newlines.
-    pub stdout: Vec<Vec<u8>>,
-    /// Its stderr lines.
-    pub stderr: Vec<Vec<u8>>,
-    /// How it ended (exit 0 when the recording does not say).
-    pub exit: Exit,
-}
+pub type Recording = lines::Recorded<super::dialect::Gemini>;
 
 impl Recording {
-    /// Reads the recording at `path`.
-    pub fn open(path: &Path) -> Result<Recording, CassetteError> {
-        let mut reader = crate::cassette::open(path)?;
-        let mut recording = Recording {
-            stdout: Vec::new(),
-            stderr: Vec::new(),
-            exit: Exit::Code(0),
-        };
-        for frame in reader.by_ref() {
-            match frame? {
-                Frame::Line(line) if line.stream == Stream::Stdout => recording.stdout.push(line.bytes),
-                Frame::Line(line) if line.stream == Stream::Stderr => recording.stderr.push(line.bytes),
-                Frame::End(end) => recording.exit = end.exit,
-                _ => {}
-            }
-        }
-        Ok(recording)
-    }
-
-    fn values(&self) -> impl Iterator<Item = Value> + '_ {
-        self.stdout
-            .iter()
-            .filter_map(|line| serde_json::from_slice::<Value>(line).ok())
-    }
-
     /// The `init` line's session id and model.
     pub fn init(&self) -> Option<(String, String)> {
         self.values().find_map(|v| {
@@ -271,11 +219,7 @@ mod tests {
     fn a_played_session_reads_back_as_itself() {
         let session = default_session("/work");
         let (lines, exit) = stream_lines(&session, 1);
-        let recording = Recording {
-            stdout: lines,
-            stderr: Vec::new(),
-            exit,
-        };
+        let recording = Recording::new(lines, Vec::new(), exit);
         let told = recording.session();
         assert_eq!(told.rounds, session.rounds);
         assert_eq!(told.usage, session.usage);

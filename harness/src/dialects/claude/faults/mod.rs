@@ -10,8 +10,6 @@
 //! it). `at=end` is the one place after the last result. The other faults, never
 //! reached, act at the end ([`Injector::end`]).
 
-use std::time::Duration;
-
 use serde_json::Value;
 
 use super::play::{self, Options};
@@ -20,26 +18,12 @@ use super::wire::{kind_of, types};
 mod catalogue;
 mod typed;
 
-use crate::frames::Exit;
+use crate::faults::lines;
+pub use crate::faults::lines::Out;
 pub use catalogue::CATALOGUE;
 pub use typed::*;
 
-/// What the CLI writes or does, in order, for one line it meant to write.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Out {
-    /// A whole line on stdout (without its newline).
-    Line(Vec<u8>),
-    /// The start of a line, and nothing more: stdout ends there.
-    Cut(Vec<u8>),
-    /// A line on stderr.
-    Stderr(Vec<u8>),
-    /// Nothing for this long; `None`: for ever.
-    Stall(Option<Duration>),
-    /// The process ends so.
-    End(Exit),
-}
-
-/// How the CLI answers one of the client's control requests, by a fault.
+/// How the client's control request `subtype` is answered, by a fault.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Answer {
     /// It never answers.
@@ -48,36 +32,85 @@ pub enum Answer {
     Error(String),
 }
 
-/// Applies faults to one run.
-#[derive(Debug, Clone)]
-pub struct Injector {
-    faults: Vec<(ClaudeFault, bool)>,
-    lines: u64,
+/// What Claude Code writes on stdout, as its faults read it and write into it.
+#[derive(Debug, Clone, Default)]
+pub struct Lines {
     /// The session's id, for the lines the faults add (`unknown`).
     session_id: String,
 }
 
-impl Injector {
-    /// An injector of `faults`.
-    pub fn new(faults: Vec<ClaudeFault>) -> Self {
-        Injector {
-            faults: faults.into_iter().map(|f| (f, false)).collect(),
-            lines: 0,
-            session_id: String::new(),
+impl lines::Stream for Lines {
+    type Fault = ClaudeFault;
+
+    const HAS_FINAL: bool = true;
+
+    /// A line's `type`, and its `subtype` or its request's.
+    fn words(&self, line: &[u8]) -> Vec<String> {
+        kind_of(line).map_or_else(Vec::new, |(kind, subtype)| {
+            std::iter::once(kind).chain(subtype).collect()
+        })
+    }
+
+    /// `line` without the fields `missing` leaves out.
+    fn rewrite(&mut self, faults: &mut [(ClaudeFault, bool)], line: Vec<u8>) -> Vec<u8> {
+        let mut line = line;
+        for (fault, acted) in faults {
+            let ClaudeFault::Missing { field } = fault else {
+                continue;
+            };
+            let quoted = format!("\"{field}\"");
+            if !line.windows(quoted.len()).any(|w| w == quoted.as_bytes()) {
+                continue;
+            }
+            let Ok(mut value) = serde_json::from_slice::<Value>(&line) else {
+                continue;
+            };
+            let mut removed = value
+                .as_object_mut()
+                .and_then(|o| o.shift_remove(field.as_str()))
+                .is_some();
+            if let Some(message) = value.get_mut("message").and_then(Value::as_object_mut) {
+                removed |= message.shift_remove(field.as_str()).is_some();
+            }
+            if removed {
+                *acted = true;
+                line = serde_json::to_vec(&value).unwrap_or(line);
+            }
         }
+        line
     }
 
-    /// Each fault's name, and whether it acted.
-    pub fn report(&self) -> Vec<(&'static str, bool)> {
-        self.faults.iter().map(|(f, acted)| (f.name(), *acted)).collect()
+    fn is_final(&self, words: &[String]) -> bool {
+        words.first().is_some_and(|kind| kind == types::RESULT)
     }
 
+    fn malformed(&self) -> Vec<u8> {
+        play::malformed_line()
+    }
+
+    fn unknown(&self, _: &()) -> Vec<u8> {
+        play::unknown_line(&self.session_id)
+    }
+
+    fn huge(&self, bytes: usize) -> Vec<u8> {
+        play::huge_line(bytes)
+    }
+
+    fn final_line(&self) -> Vec<u8> {
+        b"{\"type\":\"result\",\"subtype\":\"success\"}".to_vec()
+    }
+}
+
+/// Applies faults to one run.
+pub type Injector = lines::Injector<Lines>;
+
+impl Injector {
     /// The presets: every turn of `session` ends as they say. A failed login fails
     /// the turn's first API call, so the model says nothing before the synthetic
     /// message (as the real CLI: `init`, the synthetic `assistant`, the `result`).
     pub fn prepare(&mut self, session: &mut Session, options: &mut Options) {
-        self.session_id.clone_from(&options.session_id);
-        for (fault, acted) in &mut self.faults {
+        self.stream_mut().session_id.clone_from(&options.session_id);
+        for (fault, acted) in self.faults_mut() {
             let ClaudeFault::Ending(ending) = fault else {
                 continue;
             };
@@ -123,7 +156,7 @@ impl Injector {
 
     /// How the client's control request `subtype` is answered, when a fault says.
     pub fn answer(&mut self, subtype: &str) -> Option<Answer> {
-        for (fault, acted) in &mut self.faults {
+        for (fault, acted) in self.faults_mut() {
             match fault {
                 ClaudeFault::NoResponse { method } if method == subtype => {
                     *acted = true;
@@ -138,156 +171,18 @@ impl Injector {
         }
         None
     }
-
-    /// What becomes of `line`, one the CLI means to write now.
-    pub fn line(&mut self, line: Vec<u8>) -> Vec<Out> {
-        // The line's type is read only when a fault waits for one (`at=TYPE`, or a
-        // result to end the run before).
-        let typed = self
-            .faults
-            .iter()
-            .any(|(fault, acted)| !acted && (matches!(fault.place(), Some(Place::At(_))) || ends_run(fault)));
-        let kind = if typed { kind_of(&line) } else { None };
-        let result = kind.as_ref().is_some_and(|(kind, _)| kind == types::RESULT);
-        let mut line = Some(self.strip(line));
-        let mut out = Vec::new();
-        for i in 0..self.faults.len() {
-            let (fault, acted) = &self.faults[i];
-            let due = fault.place().is_some_and(|at| {
-                reached(at, self.lines, kind.as_ref())
-                    || (result && ends_run(fault) && *at != Place::At(AT_END.to_owned()))
-            });
-            if *acted || !due {
-                continue;
-            }
-            self.faults[i].1 = true;
-            let fault = self.faults[i].0.clone();
-            if let Some(end) = act(&fault, &mut line, &mut out, &self.session_id) {
-                out.push(end);
-                return out;
-            }
-        }
-        if let Some(line) = line {
-            out.push(Out::Line(line));
-            self.lines += 1;
-        }
-        out
-    }
-
-    /// What the faults not yet reached do when the run ends: they act there.
-    pub fn end(&mut self) -> Vec<Out> {
-        let mut out = Vec::new();
-        for i in 0..self.faults.len() {
-            if self.faults[i].1 || self.faults[i].0.place().is_none() {
-                continue;
-            }
-            self.faults[i].1 = true;
-            let fault = self.faults[i].0.clone();
-            if let Some(end) = act(&fault, &mut None, &mut out, &self.session_id) {
-                out.push(end);
-                return out;
-            }
-        }
-        out
-    }
-
-    /// `line` without the fields `missing` leaves out.
-    fn strip(&mut self, line: Vec<u8>) -> Vec<u8> {
-        let mut line = line;
-        for (fault, acted) in &mut self.faults {
-            let ClaudeFault::Missing { field } = fault else {
-                continue;
-            };
-            let quoted = format!("\"{field}\"");
-            if !line.windows(quoted.len()).any(|w| w == quoted.as_bytes()) {
-                continue;
-            }
-            let Ok(mut value) = serde_json::from_slice::<Value>(&line) else {
-                continue;
-            };
-            let mut removed = value
-                .as_object_mut()
-                .and_then(|o| o.shift_remove(field.as_str()))
-                .is_some();
-            if let Some(message) = value.get_mut("message").and_then(Value::as_object_mut) {
-                removed |= message.shift_remove(field.as_str()).is_some();
-            }
-            if removed {
-                *acted = true;
-                line = serde_json::to_vec(&value).unwrap_or(line);
-            }
-        }
-        line
-    }
-}
-
-/// The place after the last result: `at=end`.
-const AT_END: &str = "end";
-
-/// Whether `fault` ends the run, without a result (`exit`, `signal`, `eof`).
-fn ends_run(fault: &ClaudeFault) -> bool {
-    matches!(fault, ClaudeFault::Exit { .. } | ClaudeFault::Eof { .. })
-}
-
-/// Whether a fault placed `at` acts before the line of `kind`, the `lines`-th.
-fn reached(at: &Place, lines: u64, kind: Option<&(String, Option<String>)>) -> bool {
-    match at {
-        Place::After(n) => lines >= *n,
-        Place::At(word) => {
-            kind.is_some_and(|(kind, subtype)| kind == word || subtype.as_deref() == Some(word))
-        }
-    }
-}
-
-/// Performs `fault` before `line` (taken when the fault ends the stream there); the
-/// end of the process when it ends it. `session_id`: the id of the lines it adds.
-fn act(fault: &ClaudeFault, line: &mut Option<Vec<u8>>, out: &mut Vec<Out>, session_id: &str) -> Option<Out> {
-    match fault {
-        ClaudeFault::Exit { exit, byte, .. } => {
-            if let (Some(byte), Some(line)) = (byte, line.take()) {
-                out.push(Out::Cut(line[..(*byte).min(line.len())].to_vec()));
-            }
-            Some(Out::End(*exit))
-        }
-        ClaudeFault::Eof { byte, .. } => {
-            let line = line
-                .take()
-                .unwrap_or_else(|| b"{\"type\":\"result\",\"subtype\":\"success\"}".to_vec());
-            let cut = byte.unwrap_or(line.len() / 2).min(line.len());
-            out.push(Out::Cut(line[..cut].to_vec()));
-            Some(Out::End(Exit::Code(1)))
-        }
-        ClaudeFault::Stall { duration, .. } => {
-            out.push(Out::Stall(*duration));
-            None
-        }
-        ClaudeFault::Malformed { .. } => {
-            out.push(Out::Line(play::malformed_line()));
-            None
-        }
-        ClaudeFault::Unknown { .. } => {
-            out.push(Out::Line(play::unknown_line(session_id)));
-            None
-        }
-        ClaudeFault::Huge { bytes, .. } => {
-            out.push(Out::Line(play::huge_line(*bytes)));
-            None
-        }
-        ClaudeFault::Stderr { text, .. } => {
-            out.push(Out::Stderr(text.as_bytes().to_vec()));
-            None
-        }
-        _ => None,
-    }
 }
 
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
     use serde_json::json;
 
     use super::*;
     use crate::dialects::claude::faults::{parse, FROM_ENV};
     use crate::dialects::claude::wire::{control, system, types};
+    use crate::frames::Exit;
 
     fn injector(spec: &str) -> Injector {
         Injector::new(parse(spec, FROM_ENV).expect("faults"))

@@ -6,15 +6,12 @@
 //! `signal`, `eof`) and whose place has not come when a result is due acts there,
 //! before the result; the others, never reached, act at the end.
 
-use std::time::Duration;
-
 use super::super::wire::control;
 use super::catalogue::CATALOGUE;
 use crate::error::{Diagnostic, Origin};
 use crate::faults::catalogue::{names, Described};
+use crate::faults::lines::{self, Faults, LineFault};
 use crate::faults::spec::{parse_as, Args, Typed, Words, Written};
-use crate::faults::MAX_BYTES;
-use crate::frames::{Exit, Signal};
 
 /// Where a fault acts: before the first line of a kind, or after a number of lines.
 pub use crate::faults::LinePlace as Place;
@@ -40,59 +37,14 @@ pub enum Ending {
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum ClaudeFault {
-    /// The process ends there, without writing that line.
-    Exit {
-        /// Where.
-        at: Place,
-        /// How: an exit code or a signal.
-        exit: Exit,
-        /// After this many bytes of the line (a signal only).
-        byte: Option<usize>,
-    },
-    /// Stdout stops in the middle of the line; exit 1.
-    Eof {
-        /// Where.
-        at: Place,
-        /// How many bytes of the line are written (default half).
-        byte: Option<usize>,
-    },
-    /// Nothing is written for a while, or ever.
-    Stall {
-        /// Where.
-        at: Place,
-        /// How long; `None`: for ever.
-        duration: Option<Duration>,
-    },
-    /// A line that starts as JSON and is not.
-    Malformed {
-        /// Where.
-        at: Place,
-    },
-    /// A line of an undocumented type.
-    Unknown {
-        /// Where.
-        at: Place,
-    },
-    /// An assistant text line of this many bytes.
-    Huge {
-        /// Where.
-        at: Place,
-        /// The line's length.
-        bytes: usize,
-    },
+    /// A fault on the lines the CLI writes (`exit`, `signal`, `eof`, `stall`,
+    /// `malformed`, `unknown`: a line of an undocumented type, `huge`: an assistant
+    /// text line, `stderr`, `stderr-flood`).
+    Line(LineFault),
     /// The field is left out of every line that has it.
     Missing {
         /// The field's name (top level, or in `message`).
         field: String,
-    },
-    /// A line on stderr.
-    Stderr {
-        /// Where.
-        at: Place,
-        /// The text.
-        text: String,
-        /// Whether it is a flood of lines (`stderr-flood`) rather than a message.
-        flood: bool,
     },
     /// The client's request is never answered.
     NoResponse {
@@ -114,19 +66,8 @@ impl ClaudeFault {
     /// The fault's name in the catalogue.
     pub fn name(&self) -> &'static str {
         match self {
-            ClaudeFault::Exit {
-                exit: Exit::Signal(_),
-                ..
-            } => "signal",
-            ClaudeFault::Exit { .. } => "exit",
-            ClaudeFault::Eof { .. } => "eof",
-            ClaudeFault::Stall { .. } => "stall",
-            ClaudeFault::Malformed { .. } => "malformed",
-            ClaudeFault::Unknown { .. } => "unknown",
-            ClaudeFault::Huge { .. } => "huge",
+            ClaudeFault::Line(fault) => fault.name(),
             ClaudeFault::Missing { .. } => "missing",
-            ClaudeFault::Stderr { flood: false, .. } => "stderr",
-            ClaudeFault::Stderr { flood: true, .. } => "stderr-flood",
             ClaudeFault::NoResponse { .. } => "no-response",
             ClaudeFault::Error { .. } => "error",
             ClaudeFault::Ending(Ending::InvalidApiKey) => "invalid-api-key",
@@ -141,13 +82,22 @@ impl ClaudeFault {
     /// Where the fault acts, when it acts at a line.
     pub fn place(&self) -> Option<&Place> {
         match self {
-            ClaudeFault::Exit { at, .. }
-            | ClaudeFault::Eof { at, .. }
-            | ClaudeFault::Stall { at, .. }
-            | ClaudeFault::Malformed { at }
-            | ClaudeFault::Unknown { at }
-            | ClaudeFault::Huge { at, .. }
-            | ClaudeFault::Stderr { at, .. } => Some(at),
+            ClaudeFault::Line(fault) => Some(fault.place()),
+            _ => None,
+        }
+    }
+}
+
+impl Faults for ClaudeFault {
+    type Kind = ();
+
+    fn name(&self) -> &'static str {
+        ClaudeFault::name(self)
+    }
+
+    fn line(&self) -> Option<&LineFault> {
+        match self {
+            ClaudeFault::Line(fault) => Some(fault),
             _ => None,
         }
     }
@@ -203,10 +153,6 @@ impl Typed for ClaudeFault {
     }
 }
 
-fn place(entry: &Described, args: &mut Args<'_>) -> Result<Place, Diagnostic> {
-    args.line_place(entry, &ClaudeFault::WORDS)
-}
-
 fn method(entry: &Described, args: &mut Args<'_>) -> Result<String, Diagnostic> {
     Ok(match args.site(entry, &ClaudeFault::WORDS)? {
         Some(Written::Method(m)) => m,
@@ -216,41 +162,11 @@ fn method(entry: &Described, args: &mut Args<'_>) -> Result<String, Diagnostic> 
 
 fn build(entry: &Described, args: &mut Args<'_>) -> Result<Vec<ClaudeFault>, Diagnostic> {
     let column = args.column();
+    let huge = super::super::expect::PYTHON_SDK_MAX_LINE + 1;
+    if let Some(fault) = lines::build(entry, args, &ClaudeFault::WORDS, huge, |_| Ok(()))? {
+        return Ok(vec![ClaudeFault::Line(fault)]);
+    }
     let fault = match entry.name {
-        "exit" => {
-            let exit = Exit::Code(args.exit_code()?.unwrap_or(1));
-            ClaudeFault::Exit {
-                at: place(entry, args)?,
-                exit,
-                byte: None,
-            }
-        }
-        "signal" => {
-            let exit = Exit::Signal(args.signal("name")?.unwrap_or(Signal::Kill));
-            let (at, byte) = (place(entry, args)?, args.byte(entry, &ClaudeFault::WORDS)?);
-            ClaudeFault::Exit { at, exit, byte }
-        }
-        "eof" => ClaudeFault::Eof {
-            at: place(entry, args)?,
-            byte: args.byte(entry, &ClaudeFault::WORDS)?,
-        },
-        "stall" => ClaudeFault::Stall {
-            duration: args.millis()?,
-            at: place(entry, args)?,
-        },
-        "malformed" => ClaudeFault::Malformed {
-            at: place(entry, args)?,
-        },
-        "unknown" => ClaudeFault::Unknown {
-            at: place(entry, args)?,
-        },
-        "huge" => ClaudeFault::Huge {
-            bytes: args
-                .size("bytes")?
-                .unwrap_or(super::super::expect::PYTHON_SDK_MAX_LINE + 1)
-                .min(MAX_BYTES),
-            at: place(entry, args)?,
-        },
         "missing" => ClaudeFault::Missing {
             field: args.text("field").filter(|f| !f.is_empty()).ok_or_else(|| {
                 args.err(
@@ -258,20 +174,6 @@ fn build(entry: &Described, args: &mut Args<'_>) -> Result<Vec<ClaudeFault>, Dia
                     "`missing` needs `field=...`, e.g. `missing:field=num_turns`".into(),
                 )
             })?,
-        },
-        "stderr" => ClaudeFault::Stderr {
-            text: args
-                .text("text")
-                .ok_or_else(|| args.err(column, "`stderr` needs `text=...`".into()))?,
-            at: place(entry, args)?,
-            flood: false,
-        },
-        "stderr-flood" => ClaudeFault::Stderr {
-            text: String::from_utf8_lossy(&crate::faults::flood(args.size("bytes")?.unwrap_or(1 << 20)))
-                .trim_end()
-                .to_owned(),
-            at: place(entry, args)?,
-            flood: true,
         },
         "no-response" => ClaudeFault::NoResponse {
             method: method(entry, args)?,

@@ -5,8 +5,6 @@
 //! runs `codex exec`, with the faults, as what the process writes and how it ends. See
 //! [`parse`] for the grammar.
 
-use std::time::Duration;
-
 use serde_json::{json, Value};
 
 use super::exec::{self, Run, Thread};
@@ -16,24 +14,11 @@ pub mod app_server_lines;
 mod catalogue;
 mod typed;
 
+use crate::faults::lines;
+pub use crate::faults::lines::Out;
 use crate::frames::Exit;
 pub use catalogue::{APP_SERVER_CATALOGUE, CATALOGUE};
 pub use typed::*;
-
-/// What the CLI writes or does, in order, for one line it meant to write.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Out {
-    /// A whole line on stdout (without its newline).
-    Line(Vec<u8>),
-    /// The start of a line, and nothing more: stdout ends there.
-    Cut(Vec<u8>),
-    /// A line on stderr.
-    Stderr(Vec<u8>),
-    /// Nothing for this long; `None`: for ever.
-    Stall(Option<Duration>),
-    /// The process ends so.
-    End(Exit),
-}
 
 /// Which of the CLI's protocols the faults act on: what the lines they write look
 /// like.
@@ -46,41 +31,78 @@ pub enum Shape {
     AppServer,
 }
 
-/// Applies faults to one run.
-#[derive(Debug, Clone)]
-pub struct Injector {
-    faults: Vec<(CodexFault, bool)>,
-    lines: u64,
+/// What Codex writes on stdout, as its faults read it and write into it.
+#[derive(Debug, Clone, Default)]
+pub struct Lines {
     shape: Shape,
     /// The thread's and the turn's ids the app-server lines last named (the lines the
     /// faults add name them too, so that a client routes them to the turn).
     ids: Option<(Value, Value)>,
 }
 
-impl Injector {
-    /// An injector of `faults`, on what `codex exec --json` writes.
-    pub fn new(faults: Vec<CodexFault>) -> Self {
-        Injector {
-            faults: faults.into_iter().map(|f| (f, false)).collect(),
-            lines: 0,
-            shape: Shape::Exec,
-            ids: None,
+impl lines::Stream for Lines {
+    type Fault = CodexFault;
+
+    /// A line's own `type` (app-server's: its `method`), and its item's.
+    fn words(&self, line: &[u8]) -> Vec<String> {
+        kinds_of(line)
+    }
+
+    fn see(&mut self, line: &[u8]) {
+        if self.shape == Shape::AppServer {
+            self.ids = ids_of(line).or(self.ids.take());
         }
     }
 
+    fn malformed(&self) -> Vec<u8> {
+        match self.shape {
+            Shape::Exec => malformed_line(),
+            Shape::AppServer => app_server_lines::malformed(),
+        }
+    }
+
+    fn unknown(&self, kind: &Unknown) -> Vec<u8> {
+        match self.shape {
+            Shape::Exec => unknown_line(*kind),
+            Shape::AppServer => app_server_lines::unknown(*kind, self.ids.as_ref()),
+        }
+    }
+
+    fn huge(&self, bytes: usize) -> Vec<u8> {
+        match self.shape {
+            Shape::Exec => huge_line(bytes),
+            Shape::AppServer => app_server_lines::huge(bytes),
+        }
+    }
+
+    fn final_line(&self) -> Vec<u8> {
+        match self.shape {
+            Shape::Exec => json!({"type": events::TURN_COMPLETED}).to_string().into_bytes(),
+            Shape::AppServer => app_server_lines::turn_completed(),
+        }
+    }
+}
+
+/// Applies faults to one run.
+pub type Injector = lines::Injector<Lines>;
+
+impl Injector {
     /// An injector of `faults`, on what `codex app-server` writes.
     pub fn app_server(faults: Vec<CodexFault>) -> Self {
-        Injector {
-            shape: Shape::AppServer,
-            ..Injector::new(faults)
-        }
+        Injector::on(
+            Lines {
+                shape: Shape::AppServer,
+                ids: None,
+            },
+            faults,
+        )
     }
 
     /// Whether `approval` is among the faults: every command and patch asks, whatever
     /// the policy (it acts when the session is prepared).
     pub fn asks_always(&mut self) -> bool {
         let mut asks = false;
-        for (fault, acted) in &mut self.faults {
+        for (fault, acted) in self.faults_mut() {
             if matches!(fault, CodexFault::Approval) {
                 *acted = true;
                 asks = true;
@@ -89,15 +111,10 @@ impl Injector {
         asks
     }
 
-    /// Each fault's name, and whether it acted.
-    pub fn report(&self) -> Vec<(&'static str, bool)> {
-        self.faults.iter().map(|(f, acted)| (f.name(), *acted)).collect()
-    }
-
     /// Whether a preset is among the faults (a recording is then played from its
     /// session, not replayed line by line).
     pub fn has_preset(&self) -> bool {
-        self.faults
+        self.faults()
             .iter()
             .any(|(f, _)| matches!(f, CodexFault::Ending(_) | CodexFault::Approval))
     }
@@ -107,7 +124,7 @@ impl Injector {
     /// before the failure; a failed call and a cut stream fail the turn's last call,
     /// the one that would have said the final message.
     pub fn prepare(&mut self, session: &mut Session) {
-        for (fault, acted) in &mut self.faults {
+        for (fault, acted) in self.faults_mut() {
             let CodexFault::Ending(ending) = fault else {
                 continue;
             };
@@ -141,55 +158,6 @@ impl Injector {
             }
         }
     }
-
-    /// What becomes of `line`, one the CLI means to write now.
-    pub fn line(&mut self, line: Vec<u8>) -> Vec<Out> {
-        // The line's types are read only when a fault waits for one (`at=TYPE`).
-        let placed_at = self
-            .faults
-            .iter()
-            .any(|(fault, acted)| !acted && matches!(fault.place(), Some(Place::At(_))));
-        let kinds = if placed_at { kinds_of(&line) } else { Vec::new() };
-        if self.shape == Shape::AppServer {
-            self.ids = ids_of(&line).or(self.ids.take());
-        }
-        let mut line = Some(line);
-        let mut out = Vec::new();
-        for i in 0..self.faults.len() {
-            let (fault, acted) = &self.faults[i];
-            if *acted || !fault.place().is_some_and(|at| reached(at, self.lines, &kinds)) {
-                continue;
-            }
-            self.faults[i].1 = true;
-            let fault = self.faults[i].0.clone();
-            if let Some(end) = act(&fault, &mut line, &mut out, self.shape, self.ids.as_ref()) {
-                out.push(end);
-                return out;
-            }
-        }
-        if let Some(line) = line {
-            out.push(Out::Line(line));
-            self.lines += 1;
-        }
-        out
-    }
-
-    /// What the faults not yet reached do when the run ends: they act there.
-    pub fn end(&mut self) -> Vec<Out> {
-        let mut out = Vec::new();
-        for i in 0..self.faults.len() {
-            if self.faults[i].1 || self.faults[i].0.place().is_none() {
-                continue;
-            }
-            self.faults[i].1 = true;
-            let fault = self.faults[i].0.clone();
-            if let Some(end) = act(&fault, &mut None, &mut out, self.shape, self.ids.as_ref()) {
-                out.push(end);
-                return out;
-            }
-        }
-        out
-    }
 }
 
 /// The first half of `text` (by characters; at least one).
@@ -222,76 +190,6 @@ fn ids_of(line: &[u8]) -> Option<(Value, Value)> {
     let value = serde_json::from_slice::<Value>(line).ok()?;
     let params = value.get("params")?;
     Some((params.get("threadId")?.clone(), params.get("turnId")?.clone()))
-}
-
-/// Whether a fault placed `at` acts before the line of `kinds`, the `lines`-th.
-fn reached(at: &Place, lines: u64, kinds: &[String]) -> bool {
-    match at {
-        Place::After(n) => lines >= *n,
-        Place::At(word) => kinds.iter().any(|kind| kind == word),
-    }
-}
-
-/// Performs `fault` before `line` (taken when the fault ends the stream there); the
-/// end of the process when it ends it.
-fn act(
-    fault: &CodexFault,
-    line: &mut Option<Vec<u8>>,
-    out: &mut Vec<Out>,
-    shape: Shape,
-    ids: Option<&(Value, Value)>,
-) -> Option<Out> {
-    let app = shape == Shape::AppServer;
-    match fault {
-        CodexFault::Exit { exit, byte, .. } => {
-            if let (Some(byte), Some(line)) = (byte, line.take()) {
-                out.push(Out::Cut(line[..(*byte).min(line.len())].to_vec()));
-            }
-            Some(Out::End(*exit))
-        }
-        CodexFault::Eof { byte, .. } => {
-            let line = line.take().unwrap_or_else(|| match shape {
-                Shape::Exec => json!({"type": events::TURN_COMPLETED}).to_string().into_bytes(),
-                Shape::AppServer => app_server_lines::turn_completed(),
-            });
-            let cut = byte.unwrap_or(line.len() / 2).min(line.len());
-            out.push(Out::Cut(line[..cut].to_vec()));
-            Some(Out::End(Exit::Code(1)))
-        }
-        CodexFault::Stall { duration, .. } => {
-            out.push(Out::Stall(*duration));
-            None
-        }
-        CodexFault::Malformed { .. } => {
-            out.push(Out::Line(if app {
-                app_server_lines::malformed()
-            } else {
-                malformed_line()
-            }));
-            None
-        }
-        CodexFault::Unknown { kind, .. } => {
-            out.push(Out::Line(if app {
-                app_server_lines::unknown(*kind, ids)
-            } else {
-                unknown_line(*kind)
-            }));
-            None
-        }
-        CodexFault::Huge { bytes, .. } => {
-            out.push(Out::Line(if app {
-                app_server_lines::huge(*bytes)
-            } else {
-                huge_line(*bytes)
-            }));
-            None
-        }
-        CodexFault::Stderr { text, .. } => {
-            out.push(Out::Stderr(text.as_bytes().to_vec()));
-            None
-        }
-        CodexFault::Ending(_) | CodexFault::Approval => None,
-    }
 }
 
 /// A line that starts as an item and is not JSON.
@@ -367,25 +265,7 @@ pub const THREAD_MS: u64 = 0x019e_c5a0_0000;
 /// `exit`) with `faults` acting on them: the lines, what the faults made of them, and
 /// how it ends (always last).
 pub fn with_faults(lines: Vec<Vec<u8>>, exit: Exit, injector: &mut Injector) -> Vec<Out> {
-    let mut outs = Vec::new();
-    for line in lines {
-        for out in injector.line(line) {
-            let ends = matches!(out, Out::End(_));
-            outs.push(out);
-            if ends {
-                return outs;
-            }
-        }
-    }
-    for out in injector.end() {
-        let ends = matches!(out, Out::End(_));
-        outs.push(out);
-        if ends {
-            return outs;
-        }
-    }
-    outs.push(Out::End(exit));
-    outs
+    injector.play(lines.into_iter().map(Out::Line), exit)
 }
 
 /// What the process writes for the first turn of `session` with `faults`: the

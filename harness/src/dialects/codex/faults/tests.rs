@@ -1,6 +1,8 @@
 //! The faults acting on what `codex exec --json` writes, and the presets ending as
 //! `REAL-CODEX.md` records the real CLI's failures.
 
+use std::time::Duration;
+
 use serde_json::{json, Value};
 
 use super::*;

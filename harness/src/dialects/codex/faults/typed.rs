@@ -3,14 +3,11 @@
 //! `at=turn.completed`, `at=command_execution`). Applied by
 //! [`Injector`](super::Injector).
 
-use std::time::Duration;
-
 use super::catalogue::{APP_SERVER_CATALOGUE, CATALOGUE};
 use crate::error::{Diagnostic, Origin};
 use crate::faults::catalogue::{names, Described};
+use crate::faults::lines::{self, Faults, LineFault};
 use crate::faults::spec::{parse_as, Args, Typed, Words};
-use crate::faults::MAX_BYTES;
-use crate::frames::{Exit, Signal};
 
 /// Where a fault acts: before the first line of a kind, or after a number of lines.
 pub use crate::faults::LinePlace as Place;
@@ -43,55 +40,10 @@ pub enum Unknown {
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum CodexFault {
-    /// The process ends there, without writing that line.
-    Exit {
-        /// Where.
-        at: Place,
-        /// How: an exit code or a signal.
-        exit: Exit,
-        /// After this many bytes of the line (a signal only).
-        byte: Option<usize>,
-    },
-    /// Stdout stops in the middle of the line; exit 1.
-    Eof {
-        /// Where.
-        at: Place,
-        /// How many bytes of the line are written (default half).
-        byte: Option<usize>,
-    },
-    /// Nothing is written for a while, or ever.
-    Stall {
-        /// Where.
-        at: Place,
-        /// How long; `None`: for ever.
-        duration: Option<Duration>,
-    },
-    /// A line that starts as JSON and is not.
-    Malformed {
-        /// Where.
-        at: Place,
-    },
-    /// A line of an undocumented event or item type.
-    Unknown {
-        /// Where.
-        at: Place,
-        /// Which.
-        kind: Unknown,
-    },
-    /// A reasoning item line of this many bytes.
-    Huge {
-        /// Where.
-        at: Place,
-        /// The line's length.
-        bytes: usize,
-    },
-    /// A line on stderr.
-    Stderr {
-        /// Where.
-        at: Place,
-        /// The text.
-        text: String,
-    },
+    /// A fault on the stdout lines (`exit`, `signal`, `eof`, `stall`, `malformed`,
+    /// `unknown`: a line of an undocumented event or item type, `huge`: a reasoning
+    /// item line, `stderr`).
+    Line(LineFault<Unknown>),
     /// Every turn ends so.
     Ending(Ending),
     /// `approval` (app-server): every command and patch asks, whatever the policy.
@@ -102,17 +54,7 @@ impl CodexFault {
     /// The fault's name in the catalogue.
     pub fn name(&self) -> &'static str {
         match self {
-            CodexFault::Exit {
-                exit: Exit::Signal(_),
-                ..
-            } => "signal",
-            CodexFault::Exit { .. } => "exit",
-            CodexFault::Eof { .. } => "eof",
-            CodexFault::Stall { .. } => "stall",
-            CodexFault::Malformed { .. } => "malformed",
-            CodexFault::Unknown { .. } => "unknown",
-            CodexFault::Huge { .. } => "huge",
-            CodexFault::Stderr { .. } => "stderr",
+            CodexFault::Line(fault) => fault.name(),
             CodexFault::Ending(Ending::Unauthorized) => "unauthorized",
             CodexFault::Ending(Ending::RateLimited) => "rate-limited",
             CodexFault::Ending(Ending::UnknownModel) => "unknown-model",
@@ -125,14 +67,23 @@ impl CodexFault {
     /// Where the fault acts, when it acts at a line.
     pub fn place(&self) -> Option<&Place> {
         match self {
-            CodexFault::Exit { at, .. }
-            | CodexFault::Eof { at, .. }
-            | CodexFault::Stall { at, .. }
-            | CodexFault::Malformed { at }
-            | CodexFault::Unknown { at, .. }
-            | CodexFault::Huge { at, .. }
-            | CodexFault::Stderr { at, .. } => Some(at),
+            CodexFault::Line(fault) => Some(fault.place()),
             CodexFault::Ending(_) | CodexFault::Approval => None,
+        }
+    }
+}
+
+impl Faults for CodexFault {
+    type Kind = Unknown;
+
+    fn name(&self) -> &'static str {
+        CodexFault::name(self)
+    }
+
+    fn line(&self) -> Option<&LineFault<Unknown>> {
+        match self {
+            CodexFault::Line(fault) => Some(fault),
+            _ => None,
         }
     }
 }
@@ -207,63 +158,24 @@ impl Typed for AppServerFault {
     }
 }
 
-fn place(entry: &Described, args: &mut Args<'_>) -> Result<Place, Diagnostic> {
-    args.line_place(entry, &CodexFault::WORDS)
+/// What `unknown` writes: `kind=event` (the default) or `kind=item`.
+fn unknown_kind(args: &mut Args<'_>) -> Result<Unknown, Diagnostic> {
+    match args.get("kind") {
+        None | Some(("event", _)) => Ok(Unknown::Event),
+        Some(("item", _)) => Ok(Unknown::Item),
+        Some((other, column)) => Err(args.err(
+            column,
+            format!("`kind={other}`: give `kind=event` or `kind=item`"),
+        )),
+    }
 }
 
 fn build(entry: &Described, args: &mut Args<'_>) -> Result<Vec<CodexFault>, Diagnostic> {
     let column = args.column();
+    if let Some(fault) = lines::build(entry, args, &CodexFault::WORDS, lines::HUGE, unknown_kind)? {
+        return Ok(vec![CodexFault::Line(fault)]);
+    }
     let fault = match entry.name {
-        "exit" => {
-            let exit = Exit::Code(args.exit_code()?.unwrap_or(1));
-            CodexFault::Exit {
-                at: place(entry, args)?,
-                exit,
-                byte: None,
-            }
-        }
-        "signal" => {
-            let exit = Exit::Signal(args.signal("name")?.unwrap_or(Signal::Kill));
-            let (at, byte) = (place(entry, args)?, args.byte(entry, &CodexFault::WORDS)?);
-            CodexFault::Exit { at, exit, byte }
-        }
-        "eof" => CodexFault::Eof {
-            at: place(entry, args)?,
-            byte: args.byte(entry, &CodexFault::WORDS)?,
-        },
-        "stall" => CodexFault::Stall {
-            duration: args.millis()?,
-            at: place(entry, args)?,
-        },
-        "malformed" => CodexFault::Malformed {
-            at: place(entry, args)?,
-        },
-        "unknown" => {
-            let kind = match args.get("kind") {
-                None | Some(("event", _)) => Unknown::Event,
-                Some(("item", _)) => Unknown::Item,
-                Some((other, column)) => {
-                    return Err(args.err(
-                        column,
-                        format!("`kind={other}`: give `kind=event` or `kind=item`"),
-                    ))
-                }
-            };
-            CodexFault::Unknown {
-                kind,
-                at: place(entry, args)?,
-            }
-        }
-        "huge" => CodexFault::Huge {
-            bytes: args.size("bytes")?.unwrap_or((1 << 20) + 1).min(MAX_BYTES),
-            at: place(entry, args)?,
-        },
-        "stderr" => CodexFault::Stderr {
-            text: args
-                .text("text")
-                .ok_or_else(|| args.err(column, "`stderr` needs `text=...`".into()))?,
-            at: place(entry, args)?,
-        },
         "unauthorized" => CodexFault::Ending(Ending::Unauthorized),
         "rate-limited" => CodexFault::Ending(Ending::RateLimited),
         "unknown-model" => CodexFault::Ending(Ending::UnknownModel),

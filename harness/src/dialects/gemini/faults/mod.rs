@@ -17,6 +17,7 @@ use super::wire::{doc, error_types, events, exits, fields, roles, stderr, undocu
 mod catalogue;
 mod typed;
 
+use crate::faults::lines;
 use crate::format::OutputFormat;
 use crate::frames::Exit;
 pub use catalogue::CATALOGUE;
@@ -37,6 +38,18 @@ pub enum Out {
     Stall(Option<Duration>),
     /// The process ends so.
     End(Exit),
+}
+
+impl From<lines::Out> for Out {
+    fn from(out: lines::Out) -> Self {
+        match out {
+            lines::Out::Line(line) => Out::Line(line),
+            lines::Out::Cut(bytes) => Out::Cut(bytes),
+            lines::Out::Stderr(bytes) => Out::Stderr(bytes),
+            lines::Out::Stall(duration) => Out::Stall(duration),
+            lines::Out::End(exit) => Out::End(exit),
+        }
+    }
 }
 
 /// What a run is told with besides its session: what the command line, stdin and the
@@ -84,35 +97,48 @@ impl Context {
     }
 }
 
-/// Applies faults to one run.
-#[derive(Debug, Clone)]
-pub struct Injector {
-    faults: Vec<(GeminiFault, bool)>,
-    lines: u64,
+/// What `gemini -p` writes on stdout in `stream-json`, as its faults read it and
+/// write into it.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Lines;
+
+impl lines::Stream for Lines {
+    type Fault = GeminiFault;
+
+    /// A line's `type`.
+    fn words(&self, line: &[u8]) -> Vec<String> {
+        kind_of(line).into_iter().collect()
+    }
+
+    fn malformed(&self) -> Vec<u8> {
+        malformed_line()
+    }
+
+    fn unknown(&self, _: &()) -> Vec<u8> {
+        unknown_line()
+    }
+
+    fn huge(&self, bytes: usize) -> Vec<u8> {
+        huge_line(bytes)
+    }
+
+    fn final_line(&self) -> Vec<u8> {
+        json!({"type": events::RESULT}).to_string().into_bytes()
+    }
+
+    /// `child-killed`: the relaunched child dies, the parent exits 0.
+    fn act(&self, fault: &GeminiFault) -> Option<lines::Out> {
+        matches!(fault, GeminiFault::ChildKilled { .. }).then_some(lines::Out::End(Exit::Code(0)))
+    }
 }
 
+/// Applies faults to one run.
+pub type Injector = lines::Injector<Lines>;
+
 impl Injector {
-    /// An injector of `faults`.
-    pub fn new(faults: Vec<GeminiFault>) -> Self {
-        Injector {
-            faults: faults.into_iter().map(|f| (f, false)).collect(),
-            lines: 0,
-        }
-    }
-
-    /// Each fault's name, and whether it acted.
-    pub fn report(&self) -> Vec<(&'static str, bool)> {
-        self.faults.iter().map(|(f, acted)| (f.name(), *acted)).collect()
-    }
-
-    /// Whether a fault named `name` acted.
-    pub fn acted(&self, name: &str) -> bool {
-        self.faults.iter().any(|(f, acted)| *acted && f.name() == name)
-    }
-
     /// Marks the faults the process acts on itself (`relaunch`) as acted.
     pub fn relaunched(&mut self) {
-        for (fault, acted) in &mut self.faults {
+        for (fault, acted) in self.faults_mut() {
             if matches!(fault, GeminiFault::Relaunch) {
                 *acted = true;
             }
@@ -122,27 +148,29 @@ impl Injector {
     /// Whether a preset changes how the session ends (a recording is then played from
     /// its session, not replayed line by line), or refuses the run.
     pub fn has_preset(&self) -> bool {
-        self.faults
+        self.faults()
             .iter()
             .any(|(f, _)| matches!(f, GeminiFault::Ending(_) | GeminiFault::Refusal(_)))
     }
 
     /// The refusal among the faults, marked acted.
     pub fn refusal(&mut self) -> Option<Refusal> {
-        self.faults.iter_mut().find_map(|(fault, acted)| match fault {
-            GeminiFault::Refusal(refusal) => {
-                *acted = true;
-                Some(*refusal)
-            }
-            _ => None,
-        })
+        self.faults_mut()
+            .iter_mut()
+            .find_map(|(fault, acted)| match fault {
+                GeminiFault::Refusal(refusal) => {
+                    *acted = true;
+                    Some(*refusal)
+                }
+                _ => None,
+            })
     }
 
     /// The presets: the session ends as they say. An API error fails the first call,
     /// so no round comes before it; an empty answer is the last round's; the turn
     /// limit stops the run after the first round that calls a tool.
     pub fn prepare(&mut self, session: &mut Session, model: &str) {
-        for (fault, acted) in &mut self.faults {
+        for (fault, acted) in self.faults_mut() {
             let GeminiFault::Ending(ending) = fault else {
                 continue;
             };
@@ -181,111 +209,12 @@ impl Injector {
             }
         }
     }
-
-    /// What becomes of `line`, one the CLI means to write now.
-    pub fn line(&mut self, line: Vec<u8>) -> Vec<Out> {
-        let placed_at = self
-            .faults
-            .iter()
-            .any(|(fault, acted)| !acted && matches!(fault.place(), Some(Place::At(_))));
-        let kind = if placed_at { kind_of(&line) } else { None };
-        let mut line = Some(line);
-        let mut out = Vec::new();
-        for i in 0..self.faults.len() {
-            let (fault, acted) = &self.faults[i];
-            if *acted
-                || !fault
-                    .place()
-                    .is_some_and(|at| reached(at, self.lines, kind.as_deref()))
-            {
-                continue;
-            }
-            self.faults[i].1 = true;
-            let fault = self.faults[i].0.clone();
-            if let Some(end) = act(&fault, &mut line, &mut out) {
-                out.push(end);
-                return out;
-            }
-        }
-        if let Some(line) = line {
-            out.push(Out::Line(line));
-            self.lines += 1;
-        }
-        out
-    }
-
-    /// What the faults not yet reached do when the run ends: they act there.
-    pub fn end(&mut self) -> Vec<Out> {
-        let mut out = Vec::new();
-        for i in 0..self.faults.len() {
-            if self.faults[i].1 || self.faults[i].0.place().is_none() {
-                continue;
-            }
-            self.faults[i].1 = true;
-            let fault = self.faults[i].0.clone();
-            if let Some(end) = act(&fault, &mut None, &mut out) {
-                out.push(end);
-                return out;
-            }
-        }
-        out
-    }
 }
 
 /// A line's `type`.
 fn kind_of(line: &[u8]) -> Option<String> {
     let value = serde_json::from_slice::<Value>(line).ok()?;
     value.get("type").and_then(Value::as_str).map(str::to_owned)
-}
-
-fn reached(at: &Place, lines: u64, kind: Option<&str>) -> bool {
-    match at {
-        Place::After(n) => lines >= *n,
-        Place::At(word) => kind == Some(word.as_str()),
-    }
-}
-
-/// Performs `fault` before `line` (taken when the fault ends the stream there); the
-/// end of the process when it ends it.
-fn act(fault: &GeminiFault, line: &mut Option<Vec<u8>>, out: &mut Vec<Out>) -> Option<Out> {
-    match fault {
-        GeminiFault::Exit { exit, byte, .. } => {
-            if let (Some(byte), Some(line)) = (byte, line.take()) {
-                out.push(Out::Cut(line[..(*byte).min(line.len())].to_vec()));
-            }
-            Some(Out::End(*exit))
-        }
-        GeminiFault::ChildKilled { .. } => Some(Out::End(Exit::Code(0))),
-        GeminiFault::Eof { byte, .. } => {
-            let line = line
-                .take()
-                .unwrap_or_else(|| json!({"type": events::RESULT}).to_string().into_bytes());
-            let cut = byte.unwrap_or(line.len() / 2).min(line.len());
-            out.push(Out::Cut(line[..cut].to_vec()));
-            Some(Out::End(Exit::Code(1)))
-        }
-        GeminiFault::Stall { duration, .. } => {
-            out.push(Out::Stall(*duration));
-            None
-        }
-        GeminiFault::Malformed { .. } => {
-            out.push(Out::Line(malformed_line()));
-            None
-        }
-        GeminiFault::Unknown { .. } => {
-            out.push(Out::Line(unknown_line()));
-            None
-        }
-        GeminiFault::Huge { bytes, .. } => {
-            out.push(Out::Line(huge_line(*bytes)));
-            None
-        }
-        GeminiFault::Stderr { text, .. } => {
-            out.push(Out::Stderr(text.as_bytes().to_vec()));
-            None
-        }
-        GeminiFault::Relaunch | GeminiFault::Ending(_) | GeminiFault::Refusal(_) => None,
-    }
 }
 
 /// A line that starts as a message and is not JSON.
@@ -317,32 +246,11 @@ pub fn huge_line(bytes: usize) -> Vec<u8> {
 /// Everything the process writes for `said` (what it meant to write, ending with
 /// `exit`) with the faults acting on its stdout lines: in `stream-json`.
 pub fn with_faults(said: Vec<Said>, exit: Exit, injector: &mut Injector) -> Vec<Out> {
-    let mut outs = Vec::new();
-    for said in said {
-        let line = match said {
-            Said::Stderr(text) => {
-                outs.push(Out::Stderr(text.into_bytes()));
-                continue;
-            }
-            Said::Line(line) => line,
-        };
-        for out in injector.line(line.into_bytes()) {
-            let ends = matches!(out, Out::End(_));
-            outs.push(out);
-            if ends {
-                return outs;
-            }
-        }
-    }
-    for out in injector.end() {
-        let ends = matches!(out, Out::End(_));
-        outs.push(out);
-        if ends {
-            return outs;
-        }
-    }
-    outs.push(Out::End(exit));
-    outs
+    let said = said.into_iter().map(|said| match said {
+        Said::Stderr(text) => lines::Out::Stderr(text.into_bytes()),
+        Said::Line(line) => lines::Out::Line(line.into_bytes()),
+    });
+    injector.play(said, exit).into_iter().map(Out::from).collect()
 }
 
 /// What a refused run writes (nothing on stdout) and its exit code.

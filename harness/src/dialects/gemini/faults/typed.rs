@@ -2,14 +2,11 @@
 //! the CLI writes (`after=N`, or `at=TYPE` where TYPE is a line's `type`:
 //! `at=result`, `at=tool_use`). Applied by [`Injector`](super::Injector).
 
-use std::time::Duration;
-
 use super::catalogue::CATALOGUE;
 use crate::error::{Diagnostic, Origin};
 use crate::faults::catalogue::{names, Described};
+use crate::faults::lines::{self, Faults, LineFault};
 use crate::faults::spec::{parse_as, Args, Typed, Words};
-use crate::faults::MAX_BYTES;
-use crate::frames::{Exit, Signal};
 
 /// Where a fault acts: before the first line of a type, or after a number of lines.
 pub use crate::faults::LinePlace as Place;
@@ -44,53 +41,10 @@ pub enum Refusal {
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum GeminiFault {
-    /// The process ends there, without writing that line.
-    Exit {
-        /// Where.
-        at: Place,
-        /// How: an exit code or a signal.
-        exit: Exit,
-        /// After this many bytes of the line (a signal only).
-        byte: Option<usize>,
-    },
-    /// Stdout stops in the middle of the line; exit 1.
-    Eof {
-        /// Where.
-        at: Place,
-        /// How many bytes of the line are written (default half).
-        byte: Option<usize>,
-    },
-    /// Nothing is written for a while, or ever.
-    Stall {
-        /// Where.
-        at: Place,
-        /// How long; `None`: for ever.
-        duration: Option<Duration>,
-    },
-    /// A line that starts as JSON and is not.
-    Malformed {
-        /// Where.
-        at: Place,
-    },
-    /// A line of an undocumented event type.
-    Unknown {
-        /// Where.
-        at: Place,
-    },
-    /// An assistant message line of this many bytes.
-    Huge {
-        /// Where.
-        at: Place,
-        /// The line's length.
-        bytes: usize,
-    },
-    /// A line on stderr.
-    Stderr {
-        /// Where.
-        at: Place,
-        /// The text.
-        text: String,
-    },
+    /// A fault on the `stream-json` lines (`exit`, `signal`, `eof`, `stall`,
+    /// `malformed`, `unknown`: a line of an undocumented event type, `huge`: an
+    /// assistant message line, `stderr`).
+    Line(LineFault),
     /// The relaunched child dies there; the parent exits 0.
     ChildKilled {
         /// Where.
@@ -108,17 +62,7 @@ impl GeminiFault {
     /// The fault's name in the catalogue.
     pub fn name(&self) -> &'static str {
         match self {
-            GeminiFault::Exit {
-                exit: Exit::Signal(_),
-                ..
-            } => "signal",
-            GeminiFault::Exit { .. } => "exit",
-            GeminiFault::Eof { .. } => "eof",
-            GeminiFault::Stall { .. } => "stall",
-            GeminiFault::Malformed { .. } => "malformed",
-            GeminiFault::Unknown { .. } => "unknown",
-            GeminiFault::Huge { .. } => "huge",
-            GeminiFault::Stderr { .. } => "stderr",
+            GeminiFault::Line(fault) => fault.name(),
             GeminiFault::ChildKilled { .. } => "child-killed",
             GeminiFault::Relaunch => "relaunch",
             GeminiFault::Ending(Ending::Unauthorized) => "unauthorized",
@@ -135,14 +79,8 @@ impl GeminiFault {
     /// Where the fault acts, when it acts at a line.
     pub fn place(&self) -> Option<&Place> {
         match self {
-            GeminiFault::Exit { at, .. }
-            | GeminiFault::Eof { at, .. }
-            | GeminiFault::Stall { at, .. }
-            | GeminiFault::Malformed { at }
-            | GeminiFault::Unknown { at }
-            | GeminiFault::Huge { at, .. }
-            | GeminiFault::Stderr { at, .. }
-            | GeminiFault::ChildKilled { at } => Some(at),
+            GeminiFault::Line(fault) => Some(fault.place()),
+            GeminiFault::ChildKilled { at } => Some(at),
             GeminiFault::Relaunch | GeminiFault::Ending(_) | GeminiFault::Refusal(_) => None,
         }
     }
@@ -151,6 +89,25 @@ impl GeminiFault {
     /// `child-killed`, whose child it is).
     pub fn relaunches(&self) -> bool {
         matches!(self, GeminiFault::Relaunch | GeminiFault::ChildKilled { .. })
+    }
+}
+
+impl Faults for GeminiFault {
+    type Kind = ();
+
+    fn name(&self) -> &'static str {
+        GeminiFault::name(self)
+    }
+
+    fn line(&self) -> Option<&LineFault> {
+        match self {
+            GeminiFault::Line(fault) => Some(fault),
+            _ => None,
+        }
+    }
+
+    fn place(&self) -> Option<&Place> {
+        GeminiFault::place(self)
     }
 }
 
@@ -187,52 +144,14 @@ impl Typed for GeminiFault {
     }
 }
 
-fn place(entry: &Described, args: &mut Args<'_>) -> Result<Place, Diagnostic> {
-    args.line_place(entry, &GeminiFault::WORDS)
-}
-
 fn build(entry: &Described, args: &mut Args<'_>) -> Result<Vec<GeminiFault>, Diagnostic> {
     let column = args.column();
+    if let Some(fault) = lines::build(entry, args, &GeminiFault::WORDS, lines::HUGE, |_| Ok(()))? {
+        return Ok(vec![GeminiFault::Line(fault)]);
+    }
     let fault = match entry.name {
-        "exit" => {
-            let exit = Exit::Code(args.exit_code()?.unwrap_or(1));
-            GeminiFault::Exit {
-                at: place(entry, args)?,
-                exit,
-                byte: None,
-            }
-        }
-        "signal" => {
-            let exit = Exit::Signal(args.signal("name")?.unwrap_or(Signal::Kill));
-            let (at, byte) = (place(entry, args)?, args.byte(entry, &GeminiFault::WORDS)?);
-            GeminiFault::Exit { at, exit, byte }
-        }
-        "eof" => GeminiFault::Eof {
-            at: place(entry, args)?,
-            byte: args.byte(entry, &GeminiFault::WORDS)?,
-        },
-        "stall" => GeminiFault::Stall {
-            duration: args.millis()?,
-            at: place(entry, args)?,
-        },
-        "malformed" => GeminiFault::Malformed {
-            at: place(entry, args)?,
-        },
-        "unknown" => GeminiFault::Unknown {
-            at: place(entry, args)?,
-        },
-        "huge" => GeminiFault::Huge {
-            bytes: args.size("bytes")?.unwrap_or((1 << 20) + 1).min(MAX_BYTES),
-            at: place(entry, args)?,
-        },
-        "stderr" => GeminiFault::Stderr {
-            text: args
-                .text("text")
-                .ok_or_else(|| args.err(column, "`stderr` needs `text=...`".into()))?,
-            at: place(entry, args)?,
-        },
         "child-killed" => GeminiFault::ChildKilled {
-            at: place(entry, args)?,
+            at: args.line_place(entry, &GeminiFault::WORDS)?,
         },
         "relaunch" => GeminiFault::Relaunch,
         "unauthorized" => GeminiFault::Ending(Ending::Unauthorized),

@@ -1,0 +1,102 @@
+//! What the dialects whose CLI writes one JSON value a line share besides their faults
+//! ([`crate::faults::lines`]): a cassette header that names the dialect, a recorded
+//! run read back as its lines ([`Recorded`]), and a run written as a cassette at time
+//! zero ([`write_cassette`]). Each dialect gives its names; none is named here.
+
+use std::marker::PhantomData;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::cassette::{Header, Invocation, Writer, FORMAT_VERSION};
+use crate::error::{CassetteError, WriteError};
+use crate::frames::{Ending, Exit, Frame, Line, Stream};
+
+/// A cassette header for a recording made with `invocation`, naming its dialect:
+/// `key` (the invocation's field that names it) is `dialect`.
+pub fn header(mut invocation: Invocation, key: &str, dialect: &str) -> Header {
+    invocation.extra.insert(key.into(), Value::String(dialect.into()));
+    Header {
+        version: FORMAT_VERSION,
+        invocation,
+        extra: Default::default(),
+    }
+}
+
+/// Whether a cassette's header names `dialect` in its invocation's field `key`.
+pub fn names(header: &Header, key: &str, dialect: &str) -> bool {
+    header.invocation.extra.get(key).and_then(Value::as_str) == Some(dialect)
+}
+
+/// Writes a cassette at `path` with `header`: `lines` (each on its stream), then the
+/// end, `exit`; all at time zero.
+pub fn write_cassette(
+    path: &Path,
+    header: &Header,
+    lines: impl IntoIterator<Item = (Stream, Vec<u8>)>,
+    exit: Exit,
+) -> Result<PathBuf, WriteError> {
+    let mut writer = Writer::create(path, header)?;
+    for (stream, bytes) in lines {
+        writer.write(&Frame::Line(Line {
+            at: Duration::ZERO,
+            stream,
+            bytes,
+            newline: true,
+        }))?;
+    }
+    writer.write(&Frame::End(Ending {
+        at: Duration::ZERO,
+        exit,
+    }))?;
+    writer.finish()
+}
+
+/// A recorded run of a CLI that writes lines: its stdout and stderr lines and how it
+/// ended. `D`: the dialect it is a recording of (each dialect reads more of it).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Recorded<D> {
+    /// Its stdout lines, in order, without their newlines.
+    pub stdout: Vec<Vec<u8>>,
+    /// Its stderr lines.
+    pub stderr: Vec<Vec<u8>>,
+    /// How it ended (exit 0 when the recording does not say).
+    pub exit: Exit,
+    /// Its dialect.
+    pub dialect: PhantomData<D>,
+}
+
+impl<D> Recorded<D> {
+    /// A run that wrote `stdout` and `stderr` and ended with `exit`.
+    pub fn new(stdout: Vec<Vec<u8>>, stderr: Vec<Vec<u8>>, exit: Exit) -> Self {
+        Recorded {
+            stdout,
+            stderr,
+            exit,
+            dialect: PhantomData,
+        }
+    }
+
+    /// Reads the recording at `path`.
+    pub fn open(path: &Path) -> Result<Self, CassetteError> {
+        let mut reader = crate::cassette::open(path)?;
+        let mut recording = Recorded::new(Vec::new(), Vec::new(), Exit::Code(0));
+        for frame in reader.by_ref() {
+            match frame? {
+                Frame::Line(line) if line.stream == Stream::Stdout => recording.stdout.push(line.bytes),
+                Frame::Line(line) if line.stream == Stream::Stderr => recording.stderr.push(line.bytes),
+                Frame::End(end) => recording.exit = end.exit,
+                _ => {}
+            }
+        }
+        Ok(recording)
+    }
+
+    /// Its stdout lines that are JSON, read.
+    pub fn values(&self) -> impl Iterator<Item = Value> + '_ {
+        self.stdout
+            .iter()
+            .filter_map(|line| serde_json::from_slice::<Value>(line).ok())
+    }
+}
