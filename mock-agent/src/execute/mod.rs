@@ -23,6 +23,7 @@
 
 mod blocking;
 pub mod inbox;
+pub mod lines;
 mod output;
 mod script;
 #[cfg(test)]

@@ -60,7 +60,7 @@ use client::Client;
 use handoff::Handoff;
 
 /// The longest line read from the client: longer ones are dropped (and journaled).
-pub const MAX_LINE: usize = 64 << 20;
+pub use crate::execute::lines::MAX_LINE;
 
 /// About the most bytes of agent messages written together in a plain run.
 const RUN_BYTES: usize = 64 << 10;
@@ -219,7 +219,12 @@ pub fn serve(conversation: Box<dyn Conversation>, options: &ServeOptions) -> Ser
     let run = async move {
         let (sender, inbox) = crate::execute::inbox::channel();
         let (released, ended) = tokio::sync::watch::channel(false);
-        std::thread::spawn(move || client::read_client(&sender, &released));
+        std::thread::spawn(move || {
+            // The end of stdin ends step mode's waits before it is handled.
+            execute::lines::read_stdin(&sender, execute::lines::Reading::LENIENT, || {
+                released.send_replace(true);
+            });
+        });
         let injector = Injector::new(options.faults.clone());
         let exec = ExecOptions {
             precise: true,

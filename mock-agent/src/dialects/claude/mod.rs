@@ -240,7 +240,9 @@ fn session(
         let output = Output::new(stdout, stderr, &exec)?;
         let (sender, inbox) = execute::inbox::channel();
         if prompt.is_none() {
-            std::thread::spawn(move || client::read_client(&sender));
+            std::thread::spawn(move || {
+                execute::lines::read_stdin(&sender, execute::lines::Reading::STRICT, || {})
+            });
         } else {
             drop(sender);
         }
