@@ -144,7 +144,18 @@ fn session(
         _ => "default".to_owned(),
     });
     let cwd = entry.cwd.clone().unwrap_or_else(|| "/".to_owned());
-    let mut session = match claude::session_of(&source) {
+    // A recording is played by its script (below), which reads it as it plays: the
+    // player's session is not told.
+    let told = match &source {
+        Source::Cassette(_) => Ok(claude::session::Session {
+            turns: vec![claude::session::Turn {
+                steps: Vec::new(),
+                end: claude::session::End::Success,
+            }],
+        }),
+        other => claude::session_of(other),
+    };
+    let mut session = match told {
         Ok(session) => session,
         Err(e) => {
             eprintln!("mock-agent: {e}");
@@ -478,7 +489,11 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Agent<O, E> {
 
     /// One step of the turn under way.
     async fn step(&mut self) -> Result<(), Stop> {
-        match self.player.step() {
+        let next = self.player.step();
+        if let Some(e) = self.player.take_error() {
+            return Err(Stop::Error(e.into()));
+        }
+        match next {
             Next::Send(line) | Next::Ask { line, .. } => self.send(line).await,
             Next::Waiting if self.eof => {
                 // Nobody will answer: the request is taken as refused.

@@ -25,6 +25,7 @@ mod app_server;
 pub mod drift;
 mod exec;
 pub mod record;
+mod stream;
 mod threads;
 
 use harness::dialects::codex::args::{self, Command};
