@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::SystemTime;
 
-use crate::cassette::{Position, Reader};
+use crate::cassette::{Position, Reader, PREFLIGHT_LIMIT};
 use crate::error::{CassetteError, Diagnostic, ProblemKind};
 use crate::frames::{Frame, FrameResult};
 
@@ -74,6 +74,31 @@ impl Tape {
             modified: metadata.modified().ok(),
         };
         Ok((tape, reader))
+    }
+
+    /// Reads the rest of the cassette with `reader` (the one [`Tape::open`] gave, its
+    /// header read), handing each frame to `add` with where the frame after it is. A file of up to [`PREFLIGHT_LIMIT`] bytes is
+    /// checked in full on this pass, a larger one as every replay reads it (its
+    /// events not parsed). Returns where the last frame ends.
+    pub fn index(
+        &self,
+        mut reader: Reader<BufReader<At>>,
+        mut add: impl FnMut(&Frame, Mark),
+    ) -> Result<u64, CassetteError> {
+        if matches!(self, Tape::File { len, .. } if *len > PREFLIGHT_LIMIT) {
+            reader = reader.fast();
+        }
+        let mut frames = 0;
+        while let Some(frame) = reader.next() {
+            let frame = frame?;
+            frames += 1;
+            let after = Mark {
+                frame: frames,
+                position: reader.position(),
+            };
+            add(&frame, after);
+        }
+        Ok(reader.position().offset)
     }
 
     /// The frames from `from` on; `until` is where the part to read ends (the file

@@ -34,7 +34,7 @@ use super::rpc::{self, Kind, Message};
 use super::tell;
 use super::wire::{methods, tool_content, Capabilities};
 use crate::cassette::tape::{ended_early, Frames, Mark, Tape};
-use crate::cassette::{Position, PREFLIGHT_LIMIT};
+use crate::cassette::Position;
 use crate::dialects::acp::conversation::{Conversation, Reply, Step, Steps, Wait};
 use crate::error::CassetteError;
 use crate::frames::{Exit, Frame, FrameResult, Stream};
@@ -162,7 +162,7 @@ impl Script {
     /// a regular file (a pipe can be read once only: see [`Script::new`]) or holds no
     /// recording of server mode (a header with `"acp":true`).
     ///
-    /// A file of up to [`PREFLIGHT_LIMIT`] bytes is checked in full on this pass, a
+    /// A file of up to [`crate::cassette::PREFLIGHT_LIMIT`] bytes is checked in full on this pass, a
     /// larger one as [`crate::dialects::cursor_print::source::Source::open`] checks it: a broken cassette
     /// fails here, before anything is played.
     pub fn open(path: &Path) -> Result<Option<Script>, CassetteError> {
@@ -174,27 +174,15 @@ impl Script {
         if !std::fs::metadata(path).map_err(opened)?.is_file() {
             return Ok(None);
         }
-        let (tape, mut reader) = Tape::open(path)?;
+        let (tape, reader) = Tape::open(path)?;
         if !reader.header().is_some_and(|h| h.invocation.acp) {
             return Ok(None);
-        }
-        if matches!(tape, Tape::File { len, .. } if len > PREFLIGHT_LIMIT) {
-            reader = reader.fast();
         }
         let mut index = Index::new(Mark {
             frame: 0,
             position: reader.position(),
         });
-        let mut frames = 0;
-        while let Some(frame) = reader.next() {
-            let frame = frame?;
-            frames += 1;
-            let after = Mark {
-                frame: frames,
-                position: reader.position(),
-            };
-            index.add(&frame, after);
-        }
+        tape.index(reader, |frame, after| index.add(frame, after))?;
         Ok(Some(index.script(tape)))
     }
 

@@ -48,7 +48,7 @@ use super::play::Next;
 use super::session::{End, Session, Step, ToolCall, Turn};
 use super::wire::{blocks, content, control, fields, kind_of, results, system, types};
 use crate::cassette::tape::{ended_early, Frames, Mark, Tape};
-use crate::cassette::{Header, Invocation, FORMAT_VERSION, PREFLIGHT_LIMIT};
+use crate::cassette::{Header, Invocation, FORMAT_VERSION};
 use crate::dialects::claude::faults::ClaudeFault;
 use crate::error::{CassetteError, Diagnostic, ProblemKind};
 use crate::expect::Expectation;
@@ -164,7 +164,7 @@ impl Script {
 
     /// The script of the Claude Code cassette at `path`.
     pub fn open(path: &Path) -> Result<Script, CassetteError> {
-        let (tape, mut reader) = Tape::open(path)?;
+        let (tape, reader) = Tape::open(path)?;
         let Some(header) = reader.header().filter(|h| is_claude(h)) else {
             return Err(not_claude(path));
         };
@@ -186,24 +186,12 @@ impl Script {
             }
             .into());
         }
-        if matches!(tape, Tape::File { len, .. } if len > PREFLIGHT_LIMIT) {
-            reader = reader.fast();
-        }
         let mut builder = Builder::new(Mark {
             frame: 0,
             position: reader.position(),
         });
-        let mut frames = 0;
-        while let Some(frame) = reader.next() {
-            let frame = frame?;
-            frames += 1;
-            let after = Mark {
-                frame: frames,
-                position: reader.position(),
-            };
-            builder.add(&frame, after);
-        }
-        Ok(Script::of(builder.index(reader.position().offset), tape))
+        let end = tape.index(reader, |frame, after| builder.add(frame, after))?;
+        Ok(Script::of(builder.index(end), tape))
     }
 
     /// The script of a recording's frames (its `in` lines the client's), held in

@@ -18,8 +18,9 @@ use serde_json::Value;
 
 use harness::cassette::{Reader, PREFLIGHT_LIMIT};
 use harness::dialects::codex::faults::{Injector, Out};
+use harness::dialects::codex::recording::usage_of;
 use harness::dialects::codex::session::Usage;
-use harness::dialects::codex::wire::{events, items, usage};
+use harness::dialects::codex::wire::{events, items};
 use harness::error::CassetteError;
 use harness::frames::{Ending, Exit, Frame, FrameResult, Line, Stream};
 
@@ -149,18 +150,6 @@ impl<'a> Text<'a> {
             Text::Str(text) => Some(text),
             Text::Other(_) => None,
         }
-    }
-}
-
-/// The five usage keys of a `turn.completed`.
-fn usage_of(value: &Value) -> Usage {
-    let key = |k: &str| value.get(k).and_then(Value::as_u64).unwrap_or_default();
-    Usage {
-        input_tokens: key(usage::INPUT_TOKENS),
-        cached_input_tokens: key(usage::CACHED_INPUT_TOKENS),
-        cache_write_input_tokens: key(usage::CACHE_WRITE_INPUT_TOKENS),
-        output_tokens: key(usage::OUTPUT_TOKENS),
-        reasoning_output_tokens: key(usage::REASONING_OUTPUT_TOKENS),
     }
 }
 

@@ -72,31 +72,33 @@ fn line(at: u64, stream: Stream, text: &str) -> FrameResult {
 }
 
 /// `(ms, ">" for the client's | "<" for the CLI's, line)`, then exit 0.
-fn recording(lines: &[(u64, &str, String)]) -> Script {
-    let mut frames: Vec<FrameResult> = lines
+fn frames_of(lines: &[(u64, &str, String)]) -> Vec<Frame> {
+    lines
         .iter()
         .map(|(at, dir, text)| {
-            line(
-                *at,
-                if *dir == ">" {
-                    Stream::Stdin
-                } else {
-                    Stream::Stdout
-                },
-                text,
-            )
+            let stream = if *dir == ">" {
+                Stream::Stdin
+            } else {
+                Stream::Stdout
+            };
+            line(*at, stream, text).expect("a frame")
         })
-        .collect();
-    frames.push(Ok(Frame::End(Ending {
-        at: Duration::from_secs(1),
-        exit: Exit::Code(0),
-    })));
-    Script::new(frames).expect("script")
+        .chain([Frame::End(Ending {
+            at: Duration::from_secs(1),
+            exit: Exit::Code(0),
+        })])
+        .collect()
 }
 
-/// A whole SDK conversation: initialize, one prompt, one permission allowed.
-fn conversation() -> Script {
-    recording(&[
+/// The script of `lines` (see [`frames_of`]).
+fn recording(lines: &[(u64, &str, String)]) -> Script {
+    Script::new(frames_of(lines).into_iter().map(Ok)).expect("script")
+}
+
+/// The lines of a whole SDK conversation: initialize, one prompt, one permission
+/// allowed.
+fn conversation_lines() -> Vec<(u64, &'static str, String)> {
+    vec![
         (0, ">", init()),
         (5, "<", init_answer()),
         (6, ">", prompt()),
@@ -109,7 +111,12 @@ fn conversation() -> Script {
         (50, "<", done()),
         (60, "<", result()),
         (61, "<", idle()),
-    ])
+    ]
+}
+
+/// The script of [`conversation_lines`].
+fn conversation() -> Script {
+    recording(&conversation_lines())
 }
 
 /// Plays the turn, answering the CLI's requests with `answer`: the lines written.
@@ -363,21 +370,7 @@ fn a_cassette_of_another_dialect_is_refused() {
 /// The frames of `recording`'s lines, written as a cassette too: the script of the
 /// frames in memory and the script of the file.
 fn both(lines: &[(u64, &str, String)], dir: &std::path::Path) -> (Script, Script) {
-    let frames: Vec<Frame> = lines
-        .iter()
-        .map(|(at, dir, text)| {
-            let stream = if *dir == ">" {
-                Stream::Stdin
-            } else {
-                Stream::Stdout
-            };
-            line(*at, stream, text).expect("a frame")
-        })
-        .chain([Frame::End(Ending {
-            at: Duration::from_secs(1),
-            exit: Exit::Code(0),
-        })])
-        .collect();
+    let frames = frames_of(lines);
     let path = dir.join("both.cassette");
     let mut writer = crate::cassette::Writer::create(&path, &header(Invocation::default())).expect("creates");
     for frame in &frames {
@@ -426,19 +419,8 @@ fn a_cassette_plays_from_the_file_as_its_frames_in_memory() {
     let stopped = json!({"type": types::CONTROL_RESPONSE, "response": {"subtype": control::SUCCESS, "request_id": "req_2_bb",
         "response": {"still_queued": []}}})
     .to_string();
-    let lines = [
-        (0, ">", init()),
-        (5, "<", init_answer()),
-        (6, ">", prompt()),
-        (10, "<", running()),
-        (20, "<", text()),
-        (30, "<", tool()),
-        (31, "<", ask()),
-        (40, ">", allow()),
-        (45, "<", tool_result()),
-        (50, "<", done()),
-        (60, "<", result()),
-        (61, "<", idle()),
+    let mut lines = conversation_lines();
+    lines.extend([
         (70, ">", prompt()),
         (71, "<", running()),
         (72, "<", text()),
@@ -448,7 +430,7 @@ fn a_cassette_plays_from_the_file_as_its_frames_in_memory() {
         (76, "<", result()),
         (77, "<", idle()),
         (80, "<", text()),
-    ];
+    ]);
     for (prompts, interrupt) in [(1, None), (2, None), (3, Some(1)), (2, Some(0))] {
         let (mut memory, mut file) = both(&lines, dir.path());
         assert_eq!(memory.session_id(), file.session_id());
