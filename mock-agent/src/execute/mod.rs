@@ -25,6 +25,7 @@ mod blocking;
 pub mod inbox;
 pub mod lines;
 mod output;
+pub mod planned;
 mod script;
 #[cfg(test)]
 pub(crate) mod tests;

@@ -11,7 +11,6 @@
 
 use std::cell::RefCell;
 use std::io::{IsTerminal, Read};
-use std::os::fd::AsFd;
 use std::rc::Rc;
 use std::time::Duration;
 
@@ -24,13 +23,13 @@ use harness::dialects::codex::recording::Recording;
 use harness::dialects::codex::session::Session;
 use harness::exit_codes;
 use harness::format::OutputFormat;
-use harness::frames::{Delivery, Ending, Exit, Frame, FrameResult, Line, Signal};
-use harness::journal::{Entry, FaultRecord};
-use harness::timing::Timing;
+use harness::frames::{Ending, Exit, Frame, FrameResult, Line, Signal};
+use harness::journal::Entry;
 
 use super::stream;
 use super::threads::Store;
-use crate::execute::{self, ExecOptions, Threaded};
+use crate::execute;
+use crate::execute::planned::own_error;
 use crate::settings::Settings;
 
 /// How far apart played stdout lines are on the recording's clock.
@@ -45,13 +44,6 @@ pub fn run(args: &ExecArgs, settings: &Settings, entry: &mut Entry) -> Exit {
         Ok(planned) => perform(args, settings, entry, planned),
         Err(exit) => exit,
     }
-}
-
-/// The mock's own error: said on stderr, kept in the journal.
-fn own_error(entry: &mut Entry, message: String, code: i32) -> Exit {
-    eprintln!("mock-agent: {message}");
-    entry.error = Some(message);
-    Exit::Code(code)
 }
 
 /// The real CLI's refusal before any thread: its stderr lines, exit 1.
@@ -280,63 +272,11 @@ fn perform(args: &ExecArgs, settings: &Settings, entry: &mut Entry, planned: Pla
         Writes::Outs { outs, times } => Box::new(frames(outs, &times).into_iter()),
         Writes::Replay(replay) => Box::new(replay),
     };
-    let frames = settings.timing.apply(frames, settings.seed);
-    let mut delivery = Delivery::default();
-    delivery.timed = settings.timing != Timing::default();
-    delivery.signals = true;
-    delivery.step.clone_from(&settings.step);
-    delivery.seed = settings.seed;
-    let options = ExecOptions {
-        precise: true,
-        ..ExecOptions::new(delivery)
-    };
-    let streams = std::io::stdout()
-        .as_fd()
-        .try_clone_to_owned()
-        .and_then(|out| Ok((out, std::io::stderr().as_fd().try_clone_to_owned()?)));
-    let (out, err) = match streams {
-        Ok((out, err)) => (std::fs::File::from(out), std::fs::File::from(err)),
-        Err(e) => {
-            return own_error(
-                entry,
-                format!("cannot open stdout or stderr: {e}"),
-                exit_codes::IO_ERROR,
-            )
-        }
-    };
-    let performed = execute::block_on(
-        execute::perform(frames, Threaded::new(out), Threaded::new(err), &options),
-        true,
-    );
-    let performed = match performed {
-        Ok(performed) => performed,
-        Err(e) => {
-            return own_error(
-                entry,
-                format!("cannot start the runtime: {e}"),
-                exit_codes::INTERNAL,
-            )
-        }
-    };
-    entry.faults = injector
-        .borrow()
-        .report()
-        .into_iter()
-        .map(|(name, fired)| FaultRecord {
-            name: name.to_owned(),
-            fired,
-        })
-        .collect();
-    entry.stdout_closed = performed.stdout_closed();
-    entry.stdout_closed_at_ms = performed
-        .stdout_closed_at
-        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
-    entry.signal = performed.signal().map(|s| s.name().to_owned());
-    if let Some(e) = performed.error() {
-        let message = e.to_string();
-        eprintln!("mock-agent: {message}");
-        entry.error = Some(message);
-    }
+    let performed =
+        match execute::planned::perform_on_stdio(frames, settings, entry, || injector.borrow().report()) {
+            Ok(performed) => performed,
+            Err(exit) => return exit,
+        };
     let exit = match performed.exit() {
         // SIGINT: the real CLI stops the turn and exits 1, with no final line.
         Exit::Signal(Signal::Int) => Exit::Code(exit_codes::AGENT_ERROR),
