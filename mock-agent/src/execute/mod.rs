@@ -23,6 +23,7 @@
 
 mod blocking;
 pub mod inbox;
+pub mod journaled;
 pub mod lines;
 mod output;
 pub mod planned;

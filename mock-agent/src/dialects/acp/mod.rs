@@ -125,19 +125,7 @@ pub fn run(profile: &'static Profile, argv: &[String]) -> Exit {
     } else {
         serve_source(&source(&settings), profile, &settings, &mut entry, &mut spooled)
     };
-    entry.exit = exit.into();
-    entry.ended_at_ms = execute::now_ms();
-    if let Some(path) = &settings.journal {
-        let appended = match spooled {
-            Some(spooled) => journal::append_spooled(path, &entry, spooled),
-            None => journal::append(path, &entry),
-        };
-        if let Err(e) = appended {
-            eprintln!("mock-agent: {e}");
-            return Exit::Code(e.exit_code());
-        }
-    }
-    exit
+    execute::journaled::end_run(&settings, &mut entry, spooled, exit)
 }
 
 /// What the settings say to play: a generated conversation, a cassette, or the
