@@ -1,6 +1,6 @@
 //! The one reader of the client's lines: a conversation's server (whatever the
 //! dialect) reads stdin on a thread of its own with [`read`], and takes the lines from
-//! the [`inbox`](super::inbox) channel, bounded by bytes, as it goes.
+//! the [`inbox`] channel, bounded by bytes, as it goes.
 //!
 //! Memory stays bounded whatever the client writes: a line is at most
 //! [`Reading::max_line`] bytes (a longer one is [`Incoming::TooLong`]: the reader
@@ -64,7 +64,7 @@ pub struct Reading {
 
 impl Reading {
     /// Lines of up to [`MAX_LINE`] bytes, the first longer one ending the reading,
-    /// each line sent as it is (Claude Code's and Codex's stand-ins).
+    /// each line sent as it is.
     pub const STRICT: Reading = Reading {
         max_line: MAX_LINE,
         after_too_long: AfterTooLong::Stop,
@@ -72,7 +72,7 @@ impl Reading {
     };
 
     /// Lines of up to [`MAX_LINE`] bytes, a longer one dropped, `\r\n` read as a
-    /// newline, empty lines skipped (ACP servers).
+    /// newline, empty lines skipped.
     pub const LENIENT: Reading = Reading {
         max_line: MAX_LINE,
         after_too_long: AfterTooLong::Skip,

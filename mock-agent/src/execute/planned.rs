@@ -1,5 +1,5 @@
-//! A stand-in's one-way run (its frames planned before they are written, as `codex
-//! exec` and `gemini -p` are): performed on this process's stdout and stderr as the
+//! A stand-in's one-way run (its frames planned before they are written, no client
+//! listened to): performed on this process's stdout and stderr as the
 //! settings say (timing, step mode, seed; SIGTERM and SIGINT heard), and what it did
 //! kept in the run's journal entry.
 

@@ -70,7 +70,7 @@ enum Writes {
     /// played.
     Outs { outs: Vec<Out>, times: Vec<Duration> },
     /// A recording replayed as it stands, read as it is written.
-    Replay(stream::Replay),
+    Replay(Box<stream::Replay>),
 }
 
 /// Reads what the run needs and plans it; `Err`: how the process ends before.
@@ -137,7 +137,7 @@ fn prepare(args: &ExecArgs, settings: &Settings, entry: &mut Entry) -> Result<Pl
         let replay = stream::Replay::new(path, &summary, Rc::clone(&injector))
             .map_err(|e| own_error(entry, e.to_string(), e.exit_code()))?;
         return Ok(Planned {
-            writes: Writes::Replay(replay),
+            writes: Writes::Replay(Box::new(replay)),
             injector,
             thread,
             last_message,
