@@ -6,6 +6,8 @@
 //! cargo bench -p mock-agent --bench dialects
 //! BENCH_QUICK=1 cargo bench -p mock-agent --bench dialects    # fewer runs
 //! BENCH_MB=50 cargo bench -p mock-agent --bench dialects      # the size of the large session
+//! BENCH_ONLY=claude,codex cargo bench -p mock-agent --bench dialects   # only these dialects
+//! BENCH_DIR=/tmp/db cargo bench -p mock-agent --bench dialects  # keep the sessions (to profile)
 //! ```
 //!
 //! Nothing here names a dialect: each of `harness::dialects::ALL` is measured the same
@@ -67,12 +69,26 @@ fn main() {
         cpu_count(),
         size
     );
+    let only = std::env::var("BENCH_ONLY").unwrap_or_default();
+    let kept = std::env::var_os("BENCH_DIR").map(PathBuf::from);
     let mut failed = Vec::new();
     let mut rows = Vec::new();
     for dialect in harness::dialects::ALL.iter().copied() {
-        let dir = tempfile::tempdir().expect("a temporary directory");
-        let big = Session::make(dialect, dir.path(), "big", size << 20);
-        let small = Session::make(dialect, dir.path(), "small", (size << 20) / 10);
+        if !only.is_empty() && !only.split(',').any(|name| name == dialect.name()) {
+            continue;
+        }
+        let temporary = tempfile::tempdir().expect("a temporary directory");
+        let dir = match &kept {
+            Some(kept) => {
+                let dir = kept.join(dialect.name());
+                std::fs::create_dir_all(&dir).expect("creates BENCH_DIR");
+                dir
+            }
+            None => temporary.path().to_owned(),
+        };
+        let dir = dir.as_path();
+        let big = Session::make(dialect, dir, "big", size << 20);
+        let small = Session::make(dialect, dir, "small", (size << 20) / 10);
         // Lossless, once.
         let run = big.play(dialect, Hash::Yes, None);
         assert_eq!(

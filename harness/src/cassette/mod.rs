@@ -28,6 +28,7 @@
 mod copy;
 mod line;
 mod read;
+pub mod tape;
 mod write;
 
 pub use copy::{copy_capture, copy_capture_to, copy_cassette, CassetteCopied, Copied, CopyError, COPY_BLOCK};

@@ -23,7 +23,10 @@
 
 mod blocking;
 pub mod inbox;
+pub mod journaled;
+pub mod lines;
 mod output;
+pub mod planned;
 mod script;
 #[cfg(test)]
 pub(crate) mod tests;

@@ -25,26 +25,19 @@
 //! generated conversation) is kept in memory, and plays the same way.
 
 use std::collections::{HashMap, HashSet};
-use std::fs::File;
-use std::io::{BufReader, Read};
-use std::os::unix::fs::FileExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use super::profile::Profile;
 use super::rpc::{self, Kind, Message};
 use super::tell;
 use super::wire::{methods, tool_content, Capabilities};
-use crate::cassette::{Position, Reader, PREFLIGHT_LIMIT};
+use crate::cassette::tape::{ended_early, Frames, Mark, Tape};
+use crate::cassette::Position;
 use crate::dialects::acp::conversation::{Conversation, Reply, Step, Steps, Wait};
-use crate::error::{CassetteError, Diagnostic, ProblemKind};
+use crate::error::CassetteError;
 use crate::frames::{Exit, Frame, FrameResult, Stream};
-
-/// The read buffer of a reader of the cassette: as [`crate::cassette::open`]'s, so
-/// that the same lines take the fast path. A section shorter than that is read with a
-/// buffer of its size.
-const READ_BUFFER: usize = 256 << 10;
 
 /// A recorded conversation, replayed as a script.
 #[derive(Debug, Clone)]
@@ -137,32 +130,6 @@ struct Section {
     jobs: Vec<String>,
 }
 
-/// Where a section starts on its tape.
-#[derive(Debug, Clone, Copy, Default)]
-struct Mark {
-    /// How many frames come before it.
-    frame: usize,
-    /// Where a reader of the file was, after the frame before it.
-    position: Position,
-}
-
-/// Where a recording's frames are read from as its exchanges play.
-#[derive(Debug, Clone)]
-enum Tape {
-    /// A cassette, read again from where each section starts. The file is held
-    /// open: a file renamed over its path does not change what plays.
-    File {
-        path: PathBuf,
-        file: Arc<File>,
-        /// Its size and time of change when it was indexed: a file changed since is
-        /// not read as if it were the same.
-        len: u64,
-        modified: Option<SystemTime>,
-    },
-    /// Frames held in memory: a generated conversation, a cassette read from a pipe.
-    Memory(Arc<[Frame]>),
-}
-
 impl Script {
     /// A script of a recording (its `in` frames the client's messages) held in
     /// memory: a generated conversation, a cassette read from a pipe. A cassette file
@@ -191,8 +158,8 @@ impl Script {
     /// a regular file (a pipe can be read once only: see [`Script::new`]) or holds no
     /// recording of server mode (a header with `"acp":true`).
     ///
-    /// A file of up to [`PREFLIGHT_LIMIT`] bytes is checked in full on this pass, a
-    /// larger one as [`crate::Source::open`] checks it: a broken cassette
+    /// A file of up to [`crate::cassette::PREFLIGHT_LIMIT`] bytes is checked in full on
+    /// this pass, a larger one as [`crate::Source::open`] checks it: a broken cassette
     /// fails here, before anything is played.
     pub fn open(path: &Path, profile: &'static Profile) -> Result<Option<Script>, CassetteError> {
         let opened = |source| CassetteError::Open {
@@ -203,36 +170,15 @@ impl Script {
         if !std::fs::metadata(path).map_err(opened)?.is_file() {
             return Ok(None);
         }
-        let file = Arc::new(File::open(path).map_err(opened)?);
-        let metadata = file.metadata().map_err(opened)?;
-        let input = BufReader::with_capacity(READ_BUFFER, At::new(&file, 0));
-        let mut reader = Reader::new(path, input)?;
+        let (tape, reader) = Tape::open(path)?;
         if !reader.header().is_some_and(|h| h.invocation.acp) {
             return Ok(None);
-        }
-        if metadata.len() > PREFLIGHT_LIMIT {
-            reader = reader.fast();
         }
         let mut index = Index::new(Mark {
             frame: 0,
             position: reader.position(),
         });
-        let mut frames = 0;
-        while let Some(frame) = reader.next() {
-            let frame = frame?;
-            frames += 1;
-            let after = Mark {
-                frame: frames,
-                position: reader.position(),
-            };
-            index.add(&frame, after);
-        }
-        let tape = Tape::File {
-            path: path.to_owned(),
-            file,
-            len: metadata.len(),
-            modified: metadata.modified().ok(),
-        };
+        tape.index(reader, |frame, after| index.add(frame, after))?;
         Ok(Some(index.script(tape, profile)))
     }
 
@@ -465,82 +411,6 @@ impl Index {
     }
 }
 
-impl Tape {
-    /// The frames from `from` on, the section ending at `until`.
-    fn frames(&self, from: Mark, until: u64) -> Result<Frames, CassetteError> {
-        match self {
-            Tape::File {
-                path,
-                file,
-                len,
-                modified,
-            } => {
-                let line = from.position.line + 1;
-                let now = file.metadata().map_err(|source| CassetteError::Read {
-                    path: path.clone(),
-                    line,
-                    source,
-                })?;
-                if now.len() != *len || now.modified().ok() != *modified {
-                    return Err(changed(path, line, *len, now.len()));
-                }
-                let size = until.saturating_sub(from.position.offset);
-                let capacity = usize::try_from(size).map_or(READ_BUFFER, |size| size.clamp(1, READ_BUFFER));
-                let input = BufReader::with_capacity(capacity, At::new(file, from.position.offset));
-                Ok(Frames::File(Box::new(Reader::resume(path, input, from.position))))
-            }
-            Tape::Memory(frames) => Ok(Frames::Memory {
-                frames: Arc::clone(frames),
-                next: from.frame,
-            }),
-        }
-    }
-}
-
-/// What to do about a cassette that changed while it was replayed.
-const HELP_CHANGED: &str = "leave a cassette as it is while mock-agent plays it: record to another \
-    file, or play a copy";
-
-/// The error of a cassette that changed after it was indexed.
-fn changed(path: &Path, line: u64, was: u64, is: u64) -> CassetteError {
-    let (kind, size) = match is.cmp(&was) {
-        std::cmp::Ordering::Less => (
-            ProblemKind::Truncated,
-            format!("it was {was} bytes, it is {is} now"),
-        ),
-        std::cmp::Ordering::Greater => (ProblemKind::Data, format!("it was {was} bytes, it is {is} now")),
-        std::cmp::Ordering::Equal => (ProblemKind::Data, "it was written to".to_owned()),
-    };
-    CassetteError::from(Diagnostic {
-        path: path.to_owned(),
-        line,
-        column: 0,
-        kind,
-        message: format!("the cassette changed while mock-agent replayed it ({size})"),
-        source_line: None,
-        help: HELP_CHANGED.to_owned(),
-    })
-}
-
-/// A section's frames as they are read.
-enum Frames {
-    File(Box<Reader<BufReader<At>>>),
-    Memory { frames: Arc<[Frame]>, next: usize },
-}
-
-impl Frames {
-    fn next(&mut self) -> Option<FrameResult> {
-        match self {
-            Frames::File(reader) => reader.next(),
-            Frames::Memory { frames, next } => {
-                let frame = frames.get(*next).cloned();
-                *next += 1;
-                frame.map(Ok)
-            }
-        }
-    }
-}
-
 /// The steps of one section, made from its frames as they are read.
 struct Play {
     frames: Frames,
@@ -671,50 +541,6 @@ impl Iterator for Play {
             }
         }
         None
-    }
-}
-
-/// The error of a cassette that ends before the frames its index counted.
-fn ended_early(frames: &Frames) -> CassetteError {
-    let (path, line) = match frames {
-        Frames::File(reader) => (reader.path().to_owned(), reader.line_no()),
-        Frames::Memory { next, .. } => (PathBuf::from("<recording>"), *next as u64),
-    };
-    CassetteError::from(Diagnostic {
-        path,
-        line,
-        column: 0,
-        kind: ProblemKind::Truncated,
-        message:
-            "the cassette ends here; it went on when mock-agent opened it: it changed while it was replayed"
-                .to_owned(),
-        source_line: None,
-        help: HELP_CHANGED.to_owned(),
-    })
-}
-
-/// A file read from an offset of its own (`pread`): readers of one open file at
-/// different places do not move each other.
-#[derive(Debug)]
-struct At {
-    file: Arc<File>,
-    offset: u64,
-}
-
-impl At {
-    fn new(file: &Arc<File>, offset: u64) -> At {
-        At {
-            file: Arc::clone(file),
-            offset,
-        }
-    }
-}
-
-impl Read for At {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let n = self.file.read_at(buf, self.offset)?;
-        self.offset += n as u64;
-        Ok(n)
     }
 }
 

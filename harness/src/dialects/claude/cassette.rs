@@ -37,6 +37,7 @@
 
 use std::collections::VecDeque;
 use std::path::Path;
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -45,12 +46,14 @@ use super::expect;
 use super::faults::{Answer, Injector, Out};
 use super::play::Next;
 use super::session::{End, Session, Step, ToolCall, Turn};
-use super::wire::{blocks, content, control, fields, kind_of, results, states, system, types, Inbound};
+use super::wire::{blocks, content, control, fields, kind_of, results, system, types};
+use crate::cassette::tape::{ended_early, Frames, Mark, Tape};
 use crate::cassette::{Header, Invocation, FORMAT_VERSION};
 use crate::dialects::claude::faults::ClaudeFault;
 use crate::error::{CassetteError, Diagnostic, ProblemKind};
 use crate::expect::Expectation;
-use crate::frames::{Exit, Frame, FrameResult, Stream};
+use crate::frames::{Exit, FrameResult};
+use index::{Builder, Index};
 
 pub use super::wire::{DIALECT, DIALECT_KEY};
 
@@ -114,14 +117,18 @@ struct Waiting {
     subtype: String,
 }
 
-/// A recorded Claude Code conversation, played as the live client goes.
-#[derive(Debug, Clone)]
+/// A recorded Claude Code conversation, played as the live client goes. Its turns
+/// are read from the cassette as they play: the script holds its index, not its lines.
+#[derive(Debug)]
 pub struct Script {
-    turns: Vec<Vec<Item>>,
-    /// When each recorded prompt came.
-    prompts: Vec<Duration>,
+    index: Arc<Index>,
+    tape: Tape,
     requests: Vec<Recorded>,
-    queue: VecDeque<Item>,
+    /// The frames of the turn under way not read yet.
+    playing: Option<Playing>,
+    /// The things of the turn read and not played yet: while the turn has any left,
+    /// at least one.
+    ahead: VecDeque<Item>,
     played: usize,
     waiting: Option<Waiting>,
     at: Duration,
@@ -132,6 +139,18 @@ pub struct Script {
     asks: bool,
     /// The live client reads session states.
     states: bool,
+    /// Why the tape could not be read on (the turn ended there).
+    error: Option<CassetteError>,
+}
+
+/// The frames of a turn, as they are read.
+#[derive(Debug)]
+struct Playing {
+    frames: Frames,
+    /// The number of the next frame.
+    next: usize,
+    /// The number of the frame after the turn's last.
+    until: usize,
 }
 
 impl Script {
@@ -145,7 +164,7 @@ impl Script {
 
     /// The script of the Claude Code cassette at `path`.
     pub fn open(path: &Path) -> Result<Script, CassetteError> {
-        let reader = crate::cassette::open(path)?;
+        let (tape, reader) = Tape::open(path)?;
         let Some(header) = reader.header().filter(|h| is_claude(h)) else {
             return Err(not_claude(path));
         };
@@ -167,33 +186,112 @@ impl Script {
             }
             .into());
         }
-        Script::new(reader)
+        let mut builder = Builder::new(Mark {
+            frame: 0,
+            position: reader.position(),
+        });
+        let end = tape.index(reader, |frame, after| builder.add(frame, after))?;
+        Ok(Script::of(builder.index(end), tape))
     }
 
-    /// The script of a recording's frames (its `in` lines the client's).
+    /// The script of a recording's frames (its `in` lines the client's), held in
+    /// memory. A cassette file is better played with [`Script::open`], which does not
+    /// hold it.
     pub fn new(frames: impl IntoIterator<Item = FrameResult>) -> Result<Script, CassetteError> {
-        let mut builder = Builder::default();
+        let mut builder = Builder::new(Mark::default());
+        let mut held = Vec::new();
         for frame in frames {
-            if let Frame::Line(line) = frame? {
-                match line.stream {
-                    Stream::Stdin => builder.client(line.at, &line.bytes),
-                    Stream::Stdout => builder.cli(line.at, line.bytes),
-                    Stream::Stderr => {}
+            let frame = frame?;
+            let after = Mark {
+                frame: held.len() + 1,
+                position: crate::cassette::Position::default(),
+            };
+            builder.add(&frame, after);
+            held.push(frame);
+        }
+        Ok(Script::of(builder.index(0), Tape::Memory(held.into())))
+    }
+
+    fn of(index: Index, tape: Tape) -> Script {
+        Script {
+            requests: index.requests.clone(),
+            index: Arc::new(index),
+            tape,
+            playing: None,
+            ahead: VecDeque::new(),
+            played: 0,
+            waiting: None,
+            at: Duration::ZERO,
+            base: Duration::ZERO,
+            last_error: false,
+            divergences: Vec::new(),
+            asks: true,
+            states: true,
+            error: None,
+        }
+    }
+
+    /// The same recording, not played yet (as it was opened, following the same
+    /// client).
+    fn fresh(&self) -> Script {
+        let mut script = Script::of(Index::clone(&self.index), self.tape.clone());
+        script.follow(self.asks, self.states);
+        script
+    }
+
+    /// Why the recording could not be read on, once: the turn ended there.
+    pub fn take_error(&mut self) -> Option<CassetteError> {
+        self.error.take()
+    }
+
+    /// The next thing of the turn under way read from the tape (`None` at its end).
+    fn read(&mut self) -> Option<Item> {
+        loop {
+            let playing = self.playing.as_mut()?;
+            let n = playing.next;
+            let frame = match (n < playing.until).then(|| playing.frames.next()).flatten() {
+                Some(Ok(frame)) => frame,
+                Some(Err(e)) => {
+                    self.error = Some(e);
+                    self.playing = None;
+                    return None;
                 }
+                None if n < playing.until => {
+                    self.error = Some(ended_early(&playing.frames));
+                    self.playing = None;
+                    return None;
+                }
+                None => {
+                    self.playing = None;
+                    return None;
+                }
+            };
+            playing.next += 1;
+            if let Some(item) = self.index.item(n, frame) {
+                return Some(item);
             }
         }
-        Ok(builder.script())
+    }
+
+    /// Reads the next thing of the turn, when none is read ahead.
+    fn fill(&mut self) {
+        if self.ahead.is_empty() {
+            if let Some(item) = self.read() {
+                self.ahead.push_back(item);
+            }
+        }
     }
 
     /// Begins the next turn, for a user message of the live client's.
     pub fn begin(&mut self) {
-        let index = self.played.min(self.turns.len().saturating_sub(1));
-        if self.played >= self.turns.len() {
+        let turns = &self.index.turns;
+        let index = self.played.min(turns.len().saturating_sub(1));
+        if self.played >= turns.len() {
             self.divergences.push(format!(
                 "the client sent prompt {}; the recording has {}: {}",
                 self.played + 1,
-                self.turns.len(),
-                if self.turns.is_empty() {
+                turns.len(),
+                if turns.is_empty() {
                     "nothing plays"
                 } else {
                     "its last turn plays again"
@@ -201,43 +299,56 @@ impl Script {
             ));
         }
         self.played += 1;
-        self.queue = self.turns.get(index).cloned().unwrap_or_default().into();
+        let span = turns.get(index).copied();
+        self.ahead.clear();
+        self.playing = None;
         self.waiting = None;
+        if let Some(span) = span {
+            match self.tape.frames(span.from, span.end) {
+                Ok(frames) => {
+                    self.playing = Some(Playing {
+                        frames,
+                        next: span.from.frame,
+                        until: span.until,
+                    });
+                }
+                Err(e) => self.error = Some(e),
+            }
+        }
         self.base = self
+            .index
             .prompts
             .get(index)
             .copied()
-            .or_else(|| self.queue.iter().find_map(item_at))
+            .or_else(|| span.and_then(|s| s.first_at))
             .unwrap_or_default();
         self.at = self.base;
+        self.fill();
     }
 
     /// The id of the session recorded: the first `session_id` of the CLI's lines.
     pub fn session_id(&self) -> Option<String> {
-        self.turns.iter().flatten().find_map(|item| {
-            let Item::Line { line, .. } = item else {
-                return None;
-            };
-            let value: Value = serde_json::from_slice(line).ok()?;
-            let id = value.get("session_id")?.as_str()?;
-            (!id.is_empty()).then(|| id.to_owned())
-        })
+        self.index.session_id.clone()
     }
 
     /// Whether a turn is under way.
     pub fn in_turn(&self) -> bool {
-        !self.queue.is_empty()
+        !self.ahead.is_empty()
     }
 
     /// What to do next.
     pub fn step(&mut self) -> Next {
         loop {
-            let Some(item) = self.queue.pop_front() else {
+            let Some(item) = self.ahead.pop_front() else {
                 return Next::Done;
             };
+            if !matches!(item, Item::Await { .. }) {
+                self.fill();
+            }
             match item {
                 Item::Line { at, line } => {
-                    let kind = kind_of(&line);
+                    // A line of a turn's stream is neither a state nor a result.
+                    let kind = if index::streamed(&line) { None } else { kind_of(&line) };
                     if !self.states
                         && kind.as_ref().is_some_and(|(kind, subtype)| {
                             kind == types::SYSTEM && subtype.as_deref() == Some(system::SESSION_STATE_CHANGED)
@@ -276,9 +387,10 @@ impl Script {
                 }
                 Item::Await { at, id, recorded } => {
                     if self.waiting_for() == Some(id.as_str()) {
-                        self.queue.push_front(Item::Await { at, id, recorded });
+                        self.ahead.push_front(Item::Await { at, id, recorded });
                         return Next::Waiting;
                     }
+                    self.fill();
                 }
                 Item::Interrupt => self.divergences.push(
                     "the recording's client interrupted the turn here and the live one did not: the turn goes on as recorded"
@@ -300,17 +412,28 @@ impl Script {
         let Some(waiting) = self.waiting.take() else {
             return;
         };
-        // The answer may come before the script reached the recorded one's place.
-        let Some(place) = self
-            .queue
-            .iter()
-            .position(|i| matches!(i, Item::Await { id, .. } if *id == waiting.id))
-        else {
+        // The answer may come before the script reached the recorded one's place:
+        // the turn is read on to it, when the recording has it.
+        let is_it = |i: &Item| matches!(i, Item::Await { id, .. } if *id == waiting.id);
+        let mut place = self.ahead.iter().position(is_it);
+        let further = self
+            .playing
+            .as_ref()
+            .is_some_and(|p| self.index.answered_in(&waiting.id, p.next, p.until));
+        if place.is_none() && further {
+            while let Some(item) = self.read() {
+                let found = is_it(&item);
+                self.ahead.push_back(item);
+                if found {
+                    place = Some(self.ahead.len() - 1);
+                    break;
+                }
+            }
+        }
+        let Some(Item::Await { at, recorded, .. }) = place.and_then(|place| self.ahead.remove(place)) else {
             return;
         };
-        let Some(Item::Await { at, recorded, .. }) = self.queue.remove(place) else {
-            return;
-        };
+        self.fill();
         self.base = at;
         self.at = at;
         if !same_answer(&live, &recorded) {
@@ -358,9 +481,23 @@ impl Script {
     /// write here: the rest of the turn plays on. When the recording's turn was not
     /// interrupted, it goes on as recorded (a divergence).
     pub fn interrupt(&mut self) -> Vec<Vec<u8>> {
-        if let Some(at) = self.queue.iter().position(|i| *i == Item::Interrupt) {
-            self.queue.drain(..=at);
+        let further = self
+            .playing
+            .as_ref()
+            .is_some_and(|p| self.index.interrupted_in(p.next, p.until));
+        if let Some(at) = self.ahead.iter().position(|i| *i == Item::Interrupt) {
+            self.ahead.drain(..=at);
             self.waiting = None;
+            self.fill();
+        } else if further {
+            self.ahead.clear();
+            while let Some(item) = self.read() {
+                if item == Item::Interrupt {
+                    break;
+                }
+            }
+            self.waiting = None;
+            self.fill();
         } else if self.in_turn() {
             self.divergences.push(
                 "the client interrupted a turn that the recording's client did not: the turn goes on as recorded"
@@ -394,15 +531,26 @@ impl Script {
     /// The recording as a [`Session`]: each turn's text and thinking blocks, its tool
     /// calls (with their results; asking when the CLI sent `can_use_tool`), and how it
     /// ended. A successful turn ends with a text block of its result's text.
-    pub fn session(&self) -> Session {
-        let mut turns: Vec<Turn> = self.turns.iter().map(|items| turn_of(items)).collect();
+    pub fn session(&self) -> Result<Session, CassetteError> {
+        let mut turns = Vec::new();
+        for span in &self.index.turns {
+            let mut frames = self.tape.frames(span.from, span.end)?;
+            let mut items = Vec::new();
+            for n in span.from.frame..span.until {
+                let Some(frame) = frames.next() else {
+                    return Err(ended_early(&frames));
+                };
+                items.extend(self.index.item(n, frame?));
+            }
+            turns.push(turn_of(&items));
+        }
         if turns.is_empty() {
             turns.push(Turn {
                 steps: Vec::new(),
                 end: End::Success,
             });
         }
-        Session { turns }
+        Ok(Session { turns })
     }
 }
 
@@ -420,146 +568,6 @@ fn not_claude(path: &Path) -> CassetteError {
             .into(),
     }
     .into()
-}
-
-fn item_at(item: &Item) -> Option<Duration> {
-    match item {
-        Item::Line { at, .. } | Item::Ask { at, .. } | Item::Await { at, .. } => Some(*at),
-        Item::Interrupt => None,
-    }
-}
-
-/// Cuts a recording into turns and answers, frame by frame.
-#[derive(Debug, Default)]
-struct Builder {
-    turns: Vec<Vec<Item>>,
-    current: Vec<Item>,
-    /// The last line ended a turn: an `idle` state line next belongs to it.
-    ended: bool,
-    prompts: Vec<Duration>,
-    requests: Vec<Recorded>,
-}
-
-impl Builder {
-    /// One of the client's lines.
-    fn client(&mut self, at: Duration, line: &[u8]) {
-        match Inbound::parse(line) {
-            Ok(Inbound::User { .. }) => self.prompts.push(at),
-            Ok(Inbound::Request { id, subtype, .. }) => {
-                if subtype == control::INTERRUPT && !self.current.is_empty() {
-                    self.current.push(Item::Interrupt);
-                }
-                self.requests.push(Recorded {
-                    subtype,
-                    id: serde_json::to_string(&id).unwrap_or_default(),
-                    at,
-                    answer: None,
-                    used: false,
-                });
-            }
-            Ok(Inbound::Response { id, response, error }) => {
-                let id = id.as_str().map_or_else(|| id.to_string(), str::to_owned);
-                let asked = |items: &mut Vec<Item>| {
-                    items.iter_mut().rev().find_map(|item| match item {
-                        Item::Ask {
-                            id: asked, answered, ..
-                        } if *asked == id => {
-                            *answered = true;
-                            Some(())
-                        }
-                        _ => None,
-                    })
-                };
-                if asked(&mut self.current).is_some() {
-                    self.current.push(Item::Await {
-                        at,
-                        id,
-                        recorded: response.ok_or_else(|| error.unwrap_or_default()),
-                    });
-                }
-            }
-            Ok(Inbound::Quiet | Inbound::Other(_)) | Err(_) => {}
-        }
-    }
-
-    /// One of the CLI's stdout lines.
-    fn cli(&mut self, at: Duration, line: Vec<u8>) {
-        let value: Option<Value> = serde_json::from_slice(&line).ok();
-        let kind = value
-            .as_ref()
-            .and_then(|v| v.get("type"))
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        if kind == types::CONTROL_RESPONSE {
-            let answered = value
-                .as_ref()
-                .and_then(|v| v.pointer("/response/request_id"))
-                .map(|id| serde_json::to_string(id).unwrap_or_default());
-            if let Some(request) = self
-                .requests
-                .iter_mut()
-                .find(|r| r.answer.is_none() && Some(&r.id) == answered.as_ref())
-            {
-                request.answer = Some((at, line));
-                return;
-            }
-        }
-        if std::mem::take(&mut self.ended) {
-            let idle = kind == types::SYSTEM
-                && value.as_ref().is_some_and(|v| {
-                    v["subtype"] == system::SESSION_STATE_CHANGED && v["state"] == states::IDLE
-                });
-            if idle {
-                if let Some(turn) = self.turns.last_mut() {
-                    turn.push(Item::Line { at, line });
-                    return;
-                }
-            }
-        }
-        if kind == types::CONTROL_REQUEST {
-            let id = value
-                .as_ref()
-                .and_then(|v| v.get("request_id"))
-                .map(|id| id.as_str().map_or_else(|| id.to_string(), str::to_owned))
-                .unwrap_or_default();
-            self.current.push(Item::Ask {
-                at,
-                id,
-                line,
-                answered: false,
-            });
-            return;
-        }
-        self.current.push(Item::Line { at, line });
-        if kind == types::RESULT {
-            self.turns.push(std::mem::take(&mut self.current));
-            self.ended = true;
-        }
-    }
-
-    fn script(mut self) -> Script {
-        let rest = std::mem::take(&mut self.current);
-        if !rest.is_empty() {
-            match self.turns.last_mut() {
-                Some(turn) => turn.extend(rest),
-                None => self.turns.push(rest),
-            }
-        }
-        Script {
-            turns: self.turns,
-            prompts: self.prompts,
-            requests: self.requests,
-            queue: VecDeque::new(),
-            played: 0,
-            waiting: None,
-            at: Duration::ZERO,
-            base: Duration::ZERO,
-            last_error: false,
-            divergences: Vec::new(),
-            asks: true,
-            states: true,
-        }
-    }
 }
 
 /// `line` with the `request_id` `recorded` (JSON text) made `live`: the bytes as they
@@ -744,7 +752,7 @@ fn str_of(value: &Value, key: &str) -> String {
 /// Faults that change the session (`not-logged-in`, `max-turns`, `error-result`)
 /// do not act on a recording.
 pub fn expectation(script: &Script, faults: &[ClaudeFault]) -> (Expectation, Vec<String>) {
-    let mut script = script.clone();
+    let mut script = script.fresh();
     let mut injector = Injector::new(faults.to_vec());
     if matches!(
         injector.answer(control::INITIALIZE),
@@ -758,7 +766,7 @@ pub fn expectation(script: &Script, faults: &[ClaudeFault]) -> (Expectation, Vec
         let line = match script.step() {
             Next::Send(line) | Next::Ask { line, .. } => line,
             Next::Waiting => {
-                let recorded = match script.queue.front() {
+                let recorded = match script.ahead.front() {
                     Some(Item::Await { recorded, .. }) => recorded.clone(),
                     _ => Err(String::new()),
                 };
@@ -778,5 +786,6 @@ pub fn expectation(script: &Script, faults: &[ClaudeFault]) -> (Expectation, Vec
     expect::conclude(outs, Exit::Code(i32::from(script.last_is_error())))
 }
 
+mod index;
 #[cfg(test)]
 mod tests;

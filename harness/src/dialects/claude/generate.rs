@@ -270,7 +270,10 @@ mod tests {
             .write_cassette(&dir.path().join("g.cassette"))
             .expect("writes");
         let script = crate::dialects::claude::cassette::Script::open(&path).expect("a Claude cassette");
-        assert_eq!(script.session().turns.len(), faulted.session.turns.len());
+        assert_eq!(
+            script.session().expect("reads").turns.len(),
+            faulted.session.turns.len()
+        );
         assert!(faulted.lines() > 4);
     }
 

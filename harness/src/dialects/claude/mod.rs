@@ -33,7 +33,7 @@ use crate::source::Source;
 /// [`cassette::Script::session`]; the process replays the recording itself).
 pub fn session_of(source: &Source) -> Result<Session, CassetteError> {
     match source {
-        Source::Cassette(path) => Ok(cassette::Script::open(path)?.session()),
+        Source::Cassette(path) => cassette::Script::open(path)?.session(),
         #[cfg(feature = "generate")]
         Source::Generated { seed, .. } => Ok(generate::from_seed(*seed)),
         _ => Ok(default_session("/work")),

@@ -106,7 +106,7 @@ impl Recording {
 }
 
 /// The five usage keys of a `turn.completed`.
-fn usage_of(value: &Value) -> Usage {
+pub fn usage_of(value: &Value) -> Usage {
     let key = |k: &str| value.get(k).and_then(Value::as_u64).unwrap_or_default();
     Usage {
         input_tokens: key(usage::INPUT_TOKENS),

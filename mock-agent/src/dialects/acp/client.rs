@@ -3,7 +3,6 @@
 //! waits, [`Turn`]).
 
 use std::collections::{HashMap, HashSet, VecDeque};
-use std::io::{BufRead, Read};
 use std::time::Duration;
 
 use serde_json::Value;
@@ -13,90 +12,19 @@ use harness::dialects::acp::methods;
 use harness::dialects::acp::rpc::{Kind, Message};
 use harness::journal;
 
-use super::{answer_value, millis, Interrupted, Live, Server, MAX_LINE};
-use crate::execute::inbox::{self, Cost};
+use super::{answer_value, millis, Interrupted, Live, Server};
+use crate::execute::inbox;
 use crate::execute::{Listen, Stop};
 
 /// The most bytes of requests a turn keeps for after it (more when one request is
 /// longer): past them it stops reading the client until the turn is over.
 const QUEUED: usize = 16 << 20;
 
-/// A line of the client's, or its end.
-pub(super) enum Incoming {
-    Line(Vec<u8>),
-    TooLong(usize),
-    Eof,
-}
-
-impl Cost for Incoming {
-    fn cost(&self) -> usize {
-        match self {
-            Incoming::Line(line) => line.len() + inbox::OVERHEAD,
-            Incoming::TooLong(_) | Incoming::Eof => inbox::OVERHEAD,
-        }
-    }
-}
+/// A line of the client's, or its end (a line over [`MAX_LINE`](super::MAX_LINE) is dropped, and the
+/// reading goes on: [`crate::execute::lines::Reading::LENIENT`]).
+pub(super) use crate::execute::lines::Incoming;
 
 type Inbox = inbox::Inbox<Incoming>;
-type Sender = inbox::Sender<Incoming>;
-
-/// Reads the client's lines until stdin ends; a line over [`MAX_LINE`] is dropped.
-/// Lines are read only as fast as the server takes them ([`crate::execute::inbox`]). At the
-/// end of stdin, `released` turns true (it ends step mode's waits) before the end is
-/// sent.
-pub(super) fn read_client(sender: &Sender, released: &tokio::sync::watch::Sender<bool>) {
-    let stdin = std::io::stdin();
-    let mut reader = std::io::BufReader::with_capacity(64 << 10, stdin.lock());
-    loop {
-        let mut line = Vec::new();
-        let mut dropped = 0usize;
-        let ended = loop {
-            let buf = match reader.fill_buf() {
-                Ok([]) => break true,
-                Ok(buf) => buf,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(_) => break true,
-            };
-            let (part, done) = match memchr::memchr(b'\n', buf) {
-                Some(i) => (&buf[..i], Some(i + 1)),
-                None => (buf, None),
-            };
-            if dropped > 0 || line.len() + part.len() > MAX_LINE {
-                dropped += line.len() + part.len();
-                line.clear();
-            } else {
-                line.extend_from_slice(part);
-            }
-            let used = done.unwrap_or(buf.len());
-            reader.consume(used);
-            if done.is_some() {
-                break false;
-            }
-        };
-        if line.last() == Some(&b'\r') {
-            line.pop();
-        }
-        let message = if dropped > 0 {
-            Some(Incoming::TooLong(dropped))
-        } else if !line.is_empty() {
-            Some(Incoming::Line(line))
-        } else {
-            None
-        };
-        if let Some(message) = message {
-            if sender.send(message).is_err() {
-                return;
-            }
-        }
-        if ended {
-            released.send_replace(true);
-            let _ = sender.send(Incoming::Eof);
-            // Drain nothing more: stdin is at its end.
-            let _ = reader.read(&mut [0u8; 1]);
-            return;
-        }
-    }
-}
 
 /// What the server knows of the client: what it sent that waits its turn, its
 /// answers, whether stdin has ended, and the journal of the conversation.
@@ -210,7 +138,7 @@ impl Client {
         }
     }
 
-    /// Journals a line over [`MAX_LINE`], dropped.
+    /// Journals a line over [`MAX_LINE`](super::MAX_LINE), dropped.
     pub(super) fn note_too_long(&mut self, bytes: usize, now: Duration) {
         let what = format!("[a line of {bytes} bytes, over the limit: dropped]");
         self.note("in", what.as_bytes(), now);

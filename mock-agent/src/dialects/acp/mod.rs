@@ -60,7 +60,7 @@ use client::Client;
 use handoff::Handoff;
 
 /// The longest line read from the client: longer ones are dropped (and journaled).
-pub const MAX_LINE: usize = 64 << 20;
+pub use crate::execute::lines::MAX_LINE;
 
 /// About the most bytes of agent messages written together in a plain run.
 const RUN_BYTES: usize = 64 << 10;
@@ -125,19 +125,7 @@ pub fn run(profile: &'static Profile, argv: &[String]) -> Exit {
     } else {
         serve_source(&source(&settings), profile, &settings, &mut entry, &mut spooled)
     };
-    entry.exit = exit.into();
-    entry.ended_at_ms = execute::now_ms();
-    if let Some(path) = &settings.journal {
-        let appended = match spooled {
-            Some(spooled) => journal::append_spooled(path, &entry, spooled),
-            None => journal::append(path, &entry),
-        };
-        if let Err(e) = appended {
-            eprintln!("mock-agent: {e}");
-            return Exit::Code(e.exit_code());
-        }
-    }
-    exit
+    execute::journaled::end_run(&settings, &mut entry, spooled, exit)
 }
 
 /// What the settings say to play: a generated conversation, a cassette, or the
@@ -219,7 +207,12 @@ pub fn serve(conversation: Box<dyn Conversation>, options: &ServeOptions) -> Ser
     let run = async move {
         let (sender, inbox) = crate::execute::inbox::channel();
         let (released, ended) = tokio::sync::watch::channel(false);
-        std::thread::spawn(move || client::read_client(&sender, &released));
+        std::thread::spawn(move || {
+            // The end of stdin ends step mode's waits before it is handled.
+            execute::lines::read_stdin(&sender, execute::lines::Reading::LENIENT, || {
+                released.send_replace(true);
+            });
+        });
         let injector = Injector::new(options.faults.clone());
         let exec = ExecOptions {
             precise: true,

@@ -96,19 +96,7 @@ pub fn run(argv: &[String]) -> Exit {
         Ok(args) if args.help => print(args::HELP),
         Ok(args) => session(&args, &settings, &mut entry, &mut spooled),
     };
-    entry.exit = exit.into();
-    entry.ended_at_ms = execute::now_ms();
-    if let Some(path) = &settings.journal {
-        let appended = match spooled {
-            Some(spooled) => journal::append_spooled(path, &entry, spooled),
-            None => journal::append(path, &entry),
-        };
-        if let Err(e) = appended {
-            eprintln!("mock-agent: {e}");
-            return Exit::Code(e.exit_code());
-        }
-    }
-    exit
+    execute::journaled::end_run(&settings, &mut entry, spooled, exit)
 }
 
 fn print(text: &str) -> Exit {
@@ -144,7 +132,18 @@ fn session(
         _ => "default".to_owned(),
     });
     let cwd = entry.cwd.clone().unwrap_or_else(|| "/".to_owned());
-    let mut session = match claude::session_of(&source) {
+    // A recording is played by its script (below), which reads it as it plays: the
+    // player's session is not told.
+    let told = match &source {
+        Source::Cassette(_) => Ok(claude::session::Session {
+            turns: vec![claude::session::Turn {
+                steps: Vec::new(),
+                end: claude::session::End::Success,
+            }],
+        }),
+        other => claude::session_of(other),
+    };
+    let mut session = match told {
         Ok(session) => session,
         Err(e) => {
             eprintln!("mock-agent: {e}");
@@ -240,7 +239,9 @@ fn session(
         let output = Output::new(stdout, stderr, &exec)?;
         let (sender, inbox) = execute::inbox::channel();
         if prompt.is_none() {
-            std::thread::spawn(move || client::read_client(&sender));
+            std::thread::spawn(move || {
+                execute::lines::read_stdin(&sender, execute::lines::Reading::STRICT, || {})
+            });
         } else {
             drop(sender);
         }
@@ -476,7 +477,11 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Agent<O, E> {
 
     /// One step of the turn under way.
     async fn step(&mut self) -> Result<(), Stop> {
-        match self.player.step() {
+        let next = self.player.step();
+        if let Some(e) = self.player.take_error() {
+            return Err(Stop::Error(e.into()));
+        }
+        match next {
             Next::Send(line) | Next::Ask { line, .. } => self.send(line).await,
             Next::Waiting if self.eof => {
                 // Nobody will answer: the request is taken as refused.

@@ -120,6 +120,11 @@ impl Teller {
         self.script.as_mut()?.request(id, subtype)
     }
 
+    /// Why the recording could not be read on (the turn ended there), once.
+    pub(super) fn take_error(&mut self) -> Option<harness::error::CassetteError> {
+        self.script.as_mut()?.take_error()
+    }
+
     /// Where the client did what the recording's did not.
     pub(super) fn divergences(&mut self) -> Vec<String> {
         self.script

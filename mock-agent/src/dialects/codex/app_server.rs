@@ -12,7 +12,6 @@
 //! journaled run keeps the conversation, both ways, and the client's answers.
 
 use std::collections::VecDeque;
-use std::io::BufRead;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -32,14 +31,12 @@ use harness::timing::Clock;
 
 use super::threads::Store;
 use crate::execute::inbox::{self, Cost};
+use crate::execute::lines::{self, Incoming as Event, MAX_LINE};
 use crate::execute::{self, ExecError, ExecOptions, Listen, Output, Stop, Threaded};
 use crate::settings::Settings;
 
 /// How far apart a turn's lines are on the recording's clock.
 pub const PACE: Duration = Duration::from_millis(20);
-
-/// The longest line read from the client; a longer one is the mock's own error.
-const MAX_LINE: usize = 64 << 20;
 
 /// The most bytes of what the client sent while a line waited its time that wait in
 /// the server; past them the client is not read until they are handled (its own pipe
@@ -120,7 +117,7 @@ pub fn run(
         let stderr = Threaded::new(dup(&std::io::stderr())?);
         let output = Output::new(stdout, stderr, &exec)?;
         let (sender, inbox) = inbox::channel();
-        std::thread::spawn(move || read_client(&sender));
+        std::thread::spawn(move || lines::read_stdin(&sender, lines::Reading::STRICT, || {}));
         let mut server = Server {
             player,
             injector,
@@ -240,60 +237,6 @@ fn answer_id(line: &[u8], ids: &[(String, Value)]) -> Option<Vec<u8>> {
     let text = std::str::from_utf8(line).ok()?;
     let needle = format!("\"id\":{recorded}");
     Some(text.replacen(&needle, &format!("\"id\":{live}"), 1).into_bytes())
-}
-
-/// What comes from the client.
-#[derive(Debug)]
-enum Event {
-    Line(Vec<u8>),
-    /// A line longer than [`MAX_LINE`]: this many bytes of it were read.
-    TooLong(usize),
-    Eof,
-}
-
-impl Cost for Event {
-    fn cost(&self) -> usize {
-        match self {
-            Event::Line(line) => line.capacity() + inbox::OVERHEAD,
-            Event::TooLong(_) | Event::Eof => inbox::OVERHEAD,
-        }
-    }
-}
-
-/// Reads the client's lines until the end of stdin (or a line over [`MAX_LINE`]),
-/// only as fast as the server takes them.
-fn read_client(sender: &inbox::Sender<Event>) {
-    let stdin = std::io::stdin();
-    let mut stdin = stdin.lock();
-    let mut line = Vec::new();
-    loop {
-        let buffer = match stdin.fill_buf() {
-            Ok([]) => break,
-            Ok(buffer) => buffer,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(_) => break,
-        };
-        let (take, end) = match memchr::memchr(b'\n', buffer) {
-            Some(at) => (at + 1, true),
-            None => (buffer.len(), false),
-        };
-        if line.len() + take - usize::from(end) > MAX_LINE {
-            let _ = sender.send(Event::TooLong(line.len() + take));
-            return;
-        }
-        line.extend_from_slice(&buffer[..take]);
-        stdin.consume(take);
-        if end {
-            line.pop();
-            if sender.send(Event::Line(std::mem::take(&mut line))).is_err() {
-                return;
-            }
-        }
-    }
-    if !line.is_empty() {
-        let _ = sender.send(Event::Line(line));
-    }
-    let _ = sender.send(Event::Eof);
 }
 
 /// A wait listens to the client: whatever comes ends it.

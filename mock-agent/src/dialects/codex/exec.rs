@@ -9,9 +9,9 @@
 //! time; otherwise the session it tells is played again. Played lines are recorded
 //! [`PACE`] apart (what `MOCK_AGENT_TIMING=recorded` spaces them by).
 
+use std::cell::RefCell;
 use std::io::{IsTerminal, Read};
-use std::os::fd::AsFd;
-use std::path::Path;
+use std::rc::Rc;
 use std::time::Duration;
 
 use harness::dialects::codex::args::ExecArgs;
@@ -20,15 +20,16 @@ use harness::dialects::codex::exec::{
 };
 use harness::dialects::codex::faults::{with_faults, CodexFault, Injector, Out, THREAD_MS};
 use harness::dialects::codex::recording::Recording;
-use harness::dialects::codex::session::{End, Session};
+use harness::dialects::codex::session::Session;
 use harness::exit_codes;
 use harness::format::OutputFormat;
-use harness::frames::{Delivery, Ending, Exit, Frame, FrameResult, Line, Signal, Stream};
-use harness::journal::{Entry, FaultRecord};
-use harness::timing::Timing;
+use harness::frames::{Ending, Exit, Frame, FrameResult, Line, Signal};
+use harness::journal::Entry;
 
+use super::stream;
 use super::threads::Store;
-use crate::execute::{self, ExecOptions, Threaded};
+use crate::execute;
+use crate::execute::planned::own_error;
 use crate::settings::Settings;
 
 /// How far apart played stdout lines are on the recording's clock.
@@ -45,13 +46,6 @@ pub fn run(args: &ExecArgs, settings: &Settings, entry: &mut Entry) -> Exit {
     }
 }
 
-/// The mock's own error: said on stderr, kept in the journal.
-fn own_error(entry: &mut Entry, message: String, code: i32) -> Exit {
-    eprintln!("mock-agent: {message}");
-    entry.error = Some(message);
-    Exit::Code(code)
-}
-
 /// The real CLI's refusal before any thread: its stderr lines, exit 1.
 fn refused(said: &[String], refusal: &Refusal) -> Exit {
     for line in said.iter().chain(&refusal.stderr) {
@@ -62,15 +56,21 @@ fn refused(said: &[String], refusal: &Refusal) -> Exit {
 
 /// What a run writes and keeps, ready to be performed.
 struct Planned {
-    outs: Vec<Out>,
-    /// The recorded time of each stdout line, in order (a cassette's); else [`PACE`]
-    /// apart.
-    times: Vec<Duration>,
-    injector: Injector,
+    writes: Writes,
+    injector: Rc<RefCell<Injector>>,
     /// The thread after the turn, to keep.
     thread: Option<Thread>,
     /// What `-o FILE` gets when the run ends as planned.
     last_message: Option<String>,
+}
+
+/// What a run writes.
+enum Writes {
+    /// These, the nth stdout line at `times[n]` (else `n` [`PACE`]s): a session
+    /// played.
+    Outs { outs: Vec<Out>, times: Vec<Duration> },
+    /// A recording replayed as it stands, read as it is written.
+    Replay(Box<stream::Replay>),
 }
 
 /// Reads what the run needs and plans it; `Err`: how the process ends before.
@@ -116,6 +116,33 @@ fn prepare(args: &ExecArgs, settings: &Settings, entry: &mut Entry) -> Result<Pl
     let mut injector = Injector::new(faults);
     let thread_seed = settings.generate.unwrap_or(settings.seed);
     let new_thread = || Thread::new(thread_seed, THREAD_MS);
+    // A recording's own turn, as it stands: streamed from the cassette.
+    let stands = args.json && resumed.is_none() && schema.is_none() && !injector.has_preset();
+    if let (Some(path), true) = (&settings.cassette, stands) {
+        entry.source = Some(path.display().to_string());
+        let summary =
+            stream::Summary::read(path).map_err(|e| own_error(entry, e.to_string(), e.exit_code()))?;
+        let thread = summary.thread_id.clone().map(|id| Thread {
+            id,
+            prior: if summary.failed {
+                Default::default()
+            } else {
+                summary.usage
+            },
+            turns: 1,
+        });
+        let completed = !summary.failed && summary.exit == Exit::Code(0);
+        let last_message = completed.then(|| summary.final_message.clone()).flatten();
+        let injector = Rc::new(RefCell::new(injector));
+        let replay = stream::Replay::new(path, &summary, Rc::clone(&injector))
+            .map_err(|e| own_error(entry, e.to_string(), e.exit_code()))?;
+        return Ok(Planned {
+            writes: Writes::Replay(Box::new(replay)),
+            injector,
+            thread,
+            last_message,
+        });
+    }
     let (session, recording) = match (&settings.cassette, settings.generate) {
         (Some(path), _) => {
             entry.source = Some(path.display().to_string());
@@ -136,37 +163,6 @@ fn prepare(args: &ExecArgs, settings: &Settings, entry: &mut Entry) -> Result<Pl
         Some((recording, _)) => recording.stderr.iter().cloned().map(Out::Stderr).collect(),
         None => said.iter().map(|l| Out::Stderr(l.clone().into_bytes())).collect(),
     };
-    // A recording's own turn, as it stands.
-    if let Some((recording, path)) = recording
-        .as_ref()
-        .filter(|_| args.json && resumed.is_none() && schema.is_none() && !injector.has_preset())
-    {
-        let turn = session.turn(0);
-        let thread = recording.thread_id().map(|id| Thread {
-            id,
-            prior: if turn.fails() {
-                Default::default()
-            } else {
-                turn.usage
-            },
-            turns: 1,
-        });
-        outs.extend(with_faults(
-            recording.stdout.clone(),
-            recording.exit,
-            &mut injector,
-        ));
-        let completed = matches!(turn.end, End::Completed) && recording.exit == Exit::Code(0);
-        return Ok(Planned {
-            outs,
-            times: stdout_times(path),
-            injector,
-            thread,
-            last_message: completed
-                .then(|| turn.final_message().map(str::to_owned))
-                .flatten(),
-        });
-    }
     let mut session: Session = session;
     injector.prepare(&mut session);
     let mut thread = resumed.unwrap_or_else(new_thread);
@@ -187,9 +183,11 @@ fn prepare(args: &ExecArgs, settings: &Settings, entry: &mut Entry) -> Result<Pl
     let lines = outcome.stdout.iter().map(|l| l.clone().into_bytes()).collect();
     outs.extend(with_faults(lines, Exit::Code(outcome.exit_code), &mut injector));
     Ok(Planned {
-        outs,
-        times: Vec::new(),
-        injector,
+        writes: Writes::Outs {
+            outs,
+            times: Vec::new(),
+        },
+        injector: Rc::new(RefCell::new(injector)),
         thread: Some(Thread {
             id: thread.id,
             prior: outcome.usage,
@@ -219,23 +217,9 @@ fn read_stdin(args: &ExecArgs) -> Result<Option<String>, String> {
     Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
 }
 
-/// The recorded time of each stdout line of the cassette at `path`.
-fn stdout_times(path: &Path) -> Vec<Duration> {
-    let Ok(reader) = harness::cassette::open(path) else {
-        return Vec::new();
-    };
-    reader
-        .filter_map(Result::ok)
-        .filter_map(|frame| match frame {
-            Frame::Line(line) if line.stream == Stream::Stdout => Some(line.at),
-            _ => None,
-        })
-        .collect()
-}
-
 /// The frames of `outs`: the nth stdout line at `times[n]` (else `n` [`PACE`]s), what
 /// comes between lines at the time of the line before.
-fn frames(outs: Vec<Out>, times: &[Duration]) -> Vec<FrameResult> {
+pub(super) fn frames(outs: Vec<Out>, times: &[Duration]) -> Vec<FrameResult> {
     let mut frames = Vec::with_capacity(outs.len());
     let mut lines = 0usize;
     let mut at = Duration::ZERO;
@@ -274,8 +258,7 @@ fn frames(outs: Vec<Out>, times: &[Duration]) -> Vec<FrameResult> {
 /// Keeps the thread, performs the plan, writes `-o FILE`, and journals the run.
 fn perform(args: &ExecArgs, settings: &Settings, entry: &mut Entry, planned: Planned) -> Exit {
     let Planned {
-        outs,
-        times,
+        writes,
         injector,
         thread,
         last_message,
@@ -285,63 +268,15 @@ fn perform(args: &ExecArgs, settings: &Settings, entry: &mut Entry, planned: Pla
     if let (Some(store), Some(thread)) = ((!args.ephemeral).then(Store::of_env).flatten(), &thread) {
         let _ = store.save(thread);
     }
-    let frames = frames(outs, &times);
-    let frames = settings.timing.apply(Box::new(frames.into_iter()), settings.seed);
-    let mut delivery = Delivery::default();
-    delivery.timed = settings.timing != Timing::default();
-    delivery.signals = true;
-    delivery.step.clone_from(&settings.step);
-    delivery.seed = settings.seed;
-    let options = ExecOptions {
-        precise: true,
-        ..ExecOptions::new(delivery)
+    let frames: harness::frames::Frames = match writes {
+        Writes::Outs { outs, times } => Box::new(frames(outs, &times).into_iter()),
+        Writes::Replay(replay) => Box::new(replay),
     };
-    let streams = std::io::stdout()
-        .as_fd()
-        .try_clone_to_owned()
-        .and_then(|out| Ok((out, std::io::stderr().as_fd().try_clone_to_owned()?)));
-    let (out, err) = match streams {
-        Ok((out, err)) => (std::fs::File::from(out), std::fs::File::from(err)),
-        Err(e) => {
-            return own_error(
-                entry,
-                format!("cannot open stdout or stderr: {e}"),
-                exit_codes::IO_ERROR,
-            )
-        }
-    };
-    let performed = execute::block_on(
-        execute::perform(frames, Threaded::new(out), Threaded::new(err), &options),
-        true,
-    );
-    let performed = match performed {
-        Ok(performed) => performed,
-        Err(e) => {
-            return own_error(
-                entry,
-                format!("cannot start the runtime: {e}"),
-                exit_codes::INTERNAL,
-            )
-        }
-    };
-    entry.faults = injector
-        .report()
-        .into_iter()
-        .map(|(name, fired)| FaultRecord {
-            name: name.to_owned(),
-            fired,
-        })
-        .collect();
-    entry.stdout_closed = performed.stdout_closed();
-    entry.stdout_closed_at_ms = performed
-        .stdout_closed_at
-        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
-    entry.signal = performed.signal().map(|s| s.name().to_owned());
-    if let Some(e) = performed.error() {
-        let message = e.to_string();
-        eprintln!("mock-agent: {message}");
-        entry.error = Some(message);
-    }
+    let performed =
+        match execute::planned::perform_on_stdio(frames, settings, entry, || injector.borrow().report()) {
+            Ok(performed) => performed,
+            Err(exit) => return exit,
+        };
     let exit = match performed.exit() {
         // SIGINT: the real CLI stops the turn and exits 1, with no final line.
         Exit::Signal(Signal::Int) => Exit::Code(exit_codes::AGENT_ERROR),

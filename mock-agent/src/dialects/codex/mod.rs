@@ -25,13 +25,13 @@ mod app_server;
 pub mod drift;
 mod exec;
 pub mod record;
+mod stream;
 mod threads;
 
 use harness::dialects::codex::args::{self, Command};
 use harness::dialects::codex::wire::{stderr, VERSION_LINE};
 use harness::exit_codes;
 use harness::frames::Exit;
-use harness::journal;
 
 use crate::execute;
 
@@ -83,17 +83,5 @@ pub fn run(argv: &[String]) -> Exit {
             Exit::Code(exit_codes::AGENT_ERROR)
         }
     };
-    entry.exit = exit.into();
-    entry.ended_at_ms = execute::now_ms();
-    if let Some(path) = &settings.journal {
-        let appended = match spooled {
-            Some(spooled) => journal::append_spooled(path, &entry, spooled),
-            None => journal::append(path, &entry),
-        };
-        if let Err(e) = appended {
-            eprintln!("mock-agent: {e}");
-            return Exit::Code(e.exit_code());
-        }
-    }
-    exit
+    execute::journaled::end_run(&settings, &mut entry, spooled, exit)
 }

@@ -86,20 +86,8 @@ pub fn run(argv: &[String]) -> Exit {
         }
         Ok(args) => dispatch(&args, &settings, &mut entry, &mut spooled),
     };
-    entry.exit = exit.into();
     entry.stdin_open = stdin_open(entry.stdin.is_some());
-    entry.ended_at_ms = execute::now_ms();
-    if let Some(path) = &settings.journal {
-        let appended = match spooled {
-            Some(spooled) => journal::append_spooled(path, &entry, spooled),
-            None => journal::append(path, &entry),
-        };
-        if let Err(e) = appended {
-            eprintln!("mock-agent: {e}");
-            return Exit::Code(e.exit_code());
-        }
-    }
-    exit
+    execute::journaled::end_run(&settings, &mut entry, spooled, exit)
 }
 
 fn print(text: &str) -> Exit {

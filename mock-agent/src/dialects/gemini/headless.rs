@@ -9,7 +9,6 @@
 //! Played lines are [`PACE_MS`] apart.
 
 use std::io::{IsTerminal, Read};
-use std::os::fd::AsFd;
 use std::path::Path;
 use std::time::Duration;
 
@@ -20,13 +19,13 @@ use harness::dialects::gemini::recording::Recording;
 use harness::dialects::gemini::wire::{env, exits, stderr, MODEL};
 use harness::exit_codes;
 use harness::format::OutputFormat;
-use harness::frames::{Delivery, Ending, Exit, Frame, FrameResult, Line, Stream};
-use harness::journal::{Entry, FaultRecord};
-use harness::timing::Timing;
+use harness::frames::{Ending, Exit, Frame, FrameResult, Line, Stream};
+use harness::journal::Entry;
 
 use super::relaunch::is_child;
 use super::sessions::{gemini_dir, Store};
-use crate::execute::{self, ExecOptions, Threaded};
+use crate::execute;
+use crate::execute::planned::own_error;
 use crate::settings::Settings;
 
 /// The most of stdin the stand-in reads (a larger prompt is the mock's own error).
@@ -38,13 +37,6 @@ pub fn run(args: &Args, settings: &Settings, entry: &mut Entry) -> Exit {
         Ok(planned) => perform(settings, entry, planned),
         Err(exit) => exit,
     }
-}
-
-/// The mock's own error: said on stderr, kept in the journal.
-fn own_error(entry: &mut Entry, message: String, code: i32) -> Exit {
-    eprintln!("mock-agent: {message}");
-    entry.error = Some(message);
-    Exit::Code(code)
 }
 
 /// The real CLI's refusal before any line: its stderr lines, its exit code.
@@ -302,62 +294,11 @@ fn perform(settings: &Settings, entry: &mut Entry, planned: Planned) -> Exit {
         injector,
     } = planned;
     let frames = frames(outs, &times);
-    let frames = settings.timing.apply(Box::new(frames.into_iter()), settings.seed);
-    let mut delivery = Delivery::default();
-    delivery.timed = settings.timing != Timing::default();
-    delivery.signals = true;
-    delivery.step.clone_from(&settings.step);
-    delivery.seed = settings.seed;
-    let options = ExecOptions {
-        precise: true,
-        ..ExecOptions::new(delivery)
-    };
-    let streams = std::io::stdout()
-        .as_fd()
-        .try_clone_to_owned()
-        .and_then(|out| Ok((out, std::io::stderr().as_fd().try_clone_to_owned()?)));
-    let (out, err) = match streams {
-        Ok((out, err)) => (std::fs::File::from(out), std::fs::File::from(err)),
-        Err(e) => {
-            return own_error(
-                entry,
-                format!("cannot open stdout or stderr: {e}"),
-                exit_codes::IO_ERROR,
-            )
-        }
-    };
-    let performed = execute::block_on(
-        execute::perform(frames, Threaded::new(out), Threaded::new(err), &options),
-        true,
-    );
-    let performed = match performed {
+    let frames: harness::frames::Frames = Box::new(frames.into_iter());
+    let performed = match execute::planned::perform_on_stdio(frames, settings, entry, || injector.report()) {
         Ok(performed) => performed,
-        Err(e) => {
-            return own_error(
-                entry,
-                format!("cannot start the runtime: {e}"),
-                exit_codes::INTERNAL,
-            )
-        }
+        Err(exit) => return exit,
     };
-    entry.faults = injector
-        .report()
-        .into_iter()
-        .map(|(name, fired)| FaultRecord {
-            name: name.to_owned(),
-            fired,
-        })
-        .collect();
-    entry.stdout_closed = performed.stdout_closed();
-    entry.stdout_closed_at_ms = performed
-        .stdout_closed_at
-        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
-    entry.signal = performed.signal().map(|s| s.name().to_owned());
-    if let Some(e) = performed.error() {
-        let message = e.to_string();
-        eprintln!("mock-agent: {message}");
-        entry.error = Some(message);
-    }
     if injector.acted("child-killed") {
         // The child dies by a signal; relaunched, its parent exits 0, which is what the
         // consumer sees and the journal keeps.

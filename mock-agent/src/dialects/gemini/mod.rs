@@ -29,7 +29,6 @@ mod sessions;
 use harness::dialects::gemini::args::{self, Command, HELP};
 use harness::dialects::gemini::wire::VERSION;
 use harness::frames::Exit;
-use harness::journal;
 
 use crate::execute;
 
@@ -83,13 +82,5 @@ pub fn run(argv: &[String]) -> Exit {
         // Handled above.
         Ok(Command::Acp(_)) => Exit::Code(harness::exit_codes::INTERNAL),
     };
-    entry.exit = exit.into();
-    entry.ended_at_ms = execute::now_ms();
-    if let Some(path) = &settings.journal {
-        if let Err(e) = journal::append(path, &entry) {
-            eprintln!("mock-agent: {e}");
-            return Exit::Code(e.exit_code());
-        }
-    }
-    exit
+    execute::journaled::end_run(&settings, &mut entry, None, exit)
 }

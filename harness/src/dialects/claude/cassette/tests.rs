@@ -4,9 +4,9 @@ use serde_json::json;
 
 use super::*;
 use crate::dialects::claude::faults::{parse, FROM_ENV};
-use crate::frames::{Ending, Line};
+use crate::frames::{Ending, Frame, Line, Stream};
 
-use crate::dialects::claude::wire::{behaviors, INTERRUPTED};
+use crate::dialects::claude::wire::{behaviors, states, INTERRUPTED};
 
 // The recorded lines, in the CLI's and the SDK's shapes.
 fn init() -> String {
@@ -72,31 +72,33 @@ fn line(at: u64, stream: Stream, text: &str) -> FrameResult {
 }
 
 /// `(ms, ">" for the client's | "<" for the CLI's, line)`, then exit 0.
-fn recording(lines: &[(u64, &str, String)]) -> Script {
-    let mut frames: Vec<FrameResult> = lines
+fn frames_of(lines: &[(u64, &str, String)]) -> Vec<Frame> {
+    lines
         .iter()
         .map(|(at, dir, text)| {
-            line(
-                *at,
-                if *dir == ">" {
-                    Stream::Stdin
-                } else {
-                    Stream::Stdout
-                },
-                text,
-            )
+            let stream = if *dir == ">" {
+                Stream::Stdin
+            } else {
+                Stream::Stdout
+            };
+            line(*at, stream, text).expect("a frame")
         })
-        .collect();
-    frames.push(Ok(Frame::End(Ending {
-        at: Duration::from_secs(1),
-        exit: Exit::Code(0),
-    })));
-    Script::new(frames).expect("script")
+        .chain([Frame::End(Ending {
+            at: Duration::from_secs(1),
+            exit: Exit::Code(0),
+        })])
+        .collect()
 }
 
-/// A whole SDK conversation: initialize, one prompt, one permission allowed.
-fn conversation() -> Script {
-    recording(&[
+/// The script of `lines` (see [`frames_of`]).
+fn recording(lines: &[(u64, &str, String)]) -> Script {
+    Script::new(frames_of(lines).into_iter().map(Ok)).expect("script")
+}
+
+/// The lines of a whole SDK conversation: initialize, one prompt, one permission
+/// allowed.
+fn conversation_lines() -> Vec<(u64, &'static str, String)> {
+    vec![
         (0, ">", init()),
         (5, "<", init_answer()),
         (6, ">", prompt()),
@@ -109,7 +111,12 @@ fn conversation() -> Script {
         (50, "<", done()),
         (60, "<", result()),
         (61, "<", idle()),
-    ])
+    ]
+}
+
+/// The script of [`conversation_lines`].
+fn conversation() -> Script {
+    recording(&conversation_lines())
 }
 
 /// Plays the turn, answering the CLI's requests with `answer`: the lines written.
@@ -269,7 +276,7 @@ fn an_interrupt_skips_to_where_the_recorded_client_interrupted() {
 
 #[test]
 fn the_recording_read_as_a_session() {
-    let session = conversation().session();
+    let session = conversation().session().expect("reads");
     assert_eq!(session.turns.len(), 1);
     let turn = &session.turns[0];
     assert_eq!(turn.end, End::Success);
@@ -358,4 +365,96 @@ fn a_cassette_of_another_dialect_is_refused() {
     script.begin();
     assert_eq!(script.step(), Next::Send(result().into()));
     std::fs::remove_dir_all(&dir).expect("clean");
+}
+
+/// The frames of `recording`'s lines, written as a cassette too: the script of the
+/// frames in memory and the script of the file.
+fn both(lines: &[(u64, &str, String)], dir: &std::path::Path) -> (Script, Script) {
+    let frames = frames_of(lines);
+    let path = dir.join("both.cassette");
+    let mut writer = crate::cassette::Writer::create(&path, &header(Invocation::default())).expect("creates");
+    for frame in &frames {
+        writer.write(frame).expect("writes");
+    }
+    writer.finish().expect("finishes");
+    let memory = Script::new(frames.into_iter().map(Ok)).expect("script");
+    (memory, Script::open(&path).expect("opens"))
+}
+
+/// Plays every turn of `script` for `prompts` prompts, interrupting at the first
+/// line of turn `interrupt` and answering the CLI's requests before their place:
+/// what it wrote, when, and its divergences.
+fn played(script: &mut Script, prompts: usize, interrupt: Option<usize>) -> Vec<String> {
+    let mut out = Vec::new();
+    for turn in 0..prompts {
+        script.begin();
+        out.push(format!("base {:?} in turn {}", script.base(), script.in_turn()));
+        let mut first = true;
+        loop {
+            let next = script.step();
+            out.push(format!("{next:?} at {:?}", script.at()));
+            if first && interrupt == Some(turn) {
+                let answer = script.request(&json!("live"), control::INTERRUPT);
+                out.push(format!("{answer:?}"));
+            }
+            first = false;
+            match next {
+                Next::Ask { .. } => script.answer(Ok(json!({"behavior": behaviors::ALLOW}))),
+                Next::Waiting => script.answer(Err("refused".into())),
+                Next::Send(_) => {}
+                Next::Done => break,
+            }
+        }
+        out.extend(script.take_divergences());
+        out.push(format!("error {}", script.last_is_error()));
+    }
+    assert!(script.take_error().is_none());
+    out
+}
+
+#[test]
+fn a_cassette_plays_from_the_file_as_its_frames_in_memory() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let interrupt = json!({"type": types::CONTROL_REQUEST, "request_id": "req_2_bb", "request": {"subtype": control::INTERRUPT}}).to_string();
+    let stopped = json!({"type": types::CONTROL_RESPONSE, "response": {"subtype": control::SUCCESS, "request_id": "req_2_bb",
+        "response": {"still_queued": []}}})
+    .to_string();
+    let mut lines = conversation_lines();
+    lines.extend([
+        (70, ">", prompt()),
+        (71, "<", running()),
+        (72, "<", text()),
+        (73, ">", interrupt),
+        (74, "<", stopped),
+        (75, "<", done()),
+        (76, "<", result()),
+        (77, "<", idle()),
+        (80, "<", text()),
+    ]);
+    for (prompts, interrupt) in [(1, None), (2, None), (3, Some(1)), (2, Some(0))] {
+        let (mut memory, mut file) = both(&lines, dir.path());
+        assert_eq!(memory.session_id(), file.session_id());
+        assert_eq!(
+            played(&mut memory, prompts, interrupt),
+            played(&mut file, prompts, interrupt),
+            "{prompts} prompts, interrupt {interrupt:?}"
+        );
+        assert_eq!(memory.session().expect("reads"), file.session().expect("reads"));
+        assert_eq!(expectation(&memory, &[]), expectation(&file, &[]));
+    }
+    // Three turns, the last line after the last result in the last.
+    let (memory, _) = both(&lines, dir.path());
+    assert_eq!(memory.session().expect("reads").turns.len(), 2);
+}
+
+#[test]
+fn a_cassette_changed_while_it_plays_is_an_error() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let lines = [(0, ">", prompt()), (1, "<", text()), (2, "<", result())];
+    let (_, mut file) = both(&lines, dir.path());
+    std::fs::write(dir.path().join("both.cassette"), "cut").expect("writes");
+    file.begin();
+    assert_eq!(file.step(), Next::Done);
+    let error = file.take_error().expect("an error").to_string();
+    assert!(error.contains("changed while mock-agent replayed it"), "{error}");
 }

@@ -1,0 +1,325 @@
+//! The index of a Claude Code recording, made in one pass over its frames: where each
+//! turn's frames are on the tape, when the client's prompts came, its control requests
+//! and their recorded answers, and which frames are what in a turn. The lines of the
+//! turns are not held: they are read from the tape again as the turn plays
+//! ([`Index::item`] makes each frame the thing the turn does), so memory stays flat
+//! whatever the recording's size.
+//!
+//! The CLI's lines are cut into turns, each ending with its `result` and the
+//! `session_state_changed idle` right after it; what comes after the last result
+//! belongs to the last turn. A control response that answers one of the client's
+//! requests is in no turn.
+
+use std::collections::{HashMap, HashSet};
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::{Item, Recorded};
+use crate::cassette::tape::Mark;
+use crate::dialects::claude::wire::{control, states, system, types, Inbound};
+use crate::frames::{Frame, Stream};
+
+/// Where a turn's frames are.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(super) struct Span {
+    /// Its first frame.
+    pub(super) from: Mark,
+    /// The number of the frame after its last.
+    pub(super) until: usize,
+    /// Where its last frame ends in the file.
+    pub(super) end: u64,
+    /// When its first line, request or answer was recorded.
+    pub(super) first_at: Option<Duration>,
+}
+
+/// A request of the CLI's, as the index knows it.
+#[derive(Debug, Clone, PartialEq)]
+struct Asked {
+    id: String,
+    /// The recorded client answered it.
+    answered: bool,
+}
+
+/// A recording's index.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Index {
+    pub(super) turns: Vec<Span>,
+    /// When each recorded prompt came.
+    pub(super) prompts: Vec<Duration>,
+    pub(super) requests: Vec<Recorded>,
+    /// The first `session_id` of the turns' lines.
+    pub(super) session_id: Option<String>,
+    /// The frames (numbers) of the CLI's lines that answer the client's requests.
+    answers: HashSet<usize>,
+    /// The frames of the CLI's requests.
+    asks: HashMap<usize, Asked>,
+    /// The frames where the recorded client answered a request of the turn's, with
+    /// the request's id and the answer.
+    awaits: HashMap<usize, (String, Result<Value, String>)>,
+    /// The frames where the recorded client interrupted a turn under way.
+    interrupts: HashSet<usize>,
+}
+
+/// Makes the index, frame by frame.
+#[derive(Debug, Default)]
+pub(super) struct Builder {
+    index: Index,
+    /// The turn under way: where it starts, and its things so far.
+    current: Span,
+    items: usize,
+    /// Its requests (frame numbers), in order.
+    current_asks: Vec<usize>,
+    /// The last line ended a turn: an `idle` state line next belongs to it.
+    ended: bool,
+    /// Frames added.
+    frames: usize,
+}
+
+impl Builder {
+    /// A builder whose first frame is at `start`.
+    pub(super) fn new(start: Mark) -> Builder {
+        Builder {
+            current: Span {
+                from: start,
+                ..Span::default()
+            },
+            ..Builder::default()
+        }
+    }
+
+    /// Adds the next frame; `after` is where the frame after it is.
+    pub(super) fn add(&mut self, frame: &Frame, after: Mark) {
+        let n = self.frames;
+        self.frames += 1;
+        if let Frame::Line(line) = frame {
+            match line.stream {
+                Stream::Stdin => self.client(n, line.at, &line.bytes),
+                Stream::Stdout => self.cli(n, line.at, &line.bytes, after),
+                Stream::Stderr => {}
+            }
+        }
+    }
+
+    /// A thing of the turn under way, recorded at `at`.
+    fn push(&mut self, at: Option<Duration>) {
+        self.items += 1;
+        if self.current.first_at.is_none() {
+            self.current.first_at = at;
+        }
+    }
+
+    /// One of the client's lines, frame `n`.
+    fn client(&mut self, n: usize, at: Duration, line: &[u8]) {
+        match Inbound::parse(line) {
+            Ok(Inbound::User { .. }) => self.index.prompts.push(at),
+            Ok(Inbound::Request { id, subtype, .. }) => {
+                if subtype == control::INTERRUPT && self.items > 0 {
+                    self.index.interrupts.insert(n);
+                    self.push(None);
+                }
+                self.index.requests.push(Recorded {
+                    subtype,
+                    id: serde_json::to_string(&id).unwrap_or_default(),
+                    at,
+                    answer: None,
+                    used: false,
+                });
+            }
+            Ok(Inbound::Response { id, response, error }) => {
+                let id = id.as_str().map_or_else(|| id.to_string(), str::to_owned);
+                let asks = &self.index.asks;
+                let frame = self
+                    .current_asks
+                    .iter()
+                    .rev()
+                    .find(|frame| asks.get(frame).is_some_and(|asked| asked.id == id));
+                if let Some(asked) = frame.and_then(|frame| self.index.asks.get_mut(frame)) {
+                    asked.answered = true;
+                    self.index
+                        .awaits
+                        .insert(n, (id, response.ok_or_else(|| error.unwrap_or_default())));
+                    self.push(Some(at));
+                }
+            }
+            Ok(Inbound::Quiet | Inbound::Other(_)) | Err(_) => {}
+        }
+    }
+
+    /// One of the CLI's stdout lines, frame `n`.
+    fn cli(&mut self, n: usize, at: Duration, line: &[u8], after: Mark) {
+        // The lines of a turn's stream are by far the most: they are known by their
+        // first key, and not parsed.
+        if streamed(line) {
+            self.ended = false;
+            self.line(at, line, None);
+            return;
+        }
+        let value: Option<Value> = serde_json::from_slice(line).ok();
+        let kind = value
+            .as_ref()
+            .and_then(|v| v.get("type"))
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        if kind == types::CONTROL_RESPONSE {
+            let answered = value
+                .as_ref()
+                .and_then(|v| v.pointer("/response/request_id"))
+                .map(|id| serde_json::to_string(id).unwrap_or_default());
+            if let Some(request) = self
+                .index
+                .requests
+                .iter_mut()
+                .find(|r| r.answer.is_none() && Some(&r.id) == answered.as_ref())
+            {
+                request.answer = Some((at, line.to_vec()));
+                self.index.answers.insert(n);
+                return;
+            }
+        }
+        if std::mem::take(&mut self.ended) {
+            let idle = kind == types::SYSTEM
+                && value.as_ref().is_some_and(|v| {
+                    v["subtype"] == system::SESSION_STATE_CHANGED && v["state"] == states::IDLE
+                });
+            if idle {
+                if let Some(turn) = self.index.turns.last_mut() {
+                    turn.until = n + 1;
+                    turn.end = after.position.offset;
+                    self.current.from = after;
+                    return;
+                }
+            }
+        }
+        if kind == types::CONTROL_REQUEST {
+            let id = value
+                .as_ref()
+                .and_then(|v| v.get("request_id"))
+                .map(|id| id.as_str().map_or_else(|| id.to_string(), str::to_owned))
+                .unwrap_or_default();
+            self.index.asks.insert(n, Asked { id, answered: false });
+            self.current_asks.push(n);
+            self.push(Some(at));
+            return;
+        }
+        self.line(at, line, value.as_ref());
+        if kind == types::RESULT {
+            self.current.until = n + 1;
+            self.current.end = after.position.offset;
+            let turn = std::mem::replace(
+                &mut self.current,
+                Span {
+                    from: after,
+                    ..Span::default()
+                },
+            );
+            self.index.turns.push(turn);
+            self.items = 0;
+            self.current_asks.clear();
+            self.ended = true;
+        }
+    }
+
+    /// A line of the turn's; `value` when it was parsed.
+    fn line(&mut self, at: Duration, line: &[u8], value: Option<&Value>) {
+        if self.index.session_id.is_none() {
+            let parsed;
+            let value = match value {
+                Some(value) => Some(value),
+                None => {
+                    parsed = serde_json::from_slice::<Value>(line).ok();
+                    parsed.as_ref()
+                }
+            };
+            self.index.session_id = value
+                .and_then(|v| v.get("session_id"))
+                .and_then(Value::as_str)
+                .filter(|id| !id.is_empty())
+                .map(str::to_owned);
+        }
+        self.push(Some(at));
+    }
+
+    /// The index, once every frame was added; the last frame ends at `end`.
+    pub(super) fn index(mut self, end: u64) -> Index {
+        if self.items > 0 {
+            match self.index.turns.last_mut() {
+                Some(turn) => {
+                    turn.until = self.frames;
+                    turn.end = end;
+                    if turn.first_at.is_none() {
+                        turn.first_at = self.current.first_at;
+                    }
+                }
+                None => {
+                    self.current.until = self.frames;
+                    self.current.end = end;
+                    self.index.turns.push(self.current);
+                }
+            }
+        }
+        self.index
+    }
+}
+
+/// Whether a line of the CLI's is one of a turn's stream (`assistant`, `user`,
+/// `stream_event`), known by its first key as the CLI writes it. Such a line is no
+/// result, request or answer, and its session id is the init line's.
+pub(super) fn streamed(line: &[u8]) -> bool {
+    const STREAMED: [&[u8]; 3] = [
+        b"{\"type\":\"assistant\",",
+        b"{\"type\":\"user\",",
+        b"{\"type\":\"stream_event\",",
+    ];
+    STREAMED.iter().any(|prefix| line.starts_with(prefix))
+}
+
+impl Index {
+    /// What frame `n` is in a turn, if anything.
+    pub(super) fn item(&self, n: usize, frame: Frame) -> Option<Item> {
+        let Frame::Line(line) = frame else {
+            return None;
+        };
+        match line.stream {
+            Stream::Stdin => {
+                if self.interrupts.contains(&n) {
+                    return Some(Item::Interrupt);
+                }
+                let (id, recorded) = self.awaits.get(&n)?;
+                Some(Item::Await {
+                    at: line.at,
+                    id: id.clone(),
+                    recorded: recorded.clone(),
+                })
+            }
+            Stream::Stdout if self.answers.contains(&n) => None,
+            Stream::Stdout => Some(match self.asks.get(&n) {
+                Some(asked) => Item::Ask {
+                    at: line.at,
+                    id: asked.id.clone(),
+                    line: line.bytes,
+                    answered: asked.answered,
+                },
+                None => Item::Line {
+                    at: line.at,
+                    line: line.bytes,
+                },
+            }),
+            Stream::Stderr => None,
+        }
+    }
+
+    /// Whether the recorded client answered request `id` at a frame from `from` on,
+    /// before frame `until`.
+    pub(super) fn answered_in(&self, id: &str, from: usize, until: usize) -> bool {
+        self.awaits
+            .iter()
+            .any(|(n, (asked, _))| (from..until).contains(n) && asked == id)
+    }
+
+    /// Whether the recorded client interrupted the turn at a frame from `from` on,
+    /// before frame `until`.
+    pub(super) fn interrupted_in(&self, from: usize, until: usize) -> bool {
+        self.interrupts.iter().any(|n| (from..until).contains(n))
+    }
+}

@@ -1,0 +1,90 @@
+//! A stand-in's one-way run (its frames planned before they are written, no client
+//! listened to): performed on this process's stdout and stderr as the
+//! settings say (timing, step mode, seed; SIGTERM and SIGINT heard), and what it did
+//! kept in the run's journal entry.
+
+use std::os::fd::AsFd;
+
+use harness::exit_codes;
+use harness::frames::{Delivery, Exit, Frames};
+use harness::journal::{Entry, FaultRecord};
+use harness::timing::Timing;
+
+use super::{block_on, perform, ExecOptions, Performed, Threaded};
+use crate::settings::Settings;
+
+/// The mock's own error: said on stderr, kept in the journal; the process ends with
+/// `code`.
+pub fn own_error(entry: &mut Entry, message: String, code: i32) -> Exit {
+    eprintln!("mock-agent: {message}");
+    entry.error = Some(message);
+    Exit::Code(code)
+}
+
+/// Performs `frames` (timed as `settings` say) on stdout and stderr, and keeps in
+/// `entry` what the faults did (`report`, asked once the run is over), whether and
+/// when the consumer closed stdout, the signal that ended the run and the mock's own
+/// error. `Err`: how the process ends when the run could not start.
+pub fn perform_on_stdio(
+    frames: Frames,
+    settings: &Settings,
+    entry: &mut Entry,
+    report: impl FnOnce() -> Vec<(&'static str, bool)>,
+) -> Result<Performed, Exit> {
+    let frames = settings.timing.apply(frames, settings.seed);
+    let mut delivery = Delivery::default();
+    delivery.timed = settings.timing != Timing::default();
+    delivery.signals = true;
+    delivery.step.clone_from(&settings.step);
+    delivery.seed = settings.seed;
+    let options = ExecOptions {
+        precise: true,
+        ..ExecOptions::new(delivery)
+    };
+    let streams = std::io::stdout()
+        .as_fd()
+        .try_clone_to_owned()
+        .and_then(|out| Ok((out, std::io::stderr().as_fd().try_clone_to_owned()?)));
+    let (out, err) = match streams {
+        Ok((out, err)) => (std::fs::File::from(out), std::fs::File::from(err)),
+        Err(e) => {
+            return Err(own_error(
+                entry,
+                format!("cannot open stdout or stderr: {e}"),
+                exit_codes::IO_ERROR,
+            ))
+        }
+    };
+    let performed = block_on(
+        perform(frames, Threaded::new(out), Threaded::new(err), &options),
+        true,
+    );
+    let performed = match performed {
+        Ok(performed) => performed,
+        Err(e) => {
+            return Err(own_error(
+                entry,
+                format!("cannot start the runtime: {e}"),
+                exit_codes::INTERNAL,
+            ))
+        }
+    };
+    entry.faults = report()
+        .into_iter()
+        .map(|(name, fired)| FaultRecord {
+            name: name.to_owned(),
+            fired,
+        })
+        .collect();
+    entry.stdout_closed = performed.stdout_closed();
+    entry.stdout_closed_at_ms = performed
+        .stdout_closed_at
+        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+    entry.signal = performed.signal().map(|s| s.name().to_owned());
+    if let Some(e) = performed.error() {
+        let message = e.to_string();
+        eprintln!("mock-agent: {message}");
+        entry.error = Some(message);
+    }
+    Ok(performed)
+}
