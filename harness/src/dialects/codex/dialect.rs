@@ -95,6 +95,7 @@ pub fn codex_faults() -> Vec<(String, String)> {
             "stderr-message",
             "stderr:text=\"WARN codex_core: slow network\"".into(),
         ),
+        ("stderr-flood", "stderr-flood:bytes=1048576".into()),
     ];
     crate::run::matrix::labelled(faults)
 }
@@ -236,7 +237,13 @@ mod tests {
             |label| {
                 matches!(
                     label,
-                    "clean" | "unknown-event" | "unknown-item" | "malformed" | "huge-1m" | "stderr-message"
+                    "clean"
+                        | "unknown-event"
+                        | "unknown-item"
+                        | "malformed"
+                        | "huge-1m"
+                        | "stderr-message"
+                        | "stderr-flood"
                 ) || label.starts_with("stall-2s")
             },
             |label| !matches!(label, "malformed" | "huge-1m"),

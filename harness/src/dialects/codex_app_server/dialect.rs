@@ -65,6 +65,7 @@ pub fn app_server_faults() -> Vec<(String, String)> {
             "stderr-message",
             "stderr:text=\"WARN codex_core: slow network\"".into(),
         ),
+        ("stderr-flood", "stderr-flood:bytes=1048576".into()),
     ];
     crate::run::matrix::labelled(faults)
 }
@@ -309,6 +310,7 @@ mod tests {
                         | "unknown-item"
                         | "malformed"
                         | "stderr-message"
+                        | "stderr-flood"
                 )
             },
             |label| label != "malformed",

@@ -110,6 +110,7 @@ pub fn gemini_faults() -> Vec<(String, String)> {
             "stderr-message",
             "stderr:text=\"[STARTUP] Phase 'cleanup_ops' was started but never ended.\"".into(),
         ),
+        ("stderr-flood", "stderr-flood:bytes=1048576".into()),
     ];
     crate::run::matrix::labelled(faults)
 }
@@ -307,6 +308,7 @@ mod tests {
                         | "malformed"
                         | "huge-1m"
                         | "stderr-message"
+                        | "stderr-flood"
                         | "stall-2s@tool-result"
                 )
             },

@@ -66,6 +66,13 @@ pub const CATALOGUE: &[Described] = &[
     )
     .placed(LINE, Some(Site::After(0))),
     e(
+        "stderr-flood",
+        "bytes=N, after=N|at=TYPE",
+        "writes N bytes of log lines on stderr before that line (default 1 MiB, at the start): a program that reads stdout alone, with stderr piped and unread, stalls the CLI",
+        "stderr-flood:bytes=1048576",
+    )
+    .placed(LINE, Some(Site::After(0))),
+    e(
         "unauthorized",
         "",
         "preset: the API answers 401: five `Reconnecting... n/5 (unexpected status 401 Unauthorized: ...)` errors, then `error` and `turn.failed` with that message, exit 1",
@@ -160,6 +167,13 @@ pub const APP_SERVER_CATALOGUE: &[Described] = &[
         "text=T, after=N|at=METHOD",
         "writes T on stderr before that line (default at the start)",
         "stderr:text=\"WARN codex_core: slow network\"",
+    )
+    .placed(LINE, Some(Site::After(0))),
+    e(
+        "stderr-flood",
+        "bytes=N, after=N|at=TYPE",
+        "writes N bytes of log lines on stderr before that line (default 1 MiB, at the start): a program that reads stdout alone, with stderr piped and unread, stalls the CLI",
+        "stderr-flood:bytes=1048576",
     )
     .placed(LINE, Some(Site::After(0))),
     e(

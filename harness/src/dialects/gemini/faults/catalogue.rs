@@ -65,6 +65,13 @@ pub const CATALOGUE: &[Described] = &[
     )
     .placed(LINE, Some(Site::After(0))),
     e(
+        "stderr-flood",
+        "bytes=N, after=N|at=TYPE",
+        "writes N bytes of log lines on stderr before that line (default 1 MiB, at the start): a program that reads stdout alone, with stderr piped and unread, stalls the CLI",
+        "stderr-flood:bytes=1048576",
+    )
+    .placed(LINE, Some(Site::After(0))),
+    e(
         "child-killed",
         "after=N|at=TYPE",
         "the relaunched child dies by a signal there: the lines so far, no `result`, and the parent exits **0** (observed) (default at=result)",
