@@ -201,8 +201,7 @@ fn uncaught(outcome: &Outcome) -> Option<&'static str> {
     }
     let tail = &outcome.stderr[outcome.stderr.len().saturating_sub(CRASH_TAIL)..];
     let tail = String::from_utf8_lossy(tail);
-    let lines: Vec<&str> = tail.lines().filter(|l| !l.trim().is_empty()).collect();
-    let last = lines.last().copied().unwrap_or_default();
+    let mut lines: Vec<&str> = tail.lines().filter(|l| !l.trim().is_empty()).collect();
     if code == 101 && tail.contains("panicked at") {
         return Some("a Rust panic (exit 101)");
     }
@@ -220,13 +219,28 @@ fn uncaught(outcome: &Outcome) -> Option<&'static str> {
     // (`Exception ignored in: <function ... __del__>`), a task's exception nobody
     // awaited, logged when the task is collected (`Task exception was never retrieved`,
     // then `future: <Task ...>`). Printed at exit, after a program's own `sys.exit(1)`.
-    let logged = |start: usize| {
-        lines[..start].iter().rev().take(2).any(|l| {
-            l.starts_with("Exception ignored in")
-                || l.starts_with("Task exception was never retrieved")
-                || l.starts_with("future: <Task")
-        })
-    };
+    // What Python logs at exit comes after the program's own end: an uncaught
+    // exception's traceback, then `Exception ignored in: <function
+    // BaseSubprocessTransport.__del__ ...>` and its `RuntimeError: Event loop is
+    // closed`. Those notes at the end of stderr are taken off, so that what came
+    // before them is judged as the end.
+    while let Some(header) = lines.iter().rposition(|l| logged_note(l)) {
+        let start = if header > 0 && logged_note(lines[header - 1]) {
+            header - 1
+        } else {
+            header
+        };
+        if note_end(&lines, header, exception_line, chained) != lines.len() {
+            break;
+        }
+        lines.truncate(start);
+    }
+    // What Python logs and goes on from: an exception ignored in a finalizer
+    // (`Exception ignored in: <function ... __del__>`), a task's exception nobody
+    // awaited, logged when the task is collected (`Task exception was never retrieved`,
+    // then `future: <Task ...>`). Printed at exit, after a program's own `sys.exit(1)`.
+    let logged = |start: usize| lines[..start].iter().rev().take(2).any(|l| logged_note(l));
+    let last = lines.last().copied().unwrap_or_default();
     if let Some(start) = lines
         .iter()
         .rposition(|l| l.starts_with("Traceback (most recent call last)"))
@@ -245,6 +259,48 @@ fn uncaught(outcome: &Outcome) -> Option<&'static str> {
         return Some("an uncaught Node.js exception");
     }
     None
+}
+
+/// The first line of a note Python logs and goes on from: an exception ignored in a
+/// finalizer, a task's exception nobody awaited (its header and `future:` line).
+fn logged_note(line: &str) -> bool {
+    line.starts_with("Exception ignored in")
+        || line.starts_with("Task exception was never retrieved")
+        || line.starts_with("future: <Task")
+}
+
+/// Where the note whose header is `lines[header]` ends (the index after its last
+/// line): its `future:` line, then a traceback (frames, chained ones, the exception
+/// line) or an exception line alone.
+fn note_end(
+    lines: &[&str],
+    header: usize,
+    exception_line: impl Fn(&str) -> bool,
+    chained: impl Fn(&str) -> bool,
+) -> usize {
+    let n = lines.len();
+    let mut i = header + 1;
+    while i < n && logged_note(lines[i]) {
+        i += 1;
+    }
+    while i < n && lines[i].starts_with("Traceback (most recent call last)") {
+        i += 1;
+        while i < n && lines[i].starts_with(' ') {
+            i += 1;
+        }
+        if i < n && exception_line(lines[i]) {
+            i += 1;
+        }
+        if i < n && chained(lines[i]) {
+            i += 1;
+        } else {
+            return i;
+        }
+    }
+    if i < n && exception_line(lines[i]) {
+        i += 1;
+    }
+    i
 }
 
 /// `haystack.find(needle)`, without building a searcher for a needle longer than the
@@ -598,6 +654,24 @@ mod tests {
             uncaught(&ended(1, &crash_after)),
             Some("an uncaught Python exception")
         );
+        // A program's uncaught exception, then what CPython logs at exit about the
+        // asyncio subprocess transports it left (a real transcript's shape, shortened):
+        // the earlier traceback is the crash.
+        let transport = "Exception ignored in: <function BaseSubprocessTransport.__del__ at 0x7f2c1a0e4a40>\nTraceback (most recent call last):\n  File \"/usr/lib/python3.11/asyncio/base_subprocess.py\", line 126, in __del__\n    self.close()\n  File \"/usr/lib/python3.11/asyncio/base_events.py\", line 519, in _check_closed\n    raise RuntimeError('Event loop is closed')\nRuntimeError: Event loop is closed\n";
+        let pipe = "Exception ignored in: <function _SelectorTransport.__del__ at 0x7f2c1a0f1800>\nTraceback (most recent call last):\n  File \"/usr/lib/python3.11/asyncio/selector_events.py\", line 864, in __del__\nRuntimeError: Event loop is closed\n";
+        let died = format!("{TRACEBACK}{transport}{pipe}");
+        assert_eq!(uncaught(&ended(1, &died)), Some("an uncaught Python exception"));
+        // The same notes after a program that succeeded, or that reported the failure
+        // and exited 1 itself, are no crash.
+        assert_eq!(uncaught(&ended(0, &died)), None);
+        let reported = format!("consumer: agent failed: turn.failed\n{transport}{pipe}");
+        assert_eq!(uncaught(&ended(1, &reported)), None);
+        let handled = format!("{TRACEBACK}consumer: agent failed\n{transport}");
+        assert_eq!(uncaught(&ended(1, &handled)), None);
+        // A note without a traceback (the object's repr, then the exception alone).
+        let bare =
+            format!("{TRACEBACK}Exception ignored in: <socket.socket fd=3>\nResourceWarning: unclosed\n");
+        assert_eq!(uncaught(&ended(1, &bare)), Some("an uncaught Python exception"));
         // The agent's answer quoting a traceback, on stdout.
         let mut quoted = ended(1, "");
         quoted.stdout = TRACEBACK.as_bytes().to_vec();
