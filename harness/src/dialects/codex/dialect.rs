@@ -159,6 +159,10 @@ impl Dialect for Codex {
         parse(&case.faults, FROM_ENV).is_ok_and(|faults| writes_unknown(&faults))
     }
 
+    fn unknown_told(&self) -> &'static str {
+        "an event or an item of an unknown type"
+    }
+
     fn unknown_words(&self) -> &'static [&'static str] {
         &[super::wire::undocumented::EVENT, super::wire::undocumented::ITEM]
     }

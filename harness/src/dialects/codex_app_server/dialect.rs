@@ -168,6 +168,10 @@ impl Dialect for CodexAppServer {
             .is_ok_and(|faults| faults.iter().any(|f| matches!(f, CodexFault::Unknown { .. })))
     }
 
+    fn unknown_told(&self) -> &'static str {
+        "a notification of an unknown method or an item of an unknown type"
+    }
+
     fn unknown_words(&self) -> &'static [&'static str] {
         &[undocumented::NOTIFICATION, undocumented::ITEM]
     }
