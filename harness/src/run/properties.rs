@@ -10,6 +10,12 @@
 //! | `reads-to-end` | print mode: when the agent succeeded, it read the agent's stdout to the end (the mock's writes never hit a closed pipe) |
 //! | `answers-requests` | server mode and Claude Code: every request of the agent's (ACP: permission, fs, terminal, `cursor/ask_question`; Claude: `can_use_tool`, hooks) gets a response |
 //! | `ignores-unknown` | server mode and Claude Code, with an unknown update kind, field or message type: the client copes as it does without |
+//! | `valid-arguments` | judged only where the agent's CLI refused the program's command line and never ran (the journal says so): it breaks there, with the CLI's words |
+//!
+//! Where the agent's CLI refused the program's command line (an unknown flag, a value
+//! it does not take: exit 2 for Codex, 1 for the others, as the real CLIs end) and no
+//! run of it played the case, the agent failed: the case's expectation is a failure,
+//! whatever the case, and `ignores-unknown` is not judged (nothing was written).
 //!
 //! Users add their own with [`Properties::add`] and switch a built-in one off with
 //! [`Properties::without`] and its [`Property`].
@@ -71,11 +77,14 @@ pub enum Property {
     AnswersRequests,
     /// `ignores-unknown`: server mode; an unknown update kind or field changes nothing.
     IgnoresUnknown,
+    /// `valid-arguments`: the agent's CLI accepts the program's command line (judged
+    /// only where it refused it).
+    ValidArguments,
 }
 
 impl Property {
     /// Every built-in property, in report order.
-    pub const ALL: [Property; 8] = [
+    pub const ALL: [Property; 9] = [
         Property::Ends,
         Property::NoCrash,
         Property::ReportsFailure,
@@ -84,6 +93,7 @@ impl Property {
         Property::ReadsToEnd,
         Property::AnswersRequests,
         Property::IgnoresUnknown,
+        Property::ValidArguments,
     ];
 
     /// Its name in reports, snapshots and `--off`.
@@ -97,6 +107,7 @@ impl Property {
             Property::ReadsToEnd => "reads-to-end",
             Property::AnswersRequests => "answers-requests",
             Property::IgnoresUnknown => "ignores-unknown",
+            Property::ValidArguments => "valid-arguments",
         }
     }
 }
@@ -399,7 +410,11 @@ impl Properties {
     /// property on the outcome: what the runner concludes of each run, and what
     /// `mock-agent judge` concludes of a run made elsewhere.
     pub fn judge(&self, case: &Case, outcome: &Outcome) -> (Case, Vec<Verdict>) {
-        let case = case.lived(outcome);
+        let mut case = case.lived(outcome);
+        if refused(outcome).is_some() {
+            case.expect = Expectation::Failure;
+            case.segments.clear();
+        }
         let verdicts = self.check(&case, outcome);
         (case, verdicts)
     }
@@ -435,19 +450,27 @@ impl Properties {
             };
             verdict(Property::NoCrash, crash);
         }
+        // The agent's CLI refused the program's command line: it failed, whatever the
+        // case, and that is the program's doing.
+        let refusal = refused(outcome);
+        if let Some(refusal) = &refusal {
+            verdict(Property::ValidArguments, Err(refusal.clone()));
+        }
         // Where a fault breaks what an SDK can read, the consumer may conclude either.
-        let judged = case.dialect.judged(case);
-        match &case.expect {
+        let judged = refusal.is_some() || case.dialect.judged(case);
+        let failed = Expectation::Failure;
+        let expect = if refusal.is_some() { &failed } else { &case.expect };
+        match expect {
             _ if !judged => {}
             Expectation::Failure => {
                 let reported_failure = || match &self.failure {
                     Some(predicate) => predicate(outcome),
                     None => !matches!(outcome.status, Status::Exited(0)),
                 };
-                let result = if !ended || reported_failure() {
-                    Ok(())
-                } else {
-                    Err("the agent failed, but the consumer exited 0".to_owned())
+                let result = match &refusal {
+                    _ if !ended || reported_failure() => Ok(()),
+                    Some(refusal) => Err(format!("{refusal}; but the consumer exited 0")),
+                    None => Err("the agent failed, but the consumer exited 0".to_owned()),
                 };
                 verdict(Property::ReportsFailure, result);
             }
@@ -503,7 +526,8 @@ impl Properties {
         for (name, check) in &self.added {
             verdicts.push(Verdict::of(name, check(case, outcome)));
         }
-        let unknown = case.dialect.writes_unknown(case);
+        // Nothing unknown was written where the agent ran nothing.
+        let unknown = refusal.is_none() && case.dialect.writes_unknown(case);
         if unknown && self.checks(Property::IgnoresUnknown) {
             if let Some(verdict) = ignores_unknown(case.dialect, outcome, &verdicts) {
                 verdicts.push(verdict);
@@ -511,6 +535,38 @@ impl Properties {
         }
         verdicts
     }
+}
+
+/// How many lines of what the agent's CLI said when it refused a command line a
+/// verdict shows.
+const REFUSAL_LINES: usize = 3;
+
+/// Where the agent's CLI refused the program's command line and no run of it played
+/// a session (the journal says so): what happened, in a verdict's words, with the
+/// first lines of what the CLI said on stderr.
+pub(crate) fn refused(outcome: &Outcome) -> Option<String> {
+    if outcome.journal.iter().any(|e| e.source.is_some()) {
+        return None;
+    }
+    let entry = outcome.journal.iter().rev().find(|e| e.rejected.is_some())?;
+    let said: Vec<&str> = entry
+        .rejected
+        .as_deref()
+        .unwrap_or_default()
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .take(REFUSAL_LINES)
+        .collect();
+    let ended = match &entry.exit {
+        crate::journal::ExitRecord::Code(code) => format!("exit {code}"),
+        crate::journal::ExitRecord::Signal(signal) => format!("signal {signal}"),
+    };
+    Some(format!(
+        "the agent refused the program's arguments ({}) and ran nothing ({ended}); it said: {}",
+        entry.argv.join(" "),
+        said.join(" | ")
+    ))
 }
 
 /// `ignores-unknown`, in a case whose faults write something undocumented: the
@@ -545,9 +601,7 @@ fn ignores_unknown(dialect: &dyn super::Dialect, outcome: &Outcome, verdicts: &[
         )));
     }
     if broken(Property::NoCrash) || broken(Property::Ends) {
-        return Some(held(
-            "an update of an unknown kind or with an unknown field broke the client".into(),
-        ));
+        return Some(held(format!("{} broke the client", dialect.unknown_told())));
     }
     None
 }
@@ -587,7 +641,8 @@ pub(crate) fn without_events(output: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{find, reports_answer, uncaught};
+    use super::{find, reports_answer, uncaught, Properties, Verdict};
+    use crate::expect::Expectation;
     use crate::run::{Outcome, Status};
 
     fn outcome(stdout: &str, stderr: &str) -> Outcome {
@@ -682,6 +737,108 @@ mod tests {
             uncaught(&ended(2, "Uncaught error in the agent's output: skipped\n")),
             None
         );
+    }
+
+    /// A case of `dialect` with `faults` whose careful client answers `ok`.
+    fn case(dialect: &'static dyn crate::run::Dialect, faults: &str) -> crate::run::Case {
+        crate::run::Case::conversation(
+            dialect,
+            format!("default/{faults}"),
+            crate::run::CaseSource::Default,
+            faults,
+            (Expectation::Success { answer: "ok".into() }, vec!["ok".into()]),
+        )
+    }
+
+    /// One run of the agent, as the journal tells it: it refused `argv` saying
+    /// `said` and ended `code`, or (`said` empty) it played the default session.
+    fn entry(argv: &[&str], said: &str, code: i32) -> crate::journal::Entry {
+        let mut entry = crate::journal::Entry::new(7, argv.iter().map(|a| (*a).to_owned()).collect(), 0);
+        entry.exit = crate::journal::ExitRecord::Code(code);
+        if said.is_empty() {
+            entry.source = Some("default".into());
+        } else {
+            entry.rejected = Some(said.into());
+        }
+        entry
+    }
+
+    #[test]
+    fn a_refused_command_line_is_the_agent_s_failure_and_the_program_s_doing() {
+        let said = "error: unexpected argument '--full-auto' found\n\n  tip: to pass '--full-auto' as a value, use '-- --full-auto'\n\nUsage: codex exec --json [PROMPT]\n\nFor more information, try '--help'.\n";
+        let argv = ["exec", "--json", "--full-auto", "-"];
+        let properties = Properties::new();
+        for dialect in [crate::dialects::CODEX, crate::dialects::CODEX_APP_SERVER] {
+            for faults in ["", "unknown:kind=item"] {
+                // The program reports the failure: it is no success missed, and the
+                // unknown item the agent never wrote is not blamed; the arguments are.
+                let mut failed = outcome("", "codex exited 2\n");
+                failed.journal = vec![entry(&argv, said, 2)];
+                let (lived, verdicts) = properties.judge(&case(dialect, faults), &failed);
+                assert_eq!(lived.expect, Expectation::Failure);
+                let broken: Vec<&Verdict> = verdicts.iter().filter(|v| !v.held).collect();
+                assert_eq!(broken.len(), 1, "{faults}: {verdicts:?}");
+                assert_eq!(broken[0].name, "valid-arguments");
+                assert!(
+                    broken[0].detail.starts_with(
+                        "the agent refused the program's arguments (exec --json --full-auto -) and ran nothing (exit 2); it said: error: unexpected argument '--full-auto' found | tip:"
+                    ),
+                    "{}",
+                    broken[0].detail
+                );
+                assert!(!verdicts.iter().any(|v| v.name == "ignores-unknown"));
+                assert!(!verdicts.iter().any(|v| v.name == "reports-success"));
+                // A program that takes the refusal for success is told so.
+                let mut quiet = failed.clone();
+                quiet.status = Status::Exited(0);
+                let (_, verdicts) = properties.judge(&case(dialect, faults), &quiet);
+                let reports = verdicts
+                    .iter()
+                    .find(|v| v.name == "reports-failure")
+                    .expect("judged");
+                assert!(!reports.held && reports.detail.contains("refused the program's arguments"));
+                assert!(
+                    reports.detail.ends_with("but the consumer exited 0"),
+                    "{}",
+                    reports.detail
+                );
+            }
+        }
+        // A program that tries a flag, is refused, and runs the agent otherwise: judged
+        // on the run that played.
+        let mut retried = outcome("ok\n", "");
+        retried.status = Status::Exited(0);
+        retried.journal = vec![entry(&argv, said, 2), entry(&["exec", "--json", "-"], "", 0)];
+        let (lived, verdicts) = properties.judge(&case(crate::dialects::CODEX, ""), &retried);
+        assert!(matches!(lived.expect, Expectation::Success { .. }));
+        assert!(verdicts.iter().all(|v| v.held), "{verdicts:?}");
+    }
+
+    #[test]
+    fn ignores_unknown_says_what_was_unknown_in_the_dialect_s_words() {
+        let properties = Properties::new();
+        for (dialect, faults, words) in [
+            (
+                crate::dialects::CODEX,
+                "unknown:kind=item",
+                "an event or an item of an unknown type",
+            ),
+            (
+                crate::dialects::CODEX_APP_SERVER,
+                "unknown:kind=item",
+                "a notification of an unknown method or an item of an unknown type",
+            ),
+        ] {
+            let mut died = outcome("", "");
+            died.status = Status::Signaled(11);
+            died.journal = vec![entry(&["exec"], "", 0)];
+            let (_, verdicts) = properties.judge(&case(dialect, faults), &died);
+            let verdict = verdicts
+                .iter()
+                .find(|v| v.name == "ignores-unknown")
+                .unwrap_or_else(|| panic!("judged: {verdicts:?}"));
+            assert_eq!(verdict.detail, format!("{words} broke the client"));
+        }
     }
 
     #[test]
