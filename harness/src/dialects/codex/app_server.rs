@@ -26,9 +26,9 @@ use shapes::{answer, completed, error, info_of, to_line, turn_json, usage_v2, De
 use super::exec::ending;
 use super::session::{uuid_v7, Command, End, FileChange, Item, Session, Turn, Usage};
 use super::wire::rpc::{
-    codes, decisions, errors, items, methods, notifications, server_requests, status, thread_status,
-    ENVIRONMENT_LOCAL, ITEMS_NOT_LOADED, ITEMS_SUMMARY, KIND_COMMAND, REVIEWER_USER, SOURCE_AGENT, TEXT,
-    UNKNOWN_ACTION,
+    codes, decisions, error_info, errors, items, methods, notifications, server_requests, status,
+    thread_status, ENVIRONMENT_LOCAL, ITEMS_NOT_LOADED, ITEMS_SUMMARY, KIND_COMMAND, REVIEWER_USER,
+    SOURCE_AGENT, TEXT, UNKNOWN_ACTION,
 };
 use super::wire::{
     policies, sandboxes, stderr, BUBBLEWRAP_WARNING, CONTEXT_WINDOW, MODEL, PLATFORM, PROVIDER, VERSION,
@@ -464,7 +464,20 @@ impl Player {
         steps.push(self.item_note(notifications::ITEM_COMPLETED, &user));
         let untrusted = thread.policy == policies::UNTRUSTED;
         let mut held = Vec::new();
+        let mut retry = 0;
         for item in &turn.items {
+            if let Item::Reconnect { reason, http_status } = item {
+                retry += 1;
+                let error = json!({"message": super::wire::messages::reconnecting_bare(retry),
+                    "codexErrorInfo": {error_info::RESPONSE_STREAM_DISCONNECTED: {error_info::HTTP_STATUS_CODE: http_status}},
+                    "additionalDetails": reason, "misalignment": null});
+                steps.push(Step::Note(
+                    notifications::ERROR,
+                    json!({"error": error, "willRetry": true, "threadId": thread.id, "turnId": turn_id}),
+                ));
+                continue;
+            }
+            retry = 0;
             let Some(started) = self.v2_item(item, &thread.cwd) else {
                 continue;
             };
@@ -564,6 +577,8 @@ impl Player {
             // their own (`turn/plan/updated`, `warning`) that the stand-in does not
             // write yet.
             Item::TodoList(_) | Item::Warning(_) => return None,
+            // Told as an `error` notification (see `plan`).
+            Item::Reconnect { .. } => return None,
         })
     }
 
