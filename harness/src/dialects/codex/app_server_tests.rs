@@ -491,3 +491,41 @@ fn errors_it_really_returns() {
         "01a21d03-51c3-7000-8000-000000000001"
     );
 }
+
+/// `reconnect-then-ok`, as 0.163.0 told it with the API answering 429 once and then
+/// a text (observed): after the user message, an `error` notification
+/// `Reconnecting... 1/5` with the reason in `additionalDetails` and `willRetry:
+/// true`, then the turn completes.
+#[test]
+fn a_retry_then_the_answer_as_observed() {
+    use super::faults::{parse_app_server, Injector, APP_SERVER_FROM_ENV};
+    let mut session = default_session("/home/user/project");
+    let faults = parse_app_server("reconnect-then-ok", APP_SERVER_FROM_ENV).expect("a preset");
+    Injector::app_server(faults).prepare(&mut session);
+    let mut player = player(session);
+    let thread = started(&mut player, "never");
+    turn_start(&mut player, &thread);
+    let (lines, _) = run(&mut player);
+    assert_eq!(
+        methods(&lines[..5]),
+        [
+            "thread/status/changed",
+            "turn/started",
+            "item/started userMessage",
+            "item/completed userMessage",
+            "error"
+        ]
+    );
+    let turn = lines[1]["params"]["turn"]["id"].clone();
+    assert_eq!(
+        lines[4]["params"],
+        json!({"error": {"message": "Reconnecting... 1/5",
+            "codexErrorInfo": {"responseStreamDisconnected": {"httpStatusCode": 429}},
+            "additionalDetails": "exceeded retry limit, last status: 429 Too Many Requests",
+            "misalignment": null}, "willRetry": true, "threadId": thread, "turnId": turn})
+    );
+    let last = lines.last().expect("the end");
+    assert_eq!(last["method"], "turn/completed");
+    assert_eq!(last["params"]["turn"]["status"], "completed");
+    assert_eq!(lines.iter().filter(|l| l["method"] == "error").count(), 1);
+}

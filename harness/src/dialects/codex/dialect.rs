@@ -76,6 +76,7 @@ pub fn codex_faults() -> Vec<(String, String)> {
         ("unknown-model", "unknown-model".into()),
         ("turn-failed", "turn-failed".into()),
         ("stream-cut", "stream-cut".into()),
+        ("reconnect-then-ok", "reconnect-then-ok".into()),
         ("exit-1@command", format!("exit:code=1,at={command}")),
         ("exit-1@turn-completed", format!("exit:code=1,at={completed}")),
         ("signal-term@command", format!("signal:name=TERM,at={command}")),
@@ -248,7 +249,13 @@ mod tests {
             let case = Case::codex(CaseSource::Default, &spec, label.clone()).expect("a case");
             let fails = !matches!(
                 label.as_str(),
-                "clean" | "unknown-event" | "unknown-item" | "malformed" | "huge-1m" | "stderr-message"
+                "clean"
+                    | "reconnect-then-ok"
+                    | "unknown-event"
+                    | "unknown-item"
+                    | "malformed"
+                    | "huge-1m"
+                    | "stderr-message"
             ) && !label.starts_with("stall-2s");
             assert_eq!(
                 case.expect == Expectation::Failure,

@@ -52,6 +52,7 @@ pub fn app_server_faults() -> Vec<(String, String)> {
         ("rate-limited", "rate-limited".into()),
         ("turn-failed", "turn-failed".into()),
         ("stream-cut", "stream-cut".into()),
+        ("reconnect-then-ok", "reconnect-then-ok".into()),
         ("exit-1@command", format!("exit:code=1,at={command}")),
         (
             "signal-kill@agent-message",
@@ -335,6 +336,7 @@ mod tests {
                 label.as_str(),
                 "clean"
                     | "approval"
+                    | "reconnect-then-ok"
                     | "unknown-notification"
                     | "unknown-item"
                     | "malformed"
