@@ -70,6 +70,70 @@ impl Options {
     }
 }
 
+/// How many model calls a turn of `items` takes, and after which item each but the
+/// last ends: a tool's output goes back to the model in a call of its own, so a call
+/// that asked for a tool (a command, a patch, an MCP tool) ends after it when more
+/// follows (observed: `thread/tokenUsage/updated` after the command's `item/completed`).
+fn call_ends(items: &[Item]) -> Vec<bool> {
+    items
+        .iter()
+        .enumerate()
+        .map(|(n, item)| {
+            matches!(
+                item,
+                Item::Command(_) | Item::FileChange(_) | Item::McpToolCall { .. }
+            ) && n + 1 < items.len()
+        })
+        .collect()
+}
+
+/// How many model calls a turn of `items` takes.
+fn model_calls(items: &[Item]) -> usize {
+    1 + call_ends(items).iter().filter(|&&ends| ends).count()
+}
+
+/// A turn's `usage` shared among its `calls` model calls (at least one): even shares,
+/// what does not divide evenly in the last.
+fn per_call(usage: Usage, calls: usize) -> Vec<Usage> {
+    let calls = calls.max(1);
+    let k = u64::try_from(calls).unwrap_or(u64::MAX);
+    let share = |total: u64| total / k;
+    let even = Usage {
+        input_tokens: share(usage.input_tokens),
+        cached_input_tokens: share(usage.cached_input_tokens),
+        cache_write_input_tokens: share(usage.cache_write_input_tokens),
+        output_tokens: share(usage.output_tokens),
+        reasoning_output_tokens: share(usage.reasoning_output_tokens),
+    };
+    let rest = |total: u64, part: u64| total - part * (k - 1);
+    let last = Usage {
+        input_tokens: rest(usage.input_tokens, even.input_tokens),
+        cached_input_tokens: rest(usage.cached_input_tokens, even.cached_input_tokens),
+        cache_write_input_tokens: rest(usage.cache_write_input_tokens, even.cache_write_input_tokens),
+        output_tokens: rest(usage.output_tokens, even.output_tokens),
+        reasoning_output_tokens: rest(usage.reasoning_output_tokens, even.reasoning_output_tokens),
+    };
+    let mut shares = vec![even; calls - 1];
+    shares.push(last);
+    shares
+}
+
+/// `thread/tokenUsage/updated`'s params: the thread's running `total`, the call's
+/// usage as `last`.
+fn token_usage(thread: &str, turn: &str, total: &Usage, last: &Usage) -> Value {
+    json!({"threadId": thread, "turnId": turn, "tokenUsage": {"total": usage_v2(total),
+        "last": usage_v2(last), "modelContextWindow": CONTEXT_WINDOW}})
+}
+
+/// `account/rateLimits/updated`, after each model call's usage.
+fn rate_limits() -> Step {
+    Step::Note(
+        notifications::RATE_LIMITS_UPDATED,
+        json!({"rateLimits": {"limitId": "codex", "limitName": null, "primary": null,
+            "secondary": null, "credits": null, "planType": null}}),
+    )
+}
+
 /// What the player does next in the turn under way.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Next {
@@ -121,6 +185,8 @@ enum Step {
     Ask(usize),
     /// What became of the held item `n`.
     Resolve(usize),
+    /// A model call ended inside the turn: its usage and the rate limits.
+    Usage,
     /// The turn's end.
     End,
 }
@@ -140,6 +206,10 @@ struct Live {
     asked: Option<(i64, usize)>,
     /// The client interrupted the turn, or cancelled at an approval.
     interrupted: bool,
+    /// The turn's usage, per model call (the last is the final call's).
+    calls: Vec<Usage>,
+    /// How many of `calls` were told (`thread/tokenUsage/updated`).
+    told: usize,
 }
 
 /// Tells a [`Session`] over app-server's JSON-RPC.
@@ -432,6 +502,8 @@ impl Player {
             messages: Vec::new(),
             asked: None,
             interrupted: false,
+            calls: per_call(turn.usage, model_calls(&turn.items)),
+            told: 0,
         };
         let result = json!({"turn": turn_json(&turn_id, Vec::new(), ITEMS_NOT_LOADED, status::IN_PROGRESS,
             Value::Null, None)});
@@ -465,7 +537,8 @@ impl Player {
         let untrusted = thread.policy == policies::UNTRUSTED;
         let mut held = Vec::new();
         let mut retry = 0;
-        for item in &turn.items {
+        let ends = call_ends(&turn.items);
+        for (n, item) in turn.items.iter().enumerate() {
             if let Item::Reconnect { reason, http_status } = item {
                 retry += 1;
                 let error = json!({"message": super::wire::messages::reconnecting_bare(retry),
@@ -497,6 +570,9 @@ impl Player {
                 held.push((started, item.clone(), None));
                 steps.push(Step::Ask(held.len() - 1));
                 steps.push(Step::Resolve(held.len() - 1));
+                if ends[n] {
+                    steps.push(Step::Usage);
+                }
                 continue;
             }
             steps.push(self.item_note(notifications::ITEM_STARTED, &started));
@@ -508,6 +584,9 @@ impl Player {
             }
             let done = completed(&started, item, Decision::Accept);
             steps.push(self.item_note(notifications::ITEM_COMPLETED, &done));
+            if ends[n] {
+                steps.push(Step::Usage);
+            }
         }
         steps.push(Step::End);
         if let Some(live) = self.live.as_mut() {
@@ -611,6 +690,21 @@ impl Player {
             }
             Step::Ask(n) => self.ask(n),
             Step::Resolve(n) => self.resolve(n),
+            Step::Usage => match self.live.as_mut() {
+                Some(live) => {
+                    let call = live.calls.get(live.told).copied().unwrap_or_default();
+                    live.told += 1;
+                    let (n, turn) = (live.thread, live.id.clone());
+                    self.threads[n].usage += call;
+                    self.queue.push_front(rate_limits());
+                    let (thread, total) = (self.threads[n].id.clone(), self.threads[n].usage);
+                    Next::Send(self.note(
+                        notifications::TOKEN_USAGE_UPDATED,
+                        token_usage(&thread, &turn, &total, &call),
+                    ))
+                }
+                None => self.step(),
+            },
             Step::End => {
                 self.finish();
                 self.step()
@@ -762,18 +856,21 @@ impl Player {
         let (state, error) = match &live.turn.end {
             _ if live.interrupted => (status::INTERRUPTED, Value::Null),
             End::Completed => {
-                self.threads[live.thread].usage += live.turn.usage;
+                // The final model call's usage (the calls before it were told as they
+                // ended).
+                let mut last = Usage::default();
+                for call in live.calls.iter().skip(live.told) {
+                    last += *call;
+                }
+                self.threads[live.thread].usage += last;
                 let total = self.threads[live.thread].usage;
                 notes.push((
                     notifications::TOKEN_USAGE_UPDATED,
-                    json!({"threadId": thread_id, "turnId": live.id, "tokenUsage": {"total": usage_v2(&total),
-                        "last": usage_v2(&live.turn.usage), "modelContextWindow": CONTEXT_WINDOW}}),
+                    token_usage(&thread_id, &live.id, &total, &last),
                 ));
-                notes.push((
-                    notifications::RATE_LIMITS_UPDATED,
-                    json!({"rateLimits": {"limitId": "codex", "limitName": null, "primary": null,
-                        "secondary": null, "credits": null, "planType": null}}),
-                ));
+                if let Step::Note(method, params) = rate_limits() {
+                    notes.push((method, params));
+                }
                 let revision = self.threads[live.thread].turns.to_string();
                 notes.push((
                     notifications::READ_STATE_CHANGED,

@@ -217,8 +217,12 @@ fn a_turn_without_approvals() {
             "item/completed agentMessage",
             "item/started commandExecution",
             "item/completed commandExecution",
+            "thread/tokenUsage/updated",
+            "account/rateLimits/updated",
             "item/started fileChange",
             "item/completed fileChange",
+            "thread/tokenUsage/updated",
+            "account/rateLimits/updated",
             "item/started agentMessage",
             "item/agentMessage/delta",
             "item/completed agentMessage",
@@ -252,10 +256,20 @@ fn a_turn_without_approvals() {
         keys(&lines[2]["params"]),
         ["item", "threadId", "turnId", "startedAtMs"]
     );
-    let usage = &lines[16]["params"]["tokenUsage"];
-    assert_eq!(usage["total"]["totalTokens"], 42);
-    assert_eq!(usage["modelContextWindow"], 258_400);
-    let end = &lines[20]["params"]["turn"];
+    // The usage after each of the three model calls (the command's and the patch's
+    // outputs go back to the model): the thread's running total, the call's own.
+    let usage: Vec<&Value> = lines
+        .iter()
+        .filter(|l| l["method"] == "thread/tokenUsage/updated")
+        .map(|l| &l["params"]["tokenUsage"])
+        .collect();
+    let totals: Vec<&Value> = usage.iter().map(|u| &u["total"]["totalTokens"]).collect();
+    assert_eq!(totals, [14, 28, 42]);
+    let lasts: Vec<&Value> = usage.iter().map(|u| &u["last"]["inputTokens"]).collect();
+    assert_eq!(lasts, [10, 10, 10]);
+    assert_eq!(usage[2]["last"]["cachedInputTokens"], 2);
+    assert_eq!(usage[2]["modelContextWindow"], 258_400);
+    let end = &lines[24]["params"]["turn"];
     assert_eq!(end["status"], "completed");
     assert_eq!(end["itemsView"], "summary");
     let texts: Vec<&Value> = end["items"]
@@ -271,16 +285,16 @@ fn a_turn_without_approvals() {
             &json!("Created made.txt and notes.md.")
         ]
     );
-    assert_eq!(lines[19]["params"]["status"], json!({"type": "idle"}));
+    assert_eq!(lines[23]["params"]["status"], json!({"type": "idle"}));
     // The usage is the thread's: a second turn adds up.
     turn_start(&mut player, &thread);
     let (second, _) = run(&mut player);
     let usage = second
         .iter()
-        .find(|l| l["method"] == "thread/tokenUsage/updated")
+        .rfind(|l| l["method"] == "thread/tokenUsage/updated")
         .expect("usage");
     assert_eq!(usage["params"]["tokenUsage"]["total"]["inputTokens"], 60);
-    assert_eq!(usage["params"]["tokenUsage"]["last"]["inputTokens"], 30);
+    assert_eq!(usage["params"]["tokenUsage"]["last"]["inputTokens"], 10);
 }
 
 #[test]
@@ -338,6 +352,8 @@ fn untrusted_asks_an_approval_allowed_then_one_declined() {
             "serverRequest/resolved",
             "thread/status/changed",
             "item/completed commandExecution",
+            "thread/tokenUsage/updated",
+            "account/rateLimits/updated",
             "thread/status/changed",
             "item/started fileChange"
         ]
