@@ -660,7 +660,9 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
     /// server does while the model is silent: what the client sends is kept, to be
     /// handled after, and a `turn/interrupt` ends the stall (the real 0.163.0, its
     /// model stream stalled, answers it and ends the turn `interrupted`: observed).
-    /// `true` when the client interrupted.
+    /// `true` when the client interrupted a turn under way: the stalled line is not
+    /// written, the interrupt ends the turn. A turn whose end is already told (a stall
+    /// at `turn/completed`) ends as told, the line written at once, then the answer.
     async fn stall(&mut self, duration: Option<Duration>) -> Result<bool, Stop> {
         // A consumer that closed stdout waits for nothing more.
         if self.output.stdout_closed_at().is_some() {
@@ -681,7 +683,7 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
             self.queued += event.cost();
             self.pending.push_back(event);
             if interrupts {
-                return Ok(true);
+                return Ok(self.player.in_turn());
             }
         }
     }
