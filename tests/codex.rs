@@ -547,7 +547,11 @@ fn each_planted_codex_bug_is_caught_by_its_property() {
         ("codex_crashes_on_unknown.py", "unknown-item", "ignores-unknown"),
         // A retry's `error` notice taken for the turn's failure (as npm
         // ai-sdk-provider-codex-cli 2.2.1 takes it).
-        ("codex_error_event_fatal.py", "reconnect-then-ok", "reports-success"),
+        (
+            "codex_error_event_fatal.py",
+            "reconnect-then-ok",
+            "reports-success",
+        ),
     ];
     for (script, case, property) in caught {
         let out = test_with(script, &["--filter", &format!("/{case}")]);
