@@ -536,7 +536,7 @@ fn the_careful_codex_program_passes_every_matrix_case() {
     let out = test_with("codex_careful.py", &[]);
     let report = text(&out.stdout) + &text(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{report}");
-    assert!(report.contains("19 cases: 19 passed, 0 failed"), "{report}");
+    assert!(report.contains("20 cases: 20 passed, 0 failed"), "{report}");
 }
 
 #[test]
@@ -545,6 +545,13 @@ fn each_planted_codex_bug_is_caught_by_its_property() {
         ("codex_error_as_success.py", "turn-failed", "reports-failure"),
         ("codex_error_as_success.py", "exit-1@command", "reports-failure"),
         ("codex_crashes_on_unknown.py", "unknown-item", "ignores-unknown"),
+        // A retry's `error` notice taken for the turn's failure (as npm
+        // ai-sdk-provider-codex-cli 2.2.1 takes it).
+        (
+            "codex_error_event_fatal.py",
+            "reconnect-then-ok",
+            "reports-success",
+        ),
     ];
     for (script, case, property) in caught {
         let out = test_with(script, &["--filter", &format!("/{case}")]);

@@ -123,7 +123,7 @@ fn the_careful_sdk_client_passes_every_matrix_case() {
     let out = test_with("codex_sdk_careful.py", &[]);
     let report = text(&out.stdout) + &text(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{report}");
-    assert!(report.contains("15 cases: 15 passed, 0 failed"), "{report}");
+    assert!(report.contains("16 cases: 16 passed, 0 failed"), "{report}");
 }
 
 #[test]
@@ -264,9 +264,14 @@ struct Live {
 
 impl Live {
     fn start(home: &std::path::Path) -> Live {
+        Live::with_faults(home, "")
+    }
+
+    fn with_faults(home: &std::path::Path, faults: &str) -> Live {
         let mut child = Command::new(bin())
             .args(["codex", "app-server"])
             .env("CODEX_HOME", home)
+            .env("MOCK_AGENT_FAULTS", faults)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -355,6 +360,71 @@ fn an_interrupt_at_an_approval_ends_the_turn_interrupted_and_the_thread_goes_on(
     );
     drop(live.stdin);
     assert_eq!(live.child.wait().expect("ends").code(), Some(0));
+}
+
+/// The real 0.163.0, its model stream stalled, answers `turn/interrupt` (`{}`) and
+/// ends the turn `interrupted` (observed); so does the mock in a stall, for ever or
+/// not, and the thread takes the next turn. A stall at `turn/completed` (the turn's
+/// end already told) ends there: the turn completes as told, and the interrupt is
+/// answered.
+#[test]
+fn an_interrupt_in_a_stall_is_answered_and_ends_the_turn_interrupted() {
+    for (faults, ends) in [
+        ("stall:at=agentMessage", "interrupted"),
+        ("stall:ms=60000,at=agentMessage", "interrupted"),
+        ("stall:at=turn/completed", "completed"),
+    ] {
+        let home = tempfile::tempdir().expect("temp dir");
+        let mut live = Live::with_faults(home.path(), faults);
+        live.send(INIT);
+        live.send(r#"{"method":"initialized"}"#);
+        live.send(r#"{"method":"thread/start","id":1,"params":{}}"#);
+        let thread = live.until(|v| v["id"] == 1).pop().expect("an answer")["result"]["thread"]["id"]
+            .as_str()
+            .expect("a thread id")
+            .to_owned();
+        let start = format!(
+            r#"{{"method":"turn/start","id":2,"params":{{"threadId":"{thread}","input":[{{"type":"text","text":"hi"}}]}}}}"#
+        );
+        live.send(&start);
+        let turn = live.until(|v| v["id"] == 2).pop().expect("an answer")["result"]["turn"]["id"].clone();
+        live.until(|v| v["method"] == "turn/started");
+        live.send(&format!(
+            r#"{{"method":"turn/interrupt","id":3,"params":{{"threadId":"{thread}","turnId":{turn}}}}}"#
+        ));
+        // The answer and the turn's end, in either order.
+        let mut ended = live.until(|v| v["method"] == "turn/completed" || v["id"] == 3);
+        ended.extend(live.until(|v| v["method"] == "turn/completed" || v["id"] == 3));
+        assert!(
+            ended
+                .iter()
+                .any(|v| v["id"] == 3 && v["result"] == serde_json::json!({})),
+            "{faults}: {ended:#?}"
+        );
+        if ends == "interrupted" {
+            assert!(
+                !ended
+                    .iter()
+                    .any(|v| v["params"]["item"]["type"] == "agentMessage"),
+                "{faults}: nothing of the stalled turn after the interrupt"
+            );
+        }
+        let end = ended
+            .iter()
+            .find(|v| v["method"] == "turn/completed")
+            .expect("the end");
+        assert_eq!(end["params"]["turn"]["status"], ends, "{faults}");
+        // The next turn is played in full; the end of stdin ends the server with 0.
+        live.send(&start.replace("\"id\":2", "\"id\":4"));
+        let next = live.until(|v| v["method"] == "turn/completed");
+        assert_eq!(
+            next.last().expect("the end")["params"]["turn"]["status"],
+            "completed",
+            "{faults}"
+        );
+        drop(live.stdin);
+        assert_eq!(live.child.wait().expect("ends").code(), Some(0), "{faults}");
+    }
 }
 
 /// `mock-agent record -- codex app-server` through the Python SDK's client: both

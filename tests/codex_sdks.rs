@@ -210,7 +210,7 @@ fn python_sdk_resumes_a_thread_in_a_new_server() {
     for line in [
         "first input=30",
         "resumed same=True",
-        "second input=60 last=30",
+        "second input=60 last=10",
         FINAL,
         "done",
     ] {

@@ -65,6 +65,10 @@ pub struct Entry {
     pub stdin_open: Option<bool>,
     /// The mock's own error, when it failed (a bad cassette, say).
     pub error: Option<String>,
+    /// The agent's CLI refused the command line: what it said on stderr (the real
+    /// CLI's argument error, as it words it), and it ran nothing; absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rejected: Option<String>,
     /// Server mode (`acp`): the conversation; absent in print mode.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub acp: Option<Conversation>,
@@ -105,6 +109,7 @@ impl Entry {
             signal: None,
             stdin_open: None,
             error: None,
+            rejected: None,
             acp: None,
             claude: None,
             settings: Vec::new(),

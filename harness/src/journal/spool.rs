@@ -264,6 +264,7 @@ impl Serialize for Written<'_> {
             signal,
             stdin_open,
             error,
+            rejected,
             acp,
             claude,
             settings,
@@ -275,6 +276,9 @@ impl Serialize for Written<'_> {
         let mut s = serializer.serialize_struct("Entry", 22)?;
         fields!(s: pid, argv, prompt, stdin, cwd, output_format, stream_partial_output, source,
             faults, seed, exit, stdout_closed, stdout_closed_at_ms, signal, stdin_open, error);
+        if let Some(rejected) = rejected {
+            s.serialize_field("rejected", rejected)?;
+        }
         if self.claude {
             // As `Entry` says: `acp` absent unless server mode journaled it.
             if let Some(acp) = acp {

@@ -148,6 +148,12 @@ pub trait Dialect: Send + Sync + 'static {
         &[]
     }
 
+    /// The undocumented things a case's faults write, in the dialect's own terms, for
+    /// `ignores-unknown`'s detail ("{it} broke the client"): ACP's by default.
+    fn unknown_told(&self) -> &'static str {
+        "an update of an unknown kind or with an unknown field"
+    }
+
     /// `answers-requests`: every request of the agent's that the client asked for got
     /// an answer. `None` for a dialect whose agent asks nothing.
     fn answers_requests(&self, outcome: &Outcome) -> Option<Result<(), String>> {

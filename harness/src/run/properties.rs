@@ -10,6 +10,12 @@
 //! | `reads-to-end` | print mode: when the agent succeeded, it read the agent's stdout to the end (the mock's writes never hit a closed pipe) |
 //! | `answers-requests` | server mode and Claude Code: every request of the agent's (ACP: permission, fs, terminal, `cursor/ask_question`; Claude: `can_use_tool`, hooks) gets a response |
 //! | `ignores-unknown` | server mode and Claude Code, with an unknown update kind, field or message type: the client copes as it does without |
+//! | `valid-arguments` | judged only where the agent's CLI refused the program's command line and never ran (the journal says so): it breaks there, with the CLI's words |
+//!
+//! Where the agent's CLI refused the program's command line (an unknown flag, a value
+//! it does not take: exit 2 for Codex, 1 for the others, as the real CLIs end) and no
+//! run of it played the case, the agent failed: the case's expectation is a failure,
+//! whatever the case, and `ignores-unknown` is not judged (nothing was written).
 //!
 //! Users add their own with [`Properties::add`] and switch a built-in one off with
 //! [`Properties::without`] and its [`Property`].
@@ -71,11 +77,14 @@ pub enum Property {
     AnswersRequests,
     /// `ignores-unknown`: server mode; an unknown update kind or field changes nothing.
     IgnoresUnknown,
+    /// `valid-arguments`: the agent's CLI accepts the program's command line (judged
+    /// only where it refused it).
+    ValidArguments,
 }
 
 impl Property {
     /// Every built-in property, in report order.
-    pub const ALL: [Property; 8] = [
+    pub const ALL: [Property; 9] = [
         Property::Ends,
         Property::NoCrash,
         Property::ReportsFailure,
@@ -84,6 +93,7 @@ impl Property {
         Property::ReadsToEnd,
         Property::AnswersRequests,
         Property::IgnoresUnknown,
+        Property::ValidArguments,
     ];
 
     /// Its name in reports, snapshots and `--off`.
@@ -97,6 +107,7 @@ impl Property {
             Property::ReadsToEnd => "reads-to-end",
             Property::AnswersRequests => "answers-requests",
             Property::IgnoresUnknown => "ignores-unknown",
+            Property::ValidArguments => "valid-arguments",
         }
     }
 }
@@ -201,8 +212,7 @@ fn uncaught(outcome: &Outcome) -> Option<&'static str> {
     }
     let tail = &outcome.stderr[outcome.stderr.len().saturating_sub(CRASH_TAIL)..];
     let tail = String::from_utf8_lossy(tail);
-    let lines: Vec<&str> = tail.lines().filter(|l| !l.trim().is_empty()).collect();
-    let last = lines.last().copied().unwrap_or_default();
+    let mut lines: Vec<&str> = tail.lines().filter(|l| !l.trim().is_empty()).collect();
     if code == 101 && tail.contains("panicked at") {
         return Some("a Rust panic (exit 101)");
     }
@@ -220,13 +230,28 @@ fn uncaught(outcome: &Outcome) -> Option<&'static str> {
     // (`Exception ignored in: <function ... __del__>`), a task's exception nobody
     // awaited, logged when the task is collected (`Task exception was never retrieved`,
     // then `future: <Task ...>`). Printed at exit, after a program's own `sys.exit(1)`.
-    let logged = |start: usize| {
-        lines[..start].iter().rev().take(2).any(|l| {
-            l.starts_with("Exception ignored in")
-                || l.starts_with("Task exception was never retrieved")
-                || l.starts_with("future: <Task")
-        })
-    };
+    // What Python logs at exit comes after the program's own end: an uncaught
+    // exception's traceback, then `Exception ignored in: <function
+    // BaseSubprocessTransport.__del__ ...>` and its `RuntimeError: Event loop is
+    // closed`. Those notes at the end of stderr are taken off, so that what came
+    // before them is judged as the end.
+    while let Some(header) = lines.iter().rposition(|l| logged_note(l)) {
+        let start = if header > 0 && logged_note(lines[header - 1]) {
+            header - 1
+        } else {
+            header
+        };
+        if note_end(&lines, header, exception_line, chained) != lines.len() {
+            break;
+        }
+        lines.truncate(start);
+    }
+    // What Python logs and goes on from: an exception ignored in a finalizer
+    // (`Exception ignored in: <function ... __del__>`), a task's exception nobody
+    // awaited, logged when the task is collected (`Task exception was never retrieved`,
+    // then `future: <Task ...>`). Printed at exit, after a program's own `sys.exit(1)`.
+    let logged = |start: usize| lines[..start].iter().rev().take(2).any(|l| logged_note(l));
+    let last = lines.last().copied().unwrap_or_default();
     if let Some(start) = lines
         .iter()
         .rposition(|l| l.starts_with("Traceback (most recent call last)"))
@@ -245,6 +270,48 @@ fn uncaught(outcome: &Outcome) -> Option<&'static str> {
         return Some("an uncaught Node.js exception");
     }
     None
+}
+
+/// The first line of a note Python logs and goes on from: an exception ignored in a
+/// finalizer, a task's exception nobody awaited (its header and `future:` line).
+fn logged_note(line: &str) -> bool {
+    line.starts_with("Exception ignored in")
+        || line.starts_with("Task exception was never retrieved")
+        || line.starts_with("future: <Task")
+}
+
+/// Where the note whose header is `lines[header]` ends (the index after its last
+/// line): its `future:` line, then a traceback (frames, chained ones, the exception
+/// line) or an exception line alone.
+fn note_end(
+    lines: &[&str],
+    header: usize,
+    exception_line: impl Fn(&str) -> bool,
+    chained: impl Fn(&str) -> bool,
+) -> usize {
+    let n = lines.len();
+    let mut i = header + 1;
+    while i < n && logged_note(lines[i]) {
+        i += 1;
+    }
+    while i < n && lines[i].starts_with("Traceback (most recent call last)") {
+        i += 1;
+        while i < n && lines[i].starts_with(' ') {
+            i += 1;
+        }
+        if i < n && exception_line(lines[i]) {
+            i += 1;
+        }
+        if i < n && chained(lines[i]) {
+            i += 1;
+        } else {
+            return i;
+        }
+    }
+    if i < n && exception_line(lines[i]) {
+        i += 1;
+    }
+    i
 }
 
 /// `haystack.find(needle)`, without building a searcher for a needle longer than the
@@ -343,7 +410,11 @@ impl Properties {
     /// property on the outcome: what the runner concludes of each run, and what
     /// `mock-agent judge` concludes of a run made elsewhere.
     pub fn judge(&self, case: &Case, outcome: &Outcome) -> (Case, Vec<Verdict>) {
-        let case = case.lived(outcome);
+        let mut case = case.lived(outcome);
+        if refused(outcome).is_some() {
+            case.expect = Expectation::Failure;
+            case.segments.clear();
+        }
         let verdicts = self.check(&case, outcome);
         (case, verdicts)
     }
@@ -379,19 +450,27 @@ impl Properties {
             };
             verdict(Property::NoCrash, crash);
         }
+        // The agent's CLI refused the program's command line: it failed, whatever the
+        // case, and that is the program's doing.
+        let refusal = refused(outcome);
+        if let Some(refusal) = &refusal {
+            verdict(Property::ValidArguments, Err(refusal.clone()));
+        }
         // Where a fault breaks what an SDK can read, the consumer may conclude either.
-        let judged = case.dialect.judged(case);
-        match &case.expect {
+        let judged = refusal.is_some() || case.dialect.judged(case);
+        let failed = Expectation::Failure;
+        let expect = if refusal.is_some() { &failed } else { &case.expect };
+        match expect {
             _ if !judged => {}
             Expectation::Failure => {
                 let reported_failure = || match &self.failure {
                     Some(predicate) => predicate(outcome),
                     None => !matches!(outcome.status, Status::Exited(0)),
                 };
-                let result = if !ended || reported_failure() {
-                    Ok(())
-                } else {
-                    Err("the agent failed, but the consumer exited 0".to_owned())
+                let result = match &refusal {
+                    _ if !ended || reported_failure() => Ok(()),
+                    Some(refusal) => Err(format!("{refusal}; but the consumer exited 0")),
+                    None => Err("the agent failed, but the consumer exited 0".to_owned()),
                 };
                 verdict(Property::ReportsFailure, result);
             }
@@ -447,7 +526,8 @@ impl Properties {
         for (name, check) in &self.added {
             verdicts.push(Verdict::of(name, check(case, outcome)));
         }
-        let unknown = case.dialect.writes_unknown(case);
+        // Nothing unknown was written where the agent ran nothing.
+        let unknown = refusal.is_none() && case.dialect.writes_unknown(case);
         if unknown && self.checks(Property::IgnoresUnknown) {
             if let Some(verdict) = ignores_unknown(case.dialect, outcome, &verdicts) {
                 verdicts.push(verdict);
@@ -455,6 +535,38 @@ impl Properties {
         }
         verdicts
     }
+}
+
+/// How many lines of what the agent's CLI said when it refused a command line a
+/// verdict shows.
+const REFUSAL_LINES: usize = 3;
+
+/// Where the agent's CLI refused the program's command line and no run of it played
+/// a session (the journal says so): what happened, in a verdict's words, with the
+/// first lines of what the CLI said on stderr.
+pub(crate) fn refused(outcome: &Outcome) -> Option<String> {
+    if outcome.journal.iter().any(|e| e.source.is_some()) {
+        return None;
+    }
+    let entry = outcome.journal.iter().rev().find(|e| e.rejected.is_some())?;
+    let said: Vec<&str> = entry
+        .rejected
+        .as_deref()
+        .unwrap_or_default()
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .take(REFUSAL_LINES)
+        .collect();
+    let ended = match &entry.exit {
+        crate::journal::ExitRecord::Code(code) => format!("exit {code}"),
+        crate::journal::ExitRecord::Signal(signal) => format!("signal {signal}"),
+    };
+    Some(format!(
+        "the agent refused the program's arguments ({}) and ran nothing ({ended}); it said: {}",
+        entry.argv.join(" "),
+        said.join(" | ")
+    ))
 }
 
 /// `ignores-unknown`, in a case whose faults write something undocumented: the
@@ -489,9 +601,7 @@ fn ignores_unknown(dialect: &dyn super::Dialect, outcome: &Outcome, verdicts: &[
         )));
     }
     if broken(Property::NoCrash) || broken(Property::Ends) {
-        return Some(held(
-            "an update of an unknown kind or with an unknown field broke the client".into(),
-        ));
+        return Some(held(format!("{} broke the client", dialect.unknown_told())));
     }
     None
 }
@@ -598,6 +708,24 @@ mod tests {
             uncaught(&ended(1, &crash_after)),
             Some("an uncaught Python exception")
         );
+        // A program's uncaught exception, then what CPython logs at exit about the
+        // asyncio subprocess transports it left (a real transcript's shape, shortened):
+        // the earlier traceback is the crash.
+        let transport = "Exception ignored in: <function BaseSubprocessTransport.__del__ at 0x7f2c1a0e4a40>\nTraceback (most recent call last):\n  File \"/usr/lib/python3.11/asyncio/base_subprocess.py\", line 126, in __del__\n    self.close()\n  File \"/usr/lib/python3.11/asyncio/base_events.py\", line 519, in _check_closed\n    raise RuntimeError('Event loop is closed')\nRuntimeError: Event loop is closed\n";
+        let pipe = "Exception ignored in: <function _SelectorTransport.__del__ at 0x7f2c1a0f1800>\nTraceback (most recent call last):\n  File \"/usr/lib/python3.11/asyncio/selector_events.py\", line 864, in __del__\nRuntimeError: Event loop is closed\n";
+        let died = format!("{TRACEBACK}{transport}{pipe}");
+        assert_eq!(uncaught(&ended(1, &died)), Some("an uncaught Python exception"));
+        // The same notes after a program that succeeded, or that reported the failure
+        // and exited 1 itself, are no crash.
+        assert_eq!(uncaught(&ended(0, &died)), None);
+        let reported = format!("consumer: agent failed: turn.failed\n{transport}{pipe}");
+        assert_eq!(uncaught(&ended(1, &reported)), None);
+        let handled = format!("{TRACEBACK}consumer: agent failed\n{transport}");
+        assert_eq!(uncaught(&ended(1, &handled)), None);
+        // A note without a traceback (the object's repr, then the exception alone).
+        let bare =
+            format!("{TRACEBACK}Exception ignored in: <socket.socket fd=3>\nResourceWarning: unclosed\n");
+        assert_eq!(uncaught(&ended(1, &bare)), Some("an uncaught Python exception"));
         // The agent's answer quoting a traceback, on stdout.
         let mut quoted = ended(1, "");
         quoted.stdout = TRACEBACK.as_bytes().to_vec();

@@ -50,7 +50,7 @@ export interface Outcome {
   timedOut?: number | null;
 }
 
-/** A property `mock-agent test` checks: `ends`, `no-crash`, `reports-failure`, `reports-success`, `no-leftover`, `reads-to-end`, `answers-requests`, `ignores-unknown`. */
+/** A property `mock-agent test` checks: `ends`, `no-crash`, `reports-failure`, `reports-success`, `no-leftover`, `reads-to-end`, `answers-requests`, `ignores-unknown`, `valid-arguments` (only where the agent refused the command line). */
 export type Property = string;
 
 /** The verdict of `mock-agent judge --json`. */

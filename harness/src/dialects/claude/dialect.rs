@@ -289,6 +289,10 @@ impl Dialect for Claude {
         Some(answers_claude_requests(outcome))
     }
 
+    fn unknown_told(&self) -> &'static str {
+        "a message of an unknown type"
+    }
+
     fn unknown_words(&self) -> &'static [&'static str] {
         &[super::wire::UNKNOWN_TYPE]
     }

@@ -21,18 +21,19 @@ use serde_json::{json, Value};
 
 mod shapes;
 
-use shapes::{answer, completed, error, info_of, to_line, turn_json, usage_v2, Decision};
+use shapes::{
+    answer, call_ends, completed, error, info_of, model_calls, per_call, rate_limits, to_line, token_usage,
+    turn_json, Decision,
+};
 
 use super::exec::ending;
 use super::session::{uuid_v7, Command, End, FileChange, Item, Session, Turn, Usage};
 use super::wire::rpc::{
-    codes, decisions, errors, items, methods, notifications, server_requests, status, thread_status,
-    ENVIRONMENT_LOCAL, ITEMS_NOT_LOADED, ITEMS_SUMMARY, KIND_COMMAND, REVIEWER_USER, SOURCE_AGENT, TEXT,
-    UNKNOWN_ACTION,
+    codes, decisions, error_info, errors, items, methods, notifications, server_requests, status,
+    thread_status, ENVIRONMENT_LOCAL, ITEMS_NOT_LOADED, ITEMS_SUMMARY, KIND_COMMAND, REVIEWER_USER,
+    SOURCE_AGENT, TEXT, UNKNOWN_ACTION,
 };
-use super::wire::{
-    policies, sandboxes, stderr, BUBBLEWRAP_WARNING, CONTEXT_WINDOW, MODEL, PLATFORM, PROVIDER, VERSION,
-};
+use super::wire::{policies, sandboxes, stderr, BUBBLEWRAP_WARNING, MODEL, PLATFORM, PROVIDER, VERSION};
 
 /// How the server was started.
 #[derive(Debug, Clone, PartialEq)]
@@ -121,6 +122,8 @@ enum Step {
     Ask(usize),
     /// What became of the held item `n`.
     Resolve(usize),
+    /// A model call ended inside the turn: its usage and the rate limits.
+    Usage,
     /// The turn's end.
     End,
 }
@@ -140,6 +143,10 @@ struct Live {
     asked: Option<(i64, usize)>,
     /// The client interrupted the turn, or cancelled at an approval.
     interrupted: bool,
+    /// The turn's usage, per model call (the last is the final call's).
+    calls: Vec<Usage>,
+    /// How many of `calls` were told (`thread/tokenUsage/updated`).
+    told: usize,
 }
 
 /// Tells a [`Session`] over app-server's JSON-RPC.
@@ -432,6 +439,8 @@ impl Player {
             messages: Vec::new(),
             asked: None,
             interrupted: false,
+            calls: per_call(turn.usage, model_calls(&turn.items)),
+            told: 0,
         };
         let result = json!({"turn": turn_json(&turn_id, Vec::new(), ITEMS_NOT_LOADED, status::IN_PROGRESS,
             Value::Null, None)});
@@ -464,7 +473,21 @@ impl Player {
         steps.push(self.item_note(notifications::ITEM_COMPLETED, &user));
         let untrusted = thread.policy == policies::UNTRUSTED;
         let mut held = Vec::new();
-        for item in &turn.items {
+        let mut retry = 0;
+        let ends = call_ends(&turn.items);
+        for (n, item) in turn.items.iter().enumerate() {
+            if let Item::Reconnect { reason, http_status } = item {
+                retry += 1;
+                let error = json!({"message": super::wire::messages::reconnecting_bare(retry),
+                    "codexErrorInfo": {error_info::RESPONSE_STREAM_DISCONNECTED: {error_info::HTTP_STATUS_CODE: http_status}},
+                    "additionalDetails": reason, "misalignment": null});
+                steps.push(Step::Note(
+                    notifications::ERROR,
+                    json!({"error": error, "willRetry": true, "threadId": thread.id, "turnId": turn_id}),
+                ));
+                continue;
+            }
+            retry = 0;
             let Some(started) = self.v2_item(item, &thread.cwd) else {
                 continue;
             };
@@ -484,6 +507,9 @@ impl Player {
                 held.push((started, item.clone(), None));
                 steps.push(Step::Ask(held.len() - 1));
                 steps.push(Step::Resolve(held.len() - 1));
+                if ends[n] {
+                    steps.push(Step::Usage);
+                }
                 continue;
             }
             steps.push(self.item_note(notifications::ITEM_STARTED, &started));
@@ -495,6 +521,9 @@ impl Player {
             }
             let done = completed(&started, item, Decision::Accept);
             steps.push(self.item_note(notifications::ITEM_COMPLETED, &done));
+            if ends[n] {
+                steps.push(Step::Usage);
+            }
         }
         steps.push(Step::End);
         if let Some(live) = self.live.as_mut() {
@@ -564,6 +593,8 @@ impl Player {
             // their own (`turn/plan/updated`, `warning`) that the stand-in does not
             // write yet.
             Item::TodoList(_) | Item::Warning(_) => return None,
+            // Told as an `error` notification (see `plan`).
+            Item::Reconnect { .. } => return None,
         })
     }
 
@@ -596,6 +627,21 @@ impl Player {
             }
             Step::Ask(n) => self.ask(n),
             Step::Resolve(n) => self.resolve(n),
+            Step::Usage => match self.live.as_mut() {
+                Some(live) => {
+                    let call = live.calls.get(live.told).copied().unwrap_or_default();
+                    live.told += 1;
+                    let (n, turn) = (live.thread, live.id.clone());
+                    self.threads[n].usage += call;
+                    self.queue.push_front(rate_limits());
+                    let (thread, total) = (self.threads[n].id.clone(), self.threads[n].usage);
+                    Next::Send(self.note(
+                        notifications::TOKEN_USAGE_UPDATED,
+                        token_usage(&thread, &turn, &total, &call),
+                    ))
+                }
+                None => self.step(),
+            },
             Step::End => {
                 self.finish();
                 self.step()
@@ -747,18 +793,21 @@ impl Player {
         let (state, error) = match &live.turn.end {
             _ if live.interrupted => (status::INTERRUPTED, Value::Null),
             End::Completed => {
-                self.threads[live.thread].usage += live.turn.usage;
+                // The final model call's usage (the calls before it were told as they
+                // ended).
+                let mut last = Usage::default();
+                for call in live.calls.iter().skip(live.told) {
+                    last += *call;
+                }
+                self.threads[live.thread].usage += last;
                 let total = self.threads[live.thread].usage;
                 notes.push((
                     notifications::TOKEN_USAGE_UPDATED,
-                    json!({"threadId": thread_id, "turnId": live.id, "tokenUsage": {"total": usage_v2(&total),
-                        "last": usage_v2(&live.turn.usage), "modelContextWindow": CONTEXT_WINDOW}}),
+                    token_usage(&thread_id, &live.id, &total, &last),
                 ));
-                notes.push((
-                    notifications::RATE_LIMITS_UPDATED,
-                    json!({"rateLimits": {"limitId": "codex", "limitName": null, "primary": null,
-                        "secondary": null, "credits": null, "planType": null}}),
-                ));
+                if let Step::Note(method, params) = rate_limits() {
+                    notes.push((method, params));
+                }
                 let revision = self.threads[live.thread].turns.to_string();
                 notes.push((
                     notifications::READ_STATE_CHANGED,

@@ -217,8 +217,12 @@ fn a_turn_without_approvals() {
             "item/completed agentMessage",
             "item/started commandExecution",
             "item/completed commandExecution",
+            "thread/tokenUsage/updated",
+            "account/rateLimits/updated",
             "item/started fileChange",
             "item/completed fileChange",
+            "thread/tokenUsage/updated",
+            "account/rateLimits/updated",
             "item/started agentMessage",
             "item/agentMessage/delta",
             "item/completed agentMessage",
@@ -252,10 +256,20 @@ fn a_turn_without_approvals() {
         keys(&lines[2]["params"]),
         ["item", "threadId", "turnId", "startedAtMs"]
     );
-    let usage = &lines[16]["params"]["tokenUsage"];
-    assert_eq!(usage["total"]["totalTokens"], 42);
-    assert_eq!(usage["modelContextWindow"], 258_400);
-    let end = &lines[20]["params"]["turn"];
+    // The usage after each of the three model calls (the command's and the patch's
+    // outputs go back to the model): the thread's running total, the call's own.
+    let usage: Vec<&Value> = lines
+        .iter()
+        .filter(|l| l["method"] == "thread/tokenUsage/updated")
+        .map(|l| &l["params"]["tokenUsage"])
+        .collect();
+    let totals: Vec<&Value> = usage.iter().map(|u| &u["total"]["totalTokens"]).collect();
+    assert_eq!(totals, [14, 28, 42]);
+    let lasts: Vec<&Value> = usage.iter().map(|u| &u["last"]["inputTokens"]).collect();
+    assert_eq!(lasts, [10, 10, 10]);
+    assert_eq!(usage[2]["last"]["cachedInputTokens"], 2);
+    assert_eq!(usage[2]["modelContextWindow"], 258_400);
+    let end = &lines[24]["params"]["turn"];
     assert_eq!(end["status"], "completed");
     assert_eq!(end["itemsView"], "summary");
     let texts: Vec<&Value> = end["items"]
@@ -271,16 +285,16 @@ fn a_turn_without_approvals() {
             &json!("Created made.txt and notes.md.")
         ]
     );
-    assert_eq!(lines[19]["params"]["status"], json!({"type": "idle"}));
+    assert_eq!(lines[23]["params"]["status"], json!({"type": "idle"}));
     // The usage is the thread's: a second turn adds up.
     turn_start(&mut player, &thread);
     let (second, _) = run(&mut player);
     let usage = second
         .iter()
-        .find(|l| l["method"] == "thread/tokenUsage/updated")
+        .rfind(|l| l["method"] == "thread/tokenUsage/updated")
         .expect("usage");
     assert_eq!(usage["params"]["tokenUsage"]["total"]["inputTokens"], 60);
-    assert_eq!(usage["params"]["tokenUsage"]["last"]["inputTokens"], 30);
+    assert_eq!(usage["params"]["tokenUsage"]["last"]["inputTokens"], 10);
 }
 
 #[test]
@@ -338,6 +352,8 @@ fn untrusted_asks_an_approval_allowed_then_one_declined() {
             "serverRequest/resolved",
             "thread/status/changed",
             "item/completed commandExecution",
+            "thread/tokenUsage/updated",
+            "account/rateLimits/updated",
             "thread/status/changed",
             "item/started fileChange"
         ]
@@ -490,4 +506,42 @@ fn errors_it_really_returns() {
         value(&resumed.lines[0])["result"]["thread"]["id"],
         "01a21d03-51c3-7000-8000-000000000001"
     );
+}
+
+/// `reconnect-then-ok`, as 0.163.0 told it with the API answering 429 once and then
+/// a text (observed): after the user message, an `error` notification
+/// `Reconnecting... 1/5` with the reason in `additionalDetails` and `willRetry:
+/// true`, then the turn completes.
+#[test]
+fn a_retry_then_the_answer_as_observed() {
+    use super::faults::{parse_app_server, Injector, APP_SERVER_FROM_ENV};
+    let mut session = default_session("/home/user/project");
+    let faults = parse_app_server("reconnect-then-ok", APP_SERVER_FROM_ENV).expect("a preset");
+    Injector::app_server(faults).prepare(&mut session);
+    let mut player = player(session);
+    let thread = started(&mut player, "never");
+    turn_start(&mut player, &thread);
+    let (lines, _) = run(&mut player);
+    assert_eq!(
+        methods(&lines[..5]),
+        [
+            "thread/status/changed",
+            "turn/started",
+            "item/started userMessage",
+            "item/completed userMessage",
+            "error"
+        ]
+    );
+    let turn = lines[1]["params"]["turn"]["id"].clone();
+    assert_eq!(
+        lines[4]["params"],
+        json!({"error": {"message": "Reconnecting... 1/5",
+            "codexErrorInfo": {"responseStreamDisconnected": {"httpStatusCode": 429}},
+            "additionalDetails": "exceeded retry limit, last status: 429 Too Many Requests",
+            "misalignment": null}, "willRetry": true, "threadId": thread, "turnId": turn})
+    );
+    let last = lines.last().expect("the end");
+    assert_eq!(last["method"], "turn/completed");
+    assert_eq!(last["params"]["turn"]["status"], "completed");
+    assert_eq!(lines.iter().filter(|l| l["method"] == "error").count(), 1);
 }

@@ -76,6 +76,7 @@ pub fn codex_faults() -> Vec<(String, String)> {
         ("unknown-model", "unknown-model".into()),
         ("turn-failed", "turn-failed".into()),
         ("stream-cut", "stream-cut".into()),
+        ("reconnect-then-ok", "reconnect-then-ok".into()),
         ("exit-1@command", format!("exit:code=1,at={command}")),
         ("exit-1@turn-completed", format!("exit:code=1,at={completed}")),
         ("signal-term@command", format!("signal:name=TERM,at={command}")),
@@ -160,6 +161,10 @@ impl Dialect for Codex {
         parse(&case.faults, FROM_ENV).is_ok_and(|faults| writes_unknown(&faults))
     }
 
+    fn unknown_told(&self) -> &'static str {
+        "an event or an item of an unknown type"
+    }
+
     fn unknown_words(&self) -> &'static [&'static str] {
         &[super::wire::undocumented::EVENT, super::wire::undocumented::ITEM]
     }
@@ -238,6 +243,7 @@ mod tests {
                 matches!(
                     label,
                     "clean"
+                        | "reconnect-then-ok"
                         | "unknown-event"
                         | "unknown-item"
                         | "malformed"

@@ -208,9 +208,14 @@ impl Told {
         ));
         let read_only = run.args.sandbox_mode() == sandboxes::READ_ONLY;
         let mut open_lists: Vec<Value> = Vec::new();
+        let mut retries = Retries::default();
         for (n, item) in self.items.iter().enumerate() {
             if n == self.before_turn {
                 out.stdout.push(line(json!({"type": events::TURN_STARTED})));
+            }
+            if let Some(message) = retries.of(item) {
+                out.stdout.push(error_line(&message));
+                continue;
             }
             if let Item::FileChange(_) = item {
                 if read_only {
@@ -298,7 +303,12 @@ impl Told {
             .items
             .iter()
             .rposition(|i| matches!(i, Item::AgentMessage(_)));
+        let mut retries = Retries::default();
         for (n, item) in self.items.iter().enumerate() {
+            if let Some(message) = retries.of(item) {
+                out.stderr.push(message);
+                continue;
+            }
             match item {
                 Item::Reasoning(text) if !text.is_empty() => {
                     out.stderr.extend(["thinking".to_owned(), text.clone()])
@@ -356,6 +366,27 @@ impl Told {
     }
 }
 
+/// The retries of a turn's model call, counted as the CLI counts them (`1/5`, `2/5`,
+/// ... for the same call).
+#[derive(Default)]
+struct Retries(u32);
+
+impl Retries {
+    /// The `Reconnecting... n/5 (<reason>)` message of `item`, when it is a retry.
+    fn of(&mut self, item: &Item) -> Option<String> {
+        match item {
+            Item::Reconnect { reason, .. } => {
+                self.0 += 1;
+                Some(messages::reconnecting(self.0, reason))
+            }
+            _ => {
+                self.0 = 0;
+                None
+            }
+        }
+    }
+}
+
 /// A failure's message, whether the CLI retries it five times, and the partial
 /// message each try tells again (a cut stream).
 pub fn ending(failure: &Failure, model: &str) -> (String, bool, Option<String>) {
@@ -390,6 +421,8 @@ fn item_lines(id: &str, item: &Item) -> Vec<(&'static str, Value)> {
         Item::Reasoning(text) => done(json!({"id": id, "type": items::REASONING, "text": text})),
         Item::AgentMessage(text) => done(json!({"id": id, "type": items::AGENT_MESSAGE, "text": text})),
         Item::Warning(message) => done(json!({"id": id, "type": items::ERROR, "message": message})),
+        // Not an item: a top-level `error` line ([`Retries`]).
+        Item::Reconnect { .. } => Vec::new(),
         Item::Command(command) => command_lines(id, command),
         Item::FileChange(change) => {
             let changes: Vec<Value> = change

@@ -38,3 +38,5 @@ pub use session::{default_session, Session};
 mod app_server_tests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod verdict_tests;

@@ -93,6 +93,16 @@ pub enum Item {
     TodoList(Vec<(String, bool)>),
     /// A warning the CLI shows as an `error` item (configuration, deprecation).
     Warning(String),
+    /// A model call that failed and is retried, the turn going on: the exec stream's
+    /// top-level `error` `Reconnecting... n/5 (<reason>)` (not an item), app-server's
+    /// `error` notification with `willRetry: true` (observed, 0.163.0, an HTTP 429
+    /// once: the turn then completes).
+    Reconnect {
+        /// Why (`exceeded retry limit, last status: 429 Too Many Requests`).
+        reason: String,
+        /// The HTTP status that failed, if one did (app-server's `codexErrorInfo`).
+        http_status: Option<u16>,
+    },
     /// An item of a type no SDK knows, written as is (its `id` is set).
     Unknown(Value),
 }

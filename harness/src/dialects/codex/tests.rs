@@ -449,3 +449,35 @@ fn a_read_only_sandbox_rejects_the_patch_without_an_item() {
         ["ERROR codex_core::tools::router: error=patch rejected: writing is blocked by read-only sandbox; rejected by user approval settings"]
     );
 }
+
+/// `reconnect-then-ok`, as 0.163.0 wrote it with the API answering 429 once and then
+/// a text (observed): the retry's `error` line right after `turn.started`, no item id
+/// taken, then the turn as without and exit 0.
+#[test]
+fn a_retry_then_the_answer_as_observed() {
+    use super::faults::{parse, Injector, FROM_ENV};
+    let mut session = Session {
+        turns: vec![Turn {
+            items: vec![Item::AgentMessage("Hello.".into())],
+            end: End::Completed,
+            usage: Usage {
+                input_tokens: 10,
+                output_tokens: 5,
+                ..Usage::default()
+            },
+        }],
+    };
+    Injector::new(parse("reconnect-then-ok", FROM_ENV).expect("a preset")).prepare(&mut session);
+    let args = exec_args(&["exec", "--json", "-m", "gpt-5.5"]);
+    let out = play(&session, &args, thread(), None);
+    let expected = [
+        r#"{"type":"thread.started","thread_id":"01a21d00-ede8-7e30-9c0b-291a62274862"}"#,
+        r#"{"type":"turn.started"}"#,
+        r#"{"type":"error","message":"Reconnecting... 1/5 (exceeded retry limit, last status: 429 Too Many Requests)"}"#,
+        r#"{"type":"item.completed","item":{"id":"item_0","type":"agent_message","text":"Hello."}}"#,
+        r#"{"type":"turn.completed","usage":{"input_tokens":10,"cached_input_tokens":0,"cache_write_input_tokens":0,"output_tokens":5,"reasoning_output_tokens":0}}"#,
+    ];
+    assert_eq!(out.stdout, expected);
+    assert_eq!(out.exit_code, 0);
+    assert_eq!(out.last_message.as_deref(), Some("Hello."));
+}

@@ -314,7 +314,13 @@ pub mod messages {
 
     /// The `error` line of retry `n` of [`RETRIES`]: `Reconnecting... 2/5 (<reason>)`.
     pub fn reconnecting(n: u32, reason: &str) -> String {
-        format!("Reconnecting... {n}/{RETRIES} ({reason})")
+        format!("{} ({reason})", reconnecting_bare(n))
+    }
+
+    /// App-server's message of retry `n` (the reason in `additionalDetails`):
+    /// `Reconnecting... 1/5` (observed).
+    pub fn reconnecting_bare(n: u32) -> String {
+        format!("Reconnecting... {n}/{RETRIES}")
     }
 
     /// An HTTP status the CLI retries, then ends the turn with (401, 404):
@@ -741,6 +747,11 @@ pub mod rpc {
         pub const BAD_REQUEST: &str = "badRequest";
         /// Anything else (observed for an HTTP 400).
         pub const OTHER: &str = "other";
+        /// A retry's: `{"responseStreamDisconnected":{"httpStatusCode":429}}` (observed
+        /// for an HTTP 429 retried once).
+        pub const RESPONSE_STREAM_DISCONNECTED: &str = "responseStreamDisconnected";
+        /// The HTTP status in [`RESPONSE_STREAM_DISCONNECTED`].
+        pub const HTTP_STATUS_CODE: &str = "httpStatusCode";
     }
 
     /// The `"type":"unknown"` of a command's `commandActions` entry.

@@ -50,6 +50,7 @@ pub fn app_server_faults() -> Vec<(String, String)> {
         ("rate-limited", "rate-limited".into()),
         ("turn-failed", "turn-failed".into()),
         ("stream-cut", "stream-cut".into()),
+        ("reconnect-then-ok", "reconnect-then-ok".into()),
         ("exit-1@command", format!("exit:code=1,at={command}")),
         (
             "signal-kill@agent-message",
@@ -151,6 +152,10 @@ impl Dialect for CodexAppServer {
     fn writes_unknown(&self, case: &Case) -> bool {
         parse_app_server(&case.faults, APP_SERVER_FROM_ENV)
             .is_ok_and(|faults| crate::faults::lines::writes_unknown(&faults))
+    }
+
+    fn unknown_told(&self) -> &'static str {
+        "a notification of an unknown method or an item of an unknown type"
     }
 
     fn unknown_words(&self) -> &'static [&'static str] {
@@ -306,6 +311,7 @@ mod tests {
                     label,
                     "clean"
                         | "approval"
+                        | "reconnect-then-ok"
                         | "unknown-notification"
                         | "unknown-item"
                         | "malformed"

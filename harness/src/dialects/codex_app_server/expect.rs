@@ -300,8 +300,7 @@ mod tests {
 
     /// The player's telling of each real recording's session, to the careful client
     /// (the approval recording asked, as `untrusted` asks), is the real server's
-    /// conversation but the usage and rate limits the real server reports after each
-    /// model call inside a turn (the session model has a turn's usage only).
+    /// conversation, the usage and rate limits after each model call included.
     #[test]
     fn the_player_tells_a_real_recording_s_session_as_the_real_server_did() {
         let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../cassettes/codex-app-server/");
@@ -315,19 +314,35 @@ mod tests {
                 _ => None,
             }));
             let recording = crate::dialects::codex::recording::Recording::open(&path).expect("opens");
-            let mut recorded = labels(recording.stdout.iter().map(Vec::as_slice));
-            let (usage, limits) = (
-                notifications::TOKEN_USAGE_UPDATED,
-                notifications::RATE_LIMITS_UPDATED,
-            );
-            let last = recorded.iter().rposition(|l| l == usage);
-            let mut n = 0;
-            recorded.retain(|l| {
-                n += 1;
-                let mid = last.is_some_and(|last| n - 1 < last);
-                !(mid && (l == usage || l == limits))
-            });
+            let recorded = labels(recording.stdout.iter().map(Vec::as_slice));
             assert_eq!(played, recorded, "{name}");
+            // Each call's usage as recorded (the recordings' calls used the same).
+            let usage = |lines: Vec<&[u8]>| -> Vec<Value> {
+                lines
+                    .into_iter()
+                    .filter_map(|l| serde_json::from_slice::<Value>(l).ok())
+                    .filter(|v| v["method"] == notifications::TOKEN_USAGE_UPDATED)
+                    .map(|v| {
+                        json!([
+                            v["params"]["tokenUsage"]["total"],
+                            v["params"]["tokenUsage"]["last"]
+                        ])
+                    })
+                    .collect()
+            };
+            let played = usage(
+                outs.iter()
+                    .filter_map(|o| match o {
+                        Out::Line(line) => Some(line.as_slice()),
+                        _ => None,
+                    })
+                    .collect(),
+            );
+            assert_eq!(
+                played,
+                usage(recording.stdout.iter().map(Vec::as_slice).collect()),
+                "{name}"
+            );
         }
     }
 

@@ -77,7 +77,8 @@ pub fn session_of<'a>(lines: impl IntoIterator<Item = &'a [u8]>) -> Session {
             }
             Some(notifications::TOKEN_USAGE_UPDATED) => {
                 if let Some(turn) = turn.as_mut() {
-                    turn.usage = usage_of(&params["tokenUsage"]["last"]);
+                    // One a model call: the turn used them all.
+                    turn.usage += usage_of(&params["tokenUsage"]["last"]);
                 }
             }
             Some(notifications::TURN_COMPLETED) => {

@@ -221,6 +221,10 @@ impl Dialect for Gemini {
             && parse(&case.faults, FROM_ENV).is_ok_and(|faults| writes_unknown(&faults))
     }
 
+    fn unknown_told(&self) -> &'static str {
+        "an event of an unknown type"
+    }
+
     fn unknown_words(&self) -> &'static [&'static str] {
         &[super::wire::undocumented::EVENT]
     }

@@ -90,6 +90,7 @@ pub fn run(argv: &[String]) -> Exit {
     let exit = match args::parse(argv) {
         Err(message) => {
             eprintln!("{message}");
+            entry.rejected = Some(message);
             Exit::Code(exit_codes::AGENT_ERROR)
         }
         Ok(args) if args.version => print(&format!("{VERSION} (Claude Code)\n")),

@@ -132,6 +132,7 @@ pub fn run(
             pending: VecDeque::new(),
             queued: 0,
             asked: None,
+            replaying: script.is_some(),
         };
         let ended = match script {
             Some(script) => server.replay(script).await,
@@ -239,6 +240,14 @@ fn answer_id(line: &[u8], ids: &[(String, Value)]) -> Option<Vec<u8>> {
     Some(text.replacen(&needle, &format!("\"id\":{live}"), 1).into_bytes())
 }
 
+/// Whether the client's `line` is a `turn/interrupt` request.
+fn is_interrupt(line: &[u8]) -> bool {
+    serde_json::from_slice::<Value>(line).is_ok_and(|value| {
+        value.get("method").and_then(Value::as_str)
+            == Some(harness::dialects::codex::wire::rpc::methods::TURN_INTERRUPT)
+    })
+}
+
 /// A wait listens to the client: whatever comes ends it.
 struct Client<'a> {
     inbox: &'a mut inbox::Inbox<Event>,
@@ -289,6 +298,9 @@ struct Server<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> {
     queued: usize,
     /// The request waited on: its id, method, and when it went.
     asked: Option<(i64, String, Instant)>,
+    /// A recording is replayed as a script (a stall does not listen for an interrupt:
+    /// the script cannot end its turn).
+    replaying: bool,
 }
 
 impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
@@ -566,12 +578,18 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
             }
             Out::Stall(duration) => {
                 self.output.flush().await?;
-                self.output
-                    .perform(Frame::Stall {
-                        at: Duration::ZERO,
-                        duration,
-                    })
-                    .await?;
+                if self.replaying {
+                    self.output
+                        .perform(Frame::Stall {
+                            at: Duration::ZERO,
+                            duration,
+                        })
+                        .await?;
+                } else if self.stall(duration).await? {
+                    // The rest of the stalled line's turn is not told: the client
+                    // interrupted it.
+                    return Ok(true);
+                }
             }
             Out::End(exit) => {
                 self.ended = Some(exit);
@@ -579,6 +597,38 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
             }
         }
         Ok(false)
+    }
+
+    /// Stalls for `duration` (`None`: for ever), still reading the client, as the real
+    /// server does while the model is silent: what the client sends is kept, to be
+    /// handled after, and a `turn/interrupt` ends the stall (the real 0.163.0, its
+    /// model stream stalled, answers it and ends the turn `interrupted`: observed).
+    /// `true` when the client interrupted a turn under way: the stalled line is not
+    /// written, the interrupt ends the turn. A turn whose end is already told (a stall
+    /// at `turn/completed`) ends as told, the line written at once, then the answer.
+    async fn stall(&mut self, duration: Option<Duration>) -> Result<bool, Stop> {
+        // A consumer that closed stdout waits for nothing more.
+        if self.output.stdout_closed_at().is_some() {
+            return Ok(false);
+        }
+        let due = duration.map_or(Duration::MAX, |d| self.output.elapsed().saturating_add(d));
+        loop {
+            let mut client = Client {
+                inbox: &mut self.inbox,
+                eof: self.eof
+                    || self.queued >= QUEUED
+                    || self.pending.iter().any(|e| matches!(e, Event::Eof)),
+            };
+            let Some(event) = self.output.wait_until(due, false, &mut client).await? else {
+                return Ok(false);
+            };
+            let interrupts = matches!(&event, Event::Line(line) if is_interrupt(line));
+            self.queued += event.cost();
+            self.pending.push_back(event);
+            if interrupts {
+                return Ok(self.player.in_turn());
+            }
+        }
     }
 
     /// Performs `frame` at `due`; what the client sends before is kept, to be handled

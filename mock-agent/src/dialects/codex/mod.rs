@@ -72,6 +72,7 @@ pub fn run(argv: &[String]) -> Exit {
     let exit = match args::parse(argv) {
         Err(e) => {
             eprint!("{}", e.message);
+            entry.rejected = Some(e.message);
             Exit::Code(e.exit_code)
         }
         Ok(Command::Version) => crate::process::answer(&format!("{VERSION_LINE}\n")),

@@ -82,6 +82,7 @@ pub fn run(argv: &[String]) -> Exit {
     let exit = match args::parse(argv) {
         Err(e) => {
             eprintln!("{e}");
+            entry.rejected = Some(e.to_string());
             Exit::Code(exit_codes::AGENT_ERROR)
         }
         Ok(args) => dispatch(&args, &settings, &mut entry, &mut spooled),

@@ -74,6 +74,7 @@ pub fn run(argv: &[String]) -> Exit {
     let exit = match command {
         Err(e) => {
             eprint!("{}", e.message);
+            entry.rejected = Some(e.message);
             Exit::Code(e.exit_code)
         }
         Ok(Command::Version) => crate::process::answer(&format!("{VERSION}\n")),

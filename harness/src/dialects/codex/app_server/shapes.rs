@@ -4,7 +4,8 @@
 use serde_json::{json, Value};
 
 use super::super::session::{Failure, Item, Usage};
-use super::super::wire::rpc::{error_info, status};
+use super::super::wire::rpc::{error_info, notifications, status};
+use super::super::wire::CONTEXT_WINDOW;
 
 /// A client's decision about a held item.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -114,4 +115,68 @@ pub(super) fn error(id: &Value, code: i64, message: &str) -> Vec<u8> {
 
 pub(super) fn to_line(value: &Value) -> Vec<u8> {
     serde_json::to_vec(value).unwrap_or_default()
+}
+
+/// How many model calls a turn of `items` takes, and after which item each but the
+/// last ends: a tool's output goes back to the model in a call of its own, so a call
+/// that asked for a tool (a command, a patch, an MCP tool) ends after it when more
+/// follows (observed: `thread/tokenUsage/updated` after the command's `item/completed`).
+pub(super) fn call_ends(items: &[Item]) -> Vec<bool> {
+    items
+        .iter()
+        .enumerate()
+        .map(|(n, item)| {
+            matches!(
+                item,
+                Item::Command(_) | Item::FileChange(_) | Item::McpToolCall { .. }
+            ) && n + 1 < items.len()
+        })
+        .collect()
+}
+
+/// How many model calls a turn of `items` takes.
+pub(super) fn model_calls(items: &[Item]) -> usize {
+    1 + call_ends(items).iter().filter(|&&ends| ends).count()
+}
+
+/// A turn's `usage` shared among its `calls` model calls (at least one): even shares,
+/// what does not divide evenly in the last.
+pub(super) fn per_call(usage: Usage, calls: usize) -> Vec<Usage> {
+    let calls = calls.max(1);
+    let k = u64::try_from(calls).unwrap_or(u64::MAX);
+    let share = |total: u64| total / k;
+    let even = Usage {
+        input_tokens: share(usage.input_tokens),
+        cached_input_tokens: share(usage.cached_input_tokens),
+        cache_write_input_tokens: share(usage.cache_write_input_tokens),
+        output_tokens: share(usage.output_tokens),
+        reasoning_output_tokens: share(usage.reasoning_output_tokens),
+    };
+    let rest = |total: u64, part: u64| total - part * (k - 1);
+    let last = Usage {
+        input_tokens: rest(usage.input_tokens, even.input_tokens),
+        cached_input_tokens: rest(usage.cached_input_tokens, even.cached_input_tokens),
+        cache_write_input_tokens: rest(usage.cache_write_input_tokens, even.cache_write_input_tokens),
+        output_tokens: rest(usage.output_tokens, even.output_tokens),
+        reasoning_output_tokens: rest(usage.reasoning_output_tokens, even.reasoning_output_tokens),
+    };
+    let mut shares = vec![even; calls - 1];
+    shares.push(last);
+    shares
+}
+
+/// `thread/tokenUsage/updated`'s params: the thread's running `total`, the call's
+/// usage as `last`.
+pub(super) fn token_usage(thread: &str, turn: &str, total: &Usage, last: &Usage) -> Value {
+    json!({"threadId": thread, "turnId": turn, "tokenUsage": {"total": usage_v2(total),
+        "last": usage_v2(last), "modelContextWindow": CONTEXT_WINDOW}})
+}
+
+/// `account/rateLimits/updated`, after each model call's usage.
+pub(super) fn rate_limits() -> super::Step {
+    super::Step::Note(
+        notifications::RATE_LIMITS_UPDATED,
+        json!({"rateLimits": {"limitId": "codex", "limitName": null, "primary": null,
+            "secondary": null, "credits": null, "planType": null}}),
+    )
 }

@@ -107,6 +107,13 @@ pub const CATALOGUE: &[Described] = &[
         "stream-cut",
     )
     .preset(),
+    e(
+        "reconnect-then-ok",
+        "",
+        "preset: the API answers 429 once, then the turn goes on: an `error` line `Reconnecting... 1/5 (exceeded retry limit, last status: 429 Too Many Requests)` after `turn.started`, then the turn as without, `turn.completed`, exit 0 (not a failure)",
+        "reconnect-then-ok",
+    )
+    .preset(),
 ];
 
 /// `codex app-server`'s faults and presets (the `codex-app-server` section), in
@@ -216,6 +223,13 @@ pub const APP_SERVER_CATALOGUE: &[Described] = &[
         "",
         "preset: the model's stream ends before its last message completes: five retries, then `error` and a failed `turn/completed`",
         "stream-cut",
+    )
+    .preset(),
+    e(
+        "reconnect-then-ok",
+        "",
+        "preset: the API answers 429 once, then the turn goes on: an `error` notification `Reconnecting... 1/5` with `willRetry: true` after the user message, then the turn as without, `turn/completed` `completed` (not a failure)",
+        "reconnect-then-ok",
     )
     .preset(),
 ];

@@ -114,9 +114,12 @@ impl Injector {
     /// Whether a preset is among the faults (a recording is then played from its
     /// session, not replayed line by line).
     pub fn has_preset(&self) -> bool {
-        self.faults()
-            .iter()
-            .any(|(f, _)| matches!(f, CodexFault::Ending(_) | CodexFault::Approval))
+        self.faults().iter().any(|(f, _)| {
+            matches!(
+                f,
+                CodexFault::Ending(_) | CodexFault::Approval | CodexFault::ReconnectThenOk
+            )
+        })
     }
 
     /// The presets: every turn of `session` ends as they say. A failed login, a rate
@@ -125,6 +128,19 @@ impl Injector {
     /// the one that would have said the final message.
     pub fn prepare(&mut self, session: &mut Session) {
         for (fault, acted) in self.faults_mut() {
+            if let CodexFault::ReconnectThenOk = fault {
+                *acted = true;
+                for turn in &mut session.turns {
+                    turn.items.insert(
+                        0,
+                        Item::Reconnect {
+                            reason: super::wire::messages::RATE_LIMITED.to_owned(),
+                            http_status: Some(429),
+                        },
+                    );
+                }
+                continue;
+            }
             let CodexFault::Ending(ending) = fault else {
                 continue;
             };

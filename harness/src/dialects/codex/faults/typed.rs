@@ -48,6 +48,9 @@ pub enum CodexFault {
     Ending(Ending),
     /// `approval` (app-server): every command and patch asks, whatever the policy.
     Approval,
+    /// `reconnect-then-ok`: every turn's first model call answers HTTP 429 once, is
+    /// retried, and the turn goes on as it would.
+    ReconnectThenOk,
 }
 
 impl CodexFault {
@@ -61,6 +64,7 @@ impl CodexFault {
             CodexFault::Ending(Ending::TurnFailed(_)) => "turn-failed",
             CodexFault::Ending(Ending::StreamCut) => "stream-cut",
             CodexFault::Approval => "approval",
+            CodexFault::ReconnectThenOk => "reconnect-then-ok",
         }
     }
 
@@ -68,7 +72,7 @@ impl CodexFault {
     pub fn place(&self) -> Option<&Place> {
         match self {
             CodexFault::Line(fault) => Some(fault.place()),
-            CodexFault::Ending(_) | CodexFault::Approval => None,
+            CodexFault::Ending(_) | CodexFault::Approval | CodexFault::ReconnectThenOk => None,
         }
     }
 }
@@ -185,6 +189,7 @@ fn build(entry: &Described, args: &mut Args<'_>) -> Result<Vec<CodexFault>, Diag
         )),
         "stream-cut" => CodexFault::Ending(Ending::StreamCut),
         "approval" => CodexFault::Approval,
+        "reconnect-then-ok" => CodexFault::ReconnectThenOk,
         other => return Err(args.err(column, CodexFault::unknown(other))),
     };
     Ok(vec![fault])
