@@ -135,6 +135,7 @@ const CONSUMERS: &[Consumers] = &[
         planted: &[
             ("codex_error_as_success.py", "/turn-failed", "reports-failure"),
             ("codex_crashes_on_unknown.py", "/unknown-item", "ignores-unknown"),
+            ("codex_silent_on_unreadable.py", "/malformed", "reports-success"),
         ],
     },
     Consumers {

@@ -5,7 +5,7 @@
 //! | `ends` | the consumer ends within its time limit (no hang) |
 //! | `no-crash` | it does not die by a signal, nor of an uncaught exception (a Rust panic, a Python traceback or a Node.js stack as the end of its stderr, with a non-zero exit) |
 //! | `reports-failure` | when the agent failed, it says so: a non-zero exit (or the user's predicate) |
-//! | `reports-success` | when the agent succeeded, it exits 0 and prints the answer (or the user's predicate) |
+//! | `reports-success` | when the agent succeeded, it exits 0 and prints the answer (or the user's predicate); where a fault breaks what an SDK can read and either conclusion is right, a consumer that exits 0 shows the answer, not nothing |
 //! | `no-leftover` | it leaves no process running (a mock it did not wait for) |
 //! | `reads-to-end` | print mode: when the agent succeeded, it read the agent's stdout to the end (the mock's writes never hit a closed pipe) |
 //! | `answers-requests` | server mode and Claude Code: every request of the agent's (ACP: permission, fs, terminal, `cursor/ask_question`; Claude: `can_use_tool`, hooks) gets a response |
@@ -461,6 +461,30 @@ impl Properties {
         let failed = Expectation::Failure;
         let expect = if refusal.is_some() { &failed } else { &case.expect };
         match expect {
+            // Either conclusion is right where the SDK cannot read the run; a success
+            // that shows nothing of the answer is neither.
+            Expectation::Success { answer }
+                if !judged && ended && self.success.is_none() && self.checks(Property::ReportsSuccess) =>
+            {
+                let reported_failure = match &self.failure {
+                    Some(predicate) => predicate(outcome),
+                    None => !matches!(outcome.status, Status::Exited(0)),
+                };
+                let shown = case
+                    .dialect
+                    .shown_text(&String::from_utf8_lossy(&outcome.stdout), &case.faults);
+                if !reported_failure && shown.trim().is_empty() && !answer.trim().is_empty() {
+                    verdict(
+                        Property::ReportsSuccess,
+                        Err(
+                            "the consumer exited 0, so it took the run for a success, but it showed \
+                             nothing of the answer: a run its SDK cannot read is a failure to report, \
+                             or an answer to show"
+                                .into(),
+                        ),
+                    );
+                }
+            }
             _ if !judged => {}
             Expectation::Failure => {
                 let reported_failure = || match &self.failure {
