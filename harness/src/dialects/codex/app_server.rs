@@ -21,7 +21,7 @@ use serde_json::{json, Value};
 
 mod shapes;
 
-use shapes::{answer, completed, error, info_of, to_line, turn_json, usage_v2, Decision};
+use shapes::{answer, completed, error, info_of, retry_info_of, to_line, turn_json, usage_v2, Decision};
 
 use super::exec::ending;
 use super::session::{uuid_v7, Command, End, FileChange, Item, Session, Turn, Usage};
@@ -292,6 +292,7 @@ impl Player {
                 json!({"summary": BUBBLEWRAP_WARNING, "details": null}),
             );
             reply.lines.push(warning);
+            reply.stderr.push(stderr::bubblewrap_error(self.now_ms));
         }
         let installation = self.uuid();
         let status = self.note(
@@ -375,7 +376,9 @@ impl Player {
         };
         json!({"thread": self.thread_json(n), "model": thread.model, "approvalPolicy": thread.policy,
             "approvalsReviewer": REVIEWER_USER, "sandbox": sandbox, "reasoningEffort": null,
-            "modelProvider": PROVIDER, "cwd": thread.cwd})
+            "modelProvider": PROVIDER, "cwd": thread.cwd, "serviceTier": null, "disabledPluginIds": [],
+            "runtimeWorkspaceRoots": [thread.cwd], "instructionSources": [], "activePermissionProfile": null,
+            "multiAgentMode": "explicitRequestOnly"})
     }
 
     fn thread_json(&self, n: usize) -> Value {
@@ -385,7 +388,13 @@ impl Player {
         json!({"id": thread.id, "sessionId": thread.id, "preview": "", "ephemeral": false,
             "modelProvider": PROVIDER, "model": thread.model, "status": {"type": thread_status::IDLE},
             "path": path, "cwd": thread.cwd, "cliVersion": VERSION, "originator": originator,
-            "source": "vscode", "turns": [], "createdAt": thread.created_s, "updatedAt": self.now_ms / 1000})
+            "source": "vscode", "turns": [], "createdAt": thread.created_s, "updatedAt": self.now_ms / 1000,
+            // Observed by drift (0.163.0): the same, with these (null unless set).
+            "environments": [{"environmentId": ENVIRONMENT_LOCAL, "cwd": thread.cwd, "runtimeWorkspaceRoots": [thread.cwd]}],
+            "extra": null, "forkedFromId": null, "parentThreadId": null, "section": null, "sectionEnteredAt": null,
+            "projectId": null, "historyMode": "paginated", "reasoningEffort": null, "recencyAt": self.now_ms / 1000,
+            "canAcceptDirectInput": true, "threadSource": null, "agentNickname": null, "agentRole": null,
+            "gitInfo": null, "name": null, "daybreakEnabled": null})
     }
 
     fn turn_start(
@@ -531,7 +540,7 @@ impl Player {
                 "phase": null, "memoryCitation": null, "delivery": null, "questions": null})
             }
             Item::Command(command) => json!({"type": items::COMMAND_EXECUTION, "id": format!("call_{n}"),
-                "command": command.shell_line(), "cwd": cwd, "processId": null, "source": SOURCE_AGENT,
+                "pluginId": null, "scriptPath": null, "command": command.shell_line(), "cwd": cwd, "processId": null, "source": SOURCE_AGENT,
                 "status": status::IN_PROGRESS, "commandActions": [{"type": UNKNOWN_ACTION, "command": command.command}],
                 "aggregatedOutput": null, "exitCode": null, "durationMs": null}),
             Item::FileChange(change) => {
@@ -756,25 +765,25 @@ impl Player {
                 ));
                 notes.push((
                     notifications::RATE_LIMITS_UPDATED,
-                    json!({"rateLimits": {"limitId": "codex", "limitName": null, "primary": null,
-                        "secondary": null, "credits": null, "planType": null}}),
-                ));
-                let revision = self.threads[live.thread].turns.to_string();
-                notes.push((
-                    notifications::READ_STATE_CHANGED,
-                    json!({"threadId": thread_id, "readState": {"firstUnread": null, "revision": revision}}),
+                    json!({"rateLimits": {"limitId": "codex", "limitName": null, "normalModelSlug": null,
+                        "primary": null, "secondary": null, "credits": null, "individualLimit": null,
+                        "spendControlReached": null, "planType": null, "rateLimitReachedType": null}}),
                 ));
                 (status::COMPLETED, Value::Null)
             }
             End::Failed(failure) => {
                 let model = self.threads[live.thread].model.clone();
                 let (message, retried, _) = ending(failure, &model);
-                let error = json!({"message": message, "codexErrorInfo": info_of(failure), "additionalDetails": null});
+                let error = json!({"message": message, "codexErrorInfo": info_of(failure), "additionalDetails": null,
+                    "misalignment": null});
                 if retried {
-                    for _ in 0..super::wire::messages::RETRIES {
+                    // Observed (401): `Reconnecting... n/5`, the status in the details.
+                    for n in 1..=super::wire::messages::RETRIES {
+                        let retry = json!({"message": format!("Reconnecting... {n}/{}", super::wire::messages::RETRIES),
+                            "codexErrorInfo": retry_info_of(failure), "additionalDetails": message, "misalignment": null});
                         notes.push((
                             notifications::ERROR,
-                            json!({"error": error, "willRetry": true, "threadId": thread_id, "turnId": live.id}),
+                            json!({"error": retry, "willRetry": true, "threadId": thread_id, "turnId": live.id}),
                         ));
                     }
                 }
@@ -782,15 +791,19 @@ impl Player {
                     notifications::THREAD_STATUS_CHANGED,
                     json!({"threadId": thread_id, "status": {"type": thread_status::SYSTEM_ERROR}}),
                 ));
-                let mut last = error.clone();
-                last["misalignment"] = Value::Null;
                 notes.push((
                     notifications::ERROR,
-                    json!({"error": last, "willRetry": false, "threadId": thread_id, "turnId": live.id}),
+                    json!({"error": error, "willRetry": false, "threadId": thread_id, "turnId": live.id}),
                 ));
                 (status::FAILED, error)
             }
         };
+        // Observed by drift (0.163.0): the turn is unread, whichever way it ended.
+        notes.push((
+            notifications::READ_STATE_CHANGED,
+            json!({"threadId": thread_id, "readState": {"firstUnread": {"type": "turn", "turnId": live.id},
+                "revision": self.revision()}}),
+        ));
         if state != status::FAILED {
             notes.push((
                 notifications::THREAD_STATUS_CHANGED,
@@ -825,6 +838,12 @@ impl Player {
         let mut bytes = [0u8; 16];
         self.rng.fill(&mut bytes);
         uuid::Builder::from_random_bytes(bytes).into_uuid().to_string()
+    }
+
+    /// A read state's revision: a UUID of the seed and the time, drawing nothing.
+    fn revision(&self) -> String {
+        let bits = (u128::from(self.options.seed) << 64) | u128::from(self.now_ms);
+        uuid::Builder::from_random_bytes(bits.to_le_bytes()).into_uuid().to_string()
     }
 
     fn thread_id(&mut self) -> String {
