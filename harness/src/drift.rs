@@ -21,7 +21,7 @@
 //! compared the same way: the server's messages are its lines, a notification or a
 //! request of the server labelled by its kind keys (`method`, and a nested one such as
 //! `params.update.sessionUpdate`), an answer to one of the client's requests by that
-//! request's method, `initialize answer` or `session/new error` (the client marks it
+//! request's method, `answer:initialize` or `error:session/new` (the client marks it
 //! with [`ANSWERS`]).
 //!
 //! Each difference has a key, `CASE LABEL FIELD`; an [`AllowList`] (one entry a line,
@@ -38,7 +38,7 @@ use crate::error::{Diagnostic, ProblemKind};
 use crate::frames::Exit;
 
 /// The member a conversation's client adds to an answer to one of its requests: that
-/// request's method. Such a line is labelled `METHOD answer` (or `METHOD error`), and
+/// request's method. Such a line is labelled `answer:METHOD` (or `error:METHOD`), and
 /// the member is not a field.
 pub const ANSWERS: &str = "(answers)";
 
@@ -80,7 +80,7 @@ impl Rules {
         };
         if let Some(method) = object.get(ANSWERS).and_then(Value::as_str) {
             let how = if object.contains_key("error") { "error" } else { "answer" };
-            return format!("{method} {how}");
+            return format!("{how}:{method}");
         }
         let parts: Vec<String> = self
             .kind_keys
@@ -710,16 +710,16 @@ mod tests {
         let update = json!({"method": "session/update", "params": {"update": {"sessionUpdate": "tool_call"}}});
         assert_eq!(ACP.label(&update), "session/update/tool_call");
         let answer = json!({"id": 1, "result": {"sessionId": "s"}, ANSWERS: "session/new"});
-        assert_eq!(ACP.label(&answer), "session/new answer");
+        assert_eq!(ACP.label(&answer), "answer:session/new");
         let error = json!({"id": 2, "error": {"code": -32603}, ANSWERS: "session/prompt"});
-        assert_eq!(ACP.label(&error), "session/prompt error");
+        assert_eq!(ACP.label(&error), "error:session/prompt");
         // The mark is not a field: the same answer without it has the same fields.
         let real = Run { lines: vec![answer.clone()], not_json: 0, ending: Ending { exit: None, stderr_first: None } };
         let mut stand_in = real.clone();
         stand_in.lines[0]["result"]["sessionId"] = json!(7);
         let found = compare("c", &real, &stand_in, &ACP);
-        assert_eq!(found.iter().map(Difference::key).collect::<Vec<_>>(), ["c session/new answer result.sessionId"]);
-        assert!(!schema(&real, &ACP)["session/new answer"].paths.contains_key(ANSWERS));
+        assert_eq!(found.iter().map(Difference::key).collect::<Vec<_>>(), ["c answer:session/new result.sessionId"]);
+        assert!(!schema(&real, &ACP)["answer:session/new"].paths.contains_key(ANSWERS));
     }
 
     #[test]

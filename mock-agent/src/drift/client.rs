@@ -12,7 +12,7 @@
 //!
 //! What it keeps is what the server wrote, a message a line, each answer to one of its
 //! requests marked with that request's method ([`harness::drift::ANSWERS`]) so that
-//! drift compares `initialize answer` with `initialize answer`.
+//! drift compares `answer:initialize` with `answer:initialize`.
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
