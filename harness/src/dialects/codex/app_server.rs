@@ -374,10 +374,11 @@ impl Player {
                 "networkAccess": false, "excludeTmpdirEnvVar": false, "excludeSlashTmp": false}),
             kind => json!({"type": kind}),
         };
-        json!({"thread": self.thread_json(n), "model": thread.model, "approvalPolicy": thread.policy,
-            "approvalsReviewer": REVIEWER_USER, "sandbox": sandbox, "reasoningEffort": null,
-            "modelProvider": PROVIDER, "cwd": thread.cwd, "serviceTier": null, "disabledPluginIds": [],
-            "runtimeWorkspaceRoots": [thread.cwd], "instructionSources": [], "activePermissionProfile": null,
+        // The keys in 0.163.0's order (observed by drift).
+        json!({"thread": self.thread_json(n), "model": thread.model, "modelProvider": PROVIDER,
+            "serviceTier": null, "disabledPluginIds": [], "cwd": thread.cwd, "runtimeWorkspaceRoots": [thread.cwd],
+            "instructionSources": [], "approvalPolicy": thread.policy, "approvalsReviewer": REVIEWER_USER,
+            "sandbox": sandbox, "activePermissionProfile": null, "reasoningEffort": null,
             "multiAgentMode": "explicitRequestOnly"})
     }
 
@@ -385,16 +386,16 @@ impl Player {
         let thread = &self.threads[n];
         let path = format!("{}/sessions/rollout-{}.jsonl", self.options.codex_home, thread.id);
         let originator = self.client.as_ref().map(|c| c.0.clone()).unwrap_or_default();
-        json!({"id": thread.id, "sessionId": thread.id, "preview": "", "ephemeral": false,
-            "modelProvider": PROVIDER, "model": thread.model, "status": {"type": thread_status::IDLE},
-            "path": path, "cwd": thread.cwd, "cliVersion": VERSION, "originator": originator,
-            "source": "vscode", "turns": [], "createdAt": thread.created_s, "updatedAt": self.now_ms / 1000,
-            // Observed by drift (0.163.0): the same, with these (null unless set).
-            "environments": [{"environmentId": ENVIRONMENT_LOCAL, "cwd": thread.cwd, "runtimeWorkspaceRoots": [thread.cwd]}],
-            "extra": null, "forkedFromId": null, "parentThreadId": null, "section": null, "sectionEnteredAt": null,
-            "projectId": null, "historyMode": "paginated", "reasoningEffort": null, "recencyAt": self.now_ms / 1000,
+        // The keys in 0.163.0's order (observed by drift).
+        let environment = json!({"environmentId": ENVIRONMENT_LOCAL, "cwd": thread.cwd, "runtimeWorkspaceRoots": [thread.cwd]});
+        json!({"id": thread.id, "environments": [environment], "extra": null, "sessionId": thread.id,
+            "forkedFromId": null, "parentThreadId": null, "preview": "", "ephemeral": false, "section": null,
+            "sectionEnteredAt": null, "projectId": null, "historyMode": "paginated", "modelProvider": PROVIDER,
+            "model": thread.model, "reasoningEffort": null, "createdAt": thread.created_s,
+            "updatedAt": self.now_ms / 1000, "recencyAt": self.now_ms / 1000, "status": {"type": thread_status::IDLE},
+            "path": path, "cwd": thread.cwd, "cliVersion": VERSION, "originator": originator, "source": "vscode",
             "canAcceptDirectInput": true, "threadSource": null, "agentNickname": null, "agentRole": null,
-            "gitInfo": null, "name": null, "daybreakEnabled": null})
+            "gitInfo": null, "name": null, "daybreakEnabled": null, "turns": []})
     }
 
     fn turn_start(
@@ -798,12 +799,15 @@ impl Player {
                 (status::FAILED, error)
             }
         };
-        // Observed by drift (0.163.0): the turn is unread, whichever way it ended.
-        notes.push((
-            notifications::READ_STATE_CHANGED,
-            json!({"threadId": thread_id, "readState": {"firstUnread": {"type": "turn", "turnId": live.id},
-                "revision": self.revision()}}),
-        ));
+        // Observed by drift (0.163.0): the turn is unread once it completed or failed (an
+        // interrupted turn was not seen).
+        if state != status::INTERRUPTED {
+            notes.push((
+                notifications::READ_STATE_CHANGED,
+                json!({"threadId": thread_id, "readState": {"firstUnread": {"type": "turn", "turnId": live.id},
+                    "revision": self.revision()}}),
+            ));
+        }
         if state != status::FAILED {
             notes.push((
                 notifications::THREAD_STATUS_CHANGED,
