@@ -247,7 +247,7 @@ impl Drift for CodexAppServerDrift {
         Curated {
             scenario: "approved",
             invocation: "sdk",
-            path: "cassettes/codex/real-app-server.cassette",
+            path: "cassettes/codex-app-server/real-drift-approved.cassette",
         }
     }
 

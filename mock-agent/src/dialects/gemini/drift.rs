@@ -177,7 +177,7 @@ impl Drift for GeminiAcpDrift {
         Curated {
             scenario: "permission",
             invocation: "acp",
-            path: "cassettes/gemini/real-acp.cassette",
+            path: "cassettes/gemini-acp/real-drift-permission.cassette",
         }
     }
 
