@@ -321,12 +321,10 @@ exit 3
 
     #[test]
     fn it_sends_in_turn_captures_answers_by_rule_and_closes_stdin_at_the_turn_s_end() {
-        let dir = tempfile::tempdir().unwrap();
         let mut cmd = Command::new("sh");
         cmd.args(["-c", SERVER]);
         let answers = vec![("ask".to_owned(), json!({"outcome": "deny"}))];
         let run = converse(cmd, &script(), &answers, "/w").expect("runs");
-        let _ = dir;
         let methods: Vec<String> = run
             .lines
             .iter()
@@ -344,12 +342,13 @@ exit 3
         );
         assert_eq!(run.not_json, 1);
         assert_eq!(run.ending.exit, Some(Exit::Code(3)));
-        // What the server read: the captured id and cwd filled in, the scenario's rule
-        // before the script's, -32601 for a request no rule names, jsonrpc echoed.
+        // The first thing the server read (on its stderr): the first request.
         let read = run.ending.stderr_first.expect("stderr");
         assert_eq!(read, r#"{"id":0,"method":"initialize"}"#);
     }
 
+    /// What the server read: the captured id and cwd filled in, the scenario's rule
+    /// before the script's, -32601 for a request no rule names, jsonrpc echoed.
     #[test]
     fn what_the_server_read_is_filled_in_and_answered_by_rule() {
         let mut cmd = Command::new("sh");
