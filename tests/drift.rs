@@ -100,9 +100,17 @@ fn assert_drift_at_the_pinned_version(row: &Pinned) {
         String::from_utf8_lossy(&output.stdout),
         String::from_utf8_lossy(&output.stderr),
     );
-    assert_eq!(output.status.code(), Some(0), "{}: {stdout}\n{stderr}", row.dialect);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}: {stdout}\n{stderr}",
+        row.dialect
+    );
     assert!(!stdout.contains("NEW"), "{stdout}");
-    assert!(stdout.is_empty() || stdout.starts_with("CASE "), "the table: {stdout}");
+    assert!(
+        stdout.is_empty() || stdout.starts_with("CASE "),
+        "the table: {stdout}"
+    );
     assert!(stderr.contains(", 0 not in the allow-list"), "{stderr}");
     assert!(stderr.contains(&format!("({})", row.version)), "{stderr}");
     assert!(
@@ -216,7 +224,14 @@ fn a_stand_in_that_changes_an_exit_code_makes_drift_fail() {
             return;
         };
         let output = mock_std()
-            .args(["drift", "--dialect", broken.dialect, "--scenario", broken.scenario, "--real"])
+            .args([
+                "drift",
+                "--dialect",
+                broken.dialect,
+                "--scenario",
+                broken.scenario,
+                "--real",
+            ])
             .arg(&cli)
             .env("MOCK_AGENT_FAULTS", broken.faults)
             .output()
@@ -459,12 +474,22 @@ fn drift_s_own_errors_say_what_to_do() {
         ("gemini-acp", "text, permission, http-401"),
     ] {
         let unknown = mock_std()
-            .args(["drift", "--dialect", dialect, "--real", "/bin/sh", "--scenario", "nope"])
+            .args([
+                "drift",
+                "--dialect",
+                dialect,
+                "--real",
+                "/bin/sh",
+                "--scenario",
+                "nope",
+            ])
             .output()
             .unwrap();
         let stderr = String::from_utf8_lossy(&unknown.stderr);
         assert!(
-            stderr.contains(&format!("`nope` is not a scenario of {dialect}; use one of {names}")),
+            stderr.contains(&format!(
+                "`nope` is not a scenario of {dialect}; use one of {names}"
+            )),
             "{stderr}"
         );
     }

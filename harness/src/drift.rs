@@ -79,7 +79,11 @@ impl Rules {
             return "(not an object)".to_owned();
         };
         if let Some(method) = object.get(ANSWERS).and_then(Value::as_str) {
-            let how = if object.contains_key("error") { "error" } else { "answer" };
+            let how = if object.contains_key("error") {
+                "error"
+            } else {
+                "answer"
+            };
             return format!("{how}:{method}");
         }
         let parts: Vec<String> = self
@@ -707,19 +711,32 @@ mod tests {
             values: &[],
             maps: &[],
         };
-        let update = json!({"method": "session/update", "params": {"update": {"sessionUpdate": "tool_call"}}});
+        let update =
+            json!({"method": "session/update", "params": {"update": {"sessionUpdate": "tool_call"}}});
         assert_eq!(ACP.label(&update), "session/update/tool_call");
         let answer = json!({"id": 1, "result": {"sessionId": "s"}, ANSWERS: "session/new"});
         assert_eq!(ACP.label(&answer), "answer:session/new");
         let error = json!({"id": 2, "error": {"code": -32603}, ANSWERS: "session/prompt"});
         assert_eq!(ACP.label(&error), "error:session/prompt");
         // The mark is not a field: the same answer without it has the same fields.
-        let real = Run { lines: vec![answer.clone()], not_json: 0, ending: Ending { exit: None, stderr_first: None } };
+        let real = Run {
+            lines: vec![answer.clone()],
+            not_json: 0,
+            ending: Ending {
+                exit: None,
+                stderr_first: None,
+            },
+        };
         let mut stand_in = real.clone();
         stand_in.lines[0]["result"]["sessionId"] = json!(7);
         let found = compare("c", &real, &stand_in, &ACP);
-        assert_eq!(found.iter().map(Difference::key).collect::<Vec<_>>(), ["c answer:session/new result.sessionId"]);
-        assert!(!schema(&real, &ACP)["answer:session/new"].paths.contains_key(ANSWERS));
+        assert_eq!(
+            found.iter().map(Difference::key).collect::<Vec<_>>(),
+            ["c answer:session/new result.sessionId"]
+        );
+        assert!(!schema(&real, &ACP)["answer:session/new"]
+            .paths
+            .contains_key(ANSWERS));
     }
 
     #[test]

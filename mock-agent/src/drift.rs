@@ -129,7 +129,12 @@ pub struct Invocation {
 
 impl Invocation {
     /// A one-way invocation: `argv`, `stdin` written and closed, `env`.
-    pub fn new(name: &'static str, argv: &[&str], stdin: &[u8], env: &[(&'static str, &'static str)]) -> Self {
+    pub fn new(
+        name: &'static str,
+        argv: &[&str],
+        stdin: &[u8],
+        env: &[(&'static str, &'static str)],
+    ) -> Self {
         Invocation {
             name,
             argv: owned(argv),
@@ -349,7 +354,12 @@ pub fn run_stand_in(
 }
 
 /// Runs `cmd` as the invocation says: driven by its client, or with its stdin.
-fn run_case(cmd: Command, scenario: &Scenario, invocation: &Invocation, scratch: &Scratch) -> Result<Run, DriftError> {
+fn run_case(
+    cmd: Command,
+    scenario: &Scenario,
+    invocation: &Invocation,
+    scratch: &Scratch,
+) -> Result<Run, DriftError> {
     let Some(script) = &invocation.client else {
         return run(cmd, &invocation.stdin);
     };

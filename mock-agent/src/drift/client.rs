@@ -276,7 +276,9 @@ impl Client<'_> {
             });
         let mut answer = match ruled {
             Some(result) => json!({"id": id, "result": result}),
-            None => json!({"id": id, "error": {"code": METHOD_NOT_FOUND, "message": format!("the drift client does not answer {method}")}}),
+            None => {
+                json!({"id": id, "error": {"code": METHOD_NOT_FOUND, "message": format!("the drift client does not answer {method}")}})
+            }
         };
         if jsonrpc {
             answer["jsonrpc"] = json!("2.0");
@@ -365,7 +367,10 @@ exit 3
             .collect();
         assert_eq!(read[2]["params"]["cwd"], "/w");
         assert_eq!(read[3]["params"]["thread"], "T-9");
-        assert_eq!(read[4], json!({"id": 7, "result": {"outcome": "deny"}, "jsonrpc": "2.0"}));
+        assert_eq!(
+            read[4],
+            json!({"id": 7, "result": {"outcome": "deny"}, "jsonrpc": "2.0"})
+        );
         assert_eq!(read[5]["error"]["code"], METHOD_NOT_FOUND);
         assert_eq!(read.len(), 6);
     }

@@ -847,7 +847,9 @@ impl Player {
     /// A read state's revision: a UUID of the seed and the time, drawing nothing.
     fn revision(&self) -> String {
         let bits = (u128::from(self.options.seed) << 64) | u128::from(self.now_ms);
-        uuid::Builder::from_random_bytes(bits.to_le_bytes()).into_uuid().to_string()
+        uuid::Builder::from_random_bytes(bits.to_le_bytes())
+            .into_uuid()
+            .to_string()
     }
 
     fn thread_id(&mut self) -> String {

@@ -471,7 +471,12 @@ fn a_failed_turn_as_observed() {
     let n = lines.len();
     assert_eq!(
         methods(&lines[n - 4..]),
-        ["thread/status/changed", "error", "thread/readState/changed", "turn/completed"]
+        [
+            "thread/status/changed",
+            "error",
+            "thread/readState/changed",
+            "turn/completed"
+        ]
     );
     assert_eq!(lines[n - 4]["params"]["status"], json!({"type": "systemError"}));
     assert_eq!(

@@ -54,7 +54,12 @@ const SCENARIOS: &[Scenario] = &[
         api::SHELL,
         "",
     ),
-    Scenario::new("http-401", "the API answers 401", api::HTTP_401, "invalid-api-key"),
+    Scenario::new(
+        "http-401",
+        "the API answers 401",
+        api::HTTP_401,
+        "invalid-api-key",
+    ),
     Scenario::new("http-429", "the API answers 429", api::HTTP_429, "rate-limited"),
     Scenario::new(
         "stream-cut",

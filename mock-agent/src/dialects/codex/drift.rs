@@ -173,7 +173,8 @@ const DECLINE: &[(&str, &str)] = &[
 
 /// A shell call of `touch made.txt`, which `untrusted` asks about (`echo` it does
 /// not), then a text.
-const TOUCH: &str = r#"{"steps": [{"text": "I'll make a file.", "tool": {"shell": "touch made.txt"}}, {"text": "Done."}]}"#;
+const TOUCH: &str =
+    r#"{"steps": [{"text": "I'll make a file.", "tool": {"shell": "touch made.txt"}}, {"text": "Done."}]}"#;
 
 const APP_SERVER_SCENARIOS: &[Scenario] = &[
     Scenario::new("text", "one text answer", api::TEXT, ""),
@@ -294,10 +295,20 @@ mod tests {
             _ => panic!("not `codex app-server`"),
         }
         let script = sdk.client.as_ref().expect("a client");
-        let methods: Vec<&str> = script.messages.iter().filter_map(|m| m["method"].as_str()).collect();
-        assert_eq!(methods, ["initialize", "initialized", "thread/start", "turn/start"]);
+        let methods: Vec<&str> = script
+            .messages
+            .iter()
+            .filter_map(|m| m["method"].as_str())
+            .collect();
+        assert_eq!(
+            methods,
+            ["initialize", "initialized", "thread/start", "turn/start"]
+        );
         assert_eq!(script.turn_end, Some("turn/completed"));
-        let declined = APP_SERVER_SCENARIOS.iter().find(|s| s.name == "declined").unwrap();
+        let declined = APP_SERVER_SCENARIOS
+            .iter()
+            .find(|s| s.name == "declined")
+            .unwrap();
         assert!(declined.answers.iter().all(|(_, a)| a.contains("decline")));
     }
 }

@@ -170,7 +170,12 @@ impl Drift for GeminiAcpDrift {
             answers: ALLOW_ONCE,
             turn_end: None,
         };
-        vec![Invocation::conversation("acp", &["-m", MODEL, "--acp"], &[], script)]
+        vec![Invocation::conversation(
+            "acp",
+            &["-m", MODEL, "--acp"],
+            &[],
+            script,
+        )]
     }
 
     fn curated(&self) -> Curated {

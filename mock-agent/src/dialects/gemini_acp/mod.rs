@@ -17,9 +17,12 @@ use crate::record::Recorded;
 /// session), with `MOCK_AGENT_FAULTS`, timing and journal. Its global flags (`-m`,
 /// `--approval-mode`, `-y`, `--sandbox`, `--debug`) change nothing.
 pub fn serve(argv: &[String]) -> Exit {
-    if !trusted(argv) {
-        // What 0.61.0 logs at the start in a folder it does not trust (observed by
-        // `mock-agent drift`, and in shared/REAL-GEMINI.md).
+    // What 0.61.0 logs at the start in a folder it does not trust (observed by `mock-agent
+    // drift`, and in shared/REAL-GEMINI.md), with the default session: a cassette
+    // replays its own stderr, and a generated session has none.
+    let default_session = crate::settings::Settings::from_env()
+        .is_ok_and(|settings| settings.cassette.is_none() && settings.generate.is_none());
+    if default_session && !trusted(argv) {
         eprintln!("{UNTRUSTED_AGENTS}\n{UNTRUSTED_HOOKS}");
     }
     super::acp::run(&PROFILE, argv)
