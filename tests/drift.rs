@@ -431,6 +431,42 @@ fn a_field_renamed_in_a_stand_in_s_output_is_a_difference_no_entry_allows() {
 }
 
 #[test]
+fn every_table_s_scenarios_are_model_api_scenarios_whose_faults_and_answers_parse() {
+    let tables: Vec<_> = mock_agent::dialects::ALL
+        .iter()
+        .flat_map(|cli| cli.drift())
+        .collect();
+    let names: Vec<&str> = tables.iter().map(|t| t.dialect().name()).collect();
+    assert_eq!(
+        names,
+        ["claude", "codex", "codex-app-server", "gemini", "gemini-acp"]
+    );
+    for table in tables {
+        let dialect = table.dialect();
+        let conversation = table.invocations().iter().all(|i| i.client.is_some());
+        for scenario in table.scenarios() {
+            let at = format!("{} {}", dialect.name(), scenario.name);
+            mock_agent::model_api::Scenario::parse(scenario.model_api, std::path::Path::new(scenario.name))
+                .unwrap_or_else(|e| panic!("{at}: {e}"));
+            let origin = harness::error::Origin {
+                name: "MOCK_AGENT_FAULTS",
+                help: "",
+            };
+            dialect
+                .check_faults(scenario.stand_in_faults, origin)
+                .unwrap_or_else(|e| panic!("{at}: {e}"));
+            for (method, answer) in scenario.answers {
+                serde_json::from_str::<Value>(answer).unwrap_or_else(|e| panic!("{at}: {method}: {e}"));
+            }
+            assert!(
+                scenario.answers.is_empty() || conversation,
+                "{at}: answers for a one-way CLI"
+            );
+        }
+    }
+}
+
+#[test]
 fn drift_s_own_errors_say_what_to_do() {
     let missing = mock_std()
         .args(["drift", "--dialect", "claude", "--real", "/nonexistent/claude"])

@@ -711,13 +711,13 @@ mod tests {
             values: &[],
             maps: &[],
         };
-        let update =
-            json!({"method": "session/update", "params": {"update": {"sessionUpdate": "tool_call"}}});
-        assert_eq!(ACP.label(&update), "session/update/tool_call");
-        let answer = json!({"id": 1, "result": {"sessionId": "s"}, ANSWERS: "session/new"});
-        assert_eq!(ACP.label(&answer), "answer:session/new");
-        let error = json!({"id": 2, "error": {"code": -32603}, ANSWERS: "session/prompt"});
-        assert_eq!(ACP.label(&error), "error:session/prompt");
+        let update = json!({"method": "note", "params": {"update": {"sessionUpdate": "call"}}});
+        assert_eq!(ACP.label(&update), "note/call");
+        // Whatever its members (JSON-RPC's or not), an answer is named by its mark.
+        let answer = json!({"id": 1, "value": {"sessionId": "s"}, ANSWERS: "open"});
+        assert_eq!(ACP.label(&answer), "answer:open");
+        let error = json!({"id": 2, "error": {"code": -32603}, ANSWERS: "go"});
+        assert_eq!(ACP.label(&error), "error:go");
         // The mark is not a field: the same answer without it has the same fields.
         let real = Run {
             lines: vec![answer.clone()],
@@ -728,15 +728,13 @@ mod tests {
             },
         };
         let mut stand_in = real.clone();
-        stand_in.lines[0]["result"]["sessionId"] = json!(7);
+        stand_in.lines[0]["value"]["sessionId"] = json!(7);
         let found = compare("c", &real, &stand_in, &ACP);
         assert_eq!(
             found.iter().map(Difference::key).collect::<Vec<_>>(),
-            ["c answer:session/new result.sessionId"]
+            ["c answer:open value.sessionId"]
         );
-        assert!(!schema(&real, &ACP)["answer:session/new"]
-            .paths
-            .contains_key(ANSWERS));
+        assert!(!schema(&real, &ACP)["answer:open"].paths.contains_key(ANSWERS));
     }
 
     #[test]

@@ -18,7 +18,8 @@
 //! both sides, the server's requests answered by the scenario's rule (approve or deny).
 //!
 //! What is the same for every CLI lives here: the prompt, the model API scenarios most
-//! tables share ([`api`]), and the check that every table's scenarios parse.
+//! tables share ([`api`]), the argv and environment helpers (tests/drift.rs checks that
+//! every table's scenarios parse).
 //! Comparing the two runs is [`harness::drift`]'s business.
 
 pub mod client;
@@ -432,36 +433,4 @@ fn run(mut cmd: Command, stdin: &[u8]) -> Result<Run, DriftError> {
     let _ = writer.join();
     let [stdout, stderr] = readers.map(|r| r.join().unwrap_or_default());
     Ok(Run::from_output(&stdout, &stderr, status.map(Exit::from_status)))
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn every_table_s_scenarios_are_model_api_scenarios_whose_faults_and_answers_parse() {
-        let tables: Vec<_> = crate::dialects::ALL.iter().flat_map(|cli| cli.drift()).collect();
-        assert!(tables.len() >= 5, "{} drift tables", tables.len());
-        for table in tables {
-            let dialect = table.dialect();
-            for scenario in table.scenarios() {
-                let at = format!("{} {}", dialect.name(), scenario.name);
-                crate::model_api::Scenario::parse(scenario.model_api, std::path::Path::new(scenario.name))
-                    .unwrap_or_else(|e| panic!("{at}: {e}"));
-                let origin = harness::error::Origin {
-                    name: "MOCK_AGENT_FAULTS",
-                    help: "",
-                };
-                dialect
-                    .check_faults(scenario.stand_in_faults, origin)
-                    .unwrap_or_else(|e| panic!("{at}: {e}"));
-                for (method, answer) in scenario.answers {
-                    serde_json::from_str::<serde_json::Value>(answer)
-                        .unwrap_or_else(|e| panic!("{at}: {method}: {e}"));
-                }
-                assert!(
-                    scenario.answers.is_empty() || table.invocations().iter().all(|i| i.client.is_some()),
-                    "{at}: answers for a one-way CLI"
-                );
-            }
-        }
-    }
 }

@@ -53,6 +53,10 @@ pub struct Script {
     /// The notification whose coming ends the turn once every request is answered
     /// (`turn/completed`); without one, the last request's answer ends it.
     pub turn_end: Option<&'static str>,
+    /// The member of an answer that holds its result (JSON-RPC's `result`, from the
+    /// dialect's wire model): what is captured from, and what the client's answers
+    /// are put in.
+    pub result: &'static str,
 }
 
 /// Drives `cmd` (started here, in a process group of its own) by `script`, the
@@ -245,7 +249,7 @@ impl Client<'_> {
                         if self.captured.contains_key(*name) {
                             continue;
                         }
-                        if let Some(found) = value.get("result").and_then(|r| r.pointer(pointer)) {
+                        if let Some(found) = value.get(self.script.result).and_then(|r| r.pointer(pointer)) {
                             self.captured.insert((*name).to_owned(), found.clone());
                         }
                     }
@@ -275,7 +279,11 @@ impl Client<'_> {
                     .and_then(|(_, result)| serde_json::from_str(result).ok())
             });
         let mut answer = match ruled {
-            Some(result) => json!({"id": id, "result": result}),
+            Some(result) => {
+                let mut answer = json!({"id": id});
+                answer[self.script.result] = result;
+                answer
+            }
             None => {
                 json!({"id": id, "error": {"code": METHOD_NOT_FOUND, "message": format!("the drift client does not answer {method}")}})
             }
@@ -296,7 +304,7 @@ mod tests {
     fn script() -> Script {
         Script {
             messages: vec![
-                json!({"id": 0, "method": "initialize"}),
+                json!({"id": 0, "method": "hello"}),
                 json!({"method": "initialized"}),
                 json!({"id": 1, "method": "open", "params": {"cwd": "$cwd"}}),
                 json!({"id": 2, "method": "go", "params": {"thread": "$thread"}}),
@@ -304,18 +312,20 @@ mod tests {
             captures: &[("thread", "/thread/id")],
             answers: SCRIPT_ANSWERS,
             turn_end: Some("done"),
+            result: "value",
         }
     }
 
-    /// A server in `sh`: reads each line and answers as a small codex would, asking
-    /// once; what it read goes to stderr.
+    /// A server in `sh`: reads each line and answers (its results in `value`: the
+    /// client takes the member its script names), asking twice; what it read goes to
+    /// stderr.
     const SERVER: &str = r#"
-read a; echo '{"id":0,"result":{"v":1}}'; echo "$a" >&2
+read a; echo '{"id":0,"value":{"v":1}}'; echo "$a" >&2
 read b; echo "$b" >&2
-read c; echo '{"id":1,"result":{"thread":{"id":"T-9"}}}'; echo "$c" >&2
-read d; echo "$d" >&2; echo '{"id":2,"result":{}}'
+read c; echo '{"id":1,"value":{"thread":{"id":"T-9"}}}'; echo "$c" >&2
+read d; echo "$d" >&2; echo '{"id":2,"value":{}}'
 echo '{"id":7,"method":"ask","jsonrpc":"2.0"}'; read e; echo "$e" >&2
-echo '{"id":8,"method":"other"}'; read f; echo "$f" >&2
+echo '{"id":8,"method":"unasked"}'; read f; echo "$f" >&2
 echo 'not json'; echo '{"method":"done"}'
 read g || echo '{"method":"after-eof"}'
 exit 3
@@ -340,13 +350,13 @@ exit 3
             .collect();
         assert_eq!(
             methods,
-            ["initialize", "open", "go", "ask", "other", "done", "after-eof"]
+            ["hello", "open", "go", "ask", "unasked", "done", "after-eof"]
         );
         assert_eq!(run.not_json, 1);
         assert_eq!(run.ending.exit, Some(Exit::Code(3)));
         // The first thing the server read (on its stderr): the first request.
         let read = run.ending.stderr_first.expect("stderr");
-        assert_eq!(read, r#"{"id":0,"method":"initialize"}"#);
+        assert_eq!(read, r#"{"id":0,"method":"hello"}"#);
     }
 
     /// What the server read: the captured id and cwd filled in, the scenario's rule
@@ -356,7 +366,7 @@ exit 3
         let mut cmd = Command::new("sh");
         cmd.args(["-c", &SERVER.replace(">&2", ">> \"$OUT\"")]);
         let dir = tempfile::tempdir().unwrap();
-        let out = dir.path().join("read");
+        let out = dir.path().join("seen");
         cmd.env("OUT", &out);
         let answers = vec![("ask".to_owned(), json!({"outcome": "deny"}))];
         converse(cmd, &script(), &answers, "/w").expect("runs");
@@ -369,7 +379,7 @@ exit 3
         assert_eq!(read[3]["params"]["thread"], "T-9");
         assert_eq!(
             read[4],
-            json!({"id": 7, "result": {"outcome": "deny"}, "jsonrpc": "2.0"})
+            json!({"id": 7, "value": {"outcome": "deny"}, "jsonrpc": "2.0"})
         );
         assert_eq!(read[5]["error"]["code"], METHOD_NOT_FOUND);
         assert_eq!(read.len(), 6);

@@ -31,6 +31,9 @@
 //! | `declined` | the same | declines it | the same, declined |
 //! | `http-401` | HTTP 401 | - | the `unauthorized` preset |
 
+use harness::dialects::codex::wire::rpc::{
+    self, client_notifications, methods, notifications, server_requests,
+};
 use harness::run::Dialect;
 use serde_json::json;
 
@@ -155,8 +158,8 @@ pub struct CodexAppServerDrift;
 /// The approval requests of `codex app-server` (REAL-CODEX.md, "Requests from the
 /// server").
 const APPROVALS: [&str; 2] = [
-    "item/commandExecution/requestApproval",
-    "item/fileChange/requestApproval",
+    server_requests::COMMAND_APPROVAL,
+    server_requests::FILE_CHANGE_APPROVAL,
 ];
 
 /// The Python SDK's default answers: it accepts every approval.
@@ -223,18 +226,19 @@ impl Drift for CodexAppServerDrift {
     fn invocations(&self) -> Vec<Invocation> {
         let script = Script {
             messages: vec![
-                json!({"method": "initialize", "id": 0, "params": {
+                json!({"method": methods::INITIALIZE, "id": 0, "params": {
                     "clientInfo": {"name": "codex_python_sdk", "title": "Codex Python SDK", "version": "0.163.0"},
                     "capabilities": {"experimentalApi": true}}}),
-                json!({"method": "initialized"}),
-                json!({"method": "thread/start", "id": 1, "params": {
+                json!({"method": client_notifications::INITIALIZED}),
+                json!({"method": methods::THREAD_START, "id": 1, "params": {
                     "model": MODEL, "approvalPolicy": "untrusted", "sandbox": "workspace-write"}}),
-                json!({"method": "turn/start", "id": 2, "params": {
+                json!({"method": methods::TURN_START, "id": 2, "params": {
                     "threadId": "$thread", "input": [{"type": "text", "text": PROMPT}]}}),
             ],
             captures: &[("thread", "/thread/id")],
             answers: ACCEPT,
-            turn_end: Some("turn/completed"),
+            turn_end: Some(notifications::TURN_COMPLETED),
+            result: rpc::RESULT,
         };
         vec![Invocation::conversation(
             "sdk",
@@ -295,16 +299,21 @@ mod tests {
             _ => panic!("not `codex app-server`"),
         }
         let script = sdk.client.as_ref().expect("a client");
-        let methods: Vec<&str> = script
+        let sent: Vec<&str> = script
             .messages
             .iter()
             .filter_map(|m| m["method"].as_str())
             .collect();
         assert_eq!(
-            methods,
-            ["initialize", "initialized", "thread/start", "turn/start"]
+            sent,
+            [
+                methods::INITIALIZE,
+                client_notifications::INITIALIZED,
+                methods::THREAD_START,
+                methods::TURN_START
+            ]
         );
-        assert_eq!(script.turn_end, Some("turn/completed"));
+        assert_eq!(script.turn_end, Some(notifications::TURN_COMPLETED));
         let declined = APP_SERVER_SCENARIOS
             .iter()
             .find(|s| s.name == "declined")

@@ -28,6 +28,7 @@
 //! | `permission` | a `write_file` call, then a text | allows it once (`proceed_once`) | its default session (a read, then a write it asks about) |
 //! | `http-401` | HTTP 401 | - | `session/prompt` answered with error 401 (the `error` fault) |
 
+use harness::dialects::acp::wire::methods;
 use harness::run::Dialect;
 use serde_json::json;
 
@@ -113,7 +114,7 @@ pub struct GeminiAcpDrift;
 
 /// The answer that allows a tool once.
 const ALLOW_ONCE: &[(&str, &str)] = &[(
-    "session/request_permission",
+    methods::REQUEST_PERMISSION,
     r#"{"outcome":{"outcome":"selected","optionId":"proceed_once"}}"#,
 )];
 
@@ -151,24 +152,25 @@ impl Drift for GeminiAcpDrift {
         ACP_SCENARIOS
     }
 
-    /// `acp`: `gemini -m M --acp`, as acpx starts it (with the model, see [`MODEL`]);
+    /// `acp`: `gemini -m M --acp`, as acpx starts it (with the model, see `MODEL`);
     /// `initialize` with neither `fs` nor `terminal` (the agent writes files itself),
     /// `session/new` in the working folder, one `session/prompt`, until its answer.
     fn invocations(&self) -> Vec<Invocation> {
         let script = Script {
             messages: vec![
-                json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                json!({"jsonrpc": "2.0", "id": 0, "method": methods::INITIALIZE, "params": {
                     "protocolVersion": 1,
                     "clientCapabilities": {"fs": {"readTextFile": false, "writeTextFile": false}, "terminal": false},
                     "clientInfo": {"name": "mock-agent-drift", "version": "1"}}}),
-                json!({"jsonrpc": "2.0", "id": 1, "method": "session/new", "params": {
+                json!({"jsonrpc": "2.0", "id": 1, "method": methods::SESSION_NEW, "params": {
                     "cwd": "$cwd", "mcpServers": []}}),
-                json!({"jsonrpc": "2.0", "id": 2, "method": "session/prompt", "params": {
+                json!({"jsonrpc": "2.0", "id": 2, "method": methods::SESSION_PROMPT, "params": {
                     "sessionId": "$session", "prompt": [{"type": "text", "text": PROMPT}]}}),
             ],
             captures: &[("session", "/sessionId")],
             answers: ALLOW_ONCE,
             turn_end: None,
+            result: harness::dialects::acp::rpc::members::RESULT,
         };
         vec![Invocation::conversation(
             "acp",
