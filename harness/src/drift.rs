@@ -17,6 +17,13 @@
 //!   is reported once, at its shallowest path;
 //! - **the ending**: the exit code or signal, and stderr's first line, normalized.
 //!
+//! A conversation (a server driven by a scripted client: `codex app-server`, ACP) is
+//! compared the same way: the server's messages are its lines, a notification or a
+//! request of the server labelled by its kind keys (`method`, and a nested one such as
+//! `params.update.sessionUpdate`), an answer to one of the client's requests by that
+//! request's method, `answer:initialize` or `error:session/new` (the client marks it
+//! with [`ANSWERS`]).
+//!
 //! Each difference has a key, `CASE LABEL FIELD`; an [`AllowList`] (one entry a line,
 //! `KEY # why`, `*` matching any run of characters in each of the three words) says
 //! which are known and why.
@@ -30,12 +37,18 @@ use serde_json::Value;
 use crate::error::{Diagnostic, ProblemKind};
 use crate::frames::Exit;
 
+/// The member a conversation's client adds to an answer to one of its requests: that
+/// request's method. Such a line is labelled `answer:METHOD` (or `error:METHOD`), and
+/// the member is not a field.
+pub const ANSWERS: &str = "(answers)";
+
 /// What a dialect tells the comparison about its lines (`run::Dialect::drift_rules`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Rules {
     /// The keys whose values name a line's kind, in order (`type`, `subtype`): the
-    /// label is their values joined by `/`.
+    /// label is their values joined by `/`. A key may be a path through objects
+    /// (`params.update.sessionUpdate`).
     pub kind_keys: &'static [&'static str],
     /// Field paths compared by value (an enum: `subtype`, `terminal_reason`,
     /// `message.content[].type`), not only by type.
@@ -65,10 +78,18 @@ impl Rules {
         let Some(object) = line.as_object() else {
             return "(not an object)".to_owned();
         };
+        if let Some(method) = object.get(ANSWERS).and_then(Value::as_str) {
+            let how = if object.contains_key("error") {
+                "error"
+            } else {
+                "answer"
+            };
+            return format!("{how}:{method}");
+        }
         let parts: Vec<String> = self
             .kind_keys
             .iter()
-            .filter_map(|key| object.get(*key))
+            .filter_map(|key| key.split('.').try_fold(line, |at, part| at.get(part)))
             .map(|value| match value {
                 Value::String(s) => s.clone(),
                 other => other.to_string(),
@@ -259,7 +280,7 @@ fn schema(run: &Run, rules: &Rules) -> BTreeMap<String, Fields> {
         let fields = out.entry(rules.label(line)).or_default();
         fields.lines += 1;
         if let Some(object) = line.as_object() {
-            for (key, value) in object {
+            for (key, value) in object.iter().filter(|(key, _)| *key != ANSWERS) {
                 walk(key.clone(), value, rules, &mut fields.paths);
             }
         }
@@ -337,8 +358,10 @@ fn fields(real: &Fields, stand_in: &Fields) -> Vec<(String, String, String)> {
 }
 
 /// A text with what changes from run to run taken out: UUIDs (`<uuid>`), absolute
-/// paths (`<path>`), versions (`<version>`), times (`<time>`), long hex ids (`<id>`).
+/// paths (`<path>`), versions (`<version>`), times (`<time>`), long hex ids (`<id>`);
+/// terminal colors (ANSI escapes) go.
 pub fn normalize_text(text: &str) -> String {
+    let text = strip_ansi(text);
     let mut out = String::with_capacity(text.len());
     let mut word = String::new();
     let flush = |word: &mut String, out: &mut String| {
@@ -356,6 +379,25 @@ pub fn normalize_text(text: &str) -> String {
         }
     }
     flush(&mut word, &mut out);
+    out
+}
+
+/// `text` without its ANSI escape sequences (`ESC [ ... letter`).
+fn strip_ansi(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\x1b' && chars.peek() == Some(&'[') {
+            chars.next();
+            for inner in chars.by_ref() {
+                if inner.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
     out
 }
 
@@ -663,10 +705,47 @@ mod tests {
     }
 
     #[test]
+    fn a_conversation_s_lines_are_labelled_by_nested_kinds_and_answers_by_their_request() {
+        const ACP: Rules = Rules {
+            kind_keys: &["method", "params.update.sessionUpdate"],
+            values: &[],
+            maps: &[],
+        };
+        let update = json!({"method": "note", "params": {"update": {"sessionUpdate": "call"}}});
+        assert_eq!(ACP.label(&update), "note/call");
+        // Whatever its members (JSON-RPC's or not), an answer is named by its mark.
+        let answer = json!({"id": 1, "value": {"sessionId": "s"}, ANSWERS: "open"});
+        assert_eq!(ACP.label(&answer), "answer:open");
+        let error = json!({"id": 2, "error": {"code": -32603}, ANSWERS: "go"});
+        assert_eq!(ACP.label(&error), "error:go");
+        // The mark is not a field: the same answer without it has the same fields.
+        let real = Run {
+            lines: vec![answer.clone()],
+            not_json: 0,
+            ending: Ending {
+                exit: None,
+                stderr_first: None,
+            },
+        };
+        let mut stand_in = real.clone();
+        stand_in.lines[0]["value"]["sessionId"] = json!(7);
+        let found = compare("c", &real, &stand_in, &ACP);
+        assert_eq!(
+            found.iter().map(Difference::key).collect::<Vec<_>>(),
+            ["c answer:open value.sessionId"]
+        );
+        assert!(!schema(&real, &ACP)["answer:open"].paths.contains_key(ANSWERS));
+    }
+
+    #[test]
     fn texts_lose_ids_paths_versions_and_times() {
         assert_eq!(
             normalize_text("at /a/b.txt: 2.1.331 (v1.0.0) 2026-11-27T14:58:00.145Z 0123456789abcdef01"),
             "at <path>: <version> (<version>) <time> <id>"
+        );
+        assert_eq!(
+            normalize_text("\x1b[2m2026-11-27T19:44:37.060628Z\x1b[0m \x1b[31mERROR\x1b[0m x"),
+            "<time> ERROR x"
         );
     }
 

@@ -13,7 +13,16 @@
 //!   folder of its own, with the scenario's faults (and the caller's
 //!   `MOCK_AGENT_FAULTS`, to see drift fail).
 //!
-//! Comparing the two is [`harness::drift`]'s business.
+//! An invocation of a CLI that is a server (`codex app-server`, `gemini --acp`) has a
+//! [`Script`] instead of a fixed stdin: the same scripted client ([`client`]) drives
+//! both sides, the server's requests answered by the scenario's rule (approve or deny).
+//!
+//! What is the same for every CLI lives here: the prompt, the model API scenarios most
+//! tables share ([`api`]), the argv and environment helpers (tests/drift.rs checks that
+//! every table's scenarios parse).
+//! Comparing the two runs is [`harness::drift`]'s business.
+
+pub mod client;
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -22,11 +31,31 @@ use std::time::{Duration, Instant};
 
 use harness::drift::Run;
 use harness::frames::Exit;
+use harness::run::Dialect;
+
+pub use client::Script;
 
 use crate::model_api::{Api, Scenario as ApiScenario, Server};
 
 /// The longest a run may take before its process group is killed.
 const PATIENCE: Duration = Duration::from_secs(120);
+
+/// The prompt of every case (the scripted API answers whatever is asked).
+pub const PROMPT: &str = "Do what the script says.";
+
+/// The model API scenarios the tables share (JSON, [`crate::model_api::scenario`]).
+pub mod api {
+    /// One text answer.
+    pub const TEXT: &str = r#"{"steps": [{"text": "Hello."}]}"#;
+    /// A text and a shell call of `echo hello` whose result is read back, then a text.
+    pub const SHELL: &str = r#"{"steps": [{"text": "I'll run a command.", "tool": {"shell": "echo hello"}}, {"text": "The command printed hello."}]}"#;
+    /// HTTP 401.
+    pub const HTTP_401: &str = r#"{"steps": [{"error": {"status": 401, "retry_after": 0}}]}"#;
+    /// HTTP 429, `retry-after: 0`.
+    pub const HTTP_429: &str = r#"{"steps": [{"error": {"status": 429, "retry_after": 0}}]}"#;
+    /// A text whose stream ends before its closing events.
+    pub const STREAM_CUT: &str = r#"{"steps": [{"text": "Half an answer", "end": "cut"}]}"#;
+}
 
 /// A scenario: what the model API answers the real CLI, and what the stand-in plays
 /// instead.
@@ -41,6 +70,46 @@ pub struct Scenario {
     /// The stand-in's equivalent: its faults (`MOCK_AGENT_FAULTS`), empty for its
     /// default session.
     pub stand_in_faults: &'static str,
+    /// How the client of a conversation answers the server's requests in this
+    /// scenario, by method: the result (JSON), before the script's own answers
+    /// (`{"decision":"decline"}` to deny an approval). None for a one-way CLI.
+    pub answers: &'static [(&'static str, &'static str)],
+}
+
+impl Scenario {
+    /// A scenario answering the server's requests as the script does.
+    pub const fn new(
+        name: &'static str,
+        about: &'static str,
+        model_api: &'static str,
+        stand_in_faults: &'static str,
+    ) -> Scenario {
+        Scenario {
+            name,
+            about,
+            model_api,
+            stand_in_faults,
+            answers: &[],
+        }
+    }
+
+    /// The same, its client answering the server's requests so (by method: the result).
+    pub const fn answering(self, answers: &'static [(&'static str, &'static str)]) -> Scenario {
+        Scenario { answers, ..self }
+    }
+}
+
+/// `argv` owned.
+pub fn owned(argv: &[&str]) -> Vec<String> {
+    argv.iter().map(|a| (*a).to_owned()).collect()
+}
+
+/// `pairs` owned (an environment).
+pub fn owned_env(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+    pairs
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+        .collect()
 }
 
 /// How the CLI's users start it: a case is a scenario under an invocation.
@@ -54,6 +123,40 @@ pub struct Invocation {
     pub stdin: Vec<u8>,
     /// The environment set besides `PATH` and `HOME` (the SDK's variables).
     pub env: Vec<(&'static str, &'static str)>,
+    /// The client that drives a server instead of `stdin` (`codex app-server`, `gemini
+    /// --acp`): its messages, how it answers.
+    pub client: Option<Script>,
+}
+
+impl Invocation {
+    /// A one-way invocation: `argv`, `stdin` written and closed, `env`.
+    pub fn new(
+        name: &'static str,
+        argv: &[&str],
+        stdin: &[u8],
+        env: &[(&'static str, &'static str)],
+    ) -> Self {
+        Invocation {
+            name,
+            argv: owned(argv),
+            stdin: stdin.to_vec(),
+            env: env.to_vec(),
+            client: None,
+        }
+    }
+
+    /// A conversation: `argv`, `env`, the server driven by `script`.
+    pub fn conversation(
+        name: &'static str,
+        argv: &[&str],
+        env: &[(&'static str, &'static str)],
+        script: Script,
+    ) -> Self {
+        Invocation {
+            client: Some(script),
+            ..Invocation::new(name, argv, b"", env)
+        }
+    }
 }
 
 /// The case whose real run is the curated cassette (`--update`).
@@ -67,8 +170,12 @@ pub struct Curated {
     pub path: &'static str,
 }
 
-/// What drift needs of a CLI ([`crate::dialects::Cli::drift`]).
+/// What drift needs of a CLI ([`crate::dialects::Cli::drift`]): one mode of it
+/// (`codex exec --json`, `codex app-server`).
 pub trait Drift: Sync {
+    /// The dialect it checks (`--dialect NAME`).
+    fn dialect(&self) -> &'static dyn Dialect;
+
     /// The model API its real CLI talks to.
     fn api(&self) -> Api;
 
@@ -211,7 +318,7 @@ pub fn run_real(
         .args(&invocation.argv);
     cmd.envs(drift.real_env(server.base_url()))
         .envs(invocation.env.iter().copied());
-    let run = run(cmd, &invocation.stdin)?;
+    let run = run_case(cmd, scenario, invocation, &scratch)?;
     // The recorder's own error (the real CLI never says `mock-agent:`).
     match &run.ending.stderr_first {
         Some(line) if line.starts_with("mock-agent: ") => Err(DriftError::Record {
@@ -244,7 +351,32 @@ pub fn run_stand_in(
     if !faults.is_empty() {
         cmd.env("MOCK_AGENT_FAULTS", faults.join(";"));
     }
-    run(cmd, &invocation.stdin)
+    run_case(cmd, scenario, invocation, &scratch)
+}
+
+/// Runs `cmd` as the invocation says: driven by its client, or with its stdin.
+fn run_case(
+    cmd: Command,
+    scenario: &Scenario,
+    invocation: &Invocation,
+    scratch: &Scratch,
+) -> Result<Run, DriftError> {
+    let Some(script) = &invocation.client else {
+        return run(cmd, &invocation.stdin);
+    };
+    let answers = scenario
+        .answers
+        .iter()
+        .map(|(method, result)| {
+            serde_json::from_str(result)
+                .map(|result| ((*method).to_owned(), result))
+                .map_err(|e| DriftError::Scenario {
+                    name: scenario.name,
+                    message: format!("the answer to {method} is not JSON: {e}"),
+                })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    client::converse(cmd, script, &answers, &scratch.cwd().display().to_string())
 }
 
 /// Runs `cmd` with `stdin` written and closed, in a process group of its own that is

@@ -50,13 +50,13 @@ pub struct DriftArgs {
 pub fn drift(args: &DriftArgs) -> Result<Exit, Error> {
     let (word, table) = crate::dialects::ALL
         .iter()
-        .find(|cli| cli.dialect() == args.dialect)
-        .and_then(|cli| cli.drift().map(|drift| (cli.word(), drift)))
+        .flat_map(|cli| cli.drift().iter().map(|drift| (cli.word(), *drift)))
+        .find(|(_, drift)| drift.dialect() == args.dialect)
         .ok_or_else(|| {
             let known: Vec<&str> = crate::dialects::ALL
                 .iter()
-                .filter(|cli| cli.drift().is_some())
-                .map(|cli| cli.dialect().name())
+                .flat_map(|cli| cli.drift())
+                .map(|drift| drift.dialect().name())
                 .collect();
             Error::Usage(format!(
                 "`{}` has no drift scenarios (its real CLI does not run offline here); drift knows: {}",

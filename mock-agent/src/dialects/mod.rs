@@ -35,10 +35,10 @@ pub trait Cli: Sync {
     /// What `mock-agent record` needs to know of a run of the real CLI.
     fn recorded(&self) -> &'static dyn Recorded;
 
-    /// Its drift check (`mock-agent drift`): the scenarios its real CLI and the
-    /// stand-in are run on. `None`: no drift scenarios (a CLI on no registry).
-    fn drift(&self) -> Option<&'static dyn crate::drift::Drift> {
-        None
+    /// Its drift checks (`mock-agent drift`), one a mode (dialect): the scenarios its
+    /// real CLI and the stand-in are run on. None: a CLI on no registry.
+    fn drift(&self) -> &'static [&'static dyn crate::drift::Drift] {
+        &[]
     }
 }
 

@@ -269,6 +269,27 @@ impl Dialect for AcpDialect {
         })
     }
 
+    /// Messages are told apart by `method` and an update's kind; the enums a client
+    /// branches on (a tool call's status and kind, the permission options, the stop
+    /// reason, an error's code) are compared by value.
+    fn drift_rules(&self) -> crate::drift::Rules {
+        crate::drift::Rules {
+            kind_keys: &["method", "params.update.sessionUpdate"],
+            values: &[
+                "params.update.status",
+                "params.update.kind",
+                "params.update.content[].type",
+                "params.toolCall.status",
+                "params.toolCall.kind",
+                "params.options[].optionId",
+                "params.options[].kind",
+                "result.stopReason",
+                "error.code",
+            ],
+            maps: &[],
+        }
+    }
+
     fn claims(&self, header: &Header) -> bool {
         header.invocation.acp && (self.profile.claims)(&header.invocation)
     }

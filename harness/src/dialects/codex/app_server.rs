@@ -22,8 +22,8 @@ use serde_json::{json, Value};
 mod shapes;
 
 use shapes::{
-    answer, call_ends, completed, error, info_of, model_calls, per_call, rate_limits, to_line, token_usage,
-    turn_json, Decision,
+    answer, call_ends, completed, error, info_of, model_calls, per_call, rate_limits, retry_info_of, to_line,
+    token_usage, turn_json, Decision,
 };
 
 use super::exec::ending;
@@ -299,6 +299,7 @@ impl Player {
                 json!({"summary": BUBBLEWRAP_WARNING, "details": null}),
             );
             reply.lines.push(warning);
+            reply.stderr.push(stderr::bubblewrap_error(self.now_ms));
         }
         let installation = self.uuid();
         let status = self.note(
@@ -380,19 +381,28 @@ impl Player {
                 "networkAccess": false, "excludeTmpdirEnvVar": false, "excludeSlashTmp": false}),
             kind => json!({"type": kind}),
         };
-        json!({"thread": self.thread_json(n), "model": thread.model, "approvalPolicy": thread.policy,
-            "approvalsReviewer": REVIEWER_USER, "sandbox": sandbox, "reasoningEffort": null,
-            "modelProvider": PROVIDER, "cwd": thread.cwd})
+        // The keys in 0.163.0's order (observed by drift).
+        json!({"thread": self.thread_json(n), "model": thread.model, "modelProvider": PROVIDER,
+            "serviceTier": null, "disabledPluginIds": [], "cwd": thread.cwd, "runtimeWorkspaceRoots": [thread.cwd],
+            "instructionSources": [], "approvalPolicy": thread.policy, "approvalsReviewer": REVIEWER_USER,
+            "sandbox": sandbox, "activePermissionProfile": null, "reasoningEffort": null,
+            "multiAgentMode": "explicitRequestOnly"})
     }
 
     fn thread_json(&self, n: usize) -> Value {
         let thread = &self.threads[n];
         let path = format!("{}/sessions/rollout-{}.jsonl", self.options.codex_home, thread.id);
         let originator = self.client.as_ref().map(|c| c.0.clone()).unwrap_or_default();
-        json!({"id": thread.id, "sessionId": thread.id, "preview": "", "ephemeral": false,
-            "modelProvider": PROVIDER, "model": thread.model, "status": {"type": thread_status::IDLE},
-            "path": path, "cwd": thread.cwd, "cliVersion": VERSION, "originator": originator,
-            "source": "vscode", "turns": [], "createdAt": thread.created_s, "updatedAt": self.now_ms / 1000})
+        // The keys in 0.163.0's order (observed by drift).
+        let environment = json!({"environmentId": ENVIRONMENT_LOCAL, "cwd": thread.cwd, "runtimeWorkspaceRoots": [thread.cwd]});
+        json!({"id": thread.id, "environments": [environment], "extra": null, "sessionId": thread.id,
+            "forkedFromId": null, "parentThreadId": null, "preview": "", "ephemeral": false, "section": null,
+            "sectionEnteredAt": null, "projectId": null, "historyMode": "paginated", "modelProvider": PROVIDER,
+            "model": thread.model, "reasoningEffort": null, "createdAt": thread.created_s,
+            "updatedAt": self.now_ms / 1000, "recencyAt": self.now_ms / 1000, "status": {"type": thread_status::IDLE},
+            "path": path, "cwd": thread.cwd, "cliVersion": VERSION, "originator": originator, "source": "vscode",
+            "canAcceptDirectInput": true, "threadSource": null, "agentNickname": null, "agentRole": null,
+            "gitInfo": null, "name": null, "daybreakEnabled": null, "turns": []})
     }
 
     fn turn_start(
@@ -560,7 +570,7 @@ impl Player {
                 "phase": null, "memoryCitation": null, "delivery": null, "questions": null})
             }
             Item::Command(command) => json!({"type": items::COMMAND_EXECUTION, "id": format!("call_{n}"),
-                "command": command.shell_line(), "cwd": cwd, "processId": null, "source": SOURCE_AGENT,
+                "pluginId": null, "scriptPath": null, "command": command.shell_line(), "cwd": cwd, "processId": null, "source": SOURCE_AGENT,
                 "status": status::IN_PROGRESS, "commandActions": [{"type": UNKNOWN_ACTION, "command": command.command}],
                 "aggregatedOutput": null, "exitCode": null, "durationMs": null}),
             Item::FileChange(change) => {
@@ -808,22 +818,21 @@ impl Player {
                 if let Step::Note(method, params) = rate_limits() {
                     notes.push((method, params));
                 }
-                let revision = self.threads[live.thread].turns.to_string();
-                notes.push((
-                    notifications::READ_STATE_CHANGED,
-                    json!({"threadId": thread_id, "readState": {"firstUnread": null, "revision": revision}}),
-                ));
                 (status::COMPLETED, Value::Null)
             }
             End::Failed(failure) => {
                 let model = self.threads[live.thread].model.clone();
                 let (message, retried, _) = ending(failure, &model);
-                let error = json!({"message": message, "codexErrorInfo": info_of(failure), "additionalDetails": null});
+                let error = json!({"message": message, "codexErrorInfo": info_of(failure), "additionalDetails": null,
+                    "misalignment": null});
                 if retried {
-                    for _ in 0..super::wire::messages::RETRIES {
+                    // Observed (401): `Reconnecting... n/5`, the status in the details.
+                    for n in 1..=super::wire::messages::RETRIES {
+                        let retry = json!({"message": format!("Reconnecting... {n}/{}", super::wire::messages::RETRIES),
+                            "codexErrorInfo": retry_info_of(failure), "additionalDetails": message, "misalignment": null});
                         notes.push((
                             notifications::ERROR,
-                            json!({"error": error, "willRetry": true, "threadId": thread_id, "turnId": live.id}),
+                            json!({"error": retry, "willRetry": true, "threadId": thread_id, "turnId": live.id}),
                         ));
                     }
                 }
@@ -831,15 +840,22 @@ impl Player {
                     notifications::THREAD_STATUS_CHANGED,
                     json!({"threadId": thread_id, "status": {"type": thread_status::SYSTEM_ERROR}}),
                 ));
-                let mut last = error.clone();
-                last["misalignment"] = Value::Null;
                 notes.push((
                     notifications::ERROR,
-                    json!({"error": last, "willRetry": false, "threadId": thread_id, "turnId": live.id}),
+                    json!({"error": error, "willRetry": false, "threadId": thread_id, "turnId": live.id}),
                 ));
                 (status::FAILED, error)
             }
         };
+        // Observed by drift (0.163.0): the turn is unread once it completed or failed (an
+        // interrupted turn was not seen).
+        if state != status::INTERRUPTED {
+            notes.push((
+                notifications::READ_STATE_CHANGED,
+                json!({"threadId": thread_id, "readState": {"firstUnread": {"type": "turn", "turnId": live.id},
+                    "revision": self.revision()}}),
+            ));
+        }
         if state != status::FAILED {
             notes.push((
                 notifications::THREAD_STATUS_CHANGED,
@@ -874,6 +890,14 @@ impl Player {
         let mut bytes = [0u8; 16];
         self.rng.fill(&mut bytes);
         uuid::Builder::from_random_bytes(bytes).into_uuid().to_string()
+    }
+
+    /// A read state's revision: a UUID of the seed and the time, drawing nothing.
+    fn revision(&self) -> String {
+        let bits = (u128::from(self.options.seed) << 64) | u128::from(self.now_ms);
+        uuid::Builder::from_random_bytes(bits.to_le_bytes())
+            .into_uuid()
+            .to_string()
     }
 
     fn thread_id(&mut self) -> String {

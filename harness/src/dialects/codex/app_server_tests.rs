@@ -142,35 +142,61 @@ fn thread_start_answers_then_tells_the_thread_started() {
     assert_eq!(lines.len(), 2);
     assert_eq!(keys(&lines[0]), ["id", "result"]);
     let result = &lines[0]["result"];
+    // The keys of 0.163.0, in its order (observed by `mock-agent drift`).
     assert_eq!(
-        keys(result)[..6],
+        keys(result),
         [
             "thread",
             "model",
+            "modelProvider",
+            "serviceTier",
+            "disabledPluginIds",
+            "cwd",
+            "runtimeWorkspaceRoots",
+            "instructionSources",
             "approvalPolicy",
             "approvalsReviewer",
             "sandbox",
-            "reasoningEffort"
+            "activePermissionProfile",
+            "reasoningEffort",
+            "multiAgentMode"
         ]
     );
     assert_eq!(
         keys(&result["thread"]),
         [
             "id",
+            "environments",
+            "extra",
             "sessionId",
+            "forkedFromId",
+            "parentThreadId",
             "preview",
             "ephemeral",
+            "section",
+            "sectionEnteredAt",
+            "projectId",
+            "historyMode",
             "modelProvider",
             "model",
+            "reasoningEffort",
+            "createdAt",
+            "updatedAt",
+            "recencyAt",
             "status",
             "path",
             "cwd",
             "cliVersion",
             "originator",
             "source",
-            "turns",
-            "createdAt",
-            "updatedAt"
+            "canAcceptDirectInput",
+            "threadSource",
+            "agentNickname",
+            "agentRole",
+            "gitInfo",
+            "name",
+            "daybreakEnabled",
+            "turns"
         ]
     );
     assert_eq!(result["approvalPolicy"], "on-request");
@@ -191,6 +217,7 @@ fn a_turn_without_approvals() {
         keys(&answer["result"]["turn"]),
         [
             "id",
+            "rootTurnId",
             "items",
             "itemsView",
             "status",
@@ -239,6 +266,8 @@ fn a_turn_without_approvals() {
         [
             "type",
             "id",
+            "pluginId",
+            "scriptPath",
             "command",
             "cwd",
             "processId",
@@ -457,12 +486,17 @@ fn a_failed_turn_as_observed() {
     let (lines, _) = run(&mut player);
     let n = lines.len();
     assert_eq!(
-        methods(&lines[n - 3..]),
-        ["thread/status/changed", "error", "turn/completed"]
+        methods(&lines[n - 4..]),
+        [
+            "thread/status/changed",
+            "error",
+            "thread/readState/changed",
+            "turn/completed"
+        ]
     );
-    assert_eq!(lines[n - 3]["params"]["status"], json!({"type": "systemError"}));
+    assert_eq!(lines[n - 4]["params"]["status"], json!({"type": "systemError"}));
     assert_eq!(
-        lines[n - 2]["params"],
+        lines[n - 3]["params"],
         json!({"error": {"message": "mock error 400", "codexErrorInfo": "other", "additionalDetails": null,
             "misalignment": null}, "willRetry": false, "threadId": thread,
             "turnId": lines[n - 1]["params"]["turn"]["id"]})

@@ -251,6 +251,19 @@ pub mod sandboxes {
 
 /// What `codex exec` writes on stderr, in its words.
 pub mod stderr {
+    /// `app-server`'s log line about bubblewrap, with the `configWarning` (observed by
+    /// drift, 0.163.0: colored and stamped even into a pipe).
+    pub fn bubblewrap_error(ms: u64) -> String {
+        let ms = i64::try_from(ms).unwrap_or(i64::MAX);
+        let time = jiff::Timestamp::from_millisecond(ms)
+            .unwrap_or(jiff::Timestamp::UNIX_EPOCH)
+            .strftime("%Y-%m-%dT%H:%M:%S%.6fZ");
+        format!(
+            "\x1b[2m{time}\x1b[0m \x1b[31mERROR\x1b[0m \x1b[2mcodex_app_server\x1b[0m\x1b[2m:\x1b[0m {}",
+            super::BUBBLEWRAP_WARNING
+        )
+    }
+
     /// The prompt is read from stdin (no positional prompt, or `-`).
     pub const READING_PROMPT: &str = "Reading prompt from stdin...";
     /// A positional prompt and a piped stdin: stdin is appended as a `<stdin>` block.

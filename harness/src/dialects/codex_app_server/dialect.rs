@@ -225,12 +225,22 @@ impl Dialect for CodexAppServer {
         })
     }
 
-    /// Lines are told apart by `method`; the enums a client branches on (an item's
-    /// type and status, a turn's status) are compared by value.
+    /// Lines are told apart by `method` and an item's type (`item/started/agentMessage`);
+    /// the enums a client branches on (an item's and a turn's status, a thread's, an
+    /// error's kind) are compared by value.
     fn drift_rules(&self) -> crate::drift::Rules {
         crate::drift::Rules {
-            kind_keys: &["method"],
-            values: &["params.item.type", "params.item.status", "params.turn.status"],
+            kind_keys: &["method", "params.item.type"],
+            values: &[
+                "params.item.status",
+                "params.turn.status",
+                "params.status.type",
+                "params.willRetry",
+                "params.error.codexErrorInfo",
+                "params.turn.error.codexErrorInfo",
+                "result.decision",
+                "error.code",
+            ],
             maps: &[],
         }
     }

@@ -16,16 +16,14 @@
 //! a made-up key, no retries, no telemetry.
 
 use harness::dialects::claude::play::{initialize_request, user_message};
+use harness::run::Dialect;
 
-use crate::drift::{Curated, Drift, Invocation, Scenario};
+use crate::drift::{api, owned_env, Curated, Drift, Invocation, Scenario, PROMPT};
 use crate::model_api::Api;
 
 /// Claude Code's drift table.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ClaudeDrift;
-
-/// The prompt of every case (the scripted API answers whatever is asked).
-const PROMPT: &str = "Do what the script says.";
 
 /// The Python SDK's argv for `query(prompt)` with no options (REAL-CLAUDE.md).
 const SDK_ARGV: &[&str] = &[
@@ -49,55 +47,46 @@ const SDK_ENV: &[(&str, &str)] = &[
 const PRINT_ARGV: &[&str] = &["-p", "--output-format", "stream-json", "--verbose", PROMPT];
 
 const SCENARIOS: &[Scenario] = &[
-    Scenario {
-        name: "text",
-        about: "one text answer",
-        model_api: r#"{"steps": [{"text": "Hello."}]}"#,
-        stand_in_faults: "",
-    },
-    Scenario {
-        name: "tool",
-        about: "a text and a shell call whose result is read back, then a text",
-        model_api: r#"{"steps": [{"text": "I'll run a command.", "tool": {"shell": "echo hello"}}, {"text": "The command printed hello."}]}"#,
-        stand_in_faults: "",
-    },
-    Scenario {
-        name: "http-401",
-        about: "the API answers 401",
-        model_api: r#"{"steps": [{"error": {"status": 401, "retry_after": 0}}]}"#,
-        stand_in_faults: "invalid-api-key",
-    },
-    Scenario {
-        name: "http-429",
-        about: "the API answers 429",
-        model_api: r#"{"steps": [{"error": {"status": 429, "retry_after": 0}}]}"#,
-        stand_in_faults: "rate-limited",
-    },
-    Scenario {
-        name: "stream-cut",
-        about: "the answer's stream ends before its closing events",
-        model_api: r#"{"steps": [{"text": "Half an answer", "end": "cut"}]}"#,
-        stand_in_faults: "connection-lost",
-    },
+    Scenario::new("text", "one text answer", api::TEXT, ""),
+    Scenario::new(
+        "tool",
+        "a text and a shell call whose result is read back, then a text",
+        api::SHELL,
+        "",
+    ),
+    Scenario::new(
+        "http-401",
+        "the API answers 401",
+        api::HTTP_401,
+        "invalid-api-key",
+    ),
+    Scenario::new("http-429", "the API answers 429", api::HTTP_429, "rate-limited"),
+    Scenario::new(
+        "stream-cut",
+        "the answer's stream ends before its closing events",
+        api::STREAM_CUT,
+        "connection-lost",
+    ),
 ];
 
 impl Drift for ClaudeDrift {
+    fn dialect(&self) -> &'static dyn Dialect {
+        harness::dialects::CLAUDE
+    }
+
     fn api(&self) -> Api {
         Api::Anthropic
     }
 
     fn real_env(&self, base_url: &str) -> Vec<(String, String)> {
-        [
+        owned_env(&[
             ("ANTHROPIC_BASE_URL", base_url),
             ("ANTHROPIC_API_KEY", "sk-drift-not-a-key"),
             ("CLAUDE_CODE_MAX_RETRIES", "0"),
             ("DISABLE_TELEMETRY", "1"),
             ("DISABLE_AUTOUPDATER", "1"),
             ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1"),
-        ]
-        .iter()
-        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-        .collect()
+        ])
     }
 
     fn scenarios(&self) -> &'static [Scenario] {
@@ -110,18 +99,8 @@ impl Drift for ClaudeDrift {
         stdin.extend(user_message(PROMPT));
         stdin.push(b'\n');
         vec![
-            Invocation {
-                name: "sdk",
-                argv: SDK_ARGV.iter().map(|a| (*a).to_owned()).collect(),
-                stdin,
-                env: SDK_ENV.to_vec(),
-            },
-            Invocation {
-                name: "print",
-                argv: PRINT_ARGV.iter().map(|a| (*a).to_owned()).collect(),
-                stdin: Vec::new(),
-                env: Vec::new(),
-            },
+            Invocation::new("sdk", SDK_ARGV, &stdin, SDK_ENV),
+            Invocation::new("print", PRINT_ARGV, b"", &[]),
         ]
     }
 
@@ -141,19 +120,6 @@ impl Drift for ClaudeDrift {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn every_scenario_is_a_model_api_scenario_and_its_faults_parse() {
-        for scenario in SCENARIOS {
-            crate::model_api::Scenario::parse(scenario.model_api, std::path::Path::new(scenario.name))
-                .unwrap_or_else(|e| panic!("{}: {e}", scenario.name));
-            harness::dialects::claude::faults::parse(
-                scenario.stand_in_faults,
-                harness::dialects::claude::faults::FROM_ENV,
-            )
-            .unwrap_or_else(|e| panic!("{}: {e}", scenario.name));
-        }
-    }
 
     #[test]
     fn the_sdk_writes_initialize_then_the_prompt() {

@@ -74,8 +74,8 @@ impl crate::dialects::Cli for Claude {
         &record::Recording
     }
 
-    fn drift(&self) -> Option<&'static dyn crate::drift::Drift> {
-        Some(&drift::ClaudeDrift)
+    fn drift(&self) -> &'static [&'static dyn crate::drift::Drift] {
+        &[&drift::ClaudeDrift]
     }
 }
 

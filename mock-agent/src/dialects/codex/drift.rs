@@ -18,16 +18,31 @@
 //! (`-c model_provider=mock -c model_providers.mock={...}`, no analytics): the built-in
 //! `openai` provider does not read `OPENAI_BASE_URL` in 0.163.0, it goes to
 //! `api.openai.com`.
+//!
+//! `codex app-server` (`--dialect codex-app-server`) is a conversation: the drift
+//! client drives it as the Python SDK does (`initialize`, `initialized`,
+//! `thread/start` under `untrusted`, `turn/start`, until `turn/completed`), the real
+//! server with the same `-c` arguments.
+//!
+//! | scenario | the Responses API answers | the client | the stand-in plays |
+//! | --- | --- | --- | --- |
+//! | `text` | one text | - | its default session |
+//! | `approved` | a `touch made.txt` call, then a text | accepts the approval | its default session (its command and patch ask under `untrusted`) |
+//! | `declined` | the same | declines it | the same, declined |
+//! | `http-401` | HTTP 401 | - | the `unauthorized` preset |
 
-use crate::drift::{Curated, Drift, Invocation, Scenario};
+use harness::dialects::codex::wire::rpc::{
+    self, client_notifications, methods, notifications, server_requests,
+};
+use harness::run::Dialect;
+use serde_json::json;
+
+use crate::drift::{api, owned, owned_env, Curated, Drift, Invocation, Scenario, Script, PROMPT};
 use crate::model_api::Api;
 
-/// Codex's drift table.
+/// Codex's drift table for `codex exec --json`.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct CodexDrift;
-
-/// The prompt of every case (the scripted API answers whatever is asked).
-const PROMPT: &str = "Do what the script says.";
 
 /// The model: the one whose tools include `exec_command`.
 const MODEL: &str = "gpt-5.5";
@@ -56,39 +71,28 @@ const EXEC_ARGV: &[&str] = &[
 ];
 
 const SCENARIOS: &[Scenario] = &[
-    Scenario {
-        name: "text",
-        about: "one text answer",
-        model_api: r#"{"steps": [{"text": "Hello."}]}"#,
-        stand_in_faults: "",
-    },
-    Scenario {
-        name: "tool",
-        about: "a text and a shell call whose output is read back, then a text",
-        model_api: r#"{"steps": [{"text": "I'll run a command.", "tool": {"shell": "echo hello"}}, {"text": "The command printed hello."}]}"#,
-        stand_in_faults: "",
-    },
-    Scenario {
-        name: "http-401",
-        about: "the API answers 401",
-        model_api: r#"{"steps": [{"error": {"status": 401, "retry_after": 0}}]}"#,
-        stand_in_faults: "unauthorized",
-    },
-    Scenario {
-        name: "http-429",
-        about: "the API answers 429",
-        model_api: r#"{"steps": [{"error": {"status": 429, "retry_after": 0}}]}"#,
-        stand_in_faults: "rate-limited",
-    },
-    Scenario {
-        name: "stream-cut",
-        about: "the answer's stream ends before `response.completed`",
-        model_api: r#"{"steps": [{"text": "Half an answer", "end": "cut"}]}"#,
-        stand_in_faults: "stream-cut",
-    },
+    Scenario::new("text", "one text answer", api::TEXT, ""),
+    Scenario::new(
+        "tool",
+        "a text and a shell call whose output is read back, then a text",
+        api::SHELL,
+        "",
+    ),
+    Scenario::new("http-401", "the API answers 401", api::HTTP_401, "unauthorized"),
+    Scenario::new("http-429", "the API answers 429", api::HTTP_429, "rate-limited"),
+    Scenario::new(
+        "stream-cut",
+        "the answer's stream ends before `response.completed`",
+        api::STREAM_CUT,
+        "stream-cut",
+    ),
 ];
 
 impl Drift for CodexDrift {
+    fn dialect(&self) -> &'static dyn Dialect {
+        harness::dialects::CODEX
+    }
+
     fn api(&self) -> Api {
         Api::Openai
     }
@@ -99,26 +103,11 @@ impl Drift for CodexDrift {
         // links (`WARNING: proceeding, even though we could not create PATH aliases:
         // Refusing to create helper binaries under temporary dir "/tmp"`, stderr's first
         // line); with another temporary folder its stderr starts as a user's does.
-        [("CODEX_API_KEY", "sk-drift-not-a-key"), ("TMPDIR", "/var/tmp")]
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-            .collect()
+        owned_env(&[("CODEX_API_KEY", "sk-drift-not-a-key"), ("TMPDIR", "/var/tmp")])
     }
 
     fn real_args(&self, base_url: &str) -> Vec<String> {
-        let provider = format!(
-            "model_providers.mock={{name=\"mock\",base_url=\"{base_url}\",env_key=\"CODEX_API_KEY\",wire_api=\"responses\"}}"
-        );
-        [
-            "-c",
-            "model_provider=\"mock\"",
-            "-c",
-            &provider,
-            "-c",
-            "analytics.enabled=false",
-        ]
-        .map(str::to_owned)
-        .to_vec()
+        provider_args(base_url)
     }
 
     fn scenarios(&self) -> &'static [Scenario] {
@@ -126,20 +115,9 @@ impl Drift for CodexDrift {
     }
 
     fn invocations(&self) -> Vec<Invocation> {
-        let owned = |argv: &[&str]| argv.iter().map(|a| (*a).to_owned()).collect();
         vec![
-            Invocation {
-                name: "sdk",
-                argv: owned(SDK_ARGV),
-                stdin: PROMPT.as_bytes().to_vec(),
-                env: SDK_ENV.to_vec(),
-            },
-            Invocation {
-                name: "exec",
-                argv: owned(EXEC_ARGV),
-                stdin: Vec::new(),
-                env: Vec::new(),
-            },
+            Invocation::new("sdk", SDK_ARGV, PROMPT.as_bytes(), SDK_ENV),
+            Invocation::new("exec", EXEC_ARGV, b"", &[]),
         ]
     }
 
@@ -156,23 +134,137 @@ impl Drift for CodexDrift {
     }
 }
 
+/// `-c` arguments that point the real CLI at `base_url` by a custom model provider
+/// (the built-in `openai` one does not read `OPENAI_BASE_URL` in 0.163.0), without
+/// analytics.
+fn provider_args(base_url: &str) -> Vec<String> {
+    let provider = format!(
+        "model_providers.mock={{name=\"mock\",base_url=\"{base_url}\",env_key=\"CODEX_API_KEY\",wire_api=\"responses\"}}"
+    );
+    owned(&[
+        "-c",
+        "model_provider=\"mock\"",
+        "-c",
+        &provider,
+        "-c",
+        "analytics.enabled=false",
+    ])
+}
+
+/// Codex's drift table for `codex app-server`, driven as the Python SDK drives it.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CodexAppServerDrift;
+
+/// The approval requests of `codex app-server` (REAL-CODEX.md, "Requests from the
+/// server").
+const APPROVALS: [&str; 2] = [
+    server_requests::COMMAND_APPROVAL,
+    server_requests::FILE_CHANGE_APPROVAL,
+];
+
+/// The Python SDK's default answers: it accepts every approval.
+const ACCEPT: &[(&str, &str)] = &[
+    (APPROVALS[0], r#"{"decision":"accept"}"#),
+    (APPROVALS[1], r#"{"decision":"accept"}"#),
+];
+
+/// A client that declines every approval.
+const DECLINE: &[(&str, &str)] = &[
+    (APPROVALS[0], r#"{"decision":"decline"}"#),
+    (APPROVALS[1], r#"{"decision":"decline"}"#),
+];
+
+/// A shell call of `touch made.txt`, which `untrusted` asks about (`echo` it does
+/// not), then a text.
+const TOUCH: &str =
+    r#"{"steps": [{"text": "I'll make a file.", "tool": {"shell": "touch made.txt"}}, {"text": "Done."}]}"#;
+
+const APP_SERVER_SCENARIOS: &[Scenario] = &[
+    Scenario::new("text", "one text answer", api::TEXT, ""),
+    Scenario::new(
+        "approved",
+        "a shell call asks for approval under `untrusted`; the client accepts",
+        TOUCH,
+        "",
+    )
+    .answering(ACCEPT),
+    Scenario::new(
+        "declined",
+        "the same; the client declines, the turn goes on",
+        TOUCH,
+        "",
+    )
+    .answering(DECLINE),
+    Scenario::new("http-401", "the API answers 401", api::HTTP_401, "unauthorized"),
+];
+
+impl Drift for CodexAppServerDrift {
+    fn dialect(&self) -> &'static dyn Dialect {
+        harness::dialects::CODEX_APP_SERVER
+    }
+
+    fn api(&self) -> Api {
+        Api::Openai
+    }
+
+    fn real_env(&self, base_url: &str) -> Vec<(String, String)> {
+        CodexDrift.real_env(base_url)
+    }
+
+    fn real_args(&self, base_url: &str) -> Vec<String> {
+        provider_args(base_url)
+    }
+
+    fn scenarios(&self) -> &'static [Scenario] {
+        APP_SERVER_SCENARIOS
+    }
+
+    /// `sdk`: the Python SDK's argv (`app-server --listen stdio://`) and handshake
+    /// (`initialize` as `codex_python_sdk` 0.163.0, `initialized`), then `thread/start`
+    /// under `untrusted` with the workspace-write sandbox and one `turn/start`, until
+    /// `turn/completed`.
+    fn invocations(&self) -> Vec<Invocation> {
+        let script = Script {
+            messages: vec![
+                json!({"method": methods::INITIALIZE, "id": 0, "params": {
+                    "clientInfo": {"name": "codex_python_sdk", "title": "Codex Python SDK", "version": "0.163.0"},
+                    "capabilities": {"experimentalApi": true}}}),
+                json!({"method": client_notifications::INITIALIZED}),
+                json!({"method": methods::THREAD_START, "id": 1, "params": {
+                    "model": MODEL, "approvalPolicy": "untrusted", "sandbox": "workspace-write"}}),
+                json!({"method": methods::TURN_START, "id": 2, "params": {
+                    "threadId": "$thread", "input": [{"type": "text", "text": PROMPT}]}}),
+            ],
+            captures: &[("thread", "/thread/id")],
+            answers: ACCEPT,
+            turn_end: Some(notifications::TURN_COMPLETED),
+            result: rpc::RESULT,
+        };
+        vec![Invocation::conversation(
+            "sdk",
+            &["app-server", "--listen", "stdio://"],
+            &[],
+            script,
+        )]
+    }
+
+    fn curated(&self) -> Curated {
+        Curated {
+            scenario: "approved",
+            invocation: "sdk",
+            path: "cassettes/codex-app-server/real-drift-approved.cassette",
+        }
+    }
+
+    fn allow_list(&self) -> &'static str {
+        "tests/drift/codex-app-server.allow"
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use harness::dialects::codex::args::{self, Command};
-
-    #[test]
-    fn every_scenario_is_a_model_api_scenario_and_its_faults_parse() {
-        for scenario in SCENARIOS {
-            crate::model_api::Scenario::parse(scenario.model_api, std::path::Path::new(scenario.name))
-                .unwrap_or_else(|e| panic!("{}: {e}", scenario.name));
-            harness::dialects::codex::faults::parse(
-                scenario.stand_in_faults,
-                harness::dialects::codex::faults::FROM_ENV,
-            )
-            .unwrap_or_else(|e| panic!("{}: {e}", scenario.name));
-        }
-    }
 
     #[test]
     fn both_invocations_are_codex_exec_with_json_and_the_sdk_s_prompt_is_on_stdin() {
@@ -194,5 +286,38 @@ mod tests {
             .iter()
             .any(|a| a.contains("base_url=\"http://127.0.0.1:1/v1\"")));
         assert_eq!(args.len() % 2, 0);
+        assert_eq!(CodexAppServerDrift.real_args("http://127.0.0.1:1/v1"), args);
+    }
+
+    #[test]
+    fn the_app_server_s_invocation_is_the_python_sdk_s_and_its_client_ends_at_turn_completed() {
+        let [sdk] = &CodexAppServerDrift.invocations()[..] else {
+            panic!("one invocation");
+        };
+        match args::parse(&sdk.argv) {
+            Ok(Command::AppServer(app)) => assert_eq!(app.listen, "stdio://"),
+            _ => panic!("not `codex app-server`"),
+        }
+        let script = sdk.client.as_ref().expect("a client");
+        let sent: Vec<&str> = script
+            .messages
+            .iter()
+            .filter_map(|m| m["method"].as_str())
+            .collect();
+        assert_eq!(
+            sent,
+            [
+                methods::INITIALIZE,
+                client_notifications::INITIALIZED,
+                methods::THREAD_START,
+                methods::TURN_START
+            ]
+        );
+        assert_eq!(script.turn_end, Some(notifications::TURN_COMPLETED));
+        let declined = APP_SERVER_SCENARIOS
+            .iter()
+            .find(|s| s.name == "declined")
+            .unwrap();
+        assert!(declined.answers.iter().all(|(_, a)| a.contains("decline")));
     }
 }

@@ -56,8 +56,8 @@ impl crate::dialects::Cli for Codex {
         &record::Recording
     }
 
-    fn drift(&self) -> Option<&'static dyn crate::drift::Drift> {
-        Some(&drift::CodexDrift)
+    fn drift(&self) -> &'static [&'static dyn crate::drift::Drift] {
+        &[&drift::CodexDrift, &drift::CodexAppServerDrift]
     }
 }
 

@@ -53,8 +53,8 @@ impl crate::dialects::Cli for Gemini {
         &record::Recording
     }
 
-    fn drift(&self) -> Option<&'static dyn crate::drift::Drift> {
-        Some(&drift::GeminiDrift)
+    fn drift(&self) -> &'static [&'static dyn crate::drift::Drift] {
+        &[&drift::GeminiDrift, &drift::GeminiAcpDrift]
     }
 }
 

@@ -17,7 +17,31 @@ use crate::record::Recorded;
 /// session), with `MOCK_AGENT_FAULTS`, timing and journal. Its global flags (`-m`,
 /// `--approval-mode`, `-y`, `--sandbox`, `--debug`) change nothing.
 pub fn serve(argv: &[String]) -> Exit {
+    // What 0.61.0 logs at the start in a folder it does not trust (observed by `mock-agent
+    // drift`, and in shared/REAL-GEMINI.md), with the default session: a cassette
+    // replays its own stderr, and a generated session has none.
+    let default_session = crate::settings::Settings::from_env()
+        .is_ok_and(|settings| settings.cassette.is_none() && settings.generate.is_none());
+    if default_session && !trusted(argv) {
+        eprintln!("{UNTRUSTED_AGENTS}\n{UNTRUSTED_HOOKS}");
+    }
     super::acp::run(&PROFILE, argv)
+}
+
+/// The first line 0.61.0 writes on stderr in a folder it does not trust.
+const UNTRUSTED_AGENTS: &str =
+    "Skipping project agents due to untrusted folder. To enable, ensure that the project root is trusted.";
+
+/// Its next line there.
+const UNTRUSTED_HOOKS: &str = "Project hooks disabled because the folder is not trusted.";
+
+/// Whether the folder is trusted as far as the agent's start is concerned:
+/// `--skip-trust`, or `GEMINI_CLI_TRUST_WORKSPACE=true` (the folders marked trusted in
+/// `~/.gemini/trustedFolders.json` are not read here).
+fn trusted(argv: &[String]) -> bool {
+    argv.iter().any(|a| a == "--skip-trust")
+        || std::env::var(harness::dialects::gemini::wire::env::TRUST_WORKSPACE)
+            .is_ok_and(|v| v == "true" || v == "1")
 }
 
 /// Recording `gemini --acp`: both directions as they pass, the credentials of

@@ -62,9 +62,11 @@ pub(super) fn completed(started: &Value, item: &Item, decision: Decision) -> Val
 }
 
 /// A failure's `codexErrorInfo`.
-pub(super) fn info_of(failure: &Failure) -> &'static str {
-    match failure {
-        Failure::Unauthorized => error_info::UNAUTHORIZED,
+pub(super) fn info_of(failure: &Failure) -> Value {
+    let info = match failure {
+        // Observed by drift (0.163.0): a 401 is a failed HTTP connection, not
+        // `unauthorized`.
+        Failure::Unauthorized => return json!({"httpConnectionFailed": {"httpStatusCode": 401}}),
         Failure::RateLimited => error_info::RATE_LIMIT_EXCEEDED,
         Failure::Overloaded => error_info::SERVER_OVERLOADED,
         Failure::Quota => error_info::USAGE_LIMIT_EXCEEDED,
@@ -74,6 +76,16 @@ pub(super) fn info_of(failure: &Failure) -> &'static str {
         | Failure::UnknownModel
         | Failure::StreamCut { .. }
         | Failure::Other { .. } => error_info::OTHER,
+    };
+    json!(info)
+}
+
+/// The `codexErrorInfo` of a retry before `failure`: observed for a 401 (the stream's
+/// connection failed with that status); the failure's own otherwise.
+pub(super) fn retry_info_of(failure: &Failure) -> Value {
+    match failure {
+        Failure::Unauthorized => json!({"responseStreamDisconnected": {"httpStatusCode": 401}}),
+        other => info_of(other),
     }
 }
 
@@ -92,7 +104,7 @@ pub(super) fn turn_json(
         Some((end, ms)) => (json!(end), json!(ms)),
         None => (Value::Null, Value::Null),
     };
-    json!({"id": id, "items": items, "itemsView": view, "status": state, "error": error,
+    json!({"id": id, "rootTurnId": id, "items": items, "itemsView": view, "status": state, "error": error,
         "startedAt": started, "completedAt": completed, "durationMs": duration})
 }
 
@@ -176,7 +188,8 @@ pub(super) fn token_usage(thread: &str, turn: &str, total: &Usage, last: &Usage)
 pub(super) fn rate_limits() -> super::Step {
     super::Step::Note(
         notifications::RATE_LIMITS_UPDATED,
-        json!({"rateLimits": {"limitId": "codex", "limitName": null, "primary": null,
-            "secondary": null, "credits": null, "planType": null}}),
+        json!({"rateLimits": {"limitId": "codex", "limitName": null, "normalModelSlug": null,
+            "primary": null, "secondary": null, "credits": null, "individualLimit": null,
+            "spendControlReached": null, "planType": null, "rateLimitReachedType": null}}),
     )
 }
