@@ -262,13 +262,14 @@ fn each_dialect_s_matrix_makes_its_cases_from_every_source() {
             })
             .sum();
         assert_eq!(cases.len(), expected, "{dialect}: a case per source and fault");
-        assert!(
-            dialect
-                .matrix_faults()
-                .iter()
-                .all(|(_, spec)| dialect.applies(&CaseSource::Default, spec)),
-            "{dialect}: every fault acts on the built-in session"
-        );
+        // Every fault acts on some source (print mode's `reorder` needs parallel tool
+        // calls, which the built-in session has not).
+        for (label, spec) in dialect.matrix_faults() {
+            assert!(
+                distinct.iter().any(|source| dialect.applies(source, &spec)),
+                "{dialect}: `{label}` acts on no source of the matrix"
+            );
+        }
         for case in &cases {
             assert_eq!(case.dialect, *dialect, "{}", case.name);
         }
