@@ -7,7 +7,7 @@
 //! The careful consumers, `tests/consumers/careful.py` in print mode (trials
 //! `print/...`) and `tests/consumers/acp_careful.py` over ACP (`acp/...`), against:
 //!
-//! - the default session with every fault of its mode's matrix (41 and 27 cases);
+//! - the default session with every fault of its mode's matrix (40 and 27 cases);
 //! - each curated cassette (`cassettes/`, `cassettes/acp/`) with [`PRINT_FAULTS`] or
 //!   [`ACP_FAULTS`]: a clean run, and the faults whose placement depends on the
 //!   recording (a line cut where that session has one, a crash or a kill mid-stream,

@@ -536,7 +536,7 @@ fn the_careful_codex_program_passes_every_matrix_case() {
     let out = test_with("codex_careful.py", &[]);
     let report = text(&out.stdout) + &text(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{report}");
-    assert!(report.contains("20 cases: 20 passed, 0 failed"), "{report}");
+    assert!(report.contains("21 cases: 21 passed, 0 failed"), "{report}");
 }
 
 #[test]

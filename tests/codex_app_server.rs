@@ -123,7 +123,7 @@ fn the_careful_sdk_client_passes_every_matrix_case() {
     let out = test_with("codex_sdk_careful.py", &[]);
     let report = text(&out.stdout) + &text(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{report}");
-    assert!(report.contains("16 cases: 16 passed, 0 failed"), "{report}");
+    assert!(report.contains("17 cases: 17 passed, 0 failed"), "{report}");
 }
 
 #[test]

@@ -264,3 +264,29 @@ fn a_consumer_after_dashes_runs_and_the_reports_folders_are_made() {
         .expect("runs");
     assert_eq!(both.status.code(), Some(harness::exit_codes::USAGE));
 }
+
+/// A consumer that killed the agent (SIGKILL: the agent writes no journal) is told so,
+/// not that it never ran the agent: its start was recorded.
+#[test]
+fn an_agent_killed_by_the_consumer_is_not_told_as_never_run() {
+    let out = mock_std()
+        .args(["test", "--dialect", "cursor-print", "--filter", "default/clean", "--timeout", "20"])
+        .args([
+            "--consumer",
+            "MOCK_AGENT_TIMING=first-byte=20000 cursor-agent -p hi >/dev/null & pid=$!; sleep 1; kill -9 $pid; wait $pid; exit 0",
+        ])
+        .output()
+        .expect("runs mock-agent test");
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(harness::exit_codes::CASES_FAILED),
+        "{said}"
+    );
+    assert!(said.contains("the agent did not end on its own"), "{said}");
+    assert!(!said.contains("never ran the agent"), "{said}");
+}

@@ -87,8 +87,8 @@ def test_use_replaces_what_the_agent_does(mock_agent):
 
 def test_the_listed_cases_are_the_matrix_of_mock_agent_test():
     found = cases()
-    assert len(found) == 41
-    assert len({case.name for case in found}) == 41
+    assert len(found) == 40
+    assert len({case.name for case in found}) == 40
     (eof,) = [case for case in found if case.name == "default/eof@mid-line"]
     assert eof.env == {"MOCK_AGENT_FAULTS": "eof:after=3,byte=10"}
     assert not eof.succeeds and eof.answer is None

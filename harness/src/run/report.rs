@@ -100,7 +100,13 @@ pub fn agent_end(result: &CaseResult) -> Option<String> {
         return None;
     }
     let Some(entry) = result.outcome.journal.last() else {
-        return Some("the consumer never ran the agent".to_owned());
+        // The agent writes its journal as it ends: one killed outright (SIGKILL) or
+        // still running when the case ended writes none, but its start was recorded.
+        return Some(if result.outcome.starts.is_empty() {
+            "the consumer never ran the agent".to_owned()
+        } else {
+            "the agent did not end on its own (killed, or still running when the consumer ended)".to_owned()
+        });
     };
     Some(match &entry.exit {
         ExitRecord::Code(0) if result.case.expect == Expectation::Failure => {

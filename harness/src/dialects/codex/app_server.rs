@@ -30,8 +30,7 @@ use super::exec::ending;
 use super::session::{uuid_v7, Command, End, FileChange, Item, Session, Turn, Usage};
 use super::wire::rpc::{
     codes, decisions, error_info, errors, items, methods, notifications, server_requests, status,
-    thread_status, ENVIRONMENT_LOCAL, ITEMS_NOT_LOADED, ITEMS_SUMMARY, KIND_COMMAND, REVIEWER_USER,
-    SOURCE_AGENT, TEXT, UNKNOWN_ACTION,
+    thread_status, ENVIRONMENT_LOCAL, ITEMS_NOT_LOADED, ITEMS_SUMMARY, KIND_COMMAND, REVIEWER_USER, TEXT,
 };
 use super::wire::{policies, sandboxes, stderr, BUBBLEWRAP_WARNING, MODEL, PLATFORM, PROVIDER, VERSION};
 
@@ -559,53 +558,7 @@ impl Player {
     /// An item as app-server starts it (`None`: not told here).
     fn v2_item(&mut self, item: &Item, cwd: &str) -> Option<Value> {
         self.counter += 1;
-        let n = self.counter;
-        Some(match item {
-            Item::Reasoning(text) if text.is_empty() => return None,
-            Item::Reasoning(_) => {
-                json!({"type": items::REASONING, "id": format!("rs_{n}"), "summary": [], "content": []})
-            }
-            Item::AgentMessage(_) => {
-                json!({"type": items::AGENT_MESSAGE, "id": format!("msg_{n}"), "text": "",
-                "phase": null, "memoryCitation": null, "delivery": null, "questions": null})
-            }
-            Item::Command(command) => json!({"type": items::COMMAND_EXECUTION, "id": format!("call_{n}"),
-                "pluginId": null, "scriptPath": null, "command": command.shell_line(), "cwd": cwd, "processId": null, "source": SOURCE_AGENT,
-                "status": status::IN_PROGRESS, "commandActions": [{"type": UNKNOWN_ACTION, "command": command.command}],
-                "aggregatedOutput": null, "exitCode": null, "durationMs": null}),
-            Item::FileChange(change) => {
-                let changes: Vec<Value> = change
-                    .changes
-                    .iter()
-                    .map(|c| json!({"path": c.path, "kind": {"type": c.kind}, "diff": c.diff}))
-                    .collect();
-                json!({"type": items::FILE_CHANGE, "id": format!("call_{n}"), "changes": changes,
-                    "status": status::IN_PROGRESS})
-            }
-            Item::WebSearch { id, query } => json!({"type": items::WEB_SEARCH, "id": id, "query": query,
-                "action": {"type": super::wire::items::SEARCH_ACTION, "query": query}}),
-            Item::McpToolCall {
-                server,
-                tool,
-                arguments,
-                ..
-            } => json!({"type": items::MCP_TOOL_CALL,
-                "id": format!("call_{n}"), "server": server, "tool": tool, "status": status::IN_PROGRESS,
-                "arguments": arguments, "result": null, "error": null, "durationMs": null}),
-            Item::Unknown(value) => {
-                let mut value = value.clone();
-                if let Some(object) = value.as_object_mut() {
-                    object.entry("id").or_insert_with(|| json!(format!("item_{n}")));
-                }
-                value
-            }
-            // The exec stream's plan and warnings have app-server notifications of
-            // their own (`turn/plan/updated`, `warning`) that the stand-in does not
-            // write yet.
-            Item::TodoList(_) | Item::Warning(_) => return None,
-            // Told as an `error` notification (see `plan`).
-            Item::Reconnect { .. } => return None,
-        })
+        shapes::started(item, self.counter, cwd)
     }
 
     /// The thread's and the turn's ids of the turn under way.

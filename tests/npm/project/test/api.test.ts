@@ -73,8 +73,8 @@ test("use() says what the agent does; what it does not name is the default, but 
 
 test("the listed cases are the matrix of mock-agent test", () => {
   const found = cases();
-  expect(found).toHaveLength(41);
-  expect(new Set(found.map((c) => c.name)).size).toBe(41);
+  expect(found).toHaveLength(40);
+  expect(new Set(found.map((c) => c.name)).size).toBe(40);
   const eof = found.find((c) => c.name === "default/eof@mid-line");
   expect(eof?.env).toEqual({ MOCK_AGENT_FAULTS: "eof:after=3,byte=10" });
   expect(eof?.succeeds).toBe(false);

@@ -4,7 +4,8 @@
 use serde_json::{json, Value};
 
 use super::super::session::{Failure, Item, Usage};
-use super::super::wire::rpc::{error_info, notifications, status};
+
+use super::super::wire::rpc::{error_info, items, notifications, status, SOURCE_AGENT, UNKNOWN_ACTION};
 use super::super::wire::CONTEXT_WINDOW;
 
 /// A client's decision about a held item.
@@ -192,4 +193,54 @@ pub(super) fn rate_limits() -> super::Step {
             "primary": null, "secondary": null, "credits": null, "individualLimit": null,
             "spendControlReached": null, "planType": null, "rateLimitReachedType": null}}),
     )
+}
+
+/// An item as app-server starts it, the `n`th of the session (`None`: not told here).
+pub(super) fn started(item: &Item, n: usize, cwd: &str) -> Option<Value> {
+    Some(match item {
+        Item::Reasoning(text) if text.is_empty() => return None,
+        Item::Reasoning(_) => {
+            json!({"type": items::REASONING, "id": format!("rs_{n}"), "summary": [], "content": []})
+        }
+        Item::AgentMessage(_) => {
+            json!({"type": items::AGENT_MESSAGE, "id": format!("msg_{n}"), "text": "",
+            "phase": null, "memoryCitation": null, "delivery": null, "questions": null})
+        }
+        Item::Command(command) => json!({"type": items::COMMAND_EXECUTION, "id": format!("call_{n}"),
+            "pluginId": null, "scriptPath": null, "command": command.shell_line(), "cwd": cwd, "processId": null, "source": SOURCE_AGENT,
+            "status": status::IN_PROGRESS, "commandActions": [{"type": UNKNOWN_ACTION, "command": command.command}],
+            "aggregatedOutput": null, "exitCode": null, "durationMs": null}),
+        Item::FileChange(change) => {
+            let changes: Vec<Value> = change
+                .changes
+                .iter()
+                .map(|c| json!({"path": c.path, "kind": {"type": c.kind}, "diff": c.diff}))
+                .collect();
+            json!({"type": items::FILE_CHANGE, "id": format!("call_{n}"), "changes": changes,
+                "status": status::IN_PROGRESS})
+        }
+        Item::WebSearch { id, query } => json!({"type": items::WEB_SEARCH, "id": id, "query": query,
+            "action": {"type": super::super::wire::items::SEARCH_ACTION, "query": query}}),
+        Item::McpToolCall {
+            server,
+            tool,
+            arguments,
+            ..
+        } => json!({"type": items::MCP_TOOL_CALL,
+            "id": format!("call_{n}"), "server": server, "tool": tool, "status": status::IN_PROGRESS,
+            "arguments": arguments, "result": null, "error": null, "durationMs": null}),
+        Item::Unknown(value) => {
+            let mut value = value.clone();
+            if let Some(object) = value.as_object_mut() {
+                object.entry("id").or_insert_with(|| json!(format!("item_{n}")));
+            }
+            value
+        }
+        // The exec stream's plan and warnings have app-server notifications of
+        // their own (`turn/plan/updated`, `warning`) that the stand-in does not
+        // write yet.
+        Item::TodoList(_) | Item::Warning(_) => return None,
+        // Told as an `error` notification (see `plan`).
+        Item::Reconnect { .. } => return None,
+    })
 }
