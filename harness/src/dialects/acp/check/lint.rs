@@ -1,6 +1,5 @@
 //! The checker of server mode: the rules of the Agent Client Protocol (see
-//! [`dialects::cursor_acp::check`](crate::dialects::acp::check), where they are
-//! said) with their findings tallied as every dialect's checker tallies its own, into
+//! [`acp::check`](crate::dialects::acp::check), where they are said) with their findings tallied as every dialect's checker tallies its own, into
 //! a [`Report`]; and the [`Lint`] that `mock-agent lint` feeds a recording to.
 
 use super::{AcpRule, Checker, Findings, Level, Side};

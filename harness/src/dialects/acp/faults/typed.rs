@@ -11,8 +11,8 @@
 //! - `byte=K` (for `eof`): after the first K bytes of that message.
 //!
 //! The ACP names here (methods, update kinds, stop reasons, error codes) are the
-//! protocol's, as `harness::dialects::cursor_acp` says them; the faults are applied by
-//! `harness::dialects::cursor_acp::faults::Injector`.
+//! protocol's, as its wire model ([`crate::dialects::acp::wire`]) says them; the
+//! faults are applied by [`crate::dialects::acp::faults::Injector`].
 
 use std::time::Duration;
 

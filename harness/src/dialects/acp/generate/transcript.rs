@@ -91,7 +91,7 @@ impl Transcript {
         })
     }
 
-    /// The conversation as a recording, as [`crate::dialects::cursor_print::source::Source`]s open.
+    /// The conversation as a recording, as a [`crate::Source`] opens one.
     pub fn recording(&self) -> Recording {
         Recording {
             name: PathBuf::from("<generated conversation>"),
