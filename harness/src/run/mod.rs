@@ -48,6 +48,7 @@ mod ran;
 pub mod report;
 pub mod repro;
 pub mod snapshot;
+mod stray;
 pub mod summary;
 pub mod trials;
 mod workdir;
@@ -187,6 +188,11 @@ pub struct Outcome {
     /// Whether processes of the consumer's group were still running after it ended
     /// (they were killed).
     pub left_running: bool,
+    /// The agents (the mock's process ids, from [`starts`](Outcome::starts)) still
+    /// running after the consumer ended, outside its process group (a consumer that
+    /// starts the agent in a session of its own and kills only its first process
+    /// leaves a relaunched agent's child behind). They were killed.
+    pub left_agents: Vec<u32>,
     /// The temporary directory the case ran in, for redaction (removed once the run
     /// is over: [`Runner::run_case`] has returned, or [`Runner::run_all`]; consecutive cases of a
     /// worker of `run_all` share it).
@@ -389,6 +395,10 @@ fn run_in(
     if left_running {
         kill_group(group);
     }
+    // The agents the consumer started outside its group and left running: given the
+    // same moment, then killed with their groups.
+    let starts = journal::settings::read_starts(&workdir.started);
+    let left_agents = stray::reap(&starts, workdir.mock(), group, GRACE, &mut watch);
     // A process that left the group may still hold the pipes open: it is not waited
     // for, and counts as left running (and what came on that stream is dropped).
     for which in [child::Which::Stdout, child::Which::Stderr] {
@@ -397,7 +407,6 @@ fn run_in(
     let [stdout, stderr] = watch.into_output();
     left_running |= stdout.is_none() || stderr.is_none();
     let journal = journal::read(&workdir.journal).unwrap_or_default();
-    let starts = journal::settings::read_starts(&workdir.started);
     Ok(Outcome {
         status,
         stdout: stdout.unwrap_or_default(),
@@ -406,6 +415,7 @@ fn run_in(
         journal,
         starts,
         left_running: left_running && status != Status::TimedOut,
+        left_agents,
         dir: workdir.dir.path().to_owned(),
     })
 }
@@ -527,14 +537,8 @@ fn group_alive(group: i32) -> bool {
         let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
             return false;
         };
-        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-        // `pid (comm) state ppid pgrp ...`; comm may hold spaces and parentheses.
-        let fields: Vec<&str> = stat
-            .rsplit_once(')')
-            .map_or("", |(_, rest)| rest)
-            .split_whitespace()
-            .collect();
-        fields.len() > 2 && fields[0] != "Z" && fields[2].parse() == Ok(group)
+        stray::stat(pid)
+            .is_some_and(|fields| fields.len() > 2 && fields[0] != "Z" && fields[2].parse() == Ok(group))
     })
 }
 

@@ -433,10 +433,16 @@ impl Properties {
             if ended {
                 Ok(())
             } else {
-                Err(format!(
-                    "still running after {:.1} s: killed",
-                    outcome.wall.as_secs_f64()
-                ))
+                let mut told = format!("still running after {:.1} s: killed", outcome.wall.as_secs_f64());
+                if !outcome.left_agents.is_empty() {
+                    let pids: Vec<String> = outcome.left_agents.iter().map(u32::to_string).collect();
+                    told += &format!(
+                        "; so was the agent it started outside its process group (process {}), \
+                         which may have kept its output open",
+                        pids.join(", ")
+                    );
+                }
+                Err(told)
             },
         );
         // Each property's work is done only when it is checked.
@@ -541,7 +547,9 @@ impl Properties {
         }
         verdict(
             Property::NoLeftover,
-            if outcome.left_running {
+            if !outcome.left_agents.is_empty() && outcome.status != Status::TimedOut {
+                Err(left_agents(&outcome.left_agents))
+            } else if outcome.left_running {
                 Err("left processes running after it ended (killed)".into())
             } else {
                 Ok(())
@@ -600,6 +608,22 @@ pub(crate) fn refused(outcome: &Outcome) -> Option<String> {
 /// unknown thing's name in its output (`Unknown message type: forecast_event`).
 /// Otherwise the failure is the other property's to tell (a program that shows no
 /// answer in the clean case either), and this one is not judged: `None`.
+/// What `no-leftover` says of agents left running outside the consumer's group.
+fn left_agents(pids: &[u32]) -> String {
+    let pids: Vec<String> = pids.iter().map(u32::to_string).collect();
+    let (agents, them) = if pids.len() == 1 {
+        ("the agent", "it")
+    } else {
+        ("agents", "them")
+    };
+    format!(
+        "left {agents} running after it ended (process {}), outside its own process group: \
+         a program that starts the agent in a session of its own must end its whole group \
+         (an agent may run as more than one process); {them} were killed",
+        pids.join(", ")
+    )
+}
+
 fn ignores_unknown(dialect: &dyn super::Dialect, outcome: &Outcome, verdicts: &[Verdict]) -> Option<Verdict> {
     let broken = |p: Property| verdicts.iter().any(|v| !v.held && v.name == p.name());
     let broke = [Property::Ends, Property::NoCrash, Property::ReportsSuccess]
@@ -677,6 +701,7 @@ mod tests {
             journal: Vec::new(),
             starts: Vec::new(),
             left_running: false,
+            left_agents: Vec::new(),
             dir: "/tmp/case".into(),
         }
     }

@@ -66,6 +66,11 @@ impl Workdir {
         })
     }
 
+    /// The mock's binary, as the runner was given it.
+    pub(super) fn mock(&self) -> &Path {
+        &self.mock
+    }
+
     /// Makes it ready for the next case, as it was new: false when that cannot be
     /// done (the case left a file of its own, or changed `bin/`). The journal is
     /// removed, not emptied: on ext4 a file truncated and written again is flushed

@@ -128,6 +128,7 @@ pub(super) fn judge(args: &JudgeArgs) -> Result<Exit, Error> {
         journal,
         starts: Vec::new(),
         left_running: false,
+        left_agents: Vec::new(),
         dir: std::env::current_dir().unwrap_or_default(),
     };
     let journal = args.journal.is_some();

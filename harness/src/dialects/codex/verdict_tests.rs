@@ -14,6 +14,7 @@ fn outcome(stdout: &str, stderr: &str) -> Outcome {
         journal: Vec::new(),
         starts: Vec::new(),
         left_running: false,
+        left_agents: Vec::new(),
         dir: "/tmp/case".into(),
     }
 }

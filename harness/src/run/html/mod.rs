@@ -344,6 +344,7 @@ mod tests {
                 journal: vec![entry],
                 starts: Vec::new(),
                 left_running: false,
+                left_agents: Vec::new(),
                 dir: "/tmp/x".into(),
             },
             verdicts: vec![Verdict {
