@@ -57,7 +57,7 @@ const PINNED: &[Pinned] = &[
         version: "codex-cli 0.163.0",
         kept: "approved-sdk.cassette",
         header_dialect: Some("codex-app-server"),
-        agree: &["http-401/sdk"],
+        agree: &["http-401/sdk", "http-429/sdk"],
     },
     Pinned {
         dialect: "gemini",

@@ -750,8 +750,12 @@ pub mod rpc {
         pub const CONTEXT_WINDOW_EXCEEDED: &str = "contextWindowExceeded";
         /// `insufficient_quota`.
         pub const USAGE_LIMIT_EXCEEDED: &str = "usageLimitExceeded";
-        /// HTTP 429.
+        /// In the schema for rate limits; 0.163.0 does not send it for an HTTP 429
+        /// (drift: [`RESPONSE_TOO_MANY_FAILED_ATTEMPTS`] after the retries).
         pub const RATE_LIMIT_EXCEEDED: &str = "rateLimitExceeded";
+        /// A failure that outlasted the retries: `{"responseTooManyFailedAttempts":
+        /// {"httpStatusCode":429}}` (observed for an HTTP 429 on every attempt).
+        pub const RESPONSE_TOO_MANY_FAILED_ATTEMPTS: &str = "responseTooManyFailedAttempts";
         /// HTTP 500, 503.
         pub const SERVER_OVERLOADED: &str = "serverOverloaded";
         /// HTTP 401.

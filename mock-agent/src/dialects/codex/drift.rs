@@ -30,6 +30,7 @@
 //! | `approved` | a `touch made.txt` call, then a text | accepts the approval | its default session (its command and patch ask under `untrusted`) |
 //! | `declined` | the same | declines it | the same, declined |
 //! | `http-401` | HTTP 401 | - | the `unauthorized` preset |
+//! | `http-429` | HTTP 429 (`retry-after: 0`) | - | the `rate-limited` preset |
 
 use harness::dialects::codex::wire::rpc::{
     self, client_notifications, methods, notifications, server_requests,
@@ -196,6 +197,7 @@ const APP_SERVER_SCENARIOS: &[Scenario] = &[
     )
     .answering(DECLINE),
     Scenario::new("http-401", "the API answers 401", api::HTTP_401, "unauthorized"),
+    Scenario::new("http-429", "the API answers 429", api::HTTP_429, "rate-limited"),
 ];
 
 impl Drift for CodexAppServerDrift {

@@ -68,7 +68,11 @@ pub(super) fn info_of(failure: &Failure) -> Value {
         // Observed by drift (0.163.0): a 401 is a failed HTTP connection, not
         // `unauthorized`.
         Failure::Unauthorized => return json!({"httpConnectionFailed": {"httpStatusCode": 401}}),
-        Failure::RateLimited => error_info::RATE_LIMIT_EXCEEDED,
+        // Observed by drift (0.163.0): a 429 that outlasts the retries is too many
+        // failed attempts, not `rateLimitExceeded`.
+        Failure::RateLimited => {
+            return json!({error_info::RESPONSE_TOO_MANY_FAILED_ATTEMPTS: {error_info::HTTP_STATUS_CODE: 429}})
+        }
         Failure::Overloaded => error_info::SERVER_OVERLOADED,
         Failure::Quota => error_info::USAGE_LIMIT_EXCEEDED,
         Failure::ContextWindow => error_info::CONTEXT_WINDOW_EXCEEDED,
@@ -81,11 +85,13 @@ pub(super) fn info_of(failure: &Failure) -> Value {
     json!(info)
 }
 
-/// The `codexErrorInfo` of a retry before `failure`: observed for a 401 (the stream's
-/// connection failed with that status); the failure's own otherwise.
+/// The `codexErrorInfo` of a retry before `failure`: observed for a 401 and a 429 (the
+/// stream's connection failed with that status); the failure's own otherwise.
 pub(super) fn retry_info_of(failure: &Failure) -> Value {
+    let disconnected = |status: u16| json!({error_info::RESPONSE_STREAM_DISCONNECTED: {error_info::HTTP_STATUS_CODE: status}});
     match failure {
-        Failure::Unauthorized => json!({"responseStreamDisconnected": {"httpStatusCode": 401}}),
+        Failure::Unauthorized => disconnected(401),
+        Failure::RateLimited => disconnected(429),
         other => info_of(other),
     }
 }

@@ -200,7 +200,7 @@ pub const APP_SERVER_CATALOGUE: &[Described] = &[
     e(
         "rate-limited",
         "",
-        "preset: the API answers 429: five retries, then `error` and a failed `turn/completed` (`rateLimitExceeded`)",
+        "preset: the API answers 429: five retries, then `error` and a failed `turn/completed` (`responseTooManyFailedAttempts`)",
         "rate-limited",
     )
     .preset(),
