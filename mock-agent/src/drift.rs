@@ -70,6 +70,11 @@ pub struct Scenario {
     /// The stand-in's equivalent: its faults (`MOCK_AGENT_FAULTS`), empty for its
     /// default session.
     pub stand_in_faults: &'static str,
+    /// What the client of a conversation sends when the server sends a notification:
+    /// `(METHOD, MESSAGE)`, the message (JSON, `$NAME` filled in as in the script's)
+    /// sent once, at the first notification of that method (`turn/interrupt` once
+    /// the answer streams). None for a one-way CLI.
+    pub on: &'static [(&'static str, &'static str)],
     /// How the client of a conversation answers the server's requests in this
     /// scenario, by method: the result (JSON), before the script's own answers
     /// (`{"decision":"decline"}` to deny an approval). None for a one-way CLI.
@@ -90,12 +95,19 @@ impl Scenario {
             model_api,
             stand_in_faults,
             answers: &[],
+            on: &[],
         }
     }
 
     /// The same, its client answering the server's requests so (by method: the result).
     pub const fn answering(self, answers: &'static [(&'static str, &'static str)]) -> Scenario {
         Scenario { answers, ..self }
+    }
+
+    /// The same, its client sending each message once the server sends the
+    /// notification named with it.
+    pub const fn sending_on(self, on: &'static [(&'static str, &'static str)]) -> Scenario {
+        Scenario { on, ..self }
     }
 }
 
@@ -364,19 +376,24 @@ fn run_case(
     let Some(script) = &invocation.client else {
         return run(cmd, &invocation.stdin);
     };
-    let answers = scenario
-        .answers
-        .iter()
-        .map(|(method, result)| {
-            serde_json::from_str(result)
-                .map(|result| ((*method).to_owned(), result))
-                .map_err(|e| DriftError::Scenario {
-                    name: scenario.name,
-                    message: format!("the answer to {method} is not JSON: {e}"),
-                })
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    client::converse(cmd, script, &answers, &scratch.cwd().display().to_string())
+    let parsed = |pairs: &[(&str, &str)], what: &str| {
+        pairs
+            .iter()
+            .map(|(method, json)| {
+                serde_json::from_str(json)
+                    .map(|value| ((*method).to_owned(), value))
+                    .map_err(|e| DriftError::Scenario {
+                        name: scenario.name,
+                        message: format!("{what} {method} is not JSON: {e}"),
+                    })
+            })
+            .collect::<Result<Vec<_>, _>>()
+    };
+    let rules = client::Rules {
+        answers: parsed(scenario.answers, "the answer to")?,
+        on: parsed(scenario.on, "the message sent on")?,
+    };
+    client::converse(cmd, script, &rules, &scratch.cwd().display().to_string())
 }
 
 /// Runs `cmd` with `stdin` written and closed, in a process group of its own that is

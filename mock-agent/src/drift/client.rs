@@ -59,15 +59,21 @@ pub struct Script {
     pub result: &'static str,
 }
 
-/// Drives `cmd` (started here, in a process group of its own) by `script`, the
-/// server's requests answered by `answers` (by method, the result) and then by the
-/// script's own; what the server wrote, and how it ended.
-pub fn converse(
-    mut cmd: Command,
-    script: &Script,
-    answers: &[(String, Value)],
-    cwd: &str,
-) -> Result<Run, DriftError> {
+/// What a scenario adds to the script: how the server's requests are answered, and
+/// what is sent when a notification comes.
+#[derive(Debug, Clone, Default)]
+pub struct Rules {
+    /// By method, the result of the answer to the server's request, before the
+    /// script's own answers.
+    pub answers: Vec<(String, Value)>,
+    /// By notification method, a message sent once, at the first such notification
+    /// (`$NAME` filled in; a request's answer is kept, marked with its method).
+    pub on: Vec<(String, Value)>,
+}
+
+/// Drives `cmd` (started here, in a process group of its own) by `script` and the
+/// scenario's `rules`; what the server wrote, and how it ended.
+pub fn converse(mut cmd: Command, script: &Script, rules: &Rules, cwd: &str) -> Result<Run, DriftError> {
     use std::os::unix::process::CommandExt;
     cmd.stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -103,7 +109,8 @@ pub fn converse(
     let mut client = Client {
         stdin: child.stdin.take(),
         script,
-        answers,
+        answers: &rules.answers,
+        on: rules.on.iter().map(|(m, v)| (m.as_str(), v)).collect(),
         next: 0,
         pending: None,
         asked: HashMap::new(),
@@ -157,6 +164,8 @@ struct Client<'a> {
     stdin: Option<std::process::ChildStdin>,
     script: &'a Script,
     answers: &'a [(String, Value)],
+    /// The messages still to send when a notification comes, by its method.
+    on: Vec<(&'a str, &'a Value)>,
     /// The index of the script's next message.
     next: usize,
     /// The id of the request whose answer is awaited.
@@ -238,6 +247,16 @@ impl Client<'_> {
                     self.turn_over = true;
                 }
                 self.kept.push(value);
+                if let Some(at) = self.on.iter().position(|(m, _)| *m == method) {
+                    let (_, message) = self.on.remove(at);
+                    let message = self.fill(message);
+                    if let (Some(id), Some(method)) =
+                        (message.get("id"), message.get("method").and_then(Value::as_str))
+                    {
+                        self.asked.insert(id.to_string(), method.to_owned());
+                    }
+                    self.write(&message);
+                }
             }
             (None, Some(id)) => {
                 let asked = self.asked.get(&id.to_string()).cloned();
@@ -335,8 +354,11 @@ exit 3
     fn it_sends_in_turn_captures_answers_by_rule_and_closes_stdin_at_the_turn_s_end() {
         let mut cmd = Command::new("sh");
         cmd.args(["-c", SERVER]);
-        let answers = vec![("ask".to_owned(), json!({"outcome": "deny"}))];
-        let run = converse(cmd, &script(), &answers, "/w").expect("runs");
+        let rules = Rules {
+            answers: vec![("ask".to_owned(), json!({"outcome": "deny"}))],
+            on: Vec::new(),
+        };
+        let run = converse(cmd, &script(), &rules, "/w").expect("runs");
         let methods: Vec<String> = run
             .lines
             .iter()
@@ -368,8 +390,11 @@ exit 3
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("seen");
         cmd.env("OUT", &out);
-        let answers = vec![("ask".to_owned(), json!({"outcome": "deny"}))];
-        converse(cmd, &script(), &answers, "/w").expect("runs");
+        let rules = Rules {
+            answers: vec![("ask".to_owned(), json!({"outcome": "deny"}))],
+            on: Vec::new(),
+        };
+        converse(cmd, &script(), &rules, "/w").expect("runs");
         let read: Vec<Value> = std::fs::read_to_string(&out)
             .unwrap()
             .lines()
@@ -383,5 +408,47 @@ exit 3
         );
         assert_eq!(read[5]["error"]["code"], METHOD_NOT_FOUND);
         assert_eq!(read.len(), 6);
+    }
+
+    /// A message sent on a notification: once, at the first, filled in, and its
+    /// answer marked with its method.
+    #[test]
+    fn a_message_is_sent_once_at_the_first_notification_of_its_method() {
+        let server = r#"
+echo '{"method":"tick"}'; read a; echo "$a" >> "$OUT"
+echo '{"id":9,"result":{}}'; echo '{"method":"tick"}'; echo '{"method":"done"}'
+read b; echo "eof:$b" >> "$OUT"
+"#;
+        let mut cmd = Command::new("sh");
+        cmd.args(["-c", server]);
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("seen");
+        cmd.env("OUT", &out);
+        let script = Script {
+            messages: Vec::new(),
+            captures: &[],
+            answers: &[],
+            turn_end: Some("done"),
+            result: "result",
+        };
+        let rules = Rules {
+            answers: Vec::new(),
+            on: vec![(
+                "tick".to_owned(),
+                json!({"id": 9, "method": "stop", "params": {"cwd": "$cwd"}}),
+            )],
+        };
+        let run = converse(cmd, &script, &rules, "/w").expect("runs");
+        let seen = std::fs::read_to_string(&out).unwrap();
+        assert_eq!(
+            seen,
+            "{\"id\":9,\"method\":\"stop\",\"params\":{\"cwd\":\"/w\"}}\neof:\n"
+        );
+        let answer = run
+            .lines
+            .iter()
+            .find(|l| l.get("id") == Some(&json!(9)))
+            .expect("the answer");
+        assert_eq!(answer[ANSWERS], "stop");
     }
 }

@@ -19,6 +19,7 @@ use std::collections::VecDeque;
 
 use serde_json::{json, Value};
 
+mod interrupt;
 mod shapes;
 
 use shapes::{
@@ -146,6 +147,8 @@ struct Live {
     calls: Vec<Usage>,
     /// How many of `calls` were told (`thread/tokenUsage/updated`).
     told: usize,
+    /// Lines stepped but never written (a stall the client interrupted), in order.
+    unwritten: Vec<Value>,
 }
 
 /// Tells a [`Session`] over app-server's JSON-RPC.
@@ -253,8 +256,15 @@ impl Player {
             methods::THREAD_RESUME => self.thread_resume(params),
             methods::TURN_START => self.turn_start(params, &id, reply),
             methods::TURN_INTERRUPT => {
-                reply.lines.push(answer(&id, json!({})));
-                let lines = self.interrupt();
+                let mut lines = self.interrupt();
+                // Observed (0.163.0): the answer after what ends the turn's items, the
+                // rate limits and the read state; before `idle` and `turn/completed`.
+                let at = if lines.is_empty() {
+                    0
+                } else {
+                    lines.len().saturating_sub(2)
+                };
+                lines.insert(at, answer(&id, json!({})));
                 reply.lines.extend(lines);
                 return;
             }
@@ -450,6 +460,7 @@ impl Player {
             interrupted: false,
             calls: per_call(turn.usage, model_calls(&turn.items)),
             told: 0,
+            unwritten: Vec::new(),
         };
         let result = json!({"turn": turn_json(&turn_id, Vec::new(), ITEMS_NOT_LOADED, status::IN_PROGRESS,
             Value::Null, None)});
@@ -713,38 +724,6 @@ impl Player {
         ))
     }
 
-    /// The client interrupted the turn: a held item ends `declined`, the turn ends
-    /// `interrupted` (nothing when no turn is under way).
-    fn interrupt(&mut self) -> Vec<Vec<u8>> {
-        let Some(live) = self.live.as_mut() else {
-            return Vec::new();
-        };
-        live.interrupted = true;
-        let held = live
-            .asked
-            .take()
-            .map(|(request, n)| (request, live.held[n].clone()));
-        let (thread, turn) = self.ids();
-        let mut lines = Vec::new();
-        if let Some((request, (started, item, _))) = held {
-            lines.push(self.note(
-                notifications::SERVER_REQUEST_RESOLVED,
-                json!({"threadId": thread, "requestId": request}),
-            ));
-            let done = completed(&started, &item, Decision::Decline);
-            lines.push(self.note(
-                notifications::ITEM_COMPLETED,
-                json!({"item": done, "threadId": thread, "turnId": turn, "completedAtMs": self.now_ms}),
-            ));
-        }
-        self.queue.clear();
-        self.finish();
-        while let Some(Step::Note(method, params)) = self.queue.pop_front() {
-            lines.push(self.note(method, params));
-        }
-        lines
-    }
-
     /// The turn's end, queued: the usage, `idle` and `turn/completed`, or the
     /// failure's retries, `systemError`, `error` and a failed `turn/completed`.
     fn finish(&mut self) {
@@ -754,7 +733,13 @@ impl Player {
         let thread_id = self.threads[live.thread].id.clone();
         let mut notes: Vec<(&'static str, Value)> = Vec::new();
         let (state, error) = match &live.turn.end {
-            _ if live.interrupted => (status::INTERRUPTED, Value::Null),
+            _ if live.interrupted => {
+                // Observed by drift (0.163.0): the rate limits, with no usage.
+                if let Step::Note(method, params) = rate_limits() {
+                    notes.push((method, params));
+                }
+                (status::INTERRUPTED, Value::Null)
+            }
             End::Completed => {
                 // The final model call's usage (the calls before it were told as they
                 // ended).
@@ -800,15 +785,12 @@ impl Player {
                 (status::FAILED, error)
             }
         };
-        // Observed by drift (0.163.0): the turn is unread once it completed or failed (an
-        // interrupted turn was not seen).
-        if state != status::INTERRUPTED {
-            notes.push((
-                notifications::READ_STATE_CHANGED,
-                json!({"threadId": thread_id, "readState": {"firstUnread": {"type": "turn", "turnId": live.id},
-                    "revision": self.revision()}}),
-            ));
-        }
+        // Observed by drift (0.163.0): the turn is unread once it ended, however.
+        notes.push((
+            notifications::READ_STATE_CHANGED,
+            json!({"threadId": thread_id, "readState": {"firstUnread": {"type": "turn", "turnId": live.id},
+                "revision": self.revision()}}),
+        ));
         if state != status::FAILED {
             notes.push((
                 notifications::THREAD_STATUS_CHANGED,
@@ -817,10 +799,16 @@ impl Player {
         }
         let done_s = self.now_ms / 1000;
         let duration = self.now_ms.saturating_sub(live.started_s * 1000);
+        // Observed: an interrupted turn's items are not loaded.
+        let (items, view) = if live.interrupted {
+            (Vec::new(), ITEMS_NOT_LOADED)
+        } else {
+            (live.messages, ITEMS_SUMMARY)
+        };
         let turn = turn_json(
             &live.id,
-            live.messages,
-            ITEMS_SUMMARY,
+            items,
+            view,
             state,
             error,
             Some((live.started_s, Some((done_s, duration)))),

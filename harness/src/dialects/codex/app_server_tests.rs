@@ -433,13 +433,18 @@ fn cancel_and_interrupt_end_the_turn_interrupted() {
             "serverRequest/resolved",
             "item/completed commandExecution",
             "thread/status/changed",
+            "account/rateLimits/updated",
+            "thread/readState/changed",
             "thread/status/changed",
             "turn/completed"
         ]
     );
     assert_eq!(lines[1]["params"]["item"]["status"], "declined");
     assert_eq!(lines[2]["params"]["status"]["activeFlags"], json!([]));
-    assert_eq!(lines[4]["params"]["turn"]["status"], "interrupted");
+    assert_eq!(lines[6]["params"]["turn"]["status"], "interrupted");
+    // Observed: an interrupted turn's items are not loaded.
+    assert_eq!(lines[6]["params"]["turn"]["items"], json!([]));
+    assert_eq!(lines[6]["params"]["turn"]["itemsView"], "notLoaded");
     assert!(!cancelled.in_turn());
 
     let mut interrupted = player(default_session("/w"));
@@ -455,18 +460,71 @@ fn cancel_and_interrupt_end_the_turn_interrupted() {
     );
     let reply = interrupted.feed(line.as_bytes());
     let lines: Vec<Value> = reply.lines.iter().map(|l| value(l)).collect();
-    assert_eq!(lines[0], json!({"id": 3, "result": {}}));
+    // Observed (0.163.0): the answer after the rate limits and the read state.
+    assert_eq!(lines[4], json!({"id": 3, "result": {}}));
     assert_eq!(
-        methods(&lines[1..]),
+        methods(&lines[..4]),
         [
             "serverRequest/resolved",
             "item/completed commandExecution",
+            "account/rateLimits/updated",
+            "thread/readState/changed",
+        ]
+    );
+    assert_eq!(methods(&lines[5..]), ["thread/status/changed", "turn/completed"]);
+    assert_eq!(lines[6]["params"]["turn"]["status"], "interrupted");
+    assert_eq!(interrupted.step(), Next::Done);
+}
+
+/// Observed by drift (0.163.0): interrupted while the answer streams, the message
+/// under way is completed with what was streamed, then the turn ends interrupted.
+#[test]
+fn an_interrupt_mid_answer_completes_the_message_as_far_as_it_was_written() {
+    let mut player = player(default_session("/w"));
+    let thread = started(&mut player, "never");
+    let answer = turn_start(&mut player, &thread);
+    let turn = answer["result"]["turn"]["id"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    // Written up to the first delta of the first answer; the next line stalls.
+    let mut stepped = Vec::new();
+    while let Next::Send(line) = player.step() {
+        let delta = value(&line)["method"] == "item/agentMessage/delta";
+        stepped.push(line);
+        if delta {
+            break;
+        }
+    }
+    let Next::Send(cut) = player.step() else {
+        panic!("a line after the delta")
+    };
+    player.unwritten(&[cut]);
+    let line = format!(
+        r#"{{"method":"turn/interrupt","id":3,"params":{{"threadId":"{thread}","turnId":"{turn}"}}}}"#
+    );
+    let lines: Vec<Value> = player
+        .feed(line.as_bytes())
+        .lines
+        .iter()
+        .map(|l| value(l))
+        .collect();
+    assert_eq!(
+        methods(&lines),
+        [
+            "item/completed agentMessage",
+            "account/rateLimits/updated",
+            "thread/readState/changed",
+            "",
             "thread/status/changed",
             "turn/completed"
         ]
     );
-    assert_eq!(lines[4]["params"]["turn"]["status"], "interrupted");
-    assert_eq!(interrupted.step(), Next::Done);
+    let delta = value(stepped.last().expect("a delta"));
+    assert_eq!(lines[0]["params"]["item"]["id"], delta["params"]["itemId"]);
+    assert_eq!(lines[0]["params"]["item"]["text"], delta["params"]["delta"]);
+    assert_eq!(lines[5]["params"]["turn"]["status"], "interrupted");
+    assert_eq!(player.step(), Next::Done);
 }
 
 #[test]

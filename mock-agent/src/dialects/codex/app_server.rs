@@ -542,8 +542,19 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
     /// Writes one of the server's lines through the faults, at its time when `timed`
     /// (a turn's notification), else at once (an answer).
     async fn send(&mut self, line: Vec<u8>, timed: bool) -> Result<(), Stop> {
-        for out in self.injector.line(line) {
+        let mut outs = self.injector.line(line).into_iter();
+        while let Some(out) = outs.next() {
             if self.out(out, timed).await? {
+                if self.ended.is_none() {
+                    // The client interrupted a stall: the rest was never written.
+                    let rest: Vec<Vec<u8>> = outs
+                        .filter_map(|out| match out {
+                            Out::Line(line) => Some(line),
+                            _ => None,
+                        })
+                        .collect();
+                    self.player.unwritten(&rest);
+                }
                 return Ok(());
             }
         }

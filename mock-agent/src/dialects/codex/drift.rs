@@ -31,6 +31,7 @@
 //! | `declined` | the same | declines it | the same, declined |
 //! | `http-401` | HTTP 401 | - | the `unauthorized` preset |
 //! | `http-429` | HTTP 429 (`retry-after: 0`) | - | the `rate-limited` preset |
+//! | `interrupted` | a text that stalls after its first words | sends `turn/interrupt` at the first delta | a stall after its first answer's first delta |
 
 use harness::dialects::codex::wire::rpc::{
     self, client_notifications, methods, notifications, server_requests,
@@ -198,7 +199,24 @@ const APP_SERVER_SCENARIOS: &[Scenario] = &[
     .answering(DECLINE),
     Scenario::new("http-401", "the API answers 401", api::HTTP_401, "unauthorized"),
     Scenario::new("http-429", "the API answers 429", api::HTTP_429, "rate-limited"),
+    Scenario::new(
+        "interrupted",
+        "the answer stalls after its first words; the client sends `turn/interrupt`",
+        STALL,
+        // The default session's 14th line is its first answer's first delta.
+        "stall:after=14",
+    )
+    .sending_on(INTERRUPT),
 ];
+
+/// A text that stalls after its first words (the stream stays open and silent).
+const STALL: &str = r#"{"steps": [{"text": "Half an answer", "end": "stall"}]}"#;
+
+/// `turn/interrupt` of the turn started, at the first words of the answer.
+const INTERRUPT: &[(&str, &str)] = &[(
+    notifications::AGENT_MESSAGE_DELTA,
+    r#"{"method": "turn/interrupt", "id": 3, "params": {"threadId": "$thread", "turnId": "$turn"}}"#,
+)];
 
 impl Drift for CodexAppServerDrift {
     fn dialect(&self) -> &'static dyn Dialect {
@@ -237,7 +255,7 @@ impl Drift for CodexAppServerDrift {
                 json!({"method": methods::TURN_START, "id": 2, "params": {
                     "threadId": "$thread", "input": [{"type": "text", "text": PROMPT}]}}),
             ],
-            captures: &[("thread", "/thread/id")],
+            captures: &[("thread", "/thread/id"), ("turn", "/turn/id")],
             answers: ACCEPT,
             turn_end: Some(notifications::TURN_COMPLETED),
             result: rpc::RESULT,
