@@ -104,7 +104,7 @@ fn a_listener_other_than_stdio_is_the_mock_s_own_error() {
 fn test_with(script: &str, extra: &[&str]) -> Output {
     let python = crate::codex_sdks::python();
     let consumer = format!(
-        "CONSUMER_TOTAL_TIMEOUT=4 {} {}",
+        "CONSUMER_TOTAL_TIMEOUT=6 {} {}",
         python.display(),
         root().join("tests/consumers").join(script).display()
     );
