@@ -328,8 +328,13 @@ fn conversation(table: &dyn mock_agent::drift::Drift, word: &str) -> Run {
         .args(&invocation.argv)
         .env("HOME", dir.path())
         .current_dir(dir.path());
-    mock_agent::drift::client::converse(cmd, script, &Default::default(), &dir.path().display().to_string())
-        .expect("drives the stand-in")
+    mock_agent::drift::client::converse(
+        cmd,
+        script,
+        &Default::default(),
+        &dir.path().display().to_string(),
+    )
+    .expect("drives the stand-in")
 }
 
 fn codex_app_server_run() -> Run {

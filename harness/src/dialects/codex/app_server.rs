@@ -149,6 +149,9 @@ struct Live {
     told: usize,
     /// Lines stepped but never written (a stall the client interrupted), in order.
     unwritten: Vec<Value>,
+    /// Interrupted once the model call under way had ended (at an approval): its
+    /// usage is told.
+    call_ended: bool,
 }
 
 /// Tells a [`Session`] over app-server's JSON-RPC.
@@ -461,6 +464,7 @@ impl Player {
             calls: per_call(turn.usage, model_calls(&turn.items)),
             told: 0,
             unwritten: Vec::new(),
+            call_ended: false,
         };
         let result = json!({"turn": turn_json(&turn_id, Vec::new(), ITEMS_NOT_LOADED, status::IN_PROGRESS,
             Value::Null, None)});
@@ -713,6 +717,7 @@ impl Player {
             rest.push(Step::End);
             if let Some(live) = self.live.as_mut() {
                 live.interrupted = true;
+                live.call_ended = true;
             }
         }
         for step in rest.into_iter().rev() {
@@ -734,7 +739,18 @@ impl Player {
         let mut notes: Vec<(&'static str, Value)> = Vec::new();
         let (state, error) = match &live.turn.end {
             _ if live.interrupted => {
-                // Observed by drift (0.163.0): the rate limits, with no usage.
+                // Observed by drift (0.163.0): the usage of the model call that asked
+                // for the approval, when it was cancelled (none for a call cut
+                // short), and the rate limits.
+                if live.call_ended {
+                    let call = live.calls.get(live.told).copied().unwrap_or_default();
+                    self.threads[live.thread].usage += call;
+                    let total = self.threads[live.thread].usage;
+                    notes.push((
+                        notifications::TOKEN_USAGE_UPDATED,
+                        token_usage(&thread_id, &live.id, &total, &call),
+                    ));
+                }
                 if let Step::Note(method, params) = rate_limits() {
                     notes.push((method, params));
                 }

@@ -433,6 +433,7 @@ fn cancel_and_interrupt_end_the_turn_interrupted() {
             "serverRequest/resolved",
             "item/completed commandExecution",
             "thread/status/changed",
+            "thread/tokenUsage/updated",
             "account/rateLimits/updated",
             "thread/readState/changed",
             "thread/status/changed",
@@ -441,10 +442,10 @@ fn cancel_and_interrupt_end_the_turn_interrupted() {
     );
     assert_eq!(lines[1]["params"]["item"]["status"], "declined");
     assert_eq!(lines[2]["params"]["status"]["activeFlags"], json!([]));
-    assert_eq!(lines[6]["params"]["turn"]["status"], "interrupted");
+    assert_eq!(lines[7]["params"]["turn"]["status"], "interrupted");
     // Observed: an interrupted turn's items are not loaded.
-    assert_eq!(lines[6]["params"]["turn"]["items"], json!([]));
-    assert_eq!(lines[6]["params"]["turn"]["itemsView"], "notLoaded");
+    assert_eq!(lines[7]["params"]["turn"]["items"], json!([]));
+    assert_eq!(lines[7]["params"]["turn"]["itemsView"], "notLoaded");
     assert!(!cancelled.in_turn());
 
     let mut interrupted = player(default_session("/w"));
@@ -461,18 +462,19 @@ fn cancel_and_interrupt_end_the_turn_interrupted() {
     let reply = interrupted.feed(line.as_bytes());
     let lines: Vec<Value> = reply.lines.iter().map(|l| value(l)).collect();
     // Observed (0.163.0): the answer after the rate limits and the read state.
-    assert_eq!(lines[4], json!({"id": 3, "result": {}}));
+    assert_eq!(lines[5], json!({"id": 3, "result": {}}));
     assert_eq!(
-        methods(&lines[..4]),
+        methods(&lines[..5]),
         [
             "serverRequest/resolved",
             "item/completed commandExecution",
+            "thread/tokenUsage/updated",
             "account/rateLimits/updated",
             "thread/readState/changed",
         ]
     );
-    assert_eq!(methods(&lines[5..]), ["thread/status/changed", "turn/completed"]);
-    assert_eq!(lines[6]["params"]["turn"]["status"], "interrupted");
+    assert_eq!(methods(&lines[6..]), ["thread/status/changed", "turn/completed"]);
+    assert_eq!(lines[7]["params"]["turn"]["status"], "interrupted");
     assert_eq!(interrupted.step(), Next::Done);
 }
 

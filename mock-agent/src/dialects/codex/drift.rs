@@ -29,6 +29,7 @@
 //! | `text` | one text | - | its default session |
 //! | `approved` | a `touch made.txt` call, then a text | accepts the approval | its default session (its command and patch ask under `untrusted`) |
 //! | `declined` | the same | declines it | the same, declined |
+//! | `cancelled` | the same | cancels it | the same, cancelled |
 //! | `http-401` | HTTP 401 | - | the `unauthorized` preset |
 //! | `http-429` | HTTP 429 (`retry-after: 0`) | - | the `rate-limited` preset |
 //! | `interrupted` | a text that stalls after its first words | sends `turn/interrupt` at the first delta | a stall after its first answer's first delta |
@@ -176,6 +177,12 @@ const DECLINE: &[(&str, &str)] = &[
     (APPROVALS[1], r#"{"decision":"decline"}"#),
 ];
 
+/// A client that cancels at the first approval.
+const CANCEL: &[(&str, &str)] = &[
+    (APPROVALS[0], r#"{"decision":"cancel"}"#),
+    (APPROVALS[1], r#"{"decision":"cancel"}"#),
+];
+
 /// A shell call of `touch made.txt`, which `untrusted` asks about (`echo` it does
 /// not), then a text.
 const TOUCH: &str =
@@ -197,6 +204,13 @@ const APP_SERVER_SCENARIOS: &[Scenario] = &[
         "",
     )
     .answering(DECLINE),
+    Scenario::new(
+        "cancelled",
+        "the same; the client cancels, the turn ends interrupted",
+        TOUCH,
+        "",
+    )
+    .answering(CANCEL),
     Scenario::new("http-401", "the API answers 401", api::HTTP_401, "unauthorized"),
     Scenario::new("http-429", "the API answers 429", api::HTTP_429, "rate-limited"),
     Scenario::new(

@@ -24,6 +24,8 @@ impl Player {
             .asked
             .take()
             .map(|(request, n)| (request, live.held[n].clone()));
+        // At an approval, the model call that asked for it has ended.
+        live.call_ended |= held.is_some();
         // What was stepped and not written, and what was still to come: the items
         // started before the interrupt end as far as they were streamed.
         let mut unwritten = std::mem::take(&mut live.unwritten);
