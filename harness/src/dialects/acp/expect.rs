@@ -398,11 +398,10 @@ mod tests {
 
     fn teller() -> Teller {
         Teller::new(
-            Source::Default.open("hi").expect("opens").frames,
+            crate::dialects::print_mode_story(Source::Default.open("hi").expect("opens")).expect("tells"),
             Ask::FirstChange,
             &crate::dialects::cursor_acp::PROFILE,
         )
-        .expect("tells")
     }
 
     fn conclude(faults: &str) -> Expectation {

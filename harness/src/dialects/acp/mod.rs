@@ -61,10 +61,7 @@ pub mod wire;
 pub use conversation::{summary, Conversation, Reply, Step, Steps, Wait, CANCEL_WAIT};
 pub use wire::methods;
 
-use crate::dialects::cursor_print::render::RenderOptions;
-use crate::dialects::cursor_print::scenario::Scenario;
 use crate::error::CassetteError;
-use crate::format::OutputFormat;
 use crate::source::Source;
 use profile::Profile;
 
@@ -98,8 +95,7 @@ pub fn conversation_of(
         Source::Default => tell::Ask::FirstChange,
         _ => tell::Ask::Shell,
     };
-    let plan = Scenario::new(RenderOptions::new(OutputFormat::StreamJson)).plan(recording)?;
-    let teller = tell::Teller::new(plan.frames, ask, profile)?;
+    let teller = tell::Teller::new((profile.story)(recording)?, ask, profile);
     let teller = match source {
         Source::Default => teller.checking_its_work(),
         _ => teller,

@@ -12,7 +12,9 @@
 use serde_json::Value;
 
 use super::rpc::{self, codes};
-use crate::cassette::Invocation;
+use super::tell::Story;
+use crate::cassette::{Invocation, Recording};
+use crate::error::CassetteError;
 use crate::run::Dialect;
 
 /// When the agent sends its `available_commands_update`.
@@ -39,9 +41,12 @@ pub enum ToolShape {
     /// `rawInput` on the `tool_call`, the tool's output in `rawOutput` on its end;
     /// the `tool_call` before the permission request.
     Raw,
-    /// No `rawInput` or `rawOutput` (`content: []`, the paths in `locations`); the
-    /// permission request is the first mention of a tool call that asks.
-    Plain,
+    /// No `rawInput` or `rawOutput`: every message about a tool call says its
+    /// `title`, `kind`, `content` (a write's diff) and `locations` (see
+    /// [`tell::describe`](super::tell::describe)); a tool call that does not ask is
+    /// announced `in_progress`; the permission request is the first mention of one
+    /// that asks.
+    Described,
 }
 
 /// The error lines an agent writes, in its shapes.
@@ -112,6 +117,10 @@ pub struct Profile {
     pub tools: ToolShape,
     /// Its error shapes.
     pub errors: Errors,
+    /// How a source that is no recording of an ACP agent (the built-in default
+    /// session, a print-mode cassette, a capture) becomes the story it tells
+    /// ([`tell`](super::tell)).
+    pub story: fn(Recording) -> Result<Story, CassetteError>,
 }
 
 impl std::fmt::Debug for Profile {

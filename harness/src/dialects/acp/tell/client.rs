@@ -20,12 +20,16 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use super::handshake::update_line;
+use super::story::Tool;
 use crate::dialects::acp::conversation::{Step, Wait};
 use crate::dialects::acp::profile::Profile;
 use crate::dialects::acp::rpc;
 use crate::dialects::acp::wire::{self, methods, tool_statuses, updates};
-use crate::dialects::cursor_print::events::subtype;
 use crate::error::CassetteError;
+
+/// The key of a read's `rawOutput` when it succeeded (`{"success": {"content": ...}}`),
+/// as a `Raw` profile reports a read.
+const READ_SUCCEEDED: &str = "success";
 
 /// A tool the client can run for the agent.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -39,6 +43,23 @@ pub(super) enum Job {
 }
 
 impl Job {
+    /// The job the client can run for a story's tool: a read, a write of a whole
+    /// file, a shell command.
+    pub(super) fn of(tool: &Tool) -> Option<Job> {
+        match tool {
+            Tool::Read { path } => Some(Job::Read { path: path.clone() }),
+            Tool::Write { path, content } => Some(Job::Write {
+                path: path.clone(),
+                content: content.clone(),
+            }),
+            Tool::Shell { command } => Some(Job::Shell {
+                command: command.clone(),
+                cwd: None,
+            }),
+            Tool::Other { .. } => None,
+        }
+    }
+
     /// The method of the job's first request.
     pub(super) fn method(&self) -> &'static str {
         match self {
@@ -210,10 +231,12 @@ pub(super) fn run(at: Duration, session: String, job: Job, told: Value, profile:
                 (Job::Read { .. }, Some(Ok(result))) => match result["content"].as_str() {
                     Some(content) => vec![send(
                         json!({"sessionUpdate": updates::TOOL_CALL_UPDATE, "toolCallId": call, "status": tool_statuses::COMPLETED,
-                               "rawOutput": {(subtype::SUCCESS): {"content": content, "isEmpty": content.is_empty(), "totalLines": content.lines().count(), "totalChars": content.chars().count()}}}),
+                               "rawOutput": {(READ_SUCCEEDED): {"content": content, "isEmpty": content.is_empty(), "totalLines": content.lines().count(), "totalChars": content.chars().count()}}}),
                     )],
                     None => vec![send(failed("the client's answer has no content"))],
                 },
+                // A profile that describes its tool calls has said the diff already.
+                (Job::Write { .. }, Some(Ok(_))) if told.get("content").is_some() => vec![send(told)],
                 (Job::Write { path, content }, Some(Ok(_))) => {
                     let mut update = told;
                     update["content"] = json!([{"type": wire::tool_content::DIFF, "path": path, "oldText": null, "newText": content}]);

@@ -2,15 +2,13 @@
 
 use super::*;
 use crate::dialects::acp::conversation::Wait;
-use crate::dialects::cursor_print::events::subtype;
+use crate::dialects::print_mode_story;
 use crate::Source;
 
 /// The teller of the built-in default session, as `mock-agent acp` makes it.
 fn default_teller() -> Teller {
-    let frames = Source::Default.open("hi").expect("opens").frames;
-    Teller::new(frames, Ask::FirstChange, &crate::dialects::cursor_acp::PROFILE)
-        .expect("tells")
-        .checking_its_work()
+    let story = print_mode_story(Source::Default.open("hi").expect("opens")).expect("tells");
+    Teller::new(story, Ask::FirstChange, &crate::dialects::cursor_acp::PROFILE).checking_its_work()
 }
 
 /// The lines of a reply to `method`, the client answering each agent request
@@ -196,10 +194,7 @@ fn a_client_that_offers_files_and_a_terminal_reads_writes_and_runs_for_the_agent
         .map(|l| &l["params"]["update"])
         .filter(|u| u["sessionUpdate"] == updates::TOOL_CALL_UPDATE)
         .collect();
-    assert_eq!(
-        updates[0]["rawOutput"][subtype::SUCCESS]["content"],
-        "# Mine\n\nline\n"
-    );
+    assert_eq!(updates[0]["rawOutput"]["success"]["content"], "# Mine\n\nline\n");
     assert_eq!(updates[1]["content"][0]["type"], wire::tool_content::DIFF);
     assert_eq!(updates[2]["content"][0]["terminalId"], "term-9");
     assert_eq!(updates[3]["status"], tool_statuses::COMPLETED);
