@@ -131,6 +131,8 @@ pub struct Teller {
     check: bool,
     /// The agent whose habits it plays.
     profile: &'static Profile,
+    /// The output of a read the client ran (the story's).
+    read_output: fn(&str) -> Value,
 }
 
 impl Teller {
@@ -222,6 +224,7 @@ impl Teller {
             turns: 0,
             check: false,
             profile,
+            read_output: story.read_output,
         }
     }
 
@@ -306,9 +309,14 @@ impl Teller {
                         update.clone()
                     };
                     match job.as_ref().filter(|j| self.capabilities.allow(j.method())) {
-                        Some(job) => {
-                            client::run(*at, session.to_owned(), in_folder(job, folder), update, profile)
-                        }
+                        Some(job) => client::run(
+                            *at,
+                            session.to_owned(),
+                            in_folder(job, folder),
+                            update,
+                            profile,
+                            self.read_output,
+                        ),
                         None => Item::Ready(Step::Send {
                             at: *at,
                             line: update_line(session, &update),
@@ -334,7 +342,14 @@ impl Teller {
                         command: CHECK.to_owned(),
                         cwd: cwd.clone(),
                     };
-                    items.push_back(client::run(end, session.to_owned(), job, told, profile));
+                    items.push_back(client::run(
+                        end,
+                        session.to_owned(),
+                        job,
+                        told,
+                        profile,
+                        self.read_output,
+                    ));
                 }
                 let turns = self.turns;
                 if profile.usage_updates {

@@ -19,7 +19,7 @@
 //! `deleteToolCall` delete; `shellToolCall` execute; `grepToolCall`, `globToolCall`,
 //! `lsToolCall` search; any other other.
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use super::super::acp::tell::{Beat, Call, Ending, Story, Tool};
 use super::super::acp::wire::tool_kinds;
@@ -42,7 +42,10 @@ pub fn of_recording(recording: Recording) -> Result<Story, CassetteError> {
 
 /// The story of the frames of a print-mode run (`stream-json`, whole segments).
 pub fn of_frames(frames: impl IntoIterator<Item = FrameResult>) -> Result<Story, CassetteError> {
-    let mut story = Story::default();
+    let mut story = Story {
+        read_output,
+        ..Story::default()
+    };
     let mut ending = None;
     let mut stderr_first = None;
     let mut exit = Exit::Code(0);
@@ -161,6 +164,11 @@ fn tool_of(key: &str, args: &Value) -> Tool {
         (tool_key::SHELL, _, Some(command)) => Tool::Shell { command },
         (_, path, _) => Tool::Other { path },
     }
+}
+
+/// A read's `result` in print mode, of the file's text.
+fn read_output(content: &str) -> Value {
+    json!({(subtype::SUCCESS): {"content": content, "isEmpty": content.is_empty(), "totalLines": content.lines().count(), "totalChars": content.chars().count()}})
 }
 
 /// Why a tool failed, if its result says it did (a `failure`, `error` or `rejected`

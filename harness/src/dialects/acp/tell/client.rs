@@ -27,10 +27,6 @@ use crate::dialects::acp::rpc;
 use crate::dialects::acp::wire::{self, methods, tool_statuses, updates};
 use crate::error::CassetteError;
 
-/// The key of a read's `rawOutput` when it succeeded (`{"success": {"content": ...}}`),
-/// as a `Raw` profile reports a read.
-const READ_SUCCEEDED: &str = "success";
-
 /// A tool the client can run for the agent.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) enum Job {
@@ -206,7 +202,14 @@ pub(super) fn permission(at: Duration, session: String, tool_call: Value, profil
 
 /// A tool call's end, the job run through the client: `told` is the
 /// `tool_call_update` print mode tells (sent when no answer is seen).
-pub(super) fn run(at: Duration, session: String, job: Job, told: Value, profile: &'static Profile) -> Item {
+pub(super) fn run(
+    at: Duration,
+    session: String,
+    job: Job,
+    told: Value,
+    profile: &'static Profile,
+    read_output: fn(&str) -> Value,
+) -> Item {
     Item::then(move |shared| {
         let id = shared.next();
         let call = told["toolCallId"].clone();
@@ -231,7 +234,7 @@ pub(super) fn run(at: Duration, session: String, job: Job, told: Value, profile:
                 (Job::Read { .. }, Some(Ok(result))) => match result["content"].as_str() {
                     Some(content) => vec![send(
                         json!({"sessionUpdate": updates::TOOL_CALL_UPDATE, "toolCallId": call, "status": tool_statuses::COMPLETED,
-                               "rawOutput": {(READ_SUCCEEDED): {"content": content, "isEmpty": content.is_empty(), "totalLines": content.lines().count(), "totalChars": content.chars().count()}}}),
+                               "rawOutput": read_output(content)}),
                     )],
                     None => vec![send(failed("the client's answer has no content"))],
                 },

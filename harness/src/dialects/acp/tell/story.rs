@@ -11,7 +11,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 /// One turn of a session, as the teller tells it.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Story {
     /// What happened, in order, each at its time from the turn's start.
     pub beats: Vec<Beat>,
@@ -26,6 +26,24 @@ pub struct Story {
     /// The folder the run was in, if known (relative paths are made absolute in it
     /// when no session says another).
     pub cwd: Option<String>,
+    /// The output of a read the client ran for the agent, of the file's text (what a
+    /// profile that shows it puts in `rawOutput`): as the story's reads output.
+    pub read_output: fn(&str) -> Value,
+}
+
+impl Default for Story {
+    /// An empty turn that succeeds; a read outputs `{"content": TEXT}`.
+    fn default() -> Self {
+        Story {
+            beats: Vec::new(),
+            ending: Ending::default(),
+            end: Duration::ZERO,
+            prompt: String::new(),
+            session_id: None,
+            cwd: None,
+            read_output: |content| serde_json::json!({"content": content}),
+        }
+    }
 }
 
 /// One thing that happened in a turn; `at` is its time from the turn's start.
