@@ -1,6 +1,6 @@
 //! A print-mode session (Cursor's events: the built-in default session, a print-mode
 //! cassette, a capture) as the story the ACP teller tells
-//! ([`Story`](crate::dialects::acp::tell::Story)).
+//! ([`Story`]).
 //!
 //! | print mode (`stream-json`) | the story |
 //! | --- | --- |
