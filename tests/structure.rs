@@ -366,15 +366,10 @@ fn the_process_s_machinery_names_no_dialect() {
 
 /// The dialects a dialect's folder may name besides itself, and why. A vendor's
 /// dialects share a folder family (one CLI: `cursor-agent -p` and `cursor-agent acp`,
-/// `codex exec` and `codex app-server`, `gemini -p` and `gemini --acp`); the ACP
-/// machinery (`dialects/acp/`, no dialect of its own) tells a print-mode session as
-/// ACP updates: Cursor's agent makes the same events in both modes, so a server-mode
-/// session without a recording is told from print mode's model of one.
-const EDGES: &[(&str, &str, &str)] = &[(
-    "acp",
-    "cursor_print",
-    "a session with no ACP recording is told from print mode's events",
-)];
+/// `codex exec` and `codex app-server`, `gemini -p` and `gemini --acp`). None other
+/// today: the ACP machinery (`dialects/acp/`) tells a dialect-neutral story, and a
+/// profile says where its stories come from (`Profile::story`).
+const EDGES: &[(&str, &str, &str)] = &[];
 
 /// The vendor a dialect folder belongs to: what comes before the first `_`.
 fn family(folder: &str) -> &str {

@@ -54,6 +54,14 @@ pub static GEMINI: &dyn Dialect = &gemini::dialect::Gemini;
 /// Gemini CLI's ACP mode: `gemini --acp`, the ACP machinery with Gemini's profile.
 pub static GEMINI_ACP: &dyn Dialect = &gemini_acp::DIALECT;
 
+/// A session with no recording of an ACP agent (the built-in default session, a
+/// print-mode cassette, a capture), as the story an ACP agent tells
+/// ([`acp::tell::Story`]): Cursor's print-mode events. Every ACP profile of this
+/// registry tells these.
+pub fn print_mode_story(recording: crate::cassette::Recording) -> Result<acp::tell::Story, CassetteError> {
+    cursor_acp::story::of_recording(recording)
+}
+
 /// Every dialect, in the order `mock-agent faults` lists them; the first is the
 /// default.
 pub static ALL: &[&dyn Dialect] = &[

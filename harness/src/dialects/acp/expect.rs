@@ -398,11 +398,10 @@ mod tests {
 
     fn teller() -> Teller {
         Teller::new(
-            Source::Default.open("hi").expect("opens").frames,
+            crate::dialects::print_mode_story(Source::Default.open("hi").expect("opens")).expect("tells"),
             Ask::FirstChange,
-            &crate::dialects::cursor_acp::PROFILE,
+            &crate::dialects::acp::profile::testing::PROFILE,
         )
-        .expect("tells")
     }
 
     fn conclude(faults: &str) -> Expectation {
@@ -430,9 +429,12 @@ mod tests {
 
     fn load_cassette() -> Box<dyn Conversation + Send> {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../cassettes/acp/load.cassette");
-        crate::dialects::acp::conversation_of(&Source::Cassette(path), &crate::dialects::cursor_acp::PROFILE)
-            .expect("opens")
-            .0
+        crate::dialects::acp::conversation_of(
+            &Source::Cassette(path),
+            &crate::dialects::acp::profile::testing::PROFILE,
+        )
+        .expect("opens")
+        .0
     }
 
     const RECORDED_SESSION: &str = "8a1f3e5d-2c4b-4d6e-9f80-7b1a2c3d4e5f";

@@ -15,13 +15,15 @@
 //!   waited for the client, with the client's live request ids put into the agent's
 //!   responses; every other byte as recorded. A cassette is not held in memory: its
 //!   messages are read from the file as they are played ([`Steps`]);
-//! - [`tell::Teller`]: any print-mode session (the built-in default, a cassette, a
-//!   capture, a generated one) told through ACP: `assistant` as
-//!   [`AGENT_MESSAGE_CHUNK`](wire::updates::AGENT_MESSAGE_CHUNK)s, `thinking` as
+//! - [`tell::Teller`]: any other session (the built-in default, a print-mode
+//!   cassette, a capture, a generated one), as a [`tell::Story`] in no dialect's
+//!   words (the profile says how a source becomes one: [`Profile::story`]), told
+//!   through ACP: what the agent says as
+//!   [`AGENT_MESSAGE_CHUNK`](wire::updates::AGENT_MESSAGE_CHUNK)s, what it thinks as
 //!   [`AGENT_THOUGHT_CHUNK`](wire::updates::AGENT_THOUGHT_CHUNK)s, tool calls as
 //!   [`TOOL_CALL`](wire::updates::TOOL_CALL) and
-//!   [`TOOL_CALL_UPDATE`](wire::updates::TOOL_CALL_UPDATE), a failed run as a JSON-RPC
-//!   error.
+//!   [`TOOL_CALL_UPDATE`](wire::updates::TOOL_CALL_UPDATE) in the profile's shape, a
+//!   failed run as a JSON-RPC error.
 //!
 //! A [`generate`]d conversation (feature `generate`) is a recording nobody made: it
 //! plays as a script too.
@@ -36,7 +38,7 @@
 //!   the error codes, the lines the mock writes);
 //! - [`conversation`](mod@conversation): steps, waits, replies, the [`Conversation`] trait, a
 //!   conversation's [`summary`];
-//! - [`tell`] and [`faults`]: print-mode sessions told through ACP, and what goes
+//! - [`tell`] and [`faults`]: stories told through ACP, and what goes
 //!   wrong; [`check`]: the protocol's rules (lint); [`expect`]: what a correct client
 //!   concludes;
 //! - [`script`]: how a recording becomes a script; `generate` (feature `generate`): the generator's
@@ -61,17 +63,14 @@ pub mod wire;
 pub use conversation::{summary, Conversation, Reply, Step, Steps, Wait, CANCEL_WAIT};
 pub use wire::methods;
 
-use crate::dialects::cursor_print::render::RenderOptions;
-use crate::dialects::cursor_print::scenario::Scenario;
 use crate::error::CassetteError;
-use crate::format::OutputFormat;
 use crate::source::Source;
 use profile::Profile;
 
 /// The conversation a source plays in server mode, and whether it is a recording of
 /// one (a cassette whose header says `"acp":true`, or a generated conversation). Any
-/// other source is a print-mode session told through ACP ([`tell`]): the default session asks permission for its
-/// write, others for each shell command.
+/// other source is told through ACP ([`tell`]), as the story the profile makes of it:
+/// the default session asks permission for its write, others for each shell command.
 pub fn conversation_of(
     source: &Source,
     profile: &'static Profile,
@@ -98,8 +97,7 @@ pub fn conversation_of(
         Source::Default => tell::Ask::FirstChange,
         _ => tell::Ask::Shell,
     };
-    let plan = Scenario::new(RenderOptions::new(OutputFormat::StreamJson)).plan(recording)?;
-    let teller = tell::Teller::new(plan.frames, ask, profile)?;
+    let teller = tell::Teller::new((profile.story)(recording)?, ask, profile);
     let teller = match source {
         Source::Default => teller.checking_its_work(),
         _ => teller,

@@ -12,7 +12,9 @@
 use serde_json::Value;
 
 use super::rpc::{self, codes};
-use crate::cassette::Invocation;
+use super::tell::Story;
+use crate::cassette::{Invocation, Recording};
+use crate::error::CassetteError;
 use crate::run::Dialect;
 
 /// When the agent sends its `available_commands_update`.
@@ -39,9 +41,12 @@ pub enum ToolShape {
     /// `rawInput` on the `tool_call`, the tool's output in `rawOutput` on its end;
     /// the `tool_call` before the permission request.
     Raw,
-    /// No `rawInput` or `rawOutput` (`content: []`, the paths in `locations`); the
-    /// permission request is the first mention of a tool call that asks.
-    Plain,
+    /// No `rawInput` or `rawOutput`: every message about a tool call says its
+    /// `title`, `kind`, `content` (a write's diff) and `locations` (see
+    /// [`tell::describe`](super::tell::describe)); a tool call that does not ask is
+    /// announced `in_progress`; the permission request is the first mention of one
+    /// that asks.
+    Described,
 }
 
 /// The error lines an agent writes, in its shapes.
@@ -112,6 +117,10 @@ pub struct Profile {
     pub tools: ToolShape,
     /// Its error shapes.
     pub errors: Errors,
+    /// How a source that is no recording of an ACP agent (the built-in default
+    /// session, a print-mode cassette, a capture) becomes the story it tells
+    /// ([`tell`](super::tell)).
+    pub story: fn(Recording) -> Result<Story, CassetteError>,
 }
 
 impl std::fmt::Debug for Profile {
@@ -176,5 +185,103 @@ pub mod spec_errors {
     /// `-32000` `Authentication required`.
     pub fn auth_required(id: &str) -> Vec<u8> {
         rpc::error(id, codes::AUTH_REQUIRED, "Authentication required", None)
+    }
+}
+
+/// Agents for the machinery's unit tests, no vendor's: the spec's shapes, and every
+/// habit a client can meet (commands after `session/new`, config options, a
+/// terminal, reads through the client, `rawInput` and `rawOutput`); [`DESCRIBING`]
+/// describes its tool calls instead and uses no client tool but writes.
+#[cfg(test)]
+pub(crate) mod testing {
+    use serde_json::{json, Value};
+
+    use super::*;
+    use crate::dialects::acp::dialect::AcpDialect;
+    use crate::dialects::acp::tell::{config_options, models};
+    use crate::dialects::acp::wire::{self, content_types, modes, option_kinds, updates};
+
+    const BASE: Profile = Profile {
+        name: "test-acp",
+        title: "a test agent (`test-agent acp`)",
+        programs: &["test-agent"],
+        launch: "test-agent acp",
+        argv: &["acp"],
+        test_flags: "--dialect test-acp",
+        fuzz_stem: "fuzz-test-acp",
+        dialect: || &DIALECT,
+        claims: |_| true,
+        initialize,
+        auth_method: "test_login",
+        session_new,
+        modes: modes::ALL,
+        known_model: |id| crate::models::MODELS.iter().any(|(m, _)| *m == id),
+        config_options: true,
+        commands: (Commands::AfterNew, commands),
+        permission_options,
+        prompt_result: |reason, _| wire::stop(reason),
+        usage_updates: true,
+        load: LoadAnswer::AfterReplay,
+        terminal: true,
+        fs_reads: true,
+        tools: ToolShape::Raw,
+        errors: Errors {
+            method_not_found: spec_errors::method_not_found,
+            unknown_session: spec_errors::unknown_session,
+            invalid_setting: spec_errors::invalid_setting,
+            auth_required: spec_errors::auth_required,
+        },
+        story: crate::dialects::print_mode_story,
+    };
+
+    /// The test agent.
+    pub(crate) static PROFILE: Profile = BASE;
+
+    /// The test agent that describes its tool calls (no `rawInput`/`rawOutput`).
+    pub(crate) static DESCRIBING: Profile = Profile {
+        name: "test-acp-describing",
+        tools: ToolShape::Described,
+        terminal: false,
+        fs_reads: false,
+        ..BASE
+    };
+
+    static DIALECT: AcpDialect = AcpDialect::new(&PROFILE);
+
+    fn initialize() -> Value {
+        json!({
+            "protocolVersion": 1,
+            "agentCapabilities": {
+                "loadSession": true,
+                "promptCapabilities": {(content_types::IMAGE): true, (content_types::AUDIO): false, "embeddedContext": false}
+            },
+            "authMethods": [{"id": "test_login", "name": "Test login", "description": "Log in to the test agent"}]
+        })
+    }
+
+    fn session_new(session: &str) -> Value {
+        json!({
+            "sessionId": session,
+            "modes": {"currentModeId": modes::AGENT, "availableModes": [
+                {"id": modes::AGENT, "name": "Agent"}, {"id": modes::PLAN, "name": "Plan"}, {"id": modes::ASK, "name": "Ask"}
+            ]},
+            "models": models(),
+            "configOptions": config_options(modes::ALL, modes::AGENT, crate::models::DEFAULT)
+        })
+    }
+
+    fn commands() -> Value {
+        json!({"sessionUpdate": updates::AVAILABLE_COMMANDS_UPDATE, "availableCommands": [
+            {"name": "help", "description": "Show help"}
+        ]})
+    }
+
+    fn permission_options() -> Value {
+        json!([
+            {"optionId": "yes", "name": "Yes", "kind": option_kinds::ALLOW_ONCE},
+            {"optionId": "always", "name": "Always", "kind": option_kinds::ALLOW_ALWAYS},
+            {"optionId": "no", "name": "No", "kind": option_kinds::REJECT_ONCE},
+            {"optionId": "never", "name": "Never", "kind": option_kinds::REJECT_ALWAYS}
+        ])
     }
 }

@@ -1,32 +1,34 @@
-//! A print-mode session told through ACP, and the handshake every mock agent answers.
+//! A session told through ACP ([`Story`]: what an agent said, thought and did, in no
+//! dialect's words), and the handshake every mock agent answers.
 //!
-//! | print mode (`stream-json`) | ACP (`session/update` unless said) |
+//! | the story | ACP (`session/update` unless said) |
 //! | --- | --- |
-//! | `assistant` (a whole segment) | `agent_message_chunk` with its text |
-//! | `thinking` delta | `agent_thought_chunk` with its text |
-//! | `tool_call` started | `tool_call`: `toolCallId` = `call_id`, a `title`, the ACP `kind`, `status: pending`, `rawInput` = the tool's `args` |
-//! | `tool_call` completed | `tool_call_update`: `status` `completed` (or `failed` for a `failure`, `error` or `rejected` result), `rawOutput` = the tool's `result` |
+//! | [`Beat::Said`] | `agent_message_chunk` with its text |
+//! | [`Beat::Thought`] | `agent_thought_chunk` with its text |
+//! | [`Beat::Called`] | `tool_call`: its `toolCallId`, `title`, ACP `kind`, `status: pending`, `rawInput` = its input |
+//! | [`Beat::Ended`] | `tool_call_update`: `status` `completed` (or `failed`), `rawOutput` = its output |
 //! | a read, a write, a shell command, when the client offers it in `initialize` | first the client's tool: `fs/read_text_file`, `fs/write_text_file`, `terminal/*`; the `tool_call_update` says what the client answered |
-//! | `result` success | `usage_update`, `session_info_update` (a session's first turn: its title, from the prompt), then the prompt's response, `stopReason: end_turn` |
-//! | a failed run (no successful `result`) | a JSON-RPC error (`-32603`) for the prompt, with the first stderr line |
-//! | a run that failed with `Authentication required` on stderr | `-32000` `Authentication required` for every session method, as the real agent answers when not logged in; the recorded stderr lines with the first |
-//! | stderr lines | stderr lines |
-//! | `system`, `user`, `connection`, `retry`, unknown types | nothing (`user` is the history `session/load` replays) |
+//! | [`Ending::Success`] | `usage_update`, `session_info_update` (a session's first turn: its title, from the prompt), then the prompt's response, `stopReason: end_turn` |
+//! | [`Ending::Failure`] | a JSON-RPC error (`-32603`) for the prompt, with its message |
+//! | [`Ending::AuthRequired`] | the profile's not-logged-in error for every session method, as the real agent answers when not logged in; the story's stderr lines with the first |
+//! | [`Beat::Stderr`] | stderr lines |
 //!
-//! Tool kinds: `readToolCall` read; `writeToolCall`, `editToolCall` edit;
-//! `deleteToolCall` delete; `shellToolCall` execute; `grepToolCall`, `globToolCall`,
-//! `lsToolCall` search; any other other. The agent asks `session/request_permission`
-//! before the tools [`Ask`] names, and waits for the answer. The built-in default
-//! session ([`Teller::checking_its_work`]) also checks its write with a shell command
-//! in the client's terminal, when the client offers one. `session/load` replays the
-//! history of a session of this process or of the recording's `session_id`, and
-//! answers any other id `-32602` (`Session ... not found`); so do a prompt and a
-//! setter that name a session nobody made. Times are the frames' times. A recording
-//! of a real `acp` process ([`super::script`]) is the faithful source: this mapping is
-//! the mock's, in the shapes the real agent uses.
+//! That is a [`ToolShape::Raw`] profile's shape (Cursor's). A
+//! [`ToolShape::Described`] profile (Gemini's) has no `rawInput` or `rawOutput`:
+//! its tool calls say what they touch ([`describe`]). The agent asks
+//! `session/request_permission` before the tools [`Ask`] names, and waits for the
+//! answer. The built-in default session ([`Teller::checking_its_work`]) also checks
+//! its write with a shell command in the client's terminal, when the client offers
+//! one. `session/load` replays the history of a session of this process or of the
+//! story's session id, and answers any other id with the profile's unknown-session
+//! error; so do a prompt and a setter that name a session nobody made. Times are the
+//! story's. A recording of a real ACP agent ([`super::script`]) is the faithful
+//! source: this mapping is the mock's, in the shapes the real agent uses.
 
 mod client;
+pub mod describe;
 mod handshake;
+mod story;
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -38,11 +40,10 @@ use super::profile::{Commands, LoadAnswer, Profile, ToolShape};
 use super::rpc::{self, codes, Message};
 use super::wire::{self, methods, stop_reasons, tool_kinds, tool_statuses, updates, Capabilities};
 use crate::dialects::acp::conversation::{Conversation, Reply, Step, Steps};
-use crate::dialects::cursor_print::events::{event_type, field, is_tool_key, subtype, tool_key};
-use crate::error::CassetteError;
-use crate::frames::{Exit, Frame, FrameResult, Stream};
+use crate::frames::Exit;
 use client::{Item, Job, Lazy, Live};
 pub use handshake::{config_options, handshake, models, permission_params, update_line};
+pub use story::{Beat, Call, Ending, Story, Tool};
 
 /// Which tool calls the agent asks permission for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,6 +61,12 @@ enum Told {
         at: Duration,
         update: Value,
     },
+    /// A tool call's start (its `tool_call` as a `Raw` profile tells it).
+    Call {
+        at: Duration,
+        update: Value,
+        call: Call,
+    },
     Stderr {
         at: Duration,
         line: Vec<u8>,
@@ -67,28 +74,20 @@ enum Told {
     Permission {
         at: Duration,
         tool_call: Value,
+        call: Call,
     },
-    /// A tool call's end (its `tool_call_update` as print mode tells it), through the
-    /// client first when the tool is one the client can run and offers (its path as
-    /// recorded: made absolute in the session's folder).
+    /// A tool call's end (its `tool_call_update` as a `Raw` profile tells it), through
+    /// the client first when the tool is one the client can run and offers (its path
+    /// as recorded: made absolute in the session's folder).
     Finish {
         at: Duration,
         job: Option<Job>,
         update: Value,
+        call: Call,
+        /// Why it failed, if it did.
+        failure: Option<String>,
     },
 }
-
-/// How the told run ends.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Outcome {
-    Success,
-    Failure(String),
-    /// Not logged in: no session method works.
-    AuthRequired,
-}
-
-/// How the real CLI begins the stderr line of a run that is not logged in.
-const NOT_LOGGED_IN: &str = "Authentication required";
 
 /// The shell command the default session checks its write with.
 const CHECK: &str = "wc -l summary.txt";
@@ -108,17 +107,17 @@ struct Session {
     commanded: bool,
 }
 
-/// A print-mode session told through ACP: every prompt plays its turn.
+/// A story told through ACP: every prompt plays its turn.
 #[derive(Debug, Clone)]
 pub struct Teller {
     turn: Vec<Told>,
-    outcome: Outcome,
+    outcome: Ending,
     /// The end of the turn, from the first frame.
     end: Duration,
     prompt: String,
-    /// The session id of the print-mode events: the first `session/new` gives it.
+    /// The session id of the story: the first `session/new` gives it.
     session_id: String,
-    /// The recorded run's folder (its `system` event's `cwd`).
+    /// The recorded run's folder.
     recorded_cwd: Option<String>,
     sessions: Vec<Session>,
     /// What the client offered in `initialize`.
@@ -132,156 +131,101 @@ pub struct Teller {
     check: bool,
     /// The agent whose habits it plays.
     profile: &'static Profile,
+    /// The output of a read the client ran (the story's).
+    read_output: fn(&str) -> Value,
 }
 
 impl Teller {
-    /// Tells the frames of a print-mode run (`stream-json`, whole segments) as
-    /// `profile`'s agent tells them.
-    pub fn new(
-        frames: impl IntoIterator<Item = FrameResult>,
-        ask: Ask,
-        profile: &'static Profile,
-    ) -> Result<Teller, CassetteError> {
+    /// Tells `story` as `profile`'s agent tells it, asking permission before the
+    /// tools `ask` names.
+    pub fn new(story: Story, ask: Ask, profile: &'static Profile) -> Teller {
         let mut turn = Vec::new();
-        let mut outcome = None;
-        let mut stderr_first = None;
-        let mut exit = Exit::Code(0);
-        let mut prompt = String::new();
-        let mut session_id = None;
-        let mut recorded_cwd = None;
         let mut asked = false;
-        let mut end = Duration::ZERO;
-        for frame in frames {
-            let frame = frame?;
-            end = end.max(frame.at());
-            let line = match frame {
-                Frame::Line(line) => line,
-                Frame::End(ending) => {
-                    exit = ending.exit;
-                    continue;
-                }
-                Frame::Stall { .. } | Frame::CloseStdout { .. } => continue,
-            };
-            let at = line.at;
-            match line.stream {
-                Stream::Stdin => continue,
-                Stream::Stderr => {
-                    stderr_first.get_or_insert_with(|| String::from_utf8_lossy(&line.bytes).into_owned());
-                    turn.push(Told::Stderr { at, line: line.bytes });
-                    continue;
-                }
-                Stream::Stdout => {}
-            }
-            let Ok(event) = serde_json::from_slice::<Value>(&line.bytes) else {
-                continue;
-            };
-            if session_id.is_none() {
-                session_id = event[field::SESSION_ID].as_str().map(str::to_owned);
-            }
-            match (event[field::TYPE].as_str(), event[field::SUBTYPE].as_str()) {
-                (Some(event_type::SYSTEM), _) => {
-                    recorded_cwd = recorded_cwd.or_else(|| event["cwd"].as_str().map(str::to_owned));
-                }
-                (Some(event_type::ASSISTANT), _) => {
-                    let text = message_text(&event);
-                    if !text.is_empty() {
-                        turn.push(Told::Update {
-                            at,
-                            update: wire::text_chunk(updates::AGENT_MESSAGE_CHUNK, &text),
-                        });
-                    }
-                }
-                (Some(event_type::THINKING), Some(subtype::DELTA)) => {
-                    if let Some(text) = event["text"].as_str().filter(|t| !t.is_empty()) {
-                        turn.push(Told::Update {
-                            at,
-                            update: wire::text_chunk(updates::AGENT_THOUGHT_CHUNK, text),
-                        });
-                    }
-                }
-                (Some(event_type::TOOL_CALL), Some(subtype::STARTED)) => {
-                    let (key, body) = tool(&event);
-                    let kind = kind_of(&key);
-                    let id = event["call_id"].clone();
-                    let title = title_of(&key, &body["args"]);
-                    let call = json!({"sessionUpdate": updates::TOOL_CALL, "toolCallId": id, "title": title, "kind": kind, "status": tool_statuses::PENDING, "rawInput": body["args"]});
-                    turn.push(Told::Update { at, update: call });
+        let mut calls: Vec<Call> = Vec::new();
+        for beat in story.beats {
+            match beat {
+                Beat::Stderr { at, line } => turn.push(Told::Stderr { at, line }),
+                Beat::Said { at, text } => turn.push(Told::Update {
+                    at,
+                    update: wire::text_chunk(updates::AGENT_MESSAGE_CHUNK, &text),
+                }),
+                Beat::Thought { at, text } => turn.push(Told::Update {
+                    at,
+                    update: wire::text_chunk(updates::AGENT_THOUGHT_CHUNK, &text),
+                }),
+                Beat::Called { at, call } => {
+                    let (id, title, kind) = (&call.id, &call.title, call.kind);
+                    let update = json!({"sessionUpdate": updates::TOOL_CALL, "toolCallId": id, "title": title, "kind": kind, "status": tool_statuses::PENDING, "rawInput": call.input});
                     let ask_here = match ask {
                         Ask::FirstChange => !asked && kind != tool_kinds::READ,
                         Ask::Shell => kind == tool_kinds::EXECUTE,
                     };
+                    let tool_call = json!({"toolCallId": id, "title": title, "kind": kind, "status": tool_statuses::PENDING});
+                    turn.push(Told::Call {
+                        at,
+                        update,
+                        call: call.clone(),
+                    });
                     if ask_here {
                         asked = true;
                         turn.push(Told::Permission {
                             at,
-                            tool_call: json!({"toolCallId": id, "title": title, "kind": kind, "status": tool_statuses::PENDING}),
+                            tool_call,
+                            call: call.clone(),
                         });
                     }
+                    calls.push(call);
                 }
-                (Some(event_type::TOOL_CALL), Some(subtype::COMPLETED)) => {
-                    let (key, body) = tool(&event);
-                    // A tool's `result` is keyed as the event type is named.
-                    let result = &body[event_type::RESULT];
-                    let failed = ["failure", "error", "rejected"]
-                        .iter()
-                        .any(|k| result.get(k).is_some());
-                    let status = if failed {
+                Beat::Ended {
+                    at,
+                    id,
+                    failure,
+                    output,
+                    tool,
+                } => {
+                    let status = if failure.is_some() {
                         tool_statuses::FAILED
                     } else {
                         tool_statuses::COMPLETED
                     };
+                    let call = calls
+                        .iter()
+                        .find(|c| c.id == id)
+                        .cloned()
+                        .unwrap_or_else(|| Call {
+                            id: id.clone(),
+                            kind: tool_kinds::OTHER,
+                            title: String::new(),
+                            input: Value::Null,
+                            tool: tool.clone(),
+                        });
                     turn.push(Told::Finish {
                         at,
-                        job: job_of(&key, &body["args"]),
-                        update: json!({"sessionUpdate": updates::TOOL_CALL_UPDATE, "toolCallId": event["call_id"], "status": status, "rawOutput": result}),
+                        job: Job::of(&tool),
+                        update: json!({"sessionUpdate": updates::TOOL_CALL_UPDATE, "toolCallId": id, "status": status, "rawOutput": output}),
+                        call,
+                        failure,
                     });
                 }
-                (Some(event_type::USER), _) => prompt = message_text(&event),
-                (Some(event_type::RESULT), kind) => {
-                    let ok = kind == Some(subtype::SUCCESS) && event["is_error"] != Value::Bool(true);
-                    outcome = Some(if ok {
-                        Outcome::Success
-                    } else {
-                        Outcome::Failure(
-                            event[event_type::RESULT]
-                                .as_str()
-                                .unwrap_or("the agent failed")
-                                .to_owned(),
-                        )
-                    });
-                }
-                _ => {}
             }
         }
-        let outcome = match outcome {
-            Some(Outcome::Success) if !exit.success() => {
-                Outcome::Failure(format!("the agent ended with {exit}"))
-            }
-            Some(outcome) => outcome,
-            None if stderr_first
-                .as_deref()
-                .is_some_and(|line| line.starts_with(NOT_LOGGED_IN)) =>
-            {
-                Outcome::AuthRequired
-            }
-            None => Outcome::Failure(
-                stderr_first.unwrap_or_else(|| format!("the agent ended with {exit} and no result")),
-            ),
-        };
-        Ok(Teller {
+        Teller {
             turn,
-            outcome,
-            end,
-            prompt,
-            session_id: session_id.unwrap_or_else(|| uuid::Uuid::new_v4().to_string()),
-            recorded_cwd,
+            outcome: story.ending,
+            end: story.end,
+            prompt: story.prompt,
+            session_id: story
+                .session_id
+                .unwrap_or_else(|| uuid::Uuid::new_v4().to_string()),
+            recorded_cwd: story.cwd,
             sessions: Vec::new(),
             capabilities: Capabilities::default(),
             shared: Live::default(),
             turns: 0,
             check: false,
             profile,
-        })
+            read_output: story.read_output,
+        }
     }
 
     /// The teller of the built-in default session: after its write, it checks its
@@ -296,7 +240,7 @@ impl Teller {
     /// The steps of one prompt's turn in `session`, answering request `id`; `title`
     /// is the prompt's text.
     fn turn(&mut self, id: &str, session: &str, title: &str) -> Steps {
-        if self.outcome == Outcome::AuthRequired {
+        if self.outcome == Ending::AuthRequired {
             return Steps::from(self.not_logged_in(id));
         }
         let cwd = self
@@ -314,50 +258,68 @@ impl Teller {
                 }));
             }
         }
+        let described = profile.tools == ToolShape::Described;
         // A profile whose permission request is the first mention of a tool call
         // does not announce one that asks.
-        let asked: Vec<&Value> = match profile.tools {
-            ToolShape::Plain => self
-                .turn
+        let asked: Vec<&Value> = if described {
+            self.turn
                 .iter()
                 .filter_map(|told| match told {
-                    Told::Permission { tool_call, .. } => Some(&tool_call["toolCallId"]),
+                    Told::Permission { call, .. } => Some(&call.id),
                     _ => None,
                 })
-                .collect(),
-            ToolShape::Raw => Vec::new(),
+                .collect()
+        } else {
+            Vec::new()
         };
+        let folder = cwd.as_deref();
         for told in &self.turn {
             items.push_back(match told {
-                Told::Update { update, .. }
-                    if update["sessionUpdate"] == updates::TOOL_CALL
-                        && asked.contains(&&update["toolCallId"]) =>
-                {
-                    continue
-                }
-                Told::Update { at, update } => Item::Ready(Step::Send {
+                Told::Call { call, .. } if asked.contains(&&call.id) => continue,
+                Told::Call { at, call, .. } if described => Item::Ready(Step::Send {
                     at: *at,
-                    line: update_line(session, &shaped(update.clone(), profile)),
+                    line: update_line(session, &describe::started(call, folder)),
+                }),
+                Told::Update { at, update } | Told::Call { at, update, .. } => Item::Ready(Step::Send {
+                    at: *at,
+                    line: update_line(session, update),
                 }),
                 Told::Stderr { at, line } => Item::Ready(Step::Stderr {
                     at: *at,
                     line: line.clone(),
                 }),
-                Told::Permission { at, tool_call } => {
-                    client::permission(*at, session.to_owned(), tool_call.clone(), profile)
+                Told::Permission { at, tool_call, call } => {
+                    let tool_call = if described {
+                        describe::asking(call, folder)
+                    } else {
+                        tool_call.clone()
+                    };
+                    client::permission(*at, session.to_owned(), tool_call, profile)
                 }
-                Told::Finish { at, job, update } => {
+                Told::Finish {
+                    at,
+                    job,
+                    update,
+                    call,
+                    failure,
+                } => {
+                    let update = if described {
+                        describe::finished(call, failure.as_deref(), folder)
+                    } else {
+                        update.clone()
+                    };
                     match job.as_ref().filter(|j| self.capabilities.allow(j.method())) {
                         Some(job) => client::run(
                             *at,
                             session.to_owned(),
-                            in_folder(job, cwd.as_deref()),
-                            update.clone(),
+                            in_folder(job, folder),
+                            update,
                             profile,
+                            self.read_output,
                         ),
                         None => Item::Ready(Step::Send {
                             at: *at,
-                            line: update_line(session, &shaped(update.clone(), profile)),
+                            line: update_line(session, &update),
                         }),
                     }
                 }
@@ -365,7 +327,7 @@ impl Teller {
         }
         let end = self.end;
         let last = match &self.outcome {
-            Outcome::Success => {
+            Ending::Success => {
                 self.turns += 1;
                 if self.check && self.capabilities.terminal {
                     let call = format!("toolu_check_{}", self.turns);
@@ -380,7 +342,14 @@ impl Teller {
                         command: CHECK.to_owned(),
                         cwd: cwd.clone(),
                     };
-                    items.push_back(client::run(end, session.to_owned(), job, told, profile));
+                    items.push_back(client::run(
+                        end,
+                        session.to_owned(),
+                        job,
+                        told,
+                        profile,
+                        self.read_output,
+                    ));
                 }
                 let turns = self.turns;
                 if profile.usage_updates {
@@ -410,8 +379,8 @@ impl Teller {
                 }
                 rpc::response(id, &(profile.prompt_result)(stop_reasons::END_TURN, turns))
             }
-            Outcome::Failure(message) => rpc::error(id, codes::INTERNAL_ERROR, message, None),
-            Outcome::AuthRequired => unreachable!("answered above"),
+            Ending::Failure(message) => rpc::error(id, codes::INTERNAL_ERROR, message, None),
+            Ending::AuthRequired => unreachable!("answered above"),
         };
         items.push_back(Item::Ready(Step::Send { at: end, line: last }));
         Steps::new(Lazy {
@@ -500,7 +469,7 @@ impl Conversation for Teller {
                 | methods::SESSION_SET_MODEL
                 | methods::SESSION_SET_CONFIG_OPTION
         );
-        if session_method && self.outcome == Outcome::AuthRequired {
+        if session_method && self.outcome == Ending::AuthRequired {
             return Reply {
                 steps: Steps::from(self.not_logged_in(&id)),
                 divergence: None,
@@ -597,44 +566,39 @@ impl Conversation for Teller {
 }
 
 /// A tool call's update in the profile's shape: as told, or without `rawInput` and
-/// `rawOutput` (and with `content`, empty when the update has none).
+/// `rawOutput` (and with `content`, empty when the update has none: a failure's
+/// message when it failed with one).
 pub(super) fn shaped(mut update: Value, profile: &Profile) -> Value {
-    if profile.tools == ToolShape::Plain {
+    if profile.tools == ToolShape::Described {
         if let Some(fields) = update.as_object_mut() {
+            let error = fields
+                .get("rawOutput")
+                .and_then(|o| o["error"].as_str())
+                .filter(|_| fields.get("status").and_then(Value::as_str) == Some(tool_statuses::FAILED))
+                .map(str::to_owned);
             let tool = fields.remove("rawInput").is_some() | fields.remove("rawOutput").is_some();
             if tool && !fields.contains_key("content") {
-                fields.insert("content".to_owned(), json!([]));
+                let content =
+                    error.map_or_else(Vec::new, |e| vec![wire::block_content(wire::text_block(&e))]);
+                fields.insert("content".to_owned(), Value::from(content));
             }
         }
     }
     update
 }
 
-/// The job the client can run for a print-mode tool: a read, a write of a whole
-/// file, a shell command.
-fn job_of(key: &str, args: &Value) -> Option<Job> {
-    let text = |name: &str| args[name].as_str().map(str::to_owned);
-    match key {
-        tool_key::READ => Some(Job::Read { path: text("path")? }),
-        tool_key::WRITE => Some(Job::Write {
-            path: text("path")?,
-            content: text("fileText").unwrap_or_default(),
-        }),
-        tool_key::SHELL => Some(Job::Shell {
-            command: text("command")?,
-            cwd: None,
-        }),
-        _ => None,
+/// `path` made absolute in `cwd` (in `/` when no folder is known).
+fn absolute(path: &str, cwd: Option<&str>) -> String {
+    match cwd {
+        Some(cwd) if !path.starts_with('/') => format!("{}/{path}", cwd.trim_end_matches('/')),
+        _ if !path.starts_with('/') => format!("/{path}"),
+        _ => path.to_owned(),
     }
 }
 
 /// The job with its path made absolute in `cwd`, and its command run there.
 fn in_folder(job: &Job, cwd: Option<&str>) -> Job {
-    let absolute = |path: &str| match cwd {
-        Some(cwd) if !path.starts_with('/') => format!("{}/{path}", cwd.trim_end_matches('/')),
-        _ if !path.starts_with('/') => format!("/{path}"),
-        _ => path.to_owned(),
-    };
+    let absolute = |path: &str| absolute(path, cwd);
     match job {
         Job::Read { path } => Job::Read { path: absolute(path) },
         Job::Write { path, content } => Job::Write {
@@ -646,51 +610,6 @@ fn in_folder(job: &Job, cwd: Option<&str>) -> Job {
             cwd: cwd.map(str::to_owned),
         },
         Job::Shell { .. } => job.clone(),
-    }
-}
-
-/// The concatenated text blocks of a message event.
-fn message_text(event: &Value) -> String {
-    event["message"]["content"]
-        .as_array()
-        .map(|blocks| blocks.iter().filter_map(|b| b["text"].as_str()).collect())
-        .unwrap_or_default()
-}
-
-/// The tool key (`readToolCall`, ...) and its body of a `tool_call` event.
-fn tool(event: &Value) -> (String, Value) {
-    // The tool call's object is keyed as the event type is named.
-    event[event_type::TOOL_CALL]
-        .as_object()
-        .and_then(|tool| tool.iter().find(|(k, _)| is_tool_key(k)))
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .unwrap_or_else(|| (tool_key::FUNCTION.to_owned(), Value::Null))
-}
-
-/// The ACP tool kind of a print-mode tool key.
-pub fn kind_of(key: &str) -> &'static str {
-    match key {
-        tool_key::READ => tool_kinds::READ,
-        tool_key::WRITE | tool_key::EDIT => tool_kinds::EDIT,
-        tool_key::DELETE => tool_kinds::DELETE,
-        tool_key::SHELL => tool_kinds::EXECUTE,
-        tool_key::GREP | tool_key::GLOB | tool_key::LS => tool_kinds::SEARCH,
-        _ => tool_kinds::OTHER,
-    }
-}
-
-fn title_of(key: &str, args: &Value) -> String {
-    let path = args["path"].as_str().unwrap_or_default();
-    match key {
-        tool_key::READ => format!("Read {path}"),
-        tool_key::WRITE => format!("Write {path}"),
-        tool_key::EDIT => format!("Edit {path}"),
-        tool_key::DELETE => format!("Delete {path}"),
-        tool_key::SHELL => format!("`{}`", args["command"].as_str().unwrap_or_default()),
-        tool_key::GREP => format!("Grep {}", args["pattern"].as_str().unwrap_or_default()),
-        tool_key::GLOB => format!("Glob {}", args["globPattern"].as_str().unwrap_or_default()),
-        tool_key::LS => format!("List {path}"),
-        other => other.trim_end_matches(tool_key::SUFFIX).to_owned(),
     }
 }
 

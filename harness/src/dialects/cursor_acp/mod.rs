@@ -7,6 +7,7 @@
 
 pub mod dialect;
 mod profile;
+pub mod story;
 
 #[cfg(feature = "generate")]
 pub use super::acp::generate;

@@ -39,6 +39,7 @@ pub static PROFILE: Profile = Profile {
         invalid_setting: spec_errors::invalid_setting,
         auth_required: spec_errors::auth_required,
     },
+    story: super::story::of_recording,
 };
 
 /// A recording of server mode is Cursor's unless it was launched with a flag

@@ -60,13 +60,16 @@ pub static PROFILE: Profile = Profile {
     load: LoadAnswer::AfterFirst,
     terminal: false,
     fs_reads: false,
-    tools: ToolShape::Plain,
+    tools: ToolShape::Described,
     errors: Errors {
         method_not_found,
         unknown_session,
         invalid_setting,
         auth_required,
     },
+    // Sessions with no recording of `gemini --acp` are print-mode sessions (the
+    // built-in default is one), as for every ACP agent of the registry.
+    story: crate::dialects::print_mode_story,
 };
 
 /// A recording of `gemini --acp` (or `--experimental-acp`).

@@ -38,19 +38,28 @@
 //! stay as drawn: when each shrink step is a run of the client under test, that keeps
 //! shrinking short).
 //!
-//! ```
-//! use harness::dialects::cursor_acp::generate::{conversation, ConversationConfig};
-//! use proptest::prelude::*;
+//! The strategy takes the profile of the agent whose conversations it makes (each
+//! ACP dialect's folder exports its `PROFILE`):
 //!
-//! proptest! {
-//!     #![proptest_config(ProptestConfig::with_cases(16))]
-//!     // In a test suite, with `#[test]` on it.
-//!     fn every_turn_is_answered(transcript in conversation(ConversationConfig::default())) {
-//!         let prompts = transcript.summary().lines().filter(|l| l.starts_with("-> session/prompt")).count();
-//!         prop_assert!(prompts >= 1);
-//!     }
+//! ```
+//! use harness::dialects::acp::generate::{conversation, ConversationConfig};
+//! use harness::dialects::acp::profile::Profile;
+//! use proptest::prelude::*;
+//! use proptest::test_runner::TestRunner;
+//!
+//! /// Every generated conversation of `profile`'s agent prompts at least once.
+//! fn every_turn_is_answered(profile: &'static Profile) {
+//!     let mut runner = TestRunner::new(ProptestConfig::with_cases(16));
+//!     let strategy = conversation(ConversationConfig::of(profile));
+//!     runner
+//!         .run(&strategy, |transcript| {
+//!             let prompts = transcript.summary().lines().filter(|l| l.starts_with("-> session/prompt")).count();
+//!             prop_assert!(prompts >= 1);
+//!             Ok(())
+//!         })
+//!         .unwrap();
 //! }
-//! # every_turn_is_answered();
+//! # every_turn_is_answered(&harness::dialects::gemini_acp::PROFILE);
 //! ```
 //!
 //! [`faulted`] overlays server-mode faults (see [`super::faults`]) and labels each

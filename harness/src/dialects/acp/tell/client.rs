@@ -20,11 +20,11 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use super::handshake::update_line;
+use super::story::Tool;
 use crate::dialects::acp::conversation::{Step, Wait};
 use crate::dialects::acp::profile::Profile;
 use crate::dialects::acp::rpc;
 use crate::dialects::acp::wire::{self, methods, tool_statuses, updates};
-use crate::dialects::cursor_print::events::subtype;
 use crate::error::CassetteError;
 
 /// A tool the client can run for the agent.
@@ -39,6 +39,23 @@ pub(super) enum Job {
 }
 
 impl Job {
+    /// The job the client can run for a story's tool: a read, a write of a whole
+    /// file, a shell command.
+    pub(super) fn of(tool: &Tool) -> Option<Job> {
+        match tool {
+            Tool::Read { path } => Some(Job::Read { path: path.clone() }),
+            Tool::Write { path, content } => Some(Job::Write {
+                path: path.clone(),
+                content: content.clone(),
+            }),
+            Tool::Shell { command } => Some(Job::Shell {
+                command: command.clone(),
+                cwd: None,
+            }),
+            Tool::Other { .. } => None,
+        }
+    }
+
     /// The method of the job's first request.
     pub(super) fn method(&self) -> &'static str {
         match self {
@@ -185,7 +202,14 @@ pub(super) fn permission(at: Duration, session: String, tool_call: Value, profil
 
 /// A tool call's end, the job run through the client: `told` is the
 /// `tool_call_update` print mode tells (sent when no answer is seen).
-pub(super) fn run(at: Duration, session: String, job: Job, told: Value, profile: &'static Profile) -> Item {
+pub(super) fn run(
+    at: Duration,
+    session: String,
+    job: Job,
+    told: Value,
+    profile: &'static Profile,
+    read_output: fn(&str) -> Value,
+) -> Item {
     Item::then(move |shared| {
         let id = shared.next();
         let call = told["toolCallId"].clone();
@@ -210,10 +234,12 @@ pub(super) fn run(at: Duration, session: String, job: Job, told: Value, profile:
                 (Job::Read { .. }, Some(Ok(result))) => match result["content"].as_str() {
                     Some(content) => vec![send(
                         json!({"sessionUpdate": updates::TOOL_CALL_UPDATE, "toolCallId": call, "status": tool_statuses::COMPLETED,
-                               "rawOutput": {(subtype::SUCCESS): {"content": content, "isEmpty": content.is_empty(), "totalLines": content.lines().count(), "totalChars": content.chars().count()}}}),
+                               "rawOutput": read_output(content)}),
                     )],
                     None => vec![send(failed("the client's answer has no content"))],
                 },
+                // A profile that describes its tool calls has said the diff already.
+                (Job::Write { .. }, Some(Ok(_))) if told.get("content").is_some() => vec![send(told)],
                 (Job::Write { path, content }, Some(Ok(_))) => {
                     let mut update = told;
                     update["content"] = json!([{"type": wire::tool_content::DIFF, "path": path, "oldText": null, "newText": content}]);

@@ -149,7 +149,7 @@ mod tests {
         let line = rpc::request(4, method, &params);
         let steps: Vec<Step> = handshake(
             &Message::parse(&line).expect("parses"),
-            &crate::dialects::cursor_acp::PROFILE,
+            &crate::dialects::acp::profile::testing::PROFILE,
         )
         .steps
         .collect::<Result<_, _>>()

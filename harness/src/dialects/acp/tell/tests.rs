@@ -2,15 +2,20 @@
 
 use super::*;
 use crate::dialects::acp::conversation::Wait;
+use crate::dialects::acp::profile::testing;
 use crate::dialects::cursor_print::events::subtype;
+use crate::dialects::print_mode_story;
 use crate::Source;
 
 /// The teller of the built-in default session, as `mock-agent acp` makes it.
 fn default_teller() -> Teller {
-    let frames = Source::Default.open("hi").expect("opens").frames;
-    Teller::new(frames, Ask::FirstChange, &crate::dialects::cursor_acp::PROFILE)
-        .expect("tells")
-        .checking_its_work()
+    teller_of(&testing::PROFILE)
+}
+
+/// The teller of the built-in default session with `profile`'s habits.
+fn teller_of(profile: &'static Profile) -> Teller {
+    let story = print_mode_story(Source::Default.open("hi").expect("opens")).expect("tells");
+    Teller::new(story, Ask::FirstChange, profile).checking_its_work()
 }
 
 /// The lines of a reply to `method`, the client answering each agent request
@@ -143,7 +148,7 @@ fn a_client_that_offers_files_and_a_terminal_reads_writes_and_runs_for_the_agent
             methods::TERMINAL_CREATE => json!({"terminalId": "term-9"}),
             methods::TERMINAL_WAIT_FOR_EXIT => json!({"exitCode": 0, "signal": null}),
             methods::TERMINAL_OUTPUT => json!({"output": "3 summary.txt\n", "truncated": false}),
-            methods::REQUEST_PERMISSION => wire::selected("allow-once"),
+            methods::REQUEST_PERMISSION => wire::selected("yes"),
             _ => Value::Null,
         })
     };
@@ -365,4 +370,186 @@ fn prompts_and_setters_of_sessions_nobody_made_are_invalid_params() {
         &|_| None,
     );
     assert_eq!(set[0][rpc::members::RESULT], json!({}));
+}
+
+/// The updates and permission requests about tool calls among `lines`: the `update`,
+/// or the request's `toolCall`.
+fn tool_messages(lines: &[Value]) -> Vec<(String, &Value)> {
+    lines
+        .iter()
+        .filter_map(|l| match l["method"].as_str() {
+            Some(methods::REQUEST_PERMISSION) => {
+                Some((methods::REQUEST_PERMISSION.to_owned(), &l["params"]["toolCall"]))
+            }
+            Some(methods::SESSION_UPDATE) => {
+                let update = &l["params"]["update"];
+                let kind = update["sessionUpdate"].as_str()?;
+                kind.starts_with(updates::TOOL_CALL)
+                    .then(|| (kind.to_owned(), update))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_describing_profile_says_what_each_tool_call_touches_and_a_raw_one_does_not() {
+    let mut teller = teller_of(&testing::DESCRIBING);
+    let session = open(&mut teller, Capabilities::default());
+    let lines = talk(
+        &mut teller,
+        "3",
+        methods::SESSION_PROMPT,
+        prompt(&session),
+        &|_| None,
+    );
+    let told = tool_messages(&lines);
+    let kinds: Vec<&str> = told.iter().map(|(k, _)| k.as_str()).collect();
+    // The write that asks is first mentioned by its permission request.
+    assert_eq!(
+        kinds,
+        [
+            updates::TOOL_CALL,
+            updates::TOOL_CALL_UPDATE,
+            methods::REQUEST_PERMISSION,
+            updates::TOOL_CALL_UPDATE
+        ]
+    );
+    let (read, read_end, asking, write_end) = (told[0].1, told[1].1, told[2].1, told[3].1);
+    assert_eq!(read["status"], tool_statuses::IN_PROGRESS);
+    assert_eq!(read["locations"], json!([{"path": "/w/README.md"}]));
+    assert_eq!(read["content"], json!([]));
+    assert_eq!(read_end["locations"], read["locations"]);
+    assert_eq!(read_end["title"], read["title"]);
+    assert_eq!(read_end["kind"], tool_kinds::READ);
+    let diff = &asking["content"][0];
+    assert_eq!(diff["type"], wire::tool_content::DIFF);
+    assert_eq!(diff["path"], "/w/summary.txt");
+    assert_eq!(diff["oldText"], "");
+    assert!(diff["newText"].as_str().is_some_and(|t| !t.is_empty()));
+    assert_eq!(diff["_meta"]["kind"], "add");
+    assert_eq!(asking["locations"], json!([{"path": "/w/summary.txt"}]));
+    assert_eq!(
+        (&asking["status"], &asking["kind"]),
+        (&json!(tool_statuses::PENDING), &json!(tool_kinds::EDIT))
+    );
+    assert_eq!(write_end["status"], tool_statuses::COMPLETED);
+    for key in ["toolCallId", "title", "kind", "content", "locations"] {
+        assert_eq!(write_end[key], asking[key], "{key}");
+    }
+    for (_, message) in &told {
+        assert!(
+            message.get("rawInput").is_none() && message.get("rawOutput").is_none(),
+            "{message}"
+        );
+    }
+
+    // The raw profile: the tool's input and output, no content nor locations.
+    let mut teller = default_teller();
+    let session = open(&mut teller, Capabilities::default());
+    let lines = talk(
+        &mut teller,
+        "3",
+        methods::SESSION_PROMPT,
+        prompt(&session),
+        &|_| None,
+    );
+    let told = tool_messages(&lines);
+    assert_eq!(told.len(), 5, "both tool calls are announced");
+    for (kind, message) in &told {
+        assert!(message.get("locations").is_none(), "{kind}: {message}");
+        match kind.as_str() {
+            updates::TOOL_CALL => assert!(message.get("rawInput").is_some()),
+            updates::TOOL_CALL_UPDATE => assert!(message.get("rawOutput").is_some()),
+            _ => assert!(message.get("content").is_none(), "{message}"),
+        }
+    }
+}
+
+#[test]
+fn a_describing_profile_keeps_its_diff_when_the_client_writes_and_says_why_a_tool_failed() {
+    let write = Capabilities {
+        write: true,
+        ..Capabilities::default()
+    };
+    let mut teller = teller_of(&testing::DESCRIBING);
+    let session = open(&mut teller, write);
+    let lines = talk(
+        &mut teller,
+        "3",
+        methods::SESSION_PROMPT,
+        prompt(&session),
+        &|method| (method == methods::FS_WRITE_TEXT_FILE).then(|| json!({})),
+    );
+    let told = tool_messages(&lines);
+    let (_, written) = told.last().expect("the write's end");
+    assert_eq!(written["content"][0]["oldText"], "");
+    assert!(lines.iter().any(|l| l["method"] == methods::FS_WRITE_TEXT_FILE));
+
+    let mut teller = teller_of(&testing::DESCRIBING);
+    let session = open(&mut teller, write);
+    let lines = talk(
+        &mut teller,
+        "3",
+        methods::SESSION_PROMPT,
+        prompt(&session),
+        &|method| {
+            (method == methods::FS_WRITE_TEXT_FILE)
+                .then(|| json!({"error": {"code": codes::INTERNAL_ERROR, "message": "read-only"}}))
+        },
+    );
+    let told = tool_messages(&lines);
+    let (_, failed) = told.last().expect("the write's end");
+    assert_eq!(failed["status"], tool_statuses::FAILED);
+    assert_eq!(
+        failed["content"],
+        json!([wire::block_content(wire::text_block("read-only"))])
+    );
+    assert!(failed.get("rawOutput").is_none());
+}
+
+#[test]
+fn a_story_s_failed_tool_is_described_with_its_message() {
+    let call = Call {
+        id: json!("c1"),
+        kind: tool_kinds::EXECUTE,
+        title: "`false`".to_owned(),
+        input: json!({"command": "false"}),
+        tool: Tool::Shell {
+            command: "false".to_owned(),
+        },
+    };
+    let at = Duration::ZERO;
+    let story = Story {
+        beats: vec![
+            Beat::Called { at, call },
+            Beat::Ended {
+                at,
+                id: json!("c1"),
+                failure: Some("exit 1".to_owned()),
+                output: json!({"exitCode": 1}),
+                tool: Tool::Shell {
+                    command: "false".to_owned(),
+                },
+            },
+        ],
+        ..Story::default()
+    };
+    let mut teller = Teller::new(story, Ask::FirstChange, &testing::DESCRIBING);
+    let session = open(&mut teller, Capabilities::default());
+    let lines = talk(
+        &mut teller,
+        "3",
+        methods::SESSION_PROMPT,
+        prompt(&session),
+        &|_| None,
+    );
+    let told = tool_messages(&lines);
+    assert_eq!(told[0].0, methods::REQUEST_PERMISSION);
+    assert_eq!(told[0].1["locations"], json!([]));
+    assert_eq!(
+        told[1].1,
+        &json!({"sessionUpdate": updates::TOOL_CALL_UPDATE, "toolCallId": "c1", "status": tool_statuses::FAILED,
+                "content": [wire::block_content(wire::text_block("exit 1"))], "kind": tool_kinds::EXECUTE})
+    );
 }
