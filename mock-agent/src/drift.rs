@@ -71,10 +71,10 @@ pub struct Scenario {
     /// default session.
     pub stand_in_faults: &'static str,
     /// What the client of a conversation sends when the server sends a notification:
-    /// `(METHOD, MESSAGE)`, the message (JSON, `$NAME` filled in as in the script's)
-    /// sent once, at the first notification of that method (`turn/interrupt` once
-    /// the answer streams). None for a one-way CLI.
-    pub on: &'static [(&'static str, &'static str)],
+    /// `(METHOD, MESSAGE)`, the message (`$NAME` filled in as in the script's) sent
+    /// once, at the first notification of that method (`turn/interrupt` once the
+    /// answer streams). None for a one-way CLI.
+    pub on: &'static [(&'static str, fn() -> serde_json::Value)],
     /// How the client of a conversation answers the server's requests in this
     /// scenario, by method: the result (JSON), before the script's own answers
     /// (`{"decision":"decline"}` to deny an approval). None for a one-way CLI.
@@ -106,7 +106,7 @@ impl Scenario {
 
     /// The same, its client sending each message once the server sends the
     /// notification named with it.
-    pub const fn sending_on(self, on: &'static [(&'static str, &'static str)]) -> Scenario {
+    pub const fn sending_on(self, on: &'static [(&'static str, fn() -> serde_json::Value)]) -> Scenario {
         Scenario { on, ..self }
     }
 }
@@ -391,7 +391,11 @@ fn run_case(
     };
     let rules = client::Rules {
         answers: parsed(scenario.answers, "the answer to")?,
-        on: parsed(scenario.on, "the message sent on")?,
+        on: scenario
+            .on
+            .iter()
+            .map(|(method, message)| ((*method).to_owned(), message()))
+            .collect(),
     };
     client::converse(cmd, script, &rules, &scratch.cwd().display().to_string())
 }

@@ -416,7 +416,7 @@ exit 3
     fn a_message_is_sent_once_at_the_first_notification_of_its_method() {
         let server = r#"
 echo '{"method":"tick"}'; read a; echo "$a" >> "$OUT"
-echo '{"id":9,"result":{}}'; echo '{"method":"tick"}'; echo '{"method":"done"}'
+echo '{"id":9,"value":{}}'; echo '{"method":"tick"}'; echo '{"method":"done"}'
 read b; echo "eof:$b" >> "$OUT"
 "#;
         let mut cmd = Command::new("sh");
@@ -429,7 +429,7 @@ read b; echo "eof:$b" >> "$OUT"
             captures: &[],
             answers: &[],
             turn_end: Some("done"),
-            result: "result",
+            result: "value",
         };
         let rules = Rules {
             answers: Vec::new(),

@@ -541,6 +541,8 @@ pub mod rpc {
         pub const ITEM_COMPLETED: &str = "item/completed";
         /// `{"threadId","turnId","itemId","delta":"Hello "}`.
         pub const AGENT_MESSAGE_DELTA: &str = "item/agentMessage/delta";
+        /// The member of [`AGENT_MESSAGE_DELTA`]'s params that holds the text.
+        pub const DELTA: &str = "delta";
         /// A command's output as it comes (source only).
         pub const COMMAND_OUTPUT_DELTA: &str = "item/commandExecution/outputDelta";
         /// `{"threadId","requestId"}`: a server request was answered.

@@ -29,7 +29,7 @@
 //! | `text` | one text | - | its default session |
 //! | `approved` | a `touch made.txt` call, then a text | accepts the approval | its default session (its command and patch ask under `untrusted`) |
 //! | `declined` | the same | declines it | the same, declined |
-//! | `cancelled` | the same | cancels it | the same, cancelled |
+//! | `cancel` | the same | cancels it | the same, cancelled |
 //! | `http-401` | HTTP 401 | - | the `unauthorized` preset |
 //! | `http-429` | HTTP 429 (`retry-after: 0`) | - | the `rate-limited` preset |
 //! | `interrupted` | a text that stalls after its first words | sends `turn/interrupt` at the first delta | a stall after its first answer's first delta |
@@ -205,7 +205,7 @@ const APP_SERVER_SCENARIOS: &[Scenario] = &[
     )
     .answering(DECLINE),
     Scenario::new(
-        "cancelled",
+        "cancel",
         "the same; the client cancels, the turn ends interrupted",
         TOUCH,
         "",
@@ -227,9 +227,9 @@ const APP_SERVER_SCENARIOS: &[Scenario] = &[
 const STALL: &str = r#"{"steps": [{"text": "Half an answer", "end": "stall"}]}"#;
 
 /// `turn/interrupt` of the turn started, at the first words of the answer.
-const INTERRUPT: &[(&str, &str)] = &[(
+const INTERRUPT: &[(&str, fn() -> serde_json::Value)] = &[(
     notifications::AGENT_MESSAGE_DELTA,
-    r#"{"method": "turn/interrupt", "id": 3, "params": {"threadId": "$thread", "turnId": "$turn"}}"#,
+    || json!({"method": methods::TURN_INTERRUPT, "id": 3, "params": {"threadId": "$thread", "turnId": "$turn"}}),
 )];
 
 impl Drift for CodexAppServerDrift {

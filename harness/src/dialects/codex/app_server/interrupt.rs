@@ -99,7 +99,7 @@ pub(super) fn completions(unwritten: &[Value]) -> Vec<Value> {
                     method(l).as_deref() == Some(notifications::AGENT_MESSAGE_DELTA)
                         && l.pointer("/params/itemId") == Some(&id)
                 })
-                .filter_map(|l| l.pointer("/params/delta").and_then(Value::as_str))
+                .filter_map(|l| l.get("params")?.get(notifications::DELTA)?.as_str())
                 .collect();
             if let Some(text) = params.pointer_mut("/item/text") {
                 let full = text.as_str().unwrap_or_default();
@@ -118,13 +118,15 @@ mod tests {
     use serde_json::json;
 
     fn started(id: &str) -> Value {
-        json!({"method": "item/started", "params": {"item": {"type": "agentMessage", "id": id, "text": ""}}})
+        json!({"method": notifications::ITEM_STARTED,
+            "params": {"item": {"type": items::AGENT_MESSAGE, "id": id, "text": ""}}})
     }
     fn delta(id: &str, text: &str) -> Value {
-        json!({"method": "item/agentMessage/delta", "params": {"itemId": id, "delta": text}})
+        json!({"method": notifications::AGENT_MESSAGE_DELTA, "params": {"itemId": id, notifications::DELTA: text}})
     }
     fn completed(id: &str, text: &str) -> Value {
-        json!({"method": "item/completed", "params": {"item": {"type": "agentMessage", "id": id, "text": text}}})
+        json!({"method": notifications::ITEM_COMPLETED,
+            "params": {"item": {"type": items::AGENT_MESSAGE, "id": id, "text": text}}})
     }
 
     #[test]
