@@ -57,6 +57,10 @@ pub mod api {
     pub const STREAM_CUT: &str = r#"{"steps": [{"text": "Half an answer", "end": "cut"}]}"#;
 }
 
+/// A message a scenario's client sends when a notification comes: the notification's
+/// method, and what makes the message.
+pub type SendOn = (&'static str, fn() -> serde_json::Value);
+
 /// A scenario: what the model API answers the real CLI, and what the stand-in plays
 /// instead.
 #[derive(Debug, Clone, Copy)]
@@ -74,7 +78,7 @@ pub struct Scenario {
     /// `(METHOD, MESSAGE)`, the message (`$NAME` filled in as in the script's) sent
     /// once, at the first notification of that method (`turn/interrupt` once the
     /// answer streams). None for a one-way CLI.
-    pub on: &'static [(&'static str, fn() -> serde_json::Value)],
+    pub on: &'static [SendOn],
     /// How the client of a conversation answers the server's requests in this
     /// scenario, by method: the result (JSON), before the script's own answers
     /// (`{"decision":"decline"}` to deny an approval). None for a one-way CLI.
@@ -106,7 +110,7 @@ impl Scenario {
 
     /// The same, its client sending each message once the server sends the
     /// notification named with it.
-    pub const fn sending_on(self, on: &'static [(&'static str, fn() -> serde_json::Value)]) -> Scenario {
+    pub const fn sending_on(self, on: &'static [SendOn]) -> Scenario {
         Scenario { on, ..self }
     }
 }

@@ -40,7 +40,7 @@ use harness::dialects::codex::wire::rpc::{
 use harness::run::Dialect;
 use serde_json::json;
 
-use crate::drift::{api, owned, owned_env, Curated, Drift, Invocation, Scenario, Script, PROMPT};
+use crate::drift::{api, owned, owned_env, Curated, Drift, Invocation, Scenario, Script, SendOn, PROMPT};
 use crate::model_api::Api;
 
 /// Codex's drift table for `codex exec --json`.
@@ -227,7 +227,7 @@ const APP_SERVER_SCENARIOS: &[Scenario] = &[
 const STALL: &str = r#"{"steps": [{"text": "Half an answer", "end": "stall"}]}"#;
 
 /// `turn/interrupt` of the turn started, at the first words of the answer.
-const INTERRUPT: &[(&str, fn() -> serde_json::Value)] = &[(
+const INTERRUPT: &[SendOn] = &[(
     notifications::AGENT_MESSAGE_DELTA,
     || json!({"method": methods::TURN_INTERRUPT, "id": 3, "params": {"threadId": "$thread", "turnId": "$turn"}}),
 )];
