@@ -6,7 +6,6 @@ use super::wire::{control, types, DIALECT, DIALECT_KEY};
 use crate::cassette::Header;
 use crate::check::Lint;
 use crate::error::{CassetteError, Diagnostic, Origin};
-use crate::expect::MISBEHAVING;
 use crate::faults::Described;
 use crate::format::OutputFormat;
 use crate::journal::{Conversation, Entry};
@@ -33,15 +32,11 @@ impl Case {
                 super::expect::expectation(&session, &parsed, None)
             }
         };
-        let mut name = name;
-        if crate::faults::lines::exits_zero(&parsed) && !name.ends_with(MISBEHAVING) {
-            name.push_str(MISBEHAVING);
-        }
-        Ok(Case::conversation(
+        Ok(crate::run::lines::case(
             super::super::CLAUDE,
             name,
-            source,
-            faults,
+            (source, OutputFormat::StreamJson),
+            (faults, &parsed),
             (expect, segments),
         ))
     }

@@ -184,6 +184,7 @@ pub fn from_seed(seed: u64) -> Session {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::check::lines::StdoutLint;
     use crate::dialects::codex::check::CodexChecker;
     use crate::dialects::codex::recording::Recording;
 

@@ -15,7 +15,6 @@ use crate::dialects::codex::session::Session;
 use crate::dialects::codex::wire::rpc::{items, notifications};
 use crate::dialects::codex::wire::undocumented;
 use crate::error::{CassetteError, Diagnostic, Origin};
-use crate::expect::MISBEHAVING;
 use crate::faults::Described;
 use crate::format::OutputFormat;
 use crate::journal::{Conversation, Entry};
@@ -117,20 +116,13 @@ impl Dialect for CodexAppServer {
         let _ = format;
         let parsed = parse_app_server(faults, APP_SERVER_FROM_ENV).map_err(CassetteError::from)?;
         let (outs, _) = conversation(&session_of(&source)?, &parsed, 0);
-        let (expect, segments) = conclude(&outs);
-        let mut name = name;
-        if crate::faults::lines::exits_zero(&parsed) && !name.ends_with(MISBEHAVING) {
-            name.push_str(MISBEHAVING);
-        }
-        Ok(Case {
+        Ok(crate::run::lines::case(
+            super::super::CODEX_APP_SERVER,
             name,
-            source,
-            format: OutputFormat::StreamJson,
-            faults: faults.to_owned(),
-            expect,
-            segments,
-            dialect: super::super::CODEX_APP_SERVER,
-        })
+            (source, OutputFormat::StreamJson),
+            (faults, &parsed),
+            conclude(&outs),
+        ))
     }
 
     /// The case as the client played it: concluded from what the server wrote to it

@@ -19,7 +19,8 @@ use serde_json::Value;
 
 use super::wire::{events, roles, status};
 use crate::check::findings::{Report, Rule, Severity, Tally, SHOWN_PER_RULE};
-use crate::frames::{Exit, Stream};
+use crate::check::lines::StdoutLint;
+use crate::frames::Exit;
 
 /// The most tool calls a checker keeps track of: past it, pairs are not checked.
 const MAX_TRACKED: usize = 10_000;
@@ -54,8 +55,51 @@ impl Default for GeminiChecker {
 }
 
 impl GeminiChecker {
+    fn fields(&mut self, line: u64, kind: &str, value: &Value) {
+        let string = |key: &str| value.get(key).is_some_and(Value::is_string);
+        let mut missing: Vec<&str> = Vec::new();
+        if events::ALL.contains(&kind) && !string("timestamp") {
+            missing.push("a `timestamp`");
+        }
+        match kind {
+            events::INIT if !string("session_id") || !string("model") => {
+                missing.push("`session_id` and `model`")
+            }
+            events::MESSAGE if !string("role") || !string("content") => missing.push("`role` and `content`"),
+            events::TOOL_USE
+                if !string("tool_name") || !string("tool_id") || !value["parameters"].is_object() =>
+            {
+                missing.push("`tool_name`, `tool_id` and `parameters`")
+            }
+            events::TOOL_RESULT if !string("tool_id") || !string("status") => {
+                missing.push("`tool_id` and `status`")
+            }
+            events::ERROR if !string("severity") || !string("message") => {
+                missing.push("`severity` and `message`")
+            }
+            events::RESULT if !string("status") => missing.push("a `status`"),
+            events::RESULT if value.get("error").is_some_and(|e| !e["message"].is_string()) => {
+                missing.push("the `error`'s `message`")
+            }
+            _ => {}
+        }
+        if !missing.is_empty() {
+            let kind = kind.to_owned();
+            self.findings.add(Severity::Error, line, Rule::Fields, || {
+                format!("a `{kind}` line without {}", missing.join(", "))
+            });
+        }
+    }
+}
+
+/// A recording of `gemini -p -o stream-json`: its stdout lines by these rules.
+impl StdoutLint for GeminiChecker {
+    fn findings(&mut self) -> &mut Tally {
+        &mut self.findings
+    }
+
     /// One stdout line (without its newline); `line` is where it is.
-    pub fn line(&mut self, line: u64, bytes: &[u8]) {
+    fn line(&mut self, line: u64, bytes: &[u8]) {
         self.lines += 1;
         let first = self.lines == 1;
         let value = match serde_json::from_slice::<Value>(bytes) {
@@ -151,44 +195,8 @@ impl GeminiChecker {
         }
     }
 
-    fn fields(&mut self, line: u64, kind: &str, value: &Value) {
-        let string = |key: &str| value.get(key).is_some_and(Value::is_string);
-        let mut missing: Vec<&str> = Vec::new();
-        if events::ALL.contains(&kind) && !string("timestamp") {
-            missing.push("a `timestamp`");
-        }
-        match kind {
-            events::INIT if !string("session_id") || !string("model") => {
-                missing.push("`session_id` and `model`")
-            }
-            events::MESSAGE if !string("role") || !string("content") => missing.push("`role` and `content`"),
-            events::TOOL_USE
-                if !string("tool_name") || !string("tool_id") || !value["parameters"].is_object() =>
-            {
-                missing.push("`tool_name`, `tool_id` and `parameters`")
-            }
-            events::TOOL_RESULT if !string("tool_id") || !string("status") => {
-                missing.push("`tool_id` and `status`")
-            }
-            events::ERROR if !string("severity") || !string("message") => {
-                missing.push("`severity` and `message`")
-            }
-            events::RESULT if !string("status") => missing.push("a `status`"),
-            events::RESULT if value.get("error").is_some_and(|e| !e["message"].is_string()) => {
-                missing.push("the `error`'s `message`")
-            }
-            _ => {}
-        }
-        if !missing.is_empty() {
-            let kind = kind.to_owned();
-            self.findings.add(Severity::Error, line, Rule::Fields, || {
-                format!("a `{kind}` line without {}", missing.join(", "))
-            });
-        }
-    }
-
     /// The end of the recording: `exit` is how the CLI ended, where known.
-    pub fn finish(mut self, exit: Option<Exit>) -> Report {
+    fn finish(mut self, exit: Option<Exit>) -> Report {
         let succeeded = self.result.is_some_and(|(_, ok)| ok);
         let mut open: Vec<(String, u64)> = self
             .tools
@@ -217,27 +225,6 @@ impl GeminiChecker {
                 .add(Severity::Warning, 0, Rule::Result, || said.to_owned());
         }
         self.findings.report()
-    }
-}
-
-/// A recording of `gemini -p -o stream-json`: its stdout lines by these rules.
-impl crate::check::Lint for GeminiChecker {
-    fn recording_finding(&mut self, line: u64, rule: Rule, message: String) {
-        self.findings.add(Severity::Warning, line, rule, || message);
-    }
-
-    fn line(&mut self, line: u64, stream: Stream, bytes: &[u8]) {
-        if stream == Stream::Stdout {
-            GeminiChecker::line(self, line, bytes);
-        }
-    }
-
-    fn finish(self: Box<Self>, exit: Option<Exit>) -> Report {
-        GeminiChecker::finish(*self, exit)
-    }
-
-    fn stop(self: Box<Self>) -> Report {
-        GeminiChecker::finish(*self, None)
     }
 }
 

@@ -186,6 +186,7 @@ pub fn from_seed(seed: u64) -> Session {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::check::lines::StdoutLint;
     use crate::dialects::gemini::check::GeminiChecker;
     use crate::dialects::gemini::recording::Recording;
 
