@@ -19,7 +19,7 @@ use serde_json::Value;
 
 use super::wire::{events, items};
 use crate::check::findings::{Report, Rule, Severity, Tally, SHOWN_PER_RULE};
-use crate::check::lines::StdoutLint;
+use crate::check::lines::{self, StdoutLint};
 use crate::frames::Exit;
 
 /// The most items a checker keeps track of: past it, pairs are not checked.
@@ -190,43 +190,23 @@ impl StdoutLint for CodexChecker {
     fn line(&mut self, line: u64, bytes: &[u8]) {
         self.lines += 1;
         let first = self.lines == 1;
-        let value = match serde_json::from_slice::<Value>(bytes) {
-            Ok(value) if value.is_object() => value,
-            _ => {
-                self.findings.add(Severity::Error, line, Rule::NotJson, || {
-                    "not a JSON object: the TypeScript SDK throws `Failed to parse item`".into()
-                });
-                return;
-            }
-        };
-        let Some(kind) = value.get("type").and_then(Value::as_str) else {
-            self.findings.add(Severity::Warning, line, Rule::EventType, || {
-                "a line without a `type`".into()
-            });
+        let not_json = "the TypeScript SDK throws `Failed to parse item`";
+        let Some(value) = lines::read(&mut self.findings, line, bytes, not_json) else {
             return;
         };
+        let kind = lines::kind(&value);
         if let Some(end) = self.ended_at.take() {
             let kind = kind.to_owned();
             self.findings.add(Severity::Error, line, Rule::ResultLast, || {
                 format!("`{kind}` after the turn ended on line {end}")
             });
         }
-        if first != (kind == events::THREAD_STARTED) {
-            let kind = kind.to_owned();
-            self.findings.add(Severity::Error, line, Rule::InitFirst, || {
-                if first {
-                    format!("the run opens with `{kind}`, not `{}`", events::THREAD_STARTED)
-                } else {
-                    format!("a second `{kind}`: a run starts one thread")
-                }
-            });
-        }
-        if !events::ALL.contains(&kind) {
-            let kind = kind.to_owned();
-            self.findings.add(Severity::Warning, line, Rule::EventType, || {
-                format!("`{kind}` is a line type the CLI does not write: the SDK passes it on")
-            });
-        }
+        lines::opens_and_known(
+            &mut self.findings,
+            (line, first, kind),
+            (events::THREAD_STARTED, "a run starts one thread"),
+            (events::ALL, "the CLI does not write: the SDK passes it on"),
+        );
         self.fields(line, kind, &value);
         match kind {
             events::THREAD_STARTED => self.thread = true,
@@ -273,11 +253,7 @@ mod tests {
     }
 
     fn check(lines: &[Vec<u8>], exit: Option<Exit>) -> Report {
-        let mut checker = CodexChecker::default();
-        for (n, line) in lines.iter().enumerate() {
-            checker.line(n as u64 + 1, line);
-        }
-        checker.finish(exit)
+        crate::check::lines::report::<CodexChecker>(lines, exit)
     }
 
     #[test]

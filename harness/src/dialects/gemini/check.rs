@@ -19,7 +19,7 @@ use serde_json::Value;
 
 use super::wire::{events, roles, status};
 use crate::check::findings::{Report, Rule, Severity, Tally, SHOWN_PER_RULE};
-use crate::check::lines::StdoutLint;
+use crate::check::lines::{self, StdoutLint};
 use crate::frames::Exit;
 
 /// The most tool calls a checker keeps track of: past it, pairs are not checked.
@@ -102,21 +102,11 @@ impl StdoutLint for GeminiChecker {
     fn line(&mut self, line: u64, bytes: &[u8]) {
         self.lines += 1;
         let first = self.lines == 1;
-        let value = match serde_json::from_slice::<Value>(bytes) {
-            Ok(value) if value.is_object() => value,
-            _ => {
-                self.findings.add(Severity::Error, line, Rule::NotJson, || {
-                    "not a JSON object: a consumer's JSON.parse or json.loads throws".into()
-                });
-                return;
-            }
-        };
-        let Some(kind) = value.get("type").and_then(Value::as_str) else {
-            self.findings.add(Severity::Warning, line, Rule::EventType, || {
-                "a line without a `type`".into()
-            });
+        let not_json = "a consumer's JSON.parse or json.loads throws";
+        let Some(value) = lines::read(&mut self.findings, line, bytes, not_json) else {
             return;
         };
+        let kind = lines::kind(&value);
         if let Some((end, _)) = self.result.filter(|_| !self.told_after) {
             self.told_after = true;
             let kind = kind.to_owned();
@@ -124,22 +114,12 @@ impl StdoutLint for GeminiChecker {
                 format!("`{kind}` after the `result` of line {end}")
             });
         }
-        if first != (kind == events::INIT) {
-            let kind = kind.to_owned();
-            self.findings.add(Severity::Error, line, Rule::InitFirst, || {
-                if first {
-                    format!("the run opens with `{kind}`, not `{}`", events::INIT)
-                } else {
-                    format!("a second `{kind}`: a run has one session")
-                }
-            });
-        }
-        if !events::ALL.contains(&kind) {
-            let kind = kind.to_owned();
-            self.findings.add(Severity::Warning, line, Rule::EventType, || {
-                format!("`{kind}` is a line type 0.61.0 does not write")
-            });
-        }
+        lines::opens_and_known(
+            &mut self.findings,
+            (line, first, kind),
+            (events::INIT, "a run has one session"),
+            (events::ALL, "0.61.0 does not write"),
+        );
         self.fields(line, kind, &value);
         let id = || {
             value
@@ -235,11 +215,7 @@ mod tests {
     use crate::dialects::gemini::session::default_session;
 
     fn check(lines: &[Vec<u8>], exit: Option<Exit>) -> Report {
-        let mut checker = GeminiChecker::default();
-        for (n, line) in lines.iter().enumerate() {
-            checker.line(n as u64 + 1, line);
-        }
-        checker.finish(exit)
+        crate::check::lines::report::<GeminiChecker>(lines, exit)
     }
 
     #[test]
