@@ -47,6 +47,23 @@ pub fn case<F: Faults>(
     }
 }
 
+/// Fuzzes `runner`'s consumer with `dialect`'s sessions and faults drawn by
+/// `strategy`; a failure's minimal case is written as `OUT/fuzz-NAME-SEED.cassette`
+/// (and `.faults`), NAME the dialect's.
+#[cfg(feature = "generate")]
+pub fn fuzz<S>(
+    fuzz: &super::fuzz::Fuzz,
+    runner: &super::Runner<'_>,
+    dialect: &'static dyn Dialect,
+    strategy: S,
+) -> Result<super::fuzz::FuzzReport, super::RunError>
+where
+    S: proptest::strategy::Strategy,
+    S::Value: super::fuzz::LiveCase,
+{
+    fuzz.search_live(runner, dialect, &format!("fuzz-{}", dialect.name()), strategy)
+}
+
 /// A generated session of a one-way dialect, whose CLI writes `lines`: without `out`,
 /// told one line a line; with it, written as a cassette there by `write`, replayed
 /// with `command`.

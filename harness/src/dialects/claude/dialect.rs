@@ -404,11 +404,7 @@ impl Dialect for Claude {
         fuzz: &crate::run::fuzz::Fuzz,
         runner: &crate::run::Runner<'_>,
     ) -> Result<crate::run::fuzz::FuzzReport, crate::run::RunError> {
-        fuzz.search_live(
-            runner,
-            super::super::CLAUDE,
-            "fuzz-claude",
-            super::generate::faulted(2),
-        )
+        let strategy = super::generate::faulted(2);
+        crate::run::lines::fuzz(fuzz, runner, super::super::CLAUDE, strategy)
     }
 }

@@ -206,12 +206,8 @@ impl Dialect for Codex {
         fuzz: &crate::run::fuzz::Fuzz,
         runner: &crate::run::Runner<'_>,
     ) -> Result<crate::run::fuzz::FuzzReport, crate::run::RunError> {
-        fuzz.search_live(
-            runner,
-            super::super::CODEX,
-            "fuzz-codex",
-            super::generate::faulted(2),
-        )
+        let strategy = super::generate::faulted(2);
+        crate::run::lines::fuzz(fuzz, runner, super::super::CODEX, strategy)
     }
 }
 
@@ -221,22 +217,17 @@ mod tests {
 
     #[test]
     fn the_matrix_s_faults_read_and_end_as_the_real_cli() {
-        crate::run::dialect::assert_matrix_ends(
-            &Codex,
-            |label| {
-                matches!(
-                    label,
-                    "clean"
-                        | "reconnect-then-ok"
-                        | "unknown-event"
-                        | "unknown-item"
-                        | "malformed"
-                        | "huge-1m"
-                        | "stderr-message"
-                        | "stderr-flood"
-                ) || label.starts_with("stall-2s")
-            },
-            |label| !matches!(label, "malformed" | "huge-1m"),
-        );
+        let passes = [
+            "clean",
+            "reconnect-then-ok",
+            "unknown-event",
+            "unknown-item",
+            "malformed",
+            "huge-1m",
+            "stderr-message",
+            "stderr-flood",
+            "stall-2s@file-change",
+        ];
+        crate::run::dialect::assert_matrix_ends(&Codex, &passes, &["malformed", "huge-1m"]);
     }
 }

@@ -291,12 +291,8 @@ impl Dialect for CodexAppServer {
         fuzz: &crate::run::fuzz::Fuzz,
         runner: &crate::run::Runner<'_>,
     ) -> Result<crate::run::fuzz::FuzzReport, crate::run::RunError> {
-        fuzz.search_live(
-            runner,
-            super::super::CODEX_APP_SERVER,
-            "fuzz-codex-app-server",
-            super::generate::faulted(2),
-        )
+        let strategy = super::generate::faulted(2);
+        crate::run::lines::fuzz(fuzz, runner, super::super::CODEX_APP_SERVER, strategy)
     }
 }
 
@@ -306,22 +302,16 @@ mod tests {
 
     #[test]
     fn the_matrix_s_faults_read_and_end_as_the_real_server() {
-        crate::run::dialect::assert_matrix_ends(
-            &CodexAppServer,
-            |label| {
-                matches!(
-                    label,
-                    "clean"
-                        | "approval"
-                        | "reconnect-then-ok"
-                        | "unknown-notification"
-                        | "unknown-item"
-                        | "malformed"
-                        | "stderr-message"
-                        | "stderr-flood"
-                )
-            },
-            |label| label != "malformed",
-        );
+        let passes = [
+            "clean",
+            "approval",
+            "reconnect-then-ok",
+            "unknown-notification",
+            "unknown-item",
+            "malformed",
+            "stderr-message",
+            "stderr-flood",
+        ];
+        crate::run::dialect::assert_matrix_ends(&CodexAppServer, &passes, &["malformed"]);
     }
 }

@@ -271,12 +271,8 @@ impl Dialect for Gemini {
         fuzz: &crate::run::fuzz::Fuzz,
         runner: &crate::run::Runner<'_>,
     ) -> Result<crate::run::fuzz::FuzzReport, crate::run::RunError> {
-        fuzz.search_live(
-            runner,
-            super::super::GEMINI,
-            "fuzz-gemini",
-            super::generate::faulted(2),
-        )
+        let strategy = super::generate::faulted(2);
+        crate::run::lines::fuzz(fuzz, runner, super::super::GEMINI, strategy)
     }
 }
 
@@ -286,21 +282,15 @@ mod tests {
 
     #[test]
     fn the_matrix_s_faults_read_and_end_as_the_real_cli() {
-        crate::run::dialect::assert_matrix_ends(
-            &Gemini,
-            |label| {
-                matches!(
-                    label,
-                    "clean"
-                        | "unknown-event"
-                        | "malformed"
-                        | "huge-1m"
-                        | "stderr-message"
-                        | "stderr-flood"
-                        | "stall-2s@tool-result"
-                )
-            },
-            |label| !matches!(label, "malformed" | "huge-1m"),
-        );
+        let passes = [
+            "clean",
+            "unknown-event",
+            "malformed",
+            "huge-1m",
+            "stderr-message",
+            "stderr-flood",
+            "stall-2s@tool-result",
+        ];
+        crate::run::dialect::assert_matrix_ends(&Gemini, &passes, &["malformed", "huge-1m"]);
     }
 }
