@@ -17,7 +17,7 @@ use harness::dialects::codex::faults::{parse, written, Out, FROM_ENV};
 use harness::dialects::codex::recording::{is_codex, Recording};
 use harness::frames::Exit;
 
-use crate::support::{bin, mock_std, root};
+use crate::support::{assert_caught, assert_clean_passes, bin, mock_std, root, said, test_dialect, text};
 
 /// The curated cassette, recorded from the real CLI (`mock-agent drift --dialect codex --update`).
 fn curated() -> PathBuf {
@@ -58,10 +58,6 @@ fn exec_json(faults: &str, home: &Path) -> Output {
         home,
         &[("MOCK_AGENT_FAULTS", faults)],
     )
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 fn lines(output: &Output) -> Vec<Value> {
@@ -322,6 +318,16 @@ fn resume_goes_on_with_the_thread_and_its_usage_across_processes() {
     assert_eq!(out.status.code(), Some(1));
 }
 
+/// `codex exec --json FLAG PATH` on the prompt `hi`.
+fn exec_with(flag: &str, path: &Path, home: &Path, env: &[(&str, &str)]) -> Output {
+    codex(
+        &["exec", "--json", flag, path.to_str().expect("utf-8")],
+        "hi",
+        home,
+        env,
+    )
+}
+
 #[test]
 fn output_last_message_and_output_schema() {
     let home = tempfile::tempdir().expect("temp dir");
@@ -339,14 +345,9 @@ fn output_last_message_and_output_schema() {
     );
     // A failed turn writes no last message.
     let failed = home.path().join("failed.txt");
-    let out = codex(
-        &[
-            "exec",
-            "--json",
-            "--output-last-message",
-            failed.to_str().expect("utf-8"),
-        ],
-        "hi",
+    let out = exec_with(
+        "--output-last-message",
+        &failed,
         home.path(),
         &[("MOCK_AGENT_FAULTS", "turn-failed")],
     );
@@ -359,17 +360,7 @@ fn output_last_message_and_output_schema() {
         r#"{"type":"object","properties":{"answer":{"type":"string"},"count":{"type":"integer"}},"required":["answer","count"],"additionalProperties":false}"#,
     )
     .expect("writes");
-    let out = codex(
-        &[
-            "exec",
-            "--json",
-            "--output-schema",
-            schema.to_str().expect("utf-8"),
-        ],
-        "hi",
-        home.path(),
-        &[],
-    );
+    let out = exec_with("--output-schema", &schema, home.path(), &[]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let messages: Vec<Value> = lines(&out)
         .into_iter()
@@ -385,17 +376,7 @@ fn output_last_message_and_output_schema() {
 
     // A schema file that is missing, or not JSON: exit 1, stdout empty.
     let missing = home.path().join("missing.json");
-    let out = codex(
-        &[
-            "exec",
-            "--json",
-            "--output-schema",
-            missing.to_str().expect("utf-8"),
-        ],
-        "hi",
-        home.path(),
-        &[],
-    );
+    let out = exec_with("--output-schema", &missing, home.path(), &[]);
     assert_eq!(out.status.code(), Some(1));
     assert!(out.stdout.is_empty());
     assert!(text(&out.stderr).contains(&format!(
@@ -403,17 +384,7 @@ fn output_last_message_and_output_schema() {
         missing.display()
     )));
     std::fs::write(&schema, "{nope}").expect("writes");
-    let out = codex(
-        &[
-            "exec",
-            "--json",
-            "--output-schema",
-            schema.to_str().expect("utf-8"),
-        ],
-        "hi",
-        home.path(),
-        &[],
-    );
+    let out = exec_with("--output-schema", &schema, home.path(), &[]);
     assert_eq!(out.status.code(), Some(1));
     assert!(text(&out.stderr).contains("is not valid JSON: key must be a string at line 1 column 2"));
 }
@@ -512,11 +483,7 @@ fn test_with(script: &str, extra: &[&str]) -> Output {
         "CONSUMER_IDLE_TIMEOUT=4 python3 {}",
         root().join("tests/consumers").join(script).display()
     );
-    let mut cmd = mock_std();
-    cmd.args(["test", "--dialect", "codex", "--consumer", &consumer])
-        .args(extra)
-        .env("CODEX_HOME", home.path());
-    cmd.output().expect("runs")
+    test_dialect("codex", &consumer, extra, &[("CODEX_HOME", home.path())])
 }
 
 #[test]
@@ -531,10 +498,10 @@ fn the_careful_codex_program_passes_every_matrix_case() {
             "--no-default",
         ],
     );
-    let report = text(&out.stdout) + &text(&out.stderr);
+    let report = said(&out);
     assert_eq!(out.status.code(), Some(0), "{report}");
     let out = test_with("codex_careful.py", &[]);
-    let report = text(&out.stdout) + &text(&out.stderr);
+    let report = said(&out);
     assert_eq!(out.status.code(), Some(0), "{report}");
     assert!(report.contains("21 cases: 21 passed, 0 failed"), "{report}");
 }
@@ -553,20 +520,8 @@ fn each_planted_codex_bug_is_caught_by_its_property() {
             "reports-success",
         ),
     ];
-    for (script, case, property) in caught {
-        let out = test_with(script, &["--filter", &format!("/{case}")]);
-        let report = text(&out.stdout) + &text(&out.stderr);
-        assert_eq!(
-            out.status.code(),
-            Some(harness::exit_codes::CASES_FAILED),
-            "{script} on {case}: {report}"
-        );
-        assert!(
-            report.contains(&format!("1 case breaks {property}")),
-            "{script} on {case}: {report}"
-        );
-        // The bug does not show on a clean run.
-        let out = test_with(script, &["--filter", "/clean"]);
-        assert_eq!(out.status.code(), Some(0), "{script}: {}", text(&out.stdout));
+    for bug in caught {
+        assert_caught(test_with, bug);
+        assert_clean_passes(test_with, bug.0);
     }
 }

@@ -19,7 +19,7 @@ use harness::dialects::gemini::recording::{is_gemini, Recording};
 use harness::format::OutputFormat;
 use harness::frames::Exit;
 
-use crate::support::{bin, mock_std, root};
+use crate::support::{assert_caught, assert_clean_passes, bin, mock_std, root, said, test_dialect, text};
 
 /// `mock-agent gemini ARGS` with `stdin`, `HOME` at `home`, and `env`.
 fn gemini(args: &[&str], stdin: Option<&str>, home: &Path, env: &[(&str, &str)]) -> Output {
@@ -53,10 +53,6 @@ fn run(mut cmd: std::process::Command, stdin: Option<&str>) -> Output {
     let output = child.wait_with_output().expect("waits");
     writer.join().expect("writes");
     output
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 fn lines(output: &Output) -> Vec<Value> {
@@ -521,11 +517,7 @@ fn test_with(script: &str, extra: &[&str]) -> Output {
             ""
         }
     );
-    let mut cmd = mock_std();
-    cmd.args(["test", "--dialect", "gemini", "--consumer", &consumer])
-        .args(extra)
-        .env("HOME", home.path());
-    cmd.output().expect("runs")
+    test_dialect("gemini", &consumer, extra, &[("HOME", home.path())])
 }
 
 #[test]
@@ -540,13 +532,13 @@ fn the_careful_gemini_program_passes_every_matrix_case_in_both_formats() {
             "--no-default",
         ],
     );
-    let report = text(&out.stdout) + &text(&out.stderr);
+    let report = said(&out);
     assert_eq!(out.status.code(), Some(0), "{report}");
     let out = test_with(
         "gemini_careful.py",
         &["--format", "stream-json", "--format", "json"],
     );
-    let report = text(&out.stdout) + &text(&out.stderr);
+    let report = said(&out);
     assert_eq!(out.status.code(), Some(0), "{report}");
     assert!(report.contains("44 cases: 44 passed, 0 failed"), "{report}");
 }
@@ -563,18 +555,8 @@ fn each_planted_gemini_bug_is_caught_by_its_property() {
         ("gemini_kills_the_pid.py", "relaunched-stall@result", "ends"),
         ("gemini_crashes_on_unknown.py", "unknown-event", "ignores-unknown"),
     ];
-    for (script, case, property) in caught {
-        let out = test_with(script, &["--filter", &format!("/{case}")]);
-        let report = text(&out.stdout) + &text(&out.stderr);
-        assert_eq!(
-            out.status.code(),
-            Some(harness::exit_codes::CASES_FAILED),
-            "{script} on {case}: {report}"
-        );
-        assert!(
-            report.contains(&format!("1 case breaks {property}")),
-            "{script} on {case}: {report}"
-        );
+    for bug in caught {
+        let (script, report) = (bug.0, assert_caught(test_with, bug));
         // It started the CLI in a session of its own, outside the runner's reach: the
         // relaunched agent it could not stop is named, and killed (not left running).
         if script == "gemini_kills_the_pid.py" {
@@ -583,9 +565,7 @@ fn each_planted_gemini_bug_is_caught_by_its_property() {
                 "{report}"
             );
         }
-        // The bug does not show on a clean run.
-        let out = test_with(script, &["--filter", "/clean"]);
-        assert_eq!(out.status.code(), Some(0), "{script}: {}", text(&out.stdout));
+        assert_clean_passes(test_with, script);
     }
 }
 

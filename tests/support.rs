@@ -374,3 +374,51 @@ impl Drop for Conversation {
         let _ = self.child.wait();
     }
 }
+
+/// Bytes a program wrote, as text (lossy).
+pub fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// What a run of `mock-agent` said: its stdout, then its stderr.
+pub fn said(out: &Output) -> String {
+    text(&out.stdout) + &text(&out.stderr)
+}
+
+/// `mock-agent test --dialect DIALECT --consumer CONSUMER EXTRA...`, with `env` set.
+pub fn test_dialect(dialect: &str, consumer: &str, extra: &[&str], env: &[(&str, &Path)]) -> Output {
+    let mut cmd = mock_std();
+    cmd.args(["test", "--dialect", dialect, "--consumer", consumer])
+        .args(extra)
+        .envs(env.iter().copied());
+    cmd.output().expect("runs")
+}
+
+/// Asserts that the planted bug of `script`, run by `test_with` on the one case of
+/// the matrix labelled `case`, breaks `property` there; returns what the run said.
+#[track_caller]
+pub fn assert_caught(
+    test_with: impl Fn(&str, &[&str]) -> Output,
+    (script, case, property): (&str, &str, &str),
+) -> String {
+    let out = test_with(script, &["--filter", &format!("/{case}")]);
+    let report = said(&out);
+    assert_eq!(
+        out.status.code(),
+        Some(harness::exit_codes::CASES_FAILED),
+        "{script} on {case}: {report}"
+    );
+    assert!(
+        report.contains(&format!("1 case breaks {property}")),
+        "{script} on {case}: {report}"
+    );
+    report
+}
+
+/// Asserts that the bug planted in `script`, run by `test_with`, does not show on a
+/// clean run.
+#[track_caller]
+pub fn assert_clean_passes(test_with: impl Fn(&str, &[&str]) -> Output, script: &str) {
+    let out = test_with(script, &["--filter", "/clean"]);
+    assert_eq!(out.status.code(), Some(0), "{script}: {}", text(&out.stdout));
+}

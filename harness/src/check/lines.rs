@@ -63,9 +63,9 @@ pub(crate) fn opens_and_known(
 }
 
 /// A checker of a CLI's stdout lines, by a dialect's rules.
-pub(crate) trait StdoutLint: Default {
-    /// Its findings so far.
-    fn findings(&mut self) -> &mut Tally;
+pub trait StdoutLint: Default {
+    /// Adds a warning at `line` by `rule` (a finding about the recording itself).
+    fn warn(&mut self, line: u64, rule: Rule, message: String);
 
     /// One stdout line (without its newline); `line` is where it is.
     fn line(&mut self, line: u64, bytes: &[u8]);
@@ -77,11 +77,11 @@ pub(crate) trait StdoutLint: Default {
 /// The [`Lint`] of a recording whose stdout lines `C` checks (the other streams hold
 /// nothing of its rules).
 #[derive(Debug, Default)]
-pub(crate) struct Stdout<C>(pub(crate) C);
+pub struct Stdout<C>(pub C);
 
 impl<C: StdoutLint> Lint for Stdout<C> {
     fn recording_finding(&mut self, line: u64, rule: Rule, message: String) {
-        self.0.findings().add(Severity::Warning, line, rule, || message);
+        self.0.warn(line, rule, message);
     }
 
     fn line(&mut self, line: u64, stream: Stream, bytes: &[u8]) {

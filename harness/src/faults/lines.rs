@@ -76,6 +76,20 @@ pub(crate) fn not_a_fault(name: &str, of: &str, section: &[Described]) -> String
     )
 }
 
+/// Asserts that each spec of `refused` fails to read, by `parse`, with an error that
+/// says the text paired with it.
+#[cfg(test)]
+#[track_caller]
+pub(crate) fn assert_refused<F: std::fmt::Debug>(
+    parse: impl Fn(&str) -> Result<Vec<F>, Diagnostic>,
+    refused: &[(&str, &str)],
+) {
+    for (spec, says) in refused {
+        let e = parse(spec).expect_err(spec).to_string();
+        assert!(e.contains(says), "{spec}: {e}");
+    }
+}
+
 /// Asserts that each entry of `section` reads, by `parse`, as one fault of its name.
 #[cfg(test)]
 #[track_caller]

@@ -182,8 +182,8 @@ impl CodexChecker {
 
 /// A recording of `codex exec --json`: its stdout lines by these rules.
 impl StdoutLint for CodexChecker {
-    fn findings(&mut self) -> &mut Tally {
-        &mut self.findings
+    fn warn(&mut self, line: u64, rule: Rule, message: String) {
+        self.findings.add(Severity::Warning, line, rule, || message);
     }
 
     /// One stdout line (without its newline); `line` is where it is.

@@ -94,8 +94,8 @@ impl GeminiChecker {
 
 /// A recording of `gemini -p -o stream-json`: its stdout lines by these rules.
 impl StdoutLint for GeminiChecker {
-    fn findings(&mut self) -> &mut Tally {
-        &mut self.findings
+    fn warn(&mut self, line: u64, rule: Rule, message: String) {
+        self.findings.add(Severity::Warning, line, rule, || message);
     }
 
     /// One stdout line (without its newline); `line` is where it is.

@@ -205,11 +205,11 @@ mod tests {
 
     #[test]
     fn bad_specs_say_where() {
-        let e = parse("eof:after=x", FROM_ENV).unwrap_err().to_string();
-        assert!(e.contains("MOCK_AGENT_FAULTS:1:5"), "{e}");
-        let e = parse("session-new-error", FROM_ENV).unwrap_err().to_string();
-        assert!(e.contains("not a fault of Claude Code"), "{e}");
-        let e = parse("eof:method=initialize", FROM_ENV).unwrap_err().to_string();
-        assert!(e.contains("acts on a line"), "{e}");
+        let refused = [
+            ("eof:after=x", "MOCK_AGENT_FAULTS:1:5"),
+            ("session-new-error", "not a fault of Claude Code"),
+            ("eof:method=initialize", "acts on a line"),
+        ];
+        lines::assert_refused(|spec| parse(spec, FROM_ENV), &refused);
     }
 }

@@ -191,14 +191,13 @@ mod tests {
 
     #[test]
     fn bad_specs_say_where() {
-        let e = parse("eof:after=x", FROM_ENV).unwrap_err().to_string();
-        assert!(e.contains("MOCK_AGENT_FAULTS:1:5"), "{e}");
-        let e = parse("not-logged-in", FROM_ENV).unwrap_err().to_string();
-        assert!(e.contains("not a fault of Codex"), "{e}");
-        let e = parse("unknown:kind=thing", FROM_ENV).unwrap_err().to_string();
-        assert!(e.contains("kind=item"), "{e}");
-        let e = parse("eof:method=initialize", FROM_ENV).unwrap_err().to_string();
-        assert!(e.contains("method"), "{e}");
+        let refused = [
+            ("eof:after=x", "MOCK_AGENT_FAULTS:1:5"),
+            ("not-logged-in", "not a fault of Codex"),
+            ("unknown:kind=thing", "kind=item"),
+            ("eof:method=initialize", "method"),
+        ];
+        lines::assert_refused(|spec| parse(spec, FROM_ENV), &refused);
     }
 
     #[test]

@@ -171,10 +171,11 @@ mod tests {
 
     #[test]
     fn bad_specs_say_where() {
-        let e = parse("eof:after=x", FROM_ENV).unwrap_err().to_string();
-        assert!(e.contains("MOCK_AGENT_FAULTS:1:5"), "{e}");
-        let e = parse("not-logged-in", FROM_ENV).unwrap_err().to_string();
-        assert!(e.contains("not a fault of Gemini CLI"), "{e}");
+        let refused = [
+            ("eof:after=x", "MOCK_AGENT_FAULTS:1:5"),
+            ("not-logged-in", "not a fault of Gemini CLI"),
+        ];
+        lines::assert_refused(|spec| parse(spec, FROM_ENV), &refused);
         let faults = parse("exit;malformed;stderr:text=x", FROM_ENV).expect("faults");
         assert_eq!(
             faults[0].place(),
