@@ -235,7 +235,7 @@ fn mock_agent_test_runs_the_matrix_and_writes_snapshots() {
         root().join("tests/consumers/ignores_exit.py").display()
     );
     let run = |accept: bool| {
-        let mut cmd = mock_off_ci();
+        let mut cmd = crate::support::mock_off_ci();
         cmd.args([
             "test",
             "--consumer",
@@ -315,28 +315,13 @@ fn a_bot_that_posts_each_segment_reports_success() {
     );
 }
 
-/// `mock-agent`, with insta's defaults: off CI, no update or pass forced.
-fn mock_off_ci() -> assert_cmd::Command {
-    let mut cmd = crate::support::mock();
-    for name in [
-        "CI",
-        "TF_BUILD",
-        "INSTA_UPDATE",
-        "INSTA_FORCE_PASS",
-        "INSTA_FORCE_UPDATE",
-    ] {
-        cmd.env_remove(name);
-    }
-    cmd
-}
-
 #[test]
 fn mock_agent_test_keeps_snapshots_as_insta_does() {
     let dir = tempfile::tempdir().expect("temp dir");
     let snapshots = dir.path().join("snaps");
     let consumer = format!("python3 {}", root().join("tests/consumers/careful.py").display());
     let run = |env: &[(&str, &str)]| {
-        let mut cmd = mock_off_ci();
+        let mut cmd = crate::support::mock_off_ci();
         cmd.envs(env.iter().copied())
             .args([
                 "test",

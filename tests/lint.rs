@@ -252,7 +252,7 @@ fn snapshot_in_folder(check: impl FnOnce()) {
 fn claude_cassettes_are_checked_by_their_own_rules() {
     // The curated recording is clean by Claude Code's rules (print mode's would call
     // every line of it broken).
-    let output = lint_passes(&["cassettes/claude"]);
+    lint_passes(&["cassettes/claude"]);
     let dir = tempfile::tempdir().expect("temp dir");
     let lines = [
         r#"{"mock_agent_cassette":2,"invocation":{"dialect":"claude"}}"#,

@@ -5,30 +5,11 @@
 use std::path::Path;
 use std::process::Output;
 
-use crate::support::{mock, root};
+use crate::support::{root, text};
 
 /// `mock-agent ARGS` off CI, with insta's variables unset.
 fn harness(args: &[&str]) -> Output {
-    off_ci().args(args).output().expect("runs")
-}
-
-/// `mock-agent` off CI, with insta's variables unset.
-fn off_ci() -> assert_cmd::Command {
-    let mut cmd = mock();
-    for name in [
-        "CI",
-        "TF_BUILD",
-        "INSTA_UPDATE",
-        "INSTA_FORCE_PASS",
-        "INSTA_FORCE_UPDATE",
-    ] {
-        cmd.env_remove(name);
-    }
-    cmd
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
+    crate::support::mock_off_ci().args(args).output().expect("runs")
 }
 
 /// A consumer that runs the agent, logs 20,000 lines on stderr, then dies of an
@@ -384,7 +365,7 @@ fn careful_snapshots(dir: &Path, consumer_tail: &str, env: &[(&str, &str)]) -> (
         "python3 {}{consumer_tail}",
         root().join("tests/consumers/careful.py").display()
     );
-    let mut cmd = off_ci();
+    let mut cmd = crate::support::mock_off_ci();
     let output = cmd
         .envs(env.iter().copied())
         .args([

@@ -28,6 +28,21 @@ pub fn mock_std() -> std::process::Command {
     cmd
 }
 
+/// `mock-agent` off CI, with insta's variables unset (insta's defaults).
+pub fn mock_off_ci() -> Command {
+    let mut cmd = mock();
+    for name in [
+        "CI",
+        "TF_BUILD",
+        "INSTA_UPDATE",
+        "INSTA_FORCE_PASS",
+        "INSTA_FORCE_UPDATE",
+    ] {
+        cmd.env_remove(name);
+    }
+    cmd
+}
+
 /// A directory holding links named `cursor-agent` and `agent` to the binary.
 pub fn install_as_cursor_agent() -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("temp dir");

@@ -36,15 +36,9 @@ pub fn case<F: Faults>(
     if exits_zero(parsed) && !name.ends_with(MISBEHAVING) {
         name.push_str(MISBEHAVING);
     }
-    Case {
-        name,
-        source,
-        format,
-        faults: faults.to_owned(),
-        expect,
-        segments,
-        dialect,
-    }
+    let mut case = Case::conversation(dialect, name, source, faults, (expect, segments));
+    case.format = format;
+    case
 }
 
 /// Fuzzes `runner`'s consumer with `dialect`'s sessions and faults drawn by
