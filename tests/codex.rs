@@ -7,7 +7,7 @@
 
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
-use std::process::{Output, Stdio};
+use std::process::Output;
 
 use serde_json::Value;
 
@@ -17,7 +17,10 @@ use harness::dialects::codex::faults::{parse, written, Out, FROM_ENV};
 use harness::dialects::codex::recording::{is_codex, Recording};
 use harness::frames::Exit;
 
-use crate::support::{assert_caught, assert_clean_passes, bin, mock_std, root, said, test_dialect, text};
+use crate::support::{
+    assert_caught, assert_clean_passes, bin, ended, json_lines, last_journal_entry, mock_std, root,
+    run_with_stdin, said, test_dialect, text,
+};
 
 /// The curated cassette, recorded from the real CLI (`mock-agent drift --dialect codex --update`).
 fn curated() -> PathBuf {
@@ -31,22 +34,7 @@ fn codex(args: &[&str], stdin: &str, home: &Path, env: &[(&str, &str)]) -> Outpu
     for (name, value) in env {
         cmd.env(name, value);
     }
-    run(cmd, stdin)
-}
-
-fn run(mut cmd: std::process::Command, stdin: &str) -> Output {
-    cmd.stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = cmd.spawn().expect("spawns");
-    let mut input = child.stdin.take().expect("stdin");
-    let stdin = stdin.to_owned();
-    let writer = std::thread::spawn(move || {
-        let _ = std::io::Write::write_all(&mut input, stdin.as_bytes());
-    });
-    let output = child.wait_with_output().expect("waits");
-    writer.join().expect("writes");
-    output
+    run_with_stdin(cmd, Some(stdin))
 }
 
 /// `codex exec --json -C /work -` (the default session's paths are `/work`'s) with the
@@ -58,13 +46,6 @@ fn exec_json(faults: &str, home: &Path) -> Output {
         home,
         &[("MOCK_AGENT_FAULTS", faults)],
     )
-}
-
-fn lines(output: &Output) -> Vec<Value> {
-    text(&output.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("a JSON line"))
-        .collect()
 }
 
 /// What `outs` put on stdout, and how they end.
@@ -82,14 +63,6 @@ fn expected(outs: &[Out]) -> (Vec<u8>, Exit) {
         }
     }
     panic!("no end")
-}
-
-fn ended(output: &Output) -> Exit {
-    match (output.status.code(), output.status.signal()) {
-        (Some(code), _) => Exit::Code(code),
-        (None, Some(signal)) => Exit::Signal(harness::frames::Signal::from_number(signal).expect("a signal")),
-        _ => panic!("neither a code nor a signal"),
-    }
 }
 
 #[test]
@@ -167,9 +140,9 @@ fn the_binary_linked_as_codex_is_codex() {
     cmd.args(["exec", "--experimental-json"])
         .env("CODEX_HOME", dir.path().join("home"));
     harness::run::child::without_mock_env(&mut cmd);
-    let out = run(cmd, "hi");
+    let out = run_with_stdin(cmd, Some("hi"));
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    let events = lines(&out);
+    let events = json_lines(&out);
     assert_eq!(events[0]["type"], "thread.started");
     assert_eq!(events.last().expect("a line")["type"], "turn.completed");
 }
@@ -183,7 +156,7 @@ fn the_default_session_is_the_pure_player_s_byte_for_byte() {
     assert_eq!(ended(&out), exit);
     assert_eq!(text(&out.stderr), "Reading prompt from stdin...\n");
     // The usage keys, and the final message last.
-    let events = lines(&out);
+    let events = json_lines(&out);
     let last = &events[events.len() - 1];
     assert_eq!(last["usage"]["input_tokens"], 30);
     assert_eq!(
@@ -214,14 +187,7 @@ fn every_matrix_case_writes_what_its_case_expects() {
         );
         assert_eq!(text(&out.stdout), text(&stdout), "{label}");
         assert_eq!(ended(&out), exit, "{label}");
-        let entry: Value = serde_json::from_str(
-            std::fs::read_to_string(&journal)
-                .expect("the journal")
-                .lines()
-                .last()
-                .expect("an entry"),
-        )
-        .expect("JSON");
+        let entry = last_journal_entry(&journal);
         if !spec.is_empty() {
             assert_eq!(entry["faults"][0]["fired"], true, "{label}: {entry}");
         }
@@ -244,7 +210,7 @@ fn each_preset_ends_as_the_real_cli_does() {
         let out = exec_json(preset, home.path());
         assert_eq!(out.status.code(), Some(1), "{preset}");
         assert_eq!(text(&out.stderr), "Reading prompt from stdin...\n", "{preset}");
-        let events = lines(&out);
+        let events = json_lines(&out);
         assert_eq!(events[0]["type"], "thread.started", "{preset}");
         let failed = &events[events.len() - 1];
         let error = &events[events.len() - 2];
@@ -276,14 +242,14 @@ fn each_preset_ends_as_the_real_cli_does() {
 fn resume_goes_on_with_the_thread_and_its_usage_across_processes() {
     let home = tempfile::tempdir().expect("temp dir");
     let first = exec_json("", home.path());
-    let events = lines(&first);
+    let events = json_lines(&first);
     let id = events[0]["thread_id"].as_str().expect("a thread id").to_owned();
     let usage = |events: &[Value]| events.last().expect("a line")["usage"].clone();
     assert_eq!(usage(&events)["input_tokens"], 30);
 
     let second = codex(&["exec", "--json", "resume", &id, "-"], "again", home.path(), &[]);
     assert_eq!(second.status.code(), Some(0), "{}", text(&second.stderr));
-    let events = lines(&second);
+    let events = json_lines(&second);
     assert_eq!(events[0]["thread_id"], id.as_str());
     let total = usage(&events);
     assert_eq!(
@@ -302,7 +268,7 @@ fn resume_goes_on_with_the_thread_and_its_usage_across_processes() {
     );
     // A third process, by `--last`.
     let third = codex(&["exec", "--json", "resume", "--last"], "more", home.path(), &[]);
-    assert_eq!(usage(&lines(&third))["input_tokens"], 90);
+    assert_eq!(usage(&json_lines(&third))["input_tokens"], 90);
 
     // A thread no rollout has: stdout empty, exit 1, the real CLI's words.
     let unknown = "00000000-0000-7000-8000-000000000000";
@@ -362,7 +328,7 @@ fn output_last_message_and_output_schema() {
     .expect("writes");
     let out = exec_with("--output-schema", &schema, home.path(), &[]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    let messages: Vec<Value> = lines(&out)
+    let messages: Vec<Value> = json_lines(&out)
         .into_iter()
         .filter(|e| e["item"]["type"] == "agent_message")
         .collect();

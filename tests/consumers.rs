@@ -524,13 +524,7 @@ fn an_interrupted_harness_takes_its_consumers_with_it() {
         .stderr(std::process::Stdio::null())
         .spawn()
         .expect("spawns");
-    // Read and write: the FIFO has no end of file between the consumers' writes.
-    let fifo = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open(&pids)
-        .expect("opens the FIFO");
-    let mut fifo = std::io::BufReader::new(fifo);
+    let mut fifo = crate::support::fifo_reader(&pids);
     let running: Vec<String> = (0..2)
         .map(|_| {
             let mut pid = String::new();

@@ -19,7 +19,10 @@ use harness::dialects::gemini::recording::{is_gemini, Recording};
 use harness::format::OutputFormat;
 use harness::frames::Exit;
 
-use crate::support::{assert_caught, assert_clean_passes, bin, mock_std, root, said, test_dialect, text};
+use crate::support::{
+    assert_caught, assert_clean_passes, bin, ended, json_lines, last_journal_entry, mock_std, root,
+    run_with_stdin, said, test_dialect, text,
+};
 
 /// `mock-agent gemini ARGS` with `stdin`, `HOME` at `home`, and `env`.
 fn gemini(args: &[&str], stdin: Option<&str>, home: &Path, env: &[(&str, &str)]) -> Output {
@@ -31,35 +34,7 @@ fn gemini(args: &[&str], stdin: Option<&str>, home: &Path, env: &[(&str, &str)])
     for (name, value) in env {
         cmd.env(name, value);
     }
-    run(cmd, stdin)
-}
-
-fn run(mut cmd: std::process::Command, stdin: Option<&str>) -> Output {
-    cmd.stdin(if stdin.is_some() {
-        Stdio::piped()
-    } else {
-        Stdio::null()
-    })
-    .stdout(Stdio::piped())
-    .stderr(Stdio::piped());
-    let mut child = cmd.spawn().expect("spawns");
-    let input = child.stdin.take();
-    let stdin = stdin.unwrap_or_default().to_owned();
-    let writer = std::thread::spawn(move || {
-        if let Some(mut input) = input {
-            let _ = std::io::Write::write_all(&mut input, stdin.as_bytes());
-        }
-    });
-    let output = child.wait_with_output().expect("waits");
-    writer.join().expect("writes");
-    output
-}
-
-fn lines(output: &Output) -> Vec<Value> {
-    text(&output.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("a JSON line"))
-        .collect()
+    run_with_stdin(cmd, stdin)
 }
 
 /// What `outs` put on stdout, and how they end.
@@ -77,14 +52,6 @@ fn expected(outs: &[Out]) -> (Vec<u8>, Exit) {
         }
     }
     panic!("no end")
-}
-
-fn ended(output: &Output) -> Exit {
-    match (output.status.code(), output.status.signal()) {
-        (Some(code), _) => Exit::Code(code),
-        (None, Some(signal)) => Exit::Signal(harness::frames::Signal::from_number(signal).expect("a signal")),
-        _ => panic!("neither a code nor a signal"),
-    }
 }
 
 /// The arguments of a run the harness's context matches: prompt `hi`.
@@ -153,7 +120,7 @@ fn the_binary_linked_as_gemini_is_gemini_and_trust_is_checked() {
         for (name, value) in env {
             cmd.env(name, value);
         }
-        run(cmd, None)
+        run_with_stdin(cmd, None)
     };
     let out = linked(&["-o", "stream-json", "-p", "hi"], &[]);
     assert_eq!(out.status.code(), Some(55), "{}", text(&out.stderr));
@@ -168,7 +135,7 @@ fn the_binary_linked_as_gemini_is_gemini_and_trust_is_checked() {
     ] {
         let out = linked(args, env);
         assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-        let events = lines(&out);
+        let events = json_lines(&out);
         assert_eq!(events[0]["type"], "init");
         assert_eq!(events.last().expect("a line")["status"], "success");
     }
@@ -244,14 +211,7 @@ fn every_matrix_case_writes_what_its_case_expects() {
         );
         assert_eq!(text(&out.stdout), text(&stdout), "{label}");
         assert_eq!(ended(&out), exit, "{label}");
-        let entry: Value = serde_json::from_str(
-            std::fs::read_to_string(&journal)
-                .expect("the journal")
-                .lines()
-                .last()
-                .expect("an entry"),
-        )
-        .expect("JSON");
+        let entry = last_journal_entry(&journal);
         if !spec.is_empty() {
             assert_eq!(entry["faults"][0]["fired"], true, "{label}: {entry}");
         }
@@ -281,7 +241,7 @@ fn each_preset_ends_as_the_real_cli_does() {
     for (preset, code, words) in presets {
         let out = gemini(RUN, None, home.path(), &[("MOCK_AGENT_FAULTS", preset)]);
         assert_eq!(out.status.code(), Some(*code), "{preset}");
-        let events = lines(&out);
+        let events = json_lines(&out);
         let result = events.last().expect("a result");
         assert_eq!(
             (&result["type"], &result["status"]),
@@ -332,12 +292,12 @@ fn resume_and_session_id_go_on_across_processes() {
     let id = "3a3cae87-816e-49fe-a6b1-6b280c5be7c7";
     let args = |extra: &[&'static str]| [RUN, extra].concat();
     let out = gemini(&args(&["--session-id", id]), None, home.path(), &[]);
-    assert_eq!(lines(&out)[0]["session_id"], id);
+    assert_eq!(json_lines(&out)[0]["session_id"], id);
     let out = gemini(&args(&["-r", "latest"]), None, home.path(), &[]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    assert_eq!(lines(&out)[0]["session_id"], id);
+    assert_eq!(json_lines(&out)[0]["session_id"], id);
     let out = gemini(&args(&["--resume", id]), None, home.path(), &[]);
-    assert_eq!(lines(&out)[0]["session_id"], id);
+    assert_eq!(json_lines(&out)[0]["session_id"], id);
     let out = gemini(&args(&["-r", "nope"]), None, home.path(), &[]);
     assert_eq!(out.status.code(), Some(42));
     assert!(out.stdout.is_empty());
@@ -349,7 +309,7 @@ fn resume_and_session_id_go_on_across_processes() {
         home.path(),
         &[],
     );
-    assert_eq!(lines(&out)[1]["content"], "from stdin\n\n\nand argv");
+    assert_eq!(json_lines(&out)[1]["content"], "from stdin\n\n\nand argv");
 }
 
 /// Whether the process `pid` is alive.
@@ -401,7 +361,7 @@ fn the_relaunched_parent_ignores_sigterm_and_the_group_ends_it() {
         &[("MOCK_AGENT_FAULTS", "child-killed:at=tool_result")],
     );
     assert_eq!(out.status.code(), Some(0));
-    let events = lines(&out);
+    let events = json_lines(&out);
     assert_eq!(events.last().expect("a line")["type"], "tool_use");
     // Without the relaunch, the one process dies by the signal.
     let out = gemini(

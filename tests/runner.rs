@@ -318,13 +318,8 @@ fn an_interrupted_fuzz_leaves_no_temporary_directory() {
         .stderr(std::process::Stdio::null())
         .spawn()
         .expect("spawns");
-    let fifo = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open(&pids)
-        .expect("opens the FIFO");
     let mut pid = String::new();
-    std::io::BufRead::read_line(&mut std::io::BufReader::new(fifo), &mut pid).expect("a consumer runs");
+    std::io::BufRead::read_line(&mut crate::support::fifo_reader(&pids), &mut pid).expect("a consumer runs");
     nix::sys::signal::kill(
         nix::unistd::Pid::from_raw(fuzz.id() as i32),
         nix::sys::signal::Signal::SIGINT,

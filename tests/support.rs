@@ -437,3 +437,65 @@ pub fn assert_clean_passes(test_with: impl Fn(&str, &[&str]) -> Output, script: 
     let out = test_with(script, &["--filter", "/clean"]);
     assert_eq!(out.status.code(), Some(0), "{script}: {}", text(&out.stdout));
 }
+
+/// Runs `cmd` with `stdin` written to it (`None`: stdin is `/dev/null`), stdout and
+/// stderr kept.
+pub fn run_with_stdin(mut cmd: std::process::Command, stdin: Option<&str>) -> Output {
+    let piped = || std::process::Stdio::piped();
+    cmd.stdin(if stdin.is_some() {
+        piped()
+    } else {
+        std::process::Stdio::null()
+    })
+    .stdout(piped())
+    .stderr(piped());
+    let mut child = cmd.spawn().expect("spawns");
+    let input = child.stdin.take();
+    let stdin = stdin.unwrap_or_default().to_owned();
+    let writer = std::thread::spawn(move || {
+        if let Some(mut input) = input {
+            let _ = std::io::Write::write_all(&mut input, stdin.as_bytes());
+        }
+    });
+    let output = child.wait_with_output().expect("waits");
+    writer.join().expect("writes");
+    output
+}
+
+/// A run's stdout, one JSON value a line.
+pub fn json_lines(output: &Output) -> Vec<serde_json::Value> {
+    text(&output.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect()
+}
+
+/// How a run ended: its exit code or its signal.
+pub fn ended(output: &Output) -> harness::frames::Exit {
+    use std::os::unix::process::ExitStatusExt;
+    match (output.status.code(), output.status.signal()) {
+        (Some(code), _) => harness::frames::Exit::Code(code),
+        (None, Some(signal)) => {
+            harness::frames::Exit::Signal(harness::frames::Signal::from_number(signal).expect("a signal"))
+        }
+        _ => panic!("neither a code nor a signal"),
+    }
+}
+
+/// The last entry of the journal at `path` (`MOCK_AGENT_JOURNAL`), as JSON.
+pub fn last_journal_entry(path: &Path) -> serde_json::Value {
+    let journal = std::fs::read_to_string(path).expect("the journal");
+    serde_json::from_str(journal.lines().last().expect("an entry")).expect("JSON")
+}
+
+/// The reading end of the FIFO at `path` that a test's consumers write lines to,
+/// opened for writing too, so that it has no end of file between their writes. Open
+/// it once the run that writes it has started.
+pub fn fifo_reader(path: &Path) -> std::io::BufReader<std::fs::File> {
+    let fifo = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(path)
+        .expect("opens the FIFO");
+    std::io::BufReader::new(fifo)
+}
