@@ -5,7 +5,6 @@
 //! `--output-schema`, text mode, a cassette replayed and recorded, and the harness on a
 //! careful Codex program and two planted bugs.
 
-use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
@@ -423,7 +422,7 @@ fn recording_the_mock_as_codex_keeps_the_keys_out_and_replays() {
         .env("CODEX_HOME", dir.path().join("home"))
         .env("CODEX_API_KEY", codex_key)
         .env("OPENAI_API_KEY", openai_key);
-    let out = run(record, &format!("use {codex_key} and {openai_key}"));
+    let out = run_with_stdin(record, Some(&format!("use {codex_key} and {openai_key}")));
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let kept = std::fs::read_to_string(&cassette).expect("the cassette");
     assert!(!kept.contains(codex_key) && !kept.contains(openai_key), "{kept}");

@@ -444,7 +444,7 @@ fn recording_the_mock_as_gemini_keeps_the_keys_out_and_replays() {
         .env("HOME", dir.path())
         .env("GEMINI_API_KEY", gemini_key)
         .env("GOOGLE_API_KEY", google_key);
-    let out = run(record, None);
+    let out = run_with_stdin(record, None);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let kept = std::fs::read_to_string(&cassette).expect("the cassette");
     assert!(!kept.contains(gemini_key) && !kept.contains(google_key), "{kept}");
