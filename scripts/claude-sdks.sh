@@ -17,85 +17,16 @@
 # package registries (PyPI, npm) the first time.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
+script="scripts/claude-sdks.sh"
 PY_SDK_VERSION="0.2.188"
 TS_SDK_VERSION="0.3.331"
+PY_SDK="claude-agent-sdk"
+PY_IMPORT=""
+PIP_FLAGS=""
+TS_SDK="@anthropic-ai/claude-agent-sdk"
 dir="${MOCK_AGENT_CLAUDE_SDKS:-${CARGO_TARGET_DIR:-$root/target}/claude-sdks}"
-python="${PYTHON:-python3}"
 requirements="$root/tests/claude/sdk-py/requirements.txt"
 package="$root/tests/claude/sdk-ts"
-which="${1:-both}"
-
-case "$which" in
-py | ts | both) ;;
-*)
-    echo "mock-agent: scripts/claude-sdks.sh: unknown argument '$which'; give py, ts or nothing" >&2
-    exit 2
-    ;;
-esac
-
-py_ready() {
-    [ -x "$dir/py/bin/python" ] &&
-        cmp -s "$requirements" "$dir/py/requirements.txt" &&
-        [ "$("$dir/py/bin/python" -c 'from importlib.metadata import version; print(version("claude-agent-sdk"))' 2>/dev/null)" = "$PY_SDK_VERSION" ]
-}
-
-ts_ready() {
-    [ -f "$dir/ts/node_modules/@anthropic-ai/claude-agent-sdk/package.json" ] &&
-        cmp -s "$package/package-lock.json" "$dir/ts/package-lock.json" &&
-        [ "$(node -p 'require(process.argv[1]).version' "$dir/ts/node_modules/@anthropic-ai/claude-agent-sdk/package.json" 2>/dev/null)" = "$TS_SDK_VERSION" ]
-}
-
-make_py() {
-    rm -rf "$dir/py"
-    "$python" -m venv "$dir/py" >&2
-    if ! "$dir/py/bin/python" -m pip install --quiet --disable-pip-version-check \
-        -r "$requirements" >&2; then
-        echo "mock-agent: scripts/claude-sdks.sh: pip could not install $requirements (claude-agent-sdk $PY_SDK_VERSION); is PyPI reachable? See pip's output above" >&2
-        exit 1
-    fi
-    cp "$requirements" "$dir/py/requirements.txt"
-    py_ready || {
-        echo "mock-agent: scripts/claude-sdks.sh: $dir/py: claude-agent-sdk $PY_SDK_VERSION did not install; see pip's output above" >&2
-        exit 1
-    }
-}
-
-make_ts() {
-    command -v npm >/dev/null || {
-        echo "mock-agent: scripts/claude-sdks.sh: npm not found; install node 18+ with npm (apt-get install nodejs npm)" >&2
-        exit 1
-    }
-    rm -rf "$dir/ts"
-    mkdir -p "$dir/ts"
-    cp "$package/package.json" "$package/package-lock.json" "$dir/ts/"
-    if ! (cd "$dir/ts" && npm ci --omit=optional --no-audit --no-fund --loglevel=error >&2); then
-        echo "mock-agent: scripts/claude-sdks.sh: npm ci could not install @anthropic-ai/claude-agent-sdk $TS_SDK_VERSION from $package/package-lock.json; is the npm registry reachable? See npm's output above" >&2
-        exit 1
-    fi
-    ts_ready || {
-        echo "mock-agent: scripts/claude-sdks.sh: $dir/ts: @anthropic-ai/claude-agent-sdk $TS_SDK_VERSION did not install; see npm's output above" >&2
-        exit 1
-    }
-}
-
-mkdir -p "$dir"
-# One maker at a time for each SDK: concurrent test runs wait for the first one's install.
-if [ "$which" != ts ]; then
-    exec 8>"$dir/py.lock"
-    if command -v flock >/dev/null; then flock 8; fi
-    py_ready || make_py
-fi
-if [ "$which" != py ]; then
-    exec 9>"$dir/ts.lock"
-    if command -v flock >/dev/null; then flock 9; fi
-    ts_ready || make_ts
-fi
-
-case "$which" in
-py) echo "$dir/py/bin/python" ;;
-ts) echo "$dir/ts/node_modules" ;;
-both)
-    echo "python=$dir/py/bin/python"
-    echo "node_modules=$dir/ts/node_modules"
-    ;;
-esac
+# shellcheck source=scripts/sdk-envs.sh
+. "$root/scripts/sdk-envs.sh"
+sdk_envs "$@"

@@ -5,47 +5,18 @@
 //! at a link named `claude` to the binary under test. Each program prints one summary
 //! line per message it got (the same lines from both SDKs); the tests read those.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use crate::support::{bin, root};
+use crate::sdks::{Sdk, Sdks};
+use crate::support::bin;
 
-/// The two environments: the Python SDK's python and the TypeScript SDK's node_modules.
-pub(crate) struct Sdks {
-    pub(crate) python: PathBuf,
-    node_modules: PathBuf,
-}
-
-/// Installs the SDKs (once; the script keeps them under the target directory) or fails
-/// the test saying why, e.g. that a registry could not be reached: nothing is skipped.
+/// Installs the SDKs (once) or fails the test saying why, e.g. that a registry could
+/// not be reached: nothing is skipped.
 pub(crate) fn sdks() -> &'static Sdks {
     static SDKS: OnceLock<Sdks> = OnceLock::new();
-    SDKS.get_or_init(|| {
-        let made = Command::new(root().join("scripts/claude-sdks.sh"))
-            .output()
-            .expect("runs scripts/claude-sdks.sh");
-        let stdout = String::from_utf8_lossy(&made.stdout);
-        assert!(
-            made.status.success(),
-            "scripts/claude-sdks.sh could not install the Claude Agent SDKs ({}); the first \
-             run needs PyPI and the npm registry:\n{stdout}{}",
-            made.status,
-            String::from_utf8_lossy(&made.stderr)
-        );
-        let path = |key: &str| {
-            stdout
-                .lines()
-                .find_map(|line| line.strip_prefix(key))
-                .map(PathBuf::from)
-                .unwrap_or_else(|| panic!("scripts/claude-sdks.sh printed no {key}: {stdout}"))
-        };
-        Sdks {
-            python: path("python="),
-            node_modules: path("node_modules="),
-        }
-    })
+    SDKS.get_or_init(|| Sdks::install("scripts/claude-sdks.sh", "the Claude Agent SDKs"))
 }
 
 /// A temporary folder holding `claude`, a link to the binary under test, where the
@@ -54,12 +25,6 @@ fn claude_dir() -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("temp dir");
     std::os::unix::fs::symlink(bin(), dir.path().join("claude")).expect("symlink");
     dir
-}
-
-#[derive(Clone, Copy, Debug)]
-enum Sdk {
-    Python,
-    TypeScript,
 }
 
 /// What a program printed, how it ended, and how long it took.
@@ -92,30 +57,8 @@ impl Run {
 /// `faults` in MOCK_AGENT_FAULTS.
 fn run(sdk: Sdk, name: &str, faults: Option<&str>) -> Run {
     let dir = claude_dir();
-    let mut command = match sdk {
-        Sdk::Python => {
-            let mut command = Command::new(&sdks().python);
-            command
-                .arg(root().join("tests/claude/sdk-py").join(format!("{name}.py")))
-                .env("PYTHONDONTWRITEBYTECODE", "1");
-            command
-        }
-        Sdk::TypeScript => {
-            // Node finds a package from the importing file's folder: the programs run
-            // from a copy beside a link to the installed node_modules.
-            let programs = dir.path().join("programs");
-            std::fs::create_dir(&programs).expect("programs folder");
-            copy_programs(&root().join("tests/claude/sdk-ts"), &programs);
-            std::os::unix::fs::symlink(&sdks().node_modules, programs.join("node_modules"))
-                .expect("links node_modules");
-            let mut command = Command::new("node");
-            command.arg(programs.join(format!("{name}.mjs")));
-            command
-        }
-    };
-    harness::run::child::without_mock_env(&mut command)
-        .current_dir(dir.path())
-        .env("CLAUDE_CLI", dir.path().join("claude"));
+    let mut command = sdks().program(sdk, "tests/claude", name, dir.path());
+    command.env("CLAUDE_CLI", dir.path().join("claude"));
     if let Some(faults) = faults {
         command.env("MOCK_AGENT_FAULTS", faults);
     }
@@ -126,15 +69,6 @@ fn run(sdk: Sdk, name: &str, faults: Option<&str>) -> Run {
     Run {
         output,
         took: start.elapsed(),
-    }
-}
-
-fn copy_programs(from: &Path, to: &Path) {
-    for entry in std::fs::read_dir(from).expect("tests/claude/sdk-ts").flatten() {
-        let path = entry.path();
-        if path.extension().is_some_and(|e| e == "mjs") {
-            std::fs::copy(&path, to.join(entry.file_name())).expect("copies a program");
-        }
     }
 }
 

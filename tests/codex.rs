@@ -5,9 +5,8 @@
 //! `--output-schema`, text mode, a cassette replayed and recorded, and the harness on a
 //! careful Codex program and two planted bugs.
 
-use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
-use std::process::{Output, Stdio};
+use std::process::Output;
 
 use serde_json::Value;
 
@@ -17,7 +16,10 @@ use harness::dialects::codex::faults::{parse, written, Out, FROM_ENV};
 use harness::dialects::codex::recording::{is_codex, Recording};
 use harness::frames::Exit;
 
-use crate::support::{bin, mock_std, root};
+use crate::support::{
+    assert_caught, assert_clean_passes, bin, ended, json_lines, last_journal_entry, mock_std, root,
+    run_with_stdin, said, test_dialect, text,
+};
 
 /// The curated cassette, recorded from the real CLI (`mock-agent drift --dialect codex --update`).
 fn curated() -> PathBuf {
@@ -31,22 +33,7 @@ fn codex(args: &[&str], stdin: &str, home: &Path, env: &[(&str, &str)]) -> Outpu
     for (name, value) in env {
         cmd.env(name, value);
     }
-    run(cmd, stdin)
-}
-
-fn run(mut cmd: std::process::Command, stdin: &str) -> Output {
-    cmd.stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = cmd.spawn().expect("spawns");
-    let mut input = child.stdin.take().expect("stdin");
-    let stdin = stdin.to_owned();
-    let writer = std::thread::spawn(move || {
-        let _ = std::io::Write::write_all(&mut input, stdin.as_bytes());
-    });
-    let output = child.wait_with_output().expect("waits");
-    writer.join().expect("writes");
-    output
+    run_with_stdin(cmd, Some(stdin))
 }
 
 /// `codex exec --json -C /work -` (the default session's paths are `/work`'s) with the
@@ -58,17 +45,6 @@ fn exec_json(faults: &str, home: &Path) -> Output {
         home,
         &[("MOCK_AGENT_FAULTS", faults)],
     )
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-fn lines(output: &Output) -> Vec<Value> {
-    text(&output.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("a JSON line"))
-        .collect()
 }
 
 /// What `outs` put on stdout, and how they end.
@@ -86,14 +62,6 @@ fn expected(outs: &[Out]) -> (Vec<u8>, Exit) {
         }
     }
     panic!("no end")
-}
-
-fn ended(output: &Output) -> Exit {
-    match (output.status.code(), output.status.signal()) {
-        (Some(code), _) => Exit::Code(code),
-        (None, Some(signal)) => Exit::Signal(harness::frames::Signal::from_number(signal).expect("a signal")),
-        _ => panic!("neither a code nor a signal"),
-    }
 }
 
 #[test]
@@ -171,9 +139,9 @@ fn the_binary_linked_as_codex_is_codex() {
     cmd.args(["exec", "--experimental-json"])
         .env("CODEX_HOME", dir.path().join("home"));
     harness::run::child::without_mock_env(&mut cmd);
-    let out = run(cmd, "hi");
+    let out = run_with_stdin(cmd, Some("hi"));
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    let events = lines(&out);
+    let events = json_lines(&out);
     assert_eq!(events[0]["type"], "thread.started");
     assert_eq!(events.last().expect("a line")["type"], "turn.completed");
 }
@@ -187,7 +155,7 @@ fn the_default_session_is_the_pure_player_s_byte_for_byte() {
     assert_eq!(ended(&out), exit);
     assert_eq!(text(&out.stderr), "Reading prompt from stdin...\n");
     // The usage keys, and the final message last.
-    let events = lines(&out);
+    let events = json_lines(&out);
     let last = &events[events.len() - 1];
     assert_eq!(last["usage"]["input_tokens"], 30);
     assert_eq!(
@@ -218,14 +186,7 @@ fn every_matrix_case_writes_what_its_case_expects() {
         );
         assert_eq!(text(&out.stdout), text(&stdout), "{label}");
         assert_eq!(ended(&out), exit, "{label}");
-        let entry: Value = serde_json::from_str(
-            std::fs::read_to_string(&journal)
-                .expect("the journal")
-                .lines()
-                .last()
-                .expect("an entry"),
-        )
-        .expect("JSON");
+        let entry = last_journal_entry(&journal);
         if !spec.is_empty() {
             assert_eq!(entry["faults"][0]["fired"], true, "{label}: {entry}");
         }
@@ -248,7 +209,7 @@ fn each_preset_ends_as_the_real_cli_does() {
         let out = exec_json(preset, home.path());
         assert_eq!(out.status.code(), Some(1), "{preset}");
         assert_eq!(text(&out.stderr), "Reading prompt from stdin...\n", "{preset}");
-        let events = lines(&out);
+        let events = json_lines(&out);
         assert_eq!(events[0]["type"], "thread.started", "{preset}");
         let failed = &events[events.len() - 1];
         let error = &events[events.len() - 2];
@@ -280,14 +241,14 @@ fn each_preset_ends_as_the_real_cli_does() {
 fn resume_goes_on_with_the_thread_and_its_usage_across_processes() {
     let home = tempfile::tempdir().expect("temp dir");
     let first = exec_json("", home.path());
-    let events = lines(&first);
+    let events = json_lines(&first);
     let id = events[0]["thread_id"].as_str().expect("a thread id").to_owned();
     let usage = |events: &[Value]| events.last().expect("a line")["usage"].clone();
     assert_eq!(usage(&events)["input_tokens"], 30);
 
     let second = codex(&["exec", "--json", "resume", &id, "-"], "again", home.path(), &[]);
     assert_eq!(second.status.code(), Some(0), "{}", text(&second.stderr));
-    let events = lines(&second);
+    let events = json_lines(&second);
     assert_eq!(events[0]["thread_id"], id.as_str());
     let total = usage(&events);
     assert_eq!(
@@ -306,7 +267,7 @@ fn resume_goes_on_with_the_thread_and_its_usage_across_processes() {
     );
     // A third process, by `--last`.
     let third = codex(&["exec", "--json", "resume", "--last"], "more", home.path(), &[]);
-    assert_eq!(usage(&lines(&third))["input_tokens"], 90);
+    assert_eq!(usage(&json_lines(&third))["input_tokens"], 90);
 
     // A thread no rollout has: stdout empty, exit 1, the real CLI's words.
     let unknown = "00000000-0000-7000-8000-000000000000";
@@ -320,6 +281,16 @@ fn resume_goes_on_with_the_thread_and_its_usage_across_processes() {
     let elsewhere = tempfile::tempdir().expect("temp dir");
     let out = codex(&["exec", "--json", "resume", &id], "hi", elsewhere.path(), &[]);
     assert_eq!(out.status.code(), Some(1));
+}
+
+/// `codex exec --json FLAG PATH` on the prompt `hi`.
+fn exec_with(flag: &str, path: &Path, home: &Path, env: &[(&str, &str)]) -> Output {
+    codex(
+        &["exec", "--json", flag, path.to_str().expect("utf-8")],
+        "hi",
+        home,
+        env,
+    )
 }
 
 #[test]
@@ -339,14 +310,9 @@ fn output_last_message_and_output_schema() {
     );
     // A failed turn writes no last message.
     let failed = home.path().join("failed.txt");
-    let out = codex(
-        &[
-            "exec",
-            "--json",
-            "--output-last-message",
-            failed.to_str().expect("utf-8"),
-        ],
-        "hi",
+    let out = exec_with(
+        "--output-last-message",
+        &failed,
         home.path(),
         &[("MOCK_AGENT_FAULTS", "turn-failed")],
     );
@@ -359,19 +325,9 @@ fn output_last_message_and_output_schema() {
         r#"{"type":"object","properties":{"answer":{"type":"string"},"count":{"type":"integer"}},"required":["answer","count"],"additionalProperties":false}"#,
     )
     .expect("writes");
-    let out = codex(
-        &[
-            "exec",
-            "--json",
-            "--output-schema",
-            schema.to_str().expect("utf-8"),
-        ],
-        "hi",
-        home.path(),
-        &[],
-    );
+    let out = exec_with("--output-schema", &schema, home.path(), &[]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    let messages: Vec<Value> = lines(&out)
+    let messages: Vec<Value> = json_lines(&out)
         .into_iter()
         .filter(|e| e["item"]["type"] == "agent_message")
         .collect();
@@ -385,17 +341,7 @@ fn output_last_message_and_output_schema() {
 
     // A schema file that is missing, or not JSON: exit 1, stdout empty.
     let missing = home.path().join("missing.json");
-    let out = codex(
-        &[
-            "exec",
-            "--json",
-            "--output-schema",
-            missing.to_str().expect("utf-8"),
-        ],
-        "hi",
-        home.path(),
-        &[],
-    );
+    let out = exec_with("--output-schema", &missing, home.path(), &[]);
     assert_eq!(out.status.code(), Some(1));
     assert!(out.stdout.is_empty());
     assert!(text(&out.stderr).contains(&format!(
@@ -403,17 +349,7 @@ fn output_last_message_and_output_schema() {
         missing.display()
     )));
     std::fs::write(&schema, "{nope}").expect("writes");
-    let out = codex(
-        &[
-            "exec",
-            "--json",
-            "--output-schema",
-            schema.to_str().expect("utf-8"),
-        ],
-        "hi",
-        home.path(),
-        &[],
-    );
+    let out = exec_with("--output-schema", &schema, home.path(), &[]);
     assert_eq!(out.status.code(), Some(1));
     assert!(text(&out.stderr).contains("is not valid JSON: key must be a string at line 1 column 2"));
 }
@@ -486,7 +422,7 @@ fn recording_the_mock_as_codex_keeps_the_keys_out_and_replays() {
         .env("CODEX_HOME", dir.path().join("home"))
         .env("CODEX_API_KEY", codex_key)
         .env("OPENAI_API_KEY", openai_key);
-    let out = run(record, &format!("use {codex_key} and {openai_key}"));
+    let out = run_with_stdin(record, Some(&format!("use {codex_key} and {openai_key}")));
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let kept = std::fs::read_to_string(&cassette).expect("the cassette");
     assert!(!kept.contains(codex_key) && !kept.contains(openai_key), "{kept}");
@@ -512,11 +448,7 @@ fn test_with(script: &str, extra: &[&str]) -> Output {
         "CONSUMER_IDLE_TIMEOUT=4 python3 {}",
         root().join("tests/consumers").join(script).display()
     );
-    let mut cmd = mock_std();
-    cmd.args(["test", "--dialect", "codex", "--consumer", &consumer])
-        .args(extra)
-        .env("CODEX_HOME", home.path());
-    cmd.output().expect("runs")
+    test_dialect("codex", &consumer, extra, &[("CODEX_HOME", home.path())])
 }
 
 #[test]
@@ -531,10 +463,10 @@ fn the_careful_codex_program_passes_every_matrix_case() {
             "--no-default",
         ],
     );
-    let report = text(&out.stdout) + &text(&out.stderr);
+    let report = said(&out);
     assert_eq!(out.status.code(), Some(0), "{report}");
     let out = test_with("codex_careful.py", &[]);
-    let report = text(&out.stdout) + &text(&out.stderr);
+    let report = said(&out);
     assert_eq!(out.status.code(), Some(0), "{report}");
     assert!(report.contains("21 cases: 21 passed, 0 failed"), "{report}");
 }
@@ -553,20 +485,8 @@ fn each_planted_codex_bug_is_caught_by_its_property() {
             "reports-success",
         ),
     ];
-    for (script, case, property) in caught {
-        let out = test_with(script, &["--filter", &format!("/{case}")]);
-        let report = text(&out.stdout) + &text(&out.stderr);
-        assert_eq!(
-            out.status.code(),
-            Some(harness::exit_codes::CASES_FAILED),
-            "{script} on {case}: {report}"
-        );
-        assert!(
-            report.contains(&format!("1 case breaks {property}")),
-            "{script} on {case}: {report}"
-        );
-        // The bug does not show on a clean run.
-        let out = test_with(script, &["--filter", "/clean"]);
-        assert_eq!(out.status.code(), Some(0), "{script}: {}", text(&out.stdout));
+    for bug in caught {
+        assert_caught(test_with, bug);
+        assert_clean_passes(test_with, bug.0);
     }
 }

@@ -8,7 +8,7 @@ use std::process::{Command, Output, Stdio};
 
 use serde_json::Value;
 
-use crate::support::{bin, mock_std, root};
+use crate::support::{assert_caught, assert_clean_passes, bin, root, said, test_dialect, text};
 
 /// The mock as `codex app-server`, fed `lines` then the end of stdin.
 fn serve(lines: &[&str], home: &std::path::Path, faults: &str) -> Output {
@@ -108,14 +108,7 @@ fn test_with(script: &str, extra: &[&str]) -> Output {
         python.display(),
         root().join("tests/consumers").join(script).display()
     );
-    let mut cmd = mock_std();
-    cmd.args(["test", "--dialect", "codex-app-server", "--consumer", &consumer])
-        .args(extra);
-    cmd.output().expect("runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
+    test_dialect("codex-app-server", &consumer, extra, &[])
 }
 
 #[test]
@@ -123,7 +116,7 @@ fn the_careful_sdk_client_passes_every_matrix_case() {
     // Its watchdog (6 s) and the SDK's `close()` (up to 2 s for the server to end)
     // end a stalled case; a loaded machine adds seconds to Python's start.
     let out = test_with("codex_sdk_careful.py", &["--timeout", "15"]);
-    let report = text(&out.stdout) + &text(&out.stderr);
+    let report = said(&out);
     assert_eq!(out.status.code(), Some(0), "{report}");
     assert!(report.contains("17 cases: 17 passed, 0 failed"), "{report}");
 }
@@ -140,25 +133,15 @@ fn each_planted_sdk_client_bug_is_caught_by_its_property() {
         ),
         ("codex_sdk_never_answers.py", "approval", "answers-requests"),
     ];
-    for (script, case, property) in caught {
-        let out = test_with(script, &["--filter", &format!("/{case}")]);
-        let report = text(&out.stdout) + &text(&out.stderr);
-        assert_eq!(
-            out.status.code(),
-            Some(harness::exit_codes::CASES_FAILED),
-            "{script} on {case}: {report}"
-        );
-        assert!(
-            report.contains(&format!("1 case breaks {property}")),
-            "{script} on {case}: {report}"
-        );
+    for bug in caught {
+        let script = bug.0;
+        assert_caught(test_with, bug);
         // The bug does not show on a clean run (where nothing asks the one that never
         // answers, which prints no answer either).
         if script == "codex_sdk_never_answers.py" {
             continue;
         }
-        let out = test_with(script, &["--filter", "/clean"]);
-        assert_eq!(out.status.code(), Some(0), "{script}: {}", text(&out.stdout));
+        assert_clean_passes(test_with, script);
     }
 }
 
@@ -296,6 +279,26 @@ impl Live {
         Live { child, stdin, lines }
     }
 
+    /// Initializes, starts a thread with `params` (id 1) and its first turn (id 2):
+    /// the thread's id, the `turn/start` line, the turn's id.
+    fn first_turn(&mut self, params: &str) -> (String, String, Value) {
+        self.send(INIT);
+        self.send(r#"{"method":"initialized"}"#);
+        self.send(&format!(
+            r#"{{"method":"thread/start","id":1,"params":{params}}}"#
+        ));
+        let thread = self.until(|v| v["id"] == 1).pop().expect("an answer")["result"]["thread"]["id"]
+            .as_str()
+            .expect("a thread id")
+            .to_owned();
+        let start = format!(
+            r#"{{"method":"turn/start","id":2,"params":{{"threadId":"{thread}","input":[{{"type":"text","text":"hi"}}]}}}}"#
+        );
+        self.send(&start);
+        let turn = self.until(|v| v["id"] == 2).pop().expect("an answer")["result"]["turn"]["id"].clone();
+        (thread, start, turn)
+    }
+
     fn send(&mut self, line: &str) {
         writeln!(self.stdin, "{line}").expect("writes");
     }
@@ -321,18 +324,7 @@ impl Live {
 fn an_interrupt_at_an_approval_ends_the_turn_interrupted_and_the_thread_goes_on() {
     let home = tempfile::tempdir().expect("temp dir");
     let mut live = Live::start(home.path());
-    live.send(INIT);
-    live.send(r#"{"method":"initialized"}"#);
-    live.send(r#"{"method":"thread/start","id":1,"params":{"approvalPolicy":"untrusted"}}"#);
-    let thread = live.until(|v| v["id"] == 1).pop().expect("an answer")["result"]["thread"]["id"]
-        .as_str()
-        .expect("a thread id")
-        .to_owned();
-    let start = format!(
-        r#"{{"method":"turn/start","id":2,"params":{{"threadId":"{thread}","input":[{{"type":"text","text":"hi"}}]}}}}"#
-    );
-    live.send(&start);
-    let turn = live.until(|v| v["id"] == 2).pop().expect("an answer")["result"]["turn"]["id"].clone();
+    let (thread, start, turn) = live.first_turn(r#"{"approvalPolicy":"untrusted"}"#);
     let asked = live.until(|v| v["method"] == "item/commandExecution/requestApproval");
     assert_eq!(asked.last().expect("the request")["id"], 0);
     live.send(&format!(
@@ -378,18 +370,7 @@ fn an_interrupt_in_a_stall_is_answered_and_ends_the_turn_interrupted() {
     ] {
         let home = tempfile::tempdir().expect("temp dir");
         let mut live = Live::with_faults(home.path(), faults);
-        live.send(INIT);
-        live.send(r#"{"method":"initialized"}"#);
-        live.send(r#"{"method":"thread/start","id":1,"params":{}}"#);
-        let thread = live.until(|v| v["id"] == 1).pop().expect("an answer")["result"]["thread"]["id"]
-            .as_str()
-            .expect("a thread id")
-            .to_owned();
-        let start = format!(
-            r#"{{"method":"turn/start","id":2,"params":{{"threadId":"{thread}","input":[{{"type":"text","text":"hi"}}]}}}}"#
-        );
-        live.send(&start);
-        let turn = live.until(|v| v["id"] == 2).pop().expect("an answer")["result"]["turn"]["id"].clone();
+        let (thread, start, turn) = live.first_turn("{}");
         live.until(|v| v["method"] == "turn/started");
         live.send(&format!(
             r#"{{"method":"turn/interrupt","id":3,"params":{{"threadId":"{thread}","turnId":{turn}}}}}"#

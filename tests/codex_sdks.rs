@@ -9,57 +9,22 @@
 //! (tests/consumers/codex_sdk_*.mjs): the careful one passes every matrix case, each
 //! planted bug is caught by its property (the Python SDK's are in codex_app_server.rs).
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
+use std::process::Output;
 use std::sync::OnceLock;
 
+use crate::sdks::{Sdk, Sdks};
 use crate::support::{bin, root};
 
-/// The two environments: the Python SDK's python and the TypeScript SDK's node_modules.
-struct Sdks {
-    python: PathBuf,
-    node_modules: PathBuf,
-}
-
-/// Installs the SDKs (once; the script keeps them under the target directory) or fails
-/// the test saying why: nothing is skipped.
+/// Installs the SDKs (once) or fails the test saying why: nothing is skipped.
 fn sdks() -> &'static Sdks {
     static SDKS: OnceLock<Sdks> = OnceLock::new();
-    SDKS.get_or_init(|| {
-        let made = Command::new(root().join("scripts/codex-sdks.sh"))
-            .output()
-            .expect("runs scripts/codex-sdks.sh");
-        let stdout = String::from_utf8_lossy(&made.stdout);
-        assert!(
-            made.status.success(),
-            "scripts/codex-sdks.sh could not install the Codex SDKs ({}); the first run needs \
-             PyPI and the npm registry:\n{stdout}{}",
-            made.status,
-            String::from_utf8_lossy(&made.stderr)
-        );
-        let path = |key: &str| {
-            stdout
-                .lines()
-                .find_map(|line| line.strip_prefix(key))
-                .map(PathBuf::from)
-                .unwrap_or_else(|| panic!("scripts/codex-sdks.sh printed no {key}: {stdout}"))
-        };
-        Sdks {
-            python: path("python="),
-            node_modules: path("node_modules="),
-        }
-    })
+    SDKS.get_or_init(|| Sdks::install("scripts/codex-sdks.sh", "the Codex SDKs"))
 }
 
 /// The Python SDK's python (the consumers of tests/consumers/codex_sdk_*.py run by it).
 pub(crate) fn python() -> &'static Path {
     &sdks().python
-}
-
-#[derive(Clone, Copy, Debug)]
-enum Sdk {
-    Python,
-    TypeScript,
 }
 
 /// What a program printed and how it ended.
@@ -93,29 +58,8 @@ fn run(sdk: Sdk, name: &str, faults: Option<&str>) -> Run {
     let dir = tempfile::tempdir().expect("temp dir");
     let codex = dir.path().join("codex");
     std::os::unix::fs::symlink(bin(), &codex).expect("symlink");
-    let mut command = match sdk {
-        Sdk::Python => {
-            let mut command = Command::new(&sdks().python);
-            command
-                .arg(root().join("tests/codex/sdk-py").join(format!("{name}.py")))
-                .env("PYTHONDONTWRITEBYTECODE", "1");
-            command
-        }
-        Sdk::TypeScript => {
-            // Node finds a package from the importing file's folder: the programs run
-            // from a copy beside a link to the installed node_modules.
-            let programs = dir.path().join("programs");
-            std::fs::create_dir(&programs).expect("programs folder");
-            copy_programs(&root().join("tests/codex/sdk-ts"), &programs);
-            std::os::unix::fs::symlink(&sdks().node_modules, programs.join("node_modules"))
-                .expect("links node_modules");
-            let mut command = Command::new("node");
-            command.arg(programs.join(format!("{name}.mjs")));
-            command
-        }
-    };
-    harness::run::child::without_mock_env(&mut command)
-        .current_dir(dir.path())
+    let mut command = sdks().program(sdk, "tests/codex", name, dir.path());
+    command
         .env("CODEX_CLI", &codex)
         .env("CODEX_HOME", dir.path().join("codex-home"));
     if let Some(faults) = faults {
@@ -124,15 +68,6 @@ fn run(sdk: Sdk, name: &str, faults: Option<&str>) -> Run {
     Run(command
         .output()
         .unwrap_or_else(|e| panic!("runs the {sdk:?} program {name}: {e}")))
-}
-
-fn copy_programs(from: &Path, to: &Path) {
-    for entry in std::fs::read_dir(from).expect("tests/codex/sdk-ts").flatten() {
-        let path = entry.path();
-        if path.extension().is_some_and(|e| e == "mjs") {
-            std::fs::copy(&path, to.join(entry.file_name())).expect("copies a program");
-        }
-    }
 }
 
 const FINAL: &str = "final Created made.txt and notes.md.";
@@ -313,10 +248,7 @@ fn test_ts(script: &str, extra: &[&str]) -> Output {
         sdks().node_modules.display(),
         root().join("tests/consumers").join(script).display()
     );
-    let mut cmd = crate::support::mock_std();
-    cmd.args(["test", "--dialect", "codex", "--consumer", &consumer])
-        .args(extra);
-    cmd.output().expect("runs")
+    crate::support::test_dialect("codex", &consumer, extra, &[])
 }
 
 #[test]
@@ -331,7 +263,7 @@ fn the_careful_typescript_sdk_program_passes_every_matrix_case() {
             cassettes.to_str().expect("utf-8"),
         ],
     );
-    let report = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    let report = crate::support::said(&out);
     assert_eq!(out.status.code(), Some(0), "{report}");
     assert!(report.contains(" 0 failed"), "{report}");
 }
@@ -347,25 +279,8 @@ fn each_planted_typescript_sdk_bug_is_caught_by_its_property() {
             "ignores-unknown",
         ),
     ];
-    for (script, case, property) in caught {
-        let out = test_ts(script, &["--filter", &format!("/{case}")]);
-        let report =
-            String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
-        assert_eq!(
-            out.status.code(),
-            Some(harness::exit_codes::CASES_FAILED),
-            "{script} on {case}: {report}"
-        );
-        assert!(
-            report.contains(&format!("1 case breaks {property}")),
-            "{script} on {case}: {report}"
-        );
-        let out = test_ts(script, &["--filter", "/clean"]);
-        assert_eq!(
-            out.status.code(),
-            Some(0),
-            "{script}: {}",
-            String::from_utf8_lossy(&out.stdout)
-        );
+    for bug in caught {
+        crate::support::assert_caught(test_ts, bug);
+        crate::support::assert_clean_passes(test_ts, bug.0);
     }
 }

@@ -235,17 +235,7 @@ fn mock_agent_test_runs_the_matrix_and_writes_snapshots() {
         root().join("tests/consumers/ignores_exit.py").display()
     );
     let run = |accept: bool| {
-        let mut cmd = crate::support::mock();
-        // insta's defaults, off CI.
-        for name in [
-            "CI",
-            "TF_BUILD",
-            "INSTA_UPDATE",
-            "INSTA_FORCE_PASS",
-            "INSTA_FORCE_UPDATE",
-        ] {
-            cmd.env_remove(name);
-        }
+        let mut cmd = crate::support::mock_off_ci();
         cmd.args([
             "test",
             "--consumer",
@@ -331,16 +321,7 @@ fn mock_agent_test_keeps_snapshots_as_insta_does() {
     let snapshots = dir.path().join("snaps");
     let consumer = format!("python3 {}", root().join("tests/consumers/careful.py").display());
     let run = |env: &[(&str, &str)]| {
-        let mut cmd = crate::support::mock();
-        for name in [
-            "CI",
-            "TF_BUILD",
-            "INSTA_UPDATE",
-            "INSTA_FORCE_PASS",
-            "INSTA_FORCE_UPDATE",
-        ] {
-            cmd.env_remove(name);
-        }
+        let mut cmd = crate::support::mock_off_ci();
         cmd.envs(env.iter().copied())
             .args([
                 "test",
@@ -543,13 +524,7 @@ fn an_interrupted_harness_takes_its_consumers_with_it() {
         .stderr(std::process::Stdio::null())
         .spawn()
         .expect("spawns");
-    // Read and write: the FIFO has no end of file between the consumers' writes.
-    let fifo = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open(&pids)
-        .expect("opens the FIFO");
-    let mut fifo = std::io::BufReader::new(fifo);
+    let mut fifo = crate::support::fifo_reader(&pids);
     let running: Vec<String> = (0..2)
         .map(|_| {
             let mut pid = String::new();

@@ -19,7 +19,10 @@ use harness::dialects::gemini::recording::{is_gemini, Recording};
 use harness::format::OutputFormat;
 use harness::frames::Exit;
 
-use crate::support::{bin, mock_std, root};
+use crate::support::{
+    assert_caught, assert_clean_passes, bin, ended, json_lines, last_journal_entry, mock_std, root,
+    run_with_stdin, said, test_dialect, text,
+};
 
 /// `mock-agent gemini ARGS` with `stdin`, `HOME` at `home`, and `env`.
 fn gemini(args: &[&str], stdin: Option<&str>, home: &Path, env: &[(&str, &str)]) -> Output {
@@ -31,39 +34,7 @@ fn gemini(args: &[&str], stdin: Option<&str>, home: &Path, env: &[(&str, &str)])
     for (name, value) in env {
         cmd.env(name, value);
     }
-    run(cmd, stdin)
-}
-
-fn run(mut cmd: std::process::Command, stdin: Option<&str>) -> Output {
-    cmd.stdin(if stdin.is_some() {
-        Stdio::piped()
-    } else {
-        Stdio::null()
-    })
-    .stdout(Stdio::piped())
-    .stderr(Stdio::piped());
-    let mut child = cmd.spawn().expect("spawns");
-    let input = child.stdin.take();
-    let stdin = stdin.unwrap_or_default().to_owned();
-    let writer = std::thread::spawn(move || {
-        if let Some(mut input) = input {
-            let _ = std::io::Write::write_all(&mut input, stdin.as_bytes());
-        }
-    });
-    let output = child.wait_with_output().expect("waits");
-    writer.join().expect("writes");
-    output
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-fn lines(output: &Output) -> Vec<Value> {
-    text(&output.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("a JSON line"))
-        .collect()
+    run_with_stdin(cmd, stdin)
 }
 
 /// What `outs` put on stdout, and how they end.
@@ -81,14 +52,6 @@ fn expected(outs: &[Out]) -> (Vec<u8>, Exit) {
         }
     }
     panic!("no end")
-}
-
-fn ended(output: &Output) -> Exit {
-    match (output.status.code(), output.status.signal()) {
-        (Some(code), _) => Exit::Code(code),
-        (None, Some(signal)) => Exit::Signal(harness::frames::Signal::from_number(signal).expect("a signal")),
-        _ => panic!("neither a code nor a signal"),
-    }
 }
 
 /// The arguments of a run the harness's context matches: prompt `hi`.
@@ -157,7 +120,7 @@ fn the_binary_linked_as_gemini_is_gemini_and_trust_is_checked() {
         for (name, value) in env {
             cmd.env(name, value);
         }
-        run(cmd, None)
+        run_with_stdin(cmd, None)
     };
     let out = linked(&["-o", "stream-json", "-p", "hi"], &[]);
     assert_eq!(out.status.code(), Some(55), "{}", text(&out.stderr));
@@ -172,7 +135,7 @@ fn the_binary_linked_as_gemini_is_gemini_and_trust_is_checked() {
     ] {
         let out = linked(args, env);
         assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-        let events = lines(&out);
+        let events = json_lines(&out);
         assert_eq!(events[0]["type"], "init");
         assert_eq!(events.last().expect("a line")["status"], "success");
     }
@@ -248,14 +211,7 @@ fn every_matrix_case_writes_what_its_case_expects() {
         );
         assert_eq!(text(&out.stdout), text(&stdout), "{label}");
         assert_eq!(ended(&out), exit, "{label}");
-        let entry: Value = serde_json::from_str(
-            std::fs::read_to_string(&journal)
-                .expect("the journal")
-                .lines()
-                .last()
-                .expect("an entry"),
-        )
-        .expect("JSON");
+        let entry = last_journal_entry(&journal);
         if !spec.is_empty() {
             assert_eq!(entry["faults"][0]["fired"], true, "{label}: {entry}");
         }
@@ -285,7 +241,7 @@ fn each_preset_ends_as_the_real_cli_does() {
     for (preset, code, words) in presets {
         let out = gemini(RUN, None, home.path(), &[("MOCK_AGENT_FAULTS", preset)]);
         assert_eq!(out.status.code(), Some(*code), "{preset}");
-        let events = lines(&out);
+        let events = json_lines(&out);
         let result = events.last().expect("a result");
         assert_eq!(
             (&result["type"], &result["status"]),
@@ -336,12 +292,12 @@ fn resume_and_session_id_go_on_across_processes() {
     let id = "3a3cae87-816e-49fe-a6b1-6b280c5be7c7";
     let args = |extra: &[&'static str]| [RUN, extra].concat();
     let out = gemini(&args(&["--session-id", id]), None, home.path(), &[]);
-    assert_eq!(lines(&out)[0]["session_id"], id);
+    assert_eq!(json_lines(&out)[0]["session_id"], id);
     let out = gemini(&args(&["-r", "latest"]), None, home.path(), &[]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    assert_eq!(lines(&out)[0]["session_id"], id);
+    assert_eq!(json_lines(&out)[0]["session_id"], id);
     let out = gemini(&args(&["--resume", id]), None, home.path(), &[]);
-    assert_eq!(lines(&out)[0]["session_id"], id);
+    assert_eq!(json_lines(&out)[0]["session_id"], id);
     let out = gemini(&args(&["-r", "nope"]), None, home.path(), &[]);
     assert_eq!(out.status.code(), Some(42));
     assert!(out.stdout.is_empty());
@@ -353,7 +309,7 @@ fn resume_and_session_id_go_on_across_processes() {
         home.path(),
         &[],
     );
-    assert_eq!(lines(&out)[1]["content"], "from stdin\n\n\nand argv");
+    assert_eq!(json_lines(&out)[1]["content"], "from stdin\n\n\nand argv");
 }
 
 /// Whether the process `pid` is alive.
@@ -405,7 +361,7 @@ fn the_relaunched_parent_ignores_sigterm_and_the_group_ends_it() {
         &[("MOCK_AGENT_FAULTS", "child-killed:at=tool_result")],
     );
     assert_eq!(out.status.code(), Some(0));
-    let events = lines(&out);
+    let events = json_lines(&out);
     assert_eq!(events.last().expect("a line")["type"], "tool_use");
     // Without the relaunch, the one process dies by the signal.
     let out = gemini(
@@ -488,7 +444,7 @@ fn recording_the_mock_as_gemini_keeps_the_keys_out_and_replays() {
         .env("HOME", dir.path())
         .env("GEMINI_API_KEY", gemini_key)
         .env("GOOGLE_API_KEY", google_key);
-    let out = run(record, None);
+    let out = run_with_stdin(record, None);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let kept = std::fs::read_to_string(&cassette).expect("the cassette");
     assert!(!kept.contains(gemini_key) && !kept.contains(google_key), "{kept}");
@@ -521,11 +477,7 @@ fn test_with(script: &str, extra: &[&str]) -> Output {
             ""
         }
     );
-    let mut cmd = mock_std();
-    cmd.args(["test", "--dialect", "gemini", "--consumer", &consumer])
-        .args(extra)
-        .env("HOME", home.path());
-    cmd.output().expect("runs")
+    test_dialect("gemini", &consumer, extra, &[("HOME", home.path())])
 }
 
 #[test]
@@ -540,13 +492,13 @@ fn the_careful_gemini_program_passes_every_matrix_case_in_both_formats() {
             "--no-default",
         ],
     );
-    let report = text(&out.stdout) + &text(&out.stderr);
+    let report = said(&out);
     assert_eq!(out.status.code(), Some(0), "{report}");
     let out = test_with(
         "gemini_careful.py",
         &["--format", "stream-json", "--format", "json"],
     );
-    let report = text(&out.stdout) + &text(&out.stderr);
+    let report = said(&out);
     assert_eq!(out.status.code(), Some(0), "{report}");
     assert!(report.contains("44 cases: 44 passed, 0 failed"), "{report}");
 }
@@ -563,18 +515,8 @@ fn each_planted_gemini_bug_is_caught_by_its_property() {
         ("gemini_kills_the_pid.py", "relaunched-stall@result", "ends"),
         ("gemini_crashes_on_unknown.py", "unknown-event", "ignores-unknown"),
     ];
-    for (script, case, property) in caught {
-        let out = test_with(script, &["--filter", &format!("/{case}")]);
-        let report = text(&out.stdout) + &text(&out.stderr);
-        assert_eq!(
-            out.status.code(),
-            Some(harness::exit_codes::CASES_FAILED),
-            "{script} on {case}: {report}"
-        );
-        assert!(
-            report.contains(&format!("1 case breaks {property}")),
-            "{script} on {case}: {report}"
-        );
+    for bug in caught {
+        let (script, report) = (bug.0, assert_caught(test_with, bug));
         // It started the CLI in a session of its own, outside the runner's reach: the
         // relaunched agent it could not stop is named, and killed (not left running).
         if script == "gemini_kills_the_pid.py" {
@@ -583,9 +525,7 @@ fn each_planted_gemini_bug_is_caught_by_its_property() {
                 "{report}"
             );
         }
-        // The bug does not show on a clean run.
-        let out = test_with(script, &["--filter", "/clean"]);
-        assert_eq!(out.status.code(), Some(0), "{script}: {}", text(&out.stdout));
+        assert_clean_passes(test_with, script);
     }
 }
 

@@ -9,13 +9,7 @@ fn curated_cassettes_pass_with_their_warnings() {
         .map(|p| p.strip_prefix(root()).unwrap_or(p).display().to_string())
         .collect();
     files.sort();
-    let output = mock().arg("lint").args(&files).output().expect("runs");
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let output = lint_passes(&files.iter().map(String::as_str).collect::<Vec<_>>());
     snapshot_in_folder(|| insta::assert_snapshot!(String::from_utf8_lossy(&output.stdout)));
 }
 
@@ -28,11 +22,7 @@ fn a_broken_protocol_fails_with_its_lines() {
     // No user event, the read tool call never starts, and the result comes twice.
     let broken = [lines[0], lines[2], lines[3], lines[5], lines[9], lines[9]].join("\n") + "\n";
     std::fs::write(&path, broken).expect("writes");
-    let output = mock()
-        .current_dir(dir.path())
-        .args(["lint", "broken.ndjson"])
-        .output()
-        .expect("runs");
+    let output = lint_in(dir.path(), &["broken.ndjson"]);
     assert_eq!(output.status.code(), Some(1));
     insta::assert_snapshot!(String::from_utf8_lossy(&output.stdout), @r#"
     broken.ndjson:2: error: the second event is not the `user` event [one-user]
@@ -86,11 +76,7 @@ fn a_directory_with_nothing_to_lint_is_the_mock_s_own_error() {
     let dir = tempfile::tempdir().expect("temp dir");
     std::fs::create_dir(dir.path().join("notes")).expect("creates");
     std::fs::write(dir.path().join("notes/todo.txt"), "record more\n").expect("writes");
-    let output = mock()
-        .current_dir(dir.path())
-        .args(["lint", "notes"])
-        .output()
-        .expect("runs");
+    let output = lint_in(dir.path(), &["notes"]);
     assert_eq!(output.status.code(), Some(66));
     assert_eq!(String::from_utf8_lossy(&output.stdout), "");
     insta::assert_snapshot!(String::from_utf8_lossy(&output.stderr), @r"
@@ -134,11 +120,7 @@ fn repeated_findings_of_a_rule_collapse_after_five() {
         events.to_owned() + &"\n".repeat(200_000),
     )
     .expect("writes");
-    let output = mock()
-        .current_dir(dir.path())
-        .args(["lint", "empty.ndjson"])
-        .output()
-        .expect("runs");
+    let output = lint_in(dir.path(), &["empty.ndjson"]);
     assert_eq!(output.status.code(), Some(0), "warnings only");
     assert!(output.stdout.len() < 1024, "{} bytes", output.stdout.len());
     insta::assert_snapshot!(String::from_utf8_lossy(&output.stdout), @r"
@@ -162,11 +144,7 @@ fn short_sk_keys_are_secrets() {
     let with = |key: &str| seed.replacen(prompt, &format!(r#""text":"use {key} to read README.md""#), 1);
     std::fs::write(dir.path().join("key.ndjson"), with("sk-test-SECRET123")).expect("writes");
     std::fs::write(dir.path().join("short.ndjson"), with("sk-1234567")).expect("writes");
-    let output = mock()
-        .current_dir(dir.path())
-        .args(["lint", "key.ndjson", "short.ndjson"])
-        .output()
-        .expect("runs");
+    let output = lint_in(dir.path(), &["key.ndjson", "short.ndjson"]);
     assert_eq!(output.status.code(), Some(0), "a secret is a warning");
     insta::assert_snapshot!(String::from_utf8_lossy(&output.stdout), @r"
     key.ndjson:2: warning: a value that looks like a secret (`sk-test-…`): redact it (`mock-agent record --redact`) [secret]
@@ -177,13 +155,7 @@ fn short_sk_keys_are_secrets() {
 
 #[test]
 fn acp_cassettes_pass_with_their_notes() {
-    let output = mock().args(["lint", "cassettes/acp"]).output().expect("runs");
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let output = lint_passes(&["cassettes/acp"]);
     snapshot_in_folder(|| insta::assert_snapshot!(String::from_utf8_lossy(&output.stdout)));
 }
 
@@ -215,11 +187,7 @@ fn a_broken_acp_conversation_fails_with_its_lines() {
         r#"{"t":20,"exit":0}"#.to_owned(),
     ];
     std::fs::write(dir.path().join("broken.cassette"), lines.join("\n") + "\n").expect("writes");
-    let output = mock()
-        .current_dir(dir.path())
-        .args(["lint", "broken.cassette"])
-        .output()
-        .expect("runs");
+    let output = lint_in(dir.path(), &["broken.cassette"]);
     assert_eq!(output.status.code(), Some(1));
     insta::assert_snapshot!(String::from_utf8_lossy(&output.stdout), @r#"
     broken.cassette:5: warning: a message of session `s1` before the `session/new` response (line 6) that creates it: a client may not know the session yet [known-session]
@@ -243,11 +211,7 @@ fn acp_cassettes_are_checked_for_secrets_and_age_too() {
     assert!(cassette.contains(prompt));
     let leaked = cassette.replacen(prompt, "use sk-test-SECRET123 to refactor", 1);
     std::fs::write(dir.path().join("leaked.cassette"), leaked).expect("writes");
-    let output = mock()
-        .current_dir(dir.path())
-        .args(["lint", "--max-age", "2026.11.01", "leaked.cassette"])
-        .output()
-        .expect("runs");
+    let output = lint_in(dir.path(), &["--max-age", "2026.11.01", "leaked.cassette"]);
     assert_eq!(output.status.code(), Some(0), "warnings and notes only");
     insta::assert_snapshot!(String::from_utf8_lossy(&output.stdout), @r"
     leaked.cassette:1: warning: recorded with CLI 2026.10.01-e373342, older than 2026.11.01: record it again [cli-version]
@@ -255,6 +219,25 @@ fn acp_cassettes_are_checked_for_secrets_and_age_too() {
     leaked.cassette:7: warning: a value that looks like a secret (`sk-test-…`): redact it (`mock-agent record --redact`) [secret]
     leaked.cassette: 0 error(s), 2 warning(s), 1 note(s)
     ");
+}
+
+/// `mock-agent lint ARGS` run in `dir`.
+fn lint_in(dir: &std::path::Path, args: &[&str]) -> std::process::Output {
+    mock()
+        .current_dir(dir)
+        .arg("lint")
+        .args(args)
+        .output()
+        .expect("runs")
+}
+
+/// `mock-agent lint ARGS`, which passes (exit 0: warnings at most).
+#[track_caller]
+fn lint_passes(args: &[&str]) -> std::process::Output {
+    let output = mock().arg("lint").args(args).output().expect("runs");
+    let said = String::from_utf8_lossy(&output.stdout) + String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{said}");
+    output
 }
 
 /// File snapshots of this module live in `tests/snapshots/lint/`.
@@ -269,13 +252,7 @@ fn snapshot_in_folder(check: impl FnOnce()) {
 fn claude_cassettes_are_checked_by_their_own_rules() {
     // The curated recording is clean by Claude Code's rules (print mode's would call
     // every line of it broken).
-    let output = mock().args(["lint", "cassettes/claude"]).output().expect("runs");
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&output.stdout)
-    );
+    lint_passes(&["cassettes/claude"]);
     let dir = tempfile::tempdir().expect("temp dir");
     let lines = [
         r#"{"mock_agent_cassette":2,"invocation":{"dialect":"claude"}}"#,
@@ -285,11 +262,7 @@ fn claude_cassettes_are_checked_by_their_own_rules() {
         r#"{"t":3,"exit":0}"#,
     ];
     std::fs::write(dir.path().join("broken.cassette"), lines.join("\n") + "\n").expect("writes");
-    let output = mock()
-        .current_dir(dir.path())
-        .args(["lint", "broken.cassette"])
-        .output()
-        .expect("runs");
+    let output = lint_in(dir.path(), &["broken.cassette"]);
     assert_eq!(output.status.code(), Some(1));
     insta::assert_snapshot!(String::from_utf8_lossy(&output.stdout), @r#"
     broken.cassette:3: error: the turn of the prompt on line 2 opens with `assistant`, not `system/init` [init-first]

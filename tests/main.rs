@@ -48,6 +48,7 @@ mod replay; // byte-exact replay, pipes closed early, the mock's own subcommands
 mod report; // `test --report`: the HTML report rendered by headless Chromium, its DOM checked
 mod roundtrip; // property tests: a cassette written by the library replays byte for byte
 mod runner; // `mock-agent test` and `fuzz` as users see them: explained failures, repeats, flags, snapshots
+mod sdks; // shared by the SDK tests: the SDKs a script installs, the command that runs a program of theirs
 mod settings; // case settings beside the mock for allow-listed environments; cases whose agent never ran or got other settings are not run
 mod structure; // the shape of the code: file lengths, no mutable global, wire names said once
 mod timing; // timing schedules and step mode

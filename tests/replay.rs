@@ -590,38 +590,27 @@ mod copying {
 
     /// The stdout bytes and the ending of frames planned for a plain replay.
     fn perform(frames: Frames, out: &mut Vec<u8>) -> Exit {
-        let recording = Recording {
-            name: "capture".into(),
-            header: None,
-            stream_partial_output: None,
-            frames,
-        };
-        let plan = Scenario::new(RenderOptions::default())
-            .plan(recording)
-            .expect("plans");
-        let mut exit = None;
-        for frame in plan.frames {
-            match frame.expect("valid") {
-                Frame::Line(line) if line.stream == Stream::Stdout => {
-                    out.extend_from_slice(&line.bytes);
-                    if line.newline {
-                        out.push(b'\n');
-                    }
-                }
-                Frame::End(end) => exit = Some(end.exit),
-                _ => {}
-            }
-        }
-        exit.expect("an ending")
+        perform_as("capture", None, frames, out)
     }
 
     /// The stdout bytes and the ending of the rest of a cassette recorded in
     /// `stream-json` without `--stream-partial-output`, planned for a plain replay.
     fn perform_cassette(frames: Frames, out: &mut Vec<u8>) -> Exit {
+        perform_as("cassette", Some(false), frames, out)
+    }
+
+    /// The stdout bytes and the ending of the recording `name` of `frames`, planned for
+    /// a plain replay.
+    fn perform_as(
+        name: &str,
+        stream_partial_output: Option<bool>,
+        frames: Frames,
+        out: &mut Vec<u8>,
+    ) -> Exit {
         let recording = Recording {
-            name: "cassette".into(),
+            name: name.into(),
             header: None,
-            stream_partial_output: Some(false),
+            stream_partial_output,
             frames,
         };
         let plan = Scenario::new(RenderOptions::default())

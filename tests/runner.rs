@@ -5,30 +5,11 @@
 use std::path::Path;
 use std::process::Output;
 
-use crate::support::{mock, root};
+use crate::support::{root, text};
 
 /// `mock-agent ARGS` off CI, with insta's variables unset.
 fn harness(args: &[&str]) -> Output {
-    off_ci().args(args).output().expect("runs")
-}
-
-/// `mock-agent` off CI, with insta's variables unset.
-fn off_ci() -> assert_cmd::Command {
-    let mut cmd = mock();
-    for name in [
-        "CI",
-        "TF_BUILD",
-        "INSTA_UPDATE",
-        "INSTA_FORCE_PASS",
-        "INSTA_FORCE_UPDATE",
-    ] {
-        cmd.env_remove(name);
-    }
-    cmd
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
+    crate::support::mock_off_ci().args(args).output().expect("runs")
 }
 
 /// A consumer that runs the agent, logs 20,000 lines on stderr, then dies of an
@@ -337,13 +318,8 @@ fn an_interrupted_fuzz_leaves_no_temporary_directory() {
         .stderr(std::process::Stdio::null())
         .spawn()
         .expect("spawns");
-    let fifo = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open(&pids)
-        .expect("opens the FIFO");
     let mut pid = String::new();
-    std::io::BufRead::read_line(&mut std::io::BufReader::new(fifo), &mut pid).expect("a consumer runs");
+    std::io::BufRead::read_line(&mut crate::support::fifo_reader(&pids), &mut pid).expect("a consumer runs");
     nix::sys::signal::kill(
         nix::unistd::Pid::from_raw(fuzz.id() as i32),
         nix::sys::signal::Signal::SIGINT,
@@ -384,7 +360,7 @@ fn careful_snapshots(dir: &Path, consumer_tail: &str, env: &[(&str, &str)]) -> (
         "python3 {}{consumer_tail}",
         root().join("tests/consumers/careful.py").display()
     );
-    let mut cmd = off_ci();
+    let mut cmd = crate::support::mock_off_ci();
     let output = cmd
         .envs(env.iter().copied())
         .args([

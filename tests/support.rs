@@ -28,6 +28,21 @@ pub fn mock_std() -> std::process::Command {
     cmd
 }
 
+/// `mock-agent` off CI, with insta's variables unset (insta's defaults).
+pub fn mock_off_ci() -> Command {
+    let mut cmd = mock();
+    for name in [
+        "CI",
+        "TF_BUILD",
+        "INSTA_UPDATE",
+        "INSTA_FORCE_PASS",
+        "INSTA_FORCE_UPDATE",
+    ] {
+        cmd.env_remove(name);
+    }
+    cmd
+}
+
 /// A directory holding links named `cursor-agent` and `agent` to the binary.
 pub fn install_as_cursor_agent() -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -373,4 +388,114 @@ impl Drop for Conversation {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// Bytes a program wrote, as text (lossy).
+pub fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// What a run of `mock-agent` said: its stdout, then its stderr.
+pub fn said(out: &Output) -> String {
+    text(&out.stdout) + &text(&out.stderr)
+}
+
+/// `mock-agent test --dialect DIALECT --consumer CONSUMER EXTRA...`, with `env` set.
+pub fn test_dialect(dialect: &str, consumer: &str, extra: &[&str], env: &[(&str, &Path)]) -> Output {
+    let mut cmd = mock_std();
+    cmd.args(["test", "--dialect", dialect, "--consumer", consumer])
+        .args(extra)
+        .envs(env.iter().copied());
+    cmd.output().expect("runs")
+}
+
+/// Asserts that the planted bug of `script`, run by `test_with` on the one case of
+/// the matrix labelled `case`, breaks `property` there; returns what the run said.
+#[track_caller]
+pub fn assert_caught(
+    test_with: impl Fn(&str, &[&str]) -> Output,
+    (script, case, property): (&str, &str, &str),
+) -> String {
+    let out = test_with(script, &["--filter", &format!("/{case}")]);
+    let report = said(&out);
+    assert_eq!(
+        out.status.code(),
+        Some(harness::exit_codes::CASES_FAILED),
+        "{script} on {case}: {report}"
+    );
+    assert!(
+        report.contains(&format!("1 case breaks {property}")),
+        "{script} on {case}: {report}"
+    );
+    report
+}
+
+/// Asserts that the bug planted in `script`, run by `test_with`, does not show on a
+/// clean run.
+#[track_caller]
+pub fn assert_clean_passes(test_with: impl Fn(&str, &[&str]) -> Output, script: &str) {
+    let out = test_with(script, &["--filter", "/clean"]);
+    assert_eq!(out.status.code(), Some(0), "{script}: {}", text(&out.stdout));
+}
+
+/// Runs `cmd` with `stdin` written to it (`None`: stdin is `/dev/null`), stdout and
+/// stderr kept.
+pub fn run_with_stdin(mut cmd: std::process::Command, stdin: Option<&str>) -> Output {
+    let piped = || std::process::Stdio::piped();
+    cmd.stdin(if stdin.is_some() {
+        piped()
+    } else {
+        std::process::Stdio::null()
+    })
+    .stdout(piped())
+    .stderr(piped());
+    let mut child = cmd.spawn().expect("spawns");
+    let input = child.stdin.take();
+    let stdin = stdin.unwrap_or_default().to_owned();
+    let writer = std::thread::spawn(move || {
+        if let Some(mut input) = input {
+            let _ = std::io::Write::write_all(&mut input, stdin.as_bytes());
+        }
+    });
+    let output = child.wait_with_output().expect("waits");
+    writer.join().expect("writes");
+    output
+}
+
+/// A run's stdout, one JSON value a line.
+pub fn json_lines(output: &Output) -> Vec<serde_json::Value> {
+    text(&output.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect()
+}
+
+/// How a run ended: its exit code or its signal.
+pub fn ended(output: &Output) -> harness::frames::Exit {
+    use std::os::unix::process::ExitStatusExt;
+    match (output.status.code(), output.status.signal()) {
+        (Some(code), _) => harness::frames::Exit::Code(code),
+        (None, Some(signal)) => {
+            harness::frames::Exit::Signal(harness::frames::Signal::from_number(signal).expect("a signal"))
+        }
+        _ => panic!("neither a code nor a signal"),
+    }
+}
+
+/// The last entry of the journal at `path` (`MOCK_AGENT_JOURNAL`), as JSON.
+pub fn last_journal_entry(path: &Path) -> serde_json::Value {
+    let journal = std::fs::read_to_string(path).expect("the journal");
+    serde_json::from_str(journal.lines().last().expect("an entry")).expect("JSON")
+}
+
+/// The reading end of the FIFO at `path` that a test's consumers write lines to,
+/// opened for writing too, so that it has no end of file between their writes. Open
+/// it once the run that writes it has started.
+pub fn fifo_reader(path: &Path) -> std::io::BufReader<std::fs::File> {
+    let fifo = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(path)
+        .expect("opens the FIFO");
+    std::io::BufReader::new(fifo)
 }

@@ -15,6 +15,7 @@
 
 mod file;
 pub mod findings;
+pub mod lines;
 
 pub use file::{check_file_with, older, secret_like, Lint};
 pub use findings::{Elided, Finding, Report, Rule, Severity, SHOWN_PER_RULE};

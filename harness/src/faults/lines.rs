@@ -21,8 +21,88 @@ use std::time::Duration;
 use super::catalogue::Described;
 use super::spec::{Args, LinePlace, Words};
 use super::MAX_BYTES;
-use crate::error::Diagnostic;
+use crate::error::{Diagnostic, Origin};
 use crate::frames::{Exit, Signal};
+
+/// `stderr`, placed at a line (`at=WORDS` in its arguments: `TYPE`, `METHOD`), with
+/// `example`: the entry of every dialect whose faults are placed at its lines.
+pub const fn stderr_entry(args: &'static str, example: &'static str) -> Described {
+    super::catalogue::e(
+        "stderr",
+        args,
+        "writes T on stderr before that line (default at the start)",
+        example,
+    )
+    .placed(super::catalogue::LINE, Some(super::catalogue::Site::After(0)))
+}
+
+/// `stderr-flood`, as every dialect whose faults are placed at its lines has it.
+pub const STDERR_FLOOD: Described = super::catalogue::e(
+    "stderr-flood",
+    "bytes=N, after=N|at=TYPE",
+    "writes N bytes of log lines on stderr before that line (default 1 MiB, at the start): a program that reads stdout alone, with stderr piped and unread, stalls the CLI",
+    "stderr-flood:bytes=1048576",
+)
+.placed(super::catalogue::LINE, Some(super::catalogue::Site::After(0)));
+
+/// A dialect's faults given in `MOCK_AGENT_FAULTS`, with `help` (where `mock-agent
+/// faults` lists them).
+pub(crate) const fn from_env(help: &'static str) -> Origin<'static> {
+    Origin {
+        name: "MOCK_AGENT_FAULTS",
+        help,
+    }
+}
+
+/// How a dialect whose faults are placed at its stdout lines, and that has no methods,
+/// words the placement keys: `one_of` when more than one is given, `empty_at` when
+/// `at=` is empty.
+pub(crate) const fn stdout_words(one_of: &'static str, empty_at: &'static str) -> Words {
+    Words {
+        after: "a number of stdout lines",
+        byte: "a byte offset inside the line",
+        one_of,
+        empty_at: Some(empty_at),
+        no_method: None,
+    }
+}
+
+/// What is said of `name`, which is no fault of `of` (`Codex's dialect`), whose
+/// faults are `section`.
+pub(crate) fn not_a_fault(name: &str, of: &str, section: &[Described]) -> String {
+    format!(
+        "`{name}` is not a fault of {of}; they are {}",
+        super::catalogue::names(section)
+    )
+}
+
+/// Asserts that each spec of `refused` fails to read, by `parse`, with an error that
+/// says the text paired with it.
+#[cfg(test)]
+#[track_caller]
+pub(crate) fn assert_refused<F: std::fmt::Debug>(
+    parse: impl Fn(&str) -> Result<Vec<F>, Diagnostic>,
+    refused: &[(&str, &str)],
+) {
+    for (spec, says) in refused {
+        let e = parse(spec).expect_err(spec).to_string();
+        assert!(e.contains(says), "{spec}: {e}");
+    }
+}
+
+/// Asserts that each entry of `section` reads, by `parse`, as one fault of its name.
+#[cfg(test)]
+#[track_caller]
+pub(crate) fn assert_examples_parse<F: Faults>(
+    section: &[Described],
+    parse: impl Fn(&str) -> Result<Vec<F>, Diagnostic>,
+) {
+    for entry in section {
+        let faults = parse(entry.example).unwrap_or_else(|e| panic!("{}: {e}", entry.name));
+        assert_eq!(faults.len(), 1, "{}", entry.name);
+        assert_eq!(faults[0].name(), entry.name);
+    }
+}
 
 /// The place after the final line: `at=end`.
 pub const AT_END: &str = "end";

@@ -1,7 +1,9 @@
 //! What the dialects whose CLI writes one JSON value a line share besides their faults
 //! ([`crate::faults::lines`]): a cassette header that names the dialect, a recorded
 //! run read back as its lines ([`Recorded`]), and a run written as a cassette at time
-//! zero ([`write_cassette`]). Each dialect gives its names; none is named here.
+//! zero ([`write_cassette`]), a case whose faults may exit 0 mid-run ([`case`]), and
+//! a generated session written or told ([`generated`]). Each dialect gives its names;
+//! none is named here.
 
 use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
@@ -11,7 +13,73 @@ use serde_json::Value;
 
 use crate::cassette::{Header, Invocation, Writer, FORMAT_VERSION};
 use crate::error::{CassetteError, WriteError};
+use crate::expect::{Expectation, MISBEHAVING};
+use crate::faults::lines::{exits_zero, Faults};
+use crate::format::OutputFormat;
 use crate::frames::{Ending, Exit, Frame, Line, Stream};
+
+use super::dialect::Dialect;
+use super::matrix::{Case, CaseSource};
+
+/// A case of `dialect` in `format` with the fault list `faults` (read as `parsed`) and
+/// what a careful consumer concludes of it, `(expect, segments)`: named `name`, and
+/// marked [`MISBEHAVING`] when a fault exits 0 in the middle of a run (what the real
+/// CLI never does).
+pub fn case<F: Faults>(
+    dialect: &'static dyn Dialect,
+    name: String,
+    (source, format): (CaseSource, OutputFormat),
+    (faults, parsed): (&str, &[F]),
+    (expect, segments): (Expectation, Vec<String>),
+) -> Case {
+    let mut name = name;
+    if exits_zero(parsed) && !name.ends_with(MISBEHAVING) {
+        name.push_str(MISBEHAVING);
+    }
+    let mut case = Case::conversation(dialect, name, source, faults, (expect, segments));
+    case.format = format;
+    case
+}
+
+/// Fuzzes `runner`'s consumer with `dialect`'s sessions and faults drawn by
+/// `strategy`; a failure's minimal case is written as `OUT/fuzz-NAME-SEED.cassette`
+/// (and `.faults`), NAME the dialect's.
+#[cfg(feature = "generate")]
+pub fn fuzz<S>(
+    fuzz: &super::fuzz::Fuzz,
+    runner: &super::Runner<'_>,
+    dialect: &'static dyn Dialect,
+    strategy: S,
+) -> Result<super::fuzz::FuzzReport, super::RunError>
+where
+    S: proptest::strategy::Strategy,
+    S::Value: super::fuzz::LiveCase,
+{
+    fuzz.search_live(runner, dialect, &format!("fuzz-{}", dialect.name()), strategy)
+}
+
+/// A generated session of a one-way dialect, whose CLI writes `lines`: without `out`,
+/// told one line a line; with it, written as a cassette there by `write`, replayed
+/// with `command`.
+#[cfg(feature = "generate")]
+pub fn generated(
+    lines: &[Vec<u8>],
+    out: Option<&Path>,
+    write: impl FnOnce(&Path) -> Result<PathBuf, WriteError>,
+    command: &str,
+) -> Result<super::dialect::Generated, WriteError> {
+    use super::dialect::Generated;
+    let Some(out) = out else {
+        return Ok(Generated::told(lines));
+    };
+    Ok(Generated::cassette(
+        write(out)?,
+        lines.len(),
+        "events",
+        "replay",
+        command,
+    ))
+}
 
 /// A cassette header for a recording made with `invocation`, naming its dialect:
 /// `key` (the invocation's field that names it) is `dialect`.

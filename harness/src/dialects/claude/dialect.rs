@@ -6,7 +6,6 @@ use super::wire::{control, types, DIALECT, DIALECT_KEY};
 use crate::cassette::Header;
 use crate::check::Lint;
 use crate::error::{CassetteError, Diagnostic, Origin};
-use crate::expect::MISBEHAVING;
 use crate::faults::Described;
 use crate::format::OutputFormat;
 use crate::journal::{Conversation, Entry};
@@ -33,15 +32,11 @@ impl Case {
                 super::expect::expectation(&session, &parsed, None)
             }
         };
-        let mut name = name;
-        if crate::faults::lines::exits_zero(&parsed) && !name.ends_with(MISBEHAVING) {
-            name.push_str(MISBEHAVING);
-        }
-        Ok(Case::conversation(
+        Ok(crate::run::lines::case(
             super::super::CLAUDE,
             name,
-            source,
-            faults,
+            (source, OutputFormat::StreamJson),
+            (faults, &parsed),
             (expect, segments),
         ))
     }
@@ -409,11 +404,7 @@ impl Dialect for Claude {
         fuzz: &crate::run::fuzz::Fuzz,
         runner: &crate::run::Runner<'_>,
     ) -> Result<crate::run::fuzz::FuzzReport, crate::run::RunError> {
-        fuzz.search_live(
-            runner,
-            super::super::CLAUDE,
-            "fuzz-claude",
-            super::generate::faulted(2),
-        )
+        let strategy = super::generate::faulted(2);
+        crate::run::lines::fuzz(fuzz, runner, super::super::CLAUDE, strategy)
     }
 }

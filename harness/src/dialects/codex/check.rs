@@ -19,7 +19,8 @@ use serde_json::Value;
 
 use super::wire::{events, items};
 use crate::check::findings::{Report, Rule, Severity, Tally, SHOWN_PER_RULE};
-use crate::frames::{Exit, Stream};
+use crate::check::lines::{self, StdoutLint};
+use crate::frames::Exit;
 
 /// The most items a checker keeps track of: past it, pairs are not checked.
 const MAX_TRACKED: usize = 10_000;
@@ -65,59 +66,6 @@ impl Default for CodexChecker {
 }
 
 impl CodexChecker {
-    /// One stdout line (without its newline); `line` is where it is.
-    pub fn line(&mut self, line: u64, bytes: &[u8]) {
-        self.lines += 1;
-        let first = self.lines == 1;
-        let value = match serde_json::from_slice::<Value>(bytes) {
-            Ok(value) if value.is_object() => value,
-            _ => {
-                self.findings.add(Severity::Error, line, Rule::NotJson, || {
-                    "not a JSON object: the TypeScript SDK throws `Failed to parse item`".into()
-                });
-                return;
-            }
-        };
-        let Some(kind) = value.get("type").and_then(Value::as_str) else {
-            self.findings.add(Severity::Warning, line, Rule::EventType, || {
-                "a line without a `type`".into()
-            });
-            return;
-        };
-        if let Some(end) = self.ended_at.take() {
-            let kind = kind.to_owned();
-            self.findings.add(Severity::Error, line, Rule::ResultLast, || {
-                format!("`{kind}` after the turn ended on line {end}")
-            });
-        }
-        if first != (kind == events::THREAD_STARTED) {
-            let kind = kind.to_owned();
-            self.findings.add(Severity::Error, line, Rule::InitFirst, || {
-                if first {
-                    format!("the run opens with `{kind}`, not `{}`", events::THREAD_STARTED)
-                } else {
-                    format!("a second `{kind}`: a run starts one thread")
-                }
-            });
-        }
-        if !events::ALL.contains(&kind) {
-            let kind = kind.to_owned();
-            self.findings.add(Severity::Warning, line, Rule::EventType, || {
-                format!("`{kind}` is a line type the CLI does not write: the SDK passes it on")
-            });
-        }
-        self.fields(line, kind, &value);
-        match kind {
-            events::THREAD_STARTED => self.thread = true,
-            events::TURN_STARTED => self.open = true,
-            events::TURN_COMPLETED | events::TURN_FAILED => self.turn_end(line, kind),
-            events::ITEM_STARTED | events::ITEM_UPDATED | events::ITEM_COMPLETED => {
-                self.item(line, kind, &value["item"]);
-            }
-            _ => {}
-        }
-    }
-
     fn turn_end(&mut self, line: u64, kind: &str) {
         if !self.open {
             let kind = kind.to_owned();
@@ -230,9 +178,49 @@ impl CodexChecker {
             });
         }
     }
+}
+
+/// A recording of `codex exec --json`: its stdout lines by these rules.
+impl StdoutLint for CodexChecker {
+    fn warn(&mut self, line: u64, rule: Rule, message: String) {
+        self.findings.add(Severity::Warning, line, rule, || message);
+    }
+
+    /// One stdout line (without its newline); `line` is where it is.
+    fn line(&mut self, line: u64, bytes: &[u8]) {
+        self.lines += 1;
+        let first = self.lines == 1;
+        let not_json = "the TypeScript SDK throws `Failed to parse item`";
+        let Some(value) = lines::read(&mut self.findings, line, bytes, not_json) else {
+            return;
+        };
+        let kind = lines::kind(&value);
+        if let Some(end) = self.ended_at.take() {
+            let kind = kind.to_owned();
+            self.findings.add(Severity::Error, line, Rule::ResultLast, || {
+                format!("`{kind}` after the turn ended on line {end}")
+            });
+        }
+        lines::opens_and_known(
+            &mut self.findings,
+            (line, first, kind),
+            (events::THREAD_STARTED, "a run starts one thread"),
+            (events::ALL, "the CLI does not write: the SDK passes it on"),
+        );
+        self.fields(line, kind, &value);
+        match kind {
+            events::THREAD_STARTED => self.thread = true,
+            events::TURN_STARTED => self.open = true,
+            events::TURN_COMPLETED | events::TURN_FAILED => self.turn_end(line, kind),
+            events::ITEM_STARTED | events::ITEM_UPDATED | events::ITEM_COMPLETED => {
+                self.item(line, kind, &value["item"]);
+            }
+            _ => {}
+        }
+    }
 
     /// The end of the recording: `exit` is how the CLI ended, where known.
-    pub fn finish(mut self, exit: Option<Exit>) -> Report {
+    fn finish(mut self, exit: Option<Exit>) -> Report {
         if self.open {
             self.unfinished(false);
         }
@@ -252,27 +240,6 @@ impl CodexChecker {
     }
 }
 
-/// A recording of `codex exec --json`: its stdout lines by these rules.
-impl crate::check::Lint for CodexChecker {
-    fn recording_finding(&mut self, line: u64, rule: Rule, message: String) {
-        self.findings.add(Severity::Warning, line, rule, || message);
-    }
-
-    fn line(&mut self, line: u64, stream: Stream, bytes: &[u8]) {
-        if stream == Stream::Stdout {
-            CodexChecker::line(self, line, bytes);
-        }
-    }
-
-    fn finish(self: Box<Self>, exit: Option<Exit>) -> Report {
-        CodexChecker::finish(*self, exit)
-    }
-
-    fn stop(self: Box<Self>) -> Report {
-        CodexChecker::finish(*self, None)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -286,11 +253,7 @@ mod tests {
     }
 
     fn check(lines: &[Vec<u8>], exit: Option<Exit>) -> Report {
-        let mut checker = CodexChecker::default();
-        for (n, line) in lines.iter().enumerate() {
-            checker.line(n as u64 + 1, line);
-        }
-        checker.finish(exit)
+        crate::check::lines::report::<CodexChecker>(lines, exit)
     }
 
     #[test]

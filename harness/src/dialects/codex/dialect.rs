@@ -3,14 +3,13 @@
 //! [`crate::run::Dialect`]).
 
 use super::check::CodexChecker;
-use super::expect::{conclude, judged, misbehaving, writes_unknown};
+use super::expect::{conclude, judged};
 use super::faults::{parse, written, CodexFault, Out, FROM_ENV};
 use super::recording::{is_codex, Recording};
 use super::wire::{events, items, DIALECT};
 use crate::cassette::Header;
 use crate::check::Lint;
 use crate::error::{CassetteError, Diagnostic, Origin};
-use crate::expect::MISBEHAVING;
 use crate::faults::Described;
 use crate::format::OutputFormat;
 use crate::run::{Case, CaseSource, Dialect, Matrix};
@@ -36,20 +35,14 @@ impl Case {
     /// faults (see [`super::expect`]).
     pub fn codex(source: CaseSource, faults: &str, name: String) -> Result<Case, CassetteError> {
         let parsed = parse(faults, FROM_ENV).map_err(CassetteError::from)?;
-        let (expect, segments) = conclude(&written_by(&source, &parsed)?);
-        let mut name = name;
-        if misbehaving(&parsed) && !name.ends_with(MISBEHAVING) {
-            name.push_str(MISBEHAVING);
-        }
-        Ok(Case {
+        let concluded = conclude(&written_by(&source, &parsed)?);
+        Ok(crate::run::lines::case(
+            super::super::CODEX,
             name,
-            source,
-            format: OutputFormat::StreamJson,
-            faults: faults.to_owned(),
-            expect,
-            segments,
-            dialect: super::super::CODEX,
-        })
+            (source, OutputFormat::StreamJson),
+            (faults, &parsed),
+            concluded,
+        ))
     }
 }
 
@@ -158,7 +151,7 @@ impl Dialect for Codex {
     }
 
     fn writes_unknown(&self, case: &Case) -> bool {
-        parse(&case.faults, FROM_ENV).is_ok_and(|faults| writes_unknown(&faults))
+        parse(&case.faults, FROM_ENV).is_ok_and(|faults| crate::faults::lines::writes_unknown(&faults))
     }
 
     fn unknown_told(&self) -> &'static str {
@@ -183,7 +176,7 @@ impl Dialect for Codex {
     }
 
     fn checker(&self) -> Box<dyn Lint> {
-        Box::<CodexChecker>::default()
+        Box::<crate::check::lines::Stdout<CodexChecker>>::default()
     }
 
     /// The session of `seed`: written as a Codex cassette (what `codex exec --json`
@@ -198,17 +191,8 @@ impl Dialect for Codex {
         let _ = size;
         let session = super::generate::from_seed(seed);
         let (lines, _) = super::faults::exec_lines(&session, super::exec::Thread::new(seed, 0));
-        let Some(out) = out else {
-            return Ok(crate::run::Generated::told(&lines));
-        };
-        let path = super::recording::write_cassette(&session, seed, out)?;
-        Ok(crate::run::Generated::cassette(
-            path,
-            lines.len(),
-            "events",
-            "replay",
-            "codex exec --json",
-        ))
+        let write = |out: &std::path::Path| super::recording::write_cassette(&session, seed, out);
+        crate::run::lines::generated(&lines, out, write, "codex exec --json")
     }
 
     /// Generated sessions with faults of the catalogue's `codex` section against a
@@ -222,12 +206,8 @@ impl Dialect for Codex {
         fuzz: &crate::run::fuzz::Fuzz,
         runner: &crate::run::Runner<'_>,
     ) -> Result<crate::run::fuzz::FuzzReport, crate::run::RunError> {
-        fuzz.search_live(
-            runner,
-            super::super::CODEX,
-            "fuzz-codex",
-            super::generate::faulted(2),
-        )
+        let strategy = super::generate::faulted(2);
+        crate::run::lines::fuzz(fuzz, runner, super::super::CODEX, strategy)
     }
 }
 
@@ -237,22 +217,17 @@ mod tests {
 
     #[test]
     fn the_matrix_s_faults_read_and_end_as_the_real_cli() {
-        crate::run::dialect::assert_matrix_ends(
-            &Codex,
-            |label| {
-                matches!(
-                    label,
-                    "clean"
-                        | "reconnect-then-ok"
-                        | "unknown-event"
-                        | "unknown-item"
-                        | "malformed"
-                        | "huge-1m"
-                        | "stderr-message"
-                        | "stderr-flood"
-                ) || label.starts_with("stall-2s")
-            },
-            |label| !matches!(label, "malformed" | "huge-1m"),
-        );
+        let passes = [
+            "clean",
+            "reconnect-then-ok",
+            "unknown-event",
+            "unknown-item",
+            "malformed",
+            "huge-1m",
+            "stderr-message",
+            "stderr-flood",
+            "stall-2s@file-change",
+        ];
+        crate::run::dialect::assert_matrix_ends(&Codex, &passes, &["malformed", "huge-1m"]);
     }
 }

@@ -46,17 +46,6 @@ pub fn judged(faults: &[CodexFault]) -> bool {
     !lines::unreadable(faults, None)
 }
 
-/// Whether the faults write a type no documentation names (`unknown`).
-pub fn writes_unknown(faults: &[CodexFault]) -> bool {
-    lines::writes_unknown(faults)
-}
-
-/// Whether the faults make a run the real CLI never makes: an exit 0 placed before
-/// `turn.completed` (`exit:code=0`).
-pub fn misbehaving(faults: &[CodexFault]) -> bool {
-    lines::exits_zero(faults)
-}
-
 fn ended(exit: Exit, completed: bool, texts: Vec<String>) -> (Expectation, Vec<String>) {
     match exit {
         Exit::Code(0) if completed => {
@@ -152,7 +141,9 @@ mod tests {
         let faults = |spec| parse(spec, FROM_ENV).expect("faults");
         assert!(judged(&faults("eof;unknown;unauthorized")));
         assert!(!judged(&faults("malformed")) && !judged(&faults("huge")));
-        assert!(writes_unknown(&faults("unknown:kind=item")) && !writes_unknown(&faults("eof")));
-        assert!(misbehaving(&faults("exit:code=0")) && !misbehaving(&faults("exit")));
+        assert!(
+            lines::writes_unknown(&faults("unknown:kind=item")) && !lines::writes_unknown(&faults("eof"))
+        );
+        assert!(lines::exits_zero(&faults("exit:code=0")) && !lines::exits_zero(&faults("exit")));
     }
 }

@@ -218,11 +218,7 @@ mod tests {
         #[test]
         fn every_generated_run_is_lint_clean(session in session()) {
             let (lines, exit) = super::super::faults::exec_lines(&session, super::super::exec::Thread::new(1, 0));
-            let mut checker = CodexChecker::default();
-            for (n, line) in lines.iter().enumerate() {
-                checker.line(n as u64 + 1, line);
-            }
-            let report = checker.finish(Some(exit));
+            let report = crate::check::lines::report::<CodexChecker>(&lines, Some(exit));
             prop_assert!(report.findings.is_empty(), "{:?}", report);
         }
     }

@@ -15,7 +15,6 @@ use crate::dialects::codex::session::Session;
 use crate::dialects::codex::wire::rpc::{items, notifications};
 use crate::dialects::codex::wire::undocumented;
 use crate::error::{CassetteError, Diagnostic, Origin};
-use crate::expect::MISBEHAVING;
 use crate::faults::Described;
 use crate::format::OutputFormat;
 use crate::journal::{Conversation, Entry};
@@ -117,20 +116,13 @@ impl Dialect for CodexAppServer {
         let _ = format;
         let parsed = parse_app_server(faults, APP_SERVER_FROM_ENV).map_err(CassetteError::from)?;
         let (outs, _) = conversation(&session_of(&source)?, &parsed, 0);
-        let (expect, segments) = conclude(&outs);
-        let mut name = name;
-        if crate::faults::lines::exits_zero(&parsed) && !name.ends_with(MISBEHAVING) {
-            name.push_str(MISBEHAVING);
-        }
-        Ok(Case {
+        Ok(crate::run::lines::case(
+            super::super::CODEX_APP_SERVER,
             name,
-            source,
-            format: OutputFormat::StreamJson,
-            faults: faults.to_owned(),
-            expect,
-            segments,
-            dialect: super::super::CODEX_APP_SERVER,
-        })
+            (source, OutputFormat::StreamJson),
+            (faults, &parsed),
+            conclude(&outs),
+        ))
     }
 
     /// The case as the client played it: concluded from what the server wrote to it
@@ -299,12 +291,8 @@ impl Dialect for CodexAppServer {
         fuzz: &crate::run::fuzz::Fuzz,
         runner: &crate::run::Runner<'_>,
     ) -> Result<crate::run::fuzz::FuzzReport, crate::run::RunError> {
-        fuzz.search_live(
-            runner,
-            super::super::CODEX_APP_SERVER,
-            "fuzz-codex-app-server",
-            super::generate::faulted(2),
-        )
+        let strategy = super::generate::faulted(2);
+        crate::run::lines::fuzz(fuzz, runner, super::super::CODEX_APP_SERVER, strategy)
     }
 }
 
@@ -314,22 +302,16 @@ mod tests {
 
     #[test]
     fn the_matrix_s_faults_read_and_end_as_the_real_server() {
-        crate::run::dialect::assert_matrix_ends(
-            &CodexAppServer,
-            |label| {
-                matches!(
-                    label,
-                    "clean"
-                        | "approval"
-                        | "reconnect-then-ok"
-                        | "unknown-notification"
-                        | "unknown-item"
-                        | "malformed"
-                        | "stderr-message"
-                        | "stderr-flood"
-                )
-            },
-            |label| label != "malformed",
-        );
+        let passes = [
+            "clean",
+            "approval",
+            "reconnect-then-ok",
+            "unknown-notification",
+            "unknown-item",
+            "malformed",
+            "stderr-message",
+            "stderr-flood",
+        ];
+        crate::run::dialect::assert_matrix_ends(&CodexAppServer, &passes, &["malformed"]);
     }
 }

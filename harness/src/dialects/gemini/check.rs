@@ -19,7 +19,8 @@ use serde_json::Value;
 
 use super::wire::{events, roles, status};
 use crate::check::findings::{Report, Rule, Severity, Tally, SHOWN_PER_RULE};
-use crate::frames::{Exit, Stream};
+use crate::check::lines::{self, StdoutLint};
+use crate::frames::Exit;
 
 /// The most tool calls a checker keeps track of: past it, pairs are not checked.
 const MAX_TRACKED: usize = 10_000;
@@ -54,25 +55,58 @@ impl Default for GeminiChecker {
 }
 
 impl GeminiChecker {
+    fn fields(&mut self, line: u64, kind: &str, value: &Value) {
+        let string = |key: &str| value.get(key).is_some_and(Value::is_string);
+        let mut missing: Vec<&str> = Vec::new();
+        if events::ALL.contains(&kind) && !string("timestamp") {
+            missing.push("a `timestamp`");
+        }
+        match kind {
+            events::INIT if !string("session_id") || !string("model") => {
+                missing.push("`session_id` and `model`")
+            }
+            events::MESSAGE if !string("role") || !string("content") => missing.push("`role` and `content`"),
+            events::TOOL_USE
+                if !string("tool_name") || !string("tool_id") || !value["parameters"].is_object() =>
+            {
+                missing.push("`tool_name`, `tool_id` and `parameters`")
+            }
+            events::TOOL_RESULT if !string("tool_id") || !string("status") => {
+                missing.push("`tool_id` and `status`")
+            }
+            events::ERROR if !string("severity") || !string("message") => {
+                missing.push("`severity` and `message`")
+            }
+            events::RESULT if !string("status") => missing.push("a `status`"),
+            events::RESULT if value.get("error").is_some_and(|e| !e["message"].is_string()) => {
+                missing.push("the `error`'s `message`")
+            }
+            _ => {}
+        }
+        if !missing.is_empty() {
+            let kind = kind.to_owned();
+            self.findings.add(Severity::Error, line, Rule::Fields, || {
+                format!("a `{kind}` line without {}", missing.join(", "))
+            });
+        }
+    }
+}
+
+/// A recording of `gemini -p -o stream-json`: its stdout lines by these rules.
+impl StdoutLint for GeminiChecker {
+    fn warn(&mut self, line: u64, rule: Rule, message: String) {
+        self.findings.add(Severity::Warning, line, rule, || message);
+    }
+
     /// One stdout line (without its newline); `line` is where it is.
-    pub fn line(&mut self, line: u64, bytes: &[u8]) {
+    fn line(&mut self, line: u64, bytes: &[u8]) {
         self.lines += 1;
         let first = self.lines == 1;
-        let value = match serde_json::from_slice::<Value>(bytes) {
-            Ok(value) if value.is_object() => value,
-            _ => {
-                self.findings.add(Severity::Error, line, Rule::NotJson, || {
-                    "not a JSON object: a consumer's JSON.parse or json.loads throws".into()
-                });
-                return;
-            }
-        };
-        let Some(kind) = value.get("type").and_then(Value::as_str) else {
-            self.findings.add(Severity::Warning, line, Rule::EventType, || {
-                "a line without a `type`".into()
-            });
+        let not_json = "a consumer's JSON.parse or json.loads throws";
+        let Some(value) = lines::read(&mut self.findings, line, bytes, not_json) else {
             return;
         };
+        let kind = lines::kind(&value);
         if let Some((end, _)) = self.result.filter(|_| !self.told_after) {
             self.told_after = true;
             let kind = kind.to_owned();
@@ -80,22 +114,12 @@ impl GeminiChecker {
                 format!("`{kind}` after the `result` of line {end}")
             });
         }
-        if first != (kind == events::INIT) {
-            let kind = kind.to_owned();
-            self.findings.add(Severity::Error, line, Rule::InitFirst, || {
-                if first {
-                    format!("the run opens with `{kind}`, not `{}`", events::INIT)
-                } else {
-                    format!("a second `{kind}`: a run has one session")
-                }
-            });
-        }
-        if !events::ALL.contains(&kind) {
-            let kind = kind.to_owned();
-            self.findings.add(Severity::Warning, line, Rule::EventType, || {
-                format!("`{kind}` is a line type 0.61.0 does not write")
-            });
-        }
+        lines::opens_and_known(
+            &mut self.findings,
+            (line, first, kind),
+            (events::INIT, "a run has one session"),
+            (events::ALL, "0.61.0 does not write"),
+        );
         self.fields(line, kind, &value);
         let id = || {
             value
@@ -151,44 +175,8 @@ impl GeminiChecker {
         }
     }
 
-    fn fields(&mut self, line: u64, kind: &str, value: &Value) {
-        let string = |key: &str| value.get(key).is_some_and(Value::is_string);
-        let mut missing: Vec<&str> = Vec::new();
-        if events::ALL.contains(&kind) && !string("timestamp") {
-            missing.push("a `timestamp`");
-        }
-        match kind {
-            events::INIT if !string("session_id") || !string("model") => {
-                missing.push("`session_id` and `model`")
-            }
-            events::MESSAGE if !string("role") || !string("content") => missing.push("`role` and `content`"),
-            events::TOOL_USE
-                if !string("tool_name") || !string("tool_id") || !value["parameters"].is_object() =>
-            {
-                missing.push("`tool_name`, `tool_id` and `parameters`")
-            }
-            events::TOOL_RESULT if !string("tool_id") || !string("status") => {
-                missing.push("`tool_id` and `status`")
-            }
-            events::ERROR if !string("severity") || !string("message") => {
-                missing.push("`severity` and `message`")
-            }
-            events::RESULT if !string("status") => missing.push("a `status`"),
-            events::RESULT if value.get("error").is_some_and(|e| !e["message"].is_string()) => {
-                missing.push("the `error`'s `message`")
-            }
-            _ => {}
-        }
-        if !missing.is_empty() {
-            let kind = kind.to_owned();
-            self.findings.add(Severity::Error, line, Rule::Fields, || {
-                format!("a `{kind}` line without {}", missing.join(", "))
-            });
-        }
-    }
-
     /// The end of the recording: `exit` is how the CLI ended, where known.
-    pub fn finish(mut self, exit: Option<Exit>) -> Report {
+    fn finish(mut self, exit: Option<Exit>) -> Report {
         let succeeded = self.result.is_some_and(|(_, ok)| ok);
         let mut open: Vec<(String, u64)> = self
             .tools
@@ -220,27 +208,6 @@ impl GeminiChecker {
     }
 }
 
-/// A recording of `gemini -p -o stream-json`: its stdout lines by these rules.
-impl crate::check::Lint for GeminiChecker {
-    fn recording_finding(&mut self, line: u64, rule: Rule, message: String) {
-        self.findings.add(Severity::Warning, line, rule, || message);
-    }
-
-    fn line(&mut self, line: u64, stream: Stream, bytes: &[u8]) {
-        if stream == Stream::Stdout {
-            GeminiChecker::line(self, line, bytes);
-        }
-    }
-
-    fn finish(self: Box<Self>, exit: Option<Exit>) -> Report {
-        GeminiChecker::finish(*self, exit)
-    }
-
-    fn stop(self: Box<Self>) -> Report {
-        GeminiChecker::finish(*self, None)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -248,11 +215,7 @@ mod tests {
     use crate::dialects::gemini::session::default_session;
 
     fn check(lines: &[Vec<u8>], exit: Option<Exit>) -> Report {
-        let mut checker = GeminiChecker::default();
-        for (n, line) in lines.iter().enumerate() {
-            checker.line(n as u64 + 1, line);
-        }
-        checker.finish(exit)
+        crate::check::lines::report::<GeminiChecker>(lines, exit)
     }
 
     #[test]

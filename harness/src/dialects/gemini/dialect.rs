@@ -2,14 +2,13 @@
 //! judges, fuzzes and checks a run of it (see [`crate::run::Dialect`]).
 
 use super::check::GeminiChecker;
-use super::expect::{conclude, judged, misbehaving, writes_unknown};
+use super::expect::{conclude, judged};
 use super::faults::{parse, written, GeminiFault, Out, FROM_ENV};
 use super::recording::{is_gemini, Recording};
 use super::wire::{events, fields, DIALECT};
 use crate::cassette::Header;
 use crate::check::Lint;
 use crate::error::{CassetteError, Diagnostic, Origin};
-use crate::expect::MISBEHAVING;
 use crate::faults::Described;
 use crate::format::OutputFormat;
 use crate::run::{Case, CaseSource, Dialect, Matrix};
@@ -40,20 +39,14 @@ impl Case {
         name: String,
     ) -> Result<Case, CassetteError> {
         let parsed = parse(faults, FROM_ENV).map_err(CassetteError::from)?;
-        let (expect, segments) = conclude(&written_by(&source, &parsed)?);
-        let mut name = name;
-        if misbehaving(&parsed) && !name.ends_with(MISBEHAVING) {
-            name.push_str(MISBEHAVING);
-        }
-        Ok(Case {
+        let concluded = conclude(&written_by(&source, &parsed)?);
+        Ok(crate::run::lines::case(
+            super::super::GEMINI,
             name,
-            source,
-            format,
-            faults: faults.to_owned(),
-            expect,
-            segments,
-            dialect: super::super::GEMINI,
-        })
+            (source, format),
+            (faults, &parsed),
+            concluded,
+        ))
     }
 }
 
@@ -218,7 +211,7 @@ impl Dialect for Gemini {
 
     fn writes_unknown(&self, case: &Case) -> bool {
         case.format == OutputFormat::StreamJson
-            && parse(&case.faults, FROM_ENV).is_ok_and(|faults| writes_unknown(&faults))
+            && parse(&case.faults, FROM_ENV).is_ok_and(|faults| crate::faults::lines::writes_unknown(&faults))
     }
 
     fn unknown_told(&self) -> &'static str {
@@ -249,7 +242,7 @@ impl Dialect for Gemini {
     }
 
     fn checker(&self) -> Box<dyn Lint> {
-        Box::<GeminiChecker>::default()
+        Box::<crate::check::lines::Stdout<GeminiChecker>>::default()
     }
 
     /// The session of `seed`: written as a Gemini cassette (what `gemini -o
@@ -264,17 +257,8 @@ impl Dialect for Gemini {
         let _ = size;
         let session = super::generate::from_seed(seed);
         let (lines, _) = super::faults::stream_lines(&session, seed);
-        let Some(out) = out else {
-            return Ok(crate::run::Generated::told(&lines));
-        };
-        let path = super::recording::write_cassette(&session, seed, out)?;
-        Ok(crate::run::Generated::cassette(
-            path,
-            lines.len(),
-            "events",
-            "replay",
-            "gemini -o stream-json -p hi",
-        ))
+        let write = |out: &std::path::Path| super::recording::write_cassette(&session, seed, out);
+        crate::run::lines::generated(&lines, out, write, "gemini -o stream-json -p hi")
     }
 
     /// Generated sessions with faults of the catalogue's `gemini` section against a
@@ -287,12 +271,8 @@ impl Dialect for Gemini {
         fuzz: &crate::run::fuzz::Fuzz,
         runner: &crate::run::Runner<'_>,
     ) -> Result<crate::run::fuzz::FuzzReport, crate::run::RunError> {
-        fuzz.search_live(
-            runner,
-            super::super::GEMINI,
-            "fuzz-gemini",
-            super::generate::faulted(2),
-        )
+        let strategy = super::generate::faulted(2);
+        crate::run::lines::fuzz(fuzz, runner, super::super::GEMINI, strategy)
     }
 }
 
@@ -302,21 +282,15 @@ mod tests {
 
     #[test]
     fn the_matrix_s_faults_read_and_end_as_the_real_cli() {
-        crate::run::dialect::assert_matrix_ends(
-            &Gemini,
-            |label| {
-                matches!(
-                    label,
-                    "clean"
-                        | "unknown-event"
-                        | "malformed"
-                        | "huge-1m"
-                        | "stderr-message"
-                        | "stderr-flood"
-                        | "stall-2s@tool-result"
-                )
-            },
-            |label| !matches!(label, "malformed" | "huge-1m"),
-        );
+        let passes = [
+            "clean",
+            "unknown-event",
+            "malformed",
+            "huge-1m",
+            "stderr-message",
+            "stderr-flood",
+            "stall-2s@tool-result",
+        ];
+        crate::run::dialect::assert_matrix_ends(&Gemini, &passes, &["malformed", "huge-1m"]);
     }
 }

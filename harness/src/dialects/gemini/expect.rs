@@ -66,17 +66,6 @@ pub fn judged(faults: &[GeminiFault], text: bool) -> bool {
     !(lines::unreadable(faults, None) || (text && faults.iter().any(child_killed)))
 }
 
-/// Whether the faults write a type no documentation names (`unknown`).
-pub fn writes_unknown(faults: &[GeminiFault]) -> bool {
-    lines::writes_unknown(faults)
-}
-
-/// Whether the faults make a run the real CLI never makes: an exit 0 placed before
-/// `result` (`exit:code=0`; the real one is `child-killed`).
-pub fn misbehaving(faults: &[GeminiFault]) -> bool {
-    lines::exits_zero(faults)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -138,7 +127,7 @@ mod tests {
         assert!(judged(&faults("eof;unknown;unauthorized"), false));
         assert!(!judged(&faults("malformed"), false) && !judged(&faults("huge"), false));
         assert!(judged(&faults("child-killed"), false) && !judged(&faults("child-killed"), true));
-        assert!(writes_unknown(&faults("unknown")) && !writes_unknown(&faults("eof")));
-        assert!(misbehaving(&faults("exit:code=0")) && !misbehaving(&faults("child-killed")));
+        assert!(lines::writes_unknown(&faults("unknown")) && !lines::writes_unknown(&faults("eof")));
+        assert!(lines::exits_zero(&faults("exit:code=0")) && !lines::exits_zero(&faults("child-killed")));
     }
 }

@@ -210,11 +210,7 @@ mod tests {
         #[test]
         fn every_generated_run_is_lint_clean(session in session()) {
             let (lines, exit) = super::super::faults::stream_lines(&session, 1);
-            let mut checker = GeminiChecker::default();
-            for (n, line) in lines.iter().enumerate() {
-                checker.line(n as u64 + 1, line);
-            }
-            let report = checker.finish(Some(exit));
+            let report = crate::check::lines::report::<GeminiChecker>(&lines, Some(exit));
             prop_assert!(report.findings.is_empty(), "{:?}", report);
         }
     }

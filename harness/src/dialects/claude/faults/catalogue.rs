@@ -1,6 +1,7 @@
 //! Claude Code's section of the one fault catalogue (`claude`, stream-json both ways).
 
 use super::super::wire::{control as claude_control, types as claude_types};
+use crate::faults::lines;
 use crate::faults::{e, Described, Site, CUT, LINE, REQUEST};
 
 /// Claude Code's faults and presets, in documentation order.
@@ -61,20 +62,8 @@ pub const CATALOGUE: &[Described] = &[
         "leaves the field F out of every line that has it (`num_turns`, `model`, `session_id`)",
         "missing:field=num_turns",
     ),
-    e(
-        "stderr",
-        "text=T, after=N|at=TYPE",
-        "writes T on stderr before that line (default at the start)",
-        "stderr:text=\"[warn] slow\"",
-    )
-    .placed(LINE, Some(Site::After(0))),
-    e(
-        "stderr-flood",
-        "bytes=N, after=N|at=TYPE",
-        "writes N bytes of log lines on stderr before that line (default 1 MiB, at the start): a program that reads stdout alone, with stderr piped and unread, stalls the CLI",
-        "stderr-flood:bytes=1048576",
-    )
-    .placed(LINE, Some(Site::After(0))),
+    lines::stderr_entry("text=T, after=N|at=TYPE", "stderr:text=\"[warn] slow\""),
+    lines::STDERR_FLOOD,
     e(
         "no-response",
         "method=M",

@@ -9,7 +9,7 @@
 use super::super::wire::control;
 use super::catalogue::CATALOGUE;
 use crate::error::{Diagnostic, Origin};
-use crate::faults::catalogue::{names, Described};
+use crate::faults::catalogue::Described;
 use crate::faults::lines::{self, Faults, LineFault};
 use crate::faults::spec::{parse_as, Args, Typed, Words, Written};
 
@@ -121,10 +121,9 @@ pub const CONNECTION_LOST: &str =
 pub const SERVER_ERROR: &str = "server_error";
 
 /// Claude Code's faults given in `MOCK_AGENT_FAULTS`.
-pub const FROM_ENV: Origin<'static> = Origin {
-    name: "MOCK_AGENT_FAULTS",
-    help: "`mock-agent faults` lists every fault (Claude Code: its `claude` section) with an example",
-};
+pub const FROM_ENV: Origin<'static> = lines::from_env(
+    "`mock-agent faults` lists every fault (Claude Code: its `claude` section) with an example",
+);
 
 /// Parses a `;`-separated list of Claude Code's faults.
 pub fn parse(spec: &str, origin: Origin<'_>) -> Result<Vec<ClaudeFault>, Diagnostic> {
@@ -146,10 +145,7 @@ impl Typed for ClaudeFault {
     }
 
     fn unknown(name: &str) -> String {
-        format!(
-            "`{name}` is not a fault of Claude Code's dialect; they are {}",
-            names(CATALOGUE)
-        )
+        lines::not_a_fault(name, "Claude Code's dialect", CATALOGUE)
     }
 }
 
@@ -204,20 +200,16 @@ mod tests {
 
     #[test]
     fn parses_each_entry_example() {
-        for entry in CATALOGUE.iter() {
-            let faults = parse(entry.example, FROM_ENV).unwrap_or_else(|e| panic!("{}: {e}", entry.name));
-            assert_eq!(faults.len(), 1, "{}", entry.name);
-            assert_eq!(faults[0].name(), entry.name);
-        }
+        lines::assert_examples_parse(CATALOGUE, |spec| parse(spec, FROM_ENV));
     }
 
     #[test]
     fn bad_specs_say_where() {
-        let e = parse("eof:after=x", FROM_ENV).unwrap_err().to_string();
-        assert!(e.contains("MOCK_AGENT_FAULTS:1:5"), "{e}");
-        let e = parse("session-new-error", FROM_ENV).unwrap_err().to_string();
-        assert!(e.contains("not a fault of Claude Code"), "{e}");
-        let e = parse("eof:method=initialize", FROM_ENV).unwrap_err().to_string();
-        assert!(e.contains("acts on a line"), "{e}");
+        let refused = [
+            ("eof:after=x", "MOCK_AGENT_FAULTS:1:5"),
+            ("session-new-error", "not a fault of Claude Code"),
+            ("eof:method=initialize", "acts on a line"),
+        ];
+        lines::assert_refused(|spec| parse(spec, FROM_ENV), &refused);
     }
 }

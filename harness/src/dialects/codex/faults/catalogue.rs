@@ -4,6 +4,7 @@
 
 use super::super::wire::events;
 use super::super::wire::rpc::notifications;
+use crate::faults::lines;
 use crate::faults::{e, Described, Site, CUT, LINE};
 
 /// Codex's faults and presets, in documentation order.
@@ -58,20 +59,8 @@ pub const CATALOGUE: &[Described] = &[
         "huge:bytes=2000000",
     )
     .placed(LINE, Some(Site::At(events::TURN_COMPLETED))),
-    e(
-        "stderr",
-        "text=T, after=N|at=TYPE",
-        "writes T on stderr before that line (default at the start)",
-        "stderr:text=\"WARN codex_core: slow network\"",
-    )
-    .placed(LINE, Some(Site::After(0))),
-    e(
-        "stderr-flood",
-        "bytes=N, after=N|at=TYPE",
-        "writes N bytes of log lines on stderr before that line (default 1 MiB, at the start): a program that reads stdout alone, with stderr piped and unread, stalls the CLI",
-        "stderr-flood:bytes=1048576",
-    )
-    .placed(LINE, Some(Site::After(0))),
+    lines::stderr_entry("text=T, after=N|at=TYPE", "stderr:text=\"WARN codex_core: slow network\""),
+    lines::STDERR_FLOOD,
     e(
         "unauthorized",
         "",
@@ -169,20 +158,8 @@ pub const APP_SERVER_CATALOGUE: &[Described] = &[
         "huge:bytes=2000000",
     )
     .placed(LINE, Some(Site::At(notifications::TURN_COMPLETED))),
-    e(
-        "stderr",
-        "text=T, after=N|at=METHOD",
-        "writes T on stderr before that line (default at the start)",
-        "stderr:text=\"WARN codex_core: slow network\"",
-    )
-    .placed(LINE, Some(Site::After(0))),
-    e(
-        "stderr-flood",
-        "bytes=N, after=N|at=TYPE",
-        "writes N bytes of log lines on stderr before that line (default 1 MiB, at the start): a program that reads stdout alone, with stderr piped and unread, stalls the CLI",
-        "stderr-flood:bytes=1048576",
-    )
-    .placed(LINE, Some(Site::After(0))),
+    lines::stderr_entry("text=T, after=N|at=METHOD", "stderr:text=\"WARN codex_core: slow network\""),
+    lines::STDERR_FLOOD,
     e(
         "approval",
         "",

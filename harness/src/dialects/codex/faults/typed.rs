@@ -5,7 +5,7 @@
 
 use super::catalogue::{APP_SERVER_CATALOGUE, CATALOGUE};
 use crate::error::{Diagnostic, Origin};
-use crate::faults::catalogue::{names, Described};
+use crate::faults::catalogue::Described;
 use crate::faults::lines::{self, Faults, LineFault};
 use crate::faults::spec::{parse_as, Args, Typed, Words};
 
@@ -93,10 +93,8 @@ impl Faults for CodexFault {
 }
 
 /// Codex's faults given in `MOCK_AGENT_FAULTS`.
-pub const FROM_ENV: Origin<'static> = Origin {
-    name: "MOCK_AGENT_FAULTS",
-    help: "`mock-agent faults` lists every fault (Codex: its `codex` section) with an example",
-};
+pub const FROM_ENV: Origin<'static> =
+    lines::from_env("`mock-agent faults` lists every fault (Codex: its `codex` section) with an example");
 
 /// Parses a `;`-separated list of Codex's faults.
 pub fn parse(spec: &str, origin: Origin<'_>) -> Result<Vec<CodexFault>, Diagnostic> {
@@ -105,31 +103,24 @@ pub fn parse(spec: &str, origin: Origin<'_>) -> Result<Vec<CodexFault>, Diagnost
 
 impl Typed for CodexFault {
     const CATALOGUE: &'static [Described] = CATALOGUE;
-    const WORDS: Words = Words {
-        after: "a number of stdout lines",
-        byte: "a byte offset inside the line",
-        one_of: "give one of `at=TYPE`, `after=N`",
-        empty_at: Some("`at=` needs a line type or an item type (`at=turn.completed`, `at=agent_message`)"),
-        no_method: None,
-    };
+    const WORDS: Words = lines::stdout_words(
+        "give one of `at=TYPE`, `after=N`",
+        "`at=` needs a line type or an item type (`at=turn.completed`, `at=agent_message`)",
+    );
 
     fn build(entry: &Described, args: &mut Args<'_>) -> Result<Vec<CodexFault>, Diagnostic> {
         build(entry, args)
     }
 
     fn unknown(name: &str) -> String {
-        format!(
-            "`{name}` is not a fault of Codex's dialect; they are {}",
-            names(CATALOGUE)
-        )
+        lines::not_a_fault(name, "Codex's dialect", CATALOGUE)
     }
 }
 
 /// `codex app-server`'s faults given in `MOCK_AGENT_FAULTS`.
-pub const APP_SERVER_FROM_ENV: Origin<'static> = Origin {
-    name: "MOCK_AGENT_FAULTS",
-    help: "`mock-agent faults` lists every fault (Codex's app-server: its `codex-app-server` section) with an example",
-};
+pub const APP_SERVER_FROM_ENV: Origin<'static> = lines::from_env(
+    "`mock-agent faults` lists every fault (Codex's app-server: its `codex-app-server` section) with an example",
+);
 
 /// Parses a `;`-separated list of `codex app-server`'s faults (its section of the
 /// catalogue: [`APP_SERVER_CATALOGUE`]).
@@ -142,23 +133,17 @@ struct AppServerFault(CodexFault);
 
 impl Typed for AppServerFault {
     const CATALOGUE: &'static [Described] = APP_SERVER_CATALOGUE;
-    const WORDS: Words = Words {
-        after: "a number of stdout lines",
-        byte: "a byte offset inside the line",
-        one_of: "give one of `at=METHOD`, `after=N`",
-        empty_at: Some("`at=` needs a method or an item type (`at=turn/completed`, `at=agentMessage`)"),
-        no_method: None,
-    };
+    const WORDS: Words = lines::stdout_words(
+        "give one of `at=METHOD`, `after=N`",
+        "`at=` needs a method or an item type (`at=turn/completed`, `at=agentMessage`)",
+    );
 
     fn build(entry: &Described, args: &mut Args<'_>) -> Result<Vec<AppServerFault>, Diagnostic> {
         Ok(build(entry, args)?.into_iter().map(AppServerFault).collect())
     }
 
     fn unknown(name: &str) -> String {
-        format!(
-            "`{name}` is not a fault of Codex's app-server dialect; they are {}",
-            names(APP_SERVER_CATALOGUE)
-        )
+        lines::not_a_fault(name, "Codex's app-server dialect", APP_SERVER_CATALOGUE)
     }
 }
 
@@ -201,23 +186,18 @@ mod tests {
 
     #[test]
     fn parses_each_entry_example() {
-        for entry in CATALOGUE {
-            let faults = parse(entry.example, FROM_ENV).unwrap_or_else(|e| panic!("{}: {e}", entry.name));
-            assert_eq!(faults.len(), 1, "{}", entry.name);
-            assert_eq!(faults[0].name(), entry.name);
-        }
+        lines::assert_examples_parse(CATALOGUE, |spec| parse(spec, FROM_ENV));
     }
 
     #[test]
     fn bad_specs_say_where() {
-        let e = parse("eof:after=x", FROM_ENV).unwrap_err().to_string();
-        assert!(e.contains("MOCK_AGENT_FAULTS:1:5"), "{e}");
-        let e = parse("not-logged-in", FROM_ENV).unwrap_err().to_string();
-        assert!(e.contains("not a fault of Codex"), "{e}");
-        let e = parse("unknown:kind=thing", FROM_ENV).unwrap_err().to_string();
-        assert!(e.contains("kind=item"), "{e}");
-        let e = parse("eof:method=initialize", FROM_ENV).unwrap_err().to_string();
-        assert!(e.contains("method"), "{e}");
+        let refused = [
+            ("eof:after=x", "MOCK_AGENT_FAULTS:1:5"),
+            ("not-logged-in", "not a fault of Codex"),
+            ("unknown:kind=thing", "kind=item"),
+            ("eof:method=initialize", "method"),
+        ];
+        lines::assert_refused(|spec| parse(spec, FROM_ENV), &refused);
     }
 
     #[test]

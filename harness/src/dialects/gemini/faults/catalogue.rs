@@ -3,6 +3,7 @@
 //! ignores SIGTERM), the process ending anywhere, and what parsers trip on.
 
 use super::super::wire::events;
+use crate::faults::lines;
 use crate::faults::{e, Described, Site, CUT, LINE};
 
 /// Gemini CLI's faults and presets, in documentation order.
@@ -57,20 +58,8 @@ pub const CATALOGUE: &[Described] = &[
         "huge:bytes=2000000",
     )
     .placed(LINE, Some(Site::At(events::RESULT))),
-    e(
-        "stderr",
-        "text=T, after=N|at=TYPE",
-        "writes T on stderr before that line (default at the start)",
-        "stderr:text=\"[STARTUP] Phase 'cleanup_ops' was started but never ended.\"",
-    )
-    .placed(LINE, Some(Site::After(0))),
-    e(
-        "stderr-flood",
-        "bytes=N, after=N|at=TYPE",
-        "writes N bytes of log lines on stderr before that line (default 1 MiB, at the start): a program that reads stdout alone, with stderr piped and unread, stalls the CLI",
-        "stderr-flood:bytes=1048576",
-    )
-    .placed(LINE, Some(Site::After(0))),
+    lines::stderr_entry("text=T, after=N|at=TYPE", "stderr:text=\"[STARTUP] Phase 'cleanup_ops' was started but never ended.\""),
+    lines::STDERR_FLOOD,
     e(
         "child-killed",
         "after=N|at=TYPE",

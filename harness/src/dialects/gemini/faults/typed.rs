@@ -4,7 +4,7 @@
 
 use super::catalogue::CATALOGUE;
 use crate::error::{Diagnostic, Origin};
-use crate::faults::catalogue::{names, Described};
+use crate::faults::catalogue::Described;
 use crate::faults::lines::{self, Faults, LineFault};
 use crate::faults::spec::{parse_as, Args, Typed, Words};
 
@@ -112,10 +112,9 @@ impl Faults for GeminiFault {
 }
 
 /// Gemini CLI's faults given in `MOCK_AGENT_FAULTS`.
-pub const FROM_ENV: Origin<'static> = Origin {
-    name: "MOCK_AGENT_FAULTS",
-    help: "`mock-agent faults` lists every fault (Gemini CLI: its `gemini` section) with an example",
-};
+pub const FROM_ENV: Origin<'static> = lines::from_env(
+    "`mock-agent faults` lists every fault (Gemini CLI: its `gemini` section) with an example",
+);
 
 /// Parses a `;`-separated list of Gemini CLI's faults.
 pub fn parse(spec: &str, origin: Origin<'_>) -> Result<Vec<GeminiFault>, Diagnostic> {
@@ -124,23 +123,17 @@ pub fn parse(spec: &str, origin: Origin<'_>) -> Result<Vec<GeminiFault>, Diagnos
 
 impl Typed for GeminiFault {
     const CATALOGUE: &'static [Described] = CATALOGUE;
-    const WORDS: Words = Words {
-        after: "a number of stdout lines",
-        byte: "a byte offset inside the line",
-        one_of: "give one of `at=TYPE`, `after=N`",
-        empty_at: Some("`at=` needs a line type (`at=result`, `at=tool_use`)"),
-        no_method: None,
-    };
+    const WORDS: Words = lines::stdout_words(
+        "give one of `at=TYPE`, `after=N`",
+        "`at=` needs a line type (`at=result`, `at=tool_use`)",
+    );
 
     fn build(entry: &Described, args: &mut Args<'_>) -> Result<Vec<GeminiFault>, Diagnostic> {
         build(entry, args)
     }
 
     fn unknown(name: &str) -> String {
-        format!(
-            "`{name}` is not a fault of Gemini CLI's dialect; they are {}",
-            names(CATALOGUE)
-        )
+        lines::not_a_fault(name, "Gemini CLI's dialect", CATALOGUE)
     }
 }
 
@@ -173,19 +166,16 @@ mod tests {
 
     #[test]
     fn parses_each_entry_example() {
-        for entry in CATALOGUE {
-            let faults = parse(entry.example, FROM_ENV).unwrap_or_else(|e| panic!("{}: {e}", entry.name));
-            assert_eq!(faults.len(), 1, "{}", entry.name);
-            assert_eq!(faults[0].name(), entry.name);
-        }
+        lines::assert_examples_parse(CATALOGUE, |spec| parse(spec, FROM_ENV));
     }
 
     #[test]
     fn bad_specs_say_where() {
-        let e = parse("eof:after=x", FROM_ENV).unwrap_err().to_string();
-        assert!(e.contains("MOCK_AGENT_FAULTS:1:5"), "{e}");
-        let e = parse("not-logged-in", FROM_ENV).unwrap_err().to_string();
-        assert!(e.contains("not a fault of Gemini CLI"), "{e}");
+        let refused = [
+            ("eof:after=x", "MOCK_AGENT_FAULTS:1:5"),
+            ("not-logged-in", "not a fault of Gemini CLI"),
+        ];
+        lines::assert_refused(|spec| parse(spec, FROM_ENV), &refused);
         let faults = parse("exit;malformed;stderr:text=x", FROM_ENV).expect("faults");
         assert_eq!(
             faults[0].place(),

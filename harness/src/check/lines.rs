@@ -1,0 +1,110 @@
+//! The lint of a CLI that writes one JSON value a line on stdout: a checker reads the
+//! recording's stdout lines one at a time and tells what it found at the end
+//! ([`StdoutLint`]); [`Stdout`] makes it a [`Lint`]. Each dialect gives its checker;
+//! none is named here.
+
+use serde_json::Value;
+
+use super::findings::{Report, Rule, Severity, Tally};
+use super::Lint;
+use crate::frames::{Exit, Stream};
+
+/// A stdout line, read as a JSON object with a string `type`; `None`, with a finding
+/// at `line`, when it is not one (`not_json`: what a reader does with a line that is
+/// not JSON).
+pub(crate) fn read(findings: &mut Tally, line: u64, bytes: &[u8], not_json: &'static str) -> Option<Value> {
+    let value = match serde_json::from_slice::<Value>(bytes) {
+        Ok(value) if value.is_object() => value,
+        _ => {
+            findings.add(Severity::Error, line, Rule::NotJson, || {
+                format!("not a JSON object: {not_json}")
+            });
+            return None;
+        }
+    };
+    if !value.get("type").is_some_and(Value::is_string) {
+        findings.add(Severity::Warning, line, Rule::EventType, || {
+            "a line without a `type`".into()
+        });
+        return None;
+    }
+    Some(value)
+}
+
+/// The type of a line [`read`] took.
+pub(crate) fn kind(value: &Value) -> &str {
+    value.get("type").and_then(Value::as_str).unwrap_or_default()
+}
+
+/// Checks that the run's `first` line, and only it, is of the type `init` (`kind`:
+/// the type of the line at `line`; `one`: what a run has one of, said of a second).
+/// Checks too that `kind` is one of `known`, the types the CLI writes (`unknown`:
+/// what is said of another).
+pub(crate) fn opens_and_known(
+    findings: &mut Tally,
+    (line, first, kind): (u64, bool, &str),
+    (init, one): (&str, &str),
+    (known, unknown): (&[&str], &str),
+) {
+    if first != (kind == init) {
+        findings.add(Severity::Error, line, Rule::InitFirst, || {
+            if first {
+                format!("the run opens with `{kind}`, not `{init}`")
+            } else {
+                format!("a second `{kind}`: {one}")
+            }
+        });
+    }
+    if !known.contains(&kind) {
+        findings.add(Severity::Warning, line, Rule::EventType, || {
+            format!("`{kind}` is a line type {unknown}")
+        });
+    }
+}
+
+/// A checker of a CLI's stdout lines, by a dialect's rules.
+pub trait StdoutLint: Default {
+    /// Adds a warning at `line` by `rule` (a finding about the recording itself).
+    fn warn(&mut self, line: u64, rule: Rule, message: String);
+
+    /// One stdout line (without its newline); `line` is where it is.
+    fn line(&mut self, line: u64, bytes: &[u8]);
+
+    /// The end of the recording: `exit` is how the CLI ended, where known.
+    fn finish(self, exit: Option<Exit>) -> Report;
+}
+
+/// The [`Lint`] of a recording whose stdout lines `C` checks (the other streams hold
+/// nothing of its rules).
+#[derive(Debug, Default)]
+pub struct Stdout<C>(pub C);
+
+impl<C: StdoutLint> Lint for Stdout<C> {
+    fn recording_finding(&mut self, line: u64, rule: Rule, message: String) {
+        self.0.warn(line, rule, message);
+    }
+
+    fn line(&mut self, line: u64, stream: Stream, bytes: &[u8]) {
+        if stream == Stream::Stdout {
+            self.0.line(line, bytes);
+        }
+    }
+
+    fn finish(self: Box<Self>, exit: Option<Exit>) -> Report {
+        self.0.finish(exit)
+    }
+
+    fn stop(self: Box<Self>) -> Report {
+        self.0.finish(None)
+    }
+}
+
+/// The report of a checker `C` on `lines` (numbered from 1), ended by `exit`.
+#[cfg(test)]
+pub(crate) fn report<C: StdoutLint>(lines: &[Vec<u8>], exit: Option<Exit>) -> Report {
+    let mut checker = C::default();
+    for (n, line) in lines.iter().enumerate() {
+        checker.line(n as u64 + 1, line);
+    }
+    checker.finish(exit)
+}
