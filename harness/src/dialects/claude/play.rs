@@ -15,8 +15,9 @@ use std::collections::VecDeque;
 use serde_json::{json, Value};
 
 use super::session::{End, Session, Step, ToolCall, Turn};
-/// The `api_error` of a turn whose connection was lost mid-answer.
-const CONNECTION_FAILED: &str = "connection_failed";
+
+mod cut;
+use cut::CONNECTION_FAILED;
 
 use super::wire::{behaviors, blocks, control, results, states, system, types, INTERRUPTED, VERSION};
 
@@ -330,8 +331,11 @@ impl Player {
         if self.limited {
             self.queue.push_back(Item::End);
         } else {
-            if matches!(turn.end, End::ApiError { .. }) {
-                message.clear();
+            match turn.end {
+                // A stream cut mid-answer: the answer so far, retried.
+                End::ApiError { status: 0, .. } => self.cut(std::mem::take(&mut message)),
+                End::ApiError { .. } => message.clear(),
+                _ => {}
             }
             self.flush_message(&mut message, "end_turn");
             if let End::ApiError { text, error, status } = &turn.end {
@@ -447,24 +451,6 @@ impl Player {
             "slash_commands": ["compact", "review"], "apiKeySource": "none", "claude_code_version": VERSION,
             "output_style": "default", "agents": ["general-purpose"], "skills": [], "plugins": [],
             "uuid": self.ids.uuid(), "fast_mode_state": "off"})
-    }
-
-    /// The synthetic message of a failed API call.
-    fn synthetic(&mut self, text: &str, error: &str, status: u16) -> Value {
-        let mut line = json!({"type": types::ASSISTANT, "message": {"id": self.ids.uuid(), "type": "message", "role": "assistant",
-            "model": "<synthetic>", "content": [{"type": blocks::TEXT, "text": text}], "stop_reason": "stop_sequence",
-            "stop_sequence": "", "usage": {"input_tokens": 0, "cache_creation_input_tokens": 0,
-            "cache_read_input_tokens": 0, "output_tokens": 0}, "context_management": null},
-            "parent_tool_use_id": null, "session_id": self.options.session_id, "uuid": self.ids.uuid(),
-            "error": error, "is_api_error_message": true, "api_error_status": status});
-        if status == 0 {
-            // No HTTP status: the connection was lost (observed, Claude Code 2.1.331).
-            if let Some(line) = line.as_object_mut() {
-                line.remove("api_error_status");
-                line.insert("api_error".to_owned(), json!(CONNECTION_FAILED));
-            }
-        }
-        line
     }
 
     /// What to do next.

@@ -13,7 +13,7 @@
 use serde_json::Value;
 
 use super::play::{self, Options};
-use super::session::{End, Session};
+use super::session::{End, Session, Step};
 use super::wire::{kind_of, types};
 mod catalogue;
 mod typed;
@@ -147,7 +147,13 @@ impl Injector {
             };
             for turn in &mut session.turns {
                 if matches!(end, End::ApiError { .. }) {
+                    // A lost connection cuts the first answer in half (the stream
+                    // ended mid-answer); a refused call answers nothing.
+                    let cut = (*ending == Ending::ConnectionLost)
+                        .then(|| first_half(&turn.steps))
+                        .flatten();
                     turn.steps.clear();
+                    turn.steps.extend(cut.map(Step::Text));
                 }
                 turn.end = end.clone();
             }
@@ -171,6 +177,16 @@ impl Injector {
         }
         None
     }
+}
+
+/// The first half of the turn's first text (its first character at least).
+fn first_half(steps: &[Step]) -> Option<String> {
+    let text = steps.iter().find_map(|step| match step {
+        Step::Text(text) if !text.is_empty() => Some(text),
+        _ => None,
+    })?;
+    let count = text.chars().count();
+    Some(text.chars().take(count.div_ceil(2)).collect())
 }
 
 #[cfg(test)]
