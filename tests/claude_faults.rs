@@ -118,12 +118,29 @@ fn a_429_and_a_lost_connection_end_as_claude_code_2_1_331() {
     ] {
         let ended = run(spec);
         assert_eq!(ended.status.code(), Some(1), "{spec}");
-        assert_eq!(
-            types(&ended),
-            ["control_response", "system/init", "assistant", "result/success"],
-            "{spec}"
-        );
-        let synthetic = &ended.json()[2];
+        // A lost connection cut the answer: told four times, asked to resume between.
+        let cut: &[&str] = if spec == "connection-lost" {
+            &[
+                "assistant",
+                "user",
+                "assistant",
+                "user",
+                "assistant",
+                "user",
+                "assistant",
+            ]
+        } else {
+            &[]
+        };
+        let expected = [
+            &["control_response", "system/init"][..],
+            cut,
+            &["assistant", "result/success"],
+        ]
+        .concat();
+        assert_eq!(types(&ended), expected, "{spec}");
+        let lines = ended.json();
+        let synthetic = &lines[lines.len() - 2];
         assert_eq!(synthetic["message"]["content"][0]["text"], text);
         assert_eq!(synthetic["error"], error);
         let result = result(&ended);
@@ -133,6 +150,19 @@ fn a_429_and_a_lost_connection_end_as_claude_code_2_1_331() {
         );
         assert_eq!(result["api_error_status"], status, "{spec}");
         if spec == "connection-lost" {
+            let partial = &lines[2]["message"]["content"][0]["text"];
+            assert!(partial.as_str().is_some_and(|t| !t.is_empty()), "{partial}");
+            for n in [4, 6, 8] {
+                assert_eq!(
+                    lines[n]["message"]["content"][0]["text"],
+                    lines[2]["message"]["content"][0]["text"]
+                );
+                assert_eq!(lines[n - 1]["isSynthetic"], true);
+                assert_eq!(
+                    lines[n - 1]["message"]["content"][0]["text"],
+                    harness::dialects::claude::play::RESUME
+                );
+            }
             assert_eq!(synthetic.get("api_error_status"), None);
             assert_eq!(synthetic["api_error"], "connection_failed");
             assert_eq!(result["api_error"], "connection_failed");

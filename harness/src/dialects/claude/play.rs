@@ -18,6 +18,7 @@ use super::session::{End, Session, Step, ToolCall, Turn};
 
 mod cut;
 use cut::CONNECTION_FAILED;
+pub use cut::RESUME;
 
 use super::wire::{behaviors, blocks, control, results, states, system, types, INTERRUPTED, VERSION};
 
