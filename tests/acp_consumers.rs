@@ -28,7 +28,7 @@ fn client(script: &str, timeout: u64) -> Consumer {
 /// The properties each case broke, by case name.
 fn broken(consumer: &Consumer, filter: &str) -> Vec<(String, Vec<String>)> {
     let mut matrix = Matrix::acp(Vec::new());
-    matrix.filter = Some(filter.to_owned());
+    matrix.filters = vec![filter.to_owned()];
     let cases = matrix.cases(false).expect("cases");
     assert!(!cases.is_empty(), "no case matches {filter}");
     let results = run_all(consumer, &cases, 2);

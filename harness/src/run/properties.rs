@@ -185,6 +185,36 @@ fn verdict_reads_to_end(
     }
 }
 
+/// Why a case that broke none of `verdicts` tested nothing beyond the clean run: it
+/// has faults, the consumer ran the agent, and no fault acted in any of its runs (the
+/// journal's `fired`: Gemini's `unknown-event` under `-o json`, which writes no event
+/// line; ACP's `authenticate-hangs` for a client that never authenticates). Such a
+/// case is not applicable to this consumer: neither passed (it proved nothing) nor
+/// failed. `None` when a fault acted, when the journal does not say, when the case has
+/// no faults, or when a property broke (a failure stands, whatever acted).
+pub fn not_applicable(case: &Case, outcome: &Outcome, verdicts: &[Verdict]) -> Option<String> {
+    if case.faults.trim().is_empty() || verdicts.is_empty() || verdicts.iter().any(|v| !v.held) {
+        return None;
+    }
+    let faults: Vec<&crate::journal::FaultRecord> = outcome.journal.iter().flat_map(|e| &e.faults).collect();
+    if faults.is_empty() || faults.iter().any(|f| f.fired) {
+        return None;
+    }
+    let names: BTreeSet<&str> = faults.iter().map(|f| f.name.as_str()).collect();
+    let names: Vec<&str> = names.into_iter().collect();
+    let (which, its) = match names.len() {
+        1 => (format!("the fault {}", names[0]), "its"),
+        _ => (format!("the faults {}", names.join(", ")), "their"),
+    };
+    let runs = match outcome.journal.len() {
+        1 => "the agent's run".to_owned(),
+        n => format!("any of the agent's {n} runs"),
+    };
+    Some(format!(
+        "{which} never acted: {runs} did not reach {its} place, so the case played as the clean one"
+    ))
+}
+
 /// How much of the end of stderr tells an uncaught exception (a traceback's last
 /// frames and its exception line are there).
 const CRASH_TAIL: usize = 64 << 10;
@@ -246,30 +276,74 @@ fn uncaught(outcome: &Outcome) -> Option<&'static str> {
         }
         lines.truncate(start);
     }
-    // What Python logs and goes on from: an exception ignored in a finalizer
-    // (`Exception ignored in: <function ... __del__>`), a task's exception nobody
-    // awaited, logged when the task is collected (`Task exception was never retrieved`,
-    // then `future: <Task ...>`). Printed at exit, after a program's own `sys.exit(1)`.
-    let logged = |start: usize| lines[..start].iter().rev().take(2).any(|l| logged_note(l));
     let last = lines.last().copied().unwrap_or_default();
-    if let Some(start) = lines
-        .iter()
-        .rposition(|l| l.starts_with("Traceback (most recent call last)"))
-    {
-        if start + 1 < lines.len()
-            && !logged(start)
-            && exception_line(last)
-            && lines[start + 1..lines.len() - 1]
-                .iter()
-                .all(|l| l.starts_with(' ') || chained(l) || exception_line(l))
-        {
-            return Some("an uncaught Python exception");
+    // A traceback right after such a note is the note's own.
+    let logged = |start: usize| lines[..start].iter().rev().take(2).any(|l| logged_note(l));
+    // The report Python prints at exit: its header, the frames (indented), the
+    // exception line, then the rest of the message, whatever it is (`RuntimeError:
+    // line one`, then `line two`), or the notes added to it. An exception group's
+    // report is drawn in `|` and `+` below its header, indented.
+    let header = |l: &str| {
+        l.starts_with("Traceback (most recent call last)")
+            || l.starts_with("  + Exception Group Traceback (most recent call last)")
+    };
+    if let Some(start) = lines.iter().rposition(|l| header(l)) {
+        let group = lines[start].starts_with(' ');
+        let told = |l: &str| exception_line(l.trim_start_matches([' ', '|', '+']).trim_start());
+        // The frames, then the exception line (in a group: anywhere in its drawing).
+        let body = &lines[start + 1..];
+        let said = if group {
+            body.iter().position(|l| l.starts_with("  |") && told(l))
+        } else {
+            body.iter()
+                .position(|l| !l.starts_with(' ') && !chained(l))
+                .filter(|&i| exception_line(body[i]))
+        };
+        if let Some(said) = said {
+            // What follows the exception line is its message going on, unless the
+            // program went on in its own voice: then the traceback was one it logged.
+            if !logged(start) && !body[said + 1..].iter().any(|l| own_voice(l)) {
+                return Some("an uncaught Python exception");
+            }
         }
     }
-    if last.starts_with("Node.js v") && lines.iter().any(|l| l.starts_with("    at ")) {
+    // Node.js ends a fatal exception's report with its version; before it, the stack
+    // (`    at ...`), or, for a thrown value that is no Error, the caret under the
+    // source line and the `--trace-uncaught` hint.
+    if last.starts_with("Node.js v")
+        && last[9..].starts_with(|c: char| c.is_ascii_digit())
+        && lines
+            .iter()
+            .any(|l| l.starts_with("    at ") || l.trim() == "^" || l.contains("node --trace-uncaught"))
+    {
         return Some("an uncaught Node.js exception");
     }
     None
+}
+
+/// A line a program writes in its own voice, after a traceback it logged and went on
+/// from: a logging record (`ERROR bot: ...`, `WARNING:root:...`, a record that starts
+/// with its date) or a report in the form `name: ...` with a lower-case name
+/// (`bot: reported the failure`, `error: the agent failed`). An exception's message
+/// going on over more lines is anything else (`line two`, `Error output: ...`).
+fn own_voice(line: &str) -> bool {
+    const LEVELS: [&str; 6] = ["DEBUG", "INFO", "WARNING", "WARN", "ERROR", "CRITICAL"];
+    let word = line.split([' ', ':']).next().unwrap_or_default();
+    let dated = line.len() >= 10
+        && line.as_bytes()[..10].iter().enumerate().all(|(i, b)| {
+            if i == 4 || i == 7 {
+                *b == b'-'
+            } else {
+                b.is_ascii_digit()
+            }
+        });
+    let named = line.split_once(": ").is_some_and(|(name, _)| {
+        name.starts_with(|c: char| c.is_ascii_lowercase())
+            && name
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || "_-.".contains(c))
+    });
+    LEVELS.contains(&word) || dated || named
 }
 
 /// The first line of a note Python logs and goes on from: an exception ignored in a
@@ -785,6 +859,35 @@ mod tests {
             uncaught(&ended(2, "Uncaught error in the agent's output: skipped\n")),
             None
         );
+    }
+
+    #[test]
+    fn an_exception_whose_message_spans_lines_is_a_crash() {
+        let python = "Traceback (most recent call last):\n  File \"<string>\", line 1, in <module>\nRuntimeError: line one\nline two\n";
+        assert_eq!(uncaught(&ended(1, python)), Some("an uncaught Python exception"));
+        // An SDK's error that carries the agent's stderr, and notes added to it.
+        let sdk = format!("{TRACEBACK}Error output: the agent said\n  more of it\n");
+        assert_eq!(uncaught(&ended(1, &sdk)), Some("an uncaught Python exception"));
+        // An exception group (asyncio's TaskGroup, anyio's), as Python 3.11 draws it.
+        let group = "  + Exception Group Traceback (most recent call last):\n  |   File \"<string>\", line 6, in <module>\n  |     return runner.run(main)\n  | ExceptionGroup: unhandled errors in a TaskGroup (1 sub-exception)\n  +-+---------------- 1 ----------------\n    | Traceback (most recent call last):\n    |   File \"<string>\", line 3, in f\n    | ValueError: x\ny\n    +------------------------------------\n";
+        assert_eq!(uncaught(&ended(1, group)), Some("an uncaught Python exception"));
+        assert_eq!(uncaught(&ended(0, group)), None);
+        // Node.js: an Error whose message spans lines, a thrown string (no stack).
+        let node = "[eval]:1\nthrow new Error(\"line one\\nline two\")\n^\n\nError: line one\nline two\n    at [eval]:1:7\n\nNode.js v20.20.2\n";
+        assert_eq!(uncaught(&ended(1, node)), Some("an uncaught Node.js exception"));
+        let thrown = "[eval]:1\nthrow \"a\\nb\"\n^\na\nb\n(Use `node --trace-uncaught ...` to show where the exception was thrown)\n\nNode.js v20.20.2\n";
+        assert_eq!(uncaught(&ended(1, thrown)), Some("an uncaught Node.js exception"));
+        // The program went on in its own voice after the traceback it logged.
+        for own in [
+            "bot: gave up\n",
+            "ERROR root: gave up\n",
+            "WARNING:root:gave up\n",
+            "2026-11-27 22:00:01,003 bot gave up\n",
+        ] {
+            let went_on = format!("{python}{own}");
+            assert_eq!(uncaught(&ended(1, &went_on)), None, "{own}");
+        }
+        assert_eq!(uncaught(&ended(1, "Node.js v20 is required\n")), None);
     }
 
     #[test]

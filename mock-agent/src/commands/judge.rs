@@ -172,7 +172,7 @@ fn case(args: &JudgeArgs) -> Result<Case, Error> {
             || matrix.generated > 0
             || !matrix.faults.is_empty()
             || !matrix.formats.is_empty()
-            || matrix.filter.is_some();
+            || !matrix.filters.is_empty();
         if flags {
             return Err(Error::Usage(
                 "--case-json and --case-file say the whole case: the matrix flags (--cassettes, --acp, --fault, ...) go with --case NAME\nhelp: drop them, or name the case with --case".into(),
@@ -183,7 +183,7 @@ fn case(args: &JudgeArgs) -> Result<Case, Error> {
     let name = args.case.as_deref().unwrap_or_default();
     let mut matrix = args.matrix.matrix()?;
     // The cases whose name holds it: the one named so is among them.
-    matrix.filter = Some(name.to_owned());
+    matrix.filters = vec![name.to_owned()];
     let found = matrix.cases(!args.matrix.formats.is_empty())?;
     if let Some(case) = found.iter().find(|c| c.name == name) {
         return Ok(case.clone());
