@@ -192,3 +192,41 @@ fn a_case_whose_fault_never_acted_is_not_applicable() {
     assert!(page.contains("1 not applicable"), "{page}");
     assert!(page.contains("<strong>not applicable:</strong>"), "{page}");
 }
+
+/// A program killed at its time limit after it had printed the answer is told so: it
+/// was slow to exit (or to start, on a loaded machine), not waiting for the agent.
+#[test]
+fn a_timeout_after_the_answer_says_the_answer_was_printed() {
+    let slow = "claude -p hi --output-format json | \
+                python3 -c 'import json, sys; print(json.load(sys.stdin)[\"result\"], flush=True)' && sleep 30";
+    let (output, report) = test(&[
+        "--dialect",
+        "claude",
+        "--filter",
+        "default/clean",
+        "--timeout",
+        "2",
+        "--consumer",
+        slow,
+    ]);
+    assert_eq!(output.status.code(), Some(exit_codes::CASES_FAILED), "{report}");
+    assert!(
+        report.contains("ends: still running after") && report.contains("it had printed the answer"),
+        "{report}"
+    );
+    // One that never printed it is not told so.
+    let (_, report) = test(&[
+        "--dialect",
+        "claude",
+        "--filter",
+        "default/clean",
+        "--timeout",
+        "2",
+        "--consumer",
+        "claude -p hi --output-format json > /dev/null; sleep 30",
+    ]);
+    assert!(
+        report.contains("ends: still running after") && !report.contains("it had printed the answer"),
+        "{report}"
+    );
+}

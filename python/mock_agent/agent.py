@@ -250,8 +250,8 @@ def cases(
     every source (the default session unless ``default=False``, each cassette of
     ``cassettes``, files or directories, generated sessions ``0..generated``) with each
     fault of the matrix, or with ``faults`` only; ``filter`` keeps the cases whose name
-    contains it (several: the cases any of them keeps). ``dialect`` names the dialect of the matrix (see :func:`dialects`;
-    ``acp=True`` is short for ``dialect="cursor-acp"``)."""
+    contains it (several: the cases any of them keeps). ``dialect`` names the dialect of
+    the matrix (see :func:`dialects`; ``acp=True`` is short for ``dialect="cursor-acp"``)."""
     argv = [mock or binary(), "cases", "--json"]
     for path in cassettes:
         argv += ["--cassettes", os.path.abspath(path)]

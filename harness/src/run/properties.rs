@@ -516,6 +516,15 @@ impl Properties {
                         pids.join(", ")
                     );
                 }
+                // A program that had done its work and was slow to exit (or to start, on
+                // a loaded machine) is told apart from one that waited for ever.
+                if let Expectation::Success { answer } = &case.expect {
+                    let stdout = String::from_utf8_lossy(&outcome.stdout);
+                    if !answer.trim().is_empty() && reports_answer(&stdout, answer, &case.segments) {
+                        told += "; it had printed the answer, so it was slow to exit, or to start on a \
+                                 loaded machine (a longer --timeout tells which)";
+                    }
+                }
                 Err(told)
             },
         );

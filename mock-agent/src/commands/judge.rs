@@ -141,10 +141,17 @@ pub(super) fn judge(args: &JudgeArgs) -> Result<Exit, Error> {
         }
     }
     let (case, verdicts) = properties.judge(&case, &outcome);
+    let not_applicable = run::properties::not_applicable(&case, &outcome, &verdicts);
     let text = if args.json {
-        json(&case, &outcome, &verdicts, &left_out).to_string() + "\n"
+        let mut json = json(&case, &outcome, &verdicts, &left_out);
+        json["not_applicable"] = not_applicable.into();
+        json.to_string() + "\n"
     } else {
-        text(&case, &outcome, &verdicts, &left_out)
+        let mut text = text(&case, &outcome, &verdicts, &left_out);
+        if let Some(why) = not_applicable {
+            text += &format!("not applicable (no verdict: no fault of the case acted): {why}\n");
+        }
+        text
     };
     crate::process::print(&text).map_err(Error::Stdout)?;
     Ok(Exit::Code(if verdicts.iter().all(|v| v.held) {
