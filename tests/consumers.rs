@@ -105,9 +105,11 @@ fn the_careful_rust_consumer_copes_with_the_matrix() {
         .filter(|c| !c.name.ends_with("stall@at-result"))
         .collect();
     let results = run_all(&consumer, &cases, 2);
+    // `reorder` has no parallel tool calls to act on in the default session: not
+    // applicable, neither passed nor failed.
     let failed: Vec<String> = results
         .iter()
-        .filter(|r| !r.passed())
+        .filter(|r| !(r.passed() || r.not_applicable.is_some() && r.case.name == "default/reorder"))
         .map(report::record)
         .collect();
     assert!(failed.is_empty(), "{}", failed.join("\n\n"));

@@ -500,7 +500,10 @@ fn the_careful_gemini_program_passes_every_matrix_case_in_both_formats() {
     );
     let report = said(&out);
     assert_eq!(out.status.code(), Some(0), "{report}");
-    assert!(report.contains("44 cases: 44 passed, 0 failed"), "{report}");
+    assert!(
+        report.contains("44 cases: 41 passed, 0 failed, 3 not applicable"),
+        "{report}"
+    );
 }
 
 #[test]

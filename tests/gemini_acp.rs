@@ -355,7 +355,7 @@ fn each_planted_bug_is_caught_by_its_property() {
             (client("gemini_acp_careful.py", 30), false),
         ] {
             let mut matrix = Matrix::of(GEMINI_ACP, Vec::new());
-            matrix.filter = Some((*case).to_owned());
+            matrix.filters = vec![(*case).to_owned()];
             let cases: Vec<run::Case> = matrix
                 .cases(false)
                 .expect("cases")

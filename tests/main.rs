@@ -52,4 +52,5 @@ mod sdks; // shared by the SDK tests: the SDKs a script installs, the command th
 mod settings; // case settings beside the mock for allow-listed environments; cases whose agent never ran or got other settings are not run
 mod structure; // the shape of the code: file lengths, no mutable global, wire names said once
 mod timing; // timing schedules and step mode
+mod trial_fixes; // what the trial of public programs found in the runner: multi-line exceptions, --filter twice, --format refused, not applicable cases
 mod verdicts; // verdicts that say what happened: a command line the agent's CLI refused

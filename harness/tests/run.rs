@@ -34,7 +34,7 @@ fn mock() -> MockBinary {
 /// The default session's clean case: a correct consumer prints the answer and exits 0.
 fn clean() -> Matrix {
     let mut matrix = Matrix::standard(Vec::new());
-    matrix.filter = Some("default/clean".to_owned());
+    matrix.filters = vec!["default/clean".to_owned()];
     matrix
 }
 

@@ -44,10 +44,17 @@ class MockAgentError(Exception):
     """The mock cannot be found, or a setting of it is wrong."""
 
 
+# The binary of the agent whose environment is in ``os.environ`` now
+# (:meth:`MockAgent.patch_environ`, which takes ``MOCK_AGENT_BIN`` out of it with every
+# ``MOCK_AGENT_*`` setting): set and undone by pytest's monkeypatch with the rest.
+_PATCHED_BINARY: Optional[str] = None
+
+
 def binary() -> str:
-    """The ``mock-agent`` binary: ``MOCK_AGENT_BIN``, else the one ``pip install`` put
-    beside this interpreter, else ``mock-agent`` on ``PATH``."""
-    named = os.environ.get(BIN_VARIABLE)
+    """The ``mock-agent`` binary: ``MOCK_AGENT_BIN``, else the one of the agent whose
+    environment :meth:`MockAgent.patch_environ` put in ``os.environ``, else the one
+    ``pip install`` put beside this interpreter, else ``mock-agent`` on ``PATH``."""
+    named = os.environ.get(BIN_VARIABLE) or _PATCHED_BINARY
     if named:
         if not os.access(named, os.X_OK):
             raise MockAgentError(
@@ -236,15 +243,15 @@ def cases(
     default: bool = True,
     formats: Iterable[str] = (),
     faults: Iterable[str] = (),
-    filter: Optional[str] = None,  # noqa: A002 - the flag's name
+    filter: Union[None, str, Iterable[str]] = None,  # noqa: A002 - the flag's name
     mock: Optional[str] = None,
 ) -> List[Case]:
     """The cases of the matrix, as ``mock-agent test`` runs them (``mock-agent cases``):
     every source (the default session unless ``default=False``, each cassette of
     ``cassettes``, files or directories, generated sessions ``0..generated``) with each
     fault of the matrix, or with ``faults`` only; ``filter`` keeps the cases whose name
-    contains it. ``dialect`` names the dialect of the matrix (see :func:`dialects`;
-    ``acp=True`` is short for ``dialect="cursor-acp"``)."""
+    contains it (several: the cases any of them keeps). ``dialect`` names the dialect of
+    the matrix (see :func:`dialects`; ``acp=True`` is short for ``dialect="cursor-acp"``)."""
     argv = [mock or binary(), "cases", "--json"]
     for path in cassettes:
         argv += ["--cassettes", os.path.abspath(path)]
@@ -260,8 +267,8 @@ def cases(
         argv += ["--format", fmt]
     for spec in faults:
         argv += ["--fault", spec]
-    if filter is not None:
-        argv += ["--filter", filter]
+    for text in [filter] if isinstance(filter, str) else filter or ():
+        argv += ["--filter", text]
     done = subprocess.run(argv, env=_without_settings(), stdin=subprocess.DEVNULL, capture_output=True, check=False)
     if done.returncode != 0:
         raise MockAgentError(done.stderr.decode("utf-8", "replace").rstrip() or f"{argv}: exit {done.returncode}")
@@ -609,6 +616,9 @@ class MockAgent:
                 "help: use the `mock_agent` fixture, or pass env=agent.env to the program"
             )
         self._patched = True
+        # Without MOCK_AGENT_BIN in os.environ, what finds the binary (Case.judge,
+        # Case.broken, cases()) finds this agent's.
+        self._monkeypatch.setattr(sys.modules[__name__], "_PATCHED_BINARY", self.binary)
         self._set_environ()
 
     def _set_environ(self) -> None:

@@ -52,6 +52,18 @@ def test_a_fault_fails_this_tests_agent(mock_agent):
     assert second["exit"] == {"code": 1}
 
 
+def test_a_case_is_judged_in_a_patched_environ_without_naming_the_mock(mock_agent, monkeypatch):
+    # patch_environ() takes MOCK_AGENT_BIN out of os.environ with the agent's settings;
+    # with no mock-agent on PATH either, the case still finds the binary to judge with.
+    (case,) = cases(dialect="claude", filter="default/clean")
+    mock_agent.use(case=case)
+    mock_agent.patch_environ()
+    assert "MOCK_AGENT_BIN" not in os.environ
+    monkeypatch.setenv("PATH", str(mock_agent.bin_dir) + os.pathsep + os.defpath)
+    assert binary() == mock_agent.binary
+    assert case.broken(0, b"", b"") == ["reports-success"]
+
+
 def test_the_next_test_gets_a_clean_agent(mock_agent):
     # The test before ran first, with its fault, and patched os.environ.
     assert [a.directory for a in SEEN] and SEEN[0] is not mock_agent

@@ -281,7 +281,7 @@ impl Fuzz {
                 self.progress(Progress::Case {
                     done: ran,
                     total: self.cases,
-                    failed: !result.passed(),
+                    failed: result.failed(),
                 });
             })?;
             runs += u64::from(n);

@@ -131,8 +131,9 @@ pub struct Matrix {
     /// The faults, `(label, spec)`; the dialect's ([`Dialect::matrix_faults`]) by
     /// default.
     pub faults: Vec<(String, String)>,
-    /// Only cases whose name contains this.
-    pub filter: Option<String>,
+    /// Only cases whose name contains one of these (all cases when empty): several
+    /// filters run the union of what each keeps.
+    pub filters: Vec<String>,
     /// The dialect its cases are played in.
     pub dialect: &'static dyn Dialect,
 }
@@ -148,7 +149,7 @@ impl Matrix {
             generated: 0,
             formats: vec![OutputFormat::StreamJson],
             faults: dialect.matrix_faults(),
-            filter: None,
+            filters: Vec::new(),
             dialect,
         }
     }
@@ -215,7 +216,7 @@ impl Matrix {
                         name = format!("{name}/{format}");
                     }
                     name = format!("{name}/{label}");
-                    if self.filter.as_deref().is_some_and(|f| !name.contains(f))
+                    if !(self.filters.is_empty() || self.filters.iter().any(|f| name.contains(f.as_str())))
                         || !self.dialect.applies(source, spec)
                     {
                         continue;

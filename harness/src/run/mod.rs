@@ -554,20 +554,25 @@ pub struct CaseResult {
     /// Why the case was not run, when it was not: the consumer never ran the agent, or
     /// the agent did not get the case's settings. Such a case neither passes nor fails.
     pub not_run: Option<NotRun>,
+    /// Why the case tested nothing beyond the clean run, when it did not: it had
+    /// faults, and none acted for this consumer (the journal's `fired`). Such a case
+    /// that broke no property neither passes nor fails (see
+    /// [`properties::not_applicable`]); one that broke a property failed.
+    pub not_applicable: Option<String>,
     /// The line that runs the case again in a shell, outside the harness (see
     /// [`repro`]).
     pub repro: String,
 }
 
 impl CaseResult {
-    /// Whether the case ran and every property held.
+    /// Whether the case ran, its faults acted and every property held.
     pub fn passed(&self) -> bool {
-        self.not_run.is_none() && self.verdicts.iter().all(|v| v.held)
+        self.not_run.is_none() && self.not_applicable.is_none() && self.verdicts.iter().all(|v| v.held)
     }
 
     /// Whether the case ran and a property broke.
     pub fn failed(&self) -> bool {
-        self.not_run.is_none() && !self.passed()
+        self.not_run.is_none() && self.verdicts.iter().any(|v| !v.held)
     }
 }
 
@@ -651,6 +656,7 @@ impl<'a> Runner<'a> {
             Some(_) => (case.clone(), Vec::new()),
             None => self.properties.judge(case, &outcome),
         };
+        let not_applicable = properties::not_applicable(&case, &outcome, &verdicts);
         for stream in [&mut outcome.stdout, &mut outcome.stderr] {
             *stream = child::keep(std::mem::take(stream), KEPT);
         }
@@ -661,6 +667,7 @@ impl<'a> Runner<'a> {
             outcome,
             verdicts,
             not_run,
+            not_applicable,
         }
     }
 

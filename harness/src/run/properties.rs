@@ -23,8 +23,11 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
+mod crash;
+
 use super::{Case, Outcome, Status};
 use crate::expect::Expectation;
+use crash::uncaught;
 
 /// One property's verdict for a case.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -185,133 +188,34 @@ fn verdict_reads_to_end(
     }
 }
 
-/// How much of the end of stderr tells an uncaught exception (a traceback's last
-/// frames and its exception line are there).
-const CRASH_TAIL: usize = 64 << 10;
-
-/// The uncaught exception the consumer died of, if it died of one: judged by how it
-/// ended, not by words anywhere in its output. A traceback that a program logs and
-/// handles (it goes on, or exits 0), CPython's "Exception ignored in ..." note at
-/// exit, or an agent's answer that quotes a traceback is no crash; a run that exits
-/// non-zero with an uncaught exception's report as the last thing on stderr is:
-///
-/// - a Rust panic: exit 101, and `panicked at` on stderr;
-/// - Python: a non-zero exit, and stderr ends with a traceback (the last
-///   `Traceback (most recent call last):`, then its frames, then the exception line)
-///   that Python did not log and go on from (not after `Exception ignored in`, `Task
-///   exception was never retrieved` or `future: <Task ...>`);
-/// - Node.js: a non-zero exit, a stack (`    at ...`) and the `Node.js v...` line last.
-///
-/// Death by a signal is judged apart (see [`Property::NoCrash`]).
-fn uncaught(outcome: &Outcome) -> Option<&'static str> {
-    let Status::Exited(code) = outcome.status else {
-        return None;
-    };
-    if code == 0 {
+/// Why a case that broke none of `verdicts` tested nothing beyond the clean run: it
+/// has faults, the consumer ran the agent, and no fault acted in any of its runs (the
+/// journal's `fired`: Gemini's `unknown-event` under `-o json`, which writes no event
+/// line; ACP's `authenticate-hangs` for a client that never authenticates). Such a
+/// case is not applicable to this consumer: neither passed (it proved nothing) nor
+/// failed. `None` when a fault acted, when the journal does not say, when the case has
+/// no faults, or when a property broke (a failure stands, whatever acted).
+pub fn not_applicable(case: &Case, outcome: &Outcome, verdicts: &[Verdict]) -> Option<String> {
+    if case.faults.trim().is_empty() || verdicts.is_empty() || verdicts.iter().any(|v| !v.held) {
         return None;
     }
-    let tail = &outcome.stderr[outcome.stderr.len().saturating_sub(CRASH_TAIL)..];
-    let tail = String::from_utf8_lossy(tail);
-    let mut lines: Vec<&str> = tail.lines().filter(|l| !l.trim().is_empty()).collect();
-    if code == 101 && tail.contains("panicked at") {
-        return Some("a Rust panic (exit 101)");
+    let faults: Vec<&crate::journal::FaultRecord> = outcome.journal.iter().flat_map(|e| &e.faults).collect();
+    if faults.is_empty() || faults.iter().any(|f| f.fired) {
+        return None;
     }
-    // `ValueError: ...`, `json.decoder.JSONDecodeError: ...`: a class name (CapWords,
-    // as every exception class is), dotted by its module.
-    let exception_line = |l: &str| {
-        let name = l.split(':').next().unwrap_or_default();
-        let class = name.rsplit('.').next().unwrap_or_default();
-        !l.starts_with(' ')
-            && class.starts_with(|c: char| c.is_ascii_uppercase())
-            && name.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '.')
+    let names: BTreeSet<&str> = faults.iter().map(|f| f.name.as_str()).collect();
+    let names: Vec<&str> = names.into_iter().collect();
+    let (which, its) = match names.len() {
+        1 => (format!("the fault {}", names[0]), "its"),
+        _ => (format!("the faults {}", names.join(", ")), "their"),
     };
-    let chained = |l: &str| l.starts_with("During handling") || l.starts_with("The above exception");
-    // What Python logs and goes on from: an exception ignored in a finalizer
-    // (`Exception ignored in: <function ... __del__>`), a task's exception nobody
-    // awaited, logged when the task is collected (`Task exception was never retrieved`,
-    // then `future: <Task ...>`). Printed at exit, after a program's own `sys.exit(1)`.
-    // What Python logs at exit comes after the program's own end: an uncaught
-    // exception's traceback, then `Exception ignored in: <function
-    // BaseSubprocessTransport.__del__ ...>` and its `RuntimeError: Event loop is
-    // closed`. Those notes at the end of stderr are taken off, so that what came
-    // before them is judged as the end.
-    while let Some(header) = lines.iter().rposition(|l| logged_note(l)) {
-        let start = if header > 0 && logged_note(lines[header - 1]) {
-            header - 1
-        } else {
-            header
-        };
-        if note_end(&lines, header, exception_line, chained) != lines.len() {
-            break;
-        }
-        lines.truncate(start);
-    }
-    // What Python logs and goes on from: an exception ignored in a finalizer
-    // (`Exception ignored in: <function ... __del__>`), a task's exception nobody
-    // awaited, logged when the task is collected (`Task exception was never retrieved`,
-    // then `future: <Task ...>`). Printed at exit, after a program's own `sys.exit(1)`.
-    let logged = |start: usize| lines[..start].iter().rev().take(2).any(|l| logged_note(l));
-    let last = lines.last().copied().unwrap_or_default();
-    if let Some(start) = lines
-        .iter()
-        .rposition(|l| l.starts_with("Traceback (most recent call last)"))
-    {
-        if start + 1 < lines.len()
-            && !logged(start)
-            && exception_line(last)
-            && lines[start + 1..lines.len() - 1]
-                .iter()
-                .all(|l| l.starts_with(' ') || chained(l) || exception_line(l))
-        {
-            return Some("an uncaught Python exception");
-        }
-    }
-    if last.starts_with("Node.js v") && lines.iter().any(|l| l.starts_with("    at ")) {
-        return Some("an uncaught Node.js exception");
-    }
-    None
-}
-
-/// The first line of a note Python logs and goes on from: an exception ignored in a
-/// finalizer, a task's exception nobody awaited (its header and `future:` line).
-fn logged_note(line: &str) -> bool {
-    line.starts_with("Exception ignored in")
-        || line.starts_with("Task exception was never retrieved")
-        || line.starts_with("future: <Task")
-}
-
-/// Where the note whose header is `lines[header]` ends (the index after its last
-/// line): its `future:` line, then a traceback (frames, chained ones, the exception
-/// line) or an exception line alone.
-fn note_end(
-    lines: &[&str],
-    header: usize,
-    exception_line: impl Fn(&str) -> bool,
-    chained: impl Fn(&str) -> bool,
-) -> usize {
-    let n = lines.len();
-    let mut i = header + 1;
-    while i < n && logged_note(lines[i]) {
-        i += 1;
-    }
-    while i < n && lines[i].starts_with("Traceback (most recent call last)") {
-        i += 1;
-        while i < n && lines[i].starts_with(' ') {
-            i += 1;
-        }
-        if i < n && exception_line(lines[i]) {
-            i += 1;
-        }
-        if i < n && chained(lines[i]) {
-            i += 1;
-        } else {
-            return i;
-        }
-    }
-    if i < n && exception_line(lines[i]) {
-        i += 1;
-    }
-    i
+    let runs = match outcome.journal.len() {
+        1 => "the agent's run".to_owned(),
+        n => format!("any of the agent's {n} runs"),
+    };
+    Some(format!(
+        "{which} never acted: {runs} did not reach {its} place, so the case played as the clean one"
+    ))
 }
 
 /// `haystack.find(needle)`, without building a searcher for a needle longer than the
@@ -441,6 +345,15 @@ impl Properties {
                          which may have kept its output open",
                         pids.join(", ")
                     );
+                }
+                // A program that had done its work and was slow to exit (or to start, on
+                // a loaded machine) is told apart from one that waited for ever.
+                if let Expectation::Success { answer } = &case.expect {
+                    let stdout = String::from_utf8_lossy(&outcome.stdout);
+                    if !answer.trim().is_empty() && reports_answer(&stdout, answer, &case.segments) {
+                        told += "; it had printed the answer, so it was slow to exit, or to start on a \
+                                 loaded machine (a longer --timeout tells which)";
+                    }
                 }
                 Err(told)
             },
@@ -689,103 +602,7 @@ pub(crate) fn without_events(output: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{find, reports_answer, uncaught};
-    use crate::run::{Outcome, Status};
-
-    fn outcome(stdout: &str, stderr: &str) -> Outcome {
-        Outcome {
-            status: Status::Exited(1),
-            stdout: stdout.into(),
-            stderr: stderr.into(),
-            wall: std::time::Duration::ZERO,
-            journal: Vec::new(),
-            starts: Vec::new(),
-            left_running: false,
-            left_agents: Vec::new(),
-            dir: "/tmp/case".into(),
-        }
-    }
-
-    fn ended(code: i32, stderr: &str) -> Outcome {
-        let mut outcome = outcome("", stderr);
-        outcome.status = Status::Exited(code);
-        outcome
-    }
-
-    const TRACEBACK: &str = "Traceback (most recent call last):\n  File \"bot.py\", line 3, in <module>\n    main()\n  File \"bot.py\", line 2, in main\n    json.loads(line)\njson.decoder.JSONDecodeError: Expecting value: line 1 column 1 (char 0)\n";
-
-    #[test]
-    fn an_uncaught_exception_is_told_by_how_the_program_ended() {
-        assert_eq!(
-            uncaught(&ended(1, TRACEBACK)),
-            Some("an uncaught Python exception")
-        );
-        let chained = format!(
-            "{TRACEBACK}\nDuring handling of the above exception, another exception occurred:\n\n{TRACEBACK}"
-        );
-        assert_eq!(
-            uncaught(&ended(1, &chained)),
-            Some("an uncaught Python exception")
-        );
-        assert_eq!(
-            uncaught(&ended(101, "thread 'main' panicked at src/main.rs:3:5:\nboom\n")),
-            Some("a Rust panic (exit 101)")
-        );
-        let node = "/bot.js:4\n    throw new Error('bad line');\n    ^\n\nError: bad line\n    at Object.<anonymous> (/bot.js:4:11)\n    at Module._compile (node:internal/modules/cjs/loader:1364:14)\n\nNode.js v20.20.2\n";
-        assert_eq!(uncaught(&ended(1, node)), Some("an uncaught Node.js exception"));
-    }
-
-    #[test]
-    fn a_handled_or_quoted_traceback_is_no_crash() {
-        // Logged and handled: the program goes on and says more, or exits 0.
-        let logged =
-            format!("ERROR bot: the agent failed\n{TRACEBACK}bot: reported the failure to the user\n");
-        assert_eq!(uncaught(&ended(1, &logged)), None);
-        assert_eq!(uncaught(&ended(0, TRACEBACK)), None);
-        // CPython's note at exit about a finalizer, exit 0.
-        let note = "Exception ignored in: <function Client.__del__ at 0x7f>\nTraceback (most recent call last):\n  File \"c.py\", line 9, in __del__\nRuntimeError: Event loop is closed\n";
-        assert_eq!(uncaught(&ended(0, note)), None);
-        // The same note, and asyncio's of a task nobody awaited, after the program's
-        // own `sys.exit(1)` (an SDK's failed control answer when the agent ended).
-        let exited = format!("error: the agent failed: exit 1\n{note}");
-        assert_eq!(uncaught(&ended(1, &exited)), None);
-        let task = "error: the agent failed\nTask exception was never retrieved\nfuture: <Task finished name='Task-5' coro=<Query._handle_control_request() done> exception=CLIConnectionError('ProcessTransport is not ready for writing')>\nTraceback (most recent call last):\n  File \"query.py\", line 9, in _handle_control_request\nclaude_agent_sdk._errors.CLIConnectionError: ProcessTransport is not ready for writing\n";
-        assert_eq!(uncaught(&ended(1, task)), None);
-        // But a crash after such a note is a crash.
-        let crash_after = format!("{task}{TRACEBACK}");
-        assert_eq!(
-            uncaught(&ended(1, &crash_after)),
-            Some("an uncaught Python exception")
-        );
-        // A program's uncaught exception, then what CPython logs at exit about the
-        // asyncio subprocess transports it left (a real transcript's shape, shortened):
-        // the earlier traceback is the crash.
-        let transport = "Exception ignored in: <function BaseSubprocessTransport.__del__ at 0x7f2c1a0e4a40>\nTraceback (most recent call last):\n  File \"/usr/lib/python3.11/asyncio/base_subprocess.py\", line 126, in __del__\n    self.close()\n  File \"/usr/lib/python3.11/asyncio/base_events.py\", line 519, in _check_closed\n    raise RuntimeError('Event loop is closed')\nRuntimeError: Event loop is closed\n";
-        let pipe = "Exception ignored in: <function _SelectorTransport.__del__ at 0x7f2c1a0f1800>\nTraceback (most recent call last):\n  File \"/usr/lib/python3.11/asyncio/selector_events.py\", line 864, in __del__\nRuntimeError: Event loop is closed\n";
-        let died = format!("{TRACEBACK}{transport}{pipe}");
-        assert_eq!(uncaught(&ended(1, &died)), Some("an uncaught Python exception"));
-        // The same notes after a program that succeeded, or that reported the failure
-        // and exited 1 itself, are no crash.
-        assert_eq!(uncaught(&ended(0, &died)), None);
-        let reported = format!("consumer: agent failed: turn.failed\n{transport}{pipe}");
-        assert_eq!(uncaught(&ended(1, &reported)), None);
-        let handled = format!("{TRACEBACK}consumer: agent failed\n{transport}");
-        assert_eq!(uncaught(&ended(1, &handled)), None);
-        // A note without a traceback (the object's repr, then the exception alone).
-        let bare =
-            format!("{TRACEBACK}Exception ignored in: <socket.socket fd=3>\nResourceWarning: unclosed\n");
-        assert_eq!(uncaught(&ended(1, &bare)), Some("an uncaught Python exception"));
-        // The agent's answer quoting a traceback, on stdout.
-        let mut quoted = ended(1, "");
-        quoted.stdout = TRACEBACK.as_bytes().to_vec();
-        assert_eq!(uncaught(&quoted), None);
-        // Words alone, without the ending of a crash.
-        assert_eq!(uncaught(&ended(1, "panicked at the disco\n")), None);
-        assert_eq!(
-            uncaught(&ended(2, "Uncaught error in the agent's output: skipped\n")),
-            None
-        );
-    }
+    use super::{find, reports_answer};
 
     #[test]
     fn find_is_str_find() {

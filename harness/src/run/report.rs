@@ -215,17 +215,20 @@ fn uuid_at(chars: &[char]) -> Option<usize> {
 }
 
 /// JUnit XML: one test case per case, a failure per broken property; a case not run
-/// is an error (`type="not-run"`, with why and what to do), neither passed nor failed.
+/// is an error (`type="not-run"`, with why and what to do), neither passed nor failed;
+/// a case not applicable to the consumer (no fault of it acted) is skipped, with why.
 pub fn junit(results: &[CaseResult], changed: &[String]) -> String {
     let failures = results
         .iter()
         .filter(|r| r.failed() || (r.not_run.is_none() && changed.contains(&r.case.name)))
         .count();
     let errors = results.iter().filter(|r| r.not_run.is_some()).count();
+    let skipped = |r: &CaseResult| r.not_run.is_none() && !r.failed() && r.not_applicable.is_some();
+    let skips = results.iter().filter(|r| skipped(r)).count();
     let mut xml = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     let _ = writeln!(
         xml,
-        "<testsuite name=\"mock-agent\" tests=\"{}\" failures=\"{failures}\" errors=\"{errors}\">",
+        "<testsuite name=\"mock-agent\" tests=\"{}\" failures=\"{failures}\" errors=\"{errors}\" skipped=\"{skips}\">",
         results.len()
     );
     for result in results {
@@ -241,6 +244,14 @@ pub fn junit(results: &[CaseResult], changed: &[String]) -> String {
                 ">\n    <error type=\"not-run\" message=\"not run: {}\">{}</error>\n  </testcase>",
                 escape(&not_run.reason),
                 escape(&format!("{not_run}\nrepro: {}", result.repro))
+            );
+            continue;
+        }
+        if let Some(why) = result.not_applicable.as_deref().filter(|_| skipped(result)) {
+            let _ = writeln!(
+                xml,
+                ">\n    <skipped message=\"not applicable: {}\"/>\n  </testcase>",
+                escape(why)
             );
             continue;
         }

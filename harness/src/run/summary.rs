@@ -19,6 +19,11 @@
 //! 42 cases: 40 passed, 1 failed, 1 not run; snapshots: 0 new, 1 changed
 //! ```
 //!
+//! A case whose faults never acted for this consumer (see
+//! [`super::CaseResult::not_applicable`]) is listed under `not applicable`, with why,
+//! and counted apart (`41 cases: 38 passed, 0 failed, 3 not applicable; ...`): it
+//! tested nothing, and fails nothing.
+//!
 //! Each failing case is explained (see [`super::report::explain`]), then the failures
 //! are grouped by cause: the property and why it broke. The cases not run follow,
 //! each with why, and what to do (each hint once); they count as neither passed nor
@@ -97,7 +102,7 @@ pub fn repeated(results: Vec<CaseResult>, times: usize) -> (Vec<CaseResult>, Vec
             flaky.push(Flaky {
                 case: group[0].case.name.clone(),
                 runs: group.len(),
-                failed: group.iter().filter(|r| !r.passed()).count(),
+                failed: group.iter().filter(|r| r.failed()).count(),
                 properties,
             });
         }
@@ -138,6 +143,14 @@ impl<'a> Summary<'a> {
     /// The cases not run (see [`CaseResult::not_run`]): neither passed nor failed.
     pub fn not_run(&self) -> impl Iterator<Item = &'a CaseResult> {
         self.results.iter().filter(|r| r.not_run.is_some())
+    }
+
+    /// The cases not applicable to the consumer (see [`CaseResult::not_applicable`]):
+    /// neither passed nor failed, and no failure of the run.
+    pub fn not_applicable(&self) -> impl Iterator<Item = &'a CaseResult> {
+        self.results
+            .iter()
+            .filter(|r| r.not_applicable.is_some() && !r.failed() && r.not_run.is_none())
     }
 
     /// The snapshots that fail the run (see [`Checked::fails`]).
@@ -253,6 +266,17 @@ impl fmt::Display for Summary<'_> {
         for hint in hints {
             writeln!(f, "  help: {hint}")?;
         }
+        let not_applicable: Vec<&CaseResult> = self.not_applicable().collect();
+        if !not_applicable.is_empty() {
+            writeln!(
+                f,
+                "not applicable (no verdict: no fault of the case acted for this consumer, so it tested nothing the clean case does not):"
+            )?;
+        }
+        for result in &not_applicable {
+            let why = result.not_applicable.as_deref().unwrap_or_default();
+            writeln!(f, "  {:<46} {why}", result.case.name)?;
+        }
         for flaky in self.flaky {
             writeln!(f, "flaky: {flaky}")?;
         }
@@ -260,6 +284,10 @@ impl fmt::Display for Summary<'_> {
         let not_run = match self.not_run().count() {
             0 => String::new(),
             n => format!(", {n} not run"),
+        };
+        let not_run = match not_applicable.len() {
+            0 => not_run,
+            n => format!("{not_run}, {n} not applicable"),
         };
         let (new, new_accepted) = self.count(SnapshotState::New);
         let (changed, changed_accepted) = self.count(SnapshotState::Changed);

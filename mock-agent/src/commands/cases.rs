@@ -60,9 +60,9 @@ pub(super) struct MatrixArgs {
     /// An output format the consumer uses (repeatable; with `{format}` in its command).
     #[arg(long = "format", value_name = "F", value_parser = parse_format)]
     pub(super) formats: Vec<OutputFormat>,
-    /// Only cases whose name contains this.
-    #[arg(long, value_name = "TEXT")]
-    pub(super) filter: Option<String>,
+    /// Only cases whose name contains this (repeatable: the cases any of them keeps).
+    #[arg(long = "filter", value_name = "TEXT")]
+    pub(super) filters: Vec<String>,
 }
 
 /// A dialect by its name.
@@ -102,7 +102,7 @@ impl MatrixArgs {
         if !self.formats.is_empty() {
             matrix.formats = self.formats.clone();
         }
-        matrix.filter = self.filter.clone();
+        matrix.filters = self.filters.clone();
         if !self.faults.is_empty() {
             check_faults(&self.faults, dialect)?;
             matrix.faults = vec![("given".to_owned(), self.faults.join(";"))];

@@ -141,10 +141,17 @@ pub(super) fn judge(args: &JudgeArgs) -> Result<Exit, Error> {
         }
     }
     let (case, verdicts) = properties.judge(&case, &outcome);
+    let not_applicable = run::properties::not_applicable(&case, &outcome, &verdicts);
     let text = if args.json {
-        json(&case, &outcome, &verdicts, &left_out).to_string() + "\n"
+        let mut json = json(&case, &outcome, &verdicts, &left_out);
+        json["not_applicable"] = not_applicable.into();
+        json.to_string() + "\n"
     } else {
-        text(&case, &outcome, &verdicts, &left_out)
+        let mut text = text(&case, &outcome, &verdicts, &left_out);
+        if let Some(why) = not_applicable {
+            text += &format!("not applicable (no verdict: no fault of the case acted): {why}\n");
+        }
+        text
     };
     crate::process::print(&text).map_err(Error::Stdout)?;
     Ok(Exit::Code(if verdicts.iter().all(|v| v.held) {
@@ -172,7 +179,7 @@ fn case(args: &JudgeArgs) -> Result<Case, Error> {
             || matrix.generated > 0
             || !matrix.faults.is_empty()
             || !matrix.formats.is_empty()
-            || matrix.filter.is_some();
+            || !matrix.filters.is_empty();
         if flags {
             return Err(Error::Usage(
                 "--case-json and --case-file say the whole case: the matrix flags (--cassettes, --acp, --fault, ...) go with --case NAME\nhelp: drop them, or name the case with --case".into(),
@@ -183,7 +190,7 @@ fn case(args: &JudgeArgs) -> Result<Case, Error> {
     let name = args.case.as_deref().unwrap_or_default();
     let mut matrix = args.matrix.matrix()?;
     // The cases whose name holds it: the one named so is among them.
-    matrix.filter = Some(name.to_owned());
+    matrix.filters = vec![name.to_owned()];
     let found = matrix.cases(!args.matrix.formats.is_empty())?;
     if let Some(case) = found.iter().find(|c| c.name == name) {
         return Ok(case.clone());

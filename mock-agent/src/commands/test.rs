@@ -13,6 +13,17 @@ use harness::run::Cancel;
 
 use super::{Error, FuzzArgs, Judge, TestArgs};
 
+/// How a case ended, as its progress line marks it.
+#[derive(Debug, Clone, Copy)]
+enum Mark {
+    Passed,
+    Failed,
+    /// The mock was not part of it.
+    NotRun,
+    /// No fault of it acted for this consumer.
+    NotApplicable,
+}
+
 /// The process's interrupt: the handle that stops the run, and the signal that
 /// interrupted it. Made by the command, owned by it and the signal handler.
 struct Interrupt {
@@ -137,15 +148,18 @@ impl Progress {
         }
     }
 
-    /// Case `done` of `total` ran: `name`, when it has one (fuzz cases have none);
-    /// `not_run` when the mock was not part of it.
-    fn case(&self, done: usize, total: usize, passed: bool, name: &str, not_run: bool) {
+    /// Case `done` of `total` ran, with this result: `name`, when it has one (fuzz
+    /// cases have none).
+    fn case(&self, done: usize, total: usize, result: Mark, name: &str) {
+        let passed = matches!(result, Mark::Passed | Mark::NotApplicable);
+        let not_run = matches!(result, Mark::NotRun);
         match self {
             Progress::Lines => {
-                let mark = match (passed, not_run) {
-                    (_, true) => "SKIP",
-                    (true, false) => "ok  ",
-                    (false, false) => "FAIL",
+                let mark = match result {
+                    Mark::NotRun => "SKIP",
+                    Mark::Passed => "ok  ",
+                    Mark::NotApplicable => "n/a ",
+                    Mark::Failed => "FAIL",
                 };
                 if name.is_empty() {
                     eprintln!("[{done:>4}/{total}] {mark}");
@@ -207,6 +221,40 @@ fn make_parent(path: &std::path::Path) -> Result<(), Error> {
 }
 
 /// `mock-agent test`: the matrix against a consumer.
+/// `--format` is the format the consumer asks the agent for, given to it as `{format}`
+/// in its command. A consumer without `{format}` asks for its own (`--output-format
+/// stream-json` on its command line), and the mock, as the real CLI, writes what it
+/// is asked for: the flag could change nothing but the case's name, so it is refused
+/// rather than ignored. So are several formats for a dialect whose cases do not come
+/// in formats (only the first would run).
+fn formats_taken(
+    formats: &[harness::format::OutputFormat],
+    command: &str,
+    dialect: &dyn harness::run::Dialect,
+) -> Result<(), Error> {
+    let given = || {
+        formats
+            .iter()
+            .map(|f| format!("--format {f}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    if !formats.is_empty() && !command.contains("{format}") {
+        return Err(Error::Usage(format!(
+            "{}: the consumer's command has no `{{format}}`, so it asks the agent for its own output format and the mock writes that one; the flag would change nothing\nhelp: put `{{format}}` where the program takes the format (e.g. `--consumer 'python3 bot.py --output-format {{format}}'`), or drop --format",
+            given()
+        )));
+    }
+    if formats.len() > 1 && !dialect.takes_format() {
+        return Err(Error::Usage(format!(
+            "{}: the cases of --dialect {} do not come in formats, so only the first would run\nhelp: give one --format, or run `mock-agent test` once per format",
+            given(),
+            dialect.name()
+        )));
+    }
+    Ok(())
+}
+
 pub(super) fn test(args: TestArgs) -> Result<Exit, Error> {
     use harness::run::{self, report, snapshot, Consumer, Runner, Summary};
     let policy = snapshot::Policy::from_env().map_err(Error::Usage)?;
@@ -220,6 +268,7 @@ pub(super) fn test(args: TestArgs) -> Result<Exit, Error> {
     for path in [&args.junit, &args.report].into_iter().flatten() {
         make_parent(path)?;
     }
+    formats_taken(&args.matrix.formats, &command, matrix.dialect)?;
     let cases = matrix.cases(command.contains("{format}"))?;
     let mut consumer = Consumer::new(command.clone()).timeout(timeout);
     if let Some(name) = &args.mock_env {
@@ -229,11 +278,14 @@ pub(super) fn test(args: TestArgs) -> Result<Exit, Error> {
     if cases.is_empty() {
         return Err(Error::Usage(format!(
             "no case to run{}\nhelp: `--filter` keeps the cases whose name contains it, e.g. `default/eof`",
-            args.matrix
-                .filter
-                .as_deref()
-                .map(|f| format!(" (--filter {f} matches none)"))
-                .unwrap_or_default()
+            if args.matrix.filters.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    " (--filter {} matches none)",
+                    args.matrix.filters.join(", --filter ")
+                )
+            }
         )));
     }
     let repeat = args.repeat as usize;
@@ -262,13 +314,16 @@ pub(super) fn test(args: TestArgs) -> Result<Exit, Error> {
     let progress = Progress::new(total);
     let results = runner.run_all(&cases, |result| {
         let n = done.fetch_add(1, Ordering::Relaxed) + 1;
-        progress.case(
-            n,
-            total,
-            result.passed(),
-            &result.case.name,
-            result.not_run.is_some(),
-        );
+        let mark = if result.not_run.is_some() {
+            Mark::NotRun
+        } else if result.failed() {
+            Mark::Failed
+        } else if result.not_applicable.is_some() {
+            Mark::NotApplicable
+        } else {
+            Mark::Passed
+        };
+        progress.case(n, total, mark, &result.case.name);
     });
     progress.finish();
     if let Some(signal) = interrupt.signal() {
@@ -336,7 +391,8 @@ pub(super) fn fuzz(args: &FuzzArgs) -> Result<Exit, Error> {
         .shrink_time(shrink_time)
         .on_progress(move |event| match event {
             fuzz::Progress::Case { done, total, failed } => {
-                shown.case(*done as usize, *total as usize, !failed, "", false);
+                let mark = if *failed { Mark::Failed } else { Mark::Passed };
+                shown.case(*done as usize, *total as usize, mark, "");
             }
             fuzz::Progress::Shrink {
                 step,

@@ -89,6 +89,7 @@ impl<'a> Report<'a> {
         let summary = Summary::new(self.results, self.snapshots).flaky(self.flaky);
         let failed = summary.failed().count();
         let not_run = summary.not_run().count();
+        let not_applicable = summary.not_applicable().count();
         let causes = summary
             .causes()
             .into_iter()
@@ -100,13 +101,14 @@ impl<'a> Report<'a> {
             .collect();
         // Failing cases first, then the rest, each in the run's order.
         let mut rows: Vec<CaseRow> = self.results.iter().map(|r| self.row(r)).collect();
-        rows.sort_by_key(|row| row.passed && !row.snapshot_fails);
+        rows.sort_by_key(|row| (row.passed || row.not_applicable.is_some()) && !row.snapshot_fails);
         let page = Page {
             title: self.title.to_owned(),
             total: self.results.len(),
-            passed: self.results.len() - failed - not_run,
+            passed: self.results.len() - failed - not_run - not_applicable,
             failed,
             not_run,
+            not_applicable,
             flaky: self.flaky.iter().map(ToString::to_string).collect(),
             causes,
             snapshots: self.snapshot_counts(),
@@ -144,6 +146,10 @@ impl<'a> Report<'a> {
             name: result.case.name.clone(),
             passed,
             not_run: result.not_run.as_ref().map(ToString::to_string),
+            not_applicable: result
+                .not_applicable
+                .clone()
+                .filter(|_| result.not_run.is_none() && !result.failed()),
             snapshot_fails: checked.is_some_and(|c| c.fails),
             snapshot: checked.map(|c| {
                 match c.state {
@@ -263,6 +269,7 @@ struct Page {
     passed: usize,
     failed: usize,
     not_run: usize,
+    not_applicable: usize,
     flaky: Vec<String>,
     causes: Vec<CauseRow>,
     snapshots: Option<String>,
@@ -280,6 +287,8 @@ struct CaseRow {
     passed: bool,
     /// Why the case was not run (no verdict given), if it was not.
     not_run: Option<String>,
+    /// Why no fault of the case acted for this consumer (no verdict given), if none did.
+    not_applicable: Option<String>,
     snapshot_fails: bool,
     snapshot: Option<String>,
     faults: String,
@@ -354,6 +363,7 @@ mod tests {
             }],
             repro: "cd /x && sh -c 'bot'".to_owned(),
             not_run: None,
+            not_applicable: None,
         }
     }
 

@@ -206,8 +206,24 @@ fn prepare(args: &Args, settings: &Settings, entry: &mut Entry) -> Result<Planne
     injector.prepare(&mut session, &context.model);
     let played = context.play(&session);
     let outs = with_faults(played.said.clone(), Exit::Code(played.exit), &mut injector);
+    let outs = render(outs, format, &played);
+    if format != OutputFormat::StreamJson {
+        // What `-o json` and `-o text` write leaves out lines of `stream-json` (an event
+        // of an unknown type, a line that is no JSON, an assistant message under json):
+        // line faults whose line is left out acted on nothing, and are journaled so.
+        let clean = with_faults(
+            played.said.clone(),
+            Exit::Code(played.exit),
+            &mut Injector::new(Vec::new()),
+        );
+        if render(clean, format, &played) == outs {
+            for (fault, fired) in injector.faults_mut() {
+                *fired &= !matches!(fault, GeminiFault::Line(_));
+            }
+        }
+    }
     Ok(Planned {
-        outs: render(outs, format, &played),
+        outs,
         times: Vec::new(),
         injector,
     })

@@ -1,0 +1,232 @@
+//! What the trial of public programs found wrong in the runner, through `mock-agent
+//! test` and `cases` as users run them: a crash whose exception message spans lines,
+//! `--filter` given twice, `--format` that could not act, and a case whose fault never
+//! acted for the consumer (not applicable, neither passed nor failed).
+
+use std::process::Output;
+
+use harness::exit_codes;
+
+use crate::support::mock_std;
+
+fn text(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned() + &String::from_utf8_lossy(&output.stderr)
+}
+
+/// `mock-agent test ARGS`, and everything it printed.
+fn test(args: &[&str]) -> (Output, String) {
+    let output = mock_std().arg("test").args(args).output().expect("runs");
+    let report = text(&output);
+    (output, report)
+}
+
+/// A program that runs Claude Code, reads its answer, then dies of an uncaught
+/// exception whose message spans lines (the traceback's last line is not the
+/// exception's).
+#[test]
+fn an_uncaught_exception_whose_message_spans_lines_breaks_no_crash() {
+    for (language, died) in [
+        (
+            "Python",
+            "python3 -c 'raise RuntimeError(\"line one\\nline two\")'",
+        ),
+        ("Node.js", "node -e 'throw \"line one\\nline two\"'"),
+    ] {
+        let consumer = format!("claude -p hi --output-format stream-json --verbose > /dev/null && {died}");
+        let (output, report) = test(&[
+            "--dialect",
+            "claude",
+            "--filter",
+            "default/clean",
+            "--consumer",
+            &consumer,
+        ]);
+        assert_eq!(
+            output.status.code(),
+            Some(exit_codes::CASES_FAILED),
+            "{language}: {report}"
+        );
+        assert!(
+            report.contains(&format!("no-crash: died of an uncaught {language} exception")),
+            "{language}: {report}"
+        );
+    }
+    // The same traceback logged by a program that goes on and says so itself, in a case
+    // where the agent failed: it reported the failure, and did not crash.
+    let handled = "claude -p hi --output-format stream-json --verbose > /dev/null || \
+                   { python3 -c 'import traceback\ntry:\n  raise RuntimeError(\"line one\\nline two\")\nexcept RuntimeError:\n  traceback.print_exc()'; \
+                   echo 'bot: the agent failed; told the user' >&2; exit 1; }";
+    let (output, report) = test(&[
+        "--dialect",
+        "claude",
+        "--filter",
+        "default/not-logged-in",
+        "--consumer",
+        handled,
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{report}");
+    assert!(report.contains("1 cases: 1 passed"), "{report}");
+}
+
+/// `--filter A --filter B` runs the cases either keeps, in `test` as in `cases`.
+#[test]
+fn filter_given_twice_runs_the_union() {
+    let listed = mock_std()
+        .args(["cases", "--dialect", "claude"])
+        .args(["--filter", "default/clean", "--filter", "default/not-logged-in"])
+        .output()
+        .expect("runs");
+    let names = String::from_utf8_lossy(&listed.stdout).into_owned();
+    assert!(listed.status.success(), "{}", text(&listed));
+    let first: Vec<&str> = names
+        .lines()
+        .map(|l| l.split_whitespace().next().unwrap_or_default())
+        .collect();
+    assert_eq!(first, ["default/clean", "default/not-logged-in"], "{names}");
+    let careful = "out=$(claude -p hi --output-format json) || { echo 'bot: agent failed' >&2; exit 1; }; \
+                   printf %s \"$out\" | python3 -c 'import json, sys; d = json.load(sys.stdin); print(d[\"result\"]); sys.exit(d[\"is_error\"])'";
+    let (output, report) = test(&[
+        "--dialect",
+        "claude",
+        "--filter",
+        "default/clean",
+        "--filter",
+        "default/not-logged-in",
+        "--consumer",
+        careful,
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{report}");
+    assert!(report.contains("running 2 cases"), "{report}");
+    assert!(report.contains("2 cases: 2 passed, 0 failed"), "{report}");
+    // A filter that keeps nothing is named with the others.
+    let (output, report) = test(&[
+        "--dialect",
+        "claude",
+        "--filter",
+        "nothing-a",
+        "--filter",
+        "nothing-b",
+        "--consumer",
+        "true",
+    ]);
+    assert_eq!(output.status.code(), Some(exit_codes::USAGE), "{report}");
+    assert!(
+        report.contains("--filter nothing-a, --filter nothing-b matches none"),
+        "{report}"
+    );
+}
+
+/// `--format` is the format the consumer asks for, handed to it as `{format}`: without
+/// the placeholder it could change nothing, and is refused, saying what to do; so are
+/// several formats for a dialect whose cases do not come in formats.
+#[test]
+fn format_that_cannot_act_is_refused() {
+    for (args, said) in [
+        (
+            &[
+                "--format",
+                "json",
+                "--consumer",
+                "claude -p hi --output-format stream-json",
+            ][..],
+            "--format json: the consumer's command has no `{format}`",
+        ),
+        (
+            &[
+                "--format",
+                "json",
+                "--format",
+                "text",
+                "--consumer",
+                "claude -p hi --output-format {format}",
+            ][..],
+            "--format json --format text: the cases of --dialect claude do not come in formats",
+        ),
+    ] {
+        let (output, report) = test(&[&["--dialect", "claude"][..], args].concat());
+        assert_eq!(output.status.code(), Some(exit_codes::USAGE), "{report}");
+        assert!(report.starts_with("mock-agent: "), "{report}");
+        assert!(report.contains(said) && report.contains("help: "), "{report}");
+    }
+}
+
+/// A case whose fault never acted for this consumer (Gemini's `unknown-event` writes
+/// no event line under `-o json`) tested nothing beyond the clean case: it is not
+/// applicable, in the summary line, in JUnit (`skipped`, with why) and in the HTML
+/// report, and fails nothing.
+#[test]
+fn a_case_whose_fault_never_acted_is_not_applicable() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let junit = dir.path().join("junit.xml");
+    let html = dir.path().join("report.html");
+    let consumer = "GEMINI_CLI_TRUST_WORKSPACE=true gemini -p hi -o json | \
+                    python3 -c 'import json, sys; print(json.load(sys.stdin)[\"response\"])'";
+    let (output, report) = test(&[
+        "--dialect",
+        "gemini",
+        "--filter",
+        "default/clean",
+        "--filter",
+        "default/unknown-event",
+        "--junit",
+        junit.to_str().expect("utf-8"),
+        "--report",
+        html.to_str().expect("utf-8"),
+        "--consumer",
+        consumer,
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{report}");
+    assert!(
+        report.contains("2 cases: 1 passed, 0 failed, 1 not applicable"),
+        "{report}"
+    );
+    assert!(report.contains("not applicable (no verdict"), "{report}");
+    assert!(report.contains("the fault unknown never acted"), "{report}");
+    let xml = std::fs::read_to_string(&junit).expect("junit");
+    assert!(xml.contains("skipped=\"1\""), "{xml}");
+    assert!(
+        xml.contains("<skipped message=\"not applicable: the fault unknown never acted"),
+        "{xml}"
+    );
+    let page = std::fs::read_to_string(&html).expect("report");
+    assert!(page.contains("1 not applicable"), "{page}");
+    assert!(page.contains("<strong>not applicable:</strong>"), "{page}");
+}
+
+/// A program killed at its time limit after it had printed the answer is told so: it
+/// was slow to exit (or to start, on a loaded machine), not waiting for the agent.
+#[test]
+fn a_timeout_after_the_answer_says_the_answer_was_printed() {
+    let slow = "claude -p hi --output-format json | \
+                python3 -c 'import json, sys; print(json.load(sys.stdin)[\"result\"], flush=True)' && sleep 30";
+    let (output, report) = test(&[
+        "--dialect",
+        "claude",
+        "--filter",
+        "default/clean",
+        "--timeout",
+        "2",
+        "--consumer",
+        slow,
+    ]);
+    assert_eq!(output.status.code(), Some(exit_codes::CASES_FAILED), "{report}");
+    assert!(
+        report.contains("ends: still running after") && report.contains("it had printed the answer"),
+        "{report}"
+    );
+    // One that never printed it is not told so.
+    let (_, report) = test(&[
+        "--dialect",
+        "claude",
+        "--filter",
+        "default/clean",
+        "--timeout",
+        "2",
+        "--consumer",
+        "claude -p hi --output-format json > /dev/null; sleep 30",
+    ]);
+    assert!(
+        report.contains("ends: still running after") && !report.contains("it had printed the answer"),
+        "{report}"
+    );
+}
