@@ -27,6 +27,7 @@ pub mod journaled;
 pub mod lines;
 mod output;
 pub mod planned;
+pub mod recorded;
 mod script;
 #[cfg(test)]
 pub(crate) mod tests;

@@ -7,7 +7,7 @@ use std::pin::Pin;
 use std::task::{ready, Context, Poll};
 
 /// The most stdout bytes handed to the writing thread at once.
-const HANDOFF: usize = 1 << 20;
+const HANDOFF: usize = 256 << 10;
 
 /// Stdout of a server: the agent's bytes are handed to a writing thread a buffer
 /// ([`HANDOFF`] bytes) at a time, and the loop fills the next buffer while the thread

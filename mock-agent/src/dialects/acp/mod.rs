@@ -218,7 +218,7 @@ pub fn serve(conversation: Box<dyn Conversation>, options: &ServeOptions) -> Ser
             precise: true,
             ..ExecOptions::new(delivery(options, &injector))
         };
-        // The writing thread takes up to a megabyte at a time, not the executor's
+        // The writing thread takes up to 256 KiB at a time, not the executor's
         // 64 KiB, while the loop fills the next. Every flush of the executor's still
         // reaches the pipe.
         let mut output = Output::new(Handoff::new(out), Threaded::new(err), &exec)?;

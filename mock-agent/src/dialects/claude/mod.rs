@@ -500,6 +500,11 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Agent<O, E> {
     /// Writes one of the CLI's lines at its time, through the faults; the client's
     /// messages that come meanwhile are handled first.
     async fn send(&mut self, line: Vec<u8>) -> Result<(), Stop> {
+        // Without a fault, a line is written as it is (what the faults give then).
+        if self.injector.faults().is_empty() {
+            self.out(Out::Line(line)).await?;
+            return Ok(());
+        }
         for out in self.injector.line(line) {
             if self.out(out).await? {
                 return Ok(());
