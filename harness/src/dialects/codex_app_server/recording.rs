@@ -79,8 +79,8 @@ struct Told {
 }
 
 /// Whether a server line may be one [`Told::line`] reads: it names one of the
-/// notifications the session is told by, or holds an escape (which may spell one).
-/// Any other line (a delta, a started item, a response) is not parsed.
+/// notifications the session is told by, or holds an escape that may spell one
+/// (`\u`, `\/`). Any other line (a delta, a started item, a response) is not parsed.
 fn may_tell(line: &[u8]) -> bool {
     const TOLD: [&str; 4] = [
         notifications::TURN_STARTED,
@@ -88,7 +88,8 @@ fn may_tell(line: &[u8]) -> bool {
         notifications::TOKEN_USAGE_UPDATED,
         notifications::TURN_COMPLETED,
     ];
-    memchr::memchr(b'\\', line).is_some()
+    memchr::memmem::find(line, b"\\u").is_some()
+        || memchr::memmem::find(line, b"\\/").is_some()
         || TOLD
             .iter()
             .any(|method| memchr::memmem::find(line, method.as_bytes()).is_some())

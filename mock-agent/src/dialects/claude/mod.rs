@@ -46,7 +46,7 @@ use harness::journal::{self, Entry};
 use harness::source::Source;
 use harness::timing::{Clock, Timing};
 
-use crate::execute::{self, ExecError, ExecOptions, Output, Stop, Threaded};
+use crate::execute::{self, ExecError, ExecOptions, Handoff, Output, Stop, Threaded};
 use crate::settings::Settings;
 use args::OutputFormat;
 use client::{Client, Event, Inbox, MAX_LINE, QUEUED};
@@ -235,7 +235,7 @@ fn session(
     let seed = settings.seed;
     let journal = settings.journal.as_deref().map(journal::Spooled::claude);
     let run = async move {
-        let stdout = Threaded::new(dup(&std::io::stdout())?);
+        let stdout = Handoff::new(dup(&std::io::stdout())?);
         let stderr = Threaded::new(dup(&std::io::stderr())?);
         let output = Output::new(stdout, stderr, &exec)?;
         let (sender, inbox) = execute::inbox::channel();

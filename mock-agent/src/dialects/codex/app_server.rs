@@ -32,7 +32,7 @@ use harness::timing::Clock;
 use super::threads::Store;
 use crate::execute::inbox::{self, Cost};
 use crate::execute::lines::{self, Incoming as Event, MAX_LINE};
-use crate::execute::{self, ExecError, ExecOptions, Listen, Output, Stop, Threaded};
+use crate::execute::{self, ExecError, ExecOptions, Handoff, Listen, Output, Stop, Threaded};
 use crate::settings::Settings;
 
 /// How far apart a turn's lines are on the recording's clock.
@@ -113,7 +113,7 @@ pub fn run(
     let clock = Clock::new(settings.timing, settings.seed);
     let journal = settings.journal.as_deref().map(journal::Spooled::new);
     let served = async move {
-        let stdout = Threaded::new(dup(&std::io::stdout())?);
+        let stdout = Handoff::new(dup(&std::io::stdout())?);
         let stderr = Threaded::new(dup(&std::io::stderr())?);
         let output = Output::new(stdout, stderr, &exec)?;
         let (sender, inbox) = inbox::channel();
@@ -241,10 +241,10 @@ fn answer_id(line: &[u8], ids: &[(String, Value)]) -> Option<Vec<u8>> {
     Some(text.replacen(&needle, &format!("\"id\":{live}"), 1).into_bytes())
 }
 
-/// Whether `line` may hold an `id` key: it says `"id"`, or holds an escape (which may
-/// spell it).
+/// Whether `line` may hold an `id` key: it says `"id"`, or holds a `\u` escape (which
+/// may spell it).
 fn may_have_id(line: &[u8]) -> bool {
-    memchr::memchr(b'\\', line).is_some() || memchr::memmem::find(line, b"\"id\"").is_some()
+    memchr::memmem::find(line, b"\\u").is_some() || memchr::memmem::find(line, b"\"id\"").is_some()
 }
 
 /// Whether the client's `line` is a `turn/interrupt` request.

@@ -76,6 +76,13 @@ impl Said {
             return;
         }
         if line.starts_with(b"{\"type\":\"item.completed\",") {
+            // An item that is no agent message says nothing here: one is, only where
+            // the line spells `agent_message` (or may, with a `\u` escape).
+            let may_be_message = memchr::memmem::find(line, items::AGENT_MESSAGE.as_bytes()).is_some()
+                || memchr::memmem::find(line, b"\\u").is_some();
+            if !may_be_message {
+                return;
+            }
             if let Ok(completed) = serde_json::from_slice::<Completed<'_>>(line) {
                 if completed.item.kind.as_deref() == Some(items::AGENT_MESSAGE) {
                     let text = completed.item.text.and_then(Text::into_str).unwrap_or_default();

@@ -13,7 +13,7 @@ use harness::journal;
 use harness::scenario::{Plan, Scenario};
 use harness::timing::Timing;
 
-use crate::execute::{self, Blocking, ExecOptions, Threaded};
+use crate::execute::{self, Blocking, ExecOptions, Handoff, Threaded};
 use crate::process::Interrupts;
 
 /// What a replay did.
@@ -111,7 +111,7 @@ pub fn replay(source: &Source, prompt: &str, scenario: &Scenario, listen: bool) 
             ..ExecOptions::new(delivery)
         };
         if options.delivery.signals {
-            let stdout = Threaded::new(out).on_close(point_stdout_at_null);
+            let stdout = Handoff::new(out).on_close(point_stdout_at_null);
             execute::block_on(
                 execute::perform(frames, stdout, Threaded::new(err), &options),
                 true,
