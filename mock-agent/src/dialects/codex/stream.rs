@@ -67,12 +67,17 @@ impl Said {
     /// say what the summary holds; the lines of the others are known by their first
     /// key and not parsed.
     fn line(&mut self, line: &[u8]) {
-        const SKIPPED: [&[u8]; 3] = [
+        const SKIPPED: [&[u8]; 4] = [
             b"{\"type\":\"item.started\",",
             b"{\"type\":\"item.updated\",",
             b"{\"type\":\"turn.started\",",
+            b"{\"type\":\"error\",",
         ];
         if SKIPPED.iter().any(|prefix| line.starts_with(prefix)) {
+            return;
+        }
+        // Only the first thread counts.
+        if self.thread_id.is_some() && line.starts_with(b"{\"type\":\"thread.started\",") {
             return;
         }
         if line.starts_with(b"{\"type\":\"item.completed\",") {
