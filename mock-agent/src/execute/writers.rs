@@ -88,6 +88,10 @@ impl AsyncWrite for Blocking {
     }
 }
 
+/// A write done on the blocking thread: the file and the buffer come back with its
+/// result.
+type Wrote = (std::fs::File, Vec<u8>, io::Result<usize>);
+
 /// An [`AsyncWrite`] that writes on a blocking thread, so that the executor can
 /// listen for signals while a write waits for a full pipe.
 ///
@@ -96,7 +100,7 @@ impl AsyncWrite for Blocking {
 #[derive(Debug)]
 pub struct Threaded {
     sink: Sink,
-    pending: Option<tokio::task::JoinHandle<(std::fs::File, Vec<u8>, io::Result<usize>)>>,
+    pending: Option<tokio::task::JoinHandle<Wrote>>,
     /// The buffer handed to the blocking thread, back for the next write.
     spare: Vec<u8>,
 }

@@ -145,10 +145,10 @@ impl Told {
         let Told { mut turns, turn } = self;
         turns.extend(turn);
         if turns.is_empty() {
-        turns.push(Turn {
-            items: Vec::new(),
-            end: End::Completed,
-            usage: Usage::default(),
+            turns.push(Turn {
+                items: Vec::new(),
+                end: End::Completed,
+                usage: Usage::default(),
             });
         }
         Session { turns }

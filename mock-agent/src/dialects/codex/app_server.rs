@@ -429,7 +429,10 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
                     if let Some(live) = parsed.then(|| answer_id(&bytes, &ids)).flatten() {
                         bytes = live;
                     }
-                    if let Some(value) = parsed.then(|| serde_json::from_slice::<Value>(&bytes).ok()).flatten() {
+                    if let Some(value) = parsed
+                        .then(|| serde_json::from_slice::<Value>(&bytes).ok())
+                        .flatten()
+                    {
                         if let (Some(method), Some(id)) = (
                             value.get("method").and_then(Value::as_str),
                             value.get("id").and_then(Value::as_i64),

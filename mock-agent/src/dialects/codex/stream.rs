@@ -160,11 +160,11 @@ mod tests {
     use std::time::Duration;
 
     use harness::cassette::{Invocation, Writer};
-    use harness::dialects::codex::faults::{Injector, Out};
-    use harness::frames::{Ending, Frame, Line, Stream};
     use harness::dialects::codex::exec::Thread;
     use harness::dialects::codex::faults::{exec_lines, parse, with_faults, THREAD_MS};
+    use harness::dialects::codex::faults::{Injector, Out};
     use harness::dialects::codex::recording::{header, Recording};
+    use harness::frames::{Ending, Frame, Line, Stream};
 
     /// A recording of the generated session of `seed`: a stderr line, its lines 10 ms
     /// apart, its ending.
@@ -221,7 +221,13 @@ mod tests {
         let injector = Rc::new(RefCell::new(Injector::new(
             parse(spec, harness::dialects::codex::faults::FROM_ENV).expect("faults"),
         )));
-        let replay = Replay::new(path, &summary.recorded, super::super::exec::PACE, Rc::clone(&injector)).expect("opens");
+        let replay = Replay::new(
+            path,
+            &summary.recorded,
+            super::super::exec::PACE,
+            Rc::clone(&injector),
+        )
+        .expect("opens");
         let mut frames: Vec<String> = replay.map(|f| format!("{:?}", f.expect("a frame"))).collect();
         frames.push(format!("{:?}", injector.borrow().report()));
         frames
@@ -253,7 +259,10 @@ mod tests {
             assert_eq!(summary.failed, turn.fails());
             assert_eq!(summary.usage, turn.usage);
             assert_eq!(summary.final_message.as_deref(), turn.final_message());
-            assert_eq!((summary.recorded.stderr, summary.exit), (recording.stderr, recording.exit));
+            assert_eq!(
+                (summary.recorded.stderr, summary.exit),
+                (recording.stderr, recording.exit)
+            );
         }
     }
 }

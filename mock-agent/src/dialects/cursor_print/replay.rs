@@ -55,23 +55,25 @@ pub fn replay(source: &Source, prompt: &str, scenario: &Scenario, listen: bool) 
     // When the copy met a closed stdout.
     let mut closed_at = None;
     let recording = match source {
-        Source::Cassette(path) if copies(scenario, listen) => match copy(path, &out, scenario.render.stream_partial_output) {
-            Ok(Copy::Done(exit, closed)) => {
-                return Replayed {
-                    exit,
-                    stdout_closed_at: closed.then(|| started.elapsed()),
-                    signal: None,
-                    faults: Vec::new(),
-                    error: None,
+        Source::Cassette(path) if copies(scenario, listen) => {
+            match copy(path, &out, scenario.render.stream_partial_output) {
+                Ok(Copy::Done(exit, closed)) => {
+                    return Replayed {
+                        exit,
+                        stdout_closed_at: closed.then(|| started.elapsed()),
+                        signal: None,
+                        faults: Vec::new(),
+                        error: None,
+                    }
                 }
+                Ok(Copy::Rest(recording, closed)) => {
+                    closed_at = closed.then(|| started.elapsed());
+                    Ok(*recording)
+                }
+                Ok(Copy::Nothing) => source.open(prompt),
+                Err(replayed) => return replayed,
             }
-            Ok(Copy::Rest(recording, closed)) => {
-                closed_at = closed.then(|| started.elapsed());
-                Ok(*recording)
-            }
-            Ok(Copy::Nothing) => source.open(prompt),
-            Err(replayed) => return replayed,
-        },
+        }
         _ => source.open(prompt),
     };
     let plan = match recording.and_then(|r| scenario.plan(r)) {

@@ -27,8 +27,8 @@ use harness::journal::Entry;
 use super::relaunch::is_child;
 use super::sessions::{gemini_dir, Store};
 use crate::execute;
-use crate::execute::recorded;
 use crate::execute::planned::own_error;
+use crate::execute::recorded;
 use crate::settings::Settings;
 
 /// The most of stdin the stand-in reads (a larger prompt is the mock's own error).
@@ -171,8 +171,8 @@ fn prepare(args: &Args, settings: &Settings, entry: &mut Entry) -> Result<Planne
         format == OutputFormat::StreamJson && !injector.has_preset(),
     ) {
         entry.source = Some(path.display().to_string());
-        let summary =
-            recorded::Summary::read(path, |_| {}).map_err(|e| own_error(entry, e.to_string(), e.exit_code()))?;
+        let summary = recorded::Summary::read(path, |_| {})
+            .map_err(|e| own_error(entry, e.to_string(), e.exit_code()))?;
         let injector = Rc::new(RefCell::new(injector));
         let pace = Duration::from_millis(PACE_MS);
         let replay = recorded::Replay::new(path, &summary, pace, Rc::clone(&injector))
@@ -283,12 +283,11 @@ fn perform(settings: &Settings, entry: &mut Entry, planned: Planned) -> Exit {
         Writes::Outs(outs) => Box::new(frames(outs, &[]).into_iter()),
         Writes::Replay(replay) => Box::new(replay),
     };
-    let performed = match execute::planned::perform_on_stdio(frames, settings, entry, || {
-        injector.borrow().report()
-    }) {
-        Ok(performed) => performed,
-        Err(exit) => return exit,
-    };
+    let performed =
+        match execute::planned::perform_on_stdio(frames, settings, entry, || injector.borrow().report()) {
+            Ok(performed) => performed,
+            Err(exit) => return exit,
+        };
     if injector.borrow().acted("child-killed") {
         // The child dies by a signal; relaunched, its parent exits 0, which is what the
         // consumer sees and the journal keeps.
@@ -323,12 +322,17 @@ mod tests {
         let (lines, exit) = stream_lines(&session, seed);
         let mut writer = Writer::create(path, &header(Invocation::default())).expect("creates");
         writer
-            .write(&Frame::Line(Line::stderr(Duration::ZERO, b"Loaded cached credentials.".to_vec())))
+            .write(&Frame::Line(Line::stderr(
+                Duration::ZERO,
+                b"Loaded cached credentials.".to_vec(),
+            )))
             .expect("writes");
         let mut at = Duration::ZERO;
         for line in lines {
             at += Duration::from_millis(10);
-            writer.write(&Frame::Line(Line::stdout(at, line))).expect("writes");
+            writer
+                .write(&Frame::Line(Line::stdout(at, line)))
+                .expect("writes");
         }
         writer.write(&Frame::End(Ending { at, exit })).expect("writes");
         writer.finish().expect("finishes");
@@ -374,7 +378,8 @@ mod tests {
         let summary = recorded::Summary::read(path, |_| {}).expect("reads");
         let injector = Rc::new(RefCell::new(injector(spec)));
         let pace = Duration::from_millis(PACE_MS);
-        let replay = recorded::Replay::<Lines>::new(path, &summary, pace, Rc::clone(&injector)).expect("opens");
+        let replay =
+            recorded::Replay::<Lines>::new(path, &summary, pace, Rc::clone(&injector)).expect("opens");
         let mut frames: Vec<String> = replay.map(|f| format!("{:?}", f.expect("a frame"))).collect();
         frames.push(format!("{:?}", injector.borrow().report()));
         frames
