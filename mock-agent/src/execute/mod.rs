@@ -22,11 +22,13 @@
 //! process is to die by it.
 
 mod blocking;
+mod handoff;
 pub mod inbox;
 pub mod journaled;
 pub mod lines;
 mod output;
 pub mod planned;
+pub mod recorded;
 mod script;
 #[cfg(test)]
 pub(crate) mod tests;
@@ -43,6 +45,7 @@ use harness::exit_codes;
 use harness::frames::{Delivery, Exit, FrameResult, Signal};
 
 pub use blocking::{blocking, perform_blocking};
+pub use handoff::{Handoff, HANDOFF};
 pub use output::Output;
 pub use script::{Listen, Silent};
 pub use writers::{Blocking, Threaded};

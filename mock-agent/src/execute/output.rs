@@ -43,6 +43,8 @@ impl Signals {
 /// The stdout side: buffering, chunking, closing.
 struct Stdout<O: AsyncWrite + Unpin> {
     sink: BufWriter<O>,
+    /// The buffer's size: a write that leaves it less full goes into it whole.
+    capacity: usize,
     chunking: Option<Chunking>,
     rng: fastrand::Rng,
     /// Bytes not yet written, when chunking.
@@ -58,6 +60,14 @@ impl<O: AsyncWrite + Unpin> Stdout<O> {
             Some(Chunking::Random) => self.rng.usize(1..=RANDOM_CHUNK_MAX),
             None => usize::MAX,
         }
+    }
+
+    /// Whether `line` goes into the buffer without a write to the sink (so its write
+    /// cannot wait).
+    fn fits(&self, line: &Line) -> bool {
+        self.chunking.is_none()
+            && !self.closed
+            && self.sink.buffer().len() + line.bytes.len() + usize::from(line.newline) < self.capacity
     }
 
     async fn write_line(&mut self, bytes: &[u8], newline: bool) -> io::Result<()> {
@@ -153,6 +163,7 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Output<O, E> {
         Ok(Output {
             stdout: Stdout {
                 sink: BufWriter::with_capacity(STDOUT_BUFFER, stdout),
+                capacity: STDOUT_BUFFER,
                 chunking: delivery.chunking,
                 rng: fastrand::Rng::with_seed(delivery.seed),
                 pending: Vec::new(),
@@ -224,10 +235,15 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Output<O, E> {
             return Ok(());
         }
         self.step().await?;
-        let written = self
-            .signals
-            .race(self.stdout.write_line(&line.bytes, line.newline))
-            .await?;
+        // A line that the buffer takes whole is written without a wait: nothing for a
+        // signal to interrupt (signals are heard at the flushes, which may wait).
+        let written = if self.stdout.fits(line) {
+            self.stdout.write_line(&line.bytes, line.newline).await
+        } else {
+            self.signals
+                .race(self.stdout.write_line(&line.bytes, line.newline))
+                .await?
+        };
         self.stdout_result(written)?;
         if !self.stdout.closed {
             self.stdout_lines += 1;

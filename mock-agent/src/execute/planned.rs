@@ -10,7 +10,7 @@ use harness::frames::{Delivery, Exit, Frames};
 use harness::journal::{Entry, FaultRecord};
 use harness::timing::Timing;
 
-use super::{block_on, perform, ExecOptions, Performed, Threaded};
+use super::{block_on, perform, ExecOptions, Handoff, Performed, Threaded};
 use crate::settings::Settings;
 
 /// The mock's own error: said on stderr, kept in the journal; the process ends with
@@ -56,7 +56,7 @@ pub fn perform_on_stdio(
         }
     };
     let performed = block_on(
-        perform(frames, Threaded::new(out), Threaded::new(err), &options),
+        perform(frames, Handoff::new(out), Threaded::new(err), &options),
         true,
     );
     let performed = match performed {

@@ -88,6 +88,10 @@ impl AsyncWrite for Blocking {
     }
 }
 
+/// A write done on the blocking thread: the file and the buffer come back with its
+/// result.
+type Wrote = (std::fs::File, Vec<u8>, io::Result<usize>);
+
 /// An [`AsyncWrite`] that writes on a blocking thread, so that the executor can
 /// listen for signals while a write waits for a full pipe.
 ///
@@ -96,7 +100,9 @@ impl AsyncWrite for Blocking {
 #[derive(Debug)]
 pub struct Threaded {
     sink: Sink,
-    pending: Option<tokio::task::JoinHandle<(std::fs::File, io::Result<usize>)>>,
+    pending: Option<tokio::task::JoinHandle<Wrote>>,
+    /// The buffer handed to the blocking thread, back for the next write.
+    spare: Vec<u8>,
 }
 
 impl Threaded {
@@ -105,6 +111,7 @@ impl Threaded {
         Threaded {
             sink: Sink::new(file),
             pending: None,
+            spare: Vec::new(),
         }
     }
 
@@ -123,10 +130,12 @@ impl AsyncWrite for Threaded {
             let Some(mut file) = self.sink.file.take() else {
                 return Poll::Ready(Err(io::ErrorKind::BrokenPipe.into()));
             };
-            let data = buf.to_vec();
+            let mut data = std::mem::take(&mut self.spare);
+            data.clear();
+            data.extend_from_slice(buf);
             self.pending = Some(tokio::task::spawn_blocking(move || {
                 let written = file.write(&data);
-                (file, written)
+                (file, data, written)
             }));
         }
         let Some(handle) = self.pending.as_mut() else {
@@ -135,8 +144,9 @@ impl AsyncWrite for Threaded {
         let joined = ready!(Pin::new(handle).poll(cx));
         self.pending = None;
         match joined {
-            Ok((file, written)) => {
+            Ok((file, data, written)) => {
                 self.sink.file = Some(file);
+                self.spare = data;
                 Poll::Ready(written)
             }
             Err(e) => Poll::Ready(Err(io::Error::other(e))),

@@ -49,22 +49,65 @@ pub fn open_session(path: &Path) -> Result<Session, CassetteError> {
     if !app_server {
         return Ok(Recording::open(path)?.session());
     }
-    let recording = Recording::open(path)?;
-    Ok(session_of(recording.stdout.iter().map(Vec::as_slice)))
+    // The server's lines read as they come, not held: only what the session keeps
+    // stays in memory.
+    let mut told = Told::default();
+    for frame in crate::cassette::open(path)? {
+        if let Frame::Line(line) = frame? {
+            if line.stream == Stream::Stdout {
+                told.line(&line.bytes);
+            }
+        }
+    }
+    Ok(told.session())
 }
 
 /// The session the server's lines tell: one turn per `turn/started`.
 pub fn session_of<'a>(lines: impl IntoIterator<Item = &'a [u8]>) -> Session {
-    let mut turns = Vec::new();
-    let mut turn: Option<Turn> = None;
+    let mut told = Told::default();
     for line in lines {
+        told.line(line);
+    }
+    told.session()
+}
+
+/// A session being told, line by line.
+#[derive(Default)]
+struct Told {
+    turns: Vec<Turn>,
+    turn: Option<Turn>,
+}
+
+/// Whether a server line may be one [`Told::line`] reads: it names one of the
+/// notifications the session is told by, or holds an escape that may spell one
+/// (`\u`, `\/`). Any other line (a delta, a started item, a response) is not parsed.
+fn may_tell(line: &[u8]) -> bool {
+    const TOLD: [&str; 4] = [
+        notifications::TURN_STARTED,
+        notifications::ITEM_COMPLETED,
+        notifications::TOKEN_USAGE_UPDATED,
+        notifications::TURN_COMPLETED,
+    ];
+    memchr::memmem::find(line, b"\\u").is_some()
+        || memchr::memmem::find(line, b"\\/").is_some()
+        || TOLD
+            .iter()
+            .any(|method| memchr::memmem::find(line, method.as_bytes()).is_some())
+}
+
+impl Told {
+    fn line(&mut self, line: &[u8]) {
+        if !may_tell(line) {
+            return;
+        }
         let Ok(value) = serde_json::from_slice::<Value>(line) else {
-            continue;
+            return;
         };
+        let (turns, turn) = (&mut self.turns, &mut self.turn);
         let params = &value["params"];
         match value.get("method").and_then(Value::as_str) {
             Some(notifications::TURN_STARTED) => {
-                turn = Some(Turn {
+                *turn = Some(Turn {
                     items: Vec::new(),
                     end: End::Completed,
                     usage: Usage::default(),
@@ -97,15 +140,19 @@ pub fn session_of<'a>(lines: impl IntoIterator<Item = &'a [u8]>) -> Session {
             _ => {}
         }
     }
-    turns.extend(turn);
-    if turns.is_empty() {
-        turns.push(Turn {
-            items: Vec::new(),
-            end: End::Completed,
-            usage: Usage::default(),
-        });
+
+    fn session(self) -> Session {
+        let Told { mut turns, turn } = self;
+        turns.extend(turn);
+        if turns.is_empty() {
+            turns.push(Turn {
+                items: Vec::new(),
+                end: End::Completed,
+                usage: Usage::default(),
+            });
+        }
+        Session { turns }
     }
-    Session { turns }
 }
 
 fn usage_of(value: &Value) -> Usage {

@@ -31,7 +31,6 @@
 
 mod answers;
 mod client;
-mod handoff;
 mod play;
 mod sessions;
 #[cfg(test)]
@@ -55,9 +54,8 @@ use harness::frames::{Delivery, Exit, Signal};
 use harness::journal;
 use harness::timing::{Base, Clock, Timing};
 
-use crate::execute::{self, ExecError, ExecOptions, Output, Stop, Threaded};
+use crate::execute::{self, ExecError, ExecOptions, Handoff, Output, Stop, Threaded};
 use client::Client;
-use handoff::Handoff;
 
 /// The longest line read from the client: longer ones are dropped (and journaled).
 pub use crate::execute::lines::MAX_LINE;
@@ -218,9 +216,9 @@ pub fn serve(conversation: Box<dyn Conversation>, options: &ServeOptions) -> Ser
             precise: true,
             ..ExecOptions::new(delivery(options, &injector))
         };
-        // The writing thread takes up to a megabyte at a time, not the executor's
-        // 64 KiB, while the loop fills the next. Every flush of the executor's still
-        // reaches the pipe.
+        // The writing thread takes up to `execute::HANDOFF` bytes at a time, not the
+        // executor's 64 KiB, while the loop fills the next. Every flush of the
+        // executor's still reaches the pipe.
         let mut output = Output::new(Handoff::new(out), Threaded::new(err), &exec)?;
         output.end_steps_when(ended);
         let mut server = Server::new(conversation, output, inbox, injector, options);

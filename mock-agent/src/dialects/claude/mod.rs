@@ -46,7 +46,7 @@ use harness::journal::{self, Entry};
 use harness::source::Source;
 use harness::timing::{Clock, Timing};
 
-use crate::execute::{self, ExecError, ExecOptions, Output, Stop, Threaded};
+use crate::execute::{self, ExecError, ExecOptions, Handoff, Output, Stop, Threaded};
 use crate::settings::Settings;
 use args::OutputFormat;
 use client::{Client, Event, Inbox, MAX_LINE, QUEUED};
@@ -235,7 +235,7 @@ fn session(
     let seed = settings.seed;
     let journal = settings.journal.as_deref().map(journal::Spooled::claude);
     let run = async move {
-        let stdout = Threaded::new(dup(&std::io::stdout())?);
+        let stdout = Handoff::new(dup(&std::io::stdout())?);
         let stderr = Threaded::new(dup(&std::io::stderr())?);
         let output = Output::new(stdout, stderr, &exec)?;
         let (sender, inbox) = execute::inbox::channel();
@@ -500,6 +500,11 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Agent<O, E> {
     /// Writes one of the CLI's lines at its time, through the faults; the client's
     /// messages that come meanwhile are handled first.
     async fn send(&mut self, line: Vec<u8>) -> Result<(), Stop> {
+        // Without a fault, a line is written as it is (what the faults give then).
+        if self.injector.faults().is_empty() {
+            self.out(Out::Line(line)).await?;
+            return Ok(());
+        }
         for out in self.injector.line(line) {
             if self.out(out).await? {
                 return Ok(());

@@ -32,7 +32,7 @@ use harness::timing::Clock;
 use super::threads::Store;
 use crate::execute::inbox::{self, Cost};
 use crate::execute::lines::{self, Incoming as Event, MAX_LINE};
-use crate::execute::{self, ExecError, ExecOptions, Listen, Output, Stop, Threaded};
+use crate::execute::{self, ExecError, ExecOptions, Handoff, Listen, Output, Stop, Threaded};
 use crate::settings::Settings;
 
 /// How far apart a turn's lines are on the recording's clock.
@@ -113,7 +113,7 @@ pub fn run(
     let clock = Clock::new(settings.timing, settings.seed);
     let journal = settings.journal.as_deref().map(journal::Spooled::new);
     let served = async move {
-        let stdout = Threaded::new(dup(&std::io::stdout())?);
+        let stdout = Handoff::new(dup(&std::io::stdout())?);
         let stderr = Threaded::new(dup(&std::io::stderr())?);
         let output = Output::new(stdout, stderr, &exec)?;
         let (sender, inbox) = inbox::channel();
@@ -194,19 +194,20 @@ pub fn run(
     }
 }
 
-/// The frames of a recording of `codex app-server` at `path` (`None`: a recording of
-/// another kind, played as the session it tells).
-fn script_of(path: &std::path::Path) -> Result<Option<Vec<Frame>>, harness::error::CassetteError> {
-    let mut reader = harness::cassette::open(path)?;
+/// The frames of a recording of `codex app-server` at `path`, read as they are
+/// played (`None`: a recording of another kind, played as the session it tells).
+/// The file was read in full for its session first ([`open_session`]): its frames
+/// are read without parsing their lines again.
+fn script_of(path: &std::path::Path) -> Result<Option<Script>, harness::error::CassetteError> {
+    let reader = harness::cassette::open(path)?;
     if !reader.header().is_some_and(is_app_server) {
         return Ok(None);
     }
-    let mut frames = Vec::new();
-    for frame in reader.by_ref() {
-        frames.push(frame?);
-    }
-    Ok(Some(frames))
+    Ok(Some(reader.fast()))
 }
+
+/// A recording's frames, read as they are played.
+type Script = harness::cassette::Reader<std::io::BufReader<std::fs::File>>;
 
 /// The mock's own error: said on stderr, kept in the journal.
 fn own_error(entry: &mut Entry, message: String, code: i32) -> Exit {
@@ -238,6 +239,12 @@ fn answer_id(line: &[u8], ids: &[(String, Value)]) -> Option<Vec<u8>> {
     let text = std::str::from_utf8(line).ok()?;
     let needle = format!("\"id\":{recorded}");
     Some(text.replacen(&needle, &format!("\"id\":{live}"), 1).into_bytes())
+}
+
+/// Whether `line` may hold an `id` key: it says `"id"`, or holds a `\u` escape (which
+/// may spell it).
+fn may_have_id(line: &[u8]) -> bool {
+    memchr::memmem::find(line, b"\\u").is_some() || memchr::memmem::find(line, b"\"id\"").is_some()
 }
 
 /// Whether the client's `line` is a `turn/interrupt` request.
@@ -354,11 +361,12 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
     /// them, the client's live request ids in the answers to its requests. The
     /// recording's end is the server's, unless the client's end of stdin comes first
     /// (exit 0, as the real server).
-    async fn replay(&mut self, frames: Vec<Frame>) -> Result<Exit, Stop> {
+    async fn replay(&mut self, frames: Script) -> Result<Exit, Stop> {
         // The recorded client's request ids (as JSON text), and the live ones.
         let mut ids: Vec<(String, Value)> = Vec::new();
         let mut ended = Exit::Code(exit_codes::OK);
         for frame in frames {
+            let frame = frame.map_err(ExecError::from)?;
             if let Some(exit) = self.ended {
                 self.output.flush().await?;
                 return Ok(exit);
@@ -415,10 +423,16 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
                 Frame::Line(line) => {
                     self.at = line.at;
                     let mut bytes = line.bytes;
-                    if let Some(live) = answer_id(&bytes, &ids) {
+                    // A line with no `id` key (a notification of the turn's stream)
+                    // neither answers the client nor asks it: not parsed.
+                    let parsed = may_have_id(&bytes);
+                    if let Some(live) = parsed.then(|| answer_id(&bytes, &ids)).flatten() {
                         bytes = live;
                     }
-                    if let Ok(value) = serde_json::from_slice::<Value>(&bytes) {
+                    if let Some(value) = parsed
+                        .then(|| serde_json::from_slice::<Value>(&bytes).ok())
+                        .flatten()
+                    {
                         if let (Some(method), Some(id)) = (
                             value.get("method").and_then(Value::as_str),
                             value.get("id").and_then(Value::as_i64),
@@ -542,6 +556,12 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
     /// Writes one of the server's lines through the faults, at its time when `timed`
     /// (a turn's notification), else at once (an answer).
     async fn send(&mut self, line: Vec<u8>, timed: bool) -> Result<(), Stop> {
+        // Without a fault, a line is written as it is (what the faults give then),
+        // without being read for them.
+        if self.injector.faults().is_empty() {
+            self.out(Out::Line(line), timed).await?;
+            return Ok(());
+        }
         let mut outs = self.injector.line(line).into_iter();
         while let Some(out) = outs.next() {
             if self.out(out, timed).await? {

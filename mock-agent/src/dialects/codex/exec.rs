@@ -134,7 +134,7 @@ fn prepare(args: &ExecArgs, settings: &Settings, entry: &mut Entry) -> Result<Pl
         let completed = !summary.failed && summary.exit == Exit::Code(0);
         let last_message = completed.then(|| summary.final_message.clone()).flatten();
         let injector = Rc::new(RefCell::new(injector));
-        let replay = stream::Replay::new(path, &summary, Rc::clone(&injector))
+        let replay = stream::Replay::new(path, &summary.recorded, PACE, Rc::clone(&injector))
             .map_err(|e| own_error(entry, e.to_string(), e.exit_code()))?;
         return Ok(Planned {
             writes: Writes::Replay(Box::new(replay)),

@@ -13,7 +13,7 @@ use harness::journal;
 use harness::scenario::{Plan, Scenario};
 use harness::timing::Timing;
 
-use crate::execute::{self, Blocking, ExecOptions, Threaded};
+use crate::execute::{self, Blocking, ExecOptions, Handoff, Threaded};
 use crate::process::Interrupts;
 
 /// What a replay did.
@@ -55,23 +55,25 @@ pub fn replay(source: &Source, prompt: &str, scenario: &Scenario, listen: bool) 
     // When the copy met a closed stdout.
     let mut closed_at = None;
     let recording = match source {
-        Source::Cassette(path) if copies(scenario, listen) => match copy(path, &out) {
-            Ok(Copy::Done(exit, closed)) => {
-                return Replayed {
-                    exit,
-                    stdout_closed_at: closed.then(|| started.elapsed()),
-                    signal: None,
-                    faults: Vec::new(),
-                    error: None,
+        Source::Cassette(path) if copies(scenario, listen) => {
+            match copy(path, &out, scenario.render.stream_partial_output) {
+                Ok(Copy::Done(exit, closed)) => {
+                    return Replayed {
+                        exit,
+                        stdout_closed_at: closed.then(|| started.elapsed()),
+                        signal: None,
+                        faults: Vec::new(),
+                        error: None,
+                    }
                 }
+                Ok(Copy::Rest(recording, closed)) => {
+                    closed_at = closed.then(|| started.elapsed());
+                    Ok(*recording)
+                }
+                Ok(Copy::Nothing) => source.open(prompt),
+                Err(replayed) => return replayed,
             }
-            Ok(Copy::Rest(recording, closed)) => {
-                closed_at = closed.then(|| started.elapsed());
-                Ok(*recording)
-            }
-            Ok(Copy::NotAFile) => source.open(prompt),
-            Err(replayed) => return replayed,
-        },
+        }
         _ => source.open(prompt),
     };
     let plan = match recording.and_then(|r| scenario.plan(r)) {
@@ -111,7 +113,7 @@ pub fn replay(source: &Source, prompt: &str, scenario: &Scenario, listen: bool) 
             ..ExecOptions::new(delivery)
         };
         if options.delivery.signals {
-            let stdout = Threaded::new(out).on_close(point_stdout_at_null);
+            let stdout = Handoff::new(out).on_close(point_stdout_at_null);
             execute::block_on(
                 execute::perform(frames, stdout, Threaded::new(err), &options),
                 true,
@@ -164,7 +166,8 @@ fn failed(message: String, code: i32) -> Replayed {
 
 /// Whether nothing in the scenario asks for a line of a capture to change, or for
 /// anything but writing it: no fault, no timing, no step mode, `stream-json` without
-/// `--resume` or `--stream-partial-output`, and no signal to listen for.
+/// `--resume`, and no signal to listen for. (`--stream-partial-output` changes the
+/// lines of a recording made otherwise: [`copy`] copies only one made the same way.)
 fn copies(scenario: &Scenario, listen: bool) -> bool {
     let render = &scenario.render;
     !listen
@@ -173,7 +176,6 @@ fn copies(scenario: &Scenario, listen: bool) -> bool {
         && scenario.step.is_none()
         && render.format == OutputFormat::StreamJson
         && render.resume.is_none()
-        && !render.stream_partial_output
 }
 
 /// What a copy did.
@@ -185,24 +187,29 @@ enum Copy {
     /// line (a cassette), or nothing copied (a cassette that changes as it replays):
     /// the rest, to replay frame by frame; whether the consumer closed stdout.
     Rest(Box<Recording>, bool),
-    /// The path is not a regular file (a pipe): nothing was read.
-    NotAFile,
+    /// The path is not a regular file (a pipe: nothing was read), or a capture
+    /// whose lines change: nothing was copied.
+    Nothing,
 }
 
-/// Copies the capture or cassette at `path` to `out`, where it is a regular file.
-/// The stdout pipe is made larger first ([`grow_pipe`]).
-fn copy(path: &Path, out: &std::fs::File) -> Result<Copy, Replayed> {
+/// Copies the capture or cassette at `path` to `out`, where it is a regular file,
+/// as far as its lines stand when replayed with `--stream-partial-output` or without
+/// (`partial`). The stdout pipe is made larger first ([`grow_pipe`]).
+fn copy(path: &Path, out: &std::fs::File, partial: bool) -> Result<Copy, Replayed> {
     let copyable = match harness::dialects::cursor_print::source::copyable(path) {
         Ok(Some(copyable)) => copyable,
-        Ok(None) => return Ok(Copy::NotAFile),
+        Ok(None) => return Ok(Copy::Nothing),
         Err(e) => return Err(failed(e.to_string(), e.exit_code())),
     };
     let copied = match copyable {
+        // A capture says nothing of how it was made: its deltas are rendered again
+        // for `--stream-partial-output`.
+        Copyable::Capture(_) if partial => return Ok(Copy::Nothing),
         Copyable::Capture(file) => {
             grow_pipe(out);
             cassette::copy_capture_to(path, file, out)
         }
-        Copyable::Cassette(reader) if !unchanged(reader.header()) => {
+        Copyable::Cassette(reader) if !unchanged(reader.header(), partial) => {
             return Ok(Copy::Rest(
                 Box::new(harness::dialects::cursor_print::source::recording(path, *reader)),
                 false,
@@ -250,11 +257,12 @@ fn copy_failed(e: CopyError) -> Replayed {
     }
 }
 
-/// Whether a cassette with this header replays in `stream-json`, without
-/// `--stream-partial-output`, as its lines stand: it was recorded so.
-fn unchanged(header: Option<&harness::cassette::Header>) -> bool {
+/// Whether a cassette with this header replays in `stream-json`, with
+/// `--stream-partial-output` or without (`partial`), as its lines stand: it was
+/// recorded so.
+fn unchanged(header: Option<&harness::cassette::Header>, partial: bool) -> bool {
     header.is_some_and(|h| {
-        !h.invocation.stream_partial_output
+        h.invocation.stream_partial_output == partial
             && h.invocation
                 .output_format
                 .is_none_or(|format| format == OutputFormat::StreamJson)

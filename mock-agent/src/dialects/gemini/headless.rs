@@ -8,24 +8,27 @@
 //! stderr, each at its recorded time; otherwise the session it tells is played again.
 //! Played lines are [`PACE_MS`] apart.
 
+use std::cell::RefCell;
 use std::io::{IsTerminal, Read};
 use std::path::Path;
+use std::rc::Rc;
 use std::time::Duration;
 
 use harness::dialects::gemini::args::Args;
-use harness::dialects::gemini::faults::{render, with_faults, Context, GeminiFault, Injector, Out};
-use harness::dialects::gemini::play::{Said, PACE_MS};
+use harness::dialects::gemini::faults::{render, with_faults, Context, GeminiFault, Injector, Lines, Out};
+use harness::dialects::gemini::play::PACE_MS;
 use harness::dialects::gemini::recording::Recording;
 use harness::dialects::gemini::wire::{env, exits, stderr, MODEL};
 use harness::exit_codes;
 use harness::format::OutputFormat;
-use harness::frames::{Ending, Exit, Frame, FrameResult, Line, Stream};
+use harness::frames::{Ending, Exit, Frame, FrameResult, Line};
 use harness::journal::Entry;
 
 use super::relaunch::is_child;
 use super::sessions::{gemini_dir, Store};
 use crate::execute;
 use crate::execute::planned::own_error;
+use crate::execute::recorded;
 use crate::settings::Settings;
 
 /// The most of stdin the stand-in reads (a larger prompt is the mock's own error).
@@ -49,11 +52,26 @@ fn refused(lines: &[String], code: i32) -> Exit {
 
 /// What a run writes, ready to be performed.
 struct Planned {
-    outs: Vec<Out>,
-    /// The recorded time of each stdout line, in order (a cassette's); else
-    /// [`PACE_MS`] apart.
-    times: Vec<Duration>,
-    injector: Injector,
+    writes: Writes,
+    /// The faults, shared with a replay (which acts through them as it goes).
+    injector: Rc<RefCell<Injector>>,
+}
+
+/// What a run writes.
+enum Writes {
+    /// These, the nth stdout write [`PACE_MS`] apart: a session played.
+    Outs(Vec<Out>),
+    /// A recording replayed as it stands, read as it is written.
+    Replay(Box<recorded::Replay<Lines>>),
+}
+
+impl Planned {
+    fn outs(outs: Vec<Out>, injector: Injector) -> Self {
+        Planned {
+            writes: Writes::Outs(outs),
+            injector: Rc::new(RefCell::new(injector)),
+        }
+    }
 }
 
 /// Whether the working folder is trusted: `--skip-trust`,
@@ -122,11 +140,7 @@ fn prepare(args: &Args, settings: &Settings, entry: &mut Entry) -> Result<Planne
     // The refusals a preset asks for come first (they are the environment's).
     if let Some(refusal) = injector.refusal() {
         let outs = harness::dialects::gemini::faults::refused(refusal, format, &context);
-        return Ok(Planned {
-            outs,
-            times: Vec::new(),
-            injector,
-        });
+        return Ok(Planned::outs(outs, injector));
     }
     if !trusted(args, &cwd) {
         return Err(refused(&[stderr::UNTRUSTED.to_owned()], exits::UNTRUSTED));
@@ -151,6 +165,23 @@ fn prepare(args: &Args, settings: &Settings, entry: &mut Entry) -> Result<Planne
         // A session the stand-in cannot keep is one `--resume` does not find.
         let _ = store.save(&context.session_id);
     }
+    // A recording's own run, as it stands: streamed from the cassette.
+    if let (Some(path), true) = (
+        &settings.cassette,
+        format == OutputFormat::StreamJson && !injector.has_preset(),
+    ) {
+        entry.source = Some(path.display().to_string());
+        let summary = recorded::Summary::read(path, |_| {})
+            .map_err(|e| own_error(entry, e.to_string(), e.exit_code()))?;
+        let injector = Rc::new(RefCell::new(injector));
+        let pace = Duration::from_millis(PACE_MS);
+        let replay = recorded::Replay::new(path, &summary, pace, Rc::clone(&injector))
+            .map_err(|e| own_error(entry, e.to_string(), e.exit_code()))?;
+        return Ok(Planned {
+            writes: Writes::Replay(Box::new(replay)),
+            injector,
+        });
+    }
     let (session, recording) = match (&settings.cassette, settings.generate) {
         (Some(path), _) => {
             entry.source = Some(path.display().to_string());
@@ -170,29 +201,6 @@ fn prepare(args: &Args, settings: &Settings, entry: &mut Entry) -> Result<Planne
             )
         }
     };
-    // A recording's own run, as it stands.
-    if let Some((recording, path)) = recording
-        .as_ref()
-        .filter(|_| format == OutputFormat::StreamJson && !injector.has_preset())
-    {
-        let said: Vec<Said> = recording
-            .stderr
-            .iter()
-            .map(|l| Said::Stderr(String::from_utf8_lossy(l).into_owned()))
-            .chain(
-                recording
-                    .stdout
-                    .iter()
-                    .map(|l| Said::Line(String::from_utf8_lossy(l).into_owned())),
-            )
-            .collect();
-        let outs = with_faults(said, recording.exit, &mut injector);
-        return Ok(Planned {
-            outs,
-            times: stdout_times(path),
-            injector,
-        });
-    }
     // A recording played again keeps its session and model (the prompt is this run's).
     if let Some((recording, _)) = recording
         .as_ref()
@@ -222,11 +230,7 @@ fn prepare(args: &Args, settings: &Settings, entry: &mut Entry) -> Result<Planne
             }
         }
     }
-    Ok(Planned {
-        outs,
-        times: Vec::new(),
-        injector,
-    })
+    Ok(Planned::outs(outs, injector))
 }
 
 /// stdin, read to its end when it is not a terminal (`None`: a terminal, not read);
@@ -247,20 +251,6 @@ fn read_stdin() -> Result<Option<String>, String> {
         ));
     }
     Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
-}
-
-/// The recorded time of each stdout line of the cassette at `path`.
-fn stdout_times(path: &Path) -> Vec<Duration> {
-    let Ok(reader) = harness::cassette::open(path) else {
-        return Vec::new();
-    };
-    reader
-        .filter_map(Result::ok)
-        .filter_map(|frame| match frame {
-            Frame::Line(line) if line.stream == Stream::Stdout => Some(line.at),
-            _ => None,
-        })
-        .collect()
 }
 
 /// The frames of `outs`: the nth stdout write at `times[n]` (else `n` paces), what
@@ -304,18 +294,17 @@ fn frames(outs: Vec<Out>, times: &[Duration]) -> Vec<FrameResult> {
 
 /// Performs the plan and journals the run.
 fn perform(settings: &Settings, entry: &mut Entry, planned: Planned) -> Exit {
-    let Planned {
-        outs,
-        times,
-        injector,
-    } = planned;
-    let frames = frames(outs, &times);
-    let frames: harness::frames::Frames = Box::new(frames.into_iter());
-    let performed = match execute::planned::perform_on_stdio(frames, settings, entry, || injector.report()) {
-        Ok(performed) => performed,
-        Err(exit) => return exit,
+    let Planned { writes, injector } = planned;
+    let frames: harness::frames::Frames = match writes {
+        Writes::Outs(outs) => Box::new(frames(outs, &[]).into_iter()),
+        Writes::Replay(replay) => Box::new(replay),
     };
-    if injector.acted("child-killed") {
+    let performed =
+        match execute::planned::perform_on_stdio(frames, settings, entry, || injector.borrow().report()) {
+            Ok(performed) => performed,
+            Err(exit) => return exit,
+        };
+    if injector.borrow().acted("child-killed") {
         // The child dies by a signal; relaunched, its parent exits 0, which is what the
         // consumer sees and the journal keeps.
         let seen = if is_child() {
@@ -331,4 +320,107 @@ fn perform(settings: &Settings, entry: &mut Entry, planned: Planned) -> Exit {
         let _ = nix::sys::signal::raise(nix::sys::signal::Signal::SIGKILL);
     }
     performed.exit()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use harness::cassette::{Invocation, Writer};
+    use harness::dialects::gemini::faults::{parse, stream_lines, FROM_ENV};
+    use harness::dialects::gemini::play::Said;
+    use harness::dialects::gemini::recording::header;
+    use harness::frames::Stream;
+
+    /// A recording of the generated session of `seed`: a stderr line, its lines 10 ms
+    /// apart, its ending.
+    fn recording(seed: u64, path: &Path) {
+        let session = harness::dialects::gemini::generate::from_seed(seed);
+        let (lines, exit) = stream_lines(&session, seed);
+        let mut writer = Writer::create(path, &header(Invocation::default())).expect("creates");
+        writer
+            .write(&Frame::Line(Line::stderr(
+                Duration::ZERO,
+                b"Loaded cached credentials.".to_vec(),
+            )))
+            .expect("writes");
+        let mut at = Duration::ZERO;
+        for line in lines {
+            at += Duration::from_millis(10);
+            writer
+                .write(&Frame::Line(Line::stdout(at, line)))
+                .expect("writes");
+        }
+        writer.write(&Frame::End(Ending { at, exit })).expect("writes");
+        writer.finish().expect("finishes");
+    }
+
+    fn injector(spec: &str) -> Injector {
+        Injector::new(parse(spec, FROM_ENV).expect("faults"))
+    }
+
+    /// What the run performed of the recording read whole first, as it did before
+    /// it was streamed.
+    fn whole(path: &Path, spec: &str) -> Vec<String> {
+        let recording = Recording::open(path).expect("opens");
+        let mut injector = injector(spec);
+        let said: Vec<Said> = recording
+            .stderr
+            .iter()
+            .map(|l| Said::Stderr(String::from_utf8_lossy(l).into_owned()))
+            .chain(
+                recording
+                    .stdout
+                    .iter()
+                    .map(|l| Said::Line(String::from_utf8_lossy(l).into_owned())),
+            )
+            .collect();
+        let outs = with_faults(said, recording.exit, &mut injector);
+        let times: Vec<Duration> = harness::cassette::open(path)
+            .expect("opens")
+            .filter_map(|frame| match frame.expect("reads") {
+                Frame::Line(line) if line.stream == Stream::Stdout => Some(line.at),
+                _ => None,
+            })
+            .collect();
+        let mut frames: Vec<String> = frames(outs, &times)
+            .into_iter()
+            .map(|f| format!("{:?}", f.expect("a frame")))
+            .collect();
+        frames.push(format!("{:?}", injector.report()));
+        frames
+    }
+
+    fn streamed(path: &Path, spec: &str) -> Vec<String> {
+        let summary = recorded::Summary::read(path, |_| {}).expect("reads");
+        let injector = Rc::new(RefCell::new(injector(spec)));
+        let pace = Duration::from_millis(PACE_MS);
+        let replay =
+            recorded::Replay::<Lines>::new(path, &summary, pace, Rc::clone(&injector)).expect("opens");
+        let mut frames: Vec<String> = replay.map(|f| format!("{:?}", f.expect("a frame"))).collect();
+        frames.push(format!("{:?}", injector.borrow().report()));
+        frames
+    }
+
+    #[test]
+    fn a_streamed_replay_performs_what_the_whole_recording_gave() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        for seed in 0..6 {
+            let path = dir.path().join(format!("{seed}.cassette"));
+            recording(seed, &path);
+            for spec in [
+                "",
+                "exit:code=1,at=tool_use",
+                "signal:name=TERM,at=tool_result",
+                "eof:at=result,byte=40",
+                "stall:ms=5,at=tool_result",
+                "malformed:at=tool_use",
+                "unknown:at=result",
+                "huge:bytes=2000",
+                "stderr:text=\"note\"",
+                "exit:code=3,after=2",
+            ] {
+                assert_eq!(streamed(&path, spec), whole(&path, spec), "seed {seed}, {spec:?}");
+            }
+        }
+    }
 }

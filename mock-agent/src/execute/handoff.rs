@@ -1,4 +1,6 @@
-//! The server's stdout: a writing thread, fed a buffer at a time.
+//! Stdout written by a writing thread, fed a buffer at a time: the hand-offs between
+//! the executor and the thread are few (one a [`HANDOFF`] bytes, or a flush), and
+//! the executor listens for signals while a write waits for a full pipe.
 
 use std::fs::File;
 use std::future::Future;
@@ -7,14 +9,15 @@ use std::pin::Pin;
 use std::task::{ready, Context, Poll};
 
 /// The most stdout bytes handed to the writing thread at once.
-const HANDOFF: usize = 1 << 20;
+pub const HANDOFF: usize = 512 << 10;
 
-/// Stdout of a server: the agent's bytes are handed to a writing thread a buffer
-/// ([`HANDOFF`] bytes) at a time, and the loop fills the next buffer while the thread
-/// writes the last one, so that making a long turn and writing it to the pipe overlap.
+/// Stdout of a run: the bytes are handed to a writing thread a buffer ([`HANDOFF`]
+/// bytes) at a time, and the executor fills the next buffer while the thread writes
+/// the last one, so that reading a long turn and writing it to the pipe overlap.
 /// Two buffers at most: one written, one filled. A flush returns once every byte is
-/// written. A failed write is reported by the next call.
-pub(super) struct Handoff {
+/// written. A failed write is reported by the next call. Shutting it down writes what
+/// it holds, closes the file, and runs [`Handoff::on_close`]'s function.
+pub struct Handoff {
     /// The file, when no write holds it.
     file: Option<File>,
     /// The buffer being filled.
@@ -23,19 +26,39 @@ pub(super) struct Handoff {
     spare: Vec<u8>,
     /// The write under way.
     writing: Option<tokio::task::JoinHandle<Written>>,
+    /// What runs once the file is closed.
+    on_close: Option<Box<dyn FnOnce() + Send>>,
+}
+
+impl std::fmt::Debug for Handoff {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Handoff")
+            .field("file", &self.file)
+            .field("filling", &self.filling.len())
+            .finish_non_exhaustive()
+    }
 }
 
 /// A write done: the file and the buffer come back with its result.
 type Written = (File, Vec<u8>, io::Result<()>);
 
 impl Handoff {
-    pub(super) fn new(file: File) -> Self {
+    /// Writes to `file` on a writing thread.
+    pub fn new(file: File) -> Self {
         Handoff {
             file: Some(file),
             filling: Vec::new(),
             spare: Vec::new(),
             writing: None,
+            on_close: None,
         }
+    }
+
+    /// Runs `f` when the writer is shut down, after the file is closed.
+    #[must_use]
+    pub fn on_close(mut self, f: impl FnOnce() + Send + 'static) -> Self {
+        self.on_close = Some(Box::new(f));
+        self
     }
 
     /// Waits for the write under way, if any; its result.
@@ -94,8 +117,12 @@ impl tokio::io::AsyncWrite for Handoff {
     }
 
     fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        ready!(self.as_mut().poll_flush(cx))?;
+        let flushed = ready!(self.as_mut().poll_flush(cx));
+        self.filling.clear();
         self.file = None;
-        Poll::Ready(Ok(()))
+        if let Some(f) = self.on_close.take() {
+            f();
+        }
+        Poll::Ready(flushed)
     }
 }
