@@ -119,6 +119,7 @@ const PRINT_WIRE: &[&str] = &[
 const CLAUDE_WIRE: &[&str] = &[
     "harness/src/dialects/claude/wire.rs",
     "harness/src/dialects/claude/play.rs",
+    "harness/src/dialects/claude/play/cut.rs",
 ];
 
 /// Gemini CLI's wire model: its names (`wire.rs`), and where its lines are made
