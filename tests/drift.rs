@@ -511,7 +511,10 @@ fn drift_s_own_errors_say_what_to_do() {
     assert!(stderr.contains("does not say why"), "{stderr}");
     for (dialect, names) in [
         ("claude", "text, tool"),
-        ("codex-app-server", "text, approved, declined, cancel, http-401, http-429, interrupted"),
+        (
+            "codex-app-server",
+            "text, approved, declined, cancel, http-401, http-429, interrupted",
+        ),
         ("gemini-acp", "text, permission, http-401"),
     ] {
         let unknown = mock_std()
