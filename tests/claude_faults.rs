@@ -170,6 +170,57 @@ fn a_429_and_a_lost_connection_end_as_claude_code_2_1_331() {
     }
 }
 
+/// Observed (2.1.331, `--include-partial-messages`, a stream cut by the scripted
+/// API): each request starts with `system/status`, a cut answer's events end with
+/// `content_block_stop` and `message_stop` the CLI makes up (no `message_delta`).
+#[test]
+fn a_lost_connection_s_partial_messages_end_each_cut_answer() {
+    let out = claude(&[
+        "-p",
+        "hi",
+        "--output-format",
+        "stream-json",
+        "--verbose",
+        "--include-partial-messages",
+    ])
+    .env("MOCK_AGENT_FAULTS", "connection-lost")
+    .stdin(std::process::Stdio::null())
+    .output()
+    .expect("runs");
+    assert_eq!(out.status.code(), Some(1));
+    let mut kinds: Vec<String> = Vec::new();
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        let v: Value = serde_json::from_str(line).expect("a JSON line");
+        let kind = match v["type"].as_str().unwrap_or_default() {
+            "stream_event" => v["event"]["type"].as_str().unwrap_or_default().to_owned(),
+            "system" => format!("system/{}", v["subtype"].as_str().unwrap_or_default()),
+            other => other.to_owned(),
+        };
+        // A run of deltas counts once.
+        if kind != "content_block_delta" || kinds.last() != Some(&kind) {
+            kinds.push(kind);
+        }
+    }
+    let attempt = [
+        "system/status",
+        "message_start",
+        "content_block_start",
+        "content_block_delta",
+        "assistant",
+        "content_block_stop",
+        "message_stop",
+    ];
+    let mut expected = vec!["system/init"];
+    for n in 0..4 {
+        if n > 0 {
+            expected.push("user");
+        }
+        expected.extend(attempt);
+    }
+    expected.extend(["assistant", "result"]);
+    assert_eq!(kinds, expected);
+}
+
 #[test]
 fn not_logged_in_and_a_bad_key_end_as_the_real_cli() {
     for (spec, text) in [

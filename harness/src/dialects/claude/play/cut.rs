@@ -5,12 +5,14 @@
 //! `assistant` message (`stop_reason: null`), then a synthetic `user` line asks the
 //! model to resume (`isSynthetic: true`), three times; after the fourth cut answer
 //! comes the synthetic error message (`api_error: "connection_failed"`) and the
-//! result. With `--include-partial-messages`, a cut answer's stream events stop after
-//! its deltas (inferred: the API's stream ended there).
+//! result. With `--include-partial-messages` (observed the same way): each request
+//! starts with `system/status` `requesting`, and a cut answer's stream events are its
+//! start and deltas, then `content_block_stop` and `message_stop` made up by the CLI
+//! (no `message_delta`).
 
 use serde_json::{json, Value};
 
-use super::super::wire::{blocks, types};
+use super::super::wire::{blocks, system, types};
 use super::{Item, Player};
 
 /// The `api_error` of a turn whose connection was lost mid-answer.
@@ -54,6 +56,11 @@ impl Player {
                     "parent_tool_use_id": null, "session_id": self.options.session_id, "uuid": self.ids.uuid(),
                     "isSynthetic": true});
                 self.queue.push_back(Item::Line(resume));
+                if self.options.partial {
+                    let status = json!({"type": types::SYSTEM, "subtype": system::STATUS, "status": "requesting",
+                        "uuid": self.ids.uuid(), "session_id": self.options.session_id});
+                    self.queue.push_back(Item::Line(status));
+                }
             }
             self.api_turns += 1;
             let id = self.ids.api("msg");
@@ -72,6 +79,12 @@ impl Player {
                     "usage": usage, "context_management": null},
                     "parent_tool_use_id": null, "session_id": self.options.session_id, "uuid": self.ids.uuid()});
                 self.queue.push_back(Item::Line(line));
+                if self.options.partial {
+                    self.push_event(json!({"type": "content_block_stop", "index": index}), &id);
+                }
+            }
+            if self.options.partial {
+                self.push_event(json!({"type": "message_stop"}), &id);
             }
         }
     }
