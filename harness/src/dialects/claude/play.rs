@@ -292,7 +292,7 @@ impl Player {
                     .push(json!({"type": blocks::THINKING, "thinking": thinking,
                     "signature": format!("sig{}", self.ids.api("")) })),
                 Step::Unknown(line) => {
-                    self.flush_message(&mut message, "end_turn");
+                    self.flush_message(&mut message, Some("end_turn"));
                     // Every line of the CLI's names its session and has its own id.
                     let mut line = line.clone();
                     if let Some(object) = line.as_object_mut() {
@@ -308,7 +308,7 @@ impl Player {
                     message.push(
                         json!({"type": blocks::TOOL_USE, "id": id, "name": tool.name, "input": tool.input}),
                     );
-                    self.flush_message(&mut message, "tool_use");
+                    self.flush_message(&mut message, Some("tool_use"));
                     let n = self.calls.len();
                     self.calls.push(Call {
                         tool: tool.clone(),
@@ -338,7 +338,7 @@ impl Player {
                 End::ApiError { .. } => message.clear(),
                 _ => {}
             }
-            self.flush_message(&mut message, "end_turn");
+            self.flush_message(&mut message, Some("end_turn"));
             if let End::ApiError { text, error, status } = &turn.end {
                 let line = self.synthetic(text, error, *status);
                 self.queue.push_back(Item::Line(line));
@@ -352,7 +352,9 @@ impl Player {
 
     /// Ends the API message of `blocks`: its stream events and one `assistant` line a
     /// block, all with one `message.id`.
-    fn flush_message(&mut self, blocks: &mut Vec<Value>, stop_reason: &str) {
+    /// `stop_reason: None`: the stream was cut before its `message_delta` (the CLI
+    /// still ends the blocks and the message: see `cut`).
+    pub(super) fn flush_message(&mut self, blocks: &mut Vec<Value>, stop_reason: Option<&str>) {
         if blocks.is_empty() {
             return;
         }
@@ -380,9 +382,11 @@ impl Player {
             }
         }
         if self.options.partial {
-            let delta = json!({"type": "message_delta", "delta": {"stop_reason": stop_reason, "stop_sequence": null},
-                "usage": {"output_tokens": output_tokens}});
-            self.push_event(delta, &id);
+            if let Some(stop_reason) = stop_reason {
+                let delta = json!({"type": "message_delta", "delta": {"stop_reason": stop_reason, "stop_sequence": null},
+                    "usage": {"output_tokens": output_tokens}});
+                self.push_event(delta, &id);
+            }
             self.push_event(json!({"type": "message_stop"}), &id);
         }
     }

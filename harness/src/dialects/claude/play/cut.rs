@@ -62,30 +62,7 @@ impl Player {
                     self.queue.push_back(Item::Line(status));
                 }
             }
-            self.api_turns += 1;
-            let id = self.ids.api("msg");
-            let usage = json!({"input_tokens": 12, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0, "output_tokens": 1});
-            if self.options.partial {
-                let start = json!({"type": "message_start", "message": {"id": id, "type": "message", "role": "assistant",
-                    "model": self.options.model, "content": [], "stop_reason": null, "stop_sequence": null, "usage": usage}});
-                self.push_event(start, &id);
-            }
-            for (index, block) in blocks.iter().enumerate() {
-                if self.options.partial {
-                    self.block_events(index, block, &id);
-                }
-                let line = json!({"type": types::ASSISTANT, "message": {"id": id, "type": "message", "role": "assistant",
-                    "model": self.options.model, "content": [block], "stop_reason": null, "stop_sequence": null,
-                    "usage": usage, "context_management": null},
-                    "parent_tool_use_id": null, "session_id": self.options.session_id, "uuid": self.ids.uuid()});
-                self.queue.push_back(Item::Line(line));
-                if self.options.partial {
-                    self.push_event(json!({"type": "content_block_stop", "index": index}), &id);
-                }
-            }
-            if self.options.partial {
-                self.push_event(json!({"type": "message_stop"}), &id);
-            }
+            self.flush_message(&mut blocks.clone(), None);
         }
     }
 }
