@@ -32,6 +32,7 @@
 mod answers;
 mod client;
 mod play;
+pub mod record;
 mod sessions;
 #[cfg(test)]
 mod tests;
