@@ -5,9 +5,9 @@ use serde_json::{json, Value};
 use super::config::{ConversationConfig, MIN_MESSAGES};
 use super::plan::*;
 use super::transcript::{Direction, Exchange, Transcript};
-use crate::dialects::acp::profile::{Commands, LoadAnswer, Profile};
+use crate::dialects::acp::profile::{Commands, LoadAnswer, Profile, ToolShape};
 use crate::dialects::acp::rpc::{self, codes};
-use crate::dialects::acp::tell;
+use crate::dialects::acp::tell::{self, describe, Call, Tool};
 use crate::dialects::acp::wire::{
     self, content_types, methods, modes, priorities, stop_reasons, tool_kinds, tool_statuses, updates,
 };
@@ -411,10 +411,10 @@ fn cancel_while_asking(b: &mut Builder, sid: &str, tools: &[ToolPlan]) -> bool {
         .iter()
         .map(|tool| tool_call(b, sid, tool))
         .collect();
-    for (call, _) in &calls {
-        b.update(sid, call);
+    for (tool, (call, _)) in tools.iter().zip(&calls) {
+        announce(b, sid, tool, call);
     }
-    let id = b.ask(sid, &permission_call(&calls[asking].0));
+    let id = b.ask(sid, &permission_call(b.profile, &tools[asking], &calls[asking].0));
     b.cancel(sid);
     b.answer(&id, &wire::cancelled());
     true
@@ -424,12 +424,12 @@ fn cancel_while_asking(b: &mut Builder, sid: &str, tools: &[ToolPlan]) -> bool {
 /// each `tool_call_update` in the order they finish.
 fn run_tools(b: &mut Builder, sid: &str, tools: &[ToolPlan], order: &[u8], mode: &mut &'static str) {
     let calls: Vec<(Value, Value)> = tools.iter().map(|tool| tool_call(b, sid, tool)).collect();
-    for (call, _) in &calls {
-        b.update(sid, call);
+    for (tool, (call, _)) in tools.iter().zip(&calls) {
+        announce(b, sid, tool, call);
     }
     for (tool, (call, _)) in tools.iter().zip(&calls) {
         if let Some(answer) = tool.ask {
-            let id = b.ask(sid, &permission_call(call));
+            let id = b.ask(sid, &permission_call(b.profile, tool, call));
             b.answer(&id, &wire::selected(&answer.option_id(b.profile)));
         }
     }
@@ -453,10 +453,16 @@ fn run_tools(b: &mut Builder, sid: &str, tools: &[ToolPlan], order: &[u8], mode:
             (false, _, true) => (tool_statuses::COMPLETED, output.clone()),
             (false, _, false) => (tool_statuses::FAILED, failure(tool)),
         };
-        b.update(
-            sid,
-            &json!({"sessionUpdate": updates::TOOL_CALL_UPDATE, "toolCallId": call["toolCallId"], "status": status, "rawOutput": output}),
-        );
+        let finished = match b.profile.tools {
+            ToolShape::Raw => {
+                json!({"sessionUpdate": updates::TOOL_CALL_UPDATE, "toolCallId": call["toolCallId"], "status": status, "rawOutput": output})
+            }
+            ToolShape::Described => {
+                let failure = (status == tool_statuses::FAILED).then(|| failure_text(&output));
+                describe::finished(&described(tool, call), failure.as_deref(), None)
+            }
+        };
+        b.update(sid, &finished);
         if TOOL_KINDS[tool.kind] == tool_kinds::SWITCH_MODE && status == tool_statuses::COMPLETED {
             *mode = switched(mode, b.profile);
             b.update(
@@ -476,9 +482,64 @@ fn switched(mode: &str, profile: &Profile) -> &'static str {
     }
 }
 
-/// The `toolCall` of a permission request: the tool call's id, title, kind, status.
-fn permission_call(call: &Value) -> Value {
-    json!({"toolCallId": call["toolCallId"], "title": call["title"], "kind": call["kind"], "status": tool_statuses::PENDING})
+/// The `toolCall` of a permission request: the tool call's id, title, kind, status
+/// (a [`ToolShape::Described`] profile's: its content and locations too).
+fn permission_call(profile: &Profile, tool: &ToolPlan, call: &Value) -> Value {
+    match profile.tools {
+        ToolShape::Raw => {
+            json!({"toolCallId": call["toolCallId"], "title": call["title"], "kind": call["kind"], "status": tool_statuses::PENDING})
+        }
+        ToolShape::Described => describe::asking(&described(tool, call), None),
+    }
+}
+
+/// A tool call's first mention, as the profile makes it: the `tool_call` (`pending`,
+/// with `rawInput`); a [`ToolShape::Described`] profile announces a tool that does
+/// not ask `in_progress`, and one that asks not at all (its permission request is
+/// the first mention).
+fn announce(b: &mut Builder, sid: &str, tool: &ToolPlan, call: &Value) {
+    match b.profile.tools {
+        ToolShape::Raw => b.update(sid, call),
+        ToolShape::Described if tool.ask.is_none() => {
+            b.update(sid, &describe::started(&described(tool, call), None));
+        }
+        ToolShape::Described => {}
+    }
+}
+
+/// The tool call as the teller of a [`ToolShape::Described`] profile describes it:
+/// what its file and its write are (paths absolute already).
+fn described(tool: &ToolPlan, call: &Value) -> Call {
+    let kind = TOOL_KINDS[tool.kind % TOOL_KINDS.len()];
+    let path = format!("/home/dev/project/{}", tool.path);
+    let tool = match kind {
+        tool_kinds::READ => Tool::Read { path },
+        tool_kinds::EDIT => Tool::Write {
+            path,
+            content: tool.text.clone(),
+        },
+        tool_kinds::EXECUTE => Tool::Shell {
+            command: format!("cat {}", tool.path),
+        },
+        tool_kinds::DELETE | tool_kinds::MOVE => Tool::Other { path: Some(path) },
+        _ => Tool::Other { path: None },
+    };
+    Call {
+        id: call["toolCallId"].clone(),
+        kind,
+        title: call["title"].as_str().unwrap_or_default().to_owned(),
+        input: call["rawInput"].clone(),
+        tool,
+    }
+}
+
+/// What a failed tool's output says went wrong: its error, or a command's stderr.
+fn failure_text(output: &Value) -> String {
+    output["error"]
+        .as_str()
+        .or_else(|| output["stderr"].as_str())
+        .unwrap_or_default()
+        .to_owned()
 }
 
 /// A tool call's `tool_call` update, and the `rawOutput` it completes with.

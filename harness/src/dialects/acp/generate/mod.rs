@@ -341,6 +341,72 @@ mod tests {
         }
     }
 
+    /// A profile that describes its tool calls (Gemini CLI's habit) gets generated
+    /// conversations in its shape: no `rawInput` or `rawOutput`; a tool that does
+    /// not ask announced `in_progress` with its locations; one that asks first
+    /// mentioned by its permission request, with its content and locations; every
+    /// end saying its content and kind.
+    #[test]
+    fn a_describing_agent_s_generated_tool_calls_are_described() {
+        use crate::dialects::acp::profile::testing::DESCRIBING;
+        use crate::dialects::acp::wire::{tool_statuses, updates};
+        let config = ConversationConfig::of(&DESCRIBING).larger();
+        let (mut announced, mut asked, mut ended) = (0, 0, 0);
+        for seed in 0..40 {
+            let transcript = from_seed(seed, &config);
+            let mut asking = std::collections::HashSet::new();
+            for exchange in &transcript.messages {
+                assert!(
+                    !exchange.line.contains("\"rawInput\"") && !exchange.line.contains("\"rawOutput\""),
+                    "seed {seed}: {}",
+                    exchange.line
+                );
+                let message = Message::parse(exchange.line.as_bytes()).expect("JSON-RPC");
+                let params = message.params_value();
+                if message.kind == Kind::Request && message.method() == methods::REQUEST_PERMISSION {
+                    let call = &params["toolCall"];
+                    assert!(
+                        call["content"].is_array() && call["locations"].is_array(),
+                        "seed {seed}: {call}"
+                    );
+                    asking.insert(call["toolCallId"].to_string());
+                    asked += 1;
+                }
+                let update = &params["update"];
+                match update["sessionUpdate"].as_str() {
+                    Some(updates::TOOL_CALL) => {
+                        assert_eq!(
+                            update["status"],
+                            tool_statuses::IN_PROGRESS,
+                            "seed {seed}: {update}"
+                        );
+                        assert!(update["locations"].is_array(), "seed {seed}: {update}");
+                        assert!(
+                            !asking.contains(&update["toolCallId"].to_string()),
+                            "seed {seed}: announced after its permission request: {update}"
+                        );
+                        announced += 1;
+                    }
+                    Some(updates::TOOL_CALL_UPDATE)
+                        if update["status"] == tool_statuses::COMPLETED
+                            || update["status"] == tool_statuses::FAILED =>
+                    {
+                        assert!(
+                            update["content"].is_array() && update["kind"].is_string(),
+                            "seed {seed}: {update}"
+                        );
+                        ended += 1;
+                    }
+                    _ => {}
+                }
+            }
+        }
+        assert!(
+            announced > 20 && asked > 5 && ended > 20,
+            "{announced} announced, {asked} asked, {ended} ended"
+        );
+    }
+
     #[test]
     fn a_seed_gives_the_same_conversation_and_another_seed_another() {
         let config = ConversationConfig::default();
