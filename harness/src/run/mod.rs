@@ -44,6 +44,7 @@ pub mod html;
 pub mod lines;
 pub mod matrix;
 pub mod properties;
+mod python;
 mod ran;
 pub mod report;
 pub mod repro;
@@ -66,6 +67,7 @@ pub use cancel::Cancel;
 pub use dialect::{Dialect, Generated, Label};
 pub use matrix::{Case, CaseSource, Matrix};
 pub use properties::{Properties, Property, UnknownProperty, Verdict};
+pub use python::PythonEnd;
 pub use ran::{NotRun, CASE_SETTINGS};
 pub use summary::{Flaky, Summary};
 
@@ -193,6 +195,9 @@ pub struct Outcome {
     /// starts the agent in a session of its own and kills only its first process
     /// leaves a relaunched agent's child behind). They were killed.
     pub left_agents: Vec<u32>,
+    /// How its outermost Python programs ended, as they noted it (`None`: no Python
+    /// program ran, or none read the runner's note: see [`PythonEnd`]).
+    pub python: Option<PythonEnd>,
     /// The temporary directory the case ran in, for redaction (removed once the run
     /// is over: [`Runner::run_case`] has returned, or [`Runner::run_all`]; consecutive cases of a
     /// worker of `run_all` share it).
@@ -348,6 +353,19 @@ fn run_in(
     for (name, value) in &consumer.env {
         cmd.env(name, value);
     }
+    // Python programs note how they end, before the path the consumer would have.
+    let theirs = consumer
+        .env
+        .iter()
+        .rev()
+        .find(|(name, _)| name == "PYTHONPATH")
+        .map(|(_, value)| std::ffi::OsString::from(value))
+        .or_else(|| std::env::var_os("PYTHONPATH"));
+    cmd.env(
+        "PYTHONPATH",
+        python::path_with(&workdir.python, theirs.as_deref()),
+    );
+    cmd.env(python::ENDS, &workdir.python_ends);
     // The consumer runs where the harness was started (its paths are the user's), or
     // where it says.
     if let Some(cwd) = &consumer.cwd {
@@ -407,7 +425,9 @@ fn run_in(
     let [stdout, stderr] = watch.into_output();
     left_running |= stdout.is_none() || stderr.is_none();
     let journal = journal::read(&workdir.journal).unwrap_or_default();
+    let python = python::read(&std::fs::read(&workdir.python_ends).unwrap_or_default());
     Ok(Outcome {
+        python,
         status,
         stdout: stdout.unwrap_or_default(),
         stderr: stderr.unwrap_or_default(),
@@ -736,7 +756,7 @@ mod tests {
     use crate::format::OutputFormat;
 
     /// A journal line as the mock writes it, the least of one.
-    const ENTRY: &str = r#"{"pid":1,"argv":[],"prompt":null,"stdin":null,"cwd":null,"output_format":null,"stream_partial_output":false,"source":null,"exit":{"code":0},"stdout_closed":false,"error":null,"started_at_ms":0,"ended_at_ms":0}"#;
+    pub(super) const ENTRY: &str = r#"{"pid":1,"argv":[],"prompt":null,"stdin":null,"cwd":null,"output_format":null,"stream_partial_output":false,"source":null,"exit":{"code":0},"stdout_closed":false,"error":null,"started_at_ms":0,"ended_at_ms":0}"#;
 
     fn cases(n: usize) -> Vec<Case> {
         (0..n)
@@ -773,7 +793,7 @@ mod tests {
             let outcome = &result.outcome;
             assert_eq!(
                 String::from_utf8_lossy(&outcome.stdout),
-                "bin\n",
+                "bin\npython\n",
                 "{}",
                 result.case.name
             );
@@ -797,7 +817,7 @@ mod tests {
         for result in &results {
             assert_eq!(
                 String::from_utf8_lossy(&result.outcome.stdout),
-                "bin\n",
+                "bin\npython\n",
                 "{}",
                 result.case.name
             );

@@ -22,6 +22,11 @@ pub(super) struct Workdir {
     pub(super) started: PathBuf,
     /// The case's settings beside the mock, `bin/.mock-agent.env`.
     pub(super) settings: PathBuf,
+    /// The folder of the note Python programs take of their end (see
+    /// [`super::python`]), first on a consumer's `PYTHONPATH`.
+    pub(super) python: PathBuf,
+    /// The file they note it in.
+    pub(super) python_ends: PathBuf,
     mock: PathBuf,
     /// The names the mock has in `bin/`, sorted as `names_in` lists a folder.
     pub(super) names: Vec<&'static str>,
@@ -51,9 +56,12 @@ impl Workdir {
         for name in &names {
             std::os::unix::fs::symlink(mock, bin.join(name)).map_err(setup)?;
         }
+        let python = super::python::install(dir.path()).map_err(setup)?;
         running.add_dir(dir.path());
         drop(state);
         Ok(Workdir {
+            python,
+            python_ends: dir.path().join("python-ends"),
             journal: dir.path().join("journal.jsonl"),
             started: dir.path().join("started.jsonl"),
             settings: bin.join(crate::journal::settings::FILE_NAME),
@@ -78,14 +86,15 @@ impl Workdir {
     /// (several milliseconds, in the mock's time and the runner's), while a file
     /// removed before it was ever written back costs a few microseconds.
     pub(super) fn reset(&self) -> bool {
-        for file in [&self.journal, &self.started, &self.settings] {
+        for file in [&self.journal, &self.started, &self.settings, &self.python_ends] {
             match std::fs::remove_file(file) {
                 Ok(()) => {}
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
                 Err(_) => return false,
             }
         }
-        names_in(self.dir.path()).is_some_and(|names| names == ["bin"])
+        names_in(self.dir.path()).is_some_and(|names| names == ["bin", super::python::FOLDER])
+            && super::python::untouched(self.dir.path())
             && names_in(&self.bin).is_some_and(|names| names == self.names)
             && self
                 .names

@@ -15,6 +15,7 @@ fn outcome(stdout: &str, stderr: &str) -> Outcome {
         starts: Vec::new(),
         left_running: false,
         left_agents: Vec::new(),
+        python: None,
         dir: "/tmp/case".into(),
     }
 }

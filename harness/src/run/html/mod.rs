@@ -354,6 +354,7 @@ mod tests {
                 starts: Vec::new(),
                 left_running: false,
                 left_agents: Vec::new(),
+                python: None,
                 dir: "/tmp/x".into(),
             },
             verdicts: vec![Verdict {

@@ -2,7 +2,7 @@
 //! Rust panic, a Python traceback, a Node.js fatal exception), told from a traceback it
 //! logged and went on from.
 
-use crate::run::{Outcome, Status};
+use crate::run::{Outcome, PythonEnd, Status};
 
 /// How much of the end of stderr tells an uncaught exception (a traceback's last
 /// frames and its exception line are there).
@@ -22,18 +22,27 @@ const CRASH_TAIL: usize = 64 << 10;
 /// - Node.js: a non-zero exit, a stack (`    at ...`) and the `Node.js v...` line last.
 ///
 /// Death by a signal is judged apart (see [`Property::NoCrash`]).
-pub(super) fn uncaught(outcome: &Outcome) -> Option<&'static str> {
+///
+/// A Python program that took the runner's note ([`Outcome::python`]) said itself
+/// whether an exception reached its top: that is believed, and its stderr is not read
+/// for a traceback.
+pub(super) fn uncaught(outcome: &Outcome) -> Option<String> {
     let Status::Exited(code) = outcome.status else {
         return None;
     };
     if code == 0 {
         return None;
     }
+    let python_said = match &outcome.python {
+        Some(PythonEnd::Uncaught(class)) => return Some(format!("an uncaught Python exception ({class})")),
+        Some(PythonEnd::Returned) => true,
+        None => false,
+    };
     let tail = &outcome.stderr[outcome.stderr.len().saturating_sub(CRASH_TAIL)..];
     let tail = String::from_utf8_lossy(tail);
     let mut lines: Vec<&str> = tail.lines().filter(|l| !l.trim().is_empty()).collect();
     if code == 101 && tail.contains("panicked at") {
-        return Some("a Rust panic (exit 101)");
+        return Some("a Rust panic (exit 101)".to_owned());
     }
     // `ValueError: ...`, `json.decoder.JSONDecodeError: ...`: a class name (CapWords,
     // as every exception class is), dotted by its module.
@@ -76,7 +85,7 @@ pub(super) fn uncaught(outcome: &Outcome) -> Option<&'static str> {
         l.starts_with("Traceback (most recent call last)")
             || l.starts_with("  + Exception Group Traceback (most recent call last)")
     };
-    if let Some(start) = lines.iter().rposition(|l| header(l)) {
+    if let Some(start) = lines.iter().rposition(|l| header(l)).filter(|_| !python_said) {
         let group = lines[start].starts_with(' ');
         let told = |l: &str| exception_line(l.trim_start_matches([' ', '|', '+']).trim_start());
         // The frames, then the exception line (in a group: anywhere in its drawing).
@@ -92,7 +101,7 @@ pub(super) fn uncaught(outcome: &Outcome) -> Option<&'static str> {
             // What follows the exception line is its message going on, unless the
             // program went on in its own voice: then the traceback was one it logged.
             if !logged(start) && !body[said + 1..].iter().any(|l| own_voice(l)) {
-                return Some("an uncaught Python exception");
+                return Some("an uncaught Python exception".to_owned());
             }
         }
     }
@@ -105,7 +114,7 @@ pub(super) fn uncaught(outcome: &Outcome) -> Option<&'static str> {
             .iter()
             .any(|l| l.starts_with("    at ") || l.trim() == "^" || l.contains("node --trace-uncaught"))
     {
-        return Some("an uncaught Node.js exception");
+        return Some("an uncaught Node.js exception".to_owned());
     }
     None
 }
@@ -179,8 +188,30 @@ fn note_end(
 
 #[cfg(test)]
 mod tests {
-    use super::uncaught;
-    use crate::run::{Outcome, Status};
+    use crate::run::{Outcome, PythonEnd, Status};
+
+    /// The reading, said as a `&str` for the assertions.
+    fn uncaught(outcome: &Outcome) -> Option<&'static str> {
+        super::uncaught(outcome).map(|what| &*Box::leak(what.into_boxed_str()))
+    }
+
+    /// A Python program's own note is believed over its stderr, both ways.
+    #[test]
+    fn a_python_program_s_note_decides() {
+        let mut handled = ended(1, TRACEBACK);
+        handled.python = Some(PythonEnd::Returned);
+        assert_eq!(uncaught(&handled), None);
+        let mut died = ended(1, "Agent failed\n");
+        died.python = Some(PythonEnd::Uncaught("KeyError".into()));
+        assert_eq!(uncaught(&died), Some("an uncaught Python exception (KeyError)"));
+        died.status = Status::Exited(0);
+        assert_eq!(uncaught(&died), None);
+        // A Node.js program run by a Python one is still read from its stderr.
+        let node = "file:///app/bot.mjs:3\n    at main (file:///app/bot.mjs:3:9)\n\nNode.js v22.1.0\n";
+        let mut both = ended(1, node);
+        both.python = Some(PythonEnd::Returned);
+        assert_eq!(uncaught(&both), Some("an uncaught Node.js exception"));
+    }
 
     fn outcome(stdout: &str, stderr: &str) -> Outcome {
         Outcome {
@@ -192,6 +223,7 @@ mod tests {
             starts: Vec::new(),
             left_running: false,
             left_agents: Vec::new(),
+            python: None,
             dir: "/tmp/case".into(),
         }
     }
