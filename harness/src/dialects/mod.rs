@@ -14,7 +14,8 @@
 pub mod acp;
 pub mod claude;
 pub mod codex;
-pub mod codex_app_server;
+/// `codex app-server`'s folder, by the name of its dialect (it lives in Codex's).
+pub use codex::app_server as codex_app_server;
 pub mod cursor_acp;
 pub mod cursor_print;
 pub mod gemini;
@@ -45,7 +46,7 @@ pub static CLAUDE: &dyn Dialect = &claude::dialect::Claude;
 pub static CODEX: &dyn Dialect = &codex::dialect::Codex;
 
 /// OpenAI's Codex: `codex app-server`, JSON-RPC over stdio, as the Python SDK runs it.
-pub static CODEX_APP_SERVER: &dyn Dialect = &codex_app_server::dialect::CodexAppServer;
+pub static CODEX_APP_SERVER: &dyn Dialect = &codex::app_server::dialect::CodexAppServer;
 
 /// Google's Gemini CLI, headless: `gemini -p` with `-o stream-json|json|text`, one
 /// prompt a process.

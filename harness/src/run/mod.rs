@@ -353,19 +353,7 @@ fn run_in(
     for (name, value) in &consumer.env {
         cmd.env(name, value);
     }
-    // Python programs note how they end, before the path the consumer would have.
-    let theirs = consumer
-        .env
-        .iter()
-        .rev()
-        .find(|(name, _)| name == "PYTHONPATH")
-        .map(|(_, value)| std::ffi::OsString::from(value))
-        .or_else(|| std::env::var_os("PYTHONPATH"));
-    cmd.env(
-        "PYTHONPATH",
-        python::path_with(&workdir.python, theirs.as_deref()),
-    );
-    cmd.env(python::ENDS, &workdir.python_ends);
+    python::take_note(&mut cmd, &consumer.env, workdir);
     // The consumer runs where the harness was started (its paths are the user's), or
     // where it says.
     if let Some(cwd) = &consumer.cwd {

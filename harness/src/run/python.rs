@@ -123,6 +123,20 @@ pub(super) fn untouched(dir: &Path) -> bool {
         })
 }
 
+/// Has the consumer's Python programs note how they end, in `workdir`: the note's
+/// folder first on `PYTHONPATH`, before the path the consumer would have (its own
+/// setting in `env`, else the harness's).
+pub(super) fn take_note(cmd: &mut std::process::Command, env: &[(String, String)], workdir: &super::Workdir) {
+    let theirs = env
+        .iter()
+        .rev()
+        .find(|(name, _)| name == "PYTHONPATH")
+        .map(|(_, value)| std::ffi::OsString::from(value))
+        .or_else(|| std::env::var_os("PYTHONPATH"));
+    cmd.env("PYTHONPATH", path_with(&workdir.python, theirs.as_deref()));
+    cmd.env(ENDS, &workdir.python_ends);
+}
+
 /// `PYTHONPATH` with `folder` first, before the one the consumer would have.
 pub(super) fn path_with(folder: &Path, theirs: Option<&std::ffi::OsStr>) -> std::ffi::OsString {
     let mut path = folder.as_os_str().to_owned();

@@ -22,6 +22,16 @@ use serde_json::{json, Value};
 mod interrupt;
 mod shapes;
 
+// `codex app-server` as a dialect, on this player: what a careful client concludes
+// (`expect`), its recordings (`recording`), its lint (`check`), its generated
+// conversations (`generate`) and its registration (`dialect`).
+pub mod check;
+pub mod dialect;
+pub mod expect;
+#[cfg(feature = "generate")]
+pub mod generate;
+pub mod recording;
+
 use shapes::{
     answer, call_ends, completed, error, info_of, model_calls, per_call, rate_limits, retry_info_of, to_line,
     token_usage, turn_json, Decision,

@@ -9,7 +9,9 @@
 //! - [`schema`]: a final message that follows `--output-schema`;
 //! - [`exec`]: a session told as `codex exec`'s stdout, stderr and exit code;
 //! - [`app_server`]: a session told as `codex app-server`'s answers and
-//!   notifications, following the client (a pure player);
+//!   notifications, following the client (a pure player), and the `codex-app-server`
+//!   dialect on it (its expectations, recordings, lint, generator and registration:
+//!   `app_server::{expect, recording, check, generate, dialect}`);
 //! - [`faults`]: the catalogue's `codex` section, applied to what `exec` writes;
 //! - [`recording`]: a cassette of `codex exec --json`, read and replayed, and a
 //!   session written as one;

@@ -84,10 +84,10 @@ pub fn faulted(most: usize) -> impl Strategy<Value = Faulted> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::check::AppServerChecker;
     use super::*;
     use crate::check::Lint;
     use crate::dialects::codex::faults::Out;
-    use crate::dialects::codex_app_server::check::AppServerChecker;
 
     proptest! {
         #[test]

@@ -117,7 +117,7 @@ impl Dialect for CodexAppServer {
         let parsed = parse_app_server(faults, APP_SERVER_FROM_ENV).map_err(CassetteError::from)?;
         let (outs, _) = conversation(&session_of(&source)?, &parsed, 0);
         Ok(crate::run::lines::case(
-            super::super::CODEX_APP_SERVER,
+            crate::dialects::CODEX_APP_SERVER,
             name,
             (source, OutputFormat::StreamJson),
             (faults, &parsed),
@@ -292,7 +292,7 @@ impl Dialect for CodexAppServer {
         runner: &crate::run::Runner<'_>,
     ) -> Result<crate::run::fuzz::FuzzReport, crate::run::RunError> {
         let strategy = super::generate::faulted(2);
-        crate::run::lines::fuzz(fuzz, runner, super::super::CODEX_APP_SERVER, strategy)
+        crate::run::lines::fuzz(fuzz, runner, crate::dialects::CODEX_APP_SERVER, strategy)
     }
 }
 
