@@ -17,8 +17,8 @@ use harness::dialects::codex::recording::{is_codex, Recording};
 use harness::frames::Exit;
 
 use crate::support::{
-    assert_caught, assert_clean_passes, bin, ended, json_lines, last_journal_entry, mock_std, root,
-    run_with_stdin, said, test_dialect, text,
+    assert_caught, assert_clean_passes, assert_passes_generated_and_curated, bin, ended, json_lines,
+    last_journal_entry, mock_std, root, run_with_stdin, said, test_dialect, text,
 };
 
 /// The curated cassette, recorded from the real CLI (`mock-agent drift --dialect codex --update`).
@@ -453,18 +453,7 @@ fn test_with(script: &str, extra: &[&str]) -> Output {
 
 #[test]
 fn the_careful_codex_program_passes_every_matrix_case() {
-    let out = test_with(
-        "codex_careful.py",
-        &[
-            "--generated",
-            "1",
-            "--cassettes",
-            root().join("cassettes/codex").to_str().expect("utf-8"),
-            "--no-default",
-        ],
-    );
-    let report = said(&out);
-    assert_eq!(out.status.code(), Some(0), "{report}");
+    assert_passes_generated_and_curated(test_with, "codex_careful.py", "1", "cassettes/codex");
     let out = test_with("codex_careful.py", &[]);
     let report = said(&out);
     assert_eq!(out.status.code(), Some(0), "{report}");

@@ -20,8 +20,8 @@ use harness::format::OutputFormat;
 use harness::frames::Exit;
 
 use crate::support::{
-    assert_caught, assert_clean_passes, bin, ended, json_lines, last_journal_entry, mock_std, root,
-    run_with_stdin, said, test_dialect, text,
+    assert_caught, assert_clean_passes, assert_passes_generated_and_curated, bin, ended, json_lines,
+    last_journal_entry, mock_std, root, run_with_stdin, said, test_dialect, text,
 };
 
 /// `mock-agent gemini ARGS` with `stdin`, `HOME` at `home`, and `env`.
@@ -482,18 +482,7 @@ fn test_with(script: &str, extra: &[&str]) -> Output {
 
 #[test]
 fn the_careful_gemini_program_passes_every_matrix_case_in_both_formats() {
-    let out = test_with(
-        "gemini_careful.py",
-        &[
-            "--generated",
-            "2",
-            "--cassettes",
-            root().join("cassettes/gemini").to_str().expect("utf-8"),
-            "--no-default",
-        ],
-    );
-    let report = said(&out);
-    assert_eq!(out.status.code(), Some(0), "{report}");
+    assert_passes_generated_and_curated(test_with, "gemini_careful.py", "2", "cassettes/gemini");
     let out = test_with(
         "gemini_careful.py",
         &["--format", "stream-json", "--format", "json"],

@@ -430,6 +430,26 @@ pub fn assert_caught(
     report
 }
 
+/// Asserts that `script`, run by `test_with`, passes every case of `generated`
+/// generated sessions and of the curated cassettes in `cassettes` (a folder below the
+/// workspace), the default session left out.
+#[track_caller]
+pub fn assert_passes_generated_and_curated(
+    test_with: impl Fn(&str, &[&str]) -> Output,
+    script: &str,
+    generated: &str,
+    cassettes: &str,
+) {
+    let cassettes = root().join(cassettes);
+    let cassettes = cassettes.to_str().expect("utf-8");
+    let out = test_with(
+        script,
+        &["--generated", generated, "--cassettes", cassettes, "--no-default"],
+    );
+    let report = said(&out);
+    assert_eq!(out.status.code(), Some(0), "{report}");
+}
+
 /// Asserts that the bug planted in `script`, run by `test_with`, does not show on a
 /// clean run.
 #[track_caller]
