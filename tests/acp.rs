@@ -226,6 +226,21 @@ impl Tap {
     pub(crate) fn update_count(&self) -> usize {
         self.seen.lock().expect("lock").updates.len()
     }
+
+    /// [`handshake_offering`] `offered`, a new session, and a turn prompted `text`,
+    /// which must end the turn: the turn's updates.
+    pub(crate) async fn turn_offering(
+        &self,
+        cx: &ConnectionTo<Agent>,
+        offered: ClientCapabilities,
+        text: &str,
+    ) -> agent_client_protocol::Result<Vec<SessionNotification>> {
+        handshake_offering(cx, offered).await?;
+        let (session, _) = new_session(cx).await?;
+        let from = self.update_count();
+        assert_eq!(prompt(cx, &session, text).await?, StopReason::EndTurn);
+        Ok(self.updates_from(from))
+    }
 }
 
 /// `initialize` (protocol 1) and `authenticate`, checking what the agent offers.

@@ -43,11 +43,7 @@ async fn a_client_that_offers_files_and_a_terminal_sees_the_agent_use_them() {
     let tap = Tap::new();
     let agent = tap.agent(&bin(), &["acp"], &[]);
     tap.run(agent, async |cx| {
-        handshake_offering(&cx, offering(true)).await?;
-        let (session, _) = new_session(&cx).await?;
-        let from = tap.update_count();
-        assert_eq!(prompt(&cx, &session, "hi").await?, StopReason::EndTurn);
-        let turn = tap.updates_from(from);
+        let turn = tap.turn_offering(&cx, offering(true), "hi").await?;
         let calls = assert_tool_calls_end(&turn);
         assert_eq!(calls.len(), 3, "read, write, check: {:?}", kinds(&turn));
         let read = ending_of(&turn, &calls[0]);
@@ -100,11 +96,7 @@ async fn a_client_that_refuses_its_tools_sees_them_fail_and_the_turn_end() {
     tap.seen.lock().expect("lock").refuse = vec!["fs/read_text_file", "terminal/create"];
     let agent = tap.agent(&bin(), &["acp"], &[]);
     tap.run(agent, async |cx| {
-        handshake_offering(&cx, offering(true)).await?;
-        let (session, _) = new_session(&cx).await?;
-        let from = tap.update_count();
-        assert_eq!(prompt(&cx, &session, "hi").await?, StopReason::EndTurn);
-        let turn = tap.updates_from(from);
+        let turn = tap.turn_offering(&cx, offering(true), "hi").await?;
         let calls = assert_tool_calls_end(&turn);
         let statuses: Vec<Value> = calls
             .iter()

@@ -538,11 +538,14 @@ mod shim {
         let turn = ["-p", "--resume", "chat-1", "next step"];
         // The turn (or `args`) in record mode `mode`.
         let run = |mode: &str, args: &[&str]| agent(bin_dir.path(), &library, mode, &journal, args);
+        // A run that found no cassette to play: exit 66; what it said.
+        let missed = |out: std::process::Output| {
+            assert_eq!(out.status.code(), Some(66));
+            String::from_utf8_lossy(&out.stderr).into_owned()
+        };
 
         // none: a miss is an error that names what differs.
-        let miss = run("none", &turn);
-        assert_eq!(miss.status.code(), Some(66));
-        assert!(String::from_utf8_lossy(&miss.stderr).starts_with("mock-agent: no cassette in "));
+        assert!(missed(run("none", &turn)).starts_with("mock-agent: no cassette in "));
 
         // once: records the first time, replays after.
         let first = run("once", &turn);
@@ -555,9 +558,7 @@ mod shim {
 
         // Repeated identical turns replay in recorded order; used up, an error, unless
         // new_episodes records the next one.
-        let used_up = run("none", &turn);
-        assert_eq!(used_up.status.code(), Some(66));
-        assert!(String::from_utf8_lossy(&used_up.stderr).contains("were all played"));
+        assert!(missed(run("none", &turn)).contains("were all played"));
         let episode = run("new_episodes", &turn);
         assert!(episode.status.success());
         assert_eq!(cassettes(&library).len(), 2);

@@ -322,6 +322,11 @@ class Client:
                 self.proc.wait(timeout=2)
             except subprocess.TimeoutExpired:
                 pass
+        self.end_agent()
+        self.close_stdin()
+
+    def end_agent(self):
+        """Terminates the agent if it still runs, waits 1 s, and kills it."""
         if self.proc.poll() is None:
             try:
                 self.proc.terminate()
@@ -334,7 +339,6 @@ class Client:
                 self.proc.wait(timeout=5)
             except (OSError, subprocess.TimeoutExpired):
                 pass
-        self.close_stdin()
 
     def close_stdin(self):
         try:

@@ -50,13 +50,9 @@ class GeminiClient(acp_careful.Client):
         if isinstance(quota, dict) and isinstance(quota.get("token_count"), dict):
             self.tokens = quota["token_count"]
 
-    def stop(self, graceful):
-        if graceful:
-            self.close_stdin()
-            try:
-                self.proc.wait(timeout=2)
-            except subprocess.TimeoutExpired:
-                pass
+    def end_agent(self):
+        """Terminates the agent's whole group if the agent still runs, waits 1 s, and
+        kills the group."""
         for sig, wait in ((signal.SIGTERM, 1), (signal.SIGKILL, 5)):
             if self.proc.poll() is not None:
                 break
@@ -65,7 +61,6 @@ class GeminiClient(acp_careful.Client):
                 self.proc.wait(timeout=wait)
             except (OSError, subprocess.TimeoutExpired):
                 pass
-        self.close_stdin()
 
 
 def main():
