@@ -1,11 +1,10 @@
 //! Server mode end to end: `cursor-agent acp` driven by a real ACP client (the
-//! `agent-client-protocol` crate) through whole sessions on every kind of source, and
-//! by hand-written JSON lines for what a client library never sends.
+//! `agent-client-protocol` crate) through whole sessions on every kind of source. The
+//! client's files and terminals are `acp_client_tools`; what a client library never
+//! sends, hand-written JSON lines, is `acp_wire`.
 
-use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Stdio};
-use std::sync::{mpsc, Arc, Mutex};
+use std::path::Path;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use agent_client_protocol::schema::ProtocolVersion;
@@ -29,7 +28,7 @@ use crate::support::{bin, install_as_cursor_agent, mock, root};
 
 /// How long a test waits for the mock before it fails (a hang is a failure, not a
 /// measure: nothing here asserts on time).
-const PATIENCE: Duration = Duration::from_secs(30);
+pub(crate) const PATIENCE: Duration = Duration::from_secs(30);
 
 // ---------------------------------------------------------------------------------
 // A client written with the `agent-client-protocol` crate.
@@ -37,7 +36,7 @@ const PATIENCE: Duration = Duration::from_secs(30);
 
 /// What the client saw.
 #[derive(Default)]
-struct Seen {
+pub(crate) struct Seen {
     /// Every `session/update`, parsed by the library, in wire order.
     updates: Vec<SessionNotification>,
     /// Every notification's method, parsed or not (a `session/update` the library
@@ -46,20 +45,33 @@ struct Seen {
     /// Every `session/request_permission`, each answered `allow-once`.
     permissions: Vec<RequestPermissionRequest>,
     /// The agent's stdout lines, as they came.
-    stdout: Vec<String>,
+    pub(crate) stdout: Vec<String>,
     /// The agent's stderr lines.
     stderr: Vec<String>,
     /// The agent's requests of the client's files and terminals, in order: method
     /// and params.
-    tools: Vec<(String, Value)>,
+    pub(crate) tools: Vec<(String, Value)>,
     /// The methods the client answers with an error.
-    refuse: Vec<&'static str>,
+    pub(crate) refuse: Vec<&'static str>,
+}
+
+impl Seen {
+    /// Every `session/update` that came was parsed by the library (none dropped).
+    #[track_caller]
+    fn assert_every_update_parses(&self) {
+        let raw_updates = self
+            .notifications
+            .iter()
+            .filter(|m| *m == "session/update")
+            .count();
+        assert_eq!(raw_updates, self.updates.len(), "every update parses");
+    }
 }
 
 /// What the client answers of its files and terminals.
-const CLIENT_README: &str = "# From the client's editor\n\nUnsaved.\n";
-const CLIENT_TERMINAL: &str = "term-e2e";
-const CLIENT_OUTPUT: &str = "19 summary.txt\n";
+pub(crate) const CLIENT_README: &str = "# From the client's editor\n\nUnsaved.\n";
+pub(crate) const CLIENT_TERMINAL: &str = "term-e2e";
+pub(crate) const CLIENT_OUTPUT: &str = "19 summary.txt\n";
 
 /// Adds to a client builder the handler of one of the agent's file or terminal
 /// requests: noted, then answered `$answer`, or with an error if the method is
@@ -88,14 +100,14 @@ macro_rules! answer_tool {
 }
 
 /// The client's view of one agent process, shared with its handlers.
-struct Tap {
-    seen: Arc<Mutex<Seen>>,
+pub(crate) struct Tap {
+    pub(crate) seen: Arc<Mutex<Seen>>,
     /// How many `session/update`s have come, to wait for the next one.
     updated: tokio::sync::watch::Sender<usize>,
 }
 
 impl Tap {
-    fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Tap {
             seen: Arc::default(),
             updated: tokio::sync::watch::Sender::new(0),
@@ -104,7 +116,7 @@ impl Tap {
 
     /// `program ARGS` as an ACP agent, with `env` over a blank `MOCK_AGENT_*`
     /// environment (an empty variable counts as unset), its lines tapped.
-    fn agent(&self, program: &Path, args: &[&str], env: &[(&str, &str)]) -> AcpAgent {
+    pub(crate) fn agent(&self, program: &Path, args: &[&str], env: &[(&str, &str)]) -> AcpAgent {
         let blank = std::env::vars()
             .filter(|(name, _)| name.starts_with("MOCK_AGENT_"))
             .map(|(name, _)| (name, String::new()));
@@ -125,7 +137,7 @@ impl Tap {
 
     /// Runs `main` as the client of `agent`, answering every permission request
     /// `allow-once`; fails if the agent takes longer than [`PATIENCE`].
-    async fn run<R>(
+    pub(crate) async fn run<R>(
         &self,
         agent: AcpAgent,
         main: impl AsyncFnOnce(ConnectionTo<Agent>) -> agent_client_protocol::Result<R>,
@@ -202,7 +214,7 @@ impl Tap {
 
     /// The updates seen since the `from`-th, but `available_commands_update` (it
     /// follows session/new's result, so it may come before a turn or during it).
-    fn updates_from(&self, from: usize) -> Vec<SessionNotification> {
+    pub(crate) fn updates_from(&self, from: usize) -> Vec<SessionNotification> {
         let seen = self.seen.lock().expect("lock");
         seen.updates[from..]
             .iter()
@@ -211,8 +223,23 @@ impl Tap {
             .collect()
     }
 
-    fn update_count(&self) -> usize {
+    pub(crate) fn update_count(&self) -> usize {
         self.seen.lock().expect("lock").updates.len()
+    }
+
+    /// [`handshake_offering`] `offered`, a new session, and a turn prompted `text`,
+    /// which must end the turn: the turn's updates.
+    pub(crate) async fn turn_offering(
+        &self,
+        cx: &ConnectionTo<Agent>,
+        offered: ClientCapabilities,
+        text: &str,
+    ) -> agent_client_protocol::Result<Vec<SessionNotification>> {
+        handshake_offering(cx, offered).await?;
+        let (session, _) = new_session(cx).await?;
+        let from = self.update_count();
+        assert_eq!(prompt(cx, &session, text).await?, StopReason::EndTurn);
+        Ok(self.updates_from(from))
     }
 }
 
@@ -222,7 +249,7 @@ async fn handshake(cx: &ConnectionTo<Agent>) -> agent_client_protocol::Result<()
 }
 
 /// A client's capabilities: files (read and write) and terminals, or nothing.
-fn offering(everything: bool) -> ClientCapabilities {
+pub(crate) fn offering(everything: bool) -> ClientCapabilities {
     ClientCapabilities::new()
         .fs(FileSystemCapabilities::new()
             .read_text_file(everything)
@@ -231,7 +258,7 @@ fn offering(everything: bool) -> ClientCapabilities {
 }
 
 /// [`handshake`], the client offering `offered` in `initialize`.
-async fn handshake_offering(
+pub(crate) async fn handshake_offering(
     cx: &ConnectionTo<Agent>,
     offered: ClientCapabilities,
 ) -> agent_client_protocol::Result<()> {
@@ -254,7 +281,9 @@ async fn handshake_offering(
 }
 
 /// `session/new`, read raw (the typed response has no `models` block) and typed.
-async fn new_session(cx: &ConnectionTo<Agent>) -> agent_client_protocol::Result<(SessionId, Value)> {
+pub(crate) async fn new_session(
+    cx: &ConnectionTo<Agent>,
+) -> agent_client_protocol::Result<(SessionId, Value)> {
     let raw = cx
         .send_request(UntypedMessage::new(
             "session/new",
@@ -266,7 +295,7 @@ async fn new_session(cx: &ConnectionTo<Agent>) -> agent_client_protocol::Result<
     Ok((typed.session_id, raw))
 }
 
-async fn prompt(
+pub(crate) async fn prompt(
     cx: &ConnectionTo<Agent>,
     session: &SessionId,
     text: &str,
@@ -279,7 +308,7 @@ async fn prompt(
 }
 
 /// The `sessionUpdate` tag of each update.
-fn kinds(updates: &[SessionNotification]) -> Vec<String> {
+pub(crate) fn kinds(updates: &[SessionNotification]) -> Vec<String> {
     updates
         .iter()
         .map(|n| {
@@ -305,7 +334,7 @@ fn message_text(updates: &[SessionNotification]) -> String {
 
 /// Each `tool_call` is followed by a `tool_call_update` of the same id that ends it
 /// (`completed` or `failed`); returns the ids in order.
-fn assert_tool_calls_end(updates: &[SessionNotification]) -> Vec<String> {
+pub(crate) fn assert_tool_calls_end(updates: &[SessionNotification]) -> Vec<String> {
     let mut ids = Vec::new();
     for (i, n) in updates.iter().enumerate() {
         let SessionUpdate::ToolCall(call) = &n.update else {
@@ -436,12 +465,7 @@ async fn a_client_library_plays_a_whole_session_on_the_default_source() {
         .filter(|k| *k == "available_commands_update")
         .count();
     assert_eq!(commands, 1, "once, after session/new");
-    let raw_updates = seen
-        .notifications
-        .iter()
-        .filter(|m| *m == "session/update")
-        .count();
-    assert_eq!(raw_updates, seen.updates.len(), "every update parses");
+    seen.assert_every_update_parses();
 }
 
 #[tokio::test]
@@ -490,305 +514,6 @@ async fn a_shell_command_asks_permission_through_acp() {
     .expect("the session succeeds");
 }
 
-/// The update of tool call `id` that ends it (`completed` or `failed`), as JSON.
-fn ending_of(turn: &[SessionNotification], id: &str) -> Value {
-    turn.iter()
-        .filter_map(|n| match &n.update {
-            SessionUpdate::ToolCallUpdate(update) if &*update.tool_call_id.0 == id => {
-                serde_json::to_value(update).ok()
-            }
-            _ => None,
-        })
-        .rfind(|u| u["status"] == "completed" || u["status"] == "failed")
-        .unwrap_or_else(|| panic!("no ending of {id}"))
-}
-
-/// The methods of the agent's file and terminal requests the client saw.
-fn tools_asked(tap: &Tap) -> Vec<String> {
-    let seen = tap.seen.lock().expect("lock");
-    seen.tools.iter().map(|(method, _)| method.clone()).collect()
-}
-
-/// The default conversation, a client written with the ACP crate offering its files
-/// and a terminal: the agent reads README.md and writes summary.txt through the
-/// client, then checks its work in the client's terminal; what it reports of each
-/// tool is what the client answered.
-#[tokio::test]
-async fn a_client_that_offers_files_and_a_terminal_sees_the_agent_use_them() {
-    let tap = Tap::new();
-    let agent = tap.agent(&bin(), &["acp"], &[]);
-    tap.run(agent, async |cx| {
-        handshake_offering(&cx, offering(true)).await?;
-        let (session, _) = new_session(&cx).await?;
-        let from = tap.update_count();
-        assert_eq!(prompt(&cx, &session, "hi").await?, StopReason::EndTurn);
-        let turn = tap.updates_from(from);
-        let calls = assert_tool_calls_end(&turn);
-        assert_eq!(calls.len(), 3, "read, write, check: {:?}", kinds(&turn));
-        let read = ending_of(&turn, &calls[0]);
-        assert_eq!(read["rawOutput"]["success"]["content"], CLIENT_README, "{read}");
-        let written = ending_of(&turn, &calls[1]);
-        assert_eq!(written["content"][0]["type"], "diff", "{written}");
-        let check = ending_of(&turn, &calls[2]);
-        assert_eq!(check["status"], "completed");
-        assert_eq!(check["rawOutput"]["stdout"], CLIENT_OUTPUT, "{check}");
-        let shown = turn.iter().any(|n| {
-            serde_json::to_value(&n.update).is_ok_and(|u| u["content"][0]["terminalId"] == CLIENT_TERMINAL)
-        });
-        assert!(shown, "the tool shows the client's terminal");
-        Ok(())
-    })
-    .await
-    .expect("the session succeeds");
-    assert_eq!(
-        tools_asked(&tap),
-        [
-            "fs/read_text_file",
-            "fs/write_text_file",
-            "terminal/create",
-            "terminal/wait_for_exit",
-            "terminal/output",
-            "terminal/release"
-        ]
-    );
-    let seen = tap.seen.lock().expect("lock");
-    let root = root().canonicalize().expect("root");
-    assert_eq!(
-        seen.tools[0].1["path"],
-        root.join("README.md").to_str().expect("utf-8"),
-        "an absolute path in the session's folder"
-    );
-    assert!(seen.tools[1].1["content"]
-        .as_str()
-        .is_some_and(|c| c.starts_with("# README Summary")));
-    assert_eq!(seen.tools[2].1["cwd"], root.to_str().expect("utf-8"));
-    for (method, params) in &seen.tools[3..] {
-        assert_eq!(params["terminalId"], CLIENT_TERMINAL, "{method}");
-    }
-}
-
-/// The client refuses its file read and its terminal: the agent reports those tools
-/// failed and goes on to the end of its turn, as the real agent does.
-#[tokio::test]
-async fn a_client_that_refuses_its_tools_sees_them_fail_and_the_turn_end() {
-    let tap = Tap::new();
-    tap.seen.lock().expect("lock").refuse = vec!["fs/read_text_file", "terminal/create"];
-    let agent = tap.agent(&bin(), &["acp"], &[]);
-    tap.run(agent, async |cx| {
-        handshake_offering(&cx, offering(true)).await?;
-        let (session, _) = new_session(&cx).await?;
-        let from = tap.update_count();
-        assert_eq!(prompt(&cx, &session, "hi").await?, StopReason::EndTurn);
-        let turn = tap.updates_from(from);
-        let calls = assert_tool_calls_end(&turn);
-        let statuses: Vec<Value> = calls
-            .iter()
-            .map(|id| ending_of(&turn, id)["status"].clone())
-            .collect();
-        assert_eq!(statuses, ["failed", "completed", "failed"]);
-        let read = ending_of(&turn, &calls[0]);
-        assert!(read["rawOutput"]["error"].is_string(), "{read}");
-        Ok(())
-    })
-    .await
-    .expect("the session succeeds");
-    assert_eq!(
-        tools_asked(&tap),
-        ["fs/read_text_file", "fs/write_text_file", "terminal/create"],
-        "no terminal to wait for or release"
-    );
-}
-
-/// A client that offers nothing is asked nothing of its files or terminals: the
-/// agent does the work itself, as print mode tells it.
-#[tokio::test]
-async fn a_client_that_offers_nothing_is_asked_nothing_of_its_files_or_terminals() {
-    let tap = Tap::new();
-    let agent = tap.agent(&bin(), &["acp"], &[]);
-    tap.run(agent, async |cx| {
-        handshake_offering(&cx, offering(false)).await?;
-        let (session, _) = new_session(&cx).await?;
-        assert_eq!(prompt(&cx, &session, "hi").await?, StopReason::EndTurn);
-        Ok(())
-    })
-    .await
-    .expect("the session succeeds");
-    assert_eq!(tools_asked(&tap), Vec::<String>::new());
-    let seen = tap.seen.lock().expect("lock");
-    assert!(
-        !seen
-            .stdout
-            .iter()
-            .any(|l| l.contains("\"fs/") || l.contains("\"terminal/")),
-        "{:#?}",
-        seen.stdout
-    );
-}
-
-/// A client that never answers the agent's file read: the agent waits, as for a
-/// permission, and a cancel ends the turn (withdrawing the request).
-#[test]
-fn a_file_read_never_answered_waits_and_a_cancel_ends_the_turn() {
-    let mut wire = Wire::start(&[]);
-    let offered = json!({"protocolVersion": 1, "clientCapabilities": {"fs": {"readTextFile": true, "writeTextFile": true}, "terminal": true}});
-    wire.send(&request("0", "initialize", &offered));
-    wire.until_response(&json!(0));
-    wire.send(&new_session_line("1"));
-    let session = wire.until_response(&json!(1))[0]["result"]["sessionId"].clone();
-    let session = session.as_str().expect("a session id").to_owned();
-    wire.send(&prompt_line(r#""p""#, &session, "hi"));
-    let asked = wire.until_request("fs/read_text_file");
-    let asked_id = asked.last().expect("asked")["id"].clone();
-    wire.send(
-        &json!({"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": session}}).to_string(),
-    );
-    let rest = wire.until_response(&json!("p"));
-    let tags: Vec<String> = rest.iter().map(tag).collect();
-    assert_eq!(tags, ["$/cancel_request", "response"], "{rest:#?}");
-    assert_eq!(rest[0]["params"]["requestId"], asked_id);
-    assert_eq!(rest[1]["result"]["stopReason"], "cancelled");
-    let ended = wire.close();
-    assert_eq!(ended.code, Some(0));
-}
-
-/// A client that answers the agent's file read late, after another request: the
-/// request waits its turn, and the turn goes on with what the client read.
-#[test]
-fn a_file_read_answered_late_goes_on_with_what_the_client_read() {
-    let mut wire = Wire::start(&[]);
-    let offered = json!({"protocolVersion": 1, "clientCapabilities": {"fs": {"readTextFile": true}}});
-    wire.send(&request("0", "initialize", &offered));
-    wire.until_response(&json!(0));
-    wire.send(&new_session_line("1"));
-    let session = wire.until_response(&json!(1))[0]["result"]["sessionId"].clone();
-    let session = session.as_str().expect("a session id").to_owned();
-    wire.send(&prompt_line(r#""p""#, &session, "hi"));
-    let asked = wire.until_request("fs/read_text_file");
-    let asked_id = asked.last().expect("asked")["id"].clone();
-    wire.send(&request(
-        r#""m""#,
-        "session/set_mode",
-        &json!({"sessionId": session, "modeId": "ask"}),
-    ));
-    std::thread::sleep(Duration::from_millis(300));
-    wire.send(&json!({"jsonrpc": "2.0", "id": asked_id, "result": {"content": "read late"}}).to_string());
-    let mut rest = Vec::new();
-    loop {
-        let message = wire.json();
-        if message["method"] == "session/request_permission" {
-            wire.send(&allow_once(&message["id"]));
-        }
-        let done = message.get("method").is_none() && message["id"] == "m";
-        rest.push(message);
-        if done {
-            break;
-        }
-    }
-    let read = &rest[0]["params"]["update"];
-    assert_eq!(read["status"], "completed", "{rest:#?}");
-    assert_eq!(read["rawOutput"]["success"]["content"], "read late");
-    let responses: Vec<&Value> = rest
-        .iter()
-        .filter(|m| m.get("method").is_none())
-        .map(|m| &m["id"])
-        .collect();
-    assert_eq!(responses, [&json!("p"), &json!("m")], "the setter waits its turn");
-    // The write and the terminal were not offered: not asked.
-    assert!(!rest
-        .iter()
-        .any(|m| m["method"] == "fs/write_text_file" || m["method"] == "terminal/create"));
-    assert_eq!(wire.close().code, Some(0));
-}
-
-/// Drives a generated conversation (`MOCK_AGENT_GENERATE=seed`): `initialize`
-/// offering `offered`, `session/new`, one prompt, each agent request answered (the
-/// client's terminal named `live-term`); the agent's messages of the turn.
-fn generated_turn(seed: u64, offered: &Value) -> Vec<Value> {
-    let seed = seed.to_string();
-    let mut wire = Wire::start(&[("MOCK_AGENT_GENERATE", &seed)]);
-    let init = json!({"protocolVersion": 1, "clientCapabilities": offered});
-    wire.send(&request("0", "initialize", &init));
-    wire.until_response(&json!(0));
-    wire.send(&new_session_line("1"));
-    let session = wire.until_response(&json!(1))[0]["result"]["sessionId"].clone();
-    wire.send(&prompt_line(r#""p""#, session.as_str().expect("an id"), "hi"));
-    let mut turn = Vec::new();
-    loop {
-        let message = wire.json();
-        let done = message.get("method").is_none() && message["id"] == "p";
-        if let (Some(method), Some(id)) = (message["method"].as_str(), message.get("id")) {
-            let result = match method {
-                "session/request_permission" => {
-                    json!({"outcome": {"outcome": "selected", "optionId": "allow-once"}})
-                }
-                "fs/read_text_file" => json!({"content": "live"}),
-                "terminal/create" => json!({"terminalId": "live-term"}),
-                "terminal/wait_for_exit" => json!({"exitCode": 0}),
-                "terminal/output" => json!({"output": "", "truncated": false}),
-                _ => json!({}),
-            };
-            wire.send(&json!({"jsonrpc": "2.0", "id": id, "result": result}).to_string());
-        }
-        turn.push(message);
-        if done {
-            return turn;
-        }
-    }
-}
-
-/// A generated conversation whose client offered files and a terminal: a client
-/// that offers them sees the agent's requests (naming the terminal it made); one
-/// that offers nothing sees none, nor a terminal in a tool call.
-#[test]
-fn generated_conversations_ask_only_clients_that_offer_files_and_terminals() {
-    use harness::dialects::cursor_acp::generate::{from_seed, ConversationConfig};
-    let config = ConversationConfig::default();
-    // A seed whose first turn runs a command in the client's terminal and reads a file.
-    let seed = (0..500u64)
-        .find(|seed| {
-            let summary = from_seed(*seed, &config).summary();
-            let first_turn = summary.split("result #").take(4).collect::<String>();
-            summary.lines().nth(2).is_some()
-                && first_turn.contains("request terminal/create")
-                && first_turn.contains("request fs/read_text_file")
-                && from_seed(*seed, &config)
-                    .messages
-                    .iter()
-                    .any(|m| m.line.contains("\"terminalId\":\"term-0\"") && m.line.contains("\"result\""))
-        })
-        .expect("a seed with a terminal and a file read in its first turn");
-    let everything = json!({"fs": {"readTextFile": true, "writeTextFile": true}, "terminal": true});
-    let turn = generated_turn(seed, &everything);
-    let asked: Vec<&str> = turn
-        .iter()
-        .filter(|m| m.get("id").is_some())
-        .filter_map(|m| m["method"].as_str())
-        .collect();
-    assert!(
-        asked.contains(&"fs/read_text_file") && asked.contains(&"terminal/create"),
-        "seed {seed}: {asked:?}"
-    );
-    for message in turn.iter().filter(|m| {
-        m["method"]
-            .as_str()
-            .is_some_and(|m| m.starts_with("terminal/") && m != "terminal/create")
-    }) {
-        assert_eq!(
-            message["params"]["terminalId"], "live-term",
-            "the client's terminal: {message}"
-        );
-    }
-    let nothing = json!({});
-    let turn = generated_turn(seed, &nothing);
-    let lines: Vec<String> = turn.iter().map(Value::to_string).collect();
-    assert!(
-        !lines
-            .iter()
-            .any(|l| l.contains("\"fs/") || l.contains("\"terminal/") || l.contains("\"terminalId\"")),
-        "seed {seed}: {lines:#?}"
-    );
-}
-
 #[tokio::test]
 async fn a_failed_run_answers_the_prompt_with_a_json_rpc_error() {
     let cassette = root().join("cassettes/connection-lost.cassette");
@@ -819,55 +544,6 @@ async fn a_failed_run_answers_the_prompt_with_a_json_rpc_error() {
         "the recorded stderr line: {:?}",
         seen.stderr
     );
-}
-
-/// A print-mode run that was not logged in, told through ACP, answers as the real
-/// agent does when not logged in: `initialize` works, session methods answer -32000.
-#[test]
-fn a_run_that_was_not_logged_in_answers_session_methods_authentication_required() {
-    let cassette = root().join("cassettes/auth-required.cassette");
-    let mut wire = Wire::start(&[("MOCK_AGENT_CASSETTE", cassette.to_str().expect("utf-8"))]);
-    wire.send(&request("1", "initialize", &json!({"protocolVersion": 1})));
-    assert_eq!(wire.json()["result"]["protocolVersion"], json!(1));
-    wire.send(&new_session_line("2"));
-    assert_eq!(
-        wire.json(),
-        json!({"jsonrpc": "2.0", "id": 2, "error": {"code": -32000, "message": "Authentication required"}})
-    );
-    wire.send(&prompt_line("3", "any", "hello"));
-    assert_eq!(wire.json()["error"]["code"], json!(-32000));
-    wire.send(&request(
-        "4",
-        "session/set_mode",
-        &json!({"sessionId": "any", "modeId": "ask"}),
-    ));
-    assert_eq!(wire.json()["error"]["code"], json!(-32000));
-    let ended = wire.close();
-    assert_eq!((ended.code, ended.rest.len()), (Some(0), 0));
-    assert!(
-        ended.stderr.starts_with("Authentication required. Please run"),
-        "the recorded stderr line, once: {:?}",
-        ended.stderr
-    );
-    assert_eq!(ended.stderr.lines().count(), 1, "{:?}", ended.stderr);
-}
-
-/// `session/load` of an id that is neither a session of this process nor the
-/// recording's: -32602, as the real agent answers.
-#[test]
-fn loading_an_unknown_session_is_invalid_params() {
-    let mut wire = Wire::start(&[]);
-    wire.send(&request(
-        "1",
-        "session/load",
-        &json!({"sessionId": "no-such-session", "cwd": "/tmp", "mcpServers": []}),
-    ));
-    assert_eq!(
-        wire.json(),
-        json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": "Session no-such-session not found"}})
-    );
-    let ended = wire.close();
-    assert_eq!((ended.code, ended.rest.len()), (Some(0), 0));
 }
 
 #[tokio::test]
@@ -931,12 +607,7 @@ async fn a_generated_session_serves_acp_as_print_mode_tells_it() {
     .await
     .expect("the session succeeds");
     let seen = tap.seen.lock().expect("lock");
-    let raw_updates = seen
-        .notifications
-        .iter()
-        .filter(|m| *m == "session/update")
-        .count();
-    assert_eq!(raw_updates, seen.updates.len(), "every update parses");
+    seen.assert_every_update_parses();
 }
 
 #[tokio::test]
@@ -956,631 +627,4 @@ async fn agent_acp_serves_through_a_link_named_agent_with_global_flags() {
     })
     .await
     .expect("the session succeeds");
-}
-
-// ---------------------------------------------------------------------------------
-// Hand-written JSON: what a client library never sends.
-// ---------------------------------------------------------------------------------
-
-/// `mock-agent acp` (or `program ARGS`) driven line by line.
-struct Wire {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    stdout: mpsc::Receiver<String>,
-    stderr: mpsc::Receiver<Vec<u8>>,
-}
-
-/// How a [`Wire`] ended.
-struct Ended {
-    code: Option<i32>,
-    /// The stdout lines not read before stdin was closed.
-    rest: Vec<String>,
-    stderr: String,
-}
-
-impl Wire {
-    fn start(env: &[(&str, &str)]) -> Wire {
-        Wire::spawn(&bin(), &["acp"], env)
-    }
-
-    fn spawn(program: &Path, args: &[&str], env: &[(&str, &str)]) -> Wire {
-        let mut cmd = std::process::Command::new(program);
-        harness::run::child::without_mock_env(&mut cmd);
-        let mut child = cmd
-            .args(args)
-            .envs(env.iter().copied())
-            .current_dir(root())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawns");
-        let stdout = child.stdout.take().expect("piped");
-        let (sender, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { return };
-                if sender.send(line).is_err() {
-                    return;
-                }
-            }
-        });
-        let stderr = harness::run::child::drain(child.stderr.take(), 1 << 20);
-        Wire {
-            stdin: child.stdin.take(),
-            child,
-            stdout: lines,
-            stderr,
-        }
-    }
-
-    /// Writes `line` and its newline.
-    fn send(&mut self, line: &str) -> &mut Self {
-        let stdin = self.stdin.as_mut().expect("stdin open");
-        stdin
-            .write_all(format!("{line}\n").as_bytes())
-            .expect("the mock reads stdin");
-        self
-    }
-
-    /// The next stdout line.
-    #[track_caller]
-    fn line(&mut self) -> String {
-        match self.stdout.recv_timeout(PATIENCE) {
-            Ok(line) => line,
-            Err(e) => panic!("no line from the mock: {e}"),
-        }
-    }
-
-    /// The next stdout line, as JSON.
-    #[track_caller]
-    fn json(&mut self) -> Value {
-        let line = self.line();
-        serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"))
-    }
-
-    /// Lines up to and including the response to request `id`.
-    #[track_caller]
-    fn until_response(&mut self, id: &Value) -> Vec<Value> {
-        let mut lines = Vec::new();
-        loop {
-            let message = self.json();
-            let done = message.get("method").is_none() && message["id"] == *id;
-            lines.push(message);
-            if done {
-                return lines;
-            }
-        }
-    }
-
-    /// Lines up to and including the agent's request of `method`.
-    #[track_caller]
-    fn until_request(&mut self, method: &str) -> Vec<Value> {
-        let mut lines = Vec::new();
-        loop {
-            let message = self.json();
-            let done = message["method"] == method && message.get("id").is_some();
-            lines.push(message);
-            if done {
-                return lines;
-            }
-        }
-    }
-
-    /// A new session (request id 1) and a prompt in it (id `"p"`), up to the agent's
-    /// permission request: the session's id and the request's id.
-    #[track_caller]
-    fn prompt_until_asked(&mut self) -> (String, Value) {
-        self.send(&new_session_line("1"));
-        let session = self.until_response(&json!(1))[0]["result"]["sessionId"].clone();
-        let session = session.as_str().expect("a session id").to_owned();
-        self.send(&prompt_line(r#""p""#, &session, "hi"));
-        let asked = self.until_request("session/request_permission");
-        let asked_id = asked.last().expect("asked")["id"].clone();
-        (session, asked_id)
-    }
-
-    /// Closes stdin and waits for the process to end.
-    fn close(mut self) -> Ended {
-        drop(self.stdin.take());
-        let status = self.child.wait().expect("waits");
-        let rest = self.stdout.iter().collect();
-        let stderr = self.stderr.recv_timeout(PATIENCE).unwrap_or_default();
-        Ended {
-            code: status.code(),
-            rest,
-            stderr: String::from_utf8_lossy(&stderr).into_owned(),
-        }
-    }
-}
-
-impl Drop for Wire {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn request(id: &str, method: &str, params: &Value) -> String {
-    format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{params}}}"#)
-}
-
-fn new_session_line(id: &str) -> String {
-    request(id, "session/new", &json!({"cwd": "/tmp", "mcpServers": []}))
-}
-
-fn prompt_line(id: &str, session: &str, text: &str) -> String {
-    request(
-        id,
-        "session/prompt",
-        &json!({"sessionId": session, "prompt": [{"type": "text", "text": text}]}),
-    )
-}
-
-fn allow_once(id: &Value) -> String {
-    json!({"jsonrpc": "2.0", "id": id, "result": {"outcome": {"outcome": "selected", "optionId": "allow-once"}}})
-        .to_string()
-}
-
-/// The `sessionUpdate` tag of an agent message, or its method, or `response`.
-fn tag(message: &Value) -> String {
-    match message["method"].as_str() {
-        Some("session/update") => message["params"]["update"]["sessionUpdate"]
-            .as_str()
-            .unwrap_or("?")
-            .to_owned(),
-        Some(method) => method.to_owned(),
-        None => "response".to_owned(),
-    }
-}
-
-#[test]
-fn lines_that_are_not_json_rpc_are_ignored_without_a_word() {
-    let mut wire = Wire::start(&[]);
-    for line in [
-        "not json",
-        "{",
-        "[1,2]",
-        r#""a string""#,
-        "42",
-        "{}",
-        r#"{"jsonrpc":"2.0","id":5}"#,
-        r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error","data":{"line":"x"}}}"#,
-        r#"{"jsonrpc":"2.0","method":"cursor/unknown_notification","params":{}}"#,
-        "   ",
-        "\u{0}\u{7f}",
-    ] {
-        wire.send(line);
-    }
-    wire.send(&request("1", "initialize", &json!({"protocolVersion": 1})));
-    let first = wire.json();
-    assert_eq!(
-        (first["id"].clone(), first["result"]["protocolVersion"].clone()),
-        (json!(1), json!(1))
-    );
-    let ended = wire.close();
-    assert_eq!(ended.code, Some(0));
-    assert_eq!(ended.rest, Vec::<String>::new(), "no reply to any other line");
-    assert_eq!(ended.stderr, "");
-}
-
-#[test]
-fn with_strict_json_rpc_a_line_that_is_no_message_is_answered_as_the_spec_says() {
-    let mut wire = Wire::start(&[("MOCK_AGENT_JSONRPC", "strict")]);
-    for (line, code) in [
-        ("not json", -32700),
-        ("{", -32700),
-        ("[1,2]", -32600),
-        ("42", -32600),
-        ("{}", -32600),
-        (r#"{"jsonrpc":"2.0","id":5}"#, -32600),
-    ] {
-        wire.send(line);
-        let answer = wire.json();
-        assert_eq!(
-            (answer["id"].clone(), answer["error"]["code"].clone()),
-            (Value::Null, json!(code)),
-            "{line}: {answer}"
-        );
-    }
-    // A notification the agent does not know, and an answer to nothing, are messages:
-    // not answered.
-    wire.send(r#"{"jsonrpc":"2.0","method":"cursor/unknown_notification","params":{}}"#);
-    wire.send(&request("1", "initialize", &json!({"protocolVersion": 1})));
-    assert_eq!(wire.json()["id"], json!(1));
-    let ended = wire.close();
-    assert_eq!((ended.code, ended.rest.len()), (Some(0), 0));
-}
-
-#[test]
-fn a_request_whose_id_is_null_is_a_request_and_is_answered() {
-    let mut wire = Wire::start(&[]);
-    wire.send(&request("null", "initialize", &json!({"protocolVersion": 1})));
-    let answer = wire.json();
-    assert_eq!(answer["id"], Value::Null, "{answer}");
-    assert_eq!(answer["result"]["protocolVersion"], json!(1), "{answer}");
-    assert_eq!(wire.close().code, Some(0));
-}
-
-#[test]
-fn a_json_rpc_mode_that_is_not_one_is_the_mock_s_own_error() {
-    let output = crate::support::mock()
-        .arg("acp")
-        .env("MOCK_AGENT_JSONRPC", "lenient")
-        .write_stdin("")
-        .output()
-        .expect("runs");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        stderr.starts_with("mock-agent: MOCK_AGENT_JSONRPC") && stderr.contains("use `cursor` or `strict`"),
-        "{stderr}"
-    );
-    assert_eq!(output.status.code(), Some(harness::exit_codes::USAGE));
-}
-
-#[test]
-fn odd_ids_are_echoed_byte_for_byte() {
-    let ids = [
-        r#""x""#,
-        r#""""#,
-        r#""q\"uo\\te\n""#,
-        r#""\u00e9""#,
-        r#""é""#,
-        "0",
-        "-1",
-        "-0",
-        "18446744073709551615",
-        "18446744073709551616",
-        "123456789012345678901234567890123456789",
-        "1.5",
-        "1e3",
-        "-2.5E-7",
-        "1e400",
-    ];
-    let mut wire = Wire::start(&[]);
-    wire.send(&new_session_line(r#""s""#));
-    let session = wire.json()["result"]["sessionId"].clone();
-    let session = session.as_str().expect("a session id").to_owned();
-    let _commands = wire.json();
-    for id in ids {
-        let echoed = format!(r#"{{"jsonrpc":"2.0","id":{id},"#);
-        // A handshake answer, an error, and the end of a turn.
-        wire.send(&request(
-            id,
-            "session/set_mode",
-            &json!({"sessionId": session, "modeId": "plan"}),
-        ));
-        assert!(wire.line().starts_with(&echoed), "set_mode {id}");
-        wire.send(&request(id, "cursor/nope", &json!({})));
-        assert!(wire.line().starts_with(&echoed), "error {id}");
-        wire.send(&prompt_line(id, &session, "hi"));
-        let permission = wire.until_request("session/request_permission");
-        wire.send(&allow_once(&permission.last().expect("asked")["id"]));
-        let last = loop {
-            let line = wire.line();
-            if !line.contains(r#""method":"#) {
-                break line;
-            }
-        };
-        assert!(last.starts_with(&echoed), "prompt {id}: {last}");
-        assert!(last.ends_with(r#""result":{"stopReason":"end_turn"}}"#), "{last}");
-    }
-    let ended = wire.close();
-    assert_eq!((ended.code, ended.rest.len()), (Some(0), 0));
-}
-
-#[test]
-fn an_unknown_method_is_method_not_found() {
-    let mut wire = Wire::start(&[]);
-    wire.send(&request("1", "cursor/ask_me_anything", &json!({"q": 1})));
-    assert_eq!(
-        wire.json(),
-        json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "Method not found", "data": "cursor/ask_me_anything"}})
-    );
-    let ended = wire.close();
-    assert_eq!((ended.code, ended.stderr.as_str()), (Some(0), ""));
-}
-
-#[test]
-fn requests_sent_before_a_late_permission_answer_wait_their_turn() {
-    let mut wire = Wire::start(&[]);
-    let (session, asked_id) = wire.prompt_until_asked();
-    // Other requests first, then the answer.
-    wire.send(&request(
-        r#""m""#,
-        "session/set_mode",
-        &json!({"sessionId": session, "modeId": "ask"}),
-    ));
-    wire.send(&request(r#""i""#, "initialize", &json!({"protocolVersion": 1})));
-    wire.send(&allow_once(&asked_id));
-    let rest = wire.until_response(&json!("i"));
-    let tags: Vec<String> = rest.iter().map(tag).collect();
-    assert_eq!(
-        tags,
-        [
-            "tool_call_update",
-            "usage_update",
-            "session_info_update",
-            "response",
-            "response",
-            "response"
-        ]
-    );
-    let ids: Vec<&Value> = rest[3..].iter().map(|m| &m["id"]).collect();
-    assert_eq!(ids, [&json!("p"), &json!("m"), &json!("i")]);
-    assert_eq!(rest[3]["result"], json!({"stopReason": "end_turn"}));
-    let ended = wire.close();
-    assert_eq!((ended.code, ended.rest.len()), (Some(0), 0));
-}
-
-/// A recording of a real `acp` session (format 2) whose agent asks twice before
-/// either answer comes, and whose client answered the second request first.
-fn two_questions_cassette(dir: &Path) -> PathBuf {
-    let ask = |id: u64, call: &str| {
-        json!({"jsonrpc": "2.0", "id": id, "method": "session/request_permission", "params": {
-            "sessionId": "rec-1",
-            "toolCall": {"toolCallId": call, "title": format!("`{call}`"), "kind": "execute", "status": "pending"},
-            "options": [{"optionId": "allow-once", "name": "Allow once", "kind": "allow_once"},
-                        {"optionId": "reject-once", "name": "Reject", "kind": "reject_once"}]}})
-    };
-    let answer = |id: u64, option: &str| json!({"jsonrpc": "2.0", "id": id, "result": {"outcome": {"outcome": "selected", "optionId": option}}});
-    let frames = [
-        json!({"mock_agent_cassette": 2, "invocation": {"acp": true}}),
-        json!({"t": 0, "in": {"jsonrpc": "2.0", "id": 7, "method": "session/prompt", "params": {"sessionId": "rec-1", "prompt": [{"type": "text", "text": "two"}]}}}),
-        json!({"t": 1, "out": ask(0, "a")}),
-        json!({"t": 1, "out": ask(1, "b")}),
-        json!({"t": 2, "in": answer(1, "reject-once")}),
-        json!({"t": 3, "in": answer(0, "allow-once")}),
-        json!({"t": 4, "out": {"jsonrpc": "2.0", "id": 7, "result": {"stopReason": "end_turn"}}}),
-        json!({"t": 5, "exit": 0}),
-    ];
-    let path = dir.join("two-questions.cassette");
-    let text: String = frames.iter().map(|f| format!("{f}\n")).collect();
-    std::fs::write(&path, text).expect("writes");
-    path
-}
-
-#[test]
-fn answers_are_matched_by_id_in_any_order() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let cassette = two_questions_cassette(dir.path());
-    let journal = dir.path().join("journal.ndjson");
-    let mut wire = Wire::start(&[
-        ("MOCK_AGENT_CASSETTE", cassette.to_str().expect("utf-8")),
-        ("MOCK_AGENT_JOURNAL", journal.to_str().expect("utf-8")),
-    ]);
-    wire.send(&prompt_line(r#""live-1""#, "rec-1", "two"));
-    let (first, second) = (wire.json(), wire.json());
-    assert_eq!((first["id"].clone(), second["id"].clone()), (json!(0), json!(1)));
-    // The recorded client answered 1 then 0; this one answers 0 then 1.
-    wire.send(&json!({"jsonrpc": "2.0", "id": 0, "result": {"outcome": {"outcome": "selected", "optionId": "allow-once"}}}).to_string());
-    wire.send(&json!({"jsonrpc": "2.0", "id": 1, "result": {"outcome": {"outcome": "selected", "optionId": "reject-once"}}}).to_string());
-    assert_eq!(
-        wire.line(),
-        r#"{"jsonrpc":"2.0","id":"live-1","result":{"stopReason":"end_turn"}}"#
-    );
-    let ended = wire.close();
-    assert_eq!((ended.code, ended.rest.len()), (Some(0), 0));
-    let entries = harness::journal::read(&journal).expect("journal");
-    let conversation = entries[0].acp.as_ref().expect("the conversation");
-    let answered: Vec<(&str, &Value)> = conversation
-        .answers
-        .iter()
-        .map(|a| (a.id.as_str(), &a.answer["outcome"]["optionId"]))
-        .collect();
-    assert_eq!(
-        answered,
-        [("1", &json!("reject-once")), ("0", &json!("allow-once"))]
-    );
-    assert_eq!(conversation.divergences, Vec::<String>::new());
-}
-
-#[test]
-fn sessions_of_one_process_are_told_apart() {
-    let mut wire = Wire::start(&[]);
-    let mut sessions = Vec::new();
-    for id in ["1", "2"] {
-        wire.send(&new_session_line(id));
-        let reply = wire.until_response(&json!(id.parse::<u64>().expect("a number")));
-        sessions.push(
-            reply[0]["result"]["sessionId"]
-                .as_str()
-                .expect("an id")
-                .to_owned(),
-        );
-        let commands = wire.json();
-        assert_eq!(
-            (tag(&commands), &commands["params"]["sessionId"]),
-            ("available_commands_update".to_owned(), &json!(sessions.last()))
-        );
-    }
-    assert_ne!(sessions[0], sessions[1]);
-    let (a, b) = (&sessions[0], &sessions[1]);
-    // A turn in b, with a cancel of a while b waits for its permission answer: b
-    // goes on.
-    wire.send(&prompt_line("3", b, "in b"));
-    let turn = wire.until_request("session/request_permission");
-    assert!(
-        turn.iter().all(|m| m["params"]["sessionId"] == json!(b)),
-        "{turn:#?}"
-    );
-    wire.send(&json!({"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": a}}).to_string());
-    wire.send(&allow_once(&turn.last().expect("asked")["id"]));
-    let rest = wire.until_response(&json!(3));
-    assert_eq!(
-        rest.last().expect("answered")["result"],
-        json!({"stopReason": "end_turn"})
-    );
-    assert!(rest[..rest.len() - 1]
-        .iter()
-        .all(|m| m["params"]["sessionId"] == json!(b)));
-    // Each session's history is its own.
-    for (id, session) in [("4", a), ("5", b)] {
-        wire.send(&request(
-            id,
-            "session/load",
-            &json!({"sessionId": session, "cwd": "/tmp", "mcpServers": []}),
-        ));
-        let history = wire.until_response(&json!(id.parse::<u64>().expect("a number")));
-        let updates = &history[..history.len() - 1];
-        assert_eq!(tag(&updates[0]), "user_message_chunk");
-        assert!(updates.iter().all(|m| m["params"]["sessionId"] == json!(session)));
-    }
-    let ended = wire.close();
-    assert_eq!((ended.code, ended.rest.len()), (Some(0), 0));
-}
-
-#[test]
-fn a_cancel_while_the_agent_waits_for_an_answer_withdraws_its_request() {
-    let mut wire = Wire::start(&[]);
-    wire.send(&new_session_line("1"));
-    let session = wire.until_response(&json!(1))[0]["result"]["sessionId"].clone();
-    wire.send(&prompt_line("2", session.as_str().expect("an id"), "hi"));
-    let asked = wire.until_request("session/request_permission");
-    let asked_id = asked.last().expect("asked")["id"].clone();
-    wire.send(
-        &json!({"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": session}}).to_string(),
-    );
-    let rest = wire.until_response(&json!(2));
-    assert_eq!(
-        rest.iter().map(tag).collect::<Vec<_>>(),
-        ["$/cancel_request", "response"],
-        "{rest:#?}"
-    );
-    assert_eq!(rest[0]["params"], json!({"requestId": asked_id}));
-    assert_eq!(rest[1]["result"], json!({"stopReason": "cancelled"}));
-    // A late answer to the withdrawn request changes nothing.
-    wire.send(&allow_once(&asked_id));
-    wire.send(&request("3", "initialize", &json!({"protocolVersion": 1})));
-    assert_eq!(wire.json()["id"], json!(3));
-    let ended = wire.close();
-    assert_eq!((ended.code, ended.rest.len()), (Some(0), 0));
-}
-
-#[test]
-fn the_end_of_stdin_ends_the_process_with_exit_0() {
-    // Right away, after a handshake, and in a turn waiting for the client.
-    let ended = Wire::start(&[]).close();
-    assert_eq!(
-        (ended.code, ended.rest.len(), ended.stderr.as_str()),
-        (Some(0), 0, "")
-    );
-    let mut wire = Wire::start(&[]);
-    wire.send(&request("1", "initialize", &json!({"protocolVersion": 1})));
-    assert_eq!(wire.json()["id"], json!(1));
-    let ended = wire.close();
-    assert_eq!(
-        (ended.code, ended.rest.len(), ended.stderr.as_str()),
-        (Some(0), 0, "")
-    );
-    let mut wire = Wire::start(&[]);
-    wire.send(&new_session_line("1"));
-    let session = wire.until_response(&json!(1))[0]["result"]["sessionId"].clone();
-    wire.send(&prompt_line("2", session.as_str().expect("an id"), "hi"));
-    wire.until_request("session/request_permission");
-    let ended = wire.close();
-    assert_eq!(
-        (ended.code, ended.rest.len(), ended.stderr.as_str()),
-        (Some(0), 0, "")
-    );
-}
-
-#[test]
-fn the_journal_records_the_conversation() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let journal = dir.path().join("journal.ndjson");
-    let mut wire = Wire::start(&[("MOCK_AGENT_JOURNAL", journal.to_str().expect("utf-8"))]);
-    wire.send("not json");
-    wire.send(&new_session_line("1"));
-    let mut read = wire.until_response(&json!(1));
-    let session = read[0]["result"]["sessionId"].as_str().expect("an id").to_owned();
-    wire.send(&prompt_line("2", &session, "hi"));
-    read.extend(wire.until_request("session/request_permission"));
-    let asked_id = read.last().expect("asked")["id"].clone();
-    wire.send(&allow_once(&asked_id));
-    read.extend(wire.until_response(&json!(2)));
-    let ended = wire.close();
-    assert_eq!(ended.code, Some(0));
-
-    let entries = harness::journal::read(&journal).expect("journal");
-    let [entry] = &entries[..] else {
-        panic!("one entry: {entries:#?}");
-    };
-    assert_eq!(
-        (entry.argv.clone(), entry.source.as_deref()),
-        (vec!["acp".to_owned()], Some("default"))
-    );
-    let conversation = entry.acp.as_ref().expect("the conversation");
-    let lines = |dir: &str| -> Vec<&str> {
-        conversation
-            .messages
-            .iter()
-            .filter(|m| m.dir == dir)
-            .map(|m| m.line.as_str())
-            .collect()
-    };
-    let sent = [
-        "not json".to_owned(),
-        new_session_line("1"),
-        prompt_line("2", &session, "hi"),
-        allow_once(&asked_id),
-    ];
-    assert_eq!(lines("in"), sent);
-    let outs: Vec<Value> = lines("out")
-        .iter()
-        .map(|line| serde_json::from_str(line).expect("JSON"))
-        .collect();
-    assert_eq!(outs, read);
-    assert!(conversation.messages.windows(2).all(|w| w[0].at_ms <= w[1].at_ms));
-    let [answer] = &conversation.answers[..] else {
-        panic!("one answer: {:#?}", conversation.answers);
-    };
-    assert_eq!(
-        (answer.id.as_str(), answer.method.as_str(), &answer.answer),
-        (
-            asked_id.to_string().as_str(),
-            "session/request_permission",
-            &json!({"outcome": {"outcome": "selected", "optionId": "allow-once"}})
-        )
-    );
-    assert_eq!(
-        conversation.divergences,
-        Vec::<String>::new(),
-        "a told source never diverges"
-    );
-}
-
-#[test]
-fn a_cancel_that_comes_while_its_prompt_waits_its_turn_cancels_it() {
-    // session/new's update comes 200 ms after its result: the prompt and its cancel
-    // come in meanwhile, and wait for it.
-    let mut wire = Wire::start(&[("MOCK_AGENT_TIMING", "fixed=200")]);
-    wire.send(&new_session_line("1"));
-    let session = wire.json()["result"]["sessionId"].clone();
-    wire.send(&prompt_line("2", session.as_str().expect("an id"), "hi"));
-    wire.send(
-        &json!({"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": session}}).to_string(),
-    );
-    let rest = wire.until_response(&json!(2));
-    assert_eq!(
-        rest.iter().map(tag).collect::<Vec<_>>(),
-        ["available_commands_update", "response"]
-    );
-    assert_eq!(rest[1]["result"], json!({"stopReason": "cancelled"}));
-    let ended = wire.close();
-    assert_eq!((ended.code, ended.rest.len()), (Some(0), 0));
-}
-
-#[test]
-fn a_permission_answered_with_a_null_result_ends_the_turn() {
-    // `"result": null` is a response: the turn goes on and the prompt is answered,
-    // where reading `null` as no result left the agent waiting for ever.
-    let mut wire = Wire::start(&[]);
-    let (_, asked_id) = wire.prompt_until_asked();
-    wire.send(&json!({"jsonrpc": "2.0", "id": asked_id, "result": null}).to_string());
-    let rest = wire.until_response(&json!("p"));
-    let answered = rest.last().expect("the prompt's response");
-    assert!(answered["result"]["stopReason"].is_string(), "{answered}");
-    let ended = wire.close();
-    assert_eq!((ended.code, ended.rest.len()), (Some(0), 0), "{}", ended.stderr);
 }

@@ -70,19 +70,8 @@ fn the_careful_acp_client_copes_with_the_whole_matrix() {
 
 #[test]
 fn each_classic_acp_bug_is_caught_by_its_property() {
-    let expectations: &[(&str, &str, &str)] = &[
-        ("acp_never_answers.py", "default/clean", "answers-requests"),
-        (
-            "acp_fatal_unknown.py",
-            "default/unknown-update",
-            "ignores-unknown",
-        ),
-        (
-            "acp_error_as_success.py",
-            "default/error@prompt",
-            "reports-failure",
-        ),
-        ("acp_waits_forever.py", "default/crash@mid-turn", "ends"),
+    // The bugs the conformance suite plants in ACP clients, and two more.
+    let more = [
         ("acp_leaves_agent.py", "default/error@prompt", "no-leftover"),
         (
             "acp_ignores_unoffered.py",
@@ -90,7 +79,11 @@ fn each_classic_acp_bug_is_caught_by_its_property() {
             "answers-requests",
         ),
     ];
-    for (script, case, property) in expectations {
+    let expectations: Vec<&(&str, &str, &str)> = crate::conformance::planted("cursor-acp")
+        .iter()
+        .chain(&more)
+        .collect();
+    for (script, case, property) in expectations.iter().copied() {
         let found = broken(&client(script, 3), case);
         assert!(
             found

@@ -395,8 +395,9 @@ fn client(script: &str) -> String {
     )
 }
 
-#[test]
-fn mock_agent_test_acp_takes_generated_conversations_as_sources() {
+/// Runs `mock-agent test --acp` against a client on the clean cases of 6 generated
+/// conversations; its exit code and stdout.
+fn test_generated(script: &str) -> (Option<i32>, String) {
     let output = mock()
         .args([
             "test",
@@ -409,37 +410,25 @@ fn mock_agent_test_acp_takes_generated_conversations_as_sources() {
             "--timeout",
             "5",
             "--consumer",
-            &client("acp_careful.py"),
+            &client(script),
         ])
         .output()
         .expect("runs");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert_eq!(output.status.code(), Some(0), "{stdout}");
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+    )
+}
+
+#[test]
+fn mock_agent_test_acp_takes_generated_conversations_as_sources() {
+    let (code, stdout) = test_generated("acp_careful.py");
+    assert_eq!(code, Some(0), "{stdout}");
     assert!(stdout.contains("6 cases: 6 passed, 0 failed"), "{stdout}");
     // Each case's expectation is worked out from the generated conversation: some of
     // them fail, and the client that reads an error as success is caught on one.
-    let buggy = mock()
-        .args([
-            "test",
-            "--acp",
-            "--no-default",
-            "--generated",
-            "6",
-            "--filter",
-            "clean",
-            "--timeout",
-            "5",
-            "--consumer",
-            &client("acp_error_as_success.py"),
-        ])
-        .output()
-        .expect("runs");
-    let stdout = String::from_utf8_lossy(&buggy.stdout);
-    assert_eq!(
-        buggy.status.code(),
-        Some(harness::exit_codes::CASES_FAILED),
-        "{stdout}"
-    );
+    let (code, stdout) = test_generated("acp_error_as_success.py");
+    assert_eq!(code, Some(harness::exit_codes::CASES_FAILED), "{stdout}");
     assert!(stdout.contains("reports-failure"), "{stdout}");
 }
 

@@ -93,11 +93,12 @@ fn python_sdk_query_runs_a_turn_of_the_mock() {
     assert_one_shot(&run(Sdk::Python, "query_once", None));
 }
 
-#[test]
-fn typescript_sdk_query_runs_a_turn_of_the_mock_as_python_sees_it() {
-    let ts = run(Sdk::TypeScript, "query_once", None);
-    assert_one_shot(&ts);
-    let py = run(Sdk::Python, "query_once", None);
+/// Program `name` run by the TypeScript SDK passes `check`, and says what it says run
+/// by the Python SDK.
+fn assert_typescript_as_python(name: &str, check: fn(&Run)) {
+    let ts = run(Sdk::TypeScript, name, None);
+    check(&ts);
+    let py = run(Sdk::Python, name, None);
     assert_eq!(
         ts.lines(),
         py.lines(),
@@ -105,6 +106,11 @@ fn typescript_sdk_query_runs_a_turn_of_the_mock_as_python_sees_it() {
         ts.report(),
         py.report()
     );
+}
+
+#[test]
+fn typescript_sdk_query_runs_a_turn_of_the_mock_as_python_sees_it() {
+    assert_typescript_as_python("query_once", assert_one_shot);
 }
 
 /// The lines of turn `n` (after `turn n`, up to the next turn or `done`).
@@ -170,16 +176,7 @@ fn python_sdk_client_sees_the_allow_and_the_deny() {
 
 #[test]
 fn typescript_sdk_streaming_query_sees_the_allow_and_the_deny_as_python_does() {
-    let ts = run(Sdk::TypeScript, "client_permissions", None);
-    assert_allow_then_deny(&ts);
-    let py = run(Sdk::Python, "client_permissions", None);
-    assert_eq!(
-        ts.lines(),
-        py.lines(),
-        "TypeScript:\n{}\nPython:\n{}",
-        ts.report(),
-        py.report()
-    );
+    assert_typescript_as_python("client_permissions", assert_allow_then_deny);
 }
 
 /// The program's last line is `raised ...` as expected, exit 1, the SDK's error within

@@ -17,8 +17,8 @@ use harness::dialects::codex::recording::{is_codex, Recording};
 use harness::frames::Exit;
 
 use crate::support::{
-    assert_caught, assert_clean_passes, bin, ended, json_lines, last_journal_entry, mock_std, root,
-    run_with_stdin, said, test_dialect, text,
+    assert_caught, assert_clean_passes, assert_passes_generated_and_curated, bin, ended, json_lines,
+    last_journal_entry, mock_std, record_keys_out, root, run_with_stdin, said, test_dialect, text,
 };
 
 /// The curated cassette, recorded from the real CLI (`mock-agent drift --dialect codex --update`).
@@ -405,28 +405,20 @@ fn a_codex_cassette_replays_as_recorded_and_with_a_preset() {
 #[test]
 fn recording_the_mock_as_codex_keeps_the_keys_out_and_replays() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let link = dir.path().join("codex");
-    std::os::unix::fs::symlink(bin(), &link).expect("symlink");
-    let cassette = dir.path().join("run.cassette");
     let (codex_key, openai_key) = ("sk-codex-SECRET-0123456789", "sk-openai-SECRET-9876543210");
-    let mut record = std::process::Command::new(bin());
-    record
-        .args(["record", "--out"])
-        .arg(&cassette)
-        .arg("--")
-        .arg(&link)
-        .args(["exec", "--experimental-json", "-"])
-        .current_dir(root());
-    harness::run::child::without_mock_env(&mut record);
-    record
-        .env("CODEX_HOME", dir.path().join("home"))
-        .env("CODEX_API_KEY", codex_key)
-        .env("OPENAI_API_KEY", openai_key);
-    let out = run_with_stdin(record, Some(&format!("use {codex_key} and {openai_key}")));
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    let kept = std::fs::read_to_string(&cassette).expect("the cassette");
-    assert!(!kept.contains(codex_key) && !kept.contains(openai_key), "{kept}");
-    assert!(kept.contains("use [REDACTED] and [REDACTED]"), "{kept}");
+    let home = dir.path().join("home");
+    let (out, cassette, kept) = record_keys_out(
+        "codex",
+        dir.path(),
+        &["exec", "--experimental-json", "-"],
+        &[
+            ("CODEX_HOME", home.as_os_str()),
+            ("CODEX_API_KEY", codex_key.as_ref()),
+            ("OPENAI_API_KEY", openai_key.as_ref()),
+        ],
+        Some(&format!("use {codex_key} and {openai_key}")),
+        [codex_key, openai_key],
+    );
     let header = harness::cassette::open(&cassette).expect("opens");
     assert!(header.header().is_some_and(is_codex), "{kept}");
     // Replayed, it writes what passed.
@@ -453,18 +445,7 @@ fn test_with(script: &str, extra: &[&str]) -> Output {
 
 #[test]
 fn the_careful_codex_program_passes_every_matrix_case() {
-    let out = test_with(
-        "codex_careful.py",
-        &[
-            "--generated",
-            "1",
-            "--cassettes",
-            root().join("cassettes/codex").to_str().expect("utf-8"),
-            "--no-default",
-        ],
-    );
-    let report = said(&out);
-    assert_eq!(out.status.code(), Some(0), "{report}");
+    assert_passes_generated_and_curated(test_with, "codex_careful.py", "1", "cassettes/codex");
     let out = test_with("codex_careful.py", &[]);
     let report = said(&out);
     assert_eq!(out.status.code(), Some(0), "{report}");

@@ -62,6 +62,16 @@ const INERT: &[(&str, &str, &str)] = &[
     ),
 ];
 
+/// The planted bugs of `dialect`'s example programs in [`CONSUMERS`]: script, the cases
+/// where it shows (a filter), the property that catches it.
+pub(crate) fn planted(dialect: &str) -> &'static [(&'static str, &'static str, &'static str)] {
+    CONSUMERS
+        .iter()
+        .find(|c| c.dialect == dialect)
+        .unwrap_or_else(|| panic!("no example programs of {dialect} in tests/conformance.rs"))
+        .planted
+}
+
 fn python3() -> String {
     "python3".to_owned()
 }

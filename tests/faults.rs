@@ -93,12 +93,19 @@ const CASSETTE_CASES: &[(&str, &str, &str, &str)] = &[
     ),
 ];
 
-/// One snapshot in `snapshots/faults/`, with how the run was made as its info.
-fn snapshot(name: &str, info: &str, output: &std::process::Output) {
+/// The settings of a snapshot in `snapshots/faults/`, with how the run was made as
+/// its info.
+fn settings(info: &str) -> insta::Settings {
     let mut settings = insta::Settings::clone_current();
     settings.set_snapshot_path("snapshots/faults");
     settings.set_prepend_module_to_snapshot(false);
     settings.set_info(&info);
+    settings
+}
+
+/// One snapshot in `snapshots/faults/` of a run of the default session.
+fn snapshot(name: &str, info: &str, output: &std::process::Output) {
+    let mut settings = settings(info);
     // Events the faults insert carry the clock when the stream has no timestamps.
     settings.add_filter(r#""timestamp_ms":\d+"#, r#""timestamp_ms":"[now]""#);
     settings.bind(|| insta::assert_snapshot!(name, transcript(output)));
@@ -128,13 +135,10 @@ fn faults_on_curated_cassettes() {
             .args(["-p", "--output-format", format, "x"])
             .output()
             .expect("runs");
-        let mut settings = insta::Settings::clone_current();
-        settings.set_snapshot_path("snapshots/faults");
-        settings.set_prepend_module_to_snapshot(false);
-        settings.set_info(&format!(
+        settings(&format!(
             "MOCK_AGENT_FAULTS={spec} MOCK_AGENT_CASSETTE={cassette} --output-format {format}"
-        ));
-        settings.bind(|| insta::assert_snapshot!(*name, transcript(&output)));
+        ))
+        .bind(|| insta::assert_snapshot!(*name, transcript(&output)));
     }
 }
 
@@ -261,6 +265,18 @@ fn spawn(faults: &str, journal: Option<&std::path::Path>) -> std::process::Child
         .expect("spawns")
 }
 
+/// Waits for `child`, which must end by SIGTERM, as its journal `journal_path` must
+/// say: the journal's entries.
+#[track_caller]
+fn ended_by_sigterm(child: &mut std::process::Child, journal_path: &std::path::Path) -> Vec<journal::Entry> {
+    let status = child.wait().expect("waits");
+    assert_eq!(status.signal(), Some(15));
+    let entries = journal::read(journal_path).expect("journal");
+    assert_eq!(entries[0].signal.as_deref(), Some("TERM"));
+    assert_eq!(entries[0].exit, journal::ExitRecord::Signal("TERM".into()));
+    entries
+}
+
 fn term(child: &std::process::Child) {
     let pid = nix::unistd::Pid::from_raw(child.id() as i32);
     nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).expect("signals");
@@ -280,11 +296,7 @@ fn a_mock_blocked_on_a_full_pipe_ends_on_sigterm_and_says_so() {
     // The 4 MB line fills the pipe, and nobody reads it any more.
     std::thread::sleep(Duration::from_millis(100));
     term(&child);
-    let status = child.wait().expect("waits");
-    assert_eq!(status.signal(), Some(15));
-    let entries = journal::read(&journal_path).expect("journal");
-    assert_eq!(entries[0].signal.as_deref(), Some("TERM"));
-    assert_eq!(entries[0].exit, journal::ExitRecord::Signal("TERM".into()));
+    ended_by_sigterm(&mut child, &journal_path);
 }
 
 #[test]
@@ -302,11 +314,7 @@ fn a_stalled_mock_ends_at_once_on_sigterm_and_says_so() {
     term(&child);
     // How fast it ends is the timing benchmark's (SIGTERM latency), not a test's:
     // here, that it ends by the signal at all, with the stall unfinished.
-    let status = child.wait().expect("waits");
-    assert_eq!(status.signal(), Some(15));
-    let entries = journal::read(&journal_path).expect("journal");
-    assert_eq!(entries[0].signal.as_deref(), Some("TERM"));
-    assert_eq!(entries[0].exit, journal::ExitRecord::Signal("TERM".into()));
+    let entries = ended_by_sigterm(&mut child, &journal_path);
     assert_eq!(
         entries[0].faults,
         vec![journal::FaultRecord {

@@ -20,8 +20,8 @@ use harness::format::OutputFormat;
 use harness::frames::Exit;
 
 use crate::support::{
-    assert_caught, assert_clean_passes, bin, ended, json_lines, last_journal_entry, mock_std, root,
-    run_with_stdin, said, test_dialect, text,
+    assert_caught, assert_clean_passes, assert_passes_generated_and_curated, bin, ended, json_lines,
+    last_journal_entry, mock_std, record_keys_out, root, run_with_stdin, said, test_dialect, text,
 };
 
 /// `mock-agent gemini ARGS` with `stdin`, `HOME` at `home`, and `env`.
@@ -421,34 +421,25 @@ fn a_real_cassette_replays_as_recorded_and_with_a_preset() {
 #[test]
 fn recording_the_mock_as_gemini_keeps_the_keys_out_and_replays() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let link = dir.path().join("gemini");
-    std::os::unix::fs::symlink(bin(), &link).expect("symlink");
-    let cassette = dir.path().join("run.cassette");
     let (gemini_key, google_key) = ("AIza-gemini-SECRET-0123456789", "AIza-google-SECRET-9876543210");
-    let mut record = std::process::Command::new(bin());
-    record
-        .args(["record", "--out"])
-        .arg(&cassette)
-        .arg("--")
-        .arg(&link)
-        .args([
+    let (out, cassette, kept) = record_keys_out(
+        "gemini",
+        dir.path(),
+        &[
             "--skip-trust",
             "-o",
             "stream-json",
             "-p",
             &format!("use {gemini_key} and {google_key}"),
-        ])
-        .current_dir(root());
-    harness::run::child::without_mock_env(&mut record);
-    record
-        .env("HOME", dir.path())
-        .env("GEMINI_API_KEY", gemini_key)
-        .env("GOOGLE_API_KEY", google_key);
-    let out = run_with_stdin(record, None);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    let kept = std::fs::read_to_string(&cassette).expect("the cassette");
-    assert!(!kept.contains(gemini_key) && !kept.contains(google_key), "{kept}");
-    assert!(kept.contains("use [REDACTED] and [REDACTED]"), "{kept}");
+        ],
+        &[
+            ("HOME", dir.path().as_os_str()),
+            ("GEMINI_API_KEY", gemini_key.as_ref()),
+            ("GOOGLE_API_KEY", google_key.as_ref()),
+        ],
+        None,
+        [gemini_key, google_key],
+    );
     let header = harness::cassette::open(&cassette).expect("opens");
     assert!(header.header().is_some_and(is_gemini), "{kept}");
     let replayed = gemini(
@@ -482,18 +473,7 @@ fn test_with(script: &str, extra: &[&str]) -> Output {
 
 #[test]
 fn the_careful_gemini_program_passes_every_matrix_case_in_both_formats() {
-    let out = test_with(
-        "gemini_careful.py",
-        &[
-            "--generated",
-            "2",
-            "--cassettes",
-            root().join("cassettes/gemini").to_str().expect("utf-8"),
-            "--no-default",
-        ],
-    );
-    let report = said(&out);
-    assert_eq!(out.status.code(), Some(0), "{report}");
+    assert_passes_generated_and_curated(test_with, "gemini_careful.py", "2", "cassettes/gemini");
     let out = test_with(
         "gemini_careful.py",
         &["--format", "stream-json", "--format", "json"],

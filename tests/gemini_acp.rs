@@ -336,20 +336,8 @@ fn the_careful_gemini_client_copes_with_the_whole_matrix() {
 
 #[test]
 fn each_planted_bug_is_caught_by_its_property() {
-    let planted: &[(&str, &str, &str)] = &[
-        ("gemini_acp_never_answers.py", "default/clean", "answers-requests"),
-        (
-            "gemini_acp_error_as_success.py",
-            "default/error@prompt",
-            "reports-failure",
-        ),
-        (
-            "gemini_acp_fatal_unknown.py",
-            "default/unknown-update",
-            "ignores-unknown",
-        ),
-    ];
-    for (script, case, property) in planted {
+    // The bugs the conformance suite plants in Gemini's ACP clients.
+    for (script, case, property) in crate::conformance::planted("gemini-acp") {
         for (consumer, caught) in [
             (client(script, 5), true),
             (client("gemini_acp_careful.py", 30), false),

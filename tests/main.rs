@@ -2,8 +2,9 @@
 
 mod support;
 
-mod acp; // server mode: a real ACP client through whole sessions, hand-written JSON for the rest
+mod acp; // server mode: a real ACP client (the ACP crate) through whole sessions
 mod acp_cassettes; // the curated ACP cassettes lint clean and replay through `mock-agent acp` (snapshots)
+mod acp_client_tools; // a client's files and terminals as the agent uses them: offered, refused, not offered, answered never or late, generated conversations
 mod acp_consumers; // the harness on example ACP clients: the careful one copes, each bug is caught
 mod acp_faults; // server mode's faults and presets through the binary
 mod acp_generate; // generated conversations: protocol rules, replay through the binary, seeds, test and fuzz --acp
@@ -11,12 +12,14 @@ mod acp_record; // recording server mode both ways: same bytes on replay, secret
 mod acp_schema; // every message server mode sends validates against the official ACP schema
 mod acp_server; // recorded conversations replayed with live ids, divergences, step mode
 mod acp_tools; // the client's file and terminal answers: errors, never, the unoffered-tools fault
+mod acp_wire; // server mode by hand-written JSON lines: what a client library never sends, the journal, the end of stdin
 mod claude; // Claude Code's stand-in as the Agent SDKs drive it: argv, the control protocol, states, hooks, -p
 mod claude_consumers; // programs on the Python Claude Agent SDK on generated sessions (the conformance suite runs the rest)
 mod claude_faults; // the catalogue's `claude` faults through the binary, ending as the real CLI
 mod claude_flags; // flags and variables the real CLI honours: --replay-user-messages, the host's state variable, --resume of an unknown session
 mod claude_fuzz; // fuzz --dialect claude: generated sessions with faults, shrunk to a Claude cassette that replays
 mod claude_hostile; // the Claude Code stand-in under a hostile client: a line over the limit, floods, a journaled flood, a closed stdout
+mod claude_permissions; // Claude Code's stand-in asking the host's permission: can_use_tool allowed, denied, interrupted, without the prompt tool, the end of stdin while it waits, a PreToolUse hook
 mod claude_replay; // Claude Code cassettes: recording the mock as `claude` both ways, replay with live ids, divergences
 mod claude_sdks; // the real Claude Agent SDKs (Python, TypeScript), unmodified, drive the mock as `claude`
 mod claude_stream; // what the Claude Code stand-in streams: partial messages, timing, the journal
@@ -44,6 +47,7 @@ mod npm; // the npm packages packed, installed by npm into a project, and run by
 mod pytest; // the pytest plugin (python/mock_agent) on the example consumers, from a cached venv
 mod record; // recording real runs as cassettes, secrets kept out
 mod record_progress; // `record` draws its progress for a person at a terminal only, never on a pipe
+mod record_signals; // `record` and signals: a killed recorder leaves nothing, signals passed on, recorded and raised again, SIGTERM to a recorder whose caller stopped reading
 mod replay; // byte-exact replay, pipes closed early, the mock's own subcommands
 mod report; // `test --report`: the HTML report rendered by headless Chromium, its DOM checked
 mod roundtrip; // property tests: a cassette written by the library replays byte for byte

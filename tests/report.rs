@@ -3,9 +3,9 @@
 //! checked: the failing case, its broken property, the tail of its stderr, a picture.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Output};
 
-use crate::support::{mock_std, root};
+use crate::support::{mock_std, root, said};
 
 /// Headless Chromium: scripts/chromium.sh finds it, or installs Debian's `chromium`.
 /// A browser that cannot be had fails the test, saying why.
@@ -38,22 +38,28 @@ fn headless(browser: &Path, profile: &Path) -> Command {
     cmd
 }
 
-/// The DOM of `page` as the browser has it once loaded.
-fn dom(page: &Path) -> String {
+/// Headless Chromium run with `args` on `page`, which must succeed: what it wrote.
+fn browse(page: &Path, args: &[&str]) -> Output {
     let browser = chromium();
     let profile = tempfile::tempdir().expect("temp dir");
     let out = headless(&browser, profile.path())
-        .arg("--dump-dom")
+        .args(args)
         .arg(format!("file://{}", page.display()))
         .output()
         .expect("runs chromium");
     assert!(
         out.status.success(),
-        "chromium --dump-dom failed ({}): {}",
+        "chromium {} failed ({}): {}",
+        args.join(" "),
         out.status,
         String::from_utf8_lossy(&out.stderr)
     );
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    out
+}
+
+/// The DOM of `page` as the browser has it once loaded.
+fn dom(page: &Path) -> String {
+    String::from_utf8_lossy(&browse(page, &["--dump-dom"]).stdout).into_owned()
 }
 
 /// Runs `mock-agent test` with `args` and `--report`, expecting failures; returns the
@@ -189,14 +195,8 @@ fn report_screenshot() {
     );
     let out_file = std::env::var("MOCK_AGENT_SCREENSHOT").unwrap_or_else(|_| "docs/report.png".to_owned());
     let out_file = root().join(out_file);
-    let profile = tempfile::tempdir().expect("temp dir");
-    let out = headless(&chromium(), profile.path())
-        .arg(format!("--screenshot={}", out_file.display()))
-        .arg("--window-size=1200,900")
-        .arg(format!("file://{}", path.display()))
-        .output()
-        .expect("runs chromium");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let screenshot = format!("--screenshot={}", out_file.display());
+    browse(&path, &[&screenshot, "--window-size=1200,900"]);
     assert!(out_file.exists());
 }
 
@@ -240,11 +240,7 @@ fn a_consumer_after_dashes_runs_and_the_reports_folders_are_made() {
         .arg("a prompt with spaces")
         .output()
         .expect("runs mock-agent test");
-    let said = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let said = said(&out);
     assert_eq!(out.status.code(), Some(0), "{said}");
     assert!(said.contains("1 passed"), "{said}");
     assert!(std::fs::read_to_string(&junit)
@@ -277,11 +273,7 @@ fn an_agent_killed_by_the_consumer_is_not_told_as_never_run() {
         ])
         .output()
         .expect("runs mock-agent test");
-    let said = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let said = said(&out);
     assert_eq!(
         out.status.code(),
         Some(harness::exit_codes::CASES_FAILED),

@@ -1,7 +1,7 @@
 //! The shape of the code, as issue 17 set it: no source file too long to read, no
 //! mutable global in the library, and each dialect's wire names said in one file.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::support::{root, rust_sources as sources};
 
@@ -20,18 +20,121 @@ fn all_sources() -> Vec<(PathBuf, String)> {
         .collect()
 }
 
+/// Folders no file of ours is in: what builds and installs make (`target`, packages
+/// a package manager fetched, Python's caches) and hidden ones (`.git`).
+fn made_folder(name: &str) -> bool {
+    name.starts_with('.') || ["target", "node_modules", "__pycache__", "dist", "build"].contains(&name)
+}
+
+/// The files below `dir` whose names end with one of `extensions`, sorted, but in
+/// [`made_folder`]s.
+fn files_ending(dir: &Path, extensions: &[&str]) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_owned()];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for path in entries.flatten().map(|entry| entry.path()) {
+            let name = path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            if path.is_dir() {
+                if !made_folder(&name) {
+                    stack.push(path);
+                }
+            } else if extensions.iter().any(|e| name.ends_with(&format!(".{e}"))) {
+                found.push(path);
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+/// Every program file we ship or test with: the Rust of both crates (their tests,
+/// examples and build script too), the benchmarks and the end-to-end suite; the
+/// Python and TypeScript (and JavaScript) programs the tests run (`tests/`); the
+/// Python and JavaScript the packages ship (`python/`, `npm/`).
+fn program_files() -> Vec<PathBuf> {
+    let root = root();
+    let scripts = ["py", "ts", "mjs", "js"];
+    let mut files = Vec::new();
+    for dir in ["harness", "mock-agent", "benches"] {
+        files.extend(files_ending(&root.join(dir), &["rs"]));
+    }
+    files.extend(files_ending(
+        &root.join("tests"),
+        &[&["rs"][..], &scripts].concat(),
+    ));
+    for dir in ["python", "npm"] {
+        files.extend(files_ending(&root.join(dir), &scripts));
+    }
+    files
+}
+
 #[test]
 fn no_source_file_is_over_900_lines() {
-    let long: Vec<String> = all_sources()
+    let files = program_files();
+    let seen = |suffix: &str| files.iter().any(|f| f.to_string_lossy().ends_with(suffix));
+    assert!(
+        [
+            "harness/src/lib.rs",
+            "mock-agent/src/main.rs",
+            "tests/main.rs",
+            "benches/replay.rs",
+            "tests/consumers/careful.py",
+            "tests/npm/project/src/ask.ts",
+            "python/mock_agent/agent.py",
+            "npm/mock-agent/lib/index.js",
+        ]
         .iter()
-        .filter(|(_, text)| text.lines().count() > MAX_LINES)
-        .map(|(path, text)| format!("{}: {} lines", path.display(), text.lines().count()))
+        .all(|f| seen(f)),
+        "the walk reads the crates, the tests, the benchmarks and the packages"
+    );
+    let long: Vec<String> = files
+        .iter()
+        .filter_map(|path| {
+            let lines = std::fs::read_to_string(path)
+                .expect("reads the file")
+                .lines()
+                .count();
+            (lines > MAX_LINES).then(|| format!("{}: {lines} lines", path.display()))
+        })
         .collect();
     assert!(
         long.is_empty(),
         "split these (at most {MAX_LINES} lines a file):\n{}",
         long.join("\n")
     );
+}
+
+#[test]
+fn what_builds_and_installs_make_is_not_read() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for file in [
+        "a.py",
+        "node_modules/x/b.js",
+        "sub/c.ts",
+        ".venv/d.py",
+        "target/e.rs",
+        "f.txt",
+    ] {
+        let path = dir.path().join(file);
+        std::fs::create_dir_all(path.parent().expect("a folder")).expect("creates the folder");
+        std::fs::write(&path, "x\n").expect("writes");
+    }
+    let found: Vec<String> = files_ending(dir.path(), &["py", "ts", "js", "rs"])
+        .iter()
+        .map(|p| {
+            p.strip_prefix(dir.path())
+                .expect("below")
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    assert_eq!(found, ["a.py", "sub/c.ts"]);
 }
 
 /// A `static` whose value can change (a lock, an atomic, a cell, a lazily set value),
@@ -287,13 +390,12 @@ fn names_in_code(line: &str, name: &str) -> bool {
     }
 }
 
-/// Outside its folder (`harness/src/dialects/NAME/`), a dialect is named only by the
-/// registry (`dialects/mod.rs`) and the crate's root (`lib.rs`, which keeps the paths
-/// of the first releases): the machinery asks through `run::Dialect`.
-#[test]
-fn the_library_s_machinery_names_no_dialect() {
+/// Where the sources below `crate_src` (`harness/src` or `mock-agent/src`) name a
+/// registered dialect in code, but in the files `may` allows (given their path below
+/// `crate_src`): `PATH:LINE: NAME` each.
+fn dialects_named_in(crate_src: &str, may: impl Fn(&str) -> bool) -> Vec<String> {
     let names = dialect_names();
-    let src = root().join("harness/src");
+    let src = root().join(crate_src);
     let mut named = Vec::new();
     for path in sources(&src) {
         let relative = path
@@ -301,18 +403,29 @@ fn the_library_s_machinery_names_no_dialect() {
             .expect("under src")
             .to_string_lossy()
             .into_owned();
-        if relative.starts_with("dialects/") || relative == "lib.rs" {
+        if may(&relative) {
             continue;
         }
         let text = std::fs::read_to_string(&path).expect("reads the source");
         for (n, line) in text.lines().enumerate() {
             for name in &names {
                 if names_in_code(line, name) {
-                    named.push(format!("harness/src/{relative}:{}: {name}", n + 1));
+                    named.push(format!("{crate_src}/{relative}:{}: {name}", n + 1));
                 }
             }
         }
     }
+    named
+}
+
+/// Outside its folder (`harness/src/dialects/NAME/`), a dialect is named only by the
+/// registry (`dialects/mod.rs`) and the crate's root (`lib.rs`, which keeps the paths
+/// of the first releases): the machinery asks through `run::Dialect`.
+#[test]
+fn the_library_s_machinery_names_no_dialect() {
+    let named = dialects_named_in("harness/src", |relative| {
+        relative.starts_with("dialects/") || relative == "lib.rs"
+    });
     assert!(
         named.is_empty(),
         "the machinery names a dialect (ask through run::Dialect instead):\n{}",
@@ -337,27 +450,7 @@ fn a_dialect_named_in_code_is_seen_and_one_in_a_comment_is_not() {
 /// `mock_agent::dialects::Cli`.
 #[test]
 fn the_process_s_machinery_names_no_dialect() {
-    let names = dialect_names();
-    let src = root().join("mock-agent/src");
-    let mut named = Vec::new();
-    for path in sources(&src) {
-        let relative = path
-            .strip_prefix(&src)
-            .expect("under src")
-            .to_string_lossy()
-            .into_owned();
-        if relative.starts_with("dialects/") {
-            continue;
-        }
-        let text = std::fs::read_to_string(&path).expect("reads the source");
-        for (n, line) in text.lines().enumerate() {
-            for name in &names {
-                if names_in_code(line, name) {
-                    named.push(format!("mock-agent/src/{relative}:{}: {name}", n + 1));
-                }
-            }
-        }
-    }
+    let named = dialects_named_in("mock-agent/src", |relative| relative.starts_with("dialects/"));
     assert!(
         named.is_empty(),
         "the process's machinery names a dialect (ask through the traits instead):\n{}",

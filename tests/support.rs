@@ -430,12 +430,67 @@ pub fn assert_caught(
     report
 }
 
+/// Asserts that `script`, run by `test_with`, passes every case of `generated`
+/// generated sessions and of the curated cassettes in `cassettes` (a folder below the
+/// workspace), the default session left out.
+#[track_caller]
+pub fn assert_passes_generated_and_curated(
+    test_with: impl Fn(&str, &[&str]) -> Output,
+    script: &str,
+    generated: &str,
+    cassettes: &str,
+) {
+    let cassettes = root().join(cassettes);
+    let cassettes = cassettes.to_str().expect("utf-8");
+    let out = test_with(
+        script,
+        &["--generated", generated, "--cassettes", cassettes, "--no-default"],
+    );
+    let report = said(&out);
+    assert_eq!(out.status.code(), Some(0), "{report}");
+}
+
 /// Asserts that the bug planted in `script`, run by `test_with`, does not show on a
 /// clean run.
 #[track_caller]
 pub fn assert_clean_passes(test_with: impl Fn(&str, &[&str]) -> Output, script: &str) {
     let out = test_with(script, &["--filter", "/clean"]);
     assert_eq!(out.status.code(), Some(0), "{script}: {}", text(&out.stdout));
+}
+
+/// Records the mock linked as `cli` in `dir` as a user records the real CLI
+/// (`mock-agent record --out DIR/run.cassette -- LINK ARGS`, in the workspace, with
+/// `env` and `stdin`), `keys` the values of its two secret variables, which the prompt
+/// says (`use KEY and KEY`). Asserts that the recording succeeds and its cassette has
+/// the keys out, replaced: the run's output, the cassette and its text.
+#[track_caller]
+pub fn record_keys_out(
+    cli: &str,
+    dir: &Path,
+    args: &[&str],
+    env: &[(&str, &std::ffi::OsStr)],
+    stdin: Option<&str>,
+    keys: [&str; 2],
+) -> (Output, PathBuf, String) {
+    let link = dir.join(cli);
+    std::os::unix::fs::symlink(bin(), &link).expect("symlink");
+    let cassette = dir.join("run.cassette");
+    let mut record = std::process::Command::new(bin());
+    record
+        .args(["record", "--out"])
+        .arg(&cassette)
+        .arg("--")
+        .arg(&link)
+        .args(args)
+        .current_dir(root());
+    harness::run::child::without_mock_env(&mut record);
+    record.envs(env.iter().copied());
+    let out = run_with_stdin(record, stdin);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let kept = std::fs::read_to_string(&cassette).expect("the cassette");
+    assert!(!kept.contains(keys[0]) && !kept.contains(keys[1]), "{kept}");
+    assert!(kept.contains("use [REDACTED] and [REDACTED]"), "{kept}");
+    (out, cassette, kept)
 }
 
 /// Runs `cmd` with `stdin` written to it (`None`: stdin is `/dev/null`), stdout and

@@ -115,11 +115,26 @@ def _permission_outcome(params):
     return {"outcome": "selected", "optionId": chosen["optionId"]}
 
 
+def working_directory():
+    """The folder the client works in, for session/new."""
+    try:
+        return os.getcwd()
+    except OSError as err:
+        raise AgentFailure("no working directory: %s" % err)
+
+
 class Client:
+    # Whether the agent runs in a process group (a session) of its own.
+    NEW_SESSION = False
+
     def __init__(self, argv):
         try:
             self.proc = subprocess.Popen(
-                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+                argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=self.NEW_SESSION,
             )
         except OSError as err:
             raise AgentFailure("cannot start %s: %s" % (argv[0], err))
@@ -258,18 +273,24 @@ class Client:
     # --- the turn ------------------------------------------------------------------
 
     def run(self, prompt):
-        try:
-            cwd = os.getcwd()
-        except OSError as err:
-            raise AgentFailure("no working directory: %s" % err)
-        self.call(
+        cwd = working_directory()
+        self.initialize("acp_careful")
+        session_id = self.new_session(cwd)
+        self.prompt(session_id, prompt)
+
+    def initialize(self, name):
+        """`initialize`, offering no files and no terminal: its result."""
+        return self.call(
             "initialize",
             {
                 "protocolVersion": 1,
                 "clientCapabilities": {"fs": {"readTextFile": False, "writeTextFile": False}, "terminal": False},
-                "clientInfo": {"name": "acp_careful", "version": "1.0"},
+                "clientInfo": {"name": name, "version": "1.0"},
             },
         )
+
+    def new_session(self, cwd):
+        """`session/new`: its sessionId; the updates that came before it are shown."""
         result = self.call("session/new", {"cwd": cwd, "mcpServers": []})
         session_id = result.get("sessionId") if isinstance(result, dict) else None
         if not isinstance(session_id, str) or not session_id:
@@ -278,11 +299,17 @@ class Client:
         early, self.early = self.early, []
         for params in early:
             self.show_update(params)
+        return session_id
+
+    def prompt(self, session_id, prompt):
+        """`session/prompt`, its text shown as it streams: its result, which must end
+        the turn with stopReason end_turn."""
         result = self.call("session/prompt", {"sessionId": session_id, "prompt": [{"type": "text", "text": prompt}]})
         self.end_line()  # the turn is over
         stop = result.get("stopReason") if isinstance(result, dict) else None
         if stop != "end_turn":
             raise AgentFailure("the turn ended with stopReason %s" % json.dumps(stop))
+        return result
 
     def stop(self, graceful):
         """When graceful, closes the agent's stdin and waits 2 s for it to exit. Then
@@ -295,6 +322,11 @@ class Client:
                 self.proc.wait(timeout=2)
             except subprocess.TimeoutExpired:
                 pass
+        self.end_agent()
+        self.close_stdin()
+
+    def end_agent(self):
+        """Terminates the agent if it still runs, waits 1 s, and kills it."""
         if self.proc.poll() is None:
             try:
                 self.proc.terminate()
@@ -307,7 +339,6 @@ class Client:
                 self.proc.wait(timeout=5)
             except (OSError, subprocess.TimeoutExpired):
                 pass
-        self.close_stdin()
 
     def close_stdin(self):
         try:
@@ -325,14 +356,15 @@ def _on_signal(signum, _frame):
         raise _Interrupted("interrupted by signal %d" % signum)
 
 
-def main():
+def main(start=lambda: Client([os.environ.get("CURSOR_AGENT") or "cursor-agent", "acp"])):
+    """Runs one turn with the client `start` makes (it starts the agent): 0 on success,
+    else 1 and one line `error: ...` on stderr."""
     prompt = sys.argv[1] if len(sys.argv) > 1 else "Summarize the repo"
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(sig, _on_signal)
-    agent = os.environ.get("CURSOR_AGENT") or "cursor-agent"
     client, reason = None, None
     try:
-        client = Client([agent, "acp"])
+        client = start()
         client.run(prompt)
     except AgentFailure as err:
         reason = str(err)
@@ -359,7 +391,8 @@ def main():
     return 0
 
 
-if __name__ == "__main__":
+def run_main(main=main):
+    """Runs `main` and exits with its code (the clients built on this one call it too)."""
     try:
         code = main()
     except BaseException:  # a signal at the very end: the agent is already reaped
@@ -369,3 +402,7 @@ if __name__ == "__main__":
     except (OSError, ValueError):
         pass
     os._exit(code)
+
+
+if __name__ == "__main__":
+    run_main()

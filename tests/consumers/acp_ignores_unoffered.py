@@ -24,12 +24,4 @@ class IgnoresUnoffered(acp_careful.Client):
 
 if __name__ == "__main__":
     acp_careful.Client = IgnoresUnoffered
-    try:
-        code = acp_careful.main()
-    except BaseException:
-        code = 1
-    try:
-        sys.stdout.flush()
-    except (OSError, ValueError):
-        pass
-    os._exit(code)
+    acp_careful.run_main()

@@ -7,29 +7,20 @@
 # Usage: fatal_non_json.py [PROMPT]   (default "hi")
 
 import json
-import subprocess
 import sys
+
+from print_mode import report, start
 
 
 def main():
-    prompt = sys.argv[1] if len(sys.argv) > 1 else "hi"
-    proc = subprocess.Popen(
-        ["cursor-agent", "-p", "--output-format", "stream-json", prompt],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-    )
+    proc = start()
     answer = None
     for line in proc.stdout:
         event = json.loads(line)  # BUG: raises (uncaught) on a line that is not JSON
         if event.get("type") == "result" and not event.get("is_error"):
             answer = event.get("result")
     code = proc.wait()
-    if code != 0 or answer is None:
-        sys.stderr.write("consumer: agent failed: exit %d, %s\n" % (code, "result" if answer is not None else "no result"))
-        return 1
-    sys.stdout.write(answer + "\n")
-    return 0
+    return report(code, answer)
 
 
 if __name__ == "__main__":

@@ -8,19 +8,14 @@
 # Usage: hangs_without_result.py [PROMPT]   (default "hi")
 
 import json
-import subprocess
 import sys
 import time
 
+from print_mode import start
+
 
 def main():
-    prompt = sys.argv[1] if len(sys.argv) > 1 else "hi"
-    proc = subprocess.Popen(
-        ["cursor-agent", "-p", "--output-format", "stream-json", prompt],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-    )
+    proc = start()
     result = None
     for line in proc.stdout:
         try:

@@ -10,20 +10,15 @@
 # Usage: line_cap_64k.py [PROMPT]   (default "hi")
 
 import json
-import subprocess
 import sys
+
+from print_mode import report, start
 
 LINE_CAP = 65536
 
 
 def main():
-    prompt = sys.argv[1] if len(sys.argv) > 1 else "hi"
-    proc = subprocess.Popen(
-        ["cursor-agent", "-p", "--output-format", "stream-json", prompt],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-    )
+    proc = start()
     answer = None
     while True:
         line = proc.stdout.readline(LINE_CAP)  # BUG: a longer line is cut in pieces
@@ -42,11 +37,7 @@ def main():
         if isinstance(event, dict) and event.get("type") == "result" and event.get("is_error") is not True:
             answer = event.get("result") if isinstance(event.get("result"), str) else None
     code = proc.wait()
-    if code != 0 or answer is None:
-        sys.stderr.write("consumer: agent failed: exit %d, %s\n" % (code, "result" if answer is not None else "no result"))
-        return 1
-    sys.stdout.write(answer + "\n")
-    return 0
+    return report(code, answer)
 
 
 if __name__ == "__main__":

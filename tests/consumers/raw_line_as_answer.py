@@ -12,15 +12,11 @@ import subprocess
 import sys
 import threading
 
+from print_mode import start
+
 
 def main():
-    prompt = sys.argv[1] if len(sys.argv) > 1 else "hi"
-    proc = subprocess.Popen(
-        ["cursor-agent", "-p", "--output-format", "stream-json", prompt],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
+    proc = start(stderr=subprocess.PIPE)
     drain = threading.Thread(target=proc.stderr.read, daemon=True)
     drain.start()
     shown = None

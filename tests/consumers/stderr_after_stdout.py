@@ -11,15 +11,11 @@ import json
 import subprocess
 import sys
 
+from print_mode import start
+
 
 def main():
-    prompt = sys.argv[1] if len(sys.argv) > 1 else "hi"
-    proc = subprocess.Popen(
-        ["cursor-agent", "-p", "--output-format", "stream-json", prompt],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
+    proc = start(stderr=subprocess.PIPE)
     out = proc.stdout.read()  # BUG: nobody reads stderr meanwhile
     err = proc.stderr.read()
     code = proc.wait()

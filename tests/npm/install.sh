@@ -4,7 +4,7 @@
 # `npm install ./mock-agent-*.tgz` (@mock-agent/mock-agent and @mock-agent/linux-x64) into a project of its own, beside the pinned vitest,
 # SDKs and TypeScript of tests/npm/project/package.json (installed once and kept while
 # that file stays the same; the npm registry the first time). Also a copy of the project
-# with the planted bugs of tests/npm/planted/ (sharing its node_modules).
+# with the bugs of tests/npm/planted/*.patch planted (sharing its node_modules).
 #
 #   tests/npm/install.sh BINARY DIR    # prints DIR/project and DIR/planted
 #
@@ -57,11 +57,21 @@ if [ "$stamp" != "$(cat "$dir/installed" 2>/dev/null)" ]; then
     echo "$stamp" >"$dir/installed"
 fi
 
-# The planted bugs: the project with tests/npm/planted/ laid over it.
+# The planted bugs: the project with the patches of tests/npm/planted/ applied, one
+# bug in each program (each patch is that program's change).
 rm -rf "$planted"
 mkdir -p "$planted"
 cp -R "$project/src" "$project/test" "$project/package.json" "$project/vitest.config.ts" "$planted/"
-cp -R "$root/tests/npm/planted/." "$planted/"
+command -v patch >/dev/null || {
+    echo "mock-agent: tests/npm/install.sh: patch not found, which plants the bugs of tests/npm/planted/*.patch; install it (apt-get install patch)" >&2
+    exit 69
+}
+for bug in "$root"/tests/npm/planted/*.patch; do
+    patch --quiet --forward -p1 -d "$planted" <"$bug" >&2 || {
+        echo "mock-agent: tests/npm/install.sh: $bug does not apply to tests/npm/project/; make it again from the project's program (diff -u)" >&2
+        exit 1
+    }
+done
 ln -s "$project/node_modules" "$planted/node_modules"
 
 echo "$project"

@@ -1,0 +1,32 @@
+"""What the print-mode example consumers share, so that each of their files holds only
+how it reads the agent's stream (and the bug planted there): starting the agent, and
+the plain ending of a consumer that checks the exit code and the result.
+
+Not a consumer: imported by them (`from print_mode import report, start`).
+"""
+
+import subprocess
+import sys
+
+
+def start(stderr=subprocess.DEVNULL, flags=()):
+    """`cursor-agent -p --output-format stream-json FLAGS... PROMPT`, PROMPT the
+    consumer's first argument (default "hi"); stdin closed, stdout piped, stderr as
+    `stderr` says (closed by default)."""
+    prompt = sys.argv[1] if len(sys.argv) > 1 else "hi"
+    return subprocess.Popen(
+        ["cursor-agent", "-p", "--output-format", "stream-json", *flags, prompt],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=stderr,
+    )
+
+
+def report(code, answer):
+    """A consumer's ending: the answer on stdout and 0 when the agent exited 0 with a
+    result, else why not on stderr and 1."""
+    if code != 0 or answer is None:
+        sys.stderr.write("consumer: agent failed: exit %d, %s\n" % (code, "result" if answer is not None else "no result"))
+        return 1
+    sys.stdout.write(answer + "\n")
+    return 0
