@@ -504,3 +504,20 @@ pub(crate) fn assert_matrix_ends(dialect: &dyn Dialect, passes: &[&str], open: &
         assert_eq!(dialect.judged(&case), !open.contains(&label.as_str()), "{label}");
     }
 }
+
+/// The outcome of a consumer that wrote `stdout` and `stderr` and exited 1, having run
+/// no agent (its journal empty), for tests of verdicts.
+#[cfg(test)]
+pub(crate) fn failed_outcome(stdout: &str, stderr: &str) -> Outcome {
+    Outcome {
+        status: super::Status::Exited(1),
+        stdout: stdout.into(),
+        stderr: stderr.into(),
+        wall: std::time::Duration::ZERO,
+        journal: Vec::new(),
+        starts: Vec::new(),
+        left_running: false,
+        left_agents: Vec::new(),
+        dir: "/tmp/case".into(),
+    }
+}
