@@ -180,21 +180,8 @@ fn note_end(
 #[cfg(test)]
 mod tests {
     use super::uncaught;
+    use crate::run::dialect::failed_outcome as outcome;
     use crate::run::{Outcome, Status};
-
-    fn outcome(stdout: &str, stderr: &str) -> Outcome {
-        Outcome {
-            status: Status::Exited(1),
-            stdout: stdout.into(),
-            stderr: stderr.into(),
-            wall: std::time::Duration::ZERO,
-            journal: Vec::new(),
-            starts: Vec::new(),
-            left_running: false,
-            left_agents: Vec::new(),
-            dir: "/tmp/case".into(),
-        }
-    }
 
     fn ended(code: i32, stderr: &str) -> Outcome {
         let mut outcome = outcome("", stderr);
