@@ -10,6 +10,7 @@ use super::wire::{events, items, DIALECT};
 use crate::cassette::Header;
 use crate::check::Lint;
 use crate::error::CassetteError;
+use crate::faults::catalogue::presets;
 use crate::format::OutputFormat;
 use crate::run::dialect::{About, CaseResult};
 #[cfg(feature = "generate")]
@@ -88,22 +89,14 @@ impl Matrix {
     }
 }
 
-/// Codex's standard faults: the ways the real CLI fails (its presets), where a run can
-/// stop (an exit, a signal, a cut line, a stall) at the places an SDK program is in
-/// the middle of something (a command running, a message, the turn's end), what the
-/// SDKs cannot read (a line that is not JSON, a huge one), and what they must let pass
-/// (an unknown event or item type, a stderr line).
+/// Codex's standard faults: the ways the real CLI fails (every preset of its section),
+/// where a run can stop (an exit, a signal, a cut line, a stall) at the places an SDK
+/// program is in the middle of something (a command running, a message, the turn's
+/// end), what the SDKs cannot read (a line that is not JSON, a huge one), and what they
+/// must let pass (an unknown event or item type, a stderr line).
 pub fn codex_faults() -> Vec<(String, String)> {
     let (completed, started) = (events::TURN_COMPLETED, events::ITEM_STARTED);
     let (command, message, change) = (items::COMMAND_EXECUTION, items::AGENT_MESSAGE, items::FILE_CHANGE);
-    let presets = [
-        "unauthorized",
-        "rate-limited",
-        "unknown-model",
-        "turn-failed",
-        "stream-cut",
-        "reconnect-then-ok",
-    ];
     let placed: Vec<(&str, String)> = vec![
         ("exit-1@command", format!("exit:code=1,at={command}")),
         ("exit-1@turn-completed", format!("exit:code=1,at={completed}")),
@@ -122,7 +115,7 @@ pub fn codex_faults() -> Vec<(String, String)> {
         ("huge-1m", "huge".into()),
     ];
     let stderr = lines::stderr_faults("WARN codex_core: slow network");
-    lines::matrix(&presets, [placed, stderr].concat())
+    lines::matrix(&presets(super::faults::CATALOGUE), [placed, stderr].concat())
 }
 
 impl Dialect for Codex {

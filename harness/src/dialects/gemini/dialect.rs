@@ -9,6 +9,7 @@ use super::wire::{events, fields, DIALECT};
 use crate::cassette::Header;
 use crate::check::Lint;
 use crate::error::CassetteError;
+use crate::faults::catalogue::presets;
 use crate::format::OutputFormat;
 use crate::run::dialect::{About, CaseResult};
 #[cfg(feature = "generate")]
@@ -83,8 +84,8 @@ impl Matrix {
     }
 }
 
-/// Gemini CLI's standard faults: the ways the real CLI fails (its presets, named as
-/// users see them), where a run can stop (an exit, a signal, the relaunched child
+/// Gemini CLI's standard faults: the ways the real CLI fails (every preset of its
+/// section, named as users see them), where a run can stop (an exit, a signal, the relaunched child
 /// killed with its parent exiting 0, a cut line, a stall) at the places a consumer is
 /// in the middle of something (a tool call, the answer, the end), the relaunched
 /// parent that ignores SIGTERM while the run stalls, what parsers cannot read (a line
@@ -97,16 +98,6 @@ pub fn gemini_faults() -> Vec<(String, String)> {
         events::TOOL_RESULT,
         events::MESSAGE,
     );
-    let presets = [
-        "unauthorized",
-        "rate-limited",
-        "server-error",
-        "model-not-found",
-        "empty-answer",
-        "turn-limit",
-        "no-auth",
-        "untrusted-folder",
-    ];
     let placed: Vec<(&str, String)> = vec![
         ("exit-1@tool-use", format!("exit:code=1,at={tool_use}")),
         (
@@ -127,7 +118,7 @@ pub fn gemini_faults() -> Vec<(String, String)> {
         ("huge-1m", "huge".into()),
     ];
     let stderr = lines::stderr_faults("[STARTUP] Phase 'cleanup_ops' was started but never ended.");
-    lines::matrix(&presets, [placed, stderr].concat())
+    lines::matrix(&presets(super::faults::CATALOGUE), [placed, stderr].concat())
 }
 
 impl Dialect for Gemini {
