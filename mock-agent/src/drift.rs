@@ -404,17 +404,56 @@ fn run_case(
     client::converse(cmd, script, &rules, &scratch.cwd().display().to_string())
 }
 
+/// A child started with its three streams piped, in a process group of its own.
+struct Grouped {
+    child: std::process::Child,
+    /// The group's id: the child's.
+    pid: nix::unistd::Pid,
+    /// The program, as errors name it.
+    shown: String,
+}
+
+impl Grouped {
+    /// Starts `cmd`.
+    fn spawn(cmd: &mut Command) -> Result<Grouped, DriftError> {
+        use std::os::unix::process::CommandExt;
+        cmd.stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0);
+        let shown = format!("{:?}", cmd.get_program());
+        let child = cmd.spawn().map_err(io(format!("start {shown}")))?;
+        let pid = nix::unistd::Pid::from_raw(child.id() as i32);
+        Ok(Grouped { child, pid, shown })
+    }
+
+    /// Waits for the child until `deadline`, then kills what it left running (its
+    /// group, the child with it when it has not ended, which is then reaped): how it
+    /// ended, `None` when it did not by then.
+    fn end_by(&mut self, deadline: Instant) -> Result<Option<std::process::ExitStatus>, DriftError> {
+        let status = loop {
+            let waited = self.child.try_wait();
+            if let Some(status) = waited.map_err(io(format!("wait for {}", self.shown)))? {
+                break Some(status);
+            }
+            if Instant::now() > deadline {
+                break None;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        let _ = nix::sys::signal::killpg(self.pid, nix::sys::signal::Signal::SIGKILL);
+        if status.is_none() {
+            let _ = self.child.wait();
+        }
+        Ok(status)
+    }
+}
+
 /// Runs `cmd` with `stdin` written and closed, in a process group of its own that is
 /// killed after [`PATIENCE`]; its output and ending.
 fn run(mut cmd: Command, stdin: &[u8]) -> Result<Run, DriftError> {
-    use std::os::unix::process::CommandExt;
-    cmd.stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0);
-    let shown = format!("{:?}", cmd.get_program());
-    let mut child = cmd.spawn().map_err(io(format!("start {shown}")))?;
-    let pid = nix::unistd::Pid::from_raw(child.id() as i32);
+    let mut grouped = Grouped::spawn(&mut cmd)?;
+    let child = &mut grouped.child;
     let mut input = child.stdin.take();
     let stdin = stdin.to_vec();
     let writer = std::thread::spawn(move || {
@@ -436,25 +475,8 @@ fn run(mut cmd: Command, stdin: &[u8]) -> Result<Run, DriftError> {
             bytes
         })
     });
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().map_err(io(format!("wait for {shown}")))? {
-            break Some(status);
-        }
-        if start.elapsed() > PATIENCE {
-            break None;
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
     // What the CLI left running goes with its group.
-    let _ = nix::sys::signal::killpg(pid, nix::sys::signal::Signal::SIGKILL);
-    let status = match status {
-        Some(status) => Some(status),
-        None => {
-            let _ = child.wait();
-            None
-        }
-    };
+    let status = grouped.end_by(Instant::now() + PATIENCE)?;
     let _ = writer.join();
     let [stdout, stderr] = readers.map(|r| r.join().unwrap_or_default());
     Ok(Run::from_output(&stdout, &stderr, status.map(Exit::from_status)))

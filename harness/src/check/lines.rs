@@ -31,6 +31,29 @@ pub(crate) fn read(findings: &mut Tally, line: u64, bytes: &[u8], not_json: &'st
     Some(value)
 }
 
+/// Counts a stdout line among the `seen` ones and reads it (see [`read`]): whether it
+/// is the run's first line, and its value.
+pub(crate) fn next(
+    findings: &mut Tally,
+    seen: &mut u64,
+    (line, bytes): (u64, &[u8]),
+    not_json: &'static str,
+) -> Option<(bool, Value)> {
+    *seen += 1;
+    let first = *seen == 1;
+    read(findings, line, bytes, not_json).map(|value| (first, value))
+}
+
+/// Tells of a line at `line` of the type `kind` that lacks what consumers read
+/// (`missing`, each as it is said: "a `usage` object"); nothing when it lacks nothing.
+pub(crate) fn missing(findings: &mut Tally, line: u64, kind: &str, missing: &[&str]) {
+    if !missing.is_empty() {
+        findings.add(Severity::Error, line, Rule::Fields, || {
+            format!("a `{kind}` line without {}", missing.join(", "))
+        });
+    }
+}
+
 /// The type of a line [`read`] took.
 pub(crate) fn kind(value: &Value) -> &str {
     value.get("type").and_then(Value::as_str).unwrap_or_default()

@@ -135,3 +135,8 @@ pub fn entry<'a>(section: &'a [Described], name: &str) -> Option<&'a Described> 
 pub(crate) fn names(section: &[Described]) -> String {
     section.iter().map(|e| e.name).collect::<Vec<_>>().join(", ")
 }
+
+/// The presets of `section` (the real agent's failures), in its order.
+pub fn presets(section: &[Described]) -> Vec<&'static str> {
+    section.iter().filter(|e| e.preset).map(|e| e.name).collect()
+}

@@ -104,6 +104,37 @@ pub(crate) fn assert_examples_parse<F: Faults>(
     }
 }
 
+/// Asserts what every dialect's parser must do: read each entry of `section` as one
+/// fault of its name ([`assert_examples_parse`]), and refuse a bad value where it
+/// stands (`eof:after=x`: column 5) and each spec of `refused` with the text paired
+/// with it ([`assert_refused`]).
+#[cfg(test)]
+#[track_caller]
+pub(crate) fn assert_parser<F: Faults>(
+    section: &[Described],
+    parse: impl Fn(&str) -> Result<Vec<F>, Diagnostic>,
+    refused: &[(&str, &str)],
+) {
+    assert_examples_parse(section, &parse);
+    assert_refused(&parse, &[("eof:after=x", "MOCK_AGENT_FAULTS:1:5")]);
+    assert_refused(parse, refused);
+}
+
+/// Asserts that faults placed where nothing comes (a stall at a type no line has, an
+/// exit after more lines than there are) act at the end, in their order: `end` gives
+/// what an injector of a fault list does at the end of a run with no line.
+#[cfg(test)]
+#[track_caller]
+pub(crate) fn assert_unreached_act_at_the_end(end: impl Fn(&str) -> Vec<Out>) {
+    assert_eq!(
+        end("stall:ms=5,at=nothing;exit:code=4,after=99"),
+        vec![
+            Out::Stall(Some(Duration::from_millis(5))),
+            Out::End(Exit::Code(4))
+        ]
+    );
+}
+
 /// The place after the final line: `at=end`.
 pub const AT_END: &str = "end";
 

@@ -23,6 +23,37 @@ pub fn draw<S: Strategy>(strategy: &S, seed: u64, salt: &[u8]) -> Option<S::Valu
     strategy.new_tree(&mut runner).ok().map(|tree| tree.current())
 }
 
+/// The value `strategy` draws from `seed` with `salt` (see [`draw`]): a dialect's
+/// session of a seed, the same on every run and machine. `otherwise` only serves a
+/// strategy that rejects every value.
+pub fn seeded<S: Strategy>(
+    strategy: &S,
+    seed: u64,
+    salt: &[u8],
+    otherwise: impl FnOnce() -> S::Value,
+) -> S::Value {
+    draw(strategy, seed, salt).unwrap_or_else(otherwise)
+}
+
+/// Asserts that `from_seed` gives one value a seed, and another for another seed.
+#[cfg(test)]
+#[track_caller]
+pub(crate) fn assert_seeded<T: PartialEq + std::fmt::Debug>(from_seed: impl Fn(u64) -> T) {
+    assert_eq!(from_seed(7), from_seed(7));
+    assert_ne!(from_seed(7), from_seed(8));
+}
+
+/// Whether `drawn` stands for some faults, and `parse` reads its text as that many.
+#[cfg(test)]
+pub(crate) fn drawn_parses<F, E: std::fmt::Debug>(
+    drawn: &Drawn<F>,
+    parse: impl Fn(&str) -> Result<Vec<F>, E>,
+) -> Result<(), TestCaseError> {
+    prop_assert_eq!(parse(&drawn.spec).expect("parses").len(), drawn.faults.len());
+    prop_assert!(!drawn.faults.is_empty(), "{}", drawn.spec);
+    Ok(())
+}
+
 /// One item of a fault list as a strategy draws it: its text in the grammar, and the
 /// typed faults it stands for (several for a preset).
 #[derive(Debug, Clone, PartialEq)]

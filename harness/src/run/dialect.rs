@@ -31,16 +31,26 @@ use super::{RunError, Runner};
 /// The methods with a default are what most dialects share: a dialect says only where
 /// it differs.
 pub trait Dialect: Send + Sync + 'static {
+    /// What it is called, what it stands in for and what it takes, as plain data: the
+    /// methods of the same names read it.
+    fn about(&self) -> &About;
+
     /// Its name, as `--dialect` and the fault catalogue spell it (`claude`).
-    fn name(&self) -> &'static str;
+    fn name(&self) -> &'static str {
+        self.about().name
+    }
 
     /// What it stands in for, in a few words (`Claude Code, \`claude\``): the heading
     /// of its section in `mock-agent faults`, and of `mock-agent dialects`.
-    fn title(&self) -> &'static str;
+    fn title(&self) -> &'static str {
+        self.about().title
+    }
 
     /// The executables a case puts on the consumer's `PATH` (the mock, under these
     /// names); the first is the one `{mock}` names.
-    fn programs(&self) -> &'static [&'static str];
+    fn programs(&self) -> &'static [&'static str] {
+        self.about().programs
+    }
 
     /// The environment a case gives the consumer (and so the agent) beside the mock's
     /// settings, with `dir` the case's own directory: where the agent keeps its state
@@ -54,12 +64,12 @@ pub trait Dialect: Send + Sync + 'static {
     /// Whether the agent reads the consumer's messages (a conversation), or only
     /// writes (a one-way plan).
     fn is_conversation(&self) -> bool {
-        true
+        self.about().conversation
     }
 
     /// What the program under test is called in messages (`ACP client`).
     fn consumer_noun(&self) -> &'static str {
-        "consumer"
+        self.about().consumer
     }
 
     /// Why the agent the consumer ran did not play the case: it stopped at a check of
@@ -85,33 +95,36 @@ pub trait Dialect: Send + Sync + 'static {
     /// The flags of `mock-agent test` that select it (`--dialect claude`; empty for
     /// the default dialect), as a command shown to a user writes them.
     fn test_flags(&self) -> String {
-        format!("--dialect {}", self.name())
+        match self.about().test_flags {
+            Some(flags) => flags.to_owned(),
+            None => format!("--dialect {}", self.name()),
+        }
     }
 
     /// Its section of the one fault catalogue, in documentation order.
-    fn catalogue(&self) -> &'static [Described];
+    fn catalogue(&self) -> &'static [Described] {
+        self.about().catalogue
+    }
 
     /// Reads a `;`-separated fault list as its faults would be read, for the error
     /// alone: a name it does not know, or a key its fault does not take.
-    fn check_faults(&self, spec: &str, origin: Origin<'_>) -> Result<(), Diagnostic>;
+    fn check_faults(&self, spec: &str, origin: Origin<'_>) -> Result<(), Diagnostic> {
+        (self.about().check_faults)(spec, origin)
+    }
 
     /// The faults of its standard matrix, `(label, spec)`.
-    fn matrix_faults(&self) -> Vec<(String, String)>;
+    fn matrix_faults(&self) -> Vec<(String, String)> {
+        (self.about().matrix_faults)()
+    }
 
     /// Whether its cases come in each output format the consumer takes (`{format}`).
     fn takes_format(&self) -> bool {
-        false
+        self.about().takes_format
     }
 
     /// A case of `source` with `faults`: what a correct consumer concludes, worked out
     /// from what the mock would write.
-    fn case(
-        &self,
-        source: CaseSource,
-        format: OutputFormat,
-        faults: &str,
-        name: String,
-    ) -> Result<Case, CassetteError>;
+    fn case(&self, source: CaseSource, format: OutputFormat, faults: &str, name: String) -> CaseResult;
 
     /// Whether the fault list `faults` means something on `source`: a case of a
     /// fault that cannot act there (a preset that rewrites a session, on a recording
@@ -145,13 +158,13 @@ pub trait Dialect: Send + Sync + 'static {
     /// The names the undocumented things a case's faults write go by (a message type,
     /// an update kind, a field): a consumer that breaks on one tends to name it.
     fn unknown_words(&self) -> &'static [&'static str] {
-        &[]
+        self.about().unknown.1
     }
 
     /// The undocumented things a case's faults write, in the dialect's own terms, for
     /// `ignores-unknown`'s detail ("{it} broke the client"): ACP's by default.
     fn unknown_told(&self) -> &'static str {
-        "an update of an unknown kind or with an unknown field"
+        self.about().unknown.0
     }
 
     /// `answers-requests`: every request of the agent's that the client asked for got
@@ -163,13 +176,13 @@ pub trait Dialect: Send + Sync + 'static {
 
     /// Whether a consumer must read stdout to its end (`reads-to-end`).
     fn reads_to_end(&self) -> bool {
-        false
+        self.about().reads_to_end
     }
 
     /// Whether a failed run shows the agent's ending (its exit or signal): not where a
     /// turn fails inside a conversation that goes on.
     fn ends_with_the_agent(&self) -> bool {
-        true
+        self.about().ends_with_the_agent
     }
 
     /// The output a consumer's user sees in `output`: the agent's own JSON lines, and
@@ -251,6 +264,132 @@ pub trait Dialect: Send + Sync + 'static {
         runner: &Runner<'_>,
     ) -> Result<super::fuzz::FuzzReport, RunError>;
 }
+
+/// What a dialect is called, what it stands in for and what it takes: the plain data
+/// of [`Dialect`], made with [`About::new`] and the methods that say where a dialect
+/// differs from the most common case.
+#[derive(Debug, Clone, Copy)]
+pub struct About {
+    /// [`Dialect::name`].
+    pub name: &'static str,
+    /// [`Dialect::title`].
+    pub title: &'static str,
+    /// [`Dialect::programs`].
+    pub programs: &'static [&'static str],
+    /// [`Dialect::consumer_noun`]: `consumer` unless said.
+    pub consumer: &'static str,
+    /// [`Dialect::is_conversation`]: a conversation unless said.
+    pub conversation: bool,
+    /// [`Dialect::takes_format`]: no unless said.
+    pub takes_format: bool,
+    /// [`Dialect::reads_to_end`]: no unless said.
+    pub reads_to_end: bool,
+    /// [`Dialect::ends_with_the_agent`]: yes unless said.
+    pub ends_with_the_agent: bool,
+    /// [`Dialect::test_flags`]: `--dialect NAME` unless said.
+    pub test_flags: Option<&'static str>,
+    /// [`Dialect::catalogue`].
+    pub catalogue: &'static [Described],
+    /// [`Dialect::check_faults`].
+    pub check_faults: fn(&str, Origin<'_>) -> Result<(), Diagnostic>,
+    /// [`Dialect::matrix_faults`].
+    pub matrix_faults: fn() -> Vec<(String, String)>,
+    /// [`Dialect::unknown_told`] and [`Dialect::unknown_words`]: ACP's unless said.
+    pub unknown: (&'static str, &'static [&'static str]),
+}
+
+impl About {
+    /// A dialect `name` that stands in for `title`, run as `programs`, with its
+    /// section of the fault catalogue (`catalogue`, read by `check_faults`) and its
+    /// standard matrix (`matrix_faults`); a conversation with a `consumer` that reads
+    /// no `{format}`, and ends when the agent does, until said otherwise.
+    pub const fn new(
+        (name, title, programs): (&'static str, &'static str, &'static [&'static str]),
+        catalogue: &'static [Described],
+        check_faults: fn(&str, Origin<'_>) -> Result<(), Diagnostic>,
+        matrix_faults: fn() -> Vec<(String, String)>,
+    ) -> About {
+        About {
+            name,
+            title,
+            programs,
+            consumer: "consumer",
+            conversation: true,
+            takes_format: false,
+            reads_to_end: false,
+            ends_with_the_agent: true,
+            test_flags: None,
+            catalogue,
+            check_faults,
+            matrix_faults,
+            unknown: ("an update of an unknown kind or with an unknown field", &[]),
+        }
+    }
+
+    /// What the program under test is called in messages (`Codex program`).
+    #[must_use]
+    pub const fn consumer(self, consumer: &'static str) -> About {
+        About { consumer, ..self }
+    }
+
+    /// The agent reads its prompt and writes: one way (a plan, not a conversation).
+    #[must_use]
+    pub const fn one_way(self) -> About {
+        About {
+            conversation: false,
+            ..self
+        }
+    }
+
+    /// Its cases come in each output format the consumer takes (`{format}`).
+    #[must_use]
+    pub const fn takes_format(self) -> About {
+        About {
+            takes_format: true,
+            ..self
+        }
+    }
+
+    /// A consumer must read stdout to its end (`reads-to-end`).
+    #[must_use]
+    pub const fn reads_to_end(self) -> About {
+        About {
+            reads_to_end: true,
+            ..self
+        }
+    }
+
+    /// A failed turn leaves the agent running: the run's end is the client's.
+    #[must_use]
+    pub const fn outlives_a_failure(self) -> About {
+        About {
+            ends_with_the_agent: false,
+            ..self
+        }
+    }
+
+    /// The flags of `mock-agent test` that select it, where not `--dialect NAME`.
+    #[must_use]
+    pub const fn test_flags(self, flags: &'static str) -> About {
+        About {
+            test_flags: Some(flags),
+            ..self
+        }
+    }
+
+    /// The undocumented things its faults write, told (`an event of an unknown
+    /// type`), and the names they go by.
+    #[must_use]
+    pub const fn unknown(self, told: &'static str, words: &'static [&'static str]) -> About {
+        About {
+            unknown: (told, words),
+            ..self
+        }
+    }
+}
+
+/// A case, as [`Dialect::case`] makes it, or why it could not.
+pub type CaseResult = Result<Case, CassetteError>;
 
 /// A generated session, as [`Dialect::generate`] made it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -363,5 +502,23 @@ pub(crate) fn assert_matrix_ends(dialect: &dyn Dialect, passes: &[&str], open: &
             case.expect
         );
         assert_eq!(dialect.judged(&case), !open.contains(&label.as_str()), "{label}");
+    }
+}
+
+/// The outcome of a consumer that wrote `stdout` and `stderr` and exited 1, having run
+/// no agent (its journal empty), for tests of verdicts.
+#[cfg(test)]
+pub(crate) fn failed_outcome(stdout: &str, stderr: &str) -> Outcome {
+    Outcome {
+        status: super::Status::Exited(1),
+        stdout: stdout.into(),
+        stderr: stderr.into(),
+        wall: std::time::Duration::ZERO,
+        journal: Vec::new(),
+        starts: Vec::new(),
+        left_running: false,
+        left_agents: Vec::new(),
+        python: None,
+        dir: "/tmp/case".into(),
     }
 }

@@ -41,6 +41,24 @@ pub fn case<F: Faults>(
     case
 }
 
+/// A standard matrix, `(label, spec)`: `clean`, then each of `presets` (the ways the
+/// real CLI fails) under its own name, then the `placed` faults.
+pub fn matrix(presets: &[&str], placed: Vec<(&str, String)>) -> Vec<(String, String)> {
+    let clean = std::iter::once(("clean".to_owned(), String::new()));
+    let presets = presets.iter().map(|p| ((*p).to_owned(), (*p).to_owned()));
+    let placed = placed.into_iter().map(|(label, spec)| (label.to_owned(), spec));
+    clean.chain(presets).chain(placed).collect()
+}
+
+/// The stderr faults of a standard matrix: a line the real CLI writes there
+/// (`stderr-message`, `text`), and a flood of 1 MiB (`stderr-flood`).
+pub fn stderr_faults(text: &str) -> Vec<(&'static str, String)> {
+    vec![
+        ("stderr-message", format!("stderr:text=\"{text}\"")),
+        ("stderr-flood", "stderr-flood:bytes=1048576".to_owned()),
+    ]
+}
+
 /// Fuzzes `runner`'s consumer with `dialect`'s sessions and faults drawn by
 /// `strategy`; a failure's minimal case is written as `OUT/fuzz-NAME-SEED.cassette`
 /// (and `.faults`), NAME the dialect's.

@@ -16,7 +16,7 @@
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
@@ -25,7 +25,7 @@ use serde_json::{json, Value};
 use harness::drift::{Run, ANSWERS};
 use harness::frames::Exit;
 
-use super::{io, DriftError};
+use super::DriftError;
 
 /// The longest a conversation may last before the client gives up on the turn.
 pub const PATIENCE: Duration = Duration::from_secs(60);
@@ -74,14 +74,8 @@ pub struct Rules {
 /// Drives `cmd` (started here, in a process group of its own) by `script` and the
 /// scenario's `rules`; what the server wrote, and how it ended.
 pub fn converse(mut cmd: Command, script: &Script, rules: &Rules, cwd: &str) -> Result<Run, DriftError> {
-    use std::os::unix::process::CommandExt;
-    cmd.stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0);
-    let shown = format!("{:?}", cmd.get_program());
-    let mut child = cmd.spawn().map_err(io(format!("start {shown}")))?;
-    let pid = nix::unistd::Pid::from_raw(child.id() as i32);
+    let mut grouped = super::Grouped::spawn(&mut cmd)?;
+    let child = &mut grouped.child;
     let (lines_tx, lines_rx) = mpsc::channel::<Vec<u8>>();
     if let Some(stdout) = child.stdout.take() {
         std::thread::spawn(move || {
@@ -138,20 +132,8 @@ pub fn converse(mut cmd: Command, script: &Script, rules: &Rules, cwd: &str) -> 
             Err(_) => break,
         }
     }
-    let status = loop {
-        if let Some(status) = child.try_wait().map_err(io(format!("wait for {shown}")))? {
-            break Some(status);
-        }
-        if Instant::now() > grace {
-            break None;
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
     // What the server left running goes with its group.
-    let _ = nix::sys::signal::killpg(pid, nix::sys::signal::Signal::SIGKILL);
-    if status.is_none() {
-        let _ = child.wait();
-    }
+    let status = grouped.end_by(grace)?;
     let stderr = stderr.map(|t| t.join().unwrap_or_default()).unwrap_or_default();
     let mut run = Run::from_output(b"", &stderr, status.map(Exit::from_status));
     run.lines = client.kept;

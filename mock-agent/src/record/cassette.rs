@@ -45,12 +45,7 @@ pub trait Recorded: Sync {
 
     /// The invocation of the header, its text passed through `redact`: the
     /// arguments, and what stdin gave when it is the prompt.
-    fn invocation(
-        &self,
-        argv: &[String],
-        stdin: Option<&[u8]>,
-        redact: &dyn Fn(&[u8]) -> Vec<u8>,
-    ) -> Invocation;
+    fn invocation(&self, argv: &[String], stdin: Option<&[u8]>, redact: Redact<'_>) -> Invocation;
 
     /// The environment variables that change what the CLI writes: those set for the
     /// recorded run are kept in the header ([`Invocation::env`]), so that a replay can
@@ -70,6 +65,49 @@ pub trait Recorded: Sync {
         let _ = (line, marker);
         None
     }
+}
+
+/// What takes secrets out of a text of the header ([`Recorded::invocation`]).
+pub type Redact<'a> = &'a dyn Fn(&[u8]) -> Vec<u8>;
+
+/// `bytes` through `redact`, as text.
+pub fn redacted(redact: Redact<'_>, bytes: &[u8]) -> String {
+    String::from_utf8_lossy(&redact(bytes)).into_owned()
+}
+
+/// The arguments of a CLI when `program ARGV` runs it: all of `argv` when the
+/// program's file name is the CLI's (`is_cli`), what follows `command` when `argv`
+/// begins with it (`mock-agent COMMAND ...`); `None` when it runs no such CLI.
+pub fn cli_args<'a>(
+    program: &str,
+    argv: &'a [String],
+    is_cli: impl Fn(&str) -> bool,
+    command: &str,
+) -> Option<&'a [String]> {
+    let name = Path::new(program)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
+    match argv.split_first() {
+        _ if is_cli(name) => Some(argv),
+        Some((first, rest)) if first == command => Some(rest),
+        _ => None,
+    }
+}
+
+/// `argv` without its first argument when that is `command` (`mock-agent COMMAND
+/// ...`): the CLI's own arguments.
+pub fn after_command<'a>(argv: &'a [String], command: &str) -> &'a [String] {
+    match argv.split_first() {
+        Some((first, rest)) if first == command => rest,
+        _ => argv,
+    }
+}
+
+/// Owned arguments, as tests write them.
+#[cfg(test)]
+pub(crate) fn argv(args: &[&str]) -> Vec<String> {
+    args.iter().map(|a| (*a).to_owned()).collect()
 }
 
 /// What the header of the cassette says, but stdin.

@@ -38,7 +38,9 @@ use std::time::Instant;
 use harness::error::WriteError;
 use harness::frames::{Exit, Stream};
 
-pub use cassette::Recorded;
+#[cfg(test)]
+pub(crate) use cassette::argv;
+pub use cassette::{after_command, cli_args, redacted, Recorded, Redact};
 pub use redact::Redactor;
 pub use spawn::passthrough;
 

@@ -8,23 +8,38 @@ use super::rpc::{Kind, Message};
 use super::wire::{methods, stop_reasons, updates};
 use crate::cassette::Header;
 use crate::check::Lint;
-use crate::error::{CassetteError, Diagnostic, Origin};
-use crate::faults::Described;
+use crate::error::{CassetteError, Origin};
 use crate::format::OutputFormat;
 use crate::journal::{Conversation, Entry};
+use crate::run::dialect::{About, CaseResult};
+#[cfg(feature = "generate")]
+use crate::run::fuzz::{Fuzz, FuzzReport};
 use crate::run::{Case, CaseSource, Dialect, Label, Outcome};
+#[cfg(feature = "generate")]
+use crate::run::{Generated, RunError, Runner};
+#[cfg(feature = "generate")]
+use {crate::error::WriteError, std::path::Path};
 
 /// An ACP agent as a dialect: the one machinery, with `profile`'s habits.
 #[derive(Debug, Clone, Copy)]
 pub struct AcpDialect {
     /// What the agent does that another does not.
     pub profile: &'static Profile,
+    /// Its names (the profile's) and what it takes.
+    about: About,
 }
 
 impl AcpDialect {
     /// The dialect of `profile`'s agent.
     pub const fn new(profile: &'static Profile) -> AcpDialect {
-        AcpDialect { profile }
+        let names = (profile.name, profile.title, profile.programs);
+        let check = |spec: &str, origin: Origin<'_>| super::faults::parse(spec, origin).map(drop);
+        let about = About::new(names, super::faults::CATALOGUE, check, acp_faults)
+            .consumer("ACP client")
+            .test_flags(profile.test_flags)
+            // A failed turn leaves the agent running: the run's end is the client's.
+            .outlives_a_failure();
+        AcpDialect { profile, about }
     }
 }
 
@@ -165,45 +180,11 @@ pub fn settled(
 }
 
 impl Dialect for AcpDialect {
-    fn name(&self) -> &'static str {
-        self.profile.name
+    fn about(&self) -> &About {
+        &self.about
     }
 
-    fn title(&self) -> &'static str {
-        self.profile.title
-    }
-
-    fn programs(&self) -> &'static [&'static str] {
-        self.profile.programs
-    }
-
-    fn consumer_noun(&self) -> &'static str {
-        "ACP client"
-    }
-
-    fn test_flags(&self) -> String {
-        self.profile.test_flags.to_owned()
-    }
-
-    fn catalogue(&self) -> &'static [Described] {
-        super::faults::CATALOGUE
-    }
-
-    fn check_faults(&self, spec: &str, origin: Origin<'_>) -> Result<(), Diagnostic> {
-        super::faults::parse(spec, origin).map(drop)
-    }
-
-    fn matrix_faults(&self) -> Vec<(String, String)> {
-        acp_faults()
-    }
-
-    fn case(
-        &self,
-        source: CaseSource,
-        format: OutputFormat,
-        faults: &str,
-        name: String,
-    ) -> Result<Case, CassetteError> {
+    fn case(&self, source: CaseSource, format: OutputFormat, faults: &str, name: String) -> CaseResult {
         let _ = format;
         case(self.profile, source, faults, name)
     }
@@ -238,10 +219,6 @@ impl Dialect for AcpDialect {
 
     fn answers_requests(&self, outcome: &Outcome) -> Option<Result<(), String>> {
         Some(answers_requests(outcome))
-    }
-
-    fn ends_with_the_agent(&self) -> bool {
-        false
     }
 
     fn told(&self, entry: &Entry) -> Option<(String, Vec<String>)> {
@@ -301,12 +278,7 @@ impl Dialect for AcpDialect {
     /// The conversation of `seed`, of at most `size` messages both ways: written as a
     /// cassette, or told one message a line.
     #[cfg(feature = "generate")]
-    fn generate(
-        &self,
-        seed: u64,
-        size: Option<usize>,
-        out: Option<&std::path::Path>,
-    ) -> Result<crate::run::Generated, crate::error::WriteError> {
+    fn generate(&self, seed: u64, size: Option<usize>, out: Option<&Path>) -> Result<Generated, WriteError> {
         use super::generate::{from_seed, ConversationConfig};
         let mut config = ConversationConfig::of(self.profile);
         if let Some(size) = size {
@@ -336,11 +308,7 @@ impl Dialect for AcpDialect {
     /// the live conversation, so they are not written into it): the minimal case is
     /// that cassette, with its faults in a `.faults` file beside it.
     #[cfg(feature = "generate")]
-    fn fuzz(
-        &self,
-        fuzz: &crate::run::fuzz::Fuzz,
-        runner: &crate::run::Runner<'_>,
-    ) -> Result<crate::run::fuzz::FuzzReport, crate::run::RunError> {
+    fn fuzz(&self, fuzz: &Fuzz, runner: &Runner<'_>) -> Result<FuzzReport, RunError> {
         use super::generate::{faulted, ConversationConfig};
         fuzz.search_live(
             runner,

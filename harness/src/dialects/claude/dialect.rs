@@ -5,16 +5,37 @@ use super::check::ClaudeChecker;
 use super::wire::{control, types, DIALECT, DIALECT_KEY};
 use crate::cassette::Header;
 use crate::check::Lint;
-use crate::error::{CassetteError, Diagnostic, Origin};
-use crate::faults::Described;
+use crate::error::CassetteError;
 use crate::format::OutputFormat;
 use crate::journal::{Conversation, Entry};
+use crate::run::dialect::{About, CaseResult};
+#[cfg(feature = "generate")]
+use crate::run::fuzz::{Fuzz, FuzzReport};
+use crate::run::lines;
 use crate::run::{Case, CaseSource, Dialect, Label, Matrix, Outcome};
+#[cfg(feature = "generate")]
+use crate::run::{Generated, RunError, Runner};
 use crate::source::Source;
+#[cfg(feature = "generate")]
+use {crate::error::WriteError, std::path::Path};
 
 /// Claude Code: `claude`, as the Agent SDKs run it.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Claude;
+
+/// Claude Code's names and what it takes.
+static ABOUT: About = About::new(
+    (
+        DIALECT,
+        "claude (Claude Code, `claude` / `mock-agent claude`)",
+        &["claude"],
+    ),
+    super::faults::CATALOGUE,
+    |spec, origin| super::faults::parse(spec, origin).map(drop),
+    claude_faults,
+)
+.consumer("Claude Code program")
+.unknown("a message of an unknown type", &[super::wire::UNKNOWN_TYPE]);
 
 impl Case {
     /// A case of Claude Code's dialect: its expectation is what a careful SDK program
@@ -59,12 +80,8 @@ impl Matrix {
 pub fn claude_faults() -> Vec<(String, String)> {
     use super::wire::{control, types};
     let (result, asking, assistant) = (types::RESULT, control::CAN_USE_TOOL, types::ASSISTANT);
-    let faults: Vec<(&str, String)> = vec![
-        ("clean", String::new()),
-        ("not-logged-in", "not-logged-in".into()),
-        ("invalid-api-key", "invalid-api-key".into()),
-        ("max-turns", "max-turns".into()),
-        ("error-result", "error-result".into()),
+    let presets = ["not-logged-in", "invalid-api-key", "max-turns", "error-result"];
+    let placed: Vec<(&str, String)> = vec![
         ("exit-1@asking", format!("exit:code=1,at={asking}")),
         ("exit-1@result", format!("exit:code=1,at={result}")),
         (
@@ -83,13 +100,14 @@ pub fn claude_faults() -> Vec<(String, String)> {
             format!("error:method={},message=\"Not ready\"", control::INITIALIZE),
         ),
         ("unknown-type", "unknown:after=2".into()),
-        ("stderr-message", "stderr:text=\"warning: slow network\"".into()),
-        ("stderr-flood", "stderr-flood:bytes=1048576".into()),
+    ];
+    let unreadable: Vec<(&str, String)> = vec![
         ("malformed", format!("malformed:at={assistant}")),
         ("huge-1m", "huge".into()),
         ("missing-num-turns", "missing:field=num_turns".into()),
     ];
-    crate::run::matrix::labelled(faults)
+    let stderr = lines::stderr_faults("warning: slow network");
+    lines::matrix(&presets, [placed, stderr, unreadable].concat())
 }
 
 /// Whether a Claude Code case's success or failure stands (see
@@ -172,45 +190,15 @@ fn answers_claude_requests(outcome: &Outcome) -> Result<(), String> {
 }
 
 impl Dialect for Claude {
-    fn name(&self) -> &'static str {
-        DIALECT
-    }
-
-    fn title(&self) -> &'static str {
-        "claude (Claude Code, `claude` / `mock-agent claude`)"
-    }
-
-    fn programs(&self) -> &'static [&'static str] {
-        &["claude"]
-    }
-
-    fn consumer_noun(&self) -> &'static str {
-        "Claude Code program"
+    fn about(&self) -> &About {
+        &ABOUT
     }
 
     fn never_ran_hint(&self) -> String {
         "if the program got as far as starting Claude Code, it did not run `claude` from PATH: a Python SDK program runs the CLI bundled in its wheel first, a TypeScript one its platform package's; give it the mock's path, `ClaudeAgentOptions(cli_path=...)` or `pathToClaudeCodeExecutable`, e.g. from `--mock-env` (see docs/claude.md, \"Testing a program built on an SDK\")".to_owned()
     }
 
-    fn catalogue(&self) -> &'static [Described] {
-        super::faults::CATALOGUE
-    }
-
-    fn check_faults(&self, spec: &str, origin: Origin<'_>) -> Result<(), Diagnostic> {
-        super::faults::parse(spec, origin).map(drop)
-    }
-
-    fn matrix_faults(&self) -> Vec<(String, String)> {
-        claude_faults()
-    }
-
-    fn case(
-        &self,
-        source: CaseSource,
-        format: OutputFormat,
-        faults: &str,
-        name: String,
-    ) -> Result<Case, CassetteError> {
+    fn case(&self, source: CaseSource, format: OutputFormat, faults: &str, name: String) -> CaseResult {
         let _ = format;
         Case::claude(source, faults, name)
     }
@@ -282,14 +270,6 @@ impl Dialect for Claude {
 
     fn answers_requests(&self, outcome: &Outcome) -> Option<Result<(), String>> {
         Some(answers_claude_requests(outcome))
-    }
-
-    fn unknown_told(&self) -> &'static str {
-        "a message of an unknown type"
-    }
-
-    fn unknown_words(&self) -> &'static [&'static str] {
-        &[super::wire::UNKNOWN_TYPE]
     }
 
     fn told(&self, entry: &Entry) -> Option<(String, Vec<String>)> {
@@ -368,12 +348,7 @@ impl Dialect for Claude {
     /// a client that allows every request, one prompt a turn), or told one line a
     /// message. `size` is not taken: a generated session has 1 to 3 turns.
     #[cfg(feature = "generate")]
-    fn generate(
-        &self,
-        seed: u64,
-        size: Option<usize>,
-        out: Option<&std::path::Path>,
-    ) -> Result<crate::run::Generated, crate::error::WriteError> {
+    fn generate(&self, seed: u64, size: Option<usize>, out: Option<&Path>) -> Result<Generated, WriteError> {
         let _ = size;
         use crate::run::fuzz::LiveCase;
         let faulted = super::generate::Faulted::new(super::generate::from_seed(seed), Vec::new());
@@ -399,11 +374,7 @@ impl Dialect for Claude {
     /// request; replayed, it follows the live client), and its faults, when it has
     /// any, to `OUT/fuzz-claude-SEED.faults`.
     #[cfg(feature = "generate")]
-    fn fuzz(
-        &self,
-        fuzz: &crate::run::fuzz::Fuzz,
-        runner: &crate::run::Runner<'_>,
-    ) -> Result<crate::run::fuzz::FuzzReport, crate::run::RunError> {
+    fn fuzz(&self, fuzz: &Fuzz, runner: &Runner<'_>) -> Result<FuzzReport, RunError> {
         let strategy = super::generate::faulted(2);
         crate::run::lines::fuzz(fuzz, runner, super::super::CLAUDE, strategy)
     }

@@ -248,8 +248,9 @@ pub fn faulted(most: usize) -> impl Strategy<Value = Faulted> {
 pub fn from_seed(seed: u64) -> Session {
     // Not another dialect's session of the same seed: another stream of the generator.
     // Only a filter that rejects everything fails; the strategy has none.
-    crate::faults::strategy::draw(&session(), seed, b"claude")
-        .unwrap_or_else(|| super::session::default_session("/work"))
+    strategy::seeded(&session(), seed, b"claude", || {
+        super::session::default_session("/work")
+    })
 }
 
 #[cfg(test)]
@@ -258,8 +259,7 @@ mod tests {
 
     #[test]
     fn a_seed_is_one_session() {
-        assert_eq!(from_seed(7), from_seed(7));
-        assert_ne!(from_seed(7), from_seed(8));
+        strategy::assert_seeded(from_seed);
     }
 
     #[test]
@@ -280,8 +280,7 @@ mod tests {
     proptest! {
         #[test]
         fn every_drawn_fault_parses(drawn in fault()) {
-            prop_assert_eq!(parse(&drawn.spec, FROM_ENV).expect("parses").len(), drawn.faults.len());
-            prop_assert!(!drawn.faults.is_empty(), "{}", drawn.spec);
+            strategy::drawn_parses(&drawn, |spec| parse(spec, FROM_ENV))?;
         }
 
         #[test]

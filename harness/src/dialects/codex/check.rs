@@ -171,12 +171,7 @@ impl CodexChecker {
             }
             _ => {}
         }
-        if !missing.is_empty() {
-            let kind = kind.to_owned();
-            self.findings.add(Severity::Error, line, Rule::Fields, || {
-                format!("a `{kind}` line without {}", missing.join(", "))
-            });
-        }
+        lines::missing(&mut self.findings, line, kind, &missing);
     }
 }
 
@@ -188,10 +183,9 @@ impl StdoutLint for CodexChecker {
 
     /// One stdout line (without its newline); `line` is where it is.
     fn line(&mut self, line: u64, bytes: &[u8]) {
-        self.lines += 1;
-        let first = self.lines == 1;
         let not_json = "the TypeScript SDK throws `Failed to parse item`";
-        let Some(value) = lines::read(&mut self.findings, line, bytes, not_json) else {
+        let Some((first, value)) = lines::next(&mut self.findings, &mut self.lines, (line, bytes), not_json)
+        else {
             return;
         };
         let kind = lines::kind(&value);

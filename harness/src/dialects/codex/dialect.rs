@@ -9,14 +9,49 @@ use super::recording::{is_codex, Recording};
 use super::wire::{events, items, DIALECT};
 use crate::cassette::Header;
 use crate::check::Lint;
-use crate::error::{CassetteError, Diagnostic, Origin};
-use crate::faults::Described;
+use crate::error::CassetteError;
+use crate::faults::catalogue::presets;
 use crate::format::OutputFormat;
+use crate::run::dialect::{About, CaseResult};
+#[cfg(feature = "generate")]
+use crate::run::fuzz::{Fuzz, FuzzReport};
+use crate::run::lines;
 use crate::run::{Case, CaseSource, Dialect, Matrix};
+#[cfg(feature = "generate")]
+use crate::run::{Generated, RunError, Runner};
+#[cfg(feature = "generate")]
+use {crate::error::WriteError, std::path::Path};
 
 /// OpenAI's Codex: `codex exec --json`, as the TypeScript SDK runs it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Codex;
+
+/// Codex's names and what it takes.
+static ABOUT: About = About::new(
+    (
+        DIALECT,
+        "codex (OpenAI Codex, `codex exec --json` / `mock-agent codex`)",
+        &["codex"],
+    ),
+    super::faults::CATALOGUE,
+    |spec, origin| parse(spec, origin).map(drop),
+    codex_faults,
+)
+.consumer("Codex program")
+// `codex exec` reads its prompt and writes: one way.
+.one_way()
+.unknown(
+    "an event or an item of an unknown type",
+    &[super::wire::undocumented::EVENT, super::wire::undocumented::ITEM],
+);
+
+/// The environment of a case of Codex's (`exec` or `app-server`) in `dir`: each case
+/// keeps its threads in a `CODEX_HOME` of its own, the case's folder, which exists
+/// (the real CLI refuses a `CODEX_HOME` that does not: `Error: CODEX_HOME points to
+/// "..", but that path does not exist`, observed).
+pub fn codex_home(dir: &std::path::Path) -> Vec<(String, String)> {
+    vec![("CODEX_HOME".to_owned(), dir.display().to_string())]
+}
 
 /// What the mock writes for a case of `source` with `faults` (see
 /// [`super::faults::written`] and [`Recording::written`]).
@@ -54,22 +89,15 @@ impl Matrix {
     }
 }
 
-/// Codex's standard faults: the ways the real CLI fails (its presets), where a run can
-/// stop (an exit, a signal, a cut line, a stall) at the places an SDK program is in
-/// the middle of something (a command running, a message, the turn's end), what the
-/// SDKs cannot read (a line that is not JSON, a huge one), and what they must let pass
-/// (an unknown event or item type, a stderr line).
+/// Codex's standard faults: the ways the real CLI fails (every preset of its section),
+/// where a run can stop (an exit, a signal, a cut line, a stall) at the places an SDK
+/// program is in the middle of something (a command running, a message, the turn's
+/// end), what the SDKs cannot read (a line that is not JSON, a huge one), and what they
+/// must let pass (an unknown event or item type, a stderr line).
 pub fn codex_faults() -> Vec<(String, String)> {
     let (completed, started) = (events::TURN_COMPLETED, events::ITEM_STARTED);
     let (command, message, change) = (items::COMMAND_EXECUTION, items::AGENT_MESSAGE, items::FILE_CHANGE);
-    let faults: Vec<(&str, String)> = vec![
-        ("clean", String::new()),
-        ("unauthorized", "unauthorized".into()),
-        ("rate-limited", "rate-limited".into()),
-        ("unknown-model", "unknown-model".into()),
-        ("turn-failed", "turn-failed".into()),
-        ("stream-cut", "stream-cut".into()),
-        ("reconnect-then-ok", "reconnect-then-ok".into()),
+    let placed: Vec<(&str, String)> = vec![
         ("exit-1@command", format!("exit:code=1,at={command}")),
         ("exit-1@turn-completed", format!("exit:code=1,at={completed}")),
         ("signal-term@command", format!("signal:name=TERM,at={command}")),
@@ -85,63 +113,21 @@ pub fn codex_faults() -> Vec<(String, String)> {
         ("unknown-item", format!("unknown:kind=item,at={completed}")),
         ("malformed", format!("malformed:at={message}")),
         ("huge-1m", "huge".into()),
-        (
-            "stderr-message",
-            "stderr:text=\"WARN codex_core: slow network\"".into(),
-        ),
-        ("stderr-flood", "stderr-flood:bytes=1048576".into()),
     ];
-    crate::run::matrix::labelled(faults)
+    let stderr = lines::stderr_faults("WARN codex_core: slow network");
+    lines::matrix(&presets(super::faults::CATALOGUE), [placed, stderr].concat())
 }
 
 impl Dialect for Codex {
-    fn name(&self) -> &'static str {
-        DIALECT
+    fn about(&self) -> &About {
+        &ABOUT
     }
 
-    fn title(&self) -> &'static str {
-        "codex (OpenAI Codex, `codex exec --json` / `mock-agent codex`)"
-    }
-
-    fn programs(&self) -> &'static [&'static str] {
-        &["codex"]
-    }
-
-    /// `codex exec` reads its prompt and writes: one way.
-    fn is_conversation(&self) -> bool {
-        false
-    }
-
-    fn consumer_noun(&self) -> &'static str {
-        "Codex program"
-    }
-
-    /// Each case keeps its threads in a `CODEX_HOME` of its own: the case's folder,
-    /// which exists (the real CLI refuses a `CODEX_HOME` that does not: `Error:
-    /// CODEX_HOME points to "..", but that path does not exist`, observed).
     fn case_env(&self, dir: &std::path::Path) -> Vec<(String, String)> {
-        vec![("CODEX_HOME".to_owned(), dir.display().to_string())]
+        codex_home(dir)
     }
 
-    fn catalogue(&self) -> &'static [Described] {
-        super::faults::CATALOGUE
-    }
-
-    fn check_faults(&self, spec: &str, origin: Origin<'_>) -> Result<(), Diagnostic> {
-        parse(spec, origin).map(drop)
-    }
-
-    fn matrix_faults(&self) -> Vec<(String, String)> {
-        codex_faults()
-    }
-
-    fn case(
-        &self,
-        source: CaseSource,
-        format: OutputFormat,
-        faults: &str,
-        name: String,
-    ) -> Result<Case, CassetteError> {
+    fn case(&self, source: CaseSource, format: OutputFormat, faults: &str, name: String) -> CaseResult {
         let _ = format;
         Case::codex(source, faults, name)
     }
@@ -152,14 +138,6 @@ impl Dialect for Codex {
 
     fn writes_unknown(&self, case: &Case) -> bool {
         parse(&case.faults, FROM_ENV).is_ok_and(|faults| crate::faults::lines::writes_unknown(&faults))
-    }
-
-    fn unknown_told(&self) -> &'static str {
-        "an event or an item of an unknown type"
-    }
-
-    fn unknown_words(&self) -> &'static [&'static str] {
-        &[super::wire::undocumented::EVENT, super::wire::undocumented::ITEM]
     }
 
     /// Lines are told apart by `type`; the enums a consumer branches on (an item's
@@ -182,12 +160,7 @@ impl Dialect for Codex {
     /// The session of `seed`: written as a Codex cassette (what `codex exec --json`
     /// writes for it), or told one line a line. `size` is not taken.
     #[cfg(feature = "generate")]
-    fn generate(
-        &self,
-        seed: u64,
-        size: Option<usize>,
-        out: Option<&std::path::Path>,
-    ) -> Result<crate::run::Generated, crate::error::WriteError> {
+    fn generate(&self, seed: u64, size: Option<usize>, out: Option<&Path>) -> Result<Generated, WriteError> {
         let _ = size;
         let session = super::generate::from_seed(seed);
         let (lines, _) = super::faults::exec_lines(&session, super::exec::Thread::new(seed, 0));
@@ -201,11 +174,7 @@ impl Dialect for Codex {
     /// `OUT/fuzz-codex-SEED.cassette`, and its faults, when it has any, to
     /// `OUT/fuzz-codex-SEED.faults`.
     #[cfg(feature = "generate")]
-    fn fuzz(
-        &self,
-        fuzz: &crate::run::fuzz::Fuzz,
-        runner: &crate::run::Runner<'_>,
-    ) -> Result<crate::run::fuzz::FuzzReport, crate::run::RunError> {
+    fn fuzz(&self, fuzz: &Fuzz, runner: &Runner<'_>) -> Result<FuzzReport, RunError> {
         let strategy = super::generate::faulted(2);
         crate::run::lines::fuzz(fuzz, runner, super::super::CODEX, strategy)
     }

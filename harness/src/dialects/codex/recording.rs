@@ -119,13 +119,7 @@ pub fn usage_of(value: &Value) -> Usage {
 
 /// A completed item as the session model holds it (`None` for an empty reasoning).
 fn item(value: &Value) -> Option<Item> {
-    let text = |k: &str| {
-        value
-            .get(k)
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_owned()
-    };
+    let text = |k: &str| str_field(value, k);
     Some(match value.get("type").and_then(Value::as_str) {
         Some(items::AGENT_MESSAGE) => Item::AgentMessage(text("text")),
         Some(items::REASONING) => Item::Reasoning(text("text")),
@@ -150,16 +144,8 @@ fn item(value: &Value) -> Option<Item> {
                 .into_iter()
                 .flatten()
                 .map(|c| Change {
-                    path: c
-                        .get("path")
-                        .and_then(Value::as_str)
-                        .unwrap_or_default()
-                        .to_owned(),
-                    kind: c
-                        .get("kind")
-                        .and_then(Value::as_str)
-                        .unwrap_or_default()
-                        .to_owned(),
+                    path: str_field(c, "path"),
+                    kind: str_field(c, "kind"),
                     diff: String::new(),
                 })
                 .collect(),
@@ -168,6 +154,15 @@ fn item(value: &Value) -> Option<Item> {
         _ => Item::Unknown(value.clone()),
     })
     .filter(|item| !matches!(item, Item::Reasoning(text) if text.is_empty()))
+}
+
+/// The string `key` of `value` (empty when it has none).
+pub(crate) fn str_field(value: &Value, key: &str) -> String {
+    value
+        .get(key)
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned()
 }
 
 /// The command inside the CLI's shell line `/bin/bash -lc '<command>'`.

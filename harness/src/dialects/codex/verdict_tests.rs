@@ -3,22 +3,8 @@
 //! `ignores-unknown` in Codex's words.
 
 use crate::expect::Expectation;
-use crate::run::{Outcome, Properties, Status, Verdict};
-
-fn outcome(stdout: &str, stderr: &str) -> Outcome {
-    Outcome {
-        status: Status::Exited(1),
-        stdout: stdout.into(),
-        stderr: stderr.into(),
-        wall: std::time::Duration::ZERO,
-        journal: Vec::new(),
-        starts: Vec::new(),
-        left_running: false,
-        left_agents: Vec::new(),
-        python: None,
-        dir: "/tmp/case".into(),
-    }
-}
+use crate::run::dialect::failed_outcome as outcome;
+use crate::run::{Properties, Status, Verdict};
 
 /// A case of `dialect` with `faults` whose careful client answers `ok`.
 fn case(dialect: &'static dyn crate::run::Dialect, faults: &str) -> crate::run::Case {

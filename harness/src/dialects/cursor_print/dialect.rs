@@ -11,16 +11,39 @@ use super::scenario::Scenario;
 use super::source::Source;
 use crate::cassette::Header;
 use crate::check::Lint;
-use crate::error::{CassetteError, Diagnostic, Origin};
-use crate::faults::Described;
+use crate::error::CassetteError;
 use crate::format::OutputFormat;
 use crate::frames::Frame;
 use crate::journal::Entry;
+use crate::run::dialect::{About, CaseResult};
+#[cfg(feature = "generate")]
+use crate::run::fuzz::{Fuzz, FuzzReport};
 use crate::run::{Case, CaseSource, Dialect, Matrix};
+#[cfg(feature = "generate")]
+use crate::run::{Generated, RunError, Runner};
+#[cfg(feature = "generate")]
+use {crate::error::WriteError, std::path::Path};
 
 /// Cursor's print mode: `cursor-agent -p`.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct CursorPrint;
+
+/// Print mode's names and what it takes: the default dialect (no flag selects it),
+/// one way, in each `--output-format`, read to its end.
+static ABOUT: About = About::new(
+    (
+        "cursor-print",
+        "print mode (`cursor-agent -p`)",
+        &["cursor-agent", "agent"],
+    ),
+    super::faults::CATALOGUE,
+    |spec, origin| super::faults::parse(spec, origin).map(drop),
+    standard_faults,
+)
+.one_way()
+.takes_format()
+.reads_to_end()
+.test_flags("");
 
 impl CaseSource {
     /// The print-mode source of a case: the session every dialect serves (a generated
@@ -159,40 +182,8 @@ pub fn standard_faults() -> Vec<(String, String)> {
 }
 
 impl Dialect for CursorPrint {
-    fn name(&self) -> &'static str {
-        "cursor-print"
-    }
-
-    fn title(&self) -> &'static str {
-        "print mode (`cursor-agent -p`)"
-    }
-
-    fn programs(&self) -> &'static [&'static str] {
-        &["cursor-agent", "agent"]
-    }
-
-    fn is_conversation(&self) -> bool {
-        false
-    }
-
-    fn test_flags(&self) -> String {
-        String::new()
-    }
-
-    fn catalogue(&self) -> &'static [Described] {
-        super::faults::CATALOGUE
-    }
-
-    fn check_faults(&self, spec: &str, origin: Origin<'_>) -> Result<(), Diagnostic> {
-        super::faults::parse(spec, origin).map(drop)
-    }
-
-    fn matrix_faults(&self) -> Vec<(String, String)> {
-        standard_faults()
-    }
-
-    fn takes_format(&self) -> bool {
-        true
+    fn about(&self) -> &About {
+        &ABOUT
     }
 
     /// A preset of the matrix is left out where one of its faults has nothing to act
@@ -220,18 +211,8 @@ impl Dialect for CursorPrint {
         acts().unwrap_or(true)
     }
 
-    fn case(
-        &self,
-        source: CaseSource,
-        format: OutputFormat,
-        faults: &str,
-        name: String,
-    ) -> Result<Case, CassetteError> {
+    fn case(&self, source: CaseSource, format: OutputFormat, faults: &str, name: String) -> CaseResult {
         Case::new(source, format, faults, name)
-    }
-
-    fn reads_to_end(&self) -> bool {
-        true
     }
 
     fn shown_text(&self, output: &str, faults: &str) -> String {
@@ -264,12 +245,7 @@ impl Dialect for CursorPrint {
     /// The session of `seed` with the default knobs: written as a cassette, or told as
     /// the CLI prints it in `stream-json`.
     #[cfg(feature = "generate")]
-    fn generate(
-        &self,
-        seed: u64,
-        size: Option<usize>,
-        out: Option<&std::path::Path>,
-    ) -> Result<crate::run::Generated, crate::error::WriteError> {
+    fn generate(&self, seed: u64, size: Option<usize>, out: Option<&Path>) -> Result<Generated, WriteError> {
         use super::generate::{from_seed, write_planned, SessionConfig};
         let mut config = SessionConfig::default();
         if let Some(size) = size {
@@ -294,11 +270,7 @@ impl Dialect for CursorPrint {
     /// cassette holds. (The faults that only split or join writes, `chunk` and
     /// `coalesce`, are not in cassettes and are not drawn.)
     #[cfg(feature = "generate")]
-    fn fuzz(
-        &self,
-        fuzz: &crate::run::fuzz::Fuzz,
-        runner: &crate::run::Runner<'_>,
-    ) -> Result<crate::run::fuzz::FuzzReport, crate::run::RunError> {
+    fn fuzz(&self, fuzz: &Fuzz, runner: &Runner<'_>) -> Result<FuzzReport, RunError> {
         use std::path::Path;
 
         use proptest::strategy::Strategy;

@@ -8,14 +8,40 @@ use super::recording::{is_gemini, Recording};
 use super::wire::{events, fields, DIALECT};
 use crate::cassette::Header;
 use crate::check::Lint;
-use crate::error::{CassetteError, Diagnostic, Origin};
-use crate::faults::Described;
+use crate::error::CassetteError;
+use crate::faults::catalogue::presets;
 use crate::format::OutputFormat;
+use crate::run::dialect::{About, CaseResult};
+#[cfg(feature = "generate")]
+use crate::run::fuzz::{Fuzz, FuzzReport};
+use crate::run::lines;
 use crate::run::{Case, CaseSource, Dialect, Matrix};
+#[cfg(feature = "generate")]
+use crate::run::{Generated, RunError, Runner};
+#[cfg(feature = "generate")]
+use {crate::error::WriteError, std::path::Path};
 
 /// Google's Gemini CLI, headless: `gemini -p` with `-o stream-json|json|text`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Gemini;
+
+/// Gemini CLI's names and what it takes.
+static ABOUT: About = About::new(
+    (
+        DIALECT,
+        "gemini (Google Gemini CLI, headless `gemini -p` / `mock-agent gemini`)",
+        &["gemini"],
+    ),
+    super::faults::CATALOGUE,
+    |spec, origin| parse(spec, origin).map(drop),
+    gemini_faults,
+)
+.consumer("Gemini CLI program")
+// `gemini -p` reads its prompt and writes: one way; the consumer's `{format}` is
+// `-o`'s value: `stream-json`, `json` or `text`.
+.one_way()
+.takes_format()
+.unknown("an event of an unknown type", &[super::wire::undocumented::EVENT]);
 
 /// What the mock writes in `stream-json` for a case of `source` with `faults` (see
 /// [`super::faults::written`] and [`Recording::written`]).
@@ -58,8 +84,8 @@ impl Matrix {
     }
 }
 
-/// Gemini CLI's standard faults: the ways the real CLI fails (its presets, named as
-/// users see them), where a run can stop (an exit, a signal, the relaunched child
+/// Gemini CLI's standard faults: the ways the real CLI fails (every preset of its
+/// section, named as users see them), where a run can stop (an exit, a signal, the relaunched child
 /// killed with its parent exiting 0, a cut line, a stall) at the places a consumer is
 /// in the middle of something (a tool call, the answer, the end), the relaunched
 /// parent that ignores SIGTERM while the run stalls, what parsers cannot read (a line
@@ -72,16 +98,7 @@ pub fn gemini_faults() -> Vec<(String, String)> {
         events::TOOL_RESULT,
         events::MESSAGE,
     );
-    let faults: Vec<(&str, String)> = vec![
-        ("clean", String::new()),
-        ("unauthorized", "unauthorized".into()),
-        ("rate-limited", "rate-limited".into()),
-        ("server-error", "server-error".into()),
-        ("model-not-found", "model-not-found".into()),
-        ("empty-answer", "empty-answer".into()),
-        ("turn-limit", "turn-limit".into()),
-        ("no-auth", "no-auth".into()),
-        ("untrusted-folder", "untrusted-folder".into()),
+    let placed: Vec<(&str, String)> = vec![
         ("exit-1@tool-use", format!("exit:code=1,at={tool_use}")),
         (
             "signal-term@tool-result",
@@ -99,61 +116,17 @@ pub fn gemini_faults() -> Vec<(String, String)> {
         ("unknown-event", "unknown:after=2".into()),
         ("malformed", format!("malformed:at={message}")),
         ("huge-1m", "huge".into()),
-        (
-            "stderr-message",
-            "stderr:text=\"[STARTUP] Phase 'cleanup_ops' was started but never ended.\"".into(),
-        ),
-        ("stderr-flood", "stderr-flood:bytes=1048576".into()),
     ];
-    crate::run::matrix::labelled(faults)
+    let stderr = lines::stderr_faults("[STARTUP] Phase 'cleanup_ops' was started but never ended.");
+    lines::matrix(&presets(super::faults::CATALOGUE), [placed, stderr].concat())
 }
 
 impl Dialect for Gemini {
-    fn name(&self) -> &'static str {
-        DIALECT
+    fn about(&self) -> &About {
+        &ABOUT
     }
 
-    fn title(&self) -> &'static str {
-        "gemini (Google Gemini CLI, headless `gemini -p` / `mock-agent gemini`)"
-    }
-
-    fn programs(&self) -> &'static [&'static str] {
-        &["gemini"]
-    }
-
-    /// `gemini -p` reads its prompt and writes: one way.
-    fn is_conversation(&self) -> bool {
-        false
-    }
-
-    fn consumer_noun(&self) -> &'static str {
-        "Gemini CLI program"
-    }
-
-    fn catalogue(&self) -> &'static [Described] {
-        super::faults::CATALOGUE
-    }
-
-    fn check_faults(&self, spec: &str, origin: Origin<'_>) -> Result<(), Diagnostic> {
-        parse(spec, origin).map(drop)
-    }
-
-    fn matrix_faults(&self) -> Vec<(String, String)> {
-        gemini_faults()
-    }
-
-    /// The consumer's `{format}` is `-o`'s value: `stream-json`, `json` or `text`.
-    fn takes_format(&self) -> bool {
-        true
-    }
-
-    fn case(
-        &self,
-        source: CaseSource,
-        format: OutputFormat,
-        faults: &str,
-        name: String,
-    ) -> Result<Case, CassetteError> {
+    fn case(&self, source: CaseSource, format: OutputFormat, faults: &str, name: String) -> CaseResult {
         Case::gemini(source, format, faults, name)
     }
 
@@ -214,14 +187,6 @@ impl Dialect for Gemini {
             && parse(&case.faults, FROM_ENV).is_ok_and(|faults| crate::faults::lines::writes_unknown(&faults))
     }
 
-    fn unknown_told(&self) -> &'static str {
-        "an event of an unknown type"
-    }
-
-    fn unknown_words(&self) -> &'static [&'static str] {
-        &[super::wire::undocumented::EVENT]
-    }
-
     /// Lines are told apart by `type` and a message's `role`; the enums a consumer
     /// branches on are compared by value; `stats.models` is keyed by model name.
     fn drift_rules(&self) -> crate::drift::Rules {
@@ -248,12 +213,7 @@ impl Dialect for Gemini {
     /// The session of `seed`: written as a Gemini cassette (what `gemini -o
     /// stream-json` writes for it), or told one line a line. `size` is not taken.
     #[cfg(feature = "generate")]
-    fn generate(
-        &self,
-        seed: u64,
-        size: Option<usize>,
-        out: Option<&std::path::Path>,
-    ) -> Result<crate::run::Generated, crate::error::WriteError> {
+    fn generate(&self, seed: u64, size: Option<usize>, out: Option<&Path>) -> Result<Generated, WriteError> {
         let _ = size;
         let session = super::generate::from_seed(seed);
         let (lines, _) = super::faults::stream_lines(&session, seed);
@@ -266,11 +226,7 @@ impl Dialect for Gemini {
     /// session as a Gemini cassette `OUT/fuzz-gemini-SEED.cassette`, and its faults,
     /// when it has any, to `OUT/fuzz-gemini-SEED.faults`.
     #[cfg(feature = "generate")]
-    fn fuzz(
-        &self,
-        fuzz: &crate::run::fuzz::Fuzz,
-        runner: &crate::run::Runner<'_>,
-    ) -> Result<crate::run::fuzz::FuzzReport, crate::run::RunError> {
+    fn fuzz(&self, fuzz: &Fuzz, runner: &Runner<'_>) -> Result<FuzzReport, RunError> {
         let strategy = super::generate::faulted(2);
         crate::run::lines::fuzz(fuzz, runner, super::super::GEMINI, strategy)
     }

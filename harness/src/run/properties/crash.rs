@@ -188,6 +188,7 @@ fn note_end(
 
 #[cfg(test)]
 mod tests {
+    use crate::run::dialect::failed_outcome as outcome;
     use crate::run::{Outcome, PythonEnd, Status};
 
     /// The reading, said as a `&str` for the assertions.
@@ -211,21 +212,6 @@ mod tests {
         let mut both = ended(1, node);
         both.python = Some(PythonEnd::Returned);
         assert_eq!(uncaught(&both), Some("an uncaught Node.js exception"));
-    }
-
-    fn outcome(stdout: &str, stderr: &str) -> Outcome {
-        Outcome {
-            status: Status::Exited(1),
-            stdout: stdout.into(),
-            stderr: stderr.into(),
-            wall: std::time::Duration::ZERO,
-            journal: Vec::new(),
-            starts: Vec::new(),
-            left_running: false,
-            left_agents: Vec::new(),
-            python: None,
-            dir: "/tmp/case".into(),
-        }
     }
 
     fn ended(code: i32, stderr: &str) -> Outcome {

@@ -4,7 +4,7 @@
 use harness::cassette::{Header, Invocation};
 use harness::dialects::claude::cassette as claude_cassette;
 
-use crate::record::Recorded;
+use crate::record::{redacted, Recorded, Redact};
 
 /// Recording Claude Code with stream-json input.
 #[derive(Debug, Clone, Copy, Default)]
@@ -25,13 +25,8 @@ impl Recorded for Recording {
         super::args::parse(argv).is_ok_and(|a| a.stream_input || a.prompt.is_some())
     }
 
-    fn invocation(
-        &self,
-        argv: &[String],
-        stdin: Option<&[u8]>,
-        redact: &dyn Fn(&[u8]) -> Vec<u8>,
-    ) -> Invocation {
-        let text = |bytes: &[u8]| String::from_utf8_lossy(&redact(bytes)).into_owned();
+    fn invocation(&self, argv: &[String], stdin: Option<&[u8]>, redact: Redact<'_>) -> Invocation {
+        let text = |bytes: &[u8]| redacted(redact, bytes);
         let parsed = super::args::parse(argv).ok();
         // Print mode's prompt, from the arguments or from stdin.
         let prompt = parsed
@@ -72,15 +67,8 @@ impl Recorded for Recording {
 /// The arguments of Claude Code when `program ARGV` runs it (a program named
 /// `claude`, or `mock-agent claude`).
 fn claude_args<'a>(program: &str, argv: &'a [String]) -> Option<&'a [String]> {
-    let name = std::path::Path::new(program)
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or_default();
-    match argv.split_first() {
-        _ if name == harness::dialects::claude::cassette::DIALECT => Some(argv),
-        Some((first, rest)) if first == harness::dialects::claude::cassette::DIALECT => Some(rest),
-        _ => None,
-    }
+    let cli = harness::dialects::claude::cassette::DIALECT;
+    crate::record::cli_args(program, argv, |name| name == cli, cli)
 }
 
 /// Whether `program ARGV` runs Claude Code with stream-json input, as the Agent SDKs
@@ -100,10 +88,7 @@ pub fn is_claude(program: &str, argv: &[String]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::is_claude;
-
-    fn argv(args: &[&str]) -> Vec<String> {
-        args.iter().map(|a| (*a).to_owned()).collect()
-    }
+    use crate::record::argv;
 
     #[test]
     fn claude_with_stream_json_input_is_a_conversation() {

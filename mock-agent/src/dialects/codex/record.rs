@@ -10,7 +10,7 @@ use harness::dialects::codex::recording;
 use harness::dialects::codex::wire::DIALECT;
 use harness::format::OutputFormat;
 
-use crate::record::Recorded;
+use crate::record::{after_command, cli_args, redacted, Recorded, Redact};
 
 /// Recording `codex exec`.
 #[derive(Debug, Clone, Copy, Default)]
@@ -30,13 +30,8 @@ impl Recorded for Recording {
         exec(argv).is_some_and(|a| !a.prompt_from_stdin())
     }
 
-    fn invocation(
-        &self,
-        argv: &[String],
-        stdin: Option<&[u8]>,
-        redact: &dyn Fn(&[u8]) -> Vec<u8>,
-    ) -> Invocation {
-        let text = |bytes: &[u8]| String::from_utf8_lossy(&redact(bytes)).into_owned();
+    fn invocation(&self, argv: &[String], stdin: Option<&[u8]>, redact: Redact<'_>) -> Invocation {
+        let text = |bytes: &[u8]| redacted(redact, bytes);
         let parsed = exec(argv);
         let prompt = match &parsed {
             Some(a) if a.prompt_from_stdin() => stdin.map(|s| text(s).trim_end_matches('\n').to_owned()),
@@ -68,21 +63,16 @@ impl Recorded for Recording {
 
 /// Whether `argv` (after the program) runs `codex app-server`.
 fn is_app_server(argv: &[String]) -> bool {
-    let argv = match argv.split_first() {
-        Some((first, rest)) if first == DIALECT => rest,
-        _ => argv,
-    };
-    matches!(args::parse(argv), Ok(Command::AppServer(_)))
+    matches!(
+        args::parse(after_command(argv, DIALECT)),
+        Ok(Command::AppServer(_))
+    )
 }
 
 /// `codex exec`'s arguments in `argv` (after the program, or after `codex` when the
 /// program is `mock-agent`).
 fn exec(argv: &[String]) -> Option<ExecArgs> {
-    let argv = match argv.split_first() {
-        Some((first, rest)) if first == DIALECT => rest,
-        _ => argv,
-    };
-    match args::parse(argv) {
+    match args::parse(after_command(argv, DIALECT)) {
         Ok(Command::Exec(args)) => Some(*args),
         _ => None,
     }
@@ -91,24 +81,13 @@ fn exec(argv: &[String]) -> Option<ExecArgs> {
 /// The arguments of Codex's CLI when `program ARGV` runs it: a program named `codex`
 /// (or `mock-agent codex`).
 fn codex_args<'a>(program: &str, argv: &'a [String]) -> Option<&'a [String]> {
-    let name = std::path::Path::new(program)
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or_default();
-    match argv.split_first() {
-        _ if name == DIALECT => Some(argv),
-        Some((first, rest)) if first == DIALECT => Some(rest),
-        _ => None,
-    }
+    cli_args(program, argv, |name| name == DIALECT, DIALECT)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn argv(args: &[&str]) -> Vec<String> {
-        args.iter().map(|a| (*a).to_owned()).collect()
-    }
+    use crate::record::argv;
 
     #[test]
     fn codex_runs_are_its_own_and_one_way() {

@@ -4,7 +4,7 @@
 use harness::cassette::{Header, Invocation};
 
 use super::args;
-use crate::record::Recorded;
+use crate::record::{redacted, Recorded, Redact};
 
 /// Recording `cursor-agent`, in print mode or server mode.
 #[derive(Debug, Clone, Copy, Default)]
@@ -24,20 +24,12 @@ impl Recorded for Recording {
             .is_some()
     }
 
-    fn invocation(
-        &self,
-        argv: &[String],
-        stdin: Option<&[u8]>,
-        redact: &dyn Fn(&[u8]) -> Vec<u8>,
-    ) -> Invocation {
-        let text = |s: &str| String::from_utf8_lossy(&redact(s.as_bytes())).into_owned();
+    fn invocation(&self, argv: &[String], stdin: Option<&[u8]>, redact: Redact<'_>) -> Invocation {
+        let text = |s: &str| redacted(redact, s.as_bytes());
         let parsed = args::parse(argv).ok();
         let mut extra = harness::cassette::Extra::new();
         if let Some(stdin) = stdin.filter(|s| !s.is_empty()) {
-            extra.insert(
-                "stdin".into(),
-                serde_json::Value::String(String::from_utf8_lossy(&redact(stdin)).into_owned()),
-            );
+            extra.insert("stdin".into(), serde_json::Value::String(redacted(redact, stdin)));
         }
         Invocation {
             argv: argv.iter().map(|a| text(a)).collect(),

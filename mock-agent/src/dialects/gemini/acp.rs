@@ -9,7 +9,7 @@ use harness::cassette::{Header, Invocation};
 use harness::dialects::gemini_acp::{self, PROFILE};
 use harness::frames::Exit;
 
-use crate::record::Recorded;
+use crate::record::{redacted, Recorded, Redact};
 
 /// Runs `gemini --acp` with `argv` (the arguments after the program, the flag among
 /// them or not): Gemini CLI's ACP agent on stdin and stdout, playing the source the
@@ -55,16 +55,10 @@ impl Recorded for Recording {
         gemini_acp::is_acp(argv)
     }
 
-    fn invocation(
-        &self,
-        argv: &[String],
-        stdin: Option<&[u8]>,
-        redact: &dyn Fn(&[u8]) -> Vec<u8>,
-    ) -> Invocation {
+    fn invocation(&self, argv: &[String], stdin: Option<&[u8]>, redact: Redact<'_>) -> Invocation {
         let _ = stdin;
-        let text = |s: &str| String::from_utf8_lossy(&redact(s.as_bytes())).into_owned();
         Invocation {
-            argv: argv.iter().map(|a| text(a)).collect(),
+            argv: argv.iter().map(|a| redacted(redact, a.as_bytes())).collect(),
             acp: true,
             ..Invocation::default()
         }

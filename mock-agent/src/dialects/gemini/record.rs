@@ -9,7 +9,7 @@ use harness::dialects::gemini::args::{self, Args, Command};
 use harness::dialects::gemini::recording;
 use harness::dialects::gemini::wire::DIALECT;
 
-use crate::record::Recorded;
+use crate::record::{after_command, cli_args, redacted, Recorded, Redact};
 
 /// Recording `gemini -p`.
 #[derive(Debug, Clone, Copy, Default)]
@@ -34,16 +34,11 @@ impl Recorded for Recording {
         headless(argv).is_some_and(|a| a.prompt.is_some() || a.query.is_some())
     }
 
-    fn invocation(
-        &self,
-        argv: &[String],
-        stdin: Option<&[u8]>,
-        redact: &dyn Fn(&[u8]) -> Vec<u8>,
-    ) -> Invocation {
+    fn invocation(&self, argv: &[String], stdin: Option<&[u8]>, redact: Redact<'_>) -> Invocation {
         if harness::dialects::gemini_acp::is_acp(argv) {
             return ACP.invocation(argv, stdin, redact);
         }
-        let text = |bytes: &[u8]| String::from_utf8_lossy(&redact(bytes)).into_owned();
+        let text = |bytes: &[u8]| redacted(redact, bytes);
         let parsed = headless(argv);
         let stdin = stdin.map(|s| String::from_utf8_lossy(s).into_owned());
         let prompt = parsed
@@ -74,11 +69,7 @@ impl Recorded for Recording {
 /// A headless run's arguments in `argv` (after the program, or after `gemini` when the
 /// program is `mock-agent`).
 fn headless(argv: &[String]) -> Option<Args> {
-    let argv = match argv.split_first() {
-        Some((first, rest)) if first == DIALECT => rest,
-        _ => argv,
-    };
-    match args::parse(argv) {
+    match args::parse(after_command(argv, DIALECT)) {
         Ok(Command::Run(args)) => Some(*args),
         _ => None,
     }
@@ -88,24 +79,14 @@ fn headless(argv: &[String]) -> Option<Args> {
 /// or the npm package's script it links to (`bundle/gemini.js`), or `mock-agent
 /// gemini`.
 fn gemini_args<'a>(program: &str, argv: &'a [String]) -> Option<&'a [String]> {
-    let name = std::path::Path::new(program)
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or_default();
-    match argv.split_first() {
-        _ if name == DIALECT || name == format!("{DIALECT}.js") => Some(argv),
-        Some((first, rest)) if first == DIALECT => Some(rest),
-        _ => None,
-    }
+    let is_cli = |name: &str| name == DIALECT || name == format!("{DIALECT}.js");
+    cli_args(program, argv, is_cli, DIALECT)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn argv(args: &[&str]) -> Vec<String> {
-        args.iter().map(|a| (*a).to_owned()).collect()
-    }
+    use crate::record::argv;
 
     #[test]
     fn gemini_runs_are_its_own_one_way_but_acp() {

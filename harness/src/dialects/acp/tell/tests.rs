@@ -64,6 +64,16 @@ fn open(teller: &mut Teller, offered: Capabilities) -> String {
         .to_owned()
 }
 
+/// The lines of the reply to a prompt of `session` sent with `id` (see [`talk`]).
+fn prompted(
+    teller: &mut Teller,
+    id: &str,
+    session: &str,
+    answer: &dyn Fn(&str) -> Option<Value>,
+) -> Vec<Value> {
+    talk(teller, id, methods::SESSION_PROMPT, prompt(session), answer)
+}
+
 fn prompt(session: &str) -> Value {
     json!({"sessionId": session, "prompt": [wire::text_block("Summarize it\nplease")]})
 }
@@ -94,13 +104,7 @@ const ALL: Capabilities = Capabilities {
 fn the_default_session_asks_before_its_write_and_ends_its_turn() {
     let mut teller = default_teller();
     let session = open(&mut teller, Capabilities::default());
-    let lines = talk(
-        &mut teller,
-        r#""p-1""#,
-        methods::SESSION_PROMPT,
-        prompt(&session),
-        &|_| None,
-    );
+    let lines = prompted(&mut teller, r#""p-1""#, &session, &|_| None);
     assert_eq!(
         kinds(&lines),
         [
@@ -128,13 +132,7 @@ fn the_default_session_asks_before_its_write_and_ends_its_turn() {
         .collect();
     assert_eq!(kinds_of_options, wire::option_kinds::ALL);
     // The title is given once a session.
-    let again = talk(
-        &mut teller,
-        "2",
-        methods::SESSION_PROMPT,
-        prompt(&session),
-        &|_| None,
-    );
+    let again = prompted(&mut teller, "2", &session, &|_| None);
     assert!(!kinds(&again).contains(&updates::SESSION_INFO_UPDATE.to_owned()));
 }
 
@@ -152,13 +150,7 @@ fn a_client_that_offers_files_and_a_terminal_reads_writes_and_runs_for_the_agent
             _ => Value::Null,
         })
     };
-    let lines = talk(
-        &mut teller,
-        "3",
-        methods::SESSION_PROMPT,
-        prompt(&session),
-        &answer,
-    );
+    let lines = prompted(&mut teller, "3", &session, &answer);
     let kinds = kinds(&lines);
     let requests: Vec<&str> = kinds
         .iter()
@@ -233,13 +225,7 @@ fn the_client_s_errors_fail_the_tool_and_the_turn_goes_on() {
         methods::TERMINAL_OUTPUT => Some(error("gone")),
         _ => None,
     };
-    let lines = talk(
-        &mut teller,
-        "3",
-        methods::SESSION_PROMPT,
-        prompt(&session),
-        &answer,
-    );
+    let lines = prompted(&mut teller, "3", &session, &answer);
     let ends: Vec<(&Value, &Value)> = lines
         .iter()
         .map(|l| &l["params"]["update"])
@@ -270,13 +256,7 @@ fn the_client_s_errors_fail_the_tool_and_the_turn_goes_on() {
         methods::TERMINAL_OUTPUT => Some(json!({"output": "", "truncated": false})),
         _ => None,
     };
-    let lines = talk(
-        &mut teller,
-        "4",
-        methods::SESSION_PROMPT,
-        prompt(&session),
-        &exit_2,
-    );
+    let lines = prompted(&mut teller, "4", &session, &exit_2);
     let last_update = lines
         .iter()
         .rev()
@@ -288,13 +268,7 @@ fn the_client_s_errors_fail_the_tool_and_the_turn_goes_on() {
         (&failed, &Value::from(2))
     );
     let refused = |method: &str| (method == methods::TERMINAL_CREATE).then(|| error("no terminals here"));
-    let lines = talk(
-        &mut teller,
-        "5",
-        methods::SESSION_PROMPT,
-        prompt(&session),
-        &refused,
-    );
+    let lines = prompted(&mut teller, "5", &session, &refused);
     assert!(
         !lines.iter().any(|l| l["method"] == methods::TERMINAL_RELEASE),
         "no terminal to release"
@@ -312,13 +286,7 @@ fn a_client_that_offers_nothing_is_asked_nothing_but_permission() {
     ] {
         let mut teller = default_teller();
         let session = open(&mut teller, offered);
-        let lines = talk(
-            &mut teller,
-            "3",
-            methods::SESSION_PROMPT,
-            prompt(&session),
-            &|_| None,
-        );
+        let lines = prompted(&mut teller, "3", &session, &|_| None);
         for line in lines
             .iter()
             .filter(|l| l.get("id").is_some() && l.get("method").is_some())
@@ -396,13 +364,7 @@ fn tool_messages(lines: &[Value]) -> Vec<(String, &Value)> {
 fn a_describing_profile_says_what_each_tool_call_touches_and_a_raw_one_does_not() {
     let mut teller = teller_of(&testing::DESCRIBING);
     let session = open(&mut teller, Capabilities::default());
-    let lines = talk(
-        &mut teller,
-        "3",
-        methods::SESSION_PROMPT,
-        prompt(&session),
-        &|_| None,
-    );
+    let lines = prompted(&mut teller, "3", &session, &|_| None);
     let told = tool_messages(&lines);
     let kinds: Vec<&str> = told.iter().map(|(k, _)| k.as_str()).collect();
     // The write that asks is first mentioned by its permission request.
@@ -447,13 +409,7 @@ fn a_describing_profile_says_what_each_tool_call_touches_and_a_raw_one_does_not(
     // The raw profile: the tool's input and output, no content nor locations.
     let mut teller = default_teller();
     let session = open(&mut teller, Capabilities::default());
-    let lines = talk(
-        &mut teller,
-        "3",
-        methods::SESSION_PROMPT,
-        prompt(&session),
-        &|_| None,
-    );
+    let lines = prompted(&mut teller, "3", &session, &|_| None);
     let told = tool_messages(&lines);
     assert_eq!(told.len(), 5, "both tool calls are announced");
     for (kind, message) in &told {
@@ -474,13 +430,9 @@ fn a_describing_profile_keeps_its_diff_when_the_client_writes_and_says_why_a_too
     };
     let mut teller = teller_of(&testing::DESCRIBING);
     let session = open(&mut teller, write);
-    let lines = talk(
-        &mut teller,
-        "3",
-        methods::SESSION_PROMPT,
-        prompt(&session),
-        &|method| (method == methods::FS_WRITE_TEXT_FILE).then(|| json!({})),
-    );
+    let lines = prompted(&mut teller, "3", &session, &|method| {
+        (method == methods::FS_WRITE_TEXT_FILE).then(|| json!({}))
+    });
     let told = tool_messages(&lines);
     let (_, written) = told.last().expect("the write's end");
     assert_eq!(written["content"][0]["oldText"], "");
@@ -488,16 +440,10 @@ fn a_describing_profile_keeps_its_diff_when_the_client_writes_and_says_why_a_too
 
     let mut teller = teller_of(&testing::DESCRIBING);
     let session = open(&mut teller, write);
-    let lines = talk(
-        &mut teller,
-        "3",
-        methods::SESSION_PROMPT,
-        prompt(&session),
-        &|method| {
-            (method == methods::FS_WRITE_TEXT_FILE)
-                .then(|| json!({"error": {"code": codes::INTERNAL_ERROR, "message": "read-only"}}))
-        },
-    );
+    let lines = prompted(&mut teller, "3", &session, &|method| {
+        (method == methods::FS_WRITE_TEXT_FILE)
+            .then(|| json!({"error": {"code": codes::INTERNAL_ERROR, "message": "read-only"}}))
+    });
     let told = tool_messages(&lines);
     let (_, failed) = told.last().expect("the write's end");
     assert_eq!(failed["status"], tool_statuses::FAILED);
@@ -537,13 +483,7 @@ fn a_story_s_failed_tool_is_described_with_its_message() {
     };
     let mut teller = Teller::new(story, Ask::FirstChange, &testing::DESCRIBING);
     let session = open(&mut teller, Capabilities::default());
-    let lines = talk(
-        &mut teller,
-        "3",
-        methods::SESSION_PROMPT,
-        prompt(&session),
-        &|_| None,
-    );
+    let lines = prompted(&mut teller, "3", &session, &|_| None);
     let told = tool_messages(&lines);
     assert_eq!(told[0].0, methods::REQUEST_PERMISSION);
     assert_eq!(told[0].1["locations"], json!([]));

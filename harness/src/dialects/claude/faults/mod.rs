@@ -314,13 +314,6 @@ mod tests {
 
     #[test]
     fn unreached_faults_act_at_the_end() {
-        let mut faults = injector("stall:ms=5,at=nothing;exit:code=4,after=99");
-        assert_eq!(
-            faults.end(),
-            vec![
-                Out::Stall(Some(Duration::from_millis(5))),
-                Out::End(Exit::Code(4))
-            ]
-        );
+        crate::faults::lines::assert_unreached_act_at_the_end(|spec| injector(spec).end());
     }
 }

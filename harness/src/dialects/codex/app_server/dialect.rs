@@ -14,16 +14,41 @@ use crate::dialects::codex::faults::{parse_app_server, APP_SERVER_CATALOGUE, APP
 use crate::dialects::codex::session::Session;
 use crate::dialects::codex::wire::rpc::{items, notifications};
 use crate::dialects::codex::wire::undocumented;
-use crate::error::{CassetteError, Diagnostic, Origin};
-use crate::faults::Described;
+use crate::error::CassetteError;
 use crate::format::OutputFormat;
 use crate::journal::{Conversation, Entry};
-use crate::run::dialect::Label;
+use crate::run::dialect::{About, CaseResult, Label};
+#[cfg(feature = "generate")]
+use crate::run::fuzz::{Fuzz, FuzzReport};
+use crate::run::lines;
 use crate::run::{Case, CaseSource, Dialect, Outcome};
+#[cfg(feature = "generate")]
+use crate::run::{Generated, RunError, Runner};
+#[cfg(feature = "generate")]
+use {crate::error::WriteError, std::path::Path};
 
 /// OpenAI's Codex as `codex app-server`.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct CodexAppServer;
+
+/// `codex app-server`'s names and what it takes.
+static ABOUT: About = About::new(
+    (
+        DIALECT,
+        "codex-app-server (OpenAI Codex, `codex app-server` / `mock-agent codex app-server`)",
+        &["codex"],
+    ),
+    APP_SERVER_CATALOGUE,
+    |spec, origin| parse_app_server(spec, origin).map(drop),
+    app_server_faults,
+)
+.consumer("app-server client")
+// A failed turn leaves the server running: the run's end is the client's.
+.outlives_a_failure()
+.unknown(
+    "a notification of an unknown method or an item of an unknown type",
+    &[undocumented::NOTIFICATION, undocumented::ITEM],
+);
 
 /// The session of a case's source.
 fn session_of(source: &CaseSource) -> Result<Session, CassetteError> {
@@ -42,14 +67,15 @@ fn session_of(source: &CaseSource) -> Result<Session, CassetteError> {
 pub fn app_server_faults() -> Vec<(String, String)> {
     let (completed, started) = (notifications::TURN_COMPLETED, notifications::TURN_STARTED);
     let (command, message) = (items::COMMAND_EXECUTION, items::AGENT_MESSAGE);
-    let faults: Vec<(&str, String)> = vec![
-        ("clean", String::new()),
-        ("approval", "approval".into()),
-        ("unauthorized", "unauthorized".into()),
-        ("rate-limited", "rate-limited".into()),
-        ("turn-failed", "turn-failed".into()),
-        ("stream-cut", "stream-cut".into()),
-        ("reconnect-then-ok", "reconnect-then-ok".into()),
+    let presets = [
+        "approval",
+        "unauthorized",
+        "rate-limited",
+        "turn-failed",
+        "stream-cut",
+        "reconnect-then-ok",
+    ];
+    let placed: Vec<(&str, String)> = vec![
         ("exit-1@command", format!("exit:code=1,at={command}")),
         (
             "signal-kill@agent-message",
@@ -61,58 +87,21 @@ pub fn app_server_faults() -> Vec<(String, String)> {
         ("unknown-notification", format!("unknown:at={started}")),
         ("unknown-item", format!("unknown:kind=item,at={completed}")),
         ("malformed", format!("malformed:at={started}")),
-        (
-            "stderr-message",
-            "stderr:text=\"WARN codex_core: slow network\"".into(),
-        ),
-        ("stderr-flood", "stderr-flood:bytes=1048576".into()),
     ];
-    crate::run::matrix::labelled(faults)
+    let stderr = lines::stderr_faults("WARN codex_core: slow network");
+    lines::matrix(&presets, [placed, stderr].concat())
 }
 
 impl Dialect for CodexAppServer {
-    fn name(&self) -> &'static str {
-        DIALECT
+    fn about(&self) -> &About {
+        &ABOUT
     }
 
-    fn title(&self) -> &'static str {
-        "codex-app-server (OpenAI Codex, `codex app-server` / `mock-agent codex app-server`)"
-    }
-
-    fn programs(&self) -> &'static [&'static str] {
-        &["codex"]
-    }
-
-    fn consumer_noun(&self) -> &'static str {
-        "app-server client"
-    }
-
-    /// Each case keeps its threads in a `CODEX_HOME` of its own: the case's folder,
-    /// which exists (the real CLI refuses a `CODEX_HOME` that does not: `Error:
-    /// CODEX_HOME points to "..", but that path does not exist`, observed).
     fn case_env(&self, dir: &std::path::Path) -> Vec<(String, String)> {
-        vec![("CODEX_HOME".to_owned(), dir.display().to_string())]
+        crate::dialects::codex::dialect::codex_home(dir)
     }
 
-    fn catalogue(&self) -> &'static [Described] {
-        APP_SERVER_CATALOGUE
-    }
-
-    fn check_faults(&self, spec: &str, origin: Origin<'_>) -> Result<(), Diagnostic> {
-        parse_app_server(spec, origin).map(drop)
-    }
-
-    fn matrix_faults(&self) -> Vec<(String, String)> {
-        app_server_faults()
-    }
-
-    fn case(
-        &self,
-        source: CaseSource,
-        format: OutputFormat,
-        faults: &str,
-        name: String,
-    ) -> Result<Case, CassetteError> {
+    fn case(&self, source: CaseSource, format: OutputFormat, faults: &str, name: String) -> CaseResult {
         let _ = format;
         let parsed = parse_app_server(faults, APP_SERVER_FROM_ENV).map_err(CassetteError::from)?;
         let (outs, _) = conversation(&session_of(&source)?, &parsed, 0);
@@ -146,14 +135,6 @@ impl Dialect for CodexAppServer {
             .is_ok_and(|faults| crate::faults::lines::writes_unknown(&faults))
     }
 
-    fn unknown_told(&self) -> &'static str {
-        "a notification of an unknown method or an item of an unknown type"
-    }
-
-    fn unknown_words(&self) -> &'static [&'static str] {
-        &[undocumented::NOTIFICATION, undocumented::ITEM]
-    }
-
     /// Every approval request of the server's got an answer.
     fn answers_requests(&self, outcome: &Outcome) -> Option<Result<(), String>> {
         let waiting: Vec<String> = outcome
@@ -170,11 +151,6 @@ impl Dialect for CodexAppServer {
                 waiting.join(", ")
             ))
         })
-    }
-
-    /// A failed turn leaves the server running: the run's end is the client's.
-    fn ends_with_the_agent(&self) -> bool {
-        false
     }
 
     fn told(&self, entry: &Entry) -> Option<(String, Vec<String>)> {
@@ -249,12 +225,7 @@ impl Dialect for CodexAppServer {
     /// written as a cassette of `codex app-server`, or told one line a line. `size`
     /// is not taken.
     #[cfg(feature = "generate")]
-    fn generate(
-        &self,
-        seed: u64,
-        size: Option<usize>,
-        out: Option<&std::path::Path>,
-    ) -> Result<crate::run::Generated, crate::error::WriteError> {
+    fn generate(&self, seed: u64, size: Option<usize>, out: Option<&Path>) -> Result<Generated, WriteError> {
         let _ = size;
         let session = crate::dialects::codex::generate::from_seed(seed);
         let (outs, sent) = conversation(&session, &[], seed);
@@ -286,11 +257,7 @@ impl Dialect for CodexAppServer {
     /// against an app-server client; on a failure, shrinks it and writes the minimal
     /// conversation as a cassette `OUT/fuzz-codex-app-server-SEED.cassette`.
     #[cfg(feature = "generate")]
-    fn fuzz(
-        &self,
-        fuzz: &crate::run::fuzz::Fuzz,
-        runner: &crate::run::Runner<'_>,
-    ) -> Result<crate::run::fuzz::FuzzReport, crate::run::RunError> {
+    fn fuzz(&self, fuzz: &Fuzz, runner: &Runner<'_>) -> Result<FuzzReport, RunError> {
         let strategy = super::generate::faulted(2);
         crate::run::lines::fuzz(fuzz, runner, crate::dialects::CODEX_APP_SERVER, strategy)
     }

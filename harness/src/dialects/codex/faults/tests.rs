@@ -1,8 +1,6 @@
 //! The faults acting on what `codex exec --json` writes, and the presets ending as
 //! `REAL-CODEX.md` records the real CLI's failures.
 
-use std::time::Duration;
-
 use serde_json::{json, Value};
 
 use super::*;
@@ -135,12 +133,5 @@ fn huge_is_as_long_as_asked_and_malformed_is_not_json() {
 
 #[test]
 fn unreached_faults_act_at_the_end() {
-    let mut faults = injector("stall:ms=5,at=nothing;exit:code=4,after=99");
-    assert_eq!(
-        faults.end(),
-        vec![
-            Out::Stall(Some(Duration::from_millis(5))),
-            Out::End(Exit::Code(4))
-        ]
-    );
+    crate::faults::lines::assert_unreached_act_at_the_end(|spec| injector(spec).end());
 }

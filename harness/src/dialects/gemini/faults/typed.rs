@@ -165,17 +165,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn parses_each_entry_example() {
-        lines::assert_examples_parse(CATALOGUE, |spec| parse(spec, FROM_ENV));
+    fn each_example_parses_and_a_bad_spec_says_where() {
+        let refused = [("not-logged-in", "not a fault of Gemini CLI")];
+        lines::assert_parser(CATALOGUE, |spec| parse(spec, FROM_ENV), &refused);
     }
 
     #[test]
-    fn bad_specs_say_where() {
-        let refused = [
-            ("eof:after=x", "MOCK_AGENT_FAULTS:1:5"),
-            ("not-logged-in", "not a fault of Gemini CLI"),
-        ];
-        lines::assert_refused(|spec| parse(spec, FROM_ENV), &refused);
+    fn defaults_are_where_the_catalogue_says() {
         let faults = parse("exit;malformed;stderr:text=x", FROM_ENV).expect("faults");
         assert_eq!(
             faults[0].place(),
