@@ -33,14 +33,6 @@ pub(super) struct Span {
     pub(super) first_at: Option<Duration>,
 }
 
-/// A request of the CLI's, as the index knows it.
-#[derive(Debug, Clone, PartialEq)]
-struct Asked {
-    id: String,
-    /// The recorded client answered it.
-    answered: bool,
-}
-
 /// A recording's index.
 #[derive(Debug, Clone, Default)]
 pub(super) struct Index {
@@ -52,8 +44,9 @@ pub(super) struct Index {
     pub(super) session_id: Option<String>,
     /// The frames (numbers) of the CLI's lines that answer the client's requests.
     answers: HashSet<usize>,
-    /// The frames of the CLI's requests.
-    asks: HashMap<usize, Asked>,
+    /// The frames of the CLI's requests that the recorded client answered (a request
+    /// is known as one when it is read again: the index holds nothing for each).
+    answered: HashSet<usize>,
     /// The frames where the recorded client answered a request of the turn's, with
     /// the request's id and the answer.
     awaits: HashMap<usize, (String, Result<Value, String>)>,
@@ -68,8 +61,8 @@ pub(super) struct Builder {
     /// The turn under way: where it starts, and its things so far.
     current: Span,
     items: usize,
-    /// Its requests (frame numbers), in order.
-    current_asks: Vec<usize>,
+    /// Its requests: the frame of the last one of each id.
+    current_asks: HashMap<String, usize>,
     /// The last line ended a turn: an `idle` state line next belongs to it.
     ended: bool,
     /// Frames added.
@@ -128,14 +121,8 @@ impl Builder {
             }
             Ok(Inbound::Response { id, response, error }) => {
                 let id = id.as_str().map_or_else(|| id.to_string(), str::to_owned);
-                let asks = &self.index.asks;
-                let frame = self
-                    .current_asks
-                    .iter()
-                    .rev()
-                    .find(|frame| asks.get(frame).is_some_and(|asked| asked.id == id));
-                if let Some(asked) = frame.and_then(|frame| self.index.asks.get_mut(frame)) {
-                    asked.answered = true;
+                if let Some(&frame) = self.current_asks.get(&id) {
+                    self.index.answered.insert(frame);
                     self.index
                         .awaits
                         .insert(n, (id, response.ok_or_else(|| error.unwrap_or_default())));
@@ -192,13 +179,8 @@ impl Builder {
             }
         }
         if kind == types::CONTROL_REQUEST {
-            let id = value
-                .as_ref()
-                .and_then(|v| v.get("request_id"))
-                .map(|id| id.as_str().map_or_else(|| id.to_string(), str::to_owned))
-                .unwrap_or_default();
-            self.index.asks.insert(n, Asked { id, answered: false });
-            self.current_asks.push(n);
+            let id = value.as_ref().map(request_id).unwrap_or_default();
+            self.current_asks.insert(id, n);
             self.push(Some(at));
             return;
         }
@@ -274,6 +256,26 @@ pub(super) fn streamed(line: &[u8]) -> bool {
     STREAMED.iter().any(|prefix| line.starts_with(prefix))
 }
 
+/// A request's `request_id`, as the index names it: its text, or its JSON.
+fn request_id(value: &Value) -> String {
+    value
+        .get("request_id")
+        .map(|id| id.as_str().map_or_else(|| id.to_string(), str::to_owned))
+        .unwrap_or_default()
+}
+
+/// A parsed line's `type`, and its `subtype` (a control request's `request.subtype`),
+/// as [`crate::dialects::claude::wire::kind_of`] reads them.
+fn kind_of(value: &Value) -> Option<(String, Option<String>)> {
+    let kind = value.get("type")?.as_str()?.to_owned();
+    let subtype = value
+        .get("subtype")
+        .or_else(|| value.pointer("/request/subtype"))
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    Some((kind, subtype))
+}
+
 impl Index {
     /// What frame `n` is in a turn, if anything.
     pub(super) fn item(&self, n: usize, frame: Frame) -> Option<Item> {
@@ -293,18 +295,30 @@ impl Index {
                 })
             }
             Stream::Stdout if self.answers.contains(&n) => None,
-            Stream::Stdout => Some(match self.asks.get(&n) {
-                Some(asked) => Item::Ask {
-                    at: line.at,
-                    id: asked.id.clone(),
-                    line: line.bytes,
-                    answered: asked.answered,
-                },
-                None => Item::Line {
-                    at: line.at,
-                    line: line.bytes,
-                },
+            // A line of the stream is no request, and its kind is not needed.
+            Stream::Stdout if streamed(&line.bytes) => Some(Item::Line {
+                at: line.at,
+                line: line.bytes,
+                kind: None,
             }),
+            Stream::Stdout => {
+                let value: Option<Value> = serde_json::from_slice(&line.bytes).ok();
+                let kind = value.as_ref().and_then(kind_of);
+                Some(match (value, kind) {
+                    (Some(value), Some((kind, subtype))) if kind == types::CONTROL_REQUEST => Item::Ask {
+                        at: line.at,
+                        id: request_id(&value),
+                        subtype: subtype.unwrap_or_default(),
+                        line: line.bytes,
+                        answered: self.answered.contains(&n),
+                    },
+                    (_, kind) => Item::Line {
+                        at: line.at,
+                        line: line.bytes,
+                        kind,
+                    },
+                })
+            }
             Stream::Stderr => None,
         }
     }
