@@ -7,6 +7,9 @@
 
 use std::borrow::Cow;
 use std::path::Path;
+use std::sync::LazyLock;
+
+use memchr::memmem::Finder;
 
 use serde::Deserialize;
 use serde_json::Value;
@@ -83,8 +86,10 @@ impl Said {
         if line.starts_with(b"{\"type\":\"item.completed\",") {
             // An item that is no agent message says nothing here: one is, only where
             // the line spells `agent_message` (or may, with a `\u` escape).
-            let may_be_message = memchr::memmem::find(line, items::AGENT_MESSAGE.as_bytes()).is_some()
-                || memchr::memmem::find(line, b"\\u").is_some();
+            // Searchers made once: a line is short, making one costs what a search does.
+            static MESSAGE: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(items::AGENT_MESSAGE));
+            static ESCAPE: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new("\\u"));
+            let may_be_message = MESSAGE.find(line).is_some() || ESCAPE.find(line).is_some();
             if !may_be_message {
                 return;
             }
@@ -159,12 +164,12 @@ mod tests {
     use std::rc::Rc;
     use std::time::Duration;
 
-    use harness::cassette::{Invocation, Writer};
+    use harness::cassette::Invocation;
     use harness::dialects::codex::exec::Thread;
     use harness::dialects::codex::faults::{exec_lines, parse, with_faults, THREAD_MS};
     use harness::dialects::codex::faults::{Injector, Out};
     use harness::dialects::codex::recording::{header, Recording};
-    use harness::frames::{Ending, Frame, Line, Stream};
+    use harness::frames::{Frame, Stream};
 
     /// A recording of the generated session of `seed`: a stderr line, its lines 10 ms
     /// apart, its ending.

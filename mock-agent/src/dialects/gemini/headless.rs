@@ -279,11 +279,11 @@ fn perform(settings: &Settings, entry: &mut Entry, planned: Planned) -> Exit {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use harness::cassette::{Invocation, Writer};
+    use harness::cassette::Invocation;
     use harness::dialects::gemini::faults::{parse, stream_lines, FROM_ENV};
     use harness::dialects::gemini::play::Said;
     use harness::dialects::gemini::recording::header;
-    use harness::frames::{Ending, Frame, Line, Stream};
+    use harness::frames::{Frame, Stream};
 
     /// A recording of the generated session of `seed`: a stderr line, its lines 10 ms
     /// apart, its ending.

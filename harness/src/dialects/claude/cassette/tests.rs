@@ -506,9 +506,7 @@ fn a_run_of_stream_lines_is_what_the_steps_give_one_at_a_time() {
     let dir = tempfile::tempdir().expect("temp dir");
     let mut lines = conversation_lines();
     // A long stream in the turn, and a second turn of it.
-    for i in 0..200 {
-        lines.insert(5, (20 + i / 100, "<", text()));
-    }
+    lines.splice(5..5, (0..200).map(|i| (20 + i / 100, "<", text())));
     lines.extend([(70, ">", prompt()), (71, "<", running())]);
     lines.extend((0..50).map(|i| (72 + i / 10, "<", text())));
     lines.extend([(80, "<", result()), (81, "<", idle())]);
