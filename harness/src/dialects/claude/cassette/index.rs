@@ -268,7 +268,9 @@ impl<'a> Members<'a> {
     /// The members of `json`, when it is an object.
     pub(super) fn of(json: &'a [u8]) -> Option<Members<'a>> {
         match serde_json::from_slice::<HashMap<&'a str, &'a RawValue>>(json) {
-            Ok(members) => Some(Members(members.into_iter().map(|(k, v)| (Cow::Borrowed(k), v)).collect())),
+            Ok(members) => Some(Members(
+                members.into_iter().map(|(k, v)| (Cow::Borrowed(k), v)).collect(),
+            )),
             // A key with an escape is not borrowed.
             Err(_) => serde_json::from_slice::<HashMap<String, &'a RawValue>>(json)
                 .ok()
@@ -303,7 +305,9 @@ fn request_id(value: &Members<'_>) -> String {
     };
     match value.str("request_id") {
         Some(text) => text.into_owned(),
-        None => serde_json::from_str::<Value>(id.get()).map_or_else(|_| id.get().to_owned(), |id| id.to_string()),
+        None => {
+            serde_json::from_str::<Value>(id.get()).map_or_else(|_| id.get().to_owned(), |id| id.to_string())
+        }
     }
 }
 
