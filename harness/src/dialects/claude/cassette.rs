@@ -409,7 +409,7 @@ impl Script {
     /// `stream_event`: no state, result, request or answer), appended to `out` each
     /// with its newline while `out` holds less than `limit` bytes; how many. What
     /// [`Script::step`] gives as [`Next::Send`] one at a time, taken at once: a line
-    /// read from the cassette's buffer is not made a `Frame` nor an [`Item`] first.
+    /// read from the cassette's buffer is not made a `Frame` nor an item first.
     /// [`Script::at`] is the last one's time then.
     pub fn stream_run(&mut self, out: &mut Vec<u8>, limit: usize) -> u64 {
         let mut count = 0;
