@@ -142,22 +142,14 @@ fn prepare(args: &ExecArgs, settings: &Settings, entry: &mut Entry) -> Result<Pl
             last_message,
         });
     }
-    let (session, recording) = match (&settings.cassette, settings.generate) {
-        (Some(path), _) => {
-            entry.source = Some(path.display().to_string());
-            let recording =
-                Recording::open(path).map_err(|e| own_error(entry, e.to_string(), e.exit_code()))?;
-            (recording.session(), Some((recording, path.clone())))
-        }
-        (None, Some(seed)) => {
-            entry.source = Some(format!("generated:{seed}"));
-            (harness::dialects::codex::generate::from_seed(seed), None)
-        }
-        (None, None) => {
-            entry.source = Some("default".to_owned());
-            (harness::dialects::codex::default_session(&cwd), None)
-        }
-    };
+    let (session, recording) = execute::planned::told(
+        settings,
+        entry,
+        Recording::open,
+        Recording::session,
+        harness::dialects::codex::generate::from_seed,
+        || harness::dialects::codex::default_session(&cwd),
+    )?;
     let mut outs: Vec<Out> = match &recording {
         Some((recording, _)) => recording.stderr.iter().cloned().map(Out::Stderr).collect(),
         None => said.iter().map(|l| Out::Stderr(l.clone().into_bytes())).collect(),

@@ -181,25 +181,14 @@ fn prepare(args: &Args, settings: &Settings, entry: &mut Entry) -> Result<Planne
             injector,
         });
     }
-    let (session, recording) = match (&settings.cassette, settings.generate) {
-        (Some(path), _) => {
-            entry.source = Some(path.display().to_string());
-            let recording =
-                Recording::open(path).map_err(|e| own_error(entry, e.to_string(), e.exit_code()))?;
-            (recording.session(), Some((recording, path.clone())))
-        }
-        (None, Some(seed)) => {
-            entry.source = Some(format!("generated:{seed}"));
-            (harness::dialects::gemini::generate::from_seed(seed), None)
-        }
-        (None, None) => {
-            entry.source = Some("default".to_owned());
-            (
-                harness::dialects::gemini::default_session(&cwd.display().to_string()),
-                None,
-            )
-        }
-    };
+    let (session, recording) = execute::planned::told(
+        settings,
+        entry,
+        Recording::open,
+        Recording::session,
+        harness::dialects::gemini::generate::from_seed,
+        || harness::dialects::gemini::default_session(&cwd.display().to_string()),
+    )?;
     // A recording played again keeps its session and model (the prompt is this run's).
     if let Some((recording, _)) = recording
         .as_ref()
