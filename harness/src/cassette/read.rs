@@ -420,13 +420,34 @@ impl<R: BufRead> Reader<R> {
         })))
     }
 
-    /// Fast reading for a copy ([`super::copy_cassette`]): the events of the stdout
-    /// frames of the writer's shape whole in the read buffer, appended to `out` each
-    /// with its newline, while `out` holds less than `limit` bytes; how many. 0 when the
-    /// next line is not such a frame, or crosses the end of the read buffer:
-    /// [`Iterator::next`] reads it. The same frames as [`Reader::fast_frame`] reads,
-    /// without a `Frame` each.
-    pub(super) fn fast_events(&mut self, out: &mut Vec<u8>, limit: usize) -> Result<u64, CassetteError> {
+    /// Fast reading for a copy ([`super::copy_cassette`], a line dialect's replay):
+    /// the events of the stdout frames of the writer's shape whole in the read buffer,
+    /// appended to `out` each with its newline, while `out` holds less than `limit`
+    /// bytes; how many. 0 when the next line is not such a frame, or crosses the end of
+    /// the read buffer: [`Iterator::next`] reads it. The same frames as
+    /// [`Iterator::next`] reads, without a `Frame` each; [`Reader::position`] is after
+    /// the last one (its time too).
+    pub fn fast_events(&mut self, out: &mut Vec<u8>, limit: usize) -> Result<u64, CassetteError> {
+        self.fast_lines(|_, event| {
+            if out.len() >= limit {
+                return false;
+            }
+            out.extend_from_slice(event);
+            out.push(b'\n');
+            true
+        })
+    }
+
+    /// Fast reading for a pass that looks at the stdout lines without keeping them:
+    /// each stdout frame of the writer's shape whole in the read buffer handed to
+    /// `visit` (its time, its event, borrowed from the read buffer) until `visit`
+    /// declines one (`false`: it is not read); how many were read. 0 as
+    /// [`Reader::fast_events`] says: [`Iterator::next`] reads the next frame. Only a
+    /// fast reader ([`Reader::fast`]) of a cassette reads so; any other reads none.
+    pub fn fast_lines(
+        &mut self,
+        mut visit: impl FnMut(Duration, &[u8]) -> bool,
+    ) -> Result<u64, CassetteError> {
         if !self.fast || self.done || self.kind != Kind::Cassette {
             return Ok(0);
         }
@@ -448,18 +469,13 @@ impl<R: BufRead> Reader<R> {
             self.utf8_checked.min(lines)
         };
         let (mut at, mut count) = (0, 0);
-        while out.len() < limit {
-            let Some(end) = memchr::memchr(b'\n', &buf[at..checked]).map(|i| at + i) else {
-                break;
-            };
+        for end in memchr::memchr_iter(b'\n', &buf[..checked]) {
             let Some((t, event)) = canonical_out(&buf[at..end]) else {
                 break;
             };
-            if t < self.last_at {
+            if t < self.last_at || !visit(t, event) {
                 break;
             }
-            out.extend_from_slice(event);
-            out.push(b'\n');
             self.last_at = t;
             at = end + 1;
             count += 1;

@@ -21,6 +21,35 @@ pub fn own_error(entry: &mut Entry, message: String, code: i32) -> Exit {
     Exit::Code(code)
 }
 
+/// The session a one-way stand-in plays, noted in `entry.source`: the recording
+/// `settings` names (opened by `open`; its session, and it with its path), else the
+/// session generated from `settings`' seed, else the default one. `Err`: how the
+/// process ends (a recording that cannot be read, the mock's own error).
+pub fn told<R, S>(
+    settings: &Settings,
+    entry: &mut Entry,
+    open: impl FnOnce(&std::path::Path) -> Result<R, harness::error::CassetteError>,
+    session_of: impl FnOnce(&R) -> S,
+    generated: impl FnOnce(u64) -> S,
+    default: impl FnOnce() -> S,
+) -> Result<(S, Option<(R, std::path::PathBuf)>), Exit> {
+    Ok(match (&settings.cassette, settings.generate) {
+        (Some(path), _) => {
+            entry.source = Some(path.display().to_string());
+            let recording = open(path).map_err(|e| own_error(entry, e.to_string(), e.exit_code()))?;
+            (session_of(&recording), Some((recording, path.clone())))
+        }
+        (None, Some(seed)) => {
+            entry.source = Some(format!("generated:{seed}"));
+            (generated(seed), None)
+        }
+        (None, None) => {
+            entry.source = Some("default".to_owned());
+            (default(), None)
+        }
+    })
+}
+
 /// Performs `frames` (timed as `settings` say) on stdout and stderr, and keeps in
 /// `entry` what the faults did (`report`, asked once the run is over), whether and
 /// when the consumer closed stdout, the signal that ended the run and the mock's own

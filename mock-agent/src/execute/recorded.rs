@@ -16,10 +16,12 @@ use std::path::Path;
 use std::rc::Rc;
 use std::time::Duration;
 
-use harness::cassette::{Reader, PREFLIGHT_LIMIT};
+use harness::cassette::{Reader, COPY_BLOCK, PREFLIGHT_LIMIT};
 use harness::error::CassetteError;
 use harness::faults::lines::{Injector, Out, Stream as Lines};
 use harness::frames::{Ending, Exit, Frame, FrameResult, Line, Stream};
+
+use crate::settings::Settings;
 
 /// A reader of the cassette at `path`: a file of up to [`PREFLIGHT_LIMIT`] bytes
 /// checked in full, a larger one read as every replay reads it (its events not
@@ -28,6 +30,75 @@ pub fn open(path: &Path) -> Result<Reader<BufReader<std::fs::File>>, CassetteErr
     let reader = harness::cassette::open(path)?;
     let large = std::fs::metadata(path).is_ok_and(|m| m.len() > PREFLIGHT_LIMIT);
     Ok(if large { reader.fast() } else { reader })
+}
+
+/// The frames of `outs` (what the faults made of a played session's lines): the nth
+/// stdout write (a line, or the start of one) at `times[n]`, else at the later of the
+/// last of `times` and `n` `pace`s; what comes between writes, at the time of the
+/// write before. What [`Replay`] performs of a recording, held whole.
+pub fn frames(outs: impl IntoIterator<Item = Out>, times: &[Duration], pace: Duration) -> Vec<FrameResult> {
+    let mut writes = 0usize;
+    let mut at = Duration::ZERO;
+    let mut next = || {
+        let time = times.get(writes).copied().unwrap_or_else(|| {
+            let n = u32::try_from(writes).unwrap_or(u32::MAX);
+            times
+                .last()
+                .copied()
+                .unwrap_or_default()
+                .max(pace.saturating_mul(n))
+        });
+        writes += 1;
+        time
+    };
+    let mut line = |at: &mut Duration, bytes, newline| {
+        *at = next().max(*at);
+        let mut line = Line::stdout(*at, bytes);
+        line.newline = newline;
+        Frame::Line(line)
+    };
+    outs.into_iter()
+        .map(|out| {
+            Ok(match out {
+                Out::Line(bytes) => line(&mut at, bytes, true),
+                Out::Cut(bytes) => line(&mut at, bytes, false),
+                Out::Stderr(bytes) => Frame::Line(Line::stderr(at, bytes)),
+                Out::Stall(duration) => Frame::Stall { at, duration },
+                Out::End(exit) => Frame::End(Ending { at, exit }),
+            })
+        })
+        .collect()
+}
+
+/// The most of stdin a one-way stand-in reads as its prompt (a larger one is the
+/// mock's own error).
+pub const MAX_STDIN: usize = 64 << 20;
+
+/// stdin, read to its end, unless it is a terminal and `at_terminal` is false (`None`:
+/// not read); `Err`: the mock's own error (a prompt over [`MAX_STDIN`]). A stdin that
+/// cannot be read gives what was read of it.
+pub fn read_stdin(at_terminal: bool) -> Result<Option<String>, String> {
+    use std::io::{IsTerminal, Read};
+    let stdin = std::io::stdin();
+    if stdin.is_terminal() && !at_terminal {
+        return Ok(None);
+    }
+    let mut bytes = Vec::new();
+    let mut limited = stdin.lock().take(MAX_STDIN as u64 + 1);
+    let _ = limited.read_to_end(&mut bytes);
+    if bytes.len() > MAX_STDIN {
+        return Err(format!(
+            "the prompt on stdin is over {} MiB: give a shorter one",
+            MAX_STDIN >> 20
+        ));
+    }
+    Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
+}
+
+/// Whether no line of a run waits (for its time, for a step): a replay may then
+/// write a run of lines at once ([`Replay::at_once`]).
+pub fn untimed(settings: &Settings) -> bool {
+    settings.timing == harness::timing::Timing::default() && settings.step.is_none()
 }
 
 /// What a replay needs before its lines.
@@ -47,7 +118,22 @@ impl Summary {
     /// line (a dialect learns what else it needs there).
     pub fn read(path: &Path, mut line: impl FnMut(&[u8])) -> Result<Summary, CassetteError> {
         let mut summary = Summary::default();
-        for frame in open(path)? {
+        let mut frames = open(path)?;
+        loop {
+            // A large cassette's stdout lines, looked at in the read buffer (a small
+            // one's reader is checking it, and reads none so).
+            let mut last_at = None;
+            frames.fast_lines(|at, event| {
+                last_at = Some(at);
+                line(event);
+                true
+            })?;
+            if last_at.is_some() {
+                summary.last_at = last_at;
+            }
+            let Some(frame) = frames.next() else {
+                break;
+            };
             match frame? {
                 Frame::Line(l) if l.stream == Stream::Stdout => {
                     summary.last_at = Some(l.at);
@@ -73,6 +159,9 @@ pub struct Replay<S: Lines> {
     injector: Rc<RefCell<Injector<S>>>,
     /// No fault at all: each line is written as it was read.
     plain: bool,
+    /// No fault, and no line waits (for its time, for a step): a run of lines is
+    /// written as one slice of the read buffer ([`Replay::at_once`]).
+    copy: bool,
     /// Frames to give, in order.
     out: VecDeque<FrameResult>,
     /// Frames read ahead for their time, not yet played.
@@ -110,6 +199,7 @@ impl<S: Lines> Replay<S> {
             frames: harness::cassette::open(path)?.fast(),
             injector,
             plain,
+            copy: false,
             out,
             ahead: VecDeque::new(),
             times: VecDeque::new(),
@@ -120,6 +210,80 @@ impl<S: Lines> Replay<S> {
             at: Duration::ZERO,
             done: false,
         })
+    }
+
+    /// Writes the lines due at once a run at a time when `untimed` (the run waits for
+    /// no line: no timing, no step mode; [`untimed`]) and no fault acts on a line:
+    /// each run of recorded stdout lines in the read buffer is one frame of their bytes,
+    /// as they stand, with no `Frame` nor parse of each. What is written is the same.
+    #[must_use]
+    pub fn at_once(mut self, untimed: bool) -> Self {
+        self.copy = untimed && self.plain;
+        self
+    }
+
+    /// A run of recorded stdout lines as one frame (each with its newline), up to
+    /// [`COPY_BLOCK`] bytes, read from the cassette with nothing read ahead; `None`
+    /// when the next frame is no stdout line (it is read ahead then).
+    fn copied(&mut self) -> Option<FrameResult> {
+        let mut bytes = Vec::new();
+        let mut at = self.at;
+        loop {
+            let read = self.frames.fast_lines(|t, event| {
+                if bytes.len() >= COPY_BLOCK {
+                    return false;
+                }
+                if bytes.capacity() == 0 {
+                    bytes.reserve(COPY_BLOCK + (64 << 10));
+                }
+                bytes.extend_from_slice(event);
+                bytes.push(b'\n');
+                at = t;
+                true
+            });
+            match read {
+                Ok(0) => {}
+                Ok(n) => {
+                    self.lines += usize::try_from(n).unwrap_or(usize::MAX);
+                    continue;
+                }
+                Err(e) => {
+                    self.out.push_back(Err(e));
+                    self.done = true;
+                    break;
+                }
+            }
+            if bytes.len() >= COPY_BLOCK {
+                break;
+            }
+            // A line that crosses the end of the read buffer, or a frame of another
+            // kind or shape: read as a frame.
+            match self.frames.next() {
+                Some(Ok(Frame::Line(line))) if line.stream == Stream::Stdout => {
+                    bytes.extend_from_slice(&line.bytes);
+                    bytes.push(b'\n');
+                    at = line.at;
+                    self.lines += 1;
+                }
+                Some(Ok(frame)) => {
+                    self.ahead.push_back(frame);
+                    break;
+                }
+                Some(Err(e)) => {
+                    self.out.push_back(Err(e));
+                    self.done = true;
+                    break;
+                }
+                None => break,
+            }
+        }
+        if bytes.is_empty() {
+            return self.out.pop_front();
+        }
+        self.at = at.max(self.at);
+        let mut line = Line::stdout(self.at, bytes);
+        line.newline = false;
+        Some(Ok(Frame::Line(line)))
     }
 
     /// The next recorded frame: read ahead, or from the cassette (its stdout line's
@@ -201,6 +365,11 @@ impl<S: Lines> Iterator for Replay<S> {
             if self.done {
                 return None;
             }
+            if self.copy && self.ahead.is_empty() {
+                if let Some(frame) = self.copied() {
+                    return Some(frame);
+                }
+            }
             match self.read() {
                 Some(Ok(Frame::Line(line))) if line.stream == Stream::Stdout => {
                     if self.plain {
@@ -228,5 +397,59 @@ impl<S: Lines> Iterator for Replay<S> {
                 }
             }
         }
+    }
+}
+
+/// What the tests of a line dialect's replay share: a recording to replay, and what a
+/// replay performs.
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::*;
+    use harness::cassette::{Header, Writer};
+
+    /// Writes a recording at `path`: `stderr` first, then `lines` 10 ms apart, then the
+    /// ending.
+    pub(crate) fn write(path: &Path, header: &Header, stderr: &[u8], lines: Vec<Vec<u8>>, exit: Exit) {
+        let mut writer = Writer::create(path, header).expect("creates");
+        writer
+            .write(&Frame::Line(Line::stderr(Duration::ZERO, stderr.to_vec())))
+            .expect("writes");
+        let mut at = Duration::ZERO;
+        for line in lines {
+            at += Duration::from_millis(10);
+            writer
+                .write(&Frame::Line(Line::stdout(at, line)))
+                .expect("writes");
+        }
+        writer.write(&Frame::End(Ending { at, exit })).expect("writes");
+        writer.finish().expect("finishes");
+    }
+
+    /// What `replay` writes: its stdout bytes, its stderr lines, its ending; and how
+    /// many frames it took.
+    pub(crate) fn written<S: Lines>(replay: Replay<S>) -> (Vec<u8>, Vec<Vec<u8>>, Option<Exit>, usize) {
+        let (mut stdout, mut stderr, mut exit, mut frames) = (Vec::new(), Vec::new(), None, 0);
+        for frame in replay {
+            frames += 1;
+            match frame.expect("a frame") {
+                Frame::Line(line) if line.stream == Stream::Stdout => {
+                    stdout.extend_from_slice(&line.bytes);
+                    if line.newline {
+                        stdout.push(b'\n');
+                    }
+                }
+                Frame::Line(line) => stderr.push(line.bytes),
+                Frame::End(end) => exit = Some(end.exit),
+                _ => {}
+            }
+        }
+        (stdout, stderr, exit, frames)
+    }
+
+    /// The frames `replay` performs, then what its faults report.
+    pub(crate) fn performed<S: Lines>(replay: Replay<S>, injector: &Rc<RefCell<Injector<S>>>) -> Vec<String> {
+        let mut frames: Vec<String> = replay.map(|f| format!("{:?}", f.expect("a frame"))).collect();
+        frames.push(format!("{:?}", injector.borrow().report()));
+        frames
     }
 }

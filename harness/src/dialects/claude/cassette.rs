@@ -46,7 +46,7 @@ use super::expect;
 use super::faults::{Answer, Injector, Out};
 use super::play::Next;
 use super::session::{End, Session, Step, ToolCall, Turn};
-use super::wire::{blocks, content, control, fields, kind_of, results, system, types};
+use super::wire::{blocks, content, control, fields, results, system, types};
 use crate::cassette::tape::{ended_early, Frames, Mark, Tape};
 use crate::cassette::{Header, Invocation, FORMAT_VERSION};
 use crate::dialects::claude::faults::ClaudeFault;
@@ -78,12 +78,18 @@ pub fn is_claude(header: &Header) -> bool {
 /// One thing a recorded turn does.
 #[derive(Debug, Clone, PartialEq)]
 enum Item {
-    /// A line on stdout.
-    Line { at: Duration, line: Vec<u8> },
+    /// A line on stdout; `kind`: its type and subtype, for a line that is none of
+    /// a turn's stream.
+    Line {
+        at: Duration,
+        line: Vec<u8>,
+        kind: Option<(String, Option<String>)>,
+    },
     /// A request of the CLI's; `answered`: the recording has the client's answer.
     Ask {
         at: Duration,
         id: String,
+        subtype: String,
         line: Vec<u8>,
         answered: bool,
     },
@@ -346,9 +352,8 @@ impl Script {
                 self.fill();
             }
             match item {
-                Item::Line { at, line } => {
+                Item::Line { at, line, kind } => {
                     // A line of a turn's stream is neither a state nor a result.
-                    let kind = if index::streamed(&line) { None } else { kind_of(&line) };
                     if !self.states
                         && kind.as_ref().is_some_and(|(kind, subtype)| {
                             kind == types::SYSTEM && subtype.as_deref() == Some(system::SESSION_STATE_CHANGED)
@@ -368,10 +373,10 @@ impl Script {
                 Item::Ask {
                     at,
                     id,
+                    subtype,
                     line,
                     answered,
                 } => {
-                    let subtype = kind_of(&line).and_then(|(_, s)| s).unwrap_or_default();
                     if !self.asks && subtype == control::CAN_USE_TOOL {
                         // Its recorded answer, if any, is passed over: nobody waits for it.
                         self.divergences.push(format!(
@@ -398,6 +403,71 @@ impl Script {
                 ),
             }
         }
+    }
+
+    /// The turn's next lines while they are lines of its stream (`assistant`, `user`,
+    /// `stream_event`: no state, result, request or answer), appended to `out` each
+    /// with its newline while `out` holds less than `limit` bytes; how many. What
+    /// [`Script::step`] gives as [`Next::Send`] one at a time, taken at once: a line
+    /// read from the cassette's buffer is not made a `Frame` nor an item first.
+    /// [`Script::at`] is the last one's time then.
+    pub fn stream_run(&mut self, out: &mut Vec<u8>, limit: usize) -> u64 {
+        let mut count = 0;
+        while out.len() < limit {
+            if self.ahead.is_empty() {
+                count += self.fast_stream(out, limit);
+                self.fill();
+                if self.ahead.is_empty() {
+                    break;
+                }
+                continue;
+            }
+            let streamed =
+                matches!(self.ahead.front(), Some(Item::Line { line, .. }) if index::streamed(line));
+            if !streamed {
+                break;
+            }
+            if let Some(Item::Line { at, line, .. }) = self.ahead.pop_front() {
+                out.extend_from_slice(&line);
+                out.push(b'\n');
+                self.at = at;
+                count += 1;
+            }
+            self.fill();
+        }
+        count
+    }
+
+    /// The turn's next stdout lines of its stream in the cassette's read buffer (none
+    /// held in memory), appended to `out` as [`Script::stream_run`] does; how many.
+    fn fast_stream(&mut self, out: &mut Vec<u8>, limit: usize) -> u64 {
+        let Some(Playing {
+            frames: Frames::File(reader),
+            next,
+            until,
+        }) = self.playing.as_mut()
+        else {
+            return 0;
+        };
+        let room = until.saturating_sub(*next);
+        let (mut taken, mut at) = (0usize, self.at);
+        let read = reader.fast_lines(|t, event| {
+            if taken >= room || out.len() >= limit || !index::streamed(event) {
+                return false;
+            }
+            out.extend_from_slice(event);
+            out.push(b'\n');
+            at = t;
+            taken += 1;
+            true
+        });
+        *next += taken;
+        self.at = at;
+        if let Err(e) = read {
+            self.error = Some(e);
+            self.playing = None;
+        }
+        taken as u64
     }
 
     /// The id of the CLI's request the script waits for an answer to.

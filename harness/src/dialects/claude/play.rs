@@ -272,13 +272,19 @@ impl Player {
         }
         let init = self.init();
         self.queue.push_back(Item::Line(init));
+        self.requesting();
+        self.plan(&turn);
+        self.turn = Some(turn);
+    }
+
+    /// With `--include-partial-messages`, the `status` `requesting` line before each
+    /// request of the model.
+    fn requesting(&mut self) {
         if self.options.partial {
             let line = json!({"type": types::SYSTEM, "subtype": system::STATUS, "status": "requesting",
                 "uuid": self.ids.uuid(), "session_id": self.options.session_id});
             self.queue.push_back(Item::Line(line));
         }
-        self.plan(&turn);
-        self.turn = Some(turn);
     }
 
     /// The whole turn's items: messages split at tool calls.

@@ -34,6 +34,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use tokio::io::AsyncWrite;
 
+use harness::cassette::COPY_BLOCK;
 use harness::dialects::claude::faults::{Answer, Injector, Out};
 use harness::dialects::claude::play::Hook;
 use harness::dialects::claude::wire::{
@@ -81,13 +82,8 @@ impl crate::dialects::Cli for Claude {
 
 /// Runs the stand-in with `argv` (its arguments, without the program).
 pub fn run(argv: &[String]) -> Exit {
-    let (settings, mut entry) = match crate::settings::begin(argv, execute::now_ms()) {
-        Ok(begun) => begun,
-        Err(exit) => return exit,
-    };
     // The conversation, kept on disk as it passes.
-    let mut spooled = None;
-    let exit = match args::parse(argv) {
+    execute::journaled::run(argv, |settings, entry, spooled| match args::parse(argv) {
         Err(message) => {
             eprintln!("{message}");
             entry.rejected = Some(message);
@@ -95,9 +91,8 @@ pub fn run(argv: &[String]) -> Exit {
         }
         Ok(args) if args.version => print(&format!("{VERSION} (Claude Code)\n")),
         Ok(args) if args.help => print(args::HELP),
-        Ok(args) => session(&args, &settings, &mut entry, &mut spooled),
-    };
-    execute::journaled::end_run(&settings, &mut entry, spooled, exit)
+        Ok(args) => session(&args, settings, entry, spooled),
+    })
 }
 
 fn print(text: &str) -> Exit {
@@ -234,6 +229,7 @@ fn session(
     let timing = settings.timing;
     let seed = settings.seed;
     let journal = settings.journal.as_deref().map(journal::Spooled::claude);
+    let untimed = execute::recorded::untimed(settings);
     let run = async move {
         let stdout = Handoff::new(dup(&std::io::stdout())?);
         let stderr = Threaded::new(dup(&std::io::stderr())?);
@@ -262,6 +258,7 @@ fn session(
             ended: None,
             error: None,
             pending: VecDeque::new(),
+            untimed,
         };
         if let Some(prompt) = prompt {
             agent.push_turn(prompt);
@@ -386,6 +383,9 @@ struct Agent<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> {
     /// What the client sent while a line waited for its time: handled once it is
     /// written.
     pending: VecDeque<Event>,
+    /// No line waits (for its time, a step): a run of a recording's stream lines may be
+    /// written at once ([`Agent::stream_run`]).
+    untimed: bool,
 }
 
 impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Agent<O, E> {
@@ -478,6 +478,9 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Agent<O, E> {
 
     /// One step of the turn under way.
     async fn step(&mut self) -> Result<(), Stop> {
+        if self.stream_run().await? {
+            return Ok(());
+        }
         let next = self.player.step();
         if let Some(e) = self.player.take_error() {
             return Err(Stop::Error(e.into()));
@@ -494,6 +497,42 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Agent<O, E> {
                 self.handle(event).await
             }
             Next::Done => Ok(()),
+        }
+    }
+
+    /// A run of the recording's stream lines written as one slice, when nothing asks
+    /// for a line on its own: no line waits ([`Agent::untimed`]), no fault, no
+    /// journal, `stream-json`. What [`Agent::step`] writes of them one at a time,
+    /// without a `Vec` or a wait each; `false` when the turn's next step is no such
+    /// line.
+    async fn stream_run(&mut self) -> Result<bool, Stop> {
+        let at_once = self.untimed
+            && self.format == OutputFormat::StreamJson
+            && self.journal.is_none()
+            && self.injector.faults().is_empty();
+        if !at_once {
+            return Ok(false);
+        }
+        let mut run = Vec::new();
+        if self.player.stream_run(&mut run, COPY_BLOCK) == 0 {
+            return Ok(false);
+        }
+        let error = self.player.take_error();
+        if error.is_some() {
+            // One at a time, the line before the frame that failed is not written
+            // (the failure is met reading ahead of it): nor is it here.
+            let kept = memchr::memrchr(b'\n', &run[..run.len() - 1]).map_or(0, |end| end + 1);
+            run.truncate(kept);
+        }
+        if !run.is_empty() {
+            let mut line = Line::stdout(Duration::ZERO, run);
+            line.newline = false;
+            let due = self.clock.due(self.player.at(), true);
+            self.write(due, Frame::Line(line)).await?;
+        }
+        match error {
+            Some(e) => Err(Stop::Error(e.into())),
+            None => Ok(true),
         }
     }
 

@@ -69,6 +69,14 @@ impl Teller {
         }
     }
 
+    /// The turn's next lines of its stream, appended to `out` as a recording's script
+    /// gives them ([`Script::stream_run`]); how many (none from the player).
+    pub(super) fn stream_run(&mut self, out: &mut Vec<u8>, limit: usize) -> u64 {
+        self.script
+            .as_mut()
+            .map_or(0, |script| script.stream_run(out, limit))
+    }
+
     /// The id of the request waited for.
     pub(super) fn waiting_for(&self) -> Option<&str> {
         match &self.script {

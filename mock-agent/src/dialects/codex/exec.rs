@@ -10,7 +10,6 @@
 //! [`PACE`] apart (what `MOCK_AGENT_TIMING=recorded` spaces them by).
 
 use std::cell::RefCell;
-use std::io::{IsTerminal, Read};
 use std::rc::Rc;
 use std::time::Duration;
 
@@ -23,20 +22,18 @@ use harness::dialects::codex::recording::Recording;
 use harness::dialects::codex::session::Session;
 use harness::exit_codes;
 use harness::format::OutputFormat;
-use harness::frames::{Ending, Exit, Frame, FrameResult, Line, Signal};
+use harness::frames::{Exit, Signal};
 use harness::journal::Entry;
 
 use super::stream;
 use super::threads::Store;
 use crate::execute;
 use crate::execute::planned::own_error;
+use crate::execute::recorded;
 use crate::settings::Settings;
 
 /// How far apart played stdout lines are on the recording's clock.
 pub const PACE: Duration = Duration::from_millis(40);
-
-/// The most of stdin the stand-in reads (a larger prompt is the mock's own error).
-const MAX_STDIN: usize = 64 << 20;
 
 /// Runs `codex exec` with `args`, journaling into `entry`.
 pub fn run(args: &ExecArgs, settings: &Settings, entry: &mut Entry) -> Exit {
@@ -84,7 +81,8 @@ fn prepare(args: &ExecArgs, settings: &Settings, entry: &mut Entry) -> Result<Pl
     } else {
         OutputFormat::Text
     });
-    let stdin = read_stdin(args).map_err(|message| own_error(entry, message, exit_codes::USAGE))?;
+    let stdin = recorded::read_stdin(args.prompt_from_stdin())
+        .map_err(|message| own_error(entry, message, exit_codes::USAGE))?;
     entry.stdin.clone_from(&stdin);
     let (prompt, said) = read_prompt(args, stdin.as_deref()).map_err(|r| refused(&[], &r))?;
     entry.prompt = Some(prompt.clone());
@@ -135,7 +133,8 @@ fn prepare(args: &ExecArgs, settings: &Settings, entry: &mut Entry) -> Result<Pl
         let last_message = completed.then(|| summary.final_message.clone()).flatten();
         let injector = Rc::new(RefCell::new(injector));
         let replay = stream::Replay::new(path, &summary.recorded, PACE, Rc::clone(&injector))
-            .map_err(|e| own_error(entry, e.to_string(), e.exit_code()))?;
+            .map_err(|e| own_error(entry, e.to_string(), e.exit_code()))?
+            .at_once(recorded::untimed(settings));
         return Ok(Planned {
             writes: Writes::Replay(Box::new(replay)),
             injector,
@@ -143,22 +142,14 @@ fn prepare(args: &ExecArgs, settings: &Settings, entry: &mut Entry) -> Result<Pl
             last_message,
         });
     }
-    let (session, recording) = match (&settings.cassette, settings.generate) {
-        (Some(path), _) => {
-            entry.source = Some(path.display().to_string());
-            let recording =
-                Recording::open(path).map_err(|e| own_error(entry, e.to_string(), e.exit_code()))?;
-            (recording.session(), Some((recording, path.clone())))
-        }
-        (None, Some(seed)) => {
-            entry.source = Some(format!("generated:{seed}"));
-            (harness::dialects::codex::generate::from_seed(seed), None)
-        }
-        (None, None) => {
-            entry.source = Some("default".to_owned());
-            (harness::dialects::codex::default_session(&cwd), None)
-        }
-    };
+    let (session, recording) = execute::planned::told(
+        settings,
+        entry,
+        Recording::open,
+        Recording::session,
+        harness::dialects::codex::generate::from_seed,
+        || harness::dialects::codex::default_session(&cwd),
+    )?;
     let mut outs: Vec<Out> = match &recording {
         Some((recording, _)) => recording.stderr.iter().cloned().map(Out::Stderr).collect(),
         None => said.iter().map(|l| Out::Stderr(l.clone().into_bytes())).collect(),
@@ -197,64 +188,6 @@ fn prepare(args: &ExecArgs, settings: &Settings, entry: &mut Entry) -> Result<Pl
     })
 }
 
-/// stdin, read to its end when the prompt is there or stdin is no terminal (`None`:
-/// not read); `Err`: the mock's own error.
-fn read_stdin(args: &ExecArgs) -> Result<Option<String>, String> {
-    let stdin = std::io::stdin();
-    if stdin.is_terminal() && !args.prompt_from_stdin() {
-        return Ok(None);
-    }
-    let mut bytes = Vec::new();
-    let mut limited = stdin.lock().take(MAX_STDIN as u64 + 1);
-    // A stdin that cannot be read gives what was read of it.
-    let _ = limited.read_to_end(&mut bytes);
-    if bytes.len() > MAX_STDIN {
-        return Err(format!(
-            "the prompt on stdin is over {} MiB: give a shorter one",
-            MAX_STDIN >> 20
-        ));
-    }
-    Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
-}
-
-/// The frames of `outs`: the nth stdout line at `times[n]` (else `n` [`PACE`]s), what
-/// comes between lines at the time of the line before.
-pub(super) fn frames(outs: Vec<Out>, times: &[Duration]) -> Vec<FrameResult> {
-    let mut frames = Vec::with_capacity(outs.len());
-    let mut lines = 0usize;
-    let mut at = Duration::ZERO;
-    let next = |lines: &mut usize| {
-        let time = times.get(*lines).copied().unwrap_or_else(|| {
-            let n = u32::try_from(*lines).unwrap_or(u32::MAX);
-            times
-                .last()
-                .copied()
-                .unwrap_or_default()
-                .max(PACE.saturating_mul(n))
-        });
-        *lines += 1;
-        time
-    };
-    for out in outs {
-        frames.push(Ok(match out {
-            Out::Line(bytes) => {
-                at = next(&mut lines).max(at);
-                Frame::Line(Line::stdout(at, bytes))
-            }
-            Out::Cut(bytes) => {
-                at = next(&mut lines).max(at);
-                let mut line = Line::stdout(at, bytes);
-                line.newline = false;
-                Frame::Line(line)
-            }
-            Out::Stderr(bytes) => Frame::Line(Line::stderr(at, bytes)),
-            Out::Stall(duration) => Frame::Stall { at, duration },
-            Out::End(exit) => Frame::End(Ending { at, exit }),
-        }));
-    }
-    frames
-}
-
 /// Keeps the thread, performs the plan, writes `-o FILE`, and journals the run.
 fn perform(args: &ExecArgs, settings: &Settings, entry: &mut Entry, planned: Planned) -> Exit {
     let Planned {
@@ -269,7 +202,7 @@ fn perform(args: &ExecArgs, settings: &Settings, entry: &mut Entry, planned: Pla
         let _ = store.save(thread);
     }
     let frames: harness::frames::Frames = match writes {
-        Writes::Outs { outs, times } => Box::new(frames(outs, &times).into_iter()),
+        Writes::Outs { outs, times } => Box::new(recorded::frames(outs, &times, PACE).into_iter()),
         Writes::Replay(replay) => Box::new(replay),
     };
     let performed =

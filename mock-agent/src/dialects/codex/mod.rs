@@ -63,13 +63,8 @@ impl crate::dialects::Cli for Codex {
 
 /// Runs the stand-in with `argv` (its arguments, without the program).
 pub fn run(argv: &[String]) -> Exit {
-    let (settings, mut entry) = match crate::settings::begin(argv, execute::now_ms()) {
-        Ok(begun) => begun,
-        Err(exit) => return exit,
-    };
     // A served conversation's journal, kept on disk as it passes.
-    let mut spooled = None;
-    let exit = match args::parse(argv) {
+    execute::journaled::run(argv, |settings, entry, spooled| match args::parse(argv) {
         Err(e) => {
             eprint!("{}", e.message);
             entry.rejected = Some(e.message);
@@ -77,12 +72,11 @@ pub fn run(argv: &[String]) -> Exit {
         }
         Ok(Command::Version) => crate::process::answer(&format!("{VERSION_LINE}\n")),
         Ok(Command::Help(text)) => crate::process::answer(text),
-        Ok(Command::Exec(args)) => exec::run(&args, &settings, &mut entry),
-        Ok(Command::AppServer(args)) => app_server::run(&args, &settings, &mut entry, &mut spooled),
+        Ok(Command::Exec(args)) => exec::run(&args, settings, entry),
+        Ok(Command::AppServer(args)) => app_server::run(&args, settings, entry, spooled),
         Ok(Command::Interactive { .. }) => {
             eprintln!("{}", stderr::NOT_A_TERMINAL);
             Exit::Code(exit_codes::AGENT_ERROR)
         }
-    };
-    execute::journaled::end_run(&settings, &mut entry, spooled, exit)
+    })
 }

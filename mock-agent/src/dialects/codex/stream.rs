@@ -7,6 +7,9 @@
 
 use std::borrow::Cow;
 use std::path::Path;
+use std::sync::LazyLock;
+
+use memchr::memmem::Finder;
 
 use serde::Deserialize;
 use serde_json::Value;
@@ -83,8 +86,10 @@ impl Said {
         if line.starts_with(b"{\"type\":\"item.completed\",") {
             // An item that is no agent message says nothing here: one is, only where
             // the line spells `agent_message` (or may, with a `\u` escape).
-            let may_be_message = memchr::memmem::find(line, items::AGENT_MESSAGE.as_bytes()).is_some()
-                || memchr::memmem::find(line, b"\\u").is_some();
+            // Searchers made once: a line is short, making one costs what a search does.
+            static MESSAGE: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(items::AGENT_MESSAGE));
+            static ESCAPE: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new("\\u"));
+            let may_be_message = MESSAGE.find(line).is_some() || ESCAPE.find(line).is_some();
             if !may_be_message {
                 return;
             }
@@ -159,34 +164,20 @@ mod tests {
     use std::rc::Rc;
     use std::time::Duration;
 
-    use harness::cassette::{Invocation, Writer};
+    use harness::cassette::Invocation;
     use harness::dialects::codex::exec::Thread;
     use harness::dialects::codex::faults::{exec_lines, parse, with_faults, THREAD_MS};
     use harness::dialects::codex::faults::{Injector, Out};
     use harness::dialects::codex::recording::{header, Recording};
-    use harness::frames::{Ending, Frame, Line, Stream};
+    use harness::frames::{Frame, Stream};
 
     /// A recording of the generated session of `seed`: a stderr line, its lines 10 ms
     /// apart, its ending.
     fn recording(seed: u64, path: &Path) {
         let session = harness::dialects::codex::generate::from_seed(seed);
         let (lines, exit) = exec_lines(&session, Thread::new(seed, THREAD_MS));
-        let mut writer = Writer::create(path, &header(Invocation::default())).expect("creates");
-        writer
-            .write(&Frame::Line(Line::stderr(
-                Duration::ZERO,
-                b"Reading prompt from stdin...".to_vec(),
-            )))
-            .expect("writes");
-        let mut at = Duration::ZERO;
-        for line in lines {
-            at += Duration::from_millis(10);
-            writer
-                .write(&Frame::Line(Line::stdout(at, line)))
-                .expect("writes");
-        }
-        writer.write(&Frame::End(Ending { at, exit })).expect("writes");
-        writer.finish().expect("finishes");
+        let header = header(Invocation::default());
+        recorded::testing::write(path, &header, b"Reading prompt from stdin...", lines, exit);
     }
 
     /// What the run performs of the recording read whole first, as it did before
@@ -208,7 +199,7 @@ mod tests {
                 _ => None,
             })
             .collect();
-        let mut frames: Vec<String> = super::super::exec::frames(outs, &times)
+        let mut frames: Vec<String> = recorded::frames(outs, &times, super::super::exec::PACE)
             .into_iter()
             .map(|f| format!("{:?}", f.expect("a frame")))
             .collect();
@@ -228,9 +219,7 @@ mod tests {
             Rc::clone(&injector),
         )
         .expect("opens");
-        let mut frames: Vec<String> = replay.map(|f| format!("{:?}", f.expect("a frame"))).collect();
-        frames.push(format!("{:?}", injector.borrow().report()));
-        frames
+        recorded::testing::performed(replay, &injector)
     }
 
     #[test]
@@ -262,6 +251,41 @@ mod tests {
             assert_eq!(
                 (summary.recorded.stderr, summary.exit),
                 (recording.stderr, recording.exit)
+            );
+        }
+    }
+
+    #[test]
+    fn a_replay_at_once_writes_what_it_writes_a_line_at_a_time() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        for (seed, repeats) in [(0, 1), (1, 1), (2, 2000), (3, 5000)] {
+            let path = dir.path().join(format!("{seed}.cassette"));
+            let session = harness::dialects::codex::generate::from_seed(seed);
+            let (lines, exit) = exec_lines(&session, Thread::new(seed, THREAD_MS));
+            // Many lines: runs cross the read buffer's end and the copy's block.
+            let many: Vec<Vec<u8>> = (0..repeats).flat_map(|_| lines.iter().cloned()).collect();
+            let header = header(Invocation::default());
+            recorded::testing::write(&path, &header, b"Reading prompt from stdin...", many, exit);
+            let summary = Summary::read(&path).expect("reads");
+            let written = |at_once| {
+                let injector = Rc::new(RefCell::new(Injector::new(Vec::new())));
+                let replay = Replay::new(&path, &summary.recorded, super::super::exec::PACE, injector)
+                    .expect("opens")
+                    .at_once(at_once);
+                recorded::testing::written(replay)
+            };
+            let (one, all) = (written(false), written(true));
+            assert_eq!(all.0.len(), one.0.len(), "seed {seed}");
+            assert!(all.0 == one.0, "seed {seed}: other bytes");
+            assert_eq!(all.1, one.1, "seed {seed}");
+            assert_eq!(all.2, one.2, "seed {seed}");
+            // Lines a run at a time: far fewer frames.
+            let fewer = if repeats > 1 { all.3 * 10 } else { all.3 };
+            assert!(
+                fewer < one.3,
+                "seed {seed}: {} frames, {} a line at a time",
+                all.3,
+                one.3
             );
         }
     }

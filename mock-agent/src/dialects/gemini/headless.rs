@@ -9,7 +9,6 @@
 //! Played lines are [`PACE_MS`] apart.
 
 use std::cell::RefCell;
-use std::io::{IsTerminal, Read};
 use std::path::Path;
 use std::rc::Rc;
 use std::time::Duration;
@@ -20,8 +19,9 @@ use harness::dialects::gemini::play::PACE_MS;
 use harness::dialects::gemini::recording::Recording;
 use harness::dialects::gemini::wire::{env, exits, stderr, MODEL};
 use harness::exit_codes;
+use harness::faults::lines;
 use harness::format::OutputFormat;
-use harness::frames::{Ending, Exit, Frame, FrameResult, Line};
+use harness::frames::{Exit, FrameResult};
 use harness::journal::Entry;
 
 use super::relaunch::is_child;
@@ -30,9 +30,6 @@ use crate::execute;
 use crate::execute::planned::own_error;
 use crate::execute::recorded;
 use crate::settings::Settings;
-
-/// The most of stdin the stand-in reads (a larger prompt is the mock's own error).
-const MAX_STDIN: usize = 64 << 20;
 
 /// Runs `gemini -p` with `args`, journaling into `entry`.
 pub fn run(args: &Args, settings: &Settings, entry: &mut Entry) -> Exit {
@@ -106,7 +103,8 @@ fn prepare(args: &Args, settings: &Settings, entry: &mut Entry) -> Result<Planne
         .map_err(|e| own_error(entry, e.to_string(), exit_codes::USAGE))?;
     let format = args.format();
     entry.output_format = Some(format);
-    let stdin = read_stdin().map_err(|message| own_error(entry, message, exit_codes::USAGE))?;
+    let stdin =
+        recorded::read_stdin(false).map_err(|message| own_error(entry, message, exit_codes::USAGE))?;
     entry.stdin.clone_from(&stdin);
     let interactive = stdin.is_none() && args.prompt.is_none();
     if interactive {
@@ -176,31 +174,21 @@ fn prepare(args: &Args, settings: &Settings, entry: &mut Entry) -> Result<Planne
         let injector = Rc::new(RefCell::new(injector));
         let pace = Duration::from_millis(PACE_MS);
         let replay = recorded::Replay::new(path, &summary, pace, Rc::clone(&injector))
-            .map_err(|e| own_error(entry, e.to_string(), e.exit_code()))?;
+            .map_err(|e| own_error(entry, e.to_string(), e.exit_code()))?
+            .at_once(recorded::untimed(settings));
         return Ok(Planned {
             writes: Writes::Replay(Box::new(replay)),
             injector,
         });
     }
-    let (session, recording) = match (&settings.cassette, settings.generate) {
-        (Some(path), _) => {
-            entry.source = Some(path.display().to_string());
-            let recording =
-                Recording::open(path).map_err(|e| own_error(entry, e.to_string(), e.exit_code()))?;
-            (recording.session(), Some((recording, path.clone())))
-        }
-        (None, Some(seed)) => {
-            entry.source = Some(format!("generated:{seed}"));
-            (harness::dialects::gemini::generate::from_seed(seed), None)
-        }
-        (None, None) => {
-            entry.source = Some("default".to_owned());
-            (
-                harness::dialects::gemini::default_session(&cwd.display().to_string()),
-                None,
-            )
-        }
-    };
+    let (session, recording) = execute::planned::told(
+        settings,
+        entry,
+        Recording::open,
+        Recording::session,
+        harness::dialects::gemini::generate::from_seed,
+        || harness::dialects::gemini::default_session(&cwd.display().to_string()),
+    )?;
     // A recording played again keeps its session and model (the prompt is this run's).
     if let Some((recording, _)) = recording
         .as_ref()
@@ -233,63 +221,18 @@ fn prepare(args: &Args, settings: &Settings, entry: &mut Entry) -> Result<Planne
     Ok(Planned::outs(outs, injector))
 }
 
-/// stdin, read to its end when it is not a terminal (`None`: a terminal, not read);
-/// `Err`: the mock's own error.
-fn read_stdin() -> Result<Option<String>, String> {
-    let stdin = std::io::stdin();
-    if stdin.is_terminal() {
-        return Ok(None);
-    }
-    let mut bytes = Vec::new();
-    let mut limited = stdin.lock().take(MAX_STDIN as u64 + 1);
-    // A stdin that cannot be read gives what was read of it.
-    let _ = limited.read_to_end(&mut bytes);
-    if bytes.len() > MAX_STDIN {
-        return Err(format!(
-            "the prompt on stdin is over {} MiB: give a shorter one",
-            MAX_STDIN >> 20
-        ));
-    }
-    Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
-}
-
 /// The frames of `outs`: the nth stdout write at `times[n]` (else `n` paces), what
-/// comes between them at the time of the write before.
+/// comes between them at the time of the write before (`json`'s and `text`'s bytes
+/// are written as they are).
 fn frames(outs: Vec<Out>, times: &[Duration]) -> Vec<FrameResult> {
-    let pace = Duration::from_millis(PACE_MS);
-    let mut frames = Vec::with_capacity(outs.len());
-    let mut writes = 0usize;
-    let mut at = Duration::ZERO;
-    let next = |writes: &mut usize| {
-        let time = times.get(*writes).copied().unwrap_or_else(|| {
-            let n = u32::try_from(*writes).unwrap_or(u32::MAX);
-            times
-                .last()
-                .copied()
-                .unwrap_or_default()
-                .max(pace.saturating_mul(n))
-        });
-        *writes += 1;
-        time
-    };
-    for out in outs {
-        frames.push(Ok(match out {
-            Out::Line(bytes) => {
-                at = next(&mut writes).max(at);
-                Frame::Line(Line::stdout(at, bytes))
-            }
-            Out::Raw(bytes) | Out::Cut(bytes) => {
-                at = next(&mut writes).max(at);
-                let mut line = Line::stdout(at, bytes);
-                line.newline = false;
-                Frame::Line(line)
-            }
-            Out::Stderr(bytes) => Frame::Line(Line::stderr(at, bytes)),
-            Out::Stall(duration) => Frame::Stall { at, duration },
-            Out::End(exit) => Frame::End(Ending { at, exit }),
-        }));
-    }
-    frames
+    let written = outs.into_iter().map(|out| match out {
+        Out::Line(bytes) => lines::Out::Line(bytes),
+        Out::Raw(bytes) | Out::Cut(bytes) => lines::Out::Cut(bytes),
+        Out::Stderr(bytes) => lines::Out::Stderr(bytes),
+        Out::Stall(duration) => lines::Out::Stall(duration),
+        Out::End(exit) => lines::Out::End(exit),
+    });
+    recorded::frames(written, times, Duration::from_millis(PACE_MS))
 }
 
 /// Performs the plan and journals the run.
@@ -325,33 +268,19 @@ fn perform(settings: &Settings, entry: &mut Entry, planned: Planned) -> Exit {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use harness::cassette::{Invocation, Writer};
+    use harness::cassette::Invocation;
     use harness::dialects::gemini::faults::{parse, stream_lines, FROM_ENV};
     use harness::dialects::gemini::play::Said;
     use harness::dialects::gemini::recording::header;
-    use harness::frames::Stream;
+    use harness::frames::{Frame, Stream};
 
     /// A recording of the generated session of `seed`: a stderr line, its lines 10 ms
     /// apart, its ending.
     fn recording(seed: u64, path: &Path) {
         let session = harness::dialects::gemini::generate::from_seed(seed);
         let (lines, exit) = stream_lines(&session, seed);
-        let mut writer = Writer::create(path, &header(Invocation::default())).expect("creates");
-        writer
-            .write(&Frame::Line(Line::stderr(
-                Duration::ZERO,
-                b"Loaded cached credentials.".to_vec(),
-            )))
-            .expect("writes");
-        let mut at = Duration::ZERO;
-        for line in lines {
-            at += Duration::from_millis(10);
-            writer
-                .write(&Frame::Line(Line::stdout(at, line)))
-                .expect("writes");
-        }
-        writer.write(&Frame::End(Ending { at, exit })).expect("writes");
-        writer.finish().expect("finishes");
+        let header = header(Invocation::default());
+        recorded::testing::write(path, &header, b"Loaded cached credentials.", lines, exit);
     }
 
     fn injector(spec: &str) -> Injector {
@@ -396,9 +325,7 @@ mod tests {
         let pace = Duration::from_millis(PACE_MS);
         let replay =
             recorded::Replay::<Lines>::new(path, &summary, pace, Rc::clone(&injector)).expect("opens");
-        let mut frames: Vec<String> = replay.map(|f| format!("{:?}", f.expect("a frame"))).collect();
-        frames.push(format!("{:?}", injector.borrow().report()));
-        frames
+        recorded::testing::performed(replay, &injector)
     }
 
     #[test]

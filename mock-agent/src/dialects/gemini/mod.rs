@@ -68,11 +68,7 @@ pub fn run(argv: &[String]) -> Exit {
     if let Ok(Command::Acp(_)) = &command {
         return acp::serve(argv);
     }
-    let (settings, mut entry) = match crate::settings::begin(argv, execute::now_ms()) {
-        Ok(begun) => begun,
-        Err(exit) => return exit,
-    };
-    let exit = match command {
+    execute::journaled::run(argv, |settings, entry, _| match command {
         Err(e) => {
             eprint!("{}", e.message);
             entry.rejected = Some(e.message);
@@ -80,9 +76,8 @@ pub fn run(argv: &[String]) -> Exit {
         }
         Ok(Command::Version) => crate::process::answer(&format!("{VERSION}\n")),
         Ok(Command::Help) => crate::process::answer(HELP),
-        Ok(Command::Run(args)) => headless::run(&args, &settings, &mut entry),
+        Ok(Command::Run(args)) => headless::run(&args, settings, entry),
         // Handled above.
         Ok(Command::Acp(_)) => Exit::Code(harness::exit_codes::INTERNAL),
-    };
-    execute::journaled::end_run(&settings, &mut entry, None, exit)
+    })
 }

@@ -10,9 +10,11 @@
 //! belongs to the last turn. A control response that answers one of the client's
 //! requests is in no turn.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
+use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::{Item, Recorded};
@@ -33,14 +35,6 @@ pub(super) struct Span {
     pub(super) first_at: Option<Duration>,
 }
 
-/// A request of the CLI's, as the index knows it.
-#[derive(Debug, Clone, PartialEq)]
-struct Asked {
-    id: String,
-    /// The recorded client answered it.
-    answered: bool,
-}
-
 /// A recording's index.
 #[derive(Debug, Clone, Default)]
 pub(super) struct Index {
@@ -52,8 +46,9 @@ pub(super) struct Index {
     pub(super) session_id: Option<String>,
     /// The frames (numbers) of the CLI's lines that answer the client's requests.
     answers: HashSet<usize>,
-    /// The frames of the CLI's requests.
-    asks: HashMap<usize, Asked>,
+    /// The frames of the CLI's requests that the recorded client answered (a request
+    /// is known as one when it is read again: the index holds nothing for each).
+    answered: HashSet<usize>,
     /// The frames where the recorded client answered a request of the turn's, with
     /// the request's id and the answer.
     awaits: HashMap<usize, (String, Result<Value, String>)>,
@@ -68,8 +63,8 @@ pub(super) struct Builder {
     /// The turn under way: where it starts, and its things so far.
     current: Span,
     items: usize,
-    /// Its requests (frame numbers), in order.
-    current_asks: Vec<usize>,
+    /// Its requests: the frame of the last one of each id.
+    current_asks: HashMap<String, usize>,
     /// The last line ended a turn: an `idle` state line next belongs to it.
     ended: bool,
     /// Frames added.
@@ -128,14 +123,8 @@ impl Builder {
             }
             Ok(Inbound::Response { id, response, error }) => {
                 let id = id.as_str().map_or_else(|| id.to_string(), str::to_owned);
-                let asks = &self.index.asks;
-                let frame = self
-                    .current_asks
-                    .iter()
-                    .rev()
-                    .find(|frame| asks.get(frame).is_some_and(|asked| asked.id == id));
-                if let Some(asked) = frame.and_then(|frame| self.index.asks.get_mut(frame)) {
-                    asked.answered = true;
+                if let Some(&frame) = self.current_asks.get(&id) {
+                    self.index.answered.insert(frame);
                     self.index
                         .awaits
                         .insert(n, (id, response.ok_or_else(|| error.unwrap_or_default())));
@@ -155,17 +144,17 @@ impl Builder {
             self.line(at, line, None);
             return;
         }
-        let value: Option<Value> = serde_json::from_slice(line).ok();
-        let kind = value
-            .as_ref()
-            .and_then(|v| v.get("type"))
-            .and_then(Value::as_str)
-            .unwrap_or_default();
+        let value = Members::of(line);
+        let kind = value.as_ref().and_then(|v| v.str("type")).unwrap_or_default();
         if kind == types::CONTROL_RESPONSE {
             let answered = value
                 .as_ref()
-                .and_then(|v| v.pointer("/response/request_id"))
-                .map(|id| serde_json::to_string(id).unwrap_or_default());
+                .and_then(|v| v.object("response"))
+                .and_then(|r| r.get("request_id"))
+                .map(|id| {
+                    let id: Value = serde_json::from_str(id.get()).unwrap_or_default();
+                    serde_json::to_string(&id).unwrap_or_default()
+                });
             if let Some(request) = self
                 .index
                 .requests
@@ -180,7 +169,8 @@ impl Builder {
         if std::mem::take(&mut self.ended) {
             let idle = kind == types::SYSTEM
                 && value.as_ref().is_some_and(|v| {
-                    v["subtype"] == system::SESSION_STATE_CHANGED && v["state"] == states::IDLE
+                    v.str("subtype").as_deref() == Some(system::SESSION_STATE_CHANGED)
+                        && v.str("state").as_deref() == Some(states::IDLE)
                 });
             if idle {
                 if let Some(turn) = self.index.turns.last_mut() {
@@ -192,13 +182,8 @@ impl Builder {
             }
         }
         if kind == types::CONTROL_REQUEST {
-            let id = value
-                .as_ref()
-                .and_then(|v| v.get("request_id"))
-                .map(|id| id.as_str().map_or_else(|| id.to_string(), str::to_owned))
-                .unwrap_or_default();
-            self.index.asks.insert(n, Asked { id, answered: false });
-            self.current_asks.push(n);
+            let id = value.as_ref().map(request_id).unwrap_or_default();
+            self.current_asks.insert(id, n);
             self.push(Some(at));
             return;
         }
@@ -221,21 +206,20 @@ impl Builder {
     }
 
     /// A line of the turn's; `value` when it was parsed.
-    fn line(&mut self, at: Duration, line: &[u8], value: Option<&Value>) {
+    fn line(&mut self, at: Duration, line: &[u8], value: Option<&Members<'_>>) {
         if self.index.session_id.is_none() {
             let parsed;
             let value = match value {
                 Some(value) => Some(value),
                 None => {
-                    parsed = serde_json::from_slice::<Value>(line).ok();
+                    parsed = Members::of(line);
                     parsed.as_ref()
                 }
             };
             self.index.session_id = value
-                .and_then(|v| v.get("session_id"))
-                .and_then(Value::as_str)
+                .and_then(|v| v.str("session_id"))
                 .filter(|id| !id.is_empty())
-                .map(str::to_owned);
+                .map(Cow::into_owned);
         }
         self.push(Some(at));
     }
@@ -274,6 +258,70 @@ pub(super) fn streamed(line: &[u8]) -> bool {
     STREAMED.iter().any(|prefix| line.starts_with(prefix))
 }
 
+/// A JSON object's members, their values not parsed: what the index and the play
+/// read of a line that is none of a turn's stream (its kind, its ids), without
+/// making a [`Value`] of all of it (an `init` line is large). A key given twice is
+/// the last one, as in a [`Value`].
+pub(super) struct Members<'a>(HashMap<Cow<'a, str>, &'a RawValue>);
+
+impl<'a> Members<'a> {
+    /// The members of `json`, when it is an object.
+    pub(super) fn of(json: &'a [u8]) -> Option<Members<'a>> {
+        match serde_json::from_slice::<HashMap<&'a str, &'a RawValue>>(json) {
+            Ok(members) => Some(Members(
+                members.into_iter().map(|(k, v)| (Cow::Borrowed(k), v)).collect(),
+            )),
+            // A key with an escape is not borrowed.
+            Err(_) => serde_json::from_slice::<HashMap<String, &'a RawValue>>(json)
+                .ok()
+                .map(|members| Members(members.into_iter().map(|(k, v)| (Cow::Owned(k), v)).collect())),
+        }
+    }
+
+    /// The member `key`, as written.
+    pub(super) fn get(&self, key: &str) -> Option<&'a RawValue> {
+        self.0.get(key).copied()
+    }
+
+    /// The member `key`, when it is a string.
+    pub(super) fn str(&self, key: &str) -> Option<Cow<'a, str>> {
+        let raw = self.get(key)?.get();
+        serde_json::from_str::<&'a str>(raw)
+            .map(Cow::Borrowed)
+            .or_else(|_| serde_json::from_str::<String>(raw).map(Cow::Owned))
+            .ok()
+    }
+
+    /// The member `key`, when it is an object.
+    pub(super) fn object(&self, key: &str) -> Option<Members<'a>> {
+        Members::of(self.get(key)?.get().as_bytes())
+    }
+}
+
+/// A request's `request_id`, as the index names it: its text, or its JSON.
+fn request_id(value: &Members<'_>) -> String {
+    let Some(id) = value.get("request_id") else {
+        return String::new();
+    };
+    match value.str("request_id") {
+        Some(text) => text.into_owned(),
+        None => {
+            serde_json::from_str::<Value>(id.get()).map_or_else(|_| id.get().to_owned(), |id| id.to_string())
+        }
+    }
+}
+
+/// A line's `type`, and its `subtype` (a control request's `request.subtype`), as
+/// [`crate::dialects::claude::wire::kind_of`] reads them.
+fn kind_of(value: &Members<'_>) -> Option<(String, Option<String>)> {
+    let kind = value.str("type")?.into_owned();
+    let subtype = match value.get("subtype") {
+        Some(_) => value.str("subtype"),
+        None => value.object("request").and_then(|request| request.str("subtype")),
+    };
+    Some((kind, subtype.map(Cow::into_owned)))
+}
+
 impl Index {
     /// What frame `n` is in a turn, if anything.
     pub(super) fn item(&self, n: usize, frame: Frame) -> Option<Item> {
@@ -293,18 +341,30 @@ impl Index {
                 })
             }
             Stream::Stdout if self.answers.contains(&n) => None,
-            Stream::Stdout => Some(match self.asks.get(&n) {
-                Some(asked) => Item::Ask {
-                    at: line.at,
-                    id: asked.id.clone(),
-                    line: line.bytes,
-                    answered: asked.answered,
-                },
-                None => Item::Line {
-                    at: line.at,
-                    line: line.bytes,
-                },
+            // A line of the stream is no request, and its kind is not needed.
+            Stream::Stdout if streamed(&line.bytes) => Some(Item::Line {
+                at: line.at,
+                line: line.bytes,
+                kind: None,
             }),
+            Stream::Stdout => {
+                let value = Members::of(&line.bytes);
+                let kind = value.as_ref().and_then(kind_of);
+                Some(match (value, kind) {
+                    (Some(value), Some((kind, subtype))) if kind == types::CONTROL_REQUEST => Item::Ask {
+                        at: line.at,
+                        id: request_id(&value),
+                        subtype: subtype.unwrap_or_default(),
+                        line: line.bytes,
+                        answered: self.answered.contains(&n),
+                    },
+                    (_, kind) => Item::Line {
+                        at: line.at,
+                        line: line.bytes,
+                        kind,
+                    },
+                })
+            }
             Stream::Stderr => None,
         }
     }

@@ -458,3 +458,92 @@ fn a_cassette_changed_while_it_plays_is_an_error() {
     let error = file.take_error().expect("an error").to_string();
     assert!(error.contains("changed while mock-agent replayed it"), "{error}");
 }
+
+/// Plays every turn as [`played`] does, writing each run of stream lines with
+/// [`Script::stream_run`] (in runs of at most `limit` bytes) before each step: the
+/// lines written, each run's lines one by one, and what else each step did.
+fn played_in_runs(script: &mut Script, prompts: usize, limit: usize) -> (Vec<String>, Vec<String>) {
+    let (mut lines, mut steps) = (Vec::new(), Vec::new());
+    for _ in 0..prompts {
+        script.begin();
+        loop {
+            let mut run = Vec::new();
+            let n = script.stream_run(&mut run, limit);
+            let text = String::from_utf8(run).expect("utf-8");
+            assert_eq!(text.matches('\n').count() as u64, n, "{text}");
+            lines.extend(text.lines().map(str::to_owned));
+            if n > 0 {
+                continue;
+            }
+            let next = script.step();
+            match &next {
+                // A stream line after a thing the step passed over.
+                Next::Send(line) if super::index::streamed(line) => {
+                    lines.push(String::from_utf8(line.clone()).expect("utf-8"));
+                    continue;
+                }
+                Next::Send(line) | Next::Ask { line, .. } => {
+                    lines.push(String::from_utf8(line.clone()).expect("utf-8"));
+                }
+                Next::Waiting | Next::Done => {}
+            }
+            steps.push(format!("{next:?} at {:?}", script.at()));
+            match next {
+                Next::Ask { .. } => script.answer(Ok(json!({"behavior": behaviors::ALLOW}))),
+                Next::Waiting => script.answer(Err("refused".into())),
+                Next::Send(_) => {}
+                Next::Done => break,
+            }
+        }
+        steps.extend(script.take_divergences());
+    }
+    assert!(script.take_error().is_none());
+    (lines, steps)
+}
+
+#[test]
+fn a_run_of_stream_lines_is_what_the_steps_give_one_at_a_time() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut lines = conversation_lines();
+    // A long stream in the turn, and a second turn of it.
+    lines.splice(5..5, (0..200).map(|i| (20 + i / 100, "<", text())));
+    lines.extend([(70, ">", prompt()), (71, "<", running())]);
+    lines.extend((0..50).map(|i| (72 + i / 10, "<", text())));
+    lines.extend([(80, "<", result()), (81, "<", idle())]);
+    // One at a time: the lines written, and the steps that are no stream line.
+    let (mut memory, _) = both(&lines, dir.path());
+    let (mut want_lines, mut want_steps) = (Vec::new(), Vec::new());
+    for _ in 0..2 {
+        memory.begin();
+        loop {
+            let next = memory.step();
+            match &next {
+                Next::Send(line) if super::index::streamed(line) => {
+                    want_lines.push(String::from_utf8(line.clone()).expect("utf-8"));
+                    continue;
+                }
+                Next::Send(line) | Next::Ask { line, .. } => {
+                    want_lines.push(String::from_utf8(line.clone()).expect("utf-8"));
+                }
+                Next::Waiting | Next::Done => {}
+            }
+            want_steps.push(format!("{next:?} at {:?}", memory.at()));
+            match next {
+                Next::Ask { .. } => memory.answer(Ok(json!({"behavior": behaviors::ALLOW}))),
+                Next::Waiting => memory.answer(Err("refused".into())),
+                Next::Send(_) => {}
+                Next::Done => break,
+            }
+        }
+        want_steps.extend(memory.take_divergences());
+    }
+    assert!(want_lines.len() > 250);
+    for limit in [1, 300, 5000, 1 << 20] {
+        let (mut memory, mut file) = both(&lines, dir.path());
+        for script in [&mut memory, &mut file] {
+            let (got_lines, got_steps) = played_in_runs(script, 2, limit);
+            assert_eq!(got_lines, want_lines, "limit {limit}");
+            assert_eq!(got_steps, want_steps, "limit {limit}");
+        }
+    }
+}

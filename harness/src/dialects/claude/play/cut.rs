@@ -12,7 +12,7 @@
 
 use serde_json::{json, Value};
 
-use super::super::wire::{blocks, system, types};
+use super::super::wire::{blocks, types};
 use super::{Item, Player};
 
 /// The `api_error` of a turn whose connection was lost mid-answer.
@@ -56,11 +56,7 @@ impl Player {
                     "parent_tool_use_id": null, "session_id": self.options.session_id, "uuid": self.ids.uuid(),
                     "isSynthetic": true});
                 self.queue.push_back(Item::Line(resume));
-                if self.options.partial {
-                    let status = json!({"type": types::SYSTEM, "subtype": system::STATUS, "status": "requesting",
-                        "uuid": self.ids.uuid(), "session_id": self.options.session_id});
-                    self.queue.push_back(Item::Line(status));
-                }
+                self.requesting();
             }
             self.flush_message(&mut blocks.clone(), None);
         }
