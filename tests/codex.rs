@@ -368,6 +368,47 @@ fn without_json_stdout_holds_the_final_message_only() {
     assert!(stderr.contains("tokens used\n38"), "{stderr}");
 }
 
+/// Without `--json` there is no JSON line for `unknown`, `malformed` or `huge` to
+/// stand for: stdout is the final message alone, the faults do not act, and for a
+/// program that reads the final message those cases are not applicable (neither
+/// passed nor failed), where they once wrote JSON on its text.
+#[test]
+fn without_json_the_faults_that_write_json_lines_do_not_act() {
+    let home = tempfile::tempdir().expect("temp dir");
+    for fault in [
+        "unknown:after=2",
+        "unknown:kind=item,at=turn.completed",
+        "malformed:at=agent_message",
+        "huge",
+    ] {
+        let out = codex(
+            &["exec", "Say hi"],
+            "",
+            home.path(),
+            &[("MOCK_AGENT_FAULTS", fault)],
+        );
+        assert_eq!(out.status.code(), Some(0), "{fault}");
+        assert_eq!(text(&out.stdout), "Created made.txt and notes.md.\n", "{fault}");
+    }
+    let filters = ["unknown-event", "unknown-item", "malformed", "huge-1m"].map(|f| format!("default/{f}"));
+    let mut extra = Vec::new();
+    for filter in &filters {
+        extra.extend(["--filter", filter.as_str()]);
+    }
+    let out = test_dialect(
+        "codex",
+        "codex exec 'Say hi'",
+        &extra,
+        &[("CODEX_HOME", home.path())],
+    );
+    let report = said(&out);
+    assert_eq!(out.status.code(), Some(0), "{report}");
+    assert!(
+        report.contains("4 cases: 0 passed, 0 failed, 4 not applicable"),
+        "{report}"
+    );
+}
+
 #[test]
 fn a_codex_cassette_replays_as_recorded_and_with_a_preset() {
     let home = tempfile::tempdir().expect("temp dir");

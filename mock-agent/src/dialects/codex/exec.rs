@@ -21,6 +21,7 @@ use harness::dialects::codex::faults::{with_faults, CodexFault, Injector, Out, T
 use harness::dialects::codex::recording::Recording;
 use harness::dialects::codex::session::Session;
 use harness::exit_codes;
+use harness::faults::lines::LineFault;
 use harness::format::OutputFormat;
 use harness::frames::{Exit, Signal};
 use harness::journal::Entry;
@@ -59,6 +60,19 @@ struct Planned {
     thread: Option<Thread>,
     /// What `-o FILE` gets when the run ends as planned.
     last_message: Option<String>,
+    /// The faults that had nothing to act on (see [`writes_a_json_line`]).
+    idle: Vec<&'static str>,
+}
+
+/// Whether the fault writes a JSON line of its own (`malformed`, `unknown`, `huge`):
+/// without `--json` the real CLI writes only its final message on stdout, and such a
+/// fault has nothing to stand for. It does not act, and the journal says so (the case
+/// is not applicable to a program that reads the final message).
+fn writes_a_json_line(fault: &CodexFault) -> bool {
+    matches!(
+        fault,
+        CodexFault::Line(LineFault::Malformed { .. } | LineFault::Unknown { .. } | LineFault::Huge { .. })
+    )
 }
 
 /// What a run writes.
@@ -111,6 +125,10 @@ fn prepare(args: &ExecArgs, settings: &Settings, entry: &mut Entry) -> Result<Pl
         .clone()
         .or_else(|| entry.cwd.clone())
         .unwrap_or_else(|| "/".to_owned());
+    let (faults, idle): (Vec<CodexFault>, Vec<CodexFault>) = faults
+        .into_iter()
+        .partition(|f| args.json || !writes_a_json_line(f));
+    let idle: Vec<&'static str> = idle.iter().map(CodexFault::name).collect();
     let mut injector = Injector::new(faults);
     let thread_seed = settings.generate.unwrap_or(settings.seed);
     let new_thread = || Thread::new(thread_seed, THREAD_MS);
@@ -140,6 +158,7 @@ fn prepare(args: &ExecArgs, settings: &Settings, entry: &mut Entry) -> Result<Pl
             injector,
             thread,
             last_message,
+            idle,
         });
     }
     let (session, recording) = execute::planned::told(
@@ -185,6 +204,7 @@ fn prepare(args: &ExecArgs, settings: &Settings, entry: &mut Entry) -> Result<Pl
             turns: thread.turns + 1,
         }),
         last_message: outcome.last_message,
+        idle,
     })
 }
 
@@ -195,6 +215,7 @@ fn perform(args: &ExecArgs, settings: &Settings, entry: &mut Entry, planned: Pla
         injector,
         thread,
         last_message,
+        idle,
     } = planned;
     // The real CLI keeps its rollout as the turn goes: a run killed part way can be
     // resumed.
@@ -205,11 +226,14 @@ fn perform(args: &ExecArgs, settings: &Settings, entry: &mut Entry, planned: Pla
         Writes::Outs { outs, times } => Box::new(recorded::frames(outs, &times, PACE).into_iter()),
         Writes::Replay(replay) => Box::new(replay),
     };
-    let performed =
-        match execute::planned::perform_on_stdio(frames, settings, entry, || injector.borrow().report()) {
-            Ok(performed) => performed,
-            Err(exit) => return exit,
-        };
+    let performed = match execute::planned::perform_on_stdio(frames, settings, entry, || {
+        let mut report = injector.borrow().report();
+        report.extend(idle.iter().map(|name| (*name, false)));
+        report
+    }) {
+        Ok(performed) => performed,
+        Err(exit) => return exit,
+    };
     let exit = match performed.exit() {
         // SIGINT: the real CLI stops the turn and exits 1, with no final line.
         Exit::Signal(Signal::Int) => Exit::Code(exit_codes::AGENT_ERROR),
