@@ -368,6 +368,48 @@ fn without_json_stdout_holds_the_final_message_only() {
     assert!(stderr.contains("tokens used\n38"), "{stderr}");
 }
 
+/// A program that asks for `--output-schema` gets a message that follows the schema,
+/// and a correct one reports that message: the run's journal says what the mock told,
+/// and the verdict expects it (not the session's own answer, a false alarm before).
+#[test]
+fn a_program_that_gives_a_schema_is_expected_to_report_the_schema_s_answer() {
+    let home = tempfile::tempdir().expect("temp dir");
+    let schema = home.path().join("schema.json");
+    std::fs::write(
+        &schema,
+        r#"{"type":"object","properties":{"summary":{"type":"string"}},"required":["summary"],"additionalProperties":false}"#,
+    )
+    .expect("writes");
+    let consumer = format!("codex exec --output-schema {} 'Say hi'", schema.display());
+    let out = test_dialect(
+        "codex",
+        &consumer,
+        &["--filter", "default/clean", "--filter", "default/turn-failed"],
+        &[("CODEX_HOME", home.path())],
+    );
+    let report = said(&out);
+    assert_eq!(out.status.code(), Some(0), "{report}");
+    assert!(report.contains("2 cases: 2 passed, 0 failed"), "{report}");
+    // A program that prints something else than the schema's answer still fails.
+    let wrong = format!(
+        "codex exec --output-schema {} 'Say hi' > /dev/null; echo 'Created made.txt and notes.md.'",
+        schema.display()
+    );
+    let out = test_dialect(
+        "codex",
+        &wrong,
+        &["--filter", "default/clean"],
+        &[("CODEX_HOME", home.path())],
+    );
+    let report = said(&out);
+    assert_eq!(
+        out.status.code(),
+        Some(harness::exit_codes::CASES_FAILED),
+        "{report}"
+    );
+    assert!(report.contains("reports-success"), "{report}");
+}
+
 /// Without `--json` there is no JSON line for `unknown`, `malformed` or `huge` to
 /// stand for: stdout is the final message alone, the faults do not act, and for a
 /// program that reads the final message those cases are not applicable (neither

@@ -69,6 +69,11 @@ pub struct Entry {
     /// CLI's argument error, as it words it), and it ran nothing; absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rejected: Option<String>,
+    /// The final answer the agent told, when the run's own options made it other than
+    /// its session's (Codex's `--output-schema`: a message that follows the schema);
+    /// absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer: Option<String>,
     /// Server mode (`acp`): the conversation; absent in print mode.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub acp: Option<Conversation>,
@@ -110,6 +115,7 @@ impl Entry {
             stdin_open: None,
             error: None,
             rejected: None,
+            answer: None,
             acp: None,
             claude: None,
             settings: Vec::new(),

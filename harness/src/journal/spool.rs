@@ -265,6 +265,7 @@ impl Serialize for Written<'_> {
             stdin_open,
             error,
             rejected,
+            answer,
             acp,
             claude,
             settings,
@@ -278,6 +279,9 @@ impl Serialize for Written<'_> {
             faults, seed, exit, stdout_closed, stdout_closed_at_ms, signal, stdin_open, error);
         if let Some(rejected) = rejected {
             s.serialize_field("rejected", rejected)?;
+        }
+        if let Some(answer) = answer {
+            s.serialize_field("answer", answer)?;
         }
         if self.claude {
             // As `Entry` says: `acp` absent unless server mode journaled it.

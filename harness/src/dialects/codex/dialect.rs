@@ -132,6 +132,22 @@ impl Dialect for Codex {
         Case::codex(source, faults, name)
     }
 
+    /// A run given `--output-schema` answers with a message that follows the schema,
+    /// not the session's: a correct consumer reports that one (the journal says it).
+    fn lived(&self, case: &Case, outcome: &crate::run::Outcome) -> Case {
+        let mut lived = case.clone();
+        let told = outcome
+            .journal
+            .iter()
+            .rev()
+            .find_map(|entry| entry.answer.as_ref());
+        if let (Some(told), crate::expect::Expectation::Success { answer }) = (told, &mut lived.expect) {
+            answer.clone_from(told);
+            lived.segments = vec![told.clone()];
+        }
+        lived
+    }
+
     fn judged(&self, case: &Case) -> bool {
         parse(&case.faults, FROM_ENV).map_or(true, |faults| judged(&faults))
     }

@@ -189,6 +189,10 @@ fn prepare(args: &ExecArgs, settings: &Settings, entry: &mut Entry) -> Result<Pl
         cwd: &cwd,
         schema: schema.as_ref(),
     });
+    // The answer a schema made is not the session's: the journal says what it was.
+    if schema.is_some() {
+        entry.answer.clone_from(&outcome.last_message);
+    }
     outs.extend(outcome.stderr.iter().map(|l| Out::Stderr(l.clone().into_bytes())));
     let lines = outcome.stdout.iter().map(|l| l.clone().into_bytes()).collect();
     outs.extend(with_faults(lines, Exit::Code(outcome.exit_code), &mut injector));
