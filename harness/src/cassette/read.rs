@@ -427,7 +427,21 @@ impl<R: BufRead> Reader<R> {
     /// [`Iterator::next`] reads it. The same frames as [`Reader::fast_frame`] reads,
     /// without a `Frame` each.
     pub(super) fn fast_events(&mut self, out: &mut Vec<u8>, limit: usize) -> Result<u64, CassetteError> {
-        if !self.fast || self.done || self.kind != Kind::Cassette {
+        self.fast_run(out, limit, usize::MAX, |_| true).map(|n| n as u64)
+    }
+
+    /// A player's run of lines due together: as [`Reader::fast_events`], at most
+    /// `most` of them, and only while `keep` takes the next one's event (a line it
+    /// does not take is left for [`Iterator::next`]); how many were appended. Where the
+    /// reader is after them is [`Reader::position`].
+    pub fn fast_run(
+        &mut self,
+        out: &mut Vec<u8>,
+        limit: usize,
+        most: usize,
+        mut keep: impl FnMut(&[u8]) -> bool,
+    ) -> Result<usize, CassetteError> {
+        if !self.fast || self.done || self.kind != Kind::Cassette || most == 0 {
             return Ok(0);
         }
         let buf = self.input.fill_buf().map_err(|source| CassetteError::Read {
@@ -448,14 +462,14 @@ impl<R: BufRead> Reader<R> {
             self.utf8_checked.min(lines)
         };
         let (mut at, mut count) = (0, 0);
-        while out.len() < limit {
+        while out.len() < limit && count < most {
             let Some(end) = memchr::memchr(b'\n', &buf[at..checked]).map(|i| at + i) else {
                 break;
             };
             let Some((t, event)) = canonical_out(&buf[at..end]) else {
                 break;
             };
-            if t < self.last_at {
+            if t < self.last_at || !keep(event) {
                 break;
             }
             out.extend_from_slice(event);
@@ -467,7 +481,7 @@ impl<R: BufRead> Reader<R> {
         self.input.consume(at);
         self.offset += at as u64;
         self.utf8_checked = self.utf8_checked.saturating_sub(at);
-        self.line_no += count;
+        self.line_no += count as u64;
         Ok(count)
     }
 
