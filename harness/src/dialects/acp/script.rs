@@ -351,12 +351,11 @@ impl Index {
                 }
             }
             Frame::Line(line) if line.stream == Stream::Stdout => {
-                // A notification at a glance (no `"id"`, nor an escape that may spell
-                // it) is not parsed: only responses and requests are indexed.
-                if let Some(message) = (!plain(&line.bytes))
-                    .then(|| Message::parse(&line.bytes))
-                    .flatten()
-                {
+                // Only a request is indexed: a line that surely is none (no top-level
+                // `id`, or no `method`) is not parsed.
+                let request = jsonrpc::has_top_level_id(&line.bytes) != Some(false)
+                    && jsonrpc::has_top_level_method(&line.bytes) != Some(false);
+                if let Some(message) = request.then(|| Message::parse(&line.bytes)).flatten() {
                     match message.kind {
                         Kind::Request => {
                             let method = message.method();
@@ -533,7 +532,7 @@ impl Source for Play {
         }
         let responses = responses && self.ids_as_recorded;
         let count = reader.fast_run(out, limit, self.left, |event| {
-            plain(event) || (responses && jsonrpc::has_top_level_key(event, b"method") == Some(false))
+            plain(event) || (responses && jsonrpc::has_top_level_method(event) == Some(false))
         })?;
         self.left -= count;
         Ok(count)
@@ -543,7 +542,7 @@ impl Source for Play {
 /// Whether an agent message is surely a notification, told without parsing it: no
 /// response (whose id is made live) and no request (whose answer is awaited).
 fn plain(event: &[u8]) -> bool {
-    rpc::surely_not_response(event) && jsonrpc::has_top_level_key(event, b"id") == Some(false)
+    rpc::surely_not_response(event) && jsonrpc::has_top_level_id(event) == Some(false)
 }
 
 impl Iterator for Play {

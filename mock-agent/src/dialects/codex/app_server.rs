@@ -268,7 +268,7 @@ fn answer_id(line: &[u8], ids: &[(String, Value)]) -> Option<Vec<u8>> {
 /// its bytes says, or cannot tell (then it is parsed). A notification's nested ids
 /// (its item's) are not one.
 fn may_have_id(line: &[u8]) -> bool {
-    harness::jsonrpc::has_top_level_key(line, b"id") != Some(false)
+    harness::jsonrpc::has_top_level_id(line) != Some(false)
 }
 
 /// Whether the client's `line` is a `turn/interrupt` request.
