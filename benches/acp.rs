@@ -170,12 +170,17 @@ impl Peer {
             r#"{"jsonrpc":"2.0","id":-2,"method":"initialize","params":{"protocolVersion":1}}"#,
         ];
         for request in requests {
-            self.stdin.write_all(format!("{request}\n").as_bytes()).expect("writes");
+            self.stdin
+                .write_all(format!("{request}\n").as_bytes())
+                .expect("writes");
         }
         let (mut reply, mut session) = (String::new(), None);
         loop {
             reply.clear();
-            assert!(self.stdout.read_line(&mut reply).expect("reads") > 0, "no answer to session/new");
+            assert!(
+                self.stdout.read_line(&mut reply).expect("reads") > 0,
+                "no answer to session/new"
+            );
             let message: serde_json::Value = serde_json::from_str(&reply).expect("JSON");
             if message["id"] == -1 {
                 session = message["result"]["sessionId"].as_str().map(str::to_owned);

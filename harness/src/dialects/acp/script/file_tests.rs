@@ -248,7 +248,9 @@ fn a_turn_s_runs_cut_out_of_the_file_play_as_its_steps_do() {
         let params = json!({"sessionId": "s", "prompt": []});
         let prompt = String::from_utf8(request_line(id, methods::SESSION_PROMPT, &params)).expect("utf-8");
         let play = |runs| {
-            let mut script = Script::open(&path, &PROFILE).expect("indexes").expect("an ACP cassette");
+            let mut script = Script::open(&path, &PROFILE)
+                .expect("indexes")
+                .expect("an ACP cassette");
             let _ = script.start().count();
             // The recorded `initialize` was id 0: a live id 0 keeps every id as recorded.
             let initialize = if id == "1" { "0" } else { r#""i""# };
@@ -257,7 +259,10 @@ fn a_turn_s_runs_cut_out_of_the_file_play_as_its_steps_do() {
         };
         let ((stepped, none), (ran, in_runs)) = (play(None), play(Some(responses)));
         assert_eq!(none, 0);
-        assert!(in_runs > 2_900, "{id}: most of the turn's updates come in runs: {in_runs}");
+        assert!(
+            in_runs > 2_900,
+            "{id}: most of the turn's updates come in runs: {in_runs}"
+        );
         assert_eq!(stepped.len(), ran.len(), "{id} {responses}");
         let differ = stepped.iter().zip(&ran).position(|(a, b)| a != b);
         assert_eq!(differ, None, "{id} {responses}: line {differ:?} differs");
