@@ -2,34 +2,48 @@
 //! know of each recorded line to write it as it stands (whether it answers or asks the
 //! client) costs a scan of its bytes, not a JSON value.
 
-use std::sync::LazyLock;
-
 use memchr::memmem::Finder;
 
-static QUOTED_ID: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(br#""id""#));
-static QUOTED_METHOD: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(br#""method""#));
-static UNICODE_ESCAPE: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(br"\u"));
-
-/// [`has_top_level_key`] of `id`: whether a message answers or asks (a request or a
-/// response), not a notification.
-pub fn has_top_level_id(line: &[u8]) -> Option<bool> {
-    told(line, b"id", &QUOTED_ID)
+/// Looks at lines for the top-level members of JSON-RPC ([`has_top_level_key`]),
+/// first at a glance: an object whose bytes hold neither the key in quotes nor a
+/// `\u` escape (the only one that spells a letter) has no such member anywhere. Its
+/// searchers are made once: keep one for many lines.
+#[derive(Debug, Clone)]
+pub struct Glance {
+    id: Finder<'static>,
+    method: Finder<'static>,
+    escape: Finder<'static>,
 }
 
-/// [`has_top_level_key`] of `method`: whether a message is a request or a
-/// notification, not a response.
-pub fn has_top_level_method(line: &[u8]) -> Option<bool> {
-    told(line, b"method", &QUOTED_METHOD)
-}
-
-/// [`has_top_level_key`], first at a glance: an object whose bytes hold neither the
-/// key in quotes nor a `\u` escape (the only one that spells a letter) has no such
-/// member anywhere.
-fn told(line: &[u8], key: &[u8], quoted: &Finder<'_>) -> Option<bool> {
-    if line.first() == Some(&b'{') && quoted.find(line).is_none() && UNICODE_ESCAPE.find(line).is_none() {
-        return Some(false);
+impl Default for Glance {
+    fn default() -> Self {
+        Glance {
+            id: Finder::new(br#""id""#),
+            method: Finder::new(br#""method""#),
+            escape: Finder::new(br"\u"),
+        }
     }
-    has_top_level_key(line, key)
+}
+
+impl Glance {
+    /// [`has_top_level_key`] of `id`: whether a message answers or asks (a request or
+    /// a response), not a notification.
+    pub fn has_id(&self, line: &[u8]) -> Option<bool> {
+        self.told(line, b"id", &self.id)
+    }
+
+    /// [`has_top_level_key`] of `method`: whether a message is a request or a
+    /// notification, not a response.
+    pub fn has_method(&self, line: &[u8]) -> Option<bool> {
+        self.told(line, b"method", &self.method)
+    }
+
+    fn told(&self, line: &[u8], key: &[u8], quoted: &Finder<'_>) -> Option<bool> {
+        if line.first() == Some(&b'{') && quoted.find(line).is_none() && self.escape.find(line).is_none() {
+            return Some(false);
+        }
+        has_top_level_key(line, key)
+    }
 }
 
 /// Whether the JSON object on `line` has the member `key` at its top level (not one of
@@ -98,34 +112,34 @@ mod tests {
 
     #[test]
     fn a_method_is_told_at_a_glance_and_by_a_scan() {
-        let response = br#"{"jsonrpc":"2.0","id":3,"result":{"method":"nested"}}"#;
+        let response = br#"{"jsonrpc":"2.0","id":3,"r":{"method":"nested"}}"#;
         assert_eq!(
-            has_top_level_method(br#"{"jsonrpc":"2.0","id":3,"result":{}}"#),
+            Glance::default().has_method(br#"{"jsonrpc":"2.0","id":3,"r":{}}"#),
             Some(false)
         );
-        assert_eq!(has_top_level_method(response), Some(false));
+        assert_eq!(Glance::default().has_method(response), Some(false));
         assert_eq!(
-            has_top_level_method(br#"{"jsonrpc":"2.0","method":"m"}"#),
+            Glance::default().has_method(br#"{"jsonrpc":"2.0","method":"m"}"#),
             Some(true)
         );
         assert_eq!(
-            has_top_level_method(br#"{"jsonrpc":"2.0","\u006dethod":"m"}"#),
+            Glance::default().has_method(br#"{"jsonrpc":"2.0","\u006dethod":"m"}"#),
             None
         );
-        assert_eq!(has_top_level_method(b"not json"), None);
+        assert_eq!(Glance::default().has_method(b"not json"), None);
         let escaped = br#"{"jsonrpc":"2.0","method":"m","params":{"title":"a \"quoted\" \r"}}"#;
-        assert_eq!(has_top_level_id(escaped), Some(false));
-        assert_eq!(has_top_level_id(br#"{"m":"\u0041","\u0069d":1}"#), None);
+        assert_eq!(Glance::default().has_id(escaped), Some(false));
+        assert_eq!(Glance::default().has_id(br#"{"m":"\u0041","\u0069d":1}"#), None);
     }
 
     #[test]
     fn a_top_level_member_is_told_from_a_nested_one() {
         let cases = [
             (
-                r#"{"method":"item/started","params":{"item":{"id":"rs_2"}},"emittedAtMs":1}"#,
+                r#"{"method":"x/started","params":{"item":{"id":"rs_2"}},"emittedAtMs":1}"#,
                 Some(false),
             ),
-            (r#"{"id":1,"result":{}}"#, Some(true)),
+            (r#"{"id":1,"r":{}}"#, Some(true)),
             (
                 r#"{"method":"x/requestApproval","params":{"a":[{"id":3}]},"id":0}"#,
                 Some(true),
@@ -141,15 +155,12 @@ mod tests {
             (r#"{"idx":1,"i":2}"#, Some(false)),
             (r#"[{"id":1}]"#, None),
             (r#"{"method":"unterminated"#, None),
-            (
-                r#"{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}"#,
-                Some(true),
-            ),
+            (r#"{"jsonrpc":"2.0","id":3,"r":{"s":"e"}}"#, Some(true)),
         ];
         for (line, told) in cases {
             assert_eq!(has_top_level_key(line.as_bytes(), b"id"), told, "{line}");
             if let Some(told) = told {
-                assert_eq!(has_top_level_id(line.as_bytes()), Some(told), "{line}");
+                assert_eq!(Glance::default().has_id(line.as_bytes()), Some(told), "{line}");
                 assert_eq!(parsed(line, "id"), Some(told), "the parser disagrees: {line}");
             }
         }

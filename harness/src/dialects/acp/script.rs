@@ -190,6 +190,7 @@ impl Script {
                 since: section.since,
                 ids_as_recorded: self.ids.iter().all(|(recorded, live)| recorded == live),
                 ids: self.ids.clone(),
+                glance: jsonrpc::Glance::default(),
                 answers: section.answers.into_iter(),
                 withhold,
                 withheld: HashSet::new(),
@@ -299,6 +300,7 @@ struct Index {
     end: u64,
     /// The agent's requests not yet answered: their ids, and their methods.
     asked: HashMap<String, String>,
+    glance: jsonrpc::Glance,
 }
 
 impl Index {
@@ -313,6 +315,7 @@ impl Index {
             ending: Exit::Code(0),
             end: start.position.offset,
             asked: HashMap::new(),
+            glance: jsonrpc::Glance::default(),
         }
     }
 
@@ -353,8 +356,8 @@ impl Index {
             Frame::Line(line) if line.stream == Stream::Stdout => {
                 // Only a request is indexed: a line that surely is none (no top-level
                 // `id`, or no `method`) is not parsed.
-                let request = jsonrpc::has_top_level_id(&line.bytes) != Some(false)
-                    && jsonrpc::has_top_level_method(&line.bytes) != Some(false);
+                let request = self.glance.has_id(&line.bytes) != Some(false)
+                    && self.glance.has_method(&line.bytes) != Some(false);
                 if let Some(message) = request.then(|| Message::parse(&line.bytes)).flatten() {
                     match message.kind {
                         Kind::Request => {
@@ -414,6 +417,7 @@ struct Play {
     ids: HashMap<String, String>,
     /// Every live id is the recorded one: a response plays as recorded.
     ids_as_recorded: bool,
+    glance: jsonrpc::Glance,
     /// The methods the client's answers answer, in order.
     answers: std::vec::IntoIter<String>,
     /// What the live client offers, when the section has requests it does not: those
@@ -531,8 +535,9 @@ impl Source for Play {
             return Ok(0);
         }
         let responses = responses && self.ids_as_recorded;
+        let glance = &self.glance;
         let count = reader.fast_run(out, limit, self.left, |event| {
-            plain(event) || (responses && jsonrpc::has_top_level_method(event) == Some(false))
+            plain(glance, event) || (responses && glance.has_method(event) == Some(false))
         })?;
         self.left -= count;
         Ok(count)
@@ -541,8 +546,8 @@ impl Source for Play {
 
 /// Whether an agent message is surely a notification, told without parsing it: no
 /// response (whose id is made live) and no request (whose answer is awaited).
-fn plain(event: &[u8]) -> bool {
-    rpc::surely_not_response(event) && jsonrpc::has_top_level_id(event) == Some(false)
+fn plain(glance: &jsonrpc::Glance, event: &[u8]) -> bool {
+    rpc::surely_not_response(event) && glance.has_id(event) == Some(false)
 }
 
 impl Iterator for Play {

@@ -28,6 +28,7 @@ use harness::dialects::codex_app_server::recording::{is_app_server, open_session
 use harness::exit_codes;
 use harness::frames::{Delivery, Exit, Frame, Line};
 use harness::journal::{self, Entry};
+use harness::jsonrpc::Glance;
 use harness::timing::Clock;
 
 use super::threads::Store;
@@ -149,6 +150,7 @@ pub fn run(
             asked: None,
             replaying: script.is_some(),
             whole,
+            glance: Glance::default(),
         };
         let ended = match script {
             Some(script) => server.replay(script).await,
@@ -267,8 +269,8 @@ fn answer_id(line: &[u8], ids: &[(String, Value)]) -> Option<Vec<u8>> {
 /// Whether `line` may have a top-level `id` (answer the client, or ask it): a scan of
 /// its bytes says, or cannot tell (then it is parsed). A notification's nested ids
 /// (its item's) are not one.
-fn may_have_id(line: &[u8]) -> bool {
-    harness::jsonrpc::has_top_level_id(line) != Some(false)
+fn may_have_id(glance: &Glance, line: &[u8]) -> bool {
+    glance.has_id(line) != Some(false)
 }
 
 /// Whether the client's `line` is a `turn/interrupt` request.
@@ -335,6 +337,8 @@ struct Server<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> {
     /// No fault, no journal, no step mode, instant timing: a replayed run of lines
     /// that neither answer nor ask the client is cut out of the cassette in one piece.
     whole: bool,
+    /// What tells a line that may answer or ask the client.
+    glance: Glance,
 }
 
 impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
@@ -458,7 +462,7 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
                     let mut bytes = line.bytes;
                     // A line with no `id` key (a notification of the turn's stream)
                     // neither answers the client nor asks it: not parsed.
-                    let parsed = may_have_id(&bytes);
+                    let parsed = may_have_id(&self.glance, &bytes);
                     if let Some(live) = parsed.then(|| answer_id(&bytes, &ids)).flatten() {
                         bytes = live;
                     }
@@ -500,8 +504,9 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
     /// (a plain run's: at once); `false` when the next line is not one.
     async fn send_run(&mut self, frames: &mut Script) -> Result<bool, Stop> {
         let mut run = Vec::new();
+        let glance = &self.glance;
         let count = frames
-            .fast_run(&mut run, RUN_BYTES, usize::MAX, |line| !may_have_id(line))
+            .fast_run(&mut run, RUN_BYTES, usize::MAX, |line| !may_have_id(glance, line))
             .map_err(ExecError::from)?;
         if count == 0 {
             return Ok(false);
