@@ -430,10 +430,13 @@ impl<R: BufRead> Reader<R> {
         self.fast_run(out, limit, usize::MAX, |_| true).map(|n| n as u64)
     }
 
-    /// A player's run of lines due together: as [`Reader::fast_events`], at most
-    /// `most` of them, and only while `keep` takes the next one's event (a line it
-    /// does not take is left for [`Iterator::next`]); how many were appended. Where the
-    /// reader is after them is [`Reader::position`].
+    /// A player's run of lines due together, for a [`Reader::fast`] reader of a
+    /// cassette: the events of the stdout frames of the writer's shape whole in the
+    /// read buffer (their times in order), appended to `out` each with its newline,
+    /// while `out` holds less than `limit` bytes, at most `most` of them, and only
+    /// while `keep` takes the next one's event (a line it does not take is left for
+    /// [`Iterator::next`]); how many were appended. Where the reader is after them is
+    /// [`Reader::position`].
     pub fn fast_run(
         &mut self,
         out: &mut Vec<u8>,
