@@ -162,6 +162,34 @@ impl Peer {
         start.elapsed()
     }
 
+    /// Makes a session (`session/new`, id -1): its id. An `initialize` (id -2) after
+    /// it, answered last, says when what the agent sends with the session is read.
+    fn new_session(&mut self) -> String {
+        let requests = [
+            r#"{"jsonrpc":"2.0","id":-1,"method":"session/new","params":{"cwd":"/","mcpServers":[]}}"#,
+            r#"{"jsonrpc":"2.0","id":-2,"method":"initialize","params":{"protocolVersion":1}}"#,
+        ];
+        for request in requests {
+            self.stdin
+                .write_all(format!("{request}\n").as_bytes())
+                .expect("writes");
+        }
+        let (mut reply, mut session) = (String::new(), None);
+        loop {
+            reply.clear();
+            assert!(
+                self.stdout.read_line(&mut reply).expect("reads") > 0,
+                "no answer to session/new"
+            );
+            let message: serde_json::Value = serde_json::from_str(&reply).expect("JSON");
+            if message["id"] == -1 {
+                session = message["result"]["sessionId"].as_str().map(str::to_owned);
+            } else if message["id"] == -2 {
+                return session.unwrap_or_else(|| panic!("no session made"));
+            }
+        }
+    }
+
     fn close(self) {
         let Peer { mut child, stdin, .. } = self;
         drop(stdin);
@@ -183,12 +211,17 @@ fn bench_latency(round_trips: usize, dir: &Path) -> Vec<Summary> {
         Peer::spawn(acp_command(Some(&recorded))),
     ];
     let mut cat = Peer::spawn(Command::new("cat"));
-    let set_mode = |id: usize| {
-        format!(
-            r#"{{"jsonrpc":"2.0","id":{id},"method":"session/set_mode","params":{{"sessionId":"s","modeId":"plan"}}}}{}"#,
-            "\n"
-        )
+    // The default session's agent knows the sessions it made only: one is made first.
+    let told = mocks[0].new_session();
+    let set_mode_of = |session: String| {
+        move |id: usize| {
+            format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"session/set_mode","params":{{"sessionId":"{session}","modeId":"plan"}}}}{}"#,
+                "\n"
+            )
+        }
     };
+    let (set_mode, set_mode_told) = (set_mode_of("s".to_owned()), set_mode_of(told));
     let initialize = |id: usize| {
         format!(
             r#"{{"jsonrpc":"2.0","id":{id},"method":"initialize","params":{{"protocolVersion":1,"clientCapabilities":{{"fs":{{"readTextFile":true,"writeTextFile":true}},"terminal":false}}}}}}{}"#,
@@ -198,7 +231,7 @@ fn bench_latency(round_trips: usize, dir: &Path) -> Vec<Summary> {
     // The summary's name, the mock that answers, the request.
     let cases: [(&'static str, usize, &Request<'_>); 3] = [
         ("latency (initialize)", 0, &initialize),
-        ("latency (session/set_mode)", 0, &set_mode),
+        ("latency (session/set_mode)", 0, &set_mode_told),
         ("latency (session/set_mode, recorded)", 1, &set_mode),
     ];
     let mut reply = String::new();

@@ -59,6 +59,7 @@ pub mod error;
 pub mod exit_codes;
 pub mod format;
 pub mod frames;
+pub mod jsonrpc;
 pub mod models;
 mod peek;
 

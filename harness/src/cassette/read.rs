@@ -438,6 +438,33 @@ impl<R: BufRead> Reader<R> {
         })
     }
 
+    /// A player's run of lines due together, for a [`Reader::fast`] reader of a
+    /// cassette: the events of the stdout frames of the writer's shape whole in the
+    /// read buffer (their times in order), appended to `out` each with its newline,
+    /// while `out` holds less than `limit` bytes, at most `most` of them, and only
+    /// while `keep` takes the next one's event (a line it does not take is left for
+    /// [`Iterator::next`]); how many were appended. Where the reader is after them is
+    /// [`Reader::position`].
+    pub fn fast_run(
+        &mut self,
+        out: &mut Vec<u8>,
+        limit: usize,
+        most: usize,
+        mut keep: impl FnMut(&[u8]) -> bool,
+    ) -> Result<usize, CassetteError> {
+        let mut taken = 0;
+        self.fast_lines(|_, event| {
+            if out.len() >= limit || taken >= most || !keep(event) {
+                return false;
+            }
+            out.extend_from_slice(event);
+            out.push(b'\n');
+            taken += 1;
+            true
+        })?;
+        Ok(taken)
+    }
+
     /// Fast reading for a pass that looks at the stdout lines without keeping them:
     /// each stdout frame of the writer's shape whole in the read buffer handed to
     /// `visit` (its time, its event, borrowed from the read buffer) until `visit`
@@ -483,7 +510,7 @@ impl<R: BufRead> Reader<R> {
         self.input.consume(at);
         self.offset += at as u64;
         self.utf8_checked = self.utf8_checked.saturating_sub(at);
-        self.line_no += count;
+        self.line_no += count as u64;
         Ok(count)
     }
 

@@ -85,12 +85,73 @@ pub const CANCEL_WAIT: Duration = Duration::from_secs(5);
 ///
 /// Reading can fail part way (the cassette changed after it was opened): the error is
 /// then the last item. `Steps::from(vec)` makes steps already at hand.
-pub struct Steps(Box<dyn Iterator<Item = Result<Step, CassetteError>> + Send>);
+pub struct Steps {
+    source: Box<dyn Source>,
+    /// A step looked at ([`Steps::next_if`]) and not taken.
+    peeked: Option<Result<Step, CassetteError>>,
+}
+
+/// Where [`Steps`] come from: made one at a time, and some sources (a recording's
+/// tape) can also hand over a run of plain messages in one piece ([`Source::run`]).
+pub trait Source: Iterator<Item = Result<Step, CassetteError>> + Send {
+    /// Appends the next steps while each is a [`Step::Send`] of an agent message that
+    /// asks nothing (no request) and is played as recorded, each line with its
+    /// newline, while `out` holds less than `limit` bytes; how many. A response is one
+    /// of them only with `responses` (none is awaited). Their times are not told: for
+    /// a run that waits for no time. 0 (the default) says nothing: take the next step.
+    fn run(&mut self, _out: &mut Vec<u8>, _limit: usize, _responses: bool) -> Result<usize, CassetteError> {
+        Ok(0)
+    }
+}
+
+/// An iterator of steps, as a [`Source`] with no runs.
+struct Each<I>(I);
+
+impl<I: Iterator<Item = Result<Step, CassetteError>>> Iterator for Each<I> {
+    type Item = Result<Step, CassetteError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.0.next()
+    }
+}
+
+impl<I: Iterator<Item = Result<Step, CassetteError>> + Send> Source for Each<I> {}
 
 impl Steps {
     /// The steps `steps` makes, as they are asked for.
     pub fn new(steps: impl Iterator<Item = Result<Step, CassetteError>> + Send + 'static) -> Self {
-        Steps(Box::new(steps))
+        Steps::of(Each(steps))
+    }
+
+    /// The steps of `source`, with its runs.
+    pub fn of(source: impl Source + 'static) -> Self {
+        Steps {
+            source: Box::new(source),
+            peeked: None,
+        }
+    }
+
+    /// The next step if `take` takes it; else it stays the next.
+    pub fn next_if(
+        &mut self,
+        take: impl FnOnce(&Result<Step, CassetteError>) -> bool,
+    ) -> Option<Result<Step, CassetteError>> {
+        let next = self.next()?;
+        if take(&next) {
+            Some(next)
+        } else {
+            self.peeked = Some(next);
+            None
+        }
+    }
+
+    /// The next run of plain messages, as [`Source::run`]; 0 when a step was looked
+    /// at and not taken (it comes first).
+    pub fn run(&mut self, out: &mut Vec<u8>, limit: usize, responses: bool) -> Result<usize, CassetteError> {
+        if self.peeked.is_some() {
+            return Ok(0);
+        }
+        self.source.run(out, limit, responses)
     }
 }
 
@@ -98,7 +159,7 @@ impl Iterator for Steps {
     type Item = Result<Step, CassetteError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        self.0.next()
+        self.peeked.take().or_else(|| self.source.next())
     }
 }
 

@@ -16,7 +16,7 @@
 //!
 //! The script does not hold the recording's messages. A first pass over the cassette
 //! makes an *index* of its exchanges: each request's method, id and session, where its
-//! frames start in the file, and which of them are the agent's responses (their ids
+//! frames start in the file, and which of them are the client's answers (the method of
 //! are made live) and the client's answers (the method of the request they answer).
 //! Playing an exchange reads its frames again from the file, one at a time, as the
 //! server writes them ([`Steps`]): a turn of any length plays in the memory of one
@@ -35,9 +35,10 @@ use super::tell;
 use super::wire::{methods, tool_content, Capabilities};
 use crate::cassette::tape::{ended_early, Frames, Mark, Tape};
 use crate::cassette::Position;
-use crate::dialects::acp::conversation::{Conversation, Reply, Step, Steps, Wait};
+use crate::dialects::acp::conversation::{Conversation, Reply, Source, Step, Steps, Wait};
 use crate::error::CassetteError;
 use crate::frames::{Exit, Frame, FrameResult, Stream};
+use crate::jsonrpc;
 
 /// A recorded conversation, replayed as a script.
 #[derive(Debug, Clone)]
@@ -119,9 +120,6 @@ struct Section {
     frames: usize,
     /// What its steps are timed from: when its request came.
     since: Duration,
-    /// Its lines that are the agent's responses: which frame of the section, and the
-    /// id (JSON text) of the request they answer.
-    responses: Vec<(usize, String)>,
     /// For each of the client's answers to the agent's requests in it, in order, the
     /// method of the request it answers.
     answers: Vec<String>,
@@ -182,21 +180,17 @@ impl Script {
         Ok(Some(index.script(tape, profile)))
     }
 
-    /// The steps of `section`, with the live ids of the requests its responses
-    /// answer, read from the tape as they are played.
+    /// The steps of `section`, its responses with the live ids of the requests played
+    /// so far, read from the tape as they are played.
     fn play(&self, section: Section, withhold: Option<Capabilities>) -> Steps {
-        let responses: Vec<(usize, Option<String>)> = section
-            .responses
-            .into_iter()
-            .map(|(frame, recorded)| (frame, self.ids.get(&recorded).cloned()))
-            .collect();
         match self.tape.frames(section.from, section.until) {
-            Ok(frames) => Steps::new(Play {
+            Ok(frames) => Steps::of(Play {
                 frames,
                 left: section.frames,
-                n: 0,
                 since: section.since,
-                responses: responses.into_iter().peekable(),
+                ids_as_recorded: self.ids.iter().all(|(recorded, live)| recorded == live),
+                ids: self.ids.clone(),
+                glance: jsonrpc::Glance::default(),
                 answers: section.answers.into_iter(),
                 withhold,
                 withheld: HashSet::new(),
@@ -306,6 +300,7 @@ struct Index {
     end: u64,
     /// The agent's requests not yet answered: their ids, and their methods.
     asked: HashMap<String, String>,
+    glance: jsonrpc::Glance,
 }
 
 impl Index {
@@ -320,6 +315,7 @@ impl Index {
             ending: Exit::Code(0),
             end: start.position.offset,
             asked: HashMap::new(),
+            glance: jsonrpc::Glance::default(),
         }
     }
 
@@ -358,13 +354,12 @@ impl Index {
                 }
             }
             Frame::Line(line) if line.stream == Stream::Stdout => {
-                if let Some(message) = Message::parse(&line.bytes) {
+                // Only a request is indexed: a line that surely is none (no top-level
+                // `id`, or no `method`) is not parsed.
+                let request = self.glance.has_id(&line.bytes) != Some(false)
+                    && self.glance.has_method(&line.bytes) != Some(false);
+                if let Some(message) = request.then(|| Message::parse(&line.bytes)).flatten() {
                     match message.kind {
-                        Kind::Response => {
-                            let frame = self.section().frames;
-                            let id = message.id_text().to_owned();
-                            self.section().responses.push((frame, id));
-                        }
                         Kind::Request => {
                             let method = message.method();
                             let job = [methods::FS_READ_TEXT_FILE, methods::FS_WRITE_TEXT_FILE]
@@ -376,7 +371,7 @@ impl Index {
                             self.asked
                                 .insert(message.id_text().to_owned(), message.method().to_owned());
                         }
-                        Kind::Notification => {}
+                        Kind::Notification | Kind::Response => {}
                     }
                 }
             }
@@ -416,11 +411,13 @@ struct Play {
     frames: Frames,
     /// Frames of the section not read yet.
     left: usize,
-    /// The number, in the section, of the next frame.
-    n: usize,
     since: Duration,
-    /// Its responses (frame numbers) and the live ids they get, in order.
-    responses: std::iter::Peekable<std::vec::IntoIter<(usize, Option<String>)>>,
+    /// The recorded ids of the requests played so far and the live ones, which the
+    /// agent's responses to them get.
+    ids: HashMap<String, String>,
+    /// Every live id is the recorded one: a response plays as recorded.
+    ids_as_recorded: bool,
+    glance: jsonrpc::Glance,
     /// The methods the client's answers answer, in order.
     answers: std::vec::IntoIter<String>,
     /// What the live client offers, when the section has requests it does not: those
@@ -436,7 +433,7 @@ impl Play {
     /// The step of the `n`th frame of the section; `None` for a frame that plays as
     /// nothing (a client notification other than a cancel, a line that is not
     /// JSON-RPC, a clean end, a stall).
-    fn step(&mut self, n: usize, frame: Frame) -> Option<Step> {
+    fn step(&mut self, frame: Frame) -> Option<Step> {
         let at = frame.at().saturating_sub(self.since);
         match frame {
             Frame::Line(line) if line.stream == Stream::Stdin => {
@@ -501,8 +498,11 @@ impl Play {
                         bytes = terminals.live(bytes);
                     }
                 }
-                if self.responses.peek().is_some_and(|(frame, _)| *frame == n) {
-                    if let Some((_, Some(live))) = self.responses.next() {
+                if !rpc::surely_not_response(&bytes) {
+                    let live = Message::parse(&bytes)
+                        .filter(|m| m.kind == Kind::Response)
+                        .and_then(|m| self.ids.get(m.id_text()).cloned());
+                    if let Some(live) = live {
                         bytes = rpc::with_id(&bytes, &live);
                     }
                 }
@@ -514,6 +514,40 @@ impl Play {
             Frame::Stall { .. } | Frame::CloseStdout { .. } => None,
         }
     }
+}
+
+impl Source for Play {
+    /// The section's next messages as recorded, cut out of the cassette's read buffer:
+    /// none when its lines are changed as they play (capabilities withheld, terminals
+    /// named live), and responses only when their ids stay as recorded.
+    fn run(&mut self, out: &mut Vec<u8>, limit: usize, responses: bool) -> Result<usize, CassetteError> {
+        let Frames::File(reader) = &mut self.frames else {
+            return Ok(0);
+        };
+        if self.withhold.is_some()
+            || !self
+                .terminals
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .live
+                .is_empty()
+        {
+            return Ok(0);
+        }
+        let responses = responses && self.ids_as_recorded;
+        let glance = &self.glance;
+        let count = reader.fast_run(out, limit, self.left, |event| {
+            plain(glance, event) || (responses && glance.has_method(event) == Some(false))
+        })?;
+        self.left -= count;
+        Ok(count)
+    }
+}
+
+/// Whether an agent message is surely a notification, told without parsing it: no
+/// response (whose id is made live) and no request (whose answer is awaited).
+fn plain(glance: &jsonrpc::Glance, event: &[u8]) -> bool {
+    rpc::surely_not_response(event) && glance.has_id(event) == Some(false)
 }
 
 impl Iterator for Play {
@@ -534,9 +568,7 @@ impl Iterator for Play {
                     return Some(Err(ended_early(&self.frames)));
                 }
             };
-            let n = self.n;
-            self.n += 1;
-            if let Some(step) = self.step(n, frame) {
+            if let Some(step) = self.step(frame) {
                 return Some(Ok(step));
             }
         }

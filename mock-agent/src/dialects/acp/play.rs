@@ -23,7 +23,7 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
     /// wait for the client ([`harness::timing::Clock::rebase`]).
     pub(super) async fn play(&mut self, steps: Steps, mut live: Option<Live>) -> Result<Option<Exit>, Stop> {
         self.clock.rebase(self.output.elapsed(), Duration::ZERO);
-        let mut steps = steps.peekable();
+        let mut steps = steps;
         while let Some(step) = steps.next() {
             let step = step.map_err(ExecError::Cassette)?;
             let outcome = match step {
@@ -48,7 +48,10 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
                                 }
                             }
                             if !response && self.plain {
-                                self.send_run(line, &mut steps).await?;
+                                // Once the request is answered, no message of the
+                                // turn is its response.
+                                let answered = live.as_ref().is_none_or(|live| live.responded);
+                                self.send_run(line, &mut steps, answered).await?;
                             } else if let Some(exit) = self.send(line).await? {
                                 return Ok(Some(exit));
                             }
@@ -139,14 +142,27 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
     /// Sends `line` and the agent messages that follow it at once, written together
     /// (up to [`RUN_BYTES`]): in a plain run (see [`Server::plain`]) a long turn's
     /// updates. A response, or any other step, ends the run: it is played as usual.
-    async fn send_run(&mut self, line: Vec<u8>, steps: &mut std::iter::Peekable<Steps>) -> Result<(), Stop> {
+    /// Messages sent as recorded, unjournaled, come in one piece from the recording
+    /// ([`Steps::run`]), not a step each. With `answered` (the request is answered, or
+    /// there is none), responses are in the run too.
+    async fn send_run(&mut self, line: Vec<u8>, steps: &mut Steps, answered: bool) -> Result<(), Stop> {
         self.note("out", &line);
         self.client.asking(&line);
         let mut run = Vec::with_capacity(RUN_BYTES + line.len().max(1 << 10));
         run.extend_from_slice(&line);
+        run.push(b'\n');
+        let whole = self.client.journal.is_none() && self.sessions.as_recorded();
         while run.len() < RUN_BYTES {
+            if whole
+                && steps
+                    .run(&mut run, RUN_BYTES, answered)
+                    .map_err(ExecError::Cassette)?
+                    > 0
+            {
+                continue;
+            }
             let next = steps.next_if(
-                |step| matches!(step, Ok(Step::Send { line, .. }) if rpc::surely_not_response(line)),
+                |step| matches!(step, Ok(Step::Send { line, .. }) if answered || rpc::surely_not_response(line)),
             );
             let Some(Ok(Step::Send { line, .. })) = next else {
                 break;
@@ -154,9 +170,10 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
             let line = self.sessions.name(line);
             self.note("out", &line);
             self.client.asking(&line);
-            run.push(b'\n');
             run.extend_from_slice(&line);
+            run.push(b'\n');
         }
+        run.pop();
         self.output
             .perform(Frame::Line(Line::stdout(Duration::ZERO, run)))
             .await?;

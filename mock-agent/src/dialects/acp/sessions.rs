@@ -73,6 +73,12 @@ impl Sessions {
         self.replaced.clear();
     }
 
+    /// Whether the reply playing now names its sessions as recorded: its messages are
+    /// sent as they stand.
+    pub(super) fn as_recorded(&self) -> bool {
+        matches!(self.naming, Naming::Recorded)
+    }
+
     /// `line`, an agent message of the reply playing now, with its session named as
     /// the reply names it.
     pub(super) fn name(&mut self, line: Vec<u8>) -> Vec<u8> {

@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use tokio::io::AsyncWrite;
 
+use harness::cassette::PREFLIGHT_LIMIT;
 use harness::dialects::codex::app_server::{Next, Options, Player};
 use harness::dialects::codex::args::AppServerArgs;
 use harness::dialects::codex::exec::Thread;
@@ -27,6 +28,7 @@ use harness::dialects::codex_app_server::recording::{is_app_server, open_session
 use harness::exit_codes;
 use harness::frames::{Delivery, Exit, Frame, Line};
 use harness::journal::{self, Entry};
+use harness::jsonrpc::Glance;
 use harness::timing::Clock;
 
 use super::threads::Store;
@@ -42,6 +44,9 @@ pub const PACE: Duration = Duration::from_millis(20);
 /// the server; past them the client is not read until they are handled (its own pipe
 /// fills), so memory stays bounded whatever it writes.
 const QUEUED: usize = 16 << 20;
+
+/// About the most bytes of a turn's recorded lines written together.
+const RUN_BYTES: usize = 64 << 10;
 
 /// Runs `codex app-server` with `args`, journaling into `entry` (the conversation
 /// into `spooled`).
@@ -63,7 +68,22 @@ pub fn run(
         Err(e) => return own_error(entry, e.to_string(), exit_codes::USAGE),
     };
     let cwd = entry.cwd.clone().unwrap_or_else(|| "/".to_owned());
+    let mut injector = Injector::app_server(faults);
+    // A recording of app-server, with no preset, replays as a script: its lines as
+    // recorded, waiting where it waited for the client. The player then answers
+    // nothing: it is not told the recording's session.
+    let script = match &settings.cassette {
+        Some(path) if !injector.has_preset() => match script_of(path) {
+            Ok(script) => script,
+            Err(e) => return own_error(entry, e.to_string(), e.exit_code()),
+        },
+        _ => None,
+    };
     let mut session: Session = match (&settings.cassette, settings.generate) {
+        (Some(path), _) if script.is_some() => {
+            entry.source = Some(path.display().to_string());
+            Session { turns: Vec::new() }
+        }
         (Some(path), _) => {
             entry.source = Some(path.display().to_string());
             match open_session(path) {
@@ -87,19 +107,15 @@ pub fn run(
     let mut options = Options::new(&codex_home, &cwd, settings.generate.unwrap_or(settings.seed));
     options.start_ms = execute::now_ms();
     options.known_threads = store.as_ref().map(Store::all).unwrap_or_default();
-    let mut injector = Injector::app_server(faults);
     options.asks_always = injector.asks_always();
     injector.prepare(&mut session);
     let player = Player::new(session, options);
-    // A recording of app-server, with no preset, replays as a script: its lines as
-    // recorded, waiting where it waited for the client.
-    let script = match &settings.cassette {
-        Some(path) if !injector.has_preset() => match script_of(path) {
-            Ok(script) => script,
-            Err(e) => return own_error(entry, e.to_string(), e.exit_code()),
-        },
-        _ => None,
-    };
+    // Nothing is done to a recorded line but writing it: a turn's run of them goes out
+    // in one piece.
+    let whole = injector.faults().is_empty()
+        && settings.journal.is_none()
+        && settings.step.is_none()
+        && settings.timing == harness::timing::Timing::default();
 
     let mut delivery = Delivery::default();
     delivery.timed = settings.timing != harness::timing::Timing::default();
@@ -133,6 +149,8 @@ pub fn run(
             queued: 0,
             asked: None,
             replaying: script.is_some(),
+            whole,
+            glance: Glance::default(),
         };
         let ended = match script {
             Some(script) => server.replay(script).await,
@@ -196,12 +214,19 @@ pub fn run(
 
 /// The frames of a recording of `codex app-server` at `path`, read as they are
 /// played (`None`: a recording of another kind, played as the session it tells).
-/// The file was read in full for its session first ([`open_session`]): its frames
-/// are read without parsing their lines again.
+/// A file of up to [`PREFLIGHT_LIMIT`] bytes is checked in full first (a broken one
+/// fails before anything is played), a larger one as it plays; either is played
+/// without parsing its lines' JSON.
 fn script_of(path: &std::path::Path) -> Result<Option<Script>, harness::error::CassetteError> {
     let reader = harness::cassette::open(path)?;
     if !reader.header().is_some_and(is_app_server) {
         return Ok(None);
+    }
+    if std::fs::metadata(path).is_ok_and(|m| m.len() <= PREFLIGHT_LIMIT) {
+        for frame in reader {
+            frame?;
+        }
+        return harness::cassette::open(path).map(|reader| Some(reader.fast()));
     }
     Ok(Some(reader.fast()))
 }
@@ -241,10 +266,11 @@ fn answer_id(line: &[u8], ids: &[(String, Value)]) -> Option<Vec<u8>> {
     Some(text.replacen(&needle, &format!("\"id\":{live}"), 1).into_bytes())
 }
 
-/// Whether `line` may hold an `id` key: it says `"id"`, or holds a `\u` escape (which
-/// may spell it).
-fn may_have_id(line: &[u8]) -> bool {
-    memchr::memmem::find(line, b"\\u").is_some() || memchr::memmem::find(line, b"\"id\"").is_some()
+/// Whether `line` may have a top-level `id` (answer the client, or ask it): a scan of
+/// its bytes says, or cannot tell (then it is parsed). A notification's nested ids
+/// (its item's) are not one.
+fn may_have_id(glance: &Glance, line: &[u8]) -> bool {
+    glance.has_id(line) != Some(false)
 }
 
 /// Whether the client's `line` is a `turn/interrupt` request.
@@ -308,6 +334,11 @@ struct Server<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> {
     /// A recording is replayed as a script (a stall does not listen for an interrupt:
     /// the script cannot end its turn).
     replaying: bool,
+    /// No fault, no journal, no step mode, instant timing: a replayed run of lines
+    /// that neither answer nor ask the client is cut out of the cassette in one piece.
+    whole: bool,
+    /// What tells a line that may answer or ask the client.
+    glance: Glance,
 }
 
 impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
@@ -361,11 +392,17 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
     /// them, the client's live request ids in the answers to its requests. The
     /// recording's end is the server's, unless the client's end of stdin comes first
     /// (exit 0, as the real server).
-    async fn replay(&mut self, frames: Script) -> Result<Exit, Stop> {
+    async fn replay(&mut self, mut frames: Script) -> Result<Exit, Stop> {
         // The recorded client's request ids (as JSON text), and the live ones.
         let mut ids: Vec<(String, Value)> = Vec::new();
         let mut ended = Exit::Code(exit_codes::OK);
-        for frame in frames {
+        loop {
+            if self.whole && self.ended.is_none() && self.send_run(&mut frames).await? {
+                continue;
+            }
+            let Some(frame) = frames.next() else {
+                break;
+            };
             let frame = frame.map_err(ExecError::from)?;
             if let Some(exit) = self.ended {
                 self.output.flush().await?;
@@ -425,7 +462,7 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
                     let mut bytes = line.bytes;
                     // A line with no `id` key (a notification of the turn's stream)
                     // neither answers the client nor asks it: not parsed.
-                    let parsed = may_have_id(&bytes);
+                    let parsed = may_have_id(&self.glance, &bytes);
                     if let Some(live) = parsed.then(|| answer_id(&bytes, &ids)).flatten() {
                         bytes = live;
                     }
@@ -460,6 +497,26 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
         }
         self.output.flush().await?;
         Ok(self.ended.unwrap_or(ended))
+    }
+
+    /// Writes the recording's next run of lines that neither answer nor ask the client
+    /// (no `id`, as [`may_have_id`] tells) in one piece, at the time the first is due
+    /// (a plain run's: at once); `false` when the next line is not one.
+    async fn send_run(&mut self, frames: &mut Script) -> Result<bool, Stop> {
+        let mut run = Vec::new();
+        let glance = &self.glance;
+        let count = frames
+            .fast_run(&mut run, RUN_BYTES, usize::MAX, |line| !may_have_id(glance, line))
+            .map_err(ExecError::from)?;
+        if count == 0 {
+            return Ok(false);
+        }
+        self.at = Script::position(frames).at;
+        run.pop();
+        let due = self.clock.due(self.at, true);
+        self.write(due, Frame::Line(Line::stdout(Duration::ZERO, run)))
+            .await?;
+        Ok(true)
     }
 
     /// Waits for what the client sends next.

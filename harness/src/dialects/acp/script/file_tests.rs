@@ -211,3 +211,66 @@ fn a_cassette_changed_after_it_was_indexed_fails_to_play_with_an_error() {
     assert!(error.to_string().contains("invalid JSON"), "{error}");
     assert!(steps.len() > 2_000, "the frames before it play");
 }
+
+/// What `steps` play, a line of text a step: an agent message as `out LINE`, any
+/// other step as it prints; with `runs`, the messages that runs hand over in one
+/// piece are taken so ([`Steps::run`], responses among them when `runs` says) and
+/// counted.
+fn transcript(mut steps: Steps, runs: Option<bool>) -> (Vec<Vec<u8>>, usize) {
+    let (mut told, mut in_runs, mut run) = (Vec::new(), 0, Vec::new());
+    loop {
+        if let Some(responses) = runs {
+            let count = steps.run(&mut run, 64 << 10, responses).expect("reads");
+            if count > 0 {
+                in_runs += count;
+                let lines = run.strip_suffix(b"\n").expect("each line ends");
+                told.extend(lines.split(|b| *b == b'\n').map(|l| [b"out ", l].concat()));
+                assert_eq!(lines.split(|b| *b == b'\n').count(), count);
+                run.clear();
+                continue;
+            }
+        }
+        match steps.next() {
+            None => break,
+            Some(Ok(Step::Send { line, .. })) => told.push([b"out ".as_slice(), &line].concat()),
+            Some(step) => told.push(format!("{:?}", step.expect("plays")).into_bytes()),
+        }
+    }
+    (told, in_runs)
+}
+
+#[test]
+fn a_turn_s_runs_cut_out_of_the_file_play_as_its_steps_do() {
+    let path = write(&cassette());
+    // Each of: a live prompt id that is not the recorded one (its response is made
+    // live, so it is no run's), and the recorded one; runs with and without responses.
+    for (id, responses) in [(r#""p""#, false), (r#""p""#, true), ("1", true), ("1", false)] {
+        let params = json!({"sessionId": "s", "prompt": []});
+        let prompt = String::from_utf8(request_line(id, methods::SESSION_PROMPT, &params)).expect("utf-8");
+        let play = |runs| {
+            let mut script = Script::open(&path, &PROFILE)
+                .expect("indexes")
+                .expect("an ACP cassette");
+            let _ = script.start().count();
+            // The recorded `initialize` was id 0: a live id 0 keeps every id as recorded.
+            let initialize = if id == "1" { "0" } else { r#""i""# };
+            let _ = script.reply(&request(&initialize_of(initialize))).steps.count();
+            transcript(script.reply(&request(&prompt)).steps, runs)
+        };
+        let ((stepped, none), (ran, in_runs)) = (play(None), play(Some(responses)));
+        assert_eq!(none, 0);
+        assert!(
+            in_runs > 2_900,
+            "{id}: most of the turn's updates come in runs: {in_runs}"
+        );
+        assert_eq!(stepped.len(), ran.len(), "{id} {responses}");
+        let differ = stepped.iter().zip(&ran).position(|(a, b)| a != b);
+        assert_eq!(differ, None, "{id} {responses}: line {differ:?} differs");
+        let last = ran.last().expect("a response");
+        assert!(last.starts_with(format!(r#"out {{"jsonrpc":"2.0","id":{id},"#).as_bytes()));
+    }
+}
+
+fn initialize_of(id: &str) -> String {
+    String::from_utf8(request_line(id, methods::INITIALIZE, &json!({}))).expect("utf-8")
+}

@@ -1,0 +1,168 @@
+//! JSON-RPC lines looked at without being parsed: what a server-mode player needs to
+//! know of each recorded line to write it as it stands (whether it answers or asks the
+//! client) costs a scan of its bytes, not a JSON value.
+
+use memchr::memmem::Finder;
+
+/// Looks at lines for the top-level members of JSON-RPC ([`has_top_level_key`]),
+/// first at a glance: an object whose bytes hold neither the key in quotes nor a
+/// `\u` escape (the only one that spells a letter) has no such member anywhere. Its
+/// searchers are made once: keep one for many lines.
+#[derive(Debug, Clone)]
+pub struct Glance {
+    id: Finder<'static>,
+    method: Finder<'static>,
+    escape: Finder<'static>,
+}
+
+impl Default for Glance {
+    fn default() -> Self {
+        Glance {
+            id: Finder::new(br#""id""#),
+            method: Finder::new(br#""method""#),
+            escape: Finder::new(br"\u"),
+        }
+    }
+}
+
+impl Glance {
+    /// [`has_top_level_key`] of `id`: whether a message answers or asks (a request or
+    /// a response), not a notification.
+    pub fn has_id(&self, line: &[u8]) -> Option<bool> {
+        self.told(line, b"id", &self.id)
+    }
+
+    /// [`has_top_level_key`] of `method`: whether a message is a request or a
+    /// notification, not a response.
+    pub fn has_method(&self, line: &[u8]) -> Option<bool> {
+        self.told(line, b"method", &self.method)
+    }
+
+    fn told(&self, line: &[u8], key: &[u8], quoted: &Finder<'_>) -> Option<bool> {
+        if line.first() == Some(&b'{') && quoted.find(line).is_none() && self.escape.find(line).is_none() {
+            return Some(false);
+        }
+        has_top_level_key(line, key)
+    }
+}
+
+/// Whether the JSON object on `line` has the member `key` at its top level (not one of
+/// a nested object), told from its bytes: strings are skipped, nesting counted, and
+/// nothing is built. `None` when the bytes cannot tell: the line is no object, it ends
+/// inside a string, or a top-level key is spelt with an escape (`"\u0069d"`); parse
+/// the line to know. `Some(false)` is sure for a line that parses: a JSON parser finds
+/// no such member either (a line that does not parse has none).
+pub fn has_top_level_key(line: &[u8], key: &[u8]) -> Option<bool> {
+    let start = line.iter().position(|b| !b.is_ascii_whitespace())?;
+    if line[start] != b'{' {
+        return None;
+    }
+    let (mut depth, mut at, mut expect_key) = (0usize, start, false);
+    while at < line.len() {
+        match line[at] {
+            b'"' => {
+                let from = at + 1;
+                let (mut to, mut escaped) = (from, false);
+                let end = loop {
+                    let next = to + memchr::memchr2(b'"', b'\\', line.get(to..)?)?;
+                    if line[next] == b'"' {
+                        break next;
+                    }
+                    escaped = true;
+                    to = next + 2;
+                };
+                if depth == 1 && expect_key {
+                    if escaped {
+                        return None;
+                    }
+                    if &line[from..end] == key {
+                        return Some(true);
+                    }
+                }
+                expect_key = false;
+                at = end + 1;
+                continue;
+            }
+            b'{' | b'[' => {
+                depth += 1;
+                expect_key = depth == 1 && line[at] == b'{';
+            }
+            b'}' | b']' => {
+                depth = depth.saturating_sub(1);
+                expect_key = false;
+            }
+            b',' => expect_key = depth == 1,
+            _ => {}
+        }
+        at += 1;
+    }
+    Some(false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What a parser says of the line, where it parses.
+    fn parsed(line: &str, key: &str) -> Option<bool> {
+        serde_json::from_str::<serde_json::Value>(line)
+            .ok()
+            .and_then(|v| v.as_object().map(|o| o.contains_key(key)))
+    }
+
+    #[test]
+    fn a_method_is_told_at_a_glance_and_by_a_scan() {
+        let response = br#"{"jsonrpc":"2.0","id":3,"r":{"method":"nested"}}"#;
+        assert_eq!(
+            Glance::default().has_method(br#"{"jsonrpc":"2.0","id":3,"r":{}}"#),
+            Some(false)
+        );
+        assert_eq!(Glance::default().has_method(response), Some(false));
+        assert_eq!(
+            Glance::default().has_method(br#"{"jsonrpc":"2.0","method":"m"}"#),
+            Some(true)
+        );
+        assert_eq!(
+            Glance::default().has_method(br#"{"jsonrpc":"2.0","\u006dethod":"m"}"#),
+            None
+        );
+        assert_eq!(Glance::default().has_method(b"not json"), None);
+        let escaped = br#"{"jsonrpc":"2.0","method":"m","params":{"title":"a \"quoted\" \r"}}"#;
+        assert_eq!(Glance::default().has_id(escaped), Some(false));
+        assert_eq!(Glance::default().has_id(br#"{"m":"\u0041","\u0069d":1}"#), None);
+    }
+
+    #[test]
+    fn a_top_level_member_is_told_from_a_nested_one() {
+        let cases = [
+            (
+                r#"{"method":"x/started","params":{"item":{"id":"rs_2"}},"emittedAtMs":1}"#,
+                Some(false),
+            ),
+            (r#"{"id":1,"r":{}}"#, Some(true)),
+            (
+                r#"{"method":"x/requestApproval","params":{"a":[{"id":3}]},"id":0}"#,
+                Some(true),
+            ),
+            (
+                r#"{"method":"m","params":{"text":"\"id\":1, {\"id\"","list":["id",{"id":2}]}}"#,
+                Some(false),
+            ),
+            (r#" { "id" : 5 }"#, Some(true)),
+            (r#"{"a":"id","b":{"c":"}"},"d":["]"]}"#, Some(false)),
+            (r#"{"\u0069d":1}"#, None),
+            (r#"{"method":"m","params":"\\"}"#, Some(false)),
+            (r#"{"idx":1,"i":2}"#, Some(false)),
+            (r#"[{"id":1}]"#, None),
+            (r#"{"method":"unterminated"#, None),
+            (r#"{"jsonrpc":"2.0","id":3,"r":{"s":"e"}}"#, Some(true)),
+        ];
+        for (line, told) in cases {
+            assert_eq!(has_top_level_key(line.as_bytes(), b"id"), told, "{line}");
+            if let Some(told) = told {
+                assert_eq!(Glance::default().has_id(line.as_bytes()), Some(told), "{line}");
+                assert_eq!(parsed(line, "id"), Some(told), "the parser disagrees: {line}");
+            }
+        }
+    }
+}
