@@ -510,7 +510,7 @@ impl<R: BufRead> Reader<R> {
         self.input.consume(at);
         self.offset += at as u64;
         self.utf8_checked = self.utf8_checked.saturating_sub(at);
-        self.line_no += count as u64;
+        self.line_no += count;
         Ok(count)
     }
 
