@@ -251,6 +251,42 @@ fn faults_lists_every_fault_with_an_example() {
     }
 }
 
+/// `faults --dialect NAME` lists that dialect's section alone, under its heading;
+/// an unknown name is an error that lists the dialects.
+#[test]
+fn faults_of_one_dialect_list_its_section_alone() {
+    for dialect in harness::dialects::ALL {
+        let output = mock()
+            .args(["faults", "--dialect", dialect.name()])
+            .output()
+            .expect("runs");
+        assert!(output.status.success(), "{}", dialect.name());
+        let text = String::from_utf8_lossy(&output.stdout);
+        let names: Vec<&str> = text
+            .lines()
+            .filter(|l| !l.starts_with(' ') && !l.ends_with("in MOCK_AGENT_FAULTS:"))
+            .filter_map(|l| l.split_whitespace().next())
+            .collect();
+        let wanted: Vec<&str> = dialect.catalogue().iter().map(|e| e.name).collect();
+        assert_eq!(names, wanted, "{}", dialect.name());
+        let headings = text
+            .lines()
+            .filter(|l| l.ends_with("in MOCK_AGENT_FAULTS:"))
+            .count();
+        assert!(headings <= 1, "{}: {text}", dialect.name());
+    }
+    let output = mock()
+        .args(["faults", "--dialect", "nope"])
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(64));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.starts_with("mock-agent: ") && stderr.contains("codex-app-server"),
+        "{stderr}"
+    );
+}
+
 fn spawn(faults: &str, journal: Option<&std::path::Path>) -> std::process::Child {
     let mut cmd = mock_std();
     cmd.env("MOCK_AGENT_FAULTS", faults).args(["-p", "hi"]);

@@ -164,8 +164,13 @@ enum Own {
         #[arg(long, value_name = "FILE")]
         journal: PathBuf,
     },
-    /// List every fault and preset, with its meaning and an example.
-    Faults,
+    /// List every fault and preset, with its meaning and an example (with `--dialect`,
+    /// that dialect's section only).
+    Faults {
+        /// Only this dialect's section (as `mock-agent dialects` lists them).
+        #[arg(long, value_name = "NAME", value_parser = cases::parse_dialect)]
+        dialect: Option<&'static dyn harness::dialects::Dialect>,
+    },
     /// List the cases of the matrix `test` runs (with `--json`, each case's settings and expectation).
     Cases(cases::CasesArgs),
     /// Judge one run of a consumer made elsewhere (a pytest test, a script): each
@@ -415,8 +420,8 @@ pub fn run(argv: &[String]) -> Result<Exit, Error> {
         }
         Own::Fuzz(args) => test::fuzz(&args),
         Own::Snapshots { command } => snapshots::snapshots(command),
-        Own::Faults => {
-            list_faults();
+        Own::Faults { dialect } => {
+            list_faults(dialect);
             Ok(Exit::Code(exit_codes::OK))
         }
         Own::Dialects { json } => {
@@ -469,13 +474,20 @@ fn list_dialects(json: bool) {
     }
 }
 
-/// `mock-agent faults`: every registered dialect's section of the catalogue, the
+/// `mock-agent faults`: every registered dialect's section of the catalogue (or `only`'s), the
 /// default dialect's first and without a heading (it was the only one once).
-fn list_faults() {
-    for (n, dialect) in harness::dialects::ALL.iter().enumerate() {
+fn list_faults(only: Option<&'static dyn harness::dialects::Dialect>) {
+    let chosen = |d: &&&dyn harness::dialects::Dialect| only.is_none_or(|o| o.name() == d.name());
+    for (n, dialect) in harness::dialects::ALL
+        .iter()
+        .enumerate()
+        .filter(|(_, d)| chosen(d))
+    {
         let width = if n == 0 { 16 } else { 24 };
         if n > 0 {
-            println!("");
+            if only.is_none() {
+                println!("");
+            }
             println!("{}, in MOCK_AGENT_FAULTS:", dialect.title());
         }
         for entry in dialect.catalogue() {
