@@ -471,6 +471,38 @@ fn test_with(script: &str, extra: &[&str]) -> Output {
     test_dialect("gemini", &consumer, extra, &[("HOME", home.path())])
 }
 
+/// A program that runs `gemini -p` in text mode of its own accord (its command has no
+/// `{format}`) is judged by what text mode lets it see: a child killed after the
+/// answer leaves it nothing to tell a failure by, so either conclusion stands (a
+/// false alarm before: `reports-failure`, found on public programs).
+#[test]
+fn a_program_that_asks_for_text_is_judged_by_what_text_shows() {
+    let home = tempfile::tempdir().expect("temp dir");
+    let out = test_dialect(
+        "gemini",
+        "gemini -p hi -o text --skip-trust",
+        &["--filter", "child-killed", "--filter", "default/clean"],
+        &[("HOME", home.path())],
+    );
+    let report = said(&out);
+    assert_eq!(out.status.code(), Some(0), "{report}");
+    assert!(report.contains("3 cases: 3 passed, 0 failed"), "{report}");
+    // In stream-json the same program can tell (no `result` line): the verdict stands.
+    let out = test_dialect(
+        "gemini",
+        "gemini -p hi -o stream-json --skip-trust",
+        &["--filter", "child-killed@result"],
+        &[("HOME", home.path())],
+    );
+    let report = said(&out);
+    assert_eq!(
+        out.status.code(),
+        Some(harness::exit_codes::CASES_FAILED),
+        "{report}"
+    );
+    assert!(report.contains("reports-failure"), "{report}");
+}
+
 #[test]
 fn the_careful_gemini_program_passes_every_matrix_case_in_both_formats() {
     assert_passes_generated_and_curated(test_with, "gemini_careful.py", "2", "cassettes/gemini");

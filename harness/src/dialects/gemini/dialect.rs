@@ -149,6 +149,18 @@ impl Dialect for Gemini {
             lived.expect = crate::expect::Expectation::Failure;
             lived.segments.clear();
         }
+        // A program that asks for its own format (its command has no `{format}`) is
+        // judged by what that format lets it see: a text run killed after its answer
+        // tells the program nothing (see `judged`).
+        if let Some(format) = outcome
+            .journal
+            .iter()
+            .rev()
+            .find(|e| e.source.is_some())
+            .and_then(|e| e.output_format)
+        {
+            lived.format = format;
+        }
         lived
     }
 
