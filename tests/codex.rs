@@ -410,6 +410,46 @@ fn a_program_that_gives_a_schema_is_expected_to_report_the_schema_s_answer() {
     assert!(report.contains("reports-success"), "{report}");
 }
 
+/// A Node.js program that awaits a turn's end that never comes exits 13 when nothing
+/// is left to wait on (Node.js 20 says nothing): `ends` tells it, where the non-zero
+/// exit once passed for a reported failure. Found by trying public programs
+/// (ai-sdk-provider-codex-cli's app-server stream).
+#[test]
+fn a_node_program_whose_top_level_await_never_settles_breaks_ends() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let program = dir.path().join("waits.mjs");
+    std::fs::write(
+        &program,
+        "import { spawn } from 'node:child_process';\n\
+         const child = spawn('codex', ['exec', '--json', 'hi'], { stdio: ['ignore', 'pipe', 'ignore'] });\n\
+         let seen = '';\n\
+         await new Promise((resolve) => child.stdout.on('data', (d) => {\n\
+           seen += d;\n\
+           if (seen.includes('turn.completed')) resolve();\n\
+         }));\n\
+         console.log(JSON.parse(seen.trim().split('\\n').filter((l) => l.includes('agent_message')).pop()).item.text);\n",
+    )
+    .expect("writes");
+    let consumer = format!("node {}", program.display());
+    let out = test_dialect(
+        "codex",
+        &consumer,
+        &["--filter", "default/clean", "--filter", "default/exit-1@command"],
+        &[("CODEX_HOME", dir.path())],
+    );
+    let report = said(&out);
+    assert_eq!(
+        out.status.code(),
+        Some(harness::exit_codes::CASES_FAILED),
+        "{report}"
+    );
+    assert!(
+        report.contains("ends: it ended only because nothing was left to wait on: a top-level `await` never settled (Node.js exit 13)"),
+        "{report}"
+    );
+    assert!(report.contains("2 cases: 1 passed, 1 failed"), "{report}");
+}
+
 /// Without `--json` there is no JSON line for `unknown`, `malformed` or `huge` to
 /// stand for: stdout is the final message alone, the faults do not act, and for a
 /// program that reads the final message those cases are not applicable (neither

@@ -519,6 +519,7 @@ pub(crate) fn failed_outcome(stdout: &str, stderr: &str) -> Outcome {
         left_running: false,
         left_agents: Vec::new(),
         python: None,
+        node: None,
         dir: "/tmp/case".into(),
     }
 }

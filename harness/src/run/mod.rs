@@ -43,6 +43,7 @@ pub mod fuzz;
 pub mod html;
 pub mod lines;
 pub mod matrix;
+mod node;
 pub mod properties;
 mod python;
 mod ran;
@@ -66,6 +67,7 @@ pub use assert::{assert_matrix, check_snapshots, try_matrix, MatrixError, Matrix
 pub use cancel::Cancel;
 pub use dialect::{Dialect, Generated, Label};
 pub use matrix::{Case, CaseSource, Matrix};
+pub use node::NodeEnd;
 pub use properties::{Properties, Property, UnknownProperty, Verdict};
 pub use python::PythonEnd;
 pub use ran::{NotRun, CASE_SETTINGS};
@@ -198,6 +200,9 @@ pub struct Outcome {
     /// How its outermost Python programs ended, as they noted it (`None`: no Python
     /// program ran, or none read the runner's note: see [`PythonEnd`]).
     pub python: Option<PythonEnd>,
+    /// Whether its outermost Node.js programs ended only because a top-level `await`
+    /// never settled, as they noted it (`None`: no Node.js program took the note).
+    pub node: Option<NodeEnd>,
     /// The temporary directory the case ran in, for redaction (removed once the run
     /// is over: [`Runner::run_case`] has returned, or [`Runner::run_all`]; consecutive cases of a
     /// worker of `run_all` share it).
@@ -354,6 +359,7 @@ fn run_in(
         cmd.env(name, value);
     }
     python::take_note(&mut cmd, &consumer.env, workdir);
+    node::take_note(&mut cmd, &consumer.env, &workdir.node_note, &workdir.node_ends);
     // The consumer runs where the harness was started (its paths are the user's), or
     // where it says.
     if let Some(cwd) = &consumer.cwd {
@@ -414,8 +420,10 @@ fn run_in(
     left_running |= stdout.is_none() || stderr.is_none();
     let journal = journal::read(&workdir.journal).unwrap_or_default();
     let python = python::read(&std::fs::read(&workdir.python_ends).unwrap_or_default());
+    let node = node::read(&std::fs::read(&workdir.node_ends).unwrap_or_default());
     Ok(Outcome {
         python,
+        node,
         status,
         stdout: stdout.unwrap_or_default(),
         stderr: stderr.unwrap_or_default(),
@@ -781,7 +789,7 @@ mod tests {
             let outcome = &result.outcome;
             assert_eq!(
                 String::from_utf8_lossy(&outcome.stdout),
-                "bin\npython\n",
+                "bin\nnode-note.cjs\npython\n",
                 "{}",
                 result.case.name
             );
@@ -805,7 +813,7 @@ mod tests {
         for result in &results {
             assert_eq!(
                 String::from_utf8_lossy(&result.outcome.stdout),
-                "bin\npython\n",
+                "bin\nnode-note.cjs\npython\n",
                 "{}",
                 result.case.name
             );

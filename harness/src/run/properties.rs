@@ -332,9 +332,17 @@ impl Properties {
             }
         };
         let ended = outcome.status != Status::TimedOut;
+        let unsettled = outcome.node.is_some_and(|end| end.unsettled(outcome.status));
         verdict(
             Property::Ends,
-            if ended {
+            if unsettled {
+                Err(
+                    "it ended only because nothing was left to wait on: a top-level `await` never settled \
+                     (Node.js exit 13), so it was still waiting for the agent; a program that keeps \
+                     anything alive (a server, a bot, a timer) waits for ever here"
+                        .to_owned(),
+                )
+            } else if ended {
                 Ok(())
             } else {
                 let mut told = format!("still running after {:.1} s: killed", outcome.wall.as_secs_f64());

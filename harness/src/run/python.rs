@@ -163,8 +163,20 @@ pub enum PythonEnd {
 /// copes with, is not the program's crash.
 pub(super) fn read(notes: &[u8]) -> Option<PythonEnd> {
     let text = String::from_utf8_lossy(notes);
+    let died = outermost_ends(&text, "uncaught")?;
+    Some(match died.first() {
+        Some(class) => PythonEnd::Uncaught((*class).to_owned()),
+        None => PythonEnd::Returned,
+    })
+}
+
+/// What the outermost noted programs (none of whose ancestors is a noted program) said
+/// of their end in lines `WORD PID WHAT`, sorted; `None` when no program took the note.
+/// Each program notes its start as `start PID ANCESTORS` (its parent's pid, its
+/// parent's, ..., comma-separated).
+pub(super) fn outermost_ends<'a>(text: &'a str, word: &str) -> Option<Vec<&'a str>> {
     let mut starts: HashMap<&str, Vec<&str>> = HashMap::new();
-    let mut uncaught: HashMap<&str, &str> = HashMap::new();
+    let mut ends: HashMap<&str, &str> = HashMap::new();
     for line in text.lines() {
         let mut words = line.splitn(3, ' ');
         match (words.next(), words.next(), words.next()) {
@@ -172,8 +184,8 @@ pub(super) fn read(notes: &[u8]) -> Option<PythonEnd> {
                 let ancestors = ancestors.unwrap_or_default();
                 starts.insert(pid, ancestors.split(',').filter(|a| !a.is_empty()).collect());
             }
-            (Some("uncaught"), Some(pid), Some(class)) => {
-                uncaught.insert(pid, class);
+            (Some(said), Some(pid), Some(what)) if said == word => {
+                ends.insert(pid, what);
             }
             _ => {}
         }
@@ -186,15 +198,12 @@ pub(super) fn read(notes: &[u8]) -> Option<PythonEnd> {
     if outermost.is_empty() {
         return None;
     }
-    let mut died: Vec<&str> = outermost
+    let mut said: Vec<&str> = outermost
         .iter()
-        .filter_map(|pid| uncaught.get(pid).copied())
+        .filter_map(|pid| ends.get(pid).copied())
         .collect();
-    died.sort_unstable();
-    Some(match died.first() {
-        Some(class) => PythonEnd::Uncaught((*class).to_owned()),
-        None => PythonEnd::Returned,
-    })
+    said.sort_unstable();
+    Some(said)
 }
 
 #[cfg(test)]

@@ -27,6 +27,10 @@ pub(super) struct Workdir {
     pub(super) python: PathBuf,
     /// The file they note it in.
     pub(super) python_ends: PathBuf,
+    /// The note Node.js programs take of their end (see [`super::node`]), required by
+    /// a consumer's `NODE_OPTIONS`, and the file they note it in.
+    pub(super) node_note: PathBuf,
+    pub(super) node_ends: PathBuf,
     mock: PathBuf,
     /// The names the mock has in `bin/`, sorted as `names_in` lists a folder.
     pub(super) names: Vec<&'static str>,
@@ -57,11 +61,14 @@ impl Workdir {
             std::os::unix::fs::symlink(mock, bin.join(name)).map_err(setup)?;
         }
         let python = super::python::install(dir.path()).map_err(setup)?;
+        let node_note = super::node::install(dir.path()).map_err(setup)?;
         running.add_dir(dir.path());
         drop(state);
         Ok(Workdir {
             python,
             python_ends: dir.path().join("python-ends"),
+            node_note,
+            node_ends: dir.path().join("node-ends"),
             journal: dir.path().join("journal.jsonl"),
             started: dir.path().join("started.jsonl"),
             settings: bin.join(crate::journal::settings::FILE_NAME),
@@ -86,15 +93,23 @@ impl Workdir {
     /// (several milliseconds, in the mock's time and the runner's), while a file
     /// removed before it was ever written back costs a few microseconds.
     pub(super) fn reset(&self) -> bool {
-        for file in [&self.journal, &self.started, &self.settings, &self.python_ends] {
+        for file in [
+            &self.journal,
+            &self.started,
+            &self.settings,
+            &self.python_ends,
+            &self.node_ends,
+        ] {
             match std::fs::remove_file(file) {
                 Ok(()) => {}
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
                 Err(_) => return false,
             }
         }
-        names_in(self.dir.path()).is_some_and(|names| names == ["bin", super::python::FOLDER])
+        names_in(self.dir.path())
+            .is_some_and(|names| names == ["bin", super::node::FILE, super::python::FOLDER])
             && super::python::untouched(self.dir.path())
+            && super::node::untouched(self.dir.path())
             && names_in(&self.bin).is_some_and(|names| names == self.names)
             && self
                 .names

@@ -130,6 +130,7 @@ pub(super) fn judge(args: &JudgeArgs) -> Result<Exit, Error> {
         left_running: false,
         left_agents: Vec::new(),
         python: None,
+        node: None,
         dir: std::env::current_dir().unwrap_or_default(),
     };
     let journal = args.journal.is_some();

@@ -355,6 +355,7 @@ mod tests {
                 left_running: false,
                 left_agents: Vec::new(),
                 python: None,
+                node: None,
                 dir: "/tmp/x".into(),
             },
             verdicts: vec![Verdict {
