@@ -2,7 +2,7 @@
 //! and on stdin, then the output on stdout), under a header that says Gemini CLI
 //! ([`harness::dialects::gemini::recording::header`]). `GEMINI_API_KEY` and
 //! `GOOGLE_API_KEY` are among the recorder's secrets. `gemini --acp` is a conversation,
-//! recorded as the ACP agent's ([`super::acp::Recording`]).
+//! recorded as the ACP agent's ([`crate::dialects::gemini_acp::Recording`]).
 
 use harness::cassette::{Header, Invocation};
 use harness::dialects::gemini::args::{self, Args, Command};
@@ -16,7 +16,7 @@ use crate::record::{after_command, cli_args, redacted, Recorded, Redact};
 pub struct Recording;
 
 /// The ACP agent's recording, for `gemini --acp`.
-const ACP: super::acp::Recording = super::acp::Recording;
+const ACP: crate::dialects::gemini_acp::Recording = crate::dialects::gemini_acp::Recording;
 
 impl Recorded for Recording {
     /// `gemini -p` reads its prompt, then writes; `gemini --acp` converses.

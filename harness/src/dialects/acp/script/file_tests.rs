@@ -1,6 +1,6 @@
 //! A cassette file played from its index, and one changed while it plays.
 
-use crate::dialects::cursor_acp::PROFILE;
+use crate::dialects::acp::profile::testing::PROFILE;
 use serde_json::json;
 
 use super::tests::request as request_line;

@@ -1,6 +1,6 @@
 //! A recording replayed as a script: live ids, waits, sessions, the client's terminals.
 
-use crate::dialects::cursor_acp::PROFILE;
+use crate::dialects::acp::profile::testing::PROFILE;
 use serde_json::json;
 
 use super::*;

@@ -247,7 +247,7 @@ fn dispatch(
                 Some(mode) => shim::shim(
                     mode,
                     args,
-                    crate::dialects::cursor::library::ACP_PROMPT,
+                    crate::dialects::cursor_print::library::ACP_PROMPT,
                     None,
                     settings,
                     entry,

@@ -1,5 +1,5 @@
 //! The shim's record modes: replay from a cassette library, or run the real CLI (and
-//! record it), as `MOCK_AGENT_RECORD` says (see [`crate::dialects::cursor::library`]).
+//! record it), as `MOCK_AGENT_RECORD` says (see [`crate::dialects::cursor_print::library`]).
 
 use harness::exit_codes;
 use harness::frames::Exit;
@@ -7,11 +7,11 @@ use harness::journal::{self, Entry};
 use harness::source::Source;
 
 use super::{replay, scenario};
-use crate::dialects::cursor::args::AgentArgs;
+use crate::dialects::cursor_print::args::AgentArgs;
 use crate::settings::Settings;
 
 /// The shim's record modes: replay from the library, or run the real CLI (and record
-/// it), as `mode` says (see [`crate::dialects::cursor::library`]); a conversation played from the
+/// it), as `mode` says (see [`crate::dialects::cursor_print::library`]); a conversation played from the
 /// library journals to `spooled`.
 pub(super) fn shim(
     mode: crate::settings::RecordMode,
@@ -23,7 +23,7 @@ pub(super) fn shim(
     spooled: &mut Option<journal::Spooled>,
 ) -> Exit {
     let argv = &entry.argv.clone()[..];
-    use crate::dialects::cursor::library::{self, Found, Key};
+    use crate::dialects::cursor_print::library::{self, Found, Key};
     use crate::settings::RecordMode;
     let fail = |entry: &mut Entry, message: String, code: i32| {
         eprintln!("mock-agent: {message}");
@@ -86,7 +86,7 @@ pub(super) fn shim(
             );
         };
         let source = Source::Cassette(path);
-        if args.command == Some(crate::dialects::cursor::args::Command::Acp) {
+        if args.command == Some(crate::dialects::cursor_print::args::Command::Acp) {
             return super::acp(&source, settings, entry, spooled);
         }
         let scenario = scenario(args, settings, entry.started_at_ms);

@@ -1,7 +1,7 @@
 //! `gemini --acp` as a process: the one ACP server ([`crate::dialects::acp`]) with Gemini's
 //! profile (`harness::dialects::gemini_acp`).
 //!
-//! [`serve`] is what the `gemini` CLI ([`super`]) runs when its arguments hold
+//! [`serve`] is what the `gemini` CLI ([`super::gemini`]) runs when its arguments hold
 //! `--acp` or `--experimental-acp`, and [`Recording`] how `mock-agent record` takes
 //! such a run.
 
@@ -25,7 +25,7 @@ pub fn serve(argv: &[String]) -> Exit {
     if default_session && !trusted(argv) {
         eprintln!("{UNTRUSTED_AGENTS}\n{UNTRUSTED_HOOKS}");
     }
-    super::super::acp::run(&PROFILE, argv)
+    super::acp::run(&PROFILE, argv)
 }
 
 /// The first line 0.61.0 writes on stderr in a folder it does not trust.
@@ -69,6 +69,6 @@ impl Recorded for Recording {
     }
 
     fn credentials_out(&self, line: &[u8], marker: &str) -> Option<Vec<u8>> {
-        super::super::acp::record::credentials_out(line, marker)
+        crate::dialects::acp::record::credentials_out(line, marker)
     }
 }

@@ -11,7 +11,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::dialects::cursor::args::{self, AgentArgs};
+use crate::dialects::cursor_print::args::{self, AgentArgs};
 use harness::cassette::{self, Invocation};
 use harness::journal;
 
