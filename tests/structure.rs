@@ -208,15 +208,12 @@ fn the_global_check_sees_them() {
 const ACP_WIRE: &[&str] = &[
     "harness/src/dialects/acp/wire.rs",
     "harness/src/dialects/acp/rpc.rs",
-    "harness/src/dialects/cursor_acp/profile.rs",
-    "harness/src/dialects/gemini_acp/profile.rs",
+    "harness/src/dialects/cursor/acp/profile.rs",
+    "harness/src/dialects/gemini/acp/profile.rs",
 ];
 /// Print mode's (and the few of its names the cassette format reads in a capture,
 /// `capture.rs`).
-const PRINT_WIRE: &[&str] = &[
-    "harness/src/dialects/cursor_print/events.rs",
-    "harness/src/capture.rs",
-];
+const PRINT_WIRE: &[&str] = &["harness/src/dialects/cursor/events.rs", "harness/src/capture.rs"];
 /// Claude Code's wire model: its names (`wire.rs`) and the shapes of the lines the CLI
 /// writes (`play.rs`, where each message is made).
 const CLAUDE_WIRE: &[&str] = &[
@@ -358,16 +355,24 @@ fn each_wire_name_is_said_in_a_wire_model_only() {
     );
 }
 
-/// The ways a source names a registered dialect: its module in `harness::dialects`,
+/// The ways a source names a registered dialect: its module in `harness::dialects`
+/// (by its name, and its CLI's folder: `dialects::cursor_acp`, `dialects::cursor`),
 /// its registry constant.
 fn dialect_names() -> Vec<String> {
-    harness::dialects::ALL
+    let mut names: Vec<String> = harness::dialects::ALL
         .iter()
         .flat_map(|d| {
             let module = d.name().replace('-', "_");
-            [format!("dialects::{module}"), module.to_uppercase()]
+            [
+                format!("dialects::{module}"),
+                format!("dialects::{}", family(&module)),
+                module.to_uppercase(),
+            ]
         })
-        .collect()
+        .collect();
+    names.sort();
+    names.dedup();
+    names
 }
 
 /// Whether a code line (not a comment) names `name` as a path or constant.
@@ -442,6 +447,10 @@ fn a_dialect_named_in_code_is_seen_and_one_in_a_comment_is_not() {
     assert!(names_in_code("let d = CLAUDE;", "CLAUDE"));
     assert!(!names_in_code("// see dialects::claude", "dialects::claude"));
     assert!(!names_in_code("let d = CLAUDE_NAMES;", "CLAUDE"));
+    let names = dialect_names();
+    for name in ["dialects::cursor", "dialects::cursor_acp", "dialects::gemini", "GEMINI_ACP"] {
+        assert!(names.iter().any(|n| n == name), "{name} is not among {names:?}");
+    }
 }
 
 /// Outside its folder (`mock-agent/src/dialects/NAME/`), the process crate names a
@@ -465,7 +474,8 @@ fn the_process_s_machinery_names_no_dialect() {
 /// profile says where its stories come from (`Profile::story`).
 const EDGES: &[(&str, &str, &str)] = &[];
 
-/// The vendor a dialect folder belongs to: what comes before the first `_`.
+/// The CLI a dialect belongs to, the folder of `harness::dialects` that holds it:
+/// what comes before the first `_` of its module (`cursor_acp` is in `cursor/`).
 fn family(folder: &str) -> &str {
     folder.split('_').next().unwrap_or(folder)
 }
@@ -519,7 +529,8 @@ fn a_dialect_s_folder_names_only_its_own_family() {
                         continue;
                     }
                     let allowed = EDGES.iter().any(|(from, to, _)| *from == folder && to == other);
-                    let path_named = names_in_code(line, &format!("dialects::{other}"));
+                    let path_named = names_in_code(line, &format!("dialects::{other}"))
+                        || names_in_code(line, &format!("dialects::{}", family(other)));
                     let constant_named = names_in_code(line, &other.to_uppercase());
                     if !allowed && (path_named || constant_named) {
                         named.push(format!("{crate_dir}/{relative}:{}: {other}", n + 1));
@@ -534,6 +545,23 @@ fn a_dialect_s_folder_names_only_its_own_family() {
          `dialects/`, or say why in EDGES):\n{}",
         named.join("\n")
     );
+}
+
+/// Each registered dialect lives in its CLI's folder, in both crates' registries' sense:
+/// `harness/src/dialects/CLI/` exists for it (a second mode of a CLI is a folder or
+/// file inside the CLI's).
+#[test]
+fn each_dialect_is_in_its_cli_s_folder() {
+    for dialect in harness::dialects::ALL {
+        let module = dialect.name().replace('-', "_");
+        let folder = root().join("harness/src/dialects").join(family(&module));
+        assert!(
+            folder.is_dir(),
+            "{} has no folder {}",
+            dialect.name(),
+            folder.display()
+        );
+    }
 }
 
 #[test]

@@ -14,12 +14,32 @@
 pub mod acp;
 pub mod claude;
 pub mod codex;
+pub mod cursor;
+pub mod gemini;
+
+// A vendor's CLI is one folder, its modes the dialects in it (`cursor-agent -p` and
+// `cursor-agent acp`, `codex exec` and `codex app-server`, `gemini -p` and `gemini
+// --acp`: one argv, one recorder, one drift). Each dialect is also at the path of its
+// name, as the first releases had it.
 /// `codex app-server`'s folder, by the name of its dialect (it lives in Codex's).
 pub use codex::app_server as codex_app_server;
-pub mod cursor_acp;
-pub mod cursor_print;
-pub mod gemini;
-pub mod gemini_acp;
+/// Cursor's print mode: the folder of Cursor's CLI.
+pub use cursor as cursor_print;
+/// `cursor-agent acp`'s folder, by the name of its dialect (it lives in Cursor's).
+pub use cursor::acp as cursor_acp;
+/// `gemini --acp`'s folder, by the name of its dialect (it lives in Gemini CLI's).
+pub use gemini::acp as gemini_acp;
+
+/// Print mode's pipeline and generator, which the crate's root re-exports where the
+/// first releases had them (`harness::scenario`, `harness::generate`,
+/// `harness::RenderOptions`), when print mode was the only dialect.
+#[doc(hidden)]
+pub mod first_releases {
+    #[cfg(feature = "generate")]
+    pub use super::cursor::generate;
+    pub use super::cursor::render::RenderOptions;
+    pub use super::cursor::scenario;
+}
 
 use std::path::Path;
 
@@ -31,11 +51,11 @@ pub use crate::run::Dialect;
 
 /// Cursor's print mode: `cursor-agent -p`, one stream of events on stdout
 /// (`stream-json`, `json` or `text`), nothing read from the consumer. The default.
-pub static CURSOR_PRINT: &dyn Dialect = &cursor_print::dialect::CursorPrint;
+pub static CURSOR_PRINT: &dyn Dialect = &cursor::dialect::CursorPrint;
 
 /// Cursor's server mode: `cursor-agent acp`, the Agent Client Protocol (JSON-RPC 2.0
 /// both ways, one message a line).
-pub static CURSOR_ACP: &dyn Dialect = &cursor_acp::DIALECT;
+pub static CURSOR_ACP: &dyn Dialect = &cursor::acp::DIALECT;
 
 /// Claude Code: `claude` as the Claude Agent SDKs run it, stream-json on stdout and
 /// stdin with a control protocol both ways (and `claude -p`).
@@ -53,14 +73,14 @@ pub static CODEX_APP_SERVER: &dyn Dialect = &codex::app_server::dialect::CodexAp
 pub static GEMINI: &dyn Dialect = &gemini::dialect::Gemini;
 
 /// Gemini CLI's ACP mode: `gemini --acp`, the ACP machinery with Gemini's profile.
-pub static GEMINI_ACP: &dyn Dialect = &gemini_acp::DIALECT;
+pub static GEMINI_ACP: &dyn Dialect = &gemini::acp::DIALECT;
 
 /// A session with no recording of an ACP agent (the built-in default session, a
 /// print-mode cassette, a capture), as the story an ACP agent tells
 /// ([`acp::tell::Story`]): Cursor's print-mode events. Every ACP profile of this
 /// registry tells these.
 pub fn print_mode_story(recording: crate::cassette::Recording) -> Result<acp::tell::Story, CassetteError> {
-    cursor_acp::story::of_recording(recording)
+    cursor::acp::story::of_recording(recording)
 }
 
 /// Every dialect, in the order `mock-agent faults` lists them; the first is the

@@ -10,9 +10,8 @@
 pub mod acp;
 pub mod claude;
 pub mod codex;
-pub mod cursor_print;
+pub mod cursor;
 pub mod gemini;
-pub mod gemini_acp;
 
 use harness::frames::Exit;
 use harness::run::Dialect;
@@ -43,7 +42,7 @@ pub trait Cli: Sync {
 }
 
 /// `cursor-agent` (and `agent`): print mode, and server mode under `acp`.
-pub static CURSOR: &dyn Cli = &cursor_print::Cursor;
+pub static CURSOR: &dyn Cli = &cursor::Cursor;
 
 /// `claude`: Claude Code, as the Agent SDKs run it.
 pub static CLAUDE: &dyn Cli = &claude::Claude;
@@ -52,7 +51,7 @@ pub static CLAUDE: &dyn Cli = &claude::Claude;
 pub static CODEX: &dyn Cli = &codex::Codex;
 
 /// `gemini`: Google's Gemini CLI, headless (`gemini -p`), and its ACP agent
-/// (`gemini --acp`, served by [`gemini_acp::serve`]).
+/// (`gemini --acp`, served by [`gemini::acp::serve`]).
 pub static GEMINI: &dyn Cli = &gemini::Gemini;
 
 /// Every CLI; the first is the one `mock-agent ARGS` runs when `ARGS` is none of the
@@ -68,7 +67,7 @@ pub fn by_program(program: &str) -> Option<&'static dyn Cli> {
 
 /// The default CLI's sessions as the mock's own commands play them (`replay`,
 /// `generate` of the default dialect, `unused`).
-pub use cursor_print::play as default_play;
+pub use cursor::play as default_play;
 
 /// Why a session could not be played or written for one of the mock's own commands.
 #[derive(Debug, thiserror::Error)]

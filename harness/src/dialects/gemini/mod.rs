@@ -1,7 +1,7 @@
 //! Google's Gemini CLI (`gemini`) in headless mode, as programs drive it: `gemini -p
 //! PROMPT -o stream-json|json|text` (one prompt a process, the answer on stdout). Its
-//! ACP mode (`gemini --acp`) is served by the ACP machinery with an agent profile, not
-//! here.
+//! ACP mode (`gemini --acp`, the dialect `gemini-acp`) is [`acp`]: the ACP machinery
+//! with Gemini's agent profile.
 //!
 //! - [`wire`]: every name of the headless protocol, said once;
 //! - [`args`]: the command line, read, with yargs' errors;
@@ -16,6 +16,7 @@
 //! - `generate`: generated sessions and faults (proptest), the session of a seed;
 //! - [`dialect`]: its registration (`gemini`).
 
+pub mod acp;
 pub mod args;
 pub mod check;
 pub mod dialect;

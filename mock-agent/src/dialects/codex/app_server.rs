@@ -18,13 +18,13 @@ use serde_json::Value;
 use tokio::io::AsyncWrite;
 
 use harness::cassette::PREFLIGHT_LIMIT;
+use harness::dialects::codex::app_server::recording::{is_app_server, open_session};
 use harness::dialects::codex::app_server::{Next, Options, Player};
 use harness::dialects::codex::args::AppServerArgs;
 use harness::dialects::codex::exec::Thread;
 use harness::dialects::codex::faults::{parse_app_server, Injector, Out};
 use harness::dialects::codex::session::Session;
 use harness::dialects::codex::wire::argv::LISTEN_STDIO;
-use harness::dialects::codex_app_server::recording::{is_app_server, open_session};
 use harness::exit_codes;
 use harness::frames::{Delivery, Exit, Frame, Line};
 use harness::journal::{self, Entry};

@@ -2,7 +2,7 @@
 //! argv or on stdin, then JSONL on stdout), under a header that says Codex
 //! ([`harness::dialects::codex::recording::header`]); `codex app-server` is a
 //! conversation (both directions recorded as they pass), under a header that says
-//! `codex-app-server` ([`harness::dialects::codex_app_server::recording::header`]).
+//! `codex-app-server` ([`harness::dialects::codex::app_server::recording::header`]).
 
 use harness::cassette::{Header, Invocation};
 use harness::dialects::codex::args::{self, Command, ExecArgs};
@@ -55,7 +55,7 @@ impl Recorded for Recording {
 
     fn header(&self, invocation: Invocation) -> Header {
         if is_app_server(&invocation.argv) {
-            return harness::dialects::codex_app_server::recording::header(invocation);
+            return harness::dialects::codex::app_server::recording::header(invocation);
         }
         recording::header(invocation)
     }
@@ -107,7 +107,7 @@ mod tests {
         assert!(Recording.records("/opt/bin/codex", &server));
         assert!(Recording.converses("/opt/bin/codex", &server));
         let invocation = Recording.invocation(&server, None, &|b| b.to_vec());
-        assert!(harness::dialects::codex_app_server::recording::is_app_server(
+        assert!(harness::dialects::codex::app_server::recording::is_app_server(
             &Recording.header(invocation)
         ));
     }

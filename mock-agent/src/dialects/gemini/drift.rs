@@ -240,7 +240,7 @@ mod tests {
         let [acp] = &GeminiAcpDrift.invocations()[..] else {
             panic!("one invocation");
         };
-        assert!(harness::dialects::gemini_acp::is_acp(&acp.argv));
+        assert!(harness::dialects::gemini::acp::is_acp(&acp.argv));
         let script = acp.client.as_ref().expect("a client");
         assert_eq!(script.turn_end, None);
         assert_eq!(script.messages[2]["params"]["sessionId"], "$session");

@@ -14,12 +14,13 @@
 //! - The relaunch (`relaunch.rs`): with the `relaunch` or `child-killed` fault, a
 //!   parent that ignores SIGTERM and SIGINT and a child that does the work, as the
 //!   real CLI runs (`GEMINI_CLI_NO_RELAUNCH` turns it off, as it does the real one's).
-//! - `gemini --acp` is the ACP agent, served by [`super::gemini_acp::serve`].
+//! - `gemini --acp` is the ACP agent, served by [`acp::serve`].
 //!
 //! Faults come from the catalogue's `gemini` section (`mock-agent faults`), timing from
 //! `MOCK_AGENT_TIMING`, the session from `MOCK_AGENT_CASSETTE` (a Gemini cassette),
 //! `MOCK_AGENT_GENERATE` (a seed) or the built-in default session.
 
+pub mod acp;
 pub mod drift;
 mod headless;
 pub mod record;
@@ -65,7 +66,7 @@ pub fn run(argv: &[String]) -> Exit {
     }
     let command = args::parse(argv);
     if let Ok(Command::Acp(_)) = &command {
-        return super::gemini_acp::serve(argv);
+        return acp::serve(argv);
     }
     execute::journaled::run(argv, |settings, entry, _| match command {
         Err(e) => {

@@ -2,7 +2,7 @@
 //! and on stdin, then the output on stdout), under a header that says Gemini CLI
 //! ([`harness::dialects::gemini::recording::header`]). `GEMINI_API_KEY` and
 //! `GOOGLE_API_KEY` are among the recorder's secrets. `gemini --acp` is a conversation,
-//! recorded as the ACP agent's ([`crate::dialects::gemini_acp::Recording`]).
+//! recorded as the ACP agent's ([`super::acp::Recording`]).
 
 use harness::cassette::{Header, Invocation};
 use harness::dialects::gemini::args::{self, Args, Command};
@@ -16,17 +16,17 @@ use crate::record::{after_command, cli_args, redacted, Recorded, Redact};
 pub struct Recording;
 
 /// The ACP agent's recording, for `gemini --acp`.
-const ACP: crate::dialects::gemini_acp::Recording = crate::dialects::gemini_acp::Recording;
+const ACP: super::acp::Recording = super::acp::Recording;
 
 impl Recorded for Recording {
     /// `gemini -p` reads its prompt, then writes; `gemini --acp` converses.
     fn converses(&self, program: &str, argv: &[String]) -> bool {
-        gemini_args(program, argv).is_some_and(harness::dialects::gemini_acp::is_acp)
+        gemini_args(program, argv).is_some_and(harness::dialects::gemini::acp::is_acp)
     }
 
     fn records(&self, program: &str, argv: &[String]) -> bool {
         gemini_args(program, argv)
-            .is_some_and(|argv| headless(argv).is_some() || harness::dialects::gemini_acp::is_acp(argv))
+            .is_some_and(|argv| headless(argv).is_some() || harness::dialects::gemini::acp::is_acp(argv))
     }
 
     /// With `-p` the prompt is in argv (stdin, when piped, comes before it).
@@ -35,7 +35,7 @@ impl Recorded for Recording {
     }
 
     fn invocation(&self, argv: &[String], stdin: Option<&[u8]>, redact: Redact<'_>) -> Invocation {
-        if harness::dialects::gemini_acp::is_acp(argv) {
+        if harness::dialects::gemini::acp::is_acp(argv) {
             return ACP.invocation(argv, stdin, redact);
         }
         let text = |bytes: &[u8]| redacted(redact, bytes);

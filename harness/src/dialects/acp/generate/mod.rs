@@ -59,7 +59,7 @@
 //!         })
 //!         .unwrap();
 //! }
-//! # every_turn_is_answered(&harness::dialects::gemini_acp::PROFILE);
+//! # every_turn_is_answered(&harness::dialects::gemini::acp::PROFILE);
 //! ```
 //!
 //! [`faulted`] overlays server-mode faults (see [`super::faults`]) and labels each
