@@ -448,7 +448,12 @@ fn a_dialect_named_in_code_is_seen_and_one_in_a_comment_is_not() {
     assert!(!names_in_code("// see dialects::claude", "dialects::claude"));
     assert!(!names_in_code("let d = CLAUDE_NAMES;", "CLAUDE"));
     let names = dialect_names();
-    for name in ["dialects::cursor", "dialects::cursor_acp", "dialects::gemini", "GEMINI_ACP"] {
+    for name in [
+        "dialects::cursor",
+        "dialects::cursor_acp",
+        "dialects::gemini",
+        "GEMINI_ACP",
+    ] {
         assert!(names.iter().any(|n| n == name), "{name} is not among {names:?}");
     }
 }

@@ -58,9 +58,11 @@ const NOTE: &str = r#"// Written by mock-agent's runner: notes whether a Node.js
 "#;
 
 /// How the consumer's outermost Node.js program ended, as its note says: the code its
-/// `exit` event carried, and whether it asked for it (`process.exit(code)`). Node.js
-/// emits `exit` with code 0 and then exits 13 when a top-level `await` never settled
-/// (Node.js 20; 13 itself in later versions, not asked for either).
+/// `exit` event carried, and whether it asked for it (`process.exit(code)`). When a
+/// top-level `await` never settled, Node.js 20 emits `exit` with code 0 and then exits
+/// 13; Node.js 22 emits it with 13 and says so on stderr (`Warning: Detected unsettled
+/// top-level await at ...`). A program that sets `process.exitCode = 13` itself has
+/// 13 in its `exit` event too, and no such warning.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct NodeEnd {
     /// The code of its `exit` event (`None`: it noted its start, not its end).
@@ -70,13 +72,25 @@ pub struct NodeEnd {
 }
 
 impl NodeEnd {
-    /// Whether a consumer that exited `status` ended because a top-level `await`
-    /// never settled: it exited 13, and its Node.js program meant to end otherwise or
-    /// meant 13 without asking for it.
-    pub fn unsettled(&self, status: super::Status) -> bool {
-        status == super::Status::Exited(13) && !self.asked && matches!(self.code, Some(0 | 13))
+    /// Whether a consumer that exited `status`, having written `stderr`, ended because
+    /// a top-level `await` never settled: it exited 13 without asking for it, and its
+    /// Node.js program meant to end well (Node.js 20), or meant 13 where Node.js said
+    /// on stderr that it was for an unsettled `await` (Node.js 22; without that word,
+    /// the program set `process.exitCode = 13` itself).
+    pub fn unsettled(&self, status: super::Status, stderr: &[u8]) -> bool {
+        status == super::Status::Exited(13)
+            && !self.asked
+            && match self.code {
+                Some(0) => true,
+                Some(13) => memchr::memmem::find(stderr, UNSETTLED_WARNING.as_bytes()).is_some(),
+                _ => false,
+            }
     }
 }
+
+/// What Node.js 22 writes on stderr when it exits 13 for a top-level `await` that never
+/// settled.
+const UNSETTLED_WARNING: &str = "Warning: Detected unsettled top-level await at";
 
 /// Writes the note in `dir`; its path.
 pub(super) fn install(dir: &Path) -> std::io::Result<PathBuf> {
@@ -173,20 +187,38 @@ mod tests {
             let file = dir.path().join("program.mjs");
             std::fs::write(&file, program).expect("writes the program");
             let mut cmd = std::process::Command::new("node");
-            cmd.arg(&file).stderr(std::process::Stdio::null());
+            cmd.arg(&file);
             take_note(&mut cmd, &[], &note, &ends);
-            let status = cmd.status().expect("runs node");
+            let output = cmd.output().expect("runs node");
             let end = read(&std::fs::read(&ends).unwrap_or_default()).expect("a note");
-            end.unsettled(crate::run::Status::Exited(status.code().expect("an exit code")))
+            let status = crate::run::Status::Exited(output.status.code().expect("an exit code"));
+            end.unsettled(status, &output.stderr)
         };
         assert!(run("await new Promise(() => {});\nconsole.log('never');\n"));
         assert!(!run("process.exit(13);\n"));
+        assert!(!run("process.exitCode = 13;\n"));
         assert!(!run("console.log('hi');\n"));
         let helper = "import { spawnSync } from 'node:child_process';\n\
                       spawnSync(process.execPath, ['--input-type=module', '-e', 'await new Promise(() => {})'], { stdio: 'ignore' });\n\
                       process.exitCode = 2;\n";
         assert!(!run(helper));
         assert!(untouched(dir.path()));
+    }
+
+    /// Node.js 22's ends, as its note and stderr say them (Node.js 22.23.3: the
+    /// `exit` event carries 13 in both).
+    #[test]
+    fn node_22_s_unsettled_await_is_told_by_its_warning() {
+        let end = NodeEnd {
+            code: Some(13),
+            asked: false,
+        };
+        let exited = crate::run::Status::Exited(13);
+        let warned = b"Warning: Detected unsettled top-level await at file:///p.mjs:1\nawait x;\n^\n";
+        assert!(end.unsettled(exited, warned));
+        assert!(!end.unsettled(exited, b"it set process.exitCode itself\n"));
+        assert!(!end.unsettled(crate::run::Status::Exited(1), warned));
+        assert!(!NodeEnd { asked: true, ..end }.unsettled(exited, warned));
     }
 
     #[test]

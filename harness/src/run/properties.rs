@@ -332,7 +332,9 @@ impl Properties {
             }
         };
         let ended = outcome.status != Status::TimedOut;
-        let unsettled = outcome.node.is_some_and(|end| end.unsettled(outcome.status));
+        let unsettled = outcome
+            .node
+            .is_some_and(|end| end.unsettled(outcome.status, &outcome.stderr));
         verdict(
             Property::Ends,
             if unsettled {
