@@ -124,7 +124,7 @@ fn mock_agent_test_acp_runs_the_matrix_against_a_client() {
         stdout.contains("default/error@prompt") && stdout.contains("reports-failure"),
         "{stdout}"
     );
-    assert!(stdout.contains("1 cases: 0 passed, 1 failed"), "{stdout}");
+    assert!(stdout.contains("1 case: 0 passed, 1 failed"), "{stdout}");
 }
 
 /// The cases of server mode's matrix over these sources whose fault is one of `labels`.

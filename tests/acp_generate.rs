@@ -514,7 +514,7 @@ fn replay_fails_the_same_way(command: &str) {
     );
     assert!(replayed_out.contains("reports-failure"), "{replayed_out}");
     assert!(
-        replayed_out.contains("1 cases: 0 passed, 1 failed"),
+        replayed_out.contains("1 case: 0 passed, 1 failed"),
         "{replayed_out}"
     );
 }
@@ -563,7 +563,7 @@ fn mock_agent_test_runs_given_faults_instead_of_the_matrix() {
         stdout.contains("calm/given") && stdout.contains("reports-failure"),
         "{stdout}"
     );
-    assert!(stdout.contains("1 cases: 0 passed, 1 failed"), "{stdout}");
+    assert!(stdout.contains("1 case: 0 passed, 1 failed"), "{stdout}");
     let coped = test("acp_careful.py", "error:method=session/prompt");
     assert_eq!(
         coped.status.code(),

@@ -135,7 +135,7 @@ fn repeat_reports_a_case_whose_verdict_differs_between_runs_as_flaky() {
         "{stdout}"
     );
     assert!(
-        stdout.contains("1 cases: 0 passed, 1 failed (1 flaky)"),
+        stdout.contains("1 case: 0 passed, 1 failed (1 flaky)"),
         "{stdout}"
     );
     // A consumer that fails every run is not flaky.

@@ -153,7 +153,7 @@ fn a_consumer_that_never_runs_the_agent_is_not_run_with_no_verdict() {
         "  default/clean                                  the Claude Code program never ran the agent\n",
         "  help: if the program got as far as starting Claude Code, it did not run `claude` from PATH: a Python SDK program runs the CLI bundled in its wheel first",
         "`ClaudeAgentOptions(cli_path=...)`",
-        "1 cases: 0 passed, 0 failed, 1 not run;",
+        "1 case: 0 passed, 0 failed, 1 not run;",
     ] {
         assert!(stdout.contains(needle), "{needle:?} in:\n{stdout}");
     }
@@ -195,7 +195,7 @@ fn an_agent_that_got_other_settings_than_the_cases_is_not_run() {
     for needle in [
         "  default/given                                  the agent got other settings than the case's: MOCK_AGENT_FAULTS was `exit:code=2` (from the environment), the case's is `exit:code=1`\n",
         "  help: the mock reads its settings from its environment, else from `.mock-agent.env` beside the path it was run by",
-        "1 cases: 0 passed, 0 failed, 1 not run;",
+        "1 case: 0 passed, 0 failed, 1 not run;",
     ] {
         assert!(stdout.contains(needle), "{needle:?} in:\n{stdout}");
     }

@@ -65,7 +65,7 @@ fn an_uncaught_exception_whose_message_spans_lines_breaks_no_crash() {
         handled,
     ]);
     assert_eq!(output.status.code(), Some(0), "{report}");
-    assert!(report.contains("1 cases: 1 passed"), "{report}");
+    assert!(report.contains("1 case: 1 passed"), "{report}");
 }
 
 /// `--filter A --filter B` runs the cases either keeps, in `test` as in `cases`.

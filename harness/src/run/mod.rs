@@ -71,7 +71,7 @@ pub use node::NodeEnd;
 pub use properties::{Properties, Property, UnknownProperty, Verdict};
 pub use python::PythonEnd;
 pub use ran::{NotRun, CASE_SETTINGS};
-pub use summary::{Flaky, Summary};
+pub use summary::{cases_counted, Flaky, Summary};
 
 use cancel::kill_group;
 use workdir::Workdir;

@@ -50,7 +50,7 @@ const CLIP: usize = 2_000;
 /// `text`, or its first and last [`CLIP`] bytes (at character boundaries) with a
 /// line that says how much was left out: the end of a stream (a traceback's last
 /// line, the one that says what broke) is kept as well as its start.
-fn clip(text: &str) -> String {
+pub(super) fn clip(text: &str) -> String {
     if text.len() <= 2 * CLIP {
         return text.to_owned();
     }

@@ -304,8 +304,8 @@ impl fmt::Display for Summary<'_> {
         };
         write!(
             f,
-            "{} cases: {} passed, {failed} failed{flaky}{not_run}; snapshots: {new} new{}, {changed} changed{}",
-            self.results.len(),
+            "{}: {} passed, {failed} failed{flaky}{not_run}; snapshots: {new} new{}, {changed} changed{}",
+            cases_counted(self.results.len()),
             self.results.iter().filter(|r| r.passed()).count(),
             accepted(new_accepted),
             accepted(changed_accepted),
@@ -322,5 +322,13 @@ impl fmt::Display for Summary<'_> {
             )?;
         }
         Ok(())
+    }
+}
+
+/// `n` cases, in words: `1 case`, `2 cases`.
+pub fn cases_counted(n: usize) -> String {
+    match n {
+        1 => "1 case".to_owned(),
+        n => format!("{n} cases"),
     }
 }

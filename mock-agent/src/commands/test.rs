@@ -301,8 +301,8 @@ pub(super) fn test(args: TestArgs) -> Result<Exit, Error> {
         String::new()
     };
     eprintln!(
-        "running {} cases{times}, {} at a time",
-        cases.len() / repeat,
+        "running {}{times}, {} at a time",
+        harness::run::cases_counted(cases.len() / repeat),
         args.jobs.max(1)
     );
     let done = AtomicUsize::new(0);

@@ -11,6 +11,7 @@
 //! - [`cassette`]: a recording of the real CLI, replayed as a script that follows the
 //!   client.
 
+pub mod args;
 pub mod cassette;
 pub mod check;
 pub mod dialect;

@@ -12,6 +12,7 @@
 //! - `generate` (with the `generate` feature): the strategies that draw valid sessions.
 
 pub mod acp;
+pub mod args;
 pub mod check;
 pub mod dialect;
 pub mod events;

@@ -184,7 +184,7 @@ impl<'a> Report<'a> {
                     detail: not_run.to_string(),
                 }))
                 .collect(),
-            expected: describe(&result.case.expect),
+            expected: report::clip(&describe(&result.case.expect)),
             seen,
             agent: report::agent_end(result),
             wall_ms: outcome.wall.as_millis(),
@@ -420,5 +420,17 @@ mod tests {
         let per_case = page.len() / 400;
         assert!(per_case < 15_000, "{per_case} bytes a case");
         assert!(page.contains("87 before"), "the lines left out are counted");
+    }
+
+    /// A case whose expected answer is a megabyte (`huge-1m`) shows its start and end.
+    #[test]
+    fn a_huge_expected_answer_is_clipped() {
+        let mut result = failing("default/huge-1m", Vec::new(), Vec::new());
+        result.case.expect = crate::expect::Expectation::Success {
+            answer: format!("The start.{}The end.", "x".repeat(1 << 20)),
+        };
+        let page = Report::new(std::slice::from_ref(&result)).render();
+        assert!(page.len() < 100_000, "{} bytes", page.len());
+        assert!(page.contains("The start.") && page.contains("The end."), "{page}");
     }
 }

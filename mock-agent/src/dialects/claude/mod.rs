@@ -20,7 +20,7 @@
 //! timing from `MOCK_AGENT_TIMING`, the session from `MOCK_AGENT_GENERATE` (a seed) or
 //! the built-in default session.
 
-pub mod args;
+pub use harness::dialects::claude::args;
 mod client;
 pub mod drift;
 mod flags;

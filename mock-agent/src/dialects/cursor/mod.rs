@@ -5,7 +5,7 @@
 //! format; [`replay`] is the pipeline itself, shared with `mock-agent replay`, and
 //! `shim` the record modes that replay from a library or run the real CLI.
 
-pub mod args;
+pub use harness::dialects::cursor::args;
 pub mod library;
 pub mod play;
 pub mod record;

@@ -2,15 +2,14 @@
 //! commander.js): `--flag value` and `--flag=value`, combined short flags (`-pf`),
 //! the prompt anywhere or after `--`, and commander's error messages.
 
-use harness::dialects::cursor::acp::wire::modes;
-use harness::format::OutputFormat;
+use crate::dialects::cursor::acp::wire::modes;
+use crate::format::OutputFormat;
 
 /// A subcommand of the real CLI.
 ///
 /// `agent [prompt...]` is not one: it is the same as no subcommand, so [`parse`]
 /// drops the word and keeps what follows it as the prompt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
 pub enum Command {
     /// `create-chat`: prints a new chat id.
     CreateChat,
@@ -58,7 +57,6 @@ const COMMANDS: &[(&str, Command)] = &[
 
 /// How `status`, `whoami` and `about` print what they say: `--format text|json`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-#[non_exhaustive]
 pub enum InfoFormat {
     /// Lines for people (the default).
     #[default]
@@ -201,7 +199,7 @@ const OPTIONS: &[Opt] = &[
             a.output_format = v
                 .unwrap_or_default()
                 .parse()
-                .map_err(|e: harness::format::UnknownFormat| e.to_string())?;
+                .map_err(|e: crate::format::UnknownFormat| e.to_string())?;
             Ok(())
         },
     },

@@ -4,8 +4,8 @@
 //! taken and left alone. Errors are worded as the real CLI's (Commander's), for
 //! stderr, exit 1.
 
-use harness::dialects::claude::wire::argv::{FLAGS, VALUED};
-use harness::dialects::claude::wire::PERMISSION_MODES;
+use crate::dialects::claude::wire::argv::{FLAGS, VALUED};
+use crate::dialects::claude::wire::PERMISSION_MODES;
 
 /// `--output-format`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
