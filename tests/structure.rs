@@ -208,12 +208,15 @@ fn the_global_check_sees_them() {
 const ACP_WIRE: &[&str] = &[
     "harness/src/dialects/acp/wire.rs",
     "harness/src/dialects/acp/rpc.rs",
-    "harness/src/dialects/cursor/acp/profile.rs",
+    "harness/src/dialects/cursor_acp/profile.rs",
     "harness/src/dialects/gemini/acp/profile.rs",
 ];
 /// Print mode's (and the few of its names the cassette format reads in a capture,
 /// `capture.rs`).
-const PRINT_WIRE: &[&str] = &["harness/src/dialects/cursor/events.rs", "harness/src/capture.rs"];
+const PRINT_WIRE: &[&str] = &[
+    "harness/src/dialects/cursor_print/events.rs",
+    "harness/src/capture.rs",
+];
 /// Claude Code's wire model: its names (`wire.rs`) and the shapes of the lines the CLI
 /// writes (`play.rs`, where each message is made).
 const CLAUDE_WIRE: &[&str] = &[
@@ -356,7 +359,7 @@ fn each_wire_name_is_said_in_a_wire_model_only() {
 }
 
 /// The ways a source names a registered dialect: its module in `harness::dialects`
-/// (by its name, and its CLI's folder: `dialects::cursor_acp`, `dialects::cursor`),
+/// (by its name, and its folder: `dialects::gemini_acp`, `dialects::gemini`),
 /// its registry constant.
 fn dialect_names() -> Vec<String> {
     let mut names: Vec<String> = harness::dialects::ALL
@@ -365,7 +368,7 @@ fn dialect_names() -> Vec<String> {
             let module = d.name().replace('-', "_");
             [
                 format!("dialects::{module}"),
-                format!("dialects::{}", family(&module)),
+                format!("dialects::{}", folder_of(&module)),
                 module.to_uppercase(),
             ]
         })
@@ -449,7 +452,7 @@ fn a_dialect_named_in_code_is_seen_and_one_in_a_comment_is_not() {
     assert!(!names_in_code("let d = CLAUDE_NAMES;", "CLAUDE"));
     let names = dialect_names();
     for name in [
-        "dialects::cursor",
+        "dialects::codex",
         "dialects::cursor_acp",
         "dialects::gemini",
         "GEMINI_ACP",
@@ -472,17 +475,23 @@ fn the_process_s_machinery_names_no_dialect() {
     );
 }
 
-/// The dialects a dialect's folder may name besides itself, and why. A vendor's
-/// dialects share a folder family (one CLI: `cursor-agent -p` and `cursor-agent acp`,
-/// `codex exec` and `codex app-server`, `gemini -p` and `gemini --acp`). None other
-/// today: the ACP machinery (`dialects/acp/`) tells a dialect-neutral story, and a
-/// profile says where its stories come from (`Profile::story`).
+/// The dialects a dialect's folder may name besides its own, and why. None today: a
+/// CLI's second mode that lives in its first's folder is that folder's (`codex exec`
+/// and `codex app-server`, `gemini -p` and `gemini --acp`); the ACP machinery
+/// (`dialects/acp/`) tells a dialect-neutral story, a profile says where its stories
+/// come from (`Profile::story`), and the registry gives `cursor-agent acp` its
+/// profile.
 const EDGES: &[(&str, &str, &str)] = &[];
 
-/// The CLI a dialect belongs to, the folder of `harness::dialects` that holds it:
-/// what comes before the first `_` of its module (`cursor_acp` is in `cursor/`).
-fn family(folder: &str) -> &str {
-    folder.split('_').next().unwrap_or(folder)
+/// The folder of `harness::dialects` that holds the dialect of `module`: the folder of
+/// its name, else its CLI's, what comes before the first `_` (`codex_app_server` is in
+/// `codex/`).
+fn folder_of(module: &str) -> &str {
+    if root().join("harness/src/dialects").join(module).is_dir() {
+        module
+    } else {
+        module.split('_').next().unwrap_or(module)
+    }
 }
 
 /// The code lines of `text` a check of the shipped code reads: not the unit tests
@@ -503,10 +512,11 @@ fn shipped_lines(text: &str) -> Vec<(usize, &str)> {
     lines[..end].iter().copied().enumerate().collect()
 }
 
-/// Inside `dialects/`, a folder names another dialect only of its own family or as
-/// [`EDGES`] allows, in either crate: a new dialect's folder stands alone.
+/// Inside `dialects/`, a folder names no dialect but its own (a second mode in it
+/// included), or as [`EDGES`] allows, in either crate: a new dialect's folder stands
+/// alone.
 #[test]
-fn a_dialect_s_folder_names_only_its_own_family() {
+fn a_dialect_s_folder_names_only_its_own_dialects() {
     let modules: Vec<String> = harness::dialects::ALL
         .iter()
         .map(|d| d.name().replace('-', "_"))
@@ -530,12 +540,12 @@ fn a_dialect_s_folder_names_only_its_own_family() {
             let text = std::fs::read_to_string(&path).expect("reads the source");
             for (n, line) in shipped_lines(&text) {
                 for other in &modules {
-                    if other == folder || family(other) == family(folder) {
+                    if folder_of(other) == folder {
                         continue;
                     }
                     let allowed = EDGES.iter().any(|(from, to, _)| *from == folder && to == other);
                     let path_named = names_in_code(line, &format!("dialects::{other}"))
-                        || names_in_code(line, &format!("dialects::{}", family(other)));
+                        || names_in_code(line, &format!("dialects::{}", folder_of(other)));
                     let constant_named = names_in_code(line, &other.to_uppercase());
                     if !allowed && (path_named || constant_named) {
                         named.push(format!("{crate_dir}/{relative}:{}: {other}", n + 1));
@@ -546,20 +556,25 @@ fn a_dialect_s_folder_names_only_its_own_family() {
     }
     assert!(
         named.is_empty(),
-        "a dialect's folder names another vendor's dialect (move what both need below \
-         `dialects/`, or say why in EDGES):\n{}",
+        "a dialect's folder names another folder's dialect (move what both need below \
+         `dialects/`, have the registry give it, or say why in EDGES):\n{}",
         named.join("\n")
     );
 }
 
-/// Each registered dialect lives in its CLI's folder, in both crates' registries' sense:
-/// `harness/src/dialects/CLI/` exists for it (a second mode of a CLI is a folder or
-/// file inside the CLI's).
+/// Each registered dialect has its folder: the folder of its name, or (a CLI's second
+/// mode) a folder of that name in its CLI's.
 #[test]
-fn each_dialect_is_in_its_cli_s_folder() {
+fn each_dialect_has_its_folder() {
     for dialect in harness::dialects::ALL {
         let module = dialect.name().replace('-', "_");
-        let folder = root().join("harness/src/dialects").join(family(&module));
+        let dir = root().join("harness/src/dialects");
+        let mode = module.split_once('_').map(|(_, mode)| mode).unwrap_or_default();
+        let folder = if folder_of(&module) == module {
+            dir.join(&module)
+        } else {
+            dir.join(folder_of(&module)).join(mode)
+        };
         assert!(
             folder.is_dir(),
             "{} has no folder {}",
@@ -574,6 +589,7 @@ fn the_unit_tests_of_a_file_are_not_shipped_lines() {
     let text = "use a;\n#[cfg(test)]\nmod tests;\nfn f() {}\n#[cfg(test)]\nmod tests {\n    use b;\n}\n";
     let shipped: Vec<&str> = shipped_lines(text).into_iter().map(|(_, l)| l).collect();
     assert_eq!(shipped, ["use a;", "#[cfg(test)]", "mod tests;", "fn f() {}"]);
-    assert_eq!(family("cursor_acp"), family("cursor_print"));
-    assert_ne!(family("codex"), family("claude"));
+    assert_eq!(folder_of("codex_app_server"), folder_of("codex"));
+    assert_eq!(folder_of("gemini_acp"), "gemini");
+    assert_ne!(folder_of("cursor_acp"), folder_of("cursor_print"));
 }

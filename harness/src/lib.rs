@@ -16,10 +16,10 @@
 //! Each agent CLI's protocol is a folder of [`dialects`]: its typed wire model (every
 //! name of the protocol said once), its rules (lint), what a correct consumer must
 //! do, its generator strategies, and how a recording becomes a script. Cursor's print
-//! mode is [`dialects::cursor`] (its wire model is
-//! [`events`](dialects::cursor::events)); Cursor's server mode, the Agent
-//! Client Protocol, is [`dialects::cursor::acp`] (its wire model is
-//! [`wire`](dialects::cursor::acp::wire), checked against the official schema crate).
+//! mode is [`dialects::cursor_print`] (its wire model is
+//! [`events`](dialects::cursor_print::events)); Cursor's server mode, the Agent
+//! Client Protocol, is [`dialects::cursor_acp`] (its wire model is
+//! [`wire`](dialects::cursor_acp::wire), checked against the official schema crate).
 //! Everything else is written once and takes a [`Dialect`](dialects::Dialect): the
 //! frames and the cassette format, the one fault catalogue ([`faults`]), the one clock
 //! ([`timing`]), generation's skeleton ([`generate`]), the checker's findings

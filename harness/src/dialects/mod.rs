@@ -14,19 +14,15 @@
 pub mod acp;
 pub mod claude;
 pub mod codex;
-pub mod cursor;
+pub mod cursor_acp;
+pub mod cursor_print;
 pub mod gemini;
 
-// A vendor's CLI is one folder, its modes the dialects in it (`cursor-agent -p` and
-// `cursor-agent acp`, `codex exec` and `codex app-server`, `gemini -p` and `gemini
-// --acp`: one argv, one recorder, one drift). Each dialect is also at the path of its
-// name, as the first releases had it.
+// A second mode of a CLI whose folder holds it (`codex exec` and `codex app-server`,
+// `gemini -p` and `gemini --acp`: one argv, one recorder, one drift) is also at the
+// path of its dialect's name.
 /// `codex app-server`'s folder, by the name of its dialect (it lives in Codex's).
 pub use codex::app_server as codex_app_server;
-/// Cursor's print mode: the folder of Cursor's CLI.
-pub use cursor as cursor_print;
-/// `cursor-agent acp`'s folder, by the name of its dialect (it lives in Cursor's).
-pub use cursor::acp as cursor_acp;
 /// `gemini --acp`'s folder, by the name of its dialect (it lives in Gemini CLI's).
 pub use gemini::acp as gemini_acp;
 
@@ -36,9 +32,9 @@ pub use gemini::acp as gemini_acp;
 #[doc(hidden)]
 pub mod first_releases {
     #[cfg(feature = "generate")]
-    pub use super::cursor::generate;
-    pub use super::cursor::render::RenderOptions;
-    pub use super::cursor::scenario;
+    pub use super::cursor_print::generate;
+    pub use super::cursor_print::render::RenderOptions;
+    pub use super::cursor_print::scenario;
 }
 
 use std::path::Path;
@@ -51,11 +47,11 @@ pub use crate::run::Dialect;
 
 /// Cursor's print mode: `cursor-agent -p`, one stream of events on stdout
 /// (`stream-json`, `json` or `text`), nothing read from the consumer. The default.
-pub static CURSOR_PRINT: &dyn Dialect = &cursor::dialect::CursorPrint;
+pub static CURSOR_PRINT: &dyn Dialect = &cursor_print::dialect::CursorPrint;
 
 /// Cursor's server mode: `cursor-agent acp`, the Agent Client Protocol (JSON-RPC 2.0
 /// both ways, one message a line).
-pub static CURSOR_ACP: &dyn Dialect = &cursor::acp::DIALECT;
+pub static CURSOR_ACP: &dyn Dialect = &cursor_acp::DIALECT;
 
 /// Claude Code: `claude` as the Claude Agent SDKs run it, stream-json on stdout and
 /// stdin with a control protocol both ways (and `claude -p`).
@@ -80,7 +76,7 @@ pub static GEMINI_ACP: &dyn Dialect = &gemini::acp::DIALECT;
 /// ([`acp::tell::Story`]): Cursor's print-mode events. Every ACP profile of this
 /// registry tells these.
 pub fn print_mode_story(recording: crate::cassette::Recording) -> Result<acp::tell::Story, CassetteError> {
-    cursor::acp::story::of_recording(recording)
+    cursor_print::story::of_recording(recording)
 }
 
 /// Every dialect, in the order `mock-agent faults` lists them; the first is the

@@ -10,7 +10,7 @@
 pub mod acp;
 pub mod claude;
 pub mod codex;
-pub mod cursor;
+pub mod cursor_print;
 pub mod gemini;
 
 use harness::frames::Exit;
@@ -42,7 +42,9 @@ pub trait Cli: Sync {
 }
 
 /// `cursor-agent` (and `agent`): print mode, and server mode under `acp`.
-pub static CURSOR: &dyn Cli = &cursor::Cursor;
+pub static CURSOR: &dyn Cli = &cursor_print::Cursor {
+    server: &harness::dialects::cursor_acp::PROFILE,
+};
 
 /// `claude`: Claude Code, as the Agent SDKs run it.
 pub static CLAUDE: &dyn Cli = &claude::Claude;
@@ -67,7 +69,7 @@ pub fn by_program(program: &str) -> Option<&'static dyn Cli> {
 
 /// The default CLI's sessions as the mock's own commands play them (`replay`,
 /// `generate` of the default dialect, `unused`).
-pub use cursor::play as default_play;
+pub use cursor_print::play as default_play;
 
 /// Why a session could not be played or written for one of the mock's own commands.
 #[derive(Debug, thiserror::Error)]

@@ -3,7 +3,7 @@
 use super::*;
 use crate::dialects::acp::conversation::Wait;
 use crate::dialects::acp::profile::testing;
-use crate::dialects::cursor::events::subtype;
+use crate::dialects::cursor_print::events::subtype;
 use crate::dialects::print_mode_story;
 use crate::Source;
 
