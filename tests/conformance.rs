@@ -192,7 +192,10 @@ const CONSUMERS: &[Consumers] = &[
         careful: "codex_sdk_careful.py",
         args: "hi",
         env: &[],
-        timeout: 15,
+        // Its watchdog gives up at 10 s; then the SDK's `close()` (stdin closed,
+        // SIGTERM, a wait, SIGKILL) and, on a loaded machine, the SDK's import take
+        // more than 5 s: 15 s made the stalled case's `ends` a flake there.
+        timeout: 30,
         planted: &[
             ("codex_sdk_error_as_success.py", "/turn-failed", "reports-failure"),
             ("codex_sdk_hangs.py", "/stall@turn-completed", "ends"),

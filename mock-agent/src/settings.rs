@@ -229,6 +229,21 @@ pub fn file_beside(invoked: &Path) -> Option<(PathBuf, Vec<(String, String)>)> {
 }
 
 impl Settings {
+    /// What the settings say to play as a session of events (print mode's, which a
+    /// server tells too): a generated one (`MOCK_AGENT_GENERATE`, of the settings'
+    /// profile), a cassette (`MOCK_AGENT_CASSETTE`), or the default.
+    pub fn source(&self) -> harness::source::Source {
+        use harness::source::Source;
+        match (self.generate, &self.cassette) {
+            (Some(seed), _) => Source::Generated {
+                seed,
+                config: harness::generate::SessionConfig::default().profile(self.profile),
+            },
+            (None, Some(path)) => Source::Cassette(path.clone()),
+            (None, None) => Source::Default,
+        }
+    }
+
     /// The journal entry of a run of the emulated CLI with `argv` (after the
     /// program's name), begun at `started_at_ms`: its process, folder and seed.
     pub fn entry(&self, argv: &[String], started_at_ms: u64) -> harness::journal::Entry {

@@ -234,6 +234,17 @@ where
     Err(Stop::Error(ExecError::NoEnd))
 }
 
+/// A file of this process's own for `stream` (stdout, stderr): a duplicate of its
+/// descriptor, which a writer may own and close.
+pub fn dup(stream: &impl std::os::fd::AsFd) -> io::Result<std::fs::File> {
+    stream.as_fd().try_clone_to_owned().map(std::fs::File::from)
+}
+
+/// This process's stdout and stderr, as files of its own (see [`dup`]).
+pub fn std_streams() -> io::Result<(std::fs::File, std::fs::File)> {
+    Ok((dup(&std::io::stdout())?, dup(&std::io::stderr())?))
+}
+
 /// Milliseconds since the Unix epoch.
 pub fn now_ms() -> u64 {
     std::time::SystemTime::now()

@@ -3,8 +3,6 @@
 //! settings say (timing, step mode, seed; SIGTERM and SIGINT heard), and what it did
 //! kept in the run's journal entry.
 
-use std::os::fd::AsFd;
-
 use harness::exit_codes;
 use harness::frames::{Delivery, Exit, Frames};
 use harness::journal::{Entry, FaultRecord};
@@ -70,12 +68,8 @@ pub fn perform_on_stdio(
         precise: true,
         ..ExecOptions::new(delivery)
     };
-    let streams = std::io::stdout()
-        .as_fd()
-        .try_clone_to_owned()
-        .and_then(|out| Ok((out, std::io::stderr().as_fd().try_clone_to_owned()?)));
-    let (out, err) = match streams {
-        Ok((out, err)) => (std::fs::File::from(out), std::fs::File::from(err)),
+    let (out, err) = match super::std_streams() {
+        Ok(streams) => streams,
         Err(e) => {
             return Err(own_error(
                 entry,

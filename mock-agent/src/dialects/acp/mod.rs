@@ -122,22 +122,9 @@ pub fn run(profile: &'static Profile, argv: &[String]) -> Exit {
         );
         Exit::Code(harness::exit_codes::USAGE)
     } else {
-        serve_source(&source(&settings), profile, &settings, &mut entry, &mut spooled)
+        serve_source(&settings.source(), profile, &settings, &mut entry, &mut spooled)
     };
     execute::journaled::end_run(&settings, &mut entry, spooled, exit)
-}
-
-/// What the settings say to play: a generated conversation, a cassette, or the
-/// default session.
-fn source(settings: &Settings) -> Source {
-    match (settings.generate, &settings.cassette) {
-        (Some(seed), _) => Source::Generated {
-            seed,
-            config: harness::generate::SessionConfig::default().profile(settings.profile),
-        },
-        (None, Some(path)) => Source::Cassette(path.clone()),
-        (None, None) => Source::Default,
-    }
 }
 
 /// Serves `profile`'s conversation of `source` with the settings' faults, timing

@@ -266,7 +266,7 @@ fn dispatch(
                     entry,
                     spooled,
                 ),
-                None => acp(&source(settings), server, settings, entry, spooled),
+                None => acp(&settings.source(), server, settings, entry, spooled),
             }
         }
         Some(Command::NotEmulated(name)) => {
@@ -306,7 +306,7 @@ fn dispatch(
         entry.error = Some(message);
         return Exit::Code(exit_codes::USAGE);
     }
-    let source = source(settings);
+    let source = settings.source();
     let scenario = scenario(args, settings, entry.started_at_ms);
     entry.prompt = Some(prompt.clone());
     entry.stdin = stdin;
@@ -320,18 +320,6 @@ fn dispatch(
     entry.faults = replayed.faults;
     entry.error = replayed.error;
     replayed.exit
-}
-
-/// What the settings say to play: a generated session, a cassette, or the default.
-fn source(settings: &Settings) -> Source {
-    match (settings.generate, &settings.cassette) {
-        (Some(seed), _) => Source::Generated {
-            seed,
-            config: harness::generate::SessionConfig::default().profile(settings.profile),
-        },
-        (None, Some(path)) => Source::Cassette(path.clone()),
-        (None, None) => Source::Default,
-    }
 }
 
 /// `cursor-agent acp`: server mode, `server`'s agent playing the source's

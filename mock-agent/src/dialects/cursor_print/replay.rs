@@ -1,7 +1,6 @@
 //! Replaying a source on this process's stdout and stderr: the plan of a scenario,
 //! performed by the executor.
 
-use std::os::fd::AsFd;
 use std::path::Path;
 
 use harness::cassette::{self, CassetteCopied, Copied, CopyError, Recording};
@@ -43,12 +42,8 @@ pub struct Replayed {
 /// ([`execute::perform_blocking`]), signals caught by a handler
 /// ([`Interrupts`]) when `listen`; any other on the runtime ([`execute::perform`]).
 pub fn replay(source: &Source, prompt: &str, scenario: &Scenario, listen: bool) -> Replayed {
-    let streams = std::io::stdout()
-        .as_fd()
-        .try_clone_to_owned()
-        .and_then(|out| Ok((out, std::io::stderr().as_fd().try_clone_to_owned()?)));
-    let (out, err) = match streams {
-        Ok((out, err)) => (std::fs::File::from(out), std::fs::File::from(err)),
+    let (out, err) = match execute::std_streams() {
+        Ok(streams) => streams,
         Err(e) => return failed(format!("cannot open stdout or stderr: {e}"), exit_codes::IO_ERROR),
     };
     let started = std::time::Instant::now();
