@@ -35,13 +35,10 @@ fn broken(consumer: &Consumer, filter: &str) -> Vec<(String, Vec<String>)> {
     results
         .iter()
         .map(|r| {
-            let names = r
-                .verdicts
-                .iter()
-                .filter(|v| !v.held)
-                .map(|v| v.name.clone())
-                .collect();
-            (r.case.name.clone(), names)
+            (
+                r.case.name.clone(),
+                r.broken().iter().map(|&n| n.to_owned()).collect(),
+            )
         })
         .collect()
 }

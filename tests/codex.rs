@@ -18,7 +18,7 @@ use harness::frames::Exit;
 
 use crate::support::{
     assert_caught, assert_clean_passes, assert_passes_generated_and_curated, bin, ended, json_lines,
-    last_journal_entry, mock_std, record_keys_out, root, run_with_stdin, said, test_dialect, text,
+    last_journal_entry, mock_std, record_keys_out, root, run_with_stdin, test_dialect, text,
 };
 
 /// The curated cassette, recorded from the real CLI (`mock-agent drift --dialect codex --update`).
@@ -387,8 +387,7 @@ fn a_program_that_gives_a_schema_is_expected_to_report_the_schema_s_answer() {
         &["--filter", "default/clean", "--filter", "default/turn-failed"],
         &[("CODEX_HOME", home.path())],
     );
-    let report = said(&out);
-    assert_eq!(out.status.code(), Some(0), "{report}");
+    let report = crate::support::assert_said(&out, 0);
     assert!(report.contains("2 cases: 2 passed, 0 failed"), "{report}");
     // A program that prints something else than the schema's answer still fails.
     let wrong = format!(
@@ -401,12 +400,7 @@ fn a_program_that_gives_a_schema_is_expected_to_report_the_schema_s_answer() {
         &["--filter", "default/clean"],
         &[("CODEX_HOME", home.path())],
     );
-    let report = said(&out);
-    assert_eq!(
-        out.status.code(),
-        Some(harness::exit_codes::CASES_FAILED),
-        "{report}"
-    );
+    let report = crate::support::assert_said(&out, harness::exit_codes::CASES_FAILED);
     assert!(report.contains("reports-success"), "{report}");
 }
 
@@ -437,12 +431,7 @@ fn a_node_program_whose_top_level_await_never_settles_breaks_ends() {
         &["--filter", "default/clean", "--filter", "default/exit-1@command"],
         &[("CODEX_HOME", dir.path())],
     );
-    let report = said(&out);
-    assert_eq!(
-        out.status.code(),
-        Some(harness::exit_codes::CASES_FAILED),
-        "{report}"
-    );
+    let report = crate::support::assert_said(&out, harness::exit_codes::CASES_FAILED);
     assert!(
         report.contains("ends: it ended only because nothing was left to wait on: a top-level `await` never settled (Node.js exit 13)"),
         "{report}"
@@ -483,8 +472,7 @@ fn without_json_the_faults_that_write_json_lines_do_not_act() {
         &extra,
         &[("CODEX_HOME", home.path())],
     );
-    let report = said(&out);
-    assert_eq!(out.status.code(), Some(0), "{report}");
+    let report = crate::support::assert_said(&out, 0);
     assert!(
         report.contains("4 cases: 0 passed, 0 failed, 4 not applicable"),
         "{report}"
@@ -570,8 +558,7 @@ fn test_with(script: &str, extra: &[&str]) -> Output {
 fn the_careful_codex_program_passes_every_matrix_case() {
     assert_passes_generated_and_curated(test_with, "codex_careful.py", "1", "cassettes/codex");
     let out = test_with("codex_careful.py", &[]);
-    let report = said(&out);
-    assert_eq!(out.status.code(), Some(0), "{report}");
+    let report = crate::support::assert_said(&out, 0);
     assert!(report.contains("21 cases: 21 passed, 0 failed"), "{report}");
 }
 

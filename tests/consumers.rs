@@ -55,14 +55,7 @@ fn cases(sources: &[CaseSource], filter: Option<&str>) -> Vec<Case> {
 fn broken(consumer: &Consumer, case_filter: &str) -> Vec<String> {
     let cases = cases(&[CaseSource::Default], Some(case_filter));
     assert!(!cases.is_empty(), "no case matches {case_filter}");
-    let results = run_all(consumer, &cases, 2);
-    let mut names: Vec<String> = results
-        .iter()
-        .flat_map(|r| r.verdicts.iter().filter(|v| !v.held).map(|v| v.name.clone()))
-        .collect();
-    names.sort();
-    names.dedup();
-    names
+    crate::support::broken_in(&run_all(consumer, &cases, 2))
 }
 
 #[test]
@@ -396,12 +389,7 @@ fn fuzz_shrinks_a_failure_to_a_cassette_that_replays_it() {
         .arg(dir.path())
         .output()
         .expect("runs");
-    assert_eq!(
-        output.status.code(),
-        Some(harness::exit_codes::CASES_FAILED),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    crate::support::assert_said(&output, harness::exit_codes::CASES_FAILED);
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(stdout.contains("reports-failure"), "{stdout}");
     let cassette = dir.path().join("fuzz-1.cassette");
@@ -468,12 +456,7 @@ fn mock_fuzz_passes(script: &str) {
         .arg(dir.path())
         .output()
         .expect("runs");
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&output.stdout)
-    );
+    crate::support::assert_said(&output, 0);
 }
 
 #[test]
@@ -534,14 +517,8 @@ fn an_interrupted_harness_takes_its_consumers_with_it() {
             pid.trim().to_owned()
         })
         .collect();
-    nix::sys::signal::kill(
-        nix::unistd::Pid::from_raw(harness.id() as i32),
-        nix::sys::signal::Signal::SIGTERM,
-    )
-    .expect("signals");
-    let status = harness.wait().expect("waits");
-    use std::os::unix::process::ExitStatusExt;
-    assert_eq!(status.signal(), Some(15));
+    let ended_by = crate::support::signal_and_wait(&mut harness, nix::sys::signal::Signal::SIGTERM);
+    assert_eq!(ended_by, Some(15));
     std::thread::sleep(Duration::from_millis(100));
     for pid in &running {
         let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
@@ -660,13 +637,7 @@ fn a_raw_json_line_shown_as_the_answer_breaks_reports_success() {
     );
     assert_eq!(results.len(), 2);
     for result in &results {
-        let broken: Vec<&str> = result
-            .verdicts
-            .iter()
-            .filter(|v| !v.held)
-            .map(|v| v.name.as_str())
-            .collect();
-        assert_eq!(broken, ["reports-success"], "{}", report::record(result));
+        assert_eq!(result.broken(), ["reports-success"], "{}", report::record(result));
     }
     // It reports a failure as a failure.
     assert_eq!(

@@ -21,7 +21,7 @@ use harness::frames::Exit;
 
 use crate::support::{
     assert_caught, assert_clean_passes, assert_passes_generated_and_curated, bin, ended, json_lines,
-    last_journal_entry, mock_std, record_keys_out, root, run_with_stdin, said, test_dialect, text,
+    last_journal_entry, mock_std, record_keys_out, root, run_with_stdin, test_dialect, text,
 };
 
 /// `mock-agent gemini ARGS` with `stdin`, `HOME` at `home`, and `env`.
@@ -484,8 +484,7 @@ fn a_program_that_asks_for_text_is_judged_by_what_text_shows() {
         &["--filter", "child-killed", "--filter", "default/clean"],
         &[("HOME", home.path())],
     );
-    let report = said(&out);
-    assert_eq!(out.status.code(), Some(0), "{report}");
+    let report = crate::support::assert_said(&out, 0);
     assert!(report.contains("3 cases: 3 passed, 0 failed"), "{report}");
     // In stream-json the same program can tell (no `result` line): the verdict stands.
     let out = test_dialect(
@@ -494,12 +493,7 @@ fn a_program_that_asks_for_text_is_judged_by_what_text_shows() {
         &["--filter", "child-killed@result"],
         &[("HOME", home.path())],
     );
-    let report = said(&out);
-    assert_eq!(
-        out.status.code(),
-        Some(harness::exit_codes::CASES_FAILED),
-        "{report}"
-    );
+    let report = crate::support::assert_said(&out, harness::exit_codes::CASES_FAILED);
     assert!(report.contains("reports-failure"), "{report}");
 }
 
@@ -510,8 +504,7 @@ fn the_careful_gemini_program_passes_every_matrix_case_in_both_formats() {
         "gemini_careful.py",
         &["--format", "stream-json", "--format", "json"],
     );
-    let report = said(&out);
-    assert_eq!(out.status.code(), Some(0), "{report}");
+    let report = crate::support::assert_said(&out, 0);
     assert!(
         report.contains("44 cases: 41 passed, 0 failed, 3 not applicable"),
         "{report}"

@@ -352,12 +352,7 @@ fn each_planted_bug_is_caught_by_its_property() {
                 .collect();
             assert_eq!(cases.len(), 1, "{case}");
             let results = run_all(&consumer, &cases);
-            let broken: Vec<&str> = results[0]
-                .verdicts
-                .iter()
-                .filter(|v| !v.held)
-                .map(|v| v.name.as_str())
-                .collect();
+            let broken = results[0].broken();
             assert_eq!(
                 broken.contains(property),
                 caught,

@@ -320,14 +320,8 @@ fn an_interrupted_fuzz_leaves_no_temporary_directory() {
         .expect("spawns");
     let mut pid = String::new();
     std::io::BufRead::read_line(&mut crate::support::fifo_reader(&pids), &mut pid).expect("a consumer runs");
-    nix::sys::signal::kill(
-        nix::unistd::Pid::from_raw(fuzz.id() as i32),
-        nix::sys::signal::Signal::SIGINT,
-    )
-    .expect("signals");
-    let status = fuzz.wait().expect("waits");
-    use std::os::unix::process::ExitStatusExt;
-    assert_eq!(status.signal(), Some(2));
+    let ended_by = crate::support::signal_and_wait(&mut fuzz, nix::sys::signal::Signal::SIGINT);
+    assert_eq!(ended_by, Some(2));
     let left: Vec<_> = std::fs::read_dir(tmp.path())
         .expect("reads")
         .map(|entry| entry.expect("an entry").path())

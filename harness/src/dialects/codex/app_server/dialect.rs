@@ -258,8 +258,12 @@ impl Dialect for CodexAppServer {
     /// conversation as a cassette `OUT/fuzz-codex-app-server-SEED.cassette`.
     #[cfg(feature = "generate")]
     fn fuzz(&self, fuzz: &Fuzz, runner: &Runner<'_>) -> Result<FuzzReport, RunError> {
-        let strategy = super::generate::faulted(2);
-        crate::run::lines::fuzz(fuzz, runner, crate::dialects::CODEX_APP_SERVER, strategy)
+        crate::run::lines::fuzz(
+            fuzz,
+            runner,
+            crate::dialects::CODEX_APP_SERVER,
+            super::generate::faulted(2),
+        )
     }
 }
 
