@@ -381,11 +381,10 @@ fn a_program_that_gives_a_schema_is_expected_to_report_the_schema_s_answer() {
     )
     .expect("writes");
     let consumer = format!("codex exec --output-schema {} 'Say hi'", schema.display());
-    let out = test_dialect(
-        "codex",
+    let out = test_codex(
         &consumer,
         &["--filter", "default/clean", "--filter", "default/turn-failed"],
-        &[("CODEX_HOME", home.path())],
+        home.path(),
     );
     let report = crate::support::assert_said(&out, 0);
     assert!(report.contains("2 cases: 2 passed, 0 failed"), "{report}");
@@ -394,12 +393,7 @@ fn a_program_that_gives_a_schema_is_expected_to_report_the_schema_s_answer() {
         "codex exec --output-schema {} 'Say hi' > /dev/null; echo 'Created made.txt and notes.md.'",
         schema.display()
     );
-    let out = test_dialect(
-        "codex",
-        &wrong,
-        &["--filter", "default/clean"],
-        &[("CODEX_HOME", home.path())],
-    );
+    let out = test_codex(&wrong, &["--filter", "default/clean"], home.path());
     let report = crate::support::assert_said(&out, harness::exit_codes::CASES_FAILED);
     assert!(report.contains("reports-success"), "{report}");
 }
@@ -425,11 +419,10 @@ fn a_node_program_whose_top_level_await_never_settles_breaks_ends() {
     )
     .expect("writes");
     let consumer = format!("node {}", program.display());
-    let out = test_dialect(
-        "codex",
+    let out = test_codex(
         &consumer,
         &["--filter", "default/clean", "--filter", "default/exit-1@command"],
-        &[("CODEX_HOME", dir.path())],
+        dir.path(),
     );
     let report = crate::support::assert_said(&out, harness::exit_codes::CASES_FAILED);
     assert!(
@@ -466,12 +459,7 @@ fn without_json_the_faults_that_write_json_lines_do_not_act() {
     for filter in &filters {
         extra.extend(["--filter", filter.as_str()]);
     }
-    let out = test_dialect(
-        "codex",
-        "codex exec 'Say hi'",
-        &extra,
-        &[("CODEX_HOME", home.path())],
-    );
+    let out = test_codex("codex exec 'Say hi'", &extra, home.path());
     let report = crate::support::assert_said(&out, 0);
     assert!(
         report.contains("4 cases: 0 passed, 0 failed, 4 not applicable"),
@@ -543,6 +531,12 @@ fn recording_the_mock_as_codex_keeps_the_keys_out_and_replays() {
     assert_eq!(replayed.status.code(), Some(0));
 }
 
+/// `mock-agent test --dialect codex --consumer CONSUMER EXTRA...`, `CODEX_HOME` the folder
+/// `home`.
+fn test_codex(consumer: &str, extra: &[&str], home: &std::path::Path) -> Output {
+    test_dialect("codex", consumer, extra, &[("CODEX_HOME", home)])
+}
+
 /// `mock-agent test --dialect codex` on a program of tests/consumers: its report. The
 /// cases' threads go to a `CODEX_HOME` of the test's own.
 fn test_with(script: &str, extra: &[&str]) -> Output {
@@ -551,7 +545,7 @@ fn test_with(script: &str, extra: &[&str]) -> Output {
         "CONSUMER_IDLE_TIMEOUT=4 python3 {}",
         root().join("tests/consumers").join(script).display()
     );
-    test_dialect("codex", &consumer, extra, &[("CODEX_HOME", home.path())])
+    test_codex(&consumer, extra, home.path())
 }
 
 #[test]

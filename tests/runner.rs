@@ -12,19 +12,24 @@ fn harness(args: &[&str]) -> Output {
     crate::support::mock_off_ci().args(args).output().expect("runs")
 }
 
+/// `python3 DIR/NAME`, `source` written there.
+fn python_consumer(dir: &Path, name: &str, source: &str) -> String {
+    let script = dir.join(name);
+    std::fs::write(&script, source).expect("writes");
+    format!("python3 {}", script.display())
+}
+
 /// A consumer that runs the agent, logs 20,000 lines on stderr, then dies of an
 /// uncaught exception whose message says how many bytes the agent printed.
 fn write_crashing_consumer(dir: &Path) -> String {
-    let script = dir.join("crash.py");
-    std::fs::write(
-        &script,
+    python_consumer(
+        dir,
+        "crash.py",
         "import subprocess, sys\n\
          out = subprocess.run(['cursor-agent', '-p', 'hi', '--output-format', 'stream-json'], capture_output=True).stdout\n\
          sys.stderr.write('log: working\\n' * 20000)\n\
          raise ValueError('the agent printed %d bytes' % len(out))\n",
     )
-    .expect("writes");
-    format!("python3 {}", script.display())
 }
 
 #[test]
@@ -156,9 +161,9 @@ fn repeat_reports_a_case_whose_verdict_differs_between_runs_as_flaky() {
 /// A bot that always asks for the JSON answer, prints it, and on a failure prints
 /// `ERROR: ...` on stdout and exits with its first argument (0 unless given).
 fn write_reporting_bot(dir: &Path) -> String {
-    let script = dir.join("bot.py");
-    std::fs::write(
-        &script,
+    python_consumer(
+        dir,
+        "bot.py",
         "import json, subprocess, sys\n\
          p = subprocess.run(['cursor-agent', '-p', 'hi', '--output-format', 'json'], capture_output=True, text=True)\n\
          try:\n    r = json.loads(p.stdout)\nexcept ValueError:\n    r = None\n\
@@ -167,8 +172,6 @@ fn write_reporting_bot(dir: &Path) -> String {
          \x20   sys.exit(int(sys.argv[1]) if len(sys.argv) > 1 else 0)\n\
          print(r['result'])\n",
     )
-    .expect("writes");
-    format!("python3 {}", script.display())
 }
 
 #[test]

@@ -218,6 +218,20 @@ pub fn assert_said(out: &Output, code: i32) -> String {
     report
 }
 
+/// Asserts that `output`, of `mock-agent test`, says its cases failed, naming `case`
+/// and `property` (the case's broken property); its stdout.
+#[track_caller]
+pub fn assert_case_broke(output: &Output, case: &str, property: &str) -> String {
+    let stdout = text(&output.stdout);
+    assert_eq!(
+        output.status.code(),
+        Some(harness::exit_codes::CASES_FAILED),
+        "{stdout}"
+    );
+    assert!(stdout.contains(case) && stdout.contains(property), "{stdout}");
+    stdout
+}
+
 /// The names of the properties broken in any of `results`, sorted, each once.
 pub fn broken_in(results: &[harness::run::CaseResult]) -> Vec<String> {
     let mut names: Vec<String> = results

@@ -1,6 +1,7 @@
 """What the print-mode example consumers share, so that each of their files holds only
 how it reads the agent's stream (and the bug planted there): starting the agent, and
-the plain ending of a consumer that checks the exit code and the result.
+the plain ending of a consumer that checks the exit code and the result (`report`;
+`finish` for one that takes the last successful `result` of the events it read).
 
 Not a consumer: imported by them (`from print_mode import report, start`).
 """
@@ -30,3 +31,14 @@ def report(code, answer):
         return 1
     sys.stdout.write(answer + "\n")
     return 0
+
+
+def finish(proc, events):
+    """Reads `events` (the events a consumer made of the agent's stdout, in order) to
+    their end, then waits for the agent: `report` of its exit code and the last
+    successful `result`'s text."""
+    answer = None
+    for event in events:
+        if event.get("type") == "result" and not event.get("is_error"):
+            answer = event.get("result")
+    return report(proc.wait(), answer)
