@@ -17,8 +17,8 @@ use harness::dialects::codex::recording::{is_codex, Recording};
 use harness::frames::Exit;
 
 use crate::support::{
-    assert_caught, assert_clean_passes, assert_passes_generated_and_curated, bin, ended, json_lines,
-    last_journal_entry, mock_std, record_keys_out, root, run_with_stdin, test_dialect, text,
+    assert_passes_generated_and_curated, bin, ended, json_lines, last_journal_entry, mock_std,
+    record_keys_out, root, run_with_stdin, test_dialect, text,
 };
 
 /// The curated cassette, recorded from the real CLI (`mock-agent drift --dialect codex --update`).
@@ -570,8 +570,5 @@ fn each_planted_codex_bug_is_caught_by_its_property() {
             "reports-success",
         ),
     ];
-    for bug in caught {
-        assert_caught(test_with, bug);
-        assert_clean_passes(test_with, bug.0);
-    }
+    crate::support::assert_each_caught(test_with, &caught);
 }

@@ -318,14 +318,8 @@ fn mock_agent_test_keeps_snapshots_as_insta_does() {
     let run = |env: &[(&str, &str)]| {
         let mut cmd = crate::support::mock_off_ci();
         cmd.envs(env.iter().copied())
-            .args([
-                "test",
-                "--consumer",
-                &consumer,
-                "--filter",
-                "default/clean",
-                "--snapshots",
-            ])
+            .args(["test", "--consumer", &consumer])
+            .args(["--filter", "default/clean", "--snapshots"])
             .arg(&snapshots);
         let output = cmd.output().expect("runs");
         let files: Vec<String> = std::fs::read_dir(&snapshots)
@@ -374,18 +368,8 @@ fn fuzz_shrinks_a_failure_to_a_cassette_that_replays_it() {
     let script = root().join("tests/consumers/ignores_exit.py");
     let consumer = format!("python3 {}", script.display());
     let output = crate::support::mock()
-        .args([
-            "fuzz",
-            "--consumer",
-            &consumer,
-            "--cases",
-            "30",
-            "--seed",
-            "1",
-            "--timeout",
-            "5",
-            "--out",
-        ])
+        .args(["fuzz", "--consumer", &consumer, "--cases", "30", "--seed", "1"])
+        .args(["--timeout", "5", "--out"])
         .arg(dir.path())
         .output()
         .expect("runs");
@@ -441,18 +425,8 @@ fn mock_fuzz_passes(script: &str) {
         root().join("tests/consumers").join(script).display()
     );
     let output = crate::support::mock()
-        .args([
-            "fuzz",
-            "--consumer",
-            &consumer,
-            "--cases",
-            "20",
-            "--seed",
-            "1",
-            "--timeout",
-            "6",
-            "--out",
-        ])
+        .args(["fuzz", "--consumer", &consumer, "--cases", "20", "--seed", "1"])
+        .args(["--timeout", "6", "--out"])
         .arg(dir.path())
         .output()
         .expect("runs");

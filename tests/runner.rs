@@ -360,14 +360,8 @@ fn careful_snapshots(dir: &Path, consumer_tail: &str, env: &[(&str, &str)]) -> (
     let mut cmd = crate::support::mock_off_ci();
     let output = cmd
         .envs(env.iter().copied())
-        .args([
-            "test",
-            "--consumer",
-            &consumer,
-            "--filter",
-            "default/clean",
-            "--snapshots",
-        ])
+        .args(["test", "--consumer", &consumer])
+        .args(["--filter", "default/clean", "--snapshots"])
         .arg(dir.join("snaps"))
         .arg("--junit")
         .arg(&junit)

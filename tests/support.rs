@@ -481,6 +481,16 @@ pub fn assert_caught(
     report
 }
 
+/// Asserts of each planted bug of `caught` that it breaks its property on its case
+/// ([`assert_caught`]) and does not show on a clean run ([`assert_clean_passes`]).
+#[track_caller]
+pub fn assert_each_caught(test_with: impl Fn(&str, &[&str]) -> Output + Copy, caught: &[(&str, &str, &str)]) {
+    for &bug in caught {
+        assert_caught(test_with, bug);
+        assert_clean_passes(test_with, bug.0);
+    }
+}
+
 /// Asserts that `script`, run by `test_with`, passes every case of `generated`
 /// generated sessions and of the curated cassettes in `cassettes` (a folder below the
 /// workspace), the default session left out.
