@@ -12,6 +12,17 @@ fn harness(args: &[&str]) -> Output {
     crate::support::mock_off_ci().args(args).output().expect("runs")
 }
 
+/// `mock-agent test --consumer CONSUMER --filter default/clean EXTRA...` off CI.
+fn test_on_clean(consumer: &str, extra: &[&str]) -> Output {
+    harness(
+        &[
+            &["test", "--consumer", consumer, "--filter", "default/clean"][..],
+            extra,
+        ]
+        .concat(),
+    )
+}
+
 /// `python3 DIR/NAME`, `source` written there.
 fn python_consumer(dir: &Path, name: &str, source: &str) -> String {
     let script = dir.join(name);
@@ -37,15 +48,7 @@ fn a_failure_shows_what_broke_the_end_of_stderr_and_a_line_that_reproduces_it() 
     let dir = tempfile::tempdir().expect("temp dir");
     let consumer = write_crashing_consumer(dir.path());
     let junit = dir.path().join("junit.xml");
-    let output = harness(&[
-        "test",
-        "--consumer",
-        &consumer,
-        "--filter",
-        "default/clean",
-        "--junit",
-        junit.to_str().expect("utf-8"),
-    ]);
+    let output = test_on_clean(&consumer, &["--junit", junit.to_str().expect("utf-8")]);
     assert_eq!(output.status.code(), Some(harness::exit_codes::CASES_FAILED));
     let stdout = text(&output.stdout);
     // The property, what was expected and what was seen, the end of stderr.
@@ -118,17 +121,7 @@ fn repeat_reports_a_case_whose_verdict_differs_between_runs_as_flaky() {
          cursor-agent -p hi >/dev/null; exit 3",
         count = dir.path().join("count").display()
     );
-    let output = harness(&[
-        "test",
-        "--consumer",
-        &consumer,
-        "--filter",
-        "default/clean",
-        "--repeat",
-        "3",
-        "--jobs",
-        "1",
-    ]);
+    let output = test_on_clean(&consumer, &["--repeat", "3", "--jobs", "1"]);
     let stdout = text(&output.stdout);
     assert_eq!(
         output.status.code(),
