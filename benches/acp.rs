@@ -37,13 +37,11 @@ use std::time::{Duration, Instant};
 #[path = "support.rs"]
 mod support;
 
-use support::{cpu_count, cpu_model, mb, median, percentile};
+use support::{cpu_count, cpu_model, mb, median, percentile, DRAIN_BUFFER, MOCK};
 
 use harness::digest::{fnv1a_from, FNV1A_OFFSET};
 use nix::sys::resource::{getrusage, UsageWho};
 
-/// The binary under test, built by Cargo in the bench (release) profile.
-const MOCK: &str = env!("CARGO_BIN_EXE_mock-agent");
 /// Set in the environment of the bench re-run as a memory-measuring helper.
 const RSS_HELPER: &str = "ACP_BENCH_RSS_HELPER";
 /// Round trips of each method in the latency measurement.
@@ -52,8 +50,6 @@ const ROUND_TRIPS: usize = 5_000;
 const UPDATES: usize = 100_000;
 /// Updates of the small turn of the memory check.
 const SMALL_UPDATES: usize = 10_000;
-/// The size of the reads that drain a child's stdout.
-const DRAIN_BUFFER: usize = 256 << 10;
 
 const LATENCY_TARGET_MS: f64 = 1.0;
 const TURN_TARGET: f64 = 0.5;
@@ -138,14 +134,18 @@ struct Peer {
     stdout: BufReader<ChildStdout>,
 }
 
+/// Spawns `cmd`, its stdin and stdout piped to the bench, its stderr the bench's.
+fn spawn_piped(cmd: &mut Command) -> Child {
+    cmd.stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("spawns")
+}
+
 impl Peer {
     fn spawn(mut cmd: Command) -> Peer {
-        let mut child = cmd
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("spawns");
+        let mut child = spawn_piped(&mut cmd);
         Peer {
             stdin: child.stdin.take().expect("piped"),
             stdout: BufReader::with_capacity(DRAIN_BUFFER, child.stdout.take().expect("piped")),
@@ -632,12 +632,7 @@ fn rss_helper() {
     if let Some(cassette) = cassette {
         cmd.env("MOCK_AGENT_CASSETTE", cassette);
     }
-    let mut child = cmd
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("spawns");
+    let mut child = spawn_piped(&mut cmd);
     let mut stdin = child.stdin.take().expect("piped");
     if !input.is_empty() {
         stdin.write_all(format!("{input}\n").as_bytes()).expect("writes");

@@ -35,15 +35,13 @@ use std::time::{Duration, Instant};
 #[path = "support.rs"]
 mod support;
 
-use support::{cpu_count, cpu_model, mb, median};
+use support::{cpu_count, cpu_model, mb, median, DRAIN_BUFFER, MOCK};
 
 use harness::cassette::{Header, Writer};
 use harness::dialects::Dialect;
 use harness::digest::{fnv1a_from, FNV1A_OFFSET};
 use harness::frames::{Frame, Stream};
 
-/// The binary under test, built by Cargo in the bench (release) profile.
-const MOCK: &str = env!("CARGO_BIN_EXE_mock-agent");
 /// The size of the large session's stdout, in MB (`BENCH_MB`).
 const MB: u64 = 100;
 /// The throughput bar, as a ratio of `cat`'s.
@@ -51,8 +49,6 @@ const TARGET: f64 = 0.8;
 /// Peak memory bars.
 const RSS_TARGET_KIB: i64 = 16 << 10;
 const RSS_GROWTH_KIB: i64 = 1 << 10;
-/// The size of the reads that drain a child's stdout.
-const DRAIN_BUFFER: usize = 256 << 10;
 /// How long a run may wait for a line before the bench calls the mock stuck.
 const PATIENCE: Duration = Duration::from_secs(120);
 

@@ -36,7 +36,7 @@ use std::time::{Duration, Instant};
 #[path = "support.rs"]
 mod support;
 
-use support::{cpu_count, cpu_model, mb, median};
+use support::{cpu_count, cpu_model, mb, median, DRAIN_BUFFER, MOCK};
 
 use harness::cassette::{Header, Invocation, Writer};
 use harness::digest::{fnv1a_from, FNV1A_OFFSET};
@@ -44,8 +44,6 @@ use harness::generate::{from_seed, SessionConfig};
 use harness::{Ending, Exit, Frame, Line, OutputFormat};
 use nix::sys::resource::{getrusage, UsageWho};
 
-/// The binary under test, built by Cargo in the bench (release) profile.
-const MOCK: &str = env!("CARGO_BIN_EXE_mock-agent");
 /// The recorded session the mock replays by default.
 const SEED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../cassettes/seed-example.ndjson");
 /// The prompt of the seed session, so that the mock prints the seed byte for byte.
@@ -58,8 +56,6 @@ const EVENTS: usize = 1_000_000;
 const SMALL_EVENTS: usize = 10_000;
 /// The length of the run of consecutive assistant lines of the informative memory row.
 const RUN_LINES: usize = 50_000;
-/// The size of the reads that drain a child's stdout.
-const DRAIN_BUFFER: usize = 256 << 10;
 
 const STARTUP_TARGET: f64 = 1.1;
 /// A cassette's bar (issue 19; 0.5x when its fast reader came): a cassette that

@@ -30,9 +30,8 @@ use nix::sys::resource::{getrusage, UsageWho};
 #[path = "support.rs"]
 mod support;
 
-use support::{cpu_count, cpu_model};
+use support::{cpu_count, cpu_model, MOCK};
 
-const MOCK: &str = env!("CARGO_BIN_EXE_mock-agent");
 /// Set in the helper: the scenario it plays.
 const HELPER: &str = "STRESS_HELPER";
 /// How much a flood may add to the peak RSS.

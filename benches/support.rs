@@ -4,6 +4,12 @@
 
 #![allow(dead_code)]
 
+/// The binary under test, built by Cargo in the bench (release) profile.
+pub const MOCK: &str = env!("CARGO_BIN_EXE_mock-agent");
+
+/// The size of the reads that drain a child's stdout.
+pub const DRAIN_BUFFER: usize = 256 << 10;
+
 /// The median of the samples (the mean of the middle two for an even count); NaN
 /// for none.
 pub fn median(values: impl AsRef<[f64]>) -> f64 {

@@ -14,7 +14,6 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 ACP_SDK_VERSION="0.12.1"
 ACPX_VERSION="0.19.1"
 dir="${MOCK_AGENT_ACP_CLIENTS:-${CARGO_TARGET_DIR:-$root/target}/acp-clients}"
-python="${PYTHON:-python3}"
 what="${1:-}"
 
 mkdir -p "$dir"
@@ -24,18 +23,7 @@ if command -v flock >/dev/null; then flock 9; fi
 
 case "$what" in
 python)
-    venv="$dir/venv"
-    ready() {
-        [ -x "$venv/bin/python" ] &&
-            [ "$("$venv/bin/python" -c 'import importlib.metadata as m; print(m.version("agent-client-protocol"))' 2>/dev/null)" = "$ACP_SDK_VERSION" ]
-    }
-    if ! ready; then
-        rm -rf "$venv"
-        "$python" -m venv "$venv" >&2
-        "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "agent-client-protocol==$ACP_SDK_VERSION" >&2
-        ready || { echo "mock-agent: $venv: agent-client-protocol $ACP_SDK_VERSION did not install; see pip's output above" >&2; exit 1; }
-    fi
-    echo "$venv/bin/python"
+    exec "$root/scripts/python-env.sh" agent-client-protocol "$ACP_SDK_VERSION" "$dir/venv"
     ;;
 acpx)
     bin="$dir/node_modules/.bin/acpx"

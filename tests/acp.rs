@@ -557,11 +557,7 @@ async fn a_generated_session_serves_acp_as_print_mode_tells_it() {
         .arg(&cassette)
         .output()
         .expect("runs");
-    assert!(
-        saved.status.success(),
-        "{}",
-        String::from_utf8_lossy(&saved.stderr)
-    );
+    crate::support::assert_said(&saved, 0);
     let cassette = cassette.to_str().expect("utf-8").to_owned();
     let env = [("MOCK_AGENT_CASSETTE", cassette.as_str())];
     let answer = print_mode_result(&env);

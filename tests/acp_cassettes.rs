@@ -8,9 +8,9 @@
 //! shows the exchanges as they were played.
 
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::path::Path;
-use std::process::{Child, ChildStdin, Stdio};
+use std::process::{Child, ChildStdin};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -188,7 +188,6 @@ struct Agent {
     child: Child,
     stdin: Option<ChildStdin>,
     lines: mpsc::Receiver<Vec<u8>>,
-    stdout: Option<std::thread::JoinHandle<()>>,
     stderr: Option<std::thread::JoinHandle<Vec<u8>>>,
     started: Instant,
 }
@@ -201,27 +200,9 @@ impl Agent {
             .arg("acp")
             .env("MOCK_AGENT_CASSETTE", cassette)
             .env("MOCK_AGENT_JOURNAL", journal)
-            .env("MOCK_AGENT_STRICT", "1")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        let mut child = cmd.spawn().expect("spawns mock-agent acp");
-        let stdout = child.stdout.take().expect("stdout");
-        let (sender, lines) = mpsc::channel();
-        let stdout = std::thread::spawn(move || {
-            let mut reader = BufReader::new(stdout);
-            loop {
-                let mut line = Vec::new();
-                match reader.read_until(b'\n', &mut line) {
-                    Ok(0) | Err(_) => return,
-                    Ok(_) => {
-                        if sender.send(line).is_err() {
-                            return;
-                        }
-                    }
-                }
-            }
-        });
+            .env("MOCK_AGENT_STRICT", "1");
+        let mut child = crate::support::spawn_piped(&mut cmd);
+        let lines = crate::support::line_by_line(child.stdout.take().expect("stdout"), |line| line);
         let mut stderr = child.stderr.take().expect("stderr");
         let stderr = std::thread::spawn(move || {
             let mut bytes = Vec::new();
@@ -232,7 +213,6 @@ impl Agent {
             stdin: child.stdin.take(),
             child,
             lines,
-            stdout: Some(stdout),
             stderr: Some(stderr),
             started: Instant::now(),
         }
@@ -284,11 +264,8 @@ impl Agent {
             );
             std::thread::sleep(Duration::from_millis(5));
         };
-        // The reader ends with stdout: every line it read is in the channel.
-        if let Some(reader) = self.stdout.take() {
-            reader.join().expect("stdout thread");
-        }
-        let rest: Vec<u8> = self.lines.try_iter().flatten().collect();
+        // The channel ends with stdout: every line the reader read.
+        let rest: Vec<u8> = self.lines.iter().flatten().collect();
         let stderr = self
             .stderr
             .take()

@@ -35,13 +35,10 @@ fn broken(consumer: &Consumer, filter: &str) -> Vec<(String, Vec<String>)> {
     results
         .iter()
         .map(|r| {
-            let names = r
-                .verdicts
-                .iter()
-                .filter(|v| !v.held)
-                .map(|v| v.name.clone())
-                .collect();
-            (r.case.name.clone(), names)
+            (
+                r.case.name.clone(),
+                r.broken().iter().map(|&n| n.to_owned()).collect(),
+            )
         })
         .collect()
 }
@@ -118,12 +115,7 @@ fn mock_agent_test_acp_runs_the_matrix_against_a_client() {
         ])
         .output()
         .expect("runs");
-    assert_eq!(output.status.code(), Some(harness::exit_codes::CASES_FAILED));
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        stdout.contains("default/error@prompt") && stdout.contains("reports-failure"),
-        "{stdout}"
-    );
+    let stdout = crate::support::assert_case_broke(&output, "default/error@prompt", "reports-failure");
     assert!(stdout.contains("1 case: 0 passed, 1 failed"), "{stdout}");
 }
 

@@ -335,12 +335,7 @@ fn a_seed_gives_the_same_bytes_on_every_run() {
             .args(["generate", "--acp", "--seed", seed])
             .output()
             .expect("runs");
-        assert_eq!(
-            output.status.code(),
-            Some(0),
-            "{}",
-            String::from_utf8_lossy(&output.stderr)
-        );
+        crate::support::assert_said(&output, 0);
         String::from_utf8(output.stdout).expect("utf-8")
     };
     let first = told("11");
@@ -565,12 +560,7 @@ fn mock_agent_test_runs_given_faults_instead_of_the_matrix() {
     );
     assert!(stdout.contains("1 case: 0 passed, 1 failed"), "{stdout}");
     let coped = test("acp_careful.py", "error:method=session/prompt");
-    assert_eq!(
-        coped.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&coped.stdout)
-    );
+    crate::support::assert_said(&coped, 0);
     // A spec that does not parse is the mock's usage error, naming the flag.
     let wrong = test("acp_careful.py", "error");
     assert_eq!(wrong.status.code(), Some(64));

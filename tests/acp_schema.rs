@@ -692,11 +692,7 @@ fn generated_conversations_conform() {
             .env_clear()
             .output()
             .expect("runs");
-        assert!(
-            saved.status.success(),
-            "{}",
-            String::from_utf8_lossy(&saved.stderr)
-        );
+        crate::support::assert_said(&saved, 0);
         let seed = seed.to_string();
         Checker::check(
             &recorded_run(&cassette, &[("MOCK_AGENT_GENERATE", &seed)]),

@@ -132,14 +132,7 @@ fn step_mode_releases_one_agent_message_a_byte() {
     let dir = tempfile::tempdir().expect("temp dir");
     let fifo = dir.path().join("step");
     nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).expect("fifo");
-    let mut child = Command::new(bin())
-        .arg("acp")
-        .env("MOCK_AGENT_STEP", &fifo)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawns");
+    let mut child = crate::support::acp_server(&[("MOCK_AGENT_STEP", fifo.as_os_str())]);
     let mut stdin = child.stdin.take().expect("stdin");
     stdin
         .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{}}\n{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/new\",\"params\":{\"cwd\":\"/\",\"mcpServers\":[]}}\n")
@@ -242,12 +235,7 @@ fn a_long_recorded_turn_is_read_from_the_cassette_as_it_plays_byte_for_byte() {
         .write_stdin(LONG_CLIENT)
         .output()
         .expect("runs");
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    crate::support::assert_said(&output, 0);
     assert_eq!(
         String::from_utf8_lossy(&output.stderr),
         String::from_utf8_lossy(&stderr)
@@ -409,16 +397,6 @@ fn answers_to_ids_never_asked_are_dropped_and_never_taken_for_a_later_request() 
     assert!(dropped[2].contains(r#"id "x""#), "{dropped:?}");
 }
 
-/// The peak resident memory of process `pid`, in KiB (`VmHWM`).
-fn peak_rss_kib(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("reads /proc");
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .expect("VmHWM")
-}
-
 #[test]
 fn a_flood_the_mock_does_not_need_keeps_its_memory_bounded() {
     // 256 MiB of answers to requests never made, written while the mock waits for a
@@ -456,7 +434,7 @@ fn a_flood_the_mock_does_not_need_keeps_its_memory_bounded() {
     let stdout = child.stdout.take().expect("stdout");
     let reader = std::thread::spawn(move || std::io::read_to_string(stdout).expect("reads"));
     let stdin = flood.join().expect("the flood is written");
-    let peak = peak_rss_kib(child.id());
+    let peak = crate::support::peak_rss_kib(child.id());
     drop(stdin);
     assert!(child.wait().expect("waits").success());
     assert!(reader

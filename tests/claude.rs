@@ -658,12 +658,7 @@ fn a_prompt_on_stdin_is_read_lossily_and_bounded() {
     };
     // A byte that is not UTF-8 is still a prompt.
     let out = run(b"h\xffi\n".to_vec());
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    crate::support::assert_said(&out, 0);
     // Past 64 MiB: the mock's own error, not unbounded memory.
     let out = run(vec![b'x'; (64 << 20) + 10]);
     let stderr = String::from_utf8_lossy(&out.stderr);

@@ -46,13 +46,7 @@ fn run_all(script: &str, cases: &[Case]) -> Vec<run::CaseResult> {
 
 /// The properties `script` broke on the cases, sorted.
 fn broken(script: &str, cases: &[Case]) -> Vec<String> {
-    let mut names: Vec<String> = run_all(script, cases)
-        .iter()
-        .flat_map(|r| r.verdicts.iter().filter(|v| !v.held).map(|v| v.name.clone()))
-        .collect();
-    names.sort();
-    names.dedup();
-    names
+    crate::support::broken_in(&run_all(script, cases))
 }
 
 #[test]

@@ -15,14 +15,19 @@ use crate::claude::{
 };
 use crate::support::Conversation;
 
-/// The peak resident memory of process `pid`, in KiB (`VmHWM`).
-fn peak_rss_kib(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("reads /proc");
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .expect("VmHWM")
+/// The mock as the Python SDK starts it, journaling to `journal.jsonl` in the
+/// directory returned, past its `initialize` answer.
+fn journaled_and_initialized() -> (tempfile::TempDir, Conversation) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let journal = dir.path().join("journal.jsonl");
+    let mut c = sdk(
+        PYTHON,
+        false,
+        &[("MOCK_AGENT_JOURNAL", journal.to_str().expect("UTF-8"))],
+    );
+    c.send(&initialize("req_1"));
+    c.next_json();
+    (dir, c)
 }
 
 /// What the mock's memory may reach while it is fed far more.
@@ -61,15 +66,8 @@ fn answers(id: &str) -> impl Fn(&Value) -> bool + '_ {
 
 #[test]
 fn a_line_over_64_mib_is_the_mocks_error_and_journaled_never_a_silent_wait() {
-    let dir = tempfile::tempdir().expect("temp dir");
+    let (dir, mut c) = journaled_and_initialized();
     let journal = dir.path().join("journal.jsonl");
-    let mut c = sdk(
-        PYTHON,
-        false,
-        &[("MOCK_AGENT_JOURNAL", journal.to_str().expect("UTF-8"))],
-    );
-    c.send(&initialize("req_1"));
-    c.next_json();
     let mut stdin = c.take_stdin().expect("stdin");
     let writer = std::thread::spawn(move || {
         // The mock stops reading past the limit: the rest may meet a closed pipe.
@@ -124,7 +122,7 @@ fn input_the_mock_does_not_need_during_a_delay_keeps_its_memory_bounded() {
     c.send(&prompt("hi"));
     let writer = flood(&mut c, FED);
     let lines = c.until(answers("flooded"));
-    let peak = peak_rss_kib(c.id());
+    let peak = crate::support::peak_rss_kib(c.id());
     c.give_stdin(writer.join().expect("the flood is written"));
     let ended = c.finish();
     assert_eq!(ended.status.code(), Some(0), "{}", ended.stderr);
@@ -142,19 +140,12 @@ fn input_the_mock_does_not_need_during_a_delay_keeps_its_memory_bounded() {
 fn a_journaled_conversation_is_spooled_not_held() {
     // 128 MiB of lines, each journaled: held, they cost twice as much.
     const FED: usize = 128 << 20;
-    let dir = tempfile::tempdir().expect("temp dir");
+    let (dir, mut c) = journaled_and_initialized();
     let journal = dir.path().join("journal.jsonl");
-    let mut c = sdk(
-        PYTHON,
-        false,
-        &[("MOCK_AGENT_JOURNAL", journal.to_str().expect("UTF-8"))],
-    );
-    c.send(&initialize("req_1"));
-    c.next_json();
     c.send(&prompt("hi"));
     let writer = flood(&mut c, FED);
     c.until(answers("flooded"));
-    let peak = peak_rss_kib(c.id());
+    let peak = crate::support::peak_rss_kib(c.id());
     c.give_stdin(writer.join().expect("the flood is written"));
     let ended = c.finish();
     assert_eq!(ended.status.code(), Some(0), "{}", ended.stderr);
@@ -190,12 +181,7 @@ fn a_stdout_the_client_closed_is_journaled_as_closed() {
     let _ = writeln!(stdin, "{}\n{}", initialize("req_1"), prompt("hi"));
     drop(stdin);
     let ended = child.wait_with_output().expect("waits");
-    assert_eq!(
-        ended.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&ended.stderr)
-    );
+    crate::support::assert_said(&ended, 0);
     let entries = harness::journal::read(&journal).expect("journal");
     assert!(entries[0].stdout_closed, "{:?}", entries[0]);
     assert!(entries[0].stdout_closed_at_ms.is_some());

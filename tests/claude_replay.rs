@@ -343,7 +343,7 @@ fn claude_print_mode_is_recorded_as_claude_code() {
             .stdin(Stdio::null())
             .output()
             .expect("records");
-        assert!(done.status.success(), "{}", String::from_utf8_lossy(&done.stderr));
+        crate::support::assert_said(&done, 0);
         done.stdout
     };
     let stream = dir.path().join("p.cassette");
@@ -363,7 +363,7 @@ fn claude_print_mode_is_recorded_as_claude_code() {
         .arg(&stream)
         .output()
         .expect("lints");
-    assert!(lint.status.success(), "{}", String::from_utf8_lossy(&lint.stdout));
+    crate::support::assert_said(&lint, 0);
     let mut replay = Command::new(&link);
     harness::run::child::without_mock_env(&mut replay);
     let replayed = replay

@@ -17,8 +17,8 @@ use harness::dialects::codex::recording::{is_codex, Recording};
 use harness::frames::Exit;
 
 use crate::support::{
-    assert_caught, assert_clean_passes, assert_passes_generated_and_curated, bin, ended, json_lines,
-    last_journal_entry, mock_std, record_keys_out, root, run_with_stdin, said, test_dialect, text,
+    assert_passes_generated_and_curated, bin, ended, json_lines, last_journal_entry, mock_std,
+    record_keys_out, root, run_with_stdin, test_dialect, text,
 };
 
 /// The curated cassette, recorded from the real CLI (`mock-agent drift --dialect codex --update`).
@@ -381,32 +381,20 @@ fn a_program_that_gives_a_schema_is_expected_to_report_the_schema_s_answer() {
     )
     .expect("writes");
     let consumer = format!("codex exec --output-schema {} 'Say hi'", schema.display());
-    let out = test_dialect(
-        "codex",
+    let out = test_codex(
         &consumer,
         &["--filter", "default/clean", "--filter", "default/turn-failed"],
-        &[("CODEX_HOME", home.path())],
+        home.path(),
     );
-    let report = said(&out);
-    assert_eq!(out.status.code(), Some(0), "{report}");
+    let report = crate::support::assert_said(&out, 0);
     assert!(report.contains("2 cases: 2 passed, 0 failed"), "{report}");
     // A program that prints something else than the schema's answer still fails.
     let wrong = format!(
         "codex exec --output-schema {} 'Say hi' > /dev/null; echo 'Created made.txt and notes.md.'",
         schema.display()
     );
-    let out = test_dialect(
-        "codex",
-        &wrong,
-        &["--filter", "default/clean"],
-        &[("CODEX_HOME", home.path())],
-    );
-    let report = said(&out);
-    assert_eq!(
-        out.status.code(),
-        Some(harness::exit_codes::CASES_FAILED),
-        "{report}"
-    );
+    let out = test_codex(&wrong, &["--filter", "default/clean"], home.path());
+    let report = crate::support::assert_said(&out, harness::exit_codes::CASES_FAILED);
     assert!(report.contains("reports-success"), "{report}");
 }
 
@@ -431,18 +419,12 @@ fn a_node_program_whose_top_level_await_never_settles_breaks_ends() {
     )
     .expect("writes");
     let consumer = format!("node {}", program.display());
-    let out = test_dialect(
-        "codex",
+    let out = test_codex(
         &consumer,
         &["--filter", "default/clean", "--filter", "default/exit-1@command"],
-        &[("CODEX_HOME", dir.path())],
+        dir.path(),
     );
-    let report = said(&out);
-    assert_eq!(
-        out.status.code(),
-        Some(harness::exit_codes::CASES_FAILED),
-        "{report}"
-    );
+    let report = crate::support::assert_said(&out, harness::exit_codes::CASES_FAILED);
     assert!(
         report.contains("ends: it ended only because nothing was left to wait on: a top-level `await` never settled (Node.js exit 13)"),
         "{report}"
@@ -477,14 +459,8 @@ fn without_json_the_faults_that_write_json_lines_do_not_act() {
     for filter in &filters {
         extra.extend(["--filter", filter.as_str()]);
     }
-    let out = test_dialect(
-        "codex",
-        "codex exec 'Say hi'",
-        &extra,
-        &[("CODEX_HOME", home.path())],
-    );
-    let report = said(&out);
-    assert_eq!(out.status.code(), Some(0), "{report}");
+    let out = test_codex("codex exec 'Say hi'", &extra, home.path());
+    let report = crate::support::assert_said(&out, 0);
     assert!(
         report.contains("4 cases: 0 passed, 0 failed, 4 not applicable"),
         "{report}"
@@ -555,6 +531,12 @@ fn recording_the_mock_as_codex_keeps_the_keys_out_and_replays() {
     assert_eq!(replayed.status.code(), Some(0));
 }
 
+/// `mock-agent test --dialect codex --consumer CONSUMER EXTRA...`, `CODEX_HOME` the folder
+/// `home`.
+fn test_codex(consumer: &str, extra: &[&str], home: &std::path::Path) -> Output {
+    test_dialect("codex", consumer, extra, &[("CODEX_HOME", home)])
+}
+
 /// `mock-agent test --dialect codex` on a program of tests/consumers: its report. The
 /// cases' threads go to a `CODEX_HOME` of the test's own.
 fn test_with(script: &str, extra: &[&str]) -> Output {
@@ -563,15 +545,14 @@ fn test_with(script: &str, extra: &[&str]) -> Output {
         "CONSUMER_IDLE_TIMEOUT=4 python3 {}",
         root().join("tests/consumers").join(script).display()
     );
-    test_dialect("codex", &consumer, extra, &[("CODEX_HOME", home.path())])
+    test_codex(&consumer, extra, home.path())
 }
 
 #[test]
 fn the_careful_codex_program_passes_every_matrix_case() {
     assert_passes_generated_and_curated(test_with, "codex_careful.py", "1", "cassettes/codex");
     let out = test_with("codex_careful.py", &[]);
-    let report = said(&out);
-    assert_eq!(out.status.code(), Some(0), "{report}");
+    let report = crate::support::assert_said(&out, 0);
     assert!(report.contains("21 cases: 21 passed, 0 failed"), "{report}");
 }
 
@@ -589,8 +570,5 @@ fn each_planted_codex_bug_is_caught_by_its_property() {
             "reports-success",
         ),
     ];
-    for bug in caught {
-        assert_caught(test_with, bug);
-        assert_clean_passes(test_with, bug.0);
-    }
+    crate::support::assert_each_caught(test_with, &caught);
 }

@@ -8,19 +8,16 @@ use std::process::{Command, Output, Stdio};
 
 use serde_json::Value;
 
-use crate::support::{assert_caught, assert_clean_passes, bin, root, said, test_dialect, text};
+use crate::support::{assert_caught, assert_clean_passes, bin, root, test_dialect, text};
 
 /// The mock as `codex app-server`, fed `lines` then the end of stdin.
 fn serve(lines: &[&str], home: &std::path::Path, faults: &str) -> Output {
-    let mut child = Command::new(bin())
-        .args(["codex", "app-server", "--listen", "stdio://"])
-        .env("CODEX_HOME", home)
-        .env("MOCK_AGENT_FAULTS", faults)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawns");
+    let mut child = crate::support::spawn_piped(
+        Command::new(bin())
+            .args(["codex", "app-server", "--listen", "stdio://"])
+            .env("CODEX_HOME", home)
+            .env("MOCK_AGENT_FAULTS", faults),
+    );
     let mut stdin = child.stdin.take().expect("stdin");
     for line in lines {
         writeln!(stdin, "{line}").expect("writes");
@@ -116,8 +113,7 @@ fn the_careful_sdk_client_passes_every_matrix_case() {
     // Its watchdog (6 s) and the SDK's `close()` (up to 2 s for the server to end)
     // end a stalled case; a loaded machine adds seconds to Python's start.
     let out = test_with("codex_sdk_careful.py", &["--timeout", "15"]);
-    let report = said(&out);
-    assert_eq!(out.status.code(), Some(0), "{report}");
+    let report = crate::support::assert_said(&out, 0);
     assert!(report.contains("17 cases: 17 passed, 0 failed"), "{report}");
 }
 

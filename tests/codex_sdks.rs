@@ -279,8 +279,5 @@ fn each_planted_typescript_sdk_bug_is_caught_by_its_property() {
             "ignores-unknown",
         ),
     ];
-    for bug in caught {
-        crate::support::assert_caught(test_ts, bug);
-        crate::support::assert_clean_passes(test_ts, bug.0);
-    }
+    crate::support::assert_each_caught(test_ts, &caught);
 }

@@ -55,14 +55,7 @@ fn cases(sources: &[CaseSource], filter: Option<&str>) -> Vec<Case> {
 fn broken(consumer: &Consumer, case_filter: &str) -> Vec<String> {
     let cases = cases(&[CaseSource::Default], Some(case_filter));
     assert!(!cases.is_empty(), "no case matches {case_filter}");
-    let results = run_all(consumer, &cases, 2);
-    let mut names: Vec<String> = results
-        .iter()
-        .flat_map(|r| r.verdicts.iter().filter(|v| !v.held).map(|v| v.name.clone()))
-        .collect();
-    names.sort();
-    names.dedup();
-    names
+    crate::support::broken_in(&run_all(consumer, &cases, 2))
 }
 
 #[test]
@@ -325,14 +318,8 @@ fn mock_agent_test_keeps_snapshots_as_insta_does() {
     let run = |env: &[(&str, &str)]| {
         let mut cmd = crate::support::mock_off_ci();
         cmd.envs(env.iter().copied())
-            .args([
-                "test",
-                "--consumer",
-                &consumer,
-                "--filter",
-                "default/clean",
-                "--snapshots",
-            ])
+            .args(["test", "--consumer", &consumer])
+            .args(["--filter", "default/clean", "--snapshots"])
             .arg(&snapshots);
         let output = cmd.output().expect("runs");
         let files: Vec<String> = std::fs::read_dir(&snapshots)
@@ -381,27 +368,12 @@ fn fuzz_shrinks_a_failure_to_a_cassette_that_replays_it() {
     let script = root().join("tests/consumers/ignores_exit.py");
     let consumer = format!("python3 {}", script.display());
     let output = crate::support::mock()
-        .args([
-            "fuzz",
-            "--consumer",
-            &consumer,
-            "--cases",
-            "30",
-            "--seed",
-            "1",
-            "--timeout",
-            "5",
-            "--out",
-        ])
+        .args(["fuzz", "--consumer", &consumer, "--cases", "30", "--seed", "1"])
+        .args(["--timeout", "5", "--out"])
         .arg(dir.path())
         .output()
         .expect("runs");
-    assert_eq!(
-        output.status.code(),
-        Some(harness::exit_codes::CASES_FAILED),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    crate::support::assert_said(&output, harness::exit_codes::CASES_FAILED);
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(stdout.contains("reports-failure"), "{stdout}");
     let cassette = dir.path().join("fuzz-1.cassette");
@@ -453,27 +425,12 @@ fn mock_fuzz_passes(script: &str) {
         root().join("tests/consumers").join(script).display()
     );
     let output = crate::support::mock()
-        .args([
-            "fuzz",
-            "--consumer",
-            &consumer,
-            "--cases",
-            "20",
-            "--seed",
-            "1",
-            "--timeout",
-            "6",
-            "--out",
-        ])
+        .args(["fuzz", "--consumer", &consumer, "--cases", "20", "--seed", "1"])
+        .args(["--timeout", "6", "--out"])
         .arg(dir.path())
         .output()
         .expect("runs");
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&output.stdout)
-    );
+    crate::support::assert_said(&output, 0);
 }
 
 #[test]
@@ -534,14 +491,8 @@ fn an_interrupted_harness_takes_its_consumers_with_it() {
             pid.trim().to_owned()
         })
         .collect();
-    nix::sys::signal::kill(
-        nix::unistd::Pid::from_raw(harness.id() as i32),
-        nix::sys::signal::Signal::SIGTERM,
-    )
-    .expect("signals");
-    let status = harness.wait().expect("waits");
-    use std::os::unix::process::ExitStatusExt;
-    assert_eq!(status.signal(), Some(15));
+    let ended_by = crate::support::signal_and_wait(&mut harness, nix::sys::signal::Signal::SIGTERM);
+    assert_eq!(ended_by, Some(15));
     std::thread::sleep(Duration::from_millis(100));
     for pid in &running {
         let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
@@ -660,13 +611,7 @@ fn a_raw_json_line_shown_as_the_answer_breaks_reports_success() {
     );
     assert_eq!(results.len(), 2);
     for result in &results {
-        let broken: Vec<&str> = result
-            .verdicts
-            .iter()
-            .filter(|v| !v.held)
-            .map(|v| v.name.as_str())
-            .collect();
-        assert_eq!(broken, ["reports-success"], "{}", report::record(result));
+        assert_eq!(result.broken(), ["reports-success"], "{}", report::record(result));
     }
     // It reports a failure as a failure.
     assert_eq!(

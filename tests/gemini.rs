@@ -21,7 +21,7 @@ use harness::frames::Exit;
 
 use crate::support::{
     assert_caught, assert_clean_passes, assert_passes_generated_and_curated, bin, ended, json_lines,
-    last_journal_entry, mock_std, record_keys_out, root, run_with_stdin, said, test_dialect, text,
+    last_journal_entry, mock_std, record_keys_out, root, run_with_stdin, test_dialect, text,
 };
 
 /// `mock-agent gemini ARGS` with `stdin`, `HOME` at `home`, and `env`.
@@ -456,6 +456,12 @@ fn recording_the_mock_as_gemini_keeps_the_keys_out_and_replays() {
     assert_eq!(replayed.status.code(), Some(0));
 }
 
+/// `mock-agent test --dialect gemini --consumer CONSUMER EXTRA...`, `HOME` the folder
+/// `home`.
+fn test_gemini(consumer: &str, extra: &[&str], home: &std::path::Path) -> Output {
+    test_dialect("gemini", consumer, extra, &[("HOME", home)])
+}
+
 /// `mock-agent test --dialect gemini` on a program of tests/consumers: its report.
 fn test_with(script: &str, extra: &[&str]) -> Output {
     let home = tempfile::tempdir().expect("temp dir");
@@ -468,7 +474,7 @@ fn test_with(script: &str, extra: &[&str]) -> Output {
             ""
         }
     );
-    test_dialect("gemini", &consumer, extra, &[("HOME", home.path())])
+    test_gemini(&consumer, extra, home.path())
 }
 
 /// A program that runs `gemini -p` in text mode of its own accord (its command has no
@@ -478,28 +484,20 @@ fn test_with(script: &str, extra: &[&str]) -> Output {
 #[test]
 fn a_program_that_asks_for_text_is_judged_by_what_text_shows() {
     let home = tempfile::tempdir().expect("temp dir");
-    let out = test_dialect(
-        "gemini",
+    let out = test_gemini(
         "gemini -p hi -o text --skip-trust",
         &["--filter", "child-killed", "--filter", "default/clean"],
-        &[("HOME", home.path())],
+        home.path(),
     );
-    let report = said(&out);
-    assert_eq!(out.status.code(), Some(0), "{report}");
+    let report = crate::support::assert_said(&out, 0);
     assert!(report.contains("3 cases: 3 passed, 0 failed"), "{report}");
     // In stream-json the same program can tell (no `result` line): the verdict stands.
-    let out = test_dialect(
-        "gemini",
+    let out = test_gemini(
         "gemini -p hi -o stream-json --skip-trust",
         &["--filter", "child-killed@result"],
-        &[("HOME", home.path())],
+        home.path(),
     );
-    let report = said(&out);
-    assert_eq!(
-        out.status.code(),
-        Some(harness::exit_codes::CASES_FAILED),
-        "{report}"
-    );
+    let report = crate::support::assert_said(&out, harness::exit_codes::CASES_FAILED);
     assert!(report.contains("reports-failure"), "{report}");
 }
 
@@ -510,8 +508,7 @@ fn the_careful_gemini_program_passes_every_matrix_case_in_both_formats() {
         "gemini_careful.py",
         &["--format", "stream-json", "--format", "json"],
     );
-    let report = said(&out);
-    assert_eq!(out.status.code(), Some(0), "{report}");
+    let report = crate::support::assert_said(&out, 0);
     assert!(
         report.contains("44 cases: 41 passed, 0 failed, 3 not applicable"),
         "{report}"

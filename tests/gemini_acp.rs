@@ -60,18 +60,24 @@ fn response(lines: &[Value], id: i64) -> &Value {
         .unwrap_or_else(|| panic!("no response to {id}: {lines:#?}"))
 }
 
+/// The lines of a conversation of the default requests, and the id of the session
+/// `session/new` (id 2) opened.
+fn first_session() -> (Vec<Value>, String) {
+    let first = lines(&converse(gemini(&[]), &requests(&[]), |_| None));
+    let sid = response(&first, 2)["result"]["sessionId"]
+        .as_str()
+        .expect("an id")
+        .to_owned();
+    (first, sid)
+}
+
 #[test]
 fn gemini_acp_answers_in_gemini_cli_s_shapes() {
     // The default session's turn: a read, then a write that asks permission.
     let session = "a";
     let prompt = json!({"jsonrpc": "2.0", "id": 3, "method": "session/prompt", "params": {"sessionId": session, "prompt": [{"type": "text", "text": "hi"}]}});
     // The session id is the default session's; a prompt naming another is refused.
-    let output = converse(gemini(&[]), &requests(&[]), |_| None);
-    let first = lines(&output);
-    let sid = response(&first, 2)["result"]["sessionId"]
-        .as_str()
-        .expect("an id")
-        .to_owned();
+    let (_, sid) = first_session();
     let mut prompt = prompt;
     prompt["params"]["sessionId"] = json!(sid);
     let extra = [
@@ -183,12 +189,7 @@ fn gemini_acp_answers_in_gemini_cli_s_shapes() {
 
 #[test]
 fn the_commands_follow_session_new_and_load_answers_before_its_replay_ends() {
-    let output = converse(gemini(&[]), &requests(&[]), |_| None);
-    let first = lines(&output);
-    let sid = response(&first, 2)["result"]["sessionId"]
-        .as_str()
-        .expect("an id")
-        .to_owned();
+    let (first, sid) = first_session();
     // The commands update comes right after session/new's answer.
     let at = first.iter().position(|l| l["id"] == 2).expect("answered");
     assert_eq!(
@@ -352,12 +353,7 @@ fn each_planted_bug_is_caught_by_its_property() {
                 .collect();
             assert_eq!(cases.len(), 1, "{case}");
             let results = run_all(&consumer, &cases);
-            let broken: Vec<&str> = results[0]
-                .verdicts
-                .iter()
-                .filter(|v| !v.held)
-                .map(|v| v.name.as_str())
-                .collect();
+            let broken = results[0].broken();
             assert_eq!(
                 broken.contains(property),
                 caught,
@@ -383,10 +379,5 @@ fn mock_agent_test_dialect_gemini_acp_runs_the_matrix_against_a_client() {
         .args(["--filter", "error@prompt", "--timeout", "10"])
         .output()
         .expect("runs");
-    assert_eq!(output.status.code(), Some(harness::exit_codes::CASES_FAILED));
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        stdout.contains("default/error@prompt") && stdout.contains("reports-failure"),
-        "{stdout}"
-    );
+    crate::support::assert_case_broke(&output, "default/error@prompt", "reports-failure");
 }

@@ -131,11 +131,7 @@ fn acp_peak_rss_kib(journal: Option<&std::path::Path>, mib: usize) -> u64 {
     let mut cmd = std::process::Command::new("python3");
     harness::run::child::without_mock_env(&mut cmd);
     let output = cmd.args(["-c", &measure]).output().expect("runs python3");
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    crate::support::assert_said(&output, 0);
     String::from_utf8_lossy(&output.stdout)
         .trim()
         .parse()

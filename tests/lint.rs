@@ -59,12 +59,7 @@ fn a_directory_is_linted_file_by_file_in_name_order() {
     let by_name = mock().arg("lint").args(&files).output().expect("runs");
     // `cassettes/invalid/` is a subdirectory: not linted, or the exit would be 65.
     let by_dir = mock().args(["lint", "cassettes"]).output().expect("runs");
-    assert_eq!(
-        by_dir.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&by_dir.stderr)
-    );
+    crate::support::assert_said(&by_dir, 0);
     let stdout = String::from_utf8_lossy(&by_dir.stdout);
     assert_eq!(stdout, String::from_utf8_lossy(&by_name.stdout));
     let summaries = stdout.lines().filter(|l| l.ends_with(" warning(s)")).count();

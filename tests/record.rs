@@ -80,11 +80,7 @@ fn secrets_never_reach_the_cassette() {
         ])
         .output()
         .expect("runs");
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    crate::support::assert_said(&output, 0);
     // The caller saw everything; the cassette holds none of it.
     assert!(String::from_utf8_lossy(&output.stdout).contains("sk-live-0123456789"));
     let text = std::fs::read_to_string(&cassette).expect("cassette");
@@ -125,11 +121,7 @@ fn escaped_secrets_never_reach_the_cassette() {
         .arg(&file)
         .output()
         .expect("runs");
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    crate::support::assert_said(&output, 0);
     assert_eq!(
         output.stdout,
         lines.as_bytes(),

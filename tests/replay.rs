@@ -159,13 +159,7 @@ fn a_consumer_that_stops_reading_gets_a_quiet_exit() {
         exit: Exit::Code(0),
     }));
     write_cassette(&path, None, &frames);
-    let mut child = Command::new(bin())
-        .arg("replay")
-        .arg(&path)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawns");
+    let mut child = replaying(&path);
     let mut first = String::new();
     BufReader::new(child.stdout.take().expect("stdout"))
         .read_line(&mut first)
@@ -323,13 +317,7 @@ fn a_recorded_close_and_stall_replay_as_they_ran() {
         .map(|f| f.expect("valid"))
         .collect();
     assert_eq!(read, frames);
-    let mut child = Command::new(bin())
-        .arg("replay")
-        .arg(&path)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawns");
+    let mut child = replaying(&path);
     let mut stdout = String::new();
     std::io::Read::read_to_string(&mut child.stdout.take().expect("stdout"), &mut stdout)
         .expect("reads to the end");
@@ -356,11 +344,7 @@ fn a_cassette_can_come_from_a_pipe() {
         .output()
         .expect("runs");
     assert_eq!(output.stdout, out);
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    crate::support::assert_said(&output, 0);
 }
 
 #[test]
@@ -893,4 +877,15 @@ fn the_client_s_recorded_lines_are_never_written_on_replay() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(!stderr.contains("\"control_request\""), "{stderr}");
     assert!(!stdout.contains("\"type\": \"user\""), "{stdout}");
+}
+
+/// `mock-agent replay PATH`, its stdout and stderr piped to the test.
+fn replaying(path: &std::path::Path) -> std::process::Child {
+    Command::new(bin())
+        .arg("replay")
+        .arg(path)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawns")
 }

@@ -12,19 +12,35 @@ fn harness(args: &[&str]) -> Output {
     crate::support::mock_off_ci().args(args).output().expect("runs")
 }
 
+/// `mock-agent test --consumer CONSUMER --filter default/clean EXTRA...` off CI.
+fn test_on_clean(consumer: &str, extra: &[&str]) -> Output {
+    harness(
+        &[
+            &["test", "--consumer", consumer, "--filter", "default/clean"][..],
+            extra,
+        ]
+        .concat(),
+    )
+}
+
+/// `python3 DIR/NAME`, `source` written there.
+fn python_consumer(dir: &Path, name: &str, source: &str) -> String {
+    let script = dir.join(name);
+    std::fs::write(&script, source).expect("writes");
+    format!("python3 {}", script.display())
+}
+
 /// A consumer that runs the agent, logs 20,000 lines on stderr, then dies of an
 /// uncaught exception whose message says how many bytes the agent printed.
 fn write_crashing_consumer(dir: &Path) -> String {
-    let script = dir.join("crash.py");
-    std::fs::write(
-        &script,
+    python_consumer(
+        dir,
+        "crash.py",
         "import subprocess, sys\n\
          out = subprocess.run(['cursor-agent', '-p', 'hi', '--output-format', 'stream-json'], capture_output=True).stdout\n\
          sys.stderr.write('log: working\\n' * 20000)\n\
          raise ValueError('the agent printed %d bytes' % len(out))\n",
     )
-    .expect("writes");
-    format!("python3 {}", script.display())
 }
 
 #[test]
@@ -32,15 +48,7 @@ fn a_failure_shows_what_broke_the_end_of_stderr_and_a_line_that_reproduces_it() 
     let dir = tempfile::tempdir().expect("temp dir");
     let consumer = write_crashing_consumer(dir.path());
     let junit = dir.path().join("junit.xml");
-    let output = harness(&[
-        "test",
-        "--consumer",
-        &consumer,
-        "--filter",
-        "default/clean",
-        "--junit",
-        junit.to_str().expect("utf-8"),
-    ]);
+    let output = test_on_clean(&consumer, &["--junit", junit.to_str().expect("utf-8")]);
     assert_eq!(output.status.code(), Some(harness::exit_codes::CASES_FAILED));
     let stdout = text(&output.stdout);
     // The property, what was expected and what was seen, the end of stderr.
@@ -113,17 +121,7 @@ fn repeat_reports_a_case_whose_verdict_differs_between_runs_as_flaky() {
          cursor-agent -p hi >/dev/null; exit 3",
         count = dir.path().join("count").display()
     );
-    let output = harness(&[
-        "test",
-        "--consumer",
-        &consumer,
-        "--filter",
-        "default/clean",
-        "--repeat",
-        "3",
-        "--jobs",
-        "1",
-    ]);
+    let output = test_on_clean(&consumer, &["--repeat", "3", "--jobs", "1"]);
     let stdout = text(&output.stdout);
     assert_eq!(
         output.status.code(),
@@ -156,9 +154,9 @@ fn repeat_reports_a_case_whose_verdict_differs_between_runs_as_flaky() {
 /// A bot that always asks for the JSON answer, prints it, and on a failure prints
 /// `ERROR: ...` on stdout and exits with its first argument (0 unless given).
 fn write_reporting_bot(dir: &Path) -> String {
-    let script = dir.join("bot.py");
-    std::fs::write(
-        &script,
+    python_consumer(
+        dir,
+        "bot.py",
         "import json, subprocess, sys\n\
          p = subprocess.run(['cursor-agent', '-p', 'hi', '--output-format', 'json'], capture_output=True, text=True)\n\
          try:\n    r = json.loads(p.stdout)\nexcept ValueError:\n    r = None\n\
@@ -167,8 +165,6 @@ fn write_reporting_bot(dir: &Path) -> String {
          \x20   sys.exit(int(sys.argv[1]) if len(sys.argv) > 1 else 0)\n\
          print(r['result'])\n",
     )
-    .expect("writes");
-    format!("python3 {}", script.display())
 }
 
 #[test]
@@ -320,14 +316,8 @@ fn an_interrupted_fuzz_leaves_no_temporary_directory() {
         .expect("spawns");
     let mut pid = String::new();
     std::io::BufRead::read_line(&mut crate::support::fifo_reader(&pids), &mut pid).expect("a consumer runs");
-    nix::sys::signal::kill(
-        nix::unistd::Pid::from_raw(fuzz.id() as i32),
-        nix::sys::signal::Signal::SIGINT,
-    )
-    .expect("signals");
-    let status = fuzz.wait().expect("waits");
-    use std::os::unix::process::ExitStatusExt;
-    assert_eq!(status.signal(), Some(2));
+    let ended_by = crate::support::signal_and_wait(&mut fuzz, nix::sys::signal::Signal::SIGINT);
+    assert_eq!(ended_by, Some(2));
     let left: Vec<_> = std::fs::read_dir(tmp.path())
         .expect("reads")
         .map(|entry| entry.expect("an entry").path())
@@ -363,14 +353,8 @@ fn careful_snapshots(dir: &Path, consumer_tail: &str, env: &[(&str, &str)]) -> (
     let mut cmd = crate::support::mock_off_ci();
     let output = cmd
         .envs(env.iter().copied())
-        .args([
-            "test",
-            "--consumer",
-            &consumer,
-            "--filter",
-            "default/clean",
-            "--snapshots",
-        ])
+        .args(["test", "--consumer", &consumer])
+        .args(["--filter", "default/clean", "--snapshots"])
         .arg(dir.join("snaps"))
         .arg("--junit")
         .arg(&junit)

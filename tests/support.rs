@@ -123,38 +123,20 @@ pub fn converse(
     requests: &str,
     mut answer: impl FnMut(&serde_json::Value) -> Option<String>,
 ) -> Output {
-    use std::io::{BufRead, Read, Write};
-    use std::process::Stdio;
+    use std::io::{Read, Write};
     let last = requests
         .lines()
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
         .rfind(|m| m.get("method").is_some() && m.get("id").is_some())
         .map(|m| m["id"].clone());
-    let mut child = cmd
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawns");
+    let mut child = spawn_piped(&mut cmd);
     let mut stderr = child.stderr.take().expect("stderr");
     let stderr = std::thread::spawn(move || {
         let mut bytes = Vec::new();
         let _ = stderr.read_to_end(&mut bytes);
         bytes
     });
-    let stdout = child.stdout.take().expect("stdout");
-    let (sender, lines) = std::sync::mpsc::channel::<Vec<u8>>();
-    std::thread::spawn(move || {
-        let mut stdout = std::io::BufReader::new(stdout);
-        loop {
-            let mut line = Vec::new();
-            match stdout.read_until(b'\n', &mut line) {
-                Ok(0) | Err(_) => return,
-                Ok(_) if sender.send(line).is_ok() => {}
-                Ok(_) => return,
-            }
-        }
-    });
+    let lines = line_by_line(child.stdout.take().expect("stdout"), |line| line);
     let mut stdin = child.stdin.take();
     // The agent may end before it reads everything.
     if let Some(stdin) = stdin.as_mut() {
@@ -183,6 +165,100 @@ pub fn converse(
         stdout: written,
         stderr: stderr.join().expect("reads stderr"),
     }
+}
+
+/// Spawns `cmd` with its three streams piped to the test.
+pub fn spawn_piped(cmd: &mut std::process::Command) -> std::process::Child {
+    use std::process::Stdio;
+    cmd.stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawns")
+}
+
+/// The lines of `stream` (each with its newline; a cut last line as is), read by a
+/// thread of their own as they come, each made into what `each` makes of it; the
+/// channel ends with the stream (or at its first read error), and the thread once
+/// nobody receives.
+pub fn line_by_line<T: Send + 'static>(
+    stream: impl std::io::Read + Send + 'static,
+    each: impl Fn(Vec<u8>) -> T + Send + 'static,
+) -> std::sync::mpsc::Receiver<T> {
+    use std::io::BufRead;
+    let (sender, lines) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut reader = std::io::BufReader::new(stream);
+        loop {
+            let mut line = Vec::new();
+            match reader.read_until(b'\n', &mut line) {
+                Ok(0) | Err(_) => return,
+                Ok(_) if sender.send(each(line)).is_ok() => {}
+                Ok(_) => return,
+            }
+        }
+    });
+    lines
+}
+
+/// `line` without its newline (a cut line as is).
+pub fn without_newline(mut line: Vec<u8>) -> Vec<u8> {
+    if line.last() == Some(&b'\n') {
+        line.pop();
+    }
+    line
+}
+
+/// Asserts that the process of `out` exited with `code`; what it said (stdout, then
+/// stderr), shown when it did not.
+#[track_caller]
+pub fn assert_said(out: &Output, code: i32) -> String {
+    let report = said(out);
+    assert_eq!(out.status.code(), Some(code), "{report}");
+    report
+}
+
+/// Asserts that `output`, of `mock-agent test`, says its cases failed, naming `case`
+/// and `property` (the case's broken property); its stdout.
+#[track_caller]
+pub fn assert_case_broke(output: &Output, case: &str, property: &str) -> String {
+    let stdout = text(&output.stdout);
+    assert_eq!(
+        output.status.code(),
+        Some(harness::exit_codes::CASES_FAILED),
+        "{stdout}"
+    );
+    assert!(stdout.contains(case) && stdout.contains(property), "{stdout}");
+    stdout
+}
+
+/// The names of the properties broken in any of `results`, sorted, each once.
+pub fn broken_in(results: &[harness::run::CaseResult]) -> Vec<String> {
+    let mut names: Vec<String> = results
+        .iter()
+        .flat_map(|r| r.broken().into_iter().map(str::to_owned))
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// The peak resident memory of process `pid`, in KiB (`VmHWM`).
+pub fn peak_rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("reads /proc");
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .expect("VmHWM")
+}
+
+/// Sends `signal` to `child` and waits for its end; the signal that ended it, if one
+/// did.
+pub fn signal_and_wait(child: &mut std::process::Child, signal: nix::sys::signal::Signal) -> Option<i32> {
+    use std::os::unix::process::ExitStatusExt;
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), signal).expect("signals");
+    child.wait().expect("waits").signal()
 }
 
 /// `mock-agent acp` with these variables set, its stdin and stdout piped to the test,
@@ -238,34 +314,9 @@ impl Ended {
 impl Conversation {
     /// Spawns `cmd` with its three streams piped.
     pub fn spawn(mut cmd: std::process::Command) -> Self {
-        use std::io::BufRead;
-        use std::process::Stdio;
-        let mut child = cmd
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawns the mock");
+        let mut child = spawn_piped(&mut cmd);
         let stderr = harness::run::child::drain(child.stderr.take(), 1 << 20);
-        let stdout = child.stdout.take().expect("stdout");
-        let (sender, lines) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let mut stdout = std::io::BufReader::new(stdout);
-            loop {
-                let mut line = Vec::new();
-                match stdout.read_until(b'\n', &mut line) {
-                    Ok(0) | Err(_) => return,
-                    Ok(_) => {
-                        if line.last() == Some(&b'\n') {
-                            line.pop();
-                        }
-                        if sender.send(line).is_err() {
-                            return;
-                        }
-                    }
-                }
-            }
-        });
+        let lines = line_by_line(child.stdout.take().expect("stdout"), without_newline);
         Conversation {
             stdin: child.stdin.take(),
             child,
@@ -430,6 +481,16 @@ pub fn assert_caught(
     report
 }
 
+/// Asserts of each planted bug of `caught` that it breaks its property on its case
+/// ([`assert_caught`]) and does not show on a clean run ([`assert_clean_passes`]).
+#[track_caller]
+pub fn assert_each_caught(test_with: impl Fn(&str, &[&str]) -> Output + Copy, caught: &[(&str, &str, &str)]) {
+    for &bug in caught {
+        assert_caught(test_with, bug);
+        assert_clean_passes(test_with, bug.0);
+    }
+}
+
 /// Asserts that `script`, run by `test_with`, passes every case of `generated`
 /// generated sessions and of the curated cassettes in `cassettes` (a folder below the
 /// workspace), the default session left out.
@@ -446,8 +507,7 @@ pub fn assert_passes_generated_and_curated(
         script,
         &["--generated", generated, "--cassettes", cassettes, "--no-default"],
     );
-    let report = said(&out);
-    assert_eq!(out.status.code(), Some(0), "{report}");
+    assert_said(&out, 0);
 }
 
 /// Asserts that the bug planted in `script`, run by `test_with`, does not show on a

@@ -20,6 +20,18 @@ fn test(args: &[&str]) -> (Output, String) {
     (output, report)
 }
 
+/// `mock-agent test --dialect claude` with each of `filters`, `extra` and `consumer`,
+/// and everything it printed.
+fn test_claude(filters: &[&str], consumer: &str, extra: &[&str]) -> (Output, String) {
+    let mut args = vec!["--dialect", "claude"];
+    for filter in filters {
+        args.extend(["--filter", filter]);
+    }
+    args.extend(extra);
+    args.extend(["--consumer", consumer]);
+    test(&args)
+}
+
 /// A program that runs Claude Code, reads its answer, then dies of an uncaught
 /// exception whose message spans lines (the traceback's last line is not the
 /// exception's).
@@ -33,14 +45,7 @@ fn an_uncaught_exception_whose_message_spans_lines_breaks_no_crash() {
         ("Node.js", "node -e 'throw \"line one\\nline two\"'"),
     ] {
         let consumer = format!("claude -p hi --output-format stream-json --verbose > /dev/null && {died}");
-        let (output, report) = test(&[
-            "--dialect",
-            "claude",
-            "--filter",
-            "default/clean",
-            "--consumer",
-            &consumer,
-        ]);
+        let (output, report) = test_claude(&["default/clean"], &consumer, &[]);
         assert_eq!(
             output.status.code(),
             Some(exit_codes::CASES_FAILED),
@@ -56,14 +61,7 @@ fn an_uncaught_exception_whose_message_spans_lines_breaks_no_crash() {
     let handled = "claude -p hi --output-format stream-json --verbose > /dev/null || \
                    { python3 -c 'import traceback\ntry:\n  raise RuntimeError(\"line one\\nline two\")\nexcept RuntimeError:\n  traceback.print_exc()'; \
                    echo 'bot: the agent failed; told the user' >&2; exit 1; }";
-    let (output, report) = test(&[
-        "--dialect",
-        "claude",
-        "--filter",
-        "default/not-logged-in",
-        "--consumer",
-        handled,
-    ]);
+    let (output, report) = test_claude(&["default/not-logged-in"], handled, &[]);
     assert_eq!(output.status.code(), Some(0), "{report}");
     assert!(report.contains("1 case: 1 passed"), "{report}");
 }
@@ -85,30 +83,12 @@ fn filter_given_twice_runs_the_union() {
     assert_eq!(first, ["default/clean", "default/not-logged-in"], "{names}");
     let careful = "out=$(claude -p hi --output-format json) || { echo 'bot: agent failed' >&2; exit 1; }; \
                    printf %s \"$out\" | python3 -c 'import json, sys; d = json.load(sys.stdin); print(d[\"result\"]); sys.exit(d[\"is_error\"])'";
-    let (output, report) = test(&[
-        "--dialect",
-        "claude",
-        "--filter",
-        "default/clean",
-        "--filter",
-        "default/not-logged-in",
-        "--consumer",
-        careful,
-    ]);
+    let (output, report) = test_claude(&["default/clean", "default/not-logged-in"], careful, &[]);
     assert_eq!(output.status.code(), Some(0), "{report}");
     assert!(report.contains("running 2 cases"), "{report}");
     assert!(report.contains("2 cases: 2 passed, 0 failed"), "{report}");
     // A filter that keeps nothing is named with the others.
-    let (output, report) = test(&[
-        "--dialect",
-        "claude",
-        "--filter",
-        "nothing-a",
-        "--filter",
-        "nothing-b",
-        "--consumer",
-        "true",
-    ]);
+    let (output, report) = test_claude(&["nothing-a", "nothing-b"], "true", &[]);
     assert_eq!(output.status.code(), Some(exit_codes::USAGE), "{report}");
     assert!(
         report.contains("--filter nothing-a, --filter nothing-b matches none"),
@@ -199,32 +179,18 @@ fn a_case_whose_fault_never_acted_is_not_applicable() {
 fn a_timeout_after_the_answer_says_the_answer_was_printed() {
     let slow = "claude -p hi --output-format json | \
                 python3 -c 'import json, sys; print(json.load(sys.stdin)[\"result\"], flush=True)' && sleep 30";
-    let (output, report) = test(&[
-        "--dialect",
-        "claude",
-        "--filter",
-        "default/clean",
-        "--timeout",
-        "2",
-        "--consumer",
-        slow,
-    ]);
+    let (output, report) = test_claude(&["default/clean"], slow, &["--timeout", "2"]);
     assert_eq!(output.status.code(), Some(exit_codes::CASES_FAILED), "{report}");
     assert!(
         report.contains("ends: still running after") && report.contains("it had printed the answer"),
         "{report}"
     );
     // One that never printed it is not told so.
-    let (_, report) = test(&[
-        "--dialect",
-        "claude",
-        "--filter",
-        "default/clean",
-        "--timeout",
-        "2",
-        "--consumer",
+    let (_, report) = test_claude(
+        &["default/clean"],
         "claude -p hi --output-format json > /dev/null; sleep 30",
-    ]);
+        &["--timeout", "2"],
+    );
     assert!(
         report.contains("ends: still running after") && !report.contains("it had printed the answer"),
         "{report}"

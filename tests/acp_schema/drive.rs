@@ -1,9 +1,9 @@
 //! Driving `mock-agent acp` for [`super`]: the default conversation as an editor holds
 //! it, and a recorded conversation played as its client did; what passed both ways.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::path::Path;
-use std::process::{Child, ChildStdin, Stdio};
+use std::process::{Child, ChildStdin};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -29,31 +29,10 @@ pub(super) struct Agent {
 impl Agent {
     fn spawn(env: &[(&str, &str)]) -> Agent {
         let mut cmd = mock_std();
-        cmd.arg("acp")
-            .envs(env.iter().copied())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        let mut child = cmd.spawn().expect("spawns mock-agent acp");
-        let stdout = child.stdout.take().expect("stdout");
-        let (sender, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            let mut reader = BufReader::new(stdout);
-            loop {
-                let mut line = Vec::new();
-                match reader.read_until(b'\n', &mut line) {
-                    Ok(0) | Err(_) => return,
-                    Ok(_) => {
-                        if line.last() == Some(&b'\n') {
-                            line.pop();
-                        }
-                        let line = String::from_utf8_lossy(&line).into_owned();
-                        if sender.send(line).is_err() {
-                            return;
-                        }
-                    }
-                }
-            }
+        cmd.arg("acp").envs(env.iter().copied());
+        let mut child = crate::support::spawn_piped(&mut cmd);
+        let lines = crate::support::line_by_line(child.stdout.take().expect("stdout"), |line| {
+            String::from_utf8_lossy(&crate::support::without_newline(line)).into_owned()
         });
         // Read on a thread of its own: a flood must not block the agent.
         drop(harness::run::child::drain(child.stderr.take(), 1 << 20));

@@ -9,18 +9,13 @@
 import json
 import sys
 
-from print_mode import report, start
+from print_mode import finish, start
 
 
 def main():
     proc = start()
-    answer = None
-    for line in proc.stdout:
-        event = json.loads(line)  # BUG: raises (uncaught) on a line that is not JSON
-        if event.get("type") == "result" and not event.get("is_error"):
-            answer = event.get("result")
-    code = proc.wait()
-    return report(code, answer)
+    # BUG: json.loads raises (uncaught) on a line that is not JSON
+    return finish(proc, (json.loads(line) for line in proc.stdout))
 
 
 if __name__ == "__main__":

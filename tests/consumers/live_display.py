@@ -8,12 +8,11 @@
 #
 # Usage: live_display.py [PROMPT]   (default "hi")
 
-import json
 import subprocess
 import sys
 import threading
 
-from print_mode import start
+from print_mode import NOT_JSON, start, whole_lines
 
 
 def main():
@@ -23,12 +22,8 @@ def main():
     out = sys.stdout.buffer
     got_result = False
     segment = ""  # the text of the segment being streamed
-    for raw in proc.stdout:
-        if not raw.endswith(b"\n"):
-            continue
-        try:
-            event = json.loads(raw.decode("utf-8"))
-        except ValueError:
+    for raw, event in whole_lines(proc.stdout):
+        if event is NOT_JSON:
             out.write(raw)  # the agent's own line, shown as it came
             out.flush()
             continue

@@ -12,22 +12,21 @@ import json
 import os
 import sys
 
-from print_mode import report, start
+from print_mode import finish, start
+
+
+def reads(fd):
+    """One event a read of `fd`, to its end."""
+    while True:
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            return
+        yield json.loads(chunk)  # BUG: a read is not a line; raises on 2 lines or half a line
 
 
 def main():
     proc = start()
-    fd = proc.stdout.fileno()
-    answer = None
-    while True:
-        chunk = os.read(fd, 65536)
-        if not chunk:
-            break
-        event = json.loads(chunk)  # BUG: a read is not a line; raises on 2 lines or half a line
-        if event.get("type") == "result" and not event.get("is_error"):
-            answer = event.get("result")
-    code = proc.wait()
-    return report(code, answer)
+    return finish(proc, reads(proc.stdout.fileno()))
 
 
 if __name__ == "__main__":

@@ -1,12 +1,18 @@
 """What the print-mode example consumers share, so that each of their files holds only
 how it reads the agent's stream (and the bug planted there): starting the agent, and
-the plain ending of a consumer that checks the exit code and the result.
+the plain ending of a consumer that checks the exit code and the result (`report`;
+`finish` for one that takes the last successful `result` of the events it read), and
+the whole lines of stdout with their JSON (`whole_lines`).
 
 Not a consumer: imported by them (`from print_mode import report, start`).
 """
 
+import json
 import subprocess
 import sys
+
+#: What `whole_lines` gives for a line that is not JSON.
+NOT_JSON = object()
 
 
 def start(stderr=subprocess.DEVNULL, flags=()):
@@ -30,3 +36,26 @@ def report(code, answer):
         return 1
     sys.stdout.write(answer + "\n")
     return 0
+
+
+def finish(proc, events):
+    """Reads `events` (the events a consumer made of the agent's stdout, in order) to
+    their end, then waits for the agent: `report` of its exit code and the last
+    successful `result`'s text."""
+    answer = None
+    for event in events:
+        if event.get("type") == "result" and not event.get("is_error"):
+            answer = event.get("result")
+    return report(proc.wait(), answer)
+
+
+def whole_lines(stdout):
+    """Each whole line of `stdout` (a last line cut before its newline left out), with
+    its JSON value, or `NOT_JSON`."""
+    for raw in stdout:
+        if not raw.endswith(b"\n"):
+            continue
+        try:
+            yield raw, json.loads(raw.decode("utf-8"))
+        except ValueError:
+            yield raw, NOT_JSON

@@ -7,12 +7,11 @@
 #
 # Usage: raw_line_as_answer.py [PROMPT]   (default "hi")
 
-import json
 import subprocess
 import sys
 import threading
 
-from print_mode import start
+from print_mode import start, whole_lines
 
 
 def main():
@@ -20,13 +19,7 @@ def main():
     drain = threading.Thread(target=proc.stderr.read, daemon=True)
     drain.start()
     shown = None
-    for raw in proc.stdout:
-        if not raw.endswith(b"\n"):
-            continue
-        try:
-            event = json.loads(raw.decode("utf-8"))
-        except ValueError:
-            continue
+    for raw, event in whole_lines(proc.stdout):
         if isinstance(event, dict) and event.get("type") == "result" and event.get("is_error") is not True:
             shown = raw.decode("utf-8").rstrip("\r\n")  # BUG: the raw line, not event["result"]
     code = proc.wait()

@@ -154,16 +154,19 @@ pub const LINE_FAULTS: &[&str] = &[
 ];
 
 /// One fault of a dialect whose faults act on its lines, drawn as its text in the
-/// grammar and typed by `parse`: one of `placed`, an item whose `{place}` is a place
-/// `place` draws and whose `{byte}` is a byte offset below 80, or one of `presets`;
-/// each item as likely as another. Every text must be in the grammar (each dialect's
-/// `every_drawn_fault_parses` checks it); `presets` must not be empty.
-pub fn line_faults<F: Clone + std::fmt::Debug>(
+/// grammar and typed by `parse`: one of [`LINE_FAULTS`] and the dialect's own `placed`
+/// items, whose `{place}` is a place `place` draws and whose `{byte}` is a byte offset
+/// below 80, or one of `presets`; each item as likely as another. Every text must be
+/// in the grammar (each dialect's `every_drawn_fault_parses` checks it; one `parse`
+/// refuses stands for no fault); `presets` must not be empty.
+pub fn line_faults<F: Clone + std::fmt::Debug, E: 'static>(
     place: impl Strategy<Value = String> + Clone,
-    placed: Vec<&'static str>,
-    presets: Vec<String>,
-    parse: fn(&str) -> Vec<F>,
+    placed: &[&'static str],
+    presets: impl IntoIterator<Item = impl Into<String>>,
+    parse: fn(&str) -> Result<Vec<F>, E>,
 ) -> impl Strategy<Value = Drawn<F>> {
+    let placed = [LINE_FAULTS, placed].concat();
+    let presets: Vec<String> = presets.into_iter().map(Into::into).collect();
     let weights = (placed.len() as u32, presets.len() as u32);
     prop_oneof![
         weights.0 => (prop::sample::select(placed), place, 0usize..80).prop_map(|(item, place, byte)| {
@@ -172,7 +175,7 @@ pub fn line_faults<F: Clone + std::fmt::Debug>(
         weights.1 => prop::sample::select(presets),
     ]
     .prop_map(move |spec| {
-        let faults = parse(&spec);
+        let faults = parse(&spec).unwrap_or_default();
         Drawn::many(spec, faults)
     })
 }

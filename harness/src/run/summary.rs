@@ -42,6 +42,18 @@ pub struct Summary<'a> {
     flaky: &'a [Flaky],
 }
 
+impl CaseResult {
+    /// The names of the properties the case broke, in the order of its verdicts
+    /// (`[]` when every one held, or when it did not run).
+    pub fn broken(&self) -> Vec<&str> {
+        self.verdicts
+            .iter()
+            .filter(|v| !v.held)
+            .map(|v| v.name.as_str())
+            .collect()
+    }
+}
+
 /// A case whose verdicts differ between the runs of a repeated run (`--repeat N`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Flaky {
@@ -79,22 +91,15 @@ pub fn repeated(results: Vec<CaseResult>, times: usize) -> (Vec<CaseResult>, Vec
     let mut runs = results.into_iter().peekable();
     while runs.peek().is_some() {
         let group: Vec<CaseResult> = runs.by_ref().take(times).collect();
-        let broken = |r: &CaseResult| -> Vec<String> {
-            r.verdicts
-                .iter()
-                .filter(|v| !v.held)
-                .map(|v| v.name.clone())
-                .collect()
-        };
-        let first = broken(&group[0]);
+        let first = group[0].broken();
         let all_ran = group.iter().all(|r| r.not_run.is_none());
-        if all_ran && group.iter().any(|r| broken(r) != first) {
+        if all_ran && group.iter().any(|r| r.broken() != first) {
             let mut properties: Vec<(String, Vec<usize>)> = Vec::new();
             for (n, result) in group.iter().enumerate() {
-                for name in broken(result) {
-                    match properties.iter_mut().find(|(p, _)| *p == name) {
+                for name in result.broken() {
+                    match properties.iter_mut().find(|(p, _)| p == name) {
                         Some((_, runs)) => runs.push(n + 1),
-                        None => properties.push((name, vec![n + 1])),
+                        None => properties.push((name.to_owned(), vec![n + 1])),
                     }
                 }
             }
@@ -217,13 +222,7 @@ impl fmt::Display for Summary<'_> {
             writeln!(f, "{:<48} broken properties", "case")?;
         }
         for result in self.failed() {
-            let broken: Vec<&str> = result
-                .verdicts
-                .iter()
-                .filter(|v| !v.held)
-                .map(|v| v.name.as_str())
-                .collect();
-            writeln!(f, "{:<48} {}", result.case.name, broken.join(", "))?;
+            writeln!(f, "{:<48} {}", result.case.name, result.broken().join(", "))?;
             f.write_str(&super::report::explain(result))?;
         }
         for checked in self.snapshots.iter().filter(|c| !c.accepted()) {

@@ -5,9 +5,7 @@ CLI at $CLAUDE_CLI: the first permission request is allowed, every later one den
 (`can_use_tool TOOL -> allow|deny`), one summary line per message (summary.py) and
 `done`; exit 0. A run longer than 20 s prints `timeout` and exits 3."""
 
-import asyncio
 import os
-import sys
 
 from claude_agent_sdk import (
     ClaudeAgentOptions,
@@ -43,8 +41,4 @@ async def main():
     print("done")
 
 
-try:
-    asyncio.run(asyncio.wait_for(main(), 20))
-except TimeoutError:
-    print("timeout")
-    sys.exit(3)
+summary.run(main)

@@ -3,7 +3,6 @@
 CLI at $CLAUDE_CLI. Prints one summary line per message (summary.py) and `done`; exit 0.
 A run longer than 20 s prints `timeout` and exits 3 (a hang fails, never sticks)."""
 
-import asyncio
 import os
 import sys
 
@@ -19,8 +18,4 @@ async def main():
     print("done")
 
 
-try:
-    asyncio.run(asyncio.wait_for(main(), 20))
-except TimeoutError:
-    print("timeout")
-    sys.exit(3)
+summary.run(main)

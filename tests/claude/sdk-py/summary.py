@@ -1,9 +1,11 @@
 """One line per message of the Python Claude Agent SDK, the same lines as
 ../sdk-ts/summary.mjs writes for the TypeScript SDK's messages (so a test can compare
 the two SDKs' view of one mock session). Nothing that differs between runs (ids, uuids,
-timings, costs) is printed."""
+timings, costs) is printed. `run` runs a program's `main` under its watchdog."""
 
+import asyncio
 import json
+import sys
 
 from claude_agent_sdk import (
     AssistantMessage,
@@ -63,3 +65,13 @@ def lines(message):
 def show(message):
     for line in lines(message):
         print(line, flush=True)
+
+
+def run(main, seconds=20):
+    """Runs the coroutine function `main` for at most `seconds`; past them, prints
+    `timeout` and exits 3 (a hang fails, never sticks)."""
+    try:
+        asyncio.run(asyncio.wait_for(main(), seconds))
+    except TimeoutError:
+        print("timeout")
+        sys.exit(3)

@@ -375,7 +375,6 @@ impl Dialect for Claude {
     /// any, to `OUT/fuzz-claude-SEED.faults`.
     #[cfg(feature = "generate")]
     fn fuzz(&self, fuzz: &Fuzz, runner: &Runner<'_>) -> Result<FuzzReport, RunError> {
-        let strategy = super::generate::faulted(2);
-        crate::run::lines::fuzz(fuzz, runner, super::super::CLAUDE, strategy)
+        crate::run::lines::fuzz(fuzz, runner, super::super::CLAUDE, super::generate::faulted(2))
     }
 }

@@ -119,21 +119,16 @@ fn place() -> impl Strategy<Value = String> + Clone {
 /// and typed as the parser makes it.
 pub fn fault() -> impl Strategy<Value = Drawn<ClaudeFault>> {
     let initialize = control::INITIALIZE;
-    let placed = [
-        strategy::LINE_FAULTS,
-        &["stderr:text=\"warning: slow network\",{place}"],
-    ];
-    let mut presets = ["not-logged-in", "invalid-api-key", "max-turns"]
-        .map(str::to_owned)
-        .to_vec();
-    presets.extend([
+    let presets = [
+        "not-logged-in".to_owned(),
+        "invalid-api-key".to_owned(),
+        "max-turns".to_owned(),
         "error-result:text=\"Tool execution failed\"".to_owned(),
         format!("no-response:method={initialize}"),
         format!("error:method={initialize},message=\"Not ready\""),
-    ]);
-    strategy::line_faults(place(), placed.concat(), presets, |spec| {
-        parse(spec, FROM_ENV).unwrap_or_default()
-    })
+    ];
+    let own = ["stderr:text=\"warning: slow network\",{place}"];
+    strategy::line_faults(place(), &own, presets, |spec| parse(spec, FROM_ENV))
 }
 
 /// A generated session with up to `most` faults: what `mock-agent fuzz --dialect
@@ -246,8 +241,6 @@ pub fn faulted(most: usize) -> impl Strategy<Value = Faulted> {
 
 /// The session of a seed: the same on every run and machine, for one version.
 pub fn from_seed(seed: u64) -> Session {
-    // Not another dialect's session of the same seed: another stream of the generator.
-    // Only a filter that rejects everything fails; the strategy has none.
     strategy::seeded(&session(), seed, b"claude", || {
         super::session::default_session("/work")
     })

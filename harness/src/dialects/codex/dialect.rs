@@ -191,8 +191,7 @@ impl Dialect for Codex {
     /// `OUT/fuzz-codex-SEED.faults`.
     #[cfg(feature = "generate")]
     fn fuzz(&self, fuzz: &Fuzz, runner: &Runner<'_>) -> Result<FuzzReport, RunError> {
-        let strategy = super::generate::faulted(2);
-        crate::run::lines::fuzz(fuzz, runner, super::super::CODEX, strategy)
+        crate::run::lines::fuzz(fuzz, runner, super::super::CODEX, super::generate::faulted(2))
     }
 }
 

@@ -105,20 +105,17 @@ mod tests {
 
     #[test]
     fn failures_fail_and_the_harmless_do_not() {
-        for spec in [
-            "unauthorized",
-            "rate-limited",
-            "unknown-model",
-            "turn-failed",
-            "stream-cut",
-            "eof",
-            "signal",
+        let placed = [
             "signal:name=TERM,at=command_execution",
             "exit",
             "exit:code=0,at=agent_message",
             "stall",
             "eof:after=0",
-        ] {
+        ];
+        for spec in crate::dialects::codex::faults::TURN_FAILURES
+            .iter()
+            .chain(&placed)
+        {
             assert_eq!(expect(spec).0, Expectation::Failure, "{spec}");
         }
         for spec in [

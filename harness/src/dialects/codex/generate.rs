@@ -129,20 +129,15 @@ fn place() -> impl Strategy<Value = String> + Clone {
 /// One fault of the catalogue's `codex` section, drawn as its text in the grammar and
 /// typed as the parser makes it.
 pub fn fault() -> impl Strategy<Value = Drawn<CodexFault>> {
-    let placed = [
-        strategy::LINE_FAULTS,
-        &[
-            "signal:name=TERM,{place}",
-            "unknown:kind=item,{place}",
-            "stderr:text=\"WARN codex_core: slow network\",{place}",
-        ],
+    let quota = format!("turn-failed:text=\"{}\"", messages::QUOTA);
+    let presets = ["unauthorized", "rate-limited", "unknown-model", "stream-cut"].map(String::from);
+    let presets = presets.into_iter().chain([quota]);
+    let own = [
+        "signal:name=TERM,{place}",
+        "unknown:kind=item,{place}",
+        "stderr:text=\"WARN codex_core: slow network\",{place}",
     ];
-    let presets = ["unauthorized", "rate-limited", "unknown-model", "stream-cut"].map(str::to_owned);
-    let mut presets = presets.to_vec();
-    presets.push(format!("turn-failed:text=\"{}\"", messages::QUOTA));
-    strategy::line_faults(place(), placed.concat(), presets, |spec| {
-        parse(spec, FROM_ENV).unwrap_or_default()
-    })
+    strategy::line_faults(place(), &own, presets, |spec| parse(spec, FROM_ENV))
 }
 
 /// A generated session with its faults: what `mock-agent fuzz --dialect codex` plays,
@@ -175,8 +170,6 @@ pub fn faulted(most: usize) -> impl Strategy<Value = Faulted> {
 
 /// The session of a seed: the same on every run and machine, for one version.
 pub fn from_seed(seed: u64) -> Session {
-    // Not another dialect's session of the same seed: another stream of the generator.
-    // Only a filter that rejects everything fails; the strategy has none.
     strategy::seeded(&session(), seed, b"codex", || {
         super::session::default_session("/work")
     })

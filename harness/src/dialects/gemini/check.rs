@@ -214,15 +214,7 @@ mod tests {
 
     #[test]
     fn what_the_player_writes_is_clean_ended_well_or_not() {
-        for spec in [
-            "",
-            "unauthorized",
-            "rate-limited",
-            "server-error",
-            "model-not-found",
-            "empty-answer",
-            "turn-limit",
-        ] {
+        for spec in [""].iter().chain(super::super::faults::RUN_FAILURES) {
             let outs = written(&default_session("/w"), &parse(spec, FROM_ENV).expect("faults"), 0);
             let exit = match outs.last() {
                 Some(Out::End(exit)) => Some(*exit),

@@ -226,10 +226,9 @@ impl Dialect for Gemini {
     /// stream-json` writes for it), or told one line a line. `size` is not taken.
     #[cfg(feature = "generate")]
     fn generate(&self, seed: u64, size: Option<usize>, out: Option<&Path>) -> Result<Generated, WriteError> {
-        let _ = size;
-        let session = super::generate::from_seed(seed);
-        let (lines, _) = super::faults::stream_lines(&session, seed);
+        let (_, session) = (size, super::generate::from_seed(seed));
         let write = |out: &std::path::Path| super::recording::write_cassette(&session, seed, out);
+        let (lines, _) = super::faults::stream_lines(&session, seed);
         crate::run::lines::generated(&lines, out, write, "gemini -o stream-json -p hi")
     }
 
@@ -239,8 +238,7 @@ impl Dialect for Gemini {
     /// when it has any, to `OUT/fuzz-gemini-SEED.faults`.
     #[cfg(feature = "generate")]
     fn fuzz(&self, fuzz: &Fuzz, runner: &Runner<'_>) -> Result<FuzzReport, RunError> {
-        let strategy = super::generate::faulted(2);
-        crate::run::lines::fuzz(fuzz, runner, super::super::GEMINI, strategy)
+        crate::run::lines::fuzz(fuzz, runner, super::super::GEMINI, super::generate::faulted(2))
     }
 }
 

@@ -91,13 +91,7 @@ mod tests {
 
     #[test]
     fn failures_fail_and_the_harmless_do_not() {
-        for spec in [
-            "unauthorized",
-            "rate-limited",
-            "server-error",
-            "model-not-found",
-            "empty-answer",
-            "turn-limit",
+        let refused_or_stopped = [
             "no-auth",
             "untrusted-folder",
             "child-killed:at=tool_use",
@@ -106,7 +100,11 @@ mod tests {
             "exit",
             "exit:code=0,at=message",
             "stall",
-        ] {
+        ];
+        for spec in super::super::faults::RUN_FAILURES
+            .iter()
+            .chain(&refused_or_stopped)
+        {
             assert_eq!(expect(spec).0, Expectation::Failure, "{spec}");
         }
         for spec in [

@@ -129,13 +129,10 @@ fn place() -> impl Strategy<Value = String> + Clone {
 /// One fault of the catalogue's `gemini` section, drawn as its text in the grammar
 /// and typed as the parser makes it.
 pub fn fault() -> impl Strategy<Value = Drawn<GeminiFault>> {
-    let placed = [
-        strategy::LINE_FAULTS,
-        &[
-            "signal:name=TERM,{place}",
-            "child-killed:{place}",
-            "stderr:text=\"[STARTUP] slow\",{place}",
-        ],
+    let own = [
+        "signal:name=TERM,{place}",
+        "child-killed:{place}",
+        "stderr:text=\"[STARTUP] slow\",{place}",
     ];
     let presets = [
         "unauthorized",
@@ -146,12 +143,7 @@ pub fn fault() -> impl Strategy<Value = Drawn<GeminiFault>> {
         "no-auth",
         "untrusted-folder",
     ];
-    strategy::line_faults(
-        place(),
-        placed.concat(),
-        presets.map(str::to_owned).to_vec(),
-        |spec| parse(spec, FROM_ENV).unwrap_or_default(),
-    )
+    strategy::line_faults(place(), &own, presets, |spec| parse(spec, FROM_ENV))
 }
 
 /// A generated session with its faults: what `mock-agent fuzz --dialect gemini`

@@ -60,6 +60,17 @@ fn session_of(source: &CaseSource) -> Result<Session, CassetteError> {
     })
 }
 
+/// The presets of the `codex-app-server` section the fuzzer draws, in the matrix
+/// with `reconnect-then-ok`: the approval a client must answer, and the ways the real
+/// server fails a turn.
+pub const PRESETS: [&str; 5] = [
+    "approval",
+    "unauthorized",
+    "rate-limited",
+    "turn-failed",
+    "stream-cut",
+];
+
 /// `codex app-server`'s standard faults: the approval a client must answer, the ways
 /// the real server fails a turn (its presets), where the server can stop (an exit, a
 /// signal, a cut line, a stall) while a client is in the middle of something, and what
@@ -67,14 +78,7 @@ fn session_of(source: &CaseSource) -> Result<Session, CassetteError> {
 pub fn app_server_faults() -> Vec<(String, String)> {
     let (completed, started) = (notifications::TURN_COMPLETED, notifications::TURN_STARTED);
     let (command, message) = (items::COMMAND_EXECUTION, items::AGENT_MESSAGE);
-    let presets = [
-        "approval",
-        "unauthorized",
-        "rate-limited",
-        "turn-failed",
-        "stream-cut",
-        "reconnect-then-ok",
-    ];
+    let presets = [&PRESETS[..], &["reconnect-then-ok"]].concat();
     let placed: Vec<(&str, String)> = vec![
         ("exit-1@command", format!("exit:code=1,at={command}")),
         (
@@ -258,8 +262,12 @@ impl Dialect for CodexAppServer {
     /// conversation as a cassette `OUT/fuzz-codex-app-server-SEED.cassette`.
     #[cfg(feature = "generate")]
     fn fuzz(&self, fuzz: &Fuzz, runner: &Runner<'_>) -> Result<FuzzReport, RunError> {
-        let strategy = super::generate::faulted(2);
-        crate::run::lines::fuzz(fuzz, runner, crate::dialects::CODEX_APP_SERVER, strategy)
+        crate::run::lines::fuzz(
+            fuzz,
+            runner,
+            crate::dialects::CODEX_APP_SERVER,
+            super::generate::faulted(2),
+        )
     }
 }
 

@@ -251,17 +251,11 @@ mod tests {
             }
         );
         assert!(matches!(expect("approval"), Expectation::Success { .. }));
-        for spec in [
-            "unauthorized",
-            "rate-limited",
-            "unknown-model",
-            "turn-failed",
-            "stream-cut",
-            "eof",
-            "signal",
-            "exit:at=commandExecution",
-            "stall",
-        ] {
+        let placed = ["exit:at=commandExecution", "stall"];
+        for spec in crate::dialects::codex::faults::TURN_FAILURES
+            .iter()
+            .chain(&placed)
+        {
             assert_eq!(expect(spec), Expectation::Failure, "{spec}");
         }
         for spec in [

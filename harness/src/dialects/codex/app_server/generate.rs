@@ -32,26 +32,14 @@ fn place() -> impl Strategy<Value = String> + Clone {
 /// One fault of the `codex-app-server` section, drawn as its text in the grammar and
 /// typed as the parser makes it.
 pub fn fault() -> impl Strategy<Value = Drawn<CodexFault>> {
-    let placed = [
-        strategy::LINE_FAULTS,
-        &[
-            "unknown:kind=item,{place}",
-            "stderr:text=\"WARN codex_core: slow network\",{place}",
-        ],
+    let own = [
+        "unknown:kind=item,{place}",
+        "stderr:text=\"WARN codex_core: slow network\",{place}",
     ];
-    let presets = [
-        "approval",
-        "unauthorized",
-        "rate-limited",
-        "turn-failed",
-        "stream-cut",
-    ];
-    strategy::line_faults(
-        place(),
-        placed.concat(),
-        presets.map(str::to_owned).to_vec(),
-        |spec| parse_app_server(spec, APP_SERVER_FROM_ENV).unwrap_or_default(),
-    )
+    let presets = super::dialect::PRESETS;
+    strategy::line_faults(place(), &own, presets, |spec| {
+        parse_app_server(spec, APP_SERVER_FROM_ENV)
+    })
 }
 
 /// The dialect a [`Faulted`] is played as: `codex app-server` (Codex's sessions and

@@ -20,6 +20,19 @@ use crate::frames::Exit;
 pub use catalogue::{APP_SERVER_CATALOGUE, CATALOGUE};
 pub use typed::*;
 
+/// Faults that fail a turn of `codex exec` and of `codex app-server` alike: the
+/// presets of a failed turn, a cut stream, a signal.
+#[cfg(test)]
+pub(crate) const TURN_FAILURES: &[&str] = &[
+    "unauthorized",
+    "rate-limited",
+    "unknown-model",
+    "turn-failed",
+    "stream-cut",
+    "eof",
+    "signal",
+];
+
 /// Which of the CLI's protocols the faults act on: what the lines they write look
 /// like.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

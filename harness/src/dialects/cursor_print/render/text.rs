@@ -76,18 +76,32 @@ impl Pass for Text {
 impl Text {
     /// What one whole stdout line prints, if anything.
     fn event(&mut self, line: Line, out: &mut VecDeque<FrameResult>) {
-        let Some(peek) = Peek::parse(&line.bytes) else {
-            return;
-        };
-        if peek.is_type(event_type::TOOL_CALL) && peek.is_subtype(subtype::COMPLETED) {
-            let action = action_line(
-                &peek
-                    .tool_key(crate::dialects::cursor_print::events::is_tool_key)
-                    .unwrap_or_default(),
-            );
-            out.push_back(Ok(Frame::Line(Line::stdout(line.at, action))));
-        } else if peek.is_type(event_type::RESULT) {
-            self.answer = peek.result_text().map(|t| t.into_owned());
+        match in_text(&line.bytes) {
+            Some(InText::Action(action)) => out.push_back(Ok(Frame::Line(Line::stdout(line.at, action)))),
+            Some(InText::Answer(answer)) => self.answer = answer.map(|t| t.into_owned()),
+            None => {}
         }
+    }
+}
+
+/// What one whole stdout line of the event stream comes to in `text`.
+pub(super) enum InText<'a> {
+    /// A completed tool call: its action line, printed as it comes.
+    Action(&'static str),
+    /// A `result`: the answer printed at the end (none when it has no text).
+    Answer(Option<std::borrow::Cow<'a, str>>),
+}
+
+/// What `line` (a whole stdout line of the event stream) comes to in `text`: nothing
+/// for a line that is not an event, or an event that prints nothing.
+pub(super) fn in_text(line: &[u8]) -> Option<InText<'_>> {
+    let peek = Peek::parse(line)?;
+    if peek.is_type(event_type::TOOL_CALL) && peek.is_subtype(subtype::COMPLETED) {
+        let key = peek.tool_key(crate::dialects::cursor_print::events::is_tool_key);
+        Some(InText::Action(action_line(&key.unwrap_or_default())))
+    } else if peek.is_type(event_type::RESULT) {
+        Some(InText::Answer(peek.result_text()))
+    } else {
+        None
     }
 }

@@ -8,8 +8,8 @@
 
 use std::hash::{Hash, Hasher};
 
-use super::text::action_line;
-use crate::dialects::cursor_print::events::{event_type, subtype};
+use super::text::{in_text, InText};
+use crate::dialects::cursor_print::events::event_type;
 use crate::digest::{fnv1a, Fnv1a};
 use crate::format::OutputFormat;
 use crate::frames::Exit;
@@ -53,21 +53,11 @@ impl Witness {
                     self.last = Some(fnv1a(bytes));
                 }
             }
-            OutputFormat::Text => {
-                let Some(peek) = Peek::parse(bytes) else {
-                    return;
-                };
-                if peek.is_type(event_type::TOOL_CALL) && peek.is_subtype(subtype::COMPLETED) {
-                    let action = action_line(
-                        &peek
-                            .tool_key(crate::dialects::cursor_print::events::is_tool_key)
-                            .unwrap_or_default(),
-                    );
-                    self.show(action.as_bytes());
-                } else if peek.is_type(event_type::RESULT) {
-                    self.last = peek.result_text().map(|t| fnv1a(t.as_bytes()));
-                }
-            }
+            OutputFormat::Text => match in_text(bytes) {
+                Some(InText::Action(action)) => self.show(action.as_bytes()),
+                Some(InText::Answer(answer)) => self.last = answer.map(|t| fnv1a(t.as_bytes())),
+                None => {}
+            },
         }
     }
 
@@ -86,7 +76,7 @@ impl Witness {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dialects::cursor_print::events::tool_key;
+    use crate::dialects::cursor_print::events::{subtype, tool_key};
 
     fn witness(format: OutputFormat, lines: &[&str]) -> Witness {
         let mut w = Witness::new(format);

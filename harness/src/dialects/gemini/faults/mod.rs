@@ -23,6 +23,18 @@ use crate::frames::Exit;
 pub use catalogue::CATALOGUE;
 pub use typed::*;
 
+/// The presets of a run that starts and fails as the real CLI's does: what the mock
+/// writes is clean, and a careful consumer concludes a failure.
+#[cfg(test)]
+pub(crate) const RUN_FAILURES: &[&str] = &[
+    "unauthorized",
+    "rate-limited",
+    "server-error",
+    "model-not-found",
+    "empty-answer",
+    "turn-limit",
+];
+
 /// What the CLI writes or does, in order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Out {
