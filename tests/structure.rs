@@ -223,6 +223,7 @@ const CLAUDE_WIRE: &[&str] = &[
     "harness/src/dialects/claude/wire.rs",
     "harness/src/dialects/claude/play.rs",
     "harness/src/dialects/claude/play/cut.rs",
+    "harness/src/dialects/claude/play/partial.rs",
 ];
 
 /// Gemini CLI's wire model: its names (`wire.rs`), and where its lines are made

@@ -17,6 +17,7 @@ use serde_json::{json, Value};
 use super::session::{End, Session, Step, ToolCall, Turn};
 
 mod cut;
+pub mod partial;
 use cut::CONNECTION_FAILED;
 pub use cut::RESUME;
 
@@ -368,13 +369,12 @@ impl Player {
         let id = self.ids.api("msg");
         let usage = json!({"input_tokens": 12, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0, "output_tokens": 1});
         if self.options.partial {
-            let start = json!({"type": "message_start", "message": {"id": id, "type": "message", "role": "assistant",
-                "model": self.options.model, "content": [], "stop_reason": null, "stop_sequence": null, "usage": usage}});
+            let start = partial::message_start(&id, &json!(self.options.model), &usage);
             self.push_event(start, &id);
         }
         let mut output_tokens = 0;
         for (index, block) in std::mem::take(blocks).into_iter().enumerate() {
-            output_tokens += tokens(&block);
+            output_tokens += partial::tokens(&block);
             if self.options.partial {
                 self.block_events(index, &block, &id);
             }
@@ -384,67 +384,26 @@ impl Player {
                 "parent_tool_use_id": null, "session_id": self.options.session_id, "uuid": self.ids.uuid()});
             self.queue.push_back(Item::Line(line));
             if self.options.partial {
-                self.push_event(json!({"type": "content_block_stop", "index": index}), &id);
+                self.push_event(partial::block_stop(index), &id);
             }
         }
         if self.options.partial {
-            if let Some(stop_reason) = stop_reason {
-                let delta = json!({"type": "message_delta", "delta": {"stop_reason": stop_reason, "stop_sequence": null},
-                    "usage": {"output_tokens": output_tokens}});
-                self.push_event(delta, &id);
+            for event in partial::message_end(stop_reason, output_tokens) {
+                self.push_event(event, &id);
             }
-            self.push_event(json!({"type": "message_stop"}), &id);
         }
     }
 
-    /// A block's stream events before its `assistant` line: its start and its deltas
-    /// (text in two pieces).
+    /// A block's stream events before its `assistant` line (see [`partial`]).
     fn block_events(&mut self, index: usize, block: &Value, id: &str) {
-        let kind = block["type"].as_str().unwrap_or_default();
-        let (start, deltas) = match kind {
-            blocks::TEXT => {
-                let text = block["text"].as_str().unwrap_or_default();
-                let cut = text
-                    .char_indices()
-                    .nth(text.chars().count() / 2)
-                    .map_or(text.len(), |(i, _)| i);
-                let pieces = [&text[..cut], &text[cut..]];
-                (
-                    json!({"type": blocks::TEXT, "text": ""}),
-                    pieces
-                        .iter()
-                        .filter(|p| !p.is_empty())
-                        .map(|p| json!({"type": "text_delta", "text": p}))
-                        .collect::<Vec<_>>(),
-                )
-            }
-            blocks::THINKING => (
-                json!({"type": blocks::THINKING, "thinking": "", "signature": ""}),
-                vec![
-                    json!({"type": "thinking_delta", "thinking": block["thinking"]}),
-                    json!({"type": "signature_delta", "signature": block["signature"]}),
-                ],
-            ),
-            _ => (
-                json!({"type": blocks::TOOL_USE, "id": block["id"], "name": block["name"], "input": {}}),
-                vec![json!({"type": "input_json_delta", "partial_json": block["input"].to_string()})],
-            ),
-        };
-        self.push_event(
-            json!({"type": "content_block_start", "index": index, "content_block": start}),
-            id,
-        );
-        for delta in deltas {
-            self.push_event(
-                json!({"type": "content_block_delta", "index": index, "delta": delta}),
-                id,
-            );
+        for event in partial::block_events(index, block) {
+            self.push_event(event, id);
         }
     }
 
     fn push_event(&mut self, event: Value, message: &str) {
-        let line = json!({"type": types::STREAM_EVENT, "event": event, "session_id": self.options.session_id,
-            "parent_tool_use_id": null, "uuid": self.ids.uuid(), "api_message_id": message});
+        let uuid = self.ids.uuid();
+        let line = partial::event_line(event, &json!(self.options.session_id), uuid, message);
         self.queue.push_back(Item::Line(line));
     }
 
@@ -879,10 +838,6 @@ pub fn huge_line(bytes: usize) -> Vec<u8> {
 /// The start of a result, for `eof` at the end of a run.
 pub fn cut_result() -> Vec<u8> {
     to_line(&json!({"type": types::RESULT, "subtype": results::SUCCESS}))
-}
-
-fn tokens(block: &Value) -> u64 {
-    (block.to_string().len() / 4 + 1) as u64
 }
 
 fn to_line(value: &Value) -> Vec<u8> {
