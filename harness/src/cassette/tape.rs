@@ -101,6 +101,59 @@ impl Tape {
         Ok(reader.position().offset)
     }
 
+    /// As [`Tape::index`], with the stdout lines of the writer's shape that `skip`
+    /// takes (it is handed each one's event, borrowed from the read buffer) read in
+    /// runs, a run handed to `add` as [`Indexed::Lines`] (how many) with where the
+    /// frame after its last one is, instead of a [`Frame`] each. Only where the file
+    /// is read fast (larger than [`PREFLIGHT_LIMIT`]): a smaller one is checked in
+    /// full, each frame a [`Indexed::Frame`], as [`Tape::index`] reads it.
+    pub fn index_runs(
+        &self,
+        reader: Reader<BufReader<At>>,
+        skip: impl FnMut(&[u8]) -> bool,
+        add: impl FnMut(Indexed<'_>, Mark),
+    ) -> Result<u64, CassetteError> {
+        self.index_runs_over(reader, PREFLIGHT_LIMIT, skip, add)
+    }
+
+    /// [`Tape::index_runs`], a file larger than `preflight` read fast (tests read a
+    /// small one so).
+    pub fn index_runs_over(
+        &self,
+        mut reader: Reader<BufReader<At>>,
+        preflight: u64,
+        mut skip: impl FnMut(&[u8]) -> bool,
+        mut add: impl FnMut(Indexed<'_>, Mark),
+    ) -> Result<u64, CassetteError> {
+        if matches!(self, Tape::File { len, .. } if *len > preflight) {
+            reader = reader.fast();
+        }
+        let mut frames = 0;
+        loop {
+            let run = reader.fast_lines(|_, event| skip(event))?;
+            if run > 0 {
+                frames += usize::try_from(run).unwrap_or(usize::MAX);
+                let after = Mark {
+                    frame: frames,
+                    position: reader.position(),
+                };
+                add(Indexed::Lines(run), after);
+                continue;
+            }
+            let Some(frame) = reader.next() else {
+                break;
+            };
+            let frame = frame?;
+            frames += 1;
+            let after = Mark {
+                frame: frames,
+                position: reader.position(),
+            };
+            add(Indexed::Frame(&frame), after);
+        }
+        Ok(reader.position().offset)
+    }
+
     /// The frames from `from` on; `until` is where the part to read ends (the file
     /// is read with a buffer no larger than the part).
     pub fn frames(&self, from: Mark, until: u64) -> Result<Frames, CassetteError> {
@@ -131,6 +184,15 @@ impl Tape {
             }),
         }
     }
+}
+
+/// What [`Tape::index_runs`] hands over: a frame, or a run of stdout lines skipped.
+#[derive(Debug, Clone, Copy)]
+pub enum Indexed<'a> {
+    /// The next frame.
+    Frame(&'a Frame),
+    /// This many stdout lines, each of them taken by the skip.
+    Lines(u64),
 }
 
 /// A tape's frames as they are read.

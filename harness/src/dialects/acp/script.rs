@@ -33,7 +33,7 @@ use super::profile::Profile;
 use super::rpc::{self, Kind, Message};
 use super::tell;
 use super::wire::{methods, tool_content, Capabilities};
-use crate::cassette::tape::{ended_early, Frames, Mark, Tape};
+use crate::cassette::tape::{ended_early, Frames, Indexed, Mark, Tape};
 use crate::cassette::Position;
 use crate::dialects::acp::conversation::{Conversation, Reply, Source, Step, Steps, Wait};
 use crate::error::CassetteError;
@@ -126,6 +126,8 @@ struct Section {
     /// The methods of the agent's requests in it that need a capability of the
     /// client's (`fs/*`, `terminal/*`), once each.
     jobs: Vec<String>,
+    /// Where the agent's requests in it are: how many of its frames come before each.
+    requests: Vec<usize>,
 }
 
 impl Script {
@@ -145,7 +147,7 @@ impl Script {
                 frame: held.len() + 1,
                 position: Position::default(),
             };
-            index.add(&frame, after);
+            index.add(Indexed::Frame(&frame), after);
             held.push(frame);
         }
         Ok(index.script(Tape::Memory(held.into()), profile))
@@ -160,6 +162,16 @@ impl Script {
     /// this pass, a larger one as [`crate::Source::open`] checks it: a broken cassette
     /// fails here, before anything is played.
     pub fn open(path: &Path, profile: &'static Profile) -> Result<Option<Script>, CassetteError> {
+        Script::open_over(path, profile, crate::cassette::PREFLIGHT_LIMIT)
+    }
+
+    /// [`Script::open`], a file larger than `preflight` read fast (as one larger than
+    /// [`crate::cassette::PREFLIGHT_LIMIT`] is): tests read a small one so.
+    fn open_over(
+        path: &Path,
+        profile: &'static Profile,
+        preflight: u64,
+    ) -> Result<Option<Script>, CassetteError> {
         let opened = |source| CassetteError::Open {
             path: path.to_owned(),
             source,
@@ -176,7 +188,14 @@ impl Script {
             frame: 0,
             position: reader.position(),
         });
-        tape.index(reader, |frame, after| index.add(frame, after))?;
+        // The agent's messages that surely ask nothing are counted, not parsed.
+        let asks = Asks::default();
+        tape.index_runs_over(
+            reader,
+            preflight,
+            |event| !asks.may_ask(event),
+            |indexed, after| index.add(indexed, after),
+        )?;
         Ok(Some(index.script(tape, profile)))
     }
 
@@ -187,6 +206,8 @@ impl Script {
             Ok(frames) => Steps::of(Play {
                 frames,
                 left: section.frames,
+                count: section.frames,
+                requests: section.requests.into_iter().peekable(),
                 since: section.since,
                 ids_as_recorded: self.ids.iter().all(|(recorded, live)| recorded == live),
                 ids: self.ids.clone(),
@@ -300,7 +321,7 @@ struct Index {
     end: u64,
     /// The agent's requests not yet answered: their ids, and their methods.
     asked: HashMap<String, String>,
-    glance: jsonrpc::Glance,
+    asks: Asks,
 }
 
 impl Index {
@@ -315,13 +336,21 @@ impl Index {
             ending: Exit::Code(0),
             end: start.position.offset,
             asked: HashMap::new(),
-            glance: jsonrpc::Glance::default(),
+            asks: Asks::default(),
         }
     }
 
-    /// Adds the next frame; `after` is where the frame after it is.
-    fn add(&mut self, frame: &Frame, after: Mark) {
+    /// Adds the next frame, or a run of the agent's messages that ask nothing; `after`
+    /// is where the frame after it is.
+    fn add(&mut self, indexed: Indexed<'_>, after: Mark) {
         let end = std::mem::replace(&mut self.end, after.position.offset);
+        let frame = match indexed {
+            Indexed::Frame(frame) => frame,
+            Indexed::Lines(count) => {
+                self.section().frames += usize::try_from(count).unwrap_or(usize::MAX);
+                return;
+            }
+        };
         match frame {
             Frame::Line(line) if line.stream == Stream::Stdin => {
                 let Some(message) = Message::parse(&line.bytes) else {
@@ -356,8 +385,7 @@ impl Index {
             Frame::Line(line) if line.stream == Stream::Stdout => {
                 // Only a request is indexed: a line that surely is none (no top-level
                 // `id`, or no `method`) is not parsed.
-                let request = self.glance.has_id(&line.bytes) != Some(false)
-                    && self.glance.has_method(&line.bytes) != Some(false);
+                let request = self.asks.may_ask(&line.bytes);
                 if let Some(message) = request.then(|| Message::parse(&line.bytes)).flatten() {
                     match message.kind {
                         Kind::Request => {
@@ -368,6 +396,8 @@ impl Index {
                             if job && !self.section().jobs.iter().any(|j| j == method) {
                                 self.section().jobs.push(method.to_owned());
                             }
+                            let at = self.section().frames;
+                            self.section().requests.push(at);
                             self.asked
                                 .insert(message.id_text().to_owned(), message.method().to_owned());
                         }
@@ -411,6 +441,11 @@ struct Play {
     frames: Frames,
     /// Frames of the section not read yet.
     left: usize,
+    /// Frames of the section.
+    count: usize,
+    /// Where the agent's requests in the section are (how many frames come before
+    /// each), those not read yet.
+    requests: std::iter::Peekable<std::vec::IntoIter<usize>>,
     since: Duration,
     /// The recorded ids of the requests played so far and the live ones, which the
     /// agent's responses to them get.
@@ -534,13 +569,66 @@ impl Source for Play {
         {
             return Ok(0);
         }
-        let responses = responses && self.ids_as_recorded;
-        let glance = &self.glance;
-        let count = reader.fast_run(out, limit, self.left, |event| {
-            plain(glance, event) || (responses && glance.has_method(event) == Some(false))
-        })?;
+        let count = if responses && self.ids_as_recorded {
+            // Every message but a request plays as recorded: the index knows where
+            // the requests are, the lines before the next one are not looked at.
+            let read = self.count - self.left;
+            while self.requests.next_if(|at| *at < read).is_some() {}
+            let most = self
+                .requests
+                .peek()
+                .map_or(self.left, |at| (at - read).min(self.left));
+            reader.fast_run(out, limit, most, |_| true)?
+        } else {
+            let glance = &self.glance;
+            reader.fast_run(out, limit, self.left, |event| plain(glance, event))?
+        };
         self.left -= count;
         Ok(count)
+    }
+}
+
+/// Tells the agent's messages that surely ask nothing (no request: no top-level `id`
+/// or no `method`) from their bytes. Its searchers are made once.
+struct Asks {
+    glance: jsonrpc::Glance,
+    id: memchr::memmem::Finder<'static>,
+    method: memchr::memmem::Finder<'static>,
+    escape: memchr::memmem::Finder<'static>,
+}
+
+impl Default for Asks {
+    fn default() -> Self {
+        Asks {
+            glance: jsonrpc::Glance::default(),
+            id: memchr::memmem::Finder::new(br#""id""#),
+            method: memchr::memmem::Finder::new(br#""method""#),
+            escape: memchr::memmem::Finder::new(br"\u"),
+        }
+    }
+}
+
+impl Asks {
+    /// Whether an agent message may be a request: not surely without a top-level
+    /// `id` or without a `method`. A message that starts as the agents write them
+    /// (`{"jsonrpc":"2.0","method":` or `"id":`) has the one at its top level, and
+    /// surely not the other when its key is nowhere in it, nor a `\u` escape (the
+    /// only one that spells a letter): one look each, the first for a backslash.
+    fn may_ask(&self, event: &[u8]) -> bool {
+        const NOTIFIES: &[u8] = br#"{"jsonrpc":"2.0","method":"#;
+        const ANSWERS: &[u8] = br#"{"jsonrpc":"2.0","id":"#;
+        let other = if event.starts_with(NOTIFIES) {
+            &self.id
+        } else if event.starts_with(ANSWERS) {
+            &self.method
+        } else {
+            return self.glance.has_id(event) != Some(false) && self.glance.has_method(event) != Some(false);
+        };
+        let escaped = memchr::memchr(b'\\', event).is_some_and(|at| self.escape.find(&event[at..]).is_some());
+        if !escaped && other.find(event).is_none() {
+            return false;
+        }
+        self.glance.has_id(event) != Some(false) && self.glance.has_method(event) != Some(false)
     }
 }
 

@@ -62,7 +62,7 @@ use client::Client;
 pub use crate::execute::lines::MAX_LINE;
 
 /// About the most bytes of agent messages written together in a plain run.
-const RUN_BYTES: usize = 64 << 10;
+const RUN_BYTES: usize = 256 << 10;
 
 /// How a server run went.
 #[derive(Debug)]

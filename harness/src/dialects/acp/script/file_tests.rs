@@ -274,3 +274,128 @@ fn a_turn_s_runs_cut_out_of_the_file_play_as_its_steps_do() {
 fn initialize_of(id: &str) -> String {
     String::from_utf8(request_line(id, methods::INITIALIZE, &json!({}))).expect("utf-8")
 }
+
+/// A cassette indexed as a large one is (its agent messages that ask nothing skipped in
+/// runs, not parsed) plays the same steps, in steps or in runs, as one checked in full.
+#[test]
+fn a_cassette_indexed_in_runs_plays_as_one_indexed_a_frame_at_a_time() {
+    let path = write(&cassette());
+    let open = |preflight| {
+        Script::open_over(&path, &PROFILE, preflight)
+            .expect("indexes")
+            .expect("an ACP cassette")
+    };
+    let (mut checked, mut skimmed) = (open(crate::cassette::PREFLIGHT_LIMIT), open(0));
+    assert_eq!(
+        checked
+            .exchanges
+            .iter()
+            .map(|e| e.section.frames)
+            .collect::<Vec<_>>(),
+        skimmed
+            .exchanges
+            .iter()
+            .map(|e| e.section.frames)
+            .collect::<Vec<_>>()
+    );
+    assert_eq!(
+        checked
+            .exchanges
+            .iter()
+            .map(|e| e.section.until)
+            .collect::<Vec<_>>(),
+        skimmed
+            .exchanges
+            .iter()
+            .map(|e| e.section.until)
+            .collect::<Vec<_>>()
+    );
+    let (a, b) = (replies(&mut checked), replies(&mut skimmed));
+    assert_eq!(a.len(), b.len());
+    for (i, (a, b)) in a.iter().zip(&b).enumerate() {
+        let (a, b) = (a.as_ref().expect("plays"), b.as_ref().expect("plays"));
+        assert_eq!(a.len(), b.len(), "reply {i}");
+        let differ = a.iter().zip(b).position(|(a, b)| a != b);
+        assert_eq!(differ, None, "reply {i}: step {differ:?} differs");
+    }
+    // The permission request inside the turn was indexed (it is awaited).
+    assert!(b[2]
+        .as_ref()
+        .expect("the turn")
+        .iter()
+        .any(|s| matches!(s, Step::Await { wait: Wait::Answer { method, .. }, .. } if method == methods::REQUEST_PERMISSION)));
+}
+
+/// In a run with responses (every live id the recorded one) the lines are not looked
+/// at: the index says where the agent's requests are, and none is in a run (its
+/// answer is awaited), whether the index was made a frame at a time or in runs.
+#[test]
+fn no_request_of_the_agent_s_is_in_a_run() {
+    let path = write(&cassette());
+    for preflight in [crate::cassette::PREFLIGHT_LIMIT, 0] {
+        let mut script = Script::open_over(&path, &PROFILE, preflight)
+            .expect("indexes")
+            .expect("an ACP cassette");
+        let _ = script.start().count();
+        let _ = script.reply(&request(&initialize_of("0"))).steps.count();
+        let params = json!({"sessionId": "s", "prompt": []});
+        let prompt = String::from_utf8(request_line("1", methods::SESSION_PROMPT, &params)).expect("utf-8");
+        let mut steps = script.reply(&request(&prompt)).steps;
+        let (mut in_runs, mut asked_alone, mut run) = (0, 0, Vec::new());
+        loop {
+            if steps.run(&mut run, 64 << 10, true).expect("reads") > 0 {
+                for line in run.strip_suffix(b"\n").expect("ends").split(|b| *b == b'\n') {
+                    in_runs += 1;
+                    let kind = Message::parse(line).map(|m| m.kind);
+                    assert_ne!(kind, Some(Kind::Request), "{}", String::from_utf8_lossy(line));
+                }
+                run.clear();
+                continue;
+            }
+            match steps.next() {
+                None => break,
+                Some(Ok(Step::Send { line, .. })) => {
+                    if Message::parse(&line).is_some_and(|m| m.kind == Kind::Request) {
+                        asked_alone += 1;
+                    }
+                }
+                Some(step) => drop(step.expect("plays")),
+            }
+        }
+        assert_eq!(asked_alone, 1, "the permission request is a step of its own");
+        assert!(in_runs > 2_900, "{in_runs}");
+    }
+}
+
+/// An agent message told to ask nothing at a glance is no request; a request is never
+/// told so, whatever spells its keys.
+#[test]
+fn a_request_is_never_told_to_ask_nothing() {
+    let asks = Asks::default();
+    let lines: [&[u8]; 12] = [
+        br#"{"jsonrpc":"2.0","method":"session/update","params":{"update":{"id":"x"}}}"#,
+        br#"{"jsonrpc":"2.0","method":"session/update","params":{"t":"a \"q\" \r"}}"#,
+        br#"{"jsonrpc":"2.0","method":"session/update","params":{}}"#,
+        br#"{"jsonrpc":"2.0","method":"session/request_permission","params":{},"id":4}"#,
+        br#"{"jsonrpc":"2.0","method":"fs/read_text_file","params":{"t":"\\"},"\u0069d":4}"#,
+        br#"{"jsonrpc":"2.0","method":"x","params":{"t":"\\u0069d"},"id":"a"}"#,
+        br#"{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}"#,
+        br#"{"jsonrpc":"2.0","id":3,"result":{"method":"nested"}}"#,
+        br#"{"jsonrpc":"2.0","id":3,"\u006dethod":"terminal/create","params":{}}"#,
+        br#"{"jsonrpc":"2.0","id":3,"method":"terminal/create","params":{}}"#,
+        br#"{"id":3,"jsonrpc":"2.0","method":"terminal/create"}"#,
+        br#"{"jsonrpc":"2.0","id":3,"result":{"t":"\"q\" \\ \r"}}"#,
+    ];
+    let mut told = Vec::new();
+    for line in lines {
+        let request = Message::parse(line).is_some_and(|m| m.kind == Kind::Request);
+        let may = asks.may_ask(line);
+        assert!(may || !request, "{}", String::from_utf8_lossy(line));
+        told.push(may);
+    }
+    // What is surely no request is told so at a glance.
+    assert_eq!(
+        told,
+        [false, false, false, true, true, true, false, false, true, true, true, false]
+    );
+}
