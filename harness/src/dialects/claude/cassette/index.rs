@@ -36,7 +36,7 @@ pub(super) struct Span {
 }
 
 /// A recording's index.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub(super) struct Index {
     pub(super) turns: Vec<Span>,
     /// When each recorded prompt came.
@@ -56,6 +56,9 @@ pub(super) struct Index {
     interrupts: HashSet<usize>,
     /// The frames of the CLI's `result` lines (each ends a turn: as many as turns).
     results: HashSet<usize>,
+    /// The frames of `answers`, `answered` and `results`, in order: the stdout lines
+    /// that do not play as they are ([`Index::plays_as_is`]).
+    special: Vec<usize>,
 }
 
 /// Makes the index, frame by frame.
@@ -252,6 +255,13 @@ impl Builder {
 
     /// The index, once every frame was added; the last frame ends at `end`.
     pub(super) fn index(mut self, end: u64) -> Index {
+        let index = &mut self.index;
+        index.special = (index.answers.iter())
+            .chain(&index.answered)
+            .chain(&index.results)
+            .copied()
+            .collect();
+        index.special.sort_unstable();
         if self.items > 0 {
             match self.index.turns.last_mut() {
                 Some(turn) => {
@@ -420,7 +430,7 @@ impl Index {
     /// is a [`Item::Line`] or an unanswered [`Item::Ask`] that [`super::Script::step`]
     /// sends as it is, its time the script's.
     pub(super) fn plays_as_is(&self, n: usize) -> bool {
-        !self.answers.contains(&n) && !self.answered.contains(&n) && !self.results.contains(&n)
+        self.special.binary_search(&n).is_err()
     }
 
     /// Whether the recorded client answered request `id` at a frame from `from` on,

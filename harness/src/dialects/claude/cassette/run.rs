@@ -17,25 +17,32 @@ impl Script {
     pub fn stream_run(&mut self, out: &mut Vec<u8>, limit: usize) -> u64 {
         let mut count = 0;
         while out.len() < limit {
-            if self.ahead.is_empty() {
-                count += self.fast_stream(out, limit);
+            // What was read ahead comes first; then the cassette's buffer, and a line
+            // it does not give (not one of the run's, or across the buffer's end) is
+            // read as an item.
+            if let Some(item) = self.ahead.front() {
+                if !self.as_is(item) {
+                    break;
+                }
+                if let Some(Item::Line { at, line, .. } | Item::Ask { at, line, .. }) = self.ahead.pop_front() {
+                    out.extend_from_slice(&line);
+                    out.push(b'\n');
+                    self.at = at;
+                    count += 1;
+                }
+                continue;
+            }
+            let taken = self.fast_stream(out, limit);
+            count += taken;
+            if taken == 0 {
                 self.fill();
                 if self.ahead.is_empty() {
                     break;
                 }
-                continue;
             }
-            if !self.ahead.front().is_some_and(|item| self.as_is(item)) {
-                break;
-            }
-            if let Some(Item::Line { at, line, .. } | Item::Ask { at, line, .. }) = self.ahead.pop_front() {
-                out.extend_from_slice(&line);
-                out.push(b'\n');
-                self.at = at;
-                count += 1;
-            }
-            self.fill();
         }
+        // While the turn has things left, one is read ahead.
+        self.fill();
         count
     }
 

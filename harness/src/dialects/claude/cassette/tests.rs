@@ -544,16 +544,15 @@ fn played_in_runs(script: &mut Script, prompts: usize, limit: usize, want: &Told
     told
 }
 
-#[test]
-fn a_run_at_once_is_what_the_steps_give_one_at_a_time() {
-    let dir = tempfile::tempdir().expect("temp dir");
+/// A long conversation of three turns: a long stream, lines of other kinds in it
+/// (`init`, states, requests the client did not answer, stderr), an error at last.
+fn long_lines() -> Vec<(u64, &'static str, String)> {
     let system_init = json!({"type": types::SYSTEM, "subtype": "init", "session_id": "s-1", "tools": ["Write"]}).to_string();
     // A request of the CLI's that its client did not answer.
     let unanswered = ask().replace("perm-1", "perm-9");
     let failed = json!({"type": types::RESULT, "subtype": results::SUCCESS, "is_error": true, fields::RESULT: "API Error"})
         .to_string();
     let mut lines = conversation_lines();
-    // A long stream in the turn, lines of other kinds in it, and two turns more.
     lines.splice(5..5, (0..200).map(|i| (20 + i / 100, "<", text())));
     lines.splice(3..3, [(9, "<", system_init.clone())]);
     lines.extend([(70, ">", prompt()), (71, "<", running()), (71, "<", system_init)]);
@@ -567,6 +566,13 @@ fn a_run_at_once_is_what_the_steps_give_one_at_a_time() {
     lines.extend([(80, "<", result()), (81, "<", idle())]);
     lines.extend([(90, ">", prompt()), (91, "<", running()), (92, "<", text())]);
     lines.extend([(93, "<", failed), (94, "<", idle())]);
+    lines
+}
+
+#[test]
+fn a_run_at_once_is_what_the_steps_give_one_at_a_time() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let lines = long_lines();
     for (asks, states) in [(true, true), (false, true), (true, false), (false, false)] {
         let (mut memory, _) = both(&lines, dir.path());
         memory.follow(asks, states);
@@ -581,5 +587,51 @@ fn a_run_at_once_is_what_the_steps_give_one_at_a_time() {
                 assert_eq!(got, want, "limit {limit}, asks {asks}, states {states}");
             }
         }
+    }
+}
+
+#[test]
+fn the_index_of_lines_skimmed_is_the_index_of_their_frames() {
+    use crate::cassette::tape::{Indexer, Mark};
+    let mut lines = long_lines();
+    // Kinds that only a parse tells: a result spelled with an escape, a word of a
+    // kind in a line of another kind, a line that does not parse.
+    let escaped = r#"{"type":"res\u0075lt","subtype":"success","is_error":true,"result":"x"}"#;
+    let worded = json!({"type": types::SYSTEM, "subtype": "note", "text": types::RESULT}).to_string();
+    lines.extend([
+        (100, ">", prompt()),
+        (101, "<", worded),
+        (101, "<", "{\"type\":\"system\",".into()),
+        (102, "<", escaped.into()),
+        (103, "<", idle()),
+        (104, "<", text()),
+    ]);
+    let (mut framed, mut skimmed) = (index::Builder::new(Mark::default()), index::Builder::new(Mark::default()));
+    let mut taken = 0;
+    for (n, frame) in frames_of(&lines).iter().enumerate() {
+        let after = Mark {
+            frame: n + 1,
+            position: crate::cassette::Position::default(),
+        };
+        framed.add(frame, after);
+        let skim = matches!(frame, Frame::Line(l) if l.stream == Stream::Stdout && skimmed.skim(l.at, &l.bytes));
+        if skim {
+            taken += 1;
+        } else {
+            Indexer::add(&mut skimmed, frame, after);
+        }
+    }
+    assert!(taken > 250, "{taken} lines skimmed");
+    let (framed, skimmed) = (framed.index(0), skimmed.index(0));
+    assert_eq!(framed.turns.len(), 4);
+    assert_eq!(skimmed, framed);
+}
+
+#[test]
+fn a_line_surely_plain_spells_no_kind_the_index_tells_apart() {
+    assert!(index::surely_plain(running().as_bytes()));
+    assert!(index::surely_plain(br#"{"type":"system","subtype":"init","tools":["tool_result"]}"#));
+    for line in [result(), ask(), init_answer(), r#"{"type":"res\u0075lt"}"#.into(), r#"{"type":"system","text":"result"}"#.into()] {
+        assert!(!index::surely_plain(line.as_bytes()), "{line}");
     }
 }
