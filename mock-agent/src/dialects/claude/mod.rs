@@ -507,9 +507,8 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Agent<O, E> {
     /// journal notes each line of the run once it is written, as a step notes its
     /// line. `false` when the turn's next step is no such line.
     async fn stream_run(&mut self) -> Result<bool, Stop> {
-        let at_once = self.untimed
-            && self.format == OutputFormat::StreamJson
-            && self.injector.faults().is_empty();
+        let at_once =
+            self.untimed && self.format == OutputFormat::StreamJson && self.injector.faults().is_empty();
         if !at_once {
             return Ok(false);
         }

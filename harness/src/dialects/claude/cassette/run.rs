@@ -1,9 +1,9 @@
 //! A run of a turn's lines taken at once: what [`Script::step`] would send one at a
 //! time as they are, read from the cassette's buffer where it can be.
 
-use crate::dialects::claude::wire::{control, system, types};
 use super::{index, Item, Playing, Script};
 use crate::cassette::tape::Frames;
+use crate::dialects::claude::wire::{control, system, types};
 
 impl Script {
     /// The turn's next lines while [`Script::step`] would send each as it is, with no
@@ -24,7 +24,8 @@ impl Script {
                 if !self.as_is(item) {
                     break;
                 }
-                if let Some(Item::Line { at, line, .. } | Item::Ask { at, line, .. }) = self.ahead.pop_front() {
+                if let Some(Item::Line { at, line, .. } | Item::Ask { at, line, .. }) = self.ahead.pop_front()
+                {
                     out.extend_from_slice(&line);
                     out.push(b'\n');
                     self.at = at;

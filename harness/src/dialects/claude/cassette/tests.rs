@@ -517,12 +517,19 @@ fn played_in_runs(script: &mut Script, prompts: usize, limit: usize, want: &Told
             let text = String::from_utf8(run).expect("utf-8");
             assert_eq!(text.matches('\n').count() as u64, n, "{text}");
             for line in text.lines() {
-                let at = want.lines.get(told.lines.len()).map_or(Duration::MAX, |(_, at)| *at);
+                let at = want
+                    .lines
+                    .get(told.lines.len())
+                    .map_or(Duration::MAX, |(_, at)| *at);
                 told.lines.push((line.to_owned(), at));
             }
             if n > 0 {
                 let last = told.lines.last().map(|(_, at)| *at);
-                assert_eq!(Some(script.at()), last, "the time after a run of {n}, limit {limit}");
+                assert_eq!(
+                    Some(script.at()),
+                    last,
+                    "the time after a run of {n}, limit {limit}"
+                );
                 continue;
             }
             let next = script.step();
@@ -547,7 +554,9 @@ fn played_in_runs(script: &mut Script, prompts: usize, limit: usize, want: &Told
 /// A long conversation of three turns: a long stream, lines of other kinds in it
 /// (`init`, states, requests the client did not answer, stderr), an error at last.
 fn long_lines() -> Vec<(u64, &'static str, String)> {
-    let system_init = json!({"type": types::SYSTEM, "subtype": "init", "session_id": "s-1", "tools": ["Write"]}).to_string();
+    let system_init =
+        json!({"type": types::SYSTEM, "subtype": "init", "session_id": "s-1", "tools": ["Write"]})
+            .to_string();
     // A request of the CLI's that its client did not answer.
     let unanswered = ask().replace("perm-1", "perm-9");
     let failed = json!({"type": types::RESULT, "subtype": results::SUCCESS, "is_error": true, fields::RESULT: "API Error"})
@@ -560,7 +569,11 @@ fn long_lines() -> Vec<(u64, &'static str, String)> {
         lines.push((72 + i / 10, "<", text()));
         if i % 7 == 0 {
             let at = 72 + i / 10;
-            lines.extend([(at, "<", unanswered.clone()), (at, "<", running()), (at, "e", "warn".into())]);
+            lines.extend([
+                (at, "<", unanswered.clone()),
+                (at, "<", running()),
+                (at, "e", "warn".into()),
+            ]);
         }
     }
     lines.extend([(80, "<", result()), (81, "<", idle())]);
@@ -606,7 +619,10 @@ fn the_index_of_lines_skimmed_is_the_index_of_their_frames() {
         (103, "<", idle()),
         (104, "<", text()),
     ]);
-    let (mut framed, mut skimmed) = (index::Builder::new(Mark::default()), index::Builder::new(Mark::default()));
+    let (mut framed, mut skimmed) = (
+        index::Builder::new(Mark::default()),
+        index::Builder::new(Mark::default()),
+    );
     let mut taken = 0;
     for (n, frame) in frames_of(&lines).iter().enumerate() {
         let after = Mark {
@@ -614,7 +630,8 @@ fn the_index_of_lines_skimmed_is_the_index_of_their_frames() {
             position: crate::cassette::Position::default(),
         };
         framed.add(frame, after);
-        let skim = matches!(frame, Frame::Line(l) if l.stream == Stream::Stdout && skimmed.skim(l.at, &l.bytes));
+        let skim =
+            matches!(frame, Frame::Line(l) if l.stream == Stream::Stdout && skimmed.skim(l.at, &l.bytes));
         if skim {
             taken += 1;
         } else {
@@ -630,8 +647,16 @@ fn the_index_of_lines_skimmed_is_the_index_of_their_frames() {
 #[test]
 fn a_line_surely_plain_spells_no_kind_the_index_tells_apart() {
     assert!(index::surely_plain(running().as_bytes()));
-    assert!(index::surely_plain(br#"{"type":"system","subtype":"init","tools":["tool_result"]}"#));
-    for line in [result(), ask(), init_answer(), r#"{"type":"res\u0075lt"}"#.into(), r#"{"type":"system","text":"result"}"#.into()] {
+    assert!(index::surely_plain(
+        br#"{"type":"system","subtype":"init","tools":["tool_result"]}"#
+    ));
+    for line in [
+        result(),
+        ask(),
+        init_answer(),
+        r#"{"type":"res\u0075lt"}"#.into(),
+        r#"{"type":"system","text":"result"}"#.into(),
+    ] {
         assert!(!index::surely_plain(line.as_bytes()), "{line}");
     }
 }
