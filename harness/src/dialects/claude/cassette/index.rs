@@ -256,7 +256,9 @@ impl Builder {
     /// The index, once every frame was added; the last frame ends at `end`.
     pub(super) fn index(mut self, end: u64) -> Index {
         let index = &mut self.index;
-        index.special = (index.answers.iter())
+        index.special = index
+            .answers
+            .iter()
             .chain(&index.answered)
             .chain(&index.results)
             .copied()

@@ -91,7 +91,7 @@ impl Script {
         let read = reader.fast_lines(|t, event| {
             if taken >= room
                 || out.len() >= limit
-                || !(index::streamed(event) || others && index.plays_as_is(first + taken))
+                || !(index::streamed(event) || (others && index.plays_as_is(first + taken)))
             {
                 return false;
             }
