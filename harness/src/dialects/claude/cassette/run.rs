@@ -10,7 +10,7 @@ impl Script {
     /// wait, skip or note (a line of its stream, a state line, `init`, a request
     /// nobody waits for; no `result`, no request waited for), appended to `out` each
     /// with its newline while `out` holds less than `limit` bytes; how many. What
-    /// [`Script::step`] gives as [`Next::Send`] or [`Next::Ask`] one at a time, taken
+    /// [`Script::step`] gives as [`super::Next::Send`] or [`super::Next::Ask`] one at a time, taken
     /// at once: a line read from the cassette's buffer is not made a `Frame` nor an
     /// item first, and a line none of the stream is not parsed again (the index knows
     /// which play as they are). [`Script::at`] is the last one's time then.
