@@ -74,6 +74,8 @@ pub(super) struct Builder {
     ended: bool,
     /// Frames added.
     frames: usize,
+    /// Tells the lines that need no parse.
+    plain: Plain,
 }
 
 impl Builder {
@@ -98,11 +100,11 @@ impl Indexer for Builder {
     /// A line of a turn's stream needs nothing but its time (and the session's id,
     /// while none is known): it is taken as [`Builder::add`] takes its frame.
     /// So does a line that is surely no result, request or answer, when no turn just
-    /// ended (see [`surely_plain`]).
+    /// ended (see [`Plain::surely`]).
     fn skim(&mut self, at: Duration, event: &[u8]) -> bool {
         if streamed(event) {
             self.ended = false;
-        } else if self.ended || !surely_plain(event) {
+        } else if self.ended || !self.plain.surely(event) {
             return false;
         }
         self.frames += 1;
@@ -296,22 +298,33 @@ pub(super) fn streamed(line: &[u8]) -> bool {
     STREAMED.iter().any(|prefix| line.starts_with(prefix))
 }
 
-/// Whether a line of the CLI's is surely none of the kinds the index tells apart (a
-/// `result`, a `control_request` or a `control_response`), told from its bytes without
-/// parsing it: it spells none of those words as a JSON string, and has no `\u` escape
-/// (the only escape that can spell a letter). A line that does not parse is no such
-/// kind either; a line said not to be surely plain is parsed.
-pub(super) fn surely_plain(line: &[u8]) -> bool {
-    use memchr::memmem::Finder;
-    use std::sync::LazyLock;
-    static SPELLED: LazyLock<Vec<Finder<'static>>> = LazyLock::new(|| {
-        [types::RESULT, types::CONTROL_REQUEST, types::CONTROL_RESPONSE]
-            .iter()
-            .map(|kind| Finder::new(&format!("\"{kind}\"")).into_owned())
-            .chain([Finder::new(b"\\u")])
-            .collect()
-    });
-    SPELLED.iter().all(|finder| finder.find(line).is_none())
+/// What tells a line that is surely none of the kinds the index tells apart (a
+/// `result`, a `control_request` or a `control_response`) from its bytes: the searchers
+/// of those words spelt as JSON strings, and of a `\u` escape.
+#[derive(Debug, Clone)]
+pub(super) struct Plain(Vec<memchr::memmem::Finder<'static>>);
+
+impl Default for Plain {
+    fn default() -> Plain {
+        use memchr::memmem::Finder;
+        Plain(
+            [types::RESULT, types::CONTROL_REQUEST, types::CONTROL_RESPONSE]
+                .iter()
+                .map(|kind| Finder::new(&format!("\"{kind}\"")).into_owned())
+                .chain([Finder::new(b"\\u")])
+                .collect(),
+        )
+    }
+}
+
+impl Plain {
+    /// Whether `line` is surely none of those kinds, told without parsing it: it
+    /// spells none of those words as a JSON string, and has no `\u` escape (the only
+    /// escape that can spell a letter). A line that does not parse is no such kind
+    /// either; a line said not to be surely plain is parsed.
+    pub(super) fn surely(&self, line: &[u8]) -> bool {
+        self.0.iter().all(|finder| finder.find(line).is_none())
+    }
 }
 
 /// A JSON object's members, their values not parsed: what the index and the play

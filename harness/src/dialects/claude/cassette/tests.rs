@@ -555,7 +555,7 @@ fn played_in_runs(script: &mut Script, prompts: usize, limit: usize, want: &Told
 /// (`init`, states, requests the client did not answer, stderr), an error at last.
 fn long_lines() -> Vec<(u64, &'static str, String)> {
     let system_init =
-        json!({"type": types::SYSTEM, "subtype": "init", "session_id": "s-1", "tools": ["Write"]})
+        json!({"type": types::SYSTEM, "subtype": system::INIT, "session_id": "s-1", "tools": ["Write"]})
             .to_string();
     // A request of the CLI's that its client did not answer.
     let unanswered = ask().replace("perm-1", "perm-9");
@@ -609,13 +609,16 @@ fn the_index_of_lines_skimmed_is_the_index_of_their_frames() {
     let mut lines = long_lines();
     // Kinds that only a parse tells: a result spelled with an escape, a word of a
     // kind in a line of another kind, a line that does not parse.
-    let escaped = r#"{"type":"res\u0075lt","subtype":"success","is_error":true,"result":"x"}"#;
+    let escaped = format!(
+        r#"{{"type":"res\u0075lt","subtype":"{}","is_error":true}}"#,
+        results::SUCCESS
+    );
     let worded = json!({"type": types::SYSTEM, "subtype": "note", "text": types::RESULT}).to_string();
     lines.extend([
         (100, ">", prompt()),
         (101, "<", worded),
-        (101, "<", "{\"type\":\"system\",".into()),
-        (102, "<", escaped.into()),
+        (101, "<", format!("{{\"type\":\"{}\",", types::SYSTEM)),
+        (102, "<", escaped),
         (103, "<", idle()),
         (104, "<", text()),
     ]);
@@ -646,17 +649,14 @@ fn the_index_of_lines_skimmed_is_the_index_of_their_frames() {
 
 #[test]
 fn a_line_surely_plain_spells_no_kind_the_index_tells_apart() {
-    assert!(index::surely_plain(running().as_bytes()));
-    assert!(index::surely_plain(
-        br#"{"type":"system","subtype":"init","tools":["tool_result"]}"#
-    ));
-    for line in [
-        result(),
-        ask(),
-        init_answer(),
-        r#"{"type":"res\u0075lt"}"#.into(),
-        r#"{"type":"system","text":"result"}"#.into(),
-    ] {
-        assert!(!index::surely_plain(line.as_bytes()), "{line}");
+    let plain = index::Plain::default();
+    let init =
+        json!({"type": types::SYSTEM, "subtype": system::INIT, "tools": [blocks::TOOL_RESULT]}).to_string();
+    assert!(plain.surely(running().as_bytes()));
+    assert!(plain.surely(init.as_bytes()));
+    let escaped = format!(r#"{{"type":"res\u0075lt","subtype":"{}"}}"#, results::SUCCESS);
+    let worded = json!({"type": types::SYSTEM, "text": types::RESULT}).to_string();
+    for line in [result(), ask(), init_answer(), escaped, worded] {
+        assert!(!plain.surely(line.as_bytes()), "{line}");
     }
 }
