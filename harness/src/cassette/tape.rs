@@ -8,7 +8,7 @@ use std::io::{BufReader, Read};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
 use crate::cassette::{Position, Reader, PREFLIGHT_LIMIT};
 use crate::error::{CassetteError, Diagnostic, ProblemKind};
@@ -154,6 +154,38 @@ impl Tape {
         Ok(reader.position().offset)
     }
 
+    /// As [`Tape::index`], with an [`Indexer`]: where the file is read fast (over
+    /// [`PREFLIGHT_LIMIT`]), each stdout line of the writer's shape whole in the read
+    /// buffer is offered to [`Indexer::skim`] first, and one it takes is made no frame.
+    pub fn index_with(
+        &self,
+        mut reader: Reader<BufReader<At>>,
+        indexer: &mut impl Indexer,
+    ) -> Result<u64, CassetteError> {
+        let fast = matches!(self, Tape::File { len, .. } if *len > PREFLIGHT_LIMIT);
+        if fast {
+            reader = reader.fast();
+        }
+        let mut frames = 0;
+        loop {
+            if fast {
+                let skimmed = reader.fast_lines(|at, event| indexer.skim(at, event))?;
+                frames += usize::try_from(skimmed).unwrap_or(usize::MAX);
+            }
+            let Some(frame) = reader.next() else {
+                break;
+            };
+            let frame = frame?;
+            frames += 1;
+            let after = Mark {
+                frame: frames,
+                position: reader.position(),
+            };
+            indexer.add(&frame, after);
+        }
+        Ok(reader.position().offset)
+    }
+
     /// The frames from `from` on; `until` is where the part to read ends (the file
     /// is read with a buffer no larger than the part).
     pub fn frames(&self, from: Mark, until: u64) -> Result<Frames, CassetteError> {
@@ -193,6 +225,17 @@ pub enum Indexed<'a> {
     Frame(&'a Frame),
     /// This many stdout lines, each of them taken by the skip.
     Lines(u64),
+}
+
+/// What indexes a tape's frames in [`Tape::index_with`].
+pub trait Indexer {
+    /// The next frame, a stdout line of the writer's shape (its time and event,
+    /// borrowed from the read buffer), when nothing but that is needed of it: `true`
+    /// when it was taken, `false` to have it read as a frame and [`Indexer::add`]ed.
+    fn skim(&mut self, at: Duration, event: &[u8]) -> bool;
+
+    /// The next frame; `after` is where the frame after it is.
+    fn add(&mut self, frame: &Frame, after: Mark);
 }
 
 /// A tape's frames as they are read.

@@ -196,7 +196,7 @@ impl Script {
             frame: 0,
             position: reader.position(),
         });
-        let end = tape.index(reader, |frame, after| builder.add(frame, after))?;
+        let end = tape.index_with(reader, &mut builder)?;
         Ok(Script::of(builder.index(end), tape))
     }
 
@@ -403,71 +403,6 @@ impl Script {
                 ),
             }
         }
-    }
-
-    /// The turn's next lines while they are lines of its stream (`assistant`, `user`,
-    /// `stream_event`: no state, result, request or answer), appended to `out` each
-    /// with its newline while `out` holds less than `limit` bytes; how many. What
-    /// [`Script::step`] gives as [`Next::Send`] one at a time, taken at once: a line
-    /// read from the cassette's buffer is not made a `Frame` nor an item first.
-    /// [`Script::at`] is the last one's time then.
-    pub fn stream_run(&mut self, out: &mut Vec<u8>, limit: usize) -> u64 {
-        let mut count = 0;
-        while out.len() < limit {
-            if self.ahead.is_empty() {
-                count += self.fast_stream(out, limit);
-                self.fill();
-                if self.ahead.is_empty() {
-                    break;
-                }
-                continue;
-            }
-            let streamed =
-                matches!(self.ahead.front(), Some(Item::Line { line, .. }) if index::streamed(line));
-            if !streamed {
-                break;
-            }
-            if let Some(Item::Line { at, line, .. }) = self.ahead.pop_front() {
-                out.extend_from_slice(&line);
-                out.push(b'\n');
-                self.at = at;
-                count += 1;
-            }
-            self.fill();
-        }
-        count
-    }
-
-    /// The turn's next stdout lines of its stream in the cassette's read buffer (none
-    /// held in memory), appended to `out` as [`Script::stream_run`] does; how many.
-    fn fast_stream(&mut self, out: &mut Vec<u8>, limit: usize) -> u64 {
-        let Some(Playing {
-            frames: Frames::File(reader),
-            next,
-            until,
-        }) = self.playing.as_mut()
-        else {
-            return 0;
-        };
-        let room = until.saturating_sub(*next);
-        let (mut taken, mut at) = (0usize, self.at);
-        let read = reader.fast_lines(|t, event| {
-            if taken >= room || out.len() >= limit || !index::streamed(event) {
-                return false;
-            }
-            out.extend_from_slice(event);
-            out.push(b'\n');
-            at = t;
-            taken += 1;
-            true
-        });
-        *next += taken;
-        self.at = at;
-        if let Err(e) = read {
-            self.error = Some(e);
-            self.playing = None;
-        }
-        taken as u64
     }
 
     /// The id of the CLI's request the script waits for an answer to.
@@ -857,5 +792,6 @@ pub fn expectation(script: &Script, faults: &[ClaudeFault]) -> (Expectation, Vec
 }
 
 mod index;
+mod run;
 #[cfg(test)]
 mod tests;

@@ -500,16 +500,15 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Agent<O, E> {
         }
     }
 
-    /// A run of the recording's stream lines written as one slice, when nothing asks
-    /// for a line on its own: no line waits ([`Agent::untimed`]), no fault, no
-    /// journal, `stream-json`. What [`Agent::step`] writes of them one at a time,
-    /// without a `Vec` or a wait each; `false` when the turn's next step is no such
-    /// line.
+    /// A run of the recording's lines written as one slice, when nothing asks for a
+    /// line on its own: no line waits ([`Agent::untimed`]), no fault, `stream-json`.
+    /// What [`Agent::step`] writes of them one at a time (the lines it sends as they
+    /// are: see [`replay::Teller::stream_run`]), without a `Vec` or a wait each; a
+    /// journal notes each line of the run once it is written, as a step notes its
+    /// line. `false` when the turn's next step is no such line.
     async fn stream_run(&mut self) -> Result<bool, Stop> {
-        let at_once = self.untimed
-            && self.format == OutputFormat::StreamJson
-            && self.journal.is_none()
-            && self.injector.faults().is_empty();
+        let at_once =
+            self.untimed && self.format == OutputFormat::StreamJson && self.injector.faults().is_empty();
         if !at_once {
             return Ok(false);
         }
@@ -525,10 +524,15 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Agent<O, E> {
             run.truncate(kept);
         }
         if !run.is_empty() {
+            // A copy only when the journal keeps it, as for a line alone.
+            let noted = self.journal.is_some().then(|| run.clone());
             let mut line = Line::stdout(Duration::ZERO, run);
             line.newline = false;
             let due = self.clock.due(self.player.at(), true);
             self.write(due, Frame::Line(line)).await?;
+            for line in noted.iter().flat_map(|run| run.split_inclusive(|b| *b == b'\n')) {
+                self.note(journal::OUT, line.strip_suffix(b"\n").unwrap_or(line));
+            }
         }
         match error {
             Some(e) => Err(Stop::Error(e.into())),

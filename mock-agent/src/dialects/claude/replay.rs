@@ -69,8 +69,9 @@ impl Teller {
         }
     }
 
-    /// The turn's next lines of its stream, appended to `out` as a recording's script
-    /// gives them ([`Script::stream_run`]); how many (none from the player).
+    /// The turn's next lines that its steps would send as they are, appended to `out`
+    /// as a recording's script gives them ([`Script::stream_run`]); how many (none
+    /// from the player).
     pub(super) fn stream_run(&mut self, out: &mut Vec<u8>, limit: usize) -> u64 {
         self.script
             .as_mut()

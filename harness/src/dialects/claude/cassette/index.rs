@@ -18,7 +18,7 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::{Item, Recorded};
-use crate::cassette::tape::Mark;
+use crate::cassette::tape::{Indexer, Mark};
 use crate::dialects::claude::wire::{control, states, system, types, Inbound};
 use crate::frames::{Frame, Stream};
 
@@ -36,7 +36,7 @@ pub(super) struct Span {
 }
 
 /// A recording's index.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub(super) struct Index {
     pub(super) turns: Vec<Span>,
     /// When each recorded prompt came.
@@ -54,6 +54,11 @@ pub(super) struct Index {
     awaits: HashMap<usize, (String, Result<Value, String>)>,
     /// The frames where the recorded client interrupted a turn under way.
     interrupts: HashSet<usize>,
+    /// The frames of the CLI's `result` lines (each ends a turn: as many as turns).
+    results: HashSet<usize>,
+    /// The frames of `answers`, `answered` and `results`, in order: the stdout lines
+    /// that do not play as they are ([`Index::plays_as_is`]).
+    special: Vec<usize>,
 }
 
 /// Makes the index, frame by frame.
@@ -69,6 +74,8 @@ pub(super) struct Builder {
     ended: bool,
     /// Frames added.
     frames: usize,
+    /// Tells the lines that need no parse.
+    plain: Plain,
 }
 
 impl Builder {
@@ -85,6 +92,27 @@ impl Builder {
 
     /// Adds the next frame; `after` is where the frame after it is.
     pub(super) fn add(&mut self, frame: &Frame, after: Mark) {
+        <Builder as Indexer>::add(self, frame, after);
+    }
+}
+
+impl Indexer for Builder {
+    /// A line of a turn's stream needs nothing but its time (and the session's id,
+    /// while none is known): it is taken as [`Builder::add`] takes its frame.
+    /// So does a line that is surely no result, request or answer, when no turn just
+    /// ended (see [`Plain::surely`]).
+    fn skim(&mut self, at: Duration, event: &[u8]) -> bool {
+        if streamed(event) {
+            self.ended = false;
+        } else if self.ended || !self.plain.surely(event) {
+            return false;
+        }
+        self.frames += 1;
+        self.line(at, event, None);
+        true
+    }
+
+    fn add(&mut self, frame: &Frame, after: Mark) {
         let n = self.frames;
         self.frames += 1;
         if let Frame::Line(line) = frame {
@@ -95,7 +123,9 @@ impl Builder {
             }
         }
     }
+}
 
+impl Builder {
     /// A thing of the turn under way, recorded at `at`.
     fn push(&mut self, at: Option<Duration>) {
         self.items += 1;
@@ -189,6 +219,7 @@ impl Builder {
         }
         self.line(at, line, value.as_ref());
         if kind == types::RESULT {
+            self.index.results.insert(n);
             self.current.until = n + 1;
             self.current.end = after.position.offset;
             let turn = std::mem::replace(
@@ -226,6 +257,15 @@ impl Builder {
 
     /// The index, once every frame was added; the last frame ends at `end`.
     pub(super) fn index(mut self, end: u64) -> Index {
+        let index = &mut self.index;
+        index.special = index
+            .answers
+            .iter()
+            .chain(&index.answered)
+            .chain(&index.results)
+            .copied()
+            .collect();
+        index.special.sort_unstable();
         if self.items > 0 {
             match self.index.turns.last_mut() {
                 Some(turn) => {
@@ -256,6 +296,35 @@ pub(super) fn streamed(line: &[u8]) -> bool {
         b"{\"type\":\"stream_event\",",
     ];
     STREAMED.iter().any(|prefix| line.starts_with(prefix))
+}
+
+/// What tells a line that is surely none of the kinds the index tells apart (a
+/// `result`, a `control_request` or a `control_response`) from its bytes: the searchers
+/// of those words spelt as JSON strings, and of a `\u` escape.
+#[derive(Debug, Clone)]
+pub(super) struct Plain(Vec<memchr::memmem::Finder<'static>>);
+
+impl Default for Plain {
+    fn default() -> Plain {
+        use memchr::memmem::Finder;
+        Plain(
+            [types::RESULT, types::CONTROL_REQUEST, types::CONTROL_RESPONSE]
+                .iter()
+                .map(|kind| Finder::new(&format!("\"{kind}\"")).into_owned())
+                .chain([Finder::new(b"\\u")])
+                .collect(),
+        )
+    }
+}
+
+impl Plain {
+    /// Whether `line` is surely none of those kinds, told without parsing it: it
+    /// spells none of those words as a JSON string, and has no `\u` escape (the only
+    /// escape that can spell a letter). A line that does not parse is no such kind
+    /// either; a line said not to be surely plain is parsed.
+    pub(super) fn surely(&self, line: &[u8]) -> bool {
+        self.0.iter().all(|finder| finder.find(line).is_none())
+    }
 }
 
 /// A JSON object's members, their values not parsed: what the index and the play
@@ -367,6 +436,16 @@ impl Index {
             }
             Stream::Stderr => None,
         }
+    }
+
+    /// Whether the CLI's stdout line at frame `n`, none of a turn's stream, plays as it
+    /// is to a client that asks to be asked and reads session states: it is no answer
+    /// to the client's request (not played), no request the recorded client answered
+    /// (waited for), and no `result` (its `is_error` is read). Every other such line
+    /// is a [`Item::Line`] or an unanswered [`Item::Ask`] that [`super::Script::step`]
+    /// sends as it is, its time the script's.
+    pub(super) fn plays_as_is(&self, n: usize) -> bool {
+        self.special.binary_search(&n).is_err()
     }
 
     /// Whether the recorded client answered request `id` at a frame from `from` on,

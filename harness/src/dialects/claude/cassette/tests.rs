@@ -71,15 +71,16 @@ fn line(at: u64, stream: Stream, text: &str) -> FrameResult {
     }))
 }
 
-/// `(ms, ">" for the client's | "<" for the CLI's, line)`, then exit 0.
+/// `(ms, ">" for the client's | "<" for the CLI's | "e" for its stderr, line)`, then
+/// exit 0.
 fn frames_of(lines: &[(u64, &str, String)]) -> Vec<Frame> {
     lines
         .iter()
         .map(|(at, dir, text)| {
-            let stream = if *dir == ">" {
-                Stream::Stdin
-            } else {
-                Stream::Stdout
+            let stream = match *dir {
+                ">" => Stream::Stdin,
+                "e" => Stream::Stderr,
+                _ => Stream::Stdout,
             };
             line(*at, stream, text).expect("a frame")
         })
@@ -459,11 +460,55 @@ fn a_cassette_changed_while_it_plays_is_an_error() {
     assert!(error.contains("changed while mock-agent replayed it"), "{error}");
 }
 
-/// Plays every turn as [`played`] does, writing each run of stream lines with
-/// [`Script::stream_run`] (in runs of at most `limit` bytes) before each step: the
-/// lines written, each run's lines one by one, and what else each step did.
-fn played_in_runs(script: &mut Script, prompts: usize, limit: usize) -> (Vec<String>, Vec<String>) {
-    let (mut lines, mut steps) = (Vec::new(), Vec::new());
+/// What one turn's play wrote and did: each line written with the script's time
+/// after it, each step that wrote no line (its time), the divergences, and whether the
+/// last result was an error.
+#[derive(Debug, Default, PartialEq)]
+struct Told {
+    lines: Vec<(String, Duration)>,
+    steps: Vec<String>,
+}
+
+/// Answers what the script asks as [`played`] does.
+fn answered(script: &mut Script, next: &Next) {
+    match next {
+        Next::Ask { .. } => script.answer(Ok(json!({"behavior": behaviors::ALLOW}))),
+        Next::Waiting => script.answer(Err("refused".into())),
+        Next::Send(_) | Next::Done => {}
+    }
+}
+
+/// Plays every turn one step at a time ([`Script::step`]).
+fn played_in_steps(script: &mut Script, prompts: usize) -> Told {
+    let mut told = Told::default();
+    for _ in 0..prompts {
+        script.begin();
+        loop {
+            let next = script.step();
+            match &next {
+                Next::Send(line) | Next::Ask { line, .. } => told
+                    .lines
+                    .push((String::from_utf8(line.clone()).expect("utf-8"), script.at())),
+                Next::Waiting | Next::Done => told.steps.push(format!("{next:?} at {:?}", script.at())),
+            }
+            answered(script, &next);
+            if next == Next::Done {
+                break;
+            }
+        }
+        told.steps.extend(script.take_divergences());
+        told.steps.push(format!("error {}", script.last_is_error()));
+    }
+    assert!(script.take_error().is_none());
+    told
+}
+
+/// Plays every turn as [`played_in_steps`] does, writing a run with
+/// [`Script::stream_run`] (of at most `limit` bytes) before each step. A run's lines
+/// get the time the script has after it (checked against the steps' `want` for its
+/// last line; each line before it is given `want`'s time).
+fn played_in_runs(script: &mut Script, prompts: usize, limit: usize, want: &Told) -> Told {
+    let mut told = Told::default();
     for _ in 0..prompts {
         script.begin();
         loop {
@@ -471,79 +516,147 @@ fn played_in_runs(script: &mut Script, prompts: usize, limit: usize) -> (Vec<Str
             let n = script.stream_run(&mut run, limit);
             let text = String::from_utf8(run).expect("utf-8");
             assert_eq!(text.matches('\n').count() as u64, n, "{text}");
-            lines.extend(text.lines().map(str::to_owned));
+            for line in text.lines() {
+                let at = want
+                    .lines
+                    .get(told.lines.len())
+                    .map_or(Duration::MAX, |(_, at)| *at);
+                told.lines.push((line.to_owned(), at));
+            }
             if n > 0 {
+                let last = told.lines.last().map(|(_, at)| *at);
+                assert_eq!(
+                    Some(script.at()),
+                    last,
+                    "the time after a run of {n}, limit {limit}"
+                );
                 continue;
             }
             let next = script.step();
             match &next {
-                // A stream line after a thing the step passed over.
-                Next::Send(line) if super::index::streamed(line) => {
-                    lines.push(String::from_utf8(line.clone()).expect("utf-8"));
-                    continue;
-                }
-                Next::Send(line) | Next::Ask { line, .. } => {
-                    lines.push(String::from_utf8(line.clone()).expect("utf-8"));
-                }
-                Next::Waiting | Next::Done => {}
+                Next::Send(line) | Next::Ask { line, .. } => told
+                    .lines
+                    .push((String::from_utf8(line.clone()).expect("utf-8"), script.at())),
+                Next::Waiting | Next::Done => told.steps.push(format!("{next:?} at {:?}", script.at())),
             }
-            steps.push(format!("{next:?} at {:?}", script.at()));
-            match next {
-                Next::Ask { .. } => script.answer(Ok(json!({"behavior": behaviors::ALLOW}))),
-                Next::Waiting => script.answer(Err("refused".into())),
-                Next::Send(_) => {}
-                Next::Done => break,
+            answered(script, &next);
+            if next == Next::Done {
+                break;
             }
         }
-        steps.extend(script.take_divergences());
+        told.steps.extend(script.take_divergences());
+        told.steps.push(format!("error {}", script.last_is_error()));
     }
     assert!(script.take_error().is_none());
-    (lines, steps)
+    told
+}
+
+/// A long conversation of three turns: a long stream, lines of other kinds in it
+/// (`init`, states, requests the client did not answer, stderr), an error at last.
+fn long_lines() -> Vec<(u64, &'static str, String)> {
+    let system_init =
+        json!({"type": types::SYSTEM, "subtype": system::INIT, "session_id": "s-1", "tools": ["Write"]})
+            .to_string();
+    // A request of the CLI's that its client did not answer.
+    let unanswered = ask().replace("perm-1", "perm-9");
+    let failed = json!({"type": types::RESULT, "subtype": results::SUCCESS, "is_error": true, fields::RESULT: "API Error"})
+        .to_string();
+    let mut lines = conversation_lines();
+    lines.splice(5..5, (0..200).map(|i| (20 + i / 100, "<", text())));
+    lines.splice(3..3, [(9, "<", system_init.clone())]);
+    lines.extend([(70, ">", prompt()), (71, "<", running()), (71, "<", system_init)]);
+    for i in 0..50 {
+        lines.push((72 + i / 10, "<", text()));
+        if i % 7 == 0 {
+            let at = 72 + i / 10;
+            lines.extend([
+                (at, "<", unanswered.clone()),
+                (at, "<", running()),
+                (at, "e", "warn".into()),
+            ]);
+        }
+    }
+    lines.extend([(80, "<", result()), (81, "<", idle())]);
+    lines.extend([(90, ">", prompt()), (91, "<", running()), (92, "<", text())]);
+    lines.extend([(93, "<", failed), (94, "<", idle())]);
+    lines
 }
 
 #[test]
-fn a_run_of_stream_lines_is_what_the_steps_give_one_at_a_time() {
+fn a_run_at_once_is_what_the_steps_give_one_at_a_time() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let mut lines = conversation_lines();
-    // A long stream in the turn, and a second turn of it.
-    lines.splice(5..5, (0..200).map(|i| (20 + i / 100, "<", text())));
-    lines.extend([(70, ">", prompt()), (71, "<", running())]);
-    lines.extend((0..50).map(|i| (72 + i / 10, "<", text())));
-    lines.extend([(80, "<", result()), (81, "<", idle())]);
-    // One at a time: the lines written, and the steps that are no stream line.
-    let (mut memory, _) = both(&lines, dir.path());
-    let (mut want_lines, mut want_steps) = (Vec::new(), Vec::new());
-    for _ in 0..2 {
-        memory.begin();
-        loop {
-            let next = memory.step();
-            match &next {
-                Next::Send(line) if super::index::streamed(line) => {
-                    want_lines.push(String::from_utf8(line.clone()).expect("utf-8"));
-                    continue;
-                }
-                Next::Send(line) | Next::Ask { line, .. } => {
-                    want_lines.push(String::from_utf8(line.clone()).expect("utf-8"));
-                }
-                Next::Waiting | Next::Done => {}
-            }
-            want_steps.push(format!("{next:?} at {:?}", memory.at()));
-            match next {
-                Next::Ask { .. } => memory.answer(Ok(json!({"behavior": behaviors::ALLOW}))),
-                Next::Waiting => memory.answer(Err("refused".into())),
-                Next::Send(_) => {}
-                Next::Done => break,
+    let lines = long_lines();
+    for (asks, states) in [(true, true), (false, true), (true, false), (false, false)] {
+        let (mut memory, _) = both(&lines, dir.path());
+        memory.follow(asks, states);
+        let want = played_in_steps(&mut memory, 3);
+        assert!(want.lines.len() > 250);
+        assert!(want.steps.iter().any(|s| s == "error true"));
+        for limit in [1, 300, 5000, 1 << 20] {
+            let (mut memory, mut file) = both(&lines, dir.path());
+            for script in [&mut memory, &mut file] {
+                script.follow(asks, states);
+                let got = played_in_runs(script, 3, limit, &want);
+                assert_eq!(got, want, "limit {limit}, asks {asks}, states {states}");
             }
         }
-        want_steps.extend(memory.take_divergences());
     }
-    assert!(want_lines.len() > 250);
-    for limit in [1, 300, 5000, 1 << 20] {
-        let (mut memory, mut file) = both(&lines, dir.path());
-        for script in [&mut memory, &mut file] {
-            let (got_lines, got_steps) = played_in_runs(script, 2, limit);
-            assert_eq!(got_lines, want_lines, "limit {limit}");
-            assert_eq!(got_steps, want_steps, "limit {limit}");
+}
+
+#[test]
+fn the_index_of_lines_skimmed_is_the_index_of_their_frames() {
+    use crate::cassette::tape::{Indexer, Mark};
+    let mut lines = long_lines();
+    // Kinds that only a parse tells: a result spelled with an escape, a word of a
+    // kind in a line of another kind, a line that does not parse.
+    let escaped = format!(
+        r#"{{"type":"res\u0075lt","subtype":"{}","is_error":true}}"#,
+        results::SUCCESS
+    );
+    let worded = json!({"type": types::SYSTEM, "subtype": "note", "text": types::RESULT}).to_string();
+    lines.extend([
+        (100, ">", prompt()),
+        (101, "<", worded),
+        (101, "<", format!("{{\"type\":\"{}\",", types::SYSTEM)),
+        (102, "<", escaped),
+        (103, "<", idle()),
+        (104, "<", text()),
+    ]);
+    let (mut framed, mut skimmed) = (
+        index::Builder::new(Mark::default()),
+        index::Builder::new(Mark::default()),
+    );
+    let mut taken = 0;
+    for (n, frame) in frames_of(&lines).iter().enumerate() {
+        let after = Mark {
+            frame: n + 1,
+            position: crate::cassette::Position::default(),
+        };
+        framed.add(frame, after);
+        let skim =
+            matches!(frame, Frame::Line(l) if l.stream == Stream::Stdout && skimmed.skim(l.at, &l.bytes));
+        if skim {
+            taken += 1;
+        } else {
+            Indexer::add(&mut skimmed, frame, after);
         }
+    }
+    assert!(taken > 250, "{taken} lines skimmed");
+    let (framed, skimmed) = (framed.index(0), skimmed.index(0));
+    assert_eq!(framed.turns.len(), 4);
+    assert_eq!(skimmed, framed);
+}
+
+#[test]
+fn a_line_surely_plain_spells_no_kind_the_index_tells_apart() {
+    let plain = index::Plain::default();
+    let init =
+        json!({"type": types::SYSTEM, "subtype": system::INIT, "tools": [blocks::TOOL_RESULT]}).to_string();
+    assert!(plain.surely(running().as_bytes()));
+    assert!(plain.surely(init.as_bytes()));
+    let escaped = format!(r#"{{"type":"res\u0075lt","subtype":"{}"}}"#, results::SUCCESS);
+    let worded = json!({"type": types::SYSTEM, "text": types::RESULT}).to_string();
+    for line in [result(), ask(), init_answer(), escaped, worded] {
+        assert!(!plain.surely(line.as_bytes()), "{line}");
     }
 }
