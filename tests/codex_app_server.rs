@@ -507,7 +507,9 @@ fn a_replay_in_one_piece_writes_what_it_writes_a_line_at_a_time() {
         let sent: Vec<String> = frames
             .iter()
             .filter_map(|f| match f {
-                Frame::Line(l) if l.stream == Stream::Stdin => Some(String::from_utf8_lossy(&l.bytes).into_owned()),
+                Frame::Line(l) if l.stream == Stream::Stdin => {
+                    Some(String::from_utf8_lossy(&l.bytes).into_owned())
+                }
                 _ => None,
             })
             .collect();

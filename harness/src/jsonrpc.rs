@@ -208,7 +208,10 @@ mod tests {
         for (line, count) in cases {
             assert_eq!(top_level_key_count(line.as_bytes(), b"id", 5), count, "{line}");
         }
-        assert_eq!(top_level_key_count(br#"{"id":1,"id":2,"id":3}"#, b"id", 2), Some(2));
+        assert_eq!(
+            top_level_key_count(br#"{"id":1,"id":2,"id":3}"#, b"id", 2),
+            Some(2)
+        );
     }
 
     #[test]
@@ -240,7 +243,10 @@ mod tests {
                     assert!(whole.is_none_or(|whole| whole == parsed), "{cut:?}");
                 } else if whole.is_some() {
                     // A line that does not parse: either says it has no member, or both agree.
-                    assert!(to_last == whole || to_last == Some(false), "{cut:?}: {to_last:?} {whole:?}");
+                    assert!(
+                        to_last == whole || to_last == Some(false),
+                        "{cut:?}: {to_last:?} {whole:?}"
+                    );
                 }
             }
         }

@@ -129,7 +129,10 @@ impl Said {
 
     /// The lines kept to parse at the end, parsed: what they say is the last said.
     fn finish(&mut self) {
-        for line in [self.message.take(), self.usage_line.take()].into_iter().flatten() {
+        for line in [self.message.take(), self.usage_line.take()]
+            .into_iter()
+            .flatten()
+        {
             self.parse(&line);
         }
     }
@@ -246,7 +249,12 @@ fn plain_string(bytes: &[u8]) -> Option<&[u8]> {
         let at = rest.iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20)?;
         match rest[at] {
             b'"' => return Some(&rest[at + 1..]),
-            b'\\' if matches!(rest.get(at + 1), Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't')) => {
+            b'\\'
+                if matches!(
+                    rest.get(at + 1),
+                    Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't')
+                ) =>
+            {
                 rest = &rest[at + 2..];
             }
             _ => return None,
@@ -434,7 +442,12 @@ mod tests {
             br#"{"type":"turn.failed","error":{"message":"no"},"type":"item.completed","item":{"type":"agent_message","text":"late"}}"#,
             br#"{"type":"turn.failed","error":{"message":"\u0041"}}"#,
         ];
-        assert!(plain_message(pool[0]) && plain_message(pool[1]) && plain_usage(pool[10]) && plain_usage(pool[11]));
+        assert!(
+            plain_message(pool[0])
+                && plain_message(pool[1])
+                && plain_usage(pool[10])
+                && plain_usage(pool[11])
+        );
         for odd in [2, 3, 4, 5, 6, 7, 9] {
             assert!(!plain_message(pool[odd]), "line {odd}");
         }
@@ -456,7 +469,9 @@ mod tests {
         for _ in 0..2000 {
             let lines: Vec<&[u8]> = (0..8)
                 .map(|_| {
-                    rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    rng = rng
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
                     pool[(rng >> 33) as usize % n]
                 })
                 .collect();
