@@ -297,7 +297,7 @@ fn unchanged_answer(glance: &Glance, line: &[u8], ids: &[(String, Value)]) -> bo
         Some((_, live)) => std::str::from_utf8(recorded)
             .ok()
             .and_then(|n| n.parse::<u64>().ok())
-            .is_some_and(|n| *live == Value::from(n)),
+            .is_some_and(|n| *live == n),
     }
 }
 
