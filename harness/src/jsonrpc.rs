@@ -200,9 +200,9 @@ mod tests {
     #[test]
     fn top_level_members_are_counted() {
         let cases = [
-            (r#"{"id":1,"result":{"id":2}}"#, Some(1)),
-            (r#"{"id":1,"result":{},"id":2}"#, Some(2)),
-            (r#"{"result":{"id":2},"x":["id"]}"#, Some(0)),
+            (r#"{"id":1,"r":{"id":2}}"#, Some(1)),
+            (r#"{"id":1,"r":{},"id":2}"#, Some(2)),
+            (r#"{"r":{"id":2},"x":["id"]}"#, Some(0)),
             (r#"{"id":1,"\u0069d":2}"#, None),
         ];
         for (line, count) in cases {
@@ -218,10 +218,10 @@ mod tests {
     fn a_scan_to_the_last_id_tells_what_the_whole_scan_tells() {
         let glance = Glance::default();
         let lines = [
-            r#"{"method":"item/started","params":{"item":{"type":"agentMessage","id":"msg_1","text":"long"},"threadId":"t"},"emittedAtMs":1}"#,
+            r#"{"method":"x/started","params":{"item":{"type":"agentMessage","id":"msg_1","text":"long"},"threadId":"t"},"emittedAtMs":1}"#,
             r#"{"method":"m","params":{"item":{"id":"i"}},"id":4}"#,
             r#"{"method":"m","params":{"item":{"id":"i"}},"x":"id","id":4}"#,
-            r#"{"id":0,"result":{"thread":{"id":"t"}}}"#,
+            r#"{"id":0,"r":{"thread":{"id":"t"}}}"#,
             r#"{"method":"m","params":{"s":"\"id\"","t":"a \"id"},"emittedAtMs":1}"#,
             r#"{"method":"m","params":{"s":"\"id","id":1},"e":2}"#,
             r#"{"a":["id",{"id":1}],"b":{"c":"id"}}"#,

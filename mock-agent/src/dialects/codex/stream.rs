@@ -188,7 +188,8 @@ impl Said {
 }
 
 /// Whether `line` is an agent message of the writer's own shape,
-/// `{"type":"item.completed","item":{"id":"ID","type":"agent_message","text":"TEXT"}}`,
+/// `{"type":ITEM_COMPLETED,"item":{"id":"ID","type":AGENT_MESSAGE,"text":"TEXT"}}` (the
+/// wire model's names, quoted),
 /// with no `\u` escape in its text and nothing else: valid JSON whose parse sets the
 /// last message (told without parsing it).
 fn plain_message(line: &[u8]) -> bool {
@@ -205,7 +206,7 @@ fn plain_message(line: &[u8]) -> bool {
 }
 
 /// Whether `line` is a turn's end of the writer's own shape,
-/// `{"type":"turn.completed","usage":{"KEY":N,...}}` (plain keys, whole numbers, and
+/// `{"type":TURN_COMPLETED,"usage":{"KEY":N,...}}` (plain keys, whole numbers, and
 /// nothing else): valid JSON whose parse sets the usage.
 fn plain_usage(line: &[u8]) -> bool {
     let Some(mut rest) = line.strip_prefix(b"{\"type\":\"turn.completed\",\"usage\":{") else {
@@ -232,7 +233,7 @@ fn plain_usage(line: &[u8]) -> bool {
 }
 
 /// Whether `line` is a turn's failure of the writer's own shape,
-/// `{"type":"turn.failed","error":{"message":"TEXT"}}` (no `\u` escape, nothing else):
+/// `{"type":TURN_FAILED,"error":{"message":"TEXT"}}` (no `\u` escape, nothing else):
 /// valid JSON whose parse says only that the turn failed.
 fn plain_failure(line: &[u8]) -> bool {
     line.strip_prefix(b"{\"type\":\"turn.failed\",\"error\":{\"message\":")
@@ -419,28 +420,28 @@ mod tests {
         // Lines of the writer's shape (kept), and lines that look like them and are
         // not (parsed where they are, or saying nothing).
         let pool: [&[u8]; 22] = [
-            br#"{"type":"item.completed","item":{"id":"item_0","type":"agent_message","text":"one"}}"#,
-            br#"{"type":"item.completed","item":{"id":"item_1","type":"agent_message","text":"two \"q\" \\ \/ \n\t"}}"#,
-            br#"{"type":"item.completed","item":{"id":"item_2","type":"agent_message","text":"\u00e9sc"}}"#,
-            br#"{"type":"item.completed","item":{"id":"item_3","type":"agent_message","text":"cut"#,
-            br#"{"type":"item.completed","item":{"id":"item_4","type":"agent_message","text":"x"},"type":"other"}"#,
-            br#"{"type":"item.completed","item":{"id":"item_5","type":"agent_message","text":"bad \x"}}"#,
-            br#"{"type":"item.completed","item":{"id":"item_6","type":"reasoning","text":"not it"}}"#,
-            br#"{"item":{"type":"agent_message","text":"type last"},"type":"item.completed"}"#,
-            br#"{"type":"item.completed","item":{"id":"item_8","type":"agent_message","text":"dup","text":"dup2"}}"#,
+            b"{\"type\":\"item.completed\",\"item\":{\"id\":\"item_0\",\"type\":\"agent_message\",\"text\":\"one\"}}",
+            b"{\"type\":\"item.completed\",\"item\":{\"id\":\"item_1\",\"type\":\"agent_message\",\"text\":\"two \\\"q\\\" \\\\ \\/ \\n\\t\"}}",
+            b"{\"type\":\"item.completed\",\"item\":{\"id\":\"item_2\",\"type\":\"agent_message\",\"text\":\"\\u00e9sc\"}}",
+            b"{\"type\":\"item.completed\",\"item\":{\"id\":\"item_3\",\"type\":\"agent_message\",\"text\":\"cut",
+            b"{\"type\":\"item.completed\",\"item\":{\"id\":\"item_4\",\"type\":\"agent_message\",\"text\":\"x\"},\"type\":\"x\"}",
+            b"{\"type\":\"item.completed\",\"item\":{\"id\":\"item_5\",\"type\":\"agent_message\",\"text\":\"bad \\x\"}}",
+            b"{\"type\":\"item.completed\",\"item\":{\"id\":\"item_6\",\"type\":\"reasoning\",\"text\":\"not it\"}}",
+            b"{\"item\":{\"type\":\"agent_message\",\"text\":\"type last\"},\"type\":\"item.completed\"}",
+            b"{\"type\":\"item.completed\",\"item\":{\"id\":\"item_8\",\"type\":\"agent_message\",\"text\":\"dup\",\"text\":\"dup2\"}}",
             b"{\"type\":\"item.completed\",\"item\":{\"id\":\"item_9\",\"type\":\"agent_message\",\"text\":\"tab\tin\"}}",
-            br#"{"type":"turn.completed","usage":{"input_tokens":10,"cached_input_tokens":0,"output_tokens":5}}"#,
-            br#"{"type":"turn.completed","usage":{}}"#,
-            br#"{"type":"turn.completed","usage":{"input_tokens":01}}"#,
-            br#"{"type":"turn.completed","usage":{"input_tokens":7,"input_tokens":8}}"#,
-            br#"{"type":"turn.completed","usage":{"input_tokens":3},"type":"turn.failed"}"#,
-            br#"{"usage":{"output_tokens":9},"type":"turn.completed"}"#,
-            br#"{"type":"turn.completed","usage":{"input_tokens":-1}}"#,
-            br#"{"type":"turn.completed","usage":{"input_tokens":2,}}"#,
-            br#"{"type":"thread.started","thread_id":"t-1"}"#,
-            br#"{"type":"turn.failed","error":{"message":"no"}}"#,
-            br#"{"type":"turn.failed","error":{"message":"no"},"type":"item.completed","item":{"type":"agent_message","text":"late"}}"#,
-            br#"{"type":"turn.failed","error":{"message":"\u0041"}}"#,
+            b"{\"type\":\"turn.completed\",\"usage\":{\"input_tokens\":10,\"cached_input_tokens\":0,\"output_tokens\":5}}",
+            b"{\"type\":\"turn.completed\",\"usage\":{}}",
+            b"{\"type\":\"turn.completed\",\"usage\":{\"input_tokens\":01}}",
+            b"{\"type\":\"turn.completed\",\"usage\":{\"input_tokens\":7,\"input_tokens\":8}}",
+            b"{\"type\":\"turn.completed\",\"usage\":{\"input_tokens\":3},\"type\":\"turn.failed\"}",
+            b"{\"usage\":{\"output_tokens\":9},\"type\":\"turn.completed\"}",
+            b"{\"type\":\"turn.completed\",\"usage\":{\"input_tokens\":-1}}",
+            b"{\"type\":\"turn.completed\",\"usage\":{\"input_tokens\":2,}}",
+            b"{\"type\":\"thread.started\",\"thread_id\":\"t-1\"}",
+            b"{\"type\":\"turn.failed\",\"error\":{\"message\":\"no\"}}",
+            b"{\"type\":\"turn.failed\",\"error\":{\"message\":\"no\"},\"type\":\"item.completed\",\"item\":{\"type\":\"agent_message\",\"text\":\"late\"}}",
+            b"{\"type\":\"turn.failed\",\"error\":{\"message\":\"\\u0041\"}}",
         ];
         assert!(
             plain_message(pool[0])
