@@ -105,7 +105,8 @@ impl Said {
             b"{\"type\":\"turn.started\",",
             b"{\"type\":\"error\",",
         ];
-        if SKIPPED.iter().any(|prefix| line.starts_with(prefix)) {
+        // A turn's start with no other member (the real CLI's) says nothing either.
+        if SKIPPED.iter().any(|prefix| line.starts_with(prefix)) || line == b"{\"type\":\"turn.started\"}" {
             return;
         }
         // Only the first thread counts.
@@ -419,7 +420,7 @@ mod tests {
     fn the_lines_kept_for_the_end_say_what_each_parsed_says() {
         // Lines of the writer's shape (kept), and lines that look like them and are
         // not (parsed where they are, or saying nothing).
-        let pool: [&[u8]; 22] = [
+        let pool: [&[u8]; 23] = [
             b"{\"type\":\"item.completed\",\"item\":{\"id\":\"item_0\",\"type\":\"agent_message\",\"text\":\"one\"}}",
             b"{\"type\":\"item.completed\",\"item\":{\"id\":\"item_1\",\"type\":\"agent_message\",\"text\":\"two \\\"q\\\" \\\\ \\/ \\n\\t\"}}",
             b"{\"type\":\"item.completed\",\"item\":{\"id\":\"item_2\",\"type\":\"agent_message\",\"text\":\"\\u00e9sc\"}}",
@@ -439,6 +440,7 @@ mod tests {
             b"{\"type\":\"turn.completed\",\"usage\":{\"input_tokens\":-1}}",
             b"{\"type\":\"turn.completed\",\"usage\":{\"input_tokens\":2,}}",
             b"{\"type\":\"thread.started\",\"thread_id\":\"t-1\"}",
+            b"{\"type\":\"turn.started\"}",
             b"{\"type\":\"turn.failed\",\"error\":{\"message\":\"no\"}}",
             b"{\"type\":\"turn.failed\",\"error\":{\"message\":\"no\"},\"type\":\"item.completed\",\"item\":{\"type\":\"agent_message\",\"text\":\"late\"}}",
             b"{\"type\":\"turn.failed\",\"error\":{\"message\":\"\\u0041\"}}",
@@ -455,7 +457,7 @@ mod tests {
         for odd in [12, 14, 15, 16, 17] {
             assert!(!plain_usage(pool[odd]), "line {odd}");
         }
-        assert!(plain_failure(pool[19]) && !plain_failure(pool[20]) && !plain_failure(pool[21]));
+        assert!(plain_failure(pool[20]) && !plain_failure(pool[21]) && !plain_failure(pool[22]));
         // Every sequence of up to 3 lines of the pool, and some longer ones.
         let n = pool.len();
         for a in 0..n {
