@@ -468,3 +468,89 @@ fn recording_the_mock_as_codex_app_server_keeps_both_ways_and_replays() {
         text(&out.stderr)
     );
 }
+
+/// A recording's lines replayed in one piece (no fault, journal, timing or step mode:
+/// notifications and the answers written as they stand run together) are the bytes
+/// the replay writes a line at a time (a journal makes it so), whether the client's
+/// request ids are the recorded ones or others (whose answers are rewritten).
+#[test]
+fn a_replay_in_one_piece_writes_what_it_writes_a_line_at_a_time() {
+    use harness::cassette::{Header, Writer};
+    use harness::frames::{Frame, Stream};
+
+    let dialect = harness::dialects::by_name("codex-app-server").expect("registered");
+    let dir = tempfile::tempdir().expect("temp dir");
+    for (seed, repeats) in [(0, 1), (1, 1), (2, 1), (3, 1), (7, 1), (7, 3000)] {
+        let generated = dir.path().join(format!("{seed}.generated.cassette"));
+        dialect.generate(seed, None, Some(&generated)).expect("generates");
+        let mut reader = harness::cassette::open(&generated).expect("opens");
+        let header: Header = reader.header().cloned().expect("a header");
+        let frames: Vec<Frame> = reader.by_ref().map(|f| f.expect("reads")).collect();
+        // The turn after the client's last line, repeated: runs cross the read
+        // buffer's end and the run's bound.
+        let last_in = frames
+            .iter()
+            .rposition(|f| matches!(f, Frame::Line(l) if l.stream == Stream::Stdin))
+            .expect("a client line");
+        let cassette = dir.path().join(format!("{seed}-{repeats}.cassette"));
+        let mut writer = Writer::create(&cassette, &header).expect("creates");
+        let (head, tail) = frames.split_at(last_in + 1);
+        let (turn, end) = tail.split_at(tail.len() - 1);
+        for frame in head.iter().chain((0..repeats).flat_map(|_| turn)).chain(end) {
+            writer.write(frame).expect("writes");
+        }
+        writer.finish().expect("finishes");
+        let sent: Vec<String> = frames
+            .iter()
+            .filter_map(|f| match f {
+                Frame::Line(l) if l.stream == Stream::Stdin => {
+                    Some(String::from_utf8_lossy(&l.bytes).into_owned())
+                }
+                _ => None,
+            })
+            .collect();
+        // The client's ids as recorded, then others.
+        let shifted: Vec<String> = sent
+            .iter()
+            .map(|line| {
+                let mut value: Value = serde_json::from_str(line).expect("json");
+                if let Some(id) = value.get("id").and_then(Value::as_i64) {
+                    value["id"] = Value::from(id + 100);
+                }
+                value.to_string()
+            })
+            .collect();
+        for lines in [&sent, &shifted] {
+            let played = |journal: bool| {
+                let home = tempfile::tempdir().expect("temp dir");
+                let mut command = Command::new(bin());
+                harness::run::child::without_mock_env(&mut command);
+                command
+                    .args(["codex", "app-server", "--listen", "stdio://"])
+                    .env("CODEX_HOME", home.path())
+                    .env("MOCK_AGENT_CASSETTE", &cassette)
+                    .stdin(Stdio::piped())
+                    .stdout(Stdio::piped())
+                    .stderr(Stdio::null());
+                if journal {
+                    command.env("MOCK_AGENT_JOURNAL", home.path().join("journal.jsonl"));
+                }
+                let mut child = command.spawn().expect("spawns");
+                let mut stdin = child.stdin.take().expect("stdin");
+                for line in lines {
+                    writeln!(stdin, "{line}").expect("writes");
+                }
+                // stdin stays open until the recording's end: the server ends there.
+                let mut stdout = Vec::new();
+                std::io::Read::read_to_end(&mut child.stdout.take().expect("stdout"), &mut stdout)
+                    .expect("reads");
+                drop(stdin);
+                assert!(child.wait().expect("ends").success(), "seed {seed}");
+                stdout
+            };
+            let (whole, one) = (played(false), played(true));
+            assert!(!whole.is_empty(), "seed {seed}");
+            assert!(whole == one, "seed {seed}, {repeats}: the bytes differ");
+        }
+    }
+}

@@ -267,10 +267,38 @@ fn answer_id(line: &[u8], ids: &[(String, Value)]) -> Option<Vec<u8>> {
 }
 
 /// Whether `line` may have a top-level `id` (answer the client, or ask it): a scan of
-/// its bytes says, or cannot tell (then it is parsed). A notification's nested ids
-/// (its item's) are not one.
+/// its bytes up to its last `"id"` says, or cannot tell (then it is parsed). A
+/// notification's nested ids (its item's) are not one.
 fn may_have_id(glance: &Glance, line: &[u8]) -> bool {
-    glance.has_id(line) != Some(false)
+    glance.has_id_to_last(line) != Some(false)
+}
+
+/// Whether `line` is an answer of the writer's shape, `{"id":N,...}` (a whole number,
+/// its one top-level `id`; no top-level `method`), that the replay writes as it stands:
+/// no live id of the client's stands for `N` in `ids`, or the one that does is `N`
+/// ([`answer_id`] changes nothing), and it asks nothing. Told from its bytes.
+fn unchanged_answer(glance: &Glance, line: &[u8], ids: &[(String, Value)]) -> bool {
+    let Some(rest) = line.strip_prefix(b"{\"id\":") else {
+        return false;
+    };
+    let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+    // A JSON number has no leading zero; a long one may be no `u64`.
+    if digits == 0 || digits > 18 || (digits > 1 && rest[0] == b'0') || rest.get(digits) != Some(&b',') {
+        return false;
+    }
+    if glance.has_method(line) != Some(false)
+        || harness::jsonrpc::top_level_key_count(line, b"id", 2) != Some(1)
+    {
+        return false;
+    }
+    let recorded = &rest[..digits];
+    match ids.iter().rev().find(|(was, _)| was.as_bytes() == recorded) {
+        None => true,
+        Some((_, live)) => std::str::from_utf8(recorded)
+            .ok()
+            .and_then(|n| n.parse::<u64>().ok())
+            .is_some_and(|n| *live == n),
+    }
 }
 
 /// Whether the client's `line` is a `turn/interrupt` request.
@@ -397,7 +425,7 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
         let mut ids: Vec<(String, Value)> = Vec::new();
         let mut ended = Exit::Code(exit_codes::OK);
         loop {
-            if self.whole && self.ended.is_none() && self.send_run(&mut frames).await? {
+            if self.whole && self.ended.is_none() && self.send_run(&mut frames, &ids).await? {
                 continue;
             }
             let Some(frame) = frames.next() else {
@@ -499,14 +527,18 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
         Ok(self.ended.unwrap_or(ended))
     }
 
-    /// Writes the recording's next run of lines that neither answer nor ask the client
-    /// (no `id`, as [`may_have_id`] tells) in one piece, at the time the first is due
-    /// (a plain run's: at once); `false` when the next line is not one.
-    async fn send_run(&mut self, frames: &mut Script) -> Result<bool, Stop> {
+    /// Writes the recording's next run of lines that neither ask the client nor answer
+    /// it with a live id of its own (no `id`, as [`may_have_id`] tells, or an answer
+    /// written as it stands, as [`unchanged_answer`] tells, given the client's `ids`)
+    /// in one piece, at the time the first is due (a plain run's: at once); `false`
+    /// when the next line is not one.
+    async fn send_run(&mut self, frames: &mut Script, ids: &[(String, Value)]) -> Result<bool, Stop> {
         let mut run = Vec::new();
         let glance = &self.glance;
         let count = frames
-            .fast_run(&mut run, RUN_BYTES, usize::MAX, |line| !may_have_id(glance, line))
+            .fast_run(&mut run, RUN_BYTES, usize::MAX, |line| {
+                !may_have_id(glance, line) || unchanged_answer(glance, line, ids)
+            })
             .map_err(ExecError::from)?;
         if count == 0 {
             return Ok(false);

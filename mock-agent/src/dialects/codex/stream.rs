@@ -47,6 +47,32 @@ struct Said {
     failed: bool,
     usage: Usage,
     final_message: Option<String>,
+    /// The last agent message of the writer's own shape ([`plain_message`]) read since
+    /// `final_message` was last set, to parse at the end: such a line sets it when
+    /// parsed, so the last one is the only one that counts.
+    message: Pending,
+    /// The same of the turn's usage ([`plain_usage`]).
+    usage_line: Pending,
+}
+
+/// A line kept to be parsed at the end of the pass (its buffer reused).
+#[derive(Default)]
+struct Pending {
+    line: Vec<u8>,
+    kept: bool,
+}
+
+impl Pending {
+    fn keep(&mut self, line: &[u8]) {
+        self.line.clear();
+        self.line.extend_from_slice(line);
+        self.kept = true;
+    }
+
+    /// The kept line, once.
+    fn take(&mut self) -> Option<Vec<u8>> {
+        std::mem::take(&mut self.kept).then(|| std::mem::take(&mut self.line))
+    }
 }
 
 impl Summary {
@@ -54,6 +80,7 @@ impl Summary {
     pub(super) fn read(path: &Path) -> Result<Summary, CassetteError> {
         let mut said = Said::default();
         let recorded = recorded::Summary::read(path, |line| said.line(line))?;
+        said.finish();
         Ok(Summary {
             exit: recorded.exit.unwrap_or(Exit::Code(0)),
             recorded,
@@ -68,7 +95,9 @@ impl Summary {
 impl Said {
     /// One stdout line. Only `thread.started`, `item.completed` and the turn's end
     /// say what the summary holds; the lines of the others are known by their first
-    /// key and not parsed.
+    /// key and not parsed. The last message and the usage of the writer's own shape
+    /// are kept and parsed once, at the end ([`Said::finish`]): each line of a turn
+    /// is not parsed.
     fn line(&mut self, line: &[u8]) {
         const SKIPPED: [&[u8]; 4] = [
             b"{\"type\":\"item.started\",",
@@ -76,13 +105,41 @@ impl Said {
             b"{\"type\":\"turn.started\",",
             b"{\"type\":\"error\",",
         ];
-        if SKIPPED.iter().any(|prefix| line.starts_with(prefix)) {
+        // A turn's start with no other member (the real CLI's) says nothing either.
+        if SKIPPED.iter().any(|prefix| line.starts_with(prefix)) || line == b"{\"type\":\"turn.started\"}" {
             return;
         }
         // Only the first thread counts.
         if self.thread_id.is_some() && line.starts_with(b"{\"type\":\"thread.started\",") {
             return;
         }
+        if plain_message(line) {
+            self.message.keep(line);
+            return;
+        }
+        if plain_usage(line) {
+            self.usage_line.keep(line);
+            return;
+        }
+        if plain_failure(line) {
+            self.failed = true;
+            return;
+        }
+        self.parse(line);
+    }
+
+    /// The lines kept to parse at the end, parsed: what they say is the last said.
+    fn finish(&mut self) {
+        for line in [self.message.take(), self.usage_line.take()]
+            .into_iter()
+            .flatten()
+        {
+            self.parse(&line);
+        }
+    }
+
+    /// What `line` says, parsed.
+    fn parse(&mut self, line: &[u8]) {
         if line.starts_with(b"{\"type\":\"item.completed\",") {
             // An item that is no agent message says nothing here: one is, only where
             // the line spells `agent_message` (or may, with a `\u` escape).
@@ -96,7 +153,7 @@ impl Said {
             if let Ok(completed) = serde_json::from_slice::<Completed<'_>>(line) {
                 if completed.item.kind.as_deref() == Some(items::AGENT_MESSAGE) {
                     let text = completed.item.text.and_then(Text::into_str).unwrap_or_default();
-                    self.final_message = Some(text.into_owned());
+                    self.set_message(text.into_owned());
                 }
                 return;
             }
@@ -112,12 +169,97 @@ impl Said {
                 let item = &value["item"];
                 if item.get("type").and_then(Value::as_str) == Some(items::AGENT_MESSAGE) {
                     let text = item.get("text").and_then(Value::as_str).unwrap_or_default();
-                    self.final_message = Some(text.to_owned());
+                    self.set_message(text.to_owned());
                 }
             }
-            Some(events::TURN_COMPLETED) => self.usage = usage_of(&value["usage"]),
+            Some(events::TURN_COMPLETED) => {
+                self.usage = usage_of(&value["usage"]);
+                self.usage_line.kept = false;
+            }
             Some(events::TURN_FAILED) => self.failed = true,
             _ => {}
+        }
+    }
+
+    /// The last message is `text` (a message kept before it no longer counts).
+    fn set_message(&mut self, text: String) {
+        self.final_message = Some(text);
+        self.message.kept = false;
+    }
+}
+
+/// Whether `line` is an agent message of the writer's own shape,
+/// `{"type":ITEM_COMPLETED,"item":{"id":"ID","type":AGENT_MESSAGE,"text":"TEXT"}}` (the
+/// wire model's names, quoted),
+/// with no `\u` escape in its text and nothing else: valid JSON whose parse sets the
+/// last message (told without parsing it).
+fn plain_message(line: &[u8]) -> bool {
+    let Some(rest) = line.strip_prefix(b"{\"type\":\"item.completed\",\"item\":{\"id\":") else {
+        return false;
+    };
+    let Some(rest) = plain_string(rest) else {
+        return false;
+    };
+    let Some(rest) = rest.strip_prefix(b",\"type\":\"agent_message\",\"text\":") else {
+        return false;
+    };
+    plain_string(rest) == Some(b"}}")
+}
+
+/// Whether `line` is a turn's end of the writer's own shape,
+/// `{"type":TURN_COMPLETED,"usage":{"KEY":N,...}}` (plain keys, whole numbers, and
+/// nothing else): valid JSON whose parse sets the usage.
+fn plain_usage(line: &[u8]) -> bool {
+    let Some(mut rest) = line.strip_prefix(b"{\"type\":\"turn.completed\",\"usage\":{") else {
+        return false;
+    };
+    if rest == b"}}" {
+        return true;
+    }
+    loop {
+        let Some(after) = plain_string(rest).and_then(|r| r.strip_prefix(b":")) else {
+            return false;
+        };
+        let digits = after.iter().take_while(|b| b.is_ascii_digit()).count();
+        // A JSON number has no leading zero.
+        if digits == 0 || (digits > 1 && after[0] == b'0') {
+            return false;
+        }
+        rest = &after[digits..];
+        match rest.split_first() {
+            Some((b',', next)) => rest = next,
+            _ => return rest == b"}}",
+        }
+    }
+}
+
+/// Whether `line` is a turn's failure of the writer's own shape,
+/// `{"type":TURN_FAILED,"error":{"message":"TEXT"}}` (no `\u` escape, nothing else):
+/// valid JSON whose parse says only that the turn failed.
+fn plain_failure(line: &[u8]) -> bool {
+    line.strip_prefix(b"{\"type\":\"turn.failed\",\"error\":{\"message\":")
+        .and_then(plain_string)
+        == Some(b"}}")
+}
+
+/// The bytes after the JSON string at the start of `bytes` (valid UTF-8 already),
+/// when it is one with no control character and no `\u` escape (any other escape
+/// is a valid one); `None` otherwise.
+fn plain_string(bytes: &[u8]) -> Option<&[u8]> {
+    let mut rest = bytes.strip_prefix(b"\"")?;
+    loop {
+        let at = rest.iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20)?;
+        match rest[at] {
+            b'"' => return Some(&rest[at + 1..]),
+            b'\\'
+                if matches!(
+                    rest.get(at + 1),
+                    Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't')
+                ) =>
+            {
+                rest = &rest[at + 2..];
+            }
+            _ => return None,
         }
     }
 }
@@ -252,6 +394,91 @@ mod tests {
                 (summary.recorded.stderr, summary.exit),
                 (recording.stderr, recording.exit)
             );
+        }
+    }
+
+    /// What the summary says of `lines` with each parsed where it is read.
+    fn parsed_each(lines: &[&[u8]]) -> (Option<String>, bool, Usage, Option<String>) {
+        let mut said = Said::default();
+        for line in lines {
+            said.parse(line);
+        }
+        (said.thread_id, said.failed, said.usage, said.final_message)
+    }
+
+    /// What the summary says of `lines` read as its pass reads them.
+    fn summed(lines: &[&[u8]]) -> (Option<String>, bool, Usage, Option<String>) {
+        let mut said = Said::default();
+        for line in lines {
+            said.line(line);
+        }
+        said.finish();
+        (said.thread_id, said.failed, said.usage, said.final_message)
+    }
+
+    #[test]
+    fn the_lines_kept_for_the_end_say_what_each_parsed_says() {
+        // Lines of the writer's shape (kept), and lines that look like them and are
+        // not (parsed where they are, or saying nothing).
+        let pool: [&[u8]; 23] = [
+            b"{\"type\":\"item.completed\",\"item\":{\"id\":\"item_0\",\"type\":\"agent_message\",\"text\":\"one\"}}",
+            b"{\"type\":\"item.completed\",\"item\":{\"id\":\"item_1\",\"type\":\"agent_message\",\"text\":\"two \\\"q\\\" \\\\ \\/ \\n\\t\"}}",
+            b"{\"type\":\"item.completed\",\"item\":{\"id\":\"item_2\",\"type\":\"agent_message\",\"text\":\"\\u00e9sc\"}}",
+            b"{\"type\":\"item.completed\",\"item\":{\"id\":\"item_3\",\"type\":\"agent_message\",\"text\":\"cut",
+            b"{\"type\":\"item.completed\",\"item\":{\"id\":\"item_4\",\"type\":\"agent_message\",\"text\":\"x\"},\"type\":\"x\"}",
+            b"{\"type\":\"item.completed\",\"item\":{\"id\":\"item_5\",\"type\":\"agent_message\",\"text\":\"bad \\x\"}}",
+            b"{\"type\":\"item.completed\",\"item\":{\"id\":\"item_6\",\"type\":\"reasoning\",\"text\":\"not it\"}}",
+            b"{\"item\":{\"type\":\"agent_message\",\"text\":\"type last\"},\"type\":\"item.completed\"}",
+            b"{\"type\":\"item.completed\",\"item\":{\"id\":\"item_8\",\"type\":\"agent_message\",\"text\":\"dup\",\"text\":\"dup2\"}}",
+            b"{\"type\":\"item.completed\",\"item\":{\"id\":\"item_9\",\"type\":\"agent_message\",\"text\":\"tab\tin\"}}",
+            b"{\"type\":\"turn.completed\",\"usage\":{\"input_tokens\":10,\"cached_input_tokens\":0,\"output_tokens\":5}}",
+            b"{\"type\":\"turn.completed\",\"usage\":{}}",
+            b"{\"type\":\"turn.completed\",\"usage\":{\"input_tokens\":01}}",
+            b"{\"type\":\"turn.completed\",\"usage\":{\"input_tokens\":7,\"input_tokens\":8}}",
+            b"{\"type\":\"turn.completed\",\"usage\":{\"input_tokens\":3},\"type\":\"turn.failed\"}",
+            b"{\"usage\":{\"output_tokens\":9},\"type\":\"turn.completed\"}",
+            b"{\"type\":\"turn.completed\",\"usage\":{\"input_tokens\":-1}}",
+            b"{\"type\":\"turn.completed\",\"usage\":{\"input_tokens\":2,}}",
+            b"{\"type\":\"thread.started\",\"thread_id\":\"t-1\"}",
+            b"{\"type\":\"turn.started\"}",
+            b"{\"type\":\"turn.failed\",\"error\":{\"message\":\"no\"}}",
+            b"{\"type\":\"turn.failed\",\"error\":{\"message\":\"no\"},\"type\":\"item.completed\",\"item\":{\"type\":\"agent_message\",\"text\":\"late\"}}",
+            b"{\"type\":\"turn.failed\",\"error\":{\"message\":\"\\u0041\"}}",
+        ];
+        assert!(
+            plain_message(pool[0])
+                && plain_message(pool[1])
+                && plain_usage(pool[10])
+                && plain_usage(pool[11])
+        );
+        for odd in [2, 3, 4, 5, 6, 7, 9] {
+            assert!(!plain_message(pool[odd]), "line {odd}");
+        }
+        for odd in [12, 14, 15, 16, 17] {
+            assert!(!plain_usage(pool[odd]), "line {odd}");
+        }
+        assert!(plain_failure(pool[20]) && !plain_failure(pool[21]) && !plain_failure(pool[22]));
+        // Every sequence of up to 3 lines of the pool, and some longer ones.
+        let n = pool.len();
+        for a in 0..n {
+            for b in 0..n {
+                for c in 0..n {
+                    let lines = [pool[a], pool[b], pool[c]];
+                    assert_eq!(summed(&lines), parsed_each(&lines), "lines {a}, {b}, {c}");
+                }
+            }
+        }
+        let mut rng = 7u64;
+        for _ in 0..2000 {
+            let lines: Vec<&[u8]> = (0..8)
+                .map(|_| {
+                    rng = rng
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    pool[(rng >> 33) as usize % n]
+                })
+                .collect();
+            assert_eq!(summed(&lines), parsed_each(&lines), "{lines:?}");
         }
     }
 
