@@ -398,3 +398,83 @@ fn claude_print_mode_is_recorded_as_claude_code() {
         "{stderr}"
     );
 }
+
+/// `claude -p PROMPT --output-format stream-json --verbose` (and `extra`) replaying
+/// `cassette`: its stdout lines, parsed.
+fn replayed_lines(cassette: &Path, extra: &[&str]) -> Vec<Value> {
+    let output = Command::new(bin())
+        .arg("claude")
+        .args(["-p", "hi", "--output-format", "stream-json", "--verbose"])
+        .args(extra)
+        .env("MOCK_AGENT_CASSETTE", cassette)
+        .stdin(Stdio::null())
+        .output()
+        .expect("runs the mock");
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("a JSON line"))
+        .collect()
+}
+
+/// A recording made without `--include-partial-messages`, replayed to a client that
+/// asks for them (Zed's ACP adapter and the Agent Framework always do, and read the
+/// answer from the deltas alone): each `assistant` line comes with the stream events
+/// the real CLI writes around it, the deltas spelling its blocks, and every recorded
+/// line is still there, byte for byte, in its order.
+#[test]
+fn a_recording_without_partial_messages_streams_them_to_a_client_that_asks() {
+    let cassette = root().join("cassettes/claude/real-tool.cassette");
+    let plain = replayed_lines(&cassette, &[]);
+    let partial = replayed_lines(&cassette, &["--include-partial-messages"]);
+    let kind = |v: &Value| v["type"].as_str().unwrap_or_default().to_owned();
+    assert!(
+        plain.iter().all(|v| kind(v) != "stream_event"),
+        "none asked, none told"
+    );
+    let added = |v: &Value| kind(v) == "stream_event" || (kind(v) == "system" && v["subtype"] == "status");
+    let kept: Vec<&Value> = partial.iter().filter(|v| !added(v)).collect();
+    let plain_kept: Vec<&Value> = plain.iter().filter(|v| !added(v)).collect();
+    assert_eq!(kept, plain_kept, "every recorded line, in its order");
+    let deltas: String = partial
+        .iter()
+        .filter(|v| v["event"]["delta"]["type"] == "text_delta")
+        .filter_map(|v| v["event"]["delta"]["text"].as_str())
+        .collect();
+    let texts: String = plain
+        .iter()
+        .filter(|v| kind(v) == "assistant")
+        .flat_map(|v| v["message"]["content"].as_array().cloned().unwrap_or_default())
+        .filter(|block| block["type"] == "text")
+        .filter_map(|block| block["text"].as_str().map(str::to_owned))
+        .collect();
+    assert!(!texts.is_empty());
+    assert_eq!(deltas, texts, "the deltas spell the answer");
+    let events: Vec<String> = partial
+        .iter()
+        .filter(|v| kind(v) == "stream_event")
+        .map(|v| v["event"]["type"].as_str().unwrap_or_default().to_owned())
+        .collect();
+    let starts = events.iter().filter(|e| *e == "message_start").count();
+    let stops = events.iter().filter(|e| *e == "message_stop").count();
+    assert!(starts >= 1 && starts == stops, "{events:?}");
+    assert_eq!(
+        events.last().map(String::as_str),
+        Some("message_stop"),
+        "{events:?}"
+    );
+    let result = partial
+        .iter()
+        .position(|v| kind(v) == "result")
+        .expect("a result");
+    assert!(partial[..result]
+        .iter()
+        .rev()
+        .find(|v| kind(v) == "stream_event")
+        .is_some_and(|v| v["event"]["type"] == "message_stop"));
+}

@@ -44,6 +44,7 @@ use serde_json::Value;
 
 use super::expect;
 use super::faults::{Answer, Injector, Out};
+use super::play::partial::Partial;
 use super::play::Next;
 use super::session::{End, Session, Step, ToolCall, Turn};
 use super::wire::{blocks, content, control, fields, results, system, types};
@@ -56,6 +57,9 @@ use crate::frames::{Exit, FrameResult};
 use index::{Builder, Index};
 
 pub use super::wire::{DIALECT, DIALECT_KEY};
+
+/// The seed of the ids of the stream events a replay adds (see [`Script::stream_events`]).
+const PARTIAL_SEED: u64 = 0x5eed;
 
 /// The header of a recording of Claude Code: format 2 (it has the client's lines),
 /// `"dialect":"claude"`.
@@ -147,6 +151,11 @@ pub struct Script {
     states: bool,
     /// Why the tape could not be read on (the turn ended there).
     error: Option<CassetteError>,
+    /// The stream events the recording lacks, told to a live client that asks for
+    /// them ([`Script::stream_events`]).
+    partial: Option<Partial>,
+    /// Lines of those to send before the next thing.
+    told: VecDeque<Vec<u8>>,
 }
 
 /// The frames of a turn, as they are read.
@@ -166,6 +175,15 @@ impl Script {
     pub fn follow(&mut self, asks: bool, states: bool) {
         self.asks = asks;
         self.states = states;
+    }
+
+    /// Follows a live client that asks for partial messages
+    /// (`--include-partial-messages`: `wanted`) or not. To one that does, a recording
+    /// made without them tells each `assistant` line with the stream events the real
+    /// CLI writes around it ([`Partial`]: the recording kept the blocks whole); a
+    /// recording made with them plays them as recorded.
+    pub fn stream_events(&mut self, wanted: bool) {
+        self.partial = (wanted && !self.index.stream_events).then(|| Partial::new(PARTIAL_SEED));
     }
 
     /// The script of the Claude Code cassette at `path`.
@@ -234,6 +252,8 @@ impl Script {
             asks: true,
             states: true,
             error: None,
+            partial: None,
+            told: VecDeque::new(),
         }
     }
 
@@ -242,6 +262,7 @@ impl Script {
     fn fresh(&self) -> Script {
         let mut script = Script::of(Index::clone(&self.index), self.tape.clone());
         script.follow(self.asks, self.states);
+        script.stream_events(self.partial.is_some());
         script
     }
 
@@ -339,17 +360,34 @@ impl Script {
 
     /// Whether a turn is under way.
     pub fn in_turn(&self) -> bool {
-        !self.ahead.is_empty()
+        !self.ahead.is_empty() || !self.told.is_empty()
     }
 
     /// What to do next.
     pub fn step(&mut self) -> Next {
         loop {
+            if let Some(line) = self.told.pop_front() {
+                return Next::Send(line);
+            }
             let Some(item) = self.ahead.pop_front() else {
-                return Next::Done;
+                let ended = self.partial.as_mut().map(Partial::close).unwrap_or_default();
+                if ended.is_empty() {
+                    return Next::Done;
+                }
+                self.told.extend(ended);
+                continue;
             };
             if !matches!(item, Item::Await { .. }) {
                 self.fill();
+            }
+            // The message under way ends before the CLI asks anything.
+            if let (Item::Ask { .. }, Some(partial)) = (&item, self.partial.as_mut()) {
+                let ended = partial.close();
+                if !ended.is_empty() {
+                    self.ahead.push_front(item);
+                    self.told.extend(ended);
+                    continue;
+                }
             }
             match item {
                 Item::Line { at, line, kind } => {
@@ -367,6 +405,10 @@ impl Script {
                             .ok()
                             .and_then(|v| v.get(fields::IS_ERROR).and_then(Value::as_bool))
                             .unwrap_or(false);
+                    }
+                    if let Some(partial) = self.partial.as_mut() {
+                        self.told.extend(partial.around(line));
+                        continue;
                     }
                     return Next::Send(line);
                 }

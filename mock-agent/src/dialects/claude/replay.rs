@@ -41,6 +41,7 @@ impl Teller {
     pub(super) fn new(player: Player, mut script: Option<Script>) -> Self {
         if let Some(script) = &mut script {
             script.follow(player.options.prompt_tool, player.options.states);
+            script.stream_events(player.options.partial);
         }
         Teller { player, script }
     }

@@ -44,6 +44,8 @@ pub(super) struct Index {
     pub(super) requests: Vec<Recorded>,
     /// The first `session_id` of the turns' lines.
     pub(super) session_id: Option<String>,
+    /// The recording has stream events (it was made with `--include-partial-messages`).
+    pub(super) stream_events: bool,
     /// The frames (numbers) of the CLI's lines that answer the client's requests.
     answers: HashSet<usize>,
     /// The frames of the CLI's requests that the recorded client answered (a request
@@ -238,6 +240,9 @@ impl Builder {
 
     /// A line of the turn's; `value` when it was parsed.
     fn line(&mut self, at: Duration, line: &[u8], value: Option<&Members<'_>>) {
+        if !self.index.stream_events && line.starts_with(STREAM_EVENT) {
+            self.index.stream_events = true;
+        }
         if self.index.session_id.is_none() {
             let parsed;
             let value = match value {
@@ -290,13 +295,12 @@ impl Builder {
 /// `stream_event`), known by its first key as the CLI writes it. Such a line is no
 /// result, request or answer, and its session id is the init line's.
 pub(super) fn streamed(line: &[u8]) -> bool {
-    const STREAMED: [&[u8]; 3] = [
-        b"{\"type\":\"assistant\",",
-        b"{\"type\":\"user\",",
-        b"{\"type\":\"stream_event\",",
-    ];
+    const STREAMED: [&[u8]; 3] = [b"{\"type\":\"assistant\",", b"{\"type\":\"user\",", STREAM_EVENT];
     STREAMED.iter().any(|prefix| line.starts_with(prefix))
 }
+
+/// How the CLI begins a stream event's line.
+const STREAM_EVENT: &[u8] = b"{\"type\":\"stream_event\",";
 
 /// What tells a line that is surely none of the kinds the index tells apart (a
 /// `result`, a `control_request` or a `control_response`) from its bytes: the searchers

@@ -15,6 +15,10 @@ impl Script {
     /// item first, and a line none of the stream is not parsed again (the index knows
     /// which play as they are). [`Script::at`] is the last one's time then.
     pub fn stream_run(&mut self, out: &mut Vec<u8>, limit: usize) -> u64 {
+        // Stream events told around a recording's lines go out one at a time.
+        if self.partial.is_some() || !self.told.is_empty() {
+            return 0;
+        }
         let mut count = 0;
         while out.len() < limit {
             // What was read ahead comes first; then the cassette's buffer, and a line
