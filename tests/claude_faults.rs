@@ -414,6 +414,39 @@ fn stall_for_ever_ends_quickly_on_sigterm() {
     assert!(!types(&ended).iter().any(|t| t.starts_with("result")));
 }
 
+/// A stall holds the answer back, and the real CLI still reads its input while the
+/// model's stream stalls (REAL-CLAUDE.md: an `interrupt` mid-turn): the interrupt is
+/// answered at once and the turn ends interrupted, as a program that cancels a
+/// stalled turn expects (Zed's ACP adapter does; a stall that heard nothing judged it
+/// as one that never ends).
+#[test]
+fn an_interrupt_ends_a_stalled_turn() {
+    let mut c = faulted("stall:at=result");
+    c.until(|l| l["message"]["content"][0]["text"] == ANSWER);
+    c.send_json(
+        &json!({"type": "control_request", "request_id": "int_1", "request": {"subtype": "interrupt"}}),
+    );
+    let told = c.until(is_result);
+    assert!(
+        told.iter().any(|l| l["type"] == "control_response"
+            && l["response"]["request_id"] == "int_1"
+            && l["response"]["subtype"] == "success"),
+        "{told:?}"
+    );
+    let interrupted = harness::dialects::claude::wire::INTERRUPTED;
+    assert!(
+        told.iter()
+            .any(|l| l["type"] == "user" && l["message"]["content"][0]["text"] == interrupted),
+        "{told:?}"
+    );
+    assert_eq!(
+        told.last().expect("a result")["subtype"],
+        "error_during_execution"
+    );
+    c.close();
+    assert_eq!(c.finish().status.code(), Some(1));
+}
+
 #[test]
 fn malformed_unknown_and_huge_lines() {
     let ended = run("malformed:at=assistant");

@@ -607,6 +607,13 @@ impl Player {
         if self.queue.is_empty() && self.asked.is_none() {
             return Vec::new();
         }
+        self.interrupt_held()
+    }
+
+    /// The client interrupted the turn while its last told line was held back (the
+    /// model's stream stalled before it): the turn ends interrupted, as
+    /// [`Player::interrupt`] ends one with lines still to tell.
+    pub fn interrupt_held(&mut self) -> Vec<Vec<u8>> {
         self.asked = None;
         self.queue.clear();
         self.interrupted = true;

@@ -259,6 +259,7 @@ fn session(
             error: None,
             pending: VecDeque::new(),
             untimed,
+            holding: false,
         };
         if let Some(prompt) = prompt {
             agent.push_turn(prompt);
@@ -358,6 +359,11 @@ fn errors(errors: Option<&Value>) -> String {
     }
 }
 
+/// Whether a line of the client's is an `interrupt` control request.
+fn is_interrupt(line: &[u8]) -> bool {
+    matches!(Inbound::parse(line), Ok(Inbound::Request { subtype, .. }) if subtype == control::INTERRUPT)
+}
+
 /// The stand-in at work.
 struct Agent<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> {
     player: replay::Teller,
@@ -386,6 +392,18 @@ struct Agent<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> {
     /// No line waits (for its time, a step): a run of a recording's stream lines may be
     /// written at once ([`Agent::stream_run`]).
     untimed: bool,
+    /// A stall holds a line of the turn back (see [`Agent::stall`]): an interrupt ends
+    /// the turn there.
+    holding: bool,
+}
+
+/// How a stall ended.
+enum Stalled {
+    /// Its time was over.
+    Over,
+    /// The client interrupted the turn it held (the turn ended, as the client's
+    /// interrupt ends it).
+    Interrupted,
 }
 
 impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Agent<O, E> {
@@ -549,11 +567,48 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Agent<O, E> {
             return Ok(());
         }
         for out in self.injector.line(line) {
+            if let Out::Stall(duration) = out {
+                self.holding = true;
+                let stalled = self.stall(duration).await;
+                self.holding = false;
+                match stalled? {
+                    Stalled::Over => continue,
+                    // The line held back, and what the faults made of it after the
+                    // stall, never come: the turn ended with the interrupt.
+                    Stalled::Interrupted if self.player.ends_interrupted() => return Ok(()),
+                    Stalled::Interrupted => continue,
+                }
+            }
             if self.out(out).await? {
                 return Ok(());
             }
         }
         Ok(())
+    }
+
+    /// Writes nothing for `duration` (for ever: `None`), as the CLI does while the
+    /// model's stream stalls. The real CLI reads its input meanwhile: what the client
+    /// sends is kept for after, but an `interrupt`, which is handled at once (the
+    /// answer, and the turn's end when a line of it is held back) and ends the stall.
+    async fn stall(&mut self, duration: Option<Duration>) -> Result<Stalled, Stop> {
+        self.output.flush().await?;
+        let until = duration.map_or(Duration::MAX, |d| self.output.elapsed().saturating_add(d));
+        loop {
+            let mut client = Client {
+                inbox: &mut self.inbox,
+                eof: self.eof || self.eof_pending,
+                full: self.queued >= QUEUED,
+            };
+            match self.output.wait_until(until, false, &mut client).await? {
+                None => return Ok(Stalled::Over),
+                Some(Event::Line(line)) if is_interrupt(&line) => {
+                    // Its answer is sent as any line is (a stall of its own may hold it).
+                    Box::pin(self.handle(Event::Line(line))).await?;
+                    return Ok(Stalled::Interrupted);
+                }
+                Some(event) => self.push_pending(event),
+            }
+        }
     }
 
     /// Performs one thing the faults made of a line; `true` when the process ends.
@@ -589,13 +644,7 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Agent<O, E> {
                     .await?;
             }
             Out::Stall(duration) => {
-                self.output.flush().await?;
-                self.output
-                    .perform(Frame::Stall {
-                        at: Duration::ZERO,
-                        duration,
-                    })
-                    .await?;
+                self.stall(duration).await?;
             }
             Out::End(exit) => {
                 self.ended = Some(exit);
@@ -776,7 +825,12 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Agent<O, E> {
             self.send(serde_json::to_vec(&status).unwrap_or_default()).await?;
         }
         if subtype == control::INTERRUPT {
-            for line in self.player.interrupt() {
+            let lines = if self.holding {
+                self.player.interrupt_held()
+            } else {
+                self.player.interrupt()
+            };
+            for line in lines {
                 self.send(line).await?;
             }
         }

@@ -104,6 +104,23 @@ impl Teller {
         }
     }
 
+    /// The client interrupted the turn while a line of it was held back (a stall):
+    /// the lines that say so. The player ends the turn there, as [`Self::interrupt`]
+    /// does a turn with lines still to tell; a recording follows its own client, as
+    /// it does any interrupt.
+    pub(super) fn interrupt_held(&mut self) -> Vec<Vec<u8>> {
+        match &mut self.script {
+            Some(script) => script.interrupt(),
+            None => self.player.interrupt_held(),
+        }
+    }
+
+    /// Whether an interrupt while a line was held back ended the turn there (the
+    /// held line is not told): the player's turns, not a recording's.
+    pub(super) fn ends_interrupted(&self) -> bool {
+        self.script.is_none()
+    }
+
     /// Whether the last result was an error.
     pub(super) fn last_is_error(&self) -> bool {
         match &self.script {
