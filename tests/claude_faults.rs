@@ -447,6 +447,55 @@ fn an_interrupt_ends_a_stalled_turn() {
     assert_eq!(c.finish().status.code(), Some(1));
 }
 
+/// `claude -p` in `text` or `json` prints its result alone: a fault that adds or
+/// breaks another line, or leaves out a field the printed result does not show,
+/// changes no byte there, is not applied, and is journaled as not acted (its case is
+/// not applicable to such a program, neither passed nor failed); in `stream-json` it
+/// acts.
+#[test]
+fn line_faults_have_no_meaning_for_a_result_printed_alone() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let faults = "unknown:at=assistant;malformed:at=assistant;huge:at=assistant;missing:field=num_turns";
+    let run = |format: &str, faults: &str| {
+        let journal = dir.path().join(format!("{format}-{}.jsonl", faults.len()));
+        let output = crate::support::mock_std()
+            .args(["claude", "-p", "hi", "--output-format", format, "--verbose"])
+            .env("MOCK_AGENT_FAULTS", faults)
+            .env("MOCK_AGENT_JOURNAL", &journal)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("runs the mock");
+        let entry = crate::support::last_journal_entry(&journal);
+        let acted: std::collections::BTreeMap<String, bool> = entry["faults"]
+            .as_array()
+            .expect("the faults")
+            .iter()
+            .map(|f| {
+                (
+                    f["name"].as_str().unwrap_or_default().to_owned(),
+                    f["fired"] == true,
+                )
+            })
+            .collect();
+        let acted: Vec<bool> = ["unknown", "malformed", "huge", "missing"]
+            .iter()
+            .map(|name| acted.get(*name).copied().unwrap_or_default())
+            .collect();
+        (output.stdout, acted)
+    };
+    for format in ["text", "json"] {
+        let (clean, _) = run(format, "");
+        let (faulted, acted) = run(format, faults);
+        let missing_acts = format == "json";
+        assert_eq!(acted, [false, false, false, missing_acts], "{format}");
+        if format == "text" {
+            assert_eq!(faulted, clean, "text: not a byte changed");
+        }
+    }
+    let (_, acted) = run("stream-json", faults);
+    assert_eq!(acted, [true, true, true, true], "stream-json");
+}
+
 #[test]
 fn malformed_unknown_and_huge_lines() {
     let ended = run("malformed:at=assistant");

@@ -165,6 +165,7 @@ fn session(
     options.partial = args.partial && args.output_format == OutputFormat::StreamJson;
     options.states = flags::states(args.stream_input);
     options.max_turns = args.max_turns;
+    let (faults, hidden) = claude::faults::shown_in(faults, args.output_format);
     let mut injector = Injector::new(faults);
     injector.prepare(&mut session, &mut options);
     // A recording replays as a script; the player keeps the options.
@@ -271,7 +272,8 @@ fn session(
             }
         }
         let closed = agent.output.stdout_closed_at();
-        let report = agent.injector.report();
+        let mut report = agent.injector.report();
+        report.extend(hidden.iter().map(|name| (*name, false)));
         Ok::<_, ExecError>((ended, agent.journal, report, closed, agent.error))
     };
     let (ended, conversation, faults, closed, error) = match execute::block_on(run, true) {

@@ -18,8 +18,9 @@ use super::wire::{kind_of, types};
 mod catalogue;
 mod typed;
 
-use crate::faults::lines;
+use super::args::OutputFormat;
 pub use crate::faults::lines::Out;
+use crate::faults::lines::{self, LineFault};
 pub use catalogue::CATALOGUE;
 pub use typed::*;
 
@@ -103,6 +104,28 @@ impl lines::Stream for Lines {
 
 /// Applies faults to one run.
 pub type Injector = lines::Injector<Lines>;
+
+/// `faults` without those that change nothing a client reading `format` sees, and
+/// the names of those. In `json` and `text` the CLI prints its result alone (`text`:
+/// the result's text), so a fault that adds or breaks another line (`malformed`,
+/// `unknown`, `huge`), or leaves out a field the printed result does not show, has no
+/// meaning there: it is not applied, and the journal says it did not act (the case
+/// is not applicable to a client of that format).
+pub fn shown_in(faults: Vec<ClaudeFault>, format: OutputFormat) -> (Vec<ClaudeFault>, Vec<&'static str>) {
+    let hidden = |fault: &ClaudeFault| match (fault, format) {
+        (_, OutputFormat::StreamJson) => false,
+        (
+            ClaudeFault::Line(
+                LineFault::Malformed { .. } | LineFault::Unknown { .. } | LineFault::Huge { .. },
+            ),
+            _,
+        ) => true,
+        (ClaudeFault::Missing { field }, OutputFormat::Text) => field != super::wire::fields::RESULT,
+        _ => false,
+    };
+    let (hidden, shown): (Vec<ClaudeFault>, Vec<ClaudeFault>) = faults.into_iter().partition(hidden);
+    (shown, hidden.iter().map(ClaudeFault::name).collect())
+}
 
 impl Injector {
     /// The presets: every turn of `session` ends as they say. A failed login fails
