@@ -141,3 +141,39 @@ fn resume_of_the_session_the_seed_makes_goes_on_with_it() {
     assert!(state_is(&lines[0], "running"));
     assert_eq!(lines.last().expect("result")["is_error"], false);
 }
+
+/// Root (or sudo) asking to skip permissions outside a sandbox is refused, as
+/// Claude Code 2.1.331 refuses it (observed as root): one line on stderr, exit 1,
+/// nothing on stdout; with `IS_SANDBOX=1` it goes on. Not root, it goes on too.
+#[test]
+fn root_may_skip_permissions_only_in_a_sandbox() {
+    let root = nix::unistd::Uid::effective().is_root();
+    for flags in [
+        &["--dangerously-skip-permissions"][..],
+        &["--permission-mode", "bypassPermissions"][..],
+    ] {
+        for sandbox in [None, Some("1")] {
+            let mut cmd = crate::support::mock_std();
+            cmd.args(["claude", "-p", "hi"])
+                .args(flags)
+                .env_remove("IS_SANDBOX");
+            if let Some(value) = sandbox {
+                cmd.env("IS_SANDBOX", value);
+            }
+            let output = cmd
+                .stdin(std::process::Stdio::null())
+                .output()
+                .expect("runs the mock");
+            if root && sandbox.is_none() {
+                assert_eq!(output.status.code(), Some(1), "{flags:?}");
+                assert!(output.stdout.is_empty());
+                assert_eq!(
+                    String::from_utf8_lossy(&output.stderr),
+                    "--dangerously-skip-permissions cannot be used with root/sudo privileges for security reasons\n"
+                );
+            } else {
+                assert_eq!(output.status.code(), Some(0), "{flags:?} {sandbox:?}: {output:?}");
+            }
+        }
+    }
+}

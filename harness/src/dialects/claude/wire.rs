@@ -240,7 +240,15 @@ pub mod env {
     pub const READS_SESSION_STATE: &str = "CLAUDE_CODE_SDK_READS_SESSION_STATE";
     /// Another host's (an editor's ACP adapter): emit them.
     pub const EMIT_SESSION_STATE_EVENTS: &str = "CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS";
+    /// Says the CLI runs in a sandbox: root may skip permissions there.
+    pub const IS_SANDBOX: &str = "IS_SANDBOX";
 }
+
+/// What the CLI says on stderr, and exits 1, when root asks to skip permissions
+/// (`--dangerously-skip-permissions`, `--permission-mode bypassPermissions`) outside
+/// a sandbox (2.1.331, observed).
+pub const ROOT_BYPASS: &str =
+    "--dangerously-skip-permissions cannot be used with root/sudo privileges for security reasons";
 
 /// The permission modes, as `set_permission_mode`'s error lists them.
 pub const PERMISSION_MODES: &[&str] = &[

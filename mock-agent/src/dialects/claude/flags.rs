@@ -1,4 +1,4 @@
-//! What the real CLI does for three settings the SDKs and their hosts give it, beyond
+//! What the real CLI does for four settings the SDKs and their hosts give it, beyond
 //! the flags [`super::args`] reads into the session's options:
 //!
 //! - `--replay-user-messages` (with stream-json both ways): each user message read
@@ -8,6 +8,9 @@
 //! - `CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS` (a host that is not an SDK, such as an
 //!   editor's ACP adapter) as well as the SDKs' `CLAUDE_CODE_SDK_READS_SESSION_STATE`
 //!   turn the `session_state_changed` lines on ([`states`]);
+//! - `--dangerously-skip-permissions` (or `--permission-mode bypassPermissions`) as
+//!   root outside a sandbox (`IS_SANDBOX`) is refused, as 2.1.331 refuses it
+//!   (observed): one line on stderr, exit 1 ([`bypass_refused`]);
 //! - `--resume ID` of a session the stand-in does not know ends as the real CLI ends
 //!   it (observed): only a result, `error_during_execution` with `num_turns:0` and
 //!   `No conversation found with session ID: ID`, the same text on stderr, exit 1;
@@ -18,9 +21,21 @@
 
 use serde_json::{json, Value};
 
+use harness::dialects::claude::wire::env::IS_SANDBOX;
+
 use harness::dialects::claude::wire::{results, types};
 
 use harness::dialects::claude::wire::env::{EMIT_SESSION_STATE_EVENTS, READS_SESSION_STATE};
+
+/// Whether the real CLI refuses these arguments here: root (or sudo) asking to skip
+/// permissions outside a sandbox (`IS_SANDBOX` unset or empty); it then says
+/// [`harness::dialects::claude::wire::ROOT_BYPASS`] on stderr and exits 1, before
+/// anything else.
+pub(super) fn bypass_refused(args: &super::args::Args) -> bool {
+    args.permission_mode.as_deref() == Some("bypassPermissions")
+        && nix::unistd::geteuid().is_root()
+        && std::env::var_os(IS_SANDBOX).is_none_or(|v| v.is_empty())
+}
 
 /// The variables that change what the CLI writes (a recording keeps their values).
 pub(super) const OUTPUT_ENV: &[&str] = &[READS_SESSION_STATE, EMIT_SESSION_STATE_EVENTS];

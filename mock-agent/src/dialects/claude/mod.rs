@@ -91,6 +91,12 @@ pub fn run(argv: &[String]) -> Exit {
         }
         Ok(args) if args.version => print(&format!("{VERSION} (Claude Code)\n")),
         Ok(args) if args.help => print(args::HELP),
+        Ok(args) if flags::bypass_refused(&args) => {
+            let message = harness::dialects::claude::wire::ROOT_BYPASS;
+            eprintln!("{message}");
+            entry.rejected = Some(message.to_owned());
+            Exit::Code(exit_codes::AGENT_ERROR)
+        }
         Ok(args) => session(&args, settings, entry, spooled),
     })
 }
