@@ -177,3 +177,46 @@ fn root_may_skip_permissions_only_in_a_sandbox() {
         }
     }
 }
+
+/// `--tools` gives the model only those tools: `init` lists them and the model calls
+/// no other. With none (`--tools ""`, as langchain-claude-cli's default mode runs it)
+/// the default session is its text alone, and `--max-turns 2` no longer ends it
+/// (its tool calls took the turns the limit counts).
+#[test]
+fn tools_gives_the_model_only_those_tools() {
+    let run = |extra: &[&str]| -> Vec<Value> {
+        let output = crate::support::mock_std()
+            .args([
+                "claude",
+                "-p",
+                "hi",
+                "--output-format",
+                "stream-json",
+                "--verbose",
+            ])
+            .args(extra)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("runs the mock");
+        crate::support::json_lines(&output)
+    };
+    let called = |lines: &[Value]| -> Vec<String> {
+        lines
+            .iter()
+            .filter(|l| l["type"] == "assistant")
+            .flat_map(|l| l["message"]["content"].as_array().cloned().unwrap_or_default())
+            .filter(|b| b["type"] == "tool_use")
+            .map(|b| b["name"].as_str().unwrap_or_default().to_owned())
+            .collect()
+    };
+    let all = run(&["--max-turns", "2"]);
+    assert!(!called(&all).is_empty());
+    assert_eq!(all.last().expect("a result")["subtype"], "error_max_turns");
+    let none = run(&["--tools", "", "--max-turns", "2"]);
+    assert!(called(&none).is_empty(), "{none:?}");
+    assert_eq!(none[0]["tools"], json!([]));
+    assert_eq!(none.last().expect("a result")["subtype"], "success");
+    let some = run(&["--tools", "Read,Write"]);
+    assert!(called(&some).iter().all(|t| t == "Read" || t == "Write"));
+    assert_eq!(some[0]["tools"], json!(["Read", "Write"]));
+}

@@ -52,6 +52,8 @@ pub struct Args {
     pub resume: Option<String>,
     /// `--replay-user-messages`: each user message read is echoed.
     pub replay_user: bool,
+    /// `--tools`: the only tools the model has (none: `--tools ""`); all without it.
+    pub tools: Option<Vec<String>>,
 }
 
 /// Reads the arguments after the program's name; `Err` is the real CLI's message.
@@ -153,6 +155,10 @@ pub fn parse(argv: &[String]) -> Result<Args, String> {
                 })?);
             }
             "session-id" => args.session_id = Some(value),
+            "tools" => {
+                let tools = value.split([',', ' ']).map(str::trim).filter(|t| !t.is_empty());
+                args.tools = Some(tools.map(str::to_owned).collect());
+            }
             "resume" => {
                 args.session_id = Some(value.clone());
                 args.resume = Some(value);

@@ -42,6 +42,8 @@ pub struct Options {
     pub states: bool,
     /// `--max-turns`: API round trips a turn may take.
     pub max_turns: Option<u32>,
+    /// `--tools`: the only tools the model has (`init` lists them); all without it.
+    pub tools: Option<Vec<String>>,
     /// The seed of every id (`uuid`, message and tool ids).
     pub seed: u64,
 }
@@ -59,6 +61,7 @@ impl Options {
             partial: false,
             states: false,
             max_turns: None,
+            tools: None,
             seed,
         }
     }
@@ -154,6 +157,19 @@ impl Ids {
         format!("{prefix}_01{tail}")
     }
 }
+
+/// The tools the CLI has, as `init` lists them.
+pub const TOOLS: &[&str] = &[
+    "Task",
+    "Bash",
+    "Glob",
+    "Grep",
+    "Read",
+    "Edit",
+    "Write",
+    "WebFetch",
+    "TodoWrite",
+];
 
 /// What is still to tell of the turn under way.
 #[derive(Debug, Clone, PartialEq)]
@@ -412,11 +428,12 @@ impl Player {
             "sdk_host_only": true, "uuid": self.ids.uuid(), "session_id": self.options.session_id})
     }
 
-    /// `system/init`, which opens every turn.
+    /// `system/init`, which opens every turn (its `tools`: [`TOOLS`], or those of them
+    /// `--tools` names).
     fn init(&mut self) -> Value {
         json!({"type": types::SYSTEM, "subtype": system::INIT, "cwd": self.options.cwd,
             "session_id": self.options.session_id,
-            "tools": ["Task", "Bash", "Glob", "Grep", "Read", "Edit", "Write", "WebFetch", "TodoWrite"],
+            "tools": TOOLS.iter().filter(|t| self.options.tools.as_ref().is_none_or(|only| only.iter().any(|o| o == *t))).collect::<Vec<_>>(),
             "mcp_servers": [], "model": self.options.model, "permissionMode": self.options.permission_mode,
             "slash_commands": ["compact", "review"], "apiKeySource": "none", "claude_code_version": VERSION,
             "output_style": "default", "agents": ["general-purpose"], "skills": [], "plugins": [],

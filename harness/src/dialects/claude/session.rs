@@ -13,6 +13,17 @@ pub struct Session {
     pub turns: Vec<Turn>,
 }
 
+impl Session {
+    /// The session as the model tells it with only the tools `only` (`--tools`): it
+    /// calls no other (a call of another tool is left out, and with it its result).
+    pub fn with_tools_only(&mut self, only: &[String]) {
+        for turn in &mut self.turns {
+            turn.steps
+                .retain(|step| !matches!(step, Step::Tool(call) if !only.iter().any(|t| *t == call.name)));
+        }
+    }
+}
+
 /// One turn: what the model does, then how the turn ends.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Turn {

@@ -171,6 +171,11 @@ fn session(
     options.partial = args.partial && args.output_format == OutputFormat::StreamJson;
     options.states = flags::states(args.stream_input);
     options.max_turns = args.max_turns;
+    // The model calls only the tools it has (a recording is what it recorded).
+    if let Some(tools) = &args.tools {
+        session.with_tools_only(tools);
+        options.tools = Some(tools.clone());
+    }
     let (faults, hidden) = claude::faults::shown_in(faults, args.output_format);
     let mut injector = Injector::new(faults);
     injector.prepare(&mut session, &mut options);
