@@ -471,3 +471,39 @@ fn fuzz_runs_the_same_cases_whatever_jobs() {
     };
     assert_eq!(first_failing("1"), first_failing("4"));
 }
+
+/// `fuzz --mock-env NAME`, as `test --mock-env`: the consumer finds the mock by that
+/// variable; without it, it never runs the agent, and fuzz says so.
+#[test]
+fn fuzz_sets_the_mock_env_variable() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().to_str().expect("utf-8");
+    let consumer = "[ -n \"$AGENT\" ] || exit 3; \"$AGENT\" -p hi >/dev/null 2>&1";
+    let off: Vec<&str> = [
+        "ends",
+        "reports-failure",
+        "reports-success",
+        "no-leftover",
+        "reads-to-end",
+        "answers-requests",
+        "ignores-unknown",
+    ]
+    .into_iter()
+    .flat_map(|p| ["--off", p])
+    .collect();
+    let run = |mock_env: &[&str]| {
+        let mut args = vec!["fuzz", "--cases", "2", "--shrink-time", "1", "--out", out];
+        args.extend_from_slice(mock_env);
+        args.extend_from_slice(&off);
+        args.extend(["--consumer", consumer]);
+        harness(&args)
+    };
+    let with = run(&["--mock-env", "AGENT"]);
+    assert_eq!(with.status.code(), Some(0), "{}", text(&with.stderr));
+    let without = run(&[]);
+    assert!(
+        text(&without.stderr).contains("never ran the agent"),
+        "{}",
+        text(&without.stderr)
+    );
+}

@@ -342,6 +342,10 @@ struct FuzzArgs {
     /// failing case, run again (see `test --report`).
     #[arg(long, value_name = "FILE")]
     report: Option<PathBuf>,
+    /// A variable to set to the mock's path, for consumers that take it so (as `test
+    /// --mock-env`).
+    #[arg(long, value_name = "NAME")]
+    mock_env: Option<String>,
     #[command(flatten)]
     judge: Judge,
 }

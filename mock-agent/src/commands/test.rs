@@ -375,7 +375,10 @@ pub(super) fn fuzz(args: &FuzzArgs) -> Result<Exit, Error> {
     let command = super::consumer_command(&args.consumer, &args.command);
     let command = command.as_str();
     let dialect = crate::dialects::chosen(args.acp, args.dialect);
-    let consumer = Consumer::new(command).timeout(timeout(args.timeout)?);
+    let mut consumer = Consumer::new(command).timeout(timeout(args.timeout)?);
+    if let Some(name) = &args.mock_env {
+        consumer = consumer.mock_env(name.clone());
+    }
     let shrink_time = timeout(args.shrink_time).map_err(|_| {
         Error::Usage(format!(
             "--shrink-time {}: give seconds, more than 0",
