@@ -19,7 +19,7 @@ impl Session {
     pub fn with_tools_only(&mut self, only: &[String]) {
         for turn in &mut self.turns {
             turn.steps
-                .retain(|step| !matches!(step, Step::Tool(call) if !only.iter().any(|t| *t == call.name)));
+                .retain(|step| !matches!(step, Step::Tool(call) if !only.contains(&call.name)));
         }
     }
 }
