@@ -75,6 +75,10 @@ pub mod timing;
 
 pub mod run;
 
+// The Agent Client Protocol's one machinery, not a dialect: each ACP agent is it with
+// its profile, registered as a dialect.
+pub mod acp;
+
 pub use dialects::first_releases::RenderOptions;
 pub use error::{CassetteError, Diagnostic, ProblemKind};
 pub use format::OutputFormat;

@@ -40,6 +40,9 @@ pub mod record;
 
 pub mod drift;
 
+// The Agent Client Protocol's one machinery, not a dialect: each ACP agent is it with
+// its profile, registered as a dialect.
+pub mod acp;
 pub mod dialects;
 
 pub mod commands;

@@ -11,7 +11,6 @@
 //! Adding one is a folder here and a line in [`ALL`] (see `docs/adding-a-dialect.md`);
 //! the conformance suite (`tests/conformance.rs`) then runs it.
 
-pub mod acp;
 pub mod claude;
 pub mod codex;
 pub mod cursor_acp;
@@ -21,6 +20,9 @@ pub mod gemini;
 // A second mode of a CLI whose folder holds it (`codex exec` and `codex app-server`,
 // `gemini -p` and `gemini --acp`: one argv, one recorder, one drift) is also at the
 // path of its dialect's name.
+/// The ACP machinery, where the first releases had it (it is no dialect: each ACP
+/// agent is one, with its profile).
+pub use crate::acp;
 /// `codex app-server`'s folder, by the name of its dialect (it lives in Codex's).
 pub use codex::app_server as codex_app_server;
 /// `gemini --acp`'s folder, by the name of its dialect (it lives in Gemini CLI's).

@@ -7,7 +7,6 @@
 //! settings, the mock's own commands) names no dialect: `main` finds the CLI the mock
 //! was run as in [`ALL`], by the name it was installed under or by `mock-agent WORD`.
 
-pub mod acp;
 pub mod claude;
 pub mod codex;
 pub mod cursor_print;

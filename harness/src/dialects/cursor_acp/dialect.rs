@@ -1,11 +1,11 @@
 //! Server mode's registration: `cursor-agent acp` is the ACP machinery's dialect
 //! ([`AcpDialect`]) of Cursor's profile.
 
-use crate::dialects::acp::dialect::AcpDialect;
+use crate::acp::dialect::AcpDialect;
 use crate::error::CassetteError;
 use crate::run::{Case, CaseSource, Matrix};
 
-pub use crate::dialects::acp::dialect::{acp_faults, settled};
+pub use crate::acp::dialect::{acp_faults, settled};
 
 /// Cursor's server mode: `cursor-agent acp`.
 pub static DIALECT: AcpDialect = AcpDialect::new(&super::PROFILE);
@@ -17,7 +17,7 @@ impl Case {
     /// ([`super::generate::from_seed`], default knobs), not a print-mode session
     /// told through ACP.
     pub fn acp(source: CaseSource, faults: &str, name: String) -> Result<Case, CassetteError> {
-        crate::dialects::acp::dialect::case(&super::PROFILE, source, faults, name)
+        crate::acp::dialect::case(&super::PROFILE, source, faults, name)
     }
 }
 

@@ -9,9 +9,9 @@ pub mod dialect;
 mod profile;
 
 #[cfg(feature = "generate")]
-pub use crate::dialects::acp::generate;
-pub use crate::dialects::acp::methods;
-pub use crate::dialects::acp::{
+pub use crate::acp::generate;
+pub use crate::acp::methods;
+pub use crate::acp::{
     check, conversation, expect, faults, rpc, script, summary, tell, wire, Conversation, Reply, Step, Steps,
     Wait, CANCEL_WAIT,
 };
@@ -22,9 +22,9 @@ use crate::error::CassetteError;
 use crate::source::Source;
 
 /// The conversation `cursor-agent acp` plays for a source (see
-/// [`crate::dialects::acp::conversation_of`]).
+/// [`crate::acp::conversation_of`]).
 pub fn conversation(source: &Source) -> Result<(Box<dyn Conversation + Send>, bool), CassetteError> {
-    crate::dialects::acp::conversation_of(source, &PROFILE)
+    crate::acp::conversation_of(source, &PROFILE)
 }
 
 /// Conversations of `cursor-agent acp`, of the usual size (the configuration of the

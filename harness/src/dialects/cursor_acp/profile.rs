@@ -3,10 +3,10 @@
 
 use serde_json::{json, Value};
 
+use crate::acp::profile::{spec_errors, Commands, Errors, LoadAnswer, Profile, ToolShape};
+use crate::acp::tell::{config_options, models};
+use crate::acp::wire::{self, content_types, modes, option_kinds, updates};
 use crate::cassette::Invocation;
-use crate::dialects::acp::profile::{spec_errors, Commands, Errors, LoadAnswer, Profile, ToolShape};
-use crate::dialects::acp::tell::{config_options, models};
-use crate::dialects::acp::wire::{self, content_types, modes, option_kinds, updates};
 
 /// `cursor-agent acp`.
 pub static PROFILE: Profile = Profile {

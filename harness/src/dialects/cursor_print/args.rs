@@ -2,7 +2,7 @@
 //! commander.js): `--flag value` and `--flag=value`, combined short flags (`-pf`),
 //! the prompt anywhere or after `--`, and commander's error messages.
 
-use crate::dialects::acp::wire::modes;
+use crate::acp::wire::modes;
 use crate::format::OutputFormat;
 
 /// A subcommand of the real CLI.

@@ -19,7 +19,7 @@ use std::os::fd::AsFd;
 
 use crate::execute;
 use crate::settings::Settings;
-use harness::dialects::acp::profile::Profile;
+use harness::acp::profile::Profile;
 use harness::dialects::cursor_print::render::RenderOptions;
 use harness::exit_codes;
 use harness::frames::Exit;
@@ -331,7 +331,7 @@ fn acp(
     entry: &mut Entry,
     spooled: &mut Option<journal::Spooled>,
 ) -> Exit {
-    crate::dialects::acp::serve_source(source, server, settings, entry, spooled)
+    crate::acp::serve_source(source, server, settings, entry, spooled)
 }
 
 /// The scenario of an invocation: its CLI options and the mock's settings.

@@ -54,7 +54,7 @@ impl Recorded for Recording {
     }
 
     fn credentials_out(&self, line: &[u8], marker: &str) -> Option<Vec<u8>> {
-        crate::dialects::acp::record::credentials_out(line, marker)
+        crate::acp::record::credentials_out(line, marker)
     }
 }
 

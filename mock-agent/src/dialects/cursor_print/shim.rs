@@ -15,7 +15,7 @@ use crate::settings::Settings;
 /// library journals to `spooled`.
 pub(super) fn shim(
     mode: crate::settings::RecordMode,
-    (args, server): (&AgentArgs, &'static harness::dialects::acp::profile::Profile),
+    (args, server): (&AgentArgs, &'static harness::acp::profile::Profile),
     prompt: &str,
     stdin: Option<String>,
     settings: &Settings,

@@ -1,4 +1,4 @@
-//! `gemini --acp` as a process: the one ACP server ([`crate::dialects::acp`]) with Gemini's
+//! `gemini --acp` as a process: the one ACP server ([`crate::acp`]) with Gemini's
 //! profile (`harness::dialects::gemini::acp`).
 //!
 //! [`serve`] is what the `gemini` CLI ([`super`]) runs when its arguments hold
@@ -25,7 +25,7 @@ pub fn serve(argv: &[String]) -> Exit {
     if default_session && !trusted(argv) {
         eprintln!("{UNTRUSTED_AGENTS}\n{UNTRUSTED_HOOKS}");
     }
-    crate::dialects::acp::run(&PROFILE, argv)
+    crate::acp::run(&PROFILE, argv)
 }
 
 /// The first line 0.61.0 writes on stderr in a folder it does not trust.
@@ -69,6 +69,6 @@ impl Recorded for Recording {
     }
 
     fn credentials_out(&self, line: &[u8], marker: &str) -> Option<Vec<u8>> {
-        crate::dialects::acp::record::credentials_out(line, marker)
+        crate::acp::record::credentials_out(line, marker)
     }
 }

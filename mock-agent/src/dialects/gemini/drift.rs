@@ -28,7 +28,7 @@
 //! | `permission` | a `write_file` call, then a text | allows it once (`proceed_once`) | its default session (a read, then a write it asks about) |
 //! | `http-401` | HTTP 401 | - | `session/prompt` answered with error 401 (the `error` fault) |
 
-use harness::dialects::acp::wire::methods;
+use harness::acp::wire::methods;
 use harness::run::Dialect;
 use serde_json::json;
 
@@ -170,7 +170,7 @@ impl Drift for GeminiAcpDrift {
             captures: &[("session", "/sessionId")],
             answers: ALLOW_ONCE,
             turn_end: None,
-            result: harness::dialects::acp::rpc::members::RESULT,
+            result: harness::acp::rpc::members::RESULT,
         };
         vec![Invocation::conversation(
             "acp",

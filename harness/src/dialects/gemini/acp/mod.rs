@@ -14,8 +14,8 @@ mod profile;
 
 pub use profile::PROFILE;
 
-use crate::dialects::acp::dialect::AcpDialect;
-use crate::dialects::acp::Conversation;
+use crate::acp::dialect::AcpDialect;
+use crate::acp::Conversation;
 use crate::error::CassetteError;
 use crate::source::Source;
 
@@ -23,9 +23,9 @@ use crate::source::Source;
 pub static DIALECT: AcpDialect = AcpDialect::new(&PROFILE);
 
 /// The conversation `gemini --acp` plays for a source (see
-/// [`crate::dialects::acp::conversation_of`]).
+/// [`crate::acp::conversation_of`]).
 pub fn conversation(source: &Source) -> Result<(Box<dyn Conversation + Send>, bool), CassetteError> {
-    crate::dialects::acp::conversation_of(source, &PROFILE)
+    crate::acp::conversation_of(source, &PROFILE)
 }
 
 /// Whether these arguments (after the program) run Gemini CLI as an ACP agent:

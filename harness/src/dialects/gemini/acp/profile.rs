@@ -5,14 +5,14 @@
 
 use serde_json::{json, Value};
 
+use crate::acp::profile::{Commands, Errors, LoadAnswer, Profile, ToolShape};
+use crate::acp::rpc::{self, codes};
+use crate::acp::wire::{self, content_types, option_kinds, updates};
 use crate::cassette::Invocation;
-use crate::dialects::acp::profile::{Commands, Errors, LoadAnswer, Profile, ToolShape};
-use crate::dialects::acp::rpc::{self, codes};
-use crate::dialects::acp::wire::{self, content_types, option_kinds, updates};
 
 /// `gemini --acp`'s modes (the ACP session modes it lists).
 pub mod modes {
-    use crate::dialects::acp::wire::modes::PLAN;
+    use crate::acp::wire::modes::PLAN;
 
     /// It asks before edits and commands.
     pub const DEFAULT: &str = "default";
