@@ -235,3 +235,32 @@ fn three_runs_of_the_acp_matrix_record_the_same() {
         }
     }
 }
+
+/// `ignores-unknown` blames an unknown update on a crash only where the crash is not
+/// the client's own: beside the clean case, which crashes the same way, the unknown
+/// update's case breaks `no-crash` alone; without the clean case to compare with, the
+/// verdict stands as before.
+#[test]
+fn a_crash_the_clean_case_shares_is_not_blamed_on_an_unknown_update() {
+    let consumer = format!(
+        "python3 {}",
+        root().join("tests/consumers/acp_crashes_at_exit.py").display()
+    );
+    let run = |filters: &[&str]| {
+        let mut args = vec!["test", "--acp", "--consumer", &consumer, "--timeout", "10"];
+        for filter in filters {
+            args.extend(["--filter", filter]);
+        }
+        crate::support::mock().args(&args).output().expect("runs")
+    };
+    let both = run(&["default/clean", "default/unknown-update"]);
+    let stdout = crate::support::assert_case_broke(&both, "default/clean", "no-crash");
+    crate::support::assert_case_broke(&both, "default/unknown-update", "no-crash");
+    let row = stdout
+        .lines()
+        .find(|l| l.starts_with("default/unknown-update "))
+        .unwrap_or_else(|| panic!("no row of the case: {stdout}"));
+    assert!(!row.contains("ignores-unknown"), "{stdout}");
+    let alone = run(&["default/unknown-update"]);
+    crate::support::assert_case_broke(&alone, "default/unknown-update", "ignores-unknown");
+}

@@ -688,8 +688,21 @@ impl<'a> Runner<'a> {
     }
 
     /// Runs every case, [`jobs`](Runner::jobs) at a time, checks the properties of
-    /// each, and calls `progress` with each result as it comes.
+    /// each, and calls `progress` with each result as it comes. Once all have run,
+    /// `ignores-unknown` is taken back where the source's clean case failed the same
+    /// way (see [`properties`]).
     pub fn run_all(
+        &self,
+        cases: &[Case],
+        progress: impl FnMut(&CaseResult) + Send,
+    ) -> Result<Vec<CaseResult>, RunError> {
+        let mut results = self.run_each(cases, progress)?;
+        properties::unknown_not_blamed(&mut results);
+        Ok(results)
+    }
+
+    /// [`run_all`](Runner::run_all), each case judged on its own.
+    fn run_each(
         &self,
         cases: &[Case],
         mut progress: impl FnMut(&CaseResult) + Send,

@@ -9,7 +9,7 @@
 //! | `no-leftover` | it leaves no process running (a mock it did not wait for) |
 //! | `reads-to-end` | print mode: when the agent succeeded, it read the agent's stdout to the end (the mock's writes never hit a closed pipe) |
 //! | `answers-requests` | server mode and Claude Code: every request of the agent's (ACP: permission, fs, terminal, `cursor/ask_question`; Claude: `can_use_tool`, hooks) gets a response |
-//! | `ignores-unknown` | server mode and Claude Code, with an unknown update kind, field or message type: the client copes as it does without |
+//! | `ignores-unknown` | server mode and Claude Code, with an unknown update kind, field or message type: the client copes as it does without (a crash or a hang the source's clean case shares, in the same run, is not blamed on it) |
 //! | `valid-arguments` | judged only where the agent's CLI refused the program's command line and never ran (the journal says so): it breaks there, with the CLI's words |
 //!
 //! Where the agent's CLI refused the program's command line (an unknown flag, a value
@@ -580,9 +580,50 @@ fn ignores_unknown(dialect: &dyn super::Dialect, outcome: &Outcome, verdicts: &[
         )));
     }
     if broken(Property::NoCrash) || broken(Property::Ends) {
-        return Some(held(format!("{} broke the client", dialect.unknown_told())));
+        return Some(held(broke_the_client(dialect)));
     }
     None
+}
+
+/// `ignores-unknown`'s detail when its evidence is a crash or a run that did not end.
+fn broke_the_client(dialect: &dyn super::Dialect) -> String {
+    format!("{} broke the client", dialect.unknown_told())
+}
+
+/// Takes back `ignores-unknown` where its only evidence was a crash or a run that did
+/// not end (not the unknown thing named in the output), and the clean case of the
+/// same source, in the same run, broke each of those properties too: the consumer
+/// fails that way without anything unknown, so the unknown line is not shown to be the
+/// cause. The broken property stays the other verdict's to tell. A run without the
+/// clean case (`--filter`) keeps the verdict: there is nothing to compare with.
+pub(crate) fn unknown_not_blamed(results: &mut [super::CaseResult]) {
+    let broke = |verdicts: &[Verdict], p: Property| verdicts.iter().any(|v| !v.held && v.name == p.name());
+    let clean: Vec<(super::CaseSource, crate::format::OutputFormat, Vec<Verdict>)> = results
+        .iter()
+        .filter(|r| r.case.faults.is_empty() && r.not_run.is_none())
+        .map(|r| (r.case.source.clone(), r.case.format, r.verdicts.clone()))
+        .collect();
+    for result in results.iter_mut() {
+        let blamed = result.verdicts.iter().position(|v| {
+            !v.held
+                && v.name == Property::IgnoresUnknown.name()
+                && v.detail == broke_the_client(result.case.dialect)
+        });
+        let Some(at) = blamed else { continue };
+        let Some((_, _, baseline)) = clean
+            .iter()
+            .find(|(source, format, _)| *source == result.case.source && *format == result.case.format)
+        else {
+            continue;
+        };
+        let as_without = [Property::NoCrash, Property::Ends]
+            .into_iter()
+            .filter(|p| broke(&result.verdicts, *p))
+            .all(|p| broke(baseline, p));
+        if as_without {
+            result.verdicts.remove(at);
+        }
+    }
 }
 
 /// `output` without the JSON objects in it that are events of the agent's.
