@@ -501,6 +501,24 @@ fn a_program_that_asks_for_text_is_judged_by_what_text_shows() {
     assert!(report.contains("reports-failure"), "{report}");
 }
 
+/// A program that passes its agent an allow-listed environment (the MCP SDK's stdio
+/// client does) still gets the case's faults through the settings file beside the
+/// link, in the relaunched child too: the child, run as the binary itself, gets what
+/// the parent read in its environment (it played the clean session, journaled
+/// nothing, and the case was "not run" before; found on PyPI `agent-dispatcher-mcp`).
+#[test]
+fn a_relaunched_child_gets_the_settings_its_parent_read_beside_the_link() {
+    let home = tempfile::tempdir().expect("temp dir");
+    let out = test_gemini(
+        "env -i PATH=\"$PATH\" HOME=\"$HOME\" gemini -p hi -o stream-json --skip-trust",
+        &["--filter", "child-killed@result"],
+        home.path(),
+    );
+    let report = crate::support::assert_said(&out, harness::exit_codes::CASES_FAILED);
+    assert!(report.contains("1 case breaks reports-failure"), "{report}");
+    assert!(!report.contains("not run"), "{report}");
+}
+
 #[test]
 fn the_careful_gemini_program_passes_every_matrix_case_in_both_formats() {
     assert_passes_generated_and_curated(test_with, "gemini_careful.py", "2", "cassettes/gemini");

@@ -41,12 +41,21 @@ pub fn as_parent(argv: &[String]) -> Option<Exit> {
             return Some(Exit::Code(harness::exit_codes::INTERNAL));
         }
     };
-    let mut child = match std::process::Command::new(me)
+    let mut command = std::process::Command::new(me);
+    command
         .arg(harness::dialects::GEMINI.name())
         .args(argv)
-        .env(NO_RELAUNCH, "true")
-        .spawn()
-    {
+        .env(NO_RELAUNCH, "true");
+    // The child runs as the binary itself, beside which no settings file lies: what
+    // the parent read from the file beside its link (a program that passes its agent
+    // an allow-listed environment) reaches the child in its environment.
+    let beside = crate::settings::invoked_path().and_then(|path| crate::settings::file_beside(&path));
+    for (name, value) in beside.map(|(_, settings)| settings).unwrap_or_default() {
+        if std::env::var_os(&name).is_none() {
+            command.env(name, value);
+        }
+    }
+    let mut child = match command.spawn() {
         Ok(child) => child,
         Err(e) => {
             eprintln!("mock-agent: cannot relaunch as Gemini CLI's child: {e}");
