@@ -37,7 +37,9 @@ use std::time::{Duration, Instant};
 #[path = "support.rs"]
 mod support;
 
-use support::{cpu_count, cpu_model, mb, median, percentile, DRAIN_BUFFER, MOCK};
+use support::{
+    bench_dir, env_count, mb, median, percentile, print_header, print_summary, quick, DRAIN_BUFFER, MOCK,
+};
 
 use harness::digest::{fnv1a_from, FNV1A_OFFSET};
 use nix::sys::resource::{getrusage, UsageWho};
@@ -70,25 +72,12 @@ fn main() {
         rss_helper();
         return;
     }
-    let quick = std::env::var("BENCH_QUICK").is_ok_and(|v| !v.is_empty() && v != "0");
-    let updates = std::env::var("BENCH_UPDATES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(UPDATES);
+    let quick = quick();
+    let updates = env_count("BENCH_UPDATES", UPDATES);
     let (round_trips, turn_runs, rss_runs) = if quick { (1_000, 3, 1) } else { (ROUND_TRIPS, 7, 3) };
     let started = Instant::now();
-    println!("mock-agent acp benchmark{}", if quick { " (quick)" } else { "" });
-    println!("  mock-agent: {MOCK}");
-    println!("  machine:    {} CPUs, {}", cpu_count(), cpu_model());
-    println!();
-
-    let kept_dir = std::env::var_os("BENCH_DIR").map(PathBuf::from);
-    let temp = match &kept_dir {
-        Some(_) => None,
-        None => Some(tempfile::tempdir().expect("a temporary directory")),
-    };
-    let dir = kept_dir.unwrap_or_else(|| temp.as_ref().expect("temp dir").path().to_owned());
-    std::fs::create_dir_all(&dir).expect("the bench directory");
+    print_header("mock-agent acp", quick);
+    let (dir, _temp) = bench_dir();
 
     let mut summaries = bench_latency(round_trips, &dir);
     let big = Turn::write(&dir, updates);
@@ -106,22 +95,7 @@ fn main() {
     summaries.push(bench_turn(&big, turn_runs));
     summaries.push(bench_memory(&big, &small, rss_runs));
 
-    println!();
-    println!("== summary ==");
-    let mut all_met = true;
-    for (name, met, detail) in &summaries {
-        all_met &= met;
-        println!("  [{}] {name}: {detail}", if *met { "ok" } else { "MISSED" });
-    }
-    println!(
-        "  total bench time {:.0}s; {}",
-        started.elapsed().as_secs_f64(),
-        if all_met {
-            "all targets met"
-        } else {
-            "some targets missed"
-        }
-    );
+    print_summary(started, summaries);
 }
 
 // ---------------------------------------------------------------------------------

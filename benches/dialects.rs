@@ -35,7 +35,7 @@ use std::time::{Duration, Instant};
 #[path = "support.rs"]
 mod support;
 
-use support::{cpu_count, cpu_model, mb, median, DRAIN_BUFFER, MOCK};
+use support::{cpu_count, cpu_model, env_count, mb, median, quick, DRAIN_BUFFER, MOCK};
 
 use harness::cassette::{Header, Writer};
 use harness::dialects::Dialect;
@@ -53,12 +53,8 @@ const RSS_GROWTH_KIB: i64 = 1 << 10;
 const PATIENCE: Duration = Duration::from_secs(120);
 
 fn main() {
-    let quick = std::env::var("BENCH_QUICK").is_ok_and(|v| !v.is_empty() && v != "0");
-    let size: u64 = std::env::var("BENCH_MB")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(MB);
-    let rounds = if quick { 3 } else { 7 };
+    let size = env_count("BENCH_MB", MB);
+    let rounds = if quick() { 3 } else { 7 };
     println!(
         "replay of every dialect against `cat`: {} ({} cores), {} MB a session, {rounds} interleaved rounds",
         cpu_model(),

@@ -36,7 +36,7 @@ use std::time::{Duration, Instant};
 #[path = "support.rs"]
 mod support;
 
-use support::{cpu_count, cpu_model, mb, median, DRAIN_BUFFER, MOCK};
+use support::{bench_dir, env_count, mb, median, print_header, print_summary, quick, DRAIN_BUFFER, MOCK};
 
 use harness::cassette::{Header, Invocation, Writer};
 use harness::digest::{fnv1a_from, FNV1A_OFFSET};
@@ -70,31 +70,15 @@ fn main() {
         rss_helper();
         return;
     }
-    let quick = std::env::var("BENCH_QUICK").is_ok_and(|v| !v.is_empty() && v != "0");
-    let events = std::env::var("BENCH_EVENTS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(EVENTS);
+    let quick = quick();
+    let events = env_count("BENCH_EVENTS", EVENTS);
     let (startup_runs, throughput_runs, rss_runs) = if quick { (60, 2, 1) } else { (500, 5, 3) };
     let started = Instant::now();
-
-    println!(
-        "mock-agent replay benchmark{}",
-        if quick { " (quick)" } else { "" }
-    );
-    println!("  mock-agent: {MOCK}");
-    println!("  machine:    {} CPUs, {}", cpu_count(), cpu_model());
-    println!();
+    print_header("mock-agent replay", quick);
 
     let startup = bench_startup(startup_runs);
 
-    let kept_dir = std::env::var_os("BENCH_DIR").map(PathBuf::from);
-    let temp = match &kept_dir {
-        Some(_) => None,
-        None => Some(tempfile::tempdir().expect("a temporary directory")),
-    };
-    let dir = kept_dir.unwrap_or_else(|| temp.as_ref().expect("temp dir").path().to_owned());
-    std::fs::create_dir_all(&dir).expect("the bench directory");
+    let (dir, _temp) = bench_dir();
     let generating = Instant::now();
     let big = Generated::write(&dir, "big", events);
     let small = Generated::write(&dir, "small", SMALL_EVENTS);
@@ -113,22 +97,7 @@ fn main() {
     let throughput = bench_throughput(&big, throughput_runs);
     let memory = bench_memory(&big, &small, &run, rss_runs);
 
-    println!();
-    println!("== summary ==");
-    let mut all_met = true;
-    for (name, met, detail) in [startup, throughput.0, throughput.1, memory] {
-        all_met &= met;
-        println!("  [{}] {name}: {detail}", if met { "ok" } else { "MISSED" });
-    }
-    println!(
-        "  total bench time {:.0}s; {}",
-        started.elapsed().as_secs_f64(),
-        if all_met {
-            "all targets met"
-        } else {
-            "some targets missed"
-        }
-    );
+    print_summary(started, [startup, throughput.0, throughput.1, memory]);
 }
 
 // ---------------------------------------------------------------------------------

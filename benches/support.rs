@@ -55,3 +55,63 @@ pub fn cpu_model() -> String {
         })
         .unwrap_or_else(|| "unknown CPU".to_owned())
 }
+
+/// Whether `BENCH_QUICK` asks for fewer rounds (set, not empty, not `0`).
+pub fn quick() -> bool {
+    std::env::var("BENCH_QUICK").is_ok_and(|v| !v.is_empty() && v != "0")
+}
+
+/// The number in the variable `name`, else `default`.
+pub fn env_count<T: std::str::FromStr>(name: &str, default: T) -> T {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// Prints the benchmark's title line (`TITLE benchmark`, `(quick)` with `quick`), the
+/// binary under test and the machine.
+pub fn print_header(title: &str, quick: bool) {
+    println!("{title} benchmark{}", if quick { " (quick)" } else { "" });
+    println!("  mock-agent: {MOCK}");
+    println!("  machine:    {} CPUs, {}", cpu_count(), cpu_model());
+    println!();
+}
+
+/// Where a benchmark writes what it generates: `BENCH_DIR` (made, and kept), else a
+/// temporary directory, removed when the returned guard is dropped.
+pub fn bench_dir() -> (std::path::PathBuf, Option<tempfile::TempDir>) {
+    let (dir, temp) = match std::env::var_os("BENCH_DIR") {
+        Some(kept) => (std::path::PathBuf::from(kept), None),
+        None => {
+            let temp = tempfile::tempdir().expect("a temporary directory");
+            (temp.path().to_owned(), Some(temp))
+        }
+    };
+    std::fs::create_dir_all(&dir).expect("the bench directory");
+    (dir, temp)
+}
+
+/// Prints the summary: each target (`(name, met, detail)`) `ok` or `MISSED`, then the
+/// bench's time since `started` and whether every target was met.
+pub fn print_summary<'a>(
+    started: std::time::Instant,
+    targets: impl IntoIterator<Item = (&'a str, bool, String)>,
+) {
+    println!();
+    println!("== summary ==");
+    let mut all_met = true;
+    for (name, met, detail) in targets {
+        all_met &= met;
+        println!("  [{}] {name}: {detail}", if met { "ok" } else { "MISSED" });
+    }
+    let all = if all_met {
+        "all targets met"
+    } else {
+        "some targets missed"
+    };
+    println!(
+        "  total bench time {:.0}s; {all}",
+        started.elapsed().as_secs_f64()
+    );
+}

@@ -386,7 +386,7 @@ fn mock_agent_generate_serves_the_generated_conversation_in_acp_mode() {
 fn client(script: &str) -> String {
     format!(
         "CONSUMER_IDLE_TIMEOUT=2 python3 {}",
-        root().join("tests/consumers").join(script).display()
+        crate::support::consumer_path(script)
     )
 }
 

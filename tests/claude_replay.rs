@@ -10,20 +10,8 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
+use crate::claude::{with_prompt_tool, PYTHON};
 use crate::support::{bin, root};
-
-/// The argv the Python Agent SDK gives the CLI (with a permission callback).
-const SDK_ARGV: &[&str] = &[
-    "--output-format",
-    "stream-json",
-    "--verbose",
-    "--system-prompt",
-    "",
-    "--permission-prompt-tool",
-    "stdio",
-    "--input-format",
-    "stream-json",
-];
 
 /// What a client saw: the CLI's lines, its exit code.
 struct Seen {
@@ -100,11 +88,12 @@ fn installed() -> (tempfile::TempDir, PathBuf) {
     (dir, claude)
 }
 
-/// `claude SDK_ARGV` (the link) with no `MOCK_AGENT_*` but `env`, and the state
+/// `claude ARGV` (the link; the argv the Python Agent SDK gives the CLI with a
+/// permission callback) with no `MOCK_AGENT_*` but `env`, and the state
 /// variable the SDKs set.
 fn claude(link: &Path, env: &[(&str, &Path)]) -> Command {
     let mut cmd = Command::new(link);
-    cmd.args(SDK_ARGV)
+    cmd.args(with_prompt_tool())
         .current_dir(root())
         .env("CLAUDE_CODE_SDK_READS_SESSION_STATE", "1");
     harness::run::child::without_mock_env(&mut cmd);
@@ -148,7 +137,7 @@ fn recording_the_mock_as_claude_then_replaying_gives_the_same_bytes_but_the_ids(
         .arg(&cassette)
         .arg("--")
         .arg(&link)
-        .args(SDK_ARGV)
+        .args(with_prompt_tool())
         .current_dir(root())
         .env("ANTHROPIC_API_KEY", secret)
         .env("CLAUDE_CODE_SDK_READS_SESSION_STATE", "1");
@@ -237,13 +226,9 @@ fn a_recording_asks_and_tells_states_only_to_a_client_that_asked() {
     let (dir, link) = installed();
     let journal = dir.path().join("journal.jsonl");
     let mut cmd = Command::new(&link);
-    cmd.args(
-        SDK_ARGV
-            .iter()
-            .filter(|a| !["--permission-prompt-tool", "stdio"].contains(a)),
-    )
-    .current_dir(root())
-    .env_remove("CLAUDE_CODE_SDK_READS_SESSION_STATE");
+    cmd.args(PYTHON)
+        .current_dir(root())
+        .env_remove("CLAUDE_CODE_SDK_READS_SESSION_STATE");
     harness::run::child::without_mock_env(&mut cmd);
     cmd.env("MOCK_AGENT_CASSETTE", &cassette)
         .env("MOCK_AGENT_JOURNAL", &journal);

@@ -17,8 +17,8 @@ use harness::dialects::codex::recording::{is_codex, Recording};
 use harness::frames::Exit;
 
 use crate::support::{
-    assert_passes_generated_and_curated, bin, ended, json_lines, last_journal_entry, mock_std,
-    record_keys_out, root, run_with_stdin, test_dialect, text,
+    assert_passes_generated_and_curated, assert_ran_as_expected, bin, ended, json_lines, mock_std,
+    newline_ended, record_keys_out, root, run_with_stdin, test_dialect, text,
 };
 
 /// The curated cassette, recorded from the real CLI (`mock-agent drift --dialect codex --update`).
@@ -184,12 +184,7 @@ fn every_matrix_case_writes_what_its_case_expects() {
                 ("MOCK_AGENT_JOURNAL", journal.to_str().expect("utf-8")),
             ],
         );
-        assert_eq!(text(&out.stdout), text(&stdout), "{label}");
-        assert_eq!(ended(&out), exit, "{label}");
-        let entry = last_journal_entry(&journal);
-        if !spec.is_empty() {
-            assert_eq!(entry["faults"][0]["fired"], true, "{label}: {entry}");
-        }
+        let entry = assert_ran_as_expected((&label, &spec), &out, (stdout, exit), &journal);
         assert_eq!(entry["stdout_closed"], false);
         assert_eq!(entry["source"], "default");
     }
@@ -386,8 +381,7 @@ fn a_program_that_gives_a_schema_is_expected_to_report_the_schema_s_answer() {
         &["--filter", "default/clean", "--filter", "default/turn-failed"],
         home.path(),
     );
-    let report = crate::support::assert_said(&out, 0);
-    assert!(report.contains("2 cases: 2 passed, 0 failed"), "{report}");
+    crate::support::assert_passed(&out, "2 cases: 2 passed, 0 failed");
     // A program that prints something else than the schema's answer still fails.
     let wrong = format!(
         "codex exec --output-schema {} 'Say hi' > /dev/null; echo 'Created made.txt and notes.md.'",
@@ -460,11 +454,7 @@ fn without_json_the_faults_that_write_json_lines_do_not_act() {
         extra.extend(["--filter", filter.as_str()]);
     }
     let out = test_codex("codex exec 'Say hi'", &extra, home.path());
-    let report = crate::support::assert_said(&out, 0);
-    assert!(
-        report.contains("4 cases: 0 passed, 0 failed, 4 not applicable"),
-        "{report}"
-    );
+    crate::support::assert_passed(&out, "4 cases: 0 passed, 0 failed, 4 not applicable");
 }
 
 #[test]
@@ -479,12 +469,7 @@ fn a_codex_cassette_replays_as_recorded_and_with_a_preset() {
         home.path(),
         &[("MOCK_AGENT_CASSETTE", cassette)],
     );
-    let mut recorded = Vec::new();
-    for line in &recording.stdout {
-        recorded.extend_from_slice(line);
-        recorded.push(b'\n');
-    }
-    assert_eq!(text(&out.stdout), text(&recorded));
+    assert_eq!(text(&out.stdout), text(&newline_ended(&recording.stdout)));
     assert_eq!(ended(&out), recording.exit);
     let faults = parse("turn-failed", FROM_ENV).expect("a preset");
     let (stdout, exit) = expected(&recording.written(&faults));
@@ -541,19 +526,19 @@ fn test_codex(consumer: &str, extra: &[&str], home: &std::path::Path) -> Output 
 /// cases' threads go to a `CODEX_HOME` of the test's own.
 fn test_with(script: &str, extra: &[&str]) -> Output {
     let home = tempfile::tempdir().expect("temp dir");
-    let consumer = format!(
-        "CONSUMER_IDLE_TIMEOUT=4 python3 {}",
-        root().join("tests/consumers").join(script).display()
-    );
-    test_codex(&consumer, extra, home.path())
+    let script = crate::support::consumer_path(script);
+    test_codex(
+        &format!("CONSUMER_IDLE_TIMEOUT=4 python3 {script}"),
+        extra,
+        home.path(),
+    )
 }
 
 #[test]
 fn the_careful_codex_program_passes_every_matrix_case() {
     assert_passes_generated_and_curated(test_with, "codex_careful.py", "1", "cassettes/codex");
     let out = test_with("codex_careful.py", &[]);
-    let report = crate::support::assert_said(&out, 0);
-    assert!(report.contains("21 cases: 21 passed, 0 failed"), "{report}");
+    crate::support::assert_passed(&out, "21 cases: 21 passed, 0 failed");
 }
 
 #[test]

@@ -246,7 +246,7 @@ fn test_ts(script: &str, extra: &[&str]) -> Output {
     let consumer = format!(
         "CODEX_SDK_NODE_MODULES={} CONSUMER_TOTAL_TIMEOUT=5 node {}",
         sdks().node_modules.display(),
-        root().join("tests/consumers").join(script).display()
+        crate::support::consumer_path(script)
     );
     crate::support::test_dialect("codex", &consumer, extra, &[])
 }

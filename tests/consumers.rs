@@ -422,7 +422,7 @@ fn mock_fuzz_passes(script: &str) {
     let dir = tempfile::tempdir().expect("temp dir");
     let consumer = format!(
         "CONSUMER_IDLE_TIMEOUT=3 python3 {}",
-        root().join("tests/consumers").join(script).display()
+        crate::support::consumer_path(script)
     );
     let output = crate::support::mock()
         .args(["fuzz", "--consumer", &consumer, "--cases", "20", "--seed", "1"])

@@ -20,8 +20,8 @@ use harness::format::OutputFormat;
 use harness::frames::Exit;
 
 use crate::support::{
-    assert_caught, assert_clean_passes, assert_passes_generated_and_curated, bin, ended, json_lines,
-    last_journal_entry, mock_std, record_keys_out, root, run_with_stdin, test_dialect, text,
+    assert_caught, assert_clean_passes, assert_passes_generated_and_curated, assert_ran_as_expected, bin,
+    ended, json_lines, mock_std, newline_ended, record_keys_out, root, run_with_stdin, test_dialect, text,
 };
 
 /// `mock-agent gemini ARGS` with `stdin`, `HOME` at `home`, and `env`.
@@ -209,12 +209,7 @@ fn every_matrix_case_writes_what_its_case_expects() {
                 ("MOCK_AGENT_JOURNAL", journal.to_str().expect("utf-8")),
             ],
         );
-        assert_eq!(text(&out.stdout), text(&stdout), "{label}");
-        assert_eq!(ended(&out), exit, "{label}");
-        let entry = last_journal_entry(&journal);
-        if !spec.is_empty() {
-            assert_eq!(entry["faults"][0]["fired"], true, "{label}: {entry}");
-        }
+        let entry = assert_ran_as_expected((&label, &spec), &out, (stdout, exit), &journal);
         assert_eq!(
             entry["source"],
             if spec.contains("no-auth") || spec.contains("untrusted") {
@@ -383,12 +378,7 @@ fn a_real_cassette_replays_as_recorded_and_with_a_preset() {
     let cassette = path.to_str().expect("utf-8");
     let recording = Recording::open(&path).expect("the curated cassette");
     let out = gemini(RUN, None, home.path(), &[("MOCK_AGENT_CASSETTE", cassette)]);
-    let mut recorded = Vec::new();
-    for line in &recording.stdout {
-        recorded.extend_from_slice(line);
-        recorded.push(b'\n');
-    }
-    assert_eq!(text(&out.stdout), text(&recorded));
+    assert_eq!(text(&out.stdout), text(&newline_ended(&recording.stdout)));
     assert_eq!(ended(&out), recording.exit);
     assert!(text(&out.stderr).starts_with("Warning: 256-color support not detected."));
     // With a preset, the session it tells played again, on its session and model (the
@@ -465,15 +455,14 @@ fn test_gemini(consumer: &str, extra: &[&str], home: &std::path::Path) -> Output
 /// `mock-agent test --dialect gemini` on a program of tests/consumers: its report.
 fn test_with(script: &str, extra: &[&str]) -> Output {
     let home = tempfile::tempdir().expect("temp dir");
-    let consumer = format!(
-        "CONSUMER_IDLE_TIMEOUT=3 CONSUMER_TOTAL_TIMEOUT=7 python3 {} {}",
-        root().join("tests/consumers").join(script).display(),
-        if script == "gemini_careful.py" {
-            "{format}"
-        } else {
-            ""
-        }
-    );
+    // Only the careful program is told the case's format (`{format}`).
+    let format = if script == "gemini_careful.py" {
+        "{format}"
+    } else {
+        ""
+    };
+    let script = crate::support::consumer_path(script);
+    let consumer = format!("CONSUMER_IDLE_TIMEOUT=3 CONSUMER_TOTAL_TIMEOUT=7 python3 {script} {format}");
     test_gemini(&consumer, extra, home.path())
 }
 
@@ -489,8 +478,7 @@ fn a_program_that_asks_for_text_is_judged_by_what_text_shows() {
         &["--filter", "child-killed", "--filter", "default/clean"],
         home.path(),
     );
-    let report = crate::support::assert_said(&out, 0);
-    assert!(report.contains("3 cases: 3 passed, 0 failed"), "{report}");
+    crate::support::assert_passed(&out, "3 cases: 3 passed, 0 failed");
     // In stream-json the same program can tell (no `result` line): the verdict stands.
     let out = test_gemini(
         "gemini -p hi -o stream-json --skip-trust",
@@ -526,11 +514,7 @@ fn the_careful_gemini_program_passes_every_matrix_case_in_both_formats() {
         "gemini_careful.py",
         &["--format", "stream-json", "--format", "json"],
     );
-    let report = crate::support::assert_said(&out, 0);
-    assert!(
-        report.contains("44 cases: 41 passed, 0 failed, 3 not applicable"),
-        "{report}"
-    );
+    crate::support::assert_passed(&out, "44 cases: 41 passed, 0 failed, 3 not applicable");
 }
 
 #[test]

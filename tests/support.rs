@@ -218,6 +218,15 @@ pub fn assert_said(out: &Output, code: i32) -> String {
     report
 }
 
+/// Asserts that a run of `mock-agent test` passed (exit 0) and that its summary says
+/// `summary` (e.g. `21 cases: 21 passed, 0 failed`); what it said.
+#[track_caller]
+pub fn assert_passed(out: &Output, summary: &str) -> String {
+    let report = assert_said(out, 0);
+    assert!(report.contains(summary), "{report}");
+    report
+}
+
 /// Asserts that `output`, of `mock-agent test`, says its cases failed, naming `case`
 /// and `property` (the case's broken property); its stdout.
 #[track_caller]
@@ -595,6 +604,40 @@ pub fn ended(output: &Output) -> harness::frames::Exit {
         }
         _ => panic!("neither a code nor a signal"),
     }
+}
+
+/// The path of the consumer program `script` of tests/consumers, as a shell command
+/// says it.
+pub fn consumer_path(script: &str) -> String {
+    root().join("tests/consumers").join(script).display().to_string()
+}
+
+/// `lines`, each ended by a newline: what a CLI that writes them puts on stdout.
+pub fn newline_ended(lines: &[Vec<u8>]) -> Vec<u8> {
+    lines
+        .iter()
+        .flat_map(|line| line.iter().chain(b"\n"))
+        .copied()
+        .collect()
+}
+
+/// Asserts that the run `out` of the matrix case `label` (faults `spec`) wrote
+/// `stdout` and ended with `exit`, as the case expects, and that its first fault
+/// fired; returns the run's entry of the journal at `journal`.
+#[track_caller]
+pub fn assert_ran_as_expected(
+    (label, spec): (&str, &str),
+    out: &Output,
+    (stdout, exit): (Vec<u8>, harness::frames::Exit),
+    journal: &Path,
+) -> serde_json::Value {
+    assert_eq!(text(&out.stdout), text(&stdout), "{label}");
+    assert_eq!(ended(out), exit, "{label}");
+    let entry = last_journal_entry(journal);
+    if !spec.is_empty() {
+        assert_eq!(entry["faults"][0]["fired"], true, "{label}: {entry}");
+    }
+    entry
 }
 
 /// The last entry of the journal at `path` (`MOCK_AGENT_JOURNAL`), as JSON.

@@ -319,9 +319,16 @@ fn a_signal_ends_server_mode_blocked_writing_to_a_client_that_does_not_read() {
     drop((stdin, stdout));
 }
 
-/// Closes `stdin` of a server that waits (its timing, a fault, a step byte): it ends
-/// promptly, exit 0, having written what it still had to write; its stdout.
-fn ends_promptly_at_eof(mut child: std::process::Child, stdin: std::process::ChildStdin) -> String {
+/// The first line an ACP client sends, and the start of the answer to it.
+const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}"#;
+const INITIALIZED: &str = r#"{"jsonrpc":"2.0","id":0,"result""#;
+
+/// Writes `input` to a server that then waits (its timing, a fault, a step byte) and
+/// closes its stdin: it ends promptly, exit 0, having written what it still had to
+/// write; its stdout.
+fn ends_promptly_at_eof(mut child: std::process::Child, input: &[u8]) -> String {
+    let mut stdin = child.stdin.take().expect("stdin");
+    stdin.write_all(input).expect("writes");
     let stdout = child.stdout.take().expect("stdout");
     let reader = std::thread::spawn(move || std::io::read_to_string(stdout).expect("reads"));
     std::thread::sleep(Duration::from_millis(200));
@@ -336,32 +343,19 @@ fn ends_promptly_at_eof(mut child: std::process::Child, stdin: std::process::Chi
 
 #[test]
 fn the_end_of_stdin_ends_a_timed_wait_in_server_mode() {
-    let mut child = at_a_huge_scale("cassettes/acp/edit.cassette", &["acp"]);
-    let mut stdin = child.stdin.take().expect("stdin");
-    writeln!(
-        stdin,
-        r#"{{"jsonrpc":"2.0","id":0,"method":"initialize","params":{{"protocolVersion":1}}}}"#
-    )
-    .expect("writes");
+    let child = at_a_huge_scale("cassettes/acp/edit.cassette", &["acp"]);
     // Due 38 ms x 1e300 later; at the end of stdin, at once.
-    let written = ends_promptly_at_eof(child, stdin);
-    assert!(
-        written.starts_with(r#"{"jsonrpc":"2.0","id":0,"result""#),
-        "{written}"
-    );
+    let written = ends_promptly_at_eof(child, format!("{INITIALIZE}\n").as_bytes());
+    assert!(written.starts_with(INITIALIZED), "{written}");
 }
 
 #[test]
 fn the_end_of_stdin_ends_a_late_answer_in_server_mode() {
-    let mut child = crate::support::acp_server(&[(
+    let child = crate::support::acp_server(&[(
         "MOCK_AGENT_FAULTS",
         std::ffi::OsStr::new("late:method=session/new,ms=600000"),
     )]);
-    let mut stdin = child.stdin.take().expect("stdin");
-    stdin
-        .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{}}\n{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"session/new\",\"params\":{\"cwd\":\"/\",\"mcpServers\":[]}}\n")
-        .expect("writes");
-    let written = ends_promptly_at_eof(child, stdin);
+    let written = ends_promptly_at_eof(child, b"{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{}}\n{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"session/new\",\"params\":{\"cwd\":\"/\",\"mcpServers\":[]}}\n");
     assert!(
         written.contains(r#"{"jsonrpc":"2.0","id":1,"result""#),
         "session/new answered at once: {written}"
@@ -370,14 +364,9 @@ fn the_end_of_stdin_ends_a_late_answer_in_server_mode() {
 
 #[test]
 fn the_end_of_stdin_ends_a_step_wait_in_server_mode() {
-    let initialize = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}"#;
-    let (mut child, step, _dir) = stepping(&["acp"], &format!("{initialize}\n"));
-    let stdin = child.stdin.take().expect("stdin");
+    let (child, step, _dir) = stepping(&["acp"], &format!("{INITIALIZE}\n"));
     // No byte comes: the end of stdin lets the rest go, as the end of the step file.
-    let written = ends_promptly_at_eof(child, stdin);
-    assert!(
-        written.starts_with(r#"{"jsonrpc":"2.0","id":0,"result""#),
-        "{written}"
-    );
+    let written = ends_promptly_at_eof(child, b"");
+    assert!(written.starts_with(INITIALIZED), "{written}");
     drop(step);
 }

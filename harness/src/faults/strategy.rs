@@ -35,6 +35,38 @@ pub fn seeded<S: Strategy>(
     draw(strategy, seed, salt).unwrap_or_else(otherwise)
 }
 
+/// A piece of text, as the dialects' generated sessions say it: `words` words (a range
+/// of counts), each `[a-z]{1,8}` or, one time in `6 + odd.len()` for each, one of
+/// `odd` (words not ASCII, a line break, quotes), joined by spaces.
+pub fn text(odd: &'static [&'static str], words: std::ops::Range<usize>) -> impl Strategy<Value = String> {
+    let plain = std::iter::once((6, "[a-z]{1,8}".boxed()));
+    let odd = odd.iter().map(|word| (1, Just((*word).to_owned()).boxed()));
+    let word = prop::strategy::Union::new_weighted(plain.chain(odd).collect());
+    prop::collection::vec(word, words).prop_map(|words| words.join(" "))
+}
+
+/// Asserts what every dialect's generator promises: `from_seed` gives one session a
+/// seed and another for another seed ([`assert_seeded`]), and each fault `faults`
+/// draws stands for some faults that `parse` reads its text as ([`drawn_parses`]),
+/// over proptest's default number of cases.
+#[cfg(test)]
+#[track_caller]
+pub(crate) fn assert_generates<T, F, E>(
+    from_seed: impl Fn(u64) -> T,
+    faults: impl Strategy<Value = Drawn<F>>,
+    parse: impl Fn(&str) -> Result<Vec<F>, E>,
+) where
+    T: PartialEq + std::fmt::Debug,
+    F: std::fmt::Debug,
+    E: std::fmt::Debug,
+{
+    assert_seeded(from_seed);
+    let mut runner = proptest::test_runner::TestRunner::default();
+    if let Err(e) = runner.run(&faults, |drawn| drawn_parses(&drawn, &parse)) {
+        panic!("a drawn fault does not parse as drawn: {e}");
+    }
+}
+
 /// Asserts that `from_seed` gives one value a seed, and another for another seed.
 #[cfg(test)]
 #[track_caller]

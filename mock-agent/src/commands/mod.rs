@@ -246,11 +246,8 @@ struct TestArgs {
     /// case with its properties, output, repro line, snapshot diff and a picture).
     #[arg(long, value_name = "FILE")]
     report: Option<PathBuf>,
-    /// A variable to set to the mock's path, for consumers that take it so.
-    #[arg(long, value_name = "NAME")]
-    mock_env: Option<String>,
     #[command(flatten)]
-    judge: Judge,
+    run: ConsumerRun,
 }
 
 /// The consumer's shell command: `--consumer CMD` as it is, or the command after `--`
@@ -277,8 +274,29 @@ fn shell_quoted(arg: &str) -> String {
     }
 }
 
-/// What is checked of the consumer, for `test` and `fuzz`: the properties, and how
-/// it says that the agent failed.
+/// How the consumer is run and judged, for `test` and `fuzz`: the variable it finds
+/// the mock by, and what is checked of it.
+#[derive(Args)]
+struct ConsumerRun {
+    /// A variable to set to the mock's path, for consumers that take it so.
+    #[arg(long, value_name = "NAME")]
+    mock_env: Option<String>,
+    #[command(flatten)]
+    judge: Judge,
+}
+
+impl ConsumerRun {
+    /// `consumer`, told the mock's path in `--mock-env`'s variable when it is given.
+    fn consumer(&self, consumer: harness::run::Consumer) -> harness::run::Consumer {
+        match &self.mock_env {
+            Some(name) => consumer.mock_env(name.clone()),
+            None => consumer,
+        }
+    }
+}
+
+/// What is checked of the consumer, for `test`, `fuzz` and `judge`: the properties,
+/// and how it says that the agent failed.
 #[derive(Args)]
 struct Judge {
     /// Switch a property off (repeatable): ends, no-crash, reports-failure, reports-success, no-leftover, reads-to-end, answers-requests, ignores-unknown.
@@ -300,6 +318,9 @@ struct Judge {
 
 /// `mock-agent fuzz`.
 #[derive(Args)]
+#[command(mut_arg("mock_env", |arg| arg.help(
+    "A variable to set to the mock's path, for consumers that take it so (as `test --mock-env`)"
+)))]
 struct FuzzArgs {
     /// The consumer: a shell command; `{mock}` is the mock's path.
     #[arg(long, value_name = "CMD", required_unless_present = "command")]
@@ -342,12 +363,8 @@ struct FuzzArgs {
     /// failing case, run again (see `test --report`).
     #[arg(long, value_name = "FILE")]
     report: Option<PathBuf>,
-    /// A variable to set to the mock's path, for consumers that take it so (as `test
-    /// --mock-env`).
-    #[arg(long, value_name = "NAME")]
-    mock_env: Option<String>,
     #[command(flatten)]
-    judge: Judge,
+    run: ConsumerRun,
 }
 
 fn parse_profile(text: &str) -> Result<Profile, String> {

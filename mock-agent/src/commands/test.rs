@@ -270,11 +270,8 @@ pub(super) fn test(args: TestArgs) -> Result<Exit, Error> {
     }
     formats_taken(&args.matrix.formats, &command, matrix.dialect)?;
     let cases = matrix.cases(command.contains("{format}"))?;
-    let mut consumer = Consumer::new(command.clone()).timeout(timeout);
-    if let Some(name) = &args.mock_env {
-        consumer = consumer.mock_env(name.clone());
-    }
-    let properties = args.judge.properties()?;
+    let consumer = args.run.consumer(Consumer::new(command.clone()).timeout(timeout));
+    let properties = args.run.judge.properties()?;
     if cases.is_empty() {
         return Err(Error::Usage(format!(
             "no case to run{}\nhelp: `--filter` keeps the cases whose name contains it, e.g. `default/eof`",
@@ -375,10 +372,9 @@ pub(super) fn fuzz(args: &FuzzArgs) -> Result<Exit, Error> {
     let command = super::consumer_command(&args.consumer, &args.command);
     let command = command.as_str();
     let dialect = crate::dialects::chosen(args.acp, args.dialect);
-    let mut consumer = Consumer::new(command).timeout(timeout(args.timeout)?);
-    if let Some(name) = &args.mock_env {
-        consumer = consumer.mock_env(name.clone());
-    }
+    let consumer = args
+        .run
+        .consumer(Consumer::new(command).timeout(timeout(args.timeout)?));
     let shrink_time = timeout(args.shrink_time).map_err(|_| {
         Error::Usage(format!(
             "--shrink-time {}: give seconds, more than 0",
@@ -414,7 +410,7 @@ pub(super) fn fuzz(args: &FuzzArgs) -> Result<Exit, Error> {
         args.jobs.max(1)
     );
     let runner = Runner::new(&consumer, &mock)
-        .properties(args.judge.properties()?)
+        .properties(args.run.judge.properties()?)
         .jobs(args.jobs)
         .cancel(&interrupt.cancel);
     let found = fuzz.run(dialect, &runner);

@@ -9,6 +9,7 @@ use serde_json::json;
 use std::time::Duration;
 
 use super::cassette::header;
+use super::dialect::Claude;
 use super::play::{self, Next, Options, Player};
 use super::session::{End, Session, Step, ToolCall, Turn};
 use super::wire::{behaviors, control, results, system, types};
@@ -17,22 +18,14 @@ use crate::dialects::claude::faults::{parse, ClaudeFault, FROM_ENV};
 use crate::error::WriteError;
 use crate::faults::strategy::{self, Drawn};
 use crate::frames::{Ending, Exit, Frame, Line, Stream};
-use crate::run::fuzz::LiveCase;
+use crate::run::fuzz::Plays;
 
 /// A piece of text: words, some of them not ASCII, sometimes a line break.
 fn text() -> impl Strategy<Value = String> {
-    prop::collection::vec(
-        prop_oneof![
-            6 => "[a-z]{1,8}",
-            1 => Just("naïve".to_owned()),
-            1 => Just("日本語".to_owned()),
-            1 => Just("emoji 🎉".to_owned()),
-            1 => Just("line\nbreak".to_owned()),
-            1 => Just("\"quoted\" \\ back".to_owned()),
-        ],
+    strategy::text(
+        &["naïve", "日本語", "emoji 🎉", "line\nbreak", "\"quoted\" \\ back"],
         1..12,
     )
-    .prop_map(|words| words.join(" "))
 }
 
 fn tool() -> impl Strategy<Value = ToolCall> {
@@ -133,14 +126,14 @@ pub fn fault() -> impl Strategy<Value = Drawn<ClaudeFault>> {
 
 /// A generated session with up to `most` faults: what `mock-agent fuzz --dialect
 /// claude` plays, and shrinks.
-pub type Faulted = strategy::Faulted<Session, ClaudeFault>;
+pub type Faulted = strategy::Faulted<Session, ClaudeFault, Claude>;
 
-impl LiveCase for Faulted {
+impl Plays<Session> for Claude {
     /// Writes the session as a Claude Code cassette at `path`: the conversation a
     /// client that allows every permission request has with it, one prompt a turn, as
     /// the mock plays it with no fault (the faults are given apart, in
     /// `MOCK_AGENT_FAULTS`). Replayed, it follows the live client.
-    fn write_cassette(&self, path: &std::path::Path) -> Result<std::path::PathBuf, WriteError> {
+    fn write_cassette(session: &Session, path: &std::path::Path) -> Result<std::path::PathBuf, WriteError> {
         // As the SDKs run the CLI: `conversation` has a prompt tool and states.
         let invocation = Invocation {
             argv: super::wire::argv::SDK.iter().map(|a| (*a).to_owned()).collect(),
@@ -150,19 +143,15 @@ impl LiveCase for Faulted {
             ..Invocation::default()
         };
         let mut writer = Writer::create(path, &header(invocation))?;
-        for frame in conversation(&self.session) {
+        for frame in conversation(session) {
             writer.write(&frame)?;
         }
         writer.finish()
     }
 
-    fn spec(&self) -> String {
-        Faulted::spec(self)
-    }
-
     /// How many lines the session's conversation has, both ways.
-    fn lines(&self) -> usize {
-        conversation(&self.session).len()
+    fn lines(session: &Session) -> usize {
+        conversation(session).len()
     }
 }
 
@@ -170,7 +159,7 @@ impl LiveCase for Faulted {
 /// prompt a turn, and allows every permission request: the frames of its cassette,
 /// all at time zero.
 /// The conversation of `session` as `(direction, line)` pairs (`in`: the client's,
-/// `out`: the CLI's), as [`LiveCase::write_cassette`] writes it.
+/// `out`: the CLI's), as [`Plays::write_cassette`] writes it.
 pub fn conversation_lines(session: &Session) -> Vec<(String, String)> {
     conversation(session)
         .into_iter()
@@ -249,10 +238,11 @@ pub fn from_seed(seed: u64) -> Session {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::run::fuzz::LiveCase;
 
     #[test]
-    fn a_seed_is_one_session() {
-        strategy::assert_seeded(from_seed);
+    fn a_seed_is_one_session_and_every_drawn_fault_parses() {
+        strategy::assert_generates(from_seed, fault(), |spec| parse(spec, FROM_ENV));
     }
 
     #[test]
@@ -271,11 +261,6 @@ mod tests {
     }
 
     proptest! {
-        #[test]
-        fn every_drawn_fault_parses(drawn in fault()) {
-            strategy::drawn_parses(&drawn, |spec| parse(spec, FROM_ENV))?;
-        }
-
         #[test]
         fn every_generated_turn_is_well_formed(session in session()) {
             let mut options = Options::new("/work", 1);

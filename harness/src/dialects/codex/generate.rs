@@ -6,28 +6,27 @@
 
 use proptest::prelude::*;
 
+use super::dialect::Codex;
 use super::faults::{parse, CodexFault, FROM_ENV};
 use super::recording::write_cassette;
 use super::session::{Change, Command, End, Failure, FileChange, Item, Session, Turn, Usage};
 use super::wire::{change_kinds, events, items, messages};
 use crate::error::WriteError;
 use crate::faults::strategy::{self, Drawn};
-use crate::run::fuzz::LiveCase;
+use crate::run::fuzz::Plays;
+
+/// The words of a text that are not plain: not ASCII, a line break, quotes.
+const ODD: &[&str] = &[
+    "naïve",
+    "日本語",
+    "emoji 🎉",
+    "line\nbreak",
+    "\"quoted\" 'single' \\ back",
+];
 
 /// A piece of text: words, some of them not ASCII, sometimes a line break.
 fn text() -> impl Strategy<Value = String> {
-    prop::collection::vec(
-        prop_oneof![
-            6 => "[a-z]{1,8}",
-            1 => Just("naïve".to_owned()),
-            1 => Just("日本語".to_owned()),
-            1 => Just("emoji 🎉".to_owned()),
-            1 => Just("line\nbreak".to_owned()),
-            1 => Just("\"quoted\" 'single' \\ back".to_owned()),
-        ],
-        1..12,
-    )
-    .prop_map(|words| words.join(" "))
+    strategy::text(ODD, 1..12)
 }
 
 fn command() -> impl Strategy<Value = Command> {
@@ -142,30 +141,24 @@ pub fn fault() -> impl Strategy<Value = Drawn<CodexFault>> {
 
 /// A generated session with its faults: what `mock-agent fuzz --dialect codex` plays,
 /// and shrinks.
-pub type Faulted = strategy::Faulted<Session, CodexFault>;
-
-impl LiveCase for Faulted {
-    /// Writes the session's first turn as a Codex cassette at `path`, as the mock
-    /// plays it with no fault (the faults are given apart, in `MOCK_AGENT_FAULTS`).
-    fn write_cassette(&self, path: &std::path::Path) -> Result<std::path::PathBuf, WriteError> {
-        write_cassette(&self.session, 0, path)
-    }
-
-    fn spec(&self) -> String {
-        Faulted::spec(self)
-    }
-
-    /// How many stdout lines the session's first turn has.
-    fn lines(&self) -> usize {
-        super::faults::exec_lines(&self.session, super::exec::Thread::new(0, 0))
-            .0
-            .len()
-    }
-}
+pub type Faulted = strategy::Faulted<Session, CodexFault, Codex>;
 
 /// Generated sessions with up to `most` faults.
 pub fn faulted(most: usize) -> impl Strategy<Value = Faulted> {
     strategy::faulted(session(), fault(), most)
+}
+
+impl Plays<Session> for Codex {
+    /// The session's first turn as a Codex cassette.
+    fn write_cassette(session: &Session, path: &std::path::Path) -> Result<std::path::PathBuf, WriteError> {
+        write_cassette(session, 0, path)
+    }
+
+    /// How many stdout lines the session's first turn has.
+    fn lines(session: &Session) -> usize {
+        let (lines, _) = super::faults::exec_lines(session, super::exec::Thread::new(0, 0));
+        lines.len()
+    }
 }
 
 /// The session of a seed: the same on every run and machine, for one version.
@@ -180,10 +173,11 @@ mod tests {
     use super::*;
     use crate::dialects::codex::check::CodexChecker;
     use crate::dialects::codex::recording::Recording;
+    use crate::run::fuzz::LiveCase;
 
     #[test]
-    fn a_seed_is_one_session() {
-        strategy::assert_seeded(from_seed);
+    fn a_seed_is_one_session_and_every_drawn_fault_parses() {
+        strategy::assert_generates(from_seed, fault(), |spec| parse(spec, FROM_ENV));
     }
 
     #[test]
@@ -202,11 +196,6 @@ mod tests {
     }
 
     proptest! {
-        #[test]
-        fn every_drawn_fault_parses(drawn in fault()) {
-            strategy::drawn_parses(&drawn, |spec| parse(spec, FROM_ENV))?;
-        }
-
         #[test]
         fn every_generated_run_is_lint_clean(session in session()) {
             let (lines, exit) = super::super::faults::exec_lines(&session, super::super::exec::Thread::new(1, 0));

@@ -7,26 +7,18 @@
 use proptest::prelude::*;
 use serde_json::json;
 
+use super::dialect::Gemini;
 use super::faults::{parse, GeminiFault, FROM_ENV};
 use super::recording::write_cassette;
 use super::session::{ApiError, End, Round, Session, Tool, ToolResult, Usage};
 use super::wire::{error_types, events};
 use crate::error::WriteError;
 use crate::faults::strategy::{self, Drawn};
-use crate::run::fuzz::LiveCase;
+use crate::run::fuzz::Plays;
 
 /// A piece of text: words, some of them not ASCII, sometimes a line break.
 fn text() -> impl Strategy<Value = String> {
-    prop::collection::vec(
-        prop_oneof![
-            6 => "[a-z]{1,8}",
-            1 => Just("é".to_owned()),
-            1 => Just("日本".to_owned()),
-            1 => Just("\n".to_owned()),
-        ],
-        1..8,
-    )
-    .prop_map(|words| words.join(" "))
+    strategy::text(&["é", "日本", "\n"], 1..8)
 }
 
 fn tool() -> impl Strategy<Value = Tool> {
@@ -148,25 +140,21 @@ pub fn fault() -> impl Strategy<Value = Drawn<GeminiFault>> {
 
 /// A generated session with its faults: what `mock-agent fuzz --dialect gemini`
 /// plays, and shrinks.
-pub type Faulted = strategy::Faulted<Session, GeminiFault>;
-
-impl LiveCase for Faulted {
-    fn write_cassette(&self, path: &std::path::Path) -> Result<std::path::PathBuf, WriteError> {
-        write_cassette(&self.session, 0, path)
-    }
-
-    fn spec(&self) -> String {
-        Faulted::spec(self)
-    }
-
-    fn lines(&self) -> usize {
-        super::faults::stream_lines(&self.session, 0).0.len()
-    }
-}
+pub type Faulted = strategy::Faulted<Session, GeminiFault, Gemini>;
 
 /// Generated sessions with up to `most` faults.
 pub fn faulted(most: usize) -> impl Strategy<Value = Faulted> {
     strategy::faulted(session(), fault(), most)
+}
+
+impl Plays<Session> for Gemini {
+    fn write_cassette(session: &Session, path: &std::path::Path) -> Result<std::path::PathBuf, WriteError> {
+        write_cassette(session, 0, path)
+    }
+
+    fn lines(session: &Session) -> usize {
+        super::faults::stream_lines(session, 0).0.len()
+    }
 }
 
 /// The session of a seed: the same on every run and machine, for one version.
@@ -183,8 +171,12 @@ mod tests {
     use crate::dialects::gemini::recording::Recording;
 
     #[test]
-    fn a_seed_is_one_session_and_reads_back_from_its_cassette() {
-        strategy::assert_seeded(from_seed);
+    fn a_seed_is_one_session_and_every_drawn_fault_parses() {
+        strategy::assert_generates(from_seed, fault(), |spec| parse(spec, FROM_ENV));
+    }
+
+    #[test]
+    fn a_generated_session_reads_back_from_its_cassette() {
         let dir = tempfile::tempdir().expect("temp dir");
         let session = from_seed(3);
         let path = write_cassette(&session, 0, &dir.path().join("g.cassette")).expect("writes");
@@ -193,11 +185,6 @@ mod tests {
     }
 
     proptest! {
-        #[test]
-        fn every_drawn_fault_parses(drawn in fault()) {
-            strategy::drawn_parses(&drawn, |spec| parse(spec, FROM_ENV))?;
-        }
-
         #[test]
         fn every_generated_run_is_lint_clean(session in session()) {
             let (lines, exit) = super::super::faults::stream_lines(&session, 1);

@@ -11,7 +11,7 @@ use crate::dialects::codex::session::Session;
 use crate::dialects::codex::wire::rpc::{items, notifications};
 use crate::error::WriteError;
 use crate::faults::strategy::{self, Drawn};
-use crate::run::fuzz::LiveCase;
+use crate::run::fuzz::Plays;
 
 /// Where a generated fault acts: after a number of lines, or at a method or item type.
 fn place() -> impl Strategy<Value = String> + Clone {
@@ -51,17 +51,16 @@ pub struct AppServer;
 /// codex-app-server` plays, and shrinks.
 pub type Faulted = strategy::Faulted<Session, CodexFault, AppServer>;
 
-impl LiveCase for Faulted {
-    fn write_cassette(&self, path: &std::path::Path) -> Result<std::path::PathBuf, WriteError> {
-        write_cassette(&self.session, 0, path)
+impl Plays<Session> for AppServer {
+    /// The session's first turn as a cassette of `codex app-server`.
+    fn write_cassette(session: &Session, path: &std::path::Path) -> Result<std::path::PathBuf, WriteError> {
+        write_cassette(session, 0, path)
     }
 
-    fn spec(&self) -> String {
-        Faulted::spec(self)
-    }
-
-    fn lines(&self) -> usize {
-        super::expect::conversation(&self.session, &[], 0).0.len()
+    /// How many lines the server writes in the conversation of the session's first turn.
+    fn lines(session: &Session) -> usize {
+        let (outs, _) = super::expect::conversation(session, &[], 0);
+        outs.len()
     }
 }
 
@@ -80,7 +79,7 @@ mod tests {
     proptest! {
         #[test]
         fn every_drawn_fault_parses(drawn in fault()) {
-            prop_assert_eq!(parse_app_server(&drawn.spec, APP_SERVER_FROM_ENV).expect("parses").len(), drawn.faults.len());
+            strategy::drawn_parses(&drawn, |spec| parse_app_server(spec, APP_SERVER_FROM_ENV))?;
         }
 
         #[test]
