@@ -209,20 +209,20 @@ const ANCESTORS: usize = 16;
 /// file. Looked for only when the mock got no setting at all, so that a mock run in a
 /// case that lost its settings on the way says so (see [`lost_case`]).
 fn case_of_ancestor() -> Option<(u32, PathBuf)> {
-    use std::os::unix::ffi::OsStrExt as _;
-    let prefix = format!("{}=", harness::journal::settings::STARTED);
+    let name = format!("\0{}=", harness::journal::settings::STARTED);
     let mut pid = std::os::unix::process::parent_id();
     for _ in 0..ANCESTORS {
         if pid <= 1 {
             return None;
         }
-        if let Ok(environ) = std::fs::read(format!("/proc/{pid}/environ")) {
-            let found = environ
-                .split(|&b| b == 0)
-                .find_map(|var| var.strip_prefix(prefix.as_bytes()))
-                .filter(|path| !path.is_empty());
-            if let Some(path) = found {
-                return Some((pid, PathBuf::from(std::ffi::OsStr::from_bytes(path))));
+        if let Ok(bytes) = std::fs::read(format!("/proc/{pid}/environ")) {
+            // Each variable after a NUL, the first too; found by the standard
+            // library's substring search, which is fast in any build.
+            let environ = format!("\0{}", String::from_utf8_lossy(&bytes));
+            let found = environ.find(&name).map(|at| &environ[at + name.len()..]);
+            let path = found.and_then(|rest| rest.split('\0').next()).unwrap_or_default();
+            if !path.is_empty() {
+                return Some((pid, PathBuf::from(path)));
             }
         }
         let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
