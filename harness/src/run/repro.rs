@@ -37,7 +37,7 @@ const NAME_CHARS: usize = 80;
 
 /// The name of `case`'s directory under `mock-agent-repro`: its name, each character a
 /// file name or a shell word would not hold as it is (`/`, a space, a quote) made
-/// `-`; a name longer than [`NAME_CHARS`] is cut, and a hash of the whole name told
+/// `-`; a name longer than 80 characters is cut, and a hash of the whole name told
 /// after it (so that two long names that begin alike differ).
 pub fn dir_name(case: &str) -> String {
     let mut name = String::with_capacity(case.len());

@@ -22,7 +22,7 @@ pub struct Leftover {
     /// Its process id.
     pub pid: u32,
     /// Its command line, as `/proc/PID/cmdline` gives it (the arguments joined by
-    /// spaces; cut at [`COMMAND_CHARS`]); empty when it could not be read.
+    /// spaces; cut at 200 characters); empty when it could not be read.
     pub command: String,
     /// Who started it, when known (`4200 python3 bot.py`): the parent the mock's start
     /// record names, for an agent; else its parent, if that still runs in the
