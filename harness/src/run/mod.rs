@@ -409,17 +409,13 @@ fn run_in(
         watch.until(Instant::now() + Duration::from_millis(5), |_| false);
         left_running = group_alive(group);
     }
-    // Which they were, told before they are killed (the mock's starts name who
-    // started an agent whose parent is gone).
     let starts = journal::settings::read_starts(&workdir.started);
-    let mut left_processes = Vec::new();
-    if left_running {
-        left_processes = stray::in_group(group)
-            .into_iter()
-            .map(|pid| Leftover::of(pid, &starts, group))
-            .collect();
-        kill_group(group);
-    }
+    let left_processes = if left_running {
+        stray::end_group(group, &starts)
+    } else {
+        Vec::new()
+    };
+    left_running = !left_processes.is_empty();
     // The agents the consumer started outside its group and left running: given the
     // same moment, then killed with their groups.
     let left_agents = stray::reap(&starts, workdir.mock(), group, GRACE, &mut watch);

@@ -99,6 +99,17 @@ pub(super) fn in_group(group: i32) -> Vec<u32> {
     pids
 }
 
+/// The processes still running in the consumer's `group`, told (the mock's `starts`
+/// name who started an agent whose parent is gone), then killed with the group.
+pub(super) fn end_group(group: i32, starts: &[Start]) -> Vec<Leftover> {
+    let left = in_group(group)
+        .into_iter()
+        .map(|pid| Leftover::of(pid, starts, group))
+        .collect();
+    super::cancel::kill_group(group);
+    left
+}
+
 /// Waits up to `grace` for the mocks of `starts` outside the consumer's `group` to
 /// end, then kills those left and their groups. Returns them, as `/proc` told them
 /// just before.
