@@ -532,20 +532,13 @@ pub(crate) fn refused(outcome: &Outcome) -> Option<String> {
     ))
 }
 
-/// `ignores-unknown`, in a case whose faults write something undocumented: the
-/// consumer coped when it ended, did not crash and reported the answer as it does
-/// without. When one of those broke, the unknown line is blamed only on evidence
-/// that it was the cause: the consumer died (a crash, a signal), hung, or said the
-/// unknown thing's name in its output (`Unknown message type: forecast_event`).
-/// Otherwise the failure is the other property's to tell (a program that shows no
-/// answer in the clean case either), and this one is not judged: `None`.
 /// What `no-leftover` says of processes of the consumer's group left running: which
 /// they were (process id, command line, who started them).
 fn left_processes(left: &[super::Leftover]) -> String {
     match left {
-        [] => "left a process running after it ended, outside its process group, that held its \
-               stdout or stderr open: not the agent, and not named (look for what it starts in a \
-               session of its own); it was not killed"
+        [] => "left a process running after it ended that held its stdout or stderr open, outside \
+               its process group, and not an agent it started (which would be named): look for \
+               what it starts in a session of its own; it was not killed"
             .to_owned(),
         [one] => format!("left a process running after it ended: {one}; it was killed"),
         many => {
@@ -575,6 +568,13 @@ fn left_agents(left: &[super::Leftover]) -> String {
     )
 }
 
+/// `ignores-unknown`, in a case whose faults write something undocumented: the
+/// consumer coped when it ended, did not crash and reported the answer as it does
+/// without. When one of those broke, the unknown line is blamed only on evidence
+/// that it was the cause: the consumer died (a crash, a signal), hung, or said the
+/// unknown thing's name in its output (`Unknown message type: forecast_event`).
+/// Otherwise the failure is the other property's to tell (a program that shows no
+/// answer in the clean case either), and this one is not judged: `None`.
 fn ignores_unknown(dialect: &dyn super::Dialect, outcome: &Outcome, verdicts: &[Verdict]) -> Option<Verdict> {
     let broken = |p: Property| verdicts.iter().any(|v| !v.held && v.name == p.name());
     let broke = [Property::Ends, Property::NoCrash, Property::ReportsSuccess]
