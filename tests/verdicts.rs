@@ -109,12 +109,20 @@ fn test_in(tmp: &std::path::Path, args: &[&str]) -> (String, Option<i32>) {
     (report, output.status.code())
 }
 
-/// Whether process `pid` runs (not a zombie).
+/// Whether process `pid` still runs (not a zombie) after a SIGKILL had up to 2 s to
+/// act (it is delivered, and the process torn down, after `kill` returns).
 fn runs(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .ok()
-        .and_then(|stat| Some(stat.rsplit_once(')')?.1.split_whitespace().next()? != "Z"))
-        .unwrap_or(false)
+    let running = || {
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .ok()
+            .and_then(|stat| Some(stat.rsplit_once(')')?.1.split_whitespace().next()? != "Z"))
+            .unwrap_or(false)
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
+    while running() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    running()
 }
 
 /// A program that leaves processes running in its group is told which: their ids,
@@ -176,6 +184,44 @@ fn no_leftover_names_each_process_left_running() {
         report.contains("  1 case breaks no-leftover: left 2 processes running after it ended: ...; ...; they were killed: default/given\n"),
         "{report}"
     );
+}
+
+/// An agent started in a session of its own and left running is named with who started
+/// it, as its start record says (its parent has ended by then).
+#[test]
+fn no_leftover_names_the_agent_left_outside_the_group_and_who_started_it() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let (report, code) = test_in(
+        tmp.path(),
+        &[
+            "--dialect",
+            "claude",
+            "--fault",
+            "stall:at=result",
+            "--consumer",
+            "setsid claude -p left-behind > /dev/null 2>&1 < /dev/null & \
+             while [ ! -s \"$MOCK_AGENT_STARTED\" ]; do sleep 0.01; done; exit 1",
+        ],
+    );
+    assert_eq!(code, Some(harness::exit_codes::CASES_FAILED), "{report}");
+    let said = report
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("no-leftover: "))
+        .unwrap_or_else(|| panic!("a no-leftover verdict in:\n{report}"));
+    // `left the agent running after it ended (process PID `claude -p left-behind`
+    // (started by PPID sh -c setsid claude ...)), outside its own process group: ...`
+    let which = said
+        .strip_prefix("left the agent running after it ended (process ")
+        .unwrap_or_else(|| panic!("{said}"));
+    let (pid, rest) = which.split_once(' ').expect("a pid first");
+    let pid: u32 = pid.parse().unwrap_or_else(|_| panic!("{said}"));
+    assert!(rest.starts_with("`claude -p left-behind` (started by "), "{said}");
+    assert!(
+        rest.contains(" sh -c setsid claude -p left-behind"),
+        "its parent, the shell: {said}"
+    );
+    assert!(said.ends_with("; it was killed"), "{said}");
+    assert!(!runs(pid), "the agent {pid} was killed");
 }
 
 /// The repro lines of two failing cases: short, each with a folder of its own named by

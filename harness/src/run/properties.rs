@@ -556,14 +556,14 @@ fn left_processes(left: &[super::Leftover]) -> String {
 fn left_agents(left: &[super::Leftover]) -> String {
     let pids: Vec<String> = left.iter().map(ToString::to_string).collect();
     let (agents, them) = if pids.len() == 1 {
-        ("the agent", "it")
+        ("the agent", "it was")
     } else {
-        ("agents", "them")
+        ("agents", "they were")
     };
     format!(
         "left {agents} running after it ended (process {}), outside its own process group: \
          a program that starts the agent in a session of its own must end its whole group \
-         (an agent may run as more than one process); {them} were killed",
+         (an agent may run as more than one process); {them} killed",
         pids.join("; ")
     )
 }
