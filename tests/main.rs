@@ -57,4 +57,4 @@ mod settings; // case settings beside the mock for allow-listed environments; ca
 mod structure; // the shape of the code: file lengths, no mutable global, wire names said once
 mod timing; // timing schedules and step mode
 mod trial_fixes; // what the trial of public programs found in the runner: multi-line exceptions, --filter twice, --format refused, not applicable cases
-mod verdicts; // verdicts that say what happened: a command line the agent's CLI refused
+mod verdicts; // verdicts that say what happened: a command line the agent's CLI refused, the processes left named, a repro folder per case, either conclusion allowed, PostToolUse hooks

@@ -16,6 +16,15 @@
 //! the start record of `MOCK_AGENT_STARTED`) says which settings were read and from
 //! where.
 //!
+//! A mock that finds no setting at all (neither in its environment nor in a file)
+//! looks up the processes that started it (up to 16) for `MOCK_AGENT_STARTED` in their
+//! environment: one that has it ran the mock in a case of `mock-agent test` whose
+//! settings were lost on the way (an allow-listed environment, and the mock run by a
+//! path with no file beside it). The mock then plays nothing: it records its start as
+//! lost there, says why on stderr (`mock-agent: this agent was run in a case ...`) and
+//! exits 64, and the runner reports the case as not run. Run on its own, nothing has
+//! the variable, and the mock plays the default session.
+//!
 //! | variable | meaning | default |
 //! | --- | --- | --- |
 //! | `MOCK_AGENT_STARTED` | append one JSON line per start (its settings and where from) to this file: a mock killed before its end leaves it | none |
@@ -169,12 +178,18 @@ pub fn begin(
         eprintln!("mock-agent: {e}");
         harness::frames::Exit::Code(harness::exit_codes::USAGE)
     })?;
+    if settings.read.is_empty() && settings.file.is_none() {
+        if let Some((pid, started)) = case_of_ancestor() {
+            return Err(lost_case(pid, &started));
+        }
+    }
     if let Some(path) = &settings.started {
         let start = harness::journal::settings::Start::new(
             std::process::id(),
             settings.read.clone(),
             settings.file.as_ref().map(|f| f.display().to_string()),
-        );
+        )
+        .parent(parent());
         if let Err(e) = harness::journal::settings::append_start(path, &start) {
             eprintln!(
                 "mock-agent: cannot append to {}: {e}\nhelp: check MOCK_AGENT_STARTED",
@@ -184,6 +199,74 @@ pub fn begin(
     }
     let entry = settings.entry(argv, started_at_ms);
     Ok((settings, entry))
+}
+
+/// How many processes up [`case_of_ancestor`] looks.
+const ANCESTORS: usize = 16;
+
+/// The nearest process that started this one (its parent, its parent's parent, ...)
+/// with `MOCK_AGENT_STARTED` in its environment (as it started): its id and that
+/// file. Looked for only when the mock got no setting at all, so that a mock run in a
+/// case that lost its settings on the way says so (see [`lost_case`]).
+fn case_of_ancestor() -> Option<(u32, PathBuf)> {
+    let name = format!("\0{}=", harness::journal::settings::STARTED);
+    let mut pid = std::os::unix::process::parent_id();
+    for _ in 0..ANCESTORS {
+        if pid <= 1 {
+            return None;
+        }
+        if let Ok(bytes) = std::fs::read(format!("/proc/{pid}/environ")) {
+            // Each variable after a NUL, the first too; found by the standard
+            // library's substring search, which is fast in any build.
+            let environ = format!("\0{}", String::from_utf8_lossy(&bytes));
+            let found = environ.find(&name).map(|at| &environ[at + name.len()..]);
+            let path = found.and_then(|rest| rest.split('\0').next()).unwrap_or_default();
+            if !path.is_empty() {
+                return Some((pid, PathBuf::from(path)));
+            }
+        }
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        pid = stat.rsplit_once(')')?.1.split_whitespace().nth(1)?.parse().ok()?;
+    }
+    None
+}
+
+/// A mock run in a case (process `pid` has `MOCK_AGENT_STARTED`, `started`) that got
+/// none of its settings: its start recorded as lost, why said on stderr, and the
+/// usage error it exits with.
+fn lost_case(pid: u32, started: &Path) -> harness::frames::Exit {
+    let path = invoked_path().map_or_else(
+        || "the path it was run by".to_owned(),
+        |p| p.display().to_string(),
+    );
+    let why = format!(
+        "it got no MOCK_AGENT_* setting: none in its environment, and no `{}` beside {path}",
+        harness::journal::settings::FILE_NAME
+    );
+    let start = harness::journal::settings::Start::new(std::process::id(), Vec::new(), None)
+        .parent(parent())
+        .lost(why.clone());
+    let _ = harness::journal::settings::append_start(started, &start);
+    eprintln!(
+        "mock-agent: this agent was run in a case of `mock-agent test` (process {pid} has {}), but {why}, \
+         so it cannot know the case's session or faults: it plays nothing\n\
+         help: run the agent by the path the case puts first on PATH (its `bin/`), or `{{mock}}`, \
+         or pass it the MOCK_AGENT_* variables",
+        harness::journal::settings::STARTED
+    );
+    harness::frames::Exit::Code(harness::exit_codes::USAGE)
+}
+
+/// The process that started this one, `PID COMMAND LINE` (its arguments joined by
+/// spaces, as `/proc/PID/cmdline` gives them), for the start record: `None` when it is
+/// gone already (the process was handed to `init`) or cannot be read.
+fn parent() -> Option<String> {
+    let ppid = std::os::unix::process::parent_id();
+    let bytes = std::fs::read(format!("/proc/{ppid}/cmdline")).ok()?;
+    let text = String::from_utf8_lossy(&bytes);
+    let args: Vec<&str> = text.split('\0').filter(|a| !a.is_empty()).collect();
+    let line: String = args.join(" ").chars().take(200).collect();
+    (ppid > 1 && !line.is_empty()).then(|| format!("{ppid} {line}"))
 }
 
 /// The path this process was run by, as `execve` was given it (`bin/claude`, found on

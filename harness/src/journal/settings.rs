@@ -18,6 +18,13 @@
 //! killed before its end (`SIGKILL`, which writes no journal entry) leaves that line,
 //! so the runner tells a consumer that never ran the agent from one that killed it.
 //!
+//! A mock that got no setting at all (the program gave it an allow-listed environment
+//! and ran it by a path with no settings file beside it: a copy, the binary itself)
+//! looks for `MOCK_AGENT_STARTED` in the environments of the processes that started
+//! it; found, it was run in a case and cannot know which: it records its start there
+//! with why ([`Start::lost`]), says so on stderr and exits 64, and the runner reports
+//! the case as not run. It never plays the default session as if it were the case's.
+//!
 //! ```json
 //! {"pid":4242,"settings":[{"name":"MOCK_AGENT_FAULTS","value":"eof","from":"file"}],"settings_file":"/tmp/mock-agent-case-x/bin/.mock-agent.env"}
 //! ```
@@ -78,6 +85,17 @@ pub struct Start {
     /// The settings file it read, if it found one.
     #[serde(default)]
     pub settings_file: Option<String>,
+    /// The process that started it, as it was then: `PID COMMAND LINE` (`4200 python3
+    /// bot.py`), for the runner to say who started an agent left running.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent: Option<String>,
+    /// Why the mock could not know its case, when it could not: it got no setting at
+    /// all (none in its environment, no settings file beside the path it was run by)
+    /// while a process that started it had `MOCK_AGENT_STARTED` (this record's file),
+    /// so it was run in a case, and lost it. Such a mock plays nothing: it says so and
+    /// exits 64.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lost: Option<String>,
 }
 
 impl Start {
@@ -87,7 +105,23 @@ impl Start {
             pid,
             settings,
             settings_file,
+            parent: None,
+            lost: None,
         }
+    }
+
+    /// The same start, of a mock that could not know its case, and why.
+    #[must_use]
+    pub fn lost(mut self, why: String) -> Self {
+        self.lost = Some(why);
+        self
+    }
+
+    /// The same start, by the process `parent` (`PID COMMAND LINE`).
+    #[must_use]
+    pub fn parent(mut self, parent: Option<String>) -> Self {
+        self.parent = parent;
+        self
     }
 }
 

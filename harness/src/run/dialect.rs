@@ -517,6 +517,7 @@ pub(crate) fn failed_outcome(stdout: &str, stderr: &str) -> Outcome {
         journal: Vec::new(),
         starts: Vec::new(),
         left_running: false,
+        left_processes: Vec::new(),
         left_agents: Vec::new(),
         python: None,
         node: None,

@@ -71,6 +71,7 @@ pub use node::NodeEnd;
 pub use properties::{Properties, Property, UnknownProperty, Verdict};
 pub use python::PythonEnd;
 pub use ran::{NotRun, CASE_SETTINGS};
+pub use stray::Leftover;
 pub use summary::{cases_counted, Flaky, Summary};
 
 use cancel::kill_group;
@@ -192,11 +193,15 @@ pub struct Outcome {
     /// Whether processes of the consumer's group were still running after it ended
     /// (they were killed).
     pub left_running: bool,
-    /// The agents (the mock's process ids, from [`starts`](Outcome::starts)) still
+    /// Which processes of the consumer's group were still running after it ended, as
+    /// `/proc` told them before they were killed (empty when none was, or the group
+    /// was killed on timeout).
+    pub left_processes: Vec<Leftover>,
+    /// The agents (the mock's processes, from [`starts`](Outcome::starts)) still
     /// running after the consumer ended, outside its process group (a consumer that
     /// starts the agent in a session of its own and kills only its first process
     /// leaves a relaunched agent's child behind). They were killed.
-    pub left_agents: Vec<u32>,
+    pub left_agents: Vec<Leftover>,
     /// How its outermost Python programs ended, as they noted it (`None`: no Python
     /// program ran, or none read the runner's note: see [`PythonEnd`]).
     pub python: Option<PythonEnd>,
@@ -404,12 +409,15 @@ fn run_in(
         watch.until(Instant::now() + Duration::from_millis(5), |_| false);
         left_running = group_alive(group);
     }
-    if left_running {
-        kill_group(group);
-    }
+    let starts = journal::settings::read_starts(&workdir.started);
+    let left_processes = if left_running {
+        stray::end_group(group, &starts)
+    } else {
+        Vec::new()
+    };
+    left_running = !left_processes.is_empty();
     // The agents the consumer started outside its group and left running: given the
     // same moment, then killed with their groups.
-    let starts = journal::settings::read_starts(&workdir.started);
     let left_agents = stray::reap(&starts, workdir.mock(), group, GRACE, &mut watch);
     // A process that left the group may still hold the pipes open: it is not waited
     // for, and counts as left running (and what came on that stream is dropped).
@@ -431,6 +439,7 @@ fn run_in(
         journal,
         starts,
         left_running: left_running && status != Status::TimedOut,
+        left_processes,
         left_agents,
         dir: workdir.dir.path().to_owned(),
     })
@@ -543,19 +552,7 @@ const TERM_GRACE: Duration = Duration::from_millis(200);
 /// by whoever adopted it) does not count: the group is read from `/proc`.
 fn group_alive(group: i32) -> bool {
     use nix::sys::signal::killpg;
-    if killpg(nix::unistd::Pid::from_raw(group), None).is_err() {
-        return false;
-    }
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return true;
-    };
-    entries.flatten().any(|entry| {
-        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
-            return false;
-        };
-        stray::stat(pid)
-            .is_some_and(|fields| fields.len() > 2 && fields[0] != "Z" && fields[2].parse() == Ok(group))
-    })
+    killpg(nix::unistd::Pid::from_raw(group), None).is_ok() && !stray::in_group(group).is_empty()
 }
 
 /// The expectation of a case, and its verdicts, for one outcome.

@@ -349,11 +349,11 @@ impl Properties {
             } else {
                 let mut told = format!("still running after {:.1} s: killed", outcome.wall.as_secs_f64());
                 if !outcome.left_agents.is_empty() {
-                    let pids: Vec<String> = outcome.left_agents.iter().map(u32::to_string).collect();
+                    let which: Vec<String> = outcome.left_agents.iter().map(ToString::to_string).collect();
                     told += &format!(
                         "; so was the agent it started outside its process group (process {}), \
                          which may have kept its output open",
-                        pids.join(", ")
+                        which.join("; ")
                     );
                 }
                 // A program that had done its work and was slow to exit (or to start, on
@@ -481,7 +481,7 @@ impl Properties {
             if !outcome.left_agents.is_empty() && outcome.status != Status::TimedOut {
                 Err(left_agents(&outcome.left_agents))
             } else if outcome.left_running {
-                Err("left processes running after it ended (killed)".into())
+                Err(left_processes(&outcome.left_processes))
             } else {
                 Ok(())
             },
@@ -532,6 +532,42 @@ pub(crate) fn refused(outcome: &Outcome) -> Option<String> {
     ))
 }
 
+/// What `no-leftover` says of processes of the consumer's group left running: which
+/// they were (process id, command line, who started them).
+fn left_processes(left: &[super::Leftover]) -> String {
+    match left {
+        [] => "left a process running after it ended that held its stdout or stderr open, outside \
+               its process group, and not an agent it started (which would be named): look for \
+               what it starts in a session of its own; it was not killed"
+            .to_owned(),
+        [one] => format!("left a process running after it ended: {one}; it was killed"),
+        many => {
+            let which: Vec<String> = many.iter().map(ToString::to_string).collect();
+            format!(
+                "left {} processes running after it ended: {}; they were killed",
+                many.len(),
+                which.join("; ")
+            )
+        }
+    }
+}
+
+/// What `no-leftover` says of agents left running outside the consumer's group.
+fn left_agents(left: &[super::Leftover]) -> String {
+    let pids: Vec<String> = left.iter().map(ToString::to_string).collect();
+    let (agents, them) = if pids.len() == 1 {
+        ("the agent", "it was")
+    } else {
+        ("agents", "they were")
+    };
+    format!(
+        "left {agents} running after it ended (process {}), outside its own process group: \
+         a program that starts the agent in a session of its own must end its whole group \
+         (an agent may run as more than one process); {them} killed",
+        pids.join("; ")
+    )
+}
+
 /// `ignores-unknown`, in a case whose faults write something undocumented: the
 /// consumer coped when it ended, did not crash and reported the answer as it does
 /// without. When one of those broke, the unknown line is blamed only on evidence
@@ -539,22 +575,6 @@ pub(crate) fn refused(outcome: &Outcome) -> Option<String> {
 /// unknown thing's name in its output (`Unknown message type: forecast_event`).
 /// Otherwise the failure is the other property's to tell (a program that shows no
 /// answer in the clean case either), and this one is not judged: `None`.
-/// What `no-leftover` says of agents left running outside the consumer's group.
-fn left_agents(pids: &[u32]) -> String {
-    let pids: Vec<String> = pids.iter().map(u32::to_string).collect();
-    let (agents, them) = if pids.len() == 1 {
-        ("the agent", "it")
-    } else {
-        ("agents", "them")
-    };
-    format!(
-        "left {agents} running after it ended (process {}), outside its own process group: \
-         a program that starts the agent in a session of its own must end its whole group \
-         (an agent may run as more than one process); {them} were killed",
-        pids.join(", ")
-    )
-}
-
 fn ignores_unknown(dialect: &dyn super::Dialect, outcome: &Outcome, verdicts: &[Verdict]) -> Option<Verdict> {
     let broken = |p: Property| verdicts.iter().any(|v| !v.held && v.name == p.name());
     let broke = [Property::Ends, Property::NoCrash, Property::ReportsSuccess]

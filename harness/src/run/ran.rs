@@ -76,6 +76,17 @@ pub(super) fn not_run(case: &Case, consumer: &Consumer, outcome: &Outcome) -> Op
             hint: case.dialect.never_ran_hint(),
         });
     }
+    // A mock run in the case that got none of its settings said so, and played nothing.
+    if let Some(lost) = outcome.starts.iter().find_map(|s| s.lost.as_deref()) {
+        return Some(NotRun {
+            reason: format!("the agent ran without the case's settings: {lost}"),
+            hint: format!(
+                "the {} must run the agent by the path the case puts first on PATH (its `bin/`, where `{}` is) or `{{mock}}`, or pass it the MOCK_AGENT_* variables",
+                case.dialect.consumer_noun(),
+                crate::journal::settings::FILE_NAME
+            ),
+        });
+    }
     let handed: BTreeMap<String, String> = handed_out(case, consumer).into_iter().collect();
     let expected = |name: &str| handed.get(name).filter(|v| !v.is_empty());
     for (n, settings) in runs.iter().enumerate() {

@@ -9,7 +9,8 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use super::{describe, CaseResult, Status};
+use super::{describe, Case, CaseResult, Status};
+use crate::expect::Expectation;
 
 /// The normalized record of one case, as snapshotted.
 pub fn record(result: &CaseResult) -> String {
@@ -94,7 +95,6 @@ pub fn status(status: Status) -> String {
 /// fails without the agent's ending (ACP's server mode, see
 /// [`Dialect::ends_with_the_agent`](super::Dialect::ends_with_the_agent)).
 pub fn agent_end(result: &CaseResult) -> Option<String> {
-    use crate::expect::Expectation;
     use crate::journal::ExitRecord;
     if !result.case.dialect.ends_with_the_agent() {
         return None;
@@ -117,6 +117,19 @@ pub fn agent_end(result: &CaseResult) -> Option<String> {
     })
 }
 
+/// What the judge allows of a consumer in `case` (the case as it was judged: see
+/// [`super::Properties::judge`]), in words: `failure`, `success: "ANSWER"`, or, where
+/// a fault breaks what the consumer's SDK can read so that either conclusion is right,
+/// `either: failure, or success: "ANSWER"`.
+pub fn expected(case: &Case) -> String {
+    match &case.expect {
+        Expectation::Success { .. } if !case.dialect.judged(case) => {
+            format!("either: failure, or {}", describe(&case.expect))
+        }
+        expect => describe(expect),
+    }
+}
+
 /// How many of a stream's last lines a failure shows.
 const LAST_LINES: usize = 4;
 
@@ -128,7 +141,7 @@ pub fn explain(result: &CaseResult) -> String {
     for verdict in result.verdicts.iter().filter(|v| !v.held) {
         let _ = writeln!(text, "    {}: {}", verdict.name, verdict.detail);
     }
-    let mut expected = describe(&result.case.expect);
+    let mut expected = expected(&result.case);
     if expected.chars().count() > 80 {
         expected = format!("{}...", expected.chars().take(77).collect::<String>());
     }

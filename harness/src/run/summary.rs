@@ -9,7 +9,7 @@
 //!     stdout: nothing
 //!     stderr, last 1 lines:
 //!       | bot: done
-//!     repro: cd /home/me/bot && mkdir -p ... sh -c 'python3 bot.py'
+//!     repro: (d=/tmp/mock-agent-repro/default-auth-required && cd /home/me/bot && mkdir -p "$d" && ... sh -c 'python3 bot.py')
 //! default/quota                                    snapshot differs
 //! by cause:
 //!   1 case breaks reports-failure: the agent failed, but the consumer exited 0 (the agent exited 1): default/auth-required
@@ -188,13 +188,20 @@ impl<'a> Summary<'a> {
     /// The failures grouped by cause, the most frequent first: each cause (a
     /// property, why it broke, and in print mode how the agent ended when that
     /// matters: `reports-failure: the agent failed, but the consumer exited 0 (the
-    /// agent exited 0 without a successful result)`) with the cases it broke in.
+    /// agent exited 0 without a successful result)`; the processes a case left named
+    /// `...`) with the cases it broke in.
     pub fn causes(&self) -> Vec<(String, Vec<&'a str>)> {
         let mut causes: Vec<(String, Vec<&str>)> = Vec::new();
         for result in self.failed() {
             let agent = super::report::agent_end(result);
             for verdict in result.verdicts.iter().filter(|v| !v.held) {
                 let mut cause = format!("{}: {}", verdict.name, verdict.detail);
+                // The processes a case left are its own (their ids, their command
+                // lines): the cause is that it left them.
+                let outcome = &result.outcome;
+                for left in outcome.left_processes.iter().chain(&outcome.left_agents) {
+                    cause = cause.replace(&left.to_string(), "...");
+                }
                 if let Some(agent) = agent.as_deref().filter(|_| verdict.name == "reports-failure") {
                     cause = format!("{cause} ({agent})");
                 }

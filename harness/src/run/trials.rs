@@ -281,7 +281,7 @@ mod tests {
         let summary = Summary::new(&results, &[]).to_string();
         assert!(message.starts_with("the consumer `echo"), "{message}");
         assert!(message.ends_with(&summary), "{message}\n---\n{summary}");
-        for part in ["default/quota", "reports-failure", "bot: done", "repro: cd "] {
+        for part in ["default/quota", "reports-failure", "bot: done", "repro: (d="] {
             assert!(message.contains(part), "{part} in {message}");
         }
     }

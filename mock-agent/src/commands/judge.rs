@@ -128,6 +128,7 @@ pub(super) fn judge(args: &JudgeArgs) -> Result<Exit, Error> {
         journal,
         starts: Vec::new(),
         left_running: false,
+        left_processes: Vec::new(),
         left_agents: Vec::new(),
         python: None,
         node: None,
@@ -268,7 +269,7 @@ fn json(
         .collect();
     serde_json::json!({
         "case": case.name,
-        "expected": run::describe(&case.expect),
+        "expected": run::report::expected(case),
         "seen": run::report::status(outcome.status),
         "shown": shown(case, outcome),
         "held": held,
@@ -281,7 +282,7 @@ fn text(case: &Case, outcome: &Outcome, verdicts: &[Verdict], left_out: &[(Prope
     use std::fmt::Write as _;
     let mut text = String::new();
     let _ = writeln!(text, "case: {}", case.name);
-    let _ = writeln!(text, "expected: {}", run::describe(&case.expect));
+    let _ = writeln!(text, "expected: {}", run::report::expected(case));
     let _ = writeln!(text, "seen: {}", run::report::status(outcome.status));
     for verdict in verdicts {
         if verdict.held {

@@ -17,9 +17,11 @@ use serde_json::{json, Value};
 use super::session::{End, Session, Step, ToolCall, Turn};
 
 mod cut;
+mod hooks;
 pub mod partial;
 use cut::CONNECTION_FAILED;
 pub use cut::RESUME;
+pub use hooks::{Hook, POST_TOOL_USE, PRE_TOOL_USE};
 
 use super::wire::{behaviors, blocks, control, results, states, system, types, INTERRUPTED, VERSION};
 
@@ -86,53 +88,6 @@ pub enum Next {
     Done,
 }
 
-/// A hook the client registered in `initialize`: `PreToolUse` callbacks are called
-/// before a tool whose name the matcher takes.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Hook {
-    /// The event (`PreToolUse`).
-    pub event: String,
-    /// The matcher (`Write`, `Write|Edit`, empty or `*` for every tool).
-    pub matcher: String,
-    /// The callback's id (`hook_0`).
-    pub callback: String,
-}
-
-impl Hook {
-    /// The hooks of an `initialize` request's `hooks` object.
-    pub fn from_initialize(hooks: &Value) -> Vec<Hook> {
-        let Some(events) = hooks.as_object() else {
-            return Vec::new();
-        };
-        let mut out = Vec::new();
-        for (event, matchers) in events {
-            for matcher in matchers.as_array().into_iter().flatten() {
-                let pattern = matcher.get("matcher").and_then(Value::as_str).unwrap_or_default();
-                for id in matcher
-                    .get("hookCallbackIds")
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                {
-                    if let Some(id) = id.as_str() {
-                        out.push(Hook {
-                            event: event.clone(),
-                            matcher: pattern.to_owned(),
-                            callback: id.to_owned(),
-                        });
-                    }
-                }
-            }
-        }
-        out
-    }
-
-    fn takes(&self, tool: &str) -> bool {
-        self.event == "PreToolUse"
-            && (self.matcher.is_empty() || self.matcher == "*" || self.matcher.split('|').any(|m| m == tool))
-    }
-}
-
 /// Deterministic ids from a seed.
 #[derive(Debug, Clone)]
 struct Ids(fastrand::Rng);
@@ -177,6 +132,8 @@ enum Item {
     Line(Value),
     /// Ask the client about tool `n` (its `can_use_tool`, or a hook before it).
     Hook(usize, String),
+    /// Call the client's `PostToolUse` hook about tool `n`, if it ran.
+    PostHook(usize, String),
     Ask(usize),
     /// Send tool `n`'s `can_use_tool` now.
     Request(usize),
@@ -186,6 +143,17 @@ enum Item {
     End,
     /// `idle`, after the result.
     Idle,
+}
+
+/// What a request the player waits on asks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Asked {
+    /// `can_use_tool`.
+    Permission,
+    /// A `PreToolUse` hook: its answer may allow or deny the call.
+    Hook,
+    /// A `PostToolUse` hook: its answer changes nothing here.
+    PostHook,
 }
 
 /// What became of a tool call.
@@ -215,8 +183,8 @@ pub struct Player {
     cost: f64,
     queue: VecDeque<Item>,
     calls: Vec<Call>,
-    /// The request waited for: its id, and the call it is about.
-    asked: Option<(String, usize, bool)>,
+    /// The request waited for: its id, the call it is about, and what it asks.
+    asked: Option<(String, usize, Asked)>,
     turn: Option<Turn>,
     api_turns: u32,
     /// The API messages told so far in the turn (their count, the last one's id): an
@@ -338,10 +306,13 @@ impl Player {
                         id,
                         decision: None,
                     });
-                    for hook in self.hooks.iter().filter(|h| h.takes(&tool.name)) {
+                    for hook in self.hooks.iter().filter(|h| h.takes(PRE_TOOL_USE, &tool.name)) {
                         self.queue.push_back(Item::Hook(n, hook.callback.clone()));
                     }
                     self.queue.push_back(Item::Ask(n));
+                    for hook in self.hooks.iter().filter(|h| h.takes(POST_TOOL_USE, &tool.name)) {
+                        self.queue.push_back(Item::PostHook(n, hook.callback.clone()));
+                    }
                     self.queue.push_back(Item::Result(n));
                     if self.options.max_turns.is_some_and(|max| self.api_turns >= max)
                         && steps.peek().is_some()
@@ -463,24 +434,33 @@ impl Player {
                 if self.calls[n].decision.is_some() {
                     return self.step();
                 }
-                let call = &self.calls[n];
-                let id = self.ids.uuid();
-                let line = json!({"type": types::CONTROL_REQUEST, "request_id": id, "request": {
-                    "subtype": control::HOOK_CALLBACK, "callback_id": callback, "input": {
-                        "session_id": self.options.session_id, "transcript_path": format!("{}/.claude/transcript.jsonl", self.options.cwd),
-                        "cwd": self.options.cwd, "permission_mode": self.options.permission_mode,
-                        "hook_event_name": "PreToolUse", "tool_name": call.tool.name, "tool_input": call.tool.input,
-                        "tool_use_id": call.id}, "tool_use_id": call.id}});
-                self.asked = Some((id.clone(), n, true));
-                Next::Ask {
-                    id,
-                    line: to_line(&line),
+                self.call_hook(n, &callback, PRE_TOOL_USE)
+            }
+            Item::PostHook(n, callback) => {
+                if self.calls[n].decision != Some(Decision::Allow) {
+                    return self.step();
                 }
+                self.call_hook(n, &callback, POST_TOOL_USE)
             }
             Item::Ask(n) => self.ask(n),
             Item::Request(n) => self.request(n),
             Item::Result(n) => Next::Send(self.tool_result(n)),
             Item::End => Next::Send(self.result()),
+        }
+    }
+
+    /// Calls the client's hook `callback` at `event` about tool `n`.
+    fn call_hook(&mut self, n: usize, callback: &str, event: &str) -> Next {
+        let call = &self.calls[n];
+        let id = self.ids.uuid();
+        let post = event == POST_TOOL_USE;
+        let response = post.then(|| json!({"type": "text", "content": call.tool.output}));
+        let about = (call.tool.name.as_str(), &call.tool.input, call.id.as_str());
+        let line = hooks::callback_request(&self.options, &id, callback, event, about, response.as_ref());
+        self.asked = Some((id.clone(), n, if post { Asked::PostHook } else { Asked::Hook }));
+        Next::Ask {
+            id,
+            line: to_line(&line),
         }
     }
 
@@ -540,7 +520,7 @@ impl Player {
             "input": call.tool.input, "description": description,
             "permission_suggestions": [{"type": "setMode", "mode": "acceptEdits", "destination": "session"}],
             "tool_use_id": call.id}});
-        self.asked = Some((id.clone(), n, false));
+        self.asked = Some((id.clone(), n, Asked::Permission));
         Next::Ask {
             id,
             line: to_line(&line),
@@ -556,9 +536,14 @@ impl Player {
     /// `response` of a success, `Err` with the text of an error answer. A `deny` with
     /// `interrupt: true` ends the turn; an error answer denies the call with its text.
     pub fn answer(&mut self, answer: Result<Value, String>) {
-        let Some((_, n, hook)) = self.asked.take() else {
+        let Some((_, n, asked)) = self.asked.take() else {
             return;
         };
+        // A `PostToolUse` hook's answer is for the model, which the session scripts.
+        if asked == Asked::PostHook {
+            return;
+        }
+        let hook = asked == Asked::Hook;
         let decision = match (hook, answer) {
             (true, Ok(output)) => match output
                 .pointer("/hookSpecificOutput/permissionDecision")

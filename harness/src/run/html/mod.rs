@@ -26,7 +26,7 @@ use std::path::Path;
 use askama::Template;
 
 use super::snapshot::{self, Checked, SnapshotState};
-use super::{describe, report, CaseResult, Flaky, Summary};
+use super::{report, CaseResult, Flaky, Summary};
 
 pub use picture::Picture;
 
@@ -184,7 +184,7 @@ impl<'a> Report<'a> {
                     detail: not_run.to_string(),
                 }))
                 .collect(),
-            expected: report::clip(&describe(&result.case.expect)),
+            expected: report::clip(&report::expected(&result.case)),
             seen,
             agent: report::agent_end(result),
             wall_ms: outcome.wall.as_millis(),
@@ -353,6 +353,7 @@ mod tests {
                 journal: vec![entry],
                 starts: Vec::new(),
                 left_running: false,
+                left_processes: Vec::new(),
                 left_agents: Vec::new(),
                 python: None,
                 node: None,
