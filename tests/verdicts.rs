@@ -467,3 +467,41 @@ fn an_agent_that_cannot_know_its_case_says_so() {
         String::from_utf8_lossy(&alone.stderr)
     );
 }
+
+/// A program that keeps the agent's answer between runs (a cache in its user folders)
+/// runs the agent in the first case only: the others are not run, and the summary
+/// says why a program that found the agent once did not again (found on PyPI
+/// `agent-dispatcher-mcp`, whose cache of read-only answers made every later case
+/// "never ran the agent").
+#[test]
+fn a_program_that_answers_from_its_own_cache_is_told_why_it_did_not_run_the_agent() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let cache = tmp.path().join("answer-cache");
+    let consumer = format!(
+        "[ -f '{cache}' ] || cursor-agent -p hi > '{cache}'; cat '{cache}' > /dev/null",
+        cache = cache.display()
+    );
+    let (report, code) = test_in(
+        tmp.path(),
+        &[
+            "--jobs",
+            "1",
+            "--filter",
+            "default/clean",
+            "--filter",
+            "default/eof@mid-line",
+            "--consumer",
+            &consumer,
+        ],
+    );
+    assert_eq!(code, Some(harness::exit_codes::CASES_NOT_RUN), "{report}");
+    assert!(report.contains("never ran the agent"), "{report}");
+    assert!(
+        report.contains("help: it ran the agent in other cases of this run"),
+        "{report}"
+    );
+    // Where it never ran the agent at all, the path is what to look at, not a cache.
+    let (report, _) = test_in(tmp.path(), &["--filter", "default/clean", "--consumer", "true"]);
+    assert!(report.contains("never ran the agent"), "{report}");
+    assert!(!report.contains("in other cases of this run"), "{report}");
+}

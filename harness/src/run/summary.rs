@@ -34,6 +34,9 @@ use std::fmt;
 use super::snapshot::{Checked, SnapshotState};
 use super::CaseResult;
 
+/// The hint where a program ran the agent in some cases of a run and not in others.
+const KEPT_ANSWERS: &str = "it ran the agent in other cases of this run: a program that keeps what the agent said between runs (a cache, a saved session, in its user folders) answers later cases without it; give each case a fresh one (its cache in the case's directory, or a setting that turns it off)";
+
 /// The results of a run and its snapshots, summarized.
 #[derive(Debug, Clone, Copy)]
 pub struct Summary<'a> {
@@ -268,6 +271,17 @@ impl fmt::Display for Summary<'_> {
             if !hints.contains(&not_run.hint.as_str()) {
                 hints.push(&not_run.hint);
             }
+        }
+        // Some cases ran the agent and others did not: the program answered those from
+        // what it kept of an earlier run, not from a wrong path.
+        let ran_in_others = self.results.iter().any(|r| r.not_run.is_none());
+        let never_ran = self.not_run().any(|r| {
+            r.not_run
+                .as_ref()
+                .is_some_and(|n| n.hint == r.case.dialect.never_ran_hint())
+        });
+        if ran_in_others && never_ran {
+            hints.push(KEPT_ANSWERS);
         }
         for hint in hints {
             writeln!(f, "  help: {hint}")?;
