@@ -609,8 +609,15 @@ fn a_replay_at_once_writes_what_a_replay_a_line_at_a_time_writes() {
         let (one_by_one, entry_one_by_one) = play(Some("scale=0"));
         assert!(at_once.status.success(), "{}", text(&at_once.stderr));
         assert!(at_once.stdout.len() > repeats * 500, "{repeats} repeats");
-        assert!(at_once.stdout == one_by_one.stdout, "{repeats} repeats: stdout differs");
-        assert_eq!(text(&at_once.stderr), text(&one_by_one.stderr), "{repeats} repeats");
+        assert!(
+            at_once.stdout == one_by_one.stdout,
+            "{repeats} repeats: stdout differs"
+        );
+        assert_eq!(
+            text(&at_once.stderr),
+            text(&one_by_one.stderr),
+            "{repeats} repeats"
+        );
         assert_eq!(ended(&at_once), ended(&one_by_one), "{repeats} repeats");
         assert_eq!(entry, entry_one_by_one, "{repeats} repeats");
     }

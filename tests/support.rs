@@ -648,7 +648,10 @@ pub fn repeated_recording(from: &Path, to: &Path, repeats: usize, late: &[u8]) {
     for n in 0..repeats {
         if n == 1 {
             // At the time of the line before (`put` keeps times in order).
-            put(&Frame::Line(Line::stderr(std::time::Duration::ZERO, late.to_vec())));
+            put(&Frame::Line(Line::stderr(
+                std::time::Duration::ZERO,
+                late.to_vec(),
+            )));
         }
         body.iter().for_each(&mut put);
     }
