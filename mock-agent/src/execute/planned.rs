@@ -137,7 +137,7 @@ pub fn perform_at_once_on_stdio(
 /// The size a copy makes the stdout pipe (Linux's default is 64 KiB; an unprivileged
 /// process may ask for up to `/proc/sys/fs/pipe-max-size`, 1 MiB by default): a
 /// fourth as many wake-ups of the consumer and of the mock.
-const COPY_PIPE: i32 = 1 << 20;
+pub const COPY_PIPE: i32 = 1 << 20;
 
 /// Makes `out` [`COPY_PIPE`] bytes large if it is a smaller pipe; a file that is no
 /// pipe, or a pipe that cannot grow (the user's pipe pages are spent), is left as it is.
