@@ -622,3 +622,47 @@ fn a_replay_at_once_writes_what_a_replay_a_line_at_a_time_writes() {
         assert_eq!(entry, entry_one_by_one, "{repeats} repeats");
     }
 }
+
+/// A replay performed as a copy is still ends on SIGTERM with its stdout full (a
+/// consumer that reads nothing: its write waits), as the runtime's replay does: the
+/// process dies by the signal, and its journal says so.
+#[test]
+fn a_replay_at_once_ends_on_sigterm_with_its_stdout_full() {
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::Stdio;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cassette = dir.path().join("big.cassette");
+    // Over 3 MB of stdout: more than the largest pipe holds.
+    crate::support::repeated_recording(&curated(), &cassette, 3_000, b"a late line");
+    let journal = dir.path().join("journal.jsonl");
+    let mut cmd = mock_std();
+    cmd.args(["codex", "exec", "--json", "-"])
+        .env("CODEX_HOME", dir.path())
+        .env("MOCK_AGENT_CASSETTE", &cassette)
+        .env("MOCK_AGENT_JOURNAL", &journal)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    let mut child = cmd.spawn().expect("spawns");
+    // The prompt, then stdin closed; stdout is held and never read.
+    let mut stdin = child.stdin.take().expect("stdin");
+    std::io::Write::write_all(&mut stdin, b"hi").expect("writes the prompt");
+    drop(stdin);
+    let _held = child.stdout.take();
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let pid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).expect("a pid"));
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).expect("SIGTERM");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("waits") {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("the replay did not end on SIGTERM");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    assert_eq!(status.signal(), Some(15), "{status:?}");
+    assert_eq!(last_journal_entry(&journal)["signal"], "TERM");
+}
