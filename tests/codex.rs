@@ -557,3 +557,97 @@ fn each_planted_codex_bug_is_caught_by_its_property() {
     ];
     crate::support::assert_each_caught(test_with, &caught);
 }
+
+/// The journal entry's fields that say how a run went (not when).
+fn how_it_went(entry: &Value) -> Vec<Value> {
+    ["exit", "faults", "error", "signal", "stdout_closed", "source"]
+        .iter()
+        .map(|key| entry[*key].clone())
+        .collect()
+}
+
+/// A recording replayed as it stands, with nothing to change and no line to wait for,
+/// is performed as a copy is (runs of lines, blocking writes, no runtime): its stdout,
+/// stderr, ending and journal entry are those of the same replay a line at a time on
+/// the runtime (a timing that waits for nothing makes it so), for a cassette checked in
+/// full first and for one over `PREFLIGHT_LIMIT`, with a stderr line late in it.
+#[test]
+fn a_replay_at_once_writes_what_a_replay_a_line_at_a_time_writes() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for repeats in [1, 3, 20_000] {
+        let cassette = dir.path().join(format!("{repeats}.cassette"));
+        crate::support::repeated_recording(&curated(), &cassette, repeats, b"a late line");
+        let large = std::fs::metadata(&cassette).expect("written").len() > harness::cassette::PREFLIGHT_LIMIT;
+        assert_eq!(large, repeats > 3, "{repeats} repeats");
+        let play = |timing: Option<&str>| {
+            let home = tempfile::tempdir().expect("temp dir");
+            let journal = home.path().join("journal.jsonl");
+            let mut env = vec![
+                ("MOCK_AGENT_CASSETTE", cassette.to_str().expect("utf-8")),
+                ("MOCK_AGENT_JOURNAL", journal.to_str().expect("utf-8")),
+            ];
+            env.extend(timing.map(|t| ("MOCK_AGENT_TIMING", t)));
+            let out = codex(&["exec", "--json", "-"], "hi", home.path(), &env);
+            (out, how_it_went(&last_journal_entry(&journal)))
+        };
+        let (at_once, entry) = play(None);
+        let (one_by_one, entry_one_by_one) = play(Some("scale=0"));
+        assert!(at_once.status.success(), "{}", text(&at_once.stderr));
+        assert!(at_once.stdout.len() > repeats * 500, "{repeats} repeats");
+        assert!(
+            at_once.stdout == one_by_one.stdout,
+            "{repeats} repeats: stdout differs"
+        );
+        assert_eq!(
+            text(&at_once.stderr),
+            text(&one_by_one.stderr),
+            "{repeats} repeats"
+        );
+        assert_eq!(ended(&at_once), ended(&one_by_one), "{repeats} repeats");
+        assert_eq!(entry, entry_one_by_one, "{repeats} repeats");
+    }
+}
+
+/// A replay performed as a copy is still ends on SIGTERM with its stdout full (a
+/// consumer that reads nothing: its write waits), as the runtime's replay does: the
+/// process dies by the signal, and its journal says so.
+#[test]
+fn a_replay_at_once_ends_on_sigterm_with_its_stdout_full() {
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::Stdio;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cassette = dir.path().join("big.cassette");
+    // Over 3 MB of stdout: more than the largest pipe holds.
+    crate::support::repeated_recording(&curated(), &cassette, 3_000, b"a late line");
+    let journal = dir.path().join("journal.jsonl");
+    let mut cmd = mock_std();
+    cmd.args(["codex", "exec", "--json", "-"])
+        .env("CODEX_HOME", dir.path())
+        .env("MOCK_AGENT_CASSETTE", &cassette)
+        .env("MOCK_AGENT_JOURNAL", &journal)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    let mut child = cmd.spawn().expect("spawns");
+    // The prompt, then stdin closed; stdout is held and never read.
+    let mut stdin = child.stdin.take().expect("stdin");
+    std::io::Write::write_all(&mut stdin, b"hi").expect("writes the prompt");
+    drop(stdin);
+    let _held = child.stdout.take();
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let pid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).expect("a pid"));
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).expect("SIGTERM");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("waits") {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("the replay did not end on SIGTERM");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    assert_eq!(status.signal(), Some(15), "{status:?}");
+    assert_eq!(last_journal_entry(&journal)["signal"], "TERM");
+}

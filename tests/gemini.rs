@@ -637,3 +637,53 @@ fn agentabi_s_verdicts_hold_by_its_source() {
     assert!(report.contains("folder-trust check (exit 55)"), "{report}");
     assert!(report.contains("GEMINI_CLI_TRUST_WORKSPACE=true"), "{report}");
 }
+
+/// The journal entry's fields that say how a run went (not when).
+fn how_it_went(entry: &Value) -> Vec<Value> {
+    ["exit", "faults", "error", "signal", "stdout_closed", "source"]
+        .iter()
+        .map(|key| entry[*key].clone())
+        .collect()
+}
+
+/// A recording replayed as it stands, with nothing to change and no line to wait for,
+/// is performed as a copy is (runs of lines, blocking writes, no runtime): its stdout,
+/// stderr, ending and journal entry are those of the same replay a line at a time on
+/// the runtime (a timing that waits for nothing makes it so), for a cassette checked in
+/// full first and for one over `PREFLIGHT_LIMIT`, with a stderr line late in it.
+#[test]
+fn a_replay_at_once_writes_what_a_replay_a_line_at_a_time_writes() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let real = root().join("cassettes/gemini/real-tool.cassette");
+    for repeats in [1, 3, 20_000] {
+        let cassette = dir.path().join(format!("{repeats}.cassette"));
+        crate::support::repeated_recording(&real, &cassette, repeats, b"a late line");
+        let large = std::fs::metadata(&cassette).expect("written").len() > harness::cassette::PREFLIGHT_LIMIT;
+        assert_eq!(large, repeats > 3, "{repeats} repeats");
+        let play = |timing: Option<&str>| {
+            let home = tempfile::tempdir().expect("temp dir");
+            let journal = home.path().join("journal.jsonl");
+            let mut env = vec![
+                ("MOCK_AGENT_CASSETTE", cassette.to_str().expect("utf-8")),
+                ("MOCK_AGENT_JOURNAL", journal.to_str().expect("utf-8")),
+            ];
+            env.extend(timing.map(|t| ("MOCK_AGENT_TIMING", t)));
+            let out = gemini(RUN, None, home.path(), &env);
+            (out, how_it_went(&last_journal_entry(&journal)))
+        };
+        let (at_once, entry) = play(None);
+        let (one_by_one, entry_one_by_one) = play(Some("scale=0"));
+        assert!(at_once.stdout.len() > repeats * 500, "{repeats} repeats");
+        assert!(
+            at_once.stdout == one_by_one.stdout,
+            "{repeats} repeats: stdout differs"
+        );
+        assert_eq!(
+            text(&at_once.stderr),
+            text(&one_by_one.stderr),
+            "{repeats} repeats"
+        );
+        assert_eq!(ended(&at_once), ended(&one_by_one), "{repeats} repeats");
+        assert_eq!(entry, entry_one_by_one, "{repeats} repeats");
+    }
+}

@@ -657,3 +657,47 @@ pub fn fifo_reader(path: &Path) -> std::io::BufReader<std::fs::File> {
         .expect("opens the FIFO");
     std::io::BufReader::new(fifo)
 }
+
+/// Writes at `to` the one-way recording at `from` with its stdout lines repeated
+/// `repeats` times (runs of lines then cross the read buffer's end and the copy's
+/// block; `repeats` large enough makes it a cassette over `PREFLIGHT_LIMIT`, read
+/// without a preflight) and a stderr line `late` between the first and the second
+/// repetition (none with one), times kept in order.
+pub fn repeated_recording(from: &Path, to: &Path, repeats: usize, late: &[u8]) {
+    use harness::cassette::Writer;
+    use harness::frames::{Frame, Line, Stream};
+    let mut reader = harness::cassette::open(from).expect("opens");
+    let header = reader.header().cloned().expect("a header");
+    let frames: Vec<Frame> = reader.by_ref().map(|f| f.expect("reads")).collect();
+    let is_stdout = |f: &Frame| matches!(f, Frame::Line(l) if l.stream == Stream::Stdout);
+    let first = frames.iter().position(is_stdout).expect("a stdout line");
+    let last = frames.iter().rposition(is_stdout).expect("a stdout line");
+    let (head, rest) = frames.split_at(first);
+    let (body, tail) = rest.split_at(last + 1 - first);
+    let mut writer = Writer::create(to, &header).expect("creates");
+    let mut at = std::time::Duration::ZERO;
+    let mut put = |frame: &Frame| {
+        let mut frame = frame.clone();
+        let time = match &mut frame {
+            Frame::Line(line) => &mut line.at,
+            Frame::Stall { at, .. } | Frame::CloseStdout { at } => at,
+            Frame::End(ending) => &mut ending.at,
+        };
+        *time = (*time).max(at);
+        at = *time;
+        writer.write(&frame).expect("writes");
+    };
+    head.iter().for_each(&mut put);
+    for n in 0..repeats {
+        if n == 1 {
+            // At the time of the line before (`put` keeps times in order).
+            put(&Frame::Line(Line::stderr(
+                std::time::Duration::ZERO,
+                late.to_vec(),
+            )));
+        }
+        body.iter().for_each(&mut put);
+    }
+    tail.iter().for_each(&mut put);
+    writer.finish().expect("finishes");
+}

@@ -9,6 +9,7 @@ use harness::journal::{Entry, FaultRecord};
 use harness::timing::Timing;
 
 use super::{block_on, perform, ExecOptions, Handoff, Performed, Threaded};
+use crate::process::Interrupts;
 use crate::settings::Settings;
 
 /// The mock's own error: said on stderr, kept in the journal; the process ends with
@@ -92,6 +93,69 @@ pub fn perform_on_stdio(
             ))
         }
     };
+    Ok(kept(performed, entry, report))
+}
+
+/// [`perform_on_stdio`] for a plan that waits for nothing (no timing, no step mode:
+/// [`super::blocking`]), as a copy is performed: with blocking writes on this thread
+/// and no runtime ([`super::perform_blocking`]), SIGTERM and SIGINT caught by a plain
+/// handler ([`Interrupts`]), the stdout pipe made larger first ([`grow_pipe`]). What
+/// is written, and what `entry` keeps, is what [`perform_on_stdio`] gives; a plan
+/// that waits is performed by it.
+pub fn perform_at_once_on_stdio(
+    frames: Frames,
+    settings: &Settings,
+    entry: &mut Entry,
+    report: impl FnOnce() -> Vec<(&'static str, bool)>,
+) -> Result<Performed, Exit> {
+    let mut delivery = Delivery::default();
+    delivery.timed = settings.timing != Timing::default();
+    delivery.step.clone_from(&settings.step);
+    if !super::blocking(&delivery) {
+        return perform_on_stdio(frames, settings, entry, report);
+    }
+    let frames = settings.timing.apply(frames, settings.seed);
+    let streams = super::std_streams().map_err(|e| {
+        own_error(
+            entry,
+            format!("cannot open stdout or stderr: {e}"),
+            exit_codes::IO_ERROR,
+        )
+    })?;
+    grow_pipe(&streams.0);
+    let (signals, out, err) = Interrupts::catch(streams.0, streams.1).map_err(|e| {
+        own_error(
+            entry,
+            format!("cannot listen for signals: {e}"),
+            exit_codes::INTERNAL,
+        )
+    })?;
+    let performed = super::perform_blocking(frames, out, err, || {}, Some(&signals));
+    Ok(kept(performed, entry, report))
+}
+
+/// The size a copy makes the stdout pipe (Linux's default is 64 KiB; an unprivileged
+/// process may ask for up to `/proc/sys/fs/pipe-max-size`, 1 MiB by default): a
+/// fourth as many wake-ups of the consumer and of the mock.
+pub const COPY_PIPE: i32 = 1 << 20;
+
+/// Makes `out` [`COPY_PIPE`] bytes large if it is a smaller pipe; a file that is no
+/// pipe, or a pipe that cannot grow (the user's pipe pages are spent), is left as it is.
+pub fn grow_pipe(out: &std::fs::File) {
+    use nix::fcntl::{fcntl, FcntlArg};
+    if fcntl(out, FcntlArg::F_GETPIPE_SZ).is_ok_and(|size| size < COPY_PIPE) {
+        let _ = fcntl(out, FcntlArg::F_SETPIPE_SZ(COPY_PIPE));
+    }
+}
+
+/// What a run did, kept in `entry`: what the faults did (`report`), whether and when
+/// the consumer closed stdout, the signal that ended the run, the mock's own error
+/// (said on stderr).
+fn kept(
+    performed: Performed,
+    entry: &mut Entry,
+    report: impl FnOnce() -> Vec<(&'static str, bool)>,
+) -> Performed {
     entry.faults = report()
         .into_iter()
         .map(|(name, fired)| FaultRecord {
@@ -109,5 +173,5 @@ pub fn perform_on_stdio(
         eprintln!("mock-agent: {message}");
         entry.error = Some(message);
     }
-    Ok(performed)
+    performed
 }

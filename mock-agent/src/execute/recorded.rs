@@ -16,7 +16,7 @@ use std::path::Path;
 use std::rc::Rc;
 use std::time::Duration;
 
-use harness::cassette::{Reader, COPY_BLOCK, PREFLIGHT_LIMIT};
+use harness::cassette::{Position, Reader, COPY_BLOCK, PREFLIGHT_LIMIT};
 use harness::error::CassetteError;
 use harness::faults::lines::{Injector, Out, Stream as Lines};
 use harness::frames::{Ending, Exit, Frame, FrameResult, Line, Stream};
@@ -111,6 +111,10 @@ pub struct Summary {
     pub exit: Option<Exit>,
     /// The time of its last stdout line.
     pub last_at: Option<Duration>,
+    /// Where its first frame starts, once the whole file was read through and checked
+    /// (by [`Summary::read`]): the replay reads on from there without checking the
+    /// UTF-8 of its lines again ([`Reader::resume`]).
+    pub checked_from: Option<Position>,
 }
 
 impl Summary {
@@ -119,6 +123,7 @@ impl Summary {
     pub fn read(path: &Path, mut line: impl FnMut(&[u8])) -> Result<Summary, CassetteError> {
         let mut summary = Summary::default();
         let mut frames = open(path)?;
+        let start = frames.position();
         loop {
             // A large cassette's stdout lines, looked at in the read buffer (a small
             // one's reader is checking it, and reads none so).
@@ -144,6 +149,8 @@ impl Summary {
                 _ => {}
             }
         }
+        // A capture's reader has more to remember than a position.
+        summary.checked_from = (!frames.is_capture()).then_some(start);
         Ok(summary)
     }
 }
@@ -194,9 +201,27 @@ impl<S: Lines> Replay<S> {
             .map(|line| Ok(Frame::Line(Line::stderr(Duration::ZERO, line.clone()))))
             .collect();
         let plain = injector.borrow().faults().is_empty();
+        // Checked by the summary's pass: read without parsing the events (nor checking
+        // their UTF-8 again, when the pass read the whole file).
+        let frames = match summary.checked_from {
+            Some(position) => {
+                use std::io::{Seek, SeekFrom};
+                let mut file = std::fs::File::open(path).map_err(|source| CassetteError::Open {
+                    path: path.to_owned(),
+                    source,
+                })?;
+                file.seek(SeekFrom::Start(position.offset))
+                    .map_err(|source| CassetteError::Read {
+                        path: path.to_owned(),
+                        line: position.line + 1,
+                        source,
+                    })?;
+                Reader::resume(path, BufReader::with_capacity(256 << 10, file), position)
+            }
+            None => harness::cassette::open(path)?.fast(),
+        };
         Ok(Replay {
-            // Checked by the summary's pass: read without parsing the events.
-            frames: harness::cassette::open(path)?.fast(),
+            frames,
             injector,
             plain,
             copy: false,
@@ -220,6 +245,13 @@ impl<S: Lines> Replay<S> {
     pub fn at_once(mut self, untimed: bool) -> Self {
         self.copy = untimed && self.plain;
         self
+    }
+
+    /// Whether runs of lines are written at once ([`Replay::at_once`]): no fault, no
+    /// line waits, so the run may be performed as a copy is
+    /// ([`super::planned::perform_at_once_on_stdio`]).
+    pub fn copies(&self) -> bool {
+        self.copy
     }
 
     /// A run of recorded stdout lines as one frame (each with its newline), up to

@@ -45,8 +45,9 @@ pub const PACE: Duration = Duration::from_millis(20);
 /// fills), so memory stays bounded whatever it writes.
 const QUEUED: usize = 16 << 20;
 
-/// About the most bytes of a turn's recorded lines written together.
-const RUN_BYTES: usize = 64 << 10;
+/// About the most bytes of a turn's recorded lines written together (a copy's block:
+/// fewer steps of the server a turn).
+const RUN_BYTES: usize = harness::cassette::COPY_BLOCK;
 
 /// Runs `codex app-server` with `args`, journaling into `entry` (the conversation
 /// into `spooled`).
@@ -129,7 +130,13 @@ pub fn run(
     let clock = Clock::new(settings.timing, settings.seed);
     let journal = settings.journal.as_deref().map(journal::Spooled::new);
     let served = async move {
-        let stdout = Handoff::new(dup(&std::io::stdout())?);
+        let stdout = dup(&std::io::stdout())?;
+        if whole {
+            // Runs of lines go out in pieces of up to [`RUN_BYTES`]: a larger pipe,
+            // fewer wake-ups of the client and of the writing thread.
+            execute::planned::grow_pipe(&stdout);
+        }
+        let stdout = Handoff::new(stdout);
         let stderr = Threaded::new(dup(&std::io::stderr())?);
         let output = Output::new(stdout, stderr, &exec)?;
         let (sender, inbox) = inbox::channel();
@@ -537,7 +544,8 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
         let glance = &self.glance;
         let count = frames
             .fast_run(&mut run, RUN_BYTES, usize::MAX, |line| {
-                !may_have_id(glance, line) || unchanged_answer(glance, line, ids)
+                // An answer of the writer's shape is told without the scan for an `id`.
+                unchanged_answer(glance, line, ids) || !may_have_id(glance, line)
             })
             .map_err(ExecError::from)?;
         if count == 0 {

@@ -226,11 +226,20 @@ fn perform(args: &ExecArgs, settings: &Settings, entry: &mut Entry, planned: Pla
     if let (Some(store), Some(thread)) = ((!args.ephemeral).then(Store::of_env).flatten(), &thread) {
         let _ = store.save(thread);
     }
-    let frames: harness::frames::Frames = match writes {
-        Writes::Outs { outs, times } => Box::new(recorded::frames(outs, &times, PACE).into_iter()),
-        Writes::Replay(replay) => Box::new(replay),
+    // A replay that changes no line and waits for none is performed as a copy is.
+    let (frames, at_once): (harness::frames::Frames, bool) = match writes {
+        Writes::Outs { outs, times } => (Box::new(recorded::frames(outs, &times, PACE).into_iter()), false),
+        Writes::Replay(replay) => {
+            let copies = replay.copies();
+            (Box::new(replay), copies)
+        }
     };
-    let performed = match execute::planned::perform_on_stdio(frames, settings, entry, || {
+    let perform = if at_once {
+        execute::planned::perform_at_once_on_stdio
+    } else {
+        execute::planned::perform_on_stdio
+    };
+    let performed = match perform(frames, settings, entry, || {
         let mut report = injector.borrow().report();
         report.extend(idle.iter().map(|name| (*name, false)));
         report

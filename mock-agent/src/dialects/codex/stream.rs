@@ -248,7 +248,12 @@ fn plain_failure(line: &[u8]) -> bool {
 fn plain_string(bytes: &[u8]) -> Option<&[u8]> {
     let mut rest = bytes.strip_prefix(b"\"")?;
     loop {
-        let at = rest.iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20)?;
+        // The next quote or backslash (searched for a block at a time), with no control
+        // character before it (looked for in a loop the compiler makes a vector one).
+        let at = memchr::memchr2(b'"', b'\\', rest)?;
+        if rest[..at].iter().fold(false, |control, &b| control | (b < 0x20)) {
+            return None;
+        }
         match rest[at] {
             b'"' => return Some(&rest[at + 1..]),
             b'\\'
