@@ -17,8 +17,8 @@ use harness::dialects::codex::recording::{is_codex, Recording};
 use harness::frames::Exit;
 
 use crate::support::{
-    assert_passes_generated_and_curated, assert_ran_as_expected, bin, ended, json_lines, mock_std,
-    newline_ended, record_keys_out, root, run_with_stdin, test_dialect, text,
+    assert_passes_generated_and_curated, assert_ran_as_expected, bin, ended, json_lines, last_journal_entry,
+    mock_std, newline_ended, record_keys_out, root, run_with_stdin, test_dialect, text,
 };
 
 /// The curated cassette, recorded from the real CLI (`mock-agent drift --dialect codex --update`).

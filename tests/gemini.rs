@@ -21,7 +21,8 @@ use harness::frames::Exit;
 
 use crate::support::{
     assert_caught, assert_clean_passes, assert_passes_generated_and_curated, assert_ran_as_expected, bin,
-    ended, json_lines, mock_std, newline_ended, record_keys_out, root, run_with_stdin, test_dialect, text,
+    ended, json_lines, last_journal_entry, mock_std, newline_ended, record_keys_out, root, run_with_stdin,
+    test_dialect, text,
 };
 
 /// `mock-agent gemini ARGS` with `stdin`, `HOME` at `home`, and `env`.

@@ -12,6 +12,7 @@ use harness::journal;
 use harness::scenario::{Plan, Scenario};
 use harness::timing::Timing;
 
+use crate::execute::planned::grow_pipe;
 use crate::execute::{self, Blocking, ExecOptions, Handoff, Threaded};
 use crate::process::Interrupts;
 
@@ -262,21 +263,6 @@ fn unchanged(header: Option<&harness::cassette::Header>, partial: bool) -> bool 
                 .output_format
                 .is_none_or(|format| format == OutputFormat::StreamJson)
     })
-}
-
-/// The size the stdout pipe is made for a copy (Linux's default is 64 KiB, and an
-/// unprivileged process may ask for up to `/proc/sys/fs/pipe-max-size`, 1 MiB by
-/// default): a quarter as many wake-ups of the consumer and of the mock.
-const COPY_PIPE: i32 = 1 << 20;
-
-/// Makes the stdout pipe [`COPY_PIPE`] bytes large if it is a smaller pipe; a file
-/// that is no pipe, or a pipe that cannot grow (the user's pipe pages are spent), is
-/// left as it is.
-fn grow_pipe(out: &std::fs::File) {
-    use nix::fcntl::{fcntl, FcntlArg};
-    if fcntl(out, FcntlArg::F_GETPIPE_SZ).is_ok_and(|size| size < COPY_PIPE) {
-        let _ = fcntl(out, FcntlArg::F_SETPIPE_SZ(COPY_PIPE));
-    }
 }
 
 /// After `close-stdout`: the process's stdout becomes `/dev/null`, so that the last
