@@ -62,6 +62,8 @@ pub struct Script {
     terminals: Arc<Mutex<Terminals>>,
     /// The agent that answers what the recording does not hold.
     profile: &'static Profile,
+    /// Someone reads the replies' divergences (see [`Conversation::divergences_unread`]).
+    divergences_read: bool,
 }
 
 /// The terminals the client made for the agent (`terminal/create`): the recorded id
@@ -251,6 +253,7 @@ impl Script {
             capabilities: None,
             terminals: Arc::default(),
             profile,
+            divergences_read: true,
         }
     }
 
@@ -334,6 +337,7 @@ impl Script {
                 glance: jsonrpc::Glance::default(),
                 answers: section.answers.into(),
                 withhold,
+                discover: None,
                 withheld: HashSet::new(),
                 terminals: Arc::clone(&self.terminals),
             }),
@@ -343,7 +347,14 @@ impl Script {
 
     /// The steps of the section being read (see [`Reading`]), timed from `since`: read
     /// and indexed as they are played, up to the next request.
-    fn play_on(&self, reading: Arc<Mutex<Reading>>, since: Duration) -> Steps {
+    /// What the client does not offer of `discover` is left out as it is found (the
+    /// agent's requests for it, and the client's answers to them).
+    fn play_on(
+        &self,
+        reading: Arc<Mutex<Reading>>,
+        since: Duration,
+        discover: Option<Capabilities>,
+    ) -> Steps {
         Steps::of(Play {
             feed: Feed::Reading {
                 reading,
@@ -356,6 +367,7 @@ impl Script {
             glance: jsonrpc::Glance::default(),
             answers: VecDeque::new(),
             withhold: None,
+            discover,
             withheld: HashSet::new(),
             terminals: Arc::clone(&self.terminals),
         })
@@ -367,7 +379,7 @@ impl Conversation for Script {
         self.catch_up();
         let read_on = self.exchanges.is_empty();
         match (self.start.take(), self.reading.clone()) {
-            (Some(section), Some(reading)) if read_on => self.play_on(reading, section.since),
+            (Some(section), Some(reading)) if read_on => self.play_on(reading, section.since, None),
             (Some(section), _) => self.play(section, None),
             (None, _) => Steps::default(),
         }
@@ -378,9 +390,12 @@ impl Conversation for Script {
         if method == methods::INITIALIZE {
             self.capabilities = Some(Capabilities::of_initialize(&request.params_value()));
         }
-        // A client that does not offer all the agent may ask for has the section
-        // indexed before it plays (what it leaves out is said first).
-        let restricted = self.capabilities.is_some_and(|offered| {
+        // To a client that does not offer all the agent may ask for, a section is
+        // played with what it asks for and the client lacks left out, and the reply
+        // says so: the section is indexed before it plays. Where nobody reads what
+        // the reply says, and the client has a terminal (so no update is left out),
+        // the requests left out are found as the section is read.
+        let lacks = self.capabilities.filter(|offered| {
             [
                 methods::FS_READ_TEXT_FILE,
                 methods::FS_WRITE_TEXT_FILE,
@@ -389,6 +404,8 @@ impl Conversation for Script {
             .iter()
             .any(|job| !offered.allow(job))
         });
+        let discover = lacks.filter(|offered| offered.terminal && !self.divergences_read);
+        let index_first = lacks.is_some() && discover.is_none();
         let found = loop {
             self.catch_up();
             let found = self
@@ -396,7 +413,7 @@ impl Conversation for Script {
                 .iter()
                 .position(|e| !e.played && e.method == method);
             match found {
-                Some(index) if !(restricted && self.is_read_on(index)) => break Some(index),
+                Some(index) if !(index_first && self.is_read_on(index)) => break Some(index),
                 _ if self.reading.is_none() => break found,
                 _ => {
                     if let Err(e) = self.index_on() {
@@ -437,9 +454,9 @@ impl Conversation for Script {
         let section = std::mem::take(&mut exchange.section);
         self.ids.insert(recorded_id, request.id_text().to_owned());
         if let Some(reading) = self.reading.clone().filter(|_| self.is_read_on(index)) {
-            // Read and indexed as it plays; nothing is withheld (see `restricted`).
+            // Read and indexed as it plays (see `lacks`).
             return Reply {
-                steps: self.play_on(reading, section.since),
+                steps: self.play_on(reading, section.since, discover),
                 divergence,
                 recorded_session: recorded_session.map(|(recorded, _)| recorded),
             };
@@ -475,6 +492,10 @@ impl Conversation for Script {
         self.ending
     }
 
+    fn divergences_unread(&mut self) {
+        self.divergences_read = false;
+    }
+
     fn answered(&mut self, id: &str, method: &str, answer: &serde_json::Value) {
         if method != methods::TERMINAL_CREATE {
             return;
@@ -506,6 +527,10 @@ struct Play {
     /// are left out, with the client's answers to them and the updates that show a
     /// terminal to a client without one.
     withhold: Option<Capabilities>,
+    /// What the live client offers, when what it lacks is left out as it is found
+    /// (a section read as it plays, to a client with a terminal): the agent's
+    /// requests for it, and the client's answers to them.
+    discover: Option<Capabilities>,
     /// The ids of the requests left out.
     withheld: HashSet<String>,
     terminals: Arc<Mutex<Terminals>>,
@@ -750,7 +775,10 @@ impl Iterator for Play {
                         frame: reading.frames,
                         position: reading.reader.position(),
                     };
-                    let answers = reading.book.section.answers.len();
+                    let (answers, requests) = (
+                        reading.book.section.answers.len(),
+                        reading.book.section.requests.len(),
+                    );
                     if reading.book.add(Indexed::Frame(&frame), after) {
                         // The client's next request: the section ends before it.
                         *done = true;
@@ -758,6 +786,18 @@ impl Iterator for Play {
                     }
                     if reading.book.section.answers.len() > answers {
                         self.answers.extend(reading.book.section.answers.last().cloned());
+                    }
+                    if let (Some(offered), Frame::Line(line)) = (self.discover, &frame) {
+                        // The agent's request (the index found it) for what the
+                        // client lacks: left out, as its answer will be.
+                        let lacked = (reading.book.section.requests.len() > requests)
+                            .then(|| Message::parse(&line.bytes))
+                            .flatten()
+                            .filter(|m| m.kind == Kind::Request && !offered.allow(m.method()));
+                        if let Some(request) = lacked {
+                            self.withheld.insert(request.id_text().to_owned());
+                            continue;
+                        }
                     }
                     frame
                 }

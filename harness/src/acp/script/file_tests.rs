@@ -556,3 +556,66 @@ fn a_large_cassette_broken_in_a_turn_fails_there_as_it_plays() {
     assert_eq!(error.to_string(), checked.to_string());
     assert!(steps.len() > 2_000, "the frames before it play");
 }
+
+/// Where nobody reads the replies' divergences, a client with a terminal and no files
+/// has the agent's file requests left out as the section is read (not indexed
+/// first): the same steps as when it was indexed first, and no word of it.
+#[test]
+fn a_request_the_client_lacks_is_left_out_as_it_is_found() {
+    let text = cassette();
+    let at = text
+        .find("chunk 1000")
+        .and_then(|at| text[..at].rfind('\n'))
+        .expect("an update");
+    let read = rpc::request(
+        8,
+        methods::FS_READ_TEXT_FILE,
+        &json!({"sessionId": "s", "path": "/a"}),
+    );
+    let inserted = [
+        frame(Some(20), "out", &read),
+        frame(Some(20), "in", &rpc::response("8", &json!({"content": "x"}))),
+    ]
+    .join("\n");
+    let path = write(&format!("{}\n{inserted}{}", &text[..at], &text[at..]));
+    let init = {
+        let params = json!({"protocolVersion": 1, "clientCapabilities": {
+            "fs": {"readTextFile": false, "writeTextFile": false}, "terminal": true
+        }});
+        String::from_utf8(request_line("0", methods::INITIALIZE, &params)).expect("utf-8")
+    };
+    let params = json!({"sessionId": "s", "prompt": []});
+    let prompt = String::from_utf8(request_line("1", methods::SESSION_PROMPT, &params)).expect("utf-8");
+    for runs in [None, Some(false), Some(true)] {
+        let turn = |script: &mut Script| {
+            let _ = script.start().count();
+            let _ = script.reply(&request(&init)).steps.count();
+            let reply = script.reply(&request(&prompt));
+            // Read as it plays: the request after it is not found yet.
+            script.catch_up();
+            let unread = !script
+                .exchanges
+                .iter()
+                .any(|e| e.method == methods::SESSION_SET_MODE);
+            (transcript(reply.steps, runs).0, reply.divergence, unread)
+        };
+        let mut first = Script::open_over(&path, &PROFILE, crate::cassette::PREFLIGHT_LIMIT)
+            .expect("indexes")
+            .expect("an ACP cassette");
+        let mut read_on = Script::open_lazily_over(&path, &PROFILE, 0)
+            .expect("opens")
+            .expect("an ACP cassette");
+        read_on.divergences_unread();
+        let ((a, said, _), (b, unsaid, unread)) = (turn(&mut first), turn(&mut read_on));
+        assert!(unread, "the turn is read as it plays");
+        assert!(said.is_some_and(|s| s.contains(methods::FS_READ_TEXT_FILE)));
+        assert_eq!(unsaid, None);
+        assert_eq!(a.len(), b.len(), "{runs:?}");
+        let differ = a.iter().zip(&b).position(|(a, b)| a != b);
+        assert_eq!(differ, None, "{runs:?}: line {differ:?} differs");
+        assert!(!b
+            .iter()
+            .any(|l| l.ends_with(&read) || l == &[b"out ".as_slice(), &read].concat()));
+        assert!(a.len() > 3_000);
+    }
+}
