@@ -14,14 +14,16 @@
 //! session the mock made up) plays the recorded exchange, and is a divergence too:
 //! the agent's messages name the recorded session.
 //!
-//! The script does not hold the recording's messages. A first pass over the cassette
-//! makes an *index* of its exchanges: each request's method, id and session, where its
-//! frames start in the file, and which of them are the client's answers (the method of
-//! are made live) and the client's answers (the method of the request they answer).
-//! Playing an exchange reads its frames again from the file, one at a time, as the
-//! server writes them ([`Steps`]): a turn of any length plays in the memory of one
-//! message, and the index takes memory in proportion to the number of requests. A
-//! recording that cannot be read twice (from a pipe) or that was never a file (a
+//! The script does not hold the recording's messages. It keeps an *index* of its
+//! exchanges: each request's method, id and session, where its frames start in the
+//! file, and which of them are the agent's requests (whose answers are awaited) and
+//! the client's answers (the method of the request they answer). Playing an exchange
+//! reads its frames from the file, one at a time, as the server writes them
+//! ([`Steps`]): a turn of any length plays in the memory of one message, and the index
+//! takes memory in proportion to the number of requests. A cassette of up to
+//! [`crate::cassette::PREFLIGHT_LIMIT`] bytes is indexed (and checked) in full when it
+//! is opened; a larger one is read once, each section indexed as it plays ([`Reading`]).
+//! A recording that cannot be read twice (from a pipe) or that was never a file (a
 //! generated conversation) is kept in memory, and plays the same way.
 
 use std::collections::{HashMap, HashSet, VecDeque};
