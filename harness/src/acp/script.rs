@@ -361,7 +361,7 @@ impl Script {
             feed: Feed::Reading {
                 reading,
                 done: false,
-                asks: Asks::default(),
+                asks: Box::default(),
             },
             since,
             ids_as_recorded: self.ids.iter().all(|(recorded, live)| recorded == live),
@@ -557,7 +557,7 @@ enum Feed {
         reading: Arc<Mutex<Reading>>,
         /// The section ended.
         done: bool,
-        asks: Asks,
+        asks: Box<Asks>,
     },
 }
 
