@@ -22,7 +22,7 @@
 //! ([`Steps`]): a turn of any length plays in the memory of one message, and the index
 //! takes memory in proportion to the number of requests. A cassette of up to
 //! [`crate::cassette::PREFLIGHT_LIMIT`] bytes is indexed (and checked) in full when it
-//! is opened; a larger one is read once, each section indexed as it plays ([`Reading`]).
+//! is opened; a larger one is read once, each section indexed as it plays.
 //! A recording that cannot be read twice (from a pipe) or that was never a file (a
 //! generated conversation) is kept in memory, and plays the same way.
 
