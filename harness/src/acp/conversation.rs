@@ -223,6 +223,11 @@ pub trait Conversation {
     /// How the process ends once the client has closed stdin.
     fn ending(&self) -> Exit;
 
+    /// Nobody reads the replies' [`Reply::divergence`]s (the run is neither journaled
+    /// nor strict): a conversation may leave unsaid what only they would say. By
+    /// default nothing changes.
+    fn divergences_unread(&mut self) {}
+
     /// The client answered the agent's request `id` (a [`Wait::Answer`] of the
     /// steps played) with `answer`: its `result`, or `{"error": ...}`. Steps made
     /// after the wait may depend on it (a file the client read, the terminal it

@@ -14,17 +14,19 @@
 //! session the mock made up) plays the recorded exchange, and is a divergence too:
 //! the agent's messages name the recorded session.
 //!
-//! The script does not hold the recording's messages. A first pass over the cassette
-//! makes an *index* of its exchanges: each request's method, id and session, where its
-//! frames start in the file, and which of them are the client's answers (the method of
-//! are made live) and the client's answers (the method of the request they answer).
-//! Playing an exchange reads its frames again from the file, one at a time, as the
-//! server writes them ([`Steps`]): a turn of any length plays in the memory of one
-//! message, and the index takes memory in proportion to the number of requests. A
-//! recording that cannot be read twice (from a pipe) or that was never a file (a
+//! The script does not hold the recording's messages. It keeps an *index* of its
+//! exchanges: each request's method, id and session, where its frames start in the
+//! file, and which of them are the agent's requests (whose answers are awaited) and
+//! the client's answers (the method of the request they answer). Playing an exchange
+//! reads its frames from the file, one at a time, as the server writes them
+//! ([`Steps`]): a turn of any length plays in the memory of one message, and the index
+//! takes memory in proportion to the number of requests. A cassette of up to
+//! [`crate::cassette::PREFLIGHT_LIMIT`] bytes is indexed (and checked) in full when it
+//! is opened; a larger one is read once, each section indexed as it plays.
+//! A recording that cannot be read twice (from a pipe) or that was never a file (a
 //! generated conversation) is kept in memory, and plays the same way.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::Path;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -34,19 +36,25 @@ use super::rpc::{self, Kind, Message};
 use super::tell;
 use super::wire::{methods, tool_content, Capabilities};
 use crate::acp::conversation::{Conversation, Reply, Source, Step, Steps, Wait};
-use crate::cassette::tape::{ended_early, Frames, Indexed, Mark, Tape};
+use crate::cassette::tape::{ended_early, index_on, Frames, Mark, Tape};
 use crate::cassette::Position;
 use crate::error::CassetteError;
 use crate::frames::{Exit, Frame, FrameResult, Stream};
 use crate::jsonrpc;
+use index::{Asks, Book, Indexed, Reading};
 
 /// A recorded conversation, replayed as a script.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct Script {
     tape: Tape,
     /// What the agent did before the first request; `None` once played.
     start: Option<Section>,
+    /// The exchanges indexed so far (all of them, but for a large cassette read on
+    /// as it plays: see [`Reading`]).
     exchanges: Vec<Exchange>,
+    /// A large cassette not indexed to its end yet: its last section so far (the
+    /// last exchange's, or the start's) is the one being read.
+    reading: Option<Arc<Mutex<Reading>>>,
     /// Recorded request ids and the live ones they were played for.
     ids: HashMap<String, String>,
     ending: Exit,
@@ -56,6 +64,8 @@ pub struct Script {
     terminals: Arc<Mutex<Terminals>>,
     /// The agent that answers what the recording does not hold.
     profile: &'static Profile,
+    /// Someone reads the replies' divergences (see [`Conversation::divergences_unread`]).
+    divergences_read: bool,
 }
 
 /// The terminals the client made for the agent (`terminal/create`): the recorded id
@@ -139,7 +149,7 @@ impl Script {
         frames: impl IntoIterator<Item = FrameResult>,
         profile: &'static Profile,
     ) -> Result<Script, CassetteError> {
-        let mut index = Index::new(Mark::default());
+        let mut book = Book::new(Mark::default());
         let mut held = Vec::new();
         for frame in frames {
             let frame = frame?;
@@ -147,27 +157,51 @@ impl Script {
                 frame: held.len() + 1,
                 position: Position::default(),
             };
-            index.add(Indexed::Frame(&frame), after);
+            book.add(Indexed::Frame(&frame), after);
             held.push(frame);
         }
-        Ok(index.script(Tape::Memory(held.into()), profile))
+        book.finish();
+        let mut script = Script::of(Tape::Memory(held.into()), profile);
+        script.start = Some(Section::default());
+        script.take(&mut book);
+        Ok(script)
     }
 
-    /// The script of the ACP cassette at `path`, indexed in one pass over it; its
-    /// exchanges are read from the file again as they play. `None` when `path` is not
-    /// a regular file (a pipe can be read once only: see [`Script::new`]) or holds no
-    /// recording of server mode (a header with `"acp":true`).
+    /// The script of the ACP cassette at `path`; its exchanges are read from the file
+    /// as they play. `None` when `path` is not a regular file (a pipe can be read once
+    /// only: see [`Script::new`]) or holds no recording of server mode (a header with
+    /// `"acp":true`).
     ///
-    /// A file of up to [`crate::cassette::PREFLIGHT_LIMIT`] bytes is checked in full on
-    /// this pass, a larger one as [`crate::Source::open`] checks it: a broken cassette
-    /// fails here, before anything is played.
+    /// A file of up to [`crate::cassette::PREFLIGHT_LIMIT`] bytes is indexed and
+    /// checked in full here: a broken cassette fails before anything is played. A
+    /// larger one is read once, as it plays: each section is indexed as it is played
+    /// (the section of a request asked out of the recorded order is indexed on the
+    /// way to it, and read again when it plays), and checked as
+    /// [`crate::Source::open`] checks it.
     pub fn open(path: &Path, profile: &'static Profile) -> Result<Option<Script>, CassetteError> {
-        Script::open_over(path, profile, crate::cassette::PREFLIGHT_LIMIT)
+        Script::open_lazily_over(path, profile, crate::cassette::PREFLIGHT_LIMIT)
     }
 
-    /// [`Script::open`], a file larger than `preflight` read fast (as one larger than
+    /// The script of the cassette at `path` indexed in full in one pass, a file larger
+    /// than `preflight` read fast (as one larger than
     /// [`crate::cassette::PREFLIGHT_LIMIT`] is): tests read a small one so.
+    #[cfg(test)]
     fn open_over(
+        path: &Path,
+        profile: &'static Profile,
+        preflight: u64,
+    ) -> Result<Option<Script>, CassetteError> {
+        let Some(mut script) = Script::open_lazily_over(path, profile, preflight)? else {
+            return Ok(None);
+        };
+        while script.reading.is_some() {
+            script.index_on()?;
+        }
+        Ok(Some(script))
+    }
+
+    /// [`Script::open`], a file larger than `preflight` read as it plays.
+    fn open_lazily_over(
         path: &Path,
         profile: &'static Profile,
         preflight: u64,
@@ -184,19 +218,108 @@ impl Script {
         if !reader.header().is_some_and(|h| h.invocation.acp) {
             return Ok(None);
         }
-        let mut index = Index::new(Mark {
+        let start = Mark {
             frame: 0,
             position: reader.position(),
+        };
+        let reader = tape.reading(reader, preflight);
+        let large = matches!(tape, Tape::File { len, .. } if len > preflight);
+        let mut script = Script::of(tape, profile);
+        script.start = Some(Section {
+            from: start,
+            ..Section::default()
         });
-        // The agent's messages that surely ask nothing are counted, not parsed.
-        let asks = Asks::default();
-        tape.index_runs_over(
+        script.reading = Some(Arc::new(Mutex::new(Reading {
             reader,
-            preflight,
-            |event| !asks.may_ask(event),
-            |indexed, after| index.add(indexed, after),
-        )?;
-        Ok(Some(index.script(tape, profile)))
+            frames: 0,
+            book: Book::new(start),
+            ended: false,
+        })));
+        if !large {
+            while script.reading.is_some() {
+                script.index_on()?;
+            }
+        }
+        Ok(Some(script))
+    }
+
+    /// A script of `tape` with nothing indexed yet.
+    fn of(tape: Tape, profile: &'static Profile) -> Script {
+        Script {
+            tape,
+            start: None,
+            exchanges: Vec::new(),
+            reading: None,
+            ids: HashMap::new(),
+            ending: Exit::Code(0),
+            capabilities: None,
+            terminals: Arc::default(),
+            profile,
+            divergences_read: true,
+        }
+    }
+
+    /// Takes what `book` found since it was last looked at: each section ended goes
+    /// to its place (the last exchange's, or the start's; one already played is done
+    /// with), and the exchange of the request that ended it comes after it.
+    fn take(&mut self, book: &mut Book) {
+        for (section, next) in book.found.drain(..) {
+            match self.exchanges.last_mut() {
+                Some(exchange) if !exchange.played => exchange.section = section,
+                Some(_) => {}
+                None => {
+                    if self.start.is_some() {
+                        self.start = Some(section);
+                    }
+                }
+            }
+            match next {
+                Some(exchange) => self.exchanges.push(exchange),
+                None => self.reading = None,
+            }
+        }
+        self.ending = book.ending;
+    }
+
+    /// What the sections read on as they play have found so far, taken.
+    fn catch_up(&mut self) {
+        if let Some(reading) = self.reading.clone() {
+            let mut reading = reading.lock().unwrap_or_else(PoisonError::into_inner);
+            self.take(&mut reading.book);
+        }
+    }
+
+    /// Indexes the section being read to its end (the next request, or the end of the
+    /// file), skimming what is left of it.
+    fn index_on(&mut self) -> Result<(), CassetteError> {
+        let Some(reading) = self.reading.clone() else {
+            return Ok(());
+        };
+        let mut guard = reading.lock().unwrap_or_else(PoisonError::into_inner);
+        let reading = &mut *guard;
+        let read = if reading.ended {
+            Ok(())
+        } else {
+            match index_on(&mut reading.reader, &mut reading.frames, &mut reading.book) {
+                Ok(false) => Ok(()),
+                Ok(true) => {
+                    reading.end();
+                    Ok(())
+                }
+                Err(e) => {
+                    // Nothing is read on after an error: the rest is not the recording's.
+                    reading.end();
+                    Err(e)
+                }
+            }
+        };
+        self.take(&mut reading.book);
+        read
+    }
+
+    /// Whether exchange `index` is the one being read (its section not indexed yet).
+    fn is_read_on(&self, index: usize) -> bool {
+        self.reading.is_some() && index + 1 == self.exchanges.len()
     }
 
     /// The steps of `section`, its responses with the live ids of the requests played
@@ -204,29 +327,63 @@ impl Script {
     fn play(&self, section: Section, withhold: Option<Capabilities>) -> Steps {
         match self.tape.frames(section.from, section.until) {
             Ok(frames) => Steps::of(Play {
-                frames,
-                left: section.frames,
-                count: section.frames,
-                requests: section.requests.into_iter().peekable(),
+                feed: Feed::Tape {
+                    frames,
+                    left: section.frames,
+                    count: section.frames,
+                    requests: section.requests.into_iter().peekable(),
+                },
                 since: section.since,
                 ids_as_recorded: self.ids.iter().all(|(recorded, live)| recorded == live),
                 ids: self.ids.clone(),
                 glance: jsonrpc::Glance::default(),
-                answers: section.answers.into_iter(),
+                answers: section.answers.into(),
                 withhold,
+                discover: None,
                 withheld: HashSet::new(),
                 terminals: Arc::clone(&self.terminals),
             }),
             Err(e) => Steps::new(std::iter::once(Err(e))),
         }
     }
+
+    /// The steps of the section being read (see [`Reading`]), timed from `since`: read
+    /// and indexed as they are played, up to the next request.
+    /// What the client does not offer of `discover` is left out as it is found (the
+    /// agent's requests for it, and the client's answers to them).
+    fn play_on(
+        &self,
+        reading: Arc<Mutex<Reading>>,
+        since: Duration,
+        discover: Option<Capabilities>,
+    ) -> Steps {
+        Steps::of(Play {
+            feed: Feed::Reading {
+                reading,
+                done: false,
+                asks: Box::default(),
+            },
+            since,
+            ids_as_recorded: self.ids.iter().all(|(recorded, live)| recorded == live),
+            ids: self.ids.clone(),
+            glance: jsonrpc::Glance::default(),
+            answers: VecDeque::new(),
+            withhold: None,
+            discover,
+            withheld: HashSet::new(),
+            terminals: Arc::clone(&self.terminals),
+        })
+    }
 }
 
 impl Conversation for Script {
     fn start(&mut self) -> Steps {
-        match self.start.take() {
-            Some(section) => self.play(section, None),
-            None => Steps::default(),
+        self.catch_up();
+        let read_on = self.exchanges.is_empty();
+        match (self.start.take(), self.reading.clone()) {
+            (Some(section), Some(reading)) if read_on => self.play_on(reading, section.since, None),
+            (Some(section), _) => self.play(section, None),
+            (None, _) => Steps::default(),
         }
     }
 
@@ -235,11 +392,43 @@ impl Conversation for Script {
         if method == methods::INITIALIZE {
             self.capabilities = Some(Capabilities::of_initialize(&request.params_value()));
         }
-        let Some(index) = self
-            .exchanges
+        // To a client that does not offer all the agent may ask for, a section is
+        // played with what it asks for and the client lacks left out, and the reply
+        // says so: the section is indexed before it plays. Where nobody reads what
+        // the reply says, and the client has a terminal (so no update is left out),
+        // the requests left out are found as the section is read.
+        let lacks = self.capabilities.filter(|offered| {
+            [
+                methods::FS_READ_TEXT_FILE,
+                methods::FS_WRITE_TEXT_FILE,
+                methods::TERMINAL_CREATE,
+            ]
             .iter()
-            .position(|e| !e.played && e.method == method)
-        else {
+            .any(|job| !offered.allow(job))
+        });
+        let discover = lacks.filter(|offered| offered.terminal && !self.divergences_read);
+        let index_first = lacks.is_some() && discover.is_none();
+        let found = loop {
+            self.catch_up();
+            let found = self
+                .exchanges
+                .iter()
+                .position(|e| !e.played && e.method == method);
+            match found {
+                Some(index) if !(index_first && self.is_read_on(index)) => break Some(index),
+                _ if self.reading.is_none() => break found,
+                _ => {
+                    if let Err(e) = self.index_on() {
+                        return Reply {
+                            steps: Steps::new(std::iter::once(Err(e))),
+                            divergence: None,
+                            recorded_session: None,
+                        };
+                    }
+                }
+            }
+        };
+        let Some(index) = found else {
             let mut reply = tell::handshake(request, self.profile);
             let recorded = self.exchanges.iter().filter(|e| e.method == method).count();
             reply.divergence = Some(if recorded == 0 {
@@ -266,6 +455,14 @@ impl Conversation for Script {
         // A played exchange is not played again: where its steps are is handed over.
         let section = std::mem::take(&mut exchange.section);
         self.ids.insert(recorded_id, request.id_text().to_owned());
+        if let Some(reading) = self.reading.clone().filter(|_| self.is_read_on(index)) {
+            // Read and indexed as it plays (see `lacks`).
+            return Reply {
+                steps: self.play_on(reading, section.since, discover),
+                divergence,
+                recorded_session: recorded_session.map(|(recorded, _)| recorded),
+            };
+        }
         // The agent asks the client only what it offers: the rest is left out.
         let withhold = self
             .capabilities
@@ -297,6 +494,10 @@ impl Conversation for Script {
         self.ending
     }
 
+    fn divergences_unread(&mut self) {
+        self.divergences_read = false;
+    }
+
     fn answered(&mut self, id: &str, method: &str, answer: &serde_json::Value) {
         if method != methods::TERMINAL_CREATE {
             return;
@@ -312,140 +513,9 @@ impl Conversation for Script {
     }
 }
 
-/// The index of a recording, made in one pass over its frames.
-struct Index {
-    start: Section,
-    exchanges: Vec<Exchange>,
-    ending: Exit,
-    /// Where the last frame added ended.
-    end: u64,
-    /// The agent's requests not yet answered: their ids, and their methods.
-    asked: HashMap<String, String>,
-    asks: Asks,
-}
-
-impl Index {
-    /// The index of a recording whose first frame is at `start`.
-    fn new(start: Mark) -> Self {
-        Index {
-            start: Section {
-                from: start,
-                ..Section::default()
-            },
-            exchanges: Vec::new(),
-            ending: Exit::Code(0),
-            end: start.position.offset,
-            asked: HashMap::new(),
-            asks: Asks::default(),
-        }
-    }
-
-    /// Adds the next frame, or a run of the agent's messages that ask nothing; `after`
-    /// is where the frame after it is.
-    fn add(&mut self, indexed: Indexed<'_>, after: Mark) {
-        let end = std::mem::replace(&mut self.end, after.position.offset);
-        let frame = match indexed {
-            Indexed::Frame(frame) => frame,
-            Indexed::Lines(count) => {
-                self.section().frames += usize::try_from(count).unwrap_or(usize::MAX);
-                return;
-            }
-        };
-        match frame {
-            Frame::Line(line) if line.stream == Stream::Stdin => {
-                let Some(message) = Message::parse(&line.bytes) else {
-                    // The agent ignores a line that is not JSON-RPC.
-                    self.section().frames += 1;
-                    return;
-                };
-                match message.kind {
-                    Kind::Request => {
-                        self.section().until = end;
-                        self.exchanges.push(Exchange {
-                            method: message.method().to_owned(),
-                            id: message.id_text().to_owned(),
-                            session: message.param_str("sessionId"),
-                            section: Section {
-                                from: after,
-                                since: line.at,
-                                ..Section::default()
-                            },
-                            played: false,
-                        });
-                        // The request starts the next section: it is in none.
-                        return;
-                    }
-                    Kind::Response => {
-                        let method = self.asked.remove(message.id_text()).unwrap_or_default();
-                        self.section().answers.push(method);
-                    }
-                    Kind::Notification => {}
-                }
-            }
-            Frame::Line(line) if line.stream == Stream::Stdout => {
-                // Only a request is indexed: a line that surely is none (no top-level
-                // `id`, or no `method`) is not parsed.
-                let request = self.asks.may_ask(&line.bytes);
-                if let Some(message) = request.then(|| Message::parse(&line.bytes)).flatten() {
-                    match message.kind {
-                        Kind::Request => {
-                            let method = message.method();
-                            let job = [methods::FS_READ_TEXT_FILE, methods::FS_WRITE_TEXT_FILE]
-                                .contains(&method)
-                                || method.starts_with(methods::TERMINAL_PREFIX);
-                            if job && !self.section().jobs.iter().any(|j| j == method) {
-                                self.section().jobs.push(method.to_owned());
-                            }
-                            let at = self.section().frames;
-                            self.section().requests.push(at);
-                            self.asked
-                                .insert(message.id_text().to_owned(), message.method().to_owned());
-                        }
-                        Kind::Notification | Kind::Response => {}
-                    }
-                }
-            }
-            // A clean exit is the end of stdin; any other ends the process where it
-            // happened (a step).
-            Frame::End(end) if end.exit.success() => self.ending = end.exit,
-            _ => {}
-        }
-        self.section().frames += 1;
-    }
-
-    /// The section the next frame is in.
-    fn section(&mut self) -> &mut Section {
-        match self.exchanges.last_mut() {
-            Some(exchange) => &mut exchange.section,
-            None => &mut self.start,
-        }
-    }
-
-    fn script(mut self, tape: Tape, profile: &'static Profile) -> Script {
-        self.section().until = self.end;
-        Script {
-            tape,
-            start: Some(self.start),
-            exchanges: self.exchanges,
-            ids: HashMap::new(),
-            ending: self.ending,
-            capabilities: None,
-            terminals: Arc::default(),
-            profile,
-        }
-    }
-}
-
 /// The steps of one section, made from its frames as they are read.
 struct Play {
-    frames: Frames,
-    /// Frames of the section not read yet.
-    left: usize,
-    /// Frames of the section.
-    count: usize,
-    /// Where the agent's requests in the section are (how many frames come before
-    /// each), those not read yet.
-    requests: std::iter::Peekable<std::vec::IntoIter<usize>>,
+    feed: Feed,
     since: Duration,
     /// The recorded ids of the requests played so far and the live ones, which the
     /// agent's responses to them get.
@@ -453,15 +523,42 @@ struct Play {
     /// Every live id is the recorded one: a response plays as recorded.
     ids_as_recorded: bool,
     glance: jsonrpc::Glance,
-    /// The methods the client's answers answer, in order.
-    answers: std::vec::IntoIter<String>,
+    /// The methods the client's answers answer, in order (those not played yet).
+    answers: VecDeque<String>,
     /// What the live client offers, when the section has requests it does not: those
     /// are left out, with the client's answers to them and the updates that show a
     /// terminal to a client without one.
     withhold: Option<Capabilities>,
+    /// What the live client offers, when what it lacks is left out as it is found
+    /// (a section read as it plays, to a client with a terminal): the agent's
+    /// requests for it, and the client's answers to them.
+    discover: Option<Capabilities>,
     /// The ids of the requests left out.
     withheld: HashSet<String>,
     terminals: Arc<Mutex<Terminals>>,
+}
+
+/// Where a section's frames come from.
+enum Feed {
+    /// Its part of the tape, indexed before.
+    Tape {
+        frames: Frames,
+        /// Frames of the section not read yet.
+        left: usize,
+        /// Frames of the section.
+        count: usize,
+        /// Where the agent's requests in the section are (how many frames come
+        /// before each), those not read yet.
+        requests: std::iter::Peekable<std::vec::IntoIter<usize>>,
+    },
+    /// The cassette read on: the section is indexed as it plays, and ends at the next
+    /// request of the client's (or the end of the file).
+    Reading {
+        reading: Arc<Mutex<Reading>>,
+        /// The section ended.
+        done: bool,
+        asks: Box<Asks>,
+    },
 }
 
 impl Play {
@@ -475,7 +572,7 @@ impl Play {
                 let message = Message::parse(&line.bytes)?;
                 match message.kind {
                     Kind::Response => {
-                        let method = self.answers.next().unwrap_or_default();
+                        let method = self.answers.pop_front().unwrap_or_default();
                         if self.withheld.remove(message.id_text()) {
                             return None;
                         }
@@ -556,9 +653,6 @@ impl Source for Play {
     /// none when its lines are changed as they play (capabilities withheld, terminals
     /// named live), and responses only when their ids stay as recorded.
     fn run(&mut self, out: &mut Vec<u8>, limit: usize, responses: bool) -> Result<usize, CassetteError> {
-        let Frames::File(reader) = &mut self.frames else {
-            return Ok(0);
-        };
         if self.withhold.is_some()
             || !self
                 .terminals
@@ -569,66 +663,59 @@ impl Source for Play {
         {
             return Ok(0);
         }
-        let count = if responses && self.ids_as_recorded {
-            // Every message but a request plays as recorded: the index knows where
-            // the requests are, the lines before the next one are not looked at.
-            let read = self.count - self.left;
-            while self.requests.next_if(|at| *at < read).is_some() {}
-            let most = self
-                .requests
-                .peek()
-                .map_or(self.left, |at| (at - read).min(self.left));
-            reader.fast_run(out, limit, most, |_| true)?
-        } else {
-            let glance = &self.glance;
-            reader.fast_run(out, limit, self.left, |event| plain(glance, event))?
-        };
-        self.left -= count;
-        Ok(count)
-    }
-}
-
-/// Tells the agent's messages that surely ask nothing (no request: no top-level `id`
-/// or no `method`) from their bytes. Its searchers are made once.
-struct Asks {
-    glance: jsonrpc::Glance,
-    id: memchr::memmem::Finder<'static>,
-    method: memchr::memmem::Finder<'static>,
-    escape: memchr::memmem::Finder<'static>,
-}
-
-impl Default for Asks {
-    fn default() -> Self {
-        Asks {
-            glance: jsonrpc::Glance::default(),
-            id: memchr::memmem::Finder::new(br#""id""#),
-            method: memchr::memmem::Finder::new(br#""method""#),
-            escape: memchr::memmem::Finder::new(br"\u"),
+        let every = responses && self.ids_as_recorded;
+        let glance = &self.glance;
+        match &mut self.feed {
+            Feed::Tape {
+                frames: Frames::File(reader),
+                left,
+                count,
+                requests,
+            } => {
+                let taken = if every {
+                    // Every message but a request plays as recorded: the index knows
+                    // where the requests are, the lines before the next one are not
+                    // looked at.
+                    let read = *count - *left;
+                    while requests.next_if(|at| *at < read).is_some() {}
+                    let most = requests.peek().map_or(*left, |at| (at - read).min(*left));
+                    reader.fast_run(out, limit, most, |_| true)?
+                } else {
+                    reader.fast_run(out, limit, *left, |event| plain(glance, event))?
+                };
+                *left -= taken;
+                Ok(taken)
+            }
+            Feed::Tape { .. } | Feed::Reading { done: true, .. } => Ok(0),
+            Feed::Reading { reading, asks, .. } => {
+                let mut guard = reading.lock().unwrap_or_else(PoisonError::into_inner);
+                let reading = &mut *guard;
+                if reading.ended {
+                    return Ok(0);
+                }
+                // What a run takes is indexed as it is: no request of the agent's
+                // (its answer is awaited) and none of the client's (it ends the
+                // section: a stdout line is none) is in it.
+                let taken = if every {
+                    reading
+                        .reader
+                        .fast_run(out, limit, usize::MAX, |event| !asks.may_ask(event))?
+                } else {
+                    reading
+                        .reader
+                        .fast_run(out, limit, usize::MAX, |event| plain(glance, event))?
+                };
+                if taken > 0 {
+                    reading.frames += taken;
+                    let after = Mark {
+                        frame: reading.frames,
+                        position: reading.reader.position(),
+                    };
+                    reading.book.add(Indexed::Lines(taken as u64), after);
+                }
+                Ok(taken)
+            }
         }
-    }
-}
-
-impl Asks {
-    /// Whether an agent message may be a request: not surely without a top-level
-    /// `id` or without a `method`. A message that starts as the agents write them
-    /// (`{"jsonrpc":"2.0","method":` or `"id":`) has the one at its top level, and
-    /// surely not the other when its key is nowhere in it, nor a `\u` escape (the
-    /// only one that spells a letter): one look each, the first for a backslash.
-    fn may_ask(&self, event: &[u8]) -> bool {
-        const NOTIFIES: &[u8] = br#"{"jsonrpc":"2.0","method":"#;
-        const ANSWERS: &[u8] = br#"{"jsonrpc":"2.0","id":"#;
-        let other = if event.starts_with(NOTIFIES) {
-            &self.id
-        } else if event.starts_with(ANSWERS) {
-            &self.method
-        } else {
-            return self.glance.has_id(event) != Some(false) && self.glance.has_method(event) != Some(false);
-        };
-        let escaped = memchr::memchr(b'\\', event).is_some_and(|at| self.escape.find(&event[at..]).is_some());
-        if !escaped && other.find(event).is_none() {
-            return false;
-        }
-        self.glance.has_id(event) != Some(false) && self.glance.has_method(event) != Some(false)
     }
 }
 
@@ -642,27 +729,89 @@ impl Iterator for Play {
     type Item = Result<Step, CassetteError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        while self.left > 0 {
-            self.left -= 1;
-            let frame = match self.frames.next() {
-                Some(Ok(frame)) => frame,
-                Some(Err(e)) => {
-                    self.left = 0;
-                    return Some(Err(e));
+        loop {
+            let frame = match &mut self.feed {
+                Feed::Tape { frames, left, .. } => {
+                    if *left == 0 {
+                        return None;
+                    }
+                    *left -= 1;
+                    match frames.next() {
+                        Some(Ok(frame)) => frame,
+                        Some(Err(e)) => {
+                            *left = 0;
+                            return Some(Err(e));
+                        }
+                        None => {
+                            // The index counted more frames than the file now has.
+                            *left = 0;
+                            return Some(Err(ended_early(frames)));
+                        }
+                    }
                 }
-                None => {
-                    // The index counted more frames than the file now has.
-                    self.left = 0;
-                    return Some(Err(ended_early(&self.frames)));
+                Feed::Reading { done: true, .. } => return None,
+                Feed::Reading { reading, done, .. } => {
+                    let mut guard = reading.lock().unwrap_or_else(PoisonError::into_inner);
+                    let reading = &mut *guard;
+                    let read = if reading.ended {
+                        None
+                    } else {
+                        reading.reader.next()
+                    };
+                    let frame = match read {
+                        Some(Ok(frame)) => frame,
+                        Some(Err(e)) => {
+                            // Nothing is read on after an error.
+                            reading.end();
+                            *done = true;
+                            return Some(Err(e));
+                        }
+                        None => {
+                            reading.end();
+                            *done = true;
+                            return None;
+                        }
+                    };
+                    reading.frames += 1;
+                    let after = Mark {
+                        frame: reading.frames,
+                        position: reading.reader.position(),
+                    };
+                    let (answers, requests) = (
+                        reading.book.section.answers.len(),
+                        reading.book.section.requests.len(),
+                    );
+                    if reading.book.add(Indexed::Frame(&frame), after) {
+                        // The client's next request: the section ends before it.
+                        *done = true;
+                        return None;
+                    }
+                    if reading.book.section.answers.len() > answers {
+                        self.answers.extend(reading.book.section.answers.last().cloned());
+                    }
+                    if let (Some(offered), Frame::Line(line)) = (self.discover, &frame) {
+                        // The agent's request (the index found it) for what the
+                        // client lacks: left out, as its answer will be.
+                        let lacked = (reading.book.section.requests.len() > requests)
+                            .then(|| Message::parse(&line.bytes))
+                            .flatten()
+                            .filter(|m| m.kind == Kind::Request && !offered.allow(m.method()));
+                        if let Some(request) = lacked {
+                            self.withheld.insert(request.id_text().to_owned());
+                            continue;
+                        }
+                    }
+                    frame
                 }
             };
             if let Some(step) = self.step(frame) {
                 return Some(Ok(step));
             }
         }
-        None
     }
 }
+
+mod index;
 
 #[cfg(test)]
 mod tests;

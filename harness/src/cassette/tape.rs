@@ -101,91 +101,31 @@ impl Tape {
         Ok(reader.position().offset)
     }
 
-    /// As [`Tape::index`], with the stdout lines of the writer's shape that `skip`
-    /// takes (it is handed each one's event, borrowed from the read buffer) read in
-    /// runs, a run handed to `add` as [`Indexed::Lines`] (how many) with where the
-    /// frame after its last one is, instead of a [`Frame`] each. Only where the file
-    /// is read fast (larger than [`PREFLIGHT_LIMIT`]): a smaller one is checked in
-    /// full, each frame a [`Indexed::Frame`], as [`Tape::index`] reads it.
-    pub fn index_runs(
-        &self,
-        reader: Reader<BufReader<At>>,
-        skip: impl FnMut(&[u8]) -> bool,
-        add: impl FnMut(Indexed<'_>, Mark),
-    ) -> Result<u64, CassetteError> {
-        self.index_runs_over(reader, PREFLIGHT_LIMIT, skip, add)
-    }
-
-    /// [`Tape::index_runs`], a file larger than `preflight` read fast (tests read a
-    /// small one so).
-    pub fn index_runs_over(
-        &self,
-        mut reader: Reader<BufReader<At>>,
-        preflight: u64,
-        mut skip: impl FnMut(&[u8]) -> bool,
-        mut add: impl FnMut(Indexed<'_>, Mark),
-    ) -> Result<u64, CassetteError> {
-        if matches!(self, Tape::File { len, .. } if *len > preflight) {
-            reader = reader.fast();
-        }
-        let mut frames = 0;
-        loop {
-            let run = reader.fast_lines(|_, event| skip(event))?;
-            if run > 0 {
-                frames += usize::try_from(run).unwrap_or(usize::MAX);
-                let after = Mark {
-                    frame: frames,
-                    position: reader.position(),
-                };
-                add(Indexed::Lines(run), after);
-                continue;
-            }
-            let Some(frame) = reader.next() else {
-                break;
-            };
-            let frame = frame?;
-            frames += 1;
-            let after = Mark {
-                frame: frames,
-                position: reader.position(),
-            };
-            add(Indexed::Frame(&frame), after);
-        }
-        Ok(reader.position().offset)
-    }
-
     /// As [`Tape::index`], with an [`Indexer`]: where the file is read fast (over
     /// [`PREFLIGHT_LIMIT`]), each stdout line of the writer's shape whole in the read
     /// buffer is offered to [`Indexer::skim`] first, and one it takes is made no frame.
     pub fn index_with(
         &self,
-        mut reader: Reader<BufReader<At>>,
+        reader: Reader<BufReader<At>>,
         indexer: &mut impl Indexer,
     ) -> Result<u64, CassetteError> {
-        let fast = matches!(self, Tape::File { len, .. } if *len > PREFLIGHT_LIMIT);
-        if fast {
-            reader = reader.fast();
-        }
+        let mut reader = self.reading(reader, PREFLIGHT_LIMIT);
         let mut frames = 0;
-        loop {
-            if fast {
-                let skimmed = reader.fast_lines(|at, event| indexer.skim(at, event))?;
-                frames += usize::try_from(skimmed).unwrap_or(usize::MAX);
-            }
-            let Some(frame) = reader.next() else {
-                break;
-            };
-            let frame = frame?;
-            frames += 1;
-            let after = Mark {
-                frame: frames,
-                position: reader.position(),
-            };
-            indexer.add(&frame, after);
-        }
+        while !index_on(&mut reader, &mut frames, indexer)? {}
         Ok(reader.position().offset)
     }
 
+    /// `reader` (the one [`Tape::open`] gave, its header read) as the tape is read
+    /// for its index: fast ([`Reader::fast`]) when the file is larger than
+    /// `preflight`, else checked in full a frame at a time (tests give a small
+    /// `preflight` to read a small file fast).
+    pub fn reading(&self, reader: Reader<BufReader<At>>, preflight: u64) -> Reader<BufReader<At>> {
+        if matches!(self, Tape::File { len, .. } if *len > preflight) {
+            reader.fast()
+        } else {
+            reader
+        }
+    }
     /// The frames from `from` on; `until` is where the part to read ends (the file
     /// is read with a buffer no larger than the part).
     pub fn frames(&self, from: Mark, until: u64) -> Result<Frames, CassetteError> {
@@ -218,16 +158,45 @@ impl Tape {
     }
 }
 
-/// What [`Tape::index_runs`] hands over: a frame, or a run of stdout lines skipped.
-#[derive(Debug, Clone, Copy)]
-pub enum Indexed<'a> {
-    /// The next frame.
-    Frame(&'a Frame),
-    /// This many stdout lines, each of them taken by the skip.
-    Lines(u64),
+/// Reads on with `reader` (of [`Tape::reading`]), handing what it reads to `indexer`
+/// ([`Tape::index_with`]'s one pass, or a part of it): a fast reader's stdout lines
+/// of the writer's shape that [`Indexer::skim`] takes are made no frame (a run of them
+/// told to [`Indexer::skimmed`]); every other frame is [`Indexer::add`]ed. `frames`
+/// counts the frames read (kept by the caller from one part to the next). `true` at
+/// the end of the file; `false` when the indexer paused after a frame
+/// ([`Indexer::pause`]): calling again reads on from there.
+pub fn index_on(
+    reader: &mut Reader<BufReader<At>>,
+    frames: &mut usize,
+    indexer: &mut impl Indexer,
+) -> Result<bool, CassetteError> {
+    loop {
+        let skimmed = reader.fast_lines(|at, event| indexer.skim(at, event))?;
+        if skimmed > 0 {
+            *frames += usize::try_from(skimmed).unwrap_or(usize::MAX);
+            let after = Mark {
+                frame: *frames,
+                position: Reader::position(reader),
+            };
+            indexer.skimmed(skimmed, after);
+        }
+        let Some(frame) = reader.next() else {
+            return Ok(true);
+        };
+        let frame = frame?;
+        *frames += 1;
+        let after = Mark {
+            frame: *frames,
+            position: Reader::position(reader),
+        };
+        indexer.add(&frame, after);
+        if indexer.pause() {
+            return Ok(false);
+        }
+    }
 }
 
-/// What indexes a tape's frames in [`Tape::index_with`].
+/// What indexes a tape's frames in [`Tape::index_with`] and [`index_on`].
 pub trait Indexer {
     /// The next frame, a stdout line of the writer's shape (its time and event,
     /// borrowed from the read buffer), when nothing but that is needed of it: `true`
@@ -236,6 +205,19 @@ pub trait Indexer {
 
     /// The next frame; `after` is where the frame after it is.
     fn add(&mut self, frame: &Frame, after: Mark);
+
+    /// The last `lines` frames were taken by [`Indexer::skim`], one run of them;
+    /// `after` is where the frame after the last one is. By default nothing (an
+    /// indexer that kept what it needed in `skim`).
+    fn skimmed(&mut self, lines: u64, after: Mark) {
+        let _ = (lines, after);
+    }
+
+    /// Asked after each frame [`Indexer::add`]ed: `true` stops [`index_on`] there (a
+    /// part of the tape indexed). By default never.
+    fn pause(&mut self) -> bool {
+        false
+    }
 }
 
 /// A tape's frames as they are read.

@@ -291,12 +291,15 @@ struct Server<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> {
 
 impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
     fn new(
-        conversation: Box<dyn Conversation>,
+        mut conversation: Box<dyn Conversation>,
         output: Output<O, E>,
         inbox: crate::execute::inbox::Inbox<client::Incoming>,
         injector: Injector,
         options: &ServeOptions,
     ) -> Self {
+        if options.journal.is_none() && !options.strict {
+            conversation.divergences_unread();
+        }
         Server {
             conversation,
             output,

@@ -399,3 +399,223 @@ fn a_request_is_never_told_to_ask_nothing() {
         [false, false, false, true, true, true, false, false, true, true, true, false]
     );
 }
+
+/// An `initialize` of a client that offers files and a terminal (nothing the agent
+/// asks for is left out), or one that offers nothing.
+fn initialize_offering(id: &str, all: bool) -> String {
+    let params = json!({"protocolVersion": 1, "clientCapabilities": {
+        "fs": {"readTextFile": all, "writeTextFile": all}, "terminal": all
+    }});
+    String::from_utf8(request_line(id, methods::INITIALIZE, &params)).expect("utf-8")
+}
+
+/// What a script does: its start, then each reply to `requests` (its steps as a
+/// transcript, in runs when `runs` says, and its divergence); a step is dropped
+/// unplayed past `drop_after` steps of a reply.
+fn played(script: &mut Script, requests: &[String], runs: Option<bool>, drop_after: usize) -> Vec<String> {
+    let mut told = vec![format!("{:?}", transcript(script.start(), runs).0.len())];
+    for line in requests {
+        let reply = script.reply(&request(line));
+        let steps = if drop_after == usize::MAX {
+            transcript(reply.steps, runs).0
+        } else {
+            let mut steps = reply.steps;
+            (0..drop_after)
+                .map_while(|_| steps.next())
+                .map(|s| format!("{s:?}").into_bytes())
+                .collect()
+        };
+        let digest = steps.iter().fold(crate::digest::FNV1A_OFFSET, |h, line| {
+            crate::digest::fnv1a_from(h, line)
+        });
+        told.push(format!(
+            "{} steps, {digest:x}, {:?}, {:?}",
+            steps.len(),
+            reply.divergence,
+            reply.recorded_session
+        ));
+    }
+    told
+}
+
+/// A large cassette is read once, as it plays: each section indexed as its steps are
+/// read. In any order of requests, with or without runs, whether the client offers
+/// what the agent asks for or not (then the section is indexed before it plays),
+/// it plays as the same cassette indexed in full first.
+#[test]
+fn a_cassette_read_as_it_plays_plays_as_one_indexed_first() {
+    let path = write(&cassette());
+    let set_mode = String::from_utf8(request_line(
+        r#""m""#,
+        methods::SESSION_SET_MODE,
+        &json!({"sessionId": "s", "modeId": "ask"}),
+    ))
+    .expect("utf-8");
+    let other_session = String::from_utf8(request_line(
+        r#""o""#,
+        methods::SESSION_PROMPT,
+        &json!({"sessionId": "other", "prompt": []}),
+    ))
+    .expect("utf-8");
+    for all in [true, false] {
+        let init = initialize_offering("0", all);
+        let orders: [Vec<String>; 4] = [
+            vec![init.clone(), prompt(), set_mode.clone()],
+            vec![init.clone(), set_mode.clone(), prompt(), prompt()],
+            vec![
+                set_mode.clone(),
+                init.clone(),
+                other_session.clone(),
+                set_mode.clone(),
+            ],
+            vec![prompt(), init.clone(), set_mode.clone()],
+        ];
+        for (n, requests) in orders.iter().enumerate() {
+            for runs in [None, Some(false), Some(true)] {
+                for drop_after in [usize::MAX, 20] {
+                    let mut first = Script::open_over(&path, &PROFILE, crate::cassette::PREFLIGHT_LIMIT)
+                        .expect("indexes")
+                        .expect("an ACP cassette");
+                    let mut read_on = Script::open_lazily_over(&path, &PROFILE, 0)
+                        .expect("opens")
+                        .expect("an ACP cassette");
+                    assert!(read_on.exchanges.is_empty() && read_on.reading.is_some());
+                    let (a, b) = (
+                        played(&mut first, requests, runs, drop_after),
+                        played(&mut read_on, requests, runs, drop_after),
+                    );
+                    assert_eq!(
+                        a, b,
+                        "order {n}, offers all {all}, runs {runs:?}, drop {drop_after}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// The turn of a client that offers what the agent asks for is read as it plays, in
+/// runs (its requests are no run's): the file was not read to its end before.
+#[test]
+fn a_turn_read_as_it_plays_comes_in_runs() {
+    let path = write(&cassette());
+    let mut script = Script::open_lazily_over(&path, &PROFILE, 0)
+        .expect("opens")
+        .expect("an ACP cassette");
+    let _ = script.start().count();
+    let _ = script
+        .reply(&request(&initialize_offering("0", true)))
+        .steps
+        .count();
+    let params = json!({"sessionId": "s", "prompt": []});
+    let prompt = String::from_utf8(request_line("1", methods::SESSION_PROMPT, &params)).expect("utf-8");
+    let steps = script.reply(&request(&prompt)).steps;
+    assert!(script.reading.is_some(), "the turn is read as it plays");
+    let (told, in_runs) = transcript(steps, Some(true));
+    assert!(in_runs > 2_900, "{in_runs}");
+    let asked = told.iter().filter(|l| {
+        l.strip_prefix(b"out ".as_slice())
+            .and_then(Message::parse)
+            .is_some_and(|m| m.kind == Kind::Request)
+    });
+    assert_eq!(asked.count(), 1, "the permission request is a step of its own");
+    // The turn's steps found the request after it.
+    script.catch_up();
+    assert!(script
+        .exchanges
+        .iter()
+        .any(|e| e.method == methods::SESSION_SET_MODE));
+}
+
+/// A large cassette broken in a section fails where it is broken (its line and
+/// column), after the steps before it: as the preflight of a small one says it.
+#[test]
+fn a_large_cassette_broken_in_a_turn_fails_there_as_it_plays() {
+    let text = cassette();
+    let line = text
+        .find("chunk 2000")
+        .and_then(|at| text[..at].rfind('\n'))
+        .expect("an update");
+    let mut broken = text.into_bytes();
+    broken[line + 1..line + 6].fill(b'#');
+    let path = write(std::str::from_utf8(&broken).expect("utf-8"));
+    let checked = Script::open(&path, &PROFILE).expect_err("a small one is checked first");
+    let mut script = Script::open_lazily_over(&path, &PROFILE, 0)
+        .expect("opens")
+        .expect("an ACP cassette");
+    let _ = script.start().count();
+    let _ = script
+        .reply(&request(&initialize_offering("0", true)))
+        .steps
+        .count();
+    let steps: Vec<_> = script.reply(&request(&prompt())).steps.collect();
+    let error = steps
+        .last()
+        .and_then(|s| s.as_ref().err())
+        .expect("ends with an error");
+    assert_eq!(error.to_string(), checked.to_string());
+    assert!(steps.len() > 2_000, "the frames before it play");
+}
+
+/// Where nobody reads the replies' divergences, a client with a terminal and no files
+/// has the agent's file requests left out as the section is read (not indexed
+/// first): the same steps as when it was indexed first, and no word of it.
+#[test]
+fn a_request_the_client_lacks_is_left_out_as_it_is_found() {
+    let text = cassette();
+    let at = text
+        .find("chunk 1000")
+        .and_then(|at| text[..at].rfind('\n'))
+        .expect("an update");
+    let read = rpc::request(
+        8,
+        methods::FS_READ_TEXT_FILE,
+        &json!({"sessionId": "s", "path": "/a"}),
+    );
+    let inserted = [
+        frame(Some(20), "out", &read),
+        frame(Some(20), "in", &rpc::response("8", &json!({"content": "x"}))),
+    ]
+    .join("\n");
+    let path = write(&format!("{}\n{inserted}{}", &text[..at], &text[at..]));
+    let init = {
+        let params = json!({"protocolVersion": 1, "clientCapabilities": {
+            "fs": {"readTextFile": false, "writeTextFile": false}, "terminal": true
+        }});
+        String::from_utf8(request_line("0", methods::INITIALIZE, &params)).expect("utf-8")
+    };
+    let params = json!({"sessionId": "s", "prompt": []});
+    let prompt = String::from_utf8(request_line("1", methods::SESSION_PROMPT, &params)).expect("utf-8");
+    for runs in [None, Some(false), Some(true)] {
+        let turn = |script: &mut Script| {
+            let _ = script.start().count();
+            let _ = script.reply(&request(&init)).steps.count();
+            let reply = script.reply(&request(&prompt));
+            // Read as it plays: the request after it is not found yet.
+            script.catch_up();
+            let unread = !script
+                .exchanges
+                .iter()
+                .any(|e| e.method == methods::SESSION_SET_MODE);
+            (transcript(reply.steps, runs).0, reply.divergence, unread)
+        };
+        let mut first = Script::open_over(&path, &PROFILE, crate::cassette::PREFLIGHT_LIMIT)
+            .expect("indexes")
+            .expect("an ACP cassette");
+        let mut read_on = Script::open_lazily_over(&path, &PROFILE, 0)
+            .expect("opens")
+            .expect("an ACP cassette");
+        read_on.divergences_unread();
+        let ((a, said, _), (b, unsaid, unread)) = (turn(&mut first), turn(&mut read_on));
+        assert!(unread, "the turn is read as it plays");
+        assert!(said.is_some_and(|s| s.contains(methods::FS_READ_TEXT_FILE)));
+        assert_eq!(unsaid, None);
+        assert_eq!(a.len(), b.len(), "{runs:?}");
+        let differ = a.iter().zip(&b).position(|(a, b)| a != b);
+        assert_eq!(differ, None, "{runs:?}: line {differ:?} differs");
+        assert!(!b
+            .iter()
+            .any(|l| l.ends_with(&read) || l == &[b"out ".as_slice(), &read].concat()));
+        assert!(a.len() > 3_000);
+    }
+}
