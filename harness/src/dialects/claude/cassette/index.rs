@@ -78,6 +78,9 @@ pub(super) struct Builder {
     frames: usize,
     /// Tells the lines that need no parse.
     plain: Plain,
+    /// A request the look ahead of [`Builder::unanswered_request`] read in the read
+    /// buffer: how many bytes follow it there, and its id.
+    ahead: Option<(usize, String)>,
 }
 
 impl Builder {
@@ -336,30 +339,43 @@ impl Builder {
         if self.ended {
             return false;
         }
-        let Some(value) = Members::of(line) else {
+        // The line the last look ahead stopped at (as many bytes after it) was read.
+        let id = match self.ahead.take() {
+            Some((after, id)) if after == rest.len() => id,
+            _ => {
+                let Some(value) = Members::of(line) else {
+                    return false;
+                };
+                if value.str("type").as_deref() != Some(types::CONTROL_REQUEST) {
+                    return false;
+                }
+                request_id(&value)
+            }
+        };
+        let Some(next) = settled_after(&id, rest, &self.plain) else {
             return false;
         };
-        if value.str("type").as_deref() != Some(types::CONTROL_REQUEST) {
-            return false;
-        }
-        let id = request_id(&value);
-        if !unanswered_after(&id, rest, &self.plain) {
-            return false;
-        }
+        self.ahead = next.map(|after| (after, id.clone()));
         let n = self.frames;
         self.frames += 1;
         self.current_asks.insert(id, n);
         self.push(Some(at));
         true
     }
+
+    /// Forgets the request the look ahead read: the read buffer it was read in is
+    /// left.
+    pub(super) fn forget_ahead(&mut self) {
+        self.ahead = None;
+    }
 }
 
 /// What a line after one of the CLI's requests says of the request's answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum After {
-    /// The turn ends (a `result`), or the request's id is asked again: a client's
-    /// answer after it is not this request's.
-    Settled,
+    /// The turn ends (a `result`), or the request's id is asked again (`true`): a
+    /// client's answer after it is not this request's.
+    Settled(bool),
     /// Nothing about it.
     Nothing,
 }
@@ -374,8 +390,8 @@ pub(super) fn after(id: &str, line: &[u8], plain: &Plain) -> After {
         return After::Nothing;
     };
     match value.str("type").as_deref() {
-        Some(types::RESULT) => After::Settled,
-        Some(types::CONTROL_REQUEST) if request_id(&value) == id => After::Settled,
+        Some(types::RESULT) => After::Settled(false),
+        Some(types::CONTROL_REQUEST) if request_id(&value) == id => After::Settled(true),
         _ => After::Nothing,
     }
 }
@@ -386,17 +402,24 @@ pub(super) fn after(id: &str, line: &[u8], plain: &Plain) -> After {
 /// again (the index takes a client's answer as the last request's of its id in the
 /// turn). `false` when `rest` does not tell.
 pub(super) fn unanswered_after(id: &str, rest: &[u8], plain: &Plain) -> bool {
+    settled_after(id, rest, plain).is_some()
+}
+
+/// [`unanswered_after`]: `Some` when the request is surely not answered, with how
+/// many bytes of `rest` follow the line that says so when it is the same request id
+/// asked again (that line is a request, of that id); `None` when `rest` does not
+/// tell.
+fn settled_after(id: &str, rest: &[u8], plain: &Plain) -> Option<Option<usize>> {
     let mut from = 0;
     for end in memchr::memchr_iter(b'\n', rest) {
-        let Some((_, event)) = crate::cassette::out_event(&rest[from..end]) else {
-            return false;
-        };
-        if after(id, event, plain) == After::Settled {
-            return true;
+        let (_, event) = crate::cassette::out_event(&rest[from..end])?;
+        match after(id, event, plain) {
+            After::Settled(again) => return Some(again.then_some(rest.len() - end - 1)),
+            After::Nothing => {}
         }
         from = end + 1;
     }
-    false
+    None
 }
 
 /// Whether a line of the CLI's is one of a turn's stream (`assistant`, `user`,

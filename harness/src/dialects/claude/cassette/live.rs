@@ -29,6 +29,10 @@ use crate::frames::{Frame, Stream};
 /// is answered, when the read buffer does not tell.
 const LOOK_AHEAD: usize = 4096;
 
+/// The read buffer of that look ahead: a few lines (the next request is near, most
+/// often), not a read buffer of the file's (the file is read once).
+const LOOK_AHEAD_BUFFER: u64 = 16 << 10;
+
 /// The index pass of a large cassette, paused before its first turn, or under way as
 /// the first turn plays.
 #[derive(Debug)]
@@ -309,6 +313,7 @@ impl Script {
             }
             took
         });
+        builder.forget_ahead();
         self.at = at;
         if let Err(e) = read {
             self.error = Some(e);
@@ -323,14 +328,14 @@ impl Script {
 /// frame ends at `after`, told from at most [`LOOK_AHEAD`] frames after it read from
 /// the file (as [`super::index::unanswered_after`] tells it from the read buffer).
 fn unanswered_in(tape: &Tape, plain: &super::index::Plain, id: &str, after: Mark) -> bool {
-    let Ok(frames) = tape.frames(after, after.position.offset.saturating_add(1 << 20)) else {
+    let Ok(frames) = tape.frames(after, after.position.offset.saturating_add(LOOK_AHEAD_BUFFER)) else {
         return false;
     };
     for frame in frames.take(LOOK_AHEAD) {
         match frame {
             Ok(Frame::Line(line)) => match line.stream {
                 Stream::Stdout => {
-                    if self::after(id, &line.bytes, plain) == After::Settled {
+                    if let After::Settled(_) = self::after(id, &line.bytes, plain) {
                         return true;
                     }
                 }

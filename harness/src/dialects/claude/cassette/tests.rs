@@ -739,6 +739,7 @@ fn the_first_turn_of_a_large_cassette_is_read_once() {
     assert_eq!(run.iter().filter(|b| **b == b'\n').count(), 903);
     assert!(file.live.is_none(), "indexed whole at the request answered");
     assert!(matches!(file.step(), Next::Ask { .. }));
+    assert_eq!(file.waiting_for(), Some("perm-1"));
     file.answer(Ok(json!({"behavior": behaviors::ALLOW})));
     // The rest plays as it was recorded.
     let (mut memory, _) = both(&lines, dir.path());
