@@ -334,7 +334,7 @@ impl Builder {
     /// its frame when it is a request (`control_request`, no turn just ended) that
     /// surely nobody answers: `rest`, the frames after it, show a `result` or the same
     /// request id asked again before any frame of the client's (see
-    /// [`unanswered_after`]). `false` (nothing added) otherwise.
+    /// [`settled_after`]). `false` (nothing added) otherwise.
     pub(super) fn unanswered_request(&mut self, at: Duration, line: &[u8], rest: &[u8]) -> bool {
         if self.ended {
             return false;
@@ -400,16 +400,10 @@ pub(super) fn after(id: &str, line: &[u8], plain: &Plain) -> After {
 /// from `rest`, the whole frame lines after it: before any line of the client's (or
 /// of another shape than `{"t":MS,"out":{...}}`), the turn ends or `id` is asked
 /// again (the index takes a client's answer as the last request's of its id in the
-/// turn). `false` when `rest` does not tell.
-pub(super) fn unanswered_after(id: &str, rest: &[u8], plain: &Plain) -> bool {
-    settled_after(id, rest, plain).is_some()
-}
-
-/// [`unanswered_after`]: `Some` when the request is surely not answered, with how
-/// many bytes of `rest` follow the line that says so when it is the same request id
-/// asked again (that line is a request, of that id); `None` when `rest` does not
+/// turn). `Some` when it surely did not, with how many bytes of `rest` follow the
+/// line that says so when that line asks `id` again; `None` when `rest` does not
 /// tell.
-fn settled_after(id: &str, rest: &[u8], plain: &Plain) -> Option<Option<usize>> {
+pub(super) fn settled_after(id: &str, rest: &[u8], plain: &Plain) -> Option<Option<usize>> {
     let mut from = 0;
     for end in memchr::memchr_iter(b'\n', rest) {
         let (_, event) = crate::cassette::out_event(&rest[from..end])?;

@@ -46,7 +46,7 @@ pub(super) struct Live {
 /// How [`index`] left the index.
 pub(super) enum Indexed {
     /// Whole: the index, and where the last frame ends.
-    Whole(Builder, u64),
+    Whole(Box<Builder>, u64),
     /// Paused before the first turn.
     Paused(Box<Live>),
 }
@@ -63,7 +63,7 @@ pub(super) fn index(
 ) -> Result<Indexed, CassetteError> {
     if !matches!(tape, Tape::File { len, .. } if *len > preflight) {
         let end = tape.index_with(reader, &mut builder)?;
-        return Ok(Indexed::Whole(builder, end));
+        return Ok(Indexed::Whole(Box::new(builder), end));
     }
     let mut reader = reader.fast();
     loop {
@@ -86,11 +86,11 @@ pub(super) fn index(
         }
         if !add_next(&mut reader, &mut builder)? {
             let end = reader.position().offset;
-            return Ok(Indexed::Whole(builder, end));
+            return Ok(Indexed::Whole(Box::new(builder), end));
         }
     }
     let end = rest(&mut reader, &mut builder)?;
-    Ok(Indexed::Whole(builder, end))
+    Ok(Indexed::Whole(Box::new(builder), end))
 }
 
 /// Reads the next frame into `builder`; `false` at the end of the file.
@@ -326,7 +326,7 @@ impl Script {
 
 /// Whether the recorded client surely did not answer the CLI's request `id` whose
 /// frame ends at `after`, told from at most [`LOOK_AHEAD`] frames after it read from
-/// the file (as [`super::index::unanswered_after`] tells it from the read buffer).
+/// the file (as [`super::index::settled_after`] tells it from the read buffer).
 fn unanswered_in(tape: &Tape, plain: &super::index::Plain, id: &str, after: Mark) -> bool {
     let Ok(frames) = tape.frames(after, after.position.offset.saturating_add(LOOK_AHEAD_BUFFER)) else {
         return false;

@@ -788,10 +788,13 @@ fn a_request_is_unanswered_when_the_lines_after_it_say_so() {
     ];
     for (rest, unanswered) in cases {
         let rest = rest.concat();
-        assert_eq!(
-            index::unanswered_after("perm-1", rest.as_bytes(), &plain),
-            unanswered,
-            "{rest}"
-        );
+        let settled = index::settled_after("perm-1", rest.as_bytes(), &plain);
+        assert_eq!(settled.is_some(), unanswered, "{rest}");
     }
+    // The same id asked again: the bytes after that line, to know it when it is read.
+    let rest = [frame("out", &ask), frame("out", &text())].concat();
+    assert_eq!(
+        index::settled_after("perm-1", rest.as_bytes(), &plain),
+        Some(Some(frame("out", &text()).len()))
+    );
 }
