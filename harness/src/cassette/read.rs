@@ -16,6 +16,13 @@ use crate::peek::Peek;
 pub(crate) use super::line::millis_f64;
 use super::line::{bare_message, canonical_out, skim, trim_newline, RawFrame};
 
+/// The time and event of `line` (no newline) when it is a stdout frame of the
+/// writer's own shape (`{"t":MS,"out":{...}}`), read without a parse as the fast reader
+/// reads it: a look ahead of [`Reader::fast_lines_ahead`] reads the lines after one so.
+pub fn out_event(line: &[u8]) -> Option<(Duration, &[u8])> {
+    canonical_out(line)
+}
+
 /// How far past a line that opens a multi-line JSON value the reader looks for its
 /// end, to report where a pretty-printed value goes wrong.
 const PRETTY_LOOKAHEAD_LINES: usize = 10_000;
@@ -501,6 +508,53 @@ impl<R: BufRead> Reader<R> {
                 break;
             };
             if t < self.last_at || !visit(t, event) {
+                break;
+            }
+            self.last_at = t;
+            at = end + 1;
+            count += 1;
+        }
+        self.input.consume(at);
+        self.offset += at as u64;
+        self.utf8_checked = self.utf8_checked.saturating_sub(at);
+        self.line_no += count;
+        Ok(count)
+    }
+
+    /// As [`Reader::fast_lines`], `visit` also handed the bytes after the line that
+    /// the read buffer holds (checked for UTF-8 as far as the lines are whole), to
+    /// look ahead without reading: a pass that indexes a cassette as it plays it
+    /// decides a line by what follows it.
+    pub fn fast_lines_ahead(
+        &mut self,
+        mut visit: impl FnMut(Duration, &[u8], &[u8]) -> bool,
+    ) -> Result<u64, CassetteError> {
+        if !self.fast || self.done || self.kind != Kind::Cassette {
+            return Ok(0);
+        }
+        let buf = self.input.fill_buf().map_err(|source| CassetteError::Read {
+            path: self.path.clone(),
+            line: self.line_no + 1,
+            source,
+        })?;
+        let lines = memchr::memrchr(b'\n', buf).map_or(0, |last| last + 1);
+        if !self.reread && self.utf8_checked < lines {
+            match simdutf8::compat::from_utf8(&buf[..lines]) {
+                Ok(_) => self.utf8_checked = lines,
+                Err(e) => self.utf8_checked = e.valid_up_to(),
+            }
+        }
+        let checked = if self.reread {
+            lines
+        } else {
+            self.utf8_checked.min(lines)
+        };
+        let (mut at, mut count) = (0, 0);
+        for end in memchr::memchr_iter(b'\n', &buf[..checked]) {
+            let Some((t, event)) = canonical_out(&buf[at..end]) else {
+                break;
+            };
+            if t < self.last_at || !visit(t, event, &buf[end + 1..checked]) {
                 break;
             }
             self.last_at = t;

@@ -48,13 +48,15 @@ use super::play::partial::Partial;
 use super::play::Next;
 use super::session::{End, Session, Step, ToolCall, Turn};
 use super::wire::{blocks, content, control, fields, results, system, types};
-use crate::cassette::tape::{ended_early, Frames, Mark, Tape};
+use crate::cassette::tape::{ended_early, At, Frames, Mark, Tape};
+use crate::cassette::Reader;
 use crate::cassette::{Header, Invocation, FORMAT_VERSION};
 use crate::dialects::claude::faults::ClaudeFault;
 use crate::error::{CassetteError, Diagnostic, ProblemKind};
 use crate::expect::Expectation;
 use crate::frames::{Exit, FrameResult};
 use index::{Builder, Index};
+use std::io::BufReader;
 
 pub use super::wire::{DIALECT, DIALECT_KEY};
 
@@ -156,6 +158,8 @@ pub struct Script {
     partial: Option<Partial>,
     /// Lines of those to send before the next thing.
     told: VecDeque<Vec<u8>>,
+    /// The index pass of a large cassette played in one pass ([`Script::open_live`]).
+    live: Option<Box<live::Live>>,
 }
 
 /// The frames of a turn, as they are read.
@@ -183,11 +187,22 @@ impl Script {
     /// CLI writes around it ([`Partial`]: the recording kept the blocks whole); a
     /// recording made with them plays them as recorded.
     pub fn stream_events(&mut self, wanted: bool) {
+        if wanted {
+            self.settle();
+        }
         self.partial = (wanted && !self.index.stream_events).then(|| Partial::new(PARTIAL_SEED));
     }
 
     /// The script of the Claude Code cassette at `path`.
     pub fn open(path: &Path) -> Result<Script, CassetteError> {
+        let (tape, reader, mut builder) = Script::opened(path)?;
+        let end = tape.index_with(reader, &mut builder)?;
+        Ok(Script::of(builder.index(end), tape))
+    }
+
+    /// The Claude Code cassette at `path` opened, its header read, and the builder of
+    /// its index.
+    fn opened(path: &Path) -> Result<(Tape, Reader<BufReader<At>>, Builder), CassetteError> {
         let (tape, reader) = Tape::open(path)?;
         let Some(header) = reader.header().filter(|h| is_claude(h)) else {
             return Err(not_claude(path));
@@ -210,12 +225,11 @@ impl Script {
             }
             .into());
         }
-        let mut builder = Builder::new(Mark {
+        let builder = Builder::new(Mark {
             frame: 0,
             position: reader.position(),
         });
-        let end = tape.index_with(reader, &mut builder)?;
-        Ok(Script::of(builder.index(end), tape))
+        Ok((tape, reader, builder))
     }
 
     /// The script of a recording's frames (its `in` lines the client's), held in
@@ -254,16 +268,20 @@ impl Script {
             error: None,
             partial: None,
             told: VecDeque::new(),
+            live: None,
         }
     }
 
     /// The same recording, not played yet (as it was opened, following the same
     /// client).
-    fn fresh(&self) -> Script {
+    fn fresh(&self) -> Result<Script, CassetteError> {
+        if let (Some(_), Tape::File { path, .. }) = (&self.live, &self.tape) {
+            return Script::open(path)?.fresh();
+        }
         let mut script = Script::of(Index::clone(&self.index), self.tape.clone());
         script.follow(self.asks, self.states);
         script.stream_events(self.partial.is_some());
-        script
+        Ok(script)
     }
 
     /// Why the recording could not be read on, once: the turn ended there.
@@ -273,6 +291,9 @@ impl Script {
 
     /// The next thing of the turn under way read from the tape (`None` at its end).
     fn read(&mut self) -> Option<Item> {
+        if self.live.is_some() {
+            return self.read_live();
+        }
         loop {
             let playing = self.playing.as_mut()?;
             let n = playing.next;
@@ -311,6 +332,9 @@ impl Script {
 
     /// Begins the next turn, for a user message of the live client's.
     pub fn begin(&mut self) {
+        if self.begin_live() {
+            return;
+        }
         let turns = &self.index.turns;
         let index = self.played.min(turns.len().saturating_sub(1));
         if self.played >= turns.len() {
@@ -354,7 +378,8 @@ impl Script {
     }
 
     /// The id of the session recorded: the first `session_id` of the CLI's lines.
-    pub fn session_id(&self) -> Option<String> {
+    pub fn session_id(&mut self) -> Option<String> {
+        self.settle();
         self.index.session_id.clone()
     }
 
@@ -456,6 +481,7 @@ impl Script {
     /// `response` of a success, `Err` with an error answer's text. The recording goes
     /// on as recorded; an answer unlike the recorded one is a divergence.
     pub fn answer(&mut self, live: Result<Value, String>) {
+        self.settle();
         let Some(waiting) = self.waiting.take() else {
             return;
         };
@@ -500,6 +526,7 @@ impl Script {
     /// answer (none when the recorded CLI never answered). An `interrupt` also skips
     /// the turn to where the recording's client interrupted it.
     pub fn request(&mut self, id: &Value, subtype: &str) -> Option<(Vec<Vec<u8>>, Duration)> {
+        self.settle_for_request(subtype);
         let Some(recorded) = self.requests.iter_mut().find(|r| !r.used && r.subtype == subtype) else {
             self.divergences.push(format!(
                 "the client sent a `{subtype}` request that the recording does not have (or has no more of): the mock answered it itself"
@@ -528,6 +555,7 @@ impl Script {
     /// write here: the rest of the turn plays on. When the recording's turn was not
     /// interrupted, it goes on as recorded (a divergence).
     pub fn interrupt(&mut self) -> Vec<Vec<u8>> {
+        self.settle();
         let further = self
             .playing
             .as_ref()
@@ -579,6 +607,9 @@ impl Script {
     /// calls (with their results; asking when the CLI sent `can_use_tool`), and how it
     /// ended. A successful turn ends with a text block of its result's text.
     pub fn session(&self) -> Result<Session, CassetteError> {
+        if let (Some(_), Tape::File { path, .. }) = (&self.live, &self.tape) {
+            return Script::open(path)?.session();
+        }
         let mut turns = Vec::new();
         for span in &self.index.turns {
             let mut frames = self.tape.frames(span.from, span.end)?;
@@ -799,7 +830,10 @@ fn str_of(value: &Value, key: &str) -> String {
 /// Faults that change the session (`not-logged-in`, `max-turns`, `error-result`)
 /// do not act on a recording.
 pub fn expectation(script: &Script, faults: &[ClaudeFault]) -> (Expectation, Vec<String>) {
-    let mut script = script.fresh();
+    // A recording that cannot be read whole fails as its replay does.
+    let Ok(mut script) = script.fresh() else {
+        return (Expectation::Failure, Vec::new());
+    };
     let mut injector = Injector::new(faults.to_vec());
     if matches!(
         injector.answer(control::INITIALIZE),
@@ -834,6 +868,7 @@ pub fn expectation(script: &Script, faults: &[ClaudeFault]) -> (Expectation, Vec
 }
 
 mod index;
+mod live;
 mod run;
 #[cfg(test)]
 mod tests;

@@ -180,8 +180,8 @@ fn session(
     let mut injector = Injector::new(faults);
     injector.prepare(&mut session, &mut options);
     // A recording replays as a script; the player keeps the options.
-    let script = match &source {
-        Source::Cassette(path) => match claude::cassette::Script::open(path) {
+    let mut script = match &source {
+        Source::Cassette(path) => match claude::cassette::Script::open_live(path) {
             Ok(script) => Some(script),
             Err(e) => {
                 eprintln!("mock-agent: {e}");
@@ -191,7 +191,7 @@ fn session(
         _ => None,
     };
     if let Some(id) = &args.resume {
-        let recorded = script.as_ref().and_then(claude::cassette::Script::session_id);
+        let recorded = script.as_mut().and_then(claude::cassette::Script::session_id);
         if *id != seeded && recorded.as_deref() != Some(id.as_str()) {
             return no_conversation(id, &seeded, &options.model, args.output_format);
         }

@@ -74,9 +74,11 @@ impl Teller {
     /// as a recording's script gives them ([`Script::stream_run`]); how many (none
     /// from the player).
     pub(super) fn stream_run(&mut self, out: &mut Vec<u8>, limit: usize) -> u64 {
-        self.script
-            .as_mut()
-            .map_or(0, |script| script.stream_run(out, limit))
+        self.script.as_mut().map_or(0, |script| {
+            // Room for a run and the line that ends it: `out` is not grown line by line.
+            out.reserve(limit.saturating_add(64 << 10));
+            script.stream_run(out, limit)
+        })
     }
 
     /// The id of the request waited for.

@@ -78,6 +78,9 @@ pub(super) struct Builder {
     frames: usize,
     /// Tells the lines that need no parse.
     plain: Plain,
+    /// A request the look ahead of [`Builder::unanswered_request`] read in the read
+    /// buffer: how many bytes follow it there, and its id.
+    ahead: Option<(usize, String)>,
 }
 
 impl Builder {
@@ -291,6 +294,128 @@ impl Builder {
     }
 }
 
+impl Builder {
+    /// How many frames were added (the number of the next one).
+    pub(super) fn frames(&self) -> usize {
+        self.frames
+    }
+
+    /// The index of the frames added so far (not [`Builder::index`]ed: its `special`
+    /// frames are not sorted out, its last turn not closed).
+    pub(super) fn partial(&self) -> &Index {
+        &self.index
+    }
+
+    /// Whether nothing of a turn was added yet: no line, request or answer of the
+    /// CLI's, no answer of the client's to one (the frames so far are the client's
+    /// requests, the CLI's answers to them, prompts and stderr), and a prompt came.
+    /// The first turn may then be played as it is indexed ([`super::live`]).
+    pub(super) fn before_first_turn(&self) -> bool {
+        self.items == 0
+            && !self.ended
+            && self.index.turns.is_empty()
+            && !self.index.prompts.is_empty()
+            && self.index.awaits.is_empty()
+            && self.index.interrupts.is_empty()
+    }
+
+    /// What tells the lines that need no parse.
+    pub(super) fn plain(&self) -> &Plain {
+        &self.plain
+    }
+
+    /// Whether a turn ended (a `result` was added): the turn played as it is indexed
+    /// ends there, and what comes after it is told by the whole index.
+    pub(super) fn turn_ended(&self) -> bool {
+        !self.index.turns.is_empty() || self.ended
+    }
+
+    /// Takes the CLI's stdout line `line` (recorded at `at`) as [`Builder::add`] takes
+    /// its frame when it is a request (`control_request`, no turn just ended) that
+    /// surely nobody answers: `rest`, the frames after it, show a `result` or the same
+    /// request id asked again before any frame of the client's (see
+    /// [`settled_after`]). `false` (nothing added) otherwise.
+    pub(super) fn unanswered_request(&mut self, at: Duration, line: &[u8], rest: &[u8]) -> bool {
+        if self.ended {
+            return false;
+        }
+        // The line the last look ahead stopped at (as many bytes after it) was read.
+        let id = match self.ahead.take() {
+            Some((after, id)) if after == rest.len() => id,
+            _ => {
+                let Some(value) = Members::of(line) else {
+                    return false;
+                };
+                if value.str("type").as_deref() != Some(types::CONTROL_REQUEST) {
+                    return false;
+                }
+                request_id(&value)
+            }
+        };
+        let Some(next) = settled_after(&id, rest, &self.plain) else {
+            return false;
+        };
+        self.ahead = next.map(|after| (after, id.clone()));
+        let n = self.frames;
+        self.frames += 1;
+        self.current_asks.insert(id, n);
+        self.push(Some(at));
+        true
+    }
+
+    /// Forgets the request the look ahead read: the read buffer it was read in is
+    /// left.
+    pub(super) fn forget_ahead(&mut self) {
+        self.ahead = None;
+    }
+}
+
+/// What a line after one of the CLI's requests says of the request's answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum After {
+    /// The turn ends (a `result`), or the request's id is asked again (`true`): a
+    /// client's answer after it is not this request's.
+    Settled(bool),
+    /// Nothing about it.
+    Nothing,
+}
+
+/// What the CLI's stdout line `line` says of its request `id` asked before it, as
+/// [`Builder::add`] reads the line.
+pub(super) fn after(id: &str, line: &[u8], plain: &Plain) -> After {
+    if streamed(line) || plain.surely(line) {
+        return After::Nothing;
+    }
+    let Some(value) = Members::of(line) else {
+        return After::Nothing;
+    };
+    match value.str("type").as_deref() {
+        Some(types::RESULT) => After::Settled(false),
+        Some(types::CONTROL_REQUEST) if request_id(&value) == id => After::Settled(true),
+        _ => After::Nothing,
+    }
+}
+
+/// Whether the recorded client surely did not answer the CLI's request `id`, told
+/// from `rest`, the whole frame lines after it: before any line of the client's (or
+/// of another shape than `{"t":MS,"out":{...}}`), the turn ends or `id` is asked
+/// again (the index takes a client's answer as the last request's of its id in the
+/// turn). `Some` when it surely did not, with how many bytes of `rest` follow the
+/// line that says so when that line asks `id` again; `None` when `rest` does not
+/// tell.
+pub(super) fn settled_after(id: &str, rest: &[u8], plain: &Plain) -> Option<Option<usize>> {
+    let mut from = 0;
+    for end in memchr::memchr_iter(b'\n', rest) {
+        let (_, event) = crate::cassette::out_event(&rest[from..end])?;
+        match after(id, event, plain) {
+            After::Settled(again) => return Some(again.then_some(rest.len() - end - 1)),
+            After::Nothing => {}
+        }
+        from = end + 1;
+    }
+    None
+}
+
 /// Whether a line of the CLI's is one of a turn's stream (`assistant`, `user`,
 /// `stream_event`), known by its first key as the CLI writes it. Such a line is no
 /// result, request or answer, and its session id is the init line's.
@@ -450,6 +575,11 @@ impl Index {
     /// sends as it is, its time the script's.
     pub(super) fn plays_as_is(&self, n: usize) -> bool {
         self.special.binary_search(&n).is_err()
+    }
+
+    /// Whether the recorded client answered the CLI's request at frame `n`.
+    pub(super) fn is_answered(&self, n: usize) -> bool {
+        self.answered.contains(&n)
     }
 
     /// Whether the recorded client answered request `id` at a frame from `from` on,

@@ -80,6 +80,9 @@ impl Script {
     /// first key; any other by the index ([`index::Index::plays_as_is`]), for a client that
     /// asks to be asked and reads states (to another, only the stream's lines).
     fn fast_stream(&mut self, out: &mut Vec<u8>, limit: usize) -> u64 {
+        if self.live.is_some() {
+            return self.stream_live(out, limit);
+        }
         let Some(Playing {
             frames: Frames::File(reader),
             next,

@@ -660,3 +660,141 @@ fn a_line_surely_plain_spells_no_kind_the_index_tells_apart() {
         assert!(!plain.surely(line.as_bytes()), "{line}");
     }
 }
+
+/// The frames of `lines` written as a cassette, opened to play in one pass (read
+/// fast whatever its size).
+fn live(lines: &[(u64, &str, String)], dir: &std::path::Path) -> Script {
+    let _ = both(lines, dir);
+    Script::open_over(&dir.join("both.cassette"), 0).expect("opens")
+}
+
+#[test]
+fn a_cassette_played_in_one_pass_plays_as_its_frames_in_memory() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    // The first turn's stream in one pass: requests nobody answered (the same id asked
+    // again, the turn's end), one answered, states and `init` among them.
+    let mut lines = long_lines();
+    let again = (0..30).flat_map(|_| [(20, "<", text()), (20, "<", ask())]);
+    lines.splice(8..8, again.collect::<Vec<_>>());
+    for (asks, states) in [(true, true), (false, true), (true, false), (false, false)] {
+        let (mut memory, _) = both(&lines, dir.path());
+        memory.follow(asks, states);
+        let want = played_in_steps(&mut memory, 4);
+        assert!(want.lines.len() > 280);
+        let mut stepped = live(&lines, dir.path());
+        stepped.follow(asks, states);
+        assert_eq!(
+            played_in_steps(&mut stepped, 4),
+            want,
+            "steps, asks {asks}, states {states}"
+        );
+        for limit in [1, 300, 5000, 1 << 20] {
+            let mut file = live(&lines, dir.path());
+            file.follow(asks, states);
+            let got = played_in_runs(&mut file, 4, limit, &want);
+            assert_eq!(got, want, "limit {limit}, asks {asks}, states {states}");
+        }
+    }
+}
+
+#[test]
+fn a_cassette_played_in_one_pass_answers_and_interrupts_as_its_frames_in_memory() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let interrupt = json!({"type": types::CONTROL_REQUEST, "request_id": "req_2_bb", "request": {"subtype": control::INTERRUPT}}).to_string();
+    let mut lines = conversation_lines();
+    lines.splice(4..4, [(11, ">", interrupt), (12, "<", text())]);
+    lines.extend([(70, ">", prompt()), (71, "<", running()), (72, "<", text())]);
+    for (prompts, interrupt) in [(1, None), (2, None), (3, Some(1)), (2, Some(0)), (1, Some(0))] {
+        let (mut memory, _) = both(&lines, dir.path());
+        let mut file = live(&lines, dir.path());
+        assert_eq!(
+            played(&mut memory, prompts, interrupt),
+            played(&mut file, prompts, interrupt),
+            "{prompts} prompts, interrupt {interrupt:?}"
+        );
+        assert_eq!(memory.session_id(), file.session_id());
+    }
+    let (memory, _) = both(&lines, dir.path());
+    let file = live(&lines, dir.path());
+    assert_eq!(memory.session().expect("reads"), file.session().expect("reads"));
+    assert_eq!(expectation(&memory, &[]), expectation(&file, &[]));
+}
+
+#[test]
+fn the_first_turn_of_a_large_cassette_is_read_once() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut lines = conversation_lines();
+    let stream = (0..300).flat_map(|_| [(30, "<", text()), (30, "<", running()), (30, "<", ask())]);
+    lines.splice(6..6, stream.collect::<Vec<_>>());
+    let mut file = live(&lines, dir.path());
+    assert!(file.live.is_some(), "paused before the first turn");
+    let answer = file.request(&json!("live-1"), control::INITIALIZE);
+    assert!(answer.is_some_and(|(lines, _)| lines.len() == 1));
+    file.begin();
+    let mut run = Vec::new();
+    assert!(file.stream_run(&mut run, 4096) > 0);
+    assert!(file.live.is_some(), "the stream is played as it is indexed");
+    while file.stream_run(&mut run, 1 << 20) > 0 {}
+    // Up to the request the recorded client answered, the index made whole there.
+    assert_eq!(run.iter().filter(|b| **b == b'\n').count(), 903);
+    assert!(file.live.is_none(), "indexed whole at the request answered");
+    assert!(matches!(file.step(), Next::Ask { .. }));
+    assert_eq!(file.waiting_for(), Some("perm-1"));
+    file.answer(Ok(json!({"behavior": behaviors::ALLOW})));
+    // The rest plays as it was recorded.
+    let (mut memory, _) = both(&lines, dir.path());
+    memory.begin();
+    let mut all = Vec::new();
+    while memory.stream_run(&mut all, 1 << 20) > 0 {}
+    assert_eq!(all, run);
+    let rest = |script: &mut Script| {
+        let mut out = Vec::new();
+        loop {
+            match script.step() {
+                Next::Send(line) | Next::Ask { line, .. } => out.push(line),
+                Next::Waiting => script.answer(Ok(json!({"behavior": behaviors::ALLOW}))),
+                Next::Done => return out,
+            }
+        }
+    };
+    assert!(matches!(memory.step(), Next::Ask { .. }));
+    memory.answer(Ok(json!({"behavior": behaviors::ALLOW})));
+    assert_eq!(rest(&mut file), rest(&mut memory));
+    assert!(file.take_error().is_none());
+}
+
+#[test]
+fn a_request_is_unanswered_when_the_lines_after_it_say_so() {
+    let plain = index::Plain::default();
+    let frame = |dir: &str, line: &str| format!("{{\"t\":1,\"{dir}\":{line}}}\n");
+    let ask = ask();
+    let other = ask.replace("perm-1", "perm-2");
+    let cases = [
+        (vec![frame("out", &text()), frame("out", &ask)], true),
+        (vec![frame("out", &running()), frame("out", &result())], true),
+        (vec![frame("out", &other), frame("out", &ask)], true),
+        (
+            vec![frame("out", &text()), frame("in", &allow()), frame("out", &ask)],
+            false,
+        ),
+        (vec![frame("out", &text()), frame("out", &other)], false),
+        (vec![frame("out", &text())], false),
+        (vec![frame("err", "\"warn\""), frame("out", &ask)], false),
+        // A line cut at the buffer's end tells nothing.
+        (
+            vec![frame("out", &text()), frame("out", &ask).trim_end().to_owned()],
+            false,
+        ),
+    ];
+    for (rest, unanswered) in cases {
+        let rest = rest.concat();
+        let settled = index::settled_after("perm-1", rest.as_bytes(), &plain);
+        assert_eq!(settled.is_some(), unanswered, "{rest}");
+    }
+    // The same id asked again: the bytes after that line, to know it when it is read.
+    let rest = [frame("out", &ask), frame("out", &text())].concat();
+    assert_eq!(
+        index::settled_after("perm-1", rest.as_bytes(), &plain),
+        Some(Some(frame("out", &text()).len()))
+    );
+}
