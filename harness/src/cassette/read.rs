@@ -482,43 +482,7 @@ impl<R: BufRead> Reader<R> {
         &mut self,
         mut visit: impl FnMut(Duration, &[u8]) -> bool,
     ) -> Result<u64, CassetteError> {
-        if !self.fast || self.done || self.kind != Kind::Cassette {
-            return Ok(0);
-        }
-        let buf = self.input.fill_buf().map_err(|source| CassetteError::Read {
-            path: self.path.clone(),
-            line: self.line_no + 1,
-            source,
-        })?;
-        let lines = memchr::memrchr(b'\n', buf).map_or(0, |last| last + 1);
-        if !self.reread && self.utf8_checked < lines {
-            match simdutf8::compat::from_utf8(&buf[..lines]) {
-                Ok(_) => self.utf8_checked = lines,
-                Err(e) => self.utf8_checked = e.valid_up_to(),
-            }
-        }
-        let checked = if self.reread {
-            lines
-        } else {
-            self.utf8_checked.min(lines)
-        };
-        let (mut at, mut count) = (0, 0);
-        for end in memchr::memchr_iter(b'\n', &buf[..checked]) {
-            let Some((t, event)) = canonical_out(&buf[at..end]) else {
-                break;
-            };
-            if t < self.last_at || !visit(t, event) {
-                break;
-            }
-            self.last_at = t;
-            at = end + 1;
-            count += 1;
-        }
-        self.input.consume(at);
-        self.offset += at as u64;
-        self.utf8_checked = self.utf8_checked.saturating_sub(at);
-        self.line_no += count;
-        Ok(count)
+        self.fast_lines_ahead(|at, event, _| visit(at, event))
     }
 
     /// As [`Reader::fast_lines`], `visit` also handed the bytes after the line that
