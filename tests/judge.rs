@@ -216,7 +216,7 @@ fn a_raw_json_line_printed_as_the_answer_is_caught() {
     assert_eq!(judged.status.code(), Some(100), "{text}");
     assert!(
         text.contains(
-            "FAIL reports-success: the agent succeeded, but its answer is not in the consumer's stdout"
+            "FAIL reports-success: the agent succeeded, but the consumer's stdout holds its answer only inside the agent's own JSON it passed on"
         ),
         "{text}"
     );

@@ -191,6 +191,10 @@ fn the_consumer_s_way_of_reporting_failure_is_given_on_the_command_line() {
     assert_eq!(got, Some(0), "the answer still reports success: {out}");
     let (got, out) = code(&bot, "default/quota", &["--failure-when-stderr", "^ERROR:"]);
     assert_eq!(got, failed, "it says so on stdout, not stderr: {out}");
+    assert!(
+        out.contains("the agent failed, but the consumer did not report it (its failure check"),
+        "not by its exit, which the check replaced: {out}"
+    );
     // By an exit code of its own.
     let bot_3 = format!("{bot} 3");
     let (got, out) = code(&bot_3, "default/quota", &["--failure-when-exit", "4"]);

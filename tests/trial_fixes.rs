@@ -196,3 +196,84 @@ fn a_timeout_after_the_answer_says_the_answer_was_printed() {
         "{report}"
     );
 }
+
+/// A program that resolves the link it was given and runs its target (the `mock-agent`
+/// binary itself, as some SDK apps do to find a CLI's companion files) still gets the
+/// case's CLI: `mock-agent test` tells it which in `MOCK_AGENT_CLI`. Before, the mock
+/// run by its own name stood in for Cursor's CLI and refused `exec` and `app-server`.
+#[test]
+fn a_program_that_runs_the_target_of_the_agent_s_link_gets_the_case_s_cli() {
+    let consumer = r#""$(readlink -f "$(command -v codex)")" exec --json --skip-git-repo-check hi"#;
+    let (output, report) = test(&[
+        "--dialect",
+        "codex",
+        "--filter",
+        "default/clean",
+        "--consumer",
+        consumer,
+    ]);
+    assert_eq!(output.status.code(), Some(exit_codes::OK), "{report}");
+    assert!(report.contains("1 passed"), "{report}");
+    // And server mode: the mock run by its own name as `app-server` is Codex's.
+    let output = mock_std()
+        .args(["app-server", "--listen", "stdio://"])
+        .env("MOCK_AGENT_CLI", "codex")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(exit_codes::OK), "{}", text(&output));
+}
+
+/// `MOCK_AGENT_CLI` that names no CLI is an error of the mock's own, not a silent
+/// fallback to Cursor's CLI.
+#[test]
+fn a_cli_setting_that_names_no_cli_is_an_error_that_says_what_to_set() {
+    let output = mock_std()
+        .args(["exec", "--json", "hi"])
+        .env("MOCK_AGENT_CLI", "codx")
+        .output()
+        .expect("runs");
+    let said = text(&output);
+    assert_eq!(output.status.code(), Some(exit_codes::USAGE), "{said}");
+    assert!(said.starts_with("mock-agent: MOCK_AGENT_CLI=`codx`"), "{said}");
+    assert!(said.contains("codex"), "{said}");
+}
+
+/// A program whose output is the agent's own JSON, passed on (`claude -p
+/// --output-format json` printed as it came): `reports-success` says that the answer is
+/// there only inside the agent's JSON, and how to switch the check off, not that it is
+/// missing. A case whose fault never acted and that broke only what the clean case
+/// broke is not applicable (the failure is told once, on the clean case); without the
+/// clean case in the run, it still fails.
+#[test]
+fn the_agent_s_json_passed_on_is_told_as_such_and_told_once() {
+    let consumer = "claude -p --output-format json hi";
+    let (output, report) = test_claude(&["default/clean", "default/malformed"], consumer, &[]);
+    assert_eq!(output.status.code(), Some(exit_codes::CASES_FAILED), "{report}");
+    assert!(
+        report.contains("holds its answer only inside the agent's own JSON it passed on"),
+        "{report}"
+    );
+    assert!(report.contains("--off reports-success"), "{report}");
+    assert!(report.contains("1 not applicable"), "{report}");
+    assert!(
+        report.contains("it broke only what default/clean broke (told there)"),
+        "{report}"
+    );
+    let (output, report) = test_claude(&["default/malformed"], consumer, &[]);
+    assert_eq!(output.status.code(), Some(exit_codes::CASES_FAILED), "{report}");
+}
+
+/// A program that reads the agent's stdout to its end and only then its stderr, both
+/// piped, deadlocks with an agent that floods stderr: `ends` says so, and does not
+/// send the user after a longer `--timeout`, which never helps.
+#[test]
+fn a_stderr_deadlock_is_told_as_one_not_as_a_slow_program() {
+    let consumer = "python3 -c 'import subprocess; \
+        p = subprocess.Popen([\"claude\", \"-p\", \"hi\", \"--output-format\", \"stream-json\", \"--verbose\"], \
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE); p.stdout.read(); p.stderr.read(); p.wait()'";
+    let (output, report) = test_claude(&["default/stderr-flood"], consumer, &["--timeout", "5"]);
+    assert_eq!(output.status.code(), Some(exit_codes::CASES_FAILED), "{report}");
+    assert!(report.contains("the agent wrote a flood of stderr"), "{report}");
+    assert!(!report.contains("passes with a longer --timeout"), "{report}");
+}

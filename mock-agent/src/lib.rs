@@ -67,8 +67,34 @@ pub fn main(argv: &[String]) -> Exit {
             dialects::by_word(word).map_or(Exit::Code(0), |cli| cli.run(&argv[2..]))
         }
         Some(word) if commands::is_own(word) => commands::run(argv).unwrap_or_else(|e| report(&e)),
-        _ => dialects::ALL[0].run(argv.get(1..).unwrap_or_default()),
+        _ => match stood_in_for() {
+            Ok(cli) => cli.run(argv.get(1..).unwrap_or_default()),
+            Err(exit) => exit,
+        },
     }
+}
+
+/// The CLI the mock run by its own name with a CLI's arguments stands in for:
+/// `MOCK_AGENT_CLI`'s (a case of `mock-agent test` sets it, for a program that runs
+/// the target of the link it was given), else the first.
+fn stood_in_for() -> Result<&'static dyn dialects::Cli, Exit> {
+    let name = harness::journal::settings::CLI;
+    let Some(program) = std::env::var_os(name).filter(|v| !v.is_empty()) else {
+        return Ok(dialects::ALL[0]);
+    };
+    let program = program.to_string_lossy();
+    dialects::by_program(&program).ok_or_else(|| {
+        let known: Vec<&str> = dialects::ALL
+            .iter()
+            .flat_map(|cli| cli.dialect().programs().iter().copied())
+            .collect();
+        eprintln!(
+            "mock-agent: {name}=`{program}` (column 1) names no CLI the mock stands in for; \
+             set it to one of {}, or unset it",
+            known.join(", ")
+        );
+        Exit::Code(harness::exit_codes::USAGE)
+    })
 }
 
 /// The one place the errors of the mock's own subcommands are reported: `mock-agent: `

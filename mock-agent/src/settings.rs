@@ -28,6 +28,7 @@
 //! | variable | meaning | default |
 //! | --- | --- | --- |
 //! | `MOCK_AGENT_STARTED` | append one JSON line per start (its settings and where from) to this file: a mock killed before its end leaves it | none |
+//! | `MOCK_AGENT_CLI` | the CLI the mock stands in for when it is run by its own name (not by a link named `claude`, `codex`, ...) with arguments that are none of its commands: a program name, e.g. `codex`; read from the environment only (`mock-agent test` sets it in each case, for programs that resolve the link they are given and run its target) | `cursor-agent` |
 //! | `MOCK_AGENT_CASSETTE` | replay this cassette or bare capture | the built-in default session |
 //! | `MOCK_AGENT_JOURNAL` | append one JSON line per invocation to this file | no journal |
 //! | `MOCK_AGENT_CLI_VERSION` | what `--version` prints | [`DEFAULT_CLI_VERSION`] |

@@ -43,6 +43,13 @@ pub const PREFIX: &str = "MOCK_AGENT_";
 /// The setting that names the file each start of the mock is recorded in.
 pub const STARTED: &str = "MOCK_AGENT_STARTED";
 
+/// The setting that names the CLI a mock run by its own name stands in for (the
+/// program name of a link, e.g. `codex`): `mock-agent test` sets it in each case, so
+/// that a program that runs the link's target (the `mock-agent` binary, found by
+/// resolving the link, as some SDKs do to find a CLI's companion files) still gets
+/// the case's CLI.
+pub const CLI: &str = "MOCK_AGENT_CLI";
+
 /// One setting the mock read, and where from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Setting {

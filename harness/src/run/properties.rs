@@ -196,7 +196,16 @@ fn verdict_reads_to_end(
 /// failed. `None` when a fault acted, when the journal does not say, when the case has
 /// no faults, or when a property broke (a failure stands, whatever acted).
 pub fn not_applicable(case: &Case, outcome: &Outcome, verdicts: &[Verdict]) -> Option<String> {
-    if case.faults.trim().is_empty() || verdicts.is_empty() || verdicts.iter().any(|v| !v.held) {
+    if verdicts.is_empty() || verdicts.iter().any(|v| !v.held) {
+        return None;
+    }
+    never_acted(case, outcome)
+}
+
+/// Why no fault of `case` acted in any of the agent's runs (the journal's `fired`):
+/// `None` when one did, when the journal does not say, or when the case has no faults.
+fn never_acted(case: &Case, outcome: &Outcome) -> Option<String> {
+    if case.faults.trim().is_empty() {
         return None;
     }
     let faults: Vec<&crate::journal::FaultRecord> = outcome.journal.iter().flat_map(|e| &e.faults).collect();
@@ -214,8 +223,54 @@ pub fn not_applicable(case: &Case, outcome: &Outcome, verdicts: &[Verdict]) -> O
         n => format!("any of the agent's {n} runs"),
     };
     Some(format!(
-        "{which} never acted: {runs} did not reach {its} place, so the case played as the clean one"
+        "{which} never acted: {runs} had no place for {its} act (it ended before, or its output \
+         format has none), so the case played as the clean one"
     ))
+}
+
+/// Takes back the broken verdicts of a case whose faults never acted (so it played as
+/// the clean case) where the clean case of the same source and format, in the same
+/// run, broke each of those properties too: the failure is the clean case's, reported
+/// there, and not one of the faults'. The case is then not applicable, and says why. A
+/// run without the clean case (`--filter`) keeps the verdicts.
+pub(crate) fn unfired_as_clean(results: &mut [super::CaseResult]) {
+    let broken = |verdicts: &[Verdict]| -> BTreeSet<String> {
+        verdicts
+            .iter()
+            .filter(|v| !v.held)
+            .map(|v| v.name.clone())
+            .collect()
+    };
+    let clean: Vec<(
+        super::CaseSource,
+        crate::format::OutputFormat,
+        String,
+        BTreeSet<String>,
+    )> = results
+        .iter()
+        .filter(|r| r.case.faults.is_empty() && r.not_run.is_none())
+        .map(|r| {
+            (
+                r.case.source.clone(),
+                r.case.format,
+                r.case.name.clone(),
+                broken(&r.verdicts),
+            )
+        })
+        .collect();
+    for result in results.iter_mut().filter(|r| r.failed()) {
+        let Some(why) = never_acted(&result.case, &result.outcome) else {
+            continue;
+        };
+        let own = broken(&result.verdicts);
+        let baseline = clean.iter().find(|(source, format, _, broke)| {
+            *source == result.case.source && *format == result.case.format && own.is_subset(broke)
+        });
+        if let Some((_, _, name, _)) = baseline {
+            result.verdicts.retain(|v| v.held);
+            result.not_applicable = Some(format!("{why}; it broke only what {name} broke (told there)"));
+        }
+    }
 }
 
 /// `haystack.find(needle)`, without building a searcher for a needle longer than the
@@ -304,6 +359,17 @@ impl Properties {
         self
     }
 
+    /// How a consumer that did not report a failure is said to have taken the run:
+    /// by its exit (the default), or by the failure check it was given (`--failure-when-*`).
+    fn took_as_success(&self) -> &'static str {
+        match self.failure {
+            None => "the consumer exited 0",
+            Some(_) => {
+                "the consumer did not report it (its failure check, `--failure-when-*`, found no failure)"
+            }
+        }
+    }
+
     /// Whether the property is checked (not switched off).
     pub fn checks(&self, property: Property) -> bool {
         !self.off.contains(&property)
@@ -365,9 +431,20 @@ impl Properties {
                     }
                     Expectation::Failure => false,
                 };
+                let flood = crate::faults::lines::STDERR_FLOOD.name;
+                let flooded = case
+                    .faults
+                    .split(';')
+                    .any(|fault| fault.trim().split(':').next() == Some(flood));
                 told += if printed {
                     "; it had printed the answer, so it was slow to exit, or to start on a \
                      loaded machine (a longer --timeout tells which)"
+                } else if flooded {
+                    // Not silent: blocked on a full stderr pipe that nobody read.
+                    "; the agent wrote a flood of stderr (`stderr-flood`): where a program pipes \
+                     the agent's stderr and reads it only after stdout ends, the agent is blocked \
+                     on the full pipe and both wait for ever (a longer --timeout does not help): \
+                     read stderr while reading stdout (a thread, `communicate()`), or do not pipe it"
                 } else {
                     // The Claude Agent SDKs give up on an unanswered `initialize` after 60 s.
                     "; a program that gives up on a silent agent by itself, later than that, \
@@ -413,12 +490,11 @@ impl Properties {
                 if !reported_failure && shown.trim().is_empty() && !answer.trim().is_empty() {
                     verdict(
                         Property::ReportsSuccess,
-                        Err(
-                            "the consumer exited 0, so it took the run for a success, but it showed \
-                             nothing of the answer: a run its SDK cannot read is a failure to report, \
-                             or an answer to show"
-                                .into(),
-                        ),
+                        Err(format!(
+                            "{}, so it took the run for a success, but it showed nothing of the answer: \
+                             a run its SDK cannot read is a failure to report, or an answer to show",
+                            self.took_as_success()
+                        )),
                     );
                 }
             }
@@ -430,8 +506,8 @@ impl Properties {
                 };
                 let result = match &refusal {
                     _ if !ended || reported_failure() => Ok(()),
-                    Some(refusal) => Err(format!("{refusal}; but the consumer exited 0")),
-                    None => Err("the agent failed, but the consumer exited 0".to_owned()),
+                    Some(refusal) => Err(format!("{refusal}; but {}", self.took_as_success())),
+                    None => Err(format!("the agent failed, but {}", self.took_as_success())),
                 };
                 verdict(Property::ReportsFailure, result);
             }
@@ -453,6 +529,13 @@ impl Properties {
                 };
                 let result = match (answered, outcome.status) {
                     (true, _) => Ok(()),
+                    (false, Status::Exited(0)) if self.success.is_none() && passed_on(outcome, answer, case) => {
+                        Err("the agent succeeded, but the consumer's stdout holds its answer only inside the \
+                             agent's own JSON it passed on (JSON-escaped, as the agent wrote it), not as text \
+                             its user reads; a program whose output is the agent's JSON, for other programs \
+                             to read, can switch this check off (`--off reports-success`)"
+                            .into())
+                    }
                     (false, Status::Exited(0)) => {
                         Err("the agent succeeded, but its answer is not in the consumer's stdout".into())
                     }
@@ -644,6 +727,16 @@ pub(crate) fn unknown_not_blamed(results: &mut [super::CaseResult]) {
             result.verdicts.remove(at);
         }
     }
+}
+
+/// Whether the consumer's stdout holds the answer as the agent's JSON holds it (its
+/// text JSON-escaped, or as it is where it needs no escape): the agent's output passed
+/// on, which [`Dialect::shown_text`](super::Dialect::shown_text) does not count as shown.
+fn passed_on(outcome: &Outcome, answer: &str, case: &Case) -> bool {
+    let stdout = String::from_utf8_lossy(&outcome.stdout);
+    let escaped = serde_json::to_string(answer).unwrap_or_default();
+    let escaped = escaped.trim_matches('"');
+    !answer.trim().is_empty() && (stdout.contains(escaped) || reports_answer(&stdout, answer, &case.segments))
 }
 
 /// `output` without the JSON objects in it that are events of the agent's.
