@@ -29,7 +29,7 @@ macro_rules! names {
         pub mod $module:ident {
             $(#[$all:meta])*
             ALL;
-            $( $(#[$name_doc:meta])* $name:ident = $value:expr; )+
+            $( $(#[$name_doc:meta])* pub const $name:ident: &str = $value:expr; )+
         } $({ $($more:item)* })?
     )+) => {$(
         $(#[$doc])*
@@ -128,33 +128,33 @@ names! {
         /// Every kind of the schema (1.15), in its order.
         ALL;
         /// A chunk of the user's message (a loaded session's history).
-        USER_MESSAGE_CHUNK = "user_message_chunk";
+        pub const USER_MESSAGE_CHUNK: &str = "user_message_chunk";
         /// A chunk of the agent's answer.
-        AGENT_MESSAGE_CHUNK = "agent_message_chunk";
+        pub const AGENT_MESSAGE_CHUNK: &str = "agent_message_chunk";
         /// A chunk of the agent's thinking.
-        AGENT_THOUGHT_CHUNK = "agent_thought_chunk";
+        pub const AGENT_THOUGHT_CHUNK: &str = "agent_thought_chunk";
         /// A tool call, announced.
-        TOOL_CALL = "tool_call";
+        pub const TOOL_CALL: &str = "tool_call";
         /// A tool call's progress or end.
-        TOOL_CALL_UPDATE = "tool_call_update";
+        pub const TOOL_CALL_UPDATE: &str = "tool_call_update";
         /// The agent's plan.
-        PLAN = "plan";
+        pub const PLAN: &str = "plan";
         /// The commands the agent offers.
-        AVAILABLE_COMMANDS_UPDATE = "available_commands_update";
+        pub const AVAILABLE_COMMANDS_UPDATE: &str = "available_commands_update";
         /// The session's mode changed.
-        CURRENT_MODE_UPDATE = "current_mode_update";
+        pub const CURRENT_MODE_UPDATE: &str = "current_mode_update";
         /// A configuration option changed.
-        CONFIG_OPTION_UPDATE = "config_option_update";
+        pub const CONFIG_OPTION_UPDATE: &str = "config_option_update";
         /// The session's title or metadata changed.
-        SESSION_INFO_UPDATE = "session_info_update";
+        pub const SESSION_INFO_UPDATE: &str = "session_info_update";
         /// Context window and cost.
-        USAGE_UPDATE = "usage_update";
+        pub const USAGE_UPDATE: &str = "usage_update";
         /// Information for the user.
-        NOTICE = "notice";
+        pub const NOTICE: &str = "notice";
         /// A context compaction.
-        COMPACTION_UPDATE = "compaction_update";
+        pub const COMPACTION_UPDATE: &str = "compaction_update";
         /// A chunk of a compaction's summary.
-        COMPACTION_SUMMARY_CHUNK = "compaction_summary_chunk";
+        pub const COMPACTION_SUMMARY_CHUNK: &str = "compaction_summary_chunk";
     } {
         /// The kinds that belong to a prompt's turn (or a load's replay).
         pub const TURN: &[&str] = &[
@@ -174,15 +174,15 @@ names! {
         /// Every stop reason, in the schema's order.
         ALL;
         /// The turn ended as it should.
-        END_TURN = "end_turn";
+        pub const END_TURN: &str = "end_turn";
         /// The model's token limit.
-        MAX_TOKENS = "max_tokens";
+        pub const MAX_TOKENS: &str = "max_tokens";
         /// Too many agent requests in one turn.
-        MAX_TURN_REQUESTS = "max_turn_requests";
+        pub const MAX_TURN_REQUESTS: &str = "max_turn_requests";
         /// The agent refused.
-        REFUSAL = "refusal";
+        pub const REFUSAL: &str = "refusal";
         /// The client cancelled the turn.
-        CANCELLED = "cancelled";
+        pub const CANCELLED: &str = "cancelled";
     }
 
     /// The kinds of a tool call (the schema's [`ToolKind`]).
@@ -190,25 +190,25 @@ names! {
         /// Every tool kind, in the schema's order.
         ALL;
         /// Reading files or data.
-        READ = "read";
+        pub const READ: &str = "read";
         /// Modifying files.
-        EDIT = "edit";
+        pub const EDIT: &str = "edit";
         /// Removing files.
-        DELETE = "delete";
+        pub const DELETE: &str = "delete";
         /// Moving or renaming files.
-        MOVE = "move";
+        pub const MOVE: &str = "move";
         /// Searching.
-        SEARCH = "search";
+        pub const SEARCH: &str = "search";
         /// Running commands.
-        EXECUTE = "execute";
+        pub const EXECUTE: &str = "execute";
         /// Reasoning.
-        THINK = "think";
+        pub const THINK: &str = "think";
         /// Retrieving external data.
-        FETCH = "fetch";
+        pub const FETCH: &str = "fetch";
         /// Switching the session's mode.
-        SWITCH_MODE = "switch_mode";
+        pub const SWITCH_MODE: &str = "switch_mode";
         /// Anything else (what a client reads an unknown kind as).
-        OTHER = "other";
+        pub const OTHER: &str = "other";
     }
 
     /// The statuses of a tool call (the schema's [`ToolCallStatus`]),
@@ -217,13 +217,13 @@ names! {
         /// Every status, in the schema's order.
         ALL;
         /// Not started.
-        PENDING = "pending";
+        pub const PENDING: &str = "pending";
         /// Running.
-        IN_PROGRESS = "in_progress";
+        pub const IN_PROGRESS: &str = "in_progress";
         /// Done.
-        COMPLETED = "completed";
+        pub const COMPLETED: &str = "completed";
         /// Failed.
-        FAILED = "failed";
+        pub const FAILED: &str = "failed";
     } {
         /// A plan entry's statuses.
         pub const PLAN: &[&str] = &[PENDING, IN_PROGRESS, COMPLETED];
@@ -235,13 +235,13 @@ names! {
         /// Every kind, in the schema's order.
         ALL;
         /// Allow this time.
-        ALLOW_ONCE = "allow_once";
+        pub const ALLOW_ONCE: &str = "allow_once";
         /// Allow, and remember.
-        ALLOW_ALWAYS = "allow_always";
+        pub const ALLOW_ALWAYS: &str = "allow_always";
         /// Reject this time.
-        REJECT_ONCE = "reject_once";
+        pub const REJECT_ONCE: &str = "reject_once";
         /// Reject, and remember.
-        REJECT_ALWAYS = "reject_always";
+        pub const REJECT_ALWAYS: &str = "reject_always";
     }
 
     /// The outcomes of a permission request's answer (`result.outcome.outcome`).
@@ -249,9 +249,9 @@ names! {
         /// Every outcome, in the schema's order.
         ALL;
         /// The turn was cancelled before the user chose.
-        CANCELLED = super::stop_reasons::CANCELLED;
+        pub const CANCELLED: &str = super::stop_reasons::CANCELLED;
         /// The user chose an option (`optionId`).
-        SELECTED = "selected";
+        pub const SELECTED: &str = "selected";
     }
 
     /// Cursor's session modes (`modes.availableModes`, `session/set_mode`'s `modeId`).
@@ -259,11 +259,11 @@ names! {
         /// Every mode of `cursor-agent acp`, in the order `session/new` lists them.
         ALL;
         /// The agent acts.
-        AGENT = "agent";
+        pub const AGENT: &str = "agent";
         /// The agent plans before acting.
-        PLAN = "plan";
+        pub const PLAN: &str = "plan";
         /// The agent answers and changes nothing.
-        ASK = "ask";
+        pub const ASK: &str = "ask";
     }
 
     /// The types of a content block (`content.type`: the schema's `ContentBlock`).
@@ -271,15 +271,15 @@ names! {
         /// Every type, in the schema's order.
         ALL;
         /// Text (Markdown).
-        TEXT = "text";
+        pub const TEXT: &str = "text";
         /// An image.
-        IMAGE = "image";
+        pub const IMAGE: &str = "image";
         /// Audio.
-        AUDIO = "audio";
+        pub const AUDIO: &str = "audio";
         /// A link to a resource.
-        RESOURCE_LINK = "resource_link";
+        pub const RESOURCE_LINK: &str = "resource_link";
         /// A resource, embedded.
-        RESOURCE = "resource";
+        pub const RESOURCE: &str = "resource";
     }
 
     /// The types of a tool call's `content` items (the schema's `ToolCallContent`).
@@ -287,11 +287,11 @@ names! {
         /// Every type, in the schema's order.
         ALL;
         /// A content block (`content`).
-        CONTENT = "content";
+        pub const CONTENT: &str = "content";
         /// A file's change (`path`, `oldText`, `newText`).
-        DIFF = "diff";
+        pub const DIFF: &str = "diff";
         /// A terminal of the client's, shown live (`terminalId`).
-        TERMINAL = "terminal";
+        pub const TERMINAL: &str = "terminal";
     }
 }
 

@@ -126,7 +126,12 @@ pub(super) fn judge(args: &JudgeArgs) -> Result<Exit, Error> {
             Status::TimedOut => std::time::Duration::from_secs_f64(args.timed_out.unwrap_or_default()),
             _ => std::time::Duration::ZERO,
         },
-        ..Outcome::ended(status, output, journal, std::env::current_dir().unwrap_or_default())
+        ..Outcome::ended(
+            status,
+            output,
+            journal,
+            std::env::current_dir().unwrap_or_default(),
+        )
     };
     let journal = args.journal.is_some();
     let mut properties = args.judge.properties()?;

@@ -50,7 +50,11 @@ fn assert_same<T: PartialEq>(a: &[T], b: &[T], what: &str) {
 fn assert_same_replies(a: &[Result<Vec<Step>, String>], b: &[Result<Vec<Step>, String>]) {
     assert_eq!(a.len(), b.len());
     for (i, (a, b)) in a.iter().zip(b).enumerate() {
-        assert_same(a.as_ref().expect("plays"), b.as_ref().expect("plays"), &format!("reply {i}"));
+        assert_same(
+            a.as_ref().expect("plays"),
+            b.as_ref().expect("plays"),
+            &format!("reply {i}"),
+        );
     }
 }
 
@@ -297,9 +301,7 @@ fn initialize_of(id: &str) -> String {
 #[test]
 fn a_cassette_indexed_in_runs_plays_as_one_indexed_a_frame_at_a_time() {
     let path = write(&cassette());
-    let open = |preflight| {
-        cassette_script(Script::open_over(&path, &PROFILE, preflight))
-    };
+    let open = |preflight| cassette_script(Script::open_over(&path, &PROFILE, preflight));
     let (mut checked, mut skimmed) = (open(crate::cassette::PREFLIGHT_LIMIT), open(0));
     let sections = |s: &Script| {
         let sections = s.exchanges.iter().map(|e| (e.section.frames, e.section.until));
@@ -470,7 +472,11 @@ fn a_cassette_read_as_it_plays_plays_as_one_indexed_first() {
         for (n, requests) in orders.iter().enumerate() {
             for runs in [None, Some(false), Some(true)] {
                 for drop_after in [usize::MAX, 20] {
-                    let mut first = cassette_script(Script::open_over(&path, &PROFILE, crate::cassette::PREFLIGHT_LIMIT));
+                    let mut first = cassette_script(Script::open_over(
+                        &path,
+                        &PROFILE,
+                        crate::cassette::PREFLIGHT_LIMIT,
+                    ));
                     let mut read_on = cassette_script(Script::open_lazily_over(&path, &PROFILE, 0));
                     assert!(read_on.exchanges.is_empty() && read_on.reading.is_some());
                     let (a, b) = (
@@ -570,7 +576,11 @@ fn a_request_the_client_lacks_is_left_out_as_it_is_found() {
                 .any(|e| e.method == methods::SESSION_SET_MODE);
             (transcript(reply.steps, runs).0, reply.divergence, unread)
         };
-        let mut first = cassette_script(Script::open_over(&path, &PROFILE, crate::cassette::PREFLIGHT_LIMIT));
+        let mut first = cassette_script(Script::open_over(
+            &path,
+            &PROFILE,
+            crate::cassette::PREFLIGHT_LIMIT,
+        ));
         let mut read_on = cassette_script(Script::open_lazily_over(&path, &PROFILE, 0));
         read_on.divergences_unread();
         let ((a, said, _), (b, unsaid, unread)) = (turn(&mut first), turn(&mut read_on));

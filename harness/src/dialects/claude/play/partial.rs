@@ -266,9 +266,16 @@ mod tests {
         // A message's stream: its start, each block (its start, deltas, the
         // `assistant` line, its stop), its end.
         let start = ["system", "message_start"];
-        let text = ["content_block_start", "content_block_delta", "content_block_delta"];
+        let text = [
+            "content_block_start",
+            "content_block_delta",
+            "content_block_delta",
+        ];
         let tool = ["content_block_start", "content_block_delta"];
-        let (block_end, end) = (["assistant", "content_block_stop"], ["message_delta", "message_stop"]);
+        let (block_end, end) = (
+            ["assistant", "content_block_stop"],
+            ["message_delta", "message_stop"],
+        );
         let message_with_tool = [&start[..], &text, &block_end, &tool, &block_end, &end].concat();
         let message = [&start[..], &text, &block_end, &end].concat();
         assert_eq!(
