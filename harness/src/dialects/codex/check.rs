@@ -259,13 +259,7 @@ mod tests {
                 crate::dialects::codex::faults::parse(preset, crate::dialects::codex::faults::FROM_ENV)
                     .expect("a preset");
             let outs = written(&session, &faults, 1);
-            let lines: Vec<Vec<u8>> = outs
-                .into_iter()
-                .filter_map(|o| match o {
-                    Out::Line(l) => Some(l),
-                    _ => None,
-                })
-                .collect();
+            let lines: Vec<Vec<u8>> = outs.into_iter().filter_map(Out::into_line).collect();
             let report = check(&lines, Some(Exit::Code(1)));
             assert!(report.findings.is_empty(), "{preset}: {report:?}");
         }

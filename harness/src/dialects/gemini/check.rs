@@ -211,13 +211,7 @@ mod tests {
                 Some(Out::End(exit)) => Some(*exit),
                 _ => None,
             };
-            let lines: Vec<Vec<u8>> = outs
-                .into_iter()
-                .filter_map(|o| match o {
-                    Out::Line(l) => Some(l),
-                    _ => None,
-                })
-                .collect();
+            let lines: Vec<Vec<u8>> = outs.into_iter().filter_map(Out::into_line).collect();
             let report = check(&lines, exit);
             assert!(report.findings.is_empty(), "{spec}: {report:?}");
         }
