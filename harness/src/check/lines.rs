@@ -1,7 +1,7 @@
 //! The lint of a CLI that writes one JSON value a line on stdout: a checker reads the
 //! recording's stdout lines one at a time and tells what it found at the end
-//! ([`StdoutLint`]); [`Stdout`] makes it a [`Lint`]. Each dialect gives its checker;
-//! none is named here.
+//! (`StdoutLint`, crate-internal); [`Stdout`] makes it a [`Lint`]. Each dialect gives
+//! its checker; none is named here.
 
 use serde_json::Value;
 
