@@ -211,7 +211,8 @@ mod tests {
                 Some(Out::End(exit)) => Some(*exit),
                 _ => None,
             };
-            let lines: Vec<Vec<u8>> = outs.into_iter().filter_map(Out::into_line).collect();
+            let line = |o: Out| if let Out::Line(l) = o { Some(l) } else { None };
+            let lines: Vec<Vec<u8>> = outs.into_iter().filter_map(line).collect();
             let report = check(&lines, exit);
             assert!(report.findings.is_empty(), "{spec}: {report:?}");
         }

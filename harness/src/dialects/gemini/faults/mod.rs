@@ -52,16 +52,6 @@ pub enum Out {
     End(Exit),
 }
 
-impl Out {
-    /// The whole stdout line it is, if it is one.
-    pub fn into_line(self) -> Option<Vec<u8>> {
-        match self {
-            Out::Line(line) => Some(line),
-            _ => None,
-        }
-    }
-}
-
 impl From<lines::Out> for Out {
     fn from(out: lines::Out) -> Self {
         match out {
