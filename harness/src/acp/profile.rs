@@ -139,6 +139,16 @@ impl PartialEq for Profile {
 
 impl Eq for Profile {}
 
+impl Errors {
+    /// The error shapes of the spec's reference agent ([`spec_errors`]).
+    pub const SPEC: Errors = Errors {
+        method_not_found: spec_errors::method_not_found,
+        unknown_session: spec_errors::unknown_session,
+        invalid_setting: spec_errors::invalid_setting,
+        auth_required: spec_errors::auth_required,
+    };
+}
+
 impl Profile {
     /// The option id of the first permission option of this kind, if it offers one.
     pub fn option_id(&self, kind: &str) -> Option<String> {
@@ -225,12 +235,7 @@ pub(crate) mod testing {
         terminal: true,
         fs_reads: true,
         tools: ToolShape::Raw,
-        errors: Errors {
-            method_not_found: spec_errors::method_not_found,
-            unknown_session: spec_errors::unknown_session,
-            invalid_setting: spec_errors::invalid_setting,
-            auth_required: spec_errors::auth_required,
-        },
+        errors: Errors::SPEC,
         story: crate::dialects::print_mode_story,
     };
 

@@ -20,6 +20,28 @@ pub use agent_client_protocol_schema::v1::{
     ToolKind, AGENT_METHOD_NAMES, CLIENT_METHOD_NAMES, PROTOCOL_LEVEL_METHOD_NAMES,
 };
 
+/// Modules of wire names: in each, a `&str` constant a name and `ALL`, every name in
+/// the order given (the schema's, where the tests below compare it), then the items in
+/// the braces after it, if any.
+macro_rules! names {
+    ($(
+        $(#[$doc:meta])*
+        pub mod $module:ident {
+            $(#[$all:meta])*
+            ALL;
+            $( $(#[$name_doc:meta])* pub const $name:ident: &str = $value:expr; )+
+        } $({ $($more:item)* })?
+    )+) => {$(
+        $(#[$doc])*
+        pub mod $module {
+            $( $(#[$name_doc])* pub const $name: &str = $value; )+
+            $(#[$all])*
+            pub const ALL: &[&str] = &[$($name),+];
+            $($($more)*)?
+        }
+    )+};
+}
+
 /// The methods of ACP: the client's requests and notifications, then the agent's.
 pub mod methods {
     use super::{AGENT_METHOD_NAMES, CLIENT_METHOD_NAMES, PROTOCOL_LEVEL_METHOD_NAMES};
@@ -100,216 +122,183 @@ pub mod methods {
     ];
 }
 
-/// The kinds of a `session/update` (its `sessionUpdate`: the schema's `SessionUpdate`).
-pub mod updates {
-    /// A chunk of the user's message (a loaded session's history).
-    pub const USER_MESSAGE_CHUNK: &str = "user_message_chunk";
-    /// A chunk of the agent's answer.
-    pub const AGENT_MESSAGE_CHUNK: &str = "agent_message_chunk";
-    /// A chunk of the agent's thinking.
-    pub const AGENT_THOUGHT_CHUNK: &str = "agent_thought_chunk";
-    /// A tool call, announced.
-    pub const TOOL_CALL: &str = "tool_call";
-    /// A tool call's progress or end.
-    pub const TOOL_CALL_UPDATE: &str = "tool_call_update";
-    /// The agent's plan.
-    pub const PLAN: &str = "plan";
-    /// The commands the agent offers.
-    pub const AVAILABLE_COMMANDS_UPDATE: &str = "available_commands_update";
-    /// The session's mode changed.
-    pub const CURRENT_MODE_UPDATE: &str = "current_mode_update";
-    /// A configuration option changed.
-    pub const CONFIG_OPTION_UPDATE: &str = "config_option_update";
-    /// The session's title or metadata changed.
-    pub const SESSION_INFO_UPDATE: &str = "session_info_update";
-    /// Context window and cost.
-    pub const USAGE_UPDATE: &str = "usage_update";
-    /// Information for the user.
-    pub const NOTICE: &str = "notice";
-    /// A context compaction.
-    pub const COMPACTION_UPDATE: &str = "compaction_update";
-    /// A chunk of a compaction's summary.
-    pub const COMPACTION_SUMMARY_CHUNK: &str = "compaction_summary_chunk";
+names! {
+    /// The kinds of a `session/update` (its `sessionUpdate`: the schema's `SessionUpdate`).
+    pub mod updates {
+        /// Every kind of the schema (1.15), in its order.
+        ALL;
+        /// A chunk of the user's message (a loaded session's history).
+        pub const USER_MESSAGE_CHUNK: &str = "user_message_chunk";
+        /// A chunk of the agent's answer.
+        pub const AGENT_MESSAGE_CHUNK: &str = "agent_message_chunk";
+        /// A chunk of the agent's thinking.
+        pub const AGENT_THOUGHT_CHUNK: &str = "agent_thought_chunk";
+        /// A tool call, announced.
+        pub const TOOL_CALL: &str = "tool_call";
+        /// A tool call's progress or end.
+        pub const TOOL_CALL_UPDATE: &str = "tool_call_update";
+        /// The agent's plan.
+        pub const PLAN: &str = "plan";
+        /// The commands the agent offers.
+        pub const AVAILABLE_COMMANDS_UPDATE: &str = "available_commands_update";
+        /// The session's mode changed.
+        pub const CURRENT_MODE_UPDATE: &str = "current_mode_update";
+        /// A configuration option changed.
+        pub const CONFIG_OPTION_UPDATE: &str = "config_option_update";
+        /// The session's title or metadata changed.
+        pub const SESSION_INFO_UPDATE: &str = "session_info_update";
+        /// Context window and cost.
+        pub const USAGE_UPDATE: &str = "usage_update";
+        /// Information for the user.
+        pub const NOTICE: &str = "notice";
+        /// A context compaction.
+        pub const COMPACTION_UPDATE: &str = "compaction_update";
+        /// A chunk of a compaction's summary.
+        pub const COMPACTION_SUMMARY_CHUNK: &str = "compaction_summary_chunk";
+    } {
+        /// The kinds that belong to a prompt's turn (or a load's replay).
+        pub const TURN: &[&str] = &[
+            USER_MESSAGE_CHUNK,
+            AGENT_MESSAGE_CHUNK,
+            AGENT_THOUGHT_CHUNK,
+            TOOL_CALL,
+            TOOL_CALL_UPDATE,
+            PLAN,
+        ];
+        /// The kinds whose `content` is one content block.
+        pub const CHUNKS: &[&str] = &[USER_MESSAGE_CHUNK, AGENT_MESSAGE_CHUNK, AGENT_THOUGHT_CHUNK];
+    }
 
-    /// Every kind of the schema (1.15), in its order.
-    pub const ALL: &[&str] = &[
-        USER_MESSAGE_CHUNK,
-        AGENT_MESSAGE_CHUNK,
-        AGENT_THOUGHT_CHUNK,
-        TOOL_CALL,
-        TOOL_CALL_UPDATE,
-        PLAN,
-        AVAILABLE_COMMANDS_UPDATE,
-        CURRENT_MODE_UPDATE,
-        CONFIG_OPTION_UPDATE,
-        SESSION_INFO_UPDATE,
-        USAGE_UPDATE,
-        NOTICE,
-        COMPACTION_UPDATE,
-        COMPACTION_SUMMARY_CHUNK,
-    ];
+    /// The stop reasons of a `session/prompt` response (the schema's [`StopReason`]).
+    pub mod stop_reasons {
+        /// Every stop reason, in the schema's order.
+        ALL;
+        /// The turn ended as it should.
+        pub const END_TURN: &str = "end_turn";
+        /// The model's token limit.
+        pub const MAX_TOKENS: &str = "max_tokens";
+        /// Too many agent requests in one turn.
+        pub const MAX_TURN_REQUESTS: &str = "max_turn_requests";
+        /// The agent refused.
+        pub const REFUSAL: &str = "refusal";
+        /// The client cancelled the turn.
+        pub const CANCELLED: &str = "cancelled";
+    }
 
-    /// The kinds that belong to a prompt's turn (or a load's replay).
-    pub const TURN: &[&str] = &[
-        USER_MESSAGE_CHUNK,
-        AGENT_MESSAGE_CHUNK,
-        AGENT_THOUGHT_CHUNK,
-        TOOL_CALL,
-        TOOL_CALL_UPDATE,
-        PLAN,
-    ];
+    /// The kinds of a tool call (the schema's [`ToolKind`]).
+    pub mod tool_kinds {
+        /// Every tool kind, in the schema's order.
+        ALL;
+        /// Reading files or data.
+        pub const READ: &str = "read";
+        /// Modifying files.
+        pub const EDIT: &str = "edit";
+        /// Removing files.
+        pub const DELETE: &str = "delete";
+        /// Moving or renaming files.
+        pub const MOVE: &str = "move";
+        /// Searching.
+        pub const SEARCH: &str = "search";
+        /// Running commands.
+        pub const EXECUTE: &str = "execute";
+        /// Reasoning.
+        pub const THINK: &str = "think";
+        /// Retrieving external data.
+        pub const FETCH: &str = "fetch";
+        /// Switching the session's mode.
+        pub const SWITCH_MODE: &str = "switch_mode";
+        /// Anything else (what a client reads an unknown kind as).
+        pub const OTHER: &str = "other";
+    }
 
-    /// The kinds whose `content` is one content block.
-    pub const CHUNKS: &[&str] = &[USER_MESSAGE_CHUNK, AGENT_MESSAGE_CHUNK, AGENT_THOUGHT_CHUNK];
-}
+    /// The statuses of a tool call (the schema's [`ToolCallStatus`]),
+    /// also a plan entry's ([`PlanEntryStatus`]: all but `failed`).
+    pub mod tool_statuses {
+        /// Every status, in the schema's order.
+        ALL;
+        /// Not started.
+        pub const PENDING: &str = "pending";
+        /// Running.
+        pub const IN_PROGRESS: &str = "in_progress";
+        /// Done.
+        pub const COMPLETED: &str = "completed";
+        /// Failed.
+        pub const FAILED: &str = "failed";
+    } {
+        /// A plan entry's statuses.
+        pub const PLAN: &[&str] = &[PENDING, IN_PROGRESS, COMPLETED];
+    }
 
-/// The stop reasons of a `session/prompt` response (the schema's [`StopReason`]).
-pub mod stop_reasons {
-    /// The turn ended as it should.
-    pub const END_TURN: &str = "end_turn";
-    /// The model's token limit.
-    pub const MAX_TOKENS: &str = "max_tokens";
-    /// Too many agent requests in one turn.
-    pub const MAX_TURN_REQUESTS: &str = "max_turn_requests";
-    /// The agent refused.
-    pub const REFUSAL: &str = "refusal";
-    /// The client cancelled the turn.
-    pub const CANCELLED: &str = "cancelled";
+    /// The kinds of a permission option (the schema's
+    /// [`PermissionOptionKind`]).
+    pub mod option_kinds {
+        /// Every kind, in the schema's order.
+        ALL;
+        /// Allow this time.
+        pub const ALLOW_ONCE: &str = "allow_once";
+        /// Allow, and remember.
+        pub const ALLOW_ALWAYS: &str = "allow_always";
+        /// Reject this time.
+        pub const REJECT_ONCE: &str = "reject_once";
+        /// Reject, and remember.
+        pub const REJECT_ALWAYS: &str = "reject_always";
+    }
 
-    /// Every stop reason, in the schema's order.
-    pub const ALL: &[&str] = &[END_TURN, MAX_TOKENS, MAX_TURN_REQUESTS, REFUSAL, CANCELLED];
-}
+    /// The outcomes of a permission request's answer (`result.outcome.outcome`).
+    pub mod outcomes {
+        /// Every outcome, in the schema's order.
+        ALL;
+        /// The turn was cancelled before the user chose.
+        pub const CANCELLED: &str = super::stop_reasons::CANCELLED;
+        /// The user chose an option (`optionId`).
+        pub const SELECTED: &str = "selected";
+    }
 
-/// The kinds of a tool call (the schema's [`ToolKind`]).
-pub mod tool_kinds {
-    /// Reading files or data.
-    pub const READ: &str = "read";
-    /// Modifying files.
-    pub const EDIT: &str = "edit";
-    /// Removing files.
-    pub const DELETE: &str = "delete";
-    /// Moving or renaming files.
-    pub const MOVE: &str = "move";
-    /// Searching.
-    pub const SEARCH: &str = "search";
-    /// Running commands.
-    pub const EXECUTE: &str = "execute";
-    /// Reasoning.
-    pub const THINK: &str = "think";
-    /// Retrieving external data.
-    pub const FETCH: &str = "fetch";
-    /// Switching the session's mode.
-    pub const SWITCH_MODE: &str = "switch_mode";
-    /// Anything else (what a client reads an unknown kind as).
-    pub const OTHER: &str = "other";
+    /// Cursor's session modes (`modes.availableModes`, `session/set_mode`'s `modeId`).
+    pub mod modes {
+        /// Every mode of `cursor-agent acp`, in the order `session/new` lists them.
+        ALL;
+        /// The agent acts.
+        pub const AGENT: &str = "agent";
+        /// The agent plans before acting.
+        pub const PLAN: &str = "plan";
+        /// The agent answers and changes nothing.
+        pub const ASK: &str = "ask";
+    }
 
-    /// Every tool kind, in the schema's order.
-    pub const ALL: &[&str] = &[
-        READ,
-        EDIT,
-        DELETE,
-        MOVE,
-        SEARCH,
-        EXECUTE,
-        THINK,
-        FETCH,
-        SWITCH_MODE,
-        OTHER,
-    ];
-}
+    /// The types of a content block (`content.type`: the schema's `ContentBlock`).
+    pub mod content_types {
+        /// Every type, in the schema's order.
+        ALL;
+        /// Text (Markdown).
+        pub const TEXT: &str = "text";
+        /// An image.
+        pub const IMAGE: &str = "image";
+        /// Audio.
+        pub const AUDIO: &str = "audio";
+        /// A link to a resource.
+        pub const RESOURCE_LINK: &str = "resource_link";
+        /// A resource, embedded.
+        pub const RESOURCE: &str = "resource";
+    }
 
-/// The statuses of a tool call (the schema's [`ToolCallStatus`]),
-/// also a plan entry's ([`PlanEntryStatus`]: all but `failed`).
-pub mod tool_statuses {
-    /// Not started.
-    pub const PENDING: &str = "pending";
-    /// Running.
-    pub const IN_PROGRESS: &str = "in_progress";
-    /// Done.
-    pub const COMPLETED: &str = "completed";
-    /// Failed.
-    pub const FAILED: &str = "failed";
-
-    /// Every status, in the schema's order.
-    pub const ALL: &[&str] = &[PENDING, IN_PROGRESS, COMPLETED, FAILED];
-    /// A plan entry's statuses.
-    pub const PLAN: &[&str] = &[PENDING, IN_PROGRESS, COMPLETED];
+    /// The types of a tool call's `content` items (the schema's `ToolCallContent`).
+    pub mod tool_content {
+        /// Every type, in the schema's order.
+        ALL;
+        /// A content block (`content`).
+        pub const CONTENT: &str = "content";
+        /// A file's change (`path`, `oldText`, `newText`).
+        pub const DIFF: &str = "diff";
+        /// A terminal of the client's, shown live (`terminalId`).
+        pub const TERMINAL: &str = "terminal";
+    }
 }
 
 /// The priorities of a plan entry (the schema's [`PlanEntryPriority`]).
 pub mod priorities {
     /// Every priority, in the schema's order.
     pub const ALL: &[&str] = &["high", "medium", "low"];
-}
-
-/// The kinds of a permission option (the schema's
-/// [`PermissionOptionKind`]).
-pub mod option_kinds {
-    /// Allow this time.
-    pub const ALLOW_ONCE: &str = "allow_once";
-    /// Allow, and remember.
-    pub const ALLOW_ALWAYS: &str = "allow_always";
-    /// Reject this time.
-    pub const REJECT_ONCE: &str = "reject_once";
-    /// Reject, and remember.
-    pub const REJECT_ALWAYS: &str = "reject_always";
-
-    /// Every kind, in the schema's order.
-    pub const ALL: &[&str] = &[ALLOW_ONCE, ALLOW_ALWAYS, REJECT_ONCE, REJECT_ALWAYS];
-}
-
-/// The outcomes of a permission request's answer (`result.outcome.outcome`).
-pub mod outcomes {
-    /// The turn was cancelled before the user chose.
-    pub const CANCELLED: &str = super::stop_reasons::CANCELLED;
-    /// The user chose an option (`optionId`).
-    pub const SELECTED: &str = "selected";
-
-    /// Every outcome, in the schema's order.
-    pub const ALL: &[&str] = &[CANCELLED, SELECTED];
-}
-
-/// Cursor's session modes (`modes.availableModes`, `session/set_mode`'s `modeId`).
-pub mod modes {
-    /// The agent acts.
-    pub const AGENT: &str = "agent";
-    /// The agent plans before acting.
-    pub const PLAN: &str = "plan";
-    /// The agent answers and changes nothing.
-    pub const ASK: &str = "ask";
-
-    /// Every mode of `cursor-agent acp`, in the order `session/new` lists them.
-    pub const ALL: &[&str] = &[AGENT, PLAN, ASK];
-}
-
-/// The types of a content block (`content.type`: the schema's `ContentBlock`).
-pub mod content_types {
-    /// Text (Markdown).
-    pub const TEXT: &str = "text";
-    /// An image.
-    pub const IMAGE: &str = "image";
-    /// Audio.
-    pub const AUDIO: &str = "audio";
-    /// A link to a resource.
-    pub const RESOURCE_LINK: &str = "resource_link";
-    /// A resource, embedded.
-    pub const RESOURCE: &str = "resource";
-
-    /// Every type, in the schema's order.
-    pub const ALL: &[&str] = &[TEXT, IMAGE, AUDIO, RESOURCE_LINK, RESOURCE];
-}
-
-/// The types of a tool call's `content` items (the schema's `ToolCallContent`).
-pub mod tool_content {
-    /// A content block (`content`).
-    pub const CONTENT: &str = "content";
-    /// A file's change (`path`, `oldText`, `newText`).
-    pub const DIFF: &str = "diff";
-    /// A terminal of the client's, shown live (`terminalId`).
-    pub const TERMINAL: &str = "terminal";
-
-    /// Every type, in the schema's order.
-    pub const ALL: &[&str] = &[CONTENT, DIFF, TERMINAL];
 }
 
 /// What a client offers in `initialize` (`params.clientCapabilities`): the agent

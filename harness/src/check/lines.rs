@@ -1,7 +1,7 @@
 //! The lint of a CLI that writes one JSON value a line on stdout: a checker reads the
 //! recording's stdout lines one at a time and tells what it found at the end
-//! ([`StdoutLint`]); [`Stdout`] makes it a [`Lint`]. Each dialect gives its checker;
-//! none is named here.
+//! (`StdoutLint`, crate-internal); [`Stdout`] makes it a [`Lint`]. Each dialect gives
+//! its checker; none is named here.
 
 use serde_json::Value;
 
@@ -85,16 +85,50 @@ pub(crate) fn opens_and_known(
     }
 }
 
-/// A checker of a CLI's stdout lines, by a dialect's rules.
-pub trait StdoutLint: Default {
-    /// Adds a warning at `line` by `rule` (a finding about the recording itself).
-    fn warn(&mut self, line: u64, rule: Rule, message: String);
+/// A checker of a CLI's stdout lines, by a dialect's rules. The rules every such CLI
+/// has are checked here, in this order: each line is a JSON object with a string
+/// `type` (else no more is checked of it), nothing comes after the run's end, the
+/// first line opens the run and no other does, the type is one the CLI writes; then
+/// the checker's own rules ([`value`](StdoutLint::value)).
+pub(crate) trait StdoutLint: Default {
+    /// What a reader of the CLI's output does with a line that is not JSON (the
+    /// `not-json` error says it).
+    const NOT_JSON: &'static str;
+    /// The type of the line that opens a run, and what a run has one of (said of a
+    /// second): see [`opens_and_known`].
+    const OPENS: (&'static str, &'static str);
+    /// The line types the CLI writes, and what is said of another.
+    const KNOWN: (&'static [&'static str], &'static str);
 
-    /// One stdout line (without its newline); `line` is where it is.
-    fn line(&mut self, line: u64, bytes: &[u8]);
+    /// The checker's findings, and the count of stdout lines it has seen.
+    fn tally(&mut self) -> (&mut Tally, &mut u64);
+
+    /// How the run's end is said ("the turn ended on line 4") when a line after it is
+    /// to be told: once, the checker remembers it told.
+    fn ended(&mut self) -> Option<String>;
+
+    /// The checker's own rules for the stdout line at `line`, a JSON object whose
+    /// `type` is `kind`.
+    fn value(&mut self, line: u64, kind: &str, value: &Value);
 
     /// The end of the recording: `exit` is how the CLI ended, where known.
     fn finish(self, exit: Option<Exit>) -> Report;
+
+    /// One stdout line (without its newline); `line` is where it is.
+    fn line(&mut self, line: u64, bytes: &[u8]) {
+        let (findings, seen) = self.tally();
+        let Some((first, value)) = next(findings, seen, (line, bytes), Self::NOT_JSON) else {
+            return;
+        };
+        let kind = kind(&value);
+        if let Some(ended) = self.ended() {
+            self.tally().0.add(Severity::Error, line, Rule::ResultLast, || {
+                format!("`{kind}` after {ended}")
+            });
+        }
+        opens_and_known(self.tally().0, (line, first, kind), Self::OPENS, Self::KNOWN);
+        self.value(line, kind, &value);
+    }
 }
 
 /// The [`Lint`] of a recording whose stdout lines `C` checks (the other streams hold
@@ -104,7 +138,7 @@ pub struct Stdout<C>(pub C);
 
 impl<C: StdoutLint> Lint for Stdout<C> {
     fn recording_finding(&mut self, line: u64, rule: Rule, message: String) {
-        self.0.warn(line, rule, message);
+        self.0.tally().0.add(Severity::Warning, line, rule, || message);
     }
 
     fn line(&mut self, line: u64, stream: Stream, bytes: &[u8]) {

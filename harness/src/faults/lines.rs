@@ -318,6 +318,16 @@ pub enum Out {
     End(Exit),
 }
 
+impl Out {
+    /// The whole stdout line it is, if it is one.
+    pub fn into_line(self) -> Option<Vec<u8>> {
+        match self {
+            Out::Line(line) => Some(line),
+            _ => None,
+        }
+    }
+}
+
 /// A dialect's faults, as the line machinery sees them.
 pub trait Faults: Clone + std::fmt::Debug {
     /// What `unknown` writes (see [`LineFault`]).

@@ -43,11 +43,21 @@ pub(crate) trait Typed: Sized {
     const CATALOGUE: &'static [Described];
     /// How the dialect words placements.
     const WORDS: Words;
+    /// The dialect as [`unknown`](Typed::unknown) names it (`Codex's dialect`).
+    const OF: &'static str;
     /// The faults of one item, whose entry is `entry`: its keys are read from `args`.
-    fn build(entry: &Described, args: &mut Args<'_>) -> Result<Vec<Self>, Diagnostic>;
-    /// What is said of a name that is no fault of the dialect.
-    fn unknown(name: &str) -> String;
+    const BUILD: Build<Self>;
+
+    /// What is said of a name that is no fault of the dialect: "`NAME` is not a fault
+    /// of [`OF`](Typed::OF); they are ..." and the section's names.
+    fn unknown(name: &str) -> String {
+        super::lines::not_a_fault(name, Self::OF, Self::CATALOGUE)
+    }
 }
+
+/// How a dialect makes its faults of one item, whose entry is the first argument: its
+/// keys are read from the second.
+pub(crate) type Build<F> = fn(&Described, &mut Args<'_>) -> Result<Vec<F>, Diagnostic>;
 
 /// Parses a `;`-separated list of faults for the dialect of `F`: each item is looked
 /// up in the catalogue, its keys read as the entry says, a key it does not take is an
@@ -59,7 +69,7 @@ pub(crate) fn parse_as<F: Typed>(spec: &str, origin: Origin<'_>) -> Result<Vec<F
         let Some(entry) = catalogue::entry(F::CATALOGUE, &item.name) else {
             return Err(args.err(item.column, F::unknown(&item.name)));
         };
-        faults.extend(F::build(entry, &mut args)?);
+        faults.extend((F::BUILD)(entry, &mut args)?);
         args.finish(entry)?;
     }
     Ok(faults)

@@ -509,18 +509,10 @@ pub(crate) fn assert_matrix_ends(dialect: &dyn Dialect, passes: &[&str], open: &
 /// no agent (its journal empty), for tests of verdicts.
 #[cfg(test)]
 pub(crate) fn failed_outcome(stdout: &str, stderr: &str) -> Outcome {
-    Outcome {
-        status: super::Status::Exited(1),
-        stdout: stdout.into(),
-        stderr: stderr.into(),
-        wall: std::time::Duration::ZERO,
-        journal: Vec::new(),
-        starts: Vec::new(),
-        left_running: false,
-        left_processes: Vec::new(),
-        left_agents: Vec::new(),
-        python: None,
-        node: None,
-        dir: "/tmp/case".into(),
-    }
+    Outcome::ended(
+        super::Status::Exited(1),
+        (stdout.into(), stderr.into()),
+        Vec::new(),
+        "/tmp/case".into(),
+    )
 }

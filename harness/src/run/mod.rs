@@ -44,6 +44,7 @@ pub mod html;
 pub mod lines;
 pub mod matrix;
 mod node;
+mod outcome;
 pub mod properties;
 mod python;
 mod ran;

@@ -117,22 +117,21 @@ pub(super) fn judge(args: &JudgeArgs) -> Result<Exit, Error> {
         Some(path) if !path.exists() => Vec::new(),
         Some(path) => harness::journal::read(path)?,
     };
+    let output = (
+        read(&args.stdout, "consumer's stdout")?,
+        read(&args.stderr, "consumer's stderr")?,
+    );
     let outcome = Outcome {
-        status,
-        stdout: read(&args.stdout, "consumer's stdout")?,
-        stderr: read(&args.stderr, "consumer's stderr")?,
         wall: match status {
             Status::TimedOut => std::time::Duration::from_secs_f64(args.timed_out.unwrap_or_default()),
             _ => std::time::Duration::ZERO,
         },
-        journal,
-        starts: Vec::new(),
-        left_running: false,
-        left_processes: Vec::new(),
-        left_agents: Vec::new(),
-        python: None,
-        node: None,
-        dir: std::env::current_dir().unwrap_or_default(),
+        ..Outcome::ended(
+            status,
+            output,
+            journal,
+            std::env::current_dir().unwrap_or_default(),
+        )
     };
     let journal = args.journal.is_some();
     let mut properties = args.judge.properties()?;

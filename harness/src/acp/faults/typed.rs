@@ -22,8 +22,8 @@ use super::super::rpc::codes;
 use super::super::wire::{methods, stop_reasons, updates};
 use super::catalogue::CATALOGUE;
 use crate::error::{Diagnostic, Origin};
-use crate::faults::catalogue::{names, Described};
-use crate::faults::spec::{parse_as, Args, Typed, Words, Written};
+use crate::faults::catalogue::Described;
+use crate::faults::spec::{parse_as, Args, Build, Typed, Words, Written};
 use crate::faults::MAX_BYTES;
 use crate::frames::{Chunking, Exit, Signal};
 
@@ -210,16 +210,8 @@ impl Typed for AcpFault {
         ),
     };
 
-    fn build(entry: &Described, args: &mut Args<'_>) -> Result<Vec<AcpFault>, Diagnostic> {
-        build(entry, args)
-    }
-
-    fn unknown(name: &str) -> String {
-        format!(
-            "`{name}` is not a fault of server mode; they are {}",
-            names(CATALOGUE)
-        )
-    }
+    const OF: &'static str = "server mode";
+    const BUILD: Build<Self> = build;
 }
 
 impl std::fmt::Display for Place {

@@ -10,8 +10,52 @@ use crate::cassette;
 
 /// The client's prompt.
 fn prompt() -> String {
+    prompt_of(r#""p""#)
+}
+
+/// A prompt of the client's with this id.
+fn prompt_of(id: &str) -> String {
     let params = json!({"sessionId": "s", "prompt": []});
-    String::from_utf8(request_line(r#""p""#, methods::SESSION_PROMPT, &params)).expect("utf-8")
+    String::from_utf8(request_line(id, methods::SESSION_PROMPT, &params)).expect("utf-8")
+}
+
+/// The script a cassette of the tests opens to.
+#[track_caller]
+fn cassette_script(opened: Result<Option<Script>, CassetteError>) -> Script {
+    opened.expect("opens").expect("an ACP cassette")
+}
+
+/// The cassette with the line of the update that says `chunk` broken (its first
+/// bytes not JSON).
+fn broken_at(text: &str, chunk: &str) -> Vec<u8> {
+    let line = text
+        .find(chunk)
+        .and_then(|at| text[..at].rfind('\n'))
+        .expect("an update");
+    let mut broken = text.as_bytes().to_vec();
+    broken[line + 1..line + 6].fill(b'#');
+    broken
+}
+
+/// `a` and `b` are the same (said without printing megabytes when they differ).
+#[track_caller]
+fn assert_same<T: PartialEq>(a: &[T], b: &[T], what: &str) {
+    assert_eq!(a.len(), b.len(), "{what}");
+    let differ = a.iter().zip(b).position(|(a, b)| a != b);
+    assert_eq!(differ, None, "{what}: {differ:?} differs");
+}
+
+/// Two scripts' replies are the same, step by step.
+#[track_caller]
+fn assert_same_replies(a: &[Result<Vec<Step>, String>], b: &[Result<Vec<Step>, String>]) {
+    assert_eq!(a.len(), b.len());
+    for (i, (a, b)) in a.iter().zip(b).enumerate() {
+        assert_same(
+            a.as_ref().expect("plays"),
+            b.as_ref().expect("plays"),
+            &format!("reply {i}"),
+        );
+    }
 }
 
 /// A frame of a line of JSON-RPC that went `dir` (`in`, `out`), at `t` if given.
@@ -131,18 +175,10 @@ fn replies(script: &mut Script) -> Vec<Result<Vec<Step>, String>> {
 #[test]
 fn a_cassette_file_plays_from_its_index_as_the_recording_held_in_memory() {
     let path = write(&cassette());
-    let mut file = Script::open(&path, &PROFILE)
-        .expect("indexes")
-        .expect("an ACP cassette");
+    let mut file = cassette_script(Script::open(&path, &PROFILE));
     let mut memory = Script::new(cassette::open(&path).expect("opens"), &PROFILE).expect("cuts");
     let (from_file, in_memory) = (replies(&mut file), replies(&mut memory));
-    // Compared without printing megabytes when they differ.
-    for (i, (a, b)) in from_file.iter().zip(&in_memory).enumerate() {
-        let (a, b) = (a.as_ref().expect("plays"), b.as_ref().expect("plays"));
-        assert_eq!(a.len(), b.len(), "reply {i}");
-        let differ = a.iter().zip(b).position(|(a, b)| a != b);
-        assert_eq!(differ, None, "reply {i}: step {differ:?} differs");
-    }
+    assert_same_replies(&from_file, &in_memory);
     let turn = in_memory[2].as_ref().expect("the turn");
     // The updates, the lines that are not JSON, the permission request, its
     // answer, the cancel, stderr, the response with the live id.
@@ -165,9 +201,7 @@ fn a_cassette_file_plays_from_its_index_as_the_recording_held_in_memory() {
 fn a_cassette_changed_after_it_was_indexed_fails_to_play_with_an_error() {
     // Cut short: the size says so before a byte is read.
     let path = write(&cassette());
-    let mut script = Script::open(&path, &PROFILE)
-        .expect("indexes")
-        .expect("an ACP cassette");
+    let mut script = cassette_script(Script::open(&path, &PROFILE));
     let file = std::fs::OpenOptions::new()
         .write(true)
         .open(&path)
@@ -191,16 +225,8 @@ fn a_cassette_changed_after_it_was_indexed_fails_to_play_with_an_error() {
     let modified = std::fs::metadata(&path)
         .and_then(|m| m.modified())
         .expect("mtime");
-    let mut script = Script::open(&path, &PROFILE)
-        .expect("indexes")
-        .expect("an ACP cassette");
-    let line = text
-        .find("chunk 2000")
-        .and_then(|at| text[..at].rfind('\n'))
-        .expect("an update");
-    let mut broken = text.into_bytes();
-    broken[line + 1..line + 6].fill(b'#');
-    std::fs::write(&path, &broken).expect("writes");
+    let mut script = cassette_script(Script::open(&path, &PROFILE));
+    std::fs::write(&path, broken_at(&text, "chunk 2000")).expect("writes");
     let file = std::fs::File::options().write(true).open(&path).expect("opens");
     file.set_modified(modified).expect("keeps the time");
     let steps: Vec<_> = script.reply(&request(&prompt())).steps.collect();
@@ -245,12 +271,9 @@ fn a_turn_s_runs_cut_out_of_the_file_play_as_its_steps_do() {
     // Each of: a live prompt id that is not the recorded one (its response is made
     // live, so it is no run's), and the recorded one; runs with and without responses.
     for (id, responses) in [(r#""p""#, false), (r#""p""#, true), ("1", true), ("1", false)] {
-        let params = json!({"sessionId": "s", "prompt": []});
-        let prompt = String::from_utf8(request_line(id, methods::SESSION_PROMPT, &params)).expect("utf-8");
+        let prompt = prompt_of(id);
         let play = |runs| {
-            let mut script = Script::open(&path, &PROFILE)
-                .expect("indexes")
-                .expect("an ACP cassette");
+            let mut script = cassette_script(Script::open(&path, &PROFILE));
             let _ = script.start().count();
             // The recorded `initialize` was id 0: a live id 0 keeps every id as recorded.
             let initialize = if id == "1" { "0" } else { r#""i""# };
@@ -263,9 +286,7 @@ fn a_turn_s_runs_cut_out_of_the_file_play_as_its_steps_do() {
             in_runs > 2_900,
             "{id}: most of the turn's updates come in runs: {in_runs}"
         );
-        assert_eq!(stepped.len(), ran.len(), "{id} {responses}");
-        let differ = stepped.iter().zip(&ran).position(|(a, b)| a != b);
-        assert_eq!(differ, None, "{id} {responses}: line {differ:?} differs");
+        assert_same(&stepped, &ran, &format!("{id} {responses}: line"));
         let last = ran.last().expect("a response");
         assert!(last.starts_with(format!(r#"out {{"jsonrpc":"2.0","id":{id},"#).as_bytes()));
     }
@@ -280,44 +301,15 @@ fn initialize_of(id: &str) -> String {
 #[test]
 fn a_cassette_indexed_in_runs_plays_as_one_indexed_a_frame_at_a_time() {
     let path = write(&cassette());
-    let open = |preflight| {
-        Script::open_over(&path, &PROFILE, preflight)
-            .expect("indexes")
-            .expect("an ACP cassette")
-    };
+    let open = |preflight| cassette_script(Script::open_over(&path, &PROFILE, preflight));
     let (mut checked, mut skimmed) = (open(crate::cassette::PREFLIGHT_LIMIT), open(0));
-    assert_eq!(
-        checked
-            .exchanges
-            .iter()
-            .map(|e| e.section.frames)
-            .collect::<Vec<_>>(),
-        skimmed
-            .exchanges
-            .iter()
-            .map(|e| e.section.frames)
-            .collect::<Vec<_>>()
-    );
-    assert_eq!(
-        checked
-            .exchanges
-            .iter()
-            .map(|e| e.section.until)
-            .collect::<Vec<_>>(),
-        skimmed
-            .exchanges
-            .iter()
-            .map(|e| e.section.until)
-            .collect::<Vec<_>>()
-    );
+    let sections = |s: &Script| {
+        let sections = s.exchanges.iter().map(|e| (e.section.frames, e.section.until));
+        sections.collect::<Vec<_>>()
+    };
+    assert_eq!(sections(&checked), sections(&skimmed));
     let (a, b) = (replies(&mut checked), replies(&mut skimmed));
-    assert_eq!(a.len(), b.len());
-    for (i, (a, b)) in a.iter().zip(&b).enumerate() {
-        let (a, b) = (a.as_ref().expect("plays"), b.as_ref().expect("plays"));
-        assert_eq!(a.len(), b.len(), "reply {i}");
-        let differ = a.iter().zip(b).position(|(a, b)| a != b);
-        assert_eq!(differ, None, "reply {i}: step {differ:?} differs");
-    }
+    assert_same_replies(&a, &b);
     // The permission request inside the turn was indexed (it is awaited).
     assert!(b[2]
         .as_ref()
@@ -333,13 +325,10 @@ fn a_cassette_indexed_in_runs_plays_as_one_indexed_a_frame_at_a_time() {
 fn no_request_of_the_agent_s_is_in_a_run() {
     let path = write(&cassette());
     for preflight in [crate::cassette::PREFLIGHT_LIMIT, 0] {
-        let mut script = Script::open_over(&path, &PROFILE, preflight)
-            .expect("indexes")
-            .expect("an ACP cassette");
+        let mut script = cassette_script(Script::open_over(&path, &PROFILE, preflight));
         let _ = script.start().count();
         let _ = script.reply(&request(&initialize_of("0"))).steps.count();
-        let params = json!({"sessionId": "s", "prompt": []});
-        let prompt = String::from_utf8(request_line("1", methods::SESSION_PROMPT, &params)).expect("utf-8");
+        let prompt = prompt_of("1");
         let mut steps = script.reply(&request(&prompt)).steps;
         let (mut in_runs, mut asked_alone, mut run) = (0, 0, Vec::new());
         loop {
@@ -409,6 +398,16 @@ fn initialize_offering(id: &str, all: bool) -> String {
     String::from_utf8(request_line(id, methods::INITIALIZE, &params)).expect("utf-8")
 }
 
+/// The script of the cassette at `path` read as it plays, after its start and the
+/// `initialize` of a client that offers everything.
+fn started_lazily(path: &std::path::Path) -> Script {
+    let mut script = cassette_script(Script::open_lazily_over(path, &PROFILE, 0));
+    let _ = script.start().count();
+    let init = initialize_offering("0", true);
+    let _ = script.reply(&request(&init)).steps.count();
+    script
+}
+
 /// What a script does: its start, then each reply to `requests` (its steps as a
 /// transcript, in runs when `runs` says, and its divergence); a step is dropped
 /// unplayed past `drop_after` steps of a reply.
@@ -473,12 +472,12 @@ fn a_cassette_read_as_it_plays_plays_as_one_indexed_first() {
         for (n, requests) in orders.iter().enumerate() {
             for runs in [None, Some(false), Some(true)] {
                 for drop_after in [usize::MAX, 20] {
-                    let mut first = Script::open_over(&path, &PROFILE, crate::cassette::PREFLIGHT_LIMIT)
-                        .expect("indexes")
-                        .expect("an ACP cassette");
-                    let mut read_on = Script::open_lazily_over(&path, &PROFILE, 0)
-                        .expect("opens")
-                        .expect("an ACP cassette");
+                    let mut first = cassette_script(Script::open_over(
+                        &path,
+                        &PROFILE,
+                        crate::cassette::PREFLIGHT_LIMIT,
+                    ));
+                    let mut read_on = cassette_script(Script::open_lazily_over(&path, &PROFILE, 0));
                     assert!(read_on.exchanges.is_empty() && read_on.reading.is_some());
                     let (a, b) = (
                         played(&mut first, requests, runs, drop_after),
@@ -499,16 +498,8 @@ fn a_cassette_read_as_it_plays_plays_as_one_indexed_first() {
 #[test]
 fn a_turn_read_as_it_plays_comes_in_runs() {
     let path = write(&cassette());
-    let mut script = Script::open_lazily_over(&path, &PROFILE, 0)
-        .expect("opens")
-        .expect("an ACP cassette");
-    let _ = script.start().count();
-    let _ = script
-        .reply(&request(&initialize_offering("0", true)))
-        .steps
-        .count();
-    let params = json!({"sessionId": "s", "prompt": []});
-    let prompt = String::from_utf8(request_line("1", methods::SESSION_PROMPT, &params)).expect("utf-8");
+    let mut script = started_lazily(&path);
+    let prompt = prompt_of("1");
     let steps = script.reply(&request(&prompt)).steps;
     assert!(script.reading.is_some(), "the turn is read as it plays");
     let (told, in_runs) = transcript(steps, Some(true));
@@ -531,23 +522,10 @@ fn a_turn_read_as_it_plays_comes_in_runs() {
 /// column), after the steps before it: as the preflight of a small one says it.
 #[test]
 fn a_large_cassette_broken_in_a_turn_fails_there_as_it_plays() {
-    let text = cassette();
-    let line = text
-        .find("chunk 2000")
-        .and_then(|at| text[..at].rfind('\n'))
-        .expect("an update");
-    let mut broken = text.into_bytes();
-    broken[line + 1..line + 6].fill(b'#');
+    let broken = broken_at(&cassette(), "chunk 2000");
     let path = write(std::str::from_utf8(&broken).expect("utf-8"));
     let checked = Script::open(&path, &PROFILE).expect_err("a small one is checked first");
-    let mut script = Script::open_lazily_over(&path, &PROFILE, 0)
-        .expect("opens")
-        .expect("an ACP cassette");
-    let _ = script.start().count();
-    let _ = script
-        .reply(&request(&initialize_offering("0", true)))
-        .steps
-        .count();
+    let mut script = started_lazily(&path);
     let steps: Vec<_> = script.reply(&request(&prompt())).steps.collect();
     let error = steps
         .last()
@@ -584,8 +562,7 @@ fn a_request_the_client_lacks_is_left_out_as_it_is_found() {
         }});
         String::from_utf8(request_line("0", methods::INITIALIZE, &params)).expect("utf-8")
     };
-    let params = json!({"sessionId": "s", "prompt": []});
-    let prompt = String::from_utf8(request_line("1", methods::SESSION_PROMPT, &params)).expect("utf-8");
+    let prompt = prompt_of("1");
     for runs in [None, Some(false), Some(true)] {
         let turn = |script: &mut Script| {
             let _ = script.start().count();
@@ -599,20 +576,18 @@ fn a_request_the_client_lacks_is_left_out_as_it_is_found() {
                 .any(|e| e.method == methods::SESSION_SET_MODE);
             (transcript(reply.steps, runs).0, reply.divergence, unread)
         };
-        let mut first = Script::open_over(&path, &PROFILE, crate::cassette::PREFLIGHT_LIMIT)
-            .expect("indexes")
-            .expect("an ACP cassette");
-        let mut read_on = Script::open_lazily_over(&path, &PROFILE, 0)
-            .expect("opens")
-            .expect("an ACP cassette");
+        let mut first = cassette_script(Script::open_over(
+            &path,
+            &PROFILE,
+            crate::cassette::PREFLIGHT_LIMIT,
+        ));
+        let mut read_on = cassette_script(Script::open_lazily_over(&path, &PROFILE, 0));
         read_on.divergences_unread();
         let ((a, said, _), (b, unsaid, unread)) = (turn(&mut first), turn(&mut read_on));
         assert!(unread, "the turn is read as it plays");
         assert!(said.is_some_and(|s| s.contains(methods::FS_READ_TEXT_FILE)));
         assert_eq!(unsaid, None);
-        assert_eq!(a.len(), b.len(), "{runs:?}");
-        let differ = a.iter().zip(&b).position(|(a, b)| a != b);
-        assert_eq!(differ, None, "{runs:?}: line {differ:?} differs");
+        assert_same(&a, &b, &format!("{runs:?}: line"));
         assert!(!b
             .iter()
             .any(|l| l.ends_with(&read) || l == &[b"out ".as_slice(), &read].concat()));

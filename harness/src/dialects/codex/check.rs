@@ -177,31 +177,23 @@ impl CodexChecker {
 
 /// A recording of `codex exec --json`: its stdout lines by these rules.
 impl StdoutLint for CodexChecker {
-    fn warn(&mut self, line: u64, rule: Rule, message: String) {
-        self.findings.add(Severity::Warning, line, rule, || message);
+    const NOT_JSON: &'static str = "the TypeScript SDK throws `Failed to parse item`";
+
+    fn tally(&mut self) -> (&mut Tally, &mut u64) {
+        (&mut self.findings, &mut self.lines)
     }
 
-    /// One stdout line (without its newline); `line` is where it is.
-    fn line(&mut self, line: u64, bytes: &[u8]) {
-        let not_json = "the TypeScript SDK throws `Failed to parse item`";
-        let Some((first, value)) = lines::next(&mut self.findings, &mut self.lines, (line, bytes), not_json)
-        else {
-            return;
-        };
-        let kind = lines::kind(&value);
-        if let Some(end) = self.ended_at.take() {
-            let kind = kind.to_owned();
-            self.findings.add(Severity::Error, line, Rule::ResultLast, || {
-                format!("`{kind}` after the turn ended on line {end}")
-            });
-        }
-        lines::opens_and_known(
-            &mut self.findings,
-            (line, first, kind),
-            (events::THREAD_STARTED, "a run starts one thread"),
-            (events::ALL, "the CLI does not write: the SDK passes it on"),
-        );
-        self.fields(line, kind, &value);
+    const OPENS: (&'static str, &'static str) = (events::THREAD_STARTED, "a run starts one thread");
+    const KNOWN: (&'static [&'static str], &'static str) =
+        (events::ALL, "the CLI does not write: the SDK passes it on");
+
+    fn ended(&mut self) -> Option<String> {
+        let end = self.ended_at.take()?;
+        Some(format!("the turn ended on line {end}"))
+    }
+
+    fn value(&mut self, line: u64, kind: &str, value: &Value) {
+        self.fields(line, kind, value);
         match kind {
             events::THREAD_STARTED => self.thread = true,
             events::TURN_STARTED => self.open = true,
@@ -267,13 +259,7 @@ mod tests {
                 crate::dialects::codex::faults::parse(preset, crate::dialects::codex::faults::FROM_ENV)
                     .expect("a preset");
             let outs = written(&session, &faults, 1);
-            let lines: Vec<Vec<u8>> = outs
-                .into_iter()
-                .filter_map(|o| match o {
-                    Out::Line(l) => Some(l),
-                    _ => None,
-                })
-                .collect();
+            let lines: Vec<Vec<u8>> = outs.into_iter().filter_map(Out::into_line).collect();
             let report = check(&lines, Some(Exit::Code(1)));
             assert!(report.findings.is_empty(), "{preset}: {report:?}");
         }

@@ -3,7 +3,7 @@
 
 use serde_json::{json, Value};
 
-use crate::acp::profile::{spec_errors, Commands, Errors, LoadAnswer, Profile, ToolShape};
+use crate::acp::profile::{Commands, Errors, LoadAnswer, Profile, ToolShape};
 use crate::acp::tell::{config_options, models};
 use crate::acp::wire::{self, content_types, modes, option_kinds, updates};
 use crate::cassette::Invocation;
@@ -33,12 +33,7 @@ pub static PROFILE: Profile = Profile {
     terminal: true,
     fs_reads: true,
     tools: ToolShape::Raw,
-    errors: Errors {
-        method_not_found: spec_errors::method_not_found,
-        unknown_session: spec_errors::unknown_session,
-        invalid_setting: spec_errors::invalid_setting,
-        auth_required: spec_errors::auth_required,
-    },
+    errors: Errors::SPEC,
     story: crate::dialects::print_mode_story,
 };
 

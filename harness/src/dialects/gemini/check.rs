@@ -89,32 +89,23 @@ impl GeminiChecker {
 
 /// A recording of `gemini -p -o stream-json`: its stdout lines by these rules.
 impl StdoutLint for GeminiChecker {
-    fn warn(&mut self, line: u64, rule: Rule, message: String) {
-        self.findings.add(Severity::Warning, line, rule, || message);
+    const NOT_JSON: &'static str = "a consumer's JSON.parse or json.loads throws";
+
+    fn tally(&mut self) -> (&mut Tally, &mut u64) {
+        (&mut self.findings, &mut self.lines)
     }
 
-    /// One stdout line (without its newline); `line` is where it is.
-    fn line(&mut self, line: u64, bytes: &[u8]) {
-        let not_json = "a consumer's JSON.parse or json.loads throws";
-        let Some((first, value)) = lines::next(&mut self.findings, &mut self.lines, (line, bytes), not_json)
-        else {
-            return;
-        };
-        let kind = lines::kind(&value);
-        if let Some((end, _)) = self.result.filter(|_| !self.told_after) {
-            self.told_after = true;
-            let kind = kind.to_owned();
-            self.findings.add(Severity::Error, line, Rule::ResultLast, || {
-                format!("`{kind}` after the `result` of line {end}")
-            });
-        }
-        lines::opens_and_known(
-            &mut self.findings,
-            (line, first, kind),
-            (events::INIT, "a run has one session"),
-            (events::ALL, "0.61.0 does not write"),
-        );
-        self.fields(line, kind, &value);
+    const OPENS: (&'static str, &'static str) = (events::INIT, "a run has one session");
+    const KNOWN: (&'static [&'static str], &'static str) = (events::ALL, "0.61.0 does not write");
+
+    fn ended(&mut self) -> Option<String> {
+        let (end, _) = self.result.filter(|_| !self.told_after)?;
+        self.told_after = true;
+        Some(format!("the `result` of line {end}"))
+    }
+
+    fn value(&mut self, line: u64, kind: &str, value: &Value) {
+        self.fields(line, kind, value);
         let id = || {
             value
                 .get("tool_id")
@@ -220,13 +211,8 @@ mod tests {
                 Some(Out::End(exit)) => Some(*exit),
                 _ => None,
             };
-            let lines: Vec<Vec<u8>> = outs
-                .into_iter()
-                .filter_map(|o| match o {
-                    Out::Line(l) => Some(l),
-                    _ => None,
-                })
-                .collect();
+            let line = |o: Out| if let Out::Line(l) = o { Some(l) } else { None };
+            let lines: Vec<Vec<u8>> = outs.into_iter().filter_map(line).collect();
             let report = check(&lines, exit);
             assert!(report.findings.is_empty(), "{spec}: {report:?}");
         }

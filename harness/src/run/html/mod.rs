@@ -346,18 +346,8 @@ mod tests {
         CaseResult {
             case,
             outcome: Outcome {
-                status: Status::Exited(0),
-                stdout,
-                stderr,
                 wall: Duration::from_millis(12),
-                journal: vec![entry],
-                starts: Vec::new(),
-                left_running: false,
-                left_processes: Vec::new(),
-                left_agents: Vec::new(),
-                python: None,
-                node: None,
-                dir: "/tmp/x".into(),
+                ..Outcome::ended(Status::Exited(0), (stdout, stderr), vec![entry], "/tmp/x".into())
             },
             verdicts: vec![Verdict {
                 name: "reports-failure".to_owned(),

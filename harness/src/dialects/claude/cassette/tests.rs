@@ -480,27 +480,7 @@ fn answered(script: &mut Script, next: &Next) {
 
 /// Plays every turn one step at a time ([`Script::step`]).
 fn played_in_steps(script: &mut Script, prompts: usize) -> Told {
-    let mut told = Told::default();
-    for _ in 0..prompts {
-        script.begin();
-        loop {
-            let next = script.step();
-            match &next {
-                Next::Send(line) | Next::Ask { line, .. } => told
-                    .lines
-                    .push((String::from_utf8(line.clone()).expect("utf-8"), script.at())),
-                Next::Waiting | Next::Done => told.steps.push(format!("{next:?} at {:?}", script.at())),
-            }
-            answered(script, &next);
-            if next == Next::Done {
-                break;
-            }
-        }
-        told.steps.extend(script.take_divergences());
-        told.steps.push(format!("error {}", script.last_is_error()));
-    }
-    assert!(script.take_error().is_none());
-    told
+    played_stepwise(script, prompts, None)
 }
 
 /// Plays every turn as [`played_in_steps`] does, writing a run with
@@ -508,29 +488,37 @@ fn played_in_steps(script: &mut Script, prompts: usize) -> Told {
 /// get the time the script has after it (checked against the steps' `want` for its
 /// last line; each line before it is given `want`'s time).
 fn played_in_runs(script: &mut Script, prompts: usize, limit: usize, want: &Told) -> Told {
+    played_stepwise(script, prompts, Some((limit, want)))
+}
+
+/// Plays every turn one step at a time, with `runs` (a limit and the steps' `want`)
+/// a run before each step ([`played_in_runs`]).
+fn played_stepwise(script: &mut Script, prompts: usize, runs: Option<(usize, &Told)>) -> Told {
     let mut told = Told::default();
     for _ in 0..prompts {
         script.begin();
         loop {
-            let mut run = Vec::new();
-            let n = script.stream_run(&mut run, limit);
-            let text = String::from_utf8(run).expect("utf-8");
-            assert_eq!(text.matches('\n').count() as u64, n, "{text}");
-            for line in text.lines() {
-                let at = want
-                    .lines
-                    .get(told.lines.len())
-                    .map_or(Duration::MAX, |(_, at)| *at);
-                told.lines.push((line.to_owned(), at));
-            }
-            if n > 0 {
-                let last = told.lines.last().map(|(_, at)| *at);
-                assert_eq!(
-                    Some(script.at()),
-                    last,
-                    "the time after a run of {n}, limit {limit}"
-                );
-                continue;
+            if let Some((limit, want)) = runs {
+                let mut run = Vec::new();
+                let n = script.stream_run(&mut run, limit);
+                let text = String::from_utf8(run).expect("utf-8");
+                assert_eq!(text.matches('\n').count() as u64, n, "{text}");
+                for line in text.lines() {
+                    let at = want
+                        .lines
+                        .get(told.lines.len())
+                        .map_or(Duration::MAX, |(_, at)| *at);
+                    told.lines.push((line.to_owned(), at));
+                }
+                if n > 0 {
+                    let last = told.lines.last().map(|(_, at)| *at);
+                    assert_eq!(
+                        Some(script.at()),
+                        last,
+                        "the time after a run of {n}, limit {limit}"
+                    );
+                    continue;
+                }
             }
             let next = script.step();
             match &next {

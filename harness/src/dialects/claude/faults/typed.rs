@@ -11,7 +11,7 @@ use super::catalogue::CATALOGUE;
 use crate::error::{Diagnostic, Origin};
 use crate::faults::catalogue::Described;
 use crate::faults::lines::{self, Faults, LineFault};
-use crate::faults::spec::{parse_as, Args, Typed, Words, Written};
+use crate::faults::spec::{parse_as, Args, Build, Typed, Words, Written};
 
 /// Where a fault acts: before the first line of a kind, or after a number of lines.
 pub use crate::faults::LinePlace as Place;
@@ -140,13 +140,8 @@ impl Typed for ClaudeFault {
         no_method: Some("this fault acts on a line: place it with `at=TYPE` or `after=N` (`method=M` places no-response and error)"),
     };
 
-    fn build(entry: &Described, args: &mut Args<'_>) -> Result<Vec<ClaudeFault>, Diagnostic> {
-        build(entry, args)
-    }
-
-    fn unknown(name: &str) -> String {
-        lines::not_a_fault(name, "Claude Code's dialect", CATALOGUE)
-    }
+    const OF: &'static str = "Claude Code's dialect";
+    const BUILD: Build<Self> = build;
 }
 
 fn method(entry: &Described, args: &mut Args<'_>) -> Result<String, Diagnostic> {

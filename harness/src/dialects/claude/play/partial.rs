@@ -263,34 +263,24 @@ mod tests {
         lines.extend(partial.around(to_line(&json!({"type": types::USER, "message": {}}))));
         lines.extend(partial.around(assistant("m2", json!({"type": "text", "text": "Done."}))));
         lines.extend(partial.around(to_line(&json!({"type": types::RESULT}))));
+        // A message's stream: its start, each block (its start, deltas, the
+        // `assistant` line, its stop), its end.
+        let start = ["system", "message_start"];
+        let text = [
+            "content_block_start",
+            "content_block_delta",
+            "content_block_delta",
+        ];
+        let tool = ["content_block_start", "content_block_delta"];
+        let (block_end, end) = (
+            ["assistant", "content_block_stop"],
+            ["message_delta", "message_stop"],
+        );
+        let message_with_tool = [&start[..], &text, &block_end, &tool, &block_end, &end].concat();
+        let message = [&start[..], &text, &block_end, &end].concat();
         assert_eq!(
             kinds(&lines),
-            [
-                "system",
-                "message_start",
-                "content_block_start",
-                "content_block_delta",
-                "content_block_delta",
-                "assistant",
-                "content_block_stop",
-                "content_block_start",
-                "content_block_delta",
-                "assistant",
-                "content_block_stop",
-                "message_delta",
-                "message_stop",
-                "user",
-                "system",
-                "message_start",
-                "content_block_start",
-                "content_block_delta",
-                "content_block_delta",
-                "assistant",
-                "content_block_stop",
-                "message_delta",
-                "message_stop",
-                "result",
-            ]
+            [&message_with_tool[..], &["user"], &message, &["result"]].concat()
         );
         let text: String = lines
             .iter()

@@ -7,7 +7,7 @@ use super::catalogue::{APP_SERVER_CATALOGUE, CATALOGUE};
 use crate::error::{Diagnostic, Origin};
 use crate::faults::catalogue::Described;
 use crate::faults::lines::{self, Faults, LineFault};
-use crate::faults::spec::{parse_as, Args, Typed, Words};
+use crate::faults::spec::{parse_as, Args, Build, Typed, Words};
 
 /// Where a fault acts: before the first line of a kind, or after a number of lines.
 pub use crate::faults::LinePlace as Place;
@@ -108,13 +108,8 @@ impl Typed for CodexFault {
         "`at=` needs a line type or an item type (`at=turn.completed`, `at=agent_message`)",
     );
 
-    fn build(entry: &Described, args: &mut Args<'_>) -> Result<Vec<CodexFault>, Diagnostic> {
-        build(entry, args)
-    }
-
-    fn unknown(name: &str) -> String {
-        lines::not_a_fault(name, "Codex's dialect", CATALOGUE)
-    }
+    const OF: &'static str = "Codex's dialect";
+    const BUILD: Build<Self> = build;
 }
 
 /// `codex app-server`'s faults given in `MOCK_AGENT_FAULTS`.
@@ -138,13 +133,9 @@ impl Typed for AppServerFault {
         "`at=` needs a method or an item type (`at=turn/completed`, `at=agentMessage`)",
     );
 
-    fn build(entry: &Described, args: &mut Args<'_>) -> Result<Vec<AppServerFault>, Diagnostic> {
-        Ok(build(entry, args)?.into_iter().map(AppServerFault).collect())
-    }
-
-    fn unknown(name: &str) -> String {
-        lines::not_a_fault(name, "Codex's app-server dialect", APP_SERVER_CATALOGUE)
-    }
+    const OF: &'static str = "Codex's app-server dialect";
+    const BUILD: Build<Self> =
+        |entry, args| Ok(build(entry, args)?.into_iter().map(AppServerFault).collect());
 }
 
 /// What `unknown` writes: `kind=event` (the default) or `kind=item`.

@@ -7,7 +7,7 @@ use super::super::events::{event_type, subtype};
 use super::catalogue::CATALOGUE;
 use crate::error::{Diagnostic, Origin};
 use crate::faults::catalogue::{names, Described, Site};
-use crate::faults::spec::{parse_as, Args, Typed, Words, Written};
+use crate::faults::spec::{parse_as, Args, Build, Typed, Words, Written};
 use crate::frames::{Chunking, Signal};
 
 /// Where a fault acts.
@@ -343,9 +343,9 @@ impl Typed for Fault {
         no_method: None,
     };
 
-    fn build(entry: &Described, args: &mut Args<'_>) -> Result<Vec<Fault>, Diagnostic> {
-        build(entry, args)
-    }
+    // Print mode's own words for an unknown name (it came first), not `OF`'s.
+    const OF: &'static str = "print mode";
+    const BUILD: Build<Self> = build;
 
     fn unknown(name: &str) -> String {
         format!("unknown fault `{name}`; known: {}", names(CATALOGUE))

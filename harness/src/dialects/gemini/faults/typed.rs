@@ -6,7 +6,7 @@ use super::catalogue::CATALOGUE;
 use crate::error::{Diagnostic, Origin};
 use crate::faults::catalogue::Described;
 use crate::faults::lines::{self, Faults, LineFault};
-use crate::faults::spec::{parse_as, Args, Typed, Words};
+use crate::faults::spec::{parse_as, Args, Build, Typed, Words};
 
 /// Where a fault acts: before the first line of a type, or after a number of lines.
 pub use crate::faults::LinePlace as Place;
@@ -128,13 +128,8 @@ impl Typed for GeminiFault {
         "`at=` needs a line type (`at=result`, `at=tool_use`)",
     );
 
-    fn build(entry: &Described, args: &mut Args<'_>) -> Result<Vec<GeminiFault>, Diagnostic> {
-        build(entry, args)
-    }
-
-    fn unknown(name: &str) -> String {
-        lines::not_a_fault(name, "Gemini CLI's dialect", CATALOGUE)
-    }
+    const OF: &'static str = "Gemini CLI's dialect";
+    const BUILD: Build<Self> = build;
 }
 
 fn build(entry: &Described, args: &mut Args<'_>) -> Result<Vec<GeminiFault>, Diagnostic> {
