@@ -112,7 +112,10 @@ fn test_in(tmp: &std::path::Path, args: &[&str]) -> (String, Option<i32>) {
 /// `mock-agent test --dialect DIALECT --fault FAULT --consumer CONSUMER` in `tmp`, as
 /// [`test_in`].
 fn test_fault(tmp: &std::path::Path, dialect: &str, fault: &str, consumer: &str) -> (String, Option<i32>) {
-    test_in(tmp, &["--dialect", dialect, "--fault", fault, "--consumer", consumer])
+    test_in(
+        tmp,
+        &["--dialect", dialect, "--fault", fault, "--consumer", consumer],
+    )
 }
 
 /// What the report's `no-leftover` verdict says: its line without the name.
@@ -145,7 +148,12 @@ fn runs(pid: u32) -> bool {
 fn no_leftover_names_each_process_left_running() {
     let tmp = tempfile::tempdir().expect("temp dir");
     // The subshell outlives the program and starts the sleep.
-    let (report, code) = test_fault(tmp.path(), "claude", "exit:code=1", "claude -p hi > /dev/null; s=$?; (sleep 37.25; true) & exit $s");
+    let (report, code) = test_fault(
+        tmp.path(),
+        "claude",
+        "exit:code=1",
+        "claude -p hi > /dev/null; s=$?; (sleep 37.25; true) & exit $s",
+    );
     assert_eq!(code, Some(harness::exit_codes::CASES_FAILED), "{report}");
     let said = no_leftover(&report);
     assert!(
@@ -191,8 +199,13 @@ fn no_leftover_names_each_process_left_running() {
 #[test]
 fn no_leftover_names_the_agent_left_outside_the_group_and_who_started_it() {
     let tmp = tempfile::tempdir().expect("temp dir");
-    let (report, code) = test_fault(tmp.path(), "claude", "stall:at=result", "setsid claude -p left-behind > /dev/null 2>&1 < /dev/null & \
-             while [ ! -s \"$MOCK_AGENT_STARTED\" ]; do sleep 0.01; done; exit 1");
+    let (report, code) = test_fault(
+        tmp.path(),
+        "claude",
+        "stall:at=result",
+        "setsid claude -p left-behind > /dev/null 2>&1 < /dev/null & \
+             while [ ! -s \"$MOCK_AGENT_STARTED\" ]; do sleep 0.01; done; exit 1",
+    );
     assert_eq!(code, Some(harness::exit_codes::CASES_FAILED), "{report}");
     let said = no_leftover(&report);
     // `left the agent running after it ended (process PID `claude -p left-behind`
@@ -293,7 +306,12 @@ fn each_case_s_repro_line_has_a_folder_of_its_own() {
 fn a_case_where_either_conclusion_is_right_says_so() {
     let tmp = tempfile::tempdir().expect("temp dir");
     // Exits 0 and shows nothing: neither conclusion.
-    let (report, code) = test_fault(tmp.path(), "gemini", "malformed", "GEMINI_CLI_TRUST_WORKSPACE=true gemini -p hi > /dev/null");
+    let (report, code) = test_fault(
+        tmp.path(),
+        "gemini",
+        "malformed",
+        "GEMINI_CLI_TRUST_WORKSPACE=true gemini -p hi > /dev/null",
+    );
     assert_eq!(code, Some(harness::exit_codes::CASES_FAILED), "{report}");
     assert!(
         report.contains("    expected: either: failure, or success: \""),
@@ -358,7 +376,12 @@ fn a_post_tool_use_hook_is_called_after_each_tool_that_ran() {
 #[test]
 fn an_agent_that_cannot_know_its_case_says_so() {
     let tmp = tempfile::tempdir().expect("temp dir");
-    let (report, code) = test_fault(tmp.path(), "claude", "exit:code=1", "env -i PATH=\"$PATH\" HOME=\"$HOME\" claude -p hi");
+    let (report, code) = test_fault(
+        tmp.path(),
+        "claude",
+        "exit:code=1",
+        "env -i PATH=\"$PATH\" HOME=\"$HOME\" claude -p hi",
+    );
     assert_eq!(
         code,
         Some(0),
