@@ -480,19 +480,20 @@ pub(crate) mod testing {
 
     /// The frames `replay` performs, then what its faults report.
     pub(crate) fn performed<S: Lines>(replay: Replay<S>, injector: &Rc<RefCell<Injector<S>>>) -> Vec<String> {
-        shown(replay, &injector.borrow().report())
+        shown(replay, || injector.borrow().report())
     }
 
-    /// `frames` as the tests compare them, then `report` (what the faults report).
-    pub(crate) fn shown(
+    /// `frames` as the tests compare them, then what `report` says once they are
+    /// all made (what the faults report).
+    pub(crate) fn shown<R: std::fmt::Debug>(
         frames: impl IntoIterator<Item = FrameResult>,
-        report: &impl std::fmt::Debug,
+        report: impl FnOnce() -> R,
     ) -> Vec<String> {
         let mut shown: Vec<String> = frames
             .into_iter()
             .map(|f| format!("{:?}", f.expect("a frame")))
             .collect();
-        shown.push(format!("{report:?}"));
+        shown.push(format!("{:?}", report()));
         shown
     }
 

@@ -339,7 +339,7 @@ mod tests {
         ));
         let times = recorded::testing::stdout_times(path);
         let frames = recorded::frames(outs, &times, super::super::exec::PACE);
-        recorded::testing::shown(frames, &injector.report())
+        recorded::testing::shown(frames, || injector.report())
     }
 
     fn streamed(path: &Path, spec: &str) -> Vec<String> {

@@ -304,7 +304,7 @@ mod tests {
             .collect();
         let outs = with_faults(said, recording.exit, &mut injector);
         let times = recorded::testing::stdout_times(path);
-        recorded::testing::shown(frames(outs, &times), &injector.report())
+        recorded::testing::shown(frames(outs, &times), || injector.report())
     }
 
     fn streamed(path: &Path, spec: &str) -> Vec<String> {
