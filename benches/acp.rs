@@ -42,7 +42,6 @@ use support::{
 };
 
 use harness::digest::{fnv1a_from, FNV1A_OFFSET};
-use nix::sys::resource::{getrusage, UsageWho};
 
 /// Set in the environment of the bench re-run as a memory-measuring helper.
 const RSS_HELPER: &str = "ACP_BENCH_RSS_HELPER";
@@ -68,8 +67,8 @@ const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","param
 type Summary = (&'static str, bool, String);
 
 fn main() {
-    if std::env::var_os(RSS_HELPER).is_some() {
-        rss_helper();
+    if let Some(input) = support::as_rss_helper(RSS_HELPER) {
+        rss_helper(&input);
         return;
     }
     let quick = quick();
@@ -579,31 +578,20 @@ fn bench_memory(big: &Turn, small: &Turn, runs: usize) -> Summary {
 
 /// The max RSS, in KiB, of `argv` given `input` on stdin, measured by a helper.
 fn rss_of(argv: &[OsString], input: &str, cassette: Option<&PathBuf>) -> i64 {
-    let mut cmd = Command::new(std::env::current_exe().expect("the bench binary"));
-    cmd.env(RSS_HELPER, input).args(argv);
-    match cassette {
-        Some(path) => cmd.env("MOCK_AGENT_CASSETTE", path),
-        None => cmd.env_remove("MOCK_AGENT_CASSETTE"),
-    };
-    let out = cmd.stderr(Stdio::inherit()).output().expect("the helper runs");
-    assert!(out.status.success(), "the helper failed: {}", out.status);
-    String::from_utf8_lossy(&out.stdout)
-        .trim()
-        .parse()
-        .expect("a number of KiB")
+    support::rss_by_helper(RSS_HELPER, input, |cmd| {
+        cmd.args(argv);
+        match cassette {
+            Some(path) => cmd.env("MOCK_AGENT_CASSETTE", path),
+            None => cmd.env_remove("MOCK_AGENT_CASSETTE"),
+        };
+    })
 }
 
-/// The helper: runs its arguments with the line in `$ACP_BENCH_RSS_HELPER` on stdin,
-/// then the end of stdin; prints the child's max RSS.
-fn rss_helper() {
-    let input = std::env::var(RSS_HELPER).unwrap_or_default();
-    let args: Vec<OsString> = std::env::args_os().skip(1).collect();
-    let (program, rest) = args.split_first().expect("a command to run");
-    let cassette = std::env::var_os("MOCK_AGENT_CASSETTE");
-    let mut cmd = Command::new(program);
-    cmd.args(rest);
-    harness::run::child::without_mock_env(&mut cmd);
-    if let Some(cassette) = cassette {
+/// The helper: runs its arguments with the line `input` on stdin, then the end of
+/// stdin; prints the child's max RSS.
+fn rss_helper(input: &str) {
+    let (mut cmd, program) = support::helper_command();
+    if let Some(cassette) = std::env::var_os("MOCK_AGENT_CASSETTE") {
         cmd.env("MOCK_AGENT_CASSETTE", cassette);
     }
     let mut child = spawn_piped(&mut cmd);
@@ -616,8 +604,7 @@ fn rss_helper() {
     drain(&mut stdout, u64::MAX, false);
     let status = child.wait().expect("waits");
     assert!(status.success(), "{program:?} failed: {status}");
-    let usage = getrusage(UsageWho::RUSAGE_CHILDREN).expect("getrusage");
-    println!("{}", usage.max_rss());
+    support::print_children_rss();
 }
 
 // ---------------------------------------------------------------------------------

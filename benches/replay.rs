@@ -66,7 +66,7 @@ const CAPTURE_TARGET: f64 = 0.8;
 const RSS_TARGET_KIB: i64 = 8 << 10;
 
 fn main() {
-    if std::env::var_os(RSS_HELPER).is_some() {
+    if support::as_rss_helper(RSS_HELPER).is_some() {
         rss_helper();
         return;
     }
@@ -371,35 +371,18 @@ fn bench_memory(big: &Generated, small: &Generated, run: &Path, runs: usize) -> 
 
 /// The max RSS, in KiB, of `argv` run by a fresh helper (this bench, re-run).
 fn rss_of(argv: &[std::ffi::OsString]) -> i64 {
-    let exe = std::env::current_exe().expect("the bench executable");
-    let output = Command::new(exe)
-        .args(argv)
-        .env(RSS_HELPER, "1")
-        .stdin(Stdio::null())
-        .stderr(Stdio::inherit())
-        .output()
-        .expect("the memory helper runs");
-    assert!(output.status.success(), "the memory helper failed for {argv:?}");
-    String::from_utf8_lossy(&output.stdout)
-        .trim()
-        .parse()
-        .expect("the helper prints the max RSS")
+    support::rss_by_helper(RSS_HELPER, "1", |cmd| {
+        cmd.args(argv).stdin(Stdio::null());
+    })
 }
 
 /// Helper mode: runs its arguments, drains their stdout, waits, and prints the max RSS
-/// of its children in KiB. It has waited for no other child, so that is the max RSS of
-/// that one command (or of this small helper, the floor: a child's RSS counts the
-/// address space it was spawned from until it execs).
+/// of its children in KiB ([`support::print_children_rss`]).
 fn rss_helper() {
-    let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
-    let (program, rest) = args.split_first().expect("a command to run");
-    let mut cmd = Command::new(program);
-    cmd.args(rest);
-    harness::run::child::without_mock_env(&mut cmd);
+    let (mut cmd, program) = support::helper_command();
     let run = run_drained(&mut cmd, Check::Count);
     assert!(run.status.success(), "{program:?} failed: {}", run.status);
-    let usage = getrusage(UsageWho::RUSAGE_CHILDREN).expect("getrusage");
-    println!("{}", usage.max_rss());
+    support::print_children_rss();
 }
 
 /// The max RSS, in KiB, of `argv` as GNU time reports it.

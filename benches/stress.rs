@@ -25,8 +25,6 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::Instant;
 
-use nix::sys::resource::{getrusage, UsageWho};
-
 #[path = "support.rs"]
 mod support;
 
@@ -38,7 +36,7 @@ const HELPER: &str = "STRESS_HELPER";
 const GROWTH_BAR_KIB: i64 = 8 << 10;
 
 fn main() {
-    if let Ok(scenario) = std::env::var(HELPER) {
+    if let Some(scenario) = support::as_rss_helper(HELPER) {
         helper(&scenario);
         return;
     }
@@ -185,16 +183,7 @@ fn flood(title: &str, scenario: &str, baseline: &str) -> Option<String> {
 }
 
 fn rss_of(scenario: &str) -> i64 {
-    let out = Command::new(std::env::current_exe().expect("the bench binary"))
-        .env(HELPER, scenario)
-        .stderr(Stdio::inherit())
-        .output()
-        .expect("the helper runs");
-    assert!(out.status.success(), "the helper failed: {}", out.status);
-    String::from_utf8_lossy(&out.stdout)
-        .trim()
-        .parse()
-        .expect("a number of KiB")
+    support::rss_by_helper(HELPER, scenario, |_| {})
 }
 
 /// Runs `mock-agent acp` on the default conversation: initialize, session/new, then
@@ -263,6 +252,5 @@ fn helper(scenario: &str) {
     drop(out);
     let _ = child.wait().expect("waits");
     let _ = reader.join();
-    let usage = getrusage(UsageWho::RUSAGE_CHILDREN).expect("getrusage");
-    println!("{}", usage.max_rss());
+    support::print_children_rss();
 }

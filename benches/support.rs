@@ -115,3 +115,48 @@ pub fn print_summary<'a>(
         started.elapsed().as_secs_f64()
     );
 }
+
+/// In the helper of [`rss_by_helper`] (the variable `helper` set), what it was given;
+/// `None` elsewhere.
+pub fn as_rss_helper(helper: &str) -> Option<String> {
+    std::env::var(helper).ok()
+}
+
+/// The max RSS, in KiB, of what this bench, run again as a helper (`helper`, the
+/// bench's variable that says so, set to `what`: [`as_rss_helper`]), measures and
+/// prints ([`print_children_rss`]); `configure` adds to its command (its arguments).
+pub fn rss_by_helper(helper: &str, what: &str, configure: impl FnOnce(&mut std::process::Command)) -> i64 {
+    let mut cmd = std::process::Command::new(std::env::current_exe().expect("the bench binary"));
+    cmd.env(helper, what);
+    configure(&mut cmd);
+    let out = cmd
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .expect("the memory helper runs");
+    assert!(out.status.success(), "the memory helper failed: {}", out.status);
+    String::from_utf8_lossy(&out.stdout)
+        .trim()
+        .parse()
+        .expect("the helper prints the max RSS in KiB")
+}
+
+/// In a helper of [`rss_by_helper`]: the command its arguments say (the program
+/// first), without the mock's settings of its environment; and the program.
+pub fn helper_command() -> (std::process::Command, std::ffi::OsString) {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+    let (program, rest) = args.split_first().expect("a command to run");
+    let mut cmd = std::process::Command::new(program);
+    cmd.args(rest);
+    harness::run::child::without_mock_env(&mut cmd);
+    (cmd, program.clone())
+}
+
+/// In a helper of [`rss_by_helper`], once it has waited for what it measures: prints
+/// the max RSS, in KiB, of the children it waited for. It has waited for no other, so
+/// that is the max RSS of that one (or of this small helper, the floor: a child's RSS
+/// counts the address space it was spawned from until it execs).
+pub fn print_children_rss() {
+    let usage =
+        nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN).expect("getrusage");
+    println!("{}", usage.max_rss());
+}

@@ -13,7 +13,7 @@
 //! 2. `mock-agent` with `stall:after=1` is sent SIGTERM once its first line is read;
 //!    the bench times the signal to the process's end. Bar: under 100 ms.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -22,6 +22,9 @@ use std::time::{Duration, Instant};
 mod support;
 
 use support::{median, percentile};
+
+use harness::cassette::{Header, Invocation, Writer};
+use harness::{Ending, Exit, Frame, Line, OutputFormat};
 
 const EVENTS: usize = 1_000;
 
@@ -32,27 +35,31 @@ fn bin() -> &'static str {
 /// Writes the cassette and returns the recorded time of each stdout line, in ms.
 fn write_cassette(path: &Path, seed: u64) -> Vec<f64> {
     let mut rng = fastrand::Rng::with_seed(seed);
-    let mut out = std::io::BufWriter::new(std::fs::File::create(path).expect("creates the cassette"));
-    writeln!(
-        out,
-        r#"{{"mock_agent_cassette":1,"invocation":{{"output_format":"stream-json"}}}}"#
-    )
-    .expect("writes");
-    let mut t = 0.0;
+    let header = Header::new(Invocation {
+        output_format: Some(OutputFormat::StreamJson),
+        ..Invocation::default()
+    });
+    let mut cassette = Writer::create(path, &header).expect("creates the cassette");
+    let mut at = Duration::ZERO;
     let mut times = Vec::with_capacity(EVENTS);
     for i in 0..EVENTS {
         if i > 0 {
-            t += rng.u64(1_000..=10_000) as f64 / 1000.0;
+            at += Duration::from_micros(rng.u64(1_000..=10_000));
         }
-        times.push(t);
-        writeln!(
-            out,
-            r#"{{"t":{t:.3},"out":{{"type":"assistant","message":{{"role":"assistant","content":[{{"type":"text","text":"event {i}"}}]}},"session_id":"bench","model_call_id":"m-{i}"}}}}"#
-        )
-        .expect("writes");
+        times.push(at.as_secs_f64() * 1000.0);
+        let event = format!(
+            r#"{{"type":"assistant","message":{{"role":"assistant","content":[{{"type":"text","text":"event {i}"}}]}},"session_id":"bench","model_call_id":"m-{i}"}}"#
+        );
+        cassette
+            .write(&Frame::Line(Line::stdout(at, event)))
+            .expect("writes");
     }
-    writeln!(out, r#"{{"t":{t:.3},"exit":0}}"#).expect("writes");
-    out.flush().expect("flushes");
+    let end = Ending {
+        at,
+        exit: Exit::Code(0),
+    };
+    cassette.write(&Frame::End(end)).expect("writes");
+    cassette.finish().expect("finishes the cassette");
     times
 }
 

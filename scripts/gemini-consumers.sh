@@ -16,6 +16,11 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 dir="${MOCK_AGENT_GEMINI_CONSUMERS:-${CARGO_TARGET_DIR:-$root/target}/gemini-consumers}"
 python="${PYTHON:-python3}"
 requirements="$root/tests/consumers/gemini_requirements.txt"
+mkdir -p "$(dirname "$dir")"
+# One maker at a time, as the other environments of the suite: concurrent test runs
+# wait for the first one's install.
+exec 9>"$dir.lock"
+if command -v flock >/dev/null; then flock 9; fi
 
 ready() {
     [ -x "$dir/bin/python" ] &&
@@ -25,7 +30,6 @@ ready() {
 
 if ! ready; then
     rm -rf "$dir"
-    mkdir -p "$(dirname "$dir")"
     "$python" -m venv "$dir" >&2
     log="$dir/pip.log"
     if ! "$dir/bin/python" -m pip install --disable-pip-version-check --no-deps \

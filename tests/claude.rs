@@ -21,16 +21,9 @@ pub const SEEDED_SESSION: &str = "026ffd02-3fb3-4512-bdda-940895de8761";
 /// What the default session answers (the result's text).
 pub const ANSWER: &str = "Created summary.txt with a one-line summary of the README.";
 
-/// Python's SDK 0.2.188, `query(prompt)` without options (observed argv).
-pub const PYTHON: &[&str] = &[
-    "--output-format",
-    "stream-json",
-    "--verbose",
-    "--system-prompt",
-    "",
-    "--input-format",
-    "stream-json",
-];
+/// Python's SDK 0.2.188, `query(prompt)` without options (observed argv): what
+/// `mock-agent drift` runs the real CLI with.
+pub const PYTHON: &[&str] = mock_agent::dialects::claude::drift::SDK_ARGV;
 
 /// `claude ARGS` (`mock-agent claude ARGS`) in the workspace, with the fixed seed and
 /// without the SDK's state variable.

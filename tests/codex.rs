@@ -49,19 +49,12 @@ fn exec_json(faults: &str, home: &Path) -> Output {
 
 /// What `outs` put on stdout, and how they end.
 fn expected(outs: &[Out]) -> (Vec<u8>, Exit) {
-    let mut stdout = Vec::new();
-    for out in outs {
-        match out {
-            Out::Line(line) => {
-                stdout.extend_from_slice(line);
-                stdout.push(b'\n');
-            }
-            Out::Cut(bytes) => stdout.extend_from_slice(bytes),
-            Out::End(exit) => return (stdout, *exit),
-            Out::Stderr(_) | Out::Stall(_) => {}
-        }
-    }
-    panic!("no end")
+    crate::support::stdout_and_end(outs.iter().filter_map(|out| match out {
+        Out::Line(line) => Some(Ok((&line[..], true))),
+        Out::Cut(bytes) => Some(Ok((&bytes[..], false))),
+        Out::End(exit) => Some(Err(*exit)),
+        Out::Stderr(_) | Out::Stall(_) => None,
+    }))
 }
 
 #[test]
@@ -543,27 +536,20 @@ fn the_careful_codex_program_passes_every_matrix_case() {
 
 #[test]
 fn each_planted_codex_bug_is_caught_by_its_property() {
-    let caught = [
-        ("codex_error_as_success.py", "turn-failed", "reports-failure"),
-        ("codex_error_as_success.py", "exit-1@command", "reports-failure"),
-        ("codex_crashes_on_unknown.py", "unknown-item", "ignores-unknown"),
-        // A retry's `error` notice taken for the turn's failure (as npm
-        // ai-sdk-provider-codex-cli 2.2.1 takes it).
-        (
-            "codex_error_event_fatal.py",
-            "reconnect-then-ok",
-            "reports-success",
-        ),
-    ];
+    // The conformance suite's, then a failed command's exit, and a retry's `error`
+    // notice taken for the turn's failure (as npm ai-sdk-provider-codex-cli 2.2.1 takes it).
+    let caught = crate::support::planted_with(
+        "codex",
+        &[
+            ("codex_error_as_success.py", "/exit-1@command", "reports-failure"),
+            (
+                "codex_error_event_fatal.py",
+                "/reconnect-then-ok",
+                "reports-success",
+            ),
+        ],
+    );
     crate::support::assert_each_caught(test_with, &caught);
-}
-
-/// The journal entry's fields that say how a run went (not when).
-fn how_it_went(entry: &Value) -> Vec<Value> {
-    ["exit", "faults", "error", "signal", "stdout_closed", "source"]
-        .iter()
-        .map(|key| entry[*key].clone())
-        .collect()
 }
 
 /// A recording replayed as it stands, with nothing to change and no line to wait for,
@@ -573,38 +559,11 @@ fn how_it_went(entry: &Value) -> Vec<Value> {
 /// full first and for one over `PREFLIGHT_LIMIT`, with a stderr line late in it.
 #[test]
 fn a_replay_at_once_writes_what_a_replay_a_line_at_a_time_writes() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    for repeats in [1, 3, 20_000] {
-        let cassette = dir.path().join(format!("{repeats}.cassette"));
-        crate::support::repeated_recording(&curated(), &cassette, repeats, b"a late line");
-        let large = std::fs::metadata(&cassette).expect("written").len() > harness::cassette::PREFLIGHT_LIMIT;
-        assert_eq!(large, repeats > 3, "{repeats} repeats");
-        let play = |timing: Option<&str>| {
-            let home = tempfile::tempdir().expect("temp dir");
-            let journal = home.path().join("journal.jsonl");
-            let mut env = vec![
-                ("MOCK_AGENT_CASSETTE", cassette.to_str().expect("utf-8")),
-                ("MOCK_AGENT_JOURNAL", journal.to_str().expect("utf-8")),
-            ];
-            env.extend(timing.map(|t| ("MOCK_AGENT_TIMING", t)));
-            let out = codex(&["exec", "--json", "-"], "hi", home.path(), &env);
-            (out, how_it_went(&last_journal_entry(&journal)))
-        };
-        let (at_once, entry) = play(None);
-        let (one_by_one, entry_one_by_one) = play(Some("scale=0"));
-        assert!(at_once.status.success(), "{}", text(&at_once.stderr));
-        assert!(at_once.stdout.len() > repeats * 500, "{repeats} repeats");
-        assert!(
-            at_once.stdout == one_by_one.stdout,
-            "{repeats} repeats: stdout differs"
-        );
-        assert_eq!(
-            text(&at_once.stderr),
-            text(&one_by_one.stderr),
-            "{repeats} repeats"
-        );
-        assert_eq!(ended(&at_once), ended(&one_by_one), "{repeats} repeats");
-        assert_eq!(entry, entry_one_by_one, "{repeats} repeats");
+    let at_once = crate::support::assert_replay_at_once_as_a_line_at_a_time(&curated(), |home, env| {
+        codex(&["exec", "--json", "-"], "hi", home, env)
+    });
+    for out in at_once {
+        assert!(out.status.success(), "{}", text(&out.stderr));
     }
 }
 

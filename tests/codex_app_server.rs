@@ -118,17 +118,7 @@ fn the_careful_sdk_client_passes_every_matrix_case() {
 
 #[test]
 fn each_planted_sdk_client_bug_is_caught_by_its_property() {
-    let caught = [
-        ("codex_sdk_error_as_success.py", "turn-failed", "reports-failure"),
-        ("codex_sdk_hangs.py", "stall@turn-completed", "ends"),
-        (
-            "codex_sdk_crashes_on_unknown.py",
-            "unknown-item",
-            "ignores-unknown",
-        ),
-        ("codex_sdk_never_answers.py", "approval", "answers-requests"),
-    ];
-    for bug in caught {
+    for &bug in crate::conformance::planted("codex-app-server") {
         let script = bug.0;
         assert_caught(test_with, bug);
         // The bug does not show on a clean run (where nothing asks the one that never

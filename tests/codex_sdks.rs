@@ -270,14 +270,14 @@ fn the_careful_typescript_sdk_program_passes_every_matrix_case() {
 
 #[test]
 fn each_planted_typescript_sdk_bug_is_caught_by_its_property() {
-    let caught = [
-        ("codex_sdk_error_as_success.mjs", "turn-failed", "reports-failure"),
-        ("codex_sdk_hangs.mjs", "stall@turn-completed", "ends"),
-        (
-            "codex_sdk_crashes_on_unknown.mjs",
-            "unknown-item",
-            "ignores-unknown",
-        ),
-    ];
+    // The Python SDK's planted bugs (tests/conformance.rs) written again in TypeScript,
+    // each but the one that never answers.
+    let scripts: Vec<(String, &str, &str)> = crate::conformance::planted("codex-app-server")
+        .iter()
+        .filter(|(script, ..)| *script != "codex_sdk_never_answers.py")
+        .map(|&(script, filter, property)| (script.replace(".py", ".mjs"), filter, property))
+        .collect();
+    let caught: Vec<_> = scripts.iter().map(|(s, f, p)| (s.as_str(), *f, *p)).collect();
+    assert_eq!(caught.len(), 3, "{caught:?}");
     crate::support::assert_each_caught(test_ts, &caught);
 }

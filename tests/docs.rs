@@ -325,8 +325,9 @@ fn stage(dir: &Path) -> String {
         ("my_codex_bot.py", "codex_careful.py"),
         ("my_program.py", "gemini_careful.py"),
         ("my_gemini_client.py", "gemini_acp_careful.py"),
-        // What it imports.
+        // What they import.
         ("acp_careful.py", "acp_careful.py"),
+        ("event_lines.py", "event_lines.py"),
     ] {
         std::fs::copy(consumers.join(from), dir.join(name)).expect("copies a consumer");
     }

@@ -14,6 +14,7 @@ use crate::support::{mock, mock_std, transcript};
 /// Each case: a name, the fault spec, and the output format, on the default
 /// session. Every fault and preset of the catalogue has at least one case here or in
 /// `CASSETTE_CASES`.
+#[rustfmt::skip]
 const CASES: &[(&str, &str, &str)] = &[
     ("eof-cut-mid-line", "eof:after=3,byte=10", "stream-json"),
     ("eof-default-before-result", "eof", "stream-json"),
@@ -22,19 +23,11 @@ const CASES: &[(&str, &str, &str)] = &[
     // Only a misbehaving agent exits 0 without a result: asked for with `exit`.
     ("eof-exit-0-misbehaving", "eof;exit:code=0", "stream-json"),
     ("eof-exit-0-misbehaving-json", "eof;exit:code=0", "json"),
-    (
-        "stderr-at-result",
-        "stderr:text=\"warning: slow\",at=result",
-        "stream-json",
-    ),
+    ("stderr-at-result", "stderr:text=\"warning: slow\",at=result", "stream-json"),
     ("stderr-flood", "stderr-flood:bytes=300", "stream-json"),
     ("exit-after-success", "exit:code=3", "stream-json"),
     ("exit-json", "exit:code=3", "json"),
-    (
-        "signal-mid-line",
-        "signal:name=SEGV,after=2,byte=5",
-        "stream-json",
-    ),
+    ("signal-mid-line", "signal:name=SEGV,after=2,byte=5", "stream-json"),
     ("stall-short", "stall:ms=50,after=1", "stream-json"),
     ("close-stdout", "close-stdout:after=2", "stream-json"),
     ("close-stdout-json-at-end", "close-stdout:at=end", "json"),
@@ -56,11 +49,7 @@ const CASES: &[(&str, &str, &str)] = &[
     ("crlf", "crlf", "stream-json"),
     ("crlf-text", "crlf", "text"),
     ("invalid-utf8", "invalid-utf8", "stream-json"),
-    (
-        "composed",
-        "noise:after=0;eof:at=tool_call;stderr:text=boom;exit:code=2",
-        "stream-json",
-    ),
+    ("composed", "noise:after=0;eof:at=tool_call;stderr:text=boom;exit:code=2", "stream-json"),
     ("auth-required", "auth-required", "stream-json"),
     ("auth-required-json", "auth-required", "json"),
     ("trust-required", "trust-required", "stream-json"),

@@ -21,8 +21,7 @@ use harness::frames::Exit;
 
 use crate::support::{
     assert_caught, assert_clean_passes, assert_passes_generated_and_curated, assert_ran_as_expected, bin,
-    ended, json_lines, last_journal_entry, mock_std, newline_ended, record_keys_out, root, run_with_stdin,
-    test_dialect, text,
+    ended, json_lines, mock_std, newline_ended, record_keys_out, root, run_with_stdin, test_dialect, text,
 };
 
 /// `mock-agent gemini ARGS` with `stdin`, `HOME` at `home`, and `env`.
@@ -40,19 +39,12 @@ fn gemini(args: &[&str], stdin: Option<&str>, home: &Path, env: &[(&str, &str)])
 
 /// What `outs` put on stdout, and how they end.
 fn expected(outs: &[Out]) -> (Vec<u8>, Exit) {
-    let mut stdout = Vec::new();
-    for out in outs {
-        match out {
-            Out::Line(line) => {
-                stdout.extend_from_slice(line);
-                stdout.push(b'\n');
-            }
-            Out::Raw(bytes) | Out::Cut(bytes) => stdout.extend_from_slice(bytes),
-            Out::End(exit) => return (stdout, *exit),
-            Out::Stderr(_) | Out::Stall(_) => {}
-        }
-    }
-    panic!("no end")
+    crate::support::stdout_and_end(outs.iter().filter_map(|out| match out {
+        Out::Line(line) => Some(Ok((&line[..], true))),
+        Out::Raw(bytes) | Out::Cut(bytes) => Some(Ok((&bytes[..], false))),
+        Out::End(exit) => Some(Err(*exit)),
+        Out::Stderr(_) | Out::Stall(_) => None,
+    }))
 }
 
 /// The arguments of a run the harness's context matches: prompt `hi`.
@@ -520,16 +512,15 @@ fn the_careful_gemini_program_passes_every_matrix_case_in_both_formats() {
 
 #[test]
 fn each_planted_gemini_bug_is_caught_by_its_property() {
-    let caught = [
-        ("gemini_error_as_success.py", "empty-answer", "reports-failure"),
-        (
+    // The conformance suite's, and a killed child's run, which exits 0 too.
+    let caught = crate::support::planted_with(
+        "gemini",
+        &[(
             "gemini_error_as_success.py",
-            "child-killed@tool-result",
+            "/child-killed@tool-result",
             "reports-failure",
-        ),
-        ("gemini_kills_the_pid.py", "relaunched-stall@result", "ends"),
-        ("gemini_crashes_on_unknown.py", "unknown-event", "ignores-unknown"),
-    ];
+        )],
+    );
     for bug in caught {
         let (script, report) = (bug.0, assert_caught(test_with, bug));
         // It started the CLI in a session of its own, outside the runner's reach: the
@@ -639,14 +630,6 @@ fn agentabi_s_verdicts_hold_by_its_source() {
     assert!(report.contains("GEMINI_CLI_TRUST_WORKSPACE=true"), "{report}");
 }
 
-/// The journal entry's fields that say how a run went (not when).
-fn how_it_went(entry: &Value) -> Vec<Value> {
-    ["exit", "faults", "error", "signal", "stdout_closed", "source"]
-        .iter()
-        .map(|key| entry[*key].clone())
-        .collect()
-}
-
 /// A recording replayed as it stands, with nothing to change and no line to wait for,
 /// is performed as a copy is (runs of lines, blocking writes, no runtime): its stdout,
 /// stderr, ending and journal entry are those of the same replay a line at a time on
@@ -654,37 +637,8 @@ fn how_it_went(entry: &Value) -> Vec<Value> {
 /// full first and for one over `PREFLIGHT_LIMIT`, with a stderr line late in it.
 #[test]
 fn a_replay_at_once_writes_what_a_replay_a_line_at_a_time_writes() {
-    let dir = tempfile::tempdir().expect("temp dir");
     let real = root().join("cassettes/gemini/real-tool.cassette");
-    for repeats in [1, 3, 20_000] {
-        let cassette = dir.path().join(format!("{repeats}.cassette"));
-        crate::support::repeated_recording(&real, &cassette, repeats, b"a late line");
-        let large = std::fs::metadata(&cassette).expect("written").len() > harness::cassette::PREFLIGHT_LIMIT;
-        assert_eq!(large, repeats > 3, "{repeats} repeats");
-        let play = |timing: Option<&str>| {
-            let home = tempfile::tempdir().expect("temp dir");
-            let journal = home.path().join("journal.jsonl");
-            let mut env = vec![
-                ("MOCK_AGENT_CASSETTE", cassette.to_str().expect("utf-8")),
-                ("MOCK_AGENT_JOURNAL", journal.to_str().expect("utf-8")),
-            ];
-            env.extend(timing.map(|t| ("MOCK_AGENT_TIMING", t)));
-            let out = gemini(RUN, None, home.path(), &env);
-            (out, how_it_went(&last_journal_entry(&journal)))
-        };
-        let (at_once, entry) = play(None);
-        let (one_by_one, entry_one_by_one) = play(Some("scale=0"));
-        assert!(at_once.stdout.len() > repeats * 500, "{repeats} repeats");
-        assert!(
-            at_once.stdout == one_by_one.stdout,
-            "{repeats} repeats: stdout differs"
-        );
-        assert_eq!(
-            text(&at_once.stderr),
-            text(&one_by_one.stderr),
-            "{repeats} repeats"
-        );
-        assert_eq!(ended(&at_once), ended(&one_by_one), "{repeats} repeats");
-        assert_eq!(entry, entry_one_by_one, "{repeats} repeats");
-    }
+    crate::support::assert_replay_at_once_as_a_line_at_a_time(&real, |home, env| {
+        gemini(RUN, None, home, env)
+    });
 }

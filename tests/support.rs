@@ -470,24 +470,39 @@ pub fn test_dialect(dialect: &str, consumer: &str, extra: &[&str], env: &[(&str,
 }
 
 /// Asserts that the planted bug of `script`, run by `test_with` on the one case of
-/// the matrix labelled `case`, breaks `property` there; returns what the run said.
+/// the matrix `filter` picks (`/LABEL`), breaks `property` there; returns what the run
+/// said.
 #[track_caller]
 pub fn assert_caught(
     test_with: impl Fn(&str, &[&str]) -> Output,
-    (script, case, property): (&str, &str, &str),
+    (script, filter, property): (&str, &str, &str),
 ) -> String {
-    let out = test_with(script, &["--filter", &format!("/{case}")]);
+    let out = test_with(script, &["--filter", filter]);
     let report = said(&out);
     assert_eq!(
         out.status.code(),
         Some(harness::exit_codes::CASES_FAILED),
-        "{script} on {case}: {report}"
+        "{script} on {filter}: {report}"
     );
     assert!(
         report.contains(&format!("1 case breaks {property}")),
-        "{script} on {case}: {report}"
+        "{script} on {filter}: {report}"
     );
     report
+}
+
+/// The planted bugs of `dialect`'s example programs that tests/conformance.rs lists
+/// (script, the cases where it shows as a filter, the property that catches it), then
+/// `more`.
+pub fn planted_with(
+    dialect: &str,
+    more: &[(&'static str, &'static str, &'static str)],
+) -> Vec<(&'static str, &'static str, &'static str)> {
+    crate::conformance::planted(dialect)
+        .iter()
+        .chain(more)
+        .copied()
+        .collect()
 }
 
 /// Asserts of each planted bug of `caught` that it breaks its property on its case
@@ -700,4 +715,78 @@ pub fn repeated_recording(from: &Path, to: &Path, repeats: usize, late: &[u8]) {
     }
     tail.iter().for_each(&mut put);
     writer.finish().expect("finishes");
+}
+
+/// The journal entry's fields that say how a run went (not when).
+pub fn how_it_went(entry: &serde_json::Value) -> Vec<serde_json::Value> {
+    ["exit", "faults", "error", "signal", "stdout_closed", "source"]
+        .iter()
+        .map(|key| entry[*key].clone())
+        .collect()
+}
+
+/// Asserts that the one-way `recording`, replayed as it stands (nothing to change, no
+/// line to wait for: performed as a copy is), writes the stdout and stderr, ends and is
+/// journaled as the same replay a line at a time on the runtime (`scale=0`, a timing
+/// that waits for nothing), its stdout lines repeated 1, 3 and 20,000 times
+/// ([`repeated_recording`]: a cassette checked in full first, and one over
+/// `PREFLIGHT_LIMIT`) with a stderr line late in it. `play(home, env)` runs the
+/// dialect's CLI with `env` and a home of its own. The replays at once, in that order.
+#[track_caller]
+pub fn assert_replay_at_once_as_a_line_at_a_time(
+    recording: &Path,
+    play: impl Fn(&Path, &[(&str, &str)]) -> Output,
+) -> Vec<Output> {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut at_once = Vec::new();
+    for repeats in [1, 3, 20_000] {
+        let cassette = dir.path().join(format!("{repeats}.cassette"));
+        repeated_recording(recording, &cassette, repeats, b"a late line");
+        let large = std::fs::metadata(&cassette).expect("written").len() > harness::cassette::PREFLIGHT_LIMIT;
+        assert_eq!(large, repeats > 3, "{repeats} repeats");
+        let run = |timing: Option<&str>| {
+            let home = tempfile::tempdir().expect("temp dir");
+            let journal = home.path().join("journal.jsonl");
+            let mut env = vec![
+                ("MOCK_AGENT_CASSETTE", cassette.to_str().expect("utf-8")),
+                ("MOCK_AGENT_JOURNAL", journal.to_str().expect("utf-8")),
+            ];
+            env.extend(timing.map(|t| ("MOCK_AGENT_TIMING", t)));
+            let out = play(home.path(), &env);
+            (out, how_it_went(&last_journal_entry(&journal)))
+        };
+        let (out, entry) = run(None);
+        let (one_by_one, entry_one_by_one) = run(Some("scale=0"));
+        assert!(out.stdout.len() > repeats * 500, "{repeats} repeats");
+        assert!(
+            out.stdout == one_by_one.stdout,
+            "{repeats} repeats: stdout differs"
+        );
+        assert_eq!(text(&out.stderr), text(&one_by_one.stderr), "{repeats} repeats");
+        assert_eq!(ended(&out), ended(&one_by_one), "{repeats} repeats");
+        assert_eq!(entry, entry_one_by_one, "{repeats} repeats");
+        at_once.push(out);
+    }
+    at_once
+}
+
+/// What a run puts on stdout, and how it ends, from what it does in order: `Ok((bytes,
+/// newline))` written on stdout (a whole line when `newline`), `Err(exit)` its end.
+#[track_caller]
+pub fn stdout_and_end<'a>(
+    writes: impl IntoIterator<Item = Result<(&'a [u8], bool), harness::frames::Exit>>,
+) -> (Vec<u8>, harness::frames::Exit) {
+    let mut stdout = Vec::new();
+    for write in writes {
+        match write {
+            Ok((bytes, newline)) => {
+                stdout.extend_from_slice(bytes);
+                if newline {
+                    stdout.push(b'\n');
+                }
+            }
+            Err(exit) => return (stdout, exit),
+        }
+    }
+    panic!("no end")
 }

@@ -148,10 +148,8 @@ fn a_case_whose_fault_never_acted_is_not_applicable() {
         "default/clean",
         "--filter",
         "default/unknown-event",
-        "--junit",
-        junit.to_str().expect("utf-8"),
-        "--report",
-        html.to_str().expect("utf-8"),
+        &format!("--junit={}", junit.display()),
+        &format!("--report={}", html.display()),
         "--consumer",
         consumer,
     ]);

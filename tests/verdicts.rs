@@ -109,6 +109,23 @@ fn test_in(tmp: &std::path::Path, args: &[&str]) -> (String, Option<i32>) {
     (report, output.status.code())
 }
 
+/// `mock-agent test --dialect DIALECT --fault FAULT --consumer CONSUMER` in `tmp`, as
+/// [`test_in`].
+fn test_fault(tmp: &std::path::Path, dialect: &str, fault: &str, consumer: &str) -> (String, Option<i32>) {
+    test_in(
+        tmp,
+        &["--dialect", dialect, "--fault", fault, "--consumer", consumer],
+    )
+}
+
+/// What the report's `no-leftover` verdict says: its line without the name.
+fn no_leftover(report: &str) -> &str {
+    report
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("no-leftover: "))
+        .unwrap_or_else(|| panic!("a no-leftover verdict in:\n{report}"))
+}
+
 /// Whether process `pid` still runs (not a zombie) after a SIGKILL had up to 2 s to
 /// act (it is delivered, and the process torn down, after `kill` returns).
 fn runs(pid: u32) -> bool {
@@ -131,23 +148,14 @@ fn runs(pid: u32) -> bool {
 fn no_leftover_names_each_process_left_running() {
     let tmp = tempfile::tempdir().expect("temp dir");
     // The subshell outlives the program and starts the sleep.
-    let (report, code) = test_in(
+    let (report, code) = test_fault(
         tmp.path(),
-        &[
-            "--dialect",
-            "claude",
-            "--fault",
-            "exit:code=1",
-            "--consumer",
-            "claude -p hi > /dev/null; s=$?; (sleep 37.25; true) & exit $s",
-        ],
+        "claude",
+        "exit:code=1",
+        "claude -p hi > /dev/null; s=$?; (sleep 37.25; true) & exit $s",
     );
     assert_eq!(code, Some(harness::exit_codes::CASES_FAILED), "{report}");
-    let said = report
-        .lines()
-        .find_map(|l| l.trim().strip_prefix("no-leftover: "))
-        .unwrap_or_else(|| panic!("a no-leftover verdict in:\n{report}"))
-        .to_owned();
+    let said = no_leftover(&report);
     assert!(
         said.starts_with("left 2 processes running after it ended: "),
         "{said}"
@@ -191,23 +199,15 @@ fn no_leftover_names_each_process_left_running() {
 #[test]
 fn no_leftover_names_the_agent_left_outside_the_group_and_who_started_it() {
     let tmp = tempfile::tempdir().expect("temp dir");
-    let (report, code) = test_in(
+    let (report, code) = test_fault(
         tmp.path(),
-        &[
-            "--dialect",
-            "claude",
-            "--fault",
-            "stall:at=result",
-            "--consumer",
-            "setsid claude -p left-behind > /dev/null 2>&1 < /dev/null & \
+        "claude",
+        "stall:at=result",
+        "setsid claude -p left-behind > /dev/null 2>&1 < /dev/null & \
              while [ ! -s \"$MOCK_AGENT_STARTED\" ]; do sleep 0.01; done; exit 1",
-        ],
     );
     assert_eq!(code, Some(harness::exit_codes::CASES_FAILED), "{report}");
-    let said = report
-        .lines()
-        .find_map(|l| l.trim().strip_prefix("no-leftover: "))
-        .unwrap_or_else(|| panic!("a no-leftover verdict in:\n{report}"));
+    let said = no_leftover(&report);
     // `left the agent running after it ended (process PID `claude -p left-behind`
     // (started by PPID sh -c setsid claude ...)), outside its own process group: ...`
     let which = said
@@ -306,16 +306,11 @@ fn each_case_s_repro_line_has_a_folder_of_its_own() {
 fn a_case_where_either_conclusion_is_right_says_so() {
     let tmp = tempfile::tempdir().expect("temp dir");
     // Exits 0 and shows nothing: neither conclusion.
-    let (report, code) = test_in(
+    let (report, code) = test_fault(
         tmp.path(),
-        &[
-            "--dialect",
-            "gemini",
-            "--fault",
-            "malformed",
-            "--consumer",
-            "GEMINI_CLI_TRUST_WORKSPACE=true gemini -p hi > /dev/null",
-        ],
+        "gemini",
+        "malformed",
+        "GEMINI_CLI_TRUST_WORKSPACE=true gemini -p hi > /dev/null",
     );
     assert_eq!(code, Some(harness::exit_codes::CASES_FAILED), "{report}");
     assert!(
@@ -381,16 +376,11 @@ fn a_post_tool_use_hook_is_called_after_each_tool_that_ran() {
 #[test]
 fn an_agent_that_cannot_know_its_case_says_so() {
     let tmp = tempfile::tempdir().expect("temp dir");
-    let (report, code) = test_in(
+    let (report, code) = test_fault(
         tmp.path(),
-        &[
-            "--dialect",
-            "claude",
-            "--fault",
-            "exit:code=1",
-            "--consumer",
-            "env -i PATH=\"$PATH\" HOME=\"$HOME\" claude -p hi",
-        ],
+        "claude",
+        "exit:code=1",
+        "env -i PATH=\"$PATH\" HOME=\"$HOME\" claude -p hi",
     );
     assert_eq!(
         code,
@@ -405,17 +395,7 @@ fn an_agent_that_cannot_know_its_case_says_so() {
         "env -i PATH={}:/usr/bin:/bin HOME=\"$HOME\" claude -p hi; exit $?",
         other.display()
     );
-    let (report, code) = test_in(
-        tmp.path(),
-        &[
-            "--dialect",
-            "claude",
-            "--fault",
-            "exit:code=1",
-            "--consumer",
-            &consumer,
-        ],
-    );
+    let (report, code) = test_fault(tmp.path(), "claude", "exit:code=1", &consumer);
     assert_eq!(code, Some(harness::exit_codes::CASES_NOT_RUN), "{report}");
     for needle in [
         format!(

@@ -167,20 +167,13 @@ class Case:
         verdict: Dict[str, Any] = json.loads(done.stdout.decode("utf-8"))
         return verdict
 
-    def broken(
-        self,
-        returncode: Optional[int],
-        stdout: Union[str, bytes] = b"",
-        stderr: Union[str, bytes] = b"",
-        *,
-        journal: Optional[PathLike] = None,
-        timed_out: Optional[float] = None,
-        mock: Optional[str] = None,
-    ) -> List[str]:
+    def broken(self, returncode: Optional[int], *output: Union[str, bytes], **run: Any) -> List[str]:
         """The names of the properties a consumer broke in this case (see :meth:`judge`,
         which also says why), as ``mock-agent test`` names them: ``[]`` when it held
-        every one judged."""
-        verdict = self.judge(returncode, stdout, stderr, journal=journal, timed_out=timed_out, mock=mock)
+        every one judged. Its arguments are :meth:`judge`'s: ``returncode``, then
+        ``stdout`` and ``stderr``, and the keywords ``journal``, ``timed_out`` and
+        ``mock``."""
+        verdict = self.judge(returncode, *output, **run)
         return [entry["name"] for entry in verdict["broken"]]
 
 

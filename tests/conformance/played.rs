@@ -5,7 +5,7 @@
 //! arguments lack goes on stdin. Nothing here knows a dialect: what a dialect needs of
 //! its client is what its cassettes hold.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -98,26 +98,7 @@ impl Recorded {
         let mut stdin = child.stdin.take();
         let stdout = child.stdout.take().expect("piped");
         let mut stderr = child.stderr.take().expect("piped");
-        let (lines, received) = mpsc::channel();
-        std::thread::spawn(move || {
-            let mut reader = BufReader::new(stdout);
-            loop {
-                let mut line = Vec::new();
-                match reader.read_until(b'\n', &mut line) {
-                    Ok(0) | Err(_) => break,
-                    Ok(_) => {
-                        let newline = line.last() == Some(&b'\n');
-                        if newline {
-                            line.pop();
-                        }
-                        let text = String::from_utf8_lossy(&line).into_owned();
-                        if lines.send((text, newline)).is_err() {
-                            break;
-                        }
-                    }
-                }
-            }
-        });
+        let received = mock_agent::drift::client::lines(stdout);
         let errors = std::thread::spawn(move || {
             let mut text = String::new();
             let _ = stderr.read_to_string(&mut text);
@@ -130,7 +111,7 @@ impl Recorded {
             while out.len() < count {
                 let left = deadline.saturating_duration_since(Instant::now());
                 match received.recv_timeout(left) {
-                    Ok(line) => out.push(line),
+                    Ok(line) => out.push(text_line(line)),
                     Err(mpsc::RecvTimeoutError::Disconnected) => return false,
                     Err(mpsc::RecvTimeoutError::Timeout) => {
                         let _ = child.kill();
@@ -172,7 +153,7 @@ impl Recorded {
             }
             std::thread::sleep(Duration::from_millis(5));
         };
-        out.extend(received.iter());
+        out.extend(received.iter().map(text_line));
         let exit = match (status.code(), status.signal()) {
             (Some(code), _) => format!("exit {code}"),
             (_, signal) => format!("signal {}", signal.unwrap_or_default()),
@@ -183,4 +164,13 @@ impl Recorded {
             exit,
         }
     }
+}
+
+/// A line the mock wrote as text, and whether it ended with a newline (taken off).
+fn text_line(mut line: Vec<u8>) -> (String, bool) {
+    let newline = line.last() == Some(&b'\n');
+    if newline {
+        line.pop();
+    }
+    (String::from_utf8_lossy(&line).into_owned(), newline)
 }

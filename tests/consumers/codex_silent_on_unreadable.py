@@ -8,21 +8,15 @@
 # Usage: codex_silent_on_unreadable.py [PROMPT]   (default "hi")
 
 import json
-import os
-import subprocess
 import sys
 import threading
+
+from codex_careful import spawn
 
 
 def main():
     prompt = sys.argv[1] if len(sys.argv) > 1 else "hi"
-    cli = os.environ.get("CODEX_CLI", "codex")
-    proc = subprocess.Popen(
-        [cli, "exec", "--json", "--skip-git-repo-check", "-"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
+    proc = spawn()
     threading.Thread(target=lambda: proc.stderr.read(), daemon=True).start()
     proc.stdin.write(prompt.encode("utf-8"))
     proc.stdin.close()

@@ -20,6 +20,8 @@
 #   stream-json, or a run longer than CONSUMER_TOTAL_TIMEOUT seconds (default 20), is
 #   failure, so a stalled CLI never hangs the program.
 #
+# (The stream-json reading and the watchdog are event_lines.py's, beside it.)
+#
 # Usage: gemini_careful.py [FORMAT] [PROMPT]   (defaults: stream-json, "hi")
 # The CLI is $GEMINI_CLI if set, else `gemini` on PATH.
 # Prints the answer and a newline on success (exit 0); on failure prints one line
@@ -27,41 +29,16 @@
 
 import json
 import os
-import queue
 import signal
 import subprocess
 import sys
 import threading
 import time
 
-IDLE_TIMEOUT = float(os.environ.get("CONSUMER_IDLE_TIMEOUT", "8"))
-TOTAL_TIMEOUT = float(os.environ.get("CONSUMER_TOTAL_TIMEOUT", "20"))
+from event_lines import TOTAL_TIMEOUT, Failed, collect, events, finish, left, wait_exit
+
+__all__ = ["Failed", "main", "run", "stop"]
 FORMATS = ("stream-json", "json")
-
-
-class Failed(Exception):
-    pass
-
-
-def parse_event(raw):
-    """The event of a complete stdout line, or None when it is not a JSON object."""
-    try:
-        event = json.loads(raw.decode("utf-8"))
-    except (ValueError, UnicodeDecodeError, RecursionError):
-        return None
-    return event if isinstance(event, dict) else None
-
-
-def _pump(stream, lines):
-    for raw in iter(stream.readline, b""):
-        lines.put(raw)
-    lines.put(None)
-
-
-def _collect(stream, into):
-    for chunk in iter(lambda: stream.read(65536), b""):
-        if sum(len(c) for c in into) < (1 << 20):
-            into.append(chunk)
 
 
 def kill_group(proc):
@@ -88,35 +65,9 @@ def spawn(fmt, prompt):
     )
 
 
-def wait_exit(proc, started):
-    try:
-        return proc.wait(timeout=max(0.1, TOTAL_TIMEOUT - (time.monotonic() - started)))
-    except subprocess.TimeoutExpired:
-        raise Failed("stdout ended but the CLI did not exit")
-
-
 def run_stream(proc, check, started):
-    lines = queue.Queue()
-    threading.Thread(target=_pump, args=(proc.stdout, lines), daemon=True).start()
-    threading.Thread(target=_collect, args=(proc.stderr, []), daemon=True).start()
     rounds, result = [""], None
-    while True:
-        left = TOTAL_TIMEOUT - (time.monotonic() - started)
-        if left <= 0:
-            raise Failed(f"no end after {TOTAL_TIMEOUT}s")
-        try:
-            raw = lines.get(timeout=min(IDLE_TIMEOUT, left))
-        except queue.Empty:
-            raise Failed(f"silent for {IDLE_TIMEOUT}s")
-        if raw is None:
-            break
-        if not raw.endswith(b"\n"):
-            continue  # a line cut before its newline: stdout ends there
-        event = parse_event(raw)
-        if event is None:
-            continue
-        if check:
-            check(event)
+    for event in events(proc, started, check):
         kind = event.get("type")
         if kind == "message" and event.get("role") == "assistant":
             content = event.get("content")
@@ -139,13 +90,13 @@ def run_stream(proc, check, started):
 def run_json(proc, started):
     out, err = [], []
     readers = [
-        threading.Thread(target=_collect, args=(proc.stdout, out), daemon=True),
-        threading.Thread(target=_collect, args=(proc.stderr, err), daemon=True),
+        threading.Thread(target=collect, args=(proc.stdout, out), daemon=True),
+        threading.Thread(target=collect, args=(proc.stderr, err), daemon=True),
     ]
     for reader in readers:
         reader.start()
     for reader in readers:
-        reader.join(timeout=max(0.1, TOTAL_TIMEOUT - (time.monotonic() - started)))
+        reader.join(timeout=max(0.1, left(started)))
         if reader.is_alive():
             raise Failed(f"no end after {TOTAL_TIMEOUT}s")
     code = wait_exit(proc, started)
@@ -186,13 +137,7 @@ def run(fmt, prompt, check=None):
 def main(check=None):
     args = sys.argv[1:]
     fmt = args.pop(0) if args and args[0] in FORMATS else "stream-json"
-    prompt = " ".join(args) or "hi"
-    try:
-        text = run(fmt, prompt, check)
-    except Failed as error:
-        print(f"consumer: agent failed: {error}", file=sys.stderr)
-        sys.exit(1)
-    print(text)
+    finish(lambda: run(fmt, " ".join(args) or "hi", check))
 
 
 if __name__ == "__main__":

@@ -15,11 +15,12 @@ import sys
 NOT_JSON = object()
 
 
-def start(stderr=subprocess.DEVNULL, flags=()):
-    """`cursor-agent -p --output-format stream-json FLAGS... PROMPT`, PROMPT the
-    consumer's first argument (default "hi"); stdin closed, stdout piped, stderr as
-    `stderr` says (closed by default)."""
-    prompt = sys.argv[1] if len(sys.argv) > 1 else "hi"
+def start(stderr=subprocess.DEVNULL, flags=(), prompt=None):
+    """`cursor-agent -p --output-format stream-json FLAGS... PROMPT`, PROMPT `prompt` or
+    else the consumer's first argument (default "hi"); stdin closed, stdout piped,
+    stderr as `stderr` says (closed by default)."""
+    if prompt is None:
+        prompt = sys.argv[1] if len(sys.argv) > 1 else "hi"
     return subprocess.Popen(
         ["cursor-agent", "-p", "--output-format", "stream-json", *flags, prompt],
         stdin=subprocess.DEVNULL,

@@ -1,22 +1,15 @@
 """A chat bot that posts each of the agent's text segments as a message of its own
 (as one real program does), never `result.result`. Correct: reports-success accepts
 the segments in order."""
-import json
-import subprocess
 import sys
 
-agent = subprocess.Popen(
-    ["cursor-agent", "-p", "--output-format", "stream-json", "Summarize the repo"],
-    stdout=subprocess.PIPE,
-)
+from print_mode import start, whole_lines
+
+agent = start(stderr=None, prompt="Summarize the repo")
 ok = False
-for raw in agent.stdout:
-    try:
-        event = json.loads(raw)
-    except ValueError:
-        continue
+for _, event in whole_lines(agent.stdout):
     if not isinstance(event, dict):
-        continue
+        continue  # not JSON, or not an object
     if event.get("type") == "assistant":
         text = "".join(
             block.get("text", "") for block in event.get("message", {}).get("content", [])

@@ -409,15 +409,7 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
     /// How the run went, the conversation ended so; the mock's own error printed.
     fn served(self, ended: Result<Exit, Stop>) -> Served {
         let conversation = self.client.journal;
-        let faults = self
-            .injector
-            .report()
-            .into_iter()
-            .map(|(name, fired)| journal::FaultRecord {
-                name: name.to_owned(),
-                fired,
-            })
-            .collect();
+        let faults = crate::execute::journaled::fault_records(self.injector.report());
         let mut served = Served {
             exit: Exit::Code(0),
             signal: None,

@@ -71,28 +71,36 @@ pub struct Rules {
     pub on: Vec<(String, Value)>,
 }
 
+/// The lines of `stream`, each with its newline (a last one cut before its newline
+/// as it is), read on a thread of its own until the stream ends or the receiver goes.
+pub fn lines(stream: impl Read + Send + 'static) -> mpsc::Receiver<Vec<u8>> {
+    let (sender, receiver) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut reader = BufReader::new(stream);
+        loop {
+            let mut line = Vec::new();
+            match reader.read_until(b'\n', &mut line) {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {
+                    if sender.send(line).is_err() {
+                        break;
+                    }
+                }
+            }
+        }
+    });
+    receiver
+}
+
 /// Drives `cmd` (started here, in a process group of its own) by `script` and the
 /// scenario's `rules`; what the server wrote, and how it ended.
 pub fn converse(mut cmd: Command, script: &Script, rules: &Rules, cwd: &str) -> Result<Run, DriftError> {
     let mut grouped = super::Grouped::spawn(&mut cmd)?;
     let child = &mut grouped.child;
-    let (lines_tx, lines_rx) = mpsc::channel::<Vec<u8>>();
-    if let Some(stdout) = child.stdout.take() {
-        std::thread::spawn(move || {
-            let mut reader = BufReader::new(stdout);
-            loop {
-                let mut line = Vec::new();
-                match reader.read_until(b'\n', &mut line) {
-                    Ok(0) | Err(_) => break,
-                    Ok(_) => {
-                        if lines_tx.send(line).is_err() {
-                            break;
-                        }
-                    }
-                }
-            }
-        });
-    }
+    let lines_rx = match child.stdout.take() {
+        Some(stdout) => lines(stdout),
+        None => mpsc::channel().1,
+    };
     let stderr = child.stderr.take().map(|mut stream| {
         std::thread::spawn(move || {
             let mut bytes = Vec::new();

@@ -4,7 +4,7 @@
 use harness::frames::Exit;
 use harness::journal::{self, Entry, Spooled};
 
-use super::now_ms;
+use super::{now_ms, Stop};
 use crate::settings::Settings;
 
 /// Runs a stand-in with `argv` (its arguments, without the program): its settings
@@ -38,4 +38,47 @@ pub fn end_run(settings: &Settings, entry: &mut Entry, spooled: Option<Spooled>,
         }
     }
     exit
+}
+
+/// What the faults of a run did, as its journal entry keeps it: `report`, each fault's
+/// name and whether it acted, in the order the injector reports them.
+pub fn fault_records<'a>(report: impl IntoIterator<Item = (&'a str, bool)>) -> Vec<journal::FaultRecord> {
+    report
+        .into_iter()
+        .map(|(name, fired)| journal::FaultRecord {
+            name: name.to_owned(),
+            fired,
+        })
+        .collect()
+}
+
+/// Keeps in `entry` what the faults of a conversation did (`report`, as
+/// [`fault_records`] reads it) and whether and when (`closed`, since the run started)
+/// the client closed stdout.
+pub fn keep_faults_and_close<'a>(
+    entry: &mut Entry,
+    report: impl IntoIterator<Item = (&'a str, bool)>,
+    closed: Option<std::time::Duration>,
+) {
+    entry.faults = fault_records(report);
+    entry.stdout_closed = closed.is_some();
+    entry.stdout_closed_at_ms = closed.map(|at| u64::try_from(at.as_millis()).unwrap_or(u64::MAX));
+}
+
+/// How the process ends after a conversation that `ended` so, kept in `entry`: as it
+/// ended, by the signal that came (kept), or with the mock's own error (said on stderr,
+/// kept) and its exit code.
+pub fn stopped(entry: &mut Entry, ended: Result<Exit, Stop>) -> Exit {
+    match ended {
+        Ok(exit) => exit,
+        Err(Stop::Signal(signal)) => {
+            entry.signal = Some(signal.name().to_owned());
+            Exit::Signal(signal)
+        }
+        Err(Stop::Error(e)) => {
+            eprintln!("mock-agent: {e}");
+            entry.error = Some(e.to_string());
+            Exit::Code(e.exit_code())
+        }
+    }
 }

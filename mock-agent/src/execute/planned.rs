@@ -175,3 +175,28 @@ fn kept(
     }
     performed
 }
+
+/// What a one-way run performs: the replay of a recording as it stands, or frames made
+/// otherwise (of a session, or of a recording read whole).
+pub enum Plan<S: harness::faults::lines::Stream> {
+    /// A recording replayed as it is read.
+    Replay(Box<super::recorded::Replay<S>>),
+    /// Frames made before.
+    Frames(Frames),
+}
+
+/// Performs `plan` on stdout and stderr: a replay that changes no line and waits for
+/// none ([`super::recorded::Replay::copies`]) as a copy is
+/// ([`perform_at_once_on_stdio`]), anything else as [`perform_on_stdio`] does.
+pub fn perform_plan_on_stdio<S: harness::faults::lines::Stream + 'static>(
+    plan: Plan<S>,
+    settings: &Settings,
+    entry: &mut Entry,
+    report: impl FnOnce() -> Vec<(&'static str, bool)>,
+) -> Result<Performed, Exit> {
+    match plan {
+        Plan::Replay(replay) if replay.copies() => perform_at_once_on_stdio(replay, settings, entry, report),
+        Plan::Replay(replay) => perform_on_stdio(replay, settings, entry, report),
+        Plan::Frames(frames) => perform_on_stdio(frames, settings, entry, report),
+    }
+}

@@ -480,8 +480,54 @@ pub(crate) mod testing {
 
     /// The frames `replay` performs, then what its faults report.
     pub(crate) fn performed<S: Lines>(replay: Replay<S>, injector: &Rc<RefCell<Injector<S>>>) -> Vec<String> {
-        let mut frames: Vec<String> = replay.map(|f| format!("{:?}", f.expect("a frame"))).collect();
-        frames.push(format!("{:?}", injector.borrow().report()));
-        frames
+        shown(replay, || injector.borrow().report())
+    }
+
+    /// `frames` as the tests compare them, then what `report` says once they are
+    /// all made (what the faults report).
+    pub(crate) fn shown<R: std::fmt::Debug>(
+        frames: impl IntoIterator<Item = FrameResult>,
+        report: impl FnOnce() -> R,
+    ) -> Vec<String> {
+        let mut shown: Vec<String> = frames
+            .into_iter()
+            .map(|f| format!("{:?}", f.expect("a frame")))
+            .collect();
+        shown.push(format!("{:?}", report()));
+        shown
+    }
+
+    /// When the stdout lines of the recording at `path` were written.
+    pub(crate) fn stdout_times(path: &Path) -> Vec<Duration> {
+        harness::cassette::open(path)
+            .expect("opens")
+            .filter_map(|frame| match frame.expect("reads") {
+                Frame::Line(line) if line.stream == Stream::Stdout => Some(line.at),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Asserts of the recordings `recording` writes of seeds 0 to 5 (in a folder of
+    /// their own, returned with their paths) that, with each fault spec of `specs`,
+    /// their replay `streamed` performs what `whole`, the run of the recording read
+    /// whole first, performed.
+    pub(crate) fn assert_streamed_as_whole(
+        recording: impl Fn(u64, &Path),
+        specs: &[&str],
+        streamed: impl Fn(&Path, &str) -> Vec<String>,
+        whole: impl Fn(&Path, &str) -> Vec<String>,
+    ) -> (tempfile::TempDir, Vec<std::path::PathBuf>) {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let mut paths = Vec::new();
+        for seed in 0..6 {
+            let path = dir.path().join(format!("{seed}.cassette"));
+            recording(seed, &path);
+            for spec in specs {
+                assert_eq!(streamed(&path, spec), whole(&path, spec), "seed {seed}, {spec:?}");
+            }
+            paths.push(path);
+        }
+        (dir, paths)
     }
 }

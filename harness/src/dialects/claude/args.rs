@@ -241,19 +241,13 @@ mod tests {
         ])
         .expect("python argv");
         assert!(python.prompt_tool && python.stream_input && python.max_turns == Some(3));
-        let typescript = parse_all(&[
-            "--output-format",
-            "stream-json",
-            "--verbose",
-            "--input-format",
-            "stream-json",
-            "--max-turns=3",
-            "--model=sonnet",
-            "--permission-prompt-tool=stdio",
-            "--permission-mode=acceptEdits",
-            "--resume=abc",
-        ])
-        .expect("typescript argv");
+        // (No argument of it holds a space.)
+        let typescript: Vec<&str> = "--output-format stream-json --verbose --input-format stream-json \
+            --max-turns=3 --model=sonnet --permission-prompt-tool=stdio --permission-mode=acceptEdits \
+            --resume=abc"
+            .split_whitespace()
+            .collect();
+        let typescript = parse_all(&typescript).expect("typescript argv");
         assert_eq!(typescript.model.as_deref(), Some("sonnet"));
         assert_eq!(typescript.session_id.as_deref(), Some("abc"));
         assert_eq!(typescript.permission_mode.as_deref(), Some("acceptEdits"));

@@ -26,7 +26,7 @@ use crate::model_api::Api;
 pub struct ClaudeDrift;
 
 /// The Python SDK's argv for `query(prompt)` with no options (REAL-CLAUDE.md).
-const SDK_ARGV: &[&str] = &[
+pub const SDK_ARGV: &[&str] = &[
     "--output-format",
     "stream-json",
     "--verbose",

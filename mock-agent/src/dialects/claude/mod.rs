@@ -299,28 +299,9 @@ fn session(
         Ok(Ok(done)) => done,
     };
     *spooled = conversation;
-    entry.stdout_closed = closed.is_some();
-    entry.stdout_closed_at_ms = closed.map(|at| u64::try_from(at.as_millis()).unwrap_or(u64::MAX));
     entry.error = error;
-    entry.faults = faults
-        .into_iter()
-        .map(|(name, fired)| journal::FaultRecord {
-            name: name.to_owned(),
-            fired,
-        })
-        .collect();
-    match ended {
-        Ok(exit) => exit,
-        Err(Stop::Signal(signal)) => {
-            entry.signal = Some(signal.name().to_owned());
-            Exit::Signal(signal)
-        }
-        Err(Stop::Error(e)) => {
-            eprintln!("mock-agent: {e}");
-            entry.error = Some(e.to_string());
-            Exit::Code(e.exit_code())
-        }
-    }
+    execute::journaled::keep_faults_and_close(entry, faults, closed);
+    execute::journaled::stopped(entry, ended)
 }
 
 /// `--resume` of a session the stand-in does not know (see [`flags`]): the result

@@ -192,31 +192,10 @@ pub fn run(
             }
         }
     }
-    entry.stdout_closed = closed.is_some();
-    entry.stdout_closed_at_ms = closed.map(|at| u64::try_from(at.as_millis()).unwrap_or(u64::MAX));
     entry.error.clone_from(&server.error);
-    entry.faults = server
-        .injector
-        .report()
-        .into_iter()
-        .map(|(name, fired)| journal::FaultRecord {
-            name: name.to_owned(),
-            fired,
-        })
-        .collect();
+    execute::journaled::keep_faults_and_close(entry, server.injector.report(), closed);
     *spooled = server.journal;
-    match ended {
-        Ok(exit) => exit,
-        Err(Stop::Signal(signal)) => {
-            entry.signal = Some(signal.name().to_owned());
-            Exit::Signal(signal)
-        }
-        Err(Stop::Error(e)) => {
-            eprintln!("mock-agent: {e}");
-            entry.error = Some(e.to_string());
-            Exit::Code(e.exit_code())
-        }
-    }
+    execute::journaled::stopped(entry, ended)
 }
 
 /// The frames of a recording of `codex app-server` at `path`, read as they are
@@ -741,11 +720,10 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
         }
         let due = duration.map_or(Duration::MAX, |d| self.output.elapsed().saturating_add(d));
         loop {
+            let eof = self.reads_no_more();
             let mut client = Client {
                 inbox: &mut self.inbox,
-                eof: self.eof
-                    || self.queued >= QUEUED
-                    || self.pending.iter().any(|e| matches!(e, Event::Eof)),
+                eof,
             };
             let Some(event) = self.output.wait_until(due, false, &mut client).await? else {
                 return Ok(false);
@@ -764,11 +742,10 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
     async fn write(&mut self, due: Duration, frame: Frame) -> Result<(), Stop> {
         let line = matches!(frame, Frame::Line(_));
         loop {
+            let eof = self.reads_no_more();
             let mut client = Client {
                 inbox: &mut self.inbox,
-                eof: self.eof
-                    || self.queued >= QUEUED
-                    || self.pending.iter().any(|e| matches!(e, Event::Eof)),
+                eof,
             };
             match self.output.wait_until(due, line, &mut client).await? {
                 None => break,
@@ -779,6 +756,12 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
             }
         }
         self.output.perform(frame).await.map(|_| ())
+    }
+
+    /// Whether the client is read no more for now: its stdin ended, or what it sent
+    /// waits unhandled up to [`QUEUED`] bytes, or to its end.
+    fn reads_no_more(&self) -> bool {
+        self.eof || self.queued >= QUEUED || self.pending.iter().any(|e| matches!(e, Event::Eof))
     }
 
     /// Journals a line that went `dir`.

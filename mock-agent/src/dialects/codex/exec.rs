@@ -29,7 +29,7 @@ use harness::journal::Entry;
 use super::stream;
 use super::threads::Store;
 use crate::execute;
-use crate::execute::planned::own_error;
+use crate::execute::planned::{own_error, Plan};
 use crate::execute::recorded;
 use crate::settings::Settings;
 
@@ -226,20 +226,13 @@ fn perform(args: &ExecArgs, settings: &Settings, entry: &mut Entry, planned: Pla
     if let (Some(store), Some(thread)) = ((!args.ephemeral).then(Store::of_env).flatten(), &thread) {
         let _ = store.save(thread);
     }
-    // A replay that changes no line and waits for none is performed as a copy is.
-    let (frames, at_once): (harness::frames::Frames, bool) = match writes {
-        Writes::Outs { outs, times } => (Box::new(recorded::frames(outs, &times, PACE).into_iter()), false),
-        Writes::Replay(replay) => {
-            let copies = replay.copies();
-            (Box::new(replay), copies)
+    let plan = match writes {
+        Writes::Outs { outs, times } => {
+            Plan::Frames(Box::new(recorded::frames(outs, &times, PACE).into_iter()))
         }
+        Writes::Replay(replay) => Plan::Replay(replay),
     };
-    let perform = if at_once {
-        execute::planned::perform_at_once_on_stdio
-    } else {
-        execute::planned::perform_on_stdio
-    };
-    let performed = match perform(frames, settings, entry, || {
+    let performed = match execute::planned::perform_plan_on_stdio(plan, settings, entry, || {
         let mut report = injector.borrow().report();
         report.extend(idle.iter().map(|name| (*name, false)));
         report

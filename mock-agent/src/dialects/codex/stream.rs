@@ -309,14 +309,12 @@ mod tests {
     use super::*;
     use std::cell::RefCell;
     use std::rc::Rc;
-    use std::time::Duration;
 
     use harness::cassette::Invocation;
     use harness::dialects::codex::exec::Thread;
     use harness::dialects::codex::faults::{exec_lines, parse, with_faults, THREAD_MS};
     use harness::dialects::codex::faults::{Injector, Out};
     use harness::dialects::codex::recording::{header, Recording};
-    use harness::frames::{Frame, Stream};
 
     /// A recording of the generated session of `seed`: a stderr line, its lines 10 ms
     /// apart, its ending.
@@ -339,19 +337,9 @@ mod tests {
             recording.exit,
             &mut injector,
         ));
-        let times: Vec<Duration> = harness::cassette::open(path)
-            .expect("opens")
-            .filter_map(|frame| match frame.expect("reads") {
-                Frame::Line(line) if line.stream == Stream::Stdout => Some(line.at),
-                _ => None,
-            })
-            .collect();
-        let mut frames: Vec<String> = recorded::frames(outs, &times, super::super::exec::PACE)
-            .into_iter()
-            .map(|f| format!("{:?}", f.expect("a frame")))
-            .collect();
-        frames.push(format!("{:?}", injector.report()));
-        frames
+        let times = recorded::testing::stdout_times(path);
+        let frames = recorded::frames(outs, &times, super::super::exec::PACE);
+        recorded::testing::shown(frames, || injector.report())
     }
 
     fn streamed(path: &Path, spec: &str) -> Vec<String> {
@@ -371,23 +359,19 @@ mod tests {
 
     #[test]
     fn a_streamed_replay_performs_what_the_whole_recording_gave() {
-        let dir = tempfile::tempdir().expect("temp dir");
-        for seed in 0..6 {
-            let path = dir.path().join(format!("{seed}.cassette"));
-            recording(seed, &path);
-            for spec in [
-                "",
-                "exit:code=3,after=2",
-                "unknown:after=1",
-                "unknown:kind=item,at=turn.completed",
-                "malformed:after=2",
-                "eof:at=turn.completed,byte=40",
-                "stall:ms=5,after=1",
-                "huge:bytes=100,after=1",
-                "signal:name=TERM,at=agent_message",
-            ] {
-                assert_eq!(streamed(&path, spec), whole(&path, spec), "seed {seed}, {spec:?}");
-            }
+        let specs = [
+            "",
+            "exit:code=3,after=2",
+            "unknown:after=1",
+            "unknown:kind=item,at=turn.completed",
+            "malformed:after=2",
+            "eof:at=turn.completed,byte=40",
+            "stall:ms=5,after=1",
+            "huge:bytes=100,after=1",
+            "signal:name=TERM,at=agent_message",
+        ];
+        let (_dir, paths) = recorded::testing::assert_streamed_as_whole(recording, &specs, streamed, whole);
+        for path in paths {
             let recording = Recording::open(&path).expect("opens");
             let summary = Summary::read(&path).expect("reads");
             let turn = recording.session().turn(0);

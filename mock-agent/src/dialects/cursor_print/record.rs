@@ -11,8 +11,7 @@ use crate::record::{redacted, Recorded, Redact};
 pub struct Recording;
 
 impl Recorded for Recording {
-    fn converses(&self, program: &str, argv: &[String]) -> bool {
-        let _ = program;
+    fn converses(&self, _program: &str, argv: &[String]) -> bool {
         is_acp(argv)
     }
 

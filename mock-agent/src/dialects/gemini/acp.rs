@@ -50,8 +50,7 @@ fn trusted(argv: &[String]) -> bool {
 pub struct Recording;
 
 impl Recorded for Recording {
-    fn converses(&self, program: &str, argv: &[String]) -> bool {
-        let _ = program;
+    fn converses(&self, _program: &str, argv: &[String]) -> bool {
         is_acp(argv)
     }
 

@@ -27,7 +27,7 @@ use harness::journal::Entry;
 use super::relaunch::is_child;
 use super::sessions::{gemini_dir, Store};
 use crate::execute;
-use crate::execute::planned::own_error;
+use crate::execute::planned::{own_error, Plan};
 use crate::execute::recorded;
 use crate::settings::Settings;
 
@@ -238,23 +238,15 @@ fn frames(outs: Vec<Out>, times: &[Duration]) -> Vec<FrameResult> {
 /// Performs the plan and journals the run.
 fn perform(settings: &Settings, entry: &mut Entry, planned: Planned) -> Exit {
     let Planned { writes, injector } = planned;
-    // A replay that changes no line and waits for none is performed as a copy is.
-    let (frames, at_once): (harness::frames::Frames, bool) = match writes {
-        Writes::Outs(outs) => (Box::new(frames(outs, &[]).into_iter()), false),
-        Writes::Replay(replay) => {
-            let copies = replay.copies();
-            (Box::new(replay), copies)
-        }
+    let plan = match writes {
+        Writes::Outs(outs) => Plan::Frames(Box::new(frames(outs, &[]).into_iter())),
+        Writes::Replay(replay) => Plan::Replay(replay),
     };
-    let perform = if at_once {
-        execute::planned::perform_at_once_on_stdio
-    } else {
-        execute::planned::perform_on_stdio
-    };
-    let performed = match perform(frames, settings, entry, || injector.borrow().report()) {
-        Ok(performed) => performed,
-        Err(exit) => return exit,
-    };
+    let performed =
+        match execute::planned::perform_plan_on_stdio(plan, settings, entry, || injector.borrow().report()) {
+            Ok(performed) => performed,
+            Err(exit) => return exit,
+        };
     if injector.borrow().acted("child-killed") {
         // The child dies by a signal; relaunched, its parent exits 0, which is what the
         // consumer sees and the journal keeps.
@@ -280,7 +272,6 @@ mod tests {
     use harness::dialects::gemini::faults::{parse, stream_lines, FROM_ENV};
     use harness::dialects::gemini::play::Said;
     use harness::dialects::gemini::recording::header;
-    use harness::frames::{Frame, Stream};
 
     /// A recording of the generated session of `seed`: a stderr line, its lines 10 ms
     /// apart, its ending.
@@ -312,19 +303,8 @@ mod tests {
             )
             .collect();
         let outs = with_faults(said, recording.exit, &mut injector);
-        let times: Vec<Duration> = harness::cassette::open(path)
-            .expect("opens")
-            .filter_map(|frame| match frame.expect("reads") {
-                Frame::Line(line) if line.stream == Stream::Stdout => Some(line.at),
-                _ => None,
-            })
-            .collect();
-        let mut frames: Vec<String> = frames(outs, &times)
-            .into_iter()
-            .map(|f| format!("{:?}", f.expect("a frame")))
-            .collect();
-        frames.push(format!("{:?}", injector.report()));
-        frames
+        let times = recorded::testing::stdout_times(path);
+        recorded::testing::shown(frames(outs, &times), || injector.report())
     }
 
     fn streamed(path: &Path, spec: &str) -> Vec<String> {
@@ -338,24 +318,18 @@ mod tests {
 
     #[test]
     fn a_streamed_replay_performs_what_the_whole_recording_gave() {
-        let dir = tempfile::tempdir().expect("temp dir");
-        for seed in 0..6 {
-            let path = dir.path().join(format!("{seed}.cassette"));
-            recording(seed, &path);
-            for spec in [
-                "",
-                "exit:code=1,at=tool_use",
-                "signal:name=TERM,at=tool_result",
-                "eof:at=result,byte=40",
-                "stall:ms=5,at=tool_result",
-                "malformed:at=tool_use",
-                "unknown:at=result",
-                "huge:bytes=2000",
-                "stderr:text=\"note\"",
-                "exit:code=3,after=2",
-            ] {
-                assert_eq!(streamed(&path, spec), whole(&path, spec), "seed {seed}, {spec:?}");
-            }
-        }
+        let specs = [
+            "",
+            "exit:code=1,at=tool_use",
+            "signal:name=TERM,at=tool_result",
+            "eof:at=result,byte=40",
+            "stall:ms=5,at=tool_result",
+            "malformed:at=tool_use",
+            "unknown:at=result",
+            "huge:bytes=2000",
+            "stderr:text=\"note\"",
+            "exit:code=3,after=2",
+        ];
+        recorded::testing::assert_streamed_as_whole(recording, &specs, streamed, whole);
     }
 }
