@@ -263,10 +263,7 @@ mod tests {
                     run.lines
                 });
                 assert!(stingy.calls > 100, "partial writes: {}", stingy.calls);
-                assert_eq!(
-                    collected, written,
-                    "buffer {buffer}, limit {limit}, most {most}"
-                );
+                assert_eq!(collected, written, "buffer {buffer}, limit {limit}, most {most}");
                 assert!(written.1.len() < 3000, "runs of several lines");
             }
         }
@@ -294,7 +291,8 @@ mod tests {
     #[test]
     fn a_reader_that_is_not_fast_writes_nothing() {
         let bytes = cassette(20);
-        let mut slow = Reader::new(Path::new("t.cassette"), BufReader::new(Cursor::new(bytes))).expect("reads");
+        let mut slow =
+            Reader::new(Path::new("t.cassette"), BufReader::new(Cursor::new(bytes))).expect("reads");
         let mut out = Vec::new();
         let run = slow
             .fast_write_run(&mut out, usize::MAX, usize::MAX, |_| true)
