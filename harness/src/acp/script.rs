@@ -697,9 +697,10 @@ impl Source for Play {
                 // (its answer is awaited) and none of the client's (it ends the
                 // section: a stdout line is none) is in it.
                 let taken = if every {
-                    reading
-                        .reader
-                        .fast_run(out, limit, usize::MAX, |event| !asks.may_ask(event))?
+                    let mut ahead = index::Ahead::default();
+                    reading.reader.fast_run_ahead(out, limit, usize::MAX, |event, rest| {
+                        !asks.may_ask_ahead(event, rest, &mut ahead)
+                    })?
                 } else {
                     reading
                         .reader

@@ -212,3 +212,55 @@ fn a_request_for_another_session_plays_the_recording_and_says_so() {
         ))
     );
 }
+
+/// What the look ahead over a read buffer tells of each agent message is what a look
+/// at the message alone tells, wherever the messages that hold an `"id"` or a `\u`
+/// are among the plain ones, and whatever the buffer holds after the last one.
+#[test]
+fn a_look_ahead_tells_each_message_as_a_look_at_it_tells() {
+    let asks = index::Asks::default();
+    let plain: &[u8] = br#"{"jsonrpc":"2.0","method":"session/update","params":{"update":{"t":"a"}}}"#;
+    let marked: [&[u8]; 7] = [
+        br#"{"jsonrpc":"2.0","method":"session/update","params":{"update":{"id":"x"}}}"#,
+        br#"{"jsonrpc":"2.0","method":"session/request_permission","params":{},"id":4}"#,
+        br#"{"jsonrpc":"2.0","method":"fs/read_text_file","params":{"t":"\\"},"\u0069d":4}"#,
+        br#"{"jsonrpc":"2.0","method":"x","params":{"t":"\\u0069d"},"id":"a"}"#,
+        br#"{"jsonrpc":"2.0","method":"x","params":{"t":"\u00e9"}}"#,
+        br#"{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}"#,
+        br#"{"jsonrpc":"2.0","id":3,"method":"terminal/create","params":{}}"#,
+    ];
+    let mut looked = 0;
+    for gap in [0, 1, 3] {
+        for first in 0..marked.len() {
+            // The marked messages from `first` on, `gap` plain ones before each.
+            let mut events: Vec<&[u8]> = Vec::new();
+            for marked in marked.iter().cycle().skip(first).take(marked.len()) {
+                events.extend(std::iter::repeat_n(plain, gap));
+                events.push(marked);
+            }
+            events.extend(std::iter::repeat_n(plain, gap));
+            let mut buffer = Vec::new();
+            let mut ends = Vec::new();
+            for event in &events {
+                buffer.extend_from_slice(b"{\"t\":1,\"out\":");
+                ends.push((buffer.len(), buffer.len() + event.len()));
+                buffer.extend_from_slice(event);
+                buffer.extend_from_slice(b"}\n");
+            }
+            // What follows the last whole line: a line cut at the buffer's end.
+            buffer.extend_from_slice(br#"{"t":1,"out":{"id""#);
+            let mut ahead = index::Ahead::default();
+            for &(start, end) in &ends {
+                let (event, rest) = (&buffer[start..end], &buffer[end + 2..]);
+                assert_eq!(
+                    asks.may_ask_ahead(event, rest, &mut ahead),
+                    asks.may_ask(event),
+                    "{}",
+                    String::from_utf8_lossy(event)
+                );
+                looked += 1;
+            }
+        }
+    }
+    assert!(looked > 100);
+}
