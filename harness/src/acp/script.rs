@@ -698,11 +698,9 @@ impl Source for Play {
                 // section: a stdout line is none) is in it.
                 let taken = if every {
                     let mut ahead = index::Ahead::default();
-                    reading
-                        .reader
-                        .fast_run_ahead(out, limit, usize::MAX, |event, rest| {
-                            !asks.may_ask_ahead(event, rest, &mut ahead)
-                        })?
+                    reading.reader.fast_run_ahead(out, limit, usize::MAX, |event, rest| {
+                        !asks.may_ask_ahead(event, rest, &mut ahead)
+                    })?
                 } else {
                     reading
                         .reader

@@ -235,7 +235,7 @@ impl Asks {
     /// read buffer (its frame's `}` and newline come between). A notification is
     /// surely no request when neither an `"id"` nor a `\u` starts in it: `ahead` says
     /// where the next of each starts, found by one look over the rest of the buffer
-    /// (not one a line), each looked for again after a message that holds one.
+    /// (not one a line), looked for again after a message that holds one.
     pub(super) fn may_ask_ahead(&self, event: &[u8], rest: &[u8], ahead: &mut Ahead) -> bool {
         const NOTIFIES: &[u8] = br#"{"jsonrpc":"2.0","method":"#;
         if !event.starts_with(NOTIFIES) {
@@ -249,15 +249,9 @@ impl Asks {
         if after(ahead.id) && after(ahead.escape) {
             return false;
         }
-        // Each is looked for again only when the last one found is not after this
-        // message: the rest of the buffer is looked over once for each.
         let from_end = |found: Option<usize>| Some(found.map_or(0, |at| rest.len() - at));
-        if !after(ahead.id) {
-            ahead.id = from_end(self.id.find(rest));
-        }
-        if !after(ahead.escape) {
-            ahead.escape = from_end(self.escape.find(rest));
-        }
+        ahead.id = from_end(self.id.find(rest));
+        ahead.escape = from_end(self.escape.find(rest));
         self.may_ask(event)
     }
 
