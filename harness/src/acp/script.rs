@@ -697,10 +697,9 @@ impl Source for Play {
                 // (its answer is awaited) and none of the client's (it ends the
                 // section: a stdout line is none) is in it.
                 let taken = if every {
-                    let mut ahead = index::Ahead::default();
-                    reading.reader.fast_run_ahead(out, limit, usize::MAX, |event, rest| {
-                        !asks.may_ask_ahead(event, rest, &mut ahead)
-                    })?
+                    reading
+                        .reader
+                        .fast_run(out, limit, usize::MAX, |event| !asks.may_ask(event))?
                 } else {
                     reading
                         .reader

@@ -475,29 +475,6 @@ impl<R: BufRead> Reader<R> {
         Ok(taken)
     }
 
-    /// As [`Reader::fast_run`], `keep` also handed the bytes after the line that the
-    /// read buffer holds (as [`Reader::fast_lines_ahead`] hands them): a player that
-    /// looks for something in its lines can look once over the rest of the buffer.
-    pub fn fast_run_ahead(
-        &mut self,
-        out: &mut Vec<u8>,
-        limit: usize,
-        most: usize,
-        mut keep: impl FnMut(&[u8], &[u8]) -> bool,
-    ) -> Result<usize, CassetteError> {
-        let mut taken = 0;
-        self.fast_lines_ahead(|_, event, rest| {
-            if out.len() >= limit || taken >= most || !keep(event, rest) {
-                return false;
-            }
-            out.extend_from_slice(event);
-            out.push(b'\n');
-            taken += 1;
-            true
-        })?;
-        Ok(taken)
-    }
-
     /// Fast reading for a pass that looks at the stdout lines without keeping them:
     /// each stdout frame of the writer's shape whole in the read buffer handed to
     /// `visit` (its time, its event, borrowed from the read buffer) until `visit`

@@ -220,41 +220,7 @@ impl Default for Asks {
     }
 }
 
-/// What [`Asks::may_ask_ahead`] found in the rest of a read buffer, after the lines it
-/// looked at: where the next `"id"` and the next `\u` start, each counted back from
-/// the end of the buffer (`Some(0)`: none to its end; `None`: not looked for yet).
-/// For one buffer: made anew for each run read.
-#[derive(Debug, Default)]
-pub(super) struct Ahead {
-    id: Option<usize>,
-    escape: Option<usize>,
-}
-
 impl Asks {
-    /// [`Asks::may_ask`] of an agent message, `rest` the bytes after its line in the
-    /// read buffer (its frame's `}` and newline come between). A notification is
-    /// surely no request when neither an `"id"` nor a `\u` starts in it: `ahead` says
-    /// where the next of each starts, found by one look over the rest of the buffer
-    /// (not one a line), looked for again after a message that holds one.
-    pub(super) fn may_ask_ahead(&self, event: &[u8], rest: &[u8], ahead: &mut Ahead) -> bool {
-        const NOTIFIES: &[u8] = br#"{"jsonrpc":"2.0","method":"#;
-        if !event.starts_with(NOTIFIES) {
-            return self.may_ask(event);
-        }
-        // Where the message ends, counted back from the end of the buffer: a hit
-        // nearer the end than that is after it. (Neither `"id"` nor `\u` can start
-        // in the message and end after it: it ends with `}`.)
-        let end = rest.len() + 2;
-        let after = |hit: Option<usize>| hit.is_some_and(|from_end| from_end < end);
-        if after(ahead.id) && after(ahead.escape) {
-            return false;
-        }
-        let from_end = |found: Option<usize>| Some(found.map_or(0, |at| rest.len() - at));
-        ahead.id = from_end(self.id.find(rest));
-        ahead.escape = from_end(self.escape.find(rest));
-        self.may_ask(event)
-    }
-
     /// Whether an agent message may be a request: not surely without a top-level
     /// `id` or without a `method`. A message that starts as the agents write them
     /// (`{"jsonrpc":"2.0","method":` or `"id":`) has the one at its top level, and
