@@ -176,3 +176,61 @@ impl TakeBuffer for Handoff {
         Poll::Ready(self.hand_over_with(taken))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::io::{Read, Seek};
+
+    use tokio::io::AsyncWriteExt;
+
+    use super::*;
+
+    /// Bytes written and buffers taken reach the file in the order given; each buffer
+    /// taken leaves an empty one to fill next.
+    #[tokio::test]
+    async fn buffers_taken_whole_keep_their_place_among_the_writes() {
+        let mut file = tempfile::tempfile().expect("a file");
+        let mut out = Handoff::new(file.try_clone().expect("clones"));
+        let mut expected = Vec::new();
+        let mut run = Vec::new();
+        for n in 0..200u32 {
+            let written = format!("w{n} ").repeat(1 + (n as usize * 7919) % 5000);
+            out.write_all(written.as_bytes()).await.expect("writes");
+            expected.extend_from_slice(written.as_bytes());
+            assert!(run.is_empty());
+            run.extend_from_slice(
+                format!("t{n} ")
+                    .repeat(1 + (n as usize * 104_729) % 90_000)
+                    .as_bytes(),
+            );
+            expected.extend_from_slice(&run);
+            std::future::poll_fn(|cx| out.poll_take(cx, &mut run))
+                .await
+                .expect("takes");
+            assert!(run.is_empty(), "an empty buffer comes back");
+        }
+        out.shutdown().await.expect("shuts down");
+        let mut written = Vec::new();
+        file.rewind().expect("rewinds");
+        file.read_to_end(&mut written).expect("reads");
+        assert!(
+            written == expected,
+            "{} bytes, {} expected",
+            written.len(),
+            expected.len()
+        );
+    }
+
+    /// Any other writer copies what it is handed.
+    #[tokio::test]
+    async fn another_writer_copies_a_buffer() {
+        let mut out: Vec<u8> = b"a".to_vec();
+        let mut run = b"bc".to_vec();
+        let mut sink = &mut out;
+        std::future::poll_fn(|cx| sink.poll_take(cx, &mut run))
+            .await
+            .expect("takes");
+        assert!(run.is_empty());
+        assert_eq!(out, b"abc");
+    }
+}
