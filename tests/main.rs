@@ -3,6 +3,7 @@
 mod support;
 
 mod acp; // server mode: a real ACP client (the ACP crate) through whole sessions
+mod acp_at_once; // server mode's plain runs write what a replay a message at a time writes, large and small
 mod acp_cassettes; // the curated ACP cassettes lint clean and replay through `mock-agent acp` (snapshots)
 mod acp_client_tools; // a client's files and terminals as the agent uses them: offered, refused, not offered, answered never or late, generated conversations
 mod acp_consumers; // the harness on example ACP clients: the careful one copes, each bug is caught

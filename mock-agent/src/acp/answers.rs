@@ -12,9 +12,9 @@ use harness::journal;
 
 use super::client::{Awaiting, Turn};
 use super::{millis, strict_error, Interrupted, Live, Server};
-use crate::execute::Stop;
+use crate::execute::{Stop, TakeBuffer};
 
-impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
+impl<O: TakeBuffer, E: AsyncWrite + Unpin> Server<O, E> {
     /// Waits for the client's answer to the agent's request `id`.
     pub(super) async fn await_answer(
         &mut self,

@@ -14,7 +14,7 @@ use harness::journal;
 
 use super::{answer_value, millis, Interrupted, Live, Server};
 use crate::execute::inbox;
-use crate::execute::{Listen, Stop};
+use crate::execute::{Listen, Stop, TakeBuffer};
 
 /// The most bytes of requests a turn keeps for after it (more when one request is
 /// longer): past them it stops reading the client until the turn is over.
@@ -278,7 +278,7 @@ impl Listen for Turn<'_> {
     }
 }
 
-impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
+impl<O: TakeBuffer, E: AsyncWrite + Unpin> Server<O, E> {
     /// The next client message to handle: a queued one, else the next to come;
     /// `None` once stdin has ended.
     pub(super) async fn next(&mut self) -> Result<Option<Vec<u8>>, Stop> {

@@ -55,7 +55,7 @@ use harness::frames::{Delivery, Exit, Signal};
 use harness::journal;
 use harness::timing::{Base, Clock, Timing};
 
-use crate::execute::{self, ExecError, ExecOptions, Handoff, Output, Stop, Threaded};
+use crate::execute::{self, ExecError, ExecOptions, Handoff, Output, Stop, TakeBuffer, Threaded};
 use client::Client;
 
 /// The longest line read from the client: longer ones are dropped (and journaled).
@@ -190,6 +190,10 @@ pub fn serve(conversation: Box<dyn Conversation>, options: &ServeOptions) -> Ser
             )
         }
     };
+    if plain(options) {
+        // A long turn's runs go out in fewer, larger writes, as a copy's do.
+        execute::planned::grow_pipe(&out);
+    }
     let run = async move {
         let (sender, inbox) = crate::execute::inbox::channel();
         let (released, ended) = tokio::sync::watch::channel(false);
@@ -248,6 +252,14 @@ fn delivery(options: &ServeOptions, injector: &Injector) -> Delivery {
     delivery
 }
 
+/// No fault, no step mode, no wait between messages: a plain run ([`Server::plain`]).
+fn plain(options: &ServeOptions) -> bool {
+    options.faults.is_empty()
+        && options.step.is_none()
+        && options.timing.base == Base::Instant
+        && options.timing.jitter.is_zero()
+}
+
 fn dup(fd: &impl std::os::fd::AsFd) -> std::io::Result<std::fs::File> {
     fd.as_fd().try_clone_to_owned().map(std::fs::File::from)
 }
@@ -287,9 +299,12 @@ struct Server<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> {
     plain: bool,
     /// The recording's session ids, made live.
     sessions: sessions::Sessions,
+    /// The buffer a plain run is gathered in, kept from one run to the next (the
+    /// stdout writer hands one back for each it takes).
+    run: Vec<u8>,
 }
 
-impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
+impl<O: TakeBuffer, E: AsyncWrite + Unpin> Server<O, E> {
     fn new(
         mut conversation: Box<dyn Conversation>,
         output: Output<O, E>,
@@ -308,12 +323,10 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
             strict: options.strict,
             jsonrpc_strict: options.jsonrpc_strict,
             recorded: options.recorded,
-            plain: options.faults.is_empty()
-                && options.step.is_none()
-                && options.timing.base == Base::Instant
-                && options.timing.jitter.is_zero(),
+            plain: plain(options),
             injector,
             sessions: sessions::Sessions::new(options.seed),
+            run: Vec::new(),
         }
     }
 

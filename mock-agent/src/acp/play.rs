@@ -12,9 +12,9 @@ use harness::frames::{Exit, Frame, Line};
 
 use super::client::{Awaiting, Turn};
 use super::{Interrupted, Live, Server, RUN_BYTES};
-use crate::execute::{ExecError, Stop};
+use crate::execute::{ExecError, Stop, TakeBuffer};
 
-impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
+impl<O: TakeBuffer, E: AsyncWrite + Unpin> Server<O, E> {
     /// Performs the steps of one reply, as they are made (a recording's are read from
     /// its cassette one at a time); `Some(exit)` when the process is to end. A
     /// cassette that cannot be read on is the mock's error.
@@ -148,7 +148,9 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
     async fn send_run(&mut self, line: Vec<u8>, steps: &mut Steps, answered: bool) -> Result<(), Stop> {
         self.note("out", &line);
         self.client.asking(&line);
-        let mut run = Vec::with_capacity(RUN_BYTES + line.len().max(1 << 10));
+        let mut run = std::mem::take(&mut self.run);
+        run.clear();
+        run.reserve(RUN_BYTES + line.len().max(1 << 10));
         run.extend_from_slice(&line);
         run.push(b'\n');
         let whole = self.client.journal.is_none() && self.sessions.as_recorded();
@@ -173,11 +175,10 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
             run.extend_from_slice(&line);
             run.push(b'\n');
         }
-        run.pop();
-        self.output
-            .perform(Frame::Line(Line::stdout(Duration::ZERO, run)))
-            .await?;
-        Ok(())
+        // Handed to the writer whole (not copied); it gives back a buffer to fill next.
+        let performed = self.output.perform_buffer(&mut run).await;
+        self.run = run;
+        performed
     }
 
     /// Sends one agent message (taken, not copied: a long turn writes many), with

@@ -26,6 +26,9 @@ pub struct Handoff {
     spare: Vec<u8>,
     /// The write under way.
     writing: Option<tokio::task::JoinHandle<Written>>,
+    /// The buffer last taken whole ([`TakeBuffer::poll_take`]) and written, emptied,
+    /// for the caller to fill next.
+    taken: Vec<u8>,
     /// What runs once the file is closed.
     on_close: Option<Box<dyn FnOnce() + Send>>,
 }
@@ -39,8 +42,9 @@ impl std::fmt::Debug for Handoff {
     }
 }
 
-/// A write done: the file and the buffer come back with its result.
-type Written = (File, Vec<u8>, io::Result<()>);
+/// A write done: the file and the buffers come back with its result (the second, a
+/// buffer taken whole, is empty but for [`TakeBuffer::poll_take`]'s writes).
+type Written = (File, Vec<u8>, Vec<u8>, io::Result<()>);
 
 impl Handoff {
     /// Writes to `file` on a writing thread.
@@ -50,6 +54,7 @@ impl Handoff {
             filling: Vec::new(),
             spare: Vec::new(),
             writing: None,
+            taken: Vec::new(),
             on_close: None,
         }
     }
@@ -69,10 +74,14 @@ impl Handoff {
         let joined = ready!(Pin::new(writing).poll(cx));
         self.writing = None;
         Poll::Ready(match joined {
-            Ok((file, mut buffer, written)) => {
+            Ok((file, mut buffer, mut taken, written)) => {
                 self.file = Some(file);
                 buffer.clear();
                 self.spare = buffer;
+                if taken.capacity() > 0 {
+                    taken.clear();
+                    self.taken = taken;
+                }
                 written
             }
             Err(e) => Err(io::Error::other(e)),
@@ -81,13 +90,19 @@ impl Handoff {
 
     /// Hands the buffer filled to the writing thread; none is under way.
     fn hand_over(&mut self) -> io::Result<()> {
+        self.hand_over_with(Vec::new())
+    }
+
+    /// Hands the buffer filled, then `taken`, to the writing thread; none is under way.
+    fn hand_over_with(&mut self, taken: Vec<u8>) -> io::Result<()> {
         let Some(mut file) = self.file.take() else {
             return Err(io::ErrorKind::BrokenPipe.into());
         };
         let buffer = std::mem::replace(&mut self.filling, std::mem::take(&mut self.spare));
         self.writing = Some(tokio::task::spawn_blocking(move || {
-            let written = io::Write::write_all(&mut file, &buffer);
-            (file, buffer, written)
+            let written = io::Write::write_all(&mut file, &buffer)
+                .and_then(|()| io::Write::write_all(&mut file, &taken));
+            (file, buffer, taken, written)
         }));
         Ok(())
     }
@@ -124,5 +139,98 @@ impl tokio::io::AsyncWrite for Handoff {
             f();
         }
         Poll::Ready(flushed)
+    }
+}
+
+/// A stdout that can be handed a buffer of bytes whole ([`super::Output::perform_buffer`]):
+/// [`Handoff`] gives it to its writing thread as it is, not copied; any other writer
+/// (the default) copies it, as [`tokio::io::AsyncWriteExt::write_all`] does.
+pub trait TakeBuffer: tokio::io::AsyncWrite + Unpin {
+    /// Writes the bytes of `buf` after every byte written before, taking the buffer
+    /// or copying it; `buf` is left empty (a buffer to fill next, with or without
+    /// room). A write that fails is reported here or by the next call.
+    fn poll_take(&mut self, cx: &mut Context<'_>, buf: &mut Vec<u8>) -> Poll<io::Result<()>> {
+        while !buf.is_empty() {
+            let n = ready!(Pin::new(&mut *self).poll_write(cx, buf))?;
+            if n == 0 {
+                return Poll::Ready(Err(io::ErrorKind::WriteZero.into()));
+            }
+            buf.drain(..n);
+        }
+        Poll::Ready(Ok(()))
+    }
+}
+
+impl<T: tokio::io::AsyncWrite + Unpin + ?Sized> TakeBuffer for &mut T {}
+
+impl TakeBuffer for Handoff {
+    /// Waits for the write under way, then hands what was filled and `buf` to the
+    /// writing thread, in that order; `buf` gets the buffer taken the time before
+    /// (emptied), so that two such buffers at most are in play.
+    fn poll_take(&mut self, cx: &mut Context<'_>, buf: &mut Vec<u8>) -> Poll<io::Result<()>> {
+        if buf.is_empty() {
+            return Poll::Ready(Ok(()));
+        }
+        ready!(self.poll_written(cx))?;
+        let taken = std::mem::replace(buf, std::mem::take(&mut self.taken));
+        Poll::Ready(self.hand_over_with(taken))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::{Read, Seek};
+
+    use tokio::io::AsyncWriteExt;
+
+    use super::*;
+
+    /// Bytes written and buffers taken reach the file in the order given; each buffer
+    /// taken leaves an empty one to fill next.
+    #[tokio::test]
+    async fn buffers_taken_whole_keep_their_place_among_the_writes() {
+        let mut file = tempfile::tempfile().expect("a file");
+        let mut out = Handoff::new(file.try_clone().expect("clones"));
+        let mut expected = Vec::new();
+        let mut run = Vec::new();
+        for n in 0..200u32 {
+            let written = format!("w{n} ").repeat(1 + (n as usize * 7919) % 5000);
+            out.write_all(written.as_bytes()).await.expect("writes");
+            expected.extend_from_slice(written.as_bytes());
+            assert!(run.is_empty());
+            run.extend_from_slice(
+                format!("t{n} ")
+                    .repeat(1 + (n as usize * 104_729) % 90_000)
+                    .as_bytes(),
+            );
+            expected.extend_from_slice(&run);
+            std::future::poll_fn(|cx| out.poll_take(cx, &mut run))
+                .await
+                .expect("takes");
+            assert!(run.is_empty(), "an empty buffer comes back");
+        }
+        out.shutdown().await.expect("shuts down");
+        let mut written = Vec::new();
+        file.rewind().expect("rewinds");
+        file.read_to_end(&mut written).expect("reads");
+        assert!(
+            written == expected,
+            "{} bytes, {} expected",
+            written.len(),
+            expected.len()
+        );
+    }
+
+    /// Any other writer copies what it is handed.
+    #[tokio::test]
+    async fn another_writer_copies_a_buffer() {
+        let mut out: Vec<u8> = b"a".to_vec();
+        let mut run = b"bc".to_vec();
+        let mut sink = &mut out;
+        std::future::poll_fn(|cx| sink.poll_take(cx, &mut run))
+            .await
+            .expect("takes");
+        assert!(run.is_empty());
+        assert_eq!(out, b"abc");
     }
 }

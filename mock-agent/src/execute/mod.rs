@@ -45,7 +45,7 @@ use harness::exit_codes;
 use harness::frames::{Delivery, Exit, FrameResult, Signal};
 
 pub use blocking::{blocking, perform_blocking};
-pub use handoff::{Handoff, HANDOFF};
+pub use handoff::{Handoff, TakeBuffer, HANDOFF};
 pub use output::Output;
 pub use script::{Listen, Silent};
 pub use writers::{Blocking, Threaded};

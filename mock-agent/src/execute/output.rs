@@ -255,6 +255,49 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Output<O, E> {
         Ok(())
     }
 
+    /// Performs `run`, whole stdout lines each with its newline, now, as
+    /// [`Output::perform`] performs them as one line: handed to the stdout writer
+    /// whole ([`super::TakeBuffer`]: [`super::Handoff`] does not copy it) once what the
+    /// stdout buffer holds is written. `run` is left empty, a buffer to fill next.
+    /// With chunking or step mode, or not ended by a newline, it is performed as a
+    /// line (copied).
+    pub async fn perform_buffer(&mut self, run: &mut Vec<u8>) -> Result<(), Stop>
+    where
+        O: super::TakeBuffer,
+    {
+        if self.closed_at.is_some() {
+            run.clear();
+            return Ok(());
+        }
+        if self.stdout.chunking.is_some() || !matches!(self.step, Step::Off) || run.last() != Some(&b'\n') {
+            let mut bytes = std::mem::take(run);
+            let newline = bytes.pop_if(|b| *b == b'\n').is_some();
+            let mut line = Line::stdout(Duration::ZERO, bytes);
+            line.newline = newline;
+            return self.stdout_line(&line).await;
+        }
+        if !self.stdout.sink.buffer().is_empty() {
+            self.flush().await?;
+        }
+        if self.closed_at.is_none() && !self.stdout.closed {
+            let sink = self.stdout.sink.get_mut();
+            let taken = self
+                .signals
+                .race(std::future::poll_fn(|cx| sink.poll_take(cx, run)))
+                .await?;
+            self.stdout_result(taken)?;
+            if !self.stdout.closed {
+                self.stdout_lines += 1;
+            }
+        }
+        run.clear();
+        self.unflushed += 1;
+        if self.timed && self.coalesce.is_none_or(|n| self.unflushed >= n) {
+            self.flush().await?;
+        }
+        Ok(())
+    }
+
     async fn stderr_line(&mut self, line: &Line) -> Result<(), Stop> {
         self.flush().await?;
         self.stderr_line.clear();
