@@ -34,7 +34,7 @@ mod write;
 pub use copy::{copy_capture, copy_capture_to, copy_cassette, CassetteCopied, Copied, CopyError, COPY_BLOCK};
 pub(crate) use read::millis_f64;
 pub use read::out_event;
-pub use read::{open, Position, Reader, WrittenRun, WRITE_SLICES};
+pub use read::{open, Position, Reader};
 pub use write::{encode_frame, line_too_long, stale_temporaries, Writer};
 
 use std::path::PathBuf;

@@ -16,9 +16,6 @@ use crate::peek::Peek;
 pub(crate) use super::line::millis_f64;
 use super::line::{bare_message, canonical_out, skim, trim_newline, RawFrame};
 
-mod vectored;
-pub use vectored::{WrittenRun, WRITE_SLICES};
-
 /// The time and event of `line` (no newline) when it is a stdout frame of the
 /// writer's own shape (`{"t":MS,"out":{...}}`), read without a parse as the fast reader
 /// reads it: a look ahead of [`Reader::fast_lines_ahead`] reads the lines after one so.
