@@ -19,7 +19,7 @@
 use std::io::{Cursor, Read, Seek, SeekFrom};
 use std::path::Path;
 
-use memchr::memmem::{Finder, FinderRev};
+use memchr::memmem::Finder;
 
 use harness::cassette::{out_event, Position, Reader};
 use harness::frames::{Frame, Stream};
@@ -94,8 +94,8 @@ struct Words {
     err: Finder<'static>,
     thread: Finder<'static>,
     failed: Finder<'static>,
-    message: FinderRev<'static>,
-    completed: FinderRev<'static>,
+    message: Finder<'static>,
+    completed: Finder<'static>,
 }
 
 /// Reads `file` to its end a block at a time, keeping what the summary needs; `None`
@@ -107,8 +107,8 @@ fn skim(path: &Path, file: &mut std::fs::File) -> Option<Kept> {
         err: Finder::new(b"\"err\""),
         thread: Finder::new(events::THREAD_STARTED.as_bytes()),
         failed: Finder::new(events::TURN_FAILED.as_bytes()),
-        message: FinderRev::new(items::AGENT_MESSAGE.as_bytes()),
-        completed: FinderRev::new(events::TURN_COMPLETED.as_bytes()),
+        message: Finder::new(items::AGENT_MESSAGE.as_bytes()),
+        completed: Finder::new(events::TURN_COMPLETED.as_bytes()),
     };
     let mut kept = Kept::default();
     let mut buf = vec![0u8; BLOCK];
@@ -177,10 +177,10 @@ fn block(path: &Path, block: &[u8], words: &Words, kept: &mut Kept) -> Option<()
             }
         }
     }
-    if let Some(at) = words.message.rfind(block) {
+    if let Some(at) = last(&words.message, block) {
         kept.message = Some(line_at(block, at).to_vec());
     }
-    if let Some(at) = words.completed.rfind(block) {
+    if let Some(at) = last(&words.completed, block) {
         kept.usage = Some(line_at(block, at).to_vec());
     }
     let mut lines = block.strip_suffix(b"\n").unwrap_or(block).rsplit(|&b| b == b'\n');
@@ -192,6 +192,24 @@ fn block(path: &Path, block: &[u8], words: &Words, kept: &mut Kept) -> Option<()
         kept.last = last.to_vec();
     }
     Some(())
+}
+
+/// Where the last of `finder`'s word in `block` starts: windows of it searched
+/// forward, from its end back (a forward search is the vectorized one).
+fn last(finder: &Finder<'_>, block: &[u8]) -> Option<usize> {
+    const WINDOW: usize = 16 << 10;
+    let overlap = finder.needle().len().saturating_sub(1);
+    let mut end = block.len();
+    while end > 0 {
+        let start = end.saturating_sub(WINDOW);
+        // Each word that starts in `start..end` is whole in the window.
+        let window = &block[start..(end + overlap).min(block.len())];
+        if let Some(at) = finder.find_iter(window).last() {
+            return Some(start + at);
+        }
+        end = start;
+    }
+    None
 }
 
 /// The line of `block` that holds the byte at `at` (no newline).
