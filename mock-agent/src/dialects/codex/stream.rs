@@ -574,6 +574,9 @@ mod tests {
         writer.finish().expect("finishes");
     }
 
+    /// Extra stdout lines, stderr placements, whether the skim must tell it.
+    type Case<'a> = (&'a [&'a str], &'a [(usize, &'a str)], bool);
+
     /// The skim of a large recording says what the full pass says, or gives up (then
     /// the full pass is read): for recordings of several sessions, stderr anywhere,
     /// and lines that spell the words it looks for without being what it looks for.
@@ -590,7 +593,7 @@ mod tests {
         // (extra lines, stderr placements, whether the skim must tell it when the
         // session's lines come again after the extra ones: a mention that is the last
         // line to spell a word gives it up)
-        let cases: [(&[&str], &[(usize, &str)], bool); 9] = [
+        let cases: [Case<'_>; 9] = [
             (&[], &[], true),
             (&[], &[(0, "first"), (3, "middle"), (7, "late")], true),
             (&[mention], &[], false),
