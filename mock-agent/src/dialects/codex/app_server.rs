@@ -409,9 +409,12 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
     async fn replay(&mut self, mut frames: Script) -> Result<Exit, Stop> {
         // The recorded client's request ids (as JSON text), and the live ones.
         let mut ids: Vec<(String, Value)> = Vec::new();
+        // Whether a live id differs from the recorded one it stands for (an answer's
+        // `id` is then changed as it is written).
+        let mut renamed = false;
         let mut ended = Exit::Code(exit_codes::OK);
         loop {
-            if self.whole && self.ended.is_none() && self.send_run(&mut frames, &ids).await? {
+            if self.whole && self.ended.is_none() && self.send_run(&mut frames, &ids, renamed).await? {
                 continue;
             }
             let Some(frame) = frames.next() else {
@@ -457,6 +460,7 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
                     if let (Some(recorded), Some(live)) = (recorded, live_value) {
                         if recorded.get("method").is_some() {
                             if let (Some(was), Some(now)) = (recorded.get("id"), live.get("id")) {
+                                renamed |= was != now;
                                 ids.push((was.to_string(), now.clone()));
                             }
                         }
@@ -518,13 +522,23 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
     /// written as it stands, as [`unchanged_answer`] tells, given the client's `ids`)
     /// in one piece, at the time the first is due (a plain run's: at once); `false`
     /// when the next line is not one.
-    async fn send_run(&mut self, frames: &mut Script, ids: &[(String, Value)]) -> Result<bool, Stop> {
+    ///
+    /// Where no live id differs from the recorded one (`renamed` false: the client
+    /// sent the recorded ids, or none yet), no answer's `id` changes ([`answer_id`]),
+    /// and a whole replay journals nothing (a request of the server's is noted only
+    /// for the journal): every line is written as it stands, not looked at.
+    async fn send_run(
+        &mut self,
+        frames: &mut Script,
+        ids: &[(String, Value)],
+        renamed: bool,
+    ) -> Result<bool, Stop> {
         let mut run = Vec::new();
         let glance = &self.glance;
         let count = frames
             .fast_run(&mut run, RUN_BYTES, usize::MAX, |line| {
                 // An answer of the writer's shape is told without the scan for an `id`.
-                unchanged_answer(glance, line, ids) || !may_have_id(glance, line)
+                !renamed || unchanged_answer(glance, line, ids) || !may_have_id(glance, line)
             })
             .map_err(ExecError::from)?;
         if count == 0 {

@@ -1,6 +1,7 @@
 //! A recording of `codex exec --json` replayed as it stands, streamed: one pass over
 //! the cassette learns what the run needs before its lines ([`Summary`]: the thread,
-//! how the turn ended, its last message, the recorded stderr), and a second reads its
+//! how the turn ended, its last message, the recorded stderr; of a large one, a skim
+//! that reads only the lines that say it: [`skim`]), and a second reads its
 //! stdout lines as they are written, through the faults ([`Replay`]). Memory stays
 //! flat whatever the recording's size; what is written, and when, is what the whole
 //! recording read first would give (`Recording::open`, `with_faults`).
@@ -14,6 +15,7 @@ use memchr::memmem::Finder;
 use serde::Deserialize;
 use serde_json::Value;
 
+use harness::cassette::PREFLIGHT_LIMIT;
 use harness::dialects::codex::faults::Lines;
 use harness::dialects::codex::recording::usage_of;
 use harness::dialects::codex::session::Usage;
@@ -22,6 +24,8 @@ use harness::error::CassetteError;
 use harness::frames::Exit;
 
 use crate::execute::recorded;
+
+mod skim;
 
 /// What the replay of a recording needs before its lines.
 #[derive(Debug, Clone, PartialEq)]
@@ -53,6 +57,8 @@ struct Said {
     message: Pending,
     /// The same of the turn's usage ([`plain_usage`]).
     usage_line: Pending,
+    /// A turn's end set `usage`.
+    completed: bool,
 }
 
 /// A line kept to be parsed at the end of the pass (its buffer reused).
@@ -76,8 +82,19 @@ impl Pending {
 }
 
 impl Summary {
-    /// The summary of the recording at `path`, in one pass.
+    /// The summary of the recording at `path`, in one pass: a skim of it when it is
+    /// over [`PREFLIGHT_LIMIT`] (and a skim can tell it: [`skim`]), else each line.
     pub(super) fn read(path: &Path) -> Result<Summary, CassetteError> {
+        if std::fs::metadata(path).is_ok_and(|m| m.len() > PREFLIGHT_LIMIT) {
+            if let Some(summary) = skim::summary(path) {
+                return Ok(summary);
+            }
+        }
+        Self::read_each(path)
+    }
+
+    /// [`Summary::read`] of each line.
+    fn read_each(path: &Path) -> Result<Summary, CassetteError> {
         let mut said = Said::default();
         let recorded = recorded::Summary::read(path, |line| said.line(line))?;
         said.finish();
@@ -175,6 +192,7 @@ impl Said {
             Some(events::TURN_COMPLETED) => {
                 self.usage = usage_of(&value["usage"]);
                 self.usage_line.kept = false;
+                self.completed = true;
             }
             Some(events::TURN_FAILED) => self.failed = true,
             _ => {}
@@ -504,5 +522,97 @@ mod tests {
                 one.3
             );
         }
+    }
+
+    /// A recording of `seed`'s lines repeated `repeats` times, with `stderr` lines
+    /// after the nth stdout line each, and `extra` stdout lines (an event each, whole)
+    /// after the lines of the first repeat.
+    fn varied(path: &Path, seed: u64, repeats: usize, stderr: &[(usize, &str)], extra: &[&str]) {
+        use harness::cassette::Writer;
+        use harness::frames::{Ending, Line};
+        let session = harness::dialects::codex::generate::from_seed(seed);
+        let (lines, exit) = exec_lines(&session, Thread::new(seed, THREAD_MS));
+        let mut stdout: Vec<Vec<u8>> = lines.clone();
+        stdout.extend(extra.iter().map(|e| e.as_bytes().to_vec()));
+        stdout.extend((1..repeats).flat_map(|_| lines.iter().cloned()));
+        let mut writer = Writer::create(path, &header(Invocation::default())).expect("creates");
+        let mut at = Duration::ZERO;
+        for (n, line) in stdout.into_iter().enumerate() {
+            at += Duration::from_millis(3);
+            writer
+                .write(&Frame::Line(Line::stdout(at, line)))
+                .expect("writes");
+            for (_, text) in stderr.iter().filter(|(after, _)| *after == n) {
+                writer
+                    .write(&Frame::Line(Line::stderr(at, text.as_bytes().to_vec())))
+                    .expect("writes");
+            }
+        }
+        // A placement past every line: after the last one.
+        for (_, text) in stderr.iter().filter(|(after, _)| *after == usize::MAX) {
+            writer
+                .write(&Frame::Line(Line::stderr(at, text.as_bytes().to_vec())))
+                .expect("writes");
+        }
+        writer.write(&Frame::End(Ending { at, exit })).expect("writes");
+        writer.finish().expect("finishes");
+    }
+
+    /// Extra stdout lines, stderr placements, whether the skim must tell it.
+    type Case<'a> = (&'a [&'a str], &'a [(usize, &'a str)], bool);
+
+    /// The skim of a large recording says what the full pass says, or gives up (then
+    /// the full pass is read): for recordings of several sessions, stderr anywhere,
+    /// and lines that spell the words it looks for without being what it looks for.
+    #[test]
+    fn a_skim_says_what_each_line_read_says() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let mention = r#"{"type":"item.completed","item":{"id":"m","type":"reasoning","text":"no agent_message, turn.completed, turn.failed nor thread.started"}}"#;
+        let message =
+            r#"{"type":"item.completed","item":{"id":"late","type":"agent_message","text":"late \"q\""}}"#;
+        let usage = r#"{"type":"turn.completed","usage":{"input_tokens":3,"output_tokens":4}}"#;
+        let usage_parsed = r#"{"usage":{"input_tokens":5},"type":"turn.completed"}"#;
+        let escaped = r#"{"type":"item.completed","item":{"id":"e","type":"agent_message","text":"\u00e9"}}"#;
+        let not_err = r#"{"type":"item.started","item":{"id":"x","type":"y","err":1}}"#;
+        // (extra lines, stderr placements, whether the skim must tell it when the
+        // session's lines come again after the extra ones: a mention that is the last
+        // line to spell a word gives it up)
+        let cases: [Case<'_>; 9] = [
+            (&[], &[], true),
+            (&[], &[(0, "first"), (3, "middle"), (7, "late")], true),
+            (&[mention], &[], false),
+            (&[message], &[], true),
+            (&[usage], &[(1, "x")], true),
+            (&[usage_parsed], &[], true),
+            (&[not_err, mention, message], &[(2, "e")], false),
+            (&[escaped], &[], false),
+            (&[mention], &[(5000, "after the last line")], false),
+        ];
+        let mut told_past_a_mention = 0;
+        for seed in 0..6 {
+            for (n, (extra, stderr, told)) in cases.iter().enumerate() {
+                for repeats in [1, 3000] {
+                    let path = dir.path().join(format!("{seed}-{n}-{repeats}.cassette"));
+                    let stderr: Vec<(usize, &str)> = stderr
+                        .iter()
+                        .map(|&(after, text)| (if after == 5000 { usize::MAX } else { after }, text))
+                        .collect();
+                    varied(&path, seed, repeats, &stderr, extra);
+                    let mut each = Summary::read_each(&path).expect("reads");
+                    each.recorded.checked_from = None;
+                    let skimmed = skim::summary(&path);
+                    // Once only, the extra lines are the last to spell what they
+                    // spell: a mention last gives the skim up.
+                    if *told && (repeats > 1 || extra.is_empty()) {
+                        assert_eq!(skimmed.as_ref(), Some(&each), "seed {seed}, case {n}, {repeats}");
+                    } else if let Some(skimmed) = skimmed {
+                        assert_eq!(skimmed, each, "seed {seed}, case {n}, {repeats}");
+                        told_past_a_mention += usize::from(extra.contains(&mention));
+                    }
+                }
+            }
+        }
+        // A mention not last is read past: the skim told those.
+        assert!(told_past_a_mention > 0);
     }
 }
