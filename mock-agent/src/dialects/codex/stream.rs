@@ -327,12 +327,14 @@ mod tests {
     use super::*;
     use std::cell::RefCell;
     use std::rc::Rc;
+    use std::time::Duration;
 
     use harness::cassette::Invocation;
     use harness::dialects::codex::exec::Thread;
     use harness::dialects::codex::faults::{exec_lines, parse, with_faults, THREAD_MS};
     use harness::dialects::codex::faults::{Injector, Out};
     use harness::dialects::codex::recording::{header, Recording};
+    use harness::frames::Frame;
 
     /// A recording of the generated session of `seed`: a stderr line, its lines 10 ms
     /// apart, its ending.
