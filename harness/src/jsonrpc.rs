@@ -4,6 +4,20 @@
 
 use memchr::memmem::{Finder, FinderRev};
 
+/// The error codes JSON-RPC 2.0 defines (each protocol on it adds its own).
+pub mod codes {
+    /// The line is not JSON.
+    pub const PARSE_ERROR: i64 = -32700;
+    /// Not a JSON-RPC request.
+    pub const INVALID_REQUEST: i64 = -32600;
+    /// No such method.
+    pub const METHOD_NOT_FOUND: i64 = -32601;
+    /// Bad parameters.
+    pub const INVALID_PARAMS: i64 = -32602;
+    /// The server failed.
+    pub const INTERNAL_ERROR: i64 = -32603;
+}
+
 /// Looks at lines for the top-level members of JSON-RPC ([`has_top_level_key`]),
 /// first at a glance: an object whose bytes hold neither the key in quotes nor a
 /// `\u` escape (the only one that spells a letter) has no such member anywhere. Its

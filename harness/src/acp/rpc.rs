@@ -12,18 +12,10 @@ use serde::{Deserialize, Deserializer};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-/// The error codes of JSON-RPC and ACP.
+/// The error codes of JSON-RPC (`INVALID_PARAMS` also for a session that does not
+/// exist) and ACP.
 pub mod codes {
-    /// The line is not JSON.
-    pub const PARSE_ERROR: i64 = -32700;
-    /// Not a JSON-RPC request.
-    pub const INVALID_REQUEST: i64 = -32600;
-    /// No such method.
-    pub const METHOD_NOT_FOUND: i64 = -32601;
-    /// Bad parameters (also: a session that does not exist).
-    pub const INVALID_PARAMS: i64 = -32602;
-    /// The agent failed.
-    pub const INTERNAL_ERROR: i64 = -32603;
+    pub use crate::jsonrpc::codes::*;
     /// The request was cancelled (`$/cancel_request`).
     pub const REQUEST_CANCELLED: i64 = -32800;
     /// The client must authenticate first.

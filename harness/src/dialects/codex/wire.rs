@@ -689,19 +689,12 @@ pub mod rpc {
         pub const WAITING_ON_APPROVAL: &str = "waitingOnApproval";
     }
 
-    /// JSON-RPC error codes.
+    /// JSON-RPC error codes. app-server answers `INVALID_REQUEST` to almost anything
+    /// wrong: before `initialize`, a second `initialize`, an **unknown method** (not
+    /// `METHOD_NOT_FOUND`), a bad thread id; it does not answer a line that is not
+    /// JSON (`PARSE_ERROR` is a client's).
     pub mod codes {
-        /// Not JSON (the server does not answer such a line; a client may use it).
-        pub const PARSE_ERROR: i64 = -32700;
-        /// What app-server answers to almost anything wrong: before `initialize`, a
-        /// second `initialize`, an **unknown method** (not -32601), a bad thread id.
-        pub const INVALID_REQUEST: i64 = -32600;
-        /// Unknown method, in JSON-RPC (app-server uses -32600 instead).
-        pub const METHOD_NOT_FOUND: i64 = -32601;
-        /// Bad params.
-        pub const INVALID_PARAMS: i64 = -32602;
-        /// The server failed.
-        pub const INTERNAL_ERROR: i64 = -32603;
+        pub use crate::jsonrpc::codes::*;
     }
 
     /// app-server's error messages.
