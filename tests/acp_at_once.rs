@@ -6,42 +6,24 @@
 //! `PREFLIGHT_LIMIT` (read as it plays), with the recorded ids and with live ones.
 
 use std::path::Path;
-use std::time::Duration;
 
 use harness::acp::rpc::{self, Kind, Message};
-use harness::cassette::{Writer, PREFLIGHT_LIMIT};
+use harness::cassette::PREFLIGHT_LIMIT;
 use harness::frames::{Frame, Stream};
 
-use crate::support::{converse, mock_std, root, text};
+use crate::support::{converse, mock_std, repeated_frames, root, text};
 
 /// cassettes/acp/edit.cassette with its prompt's updates (the lines between the
 /// prompt and its response) repeated `repeats` times, times kept in order.
 fn long_turn(to: &Path, repeats: usize) {
-    let mut reader = harness::cassette::open(&root().join("cassettes/acp/edit.cassette")).expect("opens");
-    let header = reader.header().cloned().expect("a header");
-    let frames: Vec<Frame> = reader.by_ref().map(|f| f.expect("reads")).collect();
     let is = |stream: Stream| move |f: &Frame| matches!(f, Frame::Line(l) if l.stream == stream);
-    let prompt = frames.iter().rposition(is(Stream::Stdin)).expect("a prompt");
-    let response = frames.iter().rposition(is(Stream::Stdout)).expect("its response");
-    let mut writer = Writer::create(to, &header).expect("creates");
-    let mut at = Duration::ZERO;
-    let mut put = |frame: &Frame| {
-        let mut frame = frame.clone();
-        let time = match &mut frame {
-            Frame::Line(line) => &mut line.at,
-            Frame::Stall { at, .. } | Frame::CloseStdout { at } => at,
-            Frame::End(ending) => &mut ending.at,
-        };
-        *time = (*time).max(at);
-        at = *time;
-        writer.write(&frame).expect("writes");
+    let updates = |frames: &[Frame]| {
+        let prompt = frames.iter().rposition(is(Stream::Stdin)).expect("a prompt");
+        let response = frames.iter().rposition(is(Stream::Stdout)).expect("its response");
+        prompt + 1..response
     };
-    frames[..=prompt].iter().for_each(&mut put);
-    for _ in 0..repeats {
-        frames[prompt + 1..response].iter().for_each(&mut put);
-    }
-    frames[response..].iter().for_each(&mut put);
-    writer.finish().expect("finishes");
+    let edit = root().join("cassettes/acp/edit.cassette");
+    repeated_frames(&edit, to, updates, repeats, None);
 }
 
 /// The recorded client's requests, each with its recorded id or a live one.

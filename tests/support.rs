@@ -679,16 +679,32 @@ pub fn fifo_reader(path: &Path) -> std::io::BufReader<std::fs::File> {
 /// without a preflight) and a stderr line `late` between the first and the second
 /// repetition (none with one), times kept in order.
 pub fn repeated_recording(from: &Path, to: &Path, repeats: usize, late: &[u8]) {
+    use harness::frames::{Frame, Stream};
+    let is_stdout = |f: &Frame| matches!(f, Frame::Line(l) if l.stream == Stream::Stdout);
+    let body = |frames: &[Frame]| {
+        let first = frames.iter().position(is_stdout).expect("a stdout line");
+        let last = frames.iter().rposition(is_stdout).expect("a stdout line");
+        first..last + 1
+    };
+    repeated_frames(from, to, body, repeats, Some(late));
+}
+
+/// The cassette `from` written to `to` with the frames `body` picks repeated `repeats`
+/// times, `late` (a stderr line) before the second repetition when given, times kept
+/// in order.
+pub fn repeated_frames(
+    from: &Path,
+    to: &Path,
+    body: impl FnOnce(&[harness::frames::Frame]) -> std::ops::Range<usize>,
+    repeats: usize,
+    late: Option<&[u8]>,
+) {
     use harness::cassette::Writer;
-    use harness::frames::{Frame, Line, Stream};
+    use harness::frames::{Frame, Line};
     let mut reader = harness::cassette::open(from).expect("opens");
     let header = reader.header().cloned().expect("a header");
     let frames: Vec<Frame> = reader.by_ref().map(|f| f.expect("reads")).collect();
-    let is_stdout = |f: &Frame| matches!(f, Frame::Line(l) if l.stream == Stream::Stdout);
-    let first = frames.iter().position(is_stdout).expect("a stdout line");
-    let last = frames.iter().rposition(is_stdout).expect("a stdout line");
-    let (head, rest) = frames.split_at(first);
-    let (body, tail) = rest.split_at(last + 1 - first);
+    let range = body(&frames);
     let mut writer = Writer::create(to, &header).expect("creates");
     let mut at = std::time::Duration::ZERO;
     let mut put = |frame: &Frame| {
@@ -702,18 +718,18 @@ pub fn repeated_recording(from: &Path, to: &Path, repeats: usize, late: &[u8]) {
         at = *time;
         writer.write(&frame).expect("writes");
     };
-    head.iter().for_each(&mut put);
+    frames[..range.start].iter().for_each(&mut put);
     for n in 0..repeats {
-        if n == 1 {
+        if let Some(late) = late.filter(|_| n == 1) {
             // At the time of the line before (`put` keeps times in order).
             put(&Frame::Line(Line::stderr(
                 std::time::Duration::ZERO,
                 late.to_vec(),
             )));
         }
-        body.iter().for_each(&mut put);
+        frames[range.clone()].iter().for_each(&mut put);
     }
-    tail.iter().for_each(&mut put);
+    frames[range.end..].iter().for_each(&mut put);
     writer.finish().expect("finishes");
 }
 
