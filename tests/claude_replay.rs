@@ -463,3 +463,89 @@ fn a_recording_without_partial_messages_streams_them_to_a_client_that_asks() {
         .find(|v| kind(v) == "stream_event")
         .is_some_and(|v| v["event"]["type"] == "message_stop"));
 }
+
+/// `real-tool.cassette` with the lines of its turn's stream (its `assistant` and
+/// `user` lines) repeated until the file is over `PREFLIGHT_LIMIT` (read once, as it
+/// plays), written to `to`.
+fn large_recording(to: &Path) {
+    use harness::cassette::Writer;
+    use harness::frames::{Frame, Stream};
+    let from = root().join("cassettes/claude/real-tool.cassette");
+    let mut reader = harness::cassette::open(&from).expect("opens");
+    let header = reader.header().cloned().expect("a header");
+    let frames: Vec<Frame> = reader.by_ref().map(|f| f.expect("reads")).collect();
+    let streamed = |f: &Frame| {
+        matches!(f, Frame::Line(l) if l.stream == Stream::Stdout
+            && (l.bytes.starts_with(br#"{"type":"assistant","#) || l.bytes.starts_with(br#"{"type":"user","#)))
+    };
+    let first = frames.iter().position(streamed).expect("a line of the stream");
+    let last = frames.iter().rposition(streamed).expect("a line of the stream");
+    let body = &frames[first..=last];
+    let bytes: usize = body
+        .iter()
+        .map(|f| match f {
+            Frame::Line(l) => l.bytes.len(),
+            _ => 0,
+        })
+        .sum();
+    let repeats = (harness::cassette::PREFLIGHT_LIMIT as usize).div_ceil(bytes) + 1;
+    let mut writer = Writer::create(to, &header).expect("creates");
+    for frame in frames[..first]
+        .iter()
+        .chain((0..repeats).flat_map(|_| body))
+        .chain(&frames[last + 1..])
+    {
+        writer.write(frame).expect("writes");
+    }
+    writer.finish().expect("finishes");
+    assert!(std::fs::metadata(to).expect("written").len() > harness::cassette::PREFLIGHT_LIMIT);
+}
+
+/// A large recording replayed with nothing to wait for (its runs of lines read into a
+/// buffer handed as it is to the writing thread, the stdout pipe grown) writes what
+/// the same replay writes a line at a time (a timing that waits for nothing makes it
+/// so), and its journal entry says the same; so for the curated recording.
+#[test]
+fn a_claude_replay_at_once_writes_what_a_replay_a_line_at_a_time_writes() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let large = dir.path().join("large.cassette");
+    large_recording(&large);
+    for cassette in [root().join("cassettes/claude/default.cassette"), large] {
+        let play = |timing: Option<&str>| {
+            let (dir, link) = installed();
+            let journal = dir.path().join("journal.jsonl");
+            let mut cmd = claude(
+                &link,
+                &[
+                    ("MOCK_AGENT_CASSETTE", cassette.as_path()),
+                    ("MOCK_AGENT_JOURNAL", journal.as_path()),
+                ],
+            );
+            if let Some(timing) = timing {
+                cmd.env("MOCK_AGENT_TIMING", timing);
+            }
+            let seen = sdk(cmd, "live-1", "hi", "allow");
+            let text = std::fs::read_to_string(&journal).expect("the journal");
+            let entry: Value = serde_json::from_str(text.lines().last().expect("an entry")).expect("JSON");
+            let went: Vec<Value> = ["exit", "faults", "error", "signal", "stdout_closed", "source"]
+                .iter()
+                .map(|key| entry[*key].clone())
+                .collect();
+            (seen, went, entry["claude"]["divergences"].clone())
+        };
+        let (at_once, went, divergences) = play(None);
+        let (one_by_one, went_one_by_one, divergences_one_by_one) = play(Some("scale=0"));
+        assert_eq!(at_once.code, Some(0), "{}", cassette.display());
+        assert!(at_once.lines.len() > 5, "{}", cassette.display());
+        assert!(
+            at_once.lines == one_by_one.lines,
+            "{}: the lines differ ({} and {})",
+            cassette.display(),
+            at_once.lines.len(),
+            one_by_one.lines.len()
+        );
+        assert_eq!(at_once.code, one_by_one.code);
+        assert_eq!(went, went_one_by_one, "{}", cassette.display());
+        assert_eq!(divergences, divergences_one_by_one, "{}", cassette.display());
+    }
+}

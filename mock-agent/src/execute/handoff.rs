@@ -93,6 +93,26 @@ impl Handoff {
     }
 }
 
+impl Handoff {
+    /// Hands `run` itself to the writing thread (no copy of it), after what this
+    /// writer holds already (in order): waits for the write under way, if any, and
+    /// for the bytes being filled, if any; gives back an empty buffer to fill next
+    /// (the one written before, so two buffers take turns). A failed write is
+    /// reported by this call or the next, as [`tokio::io::AsyncWrite::poll_write`]
+    /// reports it.
+    pub async fn hand_owned(&mut self, run: Vec<u8>) -> io::Result<Vec<u8>> {
+        std::future::poll_fn(|cx| self.poll_written(cx)).await?;
+        if !self.filling.is_empty() {
+            self.hand_over()?;
+            std::future::poll_fn(|cx| self.poll_written(cx)).await?;
+        }
+        let back = std::mem::take(&mut self.spare);
+        self.filling = run;
+        self.hand_over()?;
+        Ok(back)
+    }
+}
+
 impl tokio::io::AsyncWrite for Handoff {
     fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
         if self.filling.len() >= HANDOFF {

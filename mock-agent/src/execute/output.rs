@@ -378,6 +378,45 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Output<O, E> {
     }
 }
 
+impl<E: AsyncWrite + Unpin> Output<super::Handoff, E> {
+    /// Performs `run`, whole stdout lines, as [`Output::perform`] performs it as one
+    /// line without a newline, but `run` itself is handed to the writing thread
+    /// ([`super::Handoff::hand_owned`]: no copy of it) where nothing asks for its
+    /// bytes one by one (no timing, no step mode, no chunking); an empty buffer to
+    /// fill next comes back. The write waits for the one before it (a signal heard
+    /// meanwhile) and is under way when this returns: the next flush waits for it.
+    pub async fn perform_run(&mut self, run: Vec<u8>) -> Result<Vec<u8>, Stop> {
+        let plain = !self.timed && matches!(self.step, Step::Off) && self.stdout.chunking.is_none();
+        if !plain || self.closed_at.is_some() || self.stdout.closed {
+            let mut line = Line::stdout(Duration::ZERO, run);
+            line.newline = false;
+            self.stdout_line(&line).await?;
+            line.bytes.clear();
+            return Ok(line.bytes);
+        }
+        if !self.stdout.sink.buffer().is_empty() {
+            // What the buffer holds goes first.
+            self.flush().await?;
+        }
+        let handed = self
+            .signals
+            .race(self.stdout.sink.get_mut().hand_owned(run))
+            .await?;
+        let spare = match handed {
+            Ok(spare) => spare,
+            Err(e) => {
+                self.stdout_result(Err(e))?;
+                Vec::new()
+            }
+        };
+        if !self.stdout.closed {
+            self.stdout_lines += 1;
+        }
+        self.unflushed += 1;
+        Ok(spare)
+    }
+}
+
 async fn open_step(path: PathBuf) -> Result<std::fs::File, ExecError> {
     let opened = {
         let path = path.clone();
