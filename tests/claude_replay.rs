@@ -490,12 +490,22 @@ fn large_recording(to: &Path) {
         .sum();
     let repeats = (harness::cassette::PREFLIGHT_LIMIT as usize).div_ceil(bytes) + 1;
     let mut writer = Writer::create(to, &header).expect("creates");
+    // Times kept in order: a repeated frame is no earlier than the one before it.
+    let mut at = Duration::ZERO;
     for frame in frames[..first]
         .iter()
         .chain((0..repeats).flat_map(|_| body))
         .chain(&frames[last + 1..])
     {
-        writer.write(frame).expect("writes");
+        let mut frame = frame.clone();
+        let time = match &mut frame {
+            Frame::Line(line) => &mut line.at,
+            Frame::Stall { at, .. } | Frame::CloseStdout { at } => at,
+            Frame::End(ending) => &mut ending.at,
+        };
+        *time = (*time).max(at);
+        at = *time;
+        writer.write(&frame).expect("writes");
     }
     writer.finish().expect("finishes");
     assert!(std::fs::metadata(to).expect("written").len() > harness::cassette::PREFLIGHT_LIMIT);
@@ -548,4 +558,55 @@ fn a_claude_replay_at_once_writes_what_a_replay_a_line_at_a_time_writes() {
         assert_eq!(went, went_one_by_one, "{}", cassette.display());
         assert_eq!(divergences, divergences_one_by_one, "{}", cassette.display());
     }
+}
+
+/// A large recording replayed at once to a client that reads none of it (the write of
+/// a run waits on the full pipe) still ends on SIGTERM: the process dies by the signal,
+/// and its journal says so.
+#[test]
+fn a_claude_replay_at_once_ends_on_sigterm_with_its_stdout_full() {
+    use std::os::unix::process::ExitStatusExt;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cassette = dir.path().join("large.cassette");
+    large_recording(&cassette);
+    let (home, link) = installed();
+    let journal = home.path().join("journal.jsonl");
+    let mut child = claude(
+        &link,
+        &[
+            ("MOCK_AGENT_CASSETTE", cassette.as_path()),
+            ("MOCK_AGENT_JOURNAL", journal.as_path()),
+        ],
+    )
+    .stdin(Stdio::piped())
+    .stdout(Stdio::piped())
+    .stderr(Stdio::null())
+    .spawn()
+    .expect("spawns");
+    let mut stdin = child.stdin.take().expect("stdin");
+    for line in [
+        json!({"type": "control_request", "request_id": "live-1", "request": {"subtype": "initialize", "hooks": null}}),
+        json!({"type": "user", "session_id": "", "message": {"role": "user", "content": "hi"}, "parent_tool_use_id": null}),
+    ] {
+        stdin.write_all(format!("{line}\n").as_bytes()).expect("writes");
+    }
+    // Stdout is held and never read; stdin stays open.
+    let _held = child.stdout.take();
+    std::thread::sleep(Duration::from_millis(500));
+    let pid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).expect("a pid"));
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).expect("SIGTERM");
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("waits") {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("the replay did not end on SIGTERM");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    drop(stdin);
+    assert_eq!(status.signal(), Some(15), "{status:?}");
+    assert_eq!(crate::support::last_journal_entry(&journal)["signal"], "TERM");
 }
