@@ -380,14 +380,16 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Output<O, E> {
 
 impl<E: AsyncWrite + Unpin> Output<super::Handoff, E> {
     /// Performs `run`, whole stdout lines, as [`Output::perform`] performs it as one
-    /// line without a newline, but `run` itself is handed to the writing thread
+    /// line without a newline, but a run of at least [`super::HANDOFF`] bytes (which
+    /// that writes at once too) is handed itself to the writing thread
     /// ([`super::Handoff::hand_owned`]: no copy of it) where nothing asks for its
     /// bytes one by one (no timing, no step mode, no chunking); an empty buffer to
     /// fill next comes back. The write waits for the one before it (a signal heard
-    /// meanwhile) and is under way when this returns: the next flush waits for it.
+    /// meanwhile) and is under way when this returns: the next flush waits for it. A
+    /// shorter run is buffered as a line is, and written with what follows it.
     pub async fn perform_run(&mut self, run: Vec<u8>) -> Result<Vec<u8>, Stop> {
         let plain = !self.timed && matches!(self.step, Step::Off) && self.stdout.chunking.is_none();
-        if !plain || self.closed_at.is_some() || self.stdout.closed {
+        if !plain || run.len() < super::HANDOFF || self.closed_at.is_some() || self.stdout.closed {
             let mut line = Line::stdout(Duration::ZERO, run);
             line.newline = false;
             self.stdout_line(&line).await?;
