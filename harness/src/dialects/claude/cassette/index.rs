@@ -687,33 +687,36 @@ impl Index {
 
 #[cfg(test)]
 mod head_tests {
-    use super::{id_text, request_id, Head, Members};
+    use super::{id_text, request_id, types, Head, Members};
 
     /// What the look ahead reads of a line ([`Head`]) is what the index reads of it
     /// ([`Members`]), whatever the line: an id of any kind, `null`, escapes, a key
     /// given twice, a `type` that is no string, no object.
     #[test]
     fn a_head_reads_what_the_members_read() {
-        let lines: [&[u8]; 14] = [
-            br#"{"type":"control_request","request_id":"a","request":{"subtype":"can_use_tool","type":"x","request_id":"b"}}"#,
-            br#"{"type":"control_request","request_id":null}"#,
-            br#"{"type":"control_request","request_id":7}"#,
-            br#"{"type":"control_request","request_id":{"b":1, "a":2}}"#,
-            br#"{"type":"control_request","request_id":"a\u0062"}"#,
-            br#"{"typ\u0065":"result"}"#,
-            br#"{"type":"res\u0075lt"}"#,
-            br#"{"type":"result","type":"control_request","request_id":"a"}"#,
-            br#"{"request_id":"a","type":"control_request","request_id":"b"}"#,
-            br#"{"type":5,"request_id":"a"}"#,
-            br#"{"type":null}"#,
-            br#"[1]"#,
-            br#"{"type":"res"#,
-            br#"{"type":"result"} x"#,
+        let (request, result) = (types::CONTROL_REQUEST, types::RESULT);
+        let lines = [
+            format!(
+                r#"{{"type":"{request}","request_id":"a","request":{{"subtype":"x","type":"x","request_id":"b"}}}}"#
+            ),
+            format!(r#"{{"type":"{request}","request_id":null}}"#),
+            format!(r#"{{"type":"{request}","request_id":7}}"#),
+            format!(r#"{{"type":"{request}","request_id":{{"b":1, "a":2}}}}"#),
+            format!(r#"{{"type":"{request}","request_id":"a\u0062"}}"#),
+            format!(r#"{{"typ\u0065":"{result}"}}"#),
+            r#"{"type":"res\u0075lt"}"#.to_owned(),
+            format!(r#"{{"type":"{result}","type":"{request}","request_id":"a"}}"#),
+            format!(r#"{{"request_id":"a","type":"{request}","request_id":"b"}}"#),
+            r#"{"type":5,"request_id":"a"}"#.to_owned(),
+            r#"{"type":null}"#.to_owned(),
+            "[1]".to_owned(),
+            r#"{"type":"res"#.to_owned(),
+            format!(r#"{{"type":"{result}"}} x"#),
         ];
-        for line in lines {
-            let head = Head::of(line).map(|h| (h.kind, id_text(h.request_id)));
-            let members = Members::of(line).map(|m| (m.str("type"), request_id(&m)));
-            assert_eq!(head, members, "{}", String::from_utf8_lossy(line));
+        for line in &lines {
+            let head = Head::of(line.as_bytes()).map(|h| (h.kind, id_text(h.request_id)));
+            let members = Members::of(line.as_bytes()).map(|m| (m.str("type"), request_id(&m)));
+            assert_eq!(head, members, "{line}");
         }
     }
 }
