@@ -463,3 +463,150 @@ fn a_recording_without_partial_messages_streams_them_to_a_client_that_asks() {
         .find(|v| kind(v) == "stream_event")
         .is_some_and(|v| v["event"]["type"] == "message_stop"));
 }
+
+/// `real-tool.cassette` with the lines of its turn's stream (its `assistant` and
+/// `user` lines) repeated until the file is over `PREFLIGHT_LIMIT` (read once, as it
+/// plays), written to `to`.
+fn large_recording(to: &Path) {
+    use harness::cassette::Writer;
+    use harness::frames::{Frame, Stream};
+    let from = root().join("cassettes/claude/real-tool.cassette");
+    let mut reader = harness::cassette::open(&from).expect("opens");
+    let header = reader.header().cloned().expect("a header");
+    let frames: Vec<Frame> = reader.by_ref().map(|f| f.expect("reads")).collect();
+    let streamed = |f: &Frame| {
+        matches!(f, Frame::Line(l) if l.stream == Stream::Stdout
+            && (l.bytes.starts_with(br#"{"type":"assistant","#) || l.bytes.starts_with(br#"{"type":"user","#)))
+    };
+    let first = frames.iter().position(streamed).expect("a line of the stream");
+    let last = frames.iter().rposition(streamed).expect("a line of the stream");
+    let body = &frames[first..=last];
+    let bytes: usize = body
+        .iter()
+        .map(|f| match f {
+            Frame::Line(l) => l.bytes.len(),
+            _ => 0,
+        })
+        .sum();
+    let repeats = (harness::cassette::PREFLIGHT_LIMIT as usize).div_ceil(bytes) + 1;
+    let mut writer = Writer::create(to, &header).expect("creates");
+    // Times kept in order: a repeated frame is no earlier than the one before it.
+    let mut at = Duration::ZERO;
+    for frame in frames[..first]
+        .iter()
+        .chain((0..repeats).flat_map(|_| body))
+        .chain(&frames[last + 1..])
+    {
+        let mut frame = frame.clone();
+        let time = match &mut frame {
+            Frame::Line(line) => &mut line.at,
+            Frame::Stall { at, .. } | Frame::CloseStdout { at } => at,
+            Frame::End(ending) => &mut ending.at,
+        };
+        *time = (*time).max(at);
+        at = *time;
+        writer.write(&frame).expect("writes");
+    }
+    writer.finish().expect("finishes");
+    assert!(std::fs::metadata(to).expect("written").len() > harness::cassette::PREFLIGHT_LIMIT);
+}
+
+/// A large recording replayed with nothing to wait for (its runs of lines read into a
+/// buffer handed as it is to the writing thread, the stdout pipe grown) writes what
+/// the same replay writes a line at a time (a timing that waits for nothing makes it
+/// so), and its journal entry says the same; so for the curated recording.
+#[test]
+fn a_claude_replay_at_once_writes_what_a_replay_a_line_at_a_time_writes() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let large = dir.path().join("large.cassette");
+    large_recording(&large);
+    for cassette in [root().join("cassettes/claude/default.cassette"), large] {
+        let play = |timing: Option<&str>| {
+            let (dir, link) = installed();
+            let journal = dir.path().join("journal.jsonl");
+            let mut cmd = claude(
+                &link,
+                &[
+                    ("MOCK_AGENT_CASSETTE", cassette.as_path()),
+                    ("MOCK_AGENT_JOURNAL", journal.as_path()),
+                ],
+            );
+            if let Some(timing) = timing {
+                cmd.env("MOCK_AGENT_TIMING", timing);
+            }
+            let seen = sdk(cmd, "live-1", "hi", "allow");
+            let text = std::fs::read_to_string(&journal).expect("the journal");
+            let entry: Value = serde_json::from_str(text.lines().last().expect("an entry")).expect("JSON");
+            let went: Vec<Value> = ["exit", "faults", "error", "signal", "stdout_closed", "source"]
+                .iter()
+                .map(|key| entry[*key].clone())
+                .collect();
+            (seen, went, entry["claude"]["divergences"].clone())
+        };
+        let (at_once, went, divergences) = play(None);
+        let (one_by_one, went_one_by_one, divergences_one_by_one) = play(Some("scale=0"));
+        assert_eq!(at_once.code, Some(0), "{}", cassette.display());
+        assert!(at_once.lines.len() > 5, "{}", cassette.display());
+        assert!(
+            at_once.lines == one_by_one.lines,
+            "{}: the lines differ ({} and {})",
+            cassette.display(),
+            at_once.lines.len(),
+            one_by_one.lines.len()
+        );
+        assert_eq!(at_once.code, one_by_one.code);
+        assert_eq!(went, went_one_by_one, "{}", cassette.display());
+        assert_eq!(divergences, divergences_one_by_one, "{}", cassette.display());
+    }
+}
+
+/// A large recording replayed at once to a client that reads none of it (the write of
+/// a run waits on the full pipe) still ends on SIGTERM: the process dies by the signal,
+/// and its journal says so.
+#[test]
+fn a_claude_replay_at_once_ends_on_sigterm_with_its_stdout_full() {
+    use std::os::unix::process::ExitStatusExt;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cassette = dir.path().join("large.cassette");
+    large_recording(&cassette);
+    let (home, link) = installed();
+    let journal = home.path().join("journal.jsonl");
+    let mut child = claude(
+        &link,
+        &[
+            ("MOCK_AGENT_CASSETTE", cassette.as_path()),
+            ("MOCK_AGENT_JOURNAL", journal.as_path()),
+        ],
+    )
+    .stdin(Stdio::piped())
+    .stdout(Stdio::piped())
+    .stderr(Stdio::null())
+    .spawn()
+    .expect("spawns");
+    let mut stdin = child.stdin.take().expect("stdin");
+    for line in [
+        json!({"type": "control_request", "request_id": "live-1", "request": {"subtype": "initialize", "hooks": null}}),
+        json!({"type": "user", "session_id": "", "message": {"role": "user", "content": "hi"}, "parent_tool_use_id": null}),
+    ] {
+        stdin.write_all(format!("{line}\n").as_bytes()).expect("writes");
+    }
+    // Stdout is held and never read; stdin stays open.
+    let _held = child.stdout.take();
+    std::thread::sleep(Duration::from_millis(500));
+    let pid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).expect("a pid"));
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).expect("SIGTERM");
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("waits") {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("the replay did not end on SIGTERM");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    drop(stdin);
+    assert_eq!(status.signal(), Some(15), "{status:?}");
+    assert_eq!(crate::support::last_journal_entry(&journal)["signal"], "TERM");
+}

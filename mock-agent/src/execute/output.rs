@@ -421,6 +421,29 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Output<O, E> {
     }
 }
 
+impl<E: AsyncWrite + Unpin> Output<super::Handoff, E> {
+    /// Performs `run`, whole stdout lines, as [`Output::perform`] performs it as one
+    /// line without a newline, but a run of at least [`super::HANDOFF`] bytes (which
+    /// that writes at once too) is handed itself to the writing thread
+    /// ([`Output::perform_buffer`]: no copy of it) where nothing asks for its bytes one
+    /// by one (no timing, no step mode, no chunking); an empty buffer to fill next
+    /// comes back. A shorter run is buffered as a line is, and written with what
+    /// follows it (a client that times its own end by the agent's last lines sees
+    /// them written together, as before).
+    pub async fn perform_run(&mut self, mut run: Vec<u8>) -> Result<Vec<u8>, Stop> {
+        let plain = !self.timed && matches!(self.step, Step::Off) && self.stdout.chunking.is_none();
+        if !plain || run.len() < super::HANDOFF || self.closed_at.is_some() || self.stdout.closed {
+            let mut line = Line::stdout(Duration::ZERO, run);
+            line.newline = false;
+            self.stdout_line(&line).await?;
+            line.bytes.clear();
+            return Ok(line.bytes);
+        }
+        self.perform_buffer(&mut run).await?;
+        Ok(run)
+    }
+}
+
 async fn open_step(path: PathBuf) -> Result<std::fs::File, ExecError> {
     let opened = {
         let path = path.clone();

@@ -26,6 +26,7 @@ pub mod drift;
 mod flags;
 pub mod record;
 mod replay;
+mod runs;
 
 use std::collections::VecDeque;
 use std::io::IsTerminal;
@@ -34,7 +35,6 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use tokio::io::AsyncWrite;
 
-use harness::cassette::COPY_BLOCK;
 use harness::dialects::claude::faults::{Answer, Injector, Out};
 use harness::dialects::claude::play::Hook;
 use harness::dialects::claude::wire::{
@@ -242,8 +242,18 @@ fn session(
     let seed = settings.seed;
     let journal = settings.journal.as_deref().map(journal::Spooled::claude);
     let untimed = execute::recorded::untimed(settings);
+    // A recording's runs of lines are written at once ([`Agent::stream_run`]): into a
+    // larger pipe, as a copy writes.
+    let at_once = untimed
+        && format == OutputFormat::StreamJson
+        && matches!(source, Source::Cassette(_))
+        && injector.faults().is_empty();
     let run = async move {
-        let stdout = Handoff::new(dup(&std::io::stdout())?);
+        let stdout = dup(&std::io::stdout())?;
+        if at_once {
+            execute::planned::grow_pipe(&stdout);
+        }
+        let stdout = Handoff::new(stdout);
         let stderr = Threaded::new(dup(&std::io::stderr())?);
         let output = Output::new(stdout, stderr, &exec)?;
         let (sender, inbox) = execute::inbox::channel();
@@ -271,6 +281,7 @@ fn session(
             error: None,
             pending: VecDeque::new(),
             untimed,
+            run: Vec::new(),
             holding: false,
         };
         if let Some(prompt) = prompt {
@@ -386,6 +397,9 @@ struct Agent<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> {
     /// No line waits (for its time, a step): a run of a recording's stream lines may be
     /// written at once ([`Agent::stream_run`]).
     untimed: bool,
+    /// The buffer the next such run is read into (two take turns: see
+    /// [`Output::perform_run`]).
+    run: Vec<u8>,
     /// A stall holds a line of the turn back (see [`Agent::stall`]): an interrupt ends
     /// the turn there.
     holding: bool,
@@ -400,7 +414,7 @@ enum Stalled {
     Interrupted,
 }
 
-impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Agent<O, E> {
+impl<E: AsyncWrite + Unpin> Agent<Handoff, E> {
     /// Serves until the end of stdin and of the turns asked for.
     async fn run(&mut self) -> Result<Exit, Stop> {
         loop {
@@ -512,46 +526,6 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Agent<O, E> {
         }
     }
 
-    /// A run of the recording's lines written as one slice, when nothing asks for a
-    /// line on its own: no line waits ([`Agent::untimed`]), no fault, `stream-json`.
-    /// What [`Agent::step`] writes of them one at a time (the lines it sends as they
-    /// are: see [`replay::Teller::stream_run`]), without a `Vec` or a wait each; a
-    /// journal notes each line of the run once it is written, as a step notes its
-    /// line. `false` when the turn's next step is no such line.
-    async fn stream_run(&mut self) -> Result<bool, Stop> {
-        let at_once =
-            self.untimed && self.format == OutputFormat::StreamJson && self.injector.faults().is_empty();
-        if !at_once {
-            return Ok(false);
-        }
-        let mut run = Vec::new();
-        if self.player.stream_run(&mut run, COPY_BLOCK) == 0 {
-            return Ok(false);
-        }
-        let error = self.player.take_error();
-        if error.is_some() {
-            // One at a time, the line before the frame that failed is not written
-            // (the failure is met reading ahead of it): nor is it here.
-            let kept = memchr::memrchr(b'\n', &run[..run.len() - 1]).map_or(0, |end| end + 1);
-            run.truncate(kept);
-        }
-        if !run.is_empty() {
-            // A copy only when the journal keeps it, as for a line alone.
-            let noted = self.journal.is_some().then(|| run.clone());
-            let mut line = Line::stdout(Duration::ZERO, run);
-            line.newline = false;
-            let due = self.clock.due(self.player.at(), true);
-            self.write(due, Frame::Line(line)).await?;
-            for line in noted.iter().flat_map(|run| run.split_inclusive(|b| *b == b'\n')) {
-                self.note(journal::OUT, line.strip_suffix(b"\n").unwrap_or(line));
-            }
-        }
-        match error {
-            Some(e) => Err(Stop::Error(e.into())),
-            None => Ok(true),
-        }
-    }
-
     /// Writes one of the CLI's lines at its time, through the faults; the client's
     /// messages that come meanwhile are handled first.
     async fn send(&mut self, line: Vec<u8>) -> Result<(), Stop> {
@@ -653,7 +627,13 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Agent<O, E> {
     /// still told at the clock's pace, as the real CLI finishes the work queued (and
     /// `claude -p`, whose stdin is read before the turn, keeps its timing).
     async fn write(&mut self, due: Duration, frame: Frame) -> Result<(), Stop> {
-        let line = matches!(frame, Frame::Line(_));
+        self.wait_due(due, matches!(frame, Frame::Line(_))).await?;
+        self.output.perform(frame).await.map(|_| ())
+    }
+
+    /// Waits until `due` (what is written then is a `line` or not); what the client
+    /// sends meanwhile is kept, to be handled once it is written.
+    async fn wait_due(&mut self, due: Duration, line: bool) -> Result<(), Stop> {
         loop {
             let mut client = Client {
                 inbox: &mut self.inbox,
@@ -661,11 +641,10 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Agent<O, E> {
                 full: self.queued >= QUEUED,
             };
             match self.output.wait_until(due, line, &mut client).await? {
-                None => break,
+                None => return Ok(()),
                 Some(event) => self.push_pending(event),
             }
         }
-        self.output.perform(frame).await.map(|_| ())
     }
 
     /// What the output format shows of a line: every line in `stream-json`; in

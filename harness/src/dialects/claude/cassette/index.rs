@@ -81,6 +81,9 @@ pub(super) struct Builder {
     /// A request the look ahead of [`Builder::unanswered_request`] read in the read
     /// buffer: how many bytes follow it there, and its id.
     ahead: Option<(usize, String)>,
+    /// The lines that look ahead found of a turn's stream or surely plain: those with
+    /// at least this many bytes after them in the read buffer (see [`Settled`]).
+    plain_ahead: Option<usize>,
 }
 
 impl Builder {
@@ -334,7 +337,7 @@ impl Builder {
     /// its frame when it is a request (`control_request`, no turn just ended) that
     /// surely nobody answers: `rest`, the frames after it, show a `result` or the same
     /// request id asked again before any frame of the client's (see
-    /// [`settled_after`]). `false` (nothing added) otherwise.
+    /// [`settled_in`]). `false` (nothing added) otherwise.
     pub(super) fn unanswered_request(&mut self, at: Duration, line: &[u8], rest: &[u8]) -> bool {
         if self.ended {
             return false;
@@ -343,19 +346,20 @@ impl Builder {
         let id = match self.ahead.take() {
             Some((after, id)) if after == rest.len() => id,
             _ => {
-                let Some(value) = Members::of(line) else {
+                let Some(head) = Head::of(line) else {
                     return false;
                 };
-                if value.str("type").as_deref() != Some(types::CONTROL_REQUEST) {
+                if head.kind.as_deref() != Some(types::CONTROL_REQUEST) {
                     return false;
                 }
-                request_id(&value)
+                id_text(head.request_id)
             }
         };
-        let Some(next) = settled_after(&id, rest, &self.plain) else {
+        let Some(settled) = settled_in(&id, rest, &self.plain) else {
             return false;
         };
-        self.ahead = next.map(|after| (after, id.clone()));
+        self.ahead = settled.again.map(|after| (after, id.clone()));
+        self.plain_ahead = Some(settled.plain_before);
         let n = self.frames;
         self.frames += 1;
         self.current_asks.insert(id, n);
@@ -367,6 +371,19 @@ impl Builder {
     /// left.
     pub(super) fn forget_ahead(&mut self) {
         self.ahead = None;
+        self.plain_ahead = None;
+    }
+
+    /// [`Indexer::skim`] of a line that `rest` follows in the read buffer: a line the
+    /// last look ahead found plain in that buffer is not searched again.
+    pub(super) fn skim_ahead(&mut self, at: Duration, event: &[u8], rest: &[u8]) -> bool {
+        let known = !self.ended && self.plain_ahead.is_some_and(|plain| rest.len() >= plain);
+        if !known {
+            return self.skim(at, event);
+        }
+        self.frames += 1;
+        self.line(at, event, None);
+        true
     }
 }
 
@@ -386,14 +403,64 @@ pub(super) fn after(id: &str, line: &[u8], plain: &Plain) -> After {
     if streamed(line) || plain.surely(line) {
         return After::Nothing;
     }
-    let Some(value) = Members::of(line) else {
+    after_parsed(id, line)
+}
+
+/// [`after`] of a line that is none of a turn's stream and not surely plain.
+fn after_parsed(id: &str, line: &[u8]) -> After {
+    let Some(head) = Head::of(line) else {
         return After::Nothing;
     };
-    match value.str("type").as_deref() {
+    match head.kind.as_deref() {
         Some(types::RESULT) => After::Settled(false),
-        Some(types::CONTROL_REQUEST) if request_id(&value) == id => After::Settled(true),
+        Some(types::CONTROL_REQUEST) if id_text(head.request_id) == id => After::Settled(true),
         _ => After::Nothing,
     }
+}
+
+/// A line's `type` (when it is a string) and `request_id` (as written): what
+/// [`Members`] reads of them, read without the map of every member (no key hashed,
+/// nothing allocated but an escaped `type`).
+#[derive(Debug, Default, serde::Deserialize)]
+struct Head<'a> {
+    #[serde(rename = "type", borrow, default)]
+    kind: Option<Cow<'a, str>>,
+    /// As written, `null` too.
+    #[serde(borrow, default, deserialize_with = "written")]
+    request_id: Option<&'a RawValue>,
+}
+
+/// A member's value as written, whatever it is (`null` too, which an `Option` takes
+/// for none).
+fn written<'de, D: serde::Deserializer<'de>>(json: D) -> Result<Option<&'de RawValue>, D::Error> {
+    <&RawValue as serde::Deserialize>::deserialize(json).map(Some)
+}
+
+impl<'a> Head<'a> {
+    /// The head of `json`, when it is an object; read from its [`Members`] where it
+    /// cannot be read so (a key given twice is the last one there, a `type` that is
+    /// no string is none).
+    fn of(json: &'a [u8]) -> Option<Head<'a>> {
+        serde_json::from_slice::<Head<'a>>(json).ok().or_else(|| {
+            let value = Members::of(json)?;
+            Some(Head {
+                kind: value.str("type"),
+                request_id: value.get("request_id"),
+            })
+        })
+    }
+}
+
+/// What [`settled_in`] found: the recorded client surely did not answer the request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Settled {
+    /// How many bytes of `rest` follow the line that said so, when that line asks
+    /// the request's id again.
+    pub(super) again: Option<usize>,
+    /// How many bytes of `rest` there are from the first line on that is neither
+    /// of a turn's stream nor surely plain ([`Plain::surely`]): a line with at least
+    /// as many bytes after it was found so.
+    pub(super) plain_before: usize,
 }
 
 /// Whether the recorded client surely did not answer the CLI's request `id`, told
@@ -403,13 +470,27 @@ pub(super) fn after(id: &str, line: &[u8], plain: &Plain) -> After {
 /// turn). `Some` when it surely did not, with how many bytes of `rest` follow the
 /// line that says so when that line asks `id` again; `None` when `rest` does not
 /// tell.
+#[cfg(test)]
 pub(super) fn settled_after(id: &str, rest: &[u8], plain: &Plain) -> Option<Option<usize>> {
-    let mut from = 0;
+    settled_in(id, rest, plain).map(|settled| settled.again)
+}
+
+/// [`settled_after`], with which lines of `rest` were found plain.
+pub(super) fn settled_in(id: &str, rest: &[u8], plain: &Plain) -> Option<Settled> {
+    let (mut from, mut plain_before) = (0, None);
     for end in memchr::memchr_iter(b'\n', rest) {
         let (_, event) = crate::cassette::out_event(&rest[from..end])?;
-        match after(id, event, plain) {
-            After::Settled(again) => return Some(again.then_some(rest.len() - end - 1)),
-            After::Nothing => {}
+        if !(streamed(event) || plain.surely(event)) {
+            let first = *plain_before.get_or_insert(rest.len() - from);
+            match after_parsed(id, event) {
+                After::Settled(again) => {
+                    return Some(Settled {
+                        again: again.then_some(rest.len() - end - 1),
+                        plain_before: first,
+                    })
+                }
+                After::Nothing => {}
+            }
         }
         from = end + 1;
     }
@@ -498,14 +579,21 @@ impl<'a> Members<'a> {
 
 /// A request's `request_id`, as the index names it: its text, or its JSON.
 fn request_id(value: &Members<'_>) -> String {
-    let Some(id) = value.get("request_id") else {
+    id_text(value.get("request_id"))
+}
+
+/// A `request_id` as written (`id`), as the index names it: its text, or its JSON.
+fn id_text(id: Option<&RawValue>) -> String {
+    let Some(id) = id else {
         return String::new();
     };
-    match value.str("request_id") {
-        Some(text) => text.into_owned(),
-        None => {
-            serde_json::from_str::<Value>(id.get()).map_or_else(|_| id.get().to_owned(), |id| id.to_string())
-        }
+    let raw = id.get();
+    match serde_json::from_str::<&str>(raw) {
+        Ok(text) => text.to_owned(),
+        Err(_) => match serde_json::from_str::<String>(raw) {
+            Ok(text) => text,
+            Err(_) => serde_json::from_str::<Value>(raw).map_or_else(|_| raw.to_owned(), |id| id.to_string()),
+        },
     }
 }
 
@@ -594,5 +682,41 @@ impl Index {
     /// before frame `until`.
     pub(super) fn interrupted_in(&self, from: usize, until: usize) -> bool {
         self.interrupts.iter().any(|n| (from..until).contains(n))
+    }
+}
+
+#[cfg(test)]
+mod head_tests {
+    use super::{id_text, request_id, types, Head, Members};
+
+    /// What the look ahead reads of a line ([`Head`]) is what the index reads of it
+    /// ([`Members`]), whatever the line: an id of any kind, `null`, escapes, a key
+    /// given twice, a `type` that is no string, no object.
+    #[test]
+    fn a_head_reads_what_the_members_read() {
+        let (request, result) = (types::CONTROL_REQUEST, types::RESULT);
+        let lines = [
+            format!(
+                r#"{{"type":"{request}","request_id":"a","request":{{"subtype":"x","type":"x","request_id":"b"}}}}"#
+            ),
+            format!(r#"{{"type":"{request}","request_id":null}}"#),
+            format!(r#"{{"type":"{request}","request_id":7}}"#),
+            format!(r#"{{"type":"{request}","request_id":{{"b":1, "a":2}}}}"#),
+            format!(r#"{{"type":"{request}","request_id":"a\u0062"}}"#),
+            format!(r#"{{"typ\u0065":"{result}"}}"#),
+            r#"{"type":"res\u0075lt"}"#.to_owned(),
+            format!(r#"{{"type":"{result}","type":"{request}","request_id":"a"}}"#),
+            format!(r#"{{"request_id":"a","type":"{request}","request_id":"b"}}"#),
+            r#"{"type":5,"request_id":"a"}"#.to_owned(),
+            r#"{"type":null}"#.to_owned(),
+            "[1]".to_owned(),
+            r#"{"type":"res"#.to_owned(),
+            format!(r#"{{"type":"{result}"}} x"#),
+        ];
+        for line in &lines {
+            let head = Head::of(line.as_bytes()).map(|h| (h.kind, id_text(h.request_id)));
+            let members = Members::of(line.as_bytes()).map(|m| (m.str("type"), request_id(&m)));
+            assert_eq!(head, members, "{line}");
+        }
     }
 }

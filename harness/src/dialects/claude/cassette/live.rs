@@ -303,7 +303,8 @@ impl Script {
                 && if streamed(event) {
                     builder.skim(t, event)
                 } else {
-                    others && (builder.skim(t, event) || builder.unanswered_request(t, event, rest))
+                    others
+                        && (builder.skim_ahead(t, event, rest) || builder.unanswered_request(t, event, rest))
                 };
             if took {
                 out.extend_from_slice(event);
@@ -326,7 +327,7 @@ impl Script {
 
 /// Whether the recorded client surely did not answer the CLI's request `id` whose
 /// frame ends at `after`, told from at most [`LOOK_AHEAD`] frames after it read from
-/// the file (as [`super::index::settled_after`] tells it from the read buffer).
+/// the file (as [`super::index::settled_in`] tells it from the read buffer).
 fn unanswered_in(tape: &Tape, plain: &super::index::Plain, id: &str, after: Mark) -> bool {
     let Ok(frames) = tape.frames(after, after.position.offset.saturating_add(LOOK_AHEAD_BUFFER)) else {
         return false;
