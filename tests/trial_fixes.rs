@@ -212,6 +212,8 @@ fn a_program_that_runs_the_target_of_the_agent_s_link_gets_the_case_s_cli() {
     ]);
     assert_eq!(output.status.code(), Some(exit_codes::OK), "{report}");
     assert!(report.contains("1 passed"), "{report}");
+    // One case is run one at a time, whatever `--jobs` (2 by default) allows.
+    assert!(report.contains("running 1 case, 1 at a time"), "{report}");
     // And server mode: the mock run by its own name as `app-server` is Codex's.
     let output = mock_std()
         .args(["app-server", "--listen", "stdio://"])

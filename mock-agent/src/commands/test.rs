@@ -300,7 +300,8 @@ pub(super) fn test(args: TestArgs) -> Result<Exit, Error> {
     eprintln!(
         "running {}{times}, {} at a time",
         harness::run::cases_counted(cases.len() / repeat),
-        args.jobs.max(1)
+        // No more at once than there are runs.
+        args.jobs.max(1).min(cases.len().max(1))
     );
     let done = AtomicUsize::new(0);
     let total = cases.len();

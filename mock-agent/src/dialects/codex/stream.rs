@@ -569,13 +569,24 @@ mod tests {
     #[test]
     fn a_skim_says_what_each_line_read_says() {
         let dir = tempfile::tempdir().expect("temp dir");
-        let mention = r#"{"type":"item.completed","item":{"id":"m","type":"reasoning","text":"no agent_message, turn.completed, turn.failed nor thread.started"}}"#;
-        let message =
-            r#"{"type":"item.completed","item":{"id":"late","type":"agent_message","text":"late \"q\""}}"#;
-        let usage = r#"{"type":"turn.completed","usage":{"input_tokens":3,"output_tokens":4}}"#;
-        let usage_parsed = r#"{"usage":{"input_tokens":5},"type":"turn.completed"}"#;
-        let escaped = r#"{"type":"item.completed","item":{"id":"e","type":"agent_message","text":"\u00e9"}}"#;
-        let not_err = r#"{"type":"item.started","item":{"id":"x","type":"y","err":1}}"#;
+        use harness::dialects::codex::wire::{events, items};
+        let (completed, started) = (events::ITEM_COMPLETED, events::ITEM_STARTED);
+        let (turn_completed, agent_message) = (events::TURN_COMPLETED, items::AGENT_MESSAGE);
+        let mention = format!(
+            r#"{{"type":"{completed}","item":{{"id":"m","type":"reasoning","text":"no {agent_message}, {turn_completed}, turn.failed nor thread.started"}}}}"#
+        );
+        let message = format!(
+            r#"{{"type":"{completed}","item":{{"id":"late","type":"{agent_message}","text":"late \"q\""}}}}"#
+        );
+        let usage =
+            format!(r#"{{"type":"{turn_completed}","usage":{{"input_tokens":3,"output_tokens":4}}}}"#);
+        let usage_parsed = format!(r#"{{"usage":{{"input_tokens":5}},"type":"{turn_completed}"}}"#);
+        let escaped = format!(
+            r#"{{"type":"{completed}","item":{{"id":"e","type":"{agent_message}","text":"\u00e9"}}}}"#
+        );
+        let not_err = format!(r#"{{"type":"{started}","item":{{"id":"x","type":"y","err":1}}}}"#);
+        let (mention, message, usage) = (mention.as_str(), message.as_str(), usage.as_str());
+        let (usage_parsed, escaped, not_err) = (usage_parsed.as_str(), escaped.as_str(), not_err.as_str());
         // (extra lines, stderr placements, whether the skim must tell it when the
         // session's lines come again after the extra ones: a mention that is the last
         // line to spell a word gives it up)
