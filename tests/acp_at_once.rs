@@ -23,7 +23,7 @@ fn long_turn(to: &Path, repeats: usize) {
         prompt + 1..response
     };
     let edit = root().join("cassettes/acp/edit.cassette");
-    repeated_frames(&edit, to, updates, repeats, None);
+    repeated_frames(&edit, to, |frames| (updates(frames), repeats), None);
 }
 
 /// The recorded client's requests, each with its recorded id or a live one.

@@ -468,46 +468,26 @@ fn a_recording_without_partial_messages_streams_them_to_a_client_that_asks() {
 /// `user` lines) repeated until the file is over `PREFLIGHT_LIMIT` (read once, as it
 /// plays), written to `to`.
 fn large_recording(to: &Path) {
-    use harness::cassette::Writer;
     use harness::frames::{Frame, Stream};
-    let from = root().join("cassettes/claude/real-tool.cassette");
-    let mut reader = harness::cassette::open(&from).expect("opens");
-    let header = reader.header().cloned().expect("a header");
-    let frames: Vec<Frame> = reader.by_ref().map(|f| f.expect("reads")).collect();
     let streamed = |f: &Frame| {
         matches!(f, Frame::Line(l) if l.stream == Stream::Stdout
             && (l.bytes.starts_with(br#"{"type":"assistant","#) || l.bytes.starts_with(br#"{"type":"user","#)))
     };
-    let first = frames.iter().position(streamed).expect("a line of the stream");
-    let last = frames.iter().rposition(streamed).expect("a line of the stream");
-    let body = &frames[first..=last];
-    let bytes: usize = body
-        .iter()
-        .map(|f| match f {
-            Frame::Line(l) => l.bytes.len(),
-            _ => 0,
-        })
-        .sum();
-    let repeats = (harness::cassette::PREFLIGHT_LIMIT as usize).div_ceil(bytes) + 1;
-    let mut writer = Writer::create(to, &header).expect("creates");
-    // Times kept in order: a repeated frame is no earlier than the one before it.
-    let mut at = Duration::ZERO;
-    for frame in frames[..first]
-        .iter()
-        .chain((0..repeats).flat_map(|_| body))
-        .chain(&frames[last + 1..])
-    {
-        let mut frame = frame.clone();
-        let time = match &mut frame {
-            Frame::Line(line) => &mut line.at,
-            Frame::Stall { at, .. } | Frame::CloseStdout { at } => at,
-            Frame::End(ending) => &mut ending.at,
-        };
-        *time = (*time).max(at);
-        at = *time;
-        writer.write(&frame).expect("writes");
-    }
-    writer.finish().expect("finishes");
+    let plan = |frames: &[Frame]| {
+        let first = frames.iter().position(streamed).expect("a line of the stream");
+        let last = frames.iter().rposition(streamed).expect("a line of the stream");
+        let bytes: usize = frames[first..=last]
+            .iter()
+            .map(|f| match f {
+                Frame::Line(l) => l.bytes.len(),
+                _ => 0,
+            })
+            .sum();
+        let repeats = (harness::cassette::PREFLIGHT_LIMIT as usize).div_ceil(bytes) + 1;
+        (first..last + 1, repeats)
+    };
+    let from = root().join("cassettes/claude/real-tool.cassette");
+    crate::support::repeated_frames(&from, to, plan, None);
     assert!(std::fs::metadata(to).expect("written").len() > harness::cassette::PREFLIGHT_LIMIT);
 }
 
@@ -592,20 +572,7 @@ fn a_claude_replay_at_once_ends_on_sigterm_with_its_stdout_full() {
     }
     // Stdout is held and never read; stdin stays open.
     let _held = child.stdout.take();
-    std::thread::sleep(Duration::from_millis(500));
-    let pid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).expect("a pid"));
-    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).expect("SIGTERM");
-    let deadline = std::time::Instant::now() + Duration::from_secs(20);
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("waits") {
-            break status;
-        }
-        if std::time::Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("the replay did not end on SIGTERM");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let status = crate::support::term_when_stuck(&mut child);
     drop(stdin);
     assert_eq!(status.signal(), Some(15), "{status:?}");
     assert_eq!(crate::support::last_journal_entry(&journal)["signal"], "TERM");

@@ -593,20 +593,7 @@ fn a_replay_at_once_ends_on_sigterm_with_its_stdout_full() {
     std::io::Write::write_all(&mut stdin, b"hi").expect("writes the prompt");
     drop(stdin);
     let _held = child.stdout.take();
-    std::thread::sleep(std::time::Duration::from_millis(500));
-    let pid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).expect("a pid"));
-    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).expect("SIGTERM");
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("waits") {
-            break status;
-        }
-        if std::time::Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("the replay did not end on SIGTERM");
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    };
+    let status = crate::support::term_when_stuck(&mut child);
     assert_eq!(status.signal(), Some(15), "{status:?}");
     assert_eq!(last_journal_entry(&journal)["signal"], "TERM");
 }

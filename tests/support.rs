@@ -264,6 +264,25 @@ pub fn peak_rss_kib(pid: u32) -> u64 {
 
 /// Sends `signal` to `child` and waits for its end; the signal that ended it, if one
 /// did.
+/// SIGTERM to a replay whose stdout is held unread (after half a second, for it to
+/// fill the pipe), and how it ended: it must end within 20 s.
+pub fn term_when_stuck(child: &mut std::process::Child) -> std::process::ExitStatus {
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let pid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).expect("a pid"));
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).expect("SIGTERM");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        if let Some(status) = child.try_wait().expect("waits") {
+            return status;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("the replay did not end on SIGTERM");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
 pub fn signal_and_wait(child: &mut std::process::Child, signal: nix::sys::signal::Signal) -> Option<i32> {
     use std::os::unix::process::ExitStatusExt;
     nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), signal).expect("signals");
@@ -686,17 +705,16 @@ pub fn repeated_recording(from: &Path, to: &Path, repeats: usize, late: &[u8]) {
         let last = frames.iter().rposition(is_stdout).expect("a stdout line");
         first..last + 1
     };
-    repeated_frames(from, to, body, repeats, Some(late));
+    repeated_frames(from, to, |frames| (body(frames), repeats), Some(late));
 }
 
-/// The cassette `from` written to `to` with the frames `body` picks repeated `repeats`
-/// times, `late` (a stderr line) before the second repetition when given, times kept
-/// in order.
+/// The cassette `from` written to `to` with the frames `plan` picks repeated as many
+/// times as it says, `late` (a stderr line) before the second repetition when given,
+/// times kept in order.
 pub fn repeated_frames(
     from: &Path,
     to: &Path,
-    body: impl FnOnce(&[harness::frames::Frame]) -> std::ops::Range<usize>,
-    repeats: usize,
+    plan: impl FnOnce(&[harness::frames::Frame]) -> (std::ops::Range<usize>, usize),
     late: Option<&[u8]>,
 ) {
     use harness::cassette::Writer;
@@ -704,7 +722,7 @@ pub fn repeated_frames(
     let mut reader = harness::cassette::open(from).expect("opens");
     let header = reader.header().cloned().expect("a header");
     let frames: Vec<Frame> = reader.by_ref().map(|f| f.expect("reads")).collect();
-    let range = body(&frames);
+    let (range, repeats) = plan(&frames);
     let mut writer = Writer::create(to, &header).expect("creates");
     let mut at = std::time::Duration::ZERO;
     let mut put = |frame: &Frame| {
