@@ -277,3 +277,43 @@ fn a_stderr_deadlock_is_told_as_one_not_as_a_slow_program() {
     assert!(report.contains("the agent wrote a flood of stderr"), "{report}");
     assert!(!report.contains("passes with a longer --timeout"), "{report}");
 }
+
+/// `invalid-utf8` puts its bytes inside a string of the line, however the capture is
+/// spaced (a capture written by `json.dumps` has `"text": "`): the line stays JSON but
+/// for its UTF-8, which is the fault; it never breaks the line's syntax.
+#[test]
+fn invalid_utf8_keeps_a_spaced_line_json() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let capture = dir.path().join("spaced.ndjson");
+    std::fs::write(
+        &capture,
+        concat!(
+            r#"{"type": "system", "subtype": "init", "session_id": "s1", "model": "m"}"#,
+            "\n",
+            r#"{"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text", "text": "hi"}]}, "session_id": "s1"}"#,
+            "\n",
+            r#"{"type": "result", "subtype": "success", "is_error": false, "result": "hi", "session_id": "s1"}"#,
+            "\n",
+        ),
+    )
+    .expect("writes");
+    let output = mock_std()
+        .args(["agent", "-p", "--output-format", "stream-json", "x"])
+        .env("MOCK_AGENT_CASSETTE", &capture)
+        .env("MOCK_AGENT_FAULTS", "invalid-utf8")
+        .output()
+        .expect("runs");
+    assert!(output.status.success(), "{}", text(&output));
+    let broken = output
+        .stdout
+        .split(|b| *b == b'\n')
+        .filter(|line| !line.is_empty())
+        .filter(|line| std::str::from_utf8(line).is_err())
+        .map(|line| {
+            let lossy = String::from_utf8_lossy(line);
+            serde_json::from_str::<serde_json::Value>(&lossy)
+                .unwrap_or_else(|e| panic!("not JSON but for its UTF-8 ({e}): {lossy}"));
+        })
+        .count();
+    assert!(broken > 0, "no line lost its UTF-8: {}", text(&output));
+}

@@ -679,13 +679,18 @@ impl Stage {
                 field.push(b'"');
                 insert_field(&mut line.bytes, &field);
             }
-            Fault::InvalidUtf8 { .. } => {
-                let at = find(&line.bytes, br#""text":""#)
-                    .map(|i| i + 8)
-                    .or_else(|| find(&line.bytes, br#"":""#).map(|i| i + 3))
-                    .unwrap_or(line.bytes.len().saturating_sub(1));
-                line.bytes.splice(at..at, [0xff, 0xfe, 0xc3]);
-            }
+            Fault::InvalidUtf8 { .. } => match string_value(&line.bytes) {
+                // Inside a string, so the line stays JSON but for its UTF-8.
+                Some(at) => {
+                    line.bytes.splice(at..at, INVALID_UTF8);
+                }
+                None => {
+                    let mut field = br#""mock_invalid_utf8":""#.to_vec();
+                    field.extend_from_slice(&INVALID_UTF8);
+                    field.push(b'"');
+                    insert_field(&mut line.bytes, &field);
+                }
+            },
             _ => {}
         }
     }
@@ -705,8 +710,75 @@ fn insert_field(bytes: &mut Vec<u8>, field: &[u8]) {
     bytes.splice(close..close, insert);
 }
 
+/// The bytes `invalid-utf8` puts into a line: no character of UTF-8 starts so.
+const INVALID_UTF8: [u8; 3] = [0xff, 0xfe, 0xc3];
+
+/// Where the first string value of a JSON line starts (after its opening quote),
+/// the value of a `"text"` key first, however the line is spaced; `None` when the
+/// line holds no string value.
+fn string_value(line: &[u8]) -> Option<usize> {
+    let (mut first, mut key, mut after_colon, mut in_string, mut escaped) = (None, None, false, false, false);
+    let mut start = 0;
+    for (i, &b) in line.iter().enumerate() {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => {
+                    in_string = false;
+                    key = Some(&line[start..i]);
+                }
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' if after_colon => {
+                if key == Some(b"text".as_slice()) {
+                    return Some(i + 1);
+                }
+                first = first.or(Some(i + 1));
+                in_string = true;
+                start = i + 1;
+                after_colon = false;
+            }
+            b'"' => {
+                in_string = true;
+                start = i + 1;
+            }
+            b':' => after_colon = true,
+            _ if b.is_ascii_whitespace() => {}
+            _ => after_colon = false,
+        }
+    }
+    first
+}
+
 fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     memchr::memmem::find(haystack, needle)
 }
 
 use crate::faults::flood;
+
+#[cfg(test)]
+mod tests {
+    use super::string_value;
+
+    /// The first string value, a `"text"` one first, however the line is spaced; never
+    /// a key, nor a quote escaped inside a string.
+    #[test]
+    fn a_string_value_is_found_however_the_line_is_spaced() {
+        fn at(line: &str) -> Option<&str> {
+            string_value(line.as_bytes()).map(|i| &line[i..])
+        }
+        assert_eq!(at(r#"{"type":"a","text":"b"}"#), Some(r#"b"}"#));
+        assert_eq!(at(r#"{"type": "a", "text" : "b"}"#), Some(r#"b"}"#));
+        assert_eq!(at(r#"{"type": "a"}"#), Some(r#"a"}"#));
+        assert_eq!(
+            at(r#"{"q": "say \"text\": \"x\"", "n": 1, "text":"y"}"#),
+            Some(r#"y"}"#)
+        );
+        assert_eq!(at(r#"{"list": ["a"], "n": 1}"#), None);
+        assert_eq!(at(r#"{"n": 1, "m": {"k": true}}"#), None);
+    }
+}
