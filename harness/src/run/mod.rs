@@ -690,38 +690,44 @@ impl<'a> Runner<'a> {
     }
 
     /// Runs every case, [`jobs`](Runner::jobs) at a time, checks the properties of
-    /// each, and calls `progress` with each result as it comes. Once all have run,
-    /// `ignores-unknown` is taken back where the source's clean case failed the same
-    /// way, and so are the failures of a case whose faults never acted that the clean
-    /// case shares (see [`properties`]).
+    /// each, and calls `progress` with each result as it comes, as it stands in the
+    /// end: `ignores-unknown` is taken back where the source's clean case failed the
+    /// same way, and so are the failures of a case whose faults never acted that the
+    /// clean case shares (see [`properties`]), so a failed case with faults is told once
+    /// its clean case has run.
     pub fn run_all(
-        &self,
-        cases: &[Case],
-        progress: impl FnMut(&CaseResult) + Send,
-    ) -> Result<Vec<CaseResult>, RunError> {
-        let mut results = self.run_each(cases, progress)?;
-        properties::unknown_not_blamed(&mut results);
-        properties::unfired_as_clean(&mut results);
-        Ok(results)
-    }
-
-    /// [`run_all`](Runner::run_all), each case judged on its own.
-    fn run_each(
         &self,
         cases: &[Case],
         mut progress: impl FnMut(&CaseResult) + Send,
     ) -> Result<Vec<CaseResult>, RunError> {
+        let mut settling = properties::Settling::new(cases);
+        let mut results: Vec<Option<CaseResult>> = vec![None; cases.len()];
+        let mut tell = |told: Vec<(usize, CaseResult)>| {
+            for (index, result) in told {
+                progress(&result);
+                results[index] = Some(result);
+            }
+        };
+        self.run_each(cases, |index, result| tell(settling.arrive(index, result)))?;
+        tell(settling.rest());
+        Ok(results.into_iter().flatten().collect())
+    }
+
+    /// Runs every case, [`jobs`](Runner::jobs) at a time, each judged on its own,
+    /// handed to `each` with its index as it comes.
+    fn run_each(
+        &self,
+        cases: &[Case],
+        mut each: impl FnMut(usize, CaseResult) + Send,
+    ) -> Result<(), RunError> {
         let jobs = self.jobs.clamp(1, cases.len().max(1));
         if jobs == 1 {
             // On this thread: no worker to hand each result over.
             let mut worker = Worker::new(self);
-            let mut results = Vec::with_capacity(cases.len());
-            for case in cases {
-                let result = self.check(case, worker.run(case)?);
-                progress(&result);
-                results.push(result);
+            for (index, case) in cases.iter().enumerate() {
+                each(index, self.check(case, worker.run(case)?));
             }
-            return Ok(results);
+            return Ok(());
         }
         let next = std::sync::atomic::AtomicUsize::new(0);
         let (sender, receiver) = std::sync::mpsc::channel();
@@ -744,13 +750,10 @@ impl<'a> Runner<'a> {
                 });
             }
             drop(sender);
-            let mut results: Vec<Option<CaseResult>> = vec![None; cases.len()];
             for (index, result) in receiver {
-                let result = result?;
-                progress(&result);
-                results[index] = Some(result);
+                each(index, result?);
             }
-            Ok(results.into_iter().flatten().collect())
+            Ok(())
         })
     }
 }

@@ -754,10 +754,6 @@ fn string_value(line: &[u8]) -> Option<usize> {
     first
 }
 
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    memchr::memmem::find(haystack, needle)
-}
-
 use crate::faults::flood;
 
 #[cfg(test)]
