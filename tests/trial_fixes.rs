@@ -327,3 +327,18 @@ fn invalid_utf8_keeps_a_spaced_line_json() {
         .count();
     assert!(broken > 0, "no line lost its UTF-8: {}", text(&output));
 }
+
+/// A program still waiting when it is killed, after the agent it ran had ended by
+/// itself: `ends` says the agent had ended and how, not that the agent was silent.
+#[test]
+fn a_program_that_waits_on_an_agent_that_has_ended_is_told_so() {
+    let consumer = "claude -p hi --output-format stream-json --verbose > /dev/null; sleep 30";
+    let (output, report) = test_claude(&["default/clean"], consumer, &["--timeout", "3"]);
+    assert_eq!(output.status.code(), Some(exit_codes::CASES_FAILED), "{report}");
+    assert!(
+        report.contains("the agent had ended (exited 0, ")
+            && report.contains("did not notice the agent's end"),
+        "{report}"
+    );
+    assert!(!report.contains("gives up on a silent agent"), "{report}");
+}

@@ -228,6 +228,25 @@ fn never_acted(case: &Case, outcome: &Outcome) -> Option<String> {
     ))
 }
 
+/// How the agent had ended, told for a program still waiting when it was killed: when
+/// every run of the agent's ended by itself (none was ended from outside, by the
+/// runner's kill), the last one's end and how long it had run.
+fn agent_gone(outcome: &Outcome) -> Option<String> {
+    if outcome.journal.is_empty() || outcome.journal.iter().any(|e| e.signal.is_some()) {
+        return None;
+    }
+    let last = outcome.journal.iter().max_by_key(|e| e.ended_at_ms)?;
+    let how = match &last.exit {
+        crate::journal::ExitRecord::Code(code) => format!("exited {code}"),
+        crate::journal::ExitRecord::Signal(signal) => format!("died of SIG{signal}"),
+    };
+    let ran = last.ended_at_ms.saturating_sub(last.started_at_ms) as f64 / 1000.0;
+    Some(format!(
+        "; the agent had ended ({how}, {ran:.1} s after it started) and the program went on \
+         waiting: it did not notice the agent's end (its exit, or the end of its stdout)"
+    ))
+}
+
 /// A clean case's result: the baseline of the cases of its source and format that
 /// have faults.
 #[derive(Clone)]
@@ -526,9 +545,16 @@ impl Properties {
                     .faults
                     .split(';')
                     .any(|fault| fault.trim().split(':').next() == Some(flood));
+                let gone = if printed || flooded {
+                    None
+                } else {
+                    agent_gone(outcome)
+                };
                 told += if printed {
                     "; it had printed the answer, so it was slow to exit, or to start on a \
                      loaded machine (a longer --timeout tells which)"
+                } else if let Some(gone) = &gone {
+                    gone
                 } else if flooded {
                     // Not silent: blocked on a full stderr pipe that nobody read.
                     "; the agent wrote a flood of stderr (`stderr-flood`): where a program pipes \
