@@ -5,7 +5,7 @@
 //! A server ([`Server`]) says how it writes a whole line, the start of one that ends
 //! stdout, and a stall (these differ: the output format, the clock of the turn, what
 //! a stall listens for); [`out`] does the rest the same way for every server (stderr,
-//! the end of the process, exit 1 after a cut line), and [`write`] and [`wait`] wait
+//! the end of the process, exit 1 after a cut line), and [`write()`] and [`wait`] wait
 //! for a frame's time with the client listened to ([`Client`]), what it sends
 //! kept ([`keep_until`]).
 
@@ -57,7 +57,7 @@ impl Listen for Client<'_> {
     }
 }
 
-/// A conversation's server, as [`out`], [`write`] and [`wait`] drive it.
+/// A conversation's server, as [`out`], [`write()`] and [`wait`] drive it.
 pub trait Server {
     /// Where its stdout goes.
     type Stdout: AsyncWrite + Unpin;
