@@ -38,10 +38,9 @@ use std::time::{Duration, Instant};
 mod support;
 
 use support::{
-    bench_dir, env_count, mb, median, percentile, print_header, print_summary, quick, DRAIN_BUFFER, MOCK,
+    bench_dir, env_count, mb, median, percentile, print_header, print_summary, quick, Digest, DRAIN_BUFFER,
+    MOCK,
 };
-
-use harness::digest::{fnv1a_from, FNV1A_OFFSET};
 
 /// Set in the environment of the bench re-run as a memory-measuring helper.
 const RSS_HELPER: &str = "ACP_BENCH_RSS_HELPER";
@@ -49,8 +48,6 @@ const RSS_HELPER: &str = "ACP_BENCH_RSS_HELPER";
 const ROUND_TRIPS: usize = 5_000;
 /// Updates of the long turn.
 const UPDATES: usize = 100_000;
-/// Updates of the small turn of the memory check.
-const SMALL_UPDATES: usize = 10_000;
 
 const LATENCY_TARGET_MS: f64 = 1.0;
 const TURN_TARGET: f64 = 0.5;
@@ -80,12 +77,12 @@ fn main() {
 
     let mut summaries = bench_latency(round_trips, &dir);
     let big = Turn::write(&dir, updates);
-    let small = Turn::write(&dir, SMALL_UPDATES);
+    let small = Turn::write(&dir, support::SMALL);
     println!(
         "generated {} ({} updates, {:.1} MB of output) and {} ({} updates)",
         big.cassette.display(),
         big.updates,
-        mb(big.len),
+        mb(big.expected.len),
         small.cassette.display(),
         small.updates
     );
@@ -320,8 +317,7 @@ struct Turn {
     cassette: PathBuf,
     /// The turn's output: every update, then the response.
     output: PathBuf,
-    len: u64,
-    hash: u64,
+    expected: Digest,
 }
 
 impl Turn {
@@ -334,13 +330,12 @@ impl Turn {
         writeln!(c, r#"{{"mock_agent_cassette":2,"invocation":{{"acp":true}}}}"#).expect("writes");
         writeln!(c, r#"{{"t":0,"in":{PROMPT}}}"#).expect("writes");
         let mut rng = SplitMix(SEED);
-        let (mut len, mut hash) = (0u64, FNV1A_OFFSET);
+        let mut expected = Digest::default();
         let mut emit = |c: &mut BufWriter<File>, o: &mut BufWriter<File>, line: &str| {
             writeln!(c, r#"{{"t":0,"out":{line}}}"#).expect("writes");
             o.write_all(line.as_bytes()).expect("writes");
             o.write_all(b"\n").expect("writes");
-            len += line.len() as u64 + 1;
-            hash = fnv1a_from(fnv1a_from(hash, line.as_bytes()), b"\n");
+            expected.line(line.as_bytes());
         };
         let mut call = 0usize;
         let mut open_call = None;
@@ -384,8 +379,7 @@ impl Turn {
             updates,
             cassette,
             output,
-            len,
-            hash,
+            expected,
         }
     }
 
@@ -401,24 +395,23 @@ const SEED: u64 = 0x5eed_0ac9;
 fn bench_turn(turn: &Turn, runs: usize) -> Summary {
     println!(
         "== 2. a turn of {} updates ({} bytes of output) ==",
-        turn.updates, turn.len
+        turn.updates, turn.expected.len
     );
     println!("  mock: from the write of the prompt to the last byte of its response (after an initialize round trip);");
     println!("  cat: from spawn to the end of its output; stdout a pipe drained in {} KiB reads; {runs} runs each, alternating", DRAIN_BUFFER >> 10);
     let checked = play_turn(turn, true);
     println!(
         "  check mock-agent acp: {} bytes, fnv1a64 {:016x}: {}",
-        checked.len,
-        checked.hash,
-        if checked.hash == turn.hash && checked.len == turn.len {
+        checked.seen.len,
+        checked.seen.hash,
+        if checked.seen == turn.expected {
             "same as the recording"
         } else {
             "DIFFERENT from the recording"
         }
     );
     assert_eq!(
-        (checked.len, checked.hash),
-        (turn.len, turn.hash),
+        checked.seen, turn.expected,
         "the mock's output is the recording's"
     );
     let (mut mock_times, mut cat_times) = (Vec::new(), Vec::new());
@@ -431,7 +424,7 @@ fn bench_turn(turn: &Turn, runs: usize) -> Summary {
         one((r + 1) % 2);
     }
     let (mock_s, cat_s) = (median(&mock_times), median(&cat_times));
-    let rate = |secs: f64| mb(turn.len) / secs;
+    let rate = |secs: f64| mb(turn.expected.len) / secs;
     println!(
         "  {:<28} {:>9} {:>10} {:>12}",
         "command", "median", "MB/s", "updates/s"
@@ -464,8 +457,7 @@ fn bench_turn(turn: &Turn, runs: usize) -> Summary {
 /// What a run of the turn gave.
 struct Played {
     wall: Duration,
-    len: u64,
-    hash: u64,
+    seen: Digest,
 }
 
 /// Runs the mock on the turn: an initialize round trip, then the prompt, timed to the
@@ -479,10 +471,10 @@ fn play_turn(turn: &Turn, hash: bool) -> Played {
     peer.stdin
         .write_all(format!("{PROMPT}\n").as_bytes())
         .expect("writes");
-    let (len, h) = drain(&mut peer.stdout, turn.len, hash);
+    let seen = drain(&mut peer.stdout, turn.expected.len, hash);
     let wall = start.elapsed();
     peer.close();
-    Played { wall, len, hash: h }
+    Played { wall, seen }
 }
 
 /// `cat` of the turn's output, from spawn to the end of its output.
@@ -494,29 +486,28 @@ fn cat_output(turn: &Turn) -> Duration {
         .spawn()
         .expect("spawns");
     let mut stdout = child.stdout.take().expect("piped");
-    let (len, _) = drain(&mut stdout, u64::MAX, false);
+    let seen = drain(&mut stdout, u64::MAX, false);
     let wall = start.elapsed();
     assert!(child.wait().expect("waits").success());
-    assert_eq!(len, turn.len, "cat's output");
+    assert_eq!(seen.len, turn.expected.len, "cat's output");
     wall
 }
 
 /// Reads `from` until `len` bytes (or its end), hashing them when asked.
-fn drain(from: &mut impl Read, len: u64, hash: bool) -> (u64, u64) {
+fn drain(from: &mut impl Read, len: u64, hash: bool) -> Digest {
     let mut buf = vec![0u8; DRAIN_BUFFER];
-    let (mut read, mut h) = (0u64, FNV1A_OFFSET);
-    while read < len {
-        let want = usize::try_from(len - read).unwrap_or(usize::MAX).min(buf.len());
+    let mut seen = Digest::default();
+    while seen.len < len {
+        let want = usize::try_from(len - seen.len)
+            .unwrap_or(usize::MAX)
+            .min(buf.len());
         let n = from.read(&mut buf[..want]).expect("reads");
         if n == 0 {
             break;
         }
-        if hash {
-            h = fnv1a_from(h, &buf[..n]);
-        }
-        read += n as u64;
+        seen.add(&buf[..n], hash);
     }
-    (read, h)
+    seen
 }
 
 // ---------------------------------------------------------------------------------

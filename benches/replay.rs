@@ -36,7 +36,9 @@ use std::time::{Duration, Instant};
 #[path = "support.rs"]
 mod support;
 
-use support::{bench_dir, env_count, mb, median, print_header, print_summary, quick, DRAIN_BUFFER, MOCK};
+use support::{
+    bench_dir, env_count, mb, median, print_header, print_summary, quick, Digest, DRAIN_BUFFER, MOCK, SMALL,
+};
 
 use harness::cassette::{Header, Invocation, Writer};
 use harness::digest::{fnv1a_from, FNV1A_OFFSET};
@@ -52,8 +54,6 @@ const PROMPT: &str = "Read README.md and create a summary";
 const RSS_HELPER: &str = "REPLAY_BENCH_RSS_HELPER";
 /// The size of the big cassette.
 const EVENTS: usize = 1_000_000;
-/// The size of the small cassette of the memory check.
-const SMALL_EVENTS: usize = 10_000;
 /// The length of the run of consecutive assistant lines of the informative memory row.
 const RUN_LINES: usize = 50_000;
 
@@ -81,7 +81,7 @@ fn main() {
     let (dir, _temp) = bench_dir();
     let generating = Instant::now();
     let big = Generated::write(&dir, "big", events);
-    let small = Generated::write(&dir, "small", SMALL_EVENTS);
+    let small = Generated::write(&dir, "small", SMALL);
     let run = write_assistant_run(&dir, RUN_LINES);
     println!(
         "generated in {:.1}s: {} ({} events, {:.1} MB) and {} ({:.1} MB of output)",
@@ -90,7 +90,7 @@ fn main() {
         events,
         mb(file_len(&big.cassette)),
         big.ndjson.display(),
-        mb(big.len),
+        mb(big.expected.len),
     );
     println!();
 
@@ -120,8 +120,12 @@ fn bench_startup(runs: usize) -> Summary {
     // Same bytes, checked once (this also warms up both).
     for (name, mut cmd) in [("mock-agent", mock()), ("cat", cat())] {
         let run = run_drained(&mut cmd, Check::Hash);
-        assert_eq!(run.len as usize, seed.len(), "{name}: output length");
-        assert_eq!(run.hash, fnv1a_from(FNV1A_OFFSET, &seed), "{name}: output bytes");
+        assert_eq!(run.seen.len as usize, seed.len(), "{name}: output length");
+        assert_eq!(
+            run.seen.hash,
+            fnv1a_from(FNV1A_OFFSET, &seed),
+            "{name}: output bytes"
+        );
     }
     let mut cat_times = Vec::with_capacity(runs);
     let mut mock_times = Vec::with_capacity(runs);
@@ -184,7 +188,7 @@ type Summary = (&'static str, bool, String);
 type MakeCommand = Box<dyn Fn() -> Command>;
 
 fn bench_throughput(big: &Generated, runs: usize) -> (Summary, Summary) {
-    println!("== 2. throughput: {} bytes of output ==", big.len);
+    println!("== 2. throughput: {} bytes of output ==", big.expected.len);
     println!("  stdout: a pipe drained by the bench ({} KiB reads); {runs} runs each, interleaved (order rotating)", DRAIN_BUFFER >> 10);
     let subjects: [(&str, MakeCommand); 3] = [
         ("cat big.ndjson", {
@@ -215,11 +219,11 @@ fn bench_throughput(big: &Generated, runs: usize) -> (Summary, Summary) {
     // One checked run of each, which also warms the page cache.
     for (name, make) in &subjects {
         let run = run_drained(&mut make(), Check::Hash);
-        let same = run.len == big.len && run.hash == big.hash;
+        let same = run.seen == big.expected;
         println!(
             "  check {name:<32} {} bytes, fnv1a64 {:016x}: {}",
-            run.len,
-            run.hash,
+            run.seen.len,
+            run.seen.hash,
             if same {
                 "same as big.ndjson"
             } else {
@@ -234,7 +238,7 @@ fn bench_throughput(big: &Generated, runs: usize) -> (Summary, Summary) {
         for k in 0..subjects.len() {
             let i = (r + k) % subjects.len();
             let run = run_drained(&mut (subjects[i].1)(), Check::Count);
-            assert_eq!(run.len, big.len, "{}: output length", subjects[i].0);
+            assert_eq!(run.seen.len, big.expected.len, "{}: output length", subjects[i].0);
             walls[i].push(run.wall);
             cpus[i].push((run.user, run.sys));
         }
@@ -246,7 +250,7 @@ fn bench_throughput(big: &Generated, runs: usize) -> (Summary, Summary) {
     let mut mbps = Vec::new();
     for (i, (name, _)) in subjects.iter().enumerate() {
         let s = Stats::of(&walls[i]);
-        let rate = |secs: f64| mb(big.len) / secs;
+        let rate = |secs: f64| mb(big.expected.len) / secs;
         let mut user: Vec<f64> = cpus[i].iter().map(|c| c.0).collect();
         let mut sys: Vec<f64> = cpus[i].iter().map(|c| c.1).collect();
         println!(
@@ -305,7 +309,7 @@ fn bench_memory(big: &Generated, small: &Generated, run: &Path, runs: usize) -> 
             vec![MOCK.into(), "-p".into(), PROMPT.into()],
         ),
         (
-            format!("mock-agent replay small.cassette ({SMALL_EVENTS} ev)"),
+            format!("mock-agent replay small.cassette ({SMALL} ev)"),
             mock_replay(&small.cassette),
         ),
         (
@@ -362,7 +366,7 @@ fn bench_memory(big: &Generated, small: &Generated, run: &Path, runs: usize) -> 
         "peak memory",
         mock_max < RSS_TARGET_KIB,
         format!(
-            "max {mock_max} KiB ({:.1} MiB), {small_kib} KiB at {SMALL_EVENTS} events, {big_kib} KiB at {} events, target < 8 MiB",
+            "max {mock_max} KiB ({:.1} MiB), {small_kib} KiB at {SMALL} events, {big_kib} KiB at {} events, target < 8 MiB",
             mock_max as f64 / 1024.0,
             big.events
         ),
@@ -413,8 +417,7 @@ enum Check {
 
 struct Run {
     wall: Duration,
-    len: u64,
-    hash: u64,
+    seen: Digest,
     /// CPU seconds of the child.
     user: f64,
     sys: f64,
@@ -437,8 +440,7 @@ fn run_drained(cmd: &mut Command, check: Check) -> Run {
     let start = Instant::now();
     let mut child = cmd.spawn().expect("the command starts");
     let mut stdout = child.stdout.take().expect("a piped stdout");
-    let mut len = 0u64;
-    let mut hash = FNV1A_OFFSET;
+    let mut seen = Digest::default();
     loop {
         let n = match stdout.read(&mut buf) {
             Ok(0) => break,
@@ -446,10 +448,7 @@ fn run_drained(cmd: &mut Command, check: Check) -> Run {
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(e) => panic!("reading the child's stdout: {e}"),
         };
-        len += n as u64;
-        if check == Check::Hash {
-            hash = fnv1a_from(hash, &buf[..n]);
-        }
+        seen.add(&buf[..n], check == Check::Hash);
     }
     let status = child.wait().expect("the command ends");
     let wall = start.elapsed();
@@ -458,8 +457,7 @@ fn run_drained(cmd: &mut Command, check: Check) -> Run {
     let secs = |t: nix::sys::time::TimeVal| t.tv_sec() as f64 + t.tv_usec() as f64 / 1e6;
     Run {
         wall,
-        len,
-        hash,
+        seen,
         user: secs(after.user_time()) - secs(before.user_time()),
         sys: secs(after.system_time()) - secs(before.system_time()),
         status,
@@ -509,8 +507,7 @@ struct Generated {
     cassette: PathBuf,
     ndjson: PathBuf,
     /// Length and FNV-1a hash of the ndjson file: the expected output.
-    len: u64,
-    hash: u64,
+    expected: Digest,
 }
 
 impl Generated {
@@ -526,13 +523,10 @@ impl Generated {
         });
         let mut c = Writer::create(&cassette, &header).expect("create cassette");
         let mut n = BufWriter::with_capacity(1 << 20, File::create(&ndjson).expect("create ndjson"));
-        let mut len = 0u64;
-        let mut hash = FNV1A_OFFSET;
+        let mut expected = Digest::default();
         let mut at = Duration::ZERO;
         for line in session_lines(events) {
-            len += line.len() as u64 + 1;
-            hash = fnv1a_from(hash, line.as_bytes());
-            hash = fnv1a_from(hash, b"\n");
+            expected.line(line.as_bytes());
             n.write_all(line.as_bytes()).expect("write");
             n.write_all(b"\n").expect("write");
             at += Duration::from_micros(1_250);
@@ -549,8 +543,7 @@ impl Generated {
             events,
             cassette,
             ndjson,
-            len,
-            hash,
+            expected,
         }
     }
 }

@@ -10,6 +10,46 @@ pub const MOCK: &str = env!("CARGO_BIN_EXE_mock-agent");
 /// The size of the reads that drain a child's stdout.
 pub const DRAIN_BUFFER: usize = 256 << 10;
 
+/// The size of the small recording of a memory check (events, updates): its peak
+/// memory is measured beside the big one's, to tell a flat memory from a growing one.
+pub const SMALL: usize = 10_000;
+
+/// The length and FNV-1a hash of bytes seen in pieces: what a run is to print (its
+/// recording's output, digested as it is written) and what it printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Digest {
+    /// The bytes seen.
+    pub len: u64,
+    /// Their FNV-1a hash (of none while they are only counted).
+    pub hash: u64,
+}
+
+impl Default for Digest {
+    fn default() -> Digest {
+        Digest {
+            len: 0,
+            hash: harness::digest::FNV1A_OFFSET,
+        }
+    }
+}
+
+impl Digest {
+    /// Counts `bytes`, and hashes them when `hash` (a timed run that is not checked
+    /// only counts).
+    pub fn add(&mut self, bytes: &[u8], hash: bool) {
+        self.len += bytes.len() as u64;
+        if hash {
+            self.hash = harness::digest::fnv1a_from(self.hash, bytes);
+        }
+    }
+
+    /// Counts and hashes a line and its newline.
+    pub fn line(&mut self, line: &[u8]) {
+        self.add(line, true);
+        self.add(b"\n", true);
+    }
+}
+
 /// The median of the samples (the mean of the middle two for an even count); NaN
 /// for none.
 pub fn median(values: impl AsRef<[f64]>) -> f64 {

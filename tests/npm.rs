@@ -443,15 +443,39 @@ fn vitest_records_the_real_claude_code_once_then_replays_it() {
     );
 }
 
-/// The script that records and replays a program's runs is one file, shipped by both
-/// packages: the npm package's copy is the Python package's.
+/// The script that records and replays a program's runs is one file, the binary's:
+/// both packages ask it (`mock-agent record --script`, kept out of `--help`), and it
+/// goes with no other flag of `record`.
 #[test]
-fn the_record_script_of_both_packages_is_the_same() {
-    let read =
-        |path: &str| std::fs::read_to_string(root().join(path)).unwrap_or_else(|e| panic!("{path}: {e}"));
-    assert_eq!(
-        read("npm/mock-agent/lib/record.sh"),
-        read("python/mock_agent/record.sh"),
-        "copy python/mock_agent/record.sh to npm/mock-agent/lib/record.sh"
+fn the_record_script_is_the_binarys() {
+    let script = Command::new(bin())
+        .args(["record", "--script"])
+        .output()
+        .expect("runs mock-agent record --script");
+    assert!(
+        script.status.success(),
+        "{}",
+        String::from_utf8_lossy(&script.stderr)
     );
+    let file = root().join("mock-agent/src/record/record.sh");
+    let body = std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+    assert_eq!(String::from_utf8_lossy(&script.stdout), body);
+    assert!(body.ends_with("exec \"$mock\" record --no-progress --out \"$cassette\" \"$@\"\n"));
+    let help = Command::new(bin())
+        .args(["record", "--help"])
+        .output()
+        .expect("runs");
+    assert!(help.status.success());
+    assert!(!String::from_utf8_lossy(&help.stdout).contains("--script"));
+    let both = Command::new(bin())
+        .args(["record", "--script", "--out", "x.cassette", "--", "true"])
+        .output()
+        .expect("runs");
+    assert_eq!(
+        both.status.code(),
+        Some(64),
+        "{}",
+        String::from_utf8_lossy(&both.stderr)
+    );
+    assert!(both.stdout.is_empty());
 }

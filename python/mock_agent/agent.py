@@ -161,7 +161,7 @@ class Case:
                 argv += ["--" + name, str(path)]
             if journal is not None:
                 argv += ["--journal", os.path.abspath(journal)]
-            done = subprocess.run(argv, env=_without_settings(), stdin=subprocess.DEVNULL, capture_output=True, check=False)
+            done = _own(argv)
         if done.returncode not in (0, 100):
             raise MockAgentError(done.stderr.decode("utf-8", "replace").rstrip() or f"{argv}: exit {done.returncode}")
         verdict: Dict[str, Any] = json.loads(done.stdout.decode("utf-8"))
@@ -201,13 +201,7 @@ def dialects(mock: Optional[str] = None) -> List[Dialect]:
     --json``), asked once per binary."""
     path = mock or binary()
     if path not in _DIALECTS:
-        done = subprocess.run(
-            [path, "dialects", "--json"],
-            env=_without_settings(),
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            check=False,
-        )
+        done = _own([path, "dialects", "--json"])
         if done.returncode != 0:
             raise MockAgentError(
                 done.stderr.decode("utf-8", "replace").rstrip()
@@ -219,6 +213,42 @@ def dialects(mock: Optional[str] = None) -> List[Dialect]:
             for line in done.stdout.decode("utf-8").splitlines()
         ]
     return _DIALECTS[path]
+
+
+_SCRIPTS: Dict[str, str] = {}
+
+
+def record_script(mock: Optional[str] = None) -> str:
+    """The body of the script that records or replays a program's runs
+    (:func:`recording.write`), as the ``mock-agent`` binary gives it (``mock-agent
+    record --script``), asked once per binary."""
+    path = mock or binary()
+    if path not in _SCRIPTS:
+        body, why = "", "it printed nothing"
+        try:
+            done = _own([path, "record", "--script"])
+            said = done.stderr.decode("utf-8", "replace").strip().splitlines()
+            if done.returncode == 0:
+                body = done.stdout.decode("utf-8")
+            else:
+                why = said[0] if said else f"exit {done.returncode}"
+        except OSError as error:
+            why = f"cannot run it: {error}"
+        if not body.strip():
+            raise MockAgentError(
+                f"mock-agent: {path} gives no script to record or replay a program's runs "
+                f"(`mock-agent record --script`: {why})\n"
+                "help: this package needs a mock-agent binary of its own release: install it "
+                f"again, or point {BIN_VARIABLE} at a newer one"
+            )
+        _SCRIPTS[path] = body
+    return _SCRIPTS[path]
+
+
+def _own(argv: List[str]) -> "subprocess.CompletedProcess[bytes]":
+    """Runs one of the mock's own commands to its end, none of a test's settings in its
+    environment, its output captured."""
+    return subprocess.run(argv, env=_without_settings(), stdin=subprocess.DEVNULL, capture_output=True, check=False)
 
 
 def _without_settings() -> Dict[str, str]:
@@ -262,7 +292,7 @@ def cases(
         argv += ["--fault", spec]
     for text in [filter] if isinstance(filter, str) else filter or ():
         argv += ["--filter", text]
-    done = subprocess.run(argv, env=_without_settings(), stdin=subprocess.DEVNULL, capture_output=True, check=False)
+    done = _own(argv)
     if done.returncode != 0:
         raise MockAgentError(done.stderr.decode("utf-8", "replace").rstrip() or f"{argv}: exit {done.returncode}")
     found = []
@@ -435,6 +465,7 @@ class MockAgent:
                         program,
                         word=other.word,
                         mock=self.binary,
+                        body=record_script(self.binary),
                         real=self._real(program, real, ours=program in chosen.programs),
                         mode=mode,
                         rule=recording.policy(mode, folder),
@@ -455,6 +486,7 @@ class MockAgent:
                     program,
                     word=chosen.word,
                     mock=self.binary,
+                    body=record_script(self.binary),
                     real=self._real(program, real, ours=True),
                     mode=mode,
                     rule=rule,

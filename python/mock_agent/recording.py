@@ -4,7 +4,7 @@ The binary's own shim records the default dialect's CLI (``cursor-agent``: the
 library's cassettes matched by arguments and prompt, ``MOCK_AGENT_RECORD``). Every other
 program (``claude``, ``codex``, ``gemini``: whatever ``mock-agent dialects`` lists) is
 recorded here: the agent's executable of that name becomes a small script
-(``record.sh``, the same one the npm package ships) that replays a cassette with
+(the binary's ``mock-agent record --script``, as the npm package's) that replays a cassette with
 ``mock-agent WORD`` or runs ``mock-agent record -- REAL ARGS``, as the record mode says.
 
 A library holds one folder per program, ``LIBRARY/claude/1.cassette``,
@@ -86,11 +86,13 @@ def write(
     real: Optional[str],
     mode: str,
     rule: str,
+    body: str,
     cassette: Optional[Path] = None,
     folder: Optional[Path] = None,
 ) -> None:
     """Makes the agent's executable ``program`` the script that replays or records its
-    runs (see the module's text), in place of the link to the mock."""
+    runs (see the module's text), in place of the link to the mock: ``body``, as the
+    binary gives it, under the lines that set its variables."""
     state = tempfile.mkdtemp(prefix=f"runs-{program}-", dir=bin_dir.parent)
     settings = {
         "program": program,
@@ -106,7 +108,6 @@ def write(
         "variable": variable(program),
     }
     header = "".join(f"{name}={shlex.quote(value)}\n" for name, value in settings.items())
-    body = (Path(__file__).parent / "record.sh").read_text(encoding="utf-8")
     path = bin_dir / program
     scratch = bin_dir / f".{program}.new"
     scratch.write_text(f"#!/bin/sh\n# mock-agent: {program}, recorded or replayed\n{header}{body}", encoding="utf-8")

@@ -383,6 +383,42 @@ def test_the_real_cli_is_found_by_its_variable_or_on_path(tmp_path):
         on_path.use(dialect="codex", record="once")
 
 
+def stand_in_mock(path, script):
+    """A `mock-agent` at `path` that is the binary under test but for `record --script`,
+    which runs the shell lines `script`."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(
+        "#!/bin/sh\n"
+        f'if [ "$1 $2" = "record --script" ]; then\n{script}\nfi\n'
+        f'exec "{binary()}" "$@"\n'
+    )
+    path.chmod(0o755)
+    return str(path)
+
+
+def test_the_record_script_is_the_binarys(tmp_path):
+    """The script that records or replays a program's runs is what the binary gives
+    (`mock-agent record --script`), asked once per binary; a binary that gives none
+    (one older than the package) is a clear error."""
+    from mock_agent import MockAgent
+
+    mock = stand_in_mock(tmp_path / "new" / "mock-agent", "echo 'echo FROM THE BINARY'; exit 0")
+    agent = MockAgent(tmp_path / "a", mock=mock)
+    agent.use(dialect="claude", cassette=tmp_path / "c.cassette", record="all", real="/bin/false")
+    assert (agent.bin_dir / "claude").read_text().endswith("\necho FROM THE BINARY\n")
+    assert agent.run(["claude", "-p", "hi"]).stdout == b"FROM THE BINARY\n"
+    # The binary's own: the script records with it.
+    ours = MockAgent(tmp_path / "b")
+    ours.use(dialect="claude", cassette=tmp_path / "c.cassette", record="all", real="/bin/false")
+    assert "exec \"$mock\" record --no-progress" in (ours.bin_dir / "claude").read_text()
+    old = stand_in_mock(
+        tmp_path / "old" / "mock-agent",
+        "echo \"error: unexpected argument '--script' found\" >&2; exit 64",
+    )
+    with pytest.raises(MockAgentError, match=r"(?s)^mock-agent: .*/old/mock-agent gives no script .*`mock-agent record --script`: error: unexpected argument '--script' found\)\nhelp: "):
+        MockAgent(tmp_path / "c", mock=old).use(dialect="claude", cassette=tmp_path / "c.cassette", record="all")
+
+
 def test_a_directory_of_cassettes_is_one_error(mock_agent):
     folder = ROOT / "cassettes" / "claude"
     count = len(list(folder.glob("*.cassette")))

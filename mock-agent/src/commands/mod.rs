@@ -132,8 +132,8 @@ enum Own {
     /// reach the cassette.
     Record {
         /// The cassette to write (atomically: nothing under this name until the end).
-        #[arg(long, value_name = "FILE")]
-        out: PathBuf,
+        #[arg(long, value_name = "FILE", required_unless_present = "script")]
+        out: Option<PathBuf>,
         /// A string to keep out of the cassette (repeatable).
         #[arg(long = "redact", value_name = "TEXT")]
         redact: Vec<String>,
@@ -152,8 +152,12 @@ enum Own {
         #[arg(long)]
         no_progress: bool,
         /// The command to record, after `--`: `-- cursor-agent -p "hi"`.
-        #[arg(last = true, required = true, value_name = "COMMAND")]
+        #[arg(last = true, required_unless_present = "script", value_name = "COMMAND")]
         command: Vec<String>,
+        /// For the Python and npm packages: print the POSIX shell body of the
+        /// executable that records or replays a program's runs (docs/commands.md).
+        #[arg(long, hide = true, conflicts_with_all = ["out", "redact", "redact_env", "redact_home", "cli_version", "no_progress", "command"])]
+        script: bool,
     },
     /// List the cassettes of a library that no invocation in a journal played.
     Unused {
@@ -429,7 +433,18 @@ pub fn run(argv: &[String]) -> Result<Exit, Error> {
             cli_version,
             no_progress,
             command,
+            script,
         } => {
+            if script {
+                print!("{}", crate::record::SCRIPT);
+                return Ok(Exit::Code(exit_codes::OK));
+            }
+            // Clap asks for `--out` without `--script`.
+            let Some(out) = out else {
+                return Err(Error::Usage(
+                    "give the cassette to write: `mock-agent record --out FILE -- COMMAND...`".to_owned(),
+                ));
+            };
             let mut options = crate::record::RecordOptions::new(out);
             options.secrets = redact;
             options.secret_env = redact_env;

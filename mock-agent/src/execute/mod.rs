@@ -22,6 +22,7 @@
 //! process is to die by it.
 
 mod blocking;
+pub mod conversation;
 mod handoff;
 pub mod inbox;
 pub mod journaled;

@@ -47,6 +47,11 @@ pub use spawn::passthrough;
 /// What replaces a secret.
 pub const MARKER: &str = "[REDACTED]";
 
+/// The POSIX shell body of the executable that records or replays a program's runs
+/// for a test's agent of the Python or npm package (`mock-agent record --script`
+/// prints it; each package puts the lines that set its variables above it).
+pub const SCRIPT: &str = include_str!("record.sh");
+
 /// The environment variables whose values are secrets by default.
 pub const SECRET_ENV: &[&str] = &[
     "CURSOR_API_KEY",

@@ -307,10 +307,36 @@ function checkMode(mode) {
   return mode;
 }
 
+const SCRIPTS = new Map();
+
+/**
+ * The body of the script that records or replays a program's runs, as the binary gives
+ * it (`mock-agent record --script`, as to the Python package), asked once per binary.
+ */
+function recordScript(mock) {
+  if (!SCRIPTS.has(mock)) {
+    let body = "";
+    let why = "it printed nothing";
+    try {
+      body = command([mock, "record", "--script"]);
+    } catch (error) {
+      why = String(error.message).split("\n")[0];
+    }
+    if (!body.trim()) {
+      throw new MockAgentError(
+        `mock-agent: ${mock} gives no script to record or replay a program's runs (\`mock-agent record --script\`: ${why})\n` +
+          `help: this package needs a mock-agent binary of its own release: install it again, or point ${BIN_VARIABLE} at a newer one`,
+      );
+    }
+    SCRIPTS.set(mock, body);
+  }
+  return SCRIPTS.get(mock);
+}
+
 /**
  * Makes the agent's executable `program` the script that replays its runs from
- * cassettes or records them with `mock-agent record -- REAL ARGS` (lib/record.sh, the
- * same file as the Python package's), in place of the link to the mock.
+ * cassettes or records them with `mock-agent record -- REAL ARGS` (the binary's
+ * `mock-agent record --script`, `settings.mock`), in place of the link to the mock.
  */
 function writeRecordScript(binDir, program, settings) {
   if (process.platform === "win32") {
@@ -325,7 +351,7 @@ function writeRecordScript(binDir, program, settings) {
   const header = ["program", "word", "mock", "real", "policy", "mode", "cassette", "folder", "state", "bindir", "variable"]
     .map((name) => `${name}=${quote(values[name] ?? "")}\n`)
     .join("");
-  const body = readFileSync(new URL("./record.sh", import.meta.url), "utf8");
+  const body = recordScript(settings.mock);
   const scratch = path.join(binDir, `.${program}.new`);
   writeFileSync(scratch, `#!/bin/sh\n# mock-agent: ${program}, recorded or replayed\n${header}${body}`);
   chmodSync(scratch, 0o755);

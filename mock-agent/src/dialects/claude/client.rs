@@ -1,7 +1,7 @@
 //! The client's side of Claude Code's stand-in: its lines, read on a thread of their
 //! own ([`crate::execute::lines`], [`Reading::STRICT`](crate::execute::lines::Reading::STRICT))
 //! and handed over through a channel bounded by bytes ([`crate::execute::inbox`]),
-//! and the listener of the executor's waits ([`Client`]).
+//! and the listener of the executor's waits ([`Client`], the machinery's).
 //!
 //! Memory stays bounded whatever the client writes: a line is at most [`MAX_LINE`]
 //! bytes (a longer one ends the run, see [`Event::TooLong`]), at most
@@ -9,10 +9,7 @@
 //! came during a turn wait in the agent for their turn; past them the client is not
 //! read until the turn has taken some, and its own pipe fills.
 
-use std::time::Duration;
-
 use crate::execute::inbox;
-use crate::execute::Listen;
 
 pub use crate::execute::lines::MAX_LINE;
 
@@ -25,34 +22,6 @@ pub(super) use crate::execute::lines::Incoming as Event;
 
 pub(super) type Inbox = inbox::Inbox<Event>;
 
-/// A wait listens to the client: whatever comes ends it, to be handled by the agent.
-/// `eof`: nothing more comes; `full`: the agent holds [`QUEUED`] bytes already, and
-/// reads nothing more until it has taken some.
-pub(super) struct Client<'a> {
-    pub(super) inbox: &'a mut Inbox,
-    pub(super) eof: bool,
-    pub(super) full: bool,
-}
-
-impl Listen for Client<'_> {
-    type Event = Event;
-    type Interrupt = Event;
-
-    fn try_recv(&mut self) -> Option<Event> {
-        if self.eof || self.full {
-            return None;
-        }
-        self.inbox.try_recv()
-    }
-
-    async fn recv(&mut self) -> Event {
-        if self.eof || self.full {
-            return std::future::pending().await;
-        }
-        self.inbox.recv().await.unwrap_or(Event::Eof)
-    }
-
-    fn handle(&mut self, event: Event, _: Duration) -> Option<Event> {
-        Some(event)
-    }
-}
+/// A wait listens to the client: whatever comes ends it, to be handled by the agent
+/// (`full`: the agent holds [`QUEUED`] bytes already).
+pub(super) use crate::execute::conversation::Client;

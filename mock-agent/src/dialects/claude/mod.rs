@@ -47,7 +47,7 @@ use harness::journal::{self, Entry};
 use harness::source::Source;
 use harness::timing::{Clock, Timing};
 
-use crate::execute::{self, ExecError, ExecOptions, Handoff, Output, Stop, Threaded};
+use crate::execute::{self, conversation, ExecError, ExecOptions, Handoff, Output, Stop, Threaded};
 use crate::settings::Settings;
 use args::OutputFormat;
 use client::{Client, Event, Inbox, MAX_LINE, QUEUED};
@@ -562,12 +562,7 @@ impl<E: AsyncWrite + Unpin> Agent<Handoff, E> {
         self.output.flush().await?;
         let until = duration.map_or(Duration::MAX, |d| self.output.elapsed().saturating_add(d));
         loop {
-            let mut client = Client {
-                inbox: &mut self.inbox,
-                eof: self.eof || self.eof_pending,
-                full: self.queued >= QUEUED,
-            };
-            match self.output.wait_until(until, false, &mut client).await? {
+            match conversation::wait(self, until, false).await? {
                 None => return Ok(Stalled::Over),
                 Some(Event::Line(line)) if is_interrupt(&line) => {
                     // Its answer is sent as any line is (a stall of its own may hold it).
@@ -581,70 +576,13 @@ impl<E: AsyncWrite + Unpin> Agent<Handoff, E> {
 
     /// Performs one thing the faults made of a line; `true` when the process ends.
     async fn out(&mut self, out: Out) -> Result<bool, Stop> {
-        match out {
-            Out::Line(line) => {
-                // A copy only when the journal keeps it: the line goes out as it is.
-                let noted = self.journal.is_some().then(|| line.clone());
-                if let Some(shown) = self.shown(line) {
-                    let due = self.clock.due(self.player.at(), true);
-                    self.write(due, Frame::Line(Line::stdout(Duration::ZERO, shown)))
-                        .await?;
-                }
-                if let Some(line) = noted {
-                    self.note(journal::OUT, &line);
-                }
-            }
-            Out::Cut(bytes) => {
-                if self.format == OutputFormat::StreamJson {
-                    let mut line = Line::stdout(Duration::ZERO, bytes);
-                    line.newline = false;
-                    let due = self.clock.due(self.player.at(), true);
-                    self.write(due, Frame::Line(line)).await?;
-                }
-                // The `End` that follows says how the process ends (exit 1 after
-                // `eof`, the signal of `signal:byte=K`).
-                self.ended.get_or_insert(Exit::Code(1));
-            }
-            Out::Stderr(text) => {
-                self.note(journal::ERR, &text);
-                self.output
-                    .perform(Frame::Line(Line::stderr(Duration::ZERO, text)))
-                    .await?;
-            }
-            Out::Stall(duration) => {
-                self.stall(duration).await?;
-            }
-            Out::End(exit) => {
-                self.ended = Some(exit);
-                return Ok(true);
-            }
-        }
-        Ok(false)
-    }
-
-    /// Performs `frame` at `due`; what the client sends before is kept, to be
-    /// handled once it is written. After the end of stdin the turns asked for are
-    /// still told at the clock's pace, as the real CLI finishes the work queued (and
-    /// `claude -p`, whose stdin is read before the turn, keeps its timing).
-    async fn write(&mut self, due: Duration, frame: Frame) -> Result<(), Stop> {
-        self.wait_due(due, matches!(frame, Frame::Line(_))).await?;
-        self.output.perform(frame).await.map(|_| ())
+        conversation::out(self, out, true).await
     }
 
     /// Waits until `due` (what is written then is a `line` or not); what the client
     /// sends meanwhile is kept, to be handled once it is written.
     async fn wait_due(&mut self, due: Duration, line: bool) -> Result<(), Stop> {
-        loop {
-            let mut client = Client {
-                inbox: &mut self.inbox,
-                eof: self.eof || self.eof_pending,
-                full: self.queued >= QUEUED,
-            };
-            match self.output.wait_until(due, line, &mut client).await? {
-                None => return Ok(()),
-                Some(event) => self.push_pending(event),
-            }
-        }
+        conversation::keep_until(self, due, line).await
     }
 
     /// What the output format shows of a line: every line in `stream-json`; in
@@ -838,5 +776,63 @@ impl<E: AsyncWrite + Unpin> Agent<Handoff, E> {
         if let Some(journal) = &mut self.journal {
             journal.message(dir, at_ms, line);
         }
+    }
+}
+
+impl<E: AsyncWrite + Unpin> conversation::Server for Agent<Handoff, E> {
+    type Stdout = Handoff;
+    type Stderr = E;
+
+    fn listen(&mut self) -> (&mut Output<Handoff, E>, Client<'_>) {
+        let client = Client {
+            inbox: &mut self.inbox,
+            eof: self.eof || self.eof_pending,
+            full: self.queued >= QUEUED,
+        };
+        (&mut self.output, client)
+    }
+
+    fn keep(&mut self, event: Event) {
+        self.push_pending(event);
+    }
+
+    fn note(&mut self, dir: &str, line: &[u8]) {
+        Agent::note(self, dir, line);
+    }
+
+    fn ended(&mut self) -> &mut Option<Exit> {
+        &mut self.ended
+    }
+
+    /// What the output format shows of the line, at its time (every line of the
+    /// CLI's is timed).
+    async fn line(&mut self, line: Vec<u8>, _timed: bool) -> Result<(), Stop> {
+        // A copy only when the journal keeps it: the line goes out as it is.
+        let noted = self.journal.is_some().then(|| line.clone());
+        if let Some(shown) = self.shown(line) {
+            let due = self.clock.due(self.player.at(), true);
+            conversation::write(self, due, Frame::Line(Line::stdout(Duration::ZERO, shown))).await?;
+        }
+        if let Some(line) = noted {
+            Agent::note(self, journal::OUT, &line);
+        }
+        Ok(())
+    }
+
+    /// Only `stream-json` shows the start of a line.
+    async fn cut(&mut self, bytes: Vec<u8>) -> Result<(), Stop> {
+        if self.format == OutputFormat::StreamJson {
+            let mut line = Line::stdout(Duration::ZERO, bytes);
+            line.newline = false;
+            let due = self.clock.due(self.player.at(), true);
+            conversation::write(self, due, Frame::Line(line)).await?;
+        }
+        Ok(())
+    }
+
+    /// A stall the client interrupts ends the stall, not the line's turn: the
+    /// interrupt's answer tells that.
+    async fn pause(&mut self, duration: Option<Duration>) -> Result<bool, Stop> {
+        self.stall(duration).await.map(|_| false)
     }
 }

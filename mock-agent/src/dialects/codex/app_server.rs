@@ -32,9 +32,10 @@ use harness::jsonrpc::Glance;
 use harness::timing::Clock;
 
 use super::threads::Store;
+use crate::execute::conversation::{self, Client};
 use crate::execute::inbox::{self, Cost};
 use crate::execute::lines::{self, Incoming as Event, MAX_LINE};
-use crate::execute::{self, ExecError, ExecOptions, Handoff, Listen, Output, Stop, Threaded};
+use crate::execute::{self, ExecError, ExecOptions, Handoff, Output, Stop, Threaded};
 use crate::settings::Settings;
 
 /// How far apart a turn's lines are on the recording's clock.
@@ -295,37 +296,6 @@ fn is_interrupt(line: &[u8]) -> bool {
     })
 }
 
-/// A wait listens to the client: whatever comes ends it.
-struct Client<'a> {
-    inbox: &'a mut inbox::Inbox<Event>,
-    /// Nothing is read: nothing more comes, or the server holds [`QUEUED`] bytes of
-    /// the client's already.
-    eof: bool,
-}
-
-impl Listen for Client<'_> {
-    type Event = Event;
-    type Interrupt = Event;
-
-    fn try_recv(&mut self) -> Option<Event> {
-        if self.eof {
-            return None;
-        }
-        self.inbox.try_recv()
-    }
-
-    async fn recv(&mut self) -> Event {
-        if self.eof {
-            return std::future::pending().await;
-        }
-        self.inbox.recv().await.unwrap_or(Event::Eof)
-    }
-
-    fn handle(&mut self, event: Event, _: Duration) -> Option<Event> {
-        Some(event)
-    }
-}
-
 /// The server at work.
 struct Server<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> {
     player: Player,
@@ -557,6 +527,7 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
         let mut client = Client {
             inbox: &mut self.inbox,
             eof: false,
+            full: false,
         };
         Ok(self
             .output
@@ -671,53 +642,11 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
         Ok(())
     }
 
-    /// Performs one thing the faults made of a line; `true` when the process ends.
+    /// Performs one thing the faults made of a line (a whole line at its time when
+    /// `timed`: a turn's notification; else at once: an answer); `true` when the
+    /// process ends, or the client interrupted a stall in a turn.
     async fn out(&mut self, out: Out, timed: bool) -> Result<bool, Stop> {
-        match out {
-            Out::Line(line) => {
-                self.note(journal::OUT, &line);
-                let due = if timed {
-                    self.clock.due(self.at, true)
-                } else {
-                    Duration::ZERO
-                };
-                self.write(due, Frame::Line(Line::stdout(Duration::ZERO, line)))
-                    .await?;
-            }
-            Out::Cut(bytes) => {
-                self.note(journal::OUT, &bytes);
-                let mut line = Line::stdout(Duration::ZERO, bytes);
-                line.newline = false;
-                self.write(Duration::ZERO, Frame::Line(line)).await?;
-                self.ended.get_or_insert(Exit::Code(1));
-            }
-            Out::Stderr(text) => {
-                self.note(journal::ERR, &text);
-                self.output
-                    .perform(Frame::Line(Line::stderr(Duration::ZERO, text)))
-                    .await?;
-            }
-            Out::Stall(duration) => {
-                self.output.flush().await?;
-                if self.replaying {
-                    self.output
-                        .perform(Frame::Stall {
-                            at: Duration::ZERO,
-                            duration,
-                        })
-                        .await?;
-                } else if self.stall(duration).await? {
-                    // The rest of the stalled line's turn is not told: the client
-                    // interrupted it.
-                    return Ok(true);
-                }
-            }
-            Out::End(exit) => {
-                self.ended = Some(exit);
-                return Ok(true);
-            }
-        }
-        Ok(false)
+        conversation::out(self, out, timed).await
     }
 
     /// Stalls for `duration` (`None`: for ever), still reading the client, as the real
@@ -734,17 +663,11 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
         }
         let due = duration.map_or(Duration::MAX, |d| self.output.elapsed().saturating_add(d));
         loop {
-            let eof = self.reads_no_more();
-            let mut client = Client {
-                inbox: &mut self.inbox,
-                eof,
-            };
-            let Some(event) = self.output.wait_until(due, false, &mut client).await? else {
+            let Some(event) = conversation::wait(self, due, false).await? else {
                 return Ok(false);
             };
             let interrupts = matches!(&event, Event::Line(line) if is_interrupt(line));
-            self.queued += event.cost();
-            self.pending.push_back(event);
+            conversation::Server::keep(self, event);
             if interrupts {
                 return Ok(self.player.in_turn());
             }
@@ -754,28 +677,12 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
     /// Performs `frame` at `due`; what the client sends before is kept, to be handled
     /// once it is written.
     async fn write(&mut self, due: Duration, frame: Frame) -> Result<(), Stop> {
-        let line = matches!(frame, Frame::Line(_));
-        loop {
-            let eof = self.reads_no_more();
-            let mut client = Client {
-                inbox: &mut self.inbox,
-                eof,
-            };
-            match self.output.wait_until(due, line, &mut client).await? {
-                None => break,
-                Some(event) => {
-                    self.queued += event.cost();
-                    self.pending.push_back(event);
-                }
-            }
-        }
-        self.output.perform(frame).await.map(|_| ())
+        conversation::write(self, due, frame).await
     }
 
-    /// Whether the client is read no more for now: its stdin ended, or what it sent
-    /// waits unhandled up to [`QUEUED`] bytes, or to its end.
-    fn reads_no_more(&self) -> bool {
-        self.eof || self.queued >= QUEUED || self.pending.iter().any(|e| matches!(e, Event::Eof))
+    /// Whether the end of stdin waits unhandled.
+    fn eof_pending(&self) -> bool {
+        self.pending.iter().any(|e| matches!(e, Event::Eof))
     }
 
     /// Journals a line that went `dir`.
@@ -784,5 +691,70 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
         if let Some(journal) = &mut self.journal {
             journal.message(dir, at_ms, line);
         }
+    }
+}
+
+impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> conversation::Server for Server<O, E> {
+    type Stdout = O;
+    type Stderr = E;
+
+    fn listen(&mut self) -> (&mut Output<O, E>, Client<'_>) {
+        // Read no more for now: stdin ended (or its end waits unhandled), or what the
+        // client sent waits unhandled up to [`QUEUED`] bytes.
+        let client = Client {
+            eof: self.eof || self.eof_pending(),
+            full: self.queued >= QUEUED,
+            inbox: &mut self.inbox,
+        };
+        (&mut self.output, client)
+    }
+
+    fn keep(&mut self, event: Event) {
+        self.queued += event.cost();
+        self.pending.push_back(event);
+    }
+
+    fn note(&mut self, dir: &str, line: &[u8]) {
+        Server::note(self, dir, line);
+    }
+
+    fn ended(&mut self) -> &mut Option<Exit> {
+        &mut self.ended
+    }
+
+    async fn line(&mut self, line: Vec<u8>, timed: bool) -> Result<(), Stop> {
+        Server::note(self, journal::OUT, &line);
+        let due = if timed {
+            self.clock.due(self.at, true)
+        } else {
+            Duration::ZERO
+        };
+        self.write(due, Frame::Line(Line::stdout(Duration::ZERO, line)))
+            .await
+    }
+
+    /// The start of a line is written at once, and journaled.
+    async fn cut(&mut self, bytes: Vec<u8>) -> Result<(), Stop> {
+        Server::note(self, journal::OUT, &bytes);
+        let mut line = Line::stdout(Duration::ZERO, bytes);
+        line.newline = false;
+        self.write(Duration::ZERO, Frame::Line(line)).await
+    }
+
+    /// A replayed recording's stall is the executor's; a live one listens to the
+    /// client, whose interrupt ends the turn under way (see [`Server::stall`]).
+    async fn pause(&mut self, duration: Option<Duration>) -> Result<bool, Stop> {
+        self.output.flush().await?;
+        if self.replaying {
+            self.output
+                .perform(Frame::Stall {
+                    at: Duration::ZERO,
+                    duration,
+                })
+                .await?;
+            return Ok(false);
+        }
+        // The rest of the stalled line's turn is not told: the client interrupted it.
+        self.stall(duration).await
     }
 }

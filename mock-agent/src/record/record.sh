@@ -1,8 +1,8 @@
 # The body of the executable the mock answers to a program under, when a test's agent
 # records or replays that program's runs (`use(cassette=..., record=...)`, or a library
-# of cassettes for a program the binary's own shim does not record). The Python package
-# (python/mock_agent/record.sh) and the npm package (npm/mock-agent/lib/record.sh) ship
-# this same file; above it, the lines that set:
+# of cassettes for a program the binary's own shim does not record). The binary holds
+# it and gives it (`mock-agent record --script`): the Python and npm packages ask the
+# binary they run, and put above it the lines that set:
 #
 #   program   the executable's name (claude)         word    `mock-agent WORD` that replays it
 #   mock      the mock-agent binary                  real    the real CLI ('' if none found)
