@@ -60,7 +60,7 @@ fn a_failure_shows_what_broke_the_end_of_stderr_and_a_line_that_reproduces_it() 
         "    stderr, last 4 lines:\n      | Traceback (most recent call last):",
         "      | ValueError: the agent printed ",
         "    the agent exited 0\n",
-        "by cause:\n  1 case breaks no-crash: died of an uncaught Python exception (ValueError): default/clean\n",
+        "by cause:\n  1 case breaks no-crash: died of an uncaught Python exception (ValueError: the agent printed ",
         "  1 case breaks reports-success: the agent succeeded, but the consumer exited 1: default/clean\n",
     ] {
         assert!(stdout.contains(needle), "{needle:?} in:\n{stdout}");

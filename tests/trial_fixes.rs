@@ -336,7 +336,7 @@ fn a_program_that_waits_on_an_agent_that_has_ended_is_told_so() {
     let (output, report) = test_claude(&["default/clean"], consumer, &["--timeout", "3"]);
     assert_eq!(output.status.code(), Some(exit_codes::CASES_FAILED), "{report}");
     assert!(
-        report.contains("the agent had ended (exited 0, ")
+        report.contains("the agent had ended (exited 0) and the program went on waiting")
             && report.contains("did not notice the agent's end"),
         "{report}"
     );

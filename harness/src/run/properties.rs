@@ -230,7 +230,8 @@ fn never_acted(case: &Case, outcome: &Outcome) -> Option<String> {
 
 /// How the agent had ended, told for a program still waiting when it was killed: when
 /// every run of the agent's ended by itself (none was ended from outside, by the
-/// runner's kill), the last one's end and how long it had run.
+/// runner's kill), how the last one ended (its time is in the case's record: the
+/// cause stays one for the cases it breaks).
 fn agent_gone(outcome: &Outcome) -> Option<String> {
     if outcome.journal.is_empty() || outcome.journal.iter().any(|e| e.signal.is_some()) {
         return None;
@@ -240,10 +241,9 @@ fn agent_gone(outcome: &Outcome) -> Option<String> {
         crate::journal::ExitRecord::Code(code) => format!("exited {code}"),
         crate::journal::ExitRecord::Signal(signal) => format!("died of SIG{signal}"),
     };
-    let ran = last.ended_at_ms.saturating_sub(last.started_at_ms) as f64 / 1000.0;
     Some(format!(
-        "; the agent had ended ({how}, {ran:.1} s after it started) and the program went on \
-         waiting: it did not notice the agent's end (its exit, or the end of its stdout)"
+        "; the agent had ended ({how}) and the program went on waiting: it did not notice the \
+         agent's end (its exit, or the end of its stdout)"
     ))
 }
 

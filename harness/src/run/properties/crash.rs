@@ -33,15 +33,12 @@ pub(super) fn uncaught(outcome: &Outcome) -> Option<String> {
     if code == 0 {
         return None;
     }
-    let python_said = match &outcome.python {
-        Some(PythonEnd::Uncaught(class)) => return Some(format!("an uncaught Python exception ({class})")),
-        Some(PythonEnd::Returned) => true,
-        None => false,
-    };
+    let python_said = outcome.python.is_some();
     let tail = &outcome.stderr[outcome.stderr.len().saturating_sub(CRASH_TAIL)..];
     let tail = String::from_utf8_lossy(tail);
     let mut lines: Vec<&str> = tail.lines().filter(|l| !l.trim().is_empty()).collect();
-    if code == 101 && tail.contains("panicked at") {
+    if code == 101 && tail.contains("panicked at") && !matches!(outcome.python, Some(PythonEnd::Uncaught(_)))
+    {
         return Some("a Rust panic (exit 101)".to_owned());
     }
     // `ValueError: ...`, `json.decoder.JSONDecodeError: ...`: a class name (CapWords,
@@ -74,6 +71,18 @@ pub(super) fn uncaught(outcome: &Outcome) -> Option<String> {
         }
         lines.truncate(start);
     }
+    if let Some(PythonEnd::Uncaught(class)) = &outcome.python {
+        // The exception's own line, the last of its class before the notes (its
+        // message tells what went wrong; a note at exit may share the class).
+        let told = lines.iter().rev().find(|l| {
+            l.strip_prefix(class.as_str())
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with(':'))
+        });
+        return Some(format!(
+            "an uncaught Python exception ({})",
+            told.map_or(class.clone(), |line| clip(line))
+        ));
+    }
     let last = lines.last().copied().unwrap_or_default();
     // A traceback right after such a note is the note's own.
     let logged = |start: usize| lines[..start].iter().rev().take(2).any(|l| logged_note(l));
@@ -101,7 +110,8 @@ pub(super) fn uncaught(outcome: &Outcome) -> Option<String> {
             // What follows the exception line is its message going on, unless the
             // program went on in its own voice: then the traceback was one it logged.
             if !logged(start) && !body[said + 1..].iter().any(|l| own_voice(l)) {
-                return Some("an uncaught Python exception".to_owned());
+                let line = body[said].trim_start_matches([' ', '|', '+']).trim_start();
+                return Some(format!("an uncaught Python exception ({})", clip(line)));
             }
         }
     }
@@ -117,6 +127,15 @@ pub(super) fn uncaught(outcome: &Outcome) -> Option<String> {
         return Some("an uncaught Node.js exception".to_owned());
     }
     None
+}
+
+/// An exception's line as a verdict quotes it: its first 200 characters.
+fn clip(line: &str) -> String {
+    const MOST: usize = 200;
+    match line.char_indices().nth(MOST) {
+        Some((at, _)) => format!("{}...", &line[..at]),
+        None => line.to_owned(),
+    }
 }
 
 /// A line a program writes in its own voice, after a traceback it logged and went on
@@ -220,21 +239,19 @@ mod tests {
         outcome
     }
 
+    /// What [`TRACEBACK`] is told as.
+    const DECODE: Option<&str> =
+        Some("an uncaught Python exception (json.decoder.JSONDecodeError: Expecting value: line 1 column 1 (char 0))");
+
     const TRACEBACK: &str = "Traceback (most recent call last):\n  File \"bot.py\", line 3, in <module>\n    main()\n  File \"bot.py\", line 2, in main\n    json.loads(line)\njson.decoder.JSONDecodeError: Expecting value: line 1 column 1 (char 0)\n";
 
     #[test]
     fn an_uncaught_exception_is_told_by_how_the_program_ended() {
-        assert_eq!(
-            uncaught(&ended(1, TRACEBACK)),
-            Some("an uncaught Python exception")
-        );
+        assert_eq!(uncaught(&ended(1, TRACEBACK)), DECODE);
         let chained = format!(
             "{TRACEBACK}\nDuring handling of the above exception, another exception occurred:\n\n{TRACEBACK}"
         );
-        assert_eq!(
-            uncaught(&ended(1, &chained)),
-            Some("an uncaught Python exception")
-        );
+        assert_eq!(uncaught(&ended(1, &chained)), DECODE);
         assert_eq!(
             uncaught(&ended(101, "thread 'main' panicked at src/main.rs:3:5:\nboom\n")),
             Some("a Rust panic (exit 101)")
@@ -261,17 +278,23 @@ mod tests {
         assert_eq!(uncaught(&ended(1, task)), None);
         // But a crash after such a note is a crash.
         let crash_after = format!("{task}{TRACEBACK}");
-        assert_eq!(
-            uncaught(&ended(1, &crash_after)),
-            Some("an uncaught Python exception")
-        );
+        assert_eq!(uncaught(&ended(1, &crash_after)), DECODE);
         // A program's uncaught exception, then what CPython logs at exit about the
         // asyncio subprocess transports it left (a real transcript's shape, shortened):
         // the earlier traceback is the crash.
         let transport = "Exception ignored in: <function BaseSubprocessTransport.__del__ at 0x7f2c1a0e4a40>\nTraceback (most recent call last):\n  File \"/usr/lib/python3.11/asyncio/base_subprocess.py\", line 126, in __del__\n    self.close()\n  File \"/usr/lib/python3.11/asyncio/base_events.py\", line 519, in _check_closed\n    raise RuntimeError('Event loop is closed')\nRuntimeError: Event loop is closed\n";
         let pipe = "Exception ignored in: <function _SelectorTransport.__del__ at 0x7f2c1a0f1800>\nTraceback (most recent call last):\n  File \"/usr/lib/python3.11/asyncio/selector_events.py\", line 864, in __del__\nRuntimeError: Event loop is closed\n";
         let died = format!("{TRACEBACK}{transport}{pipe}");
-        assert_eq!(uncaught(&ended(1, &died)), Some("an uncaught Python exception"));
+        assert_eq!(uncaught(&ended(1, &died)), DECODE);
+        // The runner's note names the class, which a note at exit shares: the
+        // exception's own line is quoted, not the note's.
+        let auth = "Traceback (most recent call last):\n  File \"quick.py\", line 9, in <module>\nRuntimeError: session/new: Authentication required code=-32000\n";
+        let mut noted = ended(1, &format!("{auth}{transport}{pipe}"));
+        noted.python = Some(PythonEnd::Uncaught("RuntimeError".into()));
+        assert_eq!(
+            uncaught(&noted),
+            Some("an uncaught Python exception (RuntimeError: session/new: Authentication required code=-32000)")
+        );
         // The same notes after a program that succeeded, or that reported the failure
         // and exited 1 itself, are no crash.
         assert_eq!(uncaught(&ended(0, &died)), None);
@@ -282,7 +305,7 @@ mod tests {
         // A note without a traceback (the object's repr, then the exception alone).
         let bare =
             format!("{TRACEBACK}Exception ignored in: <socket.socket fd=3>\nResourceWarning: unclosed\n");
-        assert_eq!(uncaught(&ended(1, &bare)), Some("an uncaught Python exception"));
+        assert_eq!(uncaught(&ended(1, &bare)), DECODE);
         // The agent's answer quoting a traceback, on stdout.
         let mut quoted = ended(1, "");
         quoted.stdout = TRACEBACK.as_bytes().to_vec();
@@ -298,13 +321,19 @@ mod tests {
     #[test]
     fn an_exception_whose_message_spans_lines_is_a_crash() {
         let python = "Traceback (most recent call last):\n  File \"<string>\", line 1, in <module>\nRuntimeError: line one\nline two\n";
-        assert_eq!(uncaught(&ended(1, python)), Some("an uncaught Python exception"));
+        assert_eq!(
+            uncaught(&ended(1, python)),
+            Some("an uncaught Python exception (RuntimeError: line one)")
+        );
         // An SDK's error that carries the agent's stderr, and notes added to it.
         let sdk = format!("{TRACEBACK}Error output: the agent said\n  more of it\n");
-        assert_eq!(uncaught(&ended(1, &sdk)), Some("an uncaught Python exception"));
+        assert_eq!(uncaught(&ended(1, &sdk)), DECODE);
         // An exception group (asyncio's TaskGroup, anyio's), as Python 3.11 draws it.
         let group = "  + Exception Group Traceback (most recent call last):\n  |   File \"<string>\", line 6, in <module>\n  |     return runner.run(main)\n  | ExceptionGroup: unhandled errors in a TaskGroup (1 sub-exception)\n  +-+---------------- 1 ----------------\n    | Traceback (most recent call last):\n    |   File \"<string>\", line 3, in f\n    | ValueError: x\ny\n    +------------------------------------\n";
-        assert_eq!(uncaught(&ended(1, group)), Some("an uncaught Python exception"));
+        assert_eq!(
+            uncaught(&ended(1, group)),
+            Some("an uncaught Python exception (ExceptionGroup: unhandled errors in a TaskGroup (1 sub-exception))")
+        );
         assert_eq!(uncaught(&ended(0, group)), None);
         // Node.js: an Error whose message spans lines, a thrown string (no stack).
         let node = "[eval]:1\nthrow new Error(\"line one\\nline two\")\n^\n\nError: line one\nline two\n    at [eval]:1:7\n\nNode.js v20.20.2\n";
