@@ -123,6 +123,10 @@ impl Dialect for Codex {
         &ABOUT
     }
 
+    fn own_objects(&self) -> &'static [crate::run::OwnObject] {
+        super::wire::events::OWN_OBJECTS
+    }
+
     fn case_env(&self, dir: &std::path::Path) -> Vec<(String, String)> {
         codex_home(dir)
     }
