@@ -134,6 +134,22 @@ impl ExecArgs {
             .unwrap_or_else(|| policies::NEVER.to_owned())
     }
 
+    /// Whether the run skips the Git-repository check: `--skip-git-repo-check`, or
+    /// `--dangerously-bypass-approvals-and-sandbox` (which skips it too: `exec/src/lib.rs`,
+    /// observed on 0.163.0).
+    pub fn skips_git_check(&self) -> bool {
+        self.skip_git_repo_check || self.bypass
+    }
+
+    /// The folder the run works in, and whose Git repository the check looks for:
+    /// `-C DIR` (relative to `cwd`), else `cwd` (the process's).
+    pub fn workdir(&self, cwd: &std::path::Path) -> std::path::PathBuf {
+        match &self.cd {
+            Some(dir) => cwd.join(dir),
+            None => cwd.to_path_buf(),
+        }
+    }
+
     /// The sandbox mode: `danger-full-access` with the bypass flag, else `--sandbox`,
     /// else `-c sandbox_mode=`, else `workspace-write` (what a trusted folder gets;
     /// the real CLI's first run in an untrusted folder says `read-only`).
