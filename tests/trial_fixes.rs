@@ -201,7 +201,8 @@ fn a_timeout_after_the_answer_says_the_answer_was_printed() {
 /// run by its own name stood in for Cursor's CLI and refused `exec` and `app-server`.
 #[test]
 fn a_program_that_runs_the_target_of_the_agent_s_link_gets_the_case_s_cli() {
-    let consumer = r#""$(readlink -f "$(command -v codex)")" exec --json --skip-git-repo-check hi"#;
+    // Without `--json`, stdout holds the final message alone: the answer shown.
+    let consumer = r#""$(readlink -f "$(command -v codex)")" exec --skip-git-repo-check hi"#;
     let (output, report) = test(&[
         "--dialect",
         "codex",
