@@ -134,20 +134,14 @@ impl ExecArgs {
             .unwrap_or_else(|| policies::NEVER.to_owned())
     }
 
-    /// Whether the run skips the Git-repository check: `--skip-git-repo-check`, or
-    /// `--dangerously-bypass-approvals-and-sandbox` (which skips it too: `exec/src/lib.rs`,
-    /// observed on 0.163.0).
+    /// Whether the Git-repository check is skipped: `--skip-git-repo-check`, or the bypass.
     pub fn skips_git_check(&self) -> bool {
         self.skip_git_repo_check || self.bypass
     }
 
-    /// The folder the run works in, and whose Git repository the check looks for:
-    /// `-C DIR` (relative to `cwd`), else `cwd` (the process's).
+    /// The folder the run works in: `-C DIR` (relative to `cwd`), else `cwd`.
     pub fn workdir(&self, cwd: &std::path::Path) -> std::path::PathBuf {
-        match &self.cd {
-            Some(dir) => cwd.join(dir),
-            None => cwd.to_path_buf(),
-        }
+        self.cd.as_ref().map_or(cwd.to_path_buf(), |dir| cwd.join(dir))
     }
 
     /// The sandbox mode: `danger-full-access` with the bypass flag, else `--sandbox`,
