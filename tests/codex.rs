@@ -36,11 +36,12 @@ fn codex(args: &[&str], stdin: &str, home: &Path, env: &[(&str, &str)]) -> Outpu
     run_with_stdin(cmd, Some(stdin))
 }
 
-/// `codex exec --json -C /work -` (the default session's paths are `/work`'s) with the
-/// prompt on stdin and `MOCK_AGENT_FAULTS=faults`.
+/// `codex exec --json -C /work --skip-git-repo-check -` (the default session's paths
+/// are `/work`'s, which is in no Git repository) with the prompt on stdin and
+/// `MOCK_AGENT_FAULTS=faults`.
 fn exec_json(faults: &str, home: &Path) -> Output {
     codex(
-        &["exec", "--json", "-C", "/work", "-"],
+        &["exec", "--json", "-C", "/work", "--skip-git-repo-check", "-"],
         "Say hi\n",
         home,
         &[("MOCK_AGENT_FAULTS", faults)],
@@ -168,8 +169,15 @@ fn every_matrix_case_writes_what_its_case_expects() {
         }
         let faults = parse(&spec, FROM_ENV).expect("faults");
         let (stdout, exit) = expected(&written(&default_session("/work"), &faults, 0));
+        // The TypeScript SDK's argv with `skipGitRepoCheck` (`/work` is in no repository).
         let out = codex(
-            &["exec", "--experimental-json", "-C", "/work"],
+            &[
+                "exec",
+                "--experimental-json",
+                "-C",
+                "/work",
+                "--skip-git-repo-check",
+            ],
             "hi",
             home.path(),
             &[
@@ -596,4 +604,122 @@ fn a_replay_at_once_ends_on_sigterm_with_its_stdout_full() {
     let status = crate::support::term_when_stuck(&mut child);
     assert_eq!(status.signal(), Some(15), "{status:?}");
     assert_eq!(last_journal_entry(&journal)["signal"], "TERM");
+}
+
+/// `mock-agent codex ARGS` run in `dir`, `hi` on stdin, `CODEX_HOME` at `home`.
+fn codex_in(dir: &Path, args: &[&str], home: &Path) -> Output {
+    let mut cmd = mock_std();
+    cmd.arg("codex")
+        .args(args)
+        .env("CODEX_HOME", home)
+        .current_dir(dir);
+    run_with_stdin(cmd, Some("hi"))
+}
+
+/// Outside a Git repository, `codex exec` without `--skip-git-repo-check` refuses as
+/// 0.163.0 does (observed): its prompt read, then the refusal, exit 1, nothing on
+/// stdout, before any thread (`exec resume` too, before it looks for one). The flag,
+/// `--dangerously-bypass-approvals-and-sandbox`, `-C` into a repository, or a `.git`
+/// here or above (a file, or a folder with a `HEAD`) let it run; an empty `.git`
+/// folder is no repository.
+#[test]
+fn outside_a_git_repository_codex_exec_refuses_without_the_flag() {
+    const REFUSAL: &str = "Not inside a trusted directory and --skip-git-repo-check was not specified.\n";
+    let home = tempfile::tempdir().expect("temp dir");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (dir, home) = (dir.path(), home.path());
+    for (args, said) in [
+        (
+            &["exec", "--json", "hi"][..],
+            "Reading additional input from stdin...\n",
+        ),
+        (&["exec", "--json", "-"][..], "Reading prompt from stdin...\n"),
+        (
+            &["exec", "--json", "-C", "."][..],
+            "Reading prompt from stdin...\n",
+        ),
+    ] {
+        let out = codex_in(dir, args, home);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {}", text(&out.stderr));
+        assert!(out.stdout.is_empty(), "{args:?}: {}", text(&out.stdout));
+        assert_eq!(text(&out.stderr), format!("{said}{REFUSAL}"), "{args:?}");
+    }
+    let out = codex_in(dir, &["exec", "--json", "resume", "--last"], home);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).ends_with(REFUSAL), "{}", text(&out.stderr));
+    assert!(
+        std::fs::read_dir(home).expect("reads").next().is_none(),
+        "no thread kept"
+    );
+    let repository = root().display().to_string();
+    for args in [
+        &["exec", "--json", "--skip-git-repo-check", "hi"][..],
+        &[
+            "exec",
+            "--json",
+            "--dangerously-bypass-approvals-and-sandbox",
+            "hi",
+        ][..],
+        &["exec", "--json", "-C", &repository, "hi"][..],
+    ] {
+        let out = codex_in(dir, args, home);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", text(&out.stderr));
+        assert!(!text(&out.stderr).contains(REFUSAL), "{args:?}");
+    }
+    // What makes a folder a repository, to the real CLI.
+    let empty = dir.join("empty");
+    std::fs::create_dir_all(empty.join(".git")).expect("mkdir");
+    let out = codex_in(&empty, &["exec", "--json", "hi"], home);
+    assert_eq!(out.status.code(), Some(1), "an empty .git folder is none");
+    let with_head = dir.join("with-head");
+    std::fs::create_dir_all(with_head.join(".git")).expect("mkdir");
+    std::fs::write(with_head.join(".git/HEAD"), "ref: refs/heads/main\n").expect("writes");
+    let pointer = dir.join("pointer");
+    std::fs::create_dir_all(&pointer).expect("mkdir");
+    std::fs::write(pointer.join(".git"), "gitdir: /elsewhere/.git/worktrees/x\n").expect("writes");
+    let below = with_head.join("a/b");
+    std::fs::create_dir_all(below.join(".git")).expect("mkdir");
+    for inside in [&with_head, &pointer, &below] {
+        let out = codex_in(inside, &["exec", "--json", "hi"], home);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}: {}",
+            inside.display(),
+            text(&out.stderr)
+        );
+    }
+}
+
+/// `mock-agent test` runs the program where the user runs it: in a Git repository, a
+/// program that does not pass `--skip-git-repo-check` passes (as with the real CLI
+/// there); outside one, its case is not run, with what to do, and not failed: the
+/// folder is the user's choice, not the program's bug.
+#[test]
+fn a_program_that_leaves_the_git_check_on_is_played_where_the_user_runs_the_test() {
+    let home = tempfile::tempdir().expect("temp dir");
+    let args = ["--filter", "default/clean"];
+    // Without `--json`, stdout holds the final message only: the answer shown.
+    let out = test_codex("codex exec hi", &args, home.path());
+    crate::support::assert_passed(&out, "1 case: 1 passed, 0 failed");
+    let elsewhere = tempfile::tempdir().expect("temp dir");
+    let out = mock_std()
+        .args(["test", "--dialect", "codex", "--consumer", "codex exec hi"])
+        .args(args)
+        .env("CODEX_HOME", home.path())
+        .current_dir(elsewhere.path())
+        .output()
+        .expect("runs");
+    let report = text(&out.stdout) + &text(&out.stderr);
+    assert_eq!(
+        out.status.code(),
+        Some(harness::exit_codes::CASES_NOT_RUN),
+        "{report}"
+    );
+    assert!(
+        report.contains("the agent stopped at codex exec's Git-repository check"),
+        "{report}"
+    );
+    assert!(report.contains("pass `--skip-git-repo-check`"), "{report}");
+    assert!(!report.contains("reports-success"), "{report}");
 }

@@ -49,7 +49,19 @@ const PINNED: &[Pinned] = &[
         version: "codex-cli 0.163.0",
         kept: "tool-sdk.cassette",
         header_dialect: Some("codex"),
-        agree: &["http-401/sdk", "http-401/exec", "http-429/sdk", "http-429/exec"],
+        // Outside a Git repository without `--skip-git-repo-check`, both refuse alike
+        // whatever the API would answer.
+        agree: &[
+            "http-401/sdk",
+            "http-401/exec",
+            "http-429/sdk",
+            "http-429/exec",
+            "text/no-git",
+            "tool/no-git",
+            "http-401/no-git",
+            "http-429/no-git",
+            "stream-cut/no-git",
+        ],
     },
     Pinned {
         dialect: "codex-app-server",

@@ -201,7 +201,8 @@ fn a_timeout_after_the_answer_says_the_answer_was_printed() {
 /// run by its own name stood in for Cursor's CLI and refused `exec` and `app-server`.
 #[test]
 fn a_program_that_runs_the_target_of_the_agent_s_link_gets_the_case_s_cli() {
-    let consumer = r#""$(readlink -f "$(command -v codex)")" exec --json --skip-git-repo-check hi"#;
+    // Without `--json`, stdout holds the final message alone: the answer shown.
+    let consumer = r#""$(readlink -f "$(command -v codex)")" exec --skip-git-repo-check hi"#;
     let (output, report) = test(&[
         "--dialect",
         "codex",
@@ -272,6 +273,53 @@ fn the_agent_s_json_passed_on_is_told_as_such_and_told_once() {
     }
     let (output, report) = test_claude(&["default/malformed"], consumer, &[]);
     assert_eq!(output.status.code(), Some(exit_codes::CASES_FAILED), "{report}");
+}
+
+/// One rule for every dialect: a program that prints the agent's own JSON (its events
+/// or its document, as they came or re-serialized) instead of the answer gets the
+/// verdict and the message Claude Code's gets. Before, only objects with a `type` and
+/// a `session_id` were told apart, so codex exec's lines and Gemini CLI's `json`
+/// document and `stream-json` events passed on passed.
+#[test]
+fn the_agent_s_json_passed_on_is_told_the_same_for_every_dialect() {
+    let reserialized =
+        "| python3 -c 'import json, sys; [print(json.dumps(json.loads(l))) for l in sys.stdin]'";
+    for (dialect, consumer) in [
+        ("claude", "claude -p --output-format json hi".to_owned()),
+        ("codex", "codex exec --json --skip-git-repo-check hi".to_owned()),
+        (
+            "codex",
+            format!("codex exec --json --skip-git-repo-check hi {reserialized}"),
+        ),
+        ("gemini", "gemini -p hi -o json --skip-trust".to_owned()),
+        ("gemini", "gemini -p hi -o stream-json --skip-trust".to_owned()),
+        (
+            "gemini",
+            format!("gemini -p hi -o stream-json --skip-trust {reserialized}"),
+        ),
+    ] {
+        let (output, report) = test(&[
+            "--dialect",
+            dialect,
+            "--filter",
+            "default/clean",
+            "--consumer",
+            &consumer,
+        ]);
+        assert_eq!(
+            output.status.code(),
+            Some(exit_codes::CASES_FAILED),
+            "{consumer}: {report}"
+        );
+        assert!(
+            report.contains(
+                "reports-success: the agent succeeded, but the consumer's stdout holds its answer only inside \
+                 the agent's own JSON it passed on"
+            ),
+            "{consumer}: {report}"
+        );
+        assert!(report.contains("--off reports-success"), "{consumer}: {report}");
+    }
 }
 
 /// A program that reads the agent's stdout to its end and only then its stderr, both

@@ -185,11 +185,20 @@ pub trait Dialect: Send + Sync + 'static {
         self.about().ends_with_the_agent
     }
 
-    /// The output a consumer's user sees in `output`: the agent's own JSON lines, and
-    /// what the case's faults added that is no answer, taken out.
+    /// The JSON objects the agent writes as its output (its events, its envelope), as
+    /// their shapes tell them apart from a consumer's own JSON: what
+    /// [`shown_text`](Dialect::shown_text) takes out of a consumer's output when the
+    /// consumer passes them on. None unless said.
+    fn own_objects(&self) -> &'static [OwnObject] {
+        &[]
+    }
+
+    /// The output a consumer's user sees in `output`: the agent's own JSON objects
+    /// ([`own_objects`](Dialect::own_objects)), and what the case's faults added that
+    /// is no answer, taken out.
     fn shown_text(&self, output: &str, faults: &str) -> String {
         let _ = faults;
-        super::properties::without_events(output)
+        super::properties::without_events(output, self.own_objects())
     }
 
     /// The conversation of one run, told as text for a failure's record, with the
@@ -263,6 +272,33 @@ pub trait Dialect: Send + Sync + 'static {
         fuzz: &super::fuzz::Fuzz,
         runner: &Runner<'_>,
     ) -> Result<super::fuzz::FuzzReport, RunError>;
+}
+
+/// A kind of JSON object the agent writes as its output (a line of its JSON events, its
+/// JSON envelope), told by its keys: an object that has every one of [`keys`](Self::keys)
+/// and, where [`kind`](Self::kind) says, a string under its key that is one of its
+/// names. A consumer that prints such an object passes the agent's JSON on, and the
+/// answer's text inside it is JSON-escaped, not shown ([`Dialect::own_objects`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OwnObject {
+    /// The keys every object of this kind has.
+    pub keys: &'static [&'static str],
+    /// The key whose string value names the kind, and the names it takes (empty: any
+    /// string); `None` where the keys alone tell it.
+    pub kind: Option<(&'static str, &'static [&'static str])>,
+}
+
+impl OwnObject {
+    /// Whether `object` is one of this kind.
+    pub fn matches(&self, object: &serde_json::Map<String, serde_json::Value>) -> bool {
+        let kind = self.kind.is_none_or(|(key, names)| {
+            object
+                .get(key)
+                .and_then(serde_json::Value::as_str)
+                .is_some_and(|name| names.is_empty() || names.contains(&name))
+        });
+        kind && self.keys.iter().all(|key| object.contains_key(*key))
+    }
 }
 
 /// What a dialect is called, what it stands in for and what it takes: the plain data

@@ -66,7 +66,7 @@ use crate::journal;
 
 pub use assert::{assert_matrix, check_snapshots, try_matrix, MatrixError, MatrixFailure};
 pub use cancel::Cancel;
-pub use dialect::{Dialect, Generated, Label};
+pub use dialect::{Dialect, Generated, Label, OwnObject};
 pub use matrix::{Case, CaseSource, Matrix};
 pub use node::NodeEnd;
 pub use properties::{Properties, Property, UnknownProperty, Verdict};

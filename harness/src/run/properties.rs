@@ -836,51 +836,141 @@ fn unknown_not_blamed(result: &mut super::CaseResult, baselines: &[Baseline]) {
 }
 
 /// Whether the consumer's stdout holds the answer as the agent's JSON holds it (its
-/// text JSON-escaped, or as it is where it needs no escape): the agent's output passed
-/// on, which [`Dialect::shown_text`](super::Dialect::shown_text) does not count as shown.
+/// text JSON-escaped, or as it is where it needs no escape, or told in the strings of
+/// the agent's own objects in order, a delta an object): the agent's output passed on,
+/// which [`Dialect::shown_text`](super::Dialect::shown_text) does not count as shown.
 fn passed_on(outcome: &Outcome, answer: &str, case: &Case) -> bool {
     let stdout = String::from_utf8_lossy(&outcome.stdout);
     let escaped = serde_json::to_string(answer).unwrap_or_default();
-    let escaped = escaped.trim_matches('"');
-    !answer.trim().is_empty() && (stdout.contains(escaped) || reports_answer(&stdout, answer, &case.segments))
+    if answer.trim().is_empty() {
+        return false;
+    }
+    if stdout.contains(escaped.trim_matches('"')) || reports_answer(&stdout, answer, &case.segments) {
+        return true;
+    }
+    let (_, objects) = split_own(&stdout, case.dialect.own_objects());
+    let mut strings = Vec::new();
+    for object in objects {
+        strings_of(&serde_json::Value::Object(object), &mut strings);
+    }
+    told_in_order(&strings, answer)
 }
 
-/// `output` without the JSON objects in it that are events of the agent's.
-pub(crate) fn without_events(output: &str) -> String {
-    const START: &str = "{\"type\"";
-    if !output.contains(START) {
-        return output.to_owned();
+/// Whether `answer` (white space aside) is some of `strings` joined in order (deltas).
+fn told_in_order(strings: &[String], answer: &str) -> bool {
+    let answer = normalize_space(answer);
+    let mut rest = answer.as_str();
+    for string in strings {
+        let string = string.split_whitespace().collect::<Vec<_>>().join(" ");
+        if rest.is_empty() {
+            break;
+        }
+        if !string.is_empty() && rest.starts_with(&string) {
+            rest = rest[string.len()..].trim_start();
+        }
+    }
+    rest.is_empty()
+}
+
+/// The strings of `value`, in document order, into `into`.
+fn strings_of(value: &serde_json::Value, into: &mut Vec<String>) {
+    match value {
+        serde_json::Value::String(text) => into.push(text.clone()),
+        serde_json::Value::Array(values) => values.iter().for_each(|v| strings_of(v, into)),
+        serde_json::Value::Object(object) => object.values().for_each(|v| strings_of(v, into)),
+        _ => {}
+    }
+}
+
+/// `output` without the JSON objects in it that are the agent's own (`own`: its
+/// events, its envelope; [`Dialect::own_objects`](super::Dialect::own_objects)), as
+/// it wrote them or as a consumer re-serialized them, each taken out whole, the same
+/// way for every dialect.
+pub(crate) fn without_events(output: &str, own: &[super::OwnObject]) -> String {
+    split_own(output, own).0
+}
+
+type Objects = Vec<serde_json::Map<String, serde_json::Value>>;
+/// `output` without the agent's own objects, and those objects, in order.
+fn split_own(output: &str, own: &[super::OwnObject]) -> (String, Objects) {
+    let mut objects = Vec::new();
+    if own.is_empty() || !output.contains('{') {
+        return (output.to_owned(), objects);
     }
     let mut kept = String::with_capacity(output.len());
     let mut rest = output;
-    while let Some(at) = rest.find(START) {
+    while let Some(at) = rest.find('{') {
         kept.push_str(&rest[..at]);
         let from = &rest[at..];
+        // An object's first key follows its brace: a quick look before parsing.
+        let keyed = from[1..].trim_start().starts_with('"');
         let mut values = serde_json::Deserializer::from_str(from).into_iter::<serde_json::Value>();
-        let event = match values.next() {
-            Some(Ok(serde_json::Value::Object(object)))
-                if object.get("type").is_some_and(serde_json::Value::is_string)
-                    && object.contains_key("session_id") =>
-            {
-                Some(values.byte_offset())
+        match keyed.then(|| values.next()).flatten() {
+            Some(Ok(serde_json::Value::Object(object))) if own.iter().any(|o| o.matches(&object)) => {
+                rest = &from[values.byte_offset()..];
+                objects.push(object);
             }
-            _ => None,
-        };
-        match event {
-            Some(end) => rest = &from[end..],
-            None => {
-                kept.push_str(&from[..1]);
+            _ => {
+                kept.push('{');
                 rest = &from[1..];
             }
         }
     }
     kept.push_str(rest);
-    kept
+    (kept, objects)
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{find, reports_answer};
+    use super::{find, reports_answer, told_in_order, without_events};
+    use crate::run::OwnObject;
+
+    /// Objects told by a kind's names and a key, or by keys alone, taken out whole
+    /// wherever they are (compact, pretty-printed, re-serialized, inside text); the
+    /// consumer's own JSON and braces of text kept.
+    #[test]
+    fn the_agent_s_own_objects_are_taken_out_whole_and_nothing_else() {
+        let own = [
+            OwnObject {
+                keys: &["at"],
+                kind: Some(("kind", &["said", "done"])),
+            },
+            OwnObject {
+                keys: &["reply", "costs"],
+                kind: None,
+            },
+        ];
+        let said = r#"{"kind":"said","at":1,"text":{"a":"Hello"}}"#;
+        assert_eq!(without_events(&format!("{said}\n{said}\n"), &own), "\n\n");
+        assert_eq!(
+            without_events("x {\n  \"reply\": \"Hi\",\n  \"costs\": {}\n} y", &own),
+            "x  y"
+        );
+        assert_eq!(
+            without_events(r#"{"kind": "done", "at": 2}"#, &own),
+            "",
+            "re-serialized"
+        );
+        for kept in [
+            r#"{"kind":"aside","at":1}"#,
+            r#"{"kind":"said"}"#,
+            r#"{"reply":"Hi"}"#,
+            "{\"kind\" is a word} {} {{",
+        ] {
+            assert_eq!(without_events(kept, &own), kept);
+        }
+        assert_eq!(without_events(said, &[]), said, "a dialect that names none");
+        // Inside the consumer's own JSON, the agent's object is still the agent's.
+        assert_eq!(
+            without_events(&format!(r#"{{"log":{said}}}"#), &own),
+            r#"{"log":}"#
+        );
+        // An answer told in deltas, one object each, is found in their order.
+        let deltas = ["said", "2026", "The README", "said", " says", "hi."].map(String::from);
+        assert!(told_in_order(&deltas, "The README says hi."));
+        assert!(!told_in_order(&deltas, "The README says bye."));
+        assert!(!told_in_order(&deltas[4..], "The README says hi."));
+    }
 
     #[test]
     fn find_is_str_find() {

@@ -194,6 +194,10 @@ impl Dialect for Claude {
         &ABOUT
     }
 
+    fn own_objects(&self) -> &'static [crate::run::OwnObject] {
+        super::wire::OWN_OBJECTS
+    }
+
     fn never_ran_hint(&self) -> String {
         "if the program got as far as starting Claude Code, it did not run `claude` from PATH: a Python SDK program runs the CLI bundled in its wheel first, a TypeScript one its platform package's; give it the mock's path, `ClaudeAgentOptions(cli_path=...)` or `pathToClaudeCodeExecutable`, e.g. from `--mock-env` (see docs/claude.md, \"Testing a program built on an SDK\")".to_owned()
     }

@@ -22,6 +22,14 @@ pub const DIALECT: &str = "claude";
 /// The model the default session names (`--model` overrides it).
 pub const MODEL: &str = "claude-sonnet-4-5";
 
+/// The objects the CLI writes on stdout, as a consumer that passes them on prints them
+/// ([`Dialect::own_objects`](crate::run::Dialect::own_objects)): a message with a
+/// string `type` and the run's `session_id`.
+pub const OWN_OBJECTS: &[crate::run::OwnObject] = &[crate::run::OwnObject {
+    keys: &["session_id"],
+    kind: Some(("type", &[])),
+}];
+
 /// The `type` of every line.
 pub mod types {
     /// System messages: `init`, state changes, status.

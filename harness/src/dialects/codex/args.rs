@@ -134,6 +134,16 @@ impl ExecArgs {
             .unwrap_or_else(|| policies::NEVER.to_owned())
     }
 
+    /// Whether the Git-repository check is skipped: `--skip-git-repo-check`, or the bypass.
+    pub fn skips_git_check(&self) -> bool {
+        self.skip_git_repo_check || self.bypass
+    }
+
+    /// The folder the run works in: `-C DIR` (relative to `cwd`), else `cwd`.
+    pub fn workdir(&self, cwd: &std::path::Path) -> std::path::PathBuf {
+        self.cd.as_ref().map_or(cwd.to_path_buf(), |dir| cwd.join(dir))
+    }
+
     /// The sandbox mode: `danger-full-access` with the bypass flag, else `--sandbox`,
     /// else `-c sandbox_mode=`, else `workspace-write` (what a trusted folder gets;
     /// the real CLI's first run in an untrusted folder says `read-only`).

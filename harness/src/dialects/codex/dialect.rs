@@ -123,8 +123,36 @@ impl Dialect for Codex {
         &ABOUT
     }
 
+    fn own_objects(&self) -> &'static [crate::run::OwnObject] {
+        super::wire::events::OWN_OBJECTS
+    }
+
     fn case_env(&self, dir: &std::path::Path) -> Vec<(String, String)> {
         codex_home(dir)
+    }
+
+    /// `codex exec` stopped at its Git-repository check: the program passes no
+    /// `--skip-git-repo-check` and runs it where the user ran the test, which is in no
+    /// Git repository. The case tested nothing of the program.
+    fn refused(&self, case: &Case, outcome: &crate::run::Outcome) -> Option<crate::run::NotRun> {
+        let _ = case;
+        let workdir = outcome
+            .journal
+            .iter()
+            .find_map(super::exec::stopped_at_git_check)?;
+        Some(crate::run::NotRun {
+            reason: format!(
+                "the agent stopped at codex exec's Git-repository check before the case began: the \
+                 program passes no `--skip-git-repo-check`, and the folder it runs `codex exec` in ({}) \
+                 is in no Git repository",
+                workdir.display()
+            ),
+            hint: "run `mock-agent test` in the Git repository the program works in (the program runs \
+                   where the test is run); or make the program pass \
+                   `--skip-git-repo-check` (the TypeScript SDK: `skipGitRepoCheck: true`), as a program \
+                   that runs Codex outside a repository must"
+                .to_owned(),
+        })
     }
 
     fn case(&self, source: CaseSource, format: OutputFormat, faults: &str, name: String) -> CaseResult {

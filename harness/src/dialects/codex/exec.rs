@@ -134,6 +134,44 @@ pub fn not_trusted() -> Refusal {
     Refusal::new(vec![stderr::NOT_TRUSTED.to_owned()])
 }
 
+/// Whether `dir` is inside a Git repository as `codex exec` 0.163.0 tells one: `dir`
+/// or a folder above it holds a `.git` file (a worktree's or a submodule's pointer,
+/// whatever it says) or a `.git` folder with a `HEAD` in it (observed: an empty `.git`
+/// folder is no repository, and the walk goes on above it). The trusted projects of
+/// `$CODEX_HOME/config.toml` play no part (observed, in the file and as `-c`).
+pub fn in_git_repository(dir: &std::path::Path) -> bool {
+    dir.ancestors().any(|dir| {
+        let git = dir.join(".git");
+        git.is_file() || git.join("HEAD").exists()
+    })
+}
+
+/// The Git-repository check `codex exec` makes once its prompt is read, before it
+/// starts a thread (and before `exec resume` looks for one): outside a repository
+/// ([`in_git_repository`] of `workdir`, [`ExecArgs::workdir`]) and without
+/// [`ExecArgs::skips_git_check`], it refuses ([`not_trusted`]).
+pub fn check_repository(args: &ExecArgs, workdir: &std::path::Path) -> Result<(), Refusal> {
+    if args.skips_git_check() || in_git_repository(workdir) {
+        Ok(())
+    } else {
+        Err(not_trusted())
+    }
+}
+
+/// The folder a run of the journal stopped at the Git-repository check in: a `codex
+/// exec` that did not skip the check, ended with exit 1, and works in a folder that is
+/// in no Git repository ([`check_repository`], as the mock made it); `None` otherwise.
+pub fn stopped_at_git_check(entry: &crate::journal::Entry) -> Option<std::path::PathBuf> {
+    let Ok(super::args::Command::Exec(args)) = super::args::parse(&entry.argv) else {
+        return None;
+    };
+    if args.skips_git_check() || entry.exit != crate::journal::ExitRecord::Code(1) {
+        return None;
+    }
+    let workdir = args.workdir(std::path::Path::new(entry.cwd.as_deref()?));
+    (!in_git_repository(&workdir)).then_some(workdir)
+}
+
 /// The run: every line, the exit code, the last message and the usage.
 pub fn play(run: &Run<'_>) -> Outcome {
     let turn = run.session.turn(run.thread.turns);

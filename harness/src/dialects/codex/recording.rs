@@ -26,12 +26,16 @@ pub fn is_codex(header: &Header) -> bool {
     lines::names(header, DIALECT_KEY, DIALECT)
 }
 
-/// Writes `session`'s first turn as a cassette of `codex exec --experimental-json` at
-/// `path`, as the mock plays it with no fault on a thread made from `seed`: the
-/// prompt read from stdin (stderr), the lines, the exit; all at time zero.
+/// Writes `session`'s first turn as a cassette of `codex exec --experimental-json
+/// --skip-git-repo-check` at `path` (the TypeScript SDK's with `skipGitRepoCheck`, as a
+/// run in `/work`, which is in no Git repository, needs), as the mock plays it with no
+/// fault on a thread made from `seed`: the prompt read from stdin (stderr), the lines,
+/// the exit; all at time zero.
 pub fn write_cassette(session: &Session, seed: u64, path: &Path) -> Result<PathBuf, WriteError> {
+    let mut argv = super::faults::sdk_argv();
+    argv.push("--skip-git-repo-check".into());
     let invocation = Invocation {
-        argv: super::faults::sdk_argv(),
+        argv,
         prompt: Some("hi".into()),
         cwd: Some("/work".into()),
         cli_version: Some(VERSION_LINE.into()),

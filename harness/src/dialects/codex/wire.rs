@@ -106,6 +106,15 @@ pub mod events {
         REQUEST_USER_INPUT,
         ERROR,
     ];
+
+    /// The lines of `codex exec --json`, as a consumer that passes them on prints them
+    /// ([`Dialect::own_objects`](crate::run::Dialect::own_objects)): an object whose
+    /// `type` is one of [`ALL`] (`thread.started` has no session id of Claude's kind:
+    /// its `thread_id` is its own).
+    pub const OWN_OBJECTS: &[crate::run::OwnObject] = &[crate::run::OwnObject {
+        keys: &[],
+        kind: Some(("type", ALL)),
+    }];
 }
 
 /// The `item.type` of `codex exec --json`'s items. Every item has `id` (`item_0`,

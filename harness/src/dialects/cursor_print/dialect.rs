@@ -215,6 +215,10 @@ impl Dialect for CursorPrint {
         Case::new(source, format, faults, name)
     }
 
+    fn own_objects(&self) -> &'static [crate::run::OwnObject] {
+        super::expect::OWN_OBJECTS
+    }
+
     fn shown_text(&self, output: &str, faults: &str) -> String {
         super::expect::shown_text(output, faults)
     }

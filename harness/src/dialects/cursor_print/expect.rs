@@ -81,6 +81,13 @@ pub fn segments_of(frames: &[Frame]) -> Vec<String> {
         .collect()
 }
 
+/// The events `cursor-agent -p` writes (`stream-json` lines, the `json` result), as a
+/// consumer that passes them on prints them: a string `type` and the `session_id`.
+pub const OWN_OBJECTS: &[crate::run::OwnObject] = &[crate::run::OwnObject {
+    keys: &[super::events::field::SESSION_ID],
+    kind: Some((super::events::field::TYPE, &[])),
+}];
+
 /// The consumer's output as its user reads the answer in it: without the agent's own
 /// lines that it passed on as they came.
 ///
@@ -94,7 +101,7 @@ pub fn segments_of(frames: &[Frame]) -> Vec<String> {
 /// `faults` is the case's fault list (print mode's; another dialect's takes nothing
 /// out but events).
 pub fn shown_text(output: &str, faults: &str) -> String {
-    let mut shown = crate::run::properties::without_events(output);
+    let mut shown = crate::run::properties::without_events(output, OWN_OBJECTS);
     let noise = super::faults::parse(faults, crate::faults::FROM_ENV).unwrap_or_default();
     for fault in noise {
         if let super::faults::Fault::Noise { text, .. } = fault {

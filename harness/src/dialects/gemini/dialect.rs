@@ -126,6 +126,10 @@ impl Dialect for Gemini {
         &ABOUT
     }
 
+    fn own_objects(&self) -> &'static [crate::run::OwnObject] {
+        super::wire::OWN_OBJECTS
+    }
+
     fn case(&self, source: CaseSource, format: OutputFormat, faults: &str, name: String) -> CaseResult {
         Case::gemini(source, format, faults, name)
     }

@@ -153,6 +153,26 @@ pub mod doc {
     pub const ERROR: &str = "error";
 }
 
+/// What Gemini CLI writes on stdout, as a consumer that passes it on prints it
+/// ([`Dialect::own_objects`](crate::run::Dialect::own_objects)): a `stream-json` event
+/// (a `type` of [`events::ALL`] and a `timestamp`; only `init` has a `session_id`), the
+/// `json` document (`response` and `stats`), or its error document (`error`, with the
+/// `session_id` of the run).
+pub const OWN_OBJECTS: &[crate::run::OwnObject] = &[
+    crate::run::OwnObject {
+        keys: &[fields::TIMESTAMP],
+        kind: Some((fields::TYPE, events::ALL)),
+    },
+    crate::run::OwnObject {
+        keys: &[doc::RESPONSE, doc::STATS],
+        kind: None,
+    },
+    crate::run::OwnObject {
+        keys: &[doc::SESSION_ID, doc::ERROR],
+        kind: None,
+    },
+];
+
 /// The process's exit codes (`core/src/utils/errors.ts`, observed).
 pub mod exits {
     /// No auth method configured.

@@ -9,10 +9,14 @@
 //! | `http-429` | HTTP 429 (`retry-after: 0`) | the `rate-limited` preset |
 //! | `stream-cut` | a text whose stream ends before `response.completed` | the `stream-cut` preset |
 //!
-//! Each under two invocations: `sdk`, the TypeScript SDK's argv (`exec
+//! Each under three invocations: `sdk`, the TypeScript SDK's argv (`exec
 //! --experimental-json --model M --skip-git-repo-check`, the prompt on stdin, stdin
-//! closed; `CODEX_INTERNAL_ORIGINATOR_OVERRIDE=codex_sdk_ts`), and `exec`, `codex exec
-//! --json --model M --skip-git-repo-check PROMPT` from a script. The model is
+//! closed; `CODEX_INTERNAL_ORIGINATOR_OVERRIDE=codex_sdk_ts`), `exec`, `codex exec
+//! --json --model M --skip-git-repo-check PROMPT` from a script, and `no-git`, the same
+//! without `--skip-git-repo-check`: both run in a scratch folder that is in no Git
+//! repository, where the real CLI refuses the last before any thread (`Not inside a
+//! trusted directory and --skip-git-repo-check was not specified.`, exit 1), whatever
+//! the API would answer. The model is
 //! `gpt-5.5`, which gets `exec_command` (REAL-CODEX.md). The real CLI gets
 //! `CODEX_API_KEY`, and a custom model provider on the loopback API before `exec`
 //! (`-c model_provider=mock -c model_providers.mock={...}`, no analytics): the built-in
@@ -73,6 +77,10 @@ const EXEC_ARGV: &[&str] = &[
     PROMPT,
 ];
 
+/// A script's argv that leaves the Git-repository check on: outside a repository, the
+/// refusal.
+const NO_GIT_ARGV: &[&str] = &["exec", "--json", "--model", MODEL, PROMPT];
+
 const SCENARIOS: &[Scenario] = &[
     Scenario::new("text", "one text answer", api::TEXT, ""),
     Scenario::new(
@@ -121,6 +129,7 @@ impl Drift for CodexDrift {
         vec![
             Invocation::new("sdk", SDK_ARGV, PROMPT.as_bytes(), SDK_ENV),
             Invocation::new("exec", EXEC_ARGV, b"", &[]),
+            Invocation::new("no-git", NO_GIT_ARGV, b"", &[]),
         ]
     }
 
@@ -311,6 +320,16 @@ mod tests {
         let sdk = &CodexDrift.invocations()[0];
         assert_eq!(sdk.stdin, PROMPT.as_bytes());
         assert!(!sdk.argv.iter().any(|a| a == PROMPT));
+        // With the check skipped, and without: the refusal is compared too.
+        let skips: Vec<(&str, bool)> = CodexDrift
+            .invocations()
+            .iter()
+            .map(|i| match args::parse(&i.argv) {
+                Ok(Command::Exec(exec)) => (i.name, exec.skips_git_check()),
+                _ => unreachable!("checked above"),
+            })
+            .collect();
+        assert_eq!(skips, [("sdk", true), ("exec", true), ("no-git", false)]);
     }
 
     #[test]

@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use harness::dialects::codex::args::ExecArgs;
 use harness::dialects::codex::exec::{
-    self as player, read_prompt, read_schema, unknown_thread, Refusal, Run, Thread,
+    self as player, check_repository, read_prompt, read_schema, unknown_thread, Refusal, Run, Thread,
 };
 use harness::dialects::codex::faults::{with_faults, CodexFault, Injector, Out, THREAD_MS};
 use harness::dialects::codex::recording::Recording;
@@ -107,6 +107,10 @@ fn prepare(args: &ExecArgs, settings: &Settings, entry: &mut Entry) -> Result<Pl
         }
         None => None,
     };
+    // Outside a Git repository, without the flag that skips the check: the real CLI's
+    // refusal, once the prompt is read and before any thread.
+    let here = std::env::current_dir().unwrap_or_default();
+    check_repository(args, &args.workdir(&here)).map_err(|r| refused(&said, &r))?;
     let store = (!args.ephemeral).then(Store::of_env).flatten();
     let resumed = match &args.resume {
         None => None,
