@@ -350,21 +350,7 @@ impl Dialect for Claude {
     #[cfg(feature = "generate")]
     fn generate(&self, seed: u64, size: Option<usize>, out: Option<&Path>) -> Result<Generated, WriteError> {
         let _ = size;
-        use crate::run::fuzz::LiveCase;
-        let faulted = super::generate::Faulted::new(super::generate::from_seed(seed), Vec::new());
-        let Some(out) = out else {
-            let lines = super::generate::conversation_lines(&faulted.session);
-            let told = super::wire::summary(lines.iter().map(|(dir, line)| (dir.as_str(), line.as_str())));
-            return Ok(crate::run::Generated::Told(format!("{told}\n")));
-        };
-        let path = faulted.write_cassette(out)?;
-        Ok(crate::run::Generated::cassette(
-            path,
-            faulted.lines(),
-            "messages",
-            "serve",
-            "claude --input-format stream-json --output-format stream-json --verbose",
-        ))
+        <Claude as crate::run::generator::Generator>::generate(seed, out)
     }
 
     /// Generated sessions with faults of the catalogue's `claude` section against a
@@ -375,6 +361,6 @@ impl Dialect for Claude {
     /// any, to `OUT/fuzz-claude-SEED.faults`.
     #[cfg(feature = "generate")]
     fn fuzz(&self, fuzz: &Fuzz, runner: &Runner<'_>) -> Result<FuzzReport, RunError> {
-        crate::run::lines::fuzz(fuzz, runner, super::super::CLAUDE, super::generate::faulted(2))
+        <Claude as crate::run::generator::Generator>::fuzz(fuzz, runner, super::super::CLAUDE)
     }
 }

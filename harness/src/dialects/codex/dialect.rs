@@ -178,10 +178,7 @@ impl Dialect for Codex {
     #[cfg(feature = "generate")]
     fn generate(&self, seed: u64, size: Option<usize>, out: Option<&Path>) -> Result<Generated, WriteError> {
         let _ = size;
-        let session = super::generate::from_seed(seed);
-        let (lines, _) = super::faults::exec_lines(&session, super::exec::Thread::new(seed, 0));
-        let write = |out: &std::path::Path| super::recording::write_cassette(&session, seed, out);
-        crate::run::lines::generated(&lines, out, write, "codex exec --json")
+        <Codex as crate::run::generator::Generator>::generate(seed, out)
     }
 
     /// Generated sessions with faults of the catalogue's `codex` section against a
@@ -191,7 +188,7 @@ impl Dialect for Codex {
     /// `OUT/fuzz-codex-SEED.faults`.
     #[cfg(feature = "generate")]
     fn fuzz(&self, fuzz: &Fuzz, runner: &Runner<'_>) -> Result<FuzzReport, RunError> {
-        crate::run::lines::fuzz(fuzz, runner, super::super::CODEX, super::generate::faulted(2))
+        <Codex as crate::run::generator::Generator>::fuzz(fuzz, runner, super::super::CODEX)
     }
 }
 

@@ -13,7 +13,8 @@ use super::session::{Change, Command, End, Failure, FileChange, Item, Session, T
 use super::wire::{change_kinds, events, items, messages};
 use crate::error::WriteError;
 use crate::faults::strategy::{self, Drawn};
-use crate::run::fuzz::Plays;
+use crate::run::generator::Generator;
+use crate::run::Generated;
 
 /// The words of a text that are not plain: not ASCII, a line break, quotes.
 const ODD: &[&str] = &[
@@ -139,33 +140,53 @@ pub fn fault() -> impl Strategy<Value = Drawn<CodexFault>> {
     strategy::line_faults(place(), &own, presets, |spec| parse(spec, FROM_ENV))
 }
 
-/// A generated session with its faults: what `mock-agent fuzz --dialect codex` plays,
-/// and shrinks.
-pub type Faulted = strategy::Faulted<Session, CodexFault, Codex>;
+impl Generator for Codex {
+    type Session = Session;
+    type Fault = CodexFault;
+    const SALT: &'static [u8] = b"codex";
+    const PLAYED: (&'static str, &'static str, &'static str) = ("events", "replay", "codex exec --json");
 
-/// Generated sessions with up to `most` faults.
-pub fn faulted(most: usize) -> impl Strategy<Value = Faulted> {
-    strategy::faulted(session(), fault(), most)
-}
+    fn sessions() -> impl Strategy<Value = Session> {
+        session()
+    }
 
-impl Plays<Session> for Codex {
+    fn fault() -> impl Strategy<Value = Drawn<CodexFault>> {
+        fault()
+    }
+
+    fn default_session() -> Session {
+        super::session::default_session("/work")
+    }
+
     /// The session's first turn as a Codex cassette.
-    fn write_cassette(session: &Session, path: &std::path::Path) -> Result<std::path::PathBuf, WriteError> {
-        write_cassette(session, 0, path)
+    fn write_cassette(
+        session: &Session,
+        seed: u64,
+        path: &std::path::Path,
+    ) -> Result<std::path::PathBuf, WriteError> {
+        write_cassette(session, seed, path)
     }
 
     /// How many stdout lines the session's first turn has.
-    fn lines(session: &Session) -> usize {
-        let (lines, _) = super::faults::exec_lines(session, super::exec::Thread::new(0, 0));
-        lines.len()
+    fn lines(session: &Session, seed: u64) -> usize {
+        exec_lines(session, seed).len()
+    }
+
+    /// One line a line, as `codex exec --json` writes them.
+    fn told(session: &Session, seed: u64) -> Generated {
+        Generated::told(exec_lines(session, seed))
     }
 }
 
-/// The session of a seed: the same on every run and machine, for one version.
+/// The stdout lines of the session's first turn, with the thread of `seed`.
+fn exec_lines(session: &Session, seed: u64) -> Vec<Vec<u8>> {
+    super::faults::exec_lines(session, super::exec::Thread::new(seed, 0)).0
+}
+
+/// The session of a seed ([`Generator::from_seed`]): the same on every run and
+/// machine, for one version.
 pub fn from_seed(seed: u64) -> Session {
-    strategy::seeded(&session(), seed, b"codex", || {
-        super::session::default_session("/work")
-    })
+    Codex::from_seed(seed)
 }
 
 #[cfg(test)]
@@ -173,25 +194,24 @@ mod tests {
     use super::*;
     use crate::dialects::codex::check::CodexChecker;
     use crate::dialects::codex::recording::Recording;
-    use crate::run::fuzz::LiveCase;
 
     #[test]
-    fn a_seed_is_one_session_and_every_drawn_fault_parses() {
-        strategy::assert_generates(from_seed, fault(), |spec| parse(spec, FROM_ENV));
-    }
-
-    #[test]
-    fn a_generated_session_reads_back_from_its_cassette() {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let faulted = Faulted::new(from_seed(3), Vec::new());
-        let path = faulted
-            .write_cassette(&dir.path().join("g.cassette"))
-            .expect("writes");
-        let recording = Recording::open(&path).expect("a Codex cassette");
-        assert_eq!(recording.stdout.len(), faulted.lines());
-        assert_eq!(
-            recording.session().turns[0].final_message(),
-            faulted.session.turns[0].final_message()
+    fn a_seed_is_one_session_that_reads_back_and_every_drawn_fault_parses() {
+        crate::run::generator::assert_generator::<Codex, _, _>(
+            |spec| parse(spec, FROM_ENV),
+            |path| {
+                let recording = Recording::open(path).expect("a Codex cassette");
+                (
+                    recording.stdout.len(),
+                    recording.session().turns[0].final_message().map(str::to_owned),
+                )
+            },
+            |session| {
+                (
+                    Codex::lines(session, 0),
+                    session.turns[0].final_message().map(str::to_owned),
+                )
+            },
         );
     }
 

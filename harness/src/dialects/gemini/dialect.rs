@@ -226,10 +226,8 @@ impl Dialect for Gemini {
     /// stream-json` writes for it), or told one line a line. `size` is not taken.
     #[cfg(feature = "generate")]
     fn generate(&self, seed: u64, size: Option<usize>, out: Option<&Path>) -> Result<Generated, WriteError> {
-        let (_, session) = (size, super::generate::from_seed(seed));
-        let write = |out: &std::path::Path| super::recording::write_cassette(&session, seed, out);
-        let (lines, _) = super::faults::stream_lines(&session, seed);
-        crate::run::lines::generated(&lines, out, write, "gemini -o stream-json -p hi")
+        let _ = size;
+        <Gemini as crate::run::generator::Generator>::generate(seed, out)
     }
 
     /// Generated sessions with faults of the catalogue's `gemini` section against a
@@ -238,7 +236,7 @@ impl Dialect for Gemini {
     /// when it has any, to `OUT/fuzz-gemini-SEED.faults`.
     #[cfg(feature = "generate")]
     fn fuzz(&self, fuzz: &Fuzz, runner: &Runner<'_>) -> Result<FuzzReport, RunError> {
-        crate::run::lines::fuzz(fuzz, runner, super::super::GEMINI, super::generate::faulted(2))
+        <Gemini as crate::run::generator::Generator>::fuzz(fuzz, runner, super::super::GEMINI)
     }
 }
 

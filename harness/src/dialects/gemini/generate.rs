@@ -14,7 +14,8 @@ use super::session::{ApiError, End, Round, Session, Tool, ToolResult, Usage};
 use super::wire::{error_types, events};
 use crate::error::WriteError;
 use crate::faults::strategy::{self, Drawn};
-use crate::run::fuzz::Plays;
+use crate::run::generator::Generator;
+use crate::run::Generated;
 
 /// A piece of text: words, some of them not ASCII, sometimes a line break.
 fn text() -> impl Strategy<Value = String> {
@@ -138,30 +139,47 @@ pub fn fault() -> impl Strategy<Value = Drawn<GeminiFault>> {
     strategy::line_faults(place(), &own, presets, |spec| parse(spec, FROM_ENV))
 }
 
-/// A generated session with its faults: what `mock-agent fuzz --dialect gemini`
-/// plays, and shrinks.
-pub type Faulted = strategy::Faulted<Session, GeminiFault, Gemini>;
+impl Generator for Gemini {
+    type Session = Session;
+    type Fault = GeminiFault;
+    const SALT: &'static [u8] = b"gemini";
+    const PLAYED: (&'static str, &'static str, &'static str) =
+        ("events", "replay", "gemini -o stream-json -p hi");
 
-/// Generated sessions with up to `most` faults.
-pub fn faulted(most: usize) -> impl Strategy<Value = Faulted> {
-    strategy::faulted(session(), fault(), most)
-}
-
-impl Plays<Session> for Gemini {
-    fn write_cassette(session: &Session, path: &std::path::Path) -> Result<std::path::PathBuf, WriteError> {
-        write_cassette(session, 0, path)
+    fn sessions() -> impl Strategy<Value = Session> {
+        session()
     }
 
-    fn lines(session: &Session) -> usize {
-        super::faults::stream_lines(session, 0).0.len()
+    fn fault() -> impl Strategy<Value = Drawn<GeminiFault>> {
+        fault()
     }
-}
 
-/// The session of a seed: the same on every run and machine, for one version.
-pub fn from_seed(seed: u64) -> Session {
-    strategy::seeded(&session(), seed, b"gemini", || {
+    fn default_session() -> Session {
         super::session::default_session("/work")
-    })
+    }
+
+    fn write_cassette(
+        session: &Session,
+        seed: u64,
+        path: &std::path::Path,
+    ) -> Result<std::path::PathBuf, WriteError> {
+        write_cassette(session, seed, path)
+    }
+
+    fn lines(session: &Session, seed: u64) -> usize {
+        super::faults::stream_lines(session, seed).0.len()
+    }
+
+    /// One line a line, as `gemini -o stream-json` writes them.
+    fn told(session: &Session, seed: u64) -> Generated {
+        Generated::told(super::faults::stream_lines(session, seed).0)
+    }
+}
+
+/// The session of a seed ([`Generator::from_seed`]): the same on every run and
+/// machine, for one version.
+pub fn from_seed(seed: u64) -> Session {
+    Gemini::from_seed(seed)
 }
 
 #[cfg(test)]
@@ -171,17 +189,17 @@ mod tests {
     use crate::dialects::gemini::recording::Recording;
 
     #[test]
-    fn a_seed_is_one_session_and_every_drawn_fault_parses() {
-        strategy::assert_generates(from_seed, fault(), |spec| parse(spec, FROM_ENV));
-    }
-
-    #[test]
-    fn a_generated_session_reads_back_from_its_cassette() {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let session = from_seed(3);
-        let path = write_cassette(&session, 0, &dir.path().join("g.cassette")).expect("writes");
-        let recording = Recording::open(&path).expect("a Gemini cassette");
-        assert_eq!(recording.session().answer(), session.answer());
+    fn a_seed_is_one_session_that_reads_back_and_every_drawn_fault_parses() {
+        crate::run::generator::assert_generator::<Gemini, _, _>(
+            |spec| parse(spec, FROM_ENV),
+            |path| {
+                Recording::open(path)
+                    .expect("a Gemini cassette")
+                    .session()
+                    .answer()
+            },
+            Session::answer,
+        );
     }
 
     proptest! {

@@ -231,30 +231,7 @@ impl Dialect for CodexAppServer {
     #[cfg(feature = "generate")]
     fn generate(&self, seed: u64, size: Option<usize>, out: Option<&Path>) -> Result<Generated, WriteError> {
         let _ = size;
-        let session = crate::dialects::codex::generate::from_seed(seed);
-        let (outs, sent) = conversation(&session, &[], seed);
-        let lines = outs.len() + sent.len();
-        let Some(out) = out else {
-            let mut told = String::new();
-            let mut sent = sent.into_iter().peekable();
-            for (n, out) in outs.iter().enumerate() {
-                while let Some((_, line)) = sent.next_if(|(before, _)| *before <= n) {
-                    told.push_str(&format!("-> {}\n", String::from_utf8_lossy(&line)));
-                }
-                if let crate::dialects::codex::faults::Out::Line(line) = out {
-                    told.push_str(&format!("<- {}\n", String::from_utf8_lossy(line)));
-                }
-            }
-            return Ok(crate::run::Generated::Told(told));
-        };
-        let path = super::recording::write_cassette(&session, seed, out)?;
-        Ok(crate::run::Generated::cassette(
-            path,
-            lines,
-            "messages",
-            "serve",
-            "codex app-server",
-        ))
+        <super::generate::AppServer as crate::run::generator::Generator>::generate(seed, out)
     }
 
     /// Generated sessions with faults of the catalogue's `codex-app-server` section
@@ -262,11 +239,10 @@ impl Dialect for CodexAppServer {
     /// conversation as a cassette `OUT/fuzz-codex-app-server-SEED.cassette`.
     #[cfg(feature = "generate")]
     fn fuzz(&self, fuzz: &Fuzz, runner: &Runner<'_>) -> Result<FuzzReport, RunError> {
-        crate::run::lines::fuzz(
+        <super::generate::AppServer as crate::run::generator::Generator>::fuzz(
             fuzz,
             runner,
             crate::dialects::CODEX_APP_SERVER,
-            super::generate::faulted(2),
         )
     }
 }
