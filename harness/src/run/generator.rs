@@ -43,11 +43,11 @@ pub trait Generator: Debug + Clone + Sized + 'static {
 
     /// The session a seed stands for when [`sessions`](Generator::sessions) rejects
     /// every value.
-    fn default_session() -> Self::Session;
+    const DEFAULT_SESSION: fn() -> Self::Session;
 
-    /// Writes `session` as a cassette of the dialect at `path` (`seed` makes its ids),
-    /// as the mock plays it with no fault.
-    fn write_cassette(session: &Self::Session, seed: u64, path: &Path) -> Result<PathBuf, WriteError>;
+    /// Writes a session as a cassette of the dialect at a path (the seed makes its
+    /// ids), as the mock plays it with no fault.
+    const WRITE_CASSETTE: WriteCassette<Self::Session>;
 
     /// How many lines the run of `session` has (`seed` makes its ids), for a fuzz
     /// failure's summary.
@@ -64,7 +64,7 @@ pub trait Generator: Debug + Clone + Sized + 'static {
 
     /// The session of a seed: the same on every run and machine, for one version.
     fn from_seed(seed: u64) -> Self::Session {
-        strategy::seeded(&Self::sessions(), seed, Self::SALT, Self::default_session)
+        strategy::seeded(&Self::sessions(), seed, Self::SALT, Self::DEFAULT_SESSION)
     }
 
     /// Generated sessions with up to `most` faults: what the fuzzer plays, and shrinks.
@@ -80,7 +80,7 @@ pub trait Generator: Debug + Clone + Sized + 'static {
             return Ok(Self::told(&session, seed));
         };
         let (unit, verb, command) = Self::PLAYED;
-        let path = Self::write_cassette(&session, seed, out)?;
+        let path = (Self::WRITE_CASSETTE)(&session, seed, out)?;
         Ok(Generated::cassette(
             path,
             Self::size(&session, seed),
@@ -99,12 +99,15 @@ pub trait Generator: Debug + Clone + Sized + 'static {
     }
 }
 
+/// How a generator writes a session as a cassette ([`Generator::WRITE_CASSETTE`]).
+pub type WriteCassette<S> = fn(&S, u64, &Path) -> Result<PathBuf, WriteError>;
+
 /// A generated session of `G` with its faults, as drawn.
 pub type Faulted<G> = strategy::Faulted<<G as Generator>::Session, <G as Generator>::Fault, G>;
 
 impl<G: Generator> LiveCase for strategy::Faulted<G::Session, G::Fault, G> {
     fn write_cassette(&self, path: &Path) -> Result<PathBuf, WriteError> {
-        G::write_cassette(&self.session, 0, path)
+        (G::WRITE_CASSETTE)(&self.session, 0, path)
     }
 
     fn spec(&self) -> String {
@@ -134,7 +137,7 @@ pub(crate) fn assert_generator<G, E, T>(
     strategy::assert_generates(G::from_seed, G::fault(), parse);
     let dir = tempfile::tempdir().expect("temp dir");
     let session = G::from_seed(3);
-    let path = G::write_cassette(&session, 0, &dir.path().join("g.cassette")).expect("writes");
+    let path = (G::WRITE_CASSETTE)(&session, 0, &dir.path().join("g.cassette")).expect("writes");
     assert!(G::lines(&session, 0) > 0, "{session:?}");
     assert_eq!(read(&path), of(&session));
 }

@@ -18,7 +18,7 @@ use crate::dialects::claude::faults::{parse, ClaudeFault, FROM_ENV};
 use crate::error::WriteError;
 use crate::faults::strategy::{self, Drawn};
 use crate::frames::{Ending, Exit, Frame, Line, Stream};
-use crate::run::generator::Generator;
+use crate::run::generator::{Generator, WriteCassette};
 use crate::run::Generated;
 
 /// A piece of text: words, some of them not ASCII, sometimes a line break.
@@ -89,11 +89,6 @@ fn turn() -> impl Strategy<Value = Turn> {
     })
 }
 
-/// Generated sessions of 1 to 3 turns.
-pub fn session() -> impl Strategy<Value = Session> {
-    prop::collection::vec(turn(), 1..4).prop_map(|turns| Session { turns })
-}
-
 /// Where a generated fault acts: after a number of lines, or at a type, a subtype or
 /// a request of the CLI's.
 fn place() -> impl Strategy<Value = String> + Clone {
@@ -109,22 +104,6 @@ fn place() -> impl Strategy<Value = String> + Clone {
     )
 }
 
-/// One fault of the catalogue's `claude` section, drawn as its text in the grammar
-/// and typed as the parser makes it.
-pub fn fault() -> impl Strategy<Value = Drawn<ClaudeFault>> {
-    let initialize = control::INITIALIZE;
-    let presets = [
-        "not-logged-in".to_owned(),
-        "invalid-api-key".to_owned(),
-        "max-turns".to_owned(),
-        "error-result:text=\"Tool execution failed\"".to_owned(),
-        format!("no-response:method={initialize}"),
-        format!("error:method={initialize},message=\"Not ready\""),
-    ];
-    let own = ["stderr:text=\"warning: slow network\",{place}"];
-    strategy::line_faults(place(), &own, presets, |spec| parse(spec, FROM_ENV))
-}
-
 impl Generator for Claude {
     type Session = Session;
     type Fault = ClaudeFault;
@@ -134,42 +113,28 @@ impl Generator for Claude {
         "serve",
         "claude --input-format stream-json --output-format stream-json --verbose",
     );
+    const DEFAULT_SESSION: fn() -> Session = || super::session::default_session("/work");
+    const WRITE_CASSETTE: WriteCassette<Session> = write_cassette;
 
+    /// Generated sessions of 1 to 3 turns.
     fn sessions() -> impl Strategy<Value = Session> {
-        session()
+        prop::collection::vec(turn(), 1..4).prop_map(|turns| Session { turns })
     }
 
+    /// One fault of the catalogue's `claude` section, drawn as its text in the grammar
+    /// and typed as the parser makes it.
     fn fault() -> impl Strategy<Value = Drawn<ClaudeFault>> {
-        fault()
-    }
-
-    fn default_session() -> Session {
-        super::session::default_session("/work")
-    }
-
-    /// Writes the session as a Claude Code cassette at `path`: the conversation a
-    /// client that allows every permission request has with it, one prompt a turn, as
-    /// the mock plays it with no fault (the faults are given apart, in
-    /// `MOCK_AGENT_FAULTS`). Replayed, it follows the live client. `seed` is not taken.
-    fn write_cassette(
-        session: &Session,
-        seed: u64,
-        path: &std::path::Path,
-    ) -> Result<std::path::PathBuf, WriteError> {
-        let _ = seed;
-        // As the SDKs run the CLI: `conversation` has a prompt tool and states.
-        let invocation = Invocation {
-            argv: super::wire::argv::SDK.iter().map(|a| (*a).to_owned()).collect(),
-            output_format: Some(crate::format::OutputFormat::StreamJson),
-            cwd: Some(CWD.to_owned()),
-            env: [(super::wire::env::READS_SESSION_STATE.to_owned(), "1".to_owned())].into(),
-            ..Invocation::default()
-        };
-        let mut writer = Writer::create(path, &header(invocation))?;
-        for frame in conversation(session) {
-            writer.write(&frame)?;
-        }
-        writer.finish()
+        let initialize = control::INITIALIZE;
+        let presets = [
+            "not-logged-in".to_owned(),
+            "invalid-api-key".to_owned(),
+            "max-turns".to_owned(),
+            "error-result:text=\"Tool execution failed\"".to_owned(),
+            format!("no-response:method={initialize}"),
+            format!("error:method={initialize},message=\"Not ready\""),
+        ];
+        let own = ["stderr:text=\"warning: slow network\",{place}"];
+        strategy::line_faults(place(), &own, presets, |spec| parse(spec, FROM_ENV))
     }
 
     /// How many lines the session's conversation has, both ways.
@@ -185,6 +150,31 @@ impl Generator for Claude {
         let told = super::wire::summary(lines.iter().map(|(dir, line)| (dir.as_str(), line.as_str())));
         Generated::Told(format!("{told}\n"))
     }
+}
+
+/// Writes the session as a Claude Code cassette at `path`: the conversation a
+/// client that allows every permission request has with it, one prompt a turn, as
+/// the mock plays it with no fault (the faults are given apart, in
+/// `MOCK_AGENT_FAULTS`). Replayed, it follows the live client. `seed` is not taken.
+fn write_cassette(
+    session: &Session,
+    seed: u64,
+    path: &std::path::Path,
+) -> Result<std::path::PathBuf, WriteError> {
+    let _ = seed;
+    // As the SDKs run the CLI: `conversation` has a prompt tool and states.
+    let invocation = Invocation {
+        argv: super::wire::argv::SDK.iter().map(|a| (*a).to_owned()).collect(),
+        output_format: Some(crate::format::OutputFormat::StreamJson),
+        cwd: Some(CWD.to_owned()),
+        env: [(super::wire::env::READS_SESSION_STATE.to_owned(), "1".to_owned())].into(),
+        ..Invocation::default()
+    };
+    let mut writer = Writer::create(path, &header(invocation))?;
+    for frame in conversation(session) {
+        writer.write(&frame)?;
+    }
+    writer.finish()
 }
 
 /// The conversation of `session` with a client that sends `initialize`, then one
@@ -275,7 +265,7 @@ mod tests {
 
     proptest! {
         #[test]
-        fn every_generated_turn_is_well_formed(session in session()) {
+        fn every_generated_turn_is_well_formed(session in Claude::sessions()) {
             let mut options = Options::new("/work", 1);
             options.prompt_tool = true;
             options.states = true;

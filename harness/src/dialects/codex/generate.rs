@@ -11,9 +11,8 @@ use super::faults::{parse, CodexFault, FROM_ENV};
 use super::recording::write_cassette;
 use super::session::{Change, Command, End, Failure, FileChange, Item, Session, Turn, Usage};
 use super::wire::{change_kinds, events, items, messages};
-use crate::error::WriteError;
 use crate::faults::strategy::{self, Drawn};
-use crate::run::generator::Generator;
+use crate::run::generator::{Generator, WriteCassette};
 use crate::run::Generated;
 
 /// The words of a text that are not plain: not ASCII, a line break, quotes.
@@ -105,11 +104,6 @@ fn turn() -> impl Strategy<Value = Turn> {
     })
 }
 
-/// Generated sessions of 1 to 3 turns (one a process; `exec resume` plays the next).
-pub fn session() -> impl Strategy<Value = Session> {
-    prop::collection::vec(turn(), 1..4).prop_map(|turns| Session { turns })
-}
-
 /// Where a generated fault acts: after a number of lines, or at a line or item type.
 fn place() -> impl Strategy<Value = String> + Clone {
     strategy::line_place(
@@ -126,45 +120,31 @@ fn place() -> impl Strategy<Value = String> + Clone {
     )
 }
 
-/// One fault of the catalogue's `codex` section, drawn as its text in the grammar and
-/// typed as the parser makes it.
-pub fn fault() -> impl Strategy<Value = Drawn<CodexFault>> {
-    let quota = format!("turn-failed:text=\"{}\"", messages::QUOTA);
-    let presets = ["unauthorized", "rate-limited", "unknown-model", "stream-cut"].map(String::from);
-    let presets = presets.into_iter().chain([quota]);
-    let own = [
-        "signal:name=TERM,{place}",
-        "unknown:kind=item,{place}",
-        "stderr:text=\"WARN codex_core: slow network\",{place}",
-    ];
-    strategy::line_faults(place(), &own, presets, |spec| parse(spec, FROM_ENV))
-}
-
 impl Generator for Codex {
     type Session = Session;
     type Fault = CodexFault;
     const SALT: &'static [u8] = b"codex";
     const PLAYED: (&'static str, &'static str, &'static str) = ("events", "replay", "codex exec --json");
+    const DEFAULT_SESSION: fn() -> Session = || super::session::default_session("/work");
+    const WRITE_CASSETTE: WriteCassette<Session> = write_cassette;
 
+    /// Generated sessions of 1 to 3 turns (one a process; `exec resume` plays the next).
     fn sessions() -> impl Strategy<Value = Session> {
-        session()
+        prop::collection::vec(turn(), 1..4).prop_map(|turns| Session { turns })
     }
 
+    /// One fault of the catalogue's `codex` section, drawn as its text in the grammar and
+    /// typed as the parser makes it.
     fn fault() -> impl Strategy<Value = Drawn<CodexFault>> {
-        fault()
-    }
-
-    fn default_session() -> Session {
-        super::session::default_session("/work")
-    }
-
-    /// The session's first turn as a Codex cassette.
-    fn write_cassette(
-        session: &Session,
-        seed: u64,
-        path: &std::path::Path,
-    ) -> Result<std::path::PathBuf, WriteError> {
-        write_cassette(session, seed, path)
+        let quota = format!("turn-failed:text=\"{}\"", messages::QUOTA);
+        let presets = ["unauthorized", "rate-limited", "unknown-model", "stream-cut"].map(String::from);
+        let presets = presets.into_iter().chain([quota]);
+        let own = [
+            "signal:name=TERM,{place}",
+            "unknown:kind=item,{place}",
+            "stderr:text=\"WARN codex_core: slow network\",{place}",
+        ];
+        strategy::line_faults(place(), &own, presets, |spec| parse(spec, FROM_ENV))
     }
 
     /// How many stdout lines the session's first turn has.
@@ -217,7 +197,7 @@ mod tests {
 
     proptest! {
         #[test]
-        fn every_generated_run_is_lint_clean(session in session()) {
+        fn every_generated_run_is_lint_clean(session in Codex::sessions()) {
             let (lines, exit) = super::super::faults::exec_lines(&session, super::super::exec::Thread::new(1, 0));
             let report = crate::check::lines::report::<CodexChecker>(&lines, Some(exit));
             prop_assert!(report.findings.is_empty(), "{:?}", report);

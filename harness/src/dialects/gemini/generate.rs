@@ -12,9 +12,8 @@ use super::faults::{parse, GeminiFault, FROM_ENV};
 use super::recording::write_cassette;
 use super::session::{ApiError, End, Round, Session, Tool, ToolResult, Usage};
 use super::wire::{error_types, events};
-use crate::error::WriteError;
 use crate::faults::strategy::{self, Drawn};
-use crate::run::generator::Generator;
+use crate::run::generator::{Generator, WriteCassette};
 use crate::run::Generated;
 
 /// A piece of text: words, some of them not ASCII, sometimes a line break.
@@ -70,42 +69,6 @@ fn end() -> impl Strategy<Value = End> {
     ]
 }
 
-/// Generated sessions: up to three rounds that call tools, then the answer's round.
-pub fn session() -> impl Strategy<Value = Session> {
-    (
-        prop::collection::vec(round(), 0..4),
-        prop::collection::vec(text(), 1..4),
-        end(),
-        (1u64..5000, 0u64..100, 1u64..2000),
-    )
-        .prop_map(|(mut rounds, last, end, (input, cached, output))| {
-            match &end {
-                End::Api(_) => rounds.clear(),
-                End::TurnLimit => rounds.truncate(1),
-                End::EmptyAnswer => {}
-                End::Completed => rounds.push(Round {
-                    chunks: last,
-                    tools: Vec::new(),
-                }),
-            }
-            if matches!(end, End::TurnLimit) && rounds.is_empty() {
-                rounds.push(Round {
-                    chunks: vec!["Looking.".into()],
-                    tools: Vec::new(),
-                });
-            }
-            Session {
-                rounds,
-                end,
-                usage: Usage {
-                    input_tokens: input,
-                    output_tokens: output,
-                    cached: cached.min(input),
-                },
-            }
-        })
-}
-
 /// Where a generated fault acts: after a number of lines, or at a line type.
 fn place() -> impl Strategy<Value = String> + Clone {
     strategy::line_place(
@@ -119,51 +82,69 @@ fn place() -> impl Strategy<Value = String> + Clone {
     )
 }
 
-/// One fault of the catalogue's `gemini` section, drawn as its text in the grammar
-/// and typed as the parser makes it.
-pub fn fault() -> impl Strategy<Value = Drawn<GeminiFault>> {
-    let own = [
-        "signal:name=TERM,{place}",
-        "child-killed:{place}",
-        "stderr:text=\"[STARTUP] slow\",{place}",
-    ];
-    let presets = [
-        "unauthorized",
-        "rate-limited",
-        "server-error",
-        "empty-answer",
-        "turn-limit",
-        "no-auth",
-        "untrusted-folder",
-    ];
-    strategy::line_faults(place(), &own, presets, |spec| parse(spec, FROM_ENV))
-}
-
 impl Generator for Gemini {
     type Session = Session;
     type Fault = GeminiFault;
     const SALT: &'static [u8] = b"gemini";
     const PLAYED: (&'static str, &'static str, &'static str) =
         ("events", "replay", "gemini -o stream-json -p hi");
+    const DEFAULT_SESSION: fn() -> Session = || super::session::default_session("/work");
+    const WRITE_CASSETTE: WriteCassette<Session> = write_cassette;
 
+    /// Generated sessions: up to three rounds that call tools, then the answer's round.
     fn sessions() -> impl Strategy<Value = Session> {
-        session()
+        (
+            prop::collection::vec(round(), 0..4),
+            prop::collection::vec(text(), 1..4),
+            end(),
+            (1u64..5000, 0u64..100, 1u64..2000),
+        )
+            .prop_map(|(mut rounds, last, end, (input, cached, output))| {
+                match &end {
+                    End::Api(_) => rounds.clear(),
+                    End::TurnLimit => rounds.truncate(1),
+                    End::EmptyAnswer => {}
+                    End::Completed => rounds.push(Round {
+                        chunks: last,
+                        tools: Vec::new(),
+                    }),
+                }
+                if matches!(end, End::TurnLimit) && rounds.is_empty() {
+                    rounds.push(Round {
+                        chunks: vec!["Looking.".into()],
+                        tools: Vec::new(),
+                    });
+                }
+                Session {
+                    rounds,
+                    end,
+                    usage: Usage {
+                        input_tokens: input,
+                        output_tokens: output,
+                        cached: cached.min(input),
+                    },
+                }
+            })
     }
 
+    /// One fault of the catalogue's `gemini` section, drawn as its text in the grammar
+    /// and typed as the parser makes it.
     fn fault() -> impl Strategy<Value = Drawn<GeminiFault>> {
-        fault()
-    }
-
-    fn default_session() -> Session {
-        super::session::default_session("/work")
-    }
-
-    fn write_cassette(
-        session: &Session,
-        seed: u64,
-        path: &std::path::Path,
-    ) -> Result<std::path::PathBuf, WriteError> {
-        write_cassette(session, seed, path)
+        let own = [
+            "signal:name=TERM,{place}",
+            "child-killed:{place}",
+            "stderr:text=\"[STARTUP] slow\",{place}",
+        ];
+        let presets = [
+            "unauthorized",
+            "rate-limited",
+            "server-error",
+            "empty-answer",
+            "turn-limit",
+            "no-auth",
+            "untrusted-folder",
+        ];
+        strategy::line_faults(place(), &own, presets, |spec| parse(spec, FROM_ENV))
     }
 
     fn lines(session: &Session, seed: u64) -> usize {
@@ -204,7 +185,7 @@ mod tests {
 
     proptest! {
         #[test]
-        fn every_generated_run_is_lint_clean(session in session()) {
+        fn every_generated_run_is_lint_clean(session in Gemini::sessions()) {
             let (lines, exit) = super::super::faults::stream_lines(&session, 1);
             let report = crate::check::lines::report::<GeminiChecker>(&lines, Some(exit));
             prop_assert!(report.findings.is_empty(), "{:?}", report);

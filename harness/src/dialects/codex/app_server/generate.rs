@@ -5,13 +5,12 @@
 use proptest::prelude::*;
 
 use super::recording::write_cassette;
+use crate::dialects::codex::dialect::Codex;
 use crate::dialects::codex::faults::{parse_app_server, CodexFault, APP_SERVER_FROM_ENV};
-use crate::dialects::codex::generate::session;
 use crate::dialects::codex::session::Session;
 use crate::dialects::codex::wire::rpc::{items, notifications};
-use crate::error::WriteError;
 use crate::faults::strategy::{self, Drawn};
-use crate::run::generator::Generator;
+use crate::run::generator::{Generator, WriteCassette};
 use crate::run::Generated;
 
 /// Where a generated fault acts: after a number of lines, or at a method or item type.
@@ -30,19 +29,6 @@ fn place() -> impl Strategy<Value = String> + Clone {
     )
 }
 
-/// One fault of the `codex-app-server` section, drawn as its text in the grammar and
-/// typed as the parser makes it.
-pub fn fault() -> impl Strategy<Value = Drawn<CodexFault>> {
-    let own = [
-        "unknown:kind=item,{place}",
-        "stderr:text=\"WARN codex_core: slow network\",{place}",
-    ];
-    let presets = super::dialect::PRESETS;
-    strategy::line_faults(place(), &own, presets, |spec| {
-        parse_app_server(spec, APP_SERVER_FROM_ENV)
-    })
-}
-
 /// The dialect a generated case is played as: `codex app-server` (Codex's sessions and
 /// faults, told to a client).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,26 +40,25 @@ impl Generator for AppServer {
     /// Codex's sessions: one seed is one session in both of its dialects.
     const SALT: &'static [u8] = b"codex";
     const PLAYED: (&'static str, &'static str, &'static str) = ("messages", "serve", "codex app-server");
+    const DEFAULT_SESSION: fn() -> Session = || crate::dialects::codex::session::default_session("/work");
+    const WRITE_CASSETTE: WriteCassette<Session> = write_cassette;
 
+    /// Codex's sessions.
     fn sessions() -> impl Strategy<Value = Session> {
-        session()
+        Codex::sessions()
     }
 
+    /// One fault of the `codex-app-server` section, drawn as its text in the grammar and
+    /// typed as the parser makes it.
     fn fault() -> impl Strategy<Value = Drawn<CodexFault>> {
-        fault()
-    }
-
-    fn default_session() -> Session {
-        crate::dialects::codex::session::default_session("/work")
-    }
-
-    /// The session's first turn as a cassette of `codex app-server`.
-    fn write_cassette(
-        session: &Session,
-        seed: u64,
-        path: &std::path::Path,
-    ) -> Result<std::path::PathBuf, WriteError> {
-        write_cassette(session, seed, path)
+        let own = [
+            "unknown:kind=item,{place}",
+            "stderr:text=\"WARN codex_core: slow network\",{place}",
+        ];
+        let presets = super::dialect::PRESETS;
+        strategy::line_faults(place(), &own, presets, |spec| {
+            parse_app_server(spec, APP_SERVER_FROM_ENV)
+        })
     }
 
     /// How many lines the server writes in the conversation of the session's first turn.
@@ -129,7 +114,7 @@ mod tests {
 
     proptest! {
         #[test]
-        fn every_generated_conversation_is_lint_clean(session in session()) {
+        fn every_generated_conversation_is_lint_clean(session in Codex::sessions()) {
             let (outs, sent) = super::super::expect::conversation(&session, &[], 1);
             let mut checker: Box<dyn Lint> = Box::<AppServerChecker>::default();
             let mut sent = sent.into_iter().peekable();
