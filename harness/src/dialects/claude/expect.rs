@@ -184,15 +184,6 @@ mod tests {
     use crate::dialects::claude::faults::{parse, FROM_ENV};
     use crate::dialects::claude::session::default_session;
 
-    fn expect(spec: &str) -> Expectation {
-        expectation(
-            &default_session("/work"),
-            &parse(spec, FROM_ENV).expect("faults"),
-            None,
-        )
-        .0
-    }
-
     #[test]
     fn the_default_session_succeeds_with_its_last_text_and_failures_fail() {
         let failures = [
@@ -208,7 +199,7 @@ mod tests {
         ];
         let harmless = ["unknown", "stderr:text=x", "stall:ms=10", "exit:code=0,at=end"];
         let answer = "Created summary.txt with a one-line summary of the README.";
-        crate::expect::assert_concludes(expect, answer, failures, &harmless);
+        crate::run::dialect::assert_concludes(&super::super::dialect::Claude, answer, failures, &harmless);
     }
 
     #[test]

@@ -77,13 +77,8 @@ fn read(line: &[u8], texts: &mut Vec<String>, completed: &mut bool, failed: &mut
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dialects::codex::faults::{parse, written, FROM_ENV};
-    use crate::dialects::codex::session::default_session;
-
-    fn expect(spec: &str) -> (Expectation, Vec<String>) {
-        let faults = parse(spec, FROM_ENV).expect("faults");
-        conclude(&written(&default_session("/work"), &faults, 0))
-    }
+    use crate::dialects::codex::dialect::Codex;
+    use crate::dialects::codex::faults::{parse, FROM_ENV};
 
     #[test]
     fn the_default_session_succeeds_with_its_last_message_and_failures_fail() {
@@ -103,15 +98,14 @@ mod tests {
             "huge:bytes=100",
             "malformed:after=1",
         ];
+        // An exit with a code after `turn.completed` is still a failure.
         let failures = crate::dialects::codex::faults::TURN_FAILURES
             .iter()
             .chain(&placed);
+        let failures = failures.copied().chain(["exit:code=1,after=99"]);
         let answer = "Created made.txt and notes.md.";
-        crate::expect::assert_concludes(|spec| expect(spec).0, answer, failures.copied(), &harmless);
-        let first = "I'll create made.txt, then add notes.md.";
-        assert_eq!(expect("").1, [first, answer]);
-        // An exit with a code after `turn.completed` is still a failure.
-        assert_eq!(expect("exit:code=1,after=99").0, Expectation::Failure);
+        let segments = crate::run::dialect::assert_concludes(&Codex, answer, failures, &harmless);
+        assert_eq!(segments, ["I'll create made.txt, then add notes.md.", answer]);
     }
 
     #[test]

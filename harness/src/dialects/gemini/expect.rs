@@ -69,13 +69,8 @@ pub fn judged(faults: &[GeminiFault], text: bool) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dialects::gemini::faults::{parse, written, FROM_ENV};
-    use crate::dialects::gemini::session::default_session;
-
-    fn expect(spec: &str) -> (Expectation, Vec<String>) {
-        let faults = parse(spec, FROM_ENV).expect("faults");
-        conclude(&written(&default_session("/work"), &faults, 0))
-    }
+    use crate::dialects::gemini::dialect::Gemini;
+    use crate::dialects::gemini::faults::{parse, FROM_ENV};
 
     #[test]
     fn the_default_session_succeeds_with_its_last_round_and_failures_fail() {
@@ -101,8 +96,8 @@ mod tests {
             .iter()
             .chain(&refused_or_stopped);
         let answer = "The README says hi.";
-        crate::expect::assert_concludes(|spec| expect(spec).0, answer, failures.copied(), &harmless);
-        assert_eq!(expect("").1, ["I'll read the README first.", answer]);
+        let segments = crate::run::dialect::assert_concludes(&Gemini, answer, failures.copied(), &harmless);
+        assert_eq!(segments, ["I'll read the README first.", answer]);
     }
 
     #[test]
