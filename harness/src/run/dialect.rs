@@ -20,10 +20,14 @@ use crate::faults::Described;
 use crate::format::OutputFormat;
 use crate::journal::Entry;
 
+#[cfg(feature = "generate")]
+use super::fuzz::{Fuzz, FuzzReport};
 use super::matrix::{Case, CaseSource};
 use super::Outcome;
 #[cfg(feature = "generate")]
 use super::{RunError, Runner};
+#[cfg(feature = "generate")]
+use {crate::error::WriteError, std::path::Path};
 
 /// An agent CLI's protocol, as the machinery sees it. Implemented once per dialect, in
 /// its folder under [`crate::dialects`]; listed once in [`crate::dialects::ALL`].
@@ -249,20 +253,11 @@ pub trait Dialect: Send + Sync + 'static {
     /// lines: written as a cassette at `out`, or, without `out`, told as text (what
     /// `mock-agent generate --dialect NAME` does).
     #[cfg(feature = "generate")]
-    fn generate(
-        &self,
-        seed: u64,
-        size: Option<usize>,
-        out: Option<&std::path::Path>,
-    ) -> Result<Generated, crate::error::WriteError>;
+    fn generate(&self, seed: u64, size: Option<usize>, out: Option<&Path>) -> Result<Generated, WriteError>;
 
     /// Fuzzes `runner`'s consumer with this dialect's generated sessions and faults.
     #[cfg(feature = "generate")]
-    fn fuzz(
-        &self,
-        fuzz: &super::fuzz::Fuzz,
-        runner: &Runner<'_>,
-    ) -> Result<super::fuzz::FuzzReport, RunError>;
+    fn fuzz(&self, fuzz: &Fuzz, runner: &Runner<'_>) -> Result<FuzzReport, RunError>;
 }
 
 /// [`Dialect::generate`] and [`Dialect::fuzz`] of a dialect (a unit struct) whose
