@@ -53,8 +53,8 @@ pub trait Generator: Debug + Clone + Sized + 'static {
     /// failure's summary.
     fn lines(session: &Self::Session, seed: u64) -> usize;
 
-    /// How many lines `mock-agent generate` says a written session has: [`lines`]
-    /// (Generator::lines) unless said.
+    /// How many lines `mock-agent generate` says a written session has:
+    /// [`lines`](Generator::lines) unless said.
     fn size(session: &Self::Session, seed: u64) -> usize {
         Self::lines(session, seed)
     }

@@ -181,7 +181,7 @@ fn write_cassette(
 /// prompt a turn, and allows every permission request: the frames of its cassette,
 /// all at time zero.
 /// The conversation of `session` as `(direction, line)` pairs (`in`: the client's,
-/// `out`: the CLI's), as [`Generator::write_cassette`] writes it.
+/// `out`: the CLI's), as [`Generator::WRITE_CASSETTE`] writes it.
 pub fn conversation_lines(session: &Session) -> Vec<(String, String)> {
     conversation(session)
         .into_iter()
