@@ -120,6 +120,52 @@ pub(crate) fn assert_parser<F: Faults>(
     assert_refused(parse, refused);
 }
 
+/// Asserts where a dialect's faults act when not placed, as its catalogue says: `exit`
+/// at the line type `exit_at`, `malformed` after `malformed_after` lines, `stderr`
+/// after none.
+#[cfg(test)]
+#[track_caller]
+pub(crate) fn assert_defaults<F: Faults>(
+    parse: impl Fn(&str) -> Result<Vec<F>, Diagnostic>,
+    (exit_at, malformed_after): (&str, u64),
+) {
+    let faults = parse("exit;malformed;stderr:text=x").expect("faults");
+    let places: Vec<_> = faults.iter().map(Faults::place).collect();
+    let (exit_at, malformed_after) = (LinePlace::At(exit_at.into()), LinePlace::After(malformed_after));
+    assert_eq!(
+        places,
+        [Some(&exit_at), Some(&malformed_after), Some(&LinePlace::After(0))]
+    );
+}
+
+/// The tests of a dialect's parser whose faults act on its lines (`parse` and
+/// `FROM_ENV` in scope), as a module `parser_tests`: each example of its section of
+/// the catalogue (`$fault`'s) parses, and each spec of `refused` is refused with the
+/// text paired with it ([`assert_parser`]); with `defaults`, unplaced faults act where
+/// the catalogue says ([`assert_defaults`]).
+macro_rules! parser_tests {
+    ($fault:ty, refused: $refused:expr $(, defaults: $defaults:expr)?) => {
+        #[cfg(test)]
+        mod parser_tests {
+            use super::*;
+
+            #[test]
+            fn each_example_parses_and_a_bad_spec_says_where() {
+                let section = <$fault as $crate::faults::spec::Typed>::CATALOGUE;
+                $crate::faults::lines::assert_parser(section, |spec| parse(spec, FROM_ENV), &$refused);
+            }
+
+            $(
+                #[test]
+                fn defaults_are_where_the_catalogue_says() {
+                    $crate::faults::lines::assert_defaults(|spec| parse(spec, FROM_ENV), $defaults);
+                }
+            )?
+        }
+    };
+}
+pub(crate) use parser_tests;
+
 /// Asserts that faults placed where nothing comes (a stall at a type no line has, an
 /// exit after more lines than there are) act at the end, in their order: `end` gives
 /// what an injector of a fault list does at the end of a run with no line.

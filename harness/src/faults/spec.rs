@@ -75,6 +75,34 @@ pub(crate) fn parse_as<F: Typed>(spec: &str, origin: Origin<'_>) -> Result<Vec<F
     Ok(faults)
 }
 
+/// Declares a dialect's parser of its faults, `pub fn parse(spec, origin)`: the one
+/// parser ([`parse_as`]) for its typed faults (`$fault`, [`Typed`]), documented as
+/// parsing `$whose` faults. With `listed`, also `FROM_ENV`: its faults given in
+/// `MOCK_AGENT_FAULTS`, whose help says where `mock-agent faults` lists them
+/// ("`mock-agent faults` lists every fault (`$listed`) with an example").
+macro_rules! parser {
+    ($fault:ty, $whose:literal) => {
+        #[doc = concat!("Parses a `;`-separated list of ", $whose, " faults.")]
+        pub fn parse(
+            spec: &str,
+            origin: $crate::error::Origin<'_>,
+        ) -> Result<Vec<$fault>, $crate::error::Diagnostic> {
+            $crate::faults::spec::parse_as(spec, origin)
+        }
+    };
+    ($fault:ty, $whose:literal, listed: $listed:literal) => {
+        #[doc = concat!($whose, " faults given in `MOCK_AGENT_FAULTS`.")]
+        pub const FROM_ENV: $crate::error::Origin<'static> = $crate::faults::lines::from_env(concat!(
+            "`mock-agent faults` lists every fault (",
+            $listed,
+            ") with an example"
+        ));
+
+        $crate::faults::spec::parser!($fault, $whose);
+    };
+}
+pub(crate) use parser;
+
 /// How a dialect words the placement keys, in its errors: what `after=N` counts, and
 /// what `byte=K` cuts.
 #[derive(Debug, Clone, Copy)]

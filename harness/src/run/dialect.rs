@@ -20,10 +20,14 @@ use crate::faults::Described;
 use crate::format::OutputFormat;
 use crate::journal::Entry;
 
+#[cfg(feature = "generate")]
+use super::fuzz::{Fuzz, FuzzReport};
 use super::matrix::{Case, CaseSource};
 use super::Outcome;
 #[cfg(feature = "generate")]
 use super::{RunError, Runner};
+#[cfg(feature = "generate")]
+use {crate::error::WriteError, std::path::Path};
 
 /// An agent CLI's protocol, as the machinery sees it. Implemented once per dialect, in
 /// its folder under [`crate::dialects`]; listed once in [`crate::dialects::ALL`].
@@ -258,20 +262,11 @@ pub trait Dialect: Send + Sync + 'static {
     /// lines: written as a cassette at `out`, or, without `out`, told as text (what
     /// `mock-agent generate --dialect NAME` does).
     #[cfg(feature = "generate")]
-    fn generate(
-        &self,
-        seed: u64,
-        size: Option<usize>,
-        out: Option<&std::path::Path>,
-    ) -> Result<Generated, crate::error::WriteError>;
+    fn generate(&self, seed: u64, size: Option<usize>, out: Option<&Path>) -> Result<Generated, WriteError>;
 
     /// Fuzzes `runner`'s consumer with this dialect's generated sessions and faults.
     #[cfg(feature = "generate")]
-    fn fuzz(
-        &self,
-        fuzz: &super::fuzz::Fuzz,
-        runner: &Runner<'_>,
-    ) -> Result<super::fuzz::FuzzReport, RunError>;
+    fn fuzz(&self, fuzz: &Fuzz, runner: &Runner<'_>) -> Result<FuzzReport, RunError>;
 }
 
 /// A kind of JSON object the agent writes as its output (a line of its JSON events, its
@@ -300,6 +295,39 @@ impl OwnObject {
         kind && self.keys.iter().all(|key| object.contains_key(*key))
     }
 }
+
+/// [`Dialect::generate`] and [`Dialect::fuzz`] of a dialect (a unit struct) whose
+/// sessions and faults a [`Generator`](super::generator::Generator) `$generator`
+/// draws: the session of a seed written or told
+/// ([`Generator::generate`](super::generator::Generator::generate); `size` is not
+/// taken), and its cases fuzzed as the dialect's
+/// ([`Generator::fuzz`](super::generator::Generator::fuzz)). Written in the dialect's
+/// `impl Dialect`: a trait that is called through `dyn` cannot hand its `'static`
+/// self to a generic default.
+macro_rules! generated_by {
+    ($generator:ty) => {
+        #[cfg(feature = "generate")]
+        fn generate(
+            &self,
+            seed: u64,
+            size: Option<usize>,
+            out: Option<&std::path::Path>,
+        ) -> Result<$crate::run::Generated, $crate::error::WriteError> {
+            let _ = size;
+            <$generator as $crate::run::generator::Generator>::generate(seed, out)
+        }
+
+        #[cfg(feature = "generate")]
+        fn fuzz(
+            &self,
+            fuzz: &$crate::run::fuzz::Fuzz,
+            runner: &$crate::run::Runner<'_>,
+        ) -> Result<$crate::run::fuzz::FuzzReport, $crate::run::RunError> {
+            <$generator as $crate::run::generator::Generator>::fuzz(fuzz, runner, &Self)
+        }
+    };
+}
+pub(crate) use generated_by;
 
 /// What a dialect is called, what it stands in for and what it takes: the plain data
 /// of [`Dialect`], made with [`About::new`] and the methods that say where a dialect
@@ -539,6 +567,39 @@ pub(crate) fn assert_matrix_ends(dialect: &dyn Dialect, passes: &[&str], open: &
         );
         assert_eq!(dialect.judged(&case), !open.contains(&label.as_str()), "{label}");
     }
+}
+
+/// Asserts what a careful consumer concludes of `dialect`'s default session with
+/// each fault list (its [`Dialect::case`]): with none, a success with `answer`; a
+/// failure with each of `failures`; a success (whatever its answer) with each of
+/// `harmless`, the faults that leave the run as it was. Gives the clean case's
+/// segments (what the consumer is told on the way).
+#[cfg(test)]
+#[track_caller]
+pub(crate) fn assert_concludes<'a>(
+    dialect: &dyn Dialect,
+    answer: &str,
+    failures: impl IntoIterator<Item = &'a str>,
+    harmless: &[&str],
+) -> Vec<String> {
+    let case = |spec: &str| {
+        let (source, format) = (CaseSource::Default, OutputFormat::StreamJson);
+        dialect.case(source, format, spec, spec.to_owned()).expect(spec)
+    };
+    let clean = case("");
+    let answer = answer.to_owned();
+    assert_eq!(clean.expect, crate::expect::Expectation::Success { answer });
+    for spec in failures {
+        assert_eq!(case(spec).expect, crate::expect::Expectation::Failure, "{spec}");
+    }
+    for spec in harmless {
+        let expect = case(spec).expect;
+        assert!(
+            matches!(expect, crate::expect::Expectation::Success { .. }),
+            "{spec}: {expect:?}"
+        );
+    }
+    clean.segments
 }
 
 /// The outcome of a consumer that wrote `stdout` and `stderr` and exited 1, having run

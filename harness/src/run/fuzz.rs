@@ -437,35 +437,6 @@ pub trait LiveCase: Debug + Clone {
     fn lines(&self) -> usize;
 }
 
-/// How the dialect `Self` plays a generated session `S` of a
-/// [`Faulted`](crate::faults::strategy::Faulted) (which is then a [`LiveCase`]).
-pub trait Plays<S> {
-    /// Writes `session` as a cassette of the dialect at `path`, as the mock plays it with
-    /// no fault (the faults are given apart, in `MOCK_AGENT_FAULTS`).
-    fn write_cassette(session: &S, path: &Path) -> Result<PathBuf, crate::error::WriteError>;
-    /// How many lines the session's run has, for the summary.
-    fn lines(session: &S) -> usize;
-}
-
-impl<S, F, D> LiveCase for crate::faults::strategy::Faulted<S, F, D>
-where
-    S: Debug + Clone,
-    F: Debug + Clone,
-    D: Plays<S> + Debug + Clone,
-{
-    fn write_cassette(&self, path: &Path) -> Result<PathBuf, crate::error::WriteError> {
-        D::write_cassette(&self.session, path)
-    }
-
-    fn spec(&self) -> String {
-        crate::faults::strategy::Faulted::spec(self)
-    }
-
-    fn lines(&self) -> usize {
-        D::lines(&self.session)
-    }
-}
-
 impl Fuzz {
     /// [`Fuzz::search`] of cases whose faults act on the live run ([`LiveCase`]):
     /// each written as a cassette and played as a case of `dialect` with its faults;

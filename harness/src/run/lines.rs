@@ -1,8 +1,7 @@
 //! What the dialects whose CLI writes one JSON value a line share besides their faults
 //! ([`crate::faults::lines`]): a cassette header that names the dialect, a recorded
 //! run read back as its lines ([`Recorded`]), and a run written as a cassette at time
-//! zero ([`write_cassette`]), a case whose faults may exit 0 mid-run ([`case`]), and
-//! a generated session written or told ([`generated`]). Each dialect gives its names;
+//! zero ([`write_cassette`]) and a case whose faults may exit 0 mid-run ([`case`]). Each dialect gives its names;
 //! none is named here.
 
 use std::marker::PhantomData;
@@ -57,46 +56,6 @@ pub fn stderr_faults(text: &str) -> Vec<(&'static str, String)> {
         ("stderr-message", format!("stderr:text=\"{text}\"")),
         ("stderr-flood", "stderr-flood:bytes=1048576".to_owned()),
     ]
-}
-
-/// Fuzzes `runner`'s consumer with `dialect`'s sessions and faults drawn by
-/// `strategy`; a failure's minimal case is written as `OUT/fuzz-NAME-SEED.cassette`
-/// (and `.faults`), NAME the dialect's.
-#[cfg(feature = "generate")]
-pub fn fuzz<S>(
-    fuzz: &super::fuzz::Fuzz,
-    runner: &super::Runner<'_>,
-    dialect: &'static dyn Dialect,
-    strategy: S,
-) -> Result<super::fuzz::FuzzReport, super::RunError>
-where
-    S: proptest::strategy::Strategy,
-    S::Value: super::fuzz::LiveCase,
-{
-    fuzz.search_live(runner, dialect, &format!("fuzz-{}", dialect.name()), strategy)
-}
-
-/// A generated session of a one-way dialect, whose CLI writes `lines`: without `out`,
-/// told one line a line; with it, written as a cassette there by `write`, replayed
-/// with `command`.
-#[cfg(feature = "generate")]
-pub fn generated(
-    lines: &[Vec<u8>],
-    out: Option<&Path>,
-    write: impl FnOnce(&Path) -> Result<PathBuf, WriteError>,
-    command: &str,
-) -> Result<super::dialect::Generated, WriteError> {
-    use super::dialect::Generated;
-    let Some(out) = out else {
-        return Ok(Generated::told(lines));
-    };
-    Ok(Generated::cassette(
-        write(out)?,
-        lines.len(),
-        "events",
-        "replay",
-        command,
-    ))
 }
 
 /// A cassette header for a recording made with `invocation`, naming its dialect:

@@ -40,6 +40,8 @@ pub mod child;
 pub mod dialect;
 #[cfg(feature = "generate")]
 pub mod fuzz;
+#[cfg(feature = "generate")]
+pub mod generator;
 pub mod html;
 pub mod lines;
 pub mod matrix;

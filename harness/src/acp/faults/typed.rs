@@ -21,9 +21,9 @@ use serde_json::Value;
 use super::super::rpc::codes;
 use super::super::wire::{methods, stop_reasons, updates};
 use super::catalogue::CATALOGUE;
-use crate::error::{Diagnostic, Origin};
+use crate::error::Diagnostic;
 use crate::faults::catalogue::Described;
-use crate::faults::spec::{parse_as, Args, Build, Typed, Words, Written};
+use crate::faults::spec::{Args, Build, Typed, Words, Written};
 use crate::faults::MAX_BYTES;
 use crate::frames::{Chunking, Exit, Signal};
 
@@ -187,16 +187,7 @@ impl AcpFault {
 /// The stop reasons of ACP ([`stop_reasons::ALL`]).
 pub const STOP_REASONS: &[&str] = stop_reasons::ALL;
 
-/// Faults of server mode from the environment of the program under test.
-pub const FROM_ENV: Origin<'static> = Origin {
-    name: "MOCK_AGENT_FAULTS",
-    help: "`mock-agent faults` lists every fault (server mode: the acp section) with an example",
-};
-
-/// Parses a `;`-separated list of server-mode faults.
-pub fn parse(spec: &str, origin: Origin<'_>) -> Result<Vec<AcpFault>, Diagnostic> {
-    parse_as(spec, origin)
-}
+crate::faults::spec::parser!(AcpFault, "server mode's", listed: "server mode: the acp section");
 
 impl Typed for AcpFault {
     const CATALOGUE: &'static [Described] = CATALOGUE;

@@ -9,15 +9,9 @@ use crate::error::CassetteError;
 use crate::format::OutputFormat;
 use crate::journal::{Conversation, Entry};
 use crate::run::dialect::{About, CaseResult};
-#[cfg(feature = "generate")]
-use crate::run::fuzz::{Fuzz, FuzzReport};
 use crate::run::lines;
 use crate::run::{Case, CaseSource, Dialect, Label, Matrix, Outcome};
-#[cfg(feature = "generate")]
-use crate::run::{Generated, RunError, Runner};
 use crate::source::Source;
-#[cfg(feature = "generate")]
-use {crate::error::WriteError, std::path::Path};
 
 /// Claude Code: `claude`, as the Agent SDKs run it.
 #[derive(Debug, Clone, Copy, Default)]
@@ -348,37 +342,5 @@ impl Dialect for Claude {
         Box::<ClaudeChecker>::default()
     }
 
-    /// The session of `seed`: written as a Claude Code cassette (the conversation of
-    /// a client that allows every request, one prompt a turn), or told one line a
-    /// message. `size` is not taken: a generated session has 1 to 3 turns.
-    #[cfg(feature = "generate")]
-    fn generate(&self, seed: u64, size: Option<usize>, out: Option<&Path>) -> Result<Generated, WriteError> {
-        let _ = size;
-        use crate::run::fuzz::LiveCase;
-        let faulted = super::generate::Faulted::new(super::generate::from_seed(seed), Vec::new());
-        let Some(out) = out else {
-            let lines = super::generate::conversation_lines(&faulted.session);
-            let told = super::wire::summary(lines.iter().map(|(dir, line)| (dir.as_str(), line.as_str())));
-            return Ok(crate::run::Generated::Told(format!("{told}\n")));
-        };
-        let path = faulted.write_cassette(out)?;
-        Ok(crate::run::Generated::cassette(
-            path,
-            faulted.lines(),
-            "messages",
-            "serve",
-            "claude --input-format stream-json --output-format stream-json --verbose",
-        ))
-    }
-
-    /// Generated sessions with faults of the catalogue's `claude` section against a
-    /// program that drives `claude` (an Agent SDK program); on a failure, shrinks it
-    /// and writes the minimal session as a Claude Code cassette
-    /// `OUT/fuzz-claude-SEED.cassette` (the conversation of a client that allows every
-    /// request; replayed, it follows the live client), and its faults, when it has
-    /// any, to `OUT/fuzz-claude-SEED.faults`.
-    #[cfg(feature = "generate")]
-    fn fuzz(&self, fuzz: &Fuzz, runner: &Runner<'_>) -> Result<FuzzReport, RunError> {
-        crate::run::lines::fuzz(fuzz, runner, super::super::CLAUDE, super::generate::faulted(2))
-    }
+    crate::run::dialect::generated_by!(Claude);
 }

@@ -184,28 +184,9 @@ mod tests {
     use crate::dialects::claude::faults::{parse, FROM_ENV};
     use crate::dialects::claude::session::default_session;
 
-    fn expect(spec: &str) -> Expectation {
-        expectation(
-            &default_session("/work"),
-            &parse(spec, FROM_ENV).expect("faults"),
-            None,
-        )
-        .0
-    }
-
     #[test]
-    fn the_default_session_succeeds_with_its_last_text() {
-        assert_eq!(
-            expect(""),
-            Expectation::Success {
-                answer: "Created summary.txt with a one-line summary of the README.".into()
-            }
-        );
-    }
-
-    #[test]
-    fn failures_fail() {
-        for spec in [
+    fn the_default_session_succeeds_with_its_last_text_and_failures_fail() {
+        let failures = [
             "not-logged-in",
             "max-turns",
             "error-result",
@@ -215,13 +196,10 @@ mod tests {
             "stall",
             "no-response",
             "error:method=initialize",
-        ] {
-            assert_eq!(expect(spec), Expectation::Failure, "{spec}");
-        }
-        // Faults that leave the run as it was.
-        for spec in ["unknown", "stderr:text=x", "stall:ms=10", "exit:code=0,at=end"] {
-            assert!(matches!(expect(spec), Expectation::Success { .. }), "{spec}");
-        }
+        ];
+        let harmless = ["unknown", "stderr:text=x", "stall:ms=10", "exit:code=0,at=end"];
+        let answer = "Created summary.txt with a one-line summary of the README.";
+        crate::run::dialect::assert_concludes(&super::super::dialect::Claude, answer, failures, &harmless);
     }
 
     #[test]

@@ -18,7 +18,8 @@ use crate::dialects::claude::faults::{parse, ClaudeFault, FROM_ENV};
 use crate::error::WriteError;
 use crate::faults::strategy::{self, Drawn};
 use crate::frames::{Ending, Exit, Frame, Line, Stream};
-use crate::run::fuzz::Plays;
+use crate::run::generator::{Generator, WriteCassette};
+use crate::run::Generated;
 
 /// A piece of text: words, some of them not ASCII, sometimes a line break.
 fn text() -> impl Strategy<Value = String> {
@@ -88,11 +89,6 @@ fn turn() -> impl Strategy<Value = Turn> {
     })
 }
 
-/// Generated sessions of 1 to 3 turns.
-pub fn session() -> impl Strategy<Value = Session> {
-    prop::collection::vec(turn(), 1..4).prop_map(|turns| Session { turns })
-}
-
 /// Where a generated fault acts: after a number of lines, or at a type, a subtype or
 /// a request of the CLI's.
 fn place() -> impl Strategy<Value = String> + Clone {
@@ -108,58 +104,84 @@ fn place() -> impl Strategy<Value = String> + Clone {
     )
 }
 
-/// One fault of the catalogue's `claude` section, drawn as its text in the grammar
-/// and typed as the parser makes it.
-pub fn fault() -> impl Strategy<Value = Drawn<ClaudeFault>> {
-    let initialize = control::INITIALIZE;
-    let presets = [
-        "not-logged-in".to_owned(),
-        "invalid-api-key".to_owned(),
-        "max-turns".to_owned(),
-        "error-result:text=\"Tool execution failed\"".to_owned(),
-        format!("no-response:method={initialize}"),
-        format!("error:method={initialize},message=\"Not ready\""),
-    ];
-    let own = ["stderr:text=\"warning: slow network\",{place}"];
-    strategy::line_faults(place(), &own, presets, |spec| parse(spec, FROM_ENV))
-}
+impl Generator for Claude {
+    type Session = Session;
+    type Fault = ClaudeFault;
+    const SALT: &'static [u8] = b"claude";
+    const PLAYED: (&'static str, &'static str, &'static str) = (
+        "messages",
+        "serve",
+        "claude --input-format stream-json --output-format stream-json --verbose",
+    );
+    const DEFAULT_SESSION: fn() -> Session = || super::session::default_session("/work");
+    const WRITE_CASSETTE: WriteCassette<Session> = write_cassette;
 
-/// A generated session with up to `most` faults: what `mock-agent fuzz --dialect
-/// claude` plays, and shrinks.
-pub type Faulted = strategy::Faulted<Session, ClaudeFault, Claude>;
+    /// Generated sessions of 1 to 3 turns.
+    fn sessions() -> impl Strategy<Value = Session> {
+        prop::collection::vec(turn(), 1..4).prop_map(|turns| Session { turns })
+    }
 
-impl Plays<Session> for Claude {
-    /// Writes the session as a Claude Code cassette at `path`: the conversation a
-    /// client that allows every permission request has with it, one prompt a turn, as
-    /// the mock plays it with no fault (the faults are given apart, in
-    /// `MOCK_AGENT_FAULTS`). Replayed, it follows the live client.
-    fn write_cassette(session: &Session, path: &std::path::Path) -> Result<std::path::PathBuf, WriteError> {
-        // As the SDKs run the CLI: `conversation` has a prompt tool and states.
-        let invocation = Invocation {
-            argv: super::wire::argv::SDK.iter().map(|a| (*a).to_owned()).collect(),
-            output_format: Some(crate::format::OutputFormat::StreamJson),
-            cwd: Some(CWD.to_owned()),
-            env: [(super::wire::env::READS_SESSION_STATE.to_owned(), "1".to_owned())].into(),
-            ..Invocation::default()
-        };
-        let mut writer = Writer::create(path, &header(invocation))?;
-        for frame in conversation(session) {
-            writer.write(&frame)?;
-        }
-        writer.finish()
+    /// One fault of the catalogue's `claude` section, drawn as its text in the grammar
+    /// and typed as the parser makes it.
+    fn fault() -> impl Strategy<Value = Drawn<ClaudeFault>> {
+        let initialize = control::INITIALIZE;
+        let presets = [
+            "not-logged-in".to_owned(),
+            "invalid-api-key".to_owned(),
+            "max-turns".to_owned(),
+            "error-result:text=\"Tool execution failed\"".to_owned(),
+            format!("no-response:method={initialize}"),
+            format!("error:method={initialize},message=\"Not ready\""),
+        ];
+        let own = ["stderr:text=\"warning: slow network\",{place}"];
+        strategy::line_faults(place(), &own, presets, |spec| parse(spec, FROM_ENV))
     }
 
     /// How many lines the session's conversation has, both ways.
-    fn lines(session: &Session) -> usize {
+    fn lines(session: &Session, seed: u64) -> usize {
+        let _ = seed;
         conversation(session).len()
     }
+
+    /// One line a message, summarised.
+    fn told(session: &Session, seed: u64) -> Generated {
+        let _ = seed;
+        let lines = conversation_lines(session);
+        let told = super::wire::summary(lines.iter().map(|(dir, line)| (dir.as_str(), line.as_str())));
+        Generated::Told(format!("{told}\n"))
+    }
+}
+
+/// Writes the session as a Claude Code cassette at `path`: the conversation a
+/// client that allows every permission request has with it, one prompt a turn, as
+/// the mock plays it with no fault (the faults are given apart, in
+/// `MOCK_AGENT_FAULTS`). Replayed, it follows the live client. `seed` is not taken.
+fn write_cassette(
+    session: &Session,
+    seed: u64,
+    path: &std::path::Path,
+) -> Result<std::path::PathBuf, WriteError> {
+    let _ = seed;
+    // As the SDKs run the CLI: `conversation` has a prompt tool and states.
+    let invocation = Invocation {
+        argv: super::wire::argv::SDK.iter().map(|a| (*a).to_owned()).collect(),
+        output_format: Some(crate::format::OutputFormat::StreamJson),
+        cwd: Some(CWD.to_owned()),
+        env: [(super::wire::env::READS_SESSION_STATE.to_owned(), "1".to_owned())].into(),
+        ..Invocation::default()
+    };
+    let mut writer = Writer::create(path, &header(invocation))?;
+    for frame in conversation(session) {
+        writer.write(&frame)?;
+    }
+    writer.finish()
 }
 
 /// The conversation of `session` with a client that sends `initialize`, then one
 /// prompt a turn, and allows every permission request: the frames of its cassette,
 /// all at time zero.
 /// The conversation of `session` as `(direction, line)` pairs (`in`: the client's,
-/// `out`: the CLI's), as [`Plays::write_cassette`] writes it.
+/// `out`: the CLI's), as [`Generator::WRITE_CASSETTE`] writes it.
 pub fn conversation_lines(session: &Session) -> Vec<(String, String)> {
     conversation(session)
         .into_iter()
@@ -223,46 +245,27 @@ fn conversation(session: &Session) -> Vec<Frame> {
     frames
 }
 
-/// Generated sessions with up to `most` faults.
-pub fn faulted(most: usize) -> impl Strategy<Value = Faulted> {
-    strategy::faulted(session(), fault(), most)
-}
-
-/// The session of a seed: the same on every run and machine, for one version.
-pub fn from_seed(seed: u64) -> Session {
-    strategy::seeded(&session(), seed, b"claude", || {
-        super::session::default_session("/work")
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run::fuzz::LiveCase;
 
     #[test]
-    fn a_seed_is_one_session_and_every_drawn_fault_parses() {
-        strategy::assert_generates(from_seed, fault(), |spec| parse(spec, FROM_ENV));
-    }
-
-    #[test]
-    fn a_generated_session_replays_from_its_cassette() {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let faulted = Faulted::new(from_seed(3), Vec::new());
-        let path = faulted
-            .write_cassette(&dir.path().join("g.cassette"))
-            .expect("writes");
-        let script = crate::dialects::claude::cassette::Script::open(&path).expect("a Claude cassette");
-        assert_eq!(
-            script.session().expect("reads").turns.len(),
-            faulted.session.turns.len()
+    fn a_seed_is_one_session_that_replays_from_its_cassette_and_every_drawn_fault_parses() {
+        crate::run::generator::assert_generator::<Claude, _, _>(
+            |spec| parse(spec, FROM_ENV),
+            |path| {
+                let script =
+                    crate::dialects::claude::cassette::Script::open(path).expect("a Claude cassette");
+                script.session().expect("reads").turns.len()
+            },
+            |session| session.turns.len(),
         );
-        assert!(faulted.lines() > 4);
+        assert!(Claude::lines(&Claude::from_seed(3), 0) > 4);
     }
 
     proptest! {
         #[test]
-        fn every_generated_turn_is_well_formed(session in session()) {
+        fn every_generated_turn_is_well_formed(session in Claude::sessions()) {
             let mut options = Options::new("/work", 1);
             options.prompt_tool = true;
             options.states = true;

@@ -36,7 +36,9 @@ pub fn session_of(source: &Source) -> Result<Session, CassetteError> {
     match source {
         Source::Cassette(path) => cassette::Script::open(path)?.session(),
         #[cfg(feature = "generate")]
-        Source::Generated { seed, .. } => Ok(generate::from_seed(*seed)),
+        Source::Generated { seed, .. } => Ok(
+            <dialect::Claude as crate::run::generator::Generator>::from_seed(*seed),
+        ),
         _ => Ok(default_session("/work")),
     }
 }

@@ -13,14 +13,8 @@ use crate::error::CassetteError;
 use crate::faults::catalogue::presets;
 use crate::format::OutputFormat;
 use crate::run::dialect::{About, CaseResult};
-#[cfg(feature = "generate")]
-use crate::run::fuzz::{Fuzz, FuzzReport};
 use crate::run::lines;
 use crate::run::{Case, CaseSource, Dialect, Matrix};
-#[cfg(feature = "generate")]
-use crate::run::{Generated, RunError, Runner};
-#[cfg(feature = "generate")]
-use {crate::error::WriteError, std::path::Path};
 
 /// OpenAI's Codex: `codex exec --json`, as the TypeScript SDK runs it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -201,26 +195,7 @@ impl Dialect for Codex {
         Box::<crate::check::lines::Stdout<CodexChecker>>::default()
     }
 
-    /// The session of `seed`: written as a Codex cassette (what `codex exec --json`
-    /// writes for it), or told one line a line. `size` is not taken.
-    #[cfg(feature = "generate")]
-    fn generate(&self, seed: u64, size: Option<usize>, out: Option<&Path>) -> Result<Generated, WriteError> {
-        let _ = size;
-        let session = super::generate::from_seed(seed);
-        let (lines, _) = super::faults::exec_lines(&session, super::exec::Thread::new(seed, 0));
-        let write = |out: &std::path::Path| super::recording::write_cassette(&session, seed, out);
-        crate::run::lines::generated(&lines, out, write, "codex exec --json")
-    }
-
-    /// Generated sessions with faults of the catalogue's `codex` section against a
-    /// program that drives `codex exec` (a TypeScript SDK program); on a failure,
-    /// shrinks it and writes the minimal session as a Codex cassette
-    /// `OUT/fuzz-codex-SEED.cassette`, and its faults, when it has any, to
-    /// `OUT/fuzz-codex-SEED.faults`.
-    #[cfg(feature = "generate")]
-    fn fuzz(&self, fuzz: &Fuzz, runner: &Runner<'_>) -> Result<FuzzReport, RunError> {
-        crate::run::lines::fuzz(fuzz, runner, super::super::CODEX, super::generate::faulted(2))
-    }
+    crate::run::dialect::generated_by!(Codex);
 }
 
 #[cfg(test)]

@@ -77,34 +77,11 @@ fn read(line: &[u8], texts: &mut Vec<String>, completed: &mut bool, failed: &mut
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dialects::codex::faults::{parse, written, FROM_ENV};
-    use crate::dialects::codex::session::default_session;
-
-    fn expect(spec: &str) -> (Expectation, Vec<String>) {
-        let faults = parse(spec, FROM_ENV).expect("faults");
-        conclude(&written(&default_session("/work"), &faults, 0))
-    }
+    use crate::dialects::codex::dialect::Codex;
+    use crate::dialects::codex::faults::{parse, FROM_ENV};
 
     #[test]
-    fn the_default_session_succeeds_with_its_last_message() {
-        let (expect, segments) = expect("");
-        assert_eq!(
-            expect,
-            Expectation::Success {
-                answer: "Created made.txt and notes.md.".into()
-            }
-        );
-        assert_eq!(
-            segments,
-            [
-                "I'll create made.txt, then add notes.md.",
-                "Created made.txt and notes.md."
-            ]
-        );
-    }
-
-    #[test]
-    fn failures_fail_and_the_harmless_do_not() {
+    fn the_default_session_succeeds_with_its_last_message_and_failures_fail() {
         let placed = [
             "signal:name=TERM,at=command_execution",
             "exit",
@@ -112,13 +89,7 @@ mod tests {
             "stall",
             "eof:after=0",
         ];
-        for spec in crate::dialects::codex::faults::TURN_FAILURES
-            .iter()
-            .chain(&placed)
-        {
-            assert_eq!(expect(spec).0, Expectation::Failure, "{spec}");
-        }
-        for spec in [
+        let harmless = [
             "unknown",
             "unknown:kind=item,at=turn.completed",
             "stderr:text=x",
@@ -126,11 +97,15 @@ mod tests {
             "exit:code=0,after=99",
             "huge:bytes=100",
             "malformed:after=1",
-        ] {
-            assert!(matches!(expect(spec).0, Expectation::Success { .. }), "{spec}");
-        }
+        ];
         // An exit with a code after `turn.completed` is still a failure.
-        assert_eq!(expect("exit:code=1,after=99").0, Expectation::Failure);
+        let failures = crate::dialects::codex::faults::TURN_FAILURES
+            .iter()
+            .chain(&placed);
+        let failures = failures.copied().chain(["exit:code=1,after=99"]);
+        let answer = "Created made.txt and notes.md.";
+        let segments = crate::run::dialect::assert_concludes(&Codex, answer, failures, &harmless);
+        assert_eq!(segments, ["I'll create made.txt, then add notes.md.", answer]);
     }
 
     #[test]

@@ -11,9 +11,9 @@ use super::faults::{parse, CodexFault, FROM_ENV};
 use super::recording::write_cassette;
 use super::session::{Change, Command, End, Failure, FileChange, Item, Session, Turn, Usage};
 use super::wire::{change_kinds, events, items, messages};
-use crate::error::WriteError;
 use crate::faults::strategy::{self, Drawn};
-use crate::run::fuzz::Plays;
+use crate::run::generator::{Generator, WriteCassette};
+use crate::run::Generated;
 
 /// The words of a text that are not plain: not ASCII, a line break, quotes.
 const ODD: &[&str] = &[
@@ -104,11 +104,6 @@ fn turn() -> impl Strategy<Value = Turn> {
     })
 }
 
-/// Generated sessions of 1 to 3 turns (one a process; `exec resume` plays the next).
-pub fn session() -> impl Strategy<Value = Session> {
-    prop::collection::vec(turn(), 1..4).prop_map(|turns| Session { turns })
-}
-
 /// Where a generated fault acts: after a number of lines, or at a line or item type.
 fn place() -> impl Strategy<Value = String> + Clone {
     strategy::line_place(
@@ -125,47 +120,53 @@ fn place() -> impl Strategy<Value = String> + Clone {
     )
 }
 
-/// One fault of the catalogue's `codex` section, drawn as its text in the grammar and
-/// typed as the parser makes it.
-pub fn fault() -> impl Strategy<Value = Drawn<CodexFault>> {
-    let quota = format!("turn-failed:text=\"{}\"", messages::QUOTA);
-    let presets = ["unauthorized", "rate-limited", "unknown-model", "stream-cut"].map(String::from);
-    let presets = presets.into_iter().chain([quota]);
-    let own = [
-        "signal:name=TERM,{place}",
-        "unknown:kind=item,{place}",
-        "stderr:text=\"WARN codex_core: slow network\",{place}",
-    ];
-    strategy::line_faults(place(), &own, presets, |spec| parse(spec, FROM_ENV))
-}
+impl Generator for Codex {
+    type Session = Session;
+    type Fault = CodexFault;
+    const SALT: &'static [u8] = b"codex";
+    const PLAYED: (&'static str, &'static str, &'static str) = ("events", "replay", "codex exec --json");
+    const DEFAULT_SESSION: fn() -> Session = || super::session::default_session("/work");
+    const WRITE_CASSETTE: WriteCassette<Session> = write_cassette;
 
-/// A generated session with its faults: what `mock-agent fuzz --dialect codex` plays,
-/// and shrinks.
-pub type Faulted = strategy::Faulted<Session, CodexFault, Codex>;
+    /// Generated sessions of 1 to 3 turns (one a process; `exec resume` plays the next).
+    fn sessions() -> impl Strategy<Value = Session> {
+        prop::collection::vec(turn(), 1..4).prop_map(|turns| Session { turns })
+    }
 
-/// Generated sessions with up to `most` faults.
-pub fn faulted(most: usize) -> impl Strategy<Value = Faulted> {
-    strategy::faulted(session(), fault(), most)
-}
-
-impl Plays<Session> for Codex {
-    /// The session's first turn as a Codex cassette.
-    fn write_cassette(session: &Session, path: &std::path::Path) -> Result<std::path::PathBuf, WriteError> {
-        write_cassette(session, 0, path)
+    /// One fault of the catalogue's `codex` section, drawn as its text in the grammar and
+    /// typed as the parser makes it.
+    fn fault() -> impl Strategy<Value = Drawn<CodexFault>> {
+        let quota = format!("turn-failed:text=\"{}\"", messages::QUOTA);
+        let presets = ["unauthorized", "rate-limited", "unknown-model", "stream-cut"].map(String::from);
+        let presets = presets.into_iter().chain([quota]);
+        let own = [
+            "signal:name=TERM,{place}",
+            "unknown:kind=item,{place}",
+            "stderr:text=\"WARN codex_core: slow network\",{place}",
+        ];
+        strategy::line_faults(place(), &own, presets, |spec| parse(spec, FROM_ENV))
     }
 
     /// How many stdout lines the session's first turn has.
-    fn lines(session: &Session) -> usize {
-        let (lines, _) = super::faults::exec_lines(session, super::exec::Thread::new(0, 0));
-        lines.len()
+    fn lines(session: &Session, seed: u64) -> usize {
+        exec_lines(session, seed).len()
+    }
+
+    /// One line a line, as `codex exec --json` writes them.
+    fn told(session: &Session, seed: u64) -> Generated {
+        Generated::told(exec_lines(session, seed))
     }
 }
 
-/// The session of a seed: the same on every run and machine, for one version.
+/// The stdout lines of the session's first turn, with the thread of `seed`.
+fn exec_lines(session: &Session, seed: u64) -> Vec<Vec<u8>> {
+    super::faults::exec_lines(session, super::exec::Thread::new(seed, 0)).0
+}
+
+/// The session of a seed ([`Generator::from_seed`]): the same on every run and
+/// machine, for one version.
 pub fn from_seed(seed: u64) -> Session {
-    strategy::seeded(&session(), seed, b"codex", || {
-        super::session::default_session("/work")
-    })
+    Codex::from_seed(seed)
 }
 
 #[cfg(test)]
@@ -173,31 +174,30 @@ mod tests {
     use super::*;
     use crate::dialects::codex::check::CodexChecker;
     use crate::dialects::codex::recording::Recording;
-    use crate::run::fuzz::LiveCase;
 
     #[test]
-    fn a_seed_is_one_session_and_every_drawn_fault_parses() {
-        strategy::assert_generates(from_seed, fault(), |spec| parse(spec, FROM_ENV));
-    }
-
-    #[test]
-    fn a_generated_session_reads_back_from_its_cassette() {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let faulted = Faulted::new(from_seed(3), Vec::new());
-        let path = faulted
-            .write_cassette(&dir.path().join("g.cassette"))
-            .expect("writes");
-        let recording = Recording::open(&path).expect("a Codex cassette");
-        assert_eq!(recording.stdout.len(), faulted.lines());
-        assert_eq!(
-            recording.session().turns[0].final_message(),
-            faulted.session.turns[0].final_message()
+    fn a_seed_is_one_session_that_reads_back_and_every_drawn_fault_parses() {
+        crate::run::generator::assert_generator::<Codex, _, _>(
+            |spec| parse(spec, FROM_ENV),
+            |path| {
+                let recording = Recording::open(path).expect("a Codex cassette");
+                (
+                    recording.stdout.len(),
+                    recording.session().turns[0].final_message().map(str::to_owned),
+                )
+            },
+            |session| {
+                (
+                    Codex::lines(session, 0),
+                    session.turns[0].final_message().map(str::to_owned),
+                )
+            },
         );
     }
 
     proptest! {
         #[test]
-        fn every_generated_run_is_lint_clean(session in session()) {
+        fn every_generated_run_is_lint_clean(session in Codex::sessions()) {
             let (lines, exit) = super::super::faults::exec_lines(&session, super::super::exec::Thread::new(1, 0));
             let report = crate::check::lines::report::<CodexChecker>(&lines, Some(exit));
             prop_assert!(report.findings.is_empty(), "{:?}", report);

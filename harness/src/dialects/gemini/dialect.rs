@@ -12,14 +12,8 @@ use crate::error::CassetteError;
 use crate::faults::catalogue::presets;
 use crate::format::OutputFormat;
 use crate::run::dialect::{About, CaseResult};
-#[cfg(feature = "generate")]
-use crate::run::fuzz::{Fuzz, FuzzReport};
 use crate::run::lines;
 use crate::run::{Case, CaseSource, Dialect, Matrix};
-#[cfg(feature = "generate")]
-use crate::run::{Generated, RunError, Runner};
-#[cfg(feature = "generate")]
-use {crate::error::WriteError, std::path::Path};
 
 /// Google's Gemini CLI, headless: `gemini -p` with `-o stream-json|json|text`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -226,24 +220,7 @@ impl Dialect for Gemini {
         Box::<crate::check::lines::Stdout<GeminiChecker>>::default()
     }
 
-    /// The session of `seed`: written as a Gemini cassette (what `gemini -o
-    /// stream-json` writes for it), or told one line a line. `size` is not taken.
-    #[cfg(feature = "generate")]
-    fn generate(&self, seed: u64, size: Option<usize>, out: Option<&Path>) -> Result<Generated, WriteError> {
-        let (_, session) = (size, super::generate::from_seed(seed));
-        let write = |out: &std::path::Path| super::recording::write_cassette(&session, seed, out);
-        let (lines, _) = super::faults::stream_lines(&session, seed);
-        crate::run::lines::generated(&lines, out, write, "gemini -o stream-json -p hi")
-    }
-
-    /// Generated sessions with faults of the catalogue's `gemini` section against a
-    /// program that drives `gemini -p`; on a failure, shrinks it and writes the minimal
-    /// session as a Gemini cassette `OUT/fuzz-gemini-SEED.cassette`, and its faults,
-    /// when it has any, to `OUT/fuzz-gemini-SEED.faults`.
-    #[cfg(feature = "generate")]
-    fn fuzz(&self, fuzz: &Fuzz, runner: &Runner<'_>) -> Result<FuzzReport, RunError> {
-        crate::run::lines::fuzz(fuzz, runner, super::super::GEMINI, super::generate::faulted(2))
-    }
+    crate::run::dialect::generated_by!(Gemini);
 }
 
 #[cfg(test)]

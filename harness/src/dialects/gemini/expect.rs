@@ -69,28 +69,11 @@ pub fn judged(faults: &[GeminiFault], text: bool) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dialects::gemini::faults::{parse, written, FROM_ENV};
-    use crate::dialects::gemini::session::default_session;
-
-    fn expect(spec: &str) -> (Expectation, Vec<String>) {
-        let faults = parse(spec, FROM_ENV).expect("faults");
-        conclude(&written(&default_session("/work"), &faults, 0))
-    }
+    use crate::dialects::gemini::dialect::Gemini;
+    use crate::dialects::gemini::faults::{parse, FROM_ENV};
 
     #[test]
-    fn the_default_session_succeeds_with_its_last_round() {
-        let (expect, segments) = expect("");
-        assert_eq!(
-            expect,
-            Expectation::Success {
-                answer: "The README says hi.".into()
-            }
-        );
-        assert_eq!(segments, ["I'll read the README first.", "The README says hi."]);
-    }
-
-    #[test]
-    fn failures_fail_and_the_harmless_do_not() {
+    fn the_default_session_succeeds_with_its_last_round_and_failures_fail() {
         let refused_or_stopped = [
             "no-auth",
             "untrusted-folder",
@@ -101,22 +84,20 @@ mod tests {
             "exit:code=0,at=message",
             "stall",
         ];
-        for spec in super::super::faults::RUN_FAILURES
-            .iter()
-            .chain(&refused_or_stopped)
-        {
-            assert_eq!(expect(spec).0, Expectation::Failure, "{spec}");
-        }
-        for spec in [
+        let harmless = [
             "unknown",
             "stderr:text=x",
             "stall:ms=10,at=tool_use",
             "relaunch",
             "huge:bytes=100",
             "malformed",
-        ] {
-            assert!(matches!(expect(spec).0, Expectation::Success { .. }), "{spec}");
-        }
+        ];
+        let failures = super::super::faults::RUN_FAILURES
+            .iter()
+            .chain(&refused_or_stopped);
+        let answer = "The README says hi.";
+        let segments = crate::run::dialect::assert_concludes(&Gemini, answer, failures.copied(), &harmless);
+        assert_eq!(segments, ["I'll read the README first.", answer]);
     }
 
     #[test]

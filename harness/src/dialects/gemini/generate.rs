@@ -12,9 +12,9 @@ use super::faults::{parse, GeminiFault, FROM_ENV};
 use super::recording::write_cassette;
 use super::session::{ApiError, End, Round, Session, Tool, ToolResult, Usage};
 use super::wire::{error_types, events};
-use crate::error::WriteError;
 use crate::faults::strategy::{self, Drawn};
-use crate::run::fuzz::Plays;
+use crate::run::generator::{Generator, WriteCassette};
+use crate::run::Generated;
 
 /// A piece of text: words, some of them not ASCII, sometimes a line break.
 fn text() -> impl Strategy<Value = String> {
@@ -69,42 +69,6 @@ fn end() -> impl Strategy<Value = End> {
     ]
 }
 
-/// Generated sessions: up to three rounds that call tools, then the answer's round.
-pub fn session() -> impl Strategy<Value = Session> {
-    (
-        prop::collection::vec(round(), 0..4),
-        prop::collection::vec(text(), 1..4),
-        end(),
-        (1u64..5000, 0u64..100, 1u64..2000),
-    )
-        .prop_map(|(mut rounds, last, end, (input, cached, output))| {
-            match &end {
-                End::Api(_) => rounds.clear(),
-                End::TurnLimit => rounds.truncate(1),
-                End::EmptyAnswer => {}
-                End::Completed => rounds.push(Round {
-                    chunks: last,
-                    tools: Vec::new(),
-                }),
-            }
-            if matches!(end, End::TurnLimit) && rounds.is_empty() {
-                rounds.push(Round {
-                    chunks: vec!["Looking.".into()],
-                    tools: Vec::new(),
-                });
-            }
-            Session {
-                rounds,
-                end,
-                usage: Usage {
-                    input_tokens: input,
-                    output_tokens: output,
-                    cached: cached.min(input),
-                },
-            }
-        })
-}
-
 /// Where a generated fault acts: after a number of lines, or at a line type.
 fn place() -> impl Strategy<Value = String> + Clone {
     strategy::line_place(
@@ -118,50 +82,85 @@ fn place() -> impl Strategy<Value = String> + Clone {
     )
 }
 
-/// One fault of the catalogue's `gemini` section, drawn as its text in the grammar
-/// and typed as the parser makes it.
-pub fn fault() -> impl Strategy<Value = Drawn<GeminiFault>> {
-    let own = [
-        "signal:name=TERM,{place}",
-        "child-killed:{place}",
-        "stderr:text=\"[STARTUP] slow\",{place}",
-    ];
-    let presets = [
-        "unauthorized",
-        "rate-limited",
-        "server-error",
-        "empty-answer",
-        "turn-limit",
-        "no-auth",
-        "untrusted-folder",
-    ];
-    strategy::line_faults(place(), &own, presets, |spec| parse(spec, FROM_ENV))
-}
+impl Generator for Gemini {
+    type Session = Session;
+    type Fault = GeminiFault;
+    const SALT: &'static [u8] = b"gemini";
+    const PLAYED: (&'static str, &'static str, &'static str) =
+        ("events", "replay", "gemini -o stream-json -p hi");
+    const DEFAULT_SESSION: fn() -> Session = || super::session::default_session("/work");
+    const WRITE_CASSETTE: WriteCassette<Session> = write_cassette;
 
-/// A generated session with its faults: what `mock-agent fuzz --dialect gemini`
-/// plays, and shrinks.
-pub type Faulted = strategy::Faulted<Session, GeminiFault, Gemini>;
-
-/// Generated sessions with up to `most` faults.
-pub fn faulted(most: usize) -> impl Strategy<Value = Faulted> {
-    strategy::faulted(session(), fault(), most)
-}
-
-impl Plays<Session> for Gemini {
-    fn write_cassette(session: &Session, path: &std::path::Path) -> Result<std::path::PathBuf, WriteError> {
-        write_cassette(session, 0, path)
+    /// Generated sessions: up to three rounds that call tools, then the answer's round.
+    fn sessions() -> impl Strategy<Value = Session> {
+        (
+            prop::collection::vec(round(), 0..4),
+            prop::collection::vec(text(), 1..4),
+            end(),
+            (1u64..5000, 0u64..100, 1u64..2000),
+        )
+            .prop_map(|(mut rounds, last, end, (input, cached, output))| {
+                match &end {
+                    End::Api(_) => rounds.clear(),
+                    End::TurnLimit => rounds.truncate(1),
+                    End::EmptyAnswer => {}
+                    End::Completed => rounds.push(Round {
+                        chunks: last,
+                        tools: Vec::new(),
+                    }),
+                }
+                if matches!(end, End::TurnLimit) && rounds.is_empty() {
+                    rounds.push(Round {
+                        chunks: vec!["Looking.".into()],
+                        tools: Vec::new(),
+                    });
+                }
+                Session {
+                    rounds,
+                    end,
+                    usage: Usage {
+                        input_tokens: input,
+                        output_tokens: output,
+                        cached: cached.min(input),
+                    },
+                }
+            })
     }
 
-    fn lines(session: &Session) -> usize {
-        super::faults::stream_lines(session, 0).0.len()
+    /// One fault of the catalogue's `gemini` section, drawn as its text in the grammar
+    /// and typed as the parser makes it.
+    fn fault() -> impl Strategy<Value = Drawn<GeminiFault>> {
+        let own = [
+            "signal:name=TERM,{place}",
+            "child-killed:{place}",
+            "stderr:text=\"[STARTUP] slow\",{place}",
+        ];
+        let presets = [
+            "unauthorized",
+            "rate-limited",
+            "server-error",
+            "empty-answer",
+            "turn-limit",
+            "no-auth",
+            "untrusted-folder",
+        ];
+        strategy::line_faults(place(), &own, presets, |spec| parse(spec, FROM_ENV))
+    }
+
+    fn lines(session: &Session, seed: u64) -> usize {
+        super::faults::stream_lines(session, seed).0.len()
+    }
+
+    /// One line a line, as `gemini -o stream-json` writes them.
+    fn told(session: &Session, seed: u64) -> Generated {
+        Generated::told(super::faults::stream_lines(session, seed).0)
     }
 }
 
-/// The session of a seed: the same on every run and machine, for one version.
+/// The session of a seed ([`Generator::from_seed`]): the same on every run and
+/// machine, for one version.
 pub fn from_seed(seed: u64) -> Session {
-    strategy::seeded(&session(), seed, b"gemini", || {
-        super::session::default_session("/work")
-    })
+    Gemini::from_seed(seed)
 }
 
 #[cfg(test)]
@@ -171,22 +170,22 @@ mod tests {
     use crate::dialects::gemini::recording::Recording;
 
     #[test]
-    fn a_seed_is_one_session_and_every_drawn_fault_parses() {
-        strategy::assert_generates(from_seed, fault(), |spec| parse(spec, FROM_ENV));
-    }
-
-    #[test]
-    fn a_generated_session_reads_back_from_its_cassette() {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let session = from_seed(3);
-        let path = write_cassette(&session, 0, &dir.path().join("g.cassette")).expect("writes");
-        let recording = Recording::open(&path).expect("a Gemini cassette");
-        assert_eq!(recording.session().answer(), session.answer());
+    fn a_seed_is_one_session_that_reads_back_and_every_drawn_fault_parses() {
+        crate::run::generator::assert_generator::<Gemini, _, _>(
+            |spec| parse(spec, FROM_ENV),
+            |path| {
+                Recording::open(path)
+                    .expect("a Gemini cassette")
+                    .session()
+                    .answer()
+            },
+            Session::answer,
+        );
     }
 
     proptest! {
         #[test]
-        fn every_generated_run_is_lint_clean(session in session()) {
+        fn every_generated_run_is_lint_clean(session in Gemini::sessions()) {
             let (lines, exit) = super::super::faults::stream_lines(&session, 1);
             let report = crate::check::lines::report::<GeminiChecker>(&lines, Some(exit));
             prop_assert!(report.findings.is_empty(), "{:?}", report);

@@ -8,10 +8,10 @@
 
 use super::super::wire::control;
 use super::catalogue::CATALOGUE;
-use crate::error::{Diagnostic, Origin};
+use crate::error::Diagnostic;
 use crate::faults::catalogue::Described;
 use crate::faults::lines::{self, Faults, LineFault};
-use crate::faults::spec::{parse_as, Args, Build, Typed, Words, Written};
+use crate::faults::spec::{Args, Build, Typed, Words, Written};
 
 /// Where a fault acts: before the first line of a kind, or after a number of lines.
 pub use crate::faults::LinePlace as Place;
@@ -120,15 +120,7 @@ pub const CONNECTION_LOST: &str =
 /// The synthetic message's `error` of the `connection-lost` preset.
 pub const SERVER_ERROR: &str = "server_error";
 
-/// Claude Code's faults given in `MOCK_AGENT_FAULTS`.
-pub const FROM_ENV: Origin<'static> = lines::from_env(
-    "`mock-agent faults` lists every fault (Claude Code: its `claude` section) with an example",
-);
-
-/// Parses a `;`-separated list of Claude Code's faults.
-pub fn parse(spec: &str, origin: Origin<'_>) -> Result<Vec<ClaudeFault>, Diagnostic> {
-    parse_as(spec, origin)
-}
+crate::faults::spec::parser!(ClaudeFault, "Claude Code's", listed: "Claude Code: its `claude` section");
 
 impl Typed for ClaudeFault {
     const CATALOGUE: &'static [Described] = CATALOGUE;
@@ -189,16 +181,10 @@ fn build(entry: &Described, args: &mut Args<'_>) -> Result<Vec<ClaudeFault>, Dia
     Ok(vec![fault])
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn each_example_parses_and_a_bad_spec_says_where() {
-        let refused = [
-            ("session-new-error", "not a fault of Claude Code"),
-            ("eof:method=initialize", "acts on a line"),
-        ];
-        lines::assert_parser(CATALOGUE, |spec| parse(spec, FROM_ENV), &refused);
-    }
-}
+crate::faults::lines::parser_tests!(
+    ClaudeFault,
+    refused: [
+        ("session-new-error", "not a fault of Claude Code"),
+        ("eof:method=initialize", "acts on a line"),
+    ]
+);

@@ -18,14 +18,8 @@ use crate::error::CassetteError;
 use crate::format::OutputFormat;
 use crate::journal::{Conversation, Entry};
 use crate::run::dialect::{About, CaseResult, Label};
-#[cfg(feature = "generate")]
-use crate::run::fuzz::{Fuzz, FuzzReport};
 use crate::run::lines;
 use crate::run::{Case, CaseSource, Dialect, Outcome};
-#[cfg(feature = "generate")]
-use crate::run::{Generated, RunError, Runner};
-#[cfg(feature = "generate")]
-use {crate::error::WriteError, std::path::Path};
 
 /// OpenAI's Codex as `codex app-server`.
 #[derive(Debug, Clone, Copy, Default)]
@@ -225,50 +219,7 @@ impl Dialect for CodexAppServer {
         Box::<AppServerChecker>::default()
     }
 
-    /// The conversation a careful client has with a server of the session of `seed`:
-    /// written as a cassette of `codex app-server`, or told one line a line. `size`
-    /// is not taken.
-    #[cfg(feature = "generate")]
-    fn generate(&self, seed: u64, size: Option<usize>, out: Option<&Path>) -> Result<Generated, WriteError> {
-        let _ = size;
-        let session = crate::dialects::codex::generate::from_seed(seed);
-        let (outs, sent) = conversation(&session, &[], seed);
-        let lines = outs.len() + sent.len();
-        let Some(out) = out else {
-            let mut told = String::new();
-            let mut sent = sent.into_iter().peekable();
-            for (n, out) in outs.iter().enumerate() {
-                while let Some((_, line)) = sent.next_if(|(before, _)| *before <= n) {
-                    told.push_str(&format!("-> {}\n", String::from_utf8_lossy(&line)));
-                }
-                if let crate::dialects::codex::faults::Out::Line(line) = out {
-                    told.push_str(&format!("<- {}\n", String::from_utf8_lossy(line)));
-                }
-            }
-            return Ok(crate::run::Generated::Told(told));
-        };
-        let path = super::recording::write_cassette(&session, seed, out)?;
-        Ok(crate::run::Generated::cassette(
-            path,
-            lines,
-            "messages",
-            "serve",
-            "codex app-server",
-        ))
-    }
-
-    /// Generated sessions with faults of the catalogue's `codex-app-server` section
-    /// against an app-server client; on a failure, shrinks it and writes the minimal
-    /// conversation as a cassette `OUT/fuzz-codex-app-server-SEED.cassette`.
-    #[cfg(feature = "generate")]
-    fn fuzz(&self, fuzz: &Fuzz, runner: &Runner<'_>) -> Result<FuzzReport, RunError> {
-        crate::run::lines::fuzz(
-            fuzz,
-            runner,
-            crate::dialects::CODEX_APP_SERVER,
-            super::generate::faulted(2),
-        )
-    }
+    crate::run::dialect::generated_by!(super::generate::AppServer);
 }
 
 #[cfg(test)]

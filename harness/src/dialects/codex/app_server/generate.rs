@@ -5,13 +5,13 @@
 use proptest::prelude::*;
 
 use super::recording::write_cassette;
+use crate::dialects::codex::dialect::Codex;
 use crate::dialects::codex::faults::{parse_app_server, CodexFault, APP_SERVER_FROM_ENV};
-use crate::dialects::codex::generate::session;
 use crate::dialects::codex::session::Session;
 use crate::dialects::codex::wire::rpc::{items, notifications};
-use crate::error::WriteError;
 use crate::faults::strategy::{self, Drawn};
-use crate::run::fuzz::Plays;
+use crate::run::generator::{Generator, WriteCassette};
+use crate::run::Generated;
 
 /// Where a generated fault acts: after a number of lines, or at a method or item type.
 fn place() -> impl Strategy<Value = String> + Clone {
@@ -29,44 +29,66 @@ fn place() -> impl Strategy<Value = String> + Clone {
     )
 }
 
-/// One fault of the `codex-app-server` section, drawn as its text in the grammar and
-/// typed as the parser makes it.
-pub fn fault() -> impl Strategy<Value = Drawn<CodexFault>> {
-    let own = [
-        "unknown:kind=item,{place}",
-        "stderr:text=\"WARN codex_core: slow network\",{place}",
-    ];
-    let presets = super::dialect::PRESETS;
-    strategy::line_faults(place(), &own, presets, |spec| {
-        parse_app_server(spec, APP_SERVER_FROM_ENV)
-    })
-}
-
-/// The dialect a [`Faulted`] is played as: `codex app-server` (Codex's sessions and
+/// The dialect a generated case is played as: `codex app-server` (Codex's sessions and
 /// faults, told to a client).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AppServer;
 
-/// A generated session with its faults: what `mock-agent fuzz --dialect
-/// codex-app-server` plays, and shrinks.
-pub type Faulted = strategy::Faulted<Session, CodexFault, AppServer>;
+impl Generator for AppServer {
+    type Session = Session;
+    type Fault = CodexFault;
+    /// Codex's sessions: one seed is one session in both of its dialects.
+    const SALT: &'static [u8] = b"codex";
+    const PLAYED: (&'static str, &'static str, &'static str) = ("messages", "serve", "codex app-server");
+    const DEFAULT_SESSION: fn() -> Session = || crate::dialects::codex::session::default_session("/work");
+    const WRITE_CASSETTE: WriteCassette<Session> = write_cassette;
 
-impl Plays<Session> for AppServer {
-    /// The session's first turn as a cassette of `codex app-server`.
-    fn write_cassette(session: &Session, path: &std::path::Path) -> Result<std::path::PathBuf, WriteError> {
-        write_cassette(session, 0, path)
+    /// Codex's sessions.
+    fn sessions() -> impl Strategy<Value = Session> {
+        Codex::sessions()
+    }
+
+    /// One fault of the `codex-app-server` section, drawn as its text in the grammar and
+    /// typed as the parser makes it.
+    fn fault() -> impl Strategy<Value = Drawn<CodexFault>> {
+        let own = [
+            "unknown:kind=item,{place}",
+            "stderr:text=\"WARN codex_core: slow network\",{place}",
+        ];
+        let presets = super::dialect::PRESETS;
+        strategy::line_faults(place(), &own, presets, |spec| {
+            parse_app_server(spec, APP_SERVER_FROM_ENV)
+        })
     }
 
     /// How many lines the server writes in the conversation of the session's first turn.
-    fn lines(session: &Session) -> usize {
-        let (outs, _) = super::expect::conversation(session, &[], 0);
+    fn lines(session: &Session, seed: u64) -> usize {
+        let (outs, _) = super::expect::conversation(session, &[], seed);
         outs.len()
     }
-}
 
-/// Generated sessions with up to `most` faults.
-pub fn faulted(most: usize) -> impl Strategy<Value = Faulted> {
-    strategy::faulted(session(), fault(), most)
+    /// How many lines the conversation has, both ways.
+    fn size(session: &Session, seed: u64) -> usize {
+        let (outs, sent) = super::expect::conversation(session, &[], seed);
+        outs.len() + sent.len()
+    }
+
+    /// The conversation a careful client has with the server, one line a line: `->`
+    /// the client's, `<-` the server's.
+    fn told(session: &Session, seed: u64) -> Generated {
+        let (outs, sent) = super::expect::conversation(session, &[], seed);
+        let mut told = String::new();
+        let mut sent = sent.into_iter().peekable();
+        for (n, out) in outs.iter().enumerate() {
+            while let Some((_, line)) = sent.next_if(|(before, _)| *before <= n) {
+                told.push_str(&format!("-> {}\n", String::from_utf8_lossy(&line)));
+            }
+            if let crate::dialects::codex::faults::Out::Line(line) = out {
+                told.push_str(&format!("<- {}\n", String::from_utf8_lossy(line)));
+            }
+        }
+        Generated::Told(told)
+    }
 }
 
 #[cfg(test)]
@@ -76,14 +98,23 @@ mod tests {
     use crate::check::Lint;
     use crate::dialects::codex::faults::Out;
 
+    #[test]
+    fn a_seed_is_one_session_that_reads_back_and_every_drawn_fault_parses() {
+        let final_message = |session: &Session| session.turns[0].final_message().map(str::to_owned);
+        crate::run::generator::assert_generator::<AppServer, _, _>(
+            |spec| parse_app_server(spec, APP_SERVER_FROM_ENV),
+            |path| {
+                final_message(
+                    &super::super::recording::open_session(path).expect("a cassette of `codex app-server`"),
+                )
+            },
+            final_message,
+        );
+    }
+
     proptest! {
         #[test]
-        fn every_drawn_fault_parses(drawn in fault()) {
-            strategy::drawn_parses(&drawn, |spec| parse_app_server(spec, APP_SERVER_FROM_ENV))?;
-        }
-
-        #[test]
-        fn every_generated_conversation_is_lint_clean(session in session()) {
+        fn every_generated_conversation_is_lint_clean(session in Codex::sessions()) {
             let (outs, sent) = super::super::expect::conversation(&session, &[], 1);
             let mut checker: Box<dyn Lint> = Box::<AppServerChecker>::default();
             let mut sent = sent.into_iter().peekable();

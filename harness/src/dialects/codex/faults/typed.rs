@@ -92,14 +92,7 @@ impl Faults for CodexFault {
     }
 }
 
-/// Codex's faults given in `MOCK_AGENT_FAULTS`.
-pub const FROM_ENV: Origin<'static> =
-    lines::from_env("`mock-agent faults` lists every fault (Codex: its `codex` section) with an example");
-
-/// Parses a `;`-separated list of Codex's faults.
-pub fn parse(spec: &str, origin: Origin<'_>) -> Result<Vec<CodexFault>, Diagnostic> {
-    parse_as(spec, origin)
-}
+crate::faults::spec::parser!(CodexFault, "Codex's", listed: "Codex: its `codex` section");
 
 impl Typed for CodexFault {
     const CATALOGUE: &'static [Described] = CATALOGUE;
@@ -171,30 +164,12 @@ fn build(entry: &Described, args: &mut Args<'_>) -> Result<Vec<CodexFault>, Diag
     Ok(vec![fault])
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn each_example_parses_and_a_bad_spec_says_where() {
-        let refused = [
-            ("not-logged-in", "not a fault of Codex"),
-            ("unknown:kind=thing", "kind=item"),
-            ("eof:method=initialize", "method"),
-        ];
-        lines::assert_parser(CATALOGUE, |spec| parse(spec, FROM_ENV), &refused);
-    }
-
-    #[test]
-    fn defaults_are_where_the_catalogue_says() {
-        let faults = parse("exit;malformed;stderr:text=x", FROM_ENV).expect("faults");
-        assert_eq!(
-            faults[0].place(),
-            Some(&Place::At(
-                super::super::super::wire::events::TURN_COMPLETED.into()
-            ))
-        );
-        assert_eq!(faults[1].place(), Some(&Place::After(1)));
-        assert_eq!(faults[2].place(), Some(&Place::After(0)));
-    }
-}
+crate::faults::lines::parser_tests!(
+    CodexFault,
+    refused: [
+        ("not-logged-in", "not a fault of Codex"),
+        ("unknown:kind=thing", "kind=item"),
+        ("eof:method=initialize", "method"),
+    ],
+    defaults: (crate::dialects::codex::wire::events::TURN_COMPLETED, 1)
+);

@@ -5,9 +5,9 @@ use std::time::Duration;
 
 use super::super::events::{event_type, subtype};
 use super::catalogue::CATALOGUE;
-use crate::error::{Diagnostic, Origin};
+use crate::error::Diagnostic;
 use crate::faults::catalogue::{names, Described, Site};
-use crate::faults::spec::{parse_as, Args, Build, Typed, Words, Written};
+use crate::faults::spec::{Args, Build, Typed, Words, Written};
 use crate::frames::{Chunking, Signal};
 
 /// Where a fault acts.
@@ -352,10 +352,7 @@ impl Typed for Fault {
     }
 }
 
-/// Parses a `;`-separated list of print-mode faults.
-pub fn parse(spec: &str, origin: Origin<'_>) -> Result<Vec<Fault>, Diagnostic> {
-    parse_as(spec, origin)
-}
+crate::faults::spec::parser!(Fault, "print mode's");
 
 /// Where a print-mode fault acts: placed, or at its entry's default.
 fn placement(entry: &Described, args: &mut Args<'_>) -> Result<Placement, Diagnostic> {
@@ -490,6 +487,7 @@ fn build(entry: &Described, args: &mut Args<'_>) -> Result<Vec<Fault>, Diagnosti
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::Origin;
 
     const ORIGIN: Origin<'static> = Origin {
         name: "MOCK_AGENT_FAULTS",

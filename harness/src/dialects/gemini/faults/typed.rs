@@ -3,10 +3,10 @@
 //! `at=result`, `at=tool_use`). Applied by [`Injector`](super::Injector).
 
 use super::catalogue::CATALOGUE;
-use crate::error::{Diagnostic, Origin};
+use crate::error::Diagnostic;
 use crate::faults::catalogue::Described;
 use crate::faults::lines::{self, Faults, LineFault};
-use crate::faults::spec::{parse_as, Args, Build, Typed, Words};
+use crate::faults::spec::{Args, Build, Typed, Words};
 
 /// Where a fault acts: before the first line of a type, or after a number of lines.
 pub use crate::faults::LinePlace as Place;
@@ -111,15 +111,7 @@ impl Faults for GeminiFault {
     }
 }
 
-/// Gemini CLI's faults given in `MOCK_AGENT_FAULTS`.
-pub const FROM_ENV: Origin<'static> = lines::from_env(
-    "`mock-agent faults` lists every fault (Gemini CLI: its `gemini` section) with an example",
-);
-
-/// Parses a `;`-separated list of Gemini CLI's faults.
-pub fn parse(spec: &str, origin: Origin<'_>) -> Result<Vec<GeminiFault>, Diagnostic> {
-    parse_as(spec, origin)
-}
+crate::faults::spec::parser!(GeminiFault, "Gemini CLI's", listed: "Gemini CLI: its `gemini` section");
 
 impl Typed for GeminiFault {
     const CATALOGUE: &'static [Described] = CATALOGUE;
@@ -155,24 +147,8 @@ fn build(entry: &Described, args: &mut Args<'_>) -> Result<Vec<GeminiFault>, Dia
     Ok(vec![fault])
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn each_example_parses_and_a_bad_spec_says_where() {
-        let refused = [("not-logged-in", "not a fault of Gemini CLI")];
-        lines::assert_parser(CATALOGUE, |spec| parse(spec, FROM_ENV), &refused);
-    }
-
-    #[test]
-    fn defaults_are_where_the_catalogue_says() {
-        let faults = parse("exit;malformed;stderr:text=x", FROM_ENV).expect("faults");
-        assert_eq!(
-            faults[0].place(),
-            Some(&Place::At(super::super::super::wire::events::RESULT.into()))
-        );
-        assert_eq!(faults[1].place(), Some(&Place::After(2)));
-        assert_eq!(faults[2].place(), Some(&Place::After(0)));
-    }
-}
+crate::faults::lines::parser_tests!(
+    GeminiFault,
+    refused: [("not-logged-in", "not a fault of Gemini CLI")],
+    defaults: (crate::dialects::gemini::wire::events::RESULT, 2)
+);
