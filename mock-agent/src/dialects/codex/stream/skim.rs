@@ -93,14 +93,22 @@ pub(super) fn summary_in(path: &Path, parts: usize, least: u64) -> Option<Summar
     let start = reader.position().offset;
     drop(reader);
     let len = std::fs::metadata(path).ok()?.len();
-    let spans = spans(path, start, len, parts, least)?;
+    // Each part's block is made (and freed) by this thread: a part's thread leaves no
+    // memory of its own behind for the replay's peak.
+    let mut window = vec![0u8; BLOCK];
+    let spans = spans(path, start, len, parts, least, &mut window)?;
+    let mut blocks: Vec<Vec<u8>> = std::iter::once(window)
+        .chain(spans.iter().skip(1).map(|_| vec![0u8; BLOCK]))
+        .collect();
     let kept = std::thread::scope(|scope| {
         let (first, rest) = spans.split_first()?;
+        let (block, blocks) = blocks.split_first_mut()?;
         let others: Vec<_> = rest
             .iter()
-            .map(|&span| scope.spawn(move || skim_span(path, span)))
+            .zip(blocks)
+            .map(|(&span, block)| scope.spawn(move || skim_span(path, span, block)))
             .collect();
-        let mut kept = skim_span(path, *first)?;
+        let mut kept = skim_span(path, *first, block)?;
         for other in others {
             kept = kept.then(other.join().ok()??);
         }
@@ -151,8 +159,16 @@ struct Words {
 
 /// The spans of whole lines (from, to; the last to the end of the file) of the file
 /// at `path` from `start` (a line's start) to `len` for `parts` parts, each of at
-/// least `least` bytes; `None` where a part's end is not found.
-fn spans(path: &Path, start: u64, len: u64, parts: usize, least: u64) -> Option<Vec<(u64, Option<u64>)>> {
+/// least `least` bytes (`window` of [`BLOCK`] bytes read into to find their ends);
+/// `None` where a part's end is not found.
+fn spans(
+    path: &Path,
+    start: u64,
+    len: u64,
+    parts: usize,
+    least: u64,
+    window: &mut [u8],
+) -> Option<Vec<(u64, Option<u64>)>> {
     let size = len.saturating_sub(start);
     let parts = u64::try_from(parts.max(1))
         .ok()?
@@ -163,7 +179,7 @@ fn spans(path: &Path, start: u64, len: u64, parts: usize, least: u64) -> Option<
         // The part ends after the first line end at or past its share of the bytes
         // (none: the rest is the last part).
         let near = (start + size / parts * n).max(from);
-        let Some(end) = line_end(path, near)? else {
+        let Some(end) = line_end(path, near, window)? else {
             break;
         };
         spans.push((from, Some(end)));
@@ -174,14 +190,13 @@ fn spans(path: &Path, start: u64, len: u64, parts: usize, least: u64) -> Option<
 }
 
 /// Where the line that holds the byte at `at` of the file at `path` ends (after its
-/// newline): `Some(None)` when no newline follows, `None` when it is not within
-/// [`BLOCK`] bytes (or the file cannot be read).
-fn line_end(path: &Path, at: u64) -> Option<Option<u64>> {
+/// newline), read into `window`: `Some(None)` when no newline follows, `None` when it
+/// is not within `window`'s length (or the file cannot be read).
+fn line_end(path: &Path, at: u64, window: &mut [u8]) -> Option<Option<u64>> {
     let mut file = std::fs::File::open(path).ok()?;
     file.seek(SeekFrom::Start(at)).ok()?;
-    let mut window = vec![0u8; BLOCK];
     let mut filled = 0;
-    while filled < BLOCK {
+    while filled < window.len() {
         match file.read(&mut window[filled..]) {
             Ok(0) => return Some(None),
             Ok(read) => {
@@ -197,19 +212,20 @@ fn line_end(path: &Path, at: u64) -> Option<Option<u64>> {
     None
 }
 
-/// What a skim of the span `(from, to)` of the file at `path` keeps.
-fn skim_span(path: &Path, (from, to): (u64, Option<u64>)) -> Option<Kept> {
+/// What a skim of the span `(from, to)` of the file at `path` keeps, read a `buf`
+/// at a time.
+fn skim_span(path: &Path, (from, to): (u64, Option<u64>), buf: &mut [u8]) -> Option<Kept> {
     let mut file = std::fs::File::open(path).ok()?;
     file.seek(SeekFrom::Start(from)).ok()?;
     match to {
-        Some(to) => skim(path, &mut file.take(to - from)),
-        None => skim(path, &mut file),
+        Some(to) => skim(path, &mut file.take(to - from), buf),
+        None => skim(path, &mut file, buf),
     }
 }
 
-/// Reads `file` to its end a block at a time, keeping what the summary needs; `None`
-/// where a skim cannot tell it.
-fn skim(path: &Path, file: &mut impl Read) -> Option<Kept> {
+/// Reads `file` to its end a block (`buf`) at a time, keeping what the summary
+/// needs; `None` where a skim cannot tell it.
+fn skim(path: &Path, file: &mut impl Read, buf: &mut [u8]) -> Option<Kept> {
     use harness::dialects::codex::wire::{events, items};
     let words = Words {
         escape: Finder::new(b"\\u"),
@@ -220,10 +236,9 @@ fn skim(path: &Path, file: &mut impl Read) -> Option<Kept> {
         completed: Finder::new(events::TURN_COMPLETED.as_bytes()),
     };
     let mut kept = Kept::default();
-    let mut buf = vec![0u8; BLOCK];
     let (mut filled, mut eof) = (0, false);
     loop {
-        while filled < BLOCK && !eof {
+        while filled < buf.len() && !eof {
             match file.read(&mut buf[filled..]) {
                 Ok(0) => eof = true,
                 Ok(n) => filled += n,
