@@ -613,7 +613,13 @@ mod tests {
                     varied(&path, seed, repeats, &stderr, extra);
                     let mut each = Summary::read_each(&path).expect("reads");
                     each.recorded.checked_from = None;
-                    let skimmed = skim::summary(&path);
+                    let skimmed = skim::summary_in(&path, 1, 1);
+                    // In parts (of a byte or more: as many as asked): what one part
+                    // tells, or nothing (the full pass is read then).
+                    for parts in [2, 3, 7] {
+                        let split = skim::summary_in(&path, parts, 1);
+                        assert_eq!(split, skimmed, "seed {seed}, case {n}, {repeats}, {parts} parts");
+                    }
                     // Once only, the extra lines are the last to spell what they
                     // spell: a mention last gives the skim up.
                     if *told && (repeats > 1 || extra.is_empty()) {

@@ -15,6 +15,12 @@
 //! not read nor the UTF-8 of the file: the replay reads it from its start
 //! (`checked_from` unset), so a broken line of a large file fails when the replay
 //! reaches it, with its file, line and column.
+//!
+//! A file of [`PART`] bytes or more is skimmed in parts at once, one a thread (two
+//! when two cores are there): the skim is the wait before the first line, and the
+//! consumer has nothing to read meanwhile. Each part is a span of whole lines; what
+//! the parts kept is joined in their order ([`Kept::then`]), as one skim of the whole
+//! would have kept it, or the skim gives up when a part does (tested against one part).
 
 use std::io::{Cursor, Read, Seek, SeekFrom};
 use std::path::Path;
@@ -30,6 +36,9 @@ use crate::execute::recorded;
 /// The bytes read and searched at a time (whole lines of them).
 const BLOCK: usize = 256 << 10;
 
+/// The least size of a part of a file skimmed in parts.
+const PART: u64 = 8 << 20;
+
 /// What the skim keeps of the lines it read.
 #[derive(Default)]
 struct Kept {
@@ -43,18 +52,68 @@ struct Kept {
     /// The last line, and the one before it.
     last: Vec<u8>,
     before_last: Vec<u8>,
+    /// How many lines were seen as the last or the one before (at most 2 counted).
+    seen: u8,
+}
+
+impl Kept {
+    /// What one skim keeps of this part's lines followed by `next`'s.
+    fn then(mut self, next: Kept) -> Kept {
+        self.stderr.extend(next.stderr);
+        let (last, before_last) = match next.seen {
+            0 => (self.last, self.before_last),
+            1 => (next.last, self.last),
+            _ => (next.last, next.before_last),
+        };
+        Kept {
+            stderr: self.stderr,
+            thread_id: self.thread_id.or(next.thread_id),
+            failed: self.failed || next.failed,
+            message: next.message.or(self.message),
+            usage: next.usage.or(self.usage),
+            last,
+            before_last,
+            seen: self.seen.saturating_add(next.seen).min(2),
+        }
+    }
 }
 
 /// The summary of the cassette at `path` told by a skim; `None` where the skim cannot
 /// tell it (read the full pass then).
 pub(super) fn summary(path: &Path) -> Option<Summary> {
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+    summary_in(path, cores.min(2), PART)
+}
+
+/// [`summary`], the file skimmed in up to `parts` parts of at least `least` bytes at
+/// once.
+pub(super) fn summary_in(path: &Path, parts: usize, least: u64) -> Option<Summary> {
     let reader = harness::cassette::open(path).ok()?;
     reader.header()?;
     let start = reader.position().offset;
     drop(reader);
-    let mut file = std::fs::File::open(path).ok()?;
-    file.seek(SeekFrom::Start(start)).ok()?;
-    let kept = skim(path, &mut file)?;
+    let len = std::fs::metadata(path).ok()?.len();
+    // Each part's block is made (and freed) by this thread: a part's thread leaves no
+    // memory of its own behind for the replay's peak.
+    let mut window = vec![0u8; BLOCK];
+    let spans = spans(path, start, len, parts, least, &mut window)?;
+    let mut blocks: Vec<Vec<u8>> = std::iter::once(window)
+        .chain(spans.iter().skip(1).map(|_| vec![0u8; BLOCK]))
+        .collect();
+    let kept = std::thread::scope(|scope| {
+        let (first, rest) = spans.split_first()?;
+        let (block, blocks) = blocks.split_first_mut()?;
+        let others: Vec<_> = rest
+            .iter()
+            .zip(blocks)
+            .map(|(&span, block)| scope.spawn(move || skim_span(path, span, block)))
+            .collect();
+        let mut kept = skim_span(path, *first, block)?;
+        for other in others {
+            kept = kept.then(other.join().ok()??);
+        }
+        Some(kept)
+    })?;
     // What the last lines say: the ending, and the last stdout line's time.
     let Some(Frame::End(end)) = frame(path, &kept.last) else {
         return None;
@@ -98,9 +157,75 @@ struct Words {
     completed: Finder<'static>,
 }
 
-/// Reads `file` to its end a block at a time, keeping what the summary needs; `None`
-/// where a skim cannot tell it.
-fn skim(path: &Path, file: &mut std::fs::File) -> Option<Kept> {
+/// The spans of whole lines (from, to; the last to the end of the file) of the file
+/// at `path` from `start` (a line's start) to `len` for `parts` parts, each of at
+/// least `least` bytes (`window` of [`BLOCK`] bytes read into to find their ends);
+/// `None` where a part's end is not found.
+fn spans(
+    path: &Path,
+    start: u64,
+    len: u64,
+    parts: usize,
+    least: u64,
+    window: &mut [u8],
+) -> Option<Vec<(u64, Option<u64>)>> {
+    let size = len.saturating_sub(start);
+    let parts = u64::try_from(parts.max(1))
+        .ok()?
+        .min((size / least.max(1)).max(1));
+    let mut spans = Vec::new();
+    let mut from = start;
+    for n in 1..parts {
+        // The part ends after the first line end at or past its share of the bytes
+        // (none: the rest is the last part).
+        let near = (start + size / parts * n).max(from);
+        let Some(end) = line_end(path, near, window)? else {
+            break;
+        };
+        spans.push((from, Some(end)));
+        from = end;
+    }
+    spans.push((from, None));
+    Some(spans)
+}
+
+/// Where the line that holds the byte at `at` of the file at `path` ends (after its
+/// newline), read into `window`: `Some(None)` when no newline follows, `None` when it
+/// is not within `window`'s length (or the file cannot be read).
+fn line_end(path: &Path, at: u64, window: &mut [u8]) -> Option<Option<u64>> {
+    let mut file = std::fs::File::open(path).ok()?;
+    file.seek(SeekFrom::Start(at)).ok()?;
+    let mut filled = 0;
+    while filled < window.len() {
+        match file.read(&mut window[filled..]) {
+            Ok(0) => return Some(None),
+            Ok(read) => {
+                if let Some(n) = memchr::memchr(b'\n', &window[filled..filled + read]) {
+                    return Some(Some(at + (filled + n) as u64 + 1));
+                }
+                filled += read;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => return None,
+        }
+    }
+    None
+}
+
+/// What a skim of the span `(from, to)` of the file at `path` keeps, read a `buf`
+/// at a time.
+fn skim_span(path: &Path, (from, to): (u64, Option<u64>), buf: &mut [u8]) -> Option<Kept> {
+    let mut file = std::fs::File::open(path).ok()?;
+    file.seek(SeekFrom::Start(from)).ok()?;
+    match to {
+        Some(to) => skim(path, &mut file.take(to - from), buf),
+        None => skim(path, &mut file, buf),
+    }
+}
+
+/// Reads `file` to its end a block (`buf`) at a time, keeping what the summary
+/// needs; `None` where a skim cannot tell it.
+fn skim(path: &Path, file: &mut impl Read, buf: &mut [u8]) -> Option<Kept> {
     use harness::dialects::codex::wire::{events, items};
     let words = Words {
         escape: Finder::new(b"\\u"),
@@ -111,10 +236,9 @@ fn skim(path: &Path, file: &mut std::fs::File) -> Option<Kept> {
         completed: Finder::new(events::TURN_COMPLETED.as_bytes()),
     };
     let mut kept = Kept::default();
-    let mut buf = vec![0u8; BLOCK];
     let (mut filled, mut eof) = (0, false);
     loop {
-        while filled < BLOCK && !eof {
+        while filled < buf.len() && !eof {
             match file.read(&mut buf[filled..]) {
                 Ok(0) => eof = true,
                 Ok(n) => filled += n,
@@ -186,8 +310,14 @@ fn block(path: &Path, block: &[u8], words: &Words, kept: &mut Kept) -> Option<()
     let mut lines = block.strip_suffix(b"\n").unwrap_or(block).rsplit(|&b| b == b'\n');
     if let Some(last) = lines.next() {
         kept.before_last = match lines.next() {
-            Some(before) => before.to_vec(),
-            None => std::mem::take(&mut kept.last),
+            Some(before) => {
+                kept.seen = 2;
+                before.to_vec()
+            }
+            None => {
+                kept.seen = kept.seen.saturating_add(1).min(2);
+                std::mem::take(&mut kept.last)
+            }
         };
         kept.last = last.to_vec();
     }
