@@ -235,6 +235,39 @@ pub(super) fn canonical_out(line: &[u8]) -> Option<(Duration, &[u8])> {
     Some((millis_to_duration(int, frac)?, event))
 }
 
+/// The head (`{"t":MS,"out":`) of the last line [`LastHead::canonical_out`] read, and
+/// its time: a session's lines mostly share their time (a long turn recorded at
+/// once), so the next line with the same head bytes has the same time, read without
+/// parsing its digits again.
+#[derive(Debug, Default)]
+pub(super) struct LastHead {
+    len: usize,
+    bytes: [u8; 32],
+    at: Duration,
+}
+
+impl LastHead {
+    /// [`canonical_out`] of `line`, the same answer for every line.
+    pub(super) fn canonical_out<'a>(&mut self, line: &'a [u8]) -> Option<(Duration, &'a [u8])> {
+        let len = self.len;
+        if len > 0 && line.len() > len && line[..len] == self.bytes[..len] {
+            let event = line[len..].strip_suffix(b"}")?;
+            if event.first() == Some(&b'{') && event.last() == Some(&b'}') {
+                return Some((self.at, event));
+            }
+            return None;
+        }
+        let (at, event) = canonical_out(line)?;
+        let head = line.len() - event.len() - 1;
+        if head <= self.bytes.len() {
+            self.bytes[..head].copy_from_slice(&line[..head]);
+            self.len = head;
+            self.at = at;
+        }
+        Some((at, event))
+    }
+}
+
 /// What a capture line says without being parsed.
 pub(super) struct Skim {
     pub(super) timestamp_ms: Option<u64>,
@@ -314,4 +347,41 @@ pub(super) fn bare_message(e: &serde_json::Error) -> String {
 pub(super) fn millis(d: Duration) -> String {
     let ms = d.as_secs_f64() * 1000.0;
     format!("{ms}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The head cache answers as `canonical_out` does, line after line: heads alike
+    /// and not, times with a fraction, tails that break the shape after a cached head.
+    #[test]
+    fn the_last_head_reads_what_canonical_out_reads() {
+        let lines: &[&[u8]] = &[
+            br#"{"t":100,"out":{"a":1}}"#,
+            br#"{"t":100,"out":{"b":2}}"#,
+            br#"{"t":100,"out":{"b":2}"#,
+            br#"{"t":100,"out":[1]}"#,
+            br#"{"t":100,"out":}"#,
+            br#"{"t":100,"out":{"c":3}}"#,
+            br#"{"t":1000,"out":{"d":4}}"#,
+            br#"{"t":10,"out":{"e":5}}"#,
+            br#"{"t":10.5,"out":{"f":6}}"#,
+            br#"{"t":10.5,"out":{"f":6}} "#,
+            br#"{"t":10.50,"out":{"g":7}}"#,
+            br#"{"t":10.5,"in":{"h":8}}"#,
+            br#"{"t":10.5,"out":{"i":9}}"#,
+            br#"{"t":100000000000000000000000,"out":{"j":10}}"#,
+            br#"{"t":100,"out":{}}"#,
+        ];
+        let mut head = LastHead::default();
+        for line in lines {
+            assert_eq!(
+                head.canonical_out(line),
+                canonical_out(line),
+                "{}",
+                String::from_utf8_lossy(line)
+            );
+        }
+    }
 }

@@ -14,7 +14,7 @@ use crate::frames::{Ending, Exit, Frame, Line, Stream};
 use crate::peek::Peek;
 
 pub(crate) use super::line::millis_f64;
-use super::line::{bare_message, canonical_out, skim, trim_newline, RawFrame};
+use super::line::{bare_message, canonical_out, skim, trim_newline, LastHead, RawFrame};
 
 /// The time and event of `line` (no newline) when it is a stdout frame of the
 /// writer's own shape (`{"t":MS,"out":{...}}`), read without a parse as the fast reader
@@ -87,6 +87,8 @@ pub struct Reader<R> {
     /// UTF-8 was checked then.
     reread: bool,
     last_at: Duration,
+    /// Fast reading: the last line's head and time.
+    head: LastHead,
     /// Captures: the first `timestamp_ms` seen, the origin of time.
     first_timestamp: Option<u64>,
     /// Captures: whether the last event was a successful `result`.
@@ -162,6 +164,7 @@ impl<R: BufRead> Reader<R> {
             utf8_checked: 0,
             reread: false,
             last_at: Duration::ZERO,
+            head: LastHead::default(),
             first_timestamp: None,
             ends_in_result: false,
             seen_event: false,
@@ -407,7 +410,7 @@ impl<R: BufRead> Reader<R> {
                 return Ok(None);
             }
         }
-        let Some((at, event)) = canonical_out(&buf[..end]) else {
+        let Some((at, event)) = self.head.canonical_out(&buf[..end]) else {
             return Ok(None);
         };
         if at < self.last_at {
@@ -515,7 +518,7 @@ impl<R: BufRead> Reader<R> {
         };
         let (mut at, mut count) = (0, 0);
         for end in memchr::memchr_iter(b'\n', &buf[..checked]) {
-            let Some((t, event)) = canonical_out(&buf[at..end]) else {
+            let Some((t, event)) = self.head.canonical_out(&buf[at..end]) else {
                 break;
             };
             if t < self.last_at || !visit(t, event, &buf[end + 1..checked]) {

@@ -5,6 +5,8 @@ use std::collections::HashMap;
 use std::io::BufReader;
 use std::time::Duration;
 
+use aho_corasick::packed;
+
 use super::{Exchange, Section};
 use crate::acp::rpc::{Kind, Message};
 use crate::acp::wire::methods;
@@ -201,21 +203,21 @@ impl Indexer for Book {
 }
 
 /// Tells the agent's messages that surely ask nothing (no request: no top-level `id`
-/// or no `method`) from their bytes. Its searchers are made once.
+/// or no `method`) from their bytes. Its searchers are made once: each looks for a
+/// key and for a `\u` escape (the only one that spells a letter) in one pass.
 pub(super) struct Asks {
     glance: jsonrpc::Glance,
-    id: memchr::memmem::Finder<'static>,
-    method: memchr::memmem::Finder<'static>,
-    escape: memchr::memmem::Finder<'static>,
+    id: Option<packed::Searcher>,
+    method: Option<packed::Searcher>,
 }
 
 impl Default for Asks {
     fn default() -> Self {
+        let either = |key: &str| packed::Config::new().builder().add(key).add(r"\u").build();
         Asks {
             glance: jsonrpc::Glance::default(),
-            id: memchr::memmem::Finder::new(br#""id""#),
-            method: memchr::memmem::Finder::new(br#""method""#),
-            escape: memchr::memmem::Finder::new(br"\u"),
+            id: either(r#""id""#),
+            method: either(r#""method""#),
         }
     }
 }
@@ -225,20 +227,21 @@ impl Asks {
     /// `id` or without a `method`. A message that starts as the agents write them
     /// (`{"jsonrpc":"2.0","method":` or `"id":`) has the one at its top level, and
     /// surely not the other when its key is nowhere in it, nor a `\u` escape (the
-    /// only one that spells a letter): one look each, the first for a backslash.
+    /// only one that spells a letter): one look for both.
     pub(super) fn may_ask(&self, event: &[u8]) -> bool {
         const NOTIFIES: &[u8] = br#"{"jsonrpc":"2.0","method":"#;
         const ANSWERS: &[u8] = br#"{"jsonrpc":"2.0","id":"#;
         let other = if event.starts_with(NOTIFIES) {
-            &self.id
+            self.id.as_ref()
         } else if event.starts_with(ANSWERS) {
-            &self.method
+            self.method.as_ref()
         } else {
-            return self.glance.has_id(event) != Some(false) && self.glance.has_method(event) != Some(false);
+            None
         };
-        let escaped = memchr::memchr(b'\\', event).is_some_and(|at| self.escape.find(&event[at..]).is_some());
-        if !escaped && other.find(event).is_none() {
-            return false;
+        if let Some(other) = other {
+            if other.find(event).is_none() {
+                return false;
+            }
         }
         self.glance.has_id(event) != Some(false) && self.glance.has_method(event) != Some(false)
     }
