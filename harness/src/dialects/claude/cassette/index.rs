@@ -413,6 +413,10 @@ impl Builder {
     /// [`Indexer::skim`] of a line that `rest` follows in the read buffer: a line the
     /// last look ahead found plain in that buffer is not searched again.
     pub(super) fn skim_ahead(&mut self, at: Duration, event: &[u8], rest: &[u8]) -> bool {
+        if self.ahead.as_ref().is_some_and(|(after, _)| *after == rest.len()) {
+            // The request the last look ahead read: no plain line.
+            return false;
+        }
         let known = !self.ended && self.plain_ahead.is_some_and(|plain| rest.len() >= plain);
         if !known {
             return self.skim(at, event);
@@ -559,20 +563,19 @@ const STREAM_EVENT: &[u8] = b"{\"type\":\"stream_event\",";
 
 /// What tells a line that is surely none of the kinds the index tells apart (a
 /// `result`, a `control_request` or a `control_response`) from its bytes: the searchers
-/// of those words spelt as JSON strings, and of a `\u` escape.
+/// of those words spelt as JSON strings (the two kinds of control lines by the words'
+/// first 11 bytes, `"control_re`, one search for both), and a search for a `\u`
+/// escape by its backslash.
 #[derive(Debug, Clone)]
-pub(super) struct Plain(Vec<memchr::memmem::Finder<'static>>);
+pub(super) struct Plain([memchr::memmem::Finder<'static>; 2]);
 
 impl Default for Plain {
     fn default() -> Plain {
         use memchr::memmem::Finder;
-        Plain(
-            [types::RESULT, types::CONTROL_REQUEST, types::CONTROL_RESPONSE]
-                .iter()
-                .map(|kind| Finder::new(&format!("\"{kind}\"")).into_owned())
-                .chain([Finder::new(b"\\u")])
-                .collect(),
-        )
+        let word = |kind: &str| Finder::new(&format!("\"{kind}\"")).into_owned();
+        let control = format!("\"{}", &types::CONTROL_REQUEST[..10]);
+        debug_assert!(format!("\"{}\"", types::CONTROL_RESPONSE).starts_with(&control));
+        Plain([Finder::new(&control).into_owned(), word(types::RESULT)])
     }
 }
 
@@ -583,6 +586,7 @@ impl Plain {
     /// either; a line said not to be surely plain is parsed.
     pub(super) fn surely(&self, line: &[u8]) -> bool {
         self.0.iter().all(|finder| finder.find(line).is_none())
+            && memchr::memchr_iter(b'\\', line).all(|at| line.get(at + 1) != Some(&b'u'))
     }
 }
 
