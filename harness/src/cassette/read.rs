@@ -535,6 +535,38 @@ impl<R: BufRead> Reader<R> {
         Ok(count)
     }
 
+    /// After [`Reader::fast_lines_ahead`] stopped at a line (its visitor returned
+    /// `false` for it), takes that line and the whole lines after it that the visitor
+    /// read from the `rest` it was handed, up to where `left` bytes of that `rest`
+    /// remain: `lines` lines in all, the last of them at `at`. For a visitor that takes
+    /// a line with the lines its look ahead read after it, each read once; it checked
+    /// them as [`Reader::fast_lines_ahead`] checks a line (the writer's shape, a time
+    /// that does not go back). Nothing is read from the input.
+    pub fn fast_take_ahead(&mut self, left: usize, lines: u64, at: Duration) -> Result<(), CassetteError> {
+        if !self.fast || self.done || self.kind != Kind::Cassette {
+            return Ok(());
+        }
+        // The line stopped at is in the buffer: nothing is read.
+        let buf = self.input.fill_buf().map_err(|source| CassetteError::Read {
+            path: self.path.clone(),
+            line: self.line_no + 1,
+            source,
+        })?;
+        let whole = memchr::memrchr(b'\n', buf).map_or(0, |last| last + 1);
+        let checked = if self.reread {
+            whole
+        } else {
+            self.utf8_checked.min(whole)
+        };
+        let take = checked.saturating_sub(left);
+        self.input.consume(take);
+        self.offset += take as u64;
+        self.utf8_checked = self.utf8_checked.saturating_sub(take);
+        self.line_no += lines;
+        self.last_at = at;
+        Ok(())
+    }
+
     fn next_cassette_frame(&mut self) -> Result<Option<Frame>, CassetteError> {
         loop {
             if self.fast {

@@ -84,6 +84,10 @@ pub(super) struct Builder {
     /// The lines that look ahead found of a turn's stream or surely plain: those with
     /// at least this many bytes after them in the read buffer (see [`Settled`]).
     plain_ahead: Option<usize>,
+    /// Those lines, as the last look ahead read them from the read buffer: each one's
+    /// time, where its event begins and where its newline is (in the bytes after the
+    /// request), for [`Builder::take_ahead`].
+    spans: Vec<(Duration, usize, usize)>,
 }
 
 impl Builder {
@@ -337,7 +341,7 @@ impl Builder {
     /// its frame when it is a request (`control_request`, no turn just ended) that
     /// surely nobody answers: `rest`, the frames after it, show a `result` or the same
     /// request id asked again before any frame of the client's (see
-    /// [`settled_in`]). `false` (nothing added) otherwise.
+    /// [`settled_spans`]). `false` (nothing added) otherwise.
     pub(super) fn unanswered_request(&mut self, at: Duration, line: &[u8], rest: &[u8]) -> bool {
         if self.ended {
             return false;
@@ -355,7 +359,7 @@ impl Builder {
                 id_text(head.request_id)
             }
         };
-        let Some(settled) = settled_in(&id, rest, &self.plain) else {
+        let Some(settled) = settled_spans(&id, rest, &self.plain, &mut self.spans) else {
             return false;
         };
         self.ahead = settled.again.map(|after| (after, id.clone()));
@@ -365,6 +369,38 @@ impl Builder {
         self.current_asks.insert(id, n);
         self.push(Some(at));
         true
+    }
+
+    /// After [`Builder::unanswered_request`] took a request recorded at `at`: the
+    /// lines after it in `rest` that its look ahead found of a turn's stream or surely
+    /// plain, taken as [`Builder::skim_ahead`] takes each (they need nothing but their
+    /// time) and appended to `out` each with its newline, while `out` holds less than
+    /// `limit` bytes and their times do not go back. The look ahead read them (found
+    /// their ends and their events): they are not read again. How many bytes of
+    /// `rest` they are (with their newlines), how many, and the last one's time (`at`
+    /// when none).
+    pub(super) fn take_ahead(
+        &mut self,
+        at: Duration,
+        rest: &[u8],
+        out: &mut Vec<u8>,
+        limit: usize,
+    ) -> (usize, u64, Duration) {
+        let (mut bytes, mut count, mut last) = (0, 0, at);
+        let spans = std::mem::take(&mut self.spans);
+        for &(t, start, end) in &spans {
+            if out.len() >= limit || t < last {
+                break;
+            }
+            let event = &rest[start..end - 1];
+            self.frames += 1;
+            self.line(t, event, None);
+            out.extend_from_slice(event);
+            out.push(b'\n');
+            (bytes, count, last) = (end + 1, count + 1, t);
+        }
+        self.spans = spans;
+        (bytes, count, last)
     }
 
     /// Forgets the request the look ahead read: the read buffer it was read in is
@@ -377,6 +413,10 @@ impl Builder {
     /// [`Indexer::skim`] of a line that `rest` follows in the read buffer: a line the
     /// last look ahead found plain in that buffer is not searched again.
     pub(super) fn skim_ahead(&mut self, at: Duration, event: &[u8], rest: &[u8]) -> bool {
+        if self.ahead.as_ref().is_some_and(|(after, _)| *after == rest.len()) {
+            // The request the last look ahead read: no plain line.
+            return false;
+        }
         let known = !self.ended && self.plain_ahead.is_some_and(|plain| rest.len() >= plain);
         if !known {
             return self.skim(at, event);
@@ -451,7 +491,7 @@ impl<'a> Head<'a> {
     }
 }
 
-/// What [`settled_in`] found: the recorded client surely did not answer the request.
+/// What [`settled_spans`] found: the recorded client surely did not answer the request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Settled {
     /// How many bytes of `rest` follow the line that said so, when that line asks
@@ -472,15 +512,28 @@ pub(super) struct Settled {
 /// tell.
 #[cfg(test)]
 pub(super) fn settled_after(id: &str, rest: &[u8], plain: &Plain) -> Option<Option<usize>> {
-    settled_in(id, rest, plain).map(|settled| settled.again)
+    settled_spans(id, rest, plain, &mut Vec::new()).map(|settled| settled.again)
 }
 
-/// [`settled_after`], with which lines of `rest` were found plain.
-pub(super) fn settled_in(id: &str, rest: &[u8], plain: &Plain) -> Option<Settled> {
+/// [`settled_after`], with which lines of `rest` were found plain: those before the
+/// first that is not are put in `spans` (emptied first), each as its time, where its
+/// event begins and where its newline is.
+fn settled_spans(
+    id: &str,
+    rest: &[u8],
+    plain: &Plain,
+    spans: &mut Vec<(Duration, usize, usize)>,
+) -> Option<Settled> {
+    spans.clear();
     let (mut from, mut plain_before) = (0, None);
     for end in memchr::memchr_iter(b'\n', rest) {
-        let (_, event) = crate::cassette::out_event(&rest[from..end])?;
-        if !(streamed(event) || plain.surely(event)) {
+        let (t, event) = crate::cassette::out_event(&rest[from..end])?;
+        if streamed(event) || plain.surely(event) {
+            if plain_before.is_none() {
+                // The event ends before the line's last `}`.
+                spans.push((t, end - 1 - event.len(), end));
+            }
+        } else {
             let first = *plain_before.get_or_insert(rest.len() - from);
             match after_parsed(id, event) {
                 After::Settled(again) => {
@@ -510,20 +563,19 @@ const STREAM_EVENT: &[u8] = b"{\"type\":\"stream_event\",";
 
 /// What tells a line that is surely none of the kinds the index tells apart (a
 /// `result`, a `control_request` or a `control_response`) from its bytes: the searchers
-/// of those words spelt as JSON strings, and of a `\u` escape.
+/// of those words spelt as JSON strings (the two kinds of control lines by the words'
+/// first 11 bytes, `"control_re`, one search for both), and a search for a `\u`
+/// escape by its backslash.
 #[derive(Debug, Clone)]
-pub(super) struct Plain(Vec<memchr::memmem::Finder<'static>>);
+pub(super) struct Plain([memchr::memmem::Finder<'static>; 2]);
 
 impl Default for Plain {
     fn default() -> Plain {
         use memchr::memmem::Finder;
-        Plain(
-            [types::RESULT, types::CONTROL_REQUEST, types::CONTROL_RESPONSE]
-                .iter()
-                .map(|kind| Finder::new(&format!("\"{kind}\"")).into_owned())
-                .chain([Finder::new(b"\\u")])
-                .collect(),
-        )
+        let word = |kind: &str| Finder::new(&format!("\"{kind}\"")).into_owned();
+        let control = format!("\"{}", &types::CONTROL_REQUEST[..10]);
+        debug_assert!(format!("\"{}\"", types::CONTROL_RESPONSE).starts_with(&control));
+        Plain([Finder::new(&control).into_owned(), word(types::RESULT)])
     }
 }
 
@@ -534,6 +586,7 @@ impl Plain {
     /// either; a line said not to be surely plain is parsed.
     pub(super) fn surely(&self, line: &[u8]) -> bool {
         self.0.iter().all(|finder| finder.find(line).is_none())
+            && memchr::memchr_iter(b'\\', line).all(|at| line.get(at + 1) != Some(&b'u'))
     }
 }
 

@@ -295,25 +295,51 @@ impl Script {
         };
         let Live { reader, builder, .. } = &mut **live;
         let (mut taken, mut at) = (0, self.at);
-        let read = reader.fast_lines_ahead(|t, event, rest| {
-            // A line of the stream, a line surely none of the kinds the index tells
-            // apart, a request surely not answered: each plays as it is (the last two
-            // to a client that reads states and asks to be asked).
-            let took = out.len() < limit
-                && if streamed(event) {
+        let read = loop {
+            // A request taken with the lines its look ahead read after it: those
+            // lines are taken from the reader at once (how many bytes of the rest
+            // are left after them, how many lines, the last one's time).
+            let mut ahead = None;
+            let read = reader.fast_lines_ahead(|t, event, rest| {
+                // A line of the stream, a line surely none of the kinds the index tells
+                // apart, a request surely not answered: each plays as it is (the last two
+                // to a client that reads states and asks to be asked).
+                if out.len() >= limit {
+                    return false;
+                }
+                let took = if streamed(event) {
                     builder.skim(t, event)
+                } else if !others {
+                    false
+                } else if builder.skim_ahead(t, event, rest) {
+                    true
+                } else if builder.unanswered_request(t, event, rest) {
+                    out.extend_from_slice(event);
+                    out.push(b'\n');
+                    let (bytes, lines, last) = builder.take_ahead(t, rest, out, limit);
+                    ahead = Some((rest.len() - bytes, lines + 1, last));
+                    (at, taken) = (last, taken + lines + 1);
+                    return false;
                 } else {
-                    others
-                        && (builder.skim_ahead(t, event, rest) || builder.unanswered_request(t, event, rest))
+                    false
                 };
-            if took {
-                out.extend_from_slice(event);
-                out.push(b'\n');
-                at = t;
-                taken += 1;
+                if took {
+                    out.extend_from_slice(event);
+                    out.push(b'\n');
+                    at = t;
+                    taken += 1;
+                }
+                took
+            });
+            match (read, ahead) {
+                (Ok(_), Some((left, lines, last))) => {
+                    if let Err(e) = reader.fast_take_ahead(left, lines, last) {
+                        break Err(e);
+                    }
+                }
+                (read, _) => break read,
             }
-            took
-        });
+        };
         builder.forget_ahead();
         self.at = at;
         if let Err(e) = read {
@@ -327,7 +353,7 @@ impl Script {
 
 /// Whether the recorded client surely did not answer the CLI's request `id` whose
 /// frame ends at `after`, told from at most [`LOOK_AHEAD`] frames after it read from
-/// the file (as [`super::index::settled_in`] tells it from the read buffer).
+/// the file (as [`super::index::settled_spans`] tells it from the read buffer).
 fn unanswered_in(tape: &Tape, plain: &super::index::Plain, id: &str, after: Mark) -> bool {
     let Ok(frames) = tape.frames(after, after.position.offset.saturating_add(LOOK_AHEAD_BUFFER)) else {
         return false;

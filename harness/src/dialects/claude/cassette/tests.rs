@@ -786,3 +786,60 @@ fn a_request_is_unanswered_when_the_lines_after_it_say_so() {
         Some(Some(frame("out", &text()).len()))
     );
 }
+
+/// A line stopped at and the lines after it taken at once (`Reader::fast_take_ahead`)
+/// leave the reader where reading them one at a time leaves it: the same position,
+/// then the same frames.
+#[test]
+fn lines_taken_ahead_leave_the_reader_where_reading_them_leaves_it() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut lines = conversation_lines();
+    lines.splice(4..4, (0..20).map(|i| (10 + i / 4, "<", text())));
+    let _ = both(&lines, dir.path());
+    let path = dir.path().join("both.cassette");
+    let open = || crate::cassette::open(&path).expect("opens").fast();
+    for after in [0, 1, 5, 19] {
+        let (mut one, mut ahead) = (open(), open());
+        // Up to the state line the stream follows.
+        let (mut before, running) = (0, running());
+        loop {
+            let mut seen = false;
+            ahead
+                .fast_lines_ahead(|_, event, _| {
+                    seen = event == running.as_bytes();
+                    false
+                })
+                .expect("reads");
+            if seen {
+                break;
+            }
+            ahead.next().expect("a frame").expect("reads");
+            before += 1;
+        }
+        let mut taken = None;
+        ahead
+            .fast_lines_ahead(|t, _, rest| {
+                let (mut bytes, mut last) = (0, t);
+                for _ in 0..after {
+                    let end = bytes + memchr::memchr(b'\n', &rest[bytes..]).expect("a whole line");
+                    last = crate::cassette::out_event(&rest[bytes..end])
+                        .expect("a stdout line")
+                        .0;
+                    bytes = end + 1;
+                }
+                taken = Some((rest.len() - bytes, last));
+                false
+            })
+            .expect("reads");
+        let (left, last) = taken.expect("stopped at a line");
+        ahead
+            .fast_take_ahead(left, after as u64 + 1, last)
+            .expect("takes");
+        for _ in 0..before + after + 1 {
+            one.next().expect("a frame").expect("reads");
+        }
+        assert_eq!(ahead.position(), one.position(), "{after} lines after");
+        let rest = |reader: crate::cassette::Reader<_>| reader.map(|f| f.expect("reads")).collect::<Vec<_>>();
+        assert_eq!(rest(ahead), rest(one), "{after} lines after");
+    }
+}
