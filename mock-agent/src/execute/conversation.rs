@@ -140,3 +140,41 @@ pub async fn wait<S: Server>(server: &mut S, due: Duration, line: bool) -> Resul
     let (output, mut client) = server.listen();
     output.wait_until(due, line, &mut client).await
 }
+
+/// The options of a conversation's server: every frame on time (`precise`), signals
+/// caught, and the settings' timing, step mode and seed.
+pub fn exec_options(settings: &crate::settings::Settings) -> super::ExecOptions {
+    let mut delivery = harness::frames::Delivery::default();
+    delivery.timed = settings.timing != harness::timing::Timing::default();
+    delivery.signals = true;
+    delivery.step.clone_from(&settings.step);
+    delivery.seed = settings.seed;
+    super::ExecOptions {
+        precise: true,
+        ..super::ExecOptions::new(delivery)
+    }
+}
+
+/// A conversation's stdio: stdout written by a thread of its own ([`super::Handoff`];
+/// its pipe grown to 1 MiB first when `grow`, for runs of lines that go out in one
+/// piece), stderr by another, and the client's lines, read from stdin by a third when
+/// `listen` (else none come: the inbox is closed).
+pub fn stdio(
+    exec: &super::ExecOptions,
+    grow: bool,
+    listen: bool,
+) -> Result<(Output<super::Handoff, super::Threaded>, Inbox<Incoming>), super::ExecError> {
+    let dup = |stream: &dyn std::os::fd::AsFd| super::dup(&stream.as_fd()).map_err(super::ExecError::Runtime);
+    let stdout = dup(&std::io::stdout())?;
+    if grow {
+        super::planned::grow_pipe(&stdout);
+    }
+    let stdout = super::Handoff::new(stdout);
+    let stderr = super::Threaded::new(dup(&std::io::stderr())?);
+    let output = Output::new(stdout, stderr, exec)?;
+    let (sender, inbox) = super::inbox::channel();
+    if listen {
+        std::thread::spawn(move || super::lines::read_stdin(&sender, super::lines::Reading::STRICT, || {}));
+    }
+    Ok((output, inbox))
+}

@@ -42,12 +42,12 @@ use harness::dialects::claude::wire::{
 };
 use harness::dialects::claude::{self, Next, Options, Player};
 use harness::exit_codes;
-use harness::frames::{Delivery, Exit, Frame, Line};
+use harness::frames::{Exit, Frame, Line};
 use harness::journal::{self, Entry};
 use harness::source::Source;
-use harness::timing::{Clock, Timing};
+use harness::timing::Clock;
 
-use crate::execute::{self, conversation, ExecError, ExecOptions, Handoff, Output, Stop, Threaded};
+use crate::execute::{self, conversation, ExecError, Handoff, Output, Stop};
 use crate::settings::Settings;
 use args::OutputFormat;
 use client::{Client, Event, Inbox, MAX_LINE, QUEUED};
@@ -228,15 +228,7 @@ fn session(
         return Exit::Code(exit_codes::AGENT_ERROR);
     }
     entry.prompt.clone_from(&prompt);
-    let mut delivery = Delivery::default();
-    delivery.timed = settings.timing != Timing::default();
-    delivery.signals = true;
-    delivery.step.clone_from(&settings.step);
-    delivery.seed = settings.seed;
-    let exec = ExecOptions {
-        precise: true,
-        ..ExecOptions::new(delivery)
-    };
+    let exec = conversation::exec_options(settings);
     let format = args.output_format;
     let timing = settings.timing;
     let seed = settings.seed;
@@ -249,21 +241,7 @@ fn session(
         && matches!(source, Source::Cassette(_))
         && injector.faults().is_empty();
     let run = async move {
-        let stdout = dup(&std::io::stdout())?;
-        if at_once {
-            execute::planned::grow_pipe(&stdout);
-        }
-        let stdout = Handoff::new(stdout);
-        let stderr = Threaded::new(dup(&std::io::stderr())?);
-        let output = Output::new(stdout, stderr, &exec)?;
-        let (sender, inbox) = execute::inbox::channel();
-        if prompt.is_none() {
-            std::thread::spawn(move || {
-                execute::lines::read_stdin(&sender, execute::lines::Reading::STRICT, || {})
-            });
-        } else {
-            drop(sender);
-        }
+        let (output, inbox) = conversation::stdio(&exec, at_once, prompt.is_none())?;
         let mut agent = Agent {
             player,
             injector,
@@ -331,14 +309,6 @@ fn no_conversation(id: &str, session_id: &str, model: &str, format: OutputFormat
     } else {
         exit
     }
-}
-
-fn dup(stream: &impl std::os::fd::AsFd) -> Result<std::fs::File, ExecError> {
-    stream
-        .as_fd()
-        .try_clone_to_owned()
-        .map(std::fs::File::from)
-        .map_err(ExecError::Runtime)
 }
 
 /// The model id an alias stands for, as `set_model` and `--model` resolve it.

@@ -26,7 +26,7 @@ use harness::dialects::codex::faults::{parse_app_server, Injector, Out};
 use harness::dialects::codex::session::Session;
 use harness::dialects::codex::wire::argv::LISTEN_STDIO;
 use harness::exit_codes;
-use harness::frames::{Delivery, Exit, Frame, Line};
+use harness::frames::{Exit, Frame, Line};
 use harness::journal::{self, Entry};
 use harness::jsonrpc::Glance;
 use harness::timing::Clock;
@@ -34,8 +34,8 @@ use harness::timing::Clock;
 use super::threads::Store;
 use crate::execute::conversation::{self, Client};
 use crate::execute::inbox::{self, Cost};
-use crate::execute::lines::{self, Incoming as Event, MAX_LINE};
-use crate::execute::{self, ExecError, ExecOptions, Handoff, Output, Stop, Threaded};
+use crate::execute::lines::{Incoming as Event, MAX_LINE};
+use crate::execute::{self, ExecError, Output, Stop};
 use crate::settings::Settings;
 
 /// How far apart a turn's lines are on the recording's clock.
@@ -119,29 +119,13 @@ pub fn run(
         && settings.step.is_none()
         && settings.timing == harness::timing::Timing::default();
 
-    let mut delivery = Delivery::default();
-    delivery.timed = settings.timing != harness::timing::Timing::default();
-    delivery.signals = true;
-    delivery.seed = settings.seed;
-    delivery.step.clone_from(&settings.step);
-    let exec = ExecOptions {
-        precise: true,
-        ..ExecOptions::new(delivery)
-    };
+    let exec = conversation::exec_options(settings);
     let clock = Clock::new(settings.timing, settings.seed);
     let journal = settings.journal.as_deref().map(journal::Spooled::new);
     let served = async move {
-        let stdout = dup(&std::io::stdout())?;
-        if whole {
-            // Runs of lines go out in pieces of up to [`RUN_BYTES`]: a larger pipe,
-            // fewer wake-ups of the client and of the writing thread.
-            execute::planned::grow_pipe(&stdout);
-        }
-        let stdout = Handoff::new(stdout);
-        let stderr = Threaded::new(dup(&std::io::stderr())?);
-        let output = Output::new(stdout, stderr, &exec)?;
-        let (sender, inbox) = inbox::channel();
-        std::thread::spawn(move || lines::read_stdin(&sender, lines::Reading::STRICT, || {}));
+        // Runs of lines go out in pieces of up to [`RUN_BYTES`]: a larger pipe, fewer
+        // wake-ups of the client and of the writing thread.
+        let (output, inbox) = conversation::stdio(&exec, whole, true)?;
         let mut server = Server {
             player,
             injector,
@@ -226,14 +210,6 @@ fn own_error(entry: &mut Entry, message: String, code: i32) -> Exit {
     eprintln!("mock-agent: {message}");
     entry.error = Some(message);
     Exit::Code(code)
-}
-
-fn dup(stream: &impl std::os::fd::AsFd) -> Result<std::fs::File, ExecError> {
-    stream
-        .as_fd()
-        .try_clone_to_owned()
-        .map(std::fs::File::from)
-        .map_err(ExecError::Runtime)
 }
 
 /// `line` with its `id` the live one, when it answers a request of the client's
