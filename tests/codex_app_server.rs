@@ -96,6 +96,46 @@ fn a_listener_other_than_stdio_is_the_mock_s_own_error() {
     assert!(String::from_utf8_lossy(&out.stderr).starts_with("mock-agent: codex app-server --listen ws://"));
 }
 
+/// A client line over 64 MiB is the mock's own error (exit 65, one line on stderr),
+/// never a wait for ever for an answer to a line nobody read.
+#[test]
+fn a_line_over_64_mib_is_the_mock_s_own_error() {
+    let home = tempfile::tempdir().expect("temp dir");
+    let mut child = crate::support::spawn_piped(
+        Command::new(bin())
+            .args(["codex", "app-server", "--listen", "stdio://"])
+            .env("CODEX_HOME", home.path()),
+    );
+    let mut stdin = child.stdin.take().expect("stdin");
+    let writer = std::thread::spawn(move || {
+        // The mock stops reading past the limit: the rest may meet a closed pipe.
+        let _ = writeln!(stdin, "{INIT}");
+        let _ = stdin.write_all(br#"{"method":"thread/start","id":1,"params":{"x":""#);
+        let chunk = vec![b'x'; 1 << 20];
+        for _ in 0..65 {
+            if stdin.write_all(&chunk).is_err() {
+                return;
+            }
+        }
+        let _ = stdin.write_all(b"\"}}\n");
+    });
+    let out = child.wait_with_output().expect("ends");
+    writer.join().expect("writer");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        out.status.code(),
+        Some(harness::exit_codes::INVALID_INPUT),
+        "{stderr}"
+    );
+    // After what the real server writes at its start (its sandbox warning).
+    let last = stderr.lines().last().unwrap_or_default();
+    assert!(
+        last.starts_with("mock-agent: a line on stdin is over 64 MiB ("),
+        "{stderr}"
+    );
+    assert_eq!(stderr.matches("mock-agent:").count(), 1, "{stderr}");
+}
+
 /// `mock-agent test --dialect codex-app-server` on a program of tests/consumers, run by
 /// the Python SDK's python.
 fn test_with(script: &str, extra: &[&str]) -> Output {

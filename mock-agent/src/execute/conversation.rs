@@ -178,3 +178,24 @@ pub fn stdio(
     }
     Ok((output, inbox))
 }
+
+/// A line of the client's over [`super::lines::MAX_LINE`] bytes (`read` of them read):
+/// the mock's own error on stderr (journaled), after what stdout holds, and the process
+/// ends with [`harness::exit_codes::INVALID_INPUT`] (the client would otherwise wait for
+/// ever for an answer to a line nobody read). The error, for the journal's entry.
+pub async fn too_long<S: Server>(server: &mut S, read: usize) -> Result<String, Stop> {
+    let limit = super::lines::MAX_LINE;
+    let error = format!(
+        "a line on stdin is over {} MiB ({read} bytes read of it): the stand-in reads lines of up to {limit} bytes",
+        limit >> 20
+    );
+    let text = format!("mock-agent: {error}");
+    server.note(journal::ERR, text.as_bytes());
+    let (output, _) = server.listen();
+    output.flush().await?;
+    output
+        .perform(Frame::Line(Line::stderr(Duration::ZERO, text)))
+        .await?;
+    *server.ended() = Some(Exit::Code(harness::exit_codes::INVALID_INPUT));
+    Ok(error)
+}

@@ -723,20 +723,9 @@ impl<E: AsyncWrite + Unpin> Agent<Handoff, E> {
     /// [`exit_codes::INVALID_INPUT`] (the client would otherwise wait for ever for an
     /// answer to a line nobody read).
     async fn too_long(&mut self, read: usize) -> Result<(), Stop> {
-        let error = format!(
-            "a line on stdin is over {} MiB ({read} bytes read of it): the stand-in reads lines of up to {MAX_LINE} bytes",
-            MAX_LINE >> 20
-        );
         let dropped = format!("[a line of over {read} bytes, over the limit: dropped]");
         self.note(journal::IN, dropped.as_bytes());
-        let text = format!("mock-agent: {error}");
-        self.note(journal::ERR, text.as_bytes());
-        self.output.flush().await?;
-        self.output
-            .perform(Frame::Line(Line::stderr(Duration::ZERO, text)))
-            .await?;
-        self.error = Some(error);
-        self.ended = Some(Exit::Code(exit_codes::INVALID_INPUT));
+        self.error = Some(conversation::too_long(self, read).await?);
         Ok(())
     }
 

@@ -34,7 +34,7 @@ use harness::timing::Clock;
 use super::threads::Store;
 use crate::execute::conversation::{self, Client};
 use crate::execute::inbox::{self, Cost};
-use crate::execute::lines::{Incoming as Event, MAX_LINE};
+use crate::execute::lines::Incoming as Event;
 use crate::execute::{self, ExecError, Output, Stop};
 use crate::settings::Settings;
 
@@ -520,18 +520,7 @@ impl<O: AsyncWrite + Unpin, E: AsyncWrite + Unpin> Server<O, E> {
                 return Ok(());
             }
             Event::TooLong(read) => {
-                let error = format!(
-                    "a line on stdin is over {} MiB ({read} bytes read of it): the stand-in reads lines of up to {MAX_LINE} bytes",
-                    MAX_LINE >> 20
-                );
-                let text = format!("mock-agent: {error}");
-                self.note(journal::ERR, text.as_bytes());
-                self.output.flush().await?;
-                self.output
-                    .perform(Frame::Line(Line::stderr(Duration::ZERO, text)))
-                    .await?;
-                self.error = Some(error);
-                self.ended = Some(Exit::Code(exit_codes::INVALID_INPUT));
+                self.error = Some(conversation::too_long(self, read).await?);
                 return Ok(());
             }
             Event::Line(line) => line,
