@@ -167,6 +167,11 @@ impl Injector {
                     Ending::Unauthorized => Failure::Unauthorized,
                     Ending::RateLimited => Failure::RateLimited,
                     Ending::UnknownModel => Failure::UnknownModel,
+                    // The default: the context window is full, as the real CLI tells it
+                    // (app-server's `codexErrorInfo: contextWindowExceeded`).
+                    Ending::TurnFailed(message) if message == super::wire::messages::CONTEXT_WINDOW => {
+                        Failure::ContextWindow
+                    }
                     Ending::TurnFailed(message) => Failure::Other {
                         message: message.clone(),
                     },

@@ -135,3 +135,30 @@ fn huge_is_as_long_as_asked_and_malformed_is_not_json() {
 fn unreached_faults_act_at_the_end() {
     crate::faults::lines::assert_unreached_act_at_the_end(|spec| injector(spec).end());
 }
+
+/// `turn-failed` without its text fails the turn as the full context window does
+/// (app-server tells it `contextWindowExceeded`, exec by its message); with a text, as
+/// any other failure.
+#[test]
+fn a_turn_failed_by_default_is_the_full_context_window() {
+    for (spec, failure) in [
+        ("turn-failed", Failure::ContextWindow),
+        (
+            "turn-failed:text=boom",
+            Failure::Other {
+                message: "boom".into(),
+            },
+        ),
+    ] {
+        let mut session = default_session("/work");
+        injector(spec).prepare(&mut session);
+        assert!(
+            session
+                .turns
+                .iter()
+                .all(|t| t.end == End::Failed(failure.clone())),
+            "{spec}: {:?}",
+            session.turns
+        );
+    }
+}
