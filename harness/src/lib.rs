@@ -17,9 +17,9 @@
 //! name of the protocol said once), its rules (lint), what a correct consumer must
 //! do, its generator strategies, and how a recording becomes a script. Cursor's print
 //! mode is [`dialects::cursor_print`] (its wire model is
-//! [`events`](dialects::cursor_print::events)); Cursor's server mode, the Agent
-//! Client Protocol, is [`dialects::cursor_acp`] (its wire model is
-//! [`wire`](dialects::cursor_acp::wire), checked against the official schema crate).
+//! [`events`](dialects::cursor_print::events)); the Agent Client Protocol's machinery
+//! is [`acp`] (its wire model is [`wire`](acp::wire), checked against the official
+//! schema crate), of which each ACP agent's folder is a profile.
 //! Everything else is written once and takes a [`Dialect`](dialects::Dialect): the
 //! frames and the cassette format, the one fault catalogue ([`faults`]), the one clock
 //! ([`timing`]), generation's skeleton ([`generate`]), the checker's findings

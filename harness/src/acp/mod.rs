@@ -2,7 +2,7 @@
 //! directions, one message per line), as a conversation the mock plays. One
 //! machinery for every agent that speaks ACP (`cursor-agent acp`, `gemini --acp`):
 //! what one agent does that another does not is its [`profile::Profile`], kept in
-//! that agent's folder (`dialects/cursor_acp/`, `dialects/gemini/acp/`).
+//! that agent's folder under [`crate::dialects`] (the registry lists them).
 //!
 //! Print mode is a one-way plan; server mode answers what the client sends. A
 //! [`Conversation`] turns each request of the client's into the [`Step`]s of the

@@ -10,15 +10,17 @@ use crate::acp::dialect::AcpDialect;
 use crate::acp::tell::{config_options, models};
 use crate::acp::wire::{content_types, modes, option_kinds, updates};
 
-/// The test agent: its own names and answers; the rest (its modes, models and
-/// config options, commands after `session/new`, usage updates, `session/load`
-/// answered after the replay, the client's terminal and reads, `rawInput` and
-/// `rawOutput`, the spec's errors) as Cursor's agent, which makes the spec's choices.
+/// The test agent: its own names and answers, and the spec's choices (its modes,
+/// models and config options, commands after `session/new`, usage updates,
+/// `session/load` answered after the replay, the client's terminal and reads,
+/// `rawInput` and `rawOutput`, the spec's errors), spelled here: the machinery's tests
+/// name no dialect.
 const BASE: Profile = Profile {
     name: "test-acp",
     title: "a test agent (`test-agent acp`)",
     programs: &["test-agent"],
     launch: "test-agent acp",
+    argv: &["acp"],
     test_flags: "--dialect test-acp",
     fuzz_stem: "fuzz-test-acp",
     dialect: || &DIALECT,
@@ -26,9 +28,19 @@ const BASE: Profile = Profile {
     initialize,
     auth_method: "test_login",
     session_new,
+    modes: modes::ALL,
+    known_model: |id| crate::models::MODELS.iter().any(|(m, _)| *m == id),
+    config_options: true,
     commands: (Commands::AfterNew, commands),
     permission_options,
-    ..crate::dialects::cursor_acp::PROFILE
+    prompt_result: |reason, _| crate::acp::wire::stop(reason),
+    usage_updates: true,
+    load: LoadAnswer::AfterReplay,
+    terminal: true,
+    fs_reads: true,
+    tools: ToolShape::Raw,
+    errors: Errors::SPEC,
+    story: crate::dialects::print_mode_story,
 };
 
 /// The test agent.
