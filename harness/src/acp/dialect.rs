@@ -8,7 +8,7 @@ use super::rpc::{Kind, Message};
 use super::wire::{methods, stop_reasons, updates};
 use crate::cassette::Header;
 use crate::check::Lint;
-use crate::error::{CassetteError, Origin};
+use crate::error::CassetteError;
 use crate::format::OutputFormat;
 use crate::journal::{Conversation, Entry};
 use crate::run::dialect::{About, CaseResult};
@@ -33,8 +33,7 @@ impl AcpDialect {
     /// The dialect of `profile`'s agent.
     pub const fn new(profile: &'static Profile) -> AcpDialect {
         let names = (profile.name, profile.title, profile.programs);
-        let check = |spec: &str, origin: Origin<'_>| super::faults::parse(spec, origin).map(drop);
-        let about = About::new(names, super::faults::CATALOGUE, check, acp_faults)
+        let about = About::typed::<super::faults::AcpFault>(names, acp_faults)
             .consumer("ACP client")
             .test_flags(profile.test_flags)
             // A failed turn leaves the agent running: the run's end is the client's.

@@ -99,6 +99,11 @@ pub const PRINT_FORMAT_VERSION: u64 = 1;
 /// The key of the header line that marks a file as a cassette, holding its version.
 pub const MAGIC_KEY: &str = "mock_agent_cassette";
 
+/// The key of a cassette's invocation that names the dialect of its recording
+/// (`"dialect":"claude"`), for every dialect but print mode's and server mode's, whose
+/// cassettes came first and say it by their version and `acp`.
+pub const DIALECT_KEY: &str = "dialect";
+
 /// The first line of a cassette.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Header {
@@ -121,6 +126,27 @@ impl Header {
             invocation,
             extra: Extra::new(),
         }
+    }
+
+    /// A version-2 header for a recording of the dialect `name` (`claude`): its
+    /// invocation names it under [`DIALECT_KEY`].
+    pub fn of_dialect(mut invocation: Invocation, name: &str) -> Self {
+        invocation
+            .extra
+            .insert(DIALECT_KEY.into(), serde_json::Value::String(name.into()));
+        Header {
+            version: FORMAT_VERSION,
+            invocation,
+            extra: Extra::new(),
+        }
+    }
+
+    /// The dialect the invocation names under [`DIALECT_KEY`], if it names one.
+    pub fn dialect(&self) -> Option<&str> {
+        self.invocation
+            .extra
+            .get(DIALECT_KEY)
+            .and_then(serde_json::Value::as_str)
     }
 
     /// A version-2 header for a recording of server mode (`cursor-agent acp`).

@@ -145,6 +145,36 @@ mod tests {
         }
     }
 
+    /// Each fault of a line dialect's standard matrix reads and, on the default session,
+    /// ends as the real CLI does: a failure unless it is one the dialect passes, a
+    /// verdict that stands unless either conclusion is right (`open`).
+    #[test]
+    fn each_matrix_ends_as_the_real_cli() {
+        let ends: [(&dyn Dialect, &str, &str); 3] = [
+            (
+                CODEX,
+                "clean reconnect-then-ok unknown-event unknown-item malformed huge-1m stderr-message \
+                 stderr-flood stall-2s@file-change",
+                "malformed huge-1m",
+            ),
+            (
+                CODEX_APP_SERVER,
+                "clean approval reconnect-then-ok unknown-notification unknown-item malformed \
+                 stderr-message stderr-flood",
+                "malformed",
+            ),
+            (
+                GEMINI,
+                "clean unknown-event malformed huge-1m stderr-message stderr-flood stall-2s@tool-result",
+                "malformed huge-1m",
+            ),
+        ];
+        for (dialect, passes, open) in ends {
+            let words = |list: &'static str| list.split_whitespace().collect::<Vec<_>>();
+            crate::run::dialect::assert_matrix_ends(dialect, &words(passes), &words(open));
+        }
+    }
+
     #[test]
     fn a_fault_placed_by_default_is_placed_by_a_key() {
         for dialect in ALL {

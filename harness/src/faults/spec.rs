@@ -103,6 +103,26 @@ macro_rules! parser {
 }
 pub(crate) use parser;
 
+/// Declares a dialect's typed faults, `$fault`, in one place: what [`Typed`] asks (the
+/// dialect as an unknown name's error calls it, `$of`; its section of the catalogue;
+/// how it makes the faults of one item; how it words the placement keys) and its
+/// parser ([`parser!`], documented as parsing `$whose` faults, with `FROM_ENV` where
+/// `listed` says where `mock-agent faults` lists them).
+macro_rules! typed {
+    ($fault:ty: $of:literal, $catalogue:expr, $build:expr, $words:expr;
+     parser $whose:literal $(, listed $listed:literal)?) => {
+        impl $crate::faults::spec::Typed for $fault {
+            const CATALOGUE: &'static [$crate::faults::Described] = $catalogue;
+            const WORDS: $crate::faults::spec::Words = $words;
+            const OF: &'static str = $of;
+            const BUILD: $crate::faults::spec::Build<Self> = $build;
+        }
+
+        $crate::faults::spec::parser!($fault, $whose $(, listed: $listed)?);
+    };
+}
+pub(crate) use typed;
+
 /// How a dialect words the placement keys, in its errors: what `after=N` counts, and
 /// what `byte=K` cuts.
 #[derive(Debug, Clone, Copy)]

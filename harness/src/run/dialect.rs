@@ -192,9 +192,9 @@ pub trait Dialect: Send + Sync + 'static {
     /// The JSON objects the agent writes as its output (its events, its envelope), as
     /// their shapes tell them apart from a consumer's own JSON: what
     /// [`shown_text`](Dialect::shown_text) takes out of a consumer's output when the
-    /// consumer passes them on. None unless said.
+    /// consumer passes them on. None unless said ([`About::owns`]).
     fn own_objects(&self) -> &'static [OwnObject] {
-        &[]
+        self.about().own_objects
     }
 
     /// The output a consumer's user sees in `output`: the agent's own JSON objects
@@ -252,8 +252,11 @@ pub trait Dialect: Send + Sync + 'static {
         crate::drift::Rules::DEFAULT
     }
 
-    /// Whether a cassette with this header is one of this dialect's.
-    fn claims(&self, header: &Header) -> bool;
+    /// Whether a cassette with this header is one of this dialect's: its invocation
+    /// names the dialect ([`Header::dialect`]) unless said.
+    fn claims(&self, header: &Header) -> bool {
+        header.dialect() == Some(self.name())
+    }
 
     /// The checker of a recording of this dialect (lint): its lines by its rules.
     fn checker(&self) -> Box<dyn Lint>;
@@ -360,6 +363,8 @@ pub struct About {
     pub matrix_faults: fn() -> Vec<(String, String)>,
     /// [`Dialect::unknown_told`] and [`Dialect::unknown_words`]: ACP's unless said.
     pub unknown: (&'static str, &'static [&'static str]),
+    /// [`Dialect::own_objects`]: none unless said.
+    pub own_objects: &'static [OwnObject],
 }
 
 impl About {
@@ -387,7 +392,17 @@ impl About {
             check_faults,
             matrix_faults,
             unknown: ("an update of an unknown kind or with an unknown field", &[]),
+            own_objects: &[],
         }
+    }
+
+    /// [`new`](About::new) for a dialect whose faults are `F`: its section of the
+    /// catalogue is `F`'s, read by `F`'s parser.
+    pub(crate) const fn typed<F: crate::faults::spec::Typed>(
+        names: (&'static str, &'static str, &'static [&'static str]),
+        matrix_faults: fn() -> Vec<(String, String)>,
+    ) -> About {
+        About::new(names, F::CATALOGUE, check_faults::<F>, matrix_faults)
     }
 
     /// What the program under test is called in messages (`Codex program`).
@@ -441,6 +456,13 @@ impl About {
         }
     }
 
+    /// The JSON objects it writes as its output, told by their shapes
+    /// ([`Dialect::own_objects`]).
+    #[must_use]
+    pub const fn owns(self, own_objects: &'static [OwnObject]) -> About {
+        About { own_objects, ..self }
+    }
+
     /// The undocumented things its faults write, told (`an event of an unknown
     /// type`), and the names they go by.
     #[must_use]
@@ -450,6 +472,11 @@ impl About {
             ..self
         }
     }
+}
+
+/// Whether `spec` reads as faults of the type `F` ([`About::typed`]).
+fn check_faults<F: crate::faults::spec::Typed>(spec: &str, origin: Origin<'_>) -> Result<(), Diagnostic> {
+    crate::faults::spec::parse_as::<F>(spec, origin).map(drop)
 }
 
 /// A case, as [`Dialect::case`] makes it, or why it could not.
@@ -562,10 +589,14 @@ pub(crate) fn assert_matrix_ends(dialect: &dyn Dialect, passes: &[&str], open: &
         assert_eq!(
             case.expect == crate::expect::Expectation::Failure,
             !passes.contains(&label.as_str()),
-            "{label}: {:?}",
+            "{dialect} {label}: {:?}",
             case.expect
         );
-        assert_eq!(dialect.judged(&case), !open.contains(&label.as_str()), "{label}");
+        assert_eq!(
+            dialect.judged(&case),
+            !open.contains(&label.as_str()),
+            "{dialect} {label}"
+        );
     }
 }
 

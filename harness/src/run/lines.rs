@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::cassette::{Header, Invocation, Writer, FORMAT_VERSION};
+use crate::cassette::{Header, Writer};
 use crate::error::{CassetteError, WriteError};
 use crate::expect::{Expectation, MISBEHAVING};
 use crate::faults::lines::{exits_zero, Faults};
@@ -58,20 +58,13 @@ pub fn stderr_faults(text: &str) -> Vec<(&'static str, String)> {
     ]
 }
 
-/// A cassette header for a recording made with `invocation`, naming its dialect:
-/// `key` (the invocation's field that names it) is `dialect`.
-pub fn header(mut invocation: Invocation, key: &str, dialect: &str) -> Header {
-    invocation.extra.insert(key.into(), Value::String(dialect.into()));
-    Header {
-        version: FORMAT_VERSION,
-        invocation,
-        extra: Default::default(),
-    }
-}
-
-/// Whether a cassette's header names `dialect` in its invocation's field `key`.
-pub fn names(header: &Header, key: &str, dialect: &str) -> bool {
-    header.invocation.extra.get(key).and_then(Value::as_str) == Some(dialect)
+/// The unreadable lines of a standard matrix: one that is not JSON, at `at`
+/// (`malformed`), and one of 1 MiB (`huge-1m`).
+pub fn unreadable(at: &str) -> Vec<(&'static str, String)> {
+    vec![
+        ("malformed", format!("malformed:at={at}")),
+        ("huge-1m", "huge".to_owned()),
+    ]
 }
 
 /// Writes a cassette at `path` with `header`: `lines` (each on its stream), then the

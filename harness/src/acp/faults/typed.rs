@@ -23,7 +23,7 @@ use super::super::wire::{methods, stop_reasons, updates};
 use super::catalogue::CATALOGUE;
 use crate::error::Diagnostic;
 use crate::faults::catalogue::Described;
-use crate::faults::spec::{Args, Build, Typed, Words, Written};
+use crate::faults::spec::{Args, Typed, Words, Written};
 use crate::faults::MAX_BYTES;
 use crate::frames::{Chunking, Exit, Signal};
 
@@ -187,22 +187,14 @@ impl AcpFault {
 /// The stop reasons of ACP ([`stop_reasons::ALL`]).
 pub const STOP_REASONS: &[&str] = stop_reasons::ALL;
 
-crate::faults::spec::parser!(AcpFault, "server mode's", listed: "server mode: the acp section");
-
-impl Typed for AcpFault {
-    const CATALOGUE: &'static [Described] = CATALOGUE;
-    const WORDS: Words = Words {
-        after: "a number of agent messages",
-        byte: "a byte offset inside the message",
-        one_of: "give one of `method=M`, `at=KIND`, `after=N`",
-        empty_at: None,
-        no_method: Some(
-            "this fault acts on an agent message: place it with `at=KIND` or `after=N` (`method=M` places crash, error, no-response and late)",
-        ),
+crate::faults::spec::typed! {
+    AcpFault: "server mode", CATALOGUE, build, Words {
+        after: "a number of agent messages", byte: "a byte offset inside the message",
+        one_of: "give one of `method=M`, `at=KIND`, `after=N`", empty_at: None,
+        no_method: Some("this fault acts on an agent message: place it with `at=KIND` or `after=N` \
+            (`method=M` places crash, error, no-response and late)"),
     };
-
-    const OF: &'static str = "server mode";
-    const BUILD: Build<Self> = build;
+    parser "server mode's", listed "server mode: the acp section"
 }
 
 impl std::fmt::Display for Place {

@@ -50,7 +50,7 @@ use super::session::{End, Session, Step, ToolCall, Turn};
 use super::wire::{blocks, content, control, fields, results, system, types};
 use crate::cassette::tape::{ended_early, At, Frames, Mark, Tape};
 use crate::cassette::Reader;
-use crate::cassette::{Header, Invocation, FORMAT_VERSION};
+use crate::cassette::{Header, Invocation};
 use crate::dialects::claude::faults::ClaudeFault;
 use crate::error::{CassetteError, Diagnostic, ProblemKind};
 use crate::expect::Expectation;
@@ -65,20 +65,13 @@ const PARTIAL_SEED: u64 = 0x5eed;
 
 /// The header of a recording of Claude Code: format 2 (it has the client's lines),
 /// `"dialect":"claude"`.
-pub fn header(mut invocation: Invocation) -> Header {
-    invocation
-        .extra
-        .insert(DIALECT_KEY.into(), Value::String(DIALECT.into()));
-    Header {
-        version: FORMAT_VERSION,
-        invocation,
-        extra: Default::default(),
-    }
+pub fn header(invocation: Invocation) -> Header {
+    Header::of_dialect(invocation, DIALECT)
 }
 
 /// Whether a cassette's header says it is a recording of Claude Code.
 pub fn is_claude(header: &Header) -> bool {
-    header.invocation.extra.get(DIALECT_KEY).and_then(Value::as_str) == Some(DIALECT)
+    header.dialect() == Some(DIALECT)
 }
 
 /// One thing a recorded turn does.

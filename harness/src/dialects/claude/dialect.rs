@@ -2,8 +2,7 @@
 //! of `claude` as the Agent SDKs drive it (see [`crate::run::Dialect`]).
 
 use super::check::ClaudeChecker;
-use super::wire::{control, types, DIALECT, DIALECT_KEY};
-use crate::cassette::Header;
+use super::wire::{control, types, DIALECT};
 use crate::check::Lint;
 use crate::error::CassetteError;
 use crate::format::OutputFormat;
@@ -18,18 +17,17 @@ use crate::source::Source;
 pub struct Claude;
 
 /// Claude Code's names and what it takes.
-static ABOUT: About = About::new(
+static ABOUT: About = About::typed::<super::faults::ClaudeFault>(
     (
         DIALECT,
         "claude (Claude Code, `claude` / `mock-agent claude`)",
         &["claude"],
     ),
-    super::faults::CATALOGUE,
-    |spec, origin| super::faults::parse(spec, origin).map(drop),
     claude_faults,
 )
 .consumer("Claude Code program")
-.unknown("a message of an unknown type", &[super::wire::UNKNOWN_TYPE]);
+.unknown("a message of an unknown type", &[super::wire::UNKNOWN_TYPE])
+.owns(super::wire::OWN_OBJECTS);
 
 impl Case {
     /// A case of Claude Code's dialect: its expectation is what a careful SDK program
@@ -95,13 +93,10 @@ pub fn claude_faults() -> Vec<(String, String)> {
         ),
         ("unknown-type", "unknown:after=2".into()),
     ];
-    let unreadable: Vec<(&str, String)> = vec![
-        ("malformed", format!("malformed:at={assistant}")),
-        ("huge-1m", "huge".into()),
-        ("missing-num-turns", "missing:field=num_turns".into()),
-    ];
+    let unreadable = lines::unreadable(assistant);
+    let missing = vec![("missing-num-turns", "missing:field=num_turns".to_owned())];
     let stderr = lines::stderr_faults("warning: slow network");
-    lines::matrix(&presets, [placed, stderr, unreadable].concat())
+    lines::matrix(&presets, [placed, stderr, unreadable, missing].concat())
 }
 
 /// Whether a Claude Code case's success or failure stands (see
@@ -186,10 +181,6 @@ fn answers_claude_requests(outcome: &Outcome) -> Result<(), String> {
 impl Dialect for Claude {
     fn about(&self) -> &About {
         &ABOUT
-    }
-
-    fn own_objects(&self) -> &'static [crate::run::OwnObject] {
-        super::wire::OWN_OBJECTS
     }
 
     fn never_ran_hint(&self) -> String {
@@ -327,15 +318,6 @@ impl Dialect for Claude {
             maps: &["modelUsage", "model_usage_since_last_result"],
             ..crate::drift::Rules::DEFAULT
         }
-    }
-
-    fn claims(&self, header: &Header) -> bool {
-        header
-            .invocation
-            .extra
-            .get(DIALECT_KEY)
-            .and_then(serde_json::Value::as_str)
-            == Some(DIALECT)
     }
 
     fn checker(&self) -> Box<dyn Lint> {

@@ -13,8 +13,7 @@ use serde_json::Value;
 /// The version the mock says it is (`claude -v`, `claude_code_version`).
 pub const VERSION: &str = "2.1.331";
 
-/// The key of a cassette's invocation that names the dialect of a recording.
-pub const DIALECT_KEY: &str = "dialect";
+pub use crate::cassette::DIALECT_KEY;
 
 /// This dialect's name in a cassette's invocation (`"dialect":"claude"`).
 pub const DIALECT: &str = "claude";

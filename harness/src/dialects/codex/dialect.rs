@@ -5,9 +5,8 @@
 use super::check::CodexChecker;
 use super::expect::{conclude, judged};
 use super::faults::{parse, written, CodexFault, Out, FROM_ENV};
-use super::recording::{is_codex, Recording};
+use super::recording::Recording;
 use super::wire::{events, items, DIALECT};
-use crate::cassette::Header;
 use crate::check::Lint;
 use crate::error::CassetteError;
 use crate::faults::catalogue::presets;
@@ -21,14 +20,12 @@ use crate::run::{Case, CaseSource, Dialect, Matrix};
 pub struct Codex;
 
 /// Codex's names and what it takes.
-static ABOUT: About = About::new(
+static ABOUT: About = About::typed::<CodexFault>(
     (
         DIALECT,
         "codex (OpenAI Codex, `codex exec --json` / `mock-agent codex`)",
         &["codex"],
     ),
-    super::faults::CATALOGUE,
-    |spec, origin| parse(spec, origin).map(drop),
     codex_faults,
 )
 .consumer("Codex program")
@@ -37,7 +34,8 @@ static ABOUT: About = About::new(
 .unknown(
     "an event or an item of an unknown type",
     &[super::wire::undocumented::EVENT, super::wire::undocumented::ITEM],
-);
+)
+.owns(super::wire::events::OWN_OBJECTS);
 
 /// The environment of a case of Codex's (`exec` or `app-server`) in `dir`: each case
 /// keeps its threads in a `CODEX_HOME` of its own, the case's folder, which exists
@@ -105,20 +103,17 @@ pub fn codex_faults() -> Vec<(String, String)> {
         ("stall-2s@file-change", format!("stall:ms=2000,at={change}")),
         ("unknown-event", "unknown:after=2".into()),
         ("unknown-item", format!("unknown:kind=item,at={completed}")),
-        ("malformed", format!("malformed:at={message}")),
-        ("huge-1m", "huge".into()),
     ];
     let stderr = lines::stderr_faults("WARN codex_core: slow network");
-    lines::matrix(&presets(super::faults::CATALOGUE), [placed, stderr].concat())
+    lines::matrix(
+        &presets(super::faults::CATALOGUE),
+        [placed, lines::unreadable(message), stderr].concat(),
+    )
 }
 
 impl Dialect for Codex {
     fn about(&self) -> &About {
         &ABOUT
-    }
-
-    fn own_objects(&self) -> &'static [crate::run::OwnObject] {
-        super::wire::events::OWN_OBJECTS
     }
 
     fn case_env(&self, dir: &std::path::Path) -> Vec<(String, String)> {
@@ -187,34 +182,9 @@ impl Dialect for Codex {
         }
     }
 
-    fn claims(&self, header: &Header) -> bool {
-        is_codex(header)
-    }
-
     fn checker(&self) -> Box<dyn Lint> {
         Box::<crate::check::lines::Stdout<CodexChecker>>::default()
     }
 
     crate::run::dialect::generated_by!(Codex);
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_matrix_s_faults_read_and_end_as_the_real_cli() {
-        let passes = [
-            "clean",
-            "reconnect-then-ok",
-            "unknown-event",
-            "unknown-item",
-            "malformed",
-            "huge-1m",
-            "stderr-message",
-            "stderr-flood",
-            "stall-2s@file-change",
-        ];
-        crate::run::dialect::assert_matrix_ends(&Codex, &passes, &["malformed", "huge-1m"]);
-    }
 }

@@ -10,7 +10,7 @@ use serde_json::Value;
 use super::exec::Thread;
 use super::faults::{exec_lines, with_faults, CodexFault, Injector, Out};
 use super::session::{Change, Command, End, Failure, FileChange, Item, Session, Turn, Usage};
-use super::wire::{events, items, stderr, usage, DIALECT, DIALECT_KEY, VERSION_LINE};
+use super::wire::{events, items, stderr, usage, DIALECT, VERSION_LINE};
 use crate::cassette::{Header, Invocation};
 use crate::error::WriteError;
 use crate::frames::Stream;
@@ -18,12 +18,12 @@ use crate::run::lines;
 
 /// A cassette header for a recording of `codex exec` made with `invocation`.
 pub fn header(invocation: Invocation) -> Header {
-    lines::header(invocation, DIALECT_KEY, DIALECT)
+    Header::of_dialect(invocation, DIALECT)
 }
 
 /// Whether a cassette's header says it is a recording of Codex.
 pub fn is_codex(header: &Header) -> bool {
-    lines::names(header, DIALECT_KEY, DIALECT)
+    header.dialect() == Some(DIALECT)
 }
 
 /// Writes `session`'s first turn as a cassette of `codex exec --experimental-json

@@ -24,8 +24,7 @@ pub const VERSION_LINE: &str = "codex-cli 0.163.0";
 /// This dialect's name in a cassette's invocation (`"dialect":"codex"`).
 pub const DIALECT: &str = "codex";
 
-/// The key of a cassette's invocation that names its dialect (`"dialect":"codex"`).
-pub const DIALECT_KEY: &str = "dialect";
+pub use crate::cassette::DIALECT_KEY;
 
 /// Names no SDK knows, which only the faults write (`unknown`): a consumer must let
 /// them pass, as the TypeScript SDK passes unknown types to its callers.

@@ -30,20 +30,19 @@ pub struct CursorPrint;
 
 /// Print mode's names and what it takes: the default dialect (no flag selects it),
 /// one way, in each `--output-format`, read to its end.
-static ABOUT: About = About::new(
+static ABOUT: About = About::typed::<super::faults::Fault>(
     (
         "cursor-print",
         "print mode (`cursor-agent -p`)",
         &["cursor-agent", "agent"],
     ),
-    super::faults::CATALOGUE,
-    |spec, origin| super::faults::parse(spec, origin).map(drop),
     standard_faults,
 )
 .one_way()
 .takes_format()
 .reads_to_end()
-.test_flags("");
+.test_flags("")
+.owns(super::expect::OWN_OBJECTS);
 
 impl CaseSource {
     /// The print-mode source of a case: the session every dialect serves (a generated
@@ -213,10 +212,6 @@ impl Dialect for CursorPrint {
 
     fn case(&self, source: CaseSource, format: OutputFormat, faults: &str, name: String) -> CaseResult {
         Case::new(source, format, faults, name)
-    }
-
-    fn own_objects(&self) -> &'static [crate::run::OwnObject] {
-        super::expect::OWN_OBJECTS
     }
 
     fn shown_text(&self, output: &str, faults: &str) -> String {

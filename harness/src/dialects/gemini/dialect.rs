@@ -4,9 +4,8 @@
 use super::check::GeminiChecker;
 use super::expect::{conclude, judged};
 use super::faults::{parse, written, GeminiFault, Out, FROM_ENV};
-use super::recording::{is_gemini, Recording};
+use super::recording::Recording;
 use super::wire::{events, fields, DIALECT};
-use crate::cassette::Header;
 use crate::check::Lint;
 use crate::error::CassetteError;
 use crate::faults::catalogue::presets;
@@ -20,14 +19,12 @@ use crate::run::{Case, CaseSource, Dialect, Matrix};
 pub struct Gemini;
 
 /// Gemini CLI's names and what it takes.
-static ABOUT: About = About::new(
+static ABOUT: About = About::typed::<GeminiFault>(
     (
         DIALECT,
         "gemini (Google Gemini CLI, headless `gemini -p` / `mock-agent gemini`)",
         &["gemini"],
     ),
-    super::faults::CATALOGUE,
-    |spec, origin| parse(spec, origin).map(drop),
     gemini_faults,
 )
 .consumer("Gemini CLI program")
@@ -35,7 +32,8 @@ static ABOUT: About = About::new(
 // `-o`'s value: `stream-json`, `json` or `text`.
 .one_way()
 .takes_format()
-.unknown("an event of an unknown type", &[super::wire::undocumented::EVENT]);
+.unknown("an event of an unknown type", &[super::wire::undocumented::EVENT])
+.owns(super::wire::OWN_OBJECTS);
 
 /// What the mock writes in `stream-json` for a case of `source` with `faults` (see
 /// [`super::faults::written`] and [`Recording::written`]).
@@ -108,20 +106,17 @@ pub fn gemini_faults() -> Vec<(String, String)> {
         ("relaunched-stall@result", format!("relaunch;stall:at={result}")),
         ("stall-2s@tool-result", format!("stall:ms=2000,at={tool_result}")),
         ("unknown-event", "unknown:after=2".into()),
-        ("malformed", format!("malformed:at={message}")),
-        ("huge-1m", "huge".into()),
     ];
     let stderr = lines::stderr_faults("[STARTUP] Phase 'cleanup_ops' was started but never ended.");
-    lines::matrix(&presets(super::faults::CATALOGUE), [placed, stderr].concat())
+    lines::matrix(
+        &presets(super::faults::CATALOGUE),
+        [placed, lines::unreadable(message), stderr].concat(),
+    )
 }
 
 impl Dialect for Gemini {
     fn about(&self) -> &About {
         &ABOUT
-    }
-
-    fn own_objects(&self) -> &'static [crate::run::OwnObject] {
-        super::wire::OWN_OBJECTS
     }
 
     fn case(&self, source: CaseSource, format: OutputFormat, faults: &str, name: String) -> CaseResult {
@@ -212,32 +207,9 @@ impl Dialect for Gemini {
         }
     }
 
-    fn claims(&self, header: &Header) -> bool {
-        is_gemini(header)
-    }
-
     fn checker(&self) -> Box<dyn Lint> {
         Box::<crate::check::lines::Stdout<GeminiChecker>>::default()
     }
 
     crate::run::dialect::generated_by!(Gemini);
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_matrix_s_faults_read_and_end_as_the_real_cli() {
-        let passes = [
-            "clean",
-            "unknown-event",
-            "malformed",
-            "huge-1m",
-            "stderr-message",
-            "stderr-flood",
-            "stall-2s@tool-result",
-        ];
-        crate::run::dialect::assert_matrix_ends(&Gemini, &passes, &["malformed", "huge-1m"]);
-    }
 }

@@ -10,7 +10,7 @@ use serde_json::Value;
 use super::faults::{stream_lines, with_faults, Context, GeminiFault, Injector, Out};
 use super::play::Said;
 use super::session::{ApiError, End, Round, Session, Tool, ToolResult, Usage};
-use super::wire::{events, roles, stats, status, DIALECT, DIALECT_KEY, VERSION};
+use super::wire::{events, roles, stats, status, DIALECT, VERSION};
 use crate::cassette::{Header, Invocation};
 use crate::error::WriteError;
 use crate::format::OutputFormat;
@@ -19,12 +19,12 @@ use crate::run::lines;
 
 /// A cassette header for a recording of `gemini` made with `invocation`.
 pub fn header(invocation: Invocation) -> Header {
-    lines::header(invocation, DIALECT_KEY, DIALECT)
+    Header::of_dialect(invocation, DIALECT)
 }
 
 /// Whether a cassette's header says it is a recording of Gemini CLI.
 pub fn is_gemini(header: &Header) -> bool {
-    lines::names(header, DIALECT_KEY, DIALECT)
+    header.dialect() == Some(DIALECT)
 }
 
 /// The argv the harness's cassettes say they were run with.

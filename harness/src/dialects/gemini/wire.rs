@@ -20,8 +20,7 @@ pub const VERSION: &str = "0.61.0";
 /// This dialect's name (`--dialect gemini`, `"dialect":"gemini"` in a cassette).
 pub const DIALECT: &str = "gemini";
 
-/// The key of a cassette's invocation that names its dialect.
-pub const DIALECT_KEY: &str = "dialect";
+pub use crate::cassette::DIALECT_KEY;
 
 /// The model `init` names when none is asked for (`-m`, `GEMINI_MODEL`).
 pub const MODEL: &str = "gemini-2.5-flash";

@@ -11,7 +11,7 @@ use super::catalogue::CATALOGUE;
 use crate::error::Diagnostic;
 use crate::faults::catalogue::Described;
 use crate::faults::lines::{self, Faults, LineFault};
-use crate::faults::spec::{Args, Build, Typed, Words, Written};
+use crate::faults::spec::{Args, Typed, Words, Written};
 
 /// Where a fault acts: before the first line of a kind, or after a number of lines.
 pub use crate::faults::LinePlace as Place;
@@ -120,20 +120,14 @@ pub const CONNECTION_LOST: &str =
 /// The synthetic message's `error` of the `connection-lost` preset.
 pub const SERVER_ERROR: &str = "server_error";
 
-crate::faults::spec::parser!(ClaudeFault, "Claude Code's", listed: "Claude Code: its `claude` section");
-
-impl Typed for ClaudeFault {
-    const CATALOGUE: &'static [Described] = CATALOGUE;
-    const WORDS: Words = Words {
+crate::faults::spec::typed! {
+    ClaudeFault: "Claude Code's dialect", CATALOGUE, build, Words {
         after: "a number of lines",
-        byte: "a byte offset inside the line",
-        one_of: "give one of `at=TYPE`, `after=N`",
-        empty_at: Some("`at=` needs a type, a subtype or a request subtype (`at=result`, `at=can_use_tool`)"),
         no_method: Some("this fault acts on a line: place it with `at=TYPE` or `after=N` (`method=M` places no-response and error)"),
+        ..lines::stdout_words("give one of `at=TYPE`, `after=N`",
+            "`at=` needs a type, a subtype or a request subtype (`at=result`, `at=can_use_tool`)")
     };
-
-    const OF: &'static str = "Claude Code's dialect";
-    const BUILD: Build<Self> = build;
+    parser "Claude Code's", listed "Claude Code: its `claude` section"
 }
 
 fn method(entry: &Described, args: &mut Args<'_>) -> Result<String, Diagnostic> {

@@ -7,10 +7,9 @@ use serde_json::Value;
 
 use super::check::AppServerChecker;
 use super::expect::{conclude, conversation, from_lines, judged, unanswered, written};
-use super::recording::{is_app_server, open_session, DIALECT};
-use crate::cassette::Header;
+use super::recording::{open_session, DIALECT};
 use crate::check::Lint;
-use crate::dialects::codex::faults::{parse_app_server, APP_SERVER_CATALOGUE, APP_SERVER_FROM_ENV};
+use crate::dialects::codex::faults::{parse_app_server, APP_SERVER_FROM_ENV};
 use crate::dialects::codex::session::Session;
 use crate::dialects::codex::wire::rpc::{items, notifications};
 use crate::dialects::codex::wire::undocumented;
@@ -26,14 +25,12 @@ use crate::run::{Case, CaseSource, Dialect, Outcome};
 pub struct CodexAppServer;
 
 /// `codex app-server`'s names and what it takes.
-static ABOUT: About = About::new(
+static ABOUT: About = About::typed::<crate::dialects::codex::faults::AppServerFault>(
     (
         DIALECT,
         "codex-app-server (OpenAI Codex, `codex app-server` / `mock-agent codex app-server`)",
         &["codex"],
     ),
-    APP_SERVER_CATALOGUE,
-    |spec, origin| parse_app_server(spec, origin).map(drop),
     app_server_faults,
 )
 .consumer("app-server client")
@@ -211,33 +208,9 @@ impl Dialect for CodexAppServer {
         }
     }
 
-    fn claims(&self, header: &Header) -> bool {
-        is_app_server(header)
-    }
-
     fn checker(&self) -> Box<dyn Lint> {
         Box::<AppServerChecker>::default()
     }
 
     crate::run::dialect::generated_by!(super::generate::AppServer);
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_matrix_s_faults_read_and_end_as_the_real_server() {
-        let passes = [
-            "clean",
-            "approval",
-            "reconnect-then-ok",
-            "unknown-notification",
-            "unknown-item",
-            "malformed",
-            "stderr-message",
-            "stderr-flood",
-        ];
-        crate::run::dialect::assert_matrix_ends(&CodexAppServer, &passes, &["malformed"]);
-    }
 }

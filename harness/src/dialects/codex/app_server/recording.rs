@@ -18,7 +18,7 @@ use crate::dialects::codex::session::{
     Change, Command, End, Failure, FileChange, Item, Session, Turn, Usage,
 };
 use crate::dialects::codex::wire::rpc::{items, notifications, status};
-use crate::dialects::codex::wire::{DIALECT_KEY, VERSION_LINE};
+use crate::dialects::codex::wire::VERSION_LINE;
 use crate::error::{CassetteError, WriteError};
 use crate::frames::{Ending, Exit, Frame, Line, Stream};
 
@@ -32,12 +32,12 @@ pub fn sdk_argv() -> Vec<String> {
 
 /// A cassette header for a recording of `codex app-server` made with `invocation`.
 pub fn header(invocation: Invocation) -> Header {
-    crate::run::lines::header(invocation, DIALECT_KEY, DIALECT)
+    Header::of_dialect(invocation, DIALECT)
 }
 
 /// Whether a cassette's header says it is a recording of `codex app-server`.
 pub fn is_app_server(header: &Header) -> bool {
-    crate::run::lines::names(header, DIALECT_KEY, DIALECT)
+    header.dialect() == Some(DIALECT)
 }
 
 /// The session a Codex cassette tells: a recording of `codex app-server` read by its

@@ -92,17 +92,10 @@ impl Faults for CodexFault {
     }
 }
 
-crate::faults::spec::parser!(CodexFault, "Codex's", listed: "Codex: its `codex` section");
-
-impl Typed for CodexFault {
-    const CATALOGUE: &'static [Described] = CATALOGUE;
-    const WORDS: Words = lines::stdout_words(
-        "give one of `at=TYPE`, `after=N`",
-        "`at=` needs a line type or an item type (`at=turn.completed`, `at=agent_message`)",
-    );
-
-    const OF: &'static str = "Codex's dialect";
-    const BUILD: Build<Self> = build;
+crate::faults::spec::typed! {
+    CodexFault: "Codex's dialect", CATALOGUE, build, lines::stdout_words("give one of `at=TYPE`, `after=N`",
+        "`at=` needs a line type or an item type (`at=turn.completed`, `at=agent_message`)");
+    parser "Codex's", listed "Codex: its `codex` section"
 }
 
 /// `codex app-server`'s faults given in `MOCK_AGENT_FAULTS`.
@@ -117,7 +110,7 @@ pub fn parse_app_server(spec: &str, origin: Origin<'_>) -> Result<Vec<CodexFault
 }
 
 /// A fault of `codex app-server`'s section: the same faults, placed at its lines.
-struct AppServerFault(CodexFault);
+pub(crate) struct AppServerFault(CodexFault);
 
 impl Typed for AppServerFault {
     const CATALOGUE: &'static [Described] = APP_SERVER_CATALOGUE;

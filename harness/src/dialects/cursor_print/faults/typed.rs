@@ -335,13 +335,10 @@ impl Anchor {
 
 impl Typed for Fault {
     const CATALOGUE: &'static [Described] = CATALOGUE;
-    const WORDS: Words = Words {
-        after: "a number of stdout lines",
-        byte: "a byte offset inside the line",
-        one_of: "give `after=N` or `at=TYPE`, not both",
-        empty_at: Some("`at=` needs an event type, e.g. `at=result`"),
-        no_method: None,
-    };
+    const WORDS: Words = crate::faults::lines::stdout_words(
+        "give `after=N` or `at=TYPE`, not both",
+        "`at=` needs an event type, e.g. `at=result`",
+    );
 
     // Print mode's own words for an unknown name (it came first), not `OF`'s.
     const OF: &'static str = "print mode";

@@ -6,7 +6,7 @@ use super::catalogue::CATALOGUE;
 use crate::error::Diagnostic;
 use crate::faults::catalogue::Described;
 use crate::faults::lines::{self, Faults, LineFault};
-use crate::faults::spec::{Args, Build, Typed, Words};
+use crate::faults::spec::{Args, Typed};
 
 /// Where a fault acts: before the first line of a type, or after a number of lines.
 pub use crate::faults::LinePlace as Place;
@@ -111,17 +111,10 @@ impl Faults for GeminiFault {
     }
 }
 
-crate::faults::spec::parser!(GeminiFault, "Gemini CLI's", listed: "Gemini CLI: its `gemini` section");
-
-impl Typed for GeminiFault {
-    const CATALOGUE: &'static [Described] = CATALOGUE;
-    const WORDS: Words = lines::stdout_words(
-        "give one of `at=TYPE`, `after=N`",
-        "`at=` needs a line type (`at=result`, `at=tool_use`)",
-    );
-
-    const OF: &'static str = "Gemini CLI's dialect";
-    const BUILD: Build<Self> = build;
+crate::faults::spec::typed! {
+    GeminiFault: "Gemini CLI's dialect", CATALOGUE, build,
+        lines::stdout_words("give one of `at=TYPE`, `after=N`", "`at=` needs a line type (`at=result`, `at=tool_use`)");
+    parser "Gemini CLI's", listed "Gemini CLI: its `gemini` section"
 }
 
 fn build(entry: &Described, args: &mut Args<'_>) -> Result<Vec<GeminiFault>, Diagnostic> {
