@@ -37,9 +37,16 @@ pub trait Generator: Debug + Clone + Sized + 'static {
     /// Generated sessions: shrinking makes a failing one smaller.
     fn sessions() -> impl Strategy<Value = Self::Session>;
 
+    /// How it draws a fault of its section of the catalogue.
+    const FAULTS: Draws<Self::Fault>;
+
     /// One fault of its section of the catalogue, drawn as its text in the grammar and
-    /// typed as the parser makes it.
-    fn fault() -> impl Strategy<Value = Drawn<Self::Fault>>;
+    /// typed as the parser makes it ([`FAULTS`](Generator::FAULTS)).
+    fn fault() -> impl Strategy<Value = Drawn<Self::Fault>> {
+        let draws = &Self::FAULTS;
+        let place = strategy::line_place(draws.after, draws.at);
+        strategy::line_faults(place, draws.own, (draws.presets)(), draws.parse)
+    }
 
     /// The session a seed stands for when [`sessions`](Generator::sessions) rejects
     /// every value.
@@ -97,6 +104,24 @@ pub trait Generator: Debug + Clone + Sized + 'static {
         let prefix = format!("fuzz-{}", dialect.name());
         fuzz.search_live(runner, dialect, &prefix, Self::faulted(2))
     }
+}
+
+/// How a dialect draws its faults ([`Generator::FAULTS`]): a fault every line dialect
+/// has or one of its `own`, at a place, or one of its `presets`; each read by `parse`.
+#[derive(Debug, Clone, Copy)]
+pub struct Draws<F: 'static> {
+    /// A placed fault acts after a number of lines up to `after`, or at one of `at`
+    /// (the line types, item types or methods it has).
+    pub after: u64,
+    /// See [`after`](Draws::after).
+    pub at: &'static [&'static str],
+    /// Its own placed faults, beyond every line dialect's: `{place}` stands for the
+    /// place drawn.
+    pub own: &'static [&'static str],
+    /// Its presets, as the grammar writes them.
+    pub presets: fn() -> Vec<String>,
+    /// Its parser of faults given in `MOCK_AGENT_FAULTS`.
+    pub parse: fn(&str) -> Result<Vec<F>, crate::error::Diagnostic>,
 }
 
 /// How a generator writes a session as a cassette ([`Generator::WRITE_CASSETTE`]).

@@ -16,9 +16,9 @@ use super::wire::{behaviors, control, results, system, types};
 use crate::cassette::{Invocation, Writer};
 use crate::dialects::claude::faults::{parse, ClaudeFault, FROM_ENV};
 use crate::error::WriteError;
-use crate::faults::strategy::{self, Drawn};
+use crate::faults::strategy;
 use crate::frames::{Ending, Exit, Frame, Line, Stream};
-use crate::run::generator::{Generator, WriteCassette};
+use crate::run::generator::{Draws, Generator, WriteCassette};
 use crate::run::Generated;
 
 /// A piece of text: words, some of them not ASCII, sometimes a line break.
@@ -89,21 +89,6 @@ fn turn() -> impl Strategy<Value = Turn> {
     })
 }
 
-/// Where a generated fault acts: after a number of lines, or at a type, a subtype or
-/// a request of the CLI's.
-fn place() -> impl Strategy<Value = String> + Clone {
-    strategy::line_place(
-        14,
-        &[
-            types::RESULT,
-            types::ASSISTANT,
-            types::USER,
-            system::INIT,
-            control::CAN_USE_TOOL,
-        ],
-    )
-}
-
 impl Generator for Claude {
     type Session = Session;
     type Fault = ClaudeFault;
@@ -115,26 +100,32 @@ impl Generator for Claude {
     );
     const DEFAULT_SESSION: fn() -> Session = || super::session::default_session("/work");
     const WRITE_CASSETTE: WriteCassette<Session> = write_cassette;
+    const FAULTS: Draws<ClaudeFault> = Draws {
+        after: 14,
+        at: &[
+            types::RESULT,
+            types::ASSISTANT,
+            types::USER,
+            system::INIT,
+            control::CAN_USE_TOOL,
+        ],
+        own: &["stderr:text=\"warning: slow network\",{place}"],
+        presets: || {
+            let initialize = control::INITIALIZE;
+            let presets = ["not-logged-in", "invalid-api-key", "max-turns"].map(String::from);
+            let error = "error-result:text=\"Tool execution failed\"".to_owned();
+            let asked = [
+                format!("no-response:method={initialize}"),
+                format!("error:method={initialize},message=\"Not ready\""),
+            ];
+            presets.into_iter().chain([error]).chain(asked).collect()
+        },
+        parse: |spec| parse(spec, FROM_ENV),
+    };
 
     /// Generated sessions of 1 to 3 turns.
     fn sessions() -> impl Strategy<Value = Session> {
         prop::collection::vec(turn(), 1..4).prop_map(|turns| Session { turns })
-    }
-
-    /// One fault of the catalogue's `claude` section, drawn as its text in the grammar
-    /// and typed as the parser makes it.
-    fn fault() -> impl Strategy<Value = Drawn<ClaudeFault>> {
-        let initialize = control::INITIALIZE;
-        let presets = [
-            "not-logged-in".to_owned(),
-            "invalid-api-key".to_owned(),
-            "max-turns".to_owned(),
-            "error-result:text=\"Tool execution failed\"".to_owned(),
-            format!("no-response:method={initialize}"),
-            format!("error:method={initialize},message=\"Not ready\""),
-        ];
-        let own = ["stderr:text=\"warning: slow network\",{place}"];
-        strategy::line_faults(place(), &own, presets, |spec| parse(spec, FROM_ENV))
     }
 
     /// How many lines the session's conversation has, both ways.

@@ -11,8 +11,8 @@ use super::faults::{parse, CodexFault, FROM_ENV};
 use super::recording::write_cassette;
 use super::session::{Change, Command, End, Failure, FileChange, Item, Session, Turn, Usage};
 use super::wire::{change_kinds, events, items, messages};
-use crate::faults::strategy::{self, Drawn};
-use crate::run::generator::{Generator, WriteCassette};
+use crate::faults::strategy;
+use crate::run::generator::{Draws, Generator, WriteCassette};
 use crate::run::Generated;
 
 /// The words of a text that are not plain: not ASCII, a line break, quotes.
@@ -104,11 +104,16 @@ fn turn() -> impl Strategy<Value = Turn> {
     })
 }
 
-/// Where a generated fault acts: after a number of lines, or at a line or item type.
-fn place() -> impl Strategy<Value = String> + Clone {
-    strategy::line_place(
-        14,
-        &[
+impl Generator for Codex {
+    type Session = Session;
+    type Fault = CodexFault;
+    const SALT: &'static [u8] = b"codex";
+    const PLAYED: (&'static str, &'static str, &'static str) = ("events", "replay", "codex exec --json");
+    const DEFAULT_SESSION: fn() -> Session = || super::session::default_session("/work");
+    const WRITE_CASSETTE: WriteCassette<Session> = write_cassette;
+    const FAULTS: Draws<CodexFault> = Draws {
+        after: 14,
+        at: &[
             events::TURN_STARTED,
             events::TURN_COMPLETED,
             events::TURN_FAILED,
@@ -117,34 +122,22 @@ fn place() -> impl Strategy<Value = String> + Clone {
             items::COMMAND_EXECUTION,
             items::FILE_CHANGE,
         ],
-    )
-}
-
-impl Generator for Codex {
-    type Session = Session;
-    type Fault = CodexFault;
-    const SALT: &'static [u8] = b"codex";
-    const PLAYED: (&'static str, &'static str, &'static str) = ("events", "replay", "codex exec --json");
-    const DEFAULT_SESSION: fn() -> Session = || super::session::default_session("/work");
-    const WRITE_CASSETTE: WriteCassette<Session> = write_cassette;
+        own: &[
+            "signal:name=TERM,{place}",
+            "unknown:kind=item,{place}",
+            "stderr:text=\"WARN codex_core: slow network\",{place}",
+        ],
+        presets: || {
+            let quota = format!("turn-failed:text=\"{}\"", messages::QUOTA);
+            let presets = ["unauthorized", "rate-limited", "unknown-model", "stream-cut"].map(String::from);
+            presets.into_iter().chain([quota]).collect()
+        },
+        parse: |spec| parse(spec, FROM_ENV),
+    };
 
     /// Generated sessions of 1 to 3 turns (one a process; `exec resume` plays the next).
     fn sessions() -> impl Strategy<Value = Session> {
         prop::collection::vec(turn(), 1..4).prop_map(|turns| Session { turns })
-    }
-
-    /// One fault of the catalogue's `codex` section, drawn as its text in the grammar and
-    /// typed as the parser makes it.
-    fn fault() -> impl Strategy<Value = Drawn<CodexFault>> {
-        let quota = format!("turn-failed:text=\"{}\"", messages::QUOTA);
-        let presets = ["unauthorized", "rate-limited", "unknown-model", "stream-cut"].map(String::from);
-        let presets = presets.into_iter().chain([quota]);
-        let own = [
-            "signal:name=TERM,{place}",
-            "unknown:kind=item,{place}",
-            "stderr:text=\"WARN codex_core: slow network\",{place}",
-        ];
-        strategy::line_faults(place(), &own, presets, |spec| parse(spec, FROM_ENV))
     }
 
     /// How many stdout lines the session's first turn has.

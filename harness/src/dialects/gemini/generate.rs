@@ -12,8 +12,8 @@ use super::faults::{parse, GeminiFault, FROM_ENV};
 use super::recording::write_cassette;
 use super::session::{ApiError, End, Round, Session, Tool, ToolResult, Usage};
 use super::wire::{error_types, events};
-use crate::faults::strategy::{self, Drawn};
-use crate::run::generator::{Generator, WriteCassette};
+use crate::faults::strategy;
+use crate::run::generator::{Draws, Generator, WriteCassette};
 use crate::run::Generated;
 
 /// A piece of text: words, some of them not ASCII, sometimes a line break.
@@ -69,19 +69,6 @@ fn end() -> impl Strategy<Value = End> {
     ]
 }
 
-/// Where a generated fault acts: after a number of lines, or at a line type.
-fn place() -> impl Strategy<Value = String> + Clone {
-    strategy::line_place(
-        12,
-        &[
-            events::MESSAGE,
-            events::TOOL_USE,
-            events::TOOL_RESULT,
-            events::RESULT,
-        ],
-    )
-}
-
 impl Generator for Gemini {
     type Session = Session;
     type Fault = GeminiFault;
@@ -90,6 +77,35 @@ impl Generator for Gemini {
         ("events", "replay", "gemini -o stream-json -p hi");
     const DEFAULT_SESSION: fn() -> Session = || super::session::default_session("/work");
     const WRITE_CASSETTE: WriteCassette<Session> = write_cassette;
+    const FAULTS: Draws<GeminiFault> = Draws {
+        after: 12,
+        at: &[
+            events::MESSAGE,
+            events::TOOL_USE,
+            events::TOOL_RESULT,
+            events::RESULT,
+        ],
+        own: &[
+            "signal:name=TERM,{place}",
+            "child-killed:{place}",
+            "stderr:text=\"[STARTUP] slow\",{place}",
+        ],
+        presets: || {
+            let presets = [
+                "unauthorized",
+                "rate-limited",
+                "server-error",
+                "empty-answer",
+                "turn-limit",
+            ];
+            presets
+                .into_iter()
+                .chain(["no-auth", "untrusted-folder"])
+                .map(String::from)
+                .collect()
+        },
+        parse: |spec| parse(spec, FROM_ENV),
+    };
 
     /// Generated sessions: up to three rounds that call tools, then the answer's round.
     fn sessions() -> impl Strategy<Value = Session> {
@@ -125,26 +141,6 @@ impl Generator for Gemini {
                     },
                 }
             })
-    }
-
-    /// One fault of the catalogue's `gemini` section, drawn as its text in the grammar
-    /// and typed as the parser makes it.
-    fn fault() -> impl Strategy<Value = Drawn<GeminiFault>> {
-        let own = [
-            "signal:name=TERM,{place}",
-            "child-killed:{place}",
-            "stderr:text=\"[STARTUP] slow\",{place}",
-        ];
-        let presets = [
-            "unauthorized",
-            "rate-limited",
-            "server-error",
-            "empty-answer",
-            "turn-limit",
-            "no-auth",
-            "untrusted-folder",
-        ];
-        strategy::line_faults(place(), &own, presets, |spec| parse(spec, FROM_ENV))
     }
 
     fn lines(session: &Session, seed: u64) -> usize {

@@ -9,25 +9,8 @@ use crate::dialects::codex::dialect::Codex;
 use crate::dialects::codex::faults::{parse_app_server, CodexFault, APP_SERVER_FROM_ENV};
 use crate::dialects::codex::session::Session;
 use crate::dialects::codex::wire::rpc::{items, notifications};
-use crate::faults::strategy::{self, Drawn};
-use crate::run::generator::{Generator, WriteCassette};
+use crate::run::generator::{Draws, Generator, WriteCassette};
 use crate::run::Generated;
-
-/// Where a generated fault acts: after a number of lines, or at a method or item type.
-fn place() -> impl Strategy<Value = String> + Clone {
-    strategy::line_place(
-        30,
-        &[
-            notifications::TURN_STARTED,
-            notifications::TURN_COMPLETED,
-            notifications::ITEM_STARTED,
-            notifications::ITEM_COMPLETED,
-            items::AGENT_MESSAGE,
-            items::COMMAND_EXECUTION,
-            items::FILE_CHANGE,
-        ],
-    )
-}
 
 /// The dialect a generated case is played as: `codex app-server` (Codex's sessions and
 /// faults, told to a client).
@@ -42,23 +25,28 @@ impl Generator for AppServer {
     const PLAYED: (&'static str, &'static str, &'static str) = ("messages", "serve", "codex app-server");
     const DEFAULT_SESSION: fn() -> Session = || crate::dialects::codex::session::default_session("/work");
     const WRITE_CASSETTE: WriteCassette<Session> = write_cassette;
+    const FAULTS: Draws<CodexFault> = Draws {
+        after: 30,
+        at: &[
+            notifications::TURN_STARTED,
+            notifications::TURN_COMPLETED,
+            notifications::ITEM_STARTED,
+            notifications::ITEM_COMPLETED,
+            items::AGENT_MESSAGE,
+            items::COMMAND_EXECUTION,
+            items::FILE_CHANGE,
+        ],
+        own: &[
+            "unknown:kind=item,{place}",
+            "stderr:text=\"WARN codex_core: slow network\",{place}",
+        ],
+        presets: || super::dialect::PRESETS.map(String::from).to_vec(),
+        parse: |spec| parse_app_server(spec, APP_SERVER_FROM_ENV),
+    };
 
     /// Codex's sessions.
     fn sessions() -> impl Strategy<Value = Session> {
         Codex::sessions()
-    }
-
-    /// One fault of the `codex-app-server` section, drawn as its text in the grammar and
-    /// typed as the parser makes it.
-    fn fault() -> impl Strategy<Value = Drawn<CodexFault>> {
-        let own = [
-            "unknown:kind=item,{place}",
-            "stderr:text=\"WARN codex_core: slow network\",{place}",
-        ];
-        let presets = super::dialect::PRESETS;
-        strategy::line_faults(place(), &own, presets, |spec| {
-            parse_app_server(spec, APP_SERVER_FROM_ENV)
-        })
     }
 
     /// How many lines the server writes in the conversation of the session's first turn.
