@@ -62,6 +62,55 @@ pub struct Errors {
     pub auth_required: fn(&str) -> Vec<u8>,
 }
 
+/// Which of the choices the spec leaves to an agent it makes: what `session/new`
+/// offers and takes, what a turn ends with, when `session/load` answers, which client
+/// methods it uses, how it reports tool calls, its error shapes.
+#[derive(Clone, Copy)]
+pub struct Habits {
+    /// The mode ids `session/new` offers (`session/set_mode` takes).
+    pub modes: &'static [&'static str],
+    /// Whether `session/set_model` takes this model id.
+    pub known_model: fn(&str) -> bool,
+    /// Whether `session/new` offers `configOptions` (and `session/set_config_option`
+    /// exists).
+    pub config_options: bool,
+    /// The result of `session/prompt` with this stop reason, after `turns` turns.
+    pub prompt_result: fn(&str, u64) -> Value,
+    /// Whether a successful turn ends with `usage_update` and (a session's first)
+    /// `session_info_update`.
+    pub usage_updates: bool,
+    /// When `session/load` answers.
+    pub load: LoadAnswer,
+    /// Whether it runs commands in the client's terminal (`terminal/*`) when offered.
+    pub terminal: bool,
+    /// Whether it reads files through the client (`fs/read_text_file`) when offered
+    /// (else only for its edits).
+    pub fs_reads: bool,
+    /// How it reports tool calls.
+    pub tools: ToolShape,
+    /// Its error shapes.
+    pub errors: Errors,
+}
+
+impl Habits {
+    /// Every choice the spec offers, as its reference agent makes them: every mode, the
+    /// known models, config options, usage updates, `session/load` answered after the
+    /// replay, the client's terminal and file reads, `rawInput` and `rawOutput`, the
+    /// spec's errors.
+    pub const SPEC: Habits = Habits {
+        modes: super::wire::modes::ALL,
+        known_model: |id| crate::models::MODELS.iter().any(|(m, _)| *m == id),
+        config_options: true,
+        prompt_result: |reason, _| super::wire::stop(reason),
+        usage_updates: true,
+        load: LoadAnswer::AfterReplay,
+        terminal: true,
+        fs_reads: true,
+        tools: ToolShape::Raw,
+        errors: Errors::SPEC,
+    };
+}
+
 /// What one ACP agent does that another does not (see the module's docs).
 #[derive(Clone, Copy)]
 pub struct Profile {
@@ -89,34 +138,13 @@ pub struct Profile {
     pub auth_method: &'static str,
     /// The result of `session/new` for this session id.
     pub session_new: fn(&str) -> Value,
-    /// The mode ids `session/new` offers (`session/set_mode` takes).
-    pub modes: &'static [&'static str],
-    /// Whether `session/set_model` takes this model id.
-    pub known_model: fn(&str) -> bool,
-    /// Whether `session/new` offers `configOptions` (and `session/set_config_option`
-    /// exists).
-    pub config_options: bool,
     /// When it sends its commands, and the update that lists them.
     pub commands: (Commands, fn() -> Value),
     /// The `options` of `session/request_permission`: allow once, allow always,
     /// reject once (and more).
     pub permission_options: fn() -> Value,
-    /// The result of `session/prompt` with this stop reason, after `turns` turns.
-    pub prompt_result: fn(&str, u64) -> Value,
-    /// Whether a successful turn ends with `usage_update` and (a session's first)
-    /// `session_info_update`.
-    pub usage_updates: bool,
-    /// When `session/load` answers.
-    pub load: LoadAnswer,
-    /// Whether it runs commands in the client's terminal (`terminal/*`) when offered.
-    pub terminal: bool,
-    /// Whether it reads files through the client (`fs/read_text_file`) when offered
-    /// (else only for its edits).
-    pub fs_reads: bool,
-    /// How it reports tool calls.
-    pub tools: ToolShape,
-    /// Its error shapes.
-    pub errors: Errors,
+    /// Which of the spec's choices it makes ([`Habits::SPEC`] unless said).
+    pub habits: Habits,
     /// How a source that is no recording of an ACP agent (the built-in default
     /// session, a print-mode cassette, a capture) becomes the story it tells
     /// ([`tell`](super::tell)).

@@ -10,11 +10,8 @@ use crate::acp::dialect::AcpDialect;
 use crate::acp::tell::{config_options, models};
 use crate::acp::wire::{content_types, modes, option_kinds, updates};
 
-/// The test agent: its own names and answers, and the spec's choices (its modes,
-/// models and config options, commands after `session/new`, usage updates,
-/// `session/load` answered after the replay, the client's terminal and reads,
-/// `rawInput` and `rawOutput`, the spec's errors), spelled here: the machinery's tests
-/// name no dialect.
+/// The test agent: its own names and answers, commands after `session/new`, and every
+/// choice the spec offers ([`Habits::SPEC`]): the machinery's tests name no dialect.
 const BASE: Profile = Profile {
     name: "test-acp",
     title: "a test agent (`test-agent acp`)",
@@ -28,18 +25,9 @@ const BASE: Profile = Profile {
     initialize,
     auth_method: "test_login",
     session_new,
-    modes: modes::ALL,
-    known_model: |id| crate::models::MODELS.iter().any(|(m, _)| *m == id),
-    config_options: true,
     commands: (Commands::AfterNew, commands),
     permission_options,
-    prompt_result: |reason, _| crate::acp::wire::stop(reason),
-    usage_updates: true,
-    load: LoadAnswer::AfterReplay,
-    terminal: true,
-    fs_reads: true,
-    tools: ToolShape::Raw,
-    errors: Errors::SPEC,
+    habits: Habits::SPEC,
     story: crate::dialects::print_mode_story,
 };
 
@@ -49,9 +37,12 @@ pub(crate) static PROFILE: Profile = BASE;
 /// The test agent that describes its tool calls (no `rawInput`/`rawOutput`).
 pub(crate) static DESCRIBING: Profile = Profile {
     name: "test-acp-describing",
-    tools: ToolShape::Described,
-    terminal: false,
-    fs_reads: false,
+    habits: Habits {
+        tools: ToolShape::Described,
+        terminal: false,
+        fs_reads: false,
+        ..Habits::SPEC
+    },
     ..BASE
 };
 

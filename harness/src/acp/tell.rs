@@ -258,7 +258,7 @@ impl Teller {
                 }));
             }
         }
-        let described = profile.tools == ToolShape::Described;
+        let described = profile.habits.tools == ToolShape::Described;
         // A profile whose permission request is the first mention of a tool call
         // does not announce one that asks.
         let asked: Vec<&Value> = if described {
@@ -352,7 +352,7 @@ impl Teller {
                     ));
                 }
                 let turns = self.turns;
-                if profile.usage_updates {
+                if profile.habits.usage_updates {
                     let usage =
                         wire::usage_update(2_400 * turns, CONTEXT_WINDOW, (42 * turns) as f64 / 10_000.0);
                     items.push_back(Item::Ready(Step::Send {
@@ -363,7 +363,7 @@ impl Teller {
                 let titled = self
                     .sessions
                     .iter_mut()
-                    .find(|s| s.id == session && !s.titled && profile.usage_updates);
+                    .find(|s| s.id == session && !s.titled && profile.habits.usage_updates);
                 if let Some(s) = titled {
                     s.titled = true;
                     let title = title.lines().next().unwrap_or_default();
@@ -377,7 +377,7 @@ impl Teller {
                         line: update_line(session, &wire::session_info_update(&title)),
                     }));
                 }
-                rpc::response(id, &(profile.prompt_result)(stop_reasons::END_TURN, turns))
+                rpc::response(id, &(profile.habits.prompt_result)(stop_reasons::END_TURN, turns))
             }
             Ending::Failure(message) => rpc::error(id, codes::INTERNAL_ERROR, message, None),
             Ending::AuthRequired => unreachable!("answered above"),
@@ -421,7 +421,7 @@ impl Teller {
             .collect();
         steps.push(Step::Send {
             at: Duration::ZERO,
-            line: (self.profile.errors.auth_required)(id),
+            line: (self.profile.habits.errors.auth_required)(id),
         });
         steps
     }
@@ -480,14 +480,18 @@ impl Conversation for Teller {
         let profile = self.profile;
         let unknown = || {
             let named = named.as_deref().unwrap_or_default();
-            Reply::send((profile.errors.unknown_session)(&id, named, request.method()))
+            Reply::send((profile.habits.errors.unknown_session)(
+                &id,
+                named,
+                request.method(),
+            ))
         };
         match request.method() {
             methods::INITIALIZE => {
                 let mut offered = Capabilities::of_initialize(&request.params_value());
                 // What the agent does not use, it does not ask for.
-                offered.terminal &= profile.terminal;
-                offered.read &= profile.fs_reads;
+                offered.terminal &= profile.habits.terminal;
+                offered.read &= profile.habits.fs_reads;
                 self.capabilities = offered;
                 handshake(request, profile)
             }
@@ -530,7 +534,7 @@ impl Conversation for Teller {
                     at: Duration::ZERO,
                     line: rpc::response(&id, &json!({})),
                 };
-                match profile.load {
+                match profile.habits.load {
                     LoadAnswer::AfterReplay => steps.push(answer),
                     LoadAnswer::AfterFirst => steps.insert(1.min(steps.len()), answer),
                 }
@@ -569,7 +573,7 @@ impl Conversation for Teller {
 /// `rawOutput` (and with `content`, empty when the update has none: a failure's
 /// message when it failed with one).
 pub(super) fn shaped(mut update: Value, profile: &Profile) -> Value {
-    if profile.tools == ToolShape::Described {
+    if profile.habits.tools == ToolShape::Described {
         if let Some(fields) = update.as_object_mut() {
             let error = fields
                 .get("rawOutput")

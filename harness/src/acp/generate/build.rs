@@ -69,7 +69,7 @@ impl Builder {
 
     /// The result of a prompt that stopped for `reason`.
     fn stop(&self, reason: &str) -> Value {
-        (self.profile.prompt_result)(reason, self.client_id)
+        (self.profile.habits.prompt_result)(reason, self.client_id)
     }
 
     /// The agent's permission request for this tool call; its id, as JSON text.
@@ -129,7 +129,7 @@ impl Builder {
 pub(super) fn build(plan: &ConversationPlan, config: &ConversationConfig) -> Transcript {
     let profile = config.profile;
     let mut b = Builder {
-        reads: plan.fs && profile.fs_reads,
+        reads: plan.fs && profile.habits.fs_reads,
         profile,
         commands_due: None,
         messages: Vec::new(),
@@ -138,7 +138,7 @@ pub(super) fn build(plan: &ConversationPlan, config: &ConversationConfig) -> Tra
         tools: 0,
         left: config.max_messages.map_or(usize::MAX, |m| m.max(MIN_MESSAGES)),
         fs: plan.fs,
-        terminal: plan.terminal && profile.terminal,
+        terminal: plan.terminal && profile.habits.terminal,
         terminals: 0,
     };
     let (name, version) = CLIENTS[plan.client % CLIENTS.len()];
@@ -184,7 +184,7 @@ pub(super) fn build(plan: &ConversationPlan, config: &ConversationConfig) -> Tra
                     b.update(sid, &wire::text_chunk(updates::AGENT_MESSAGE_CHUNK, answer));
                 }
                 b.respond(&id, &json!({}));
-                if profile.load == LoadAnswer::AfterFirst && !history.is_empty() {
+                if profile.habits.load == LoadAnswer::AfterFirst && !history.is_empty() {
                     // The answer after the first replayed update, as the agent answers.
                     if let Some(answer) = b.messages.pop() {
                         let at = b.messages.len() + 1 - 2 * history.len();
@@ -193,7 +193,7 @@ pub(super) fn build(plan: &ConversationPlan, config: &ConversationConfig) -> Tra
                 }
             }
         }
-        let modes = profile.modes;
+        let modes = profile.habits.modes;
         let mut mode = modes[0];
         if let Some(m) = session.set_mode.filter(|_| b.fits(4)) {
             mode = modes[m % modes.len()];
@@ -280,7 +280,7 @@ fn play_turn(b: &mut Builder, sid: &str, turn: &TurnPlan, first: (bool, bool), m
         b.respond(&id, &b.stop(stop_reasons::CANCELLED));
         return;
     }
-    if !matches!(turn.end, EndPlan::Error(_)) && b.profile.usage_updates {
+    if !matches!(turn.end, EndPlan::Error(_)) && b.profile.habits.usage_updates {
         // What the turn cost, and a new session's title, before the answer.
         if b.fits(2) {
             let used = 1_000 + 37 * b.messages.len() as u64;
@@ -453,7 +453,7 @@ fn run_tools(b: &mut Builder, sid: &str, tools: &[ToolPlan], order: &[u8], mode:
             (false, _, true) => (tool_statuses::COMPLETED, output.clone()),
             (false, _, false) => (tool_statuses::FAILED, failure(tool)),
         };
-        let finished = match b.profile.tools {
+        let finished = match b.profile.habits.tools {
             ToolShape::Raw => {
                 json!({"sessionUpdate": updates::TOOL_CALL_UPDATE, "toolCallId": call["toolCallId"], "status": status, "rawOutput": output})
             }
@@ -476,7 +476,7 @@ fn run_tools(b: &mut Builder, sid: &str, tools: &[ToolPlan], order: &[u8], mode:
 /// The mode a `switch_mode` tool switches to: plan from any other, agent from plan.
 fn switched(mode: &str, profile: &Profile) -> &'static str {
     if mode == modes::PLAN {
-        profile.modes[0]
+        profile.habits.modes[0]
     } else {
         modes::PLAN
     }
@@ -485,7 +485,7 @@ fn switched(mode: &str, profile: &Profile) -> &'static str {
 /// The `toolCall` of a permission request: the tool call's id, title, kind, status
 /// (a [`ToolShape::Described`] profile's: its content and locations too).
 fn permission_call(profile: &Profile, tool: &ToolPlan, call: &Value) -> Value {
-    match profile.tools {
+    match profile.habits.tools {
         ToolShape::Raw => {
             json!({"toolCallId": call["toolCallId"], "title": call["title"], "kind": call["kind"], "status": tool_statuses::PENDING})
         }
@@ -498,7 +498,7 @@ fn permission_call(profile: &Profile, tool: &ToolPlan, call: &Value) -> Value {
 /// not ask `in_progress`, and one that asks not at all (its permission request is
 /// the first mention).
 fn announce(b: &mut Builder, sid: &str, tool: &ToolPlan, call: &Value) {
-    match b.profile.tools {
+    match b.profile.habits.tools {
         ToolShape::Raw => b.update(sid, call),
         ToolShape::Described if tool.ask.is_none() => {
             b.update(sid, &describe::started(&described(tool, call), None));

@@ -21,20 +21,20 @@ const MODEL_OPTION: &str = "model";
 pub fn handshake(request: &Message<'_>, profile: &Profile) -> Reply {
     let id = request.id_text();
     if let Some(invalid) = invalid_setting(request, profile) {
-        return Reply::send((profile.errors.invalid_setting)(id, &invalid));
+        return Reply::send((profile.habits.errors.invalid_setting)(id, &invalid));
     }
     let result = match request.method() {
         methods::INITIALIZE => (profile.initialize)(),
         methods::AUTHENTICATE | methods::SESSION_SET_MODE | methods::SESSION_SET_MODEL => json!({}),
-        methods::SESSION_SET_CONFIG_OPTION if profile.config_options => {
+        methods::SESSION_SET_CONFIG_OPTION if profile.habits.config_options => {
             let params = request.params_value();
             let value = params["value"].as_str().unwrap_or_default();
-            let mode = profile.modes.first().copied().unwrap_or_default();
+            let mode = profile.habits.modes.first().copied().unwrap_or_default();
             match params["configId"].as_str() {
                 Some(MODE_OPTION) => {
-                    json!({"configOptions": config_options(profile.modes, value, crate::models::DEFAULT)})
+                    json!({"configOptions": config_options(profile.habits.modes, value, crate::models::DEFAULT)})
                 }
-                _ => json!({"configOptions": config_options(profile.modes, mode, value)}),
+                _ => json!({"configOptions": config_options(profile.habits.modes, mode, value)}),
             }
         }
         methods::SESSION_NEW => {
@@ -45,9 +45,9 @@ pub fn handshake(request: &Message<'_>, profile: &Profile) -> Reply {
                 recorded_session: None,
             };
         }
-        methods::SESSION_PROMPT => (profile.prompt_result)(stop_reasons::END_TURN, 1),
+        methods::SESSION_PROMPT => (profile.habits.prompt_result)(stop_reasons::END_TURN, 1),
         methods::SESSION_LOAD => json!({}),
-        other => return Reply::send((profile.errors.method_not_found)(id, other)),
+        other => return Reply::send((profile.habits.errors.method_not_found)(id, other)),
     };
     Reply::send(rpc::response(id, &result))
 }
@@ -73,20 +73,20 @@ pub(super) fn session_new_steps(id: &str, session: &str, profile: &Profile) -> V
 fn invalid_setting(request: &Message<'_>, profile: &Profile) -> Option<String> {
     let params = request.params_value();
     let text = |name: &str| params[name].as_str().unwrap_or_default().to_owned();
-    let model = profile.known_model;
+    let model = profile.habits.known_model;
     match request.method() {
         methods::SESSION_SET_MODE => {
             let mode = text("modeId");
-            (!profile.modes.contains(&mode.as_str())).then(|| format!("Mode {mode:?} not found"))
+            (!profile.habits.modes.contains(&mode.as_str())).then(|| format!("Mode {mode:?} not found"))
         }
         methods::SESSION_SET_MODEL => {
             let id = text("modelId");
             (!model(&id)).then(|| format!("Model {id:?} not found"))
         }
-        methods::SESSION_SET_CONFIG_OPTION if profile.config_options => {
+        methods::SESSION_SET_CONFIG_OPTION if profile.habits.config_options => {
             let (option, value) = (text("configId"), text("value"));
             let known = match option.as_str() {
-                MODE_OPTION => profile.modes.contains(&value.as_str()),
+                MODE_OPTION => profile.habits.modes.contains(&value.as_str()),
                 MODEL_OPTION => model(&value),
                 _ => return Some(format!("Config option {option:?} not found")),
             };

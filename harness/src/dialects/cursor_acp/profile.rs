@@ -3,9 +3,9 @@
 
 use serde_json::{json, Value};
 
-use crate::acp::profile::{Commands, Errors, LoadAnswer, Profile, ToolShape};
+use crate::acp::profile::{Commands, Habits, Profile};
 use crate::acp::tell::{config_options, models};
-use crate::acp::wire::{self, content_types, modes, option_kinds, updates};
+use crate::acp::wire::{content_types, modes, option_kinds, updates};
 use crate::cassette::Invocation;
 
 /// `cursor-agent acp`.
@@ -22,18 +22,9 @@ pub static PROFILE: Profile = Profile {
     initialize,
     auth_method: "cursor_login",
     session_new,
-    modes: modes::ALL,
-    known_model: |id| crate::models::MODELS.iter().any(|(m, _)| *m == id),
-    config_options: true,
     commands: (Commands::AfterNew, available_commands),
     permission_options,
-    prompt_result: |reason, _| wire::stop(reason),
-    usage_updates: true,
-    load: LoadAnswer::AfterReplay,
-    terminal: true,
-    fs_reads: true,
-    tools: ToolShape::Raw,
-    errors: Errors::SPEC,
+    habits: Habits::SPEC,
     story: crate::dialects::print_mode_story,
 };
 

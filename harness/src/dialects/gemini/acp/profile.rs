@@ -5,7 +5,7 @@
 
 use serde_json::{json, Value};
 
-use crate::acp::profile::{Commands, Errors, LoadAnswer, Profile, ToolShape};
+use crate::acp::profile::{Commands, Errors, Habits, LoadAnswer, Profile, ToolShape};
 use crate::acp::rpc::{self, codes};
 use crate::acp::wire::{self, content_types, option_kinds, updates};
 use crate::cassette::Invocation;
@@ -47,25 +47,27 @@ pub static PROFILE: Profile = Profile {
     initialize,
     auth_method: "gemini-api-key",
     session_new,
-    modes: modes::ALL,
-    // `session/set_model` sets whatever it is given.
-    known_model: |_| true,
-    config_options: false,
     // Sent by a `setTimeout(0)` after `session/new` answers: right after the answer
     // (recorded), or after the first prompt of a client that sends it at once.
     commands: (Commands::AfterNew, available_commands),
     permission_options,
-    prompt_result,
-    usage_updates: false,
-    load: LoadAnswer::AfterFirst,
-    terminal: false,
-    fs_reads: false,
-    tools: ToolShape::Described,
-    errors: Errors {
-        method_not_found,
-        unknown_session,
-        invalid_setting,
-        auth_required,
+    habits: Habits {
+        modes: modes::ALL,
+        // `session/set_model` sets whatever it is given.
+        known_model: |_| true,
+        config_options: false,
+        prompt_result,
+        usage_updates: false,
+        load: LoadAnswer::AfterFirst,
+        terminal: false,
+        fs_reads: false,
+        tools: ToolShape::Described,
+        errors: Errors {
+            method_not_found,
+            unknown_session,
+            invalid_setting,
+            auth_required,
+        },
     },
     // Sessions with no recording of `gemini --acp` are print-mode sessions (the
     // built-in default is one), as for every ACP agent of the registry.
