@@ -144,7 +144,9 @@ fn resume_of_the_session_the_seed_makes_goes_on_with_it() {
 
 /// Root (or sudo) asking to skip permissions outside a sandbox is refused, as
 /// Claude Code 2.1.331 refuses it (observed as root): one line on stderr, exit 1,
-/// nothing on stdout; with `IS_SANDBOX=1` it goes on. Not root, it goes on too.
+/// nothing on stdout; with `IS_SANDBOX=1` or `CLAUDE_CODE_BUBBLEWRAP` set it goes on
+/// (`IS_SANDBOX=yes` is no sandbox: the CLI compares with `"1"`, read in its
+/// source). Not root, it goes on too.
 #[test]
 fn root_may_skip_permissions_only_in_a_sandbox() {
     let root = nix::unistd::Uid::effective().is_root();
@@ -152,19 +154,26 @@ fn root_may_skip_permissions_only_in_a_sandbox() {
         &["--dangerously-skip-permissions"][..],
         &["--permission-mode", "bypassPermissions"][..],
     ] {
-        for sandbox in [None, Some("1")] {
+        for sandbox in [
+            None,
+            Some(("IS_SANDBOX", "yes")),
+            Some(("IS_SANDBOX", "1")),
+            Some(("CLAUDE_CODE_BUBBLEWRAP", "1")),
+        ] {
             let mut cmd = crate::support::mock_std();
             cmd.args(["claude", "-p", "hi"])
                 .args(flags)
-                .env_remove("IS_SANDBOX");
-            if let Some(value) = sandbox {
-                cmd.env("IS_SANDBOX", value);
+                .env_remove("IS_SANDBOX")
+                .env_remove("CLAUDE_CODE_BUBBLEWRAP");
+            if let Some((name, value)) = sandbox {
+                cmd.env(name, value);
             }
             let output = cmd
                 .stdin(std::process::Stdio::null())
                 .output()
                 .expect("runs the mock");
-            if root && sandbox.is_none() {
+            let in_sandbox = sandbox.is_some_and(|(_, value)| value == "1");
+            if root && !in_sandbox {
                 assert_eq!(output.status.code(), Some(1), "{flags:?}");
                 assert!(output.stdout.is_empty());
                 assert_eq!(

@@ -247,8 +247,12 @@ pub mod env {
     pub const READS_SESSION_STATE: &str = "CLAUDE_CODE_SDK_READS_SESSION_STATE";
     /// Another host's (an editor's ACP adapter): emit them.
     pub const EMIT_SESSION_STATE_EVENTS: &str = "CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS";
-    /// Says the CLI runs in a sandbox: root may skip permissions there.
+    /// Says the CLI runs in a sandbox, when it is `1` (no other value): root may
+    /// skip permissions there.
     pub const IS_SANDBOX: &str = "IS_SANDBOX";
+    /// Says the CLI runs in bubblewrap, when set and not empty: root may skip
+    /// permissions there too.
+    pub const BUBBLEWRAP: &str = "CLAUDE_CODE_BUBBLEWRAP";
 }
 
 /// What the CLI says on stderr, and exits 1, when root asks to skip permissions

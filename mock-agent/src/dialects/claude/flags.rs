@@ -9,7 +9,7 @@
 //!   editor's ACP adapter) as well as the SDKs' `CLAUDE_CODE_SDK_READS_SESSION_STATE`
 //!   turn the `session_state_changed` lines on ([`states`]);
 //! - `--dangerously-skip-permissions` (or `--permission-mode bypassPermissions`) as
-//!   root outside a sandbox (`IS_SANDBOX`) is refused, as 2.1.331 refuses it
+//!   root outside a sandbox (`IS_SANDBOX=1`, `CLAUDE_CODE_BUBBLEWRAP`) is refused, as 2.1.331 refuses it
 //!   (observed): one line on stderr, exit 1 ([`bypass_refused`]);
 //! - `--resume ID` of a session the stand-in does not know ends as the real CLI ends
 //!   it (observed): only a result, `error_during_execution` with `num_turns:0` and
@@ -21,20 +21,23 @@
 
 use serde_json::{json, Value};
 
-use harness::dialects::claude::wire::env::IS_SANDBOX;
+use harness::dialects::claude::wire::env::{BUBBLEWRAP, IS_SANDBOX};
 
 use harness::dialects::claude::wire::{results, types};
 
 use harness::dialects::claude::wire::env::{EMIT_SESSION_STATE_EVENTS, READS_SESSION_STATE};
 
 /// Whether the real CLI refuses these arguments here: root (or sudo) asking to skip
-/// permissions outside a sandbox (`IS_SANDBOX` unset or empty); it then says
+/// permissions outside a sandbox it was told of (`IS_SANDBOX` is not `1`, and
+/// `CLAUDE_CODE_BUBBLEWRAP` unset or empty: 2.1.331 reads `process.getuid() === 0`,
+/// `IS_SANDBOX === "1"` and the second as JavaScript's truth); it then says
 /// [`harness::dialects::claude::wire::ROOT_BYPASS`] on stderr and exits 1, before
 /// anything else.
 pub(super) fn bypass_refused(args: &super::args::Args) -> bool {
     args.permission_mode.as_deref() == Some("bypassPermissions")
-        && nix::unistd::geteuid().is_root()
-        && std::env::var_os(IS_SANDBOX).is_none_or(|v| v.is_empty())
+        && nix::unistd::getuid().is_root()
+        && std::env::var_os(IS_SANDBOX).is_none_or(|v| v != "1")
+        && std::env::var_os(BUBBLEWRAP).is_none_or(|v| v.is_empty())
 }
 
 /// The variables that change what the CLI writes (a recording keeps their values).
