@@ -171,6 +171,29 @@ fn a_case_whose_fault_never_acted_is_not_applicable() {
     assert!(page.contains("<strong>not applicable:</strong>"), "{page}");
 }
 
+/// A fault that never acted in any of the agent's runs is told so in words that say
+/// it of each: "none of the agent's 2 runs had a place for its act" (PyPI
+/// `gemini-cli-agent` runs `gemini --version` first; the words were "any of ... had
+/// no place").
+#[test]
+fn a_fault_that_acted_in_none_of_the_runs_says_none() {
+    let consumer = "gemini --version > /dev/null && GEMINI_CLI_TRUST_WORKSPACE=true gemini -p hi -o json | \
+                    python3 -c 'import json, sys; print(json.load(sys.stdin)[\"response\"])'";
+    let (output, report) = test(&[
+        "--dialect",
+        "gemini",
+        "--filter",
+        "default/unknown-event",
+        "--consumer",
+        consumer,
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{report}");
+    assert!(
+        report.contains("the fault unknown never acted: none of the agent's 2 runs had a place for its act (each ended before, or its output format has none)"),
+        "{report}"
+    );
+}
+
 /// A program killed at its time limit after it had printed the answer is told so: it
 /// was slow to exit (or to start, on a loaded machine), not waiting for the agent.
 #[test]
@@ -389,4 +412,72 @@ fn a_program_that_waits_on_an_agent_that_has_ended_is_told_so() {
         "{report}"
     );
     assert!(!report.contains("gives up on a silent agent"), "{report}");
+}
+
+/// A fuzz failure's replay line keeps the flags that say how the consumer was run and
+/// judged (`--mock-env`, `--timeout`, `--off`, `--failure-when-*`): run as printed, the
+/// case breaks what it broke in the fuzz run (without `--mock-env`, a program that finds
+/// the agent by that variable alone is "not run"). Found by trial on PyPI
+/// `codex-sdk-python`, run with `--mock-env`.
+#[test]
+fn a_fuzz_failure_s_replay_line_runs_the_consumer_as_the_fuzz_run_did() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let consumer = r#"test -n "$AGENT" || exit 3; "$AGENT" -p hi > /dev/null; exit 0"#;
+    let output = mock_std()
+        .args(["fuzz", "--cases", "10", "--seed", "1", "--mock-env", "AGENT"])
+        .args([
+            "--timeout",
+            "5",
+            "--off",
+            "ends",
+            "--failure-when-exit",
+            "7",
+            "--out",
+        ])
+        .arg(dir.path())
+        .args(["--consumer", consumer])
+        .output()
+        .expect("runs");
+    let said = text(&output);
+    assert_eq!(output.status.code(), Some(exit_codes::CASES_FAILED), "{said}");
+    let replay = said
+        .lines()
+        .find_map(|line| line.strip_prefix("replay it: mock-agent "))
+        .unwrap_or_else(|| panic!("a replay line: {said}"));
+    assert!(
+        replay.contains("--mock-env AGENT --timeout 5 --off ends --failure-when-exit 7 --consumer"),
+        "{replay}"
+    );
+    let replayed = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("\"$MOCK\" {replay}"))
+        .env("MOCK", crate::support::bin())
+        .output()
+        .expect("runs the replay line");
+    let report = text(&replayed);
+    assert_eq!(replayed.status.code(), Some(exit_codes::CASES_FAILED), "{report}");
+    let broke = said
+        .lines()
+        .skip_while(|line| !line.starts_with("a case failed"))
+        .nth(1)
+        .and_then(|line| line.trim().split(':').next())
+        .unwrap_or_else(|| panic!("a broken property: {said}"));
+    assert!(report.contains(&format!("{broke}: ")), "{broke}: {report}");
+}
+
+/// `fuzz`'s progress marks a case the mock was not part of `SKIP`, as `test` does, not
+/// `ok`: the run then stops, "not run".
+#[test]
+fn fuzz_marks_a_case_the_mock_was_not_part_of_as_skipped() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let output = mock_std()
+        .args(["fuzz", "--cases", "2", "--out"])
+        .arg(dir.path())
+        .args(["--", "true"])
+        .output()
+        .expect("runs");
+    let said = text(&output);
+    assert_eq!(output.status.code(), Some(exit_codes::CASES_NOT_RUN), "{said}");
+    assert!(said.contains("/2] SKIP"), "{said}");
+    assert!(!said.contains("] ok"), "{said}");
 }

@@ -50,6 +50,9 @@ pub enum Progress {
         total: u32,
         /// Whether it broke a property.
         failed: bool,
+        /// Whether it was not run: the mock was not part of it (see
+        /// [`CaseResult::not_run`](super::CaseResult::not_run)).
+        not_run: bool,
     },
     /// A step of shrinking a failure ran.
     Shrink {
@@ -96,6 +99,14 @@ impl FuzzFailure {
     /// The `mock-agent test` command that runs the minimal case against `consumer`
     /// (a shell command) again, quoted for a POSIX shell.
     pub fn replay_command(&self, consumer: &str) -> String {
+        self.replay_command_with(consumer, &[])
+    }
+
+    /// [`replay_command`](FuzzFailure::replay_command) with `run`, the flags of
+    /// `mock-agent test` that say how the consumer is run and judged as the fuzz run
+    /// ran and judged it (`--mock-env NAME`, `--timeout S`, `--off P`,
+    /// `--failure-when-exit N`, ...), each word quoted.
+    pub fn replay_command_with(&self, consumer: &str, run: &[String]) -> String {
         let mut command = String::from("mock-agent test");
         let flags = self.dialect.test_flags();
         if !flags.is_empty() {
@@ -109,6 +120,10 @@ impl FuzzFailure {
         } else {
             command.push_str(" --fault ");
             command.push_str(&quote(&self.faults));
+        }
+        for flag in run {
+            command.push(' ');
+            command.push_str(&quote(flag));
         }
         command.push_str(" --consumer ");
         command.push_str(&quote(consumer));
@@ -282,6 +297,7 @@ impl Fuzz {
                     done: ran,
                     total: self.cases,
                     failed: result.failed(),
+                    not_run: result.not_run.is_some(),
                 });
             })?;
             runs += u64::from(n);

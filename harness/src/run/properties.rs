@@ -221,12 +221,12 @@ pub(super) fn never_acted(case: &Case, outcome: &Outcome) -> Option<String> {
         _ => (format!("the faults {}", names.join(", ")), "their"),
     };
     let runs = match outcome.journal.len() {
-        1 => "the agent's run".to_owned(),
-        n => format!("any of the agent's {n} runs"),
+        1 => format!("the agent's run had no place for {its} act (it ended before"),
+        n => format!("none of the agent's {n} runs had a place for {its} act (each ended before"),
     };
     Some(format!(
-        "{which} never acted: {runs} had no place for {its} act (it ended before, or its output \
-         format has none), so the case played as the clean one"
+        "{which} never acted: {runs}, or its output format has none), so the case played as \
+         the clean one"
     ))
 }
 

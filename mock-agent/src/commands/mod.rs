@@ -215,6 +215,9 @@ enum Own {
     },
 }
 
+/// The seconds a case of `test` and `fuzz` may take unless told.
+const DEFAULT_TIMEOUT: f64 = 10.0;
+
 /// `mock-agent test`.
 #[derive(Args)]
 struct TestArgs {
@@ -234,7 +237,7 @@ struct TestArgs {
     #[arg(long)]
     accept: bool,
     /// Seconds a case may take before the consumer is killed.
-    #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
+    #[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_TIMEOUT)]
     timeout: f64,
     /// Cases run at once.
     #[arg(long, value_name = "N", default_value_t = 2)]
@@ -290,6 +293,33 @@ struct ConsumerRun {
 }
 
 impl ConsumerRun {
+    /// The flags that say how the consumer was run and judged, as `mock-agent test`
+    /// takes them again (a fuzz failure's replay line): `--mock-env`, `--timeout` when
+    /// it is not the default, `--off` and the `--failure-when-*` flags.
+    fn flags(&self, timeout: f64) -> Vec<String> {
+        let mut flags = Vec::new();
+        let mut flag = |name: &str, value: String| flags.extend([name.to_owned(), value]);
+        if let Some(name) = &self.mock_env {
+            flag("--mock-env", name.clone());
+        }
+        if timeout != DEFAULT_TIMEOUT {
+            flag("--timeout", timeout.to_string());
+        }
+        for property in &self.judge.off {
+            flag("--off", property.to_string());
+        }
+        if let Some(regex) = &self.judge.failure_when_stdout {
+            flag("--failure-when-stdout", regex.clone());
+        }
+        if let Some(regex) = &self.judge.failure_when_stderr {
+            flag("--failure-when-stderr", regex.clone());
+        }
+        for code in &self.judge.failure_when_exit {
+            flag("--failure-when-exit", code.to_string());
+        }
+        flags
+    }
+
     /// `consumer`, told the mock's path in `--mock-env`'s variable when it is given.
     fn consumer(&self, consumer: harness::run::Consumer) -> harness::run::Consumer {
         match &self.mock_env {
@@ -347,7 +377,7 @@ struct FuzzArgs {
     #[arg(long, value_name = "S", default_value_t = 0)]
     seed: u64,
     /// Seconds a case may take before the consumer is killed.
-    #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
+    #[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_TIMEOUT)]
     timeout: f64,
     /// Cases run at once (shrinking runs one at a time).
     #[arg(long, value_name = "N", default_value_t = 2)]

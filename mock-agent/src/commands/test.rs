@@ -390,8 +390,17 @@ pub(super) fn fuzz(args: &FuzzArgs) -> Result<Exit, Error> {
         .keep_going(args.keep_going)
         .shrink_time(shrink_time)
         .on_progress(move |event| match event {
-            fuzz::Progress::Case { done, total, failed } => {
-                let mark = if *failed { Mark::Failed } else { Mark::Passed };
+            fuzz::Progress::Case {
+                done,
+                total,
+                failed,
+                not_run,
+            } => {
+                let mark = match (*not_run, *failed) {
+                    (true, _) => Mark::NotRun,
+                    (false, true) => Mark::Failed,
+                    (false, false) => Mark::Passed,
+                };
                 shown.case(*done as usize, *total as usize, mark, "");
             }
             fuzz::Progress::Shrink {
@@ -461,7 +470,8 @@ pub(super) fn fuzz(args: &FuzzArgs) -> Result<Exit, Error> {
         if !failure.faults.is_empty() {
             println!("with the faults: {}", failure.faults);
         }
-        println!("replay it: {}", failure.replay_command(command));
+        let flags = args.run.flags(args.timeout);
+        println!("replay it: {}", failure.replay_command_with(command, &flags));
     }
     Ok(Exit::Code(exit_codes::CASES_FAILED))
 }
