@@ -378,7 +378,7 @@ fn fuzz_shrinks_a_failure_to_a_cassette_that_replays_it() {
     assert!(stdout.contains("reports-failure"), "{stdout}");
     let cassette = dir.path().join("fuzz-1.cassette");
     let replay = format!(
-        "replay it: mock-agent test --no-default --cassettes {} --filter clean --consumer 'python3 ",
+        "replay it: mock-agent test --no-default --cassettes {} --filter clean --timeout 5 --consumer 'python3 ",
         cassette.display()
     );
     assert!(stdout.contains(&replay), "{stdout}");

@@ -262,12 +262,11 @@ pub fn peak_rss_kib(pid: u32) -> u64 {
         .expect("VmHWM")
 }
 
-/// Sends `signal` to `child` and waits for its end; the signal that ended it, if one
-/// did.
-/// SIGTERM to a replay whose stdout is held unread (after half a second, for it to
-/// fill the pipe), and how it ended: it must end within 20 s.
+/// SIGTERM to a replay whose stdout is held unread, once it is stuck writing to the
+/// full pipe (so past its start, its handler of signals set: a fixed wait was too
+/// short on a loaded machine), and how it ended: it must end within 20 s.
 pub fn term_when_stuck(child: &mut std::process::Child) -> std::process::ExitStatus {
-    std::thread::sleep(std::time::Duration::from_millis(500));
+    wait_stuck_writing(child.id());
     let pid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).expect("a pid"));
     nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).expect("SIGTERM");
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
@@ -283,6 +282,27 @@ pub fn term_when_stuck(child: &mut std::process::Child) -> std::process::ExitSta
     }
 }
 
+/// Waits (20 s at most, where `/proc` does not tell it) until a thread of process
+/// `pid` sleeps in a write to a full pipe, as `/proc/PID/task/*/wchan` tells it.
+fn wait_stuck_writing(pid: u32) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while std::time::Instant::now() < deadline {
+        let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+            return;
+        };
+        let stuck = tasks.flatten().any(|task| {
+            let wchan = std::fs::read_to_string(task.path().join("wchan")).unwrap_or_default();
+            wchan.contains("pipe_write") || wchan.contains("pipe_wait")
+        });
+        if stuck {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+}
+
+/// Sends `signal` to `child` and waits for its end; the signal that ended it, if one
+/// did.
 pub fn signal_and_wait(child: &mut std::process::Child, signal: nix::sys::signal::Signal) -> Option<i32> {
     use std::os::unix::process::ExitStatusExt;
     nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), signal).expect("signals");
