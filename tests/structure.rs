@@ -326,6 +326,25 @@ fn print_names() -> Vec<&'static str> {
     names
 }
 
+/// Gemini CLI's names that no other protocol has: its tool events and the error types
+/// of its failures (`init`, `message`, `error` and `result` are other dialects' words
+/// too).
+fn gemini_names() -> Vec<&'static str> {
+    use harness::dialects::gemini::wire::{error_types, events};
+    let shared = ["init", "message", "error", "result"];
+    let mut names: Vec<&str> = events::ALL
+        .iter()
+        .copied()
+        .filter(|name| !shared.contains(name))
+        .collect();
+    names.extend([
+        error_types::TURN_LIMITED,
+        error_types::INVALID_STREAM,
+        error_types::FILE_NOT_FOUND,
+    ]);
+    names
+}
+
 #[test]
 fn each_wire_name_is_said_in_a_wire_model_only() {
     let sources = all_sources();
@@ -338,7 +357,15 @@ fn each_wire_name_is_said_in_a_wire_model_only() {
     let mut said_elsewhere = Vec::new();
     let claude = claude_names();
     let codex = codex_names();
-    for name in acp.iter().chain(&print).chain(&claude).chain(&codex) {
+    let gemini = gemini_names();
+    assert!(gemini.len() >= 5, "the list is read from the wire model");
+    for name in acp
+        .iter()
+        .chain(&print)
+        .chain(&claude)
+        .chain(&codex)
+        .chain(&gemini)
+    {
         // A wire model may spell a word that is also another dialect's name (`result`
         // is print mode's event and JSON-RPC's member): each says its own once.
         let allowed: Vec<&str> = [
