@@ -616,6 +616,42 @@ fn codex_in(dir: &Path, args: &[&str], home: &Path) -> Output {
     run_with_stdin(cmd, Some("hi"))
 }
 
+/// `-C DIR` naming no folder ends `codex exec` at once, as 0.163.0 ends it (observed,
+/// without `RUST_BACKTRACE`): the OS's words on stderr, exit 1, nothing on stdout,
+/// before its prompt is read (stdin is left open here) and before the Git check.
+#[test]
+fn a_workdir_that_is_not_there_ends_codex_exec_before_its_prompt() {
+    use std::process::Stdio;
+    let home = tempfile::tempdir().expect("temp dir");
+    for prompt in ["-", "hi"] {
+        let mut child = mock_std()
+            .args(["codex", "exec", "--json", "-C", "/no/such/folder", prompt])
+            .env("CODEX_HOME", home.path())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawns");
+        let _open = child.stdin.take();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while child.try_wait().expect("waits").is_none() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "{prompt}: it waited for its prompt"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let out = child.wait_with_output().expect("ends");
+        assert_eq!(out.status.code(), Some(1), "{prompt}");
+        assert!(out.stdout.is_empty(), "{prompt}: {}", text(&out.stdout));
+        assert_eq!(
+            text(&out.stderr),
+            "Error: No such file or directory (os error 2)\n",
+            "{prompt}"
+        );
+    }
+}
+
 /// Outside a Git repository, `codex exec` without `--skip-git-repo-check` refuses as
 /// 0.163.0 does (observed): its prompt read, then the refusal, exit 1, nothing on
 /// stdout, before any thread (`exec resume` too, before it looks for one). The flag,

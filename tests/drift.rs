@@ -49,8 +49,8 @@ const PINNED: &[Pinned] = &[
         version: "codex-cli 0.163.0",
         kept: "tool-sdk.cassette",
         header_dialect: Some("codex"),
-        // Outside a Git repository without `--skip-git-repo-check`, both refuse alike
-        // whatever the API would answer.
+        // Outside a Git repository without `--skip-git-repo-check`, and with `-C` to a
+        // folder that is not there, both refuse alike whatever the API would answer.
         agree: &[
             "http-401/sdk",
             "http-401/exec",
@@ -61,6 +61,11 @@ const PINNED: &[Pinned] = &[
             "http-401/no-git",
             "http-429/no-git",
             "stream-cut/no-git",
+            "text/no-cd",
+            "tool/no-cd",
+            "http-401/no-cd",
+            "http-429/no-cd",
+            "stream-cut/no-cd",
         ],
     },
     Pinned {

@@ -129,6 +129,12 @@ pub fn unknown_thread(id: &str) -> Refusal {
     Refusal::new(vec![stderr::no_rollout(id)])
 }
 
+/// `-C DIR` (`--cd`) whose folder cannot be resolved (`reason`, the OS's words for
+/// why): the first thing `codex exec` checks, before it reads its prompt; exit 1.
+pub fn workdir_unresolved(reason: &str) -> Refusal {
+    Refusal::new(vec![stderr::workdir_error(reason)])
+}
+
 /// Outside a Git repository without `--skip-git-repo-check`: exit 1.
 pub fn not_trusted() -> Refusal {
     Refusal::new(vec![stderr::NOT_TRUSTED.to_owned()])
@@ -169,7 +175,7 @@ pub fn stopped_at_git_check(entry: &crate::journal::Entry) -> Option<std::path::
         return None;
     }
     let workdir = args.workdir(std::path::Path::new(entry.cwd.as_deref()?));
-    (!in_git_repository(&workdir)).then_some(workdir)
+    (workdir.exists() && !in_git_repository(&workdir)).then_some(workdir)
 }
 
 /// The run: every line, the exit code, the last message and the usage.

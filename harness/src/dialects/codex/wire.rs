@@ -287,6 +287,13 @@ pub mod stderr {
     /// interactive UI, which needs a terminal: exit 1.
     pub const NOT_A_TERMINAL: &str = "Error: stdin is not a terminal";
 
+    /// `-C DIR` naming no folder that can be found: the OS's words (`No such file or
+    /// directory (os error 2)`), before the prompt is read, exit 1 (0.163.0,
+    /// observed without `RUST_BACKTRACE`).
+    pub fn workdir_error(reason: &str) -> String {
+        format!("Error: {reason}")
+    }
+
     /// `exec resume <uuid>` of a thread that has no rollout: exit 1, stdout empty.
     pub fn no_rollout(id: &str) -> String {
         format!(

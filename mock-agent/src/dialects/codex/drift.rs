@@ -16,7 +16,9 @@
 //! without `--skip-git-repo-check`: both run in a scratch folder that is in no Git
 //! repository, where the real CLI refuses the last before any thread (`Not inside a
 //! trusted directory and --skip-git-repo-check was not specified.`, exit 1), whatever
-//! the API would answer. The model is
+//! the API would answer; and `no-cd`, `exec`'s with `-C` to a folder that is not there,
+//! which both end before the prompt is read (`Error: No such file or directory (os
+//! error 2)`, exit 1). The model is
 //! `gpt-5.5`, which gets `exec_command` (REAL-CODEX.md). The real CLI gets
 //! `CODEX_API_KEY`, and a custom model provider on the loopback API before `exec`
 //! (`-c model_provider=mock -c model_providers.mock={...}`, no analytics): the built-in
@@ -81,6 +83,18 @@ const EXEC_ARGV: &[&str] = &[
 /// refusal.
 const NO_GIT_ARGV: &[&str] = &["exec", "--json", "--model", MODEL, PROMPT];
 
+/// `exec`'s, working in a folder that is not there (`-C`).
+const NO_CD_ARGV: &[&str] = &[
+    "exec",
+    "--json",
+    "--model",
+    MODEL,
+    "--skip-git-repo-check",
+    "-C",
+    "/no/such/folder",
+    PROMPT,
+];
+
 const SCENARIOS: &[Scenario] = &[
     Scenario::new("text", "one text answer", api::TEXT, ""),
     Scenario::new(
@@ -130,6 +144,7 @@ impl Drift for CodexDrift {
             Invocation::new("sdk", SDK_ARGV, PROMPT.as_bytes(), SDK_ENV),
             Invocation::new("exec", EXEC_ARGV, b"", &[]),
             Invocation::new("no-git", NO_GIT_ARGV, b"", &[]),
+            Invocation::new("no-cd", NO_CD_ARGV, b"", &[]),
         ]
     }
 
@@ -329,7 +344,10 @@ mod tests {
                 _ => unreachable!("checked above"),
             })
             .collect();
-        assert_eq!(skips, [("sdk", true), ("exec", true), ("no-git", false)]);
+        assert_eq!(
+            skips,
+            [("sdk", true), ("exec", true), ("no-git", false), ("no-cd", true)]
+        );
     }
 
     #[test]

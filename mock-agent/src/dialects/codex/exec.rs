@@ -15,7 +15,8 @@ use std::time::Duration;
 
 use harness::dialects::codex::args::ExecArgs;
 use harness::dialects::codex::exec::{
-    self as player, check_repository, read_prompt, read_schema, unknown_thread, Refusal, Run, Thread,
+    self as player, check_repository, read_prompt, read_schema, unknown_thread, workdir_unresolved, Refusal,
+    Run, Thread,
 };
 use harness::dialects::codex::faults::{with_faults, CodexFault, Injector, Out, THREAD_MS};
 use harness::dialects::codex::recording::Recording;
@@ -95,6 +96,13 @@ fn prepare(args: &ExecArgs, settings: &Settings, entry: &mut Entry) -> Result<Pl
     } else {
         OutputFormat::Text
     });
+    // `-C DIR` is resolved first: a folder that is not there ends the run at once.
+    let here = std::env::current_dir().unwrap_or_default();
+    if args.cd.is_some() {
+        if let Err(e) = std::fs::canonicalize(args.workdir(&here)) {
+            return Err(refused(&[], &workdir_unresolved(&e.to_string())));
+        }
+    }
     let stdin = recorded::read_stdin(args.prompt_from_stdin())
         .map_err(|message| own_error(entry, message, exit_codes::USAGE))?;
     entry.stdin.clone_from(&stdin);
@@ -109,7 +117,6 @@ fn prepare(args: &ExecArgs, settings: &Settings, entry: &mut Entry) -> Result<Pl
     };
     // Outside a Git repository, without the flag that skips the check: the real CLI's
     // refusal, once the prompt is read and before any thread.
-    let here = std::env::current_dir().unwrap_or_default();
     check_repository(args, &args.workdir(&here)).map_err(|r| refused(&said, &r))?;
     let store = (!args.ephemeral).then(Store::of_env).flatten();
     let resumed = match &args.resume {
