@@ -481,3 +481,39 @@ fn fuzz_marks_a_case_the_mock_was_not_part_of_as_skipped() {
     assert!(said.contains("/2] SKIP"), "{said}");
     assert!(!said.contains("] ok"), "{said}");
 }
+
+/// A program that always skips permissions, tested as root outside a sandbox: Claude
+/// Code refuses before anything of the case (as the real CLI does), so the case tested
+/// nothing of the program: not run, with what to do (`IS_SANDBOX=1`, only `1`), not
+/// failed (npm `ralphy-cli`: 19 of 19 cases failed `valid-arguments`). With
+/// `IS_SANDBOX=1` it passes.
+#[test]
+fn a_refusal_to_skip_permissions_as_root_is_not_run_with_what_to_do() {
+    let consumer = "claude --dangerously-skip-permissions -p hi";
+    let run = |sandbox: &str| {
+        let output = mock_std()
+            .args(["test", "--dialect", "claude", "--filter", "default/clean"])
+            .args(["--consumer", consumer])
+            .env("IS_SANDBOX", sandbox)
+            .env_remove("CLAUDE_CODE_BUBBLEWRAP")
+            .output()
+            .expect("runs");
+        let said = text(&output);
+        (output, said)
+    };
+    let (output, said) = run("yes");
+    if nix::unistd::Uid::current().is_root() {
+        assert_eq!(output.status.code(), Some(exit_codes::CASES_NOT_RUN), "{said}");
+        assert!(
+            said.contains("the agent refused to skip permissions as root"),
+            "{said}"
+        );
+        assert!(said.contains("set `IS_SANDBOX=1`"), "{said}");
+        assert!(said.contains("(here it is `yes`)"), "{said}");
+        assert!(!said.contains("valid-arguments"), "{said}");
+    } else {
+        assert_eq!(output.status.code(), Some(0), "{said}");
+    }
+    let (output, said) = run("1");
+    assert_eq!(output.status.code(), Some(0), "{said}");
+}

@@ -187,6 +187,37 @@ impl Dialect for Claude {
         "if the program got as far as starting Claude Code, it did not run `claude` from PATH: a Python SDK program runs the CLI bundled in its wheel first, a TypeScript one its platform package's; give it the mock's path, `ClaudeAgentOptions(cli_path=...)` or `pathToClaudeCodeExecutable`, e.g. from `--mock-env` (see docs/claude.md, \"Testing a program built on an SDK\")".to_owned()
     }
 
+    /// The agent refused to skip permissions as root outside a sandbox, as the real CLI
+    /// refuses it: the program runs the tests as root and the environment says no
+    /// sandbox. The case tested nothing of the program; the same program run by a user
+    /// other than root, or with `IS_SANDBOX=1`, goes on.
+    fn refused(&self, case: &Case, outcome: &Outcome) -> Option<crate::run::NotRun> {
+        let _ = case;
+        let refusal = super::wire::ROOT_BYPASS;
+        outcome
+            .journal
+            .iter()
+            .any(|entry| entry.rejected.as_deref() == Some(refusal))
+            .then(|| {
+                let sandbox = super::wire::env::IS_SANDBOX;
+                let here = match std::env::var(sandbox) {
+                    Ok(value) if !value.is_empty() => format!(" (here it is `{value}`)"),
+                    _ => String::new(),
+                };
+                crate::run::NotRun {
+                    reason: format!(
+                        "the agent refused to skip permissions as root before the case began (`{refusal}`): \
+                         the program asks for it (`--dangerously-skip-permissions` or `--permission-mode \
+                         bypassPermissions`), the tests run as root, and nothing says it is a sandbox"
+                    ),
+                    hint: format!(
+                        "run the tests as a user other than root, or set `{sandbox}=1` in their environment \
+                         where root is meant (a container): Claude Code takes only `1`{here}"
+                    ),
+                }
+            })
+    }
+
     fn case(&self, source: CaseSource, format: OutputFormat, faults: &str, name: String) -> CaseResult {
         let _ = format;
         Case::claude(source, faults, name)
