@@ -517,3 +517,43 @@ fn a_refusal_to_skip_permissions_as_root_is_not_run_with_what_to_do() {
     let (output, said) = run("1");
     assert_eq!(output.status.code(), Some(0), "{said}");
 }
+
+/// `unoffered-tools` acts when the agent sends a request the client's `initialize`
+/// did not offer, not when it reads that `initialize`: for a client that sends only
+/// `initialize` (PyPI `agent-run-supervisor`'s `agents doctor`) it never acted, and
+/// its case is not applicable, as `stop-reason`'s is; it was told `ok`.
+#[test]
+fn unoffered_tools_acts_when_an_unoffered_request_is_sent() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let client = dir.path().join("init_only.py");
+    std::fs::write(
+        &client,
+        "import json, subprocess, sys\n\
+         p = subprocess.Popen(sys.argv[1:], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)\n\
+         p.stdin.write(json.dumps({'jsonrpc': '2.0', 'id': 1, 'method': 'initialize', \
+         'params': {'protocolVersion': 1, 'clientCapabilities': {}}}) + '\\n')\n\
+         p.stdin.flush()\n\
+         print(json.loads(p.stdout.readline())['result']['protocolVersion'])\n\
+         p.stdin.close()\n\
+         p.wait()\n",
+    )
+    .expect("writes the client");
+    let consumer = format!("python3 {} gemini --acp", client.display());
+    let (output, report) = test(&[
+        "--dialect",
+        "gemini-acp",
+        "--filter",
+        "default/unoffered-tools",
+        "--consumer",
+        &consumer,
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{report}");
+    assert!(
+        report.contains("1 case: 0 passed, 0 failed, 1 not applicable"),
+        "{report}"
+    );
+    assert!(
+        report.contains("the fault unoffered-tools never acted"),
+        "{report}"
+    );
+}

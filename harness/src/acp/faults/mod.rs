@@ -94,6 +94,9 @@ pub struct Injector {
     /// Of a fault that acts on steps as they are played (`stop-reason`), whether it
     /// has acted: set by the steps (shared with a clone).
     acted: Vec<Option<Arc<AtomicBool>>>,
+    /// With `unoffered-tools`, what the client's `initialize` really offered: the
+    /// fault acts when the agent sends a request it did not.
+    offered: Option<wire::Capabilities>,
 }
 
 impl Injector {
@@ -102,6 +105,7 @@ impl Injector {
         Injector {
             fired: vec![false; faults.len()],
             acted: vec![None; faults.len()],
+            offered: None,
             faults,
             sent: 0,
             written: 0,
@@ -228,20 +232,21 @@ impl Injector {
     /// The client's request `message` as the conversation is to take it: with
     /// `unoffered-tools`, an `initialize` that offers every tool the client can run for
     /// the agent (the line to take instead), whatever it offered; `None` to take it as
-    /// it is. The journal still has what the client sent.
+    /// it is. The journal still has what the client sent. The fault acts when the agent
+    /// sends a request the client did not offer ([`message`](Injector::message)).
     pub fn client_request(&mut self, message: &Message<'_>) -> Option<Vec<u8>> {
         if message.method() != methods::INITIALIZE {
             return None;
         }
-        let index = self
-            .faults
+        self.faults
             .iter()
             .position(|f| matches!(f, AcpFault::UnofferedTools))?;
         let params = message.params_value();
-        if wire::Capabilities::of_initialize(&params) == wire::Capabilities::ALL {
+        let offered = wire::Capabilities::of_initialize(&params);
+        if offered == wire::Capabilities::ALL {
             return None;
         }
-        self.fired[index] = true;
+        self.offered = Some(offered);
         let params = wire::Capabilities::ALL.offered_in(&params);
         Some(rpc::request_with_id(message.id_text(), message.method(), &params))
     }
@@ -304,6 +309,17 @@ impl Injector {
             };
         }
         let message = Message::parse(&line);
+        if let (Some(offered), Some(request)) = (self.offered, &message) {
+            if request.kind == Kind::Request && !offered.allow(request.method()) {
+                let unoffered = self
+                    .faults
+                    .iter()
+                    .position(|f| matches!(f, AcpFault::UnofferedTools));
+                if let Some(index) = unoffered {
+                    self.fired[index] = true;
+                }
+            }
+        }
         let kind = message.as_ref().and_then(kind_of);
         let update = message
             .as_ref()
