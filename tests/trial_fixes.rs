@@ -557,3 +557,29 @@ fn unoffered_tools_acts_when_an_unoffered_request_is_sent() {
         "{report}"
     );
 }
+
+/// `mock-agent test` run in a folder deleted under it cannot run the consumer there:
+/// exit 69 (as docs/exit-codes.md says), with why and what to do, not a "not run"
+/// case that blames the program.
+#[test]
+fn a_test_run_in_a_deleted_folder_cannot_run_the_consumer() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let gone = dir.path().join("gone");
+    std::fs::create_dir(&gone).expect("mkdir");
+    let output = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(r#"cd "$1" && rmdir "$1" && exec "$2" test --filter default/clean --consumer 'echo hi'"#)
+        .args([
+            "sh",
+            &gone.display().to_string(),
+            &crate::support::bin().display().to_string(),
+        ])
+        .output()
+        .expect("runs");
+    let said = text(&output);
+    assert_eq!(output.status.code(), Some(exit_codes::CANNOT_RUN), "{said}");
+    assert!(
+        said.contains("mock-agent: cannot run `echo hi`: the folder it runs in is gone"),
+        "{said}"
+    );
+}

@@ -374,8 +374,19 @@ fn run_in(
     node::take_note(&mut cmd, &consumer.env, &workdir.node_note, &workdir.node_ends);
     // The consumer runs where the harness was started (its paths are the user's), or
     // where it says.
-    if let Some(cwd) = &consumer.cwd {
-        cmd.current_dir(cwd);
+    match &consumer.cwd {
+        Some(cwd) => {
+            cmd.current_dir(cwd);
+        }
+        // A folder deleted under the harness: the consumer would start in no folder.
+        None => {
+            std::env::current_dir().map_err(|e| {
+                spawn_error(std::io::Error::new(
+                    e.kind(),
+                    format!("the folder it runs in is gone ({e}): run it from a folder that exists"),
+                ))
+            })?;
+        }
     }
     cmd.stdin(Stdio::null())
         .stdout(Stdio::piped())
