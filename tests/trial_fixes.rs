@@ -583,3 +583,24 @@ fn a_test_run_in_a_deleted_folder_cannot_run_the_consumer() {
         "{said}"
     );
 }
+
+/// `--help` of `test`, `fuzz` and `judge` names every property `--off` takes, and the
+/// mock's own help lists the agent CLIs it stands in for, each one's word.
+#[test]
+fn the_help_names_every_property_and_every_cli() {
+    for command in ["test", "fuzz", "judge"] {
+        let output = mock_std().args([command, "--help"]).output().expect("runs");
+        let help = text(&output);
+        for property in harness::run::Property::ALL {
+            assert!(
+                help.contains(property.name()),
+                "{command} --help: {property}\n{help}"
+            );
+        }
+    }
+    let help = text(&mock_std().arg("--help").output().expect("runs"));
+    for word in ["agent", "claude", "codex", "gemini"] {
+        assert!(help.contains(&format!("\n  {word} ")), "{word}:\n{help}");
+    }
+    assert!(help.contains("--dialect codex, codex-app-server"), "{help}");
+}

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 # gemini_acp_fatal_unknown.py: gemini_acp_careful.py's client with a planted bug: it
 # looks each sessionUpdate kind up in a table of the spec's kinds, and a kind it does
-# not know raises KeyError, uncaught (a traceback, exit 1). The harness must catch it
-# with `ignores-unknown`.
+# not know raises KeyError, which ends the run as a failure (`error: internal error:
+# KeyError(...)`, exit 1) where the turn succeeded. The harness must catch it with
+# `ignores-unknown`; every other case it passes, as gemini_acp_careful.py does.
 import os
 import sys
 
@@ -29,8 +30,6 @@ class FatalUnknown(gemini_acp_careful.GeminiClient):
 
 
 if __name__ == "__main__":
-    client = FatalUnknown([os.environ.get("GEMINI_AGENT") or "gemini", "--acp"])
-    try:
-        client.run(sys.argv[1] if len(sys.argv) > 1 else "Summarize the repo")
-    finally:
-        client.stop(graceful=False)
+    # gemini_acp_careful.py's main, with this client: the bug is the only difference.
+    gemini_acp_careful.GeminiClient = FatalUnknown
+    gemini_acp_careful.run_main()

@@ -36,6 +36,10 @@ impl AcpDialect {
         let about = About::typed::<super::faults::AcpFault>(names, acp_faults)
             .consumer("ACP client")
             .test_flags(profile.test_flags)
+            .unknown(
+                "an update of an unknown kind or with an unknown field",
+                &[super::wire::undocumented::UPDATE],
+            )
             // A failed turn leaves the agent running: the run's end is the client's.
             .outlives_a_failure();
         AcpDialect { profile, about }

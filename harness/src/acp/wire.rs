@@ -430,6 +430,12 @@ pub fn text_block(text: &str) -> Value {
     json!({"type": content_types::TEXT, "text": text})
 }
 
+/// What the mock writes that no schema has.
+pub mod undocumented {
+    /// The `sessionUpdate` kind of the `unknown-update` fault, which no client knows.
+    pub const UPDATE: &str = "mock_agent_unknown_update";
+}
+
 /// An update of one of the [`updates::CHUNKS`] kinds, of this text.
 pub fn text_chunk(kind: &str, text: &str) -> Value {
     json!({"sessionUpdate": kind, "content": text_block(text)})

@@ -42,11 +42,12 @@ const OWN_COMMANDS: &[&str] = &[
     "-h",
 ];
 
-/// A stand-in for the cursor-agent CLI, for testing programs that drive it.
+/// A stand-in for AI coding agents' CLIs, for testing programs that drive them.
 ///
-/// Run with the real CLI's arguments (`mock-agent -p "prompt" --output-format json`),
-/// or install it as `cursor-agent`, and it replays a recorded session
-/// (MOCK_AGENT_CASSETTE) or the built-in default one, exactly as the CLI prints it.
+/// Run it under a CLI's name (a link named `cursor-agent`, `claude`, `codex` or
+/// `gemini`), or as `mock-agent WORD ARGS` (below), with the real CLI's arguments, and
+/// it plays a recorded session (MOCK_AGENT_CASSETTE) or the built-in default one as
+/// that CLI does; `mock-agent -p "prompt"` is `cursor-agent -p "prompt"`.
 #[derive(Parser)]
 #[command(name = "mock-agent", version, disable_version_flag = true)]
 struct Cli {
@@ -333,7 +334,7 @@ impl ConsumerRun {
 /// and how it says that the agent failed.
 #[derive(Args)]
 struct Judge {
-    /// Switch a property off (repeatable): ends, no-crash, reports-failure, reports-success, no-leftover, reads-to-end, answers-requests, ignores-unknown.
+    /// Switch a property off (repeatable): ends, no-crash, reports-failure, reports-success, no-leftover, reads-to-end, answers-requests, ignores-unknown, valid-arguments.
     #[arg(long = "off", value_name = "PROPERTY", value_parser = parse_property)]
     off: Vec<harness::run::Property>,
     /// The consumer reports a failure by printing a line that matches this regular
@@ -414,6 +415,29 @@ fn parse_property(text: &str) -> Result<harness::run::Property, String> {
         .map_err(|e: harness::run::UnknownProperty| e.to_string())
 }
 
+/// The CLIs the mock stands in for, as `--help` lists them: each one's word, the
+/// programs it answers to, and its dialects (from the registries).
+fn clis_help() -> String {
+    let mut text =
+        String::from("Agent CLIs (`mock-agent WORD ARGS...`, or a link named as one of its programs):\n");
+    for cli in crate::dialects::ALL {
+        let programs = cli.dialect().programs();
+        let modes: Vec<&str> = harness::dialects::ALL
+            .iter()
+            .filter(|d| d.programs().first() == programs.first())
+            .map(|d| d.name())
+            .collect();
+        text.push_str(&format!(
+            "  {:<8} {} (--dialect {})\n",
+            cli.word(),
+            programs.join(", "),
+            modes.join(", ")
+        ));
+    }
+    text.push_str("`mock-agent dialects` says what each dialect stands in for.");
+    text
+}
+
 fn parse_format(text: &str) -> Result<OutputFormat, String> {
     text.parse()
         .map_err(|e: harness::format::UnknownFormat| e.to_string())
@@ -422,7 +446,12 @@ fn parse_format(text: &str) -> Result<OutputFormat, String> {
 /// Runs one of the mock's own subcommands; `argv` starts with the program name. How
 /// the process is to end, or the error that ends it ([`crate::main`] reports it).
 pub fn run(argv: &[String]) -> Result<Exit, Error> {
-    let cli = match Cli::try_parse_from(argv) {
+    use clap::{CommandFactory, FromArgMatches};
+    let parsed = Cli::command()
+        .after_long_help(clis_help())
+        .try_get_matches_from(argv)
+        .and_then(|matches| Cli::from_arg_matches(&matches));
+    let cli = match parsed {
         Ok(cli) => cli,
         Err(e) => return clap_error(&e),
     };

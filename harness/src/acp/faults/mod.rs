@@ -376,7 +376,7 @@ impl Injector {
                 AcpFault::Duplicate { .. } => copies = 2,
                 AcpFault::UnknownUpdate { .. } => before.push(super::tell::update_line(
                     &session,
-                    &wire::text_chunk("mock_agent_unknown_update", "an update no client knows"),
+                    &wire::text_chunk(wire::undocumented::UPDATE, "an update no client knows"),
                 )),
                 AcpFault::Huge { bytes, .. } => before.push(super::tell::update_line(
                     &session,

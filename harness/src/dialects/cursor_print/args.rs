@@ -424,7 +424,7 @@ pub fn parse(argv: &[String]) -> Result<AgentArgs, ArgError> {
 pub fn help() -> String {
     let mut text = String::from(
         "Usage: cursor-agent [options] [command] [prompt...]\n\n\
-         Start the Cursor Agent (emulated by mock-agent: print mode only)\n\n\
+         Start the Cursor Agent (emulated by mock-agent: print mode and `acp`)\n\n\
          Arguments:\n  prompt                        Initial prompt for the agent\n\nOptions:\n",
     );
     for opt in OPTIONS {

@@ -272,8 +272,8 @@ fn dispatch(
         Some(Command::NotEmulated(name)) => {
             eprintln!(
                 "mock-agent: `cursor-agent {name}` is not emulated; the mock answers print mode \
-                 (also as `agent`), `create-chat`, `status`, `whoami`, `models`, `about` and \
-                 `--version`"
+                 (also as `agent`), `acp`, `create-chat`, `status`, `whoami`, `models`, `about` \
+                 and `--version`"
             );
             return Exit::Code(exit_codes::USAGE);
         }
