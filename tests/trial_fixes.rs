@@ -604,3 +604,35 @@ fn the_help_names_every_property_and_every_cli() {
     }
     assert!(help.contains("--dialect codex, codex-app-server"), "{help}");
 }
+
+/// A command line the agent's CLI refuses is told apart from the verdict: the verdict
+/// says the CLI's words (the same in every case the mistake breaks, so "by cause"
+/// groups them), and a line of the case shows the arguments, quoted, a line break as
+/// `\n`, long ones cut (npm `ralphy-cli` passes a prompt of 20 lines and a path of the
+/// case's own: 21 causes, each a screenful).
+#[test]
+fn refused_arguments_are_shown_apart_and_their_cases_grouped() {
+    let consumer = r#"codex exec --json --full-auto --cd "$(dirname "$MOCK_AGENT_JOURNAL")" "$(printf 'first line\nsecond line')""#;
+    let (output, report) = test(&[
+        "--dialect",
+        "codex",
+        "--filter",
+        "default/clean",
+        "--filter",
+        "default/unauthorized",
+        "--consumer",
+        consumer,
+    ]);
+    assert_eq!(output.status.code(), Some(exit_codes::CASES_FAILED), "{report}");
+    assert!(
+        report.contains(
+            "2 cases break valid-arguments: the agent refused the program's arguments and ran nothing (exit 2)"
+        ),
+        "{report}"
+    );
+    assert!(
+        report.contains("the arguments it refused: exec --json --full-auto --cd /"),
+        "{report}"
+    );
+    assert!(report.contains(r"'first line\nsecond line'"), "{report}");
+}

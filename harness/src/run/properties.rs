@@ -592,10 +592,33 @@ pub(crate) fn refused(outcome: &Outcome) -> Option<String> {
         crate::journal::ExitRecord::Signal(signal) => format!("signal {signal}"),
     };
     Some(format!(
-        "the agent refused the program's arguments ({}) and ran nothing ({ended}); it said: {}",
-        entry.argv.join(" "),
+        "the agent refused the program's arguments and ran nothing ({ended}); it said: {}",
         said.join(" | ")
     ))
+}
+
+/// How long a word of the refused arguments, and all of them, may be as a failure
+/// tells them.
+const ARGV_WORD: usize = 60;
+const ARGV_ALL: usize = 300;
+
+/// The arguments the agent's CLI refused ([`refused`]), as a failure tells them: each
+/// word quoted for a shell, its line breaks as `\n`, a word over 60 characters and
+/// the whole over 300 cut (`...`). Apart from the verdict's words, which are the
+/// same in every case the same mistake breaks (a prompt or a path differs by case).
+pub(crate) fn refused_arguments(outcome: &Outcome) -> Option<String> {
+    refused(outcome)?;
+    let entry = outcome.journal.iter().rev().find(|e| e.rejected.is_some())?;
+    let clip = |text: String, most: usize| match text.char_indices().nth(most) {
+        Some((at, _)) => format!("{}...", &text[..at]),
+        None => text,
+    };
+    let words: Vec<String> = entry
+        .argv
+        .iter()
+        .map(|word| super::repro::quote(&clip(word.replace('\n', "\\n"), ARGV_WORD)))
+        .collect();
+    Some(clip(words.join(" "), ARGV_ALL))
 }
 
 /// What `no-leftover` says of processes of the consumer's group left running: which

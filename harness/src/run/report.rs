@@ -153,6 +153,9 @@ pub fn explain(result: &CaseResult) -> String {
     if let Some(agent) = agent_end(result) {
         let _ = writeln!(text, "    {agent}");
     }
+    if let Some(argv) = super::properties::refused_arguments(&result.outcome) {
+        let _ = writeln!(text, "    the arguments it refused: {argv}");
+    }
     for (name, bytes) in [
         ("stdout", &result.outcome.stdout),
         ("stderr", &result.outcome.stderr),

@@ -48,7 +48,7 @@ fn a_refused_command_line_is_the_agent_s_failure_and_the_program_s_doing() {
             assert_eq!(broken[0].name, "valid-arguments");
             assert!(
                 broken[0].detail.starts_with(
-                    "the agent refused the program's arguments (exec --json --full-auto -) and ran nothing (exit 2); it said: error: unexpected argument '--full-auto' found | tip:"
+                    "the agent refused the program's arguments and ran nothing (exit 2); it said: error: unexpected argument '--full-auto' found | tip:"
                 ),
                 "{}",
                 broken[0].detail
