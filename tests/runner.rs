@@ -295,6 +295,8 @@ fn fuzz_keeps_going_to_collect_distinct_failures() {
         "{stdout}"
     );
     assert!(stdout.contains(" distinct failures ("), "{stdout}");
+    // How many of the generated cases failed, all 20 run (`--keep-going`).
+    assert!(stdout.contains(" of 20 cases failed; "), "{stdout}");
     for broken in ["  reports-success: ", "  reports-failure: "] {
         assert!(stdout.contains(broken), "{broken} in {stdout}");
     }

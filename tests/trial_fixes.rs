@@ -636,3 +636,18 @@ fn refused_arguments_are_shown_apart_and_their_cases_grouped() {
     );
     assert!(report.contains(r"'first line\nsecond line'"), "{report}");
 }
+
+/// A program that shows the answer on its stderr is told so: the answer is not in its
+/// stdout, it is on its stderr (PyPI `agentic-coding-harness` streams the text there
+/// by design), with how to switch the check off for such a program.
+#[test]
+fn an_answer_shown_on_stderr_is_told_as_such() {
+    let consumer = r#"cursor-agent -p hi --output-format json | python3 -c 'import json, sys; print(json.load(sys.stdin)["result"], file=sys.stderr)'"#;
+    let (output, report) = test(&["--filter", "default/clean", "--consumer", consumer]);
+    assert_eq!(output.status.code(), Some(exit_codes::CASES_FAILED), "{report}");
+    assert!(
+        report.contains("its answer is not in the consumer's stdout: it is on its stderr"),
+        "{report}"
+    );
+    assert!(report.contains("`--off reports-success`"), "{report}");
+}

@@ -30,6 +30,12 @@ use super::{Case, Dialect, RunError, Runner, Worker};
 pub struct FuzzReport {
     /// Cases run, shrinking included.
     pub runs: u64,
+    /// Generated cases run (shrinking not included): all of them, or those up to the
+    /// batch of the first failure unless [`Fuzz::keep_going`].
+    pub cases: u32,
+    /// Of those, how many failed (each failure is shrunk only when it breaks a set of
+    /// properties no earlier one broke).
+    pub failed: u32,
     /// How long it took, in seconds.
     pub seconds: f64,
     /// The minimal failing case, if one failed: the first of [`failures`](Self::failures).
@@ -270,7 +276,7 @@ impl Fuzz {
         let mut failures: Vec<FuzzFailure> = Vec::new();
         let mut causes: Vec<Vec<String>> = Vec::new();
         let batch = u32::try_from(runner.jobs * 4).unwrap_or(u32::MAX).max(1);
-        let mut done = 0u32;
+        let (mut done, mut failed) = (0u32, 0u32);
         'search: while done < self.cases {
             let n = batch.min(self.cases - done);
             let mut trees = Vec::with_capacity(n as usize);
@@ -302,6 +308,7 @@ impl Fuzz {
             })?;
             runs += u64::from(n);
             done += n;
+            failed += u32::try_from(results.iter().filter(|r| r.failed()).count()).unwrap_or(u32::MAX);
             for (tree, result) in trees.into_iter().zip(results) {
                 // A fuzz run whose consumer does not run the mock tests nothing.
                 if let Some(not_run) = result.not_run {
@@ -355,6 +362,8 @@ impl Fuzz {
         drop(scratch);
         Ok(FuzzReport {
             runs,
+            cases: done,
+            failed,
             seconds: started.elapsed().as_secs_f64(),
             failure: failures.first().cloned(),
             failures,

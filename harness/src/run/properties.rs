@@ -519,6 +519,16 @@ impl Properties {
                              to read, can switch this check off (`--off reports-success`)"
                             .into())
                     }
+                    (false, Status::Exited(0))
+                        if self.success.is_none()
+                            && reports_answer(&String::from_utf8_lossy(&outcome.stderr), answer, &case.segments) =>
+                    {
+                        Err("the agent succeeded, but its answer is not in the consumer's stdout: it is on \
+                             its stderr, where this check does not look; a program that shows its answer \
+                             there by design (its stdout for other programs) can switch this check off \
+                             (`--off reports-success`)"
+                            .into())
+                    }
                     (false, Status::Exited(0)) => {
                         Err("the agent succeeded, but its answer is not in the consumer's stdout".into())
                     }

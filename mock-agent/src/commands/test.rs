@@ -455,7 +455,10 @@ pub(super) fn fuzz(args: &FuzzArgs) -> Result<Exit, Error> {
         1 => "a failure".to_owned(),
         n => format!("{n} distinct failures"),
     };
-    println!("{found} ({} runs, {:.1} s):", report.runs, report.seconds);
+    println!(
+        "{found} ({} of {} cases failed; {} runs with shrinking, {:.1} s):",
+        report.failed, report.cases, report.runs, report.seconds
+    );
     for failure in &report.failures {
         let stopped = if failure.shrink_stopped {
             format!(" (shrinking stopped after --shrink-time {} s)", args.shrink_time)
