@@ -651,3 +651,19 @@ fn an_answer_shown_on_stderr_is_told_as_such() {
     );
     assert!(report.contains("`--off reports-success`"), "{report}");
 }
+
+/// A program whose stdout stops at exactly a pipe's size, without the answer, is told
+/// what that marks: writes to a pipe not flushed before the program exited (Node.js's
+/// `process.exit()` with writes pending; the example client of npm
+/// `@agentclientprotocol/sdk` does so).
+#[test]
+fn stdout_cut_at_a_pipe_s_size_is_told_as_unflushed_writes() {
+    let consumer =
+        r#"cursor-agent -p hi > /dev/null; python3 -c 'import sys; sys.stdout.write("x" * 65536)'"#;
+    let (output, report) = test(&["--filter", "default/clean", "--consumer", consumer]);
+    assert_eq!(output.status.code(), Some(exit_codes::CASES_FAILED), "{report}");
+    assert!(
+        report.contains("its stdout stops at exactly 65536 bytes, a pipe's size"),
+        "{report}"
+    );
+}

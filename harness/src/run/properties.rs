@@ -529,9 +529,10 @@ impl Properties {
                              (`--off reports-success`)"
                             .into())
                     }
-                    (false, Status::Exited(0)) => {
-                        Err("the agent succeeded, but its answer is not in the consumer's stdout".into())
-                    }
+                    (false, Status::Exited(0)) => Err(format!(
+                        "the agent succeeded, but its answer is not in the consumer's stdout{}",
+                        cut_at_a_pipe(outcome.stdout.len())
+                    )),
                     (false, Status::Exited(code @ (126 | 127))) => Err(format!(
                         "the agent succeeded, but the consumer exited {code}: its command was not found or cannot run (check --consumer)"
                     )),
@@ -605,6 +606,23 @@ pub(crate) fn refused(outcome: &Outcome) -> Option<String> {
         "the agent refused the program's arguments and ran nothing ({ended}); it said: {}",
         said.join(" | ")
     ))
+}
+
+/// What to add to a missed answer when the consumer's stdout stopped at a pipe's
+/// size (64 KiB, 128 KiB, 256 KiB, 1 MiB): the mark of a program that exited before
+/// its writes to a pipe were flushed (Node.js's `process.exit()` with writes pending
+/// drops the rest); empty otherwise.
+fn cut_at_a_pipe(len: usize) -> String {
+    const SIZES: [usize; 4] = [64 << 10, 128 << 10, 256 << 10, 1 << 20];
+    if SIZES.contains(&len) {
+        format!(
+            " (its stdout stops at exactly {len} bytes, a pipe's size: a program that exits before \
+             its writes to a pipe are flushed, as Node.js's `process.exit()` does with writes \
+             pending, loses the rest; set `process.exitCode` and return instead)"
+        )
+    } else {
+        String::new()
+    }
 }
 
 /// How long a word of the refused arguments, and all of them, may be as a failure
