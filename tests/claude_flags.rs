@@ -149,7 +149,7 @@ fn resume_of_the_session_the_seed_makes_goes_on_with_it() {
 /// source). Not root, it goes on too.
 #[test]
 fn root_may_skip_permissions_only_in_a_sandbox() {
-    let root = nix::unistd::Uid::effective().is_root();
+    let root = nix::unistd::Uid::current().is_root();
     for flags in [
         &["--dangerously-skip-permissions"][..],
         &["--permission-mode", "bypassPermissions"][..],

@@ -509,7 +509,11 @@ fn a_refusal_to_skip_permissions_as_root_is_not_run_with_what_to_do() {
             "{said}"
         );
         assert!(said.contains("set `IS_SANDBOX=1`"), "{said}");
-        assert!(said.contains("(here it is `yes`)"), "{said}");
+        assert!(
+            said.contains("(the tests' environment has `IS_SANDBOX=yes`)"),
+            "{said}"
+        );
+        assert!(said.contains("set `CLAUDE_CODE_BUBBLEWRAP=1` instead"), "{said}");
         assert!(!said.contains("valid-arguments"), "{said}");
     } else {
         assert_eq!(output.status.code(), Some(0), "{said}");
@@ -591,10 +595,13 @@ fn the_help_names_every_property_and_every_cli() {
     for command in ["test", "fuzz", "judge"] {
         let output = mock_std().args([command, "--help"]).output().expect("runs");
         let help = text(&output);
+        // The paragraph of `--off`: from its flag to the next flag.
+        let off = help.split("--off <PROPERTY>").nth(1).unwrap_or_default();
+        let off = off.split("\n      --").next().unwrap_or_default();
         for property in harness::run::Property::ALL {
             assert!(
-                help.contains(property.name()),
-                "{command} --help: {property}\n{help}"
+                off.contains(property.name()),
+                "{command} --help: {property}\n{off}"
             );
         }
     }
@@ -666,4 +673,37 @@ fn stdout_cut_at_a_pipe_s_size_is_told_as_unflushed_writes() {
         report.contains("its stdout stops at exactly 65536 bytes, a pipe's size"),
         "{report}"
     );
+}
+
+/// A program that gives `codex exec -C` a folder that is not there where the test
+/// runs it stopped the agent before the case began: not run, with what to do (it was
+/// judged a success missed). One that runs `codex exec` outside a Git repository, in a
+/// folder it deletes once the agent has ended, is still told it stopped at the Git
+/// check: the journal, not the folder's state when the case is judged, tells it.
+#[test]
+fn codex_stopped_before_the_case_by_its_folder_is_not_run() {
+    let (output, report) = test(&[
+        "--dialect",
+        "codex",
+        "--filter",
+        "default/clean",
+        "--consumer",
+        "codex exec --json --skip-git-repo-check -C /no/such/folder hi",
+    ]);
+    assert_eq!(output.status.code(), Some(exit_codes::CASES_NOT_RUN), "{report}");
+    assert!(
+        report.contains("the folder the program gives `codex exec -C` (/no/such/folder) is not there"),
+        "{report}"
+    );
+    let scratch = r#"d=$(mktemp -d); codex exec --json -C "$d" hi; rc=$?; rmdir "$d"; exit $rc"#;
+    let (output, report) = test(&[
+        "--dialect",
+        "codex",
+        "--filter",
+        "default/clean",
+        "--consumer",
+        scratch,
+    ]);
+    assert_eq!(output.status.code(), Some(exit_codes::CASES_NOT_RUN), "{report}");
+    assert!(report.contains("Git-repository check"), "{report}");
 }

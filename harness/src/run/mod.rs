@@ -380,12 +380,14 @@ fn run_in(
         }
         // A folder deleted under the harness: the consumer would start in no folder.
         None => {
-            std::env::current_dir().map_err(|e| {
-                spawn_error(std::io::Error::new(
-                    e.kind(),
-                    format!("the folder it runs in is gone ({e}): run it from a folder that exists"),
-                ))
-            })?;
+            if let Err(e) = std::env::current_dir() {
+                if e.kind() == std::io::ErrorKind::NotFound {
+                    return Err(spawn_error(std::io::Error::new(
+                        e.kind(),
+                        format!("the folder it runs in is gone ({e}): run it from a folder that exists"),
+                    )));
+                }
+            }
         }
     }
     cmd.stdin(Stdio::null())

@@ -524,9 +524,10 @@ impl Properties {
                             && reports_answer(&String::from_utf8_lossy(&outcome.stderr), answer, &case.segments) =>
                     {
                         Err("the agent succeeded, but its answer is not in the consumer's stdout: it is on \
-                             its stderr, where this check does not look; a program that shows its answer \
-                             there by design (its stdout for other programs) can switch this check off \
-                             (`--off reports-success`)"
+                             its stderr (written there by the program, or by an agent whose stderr the \
+                             program passes through), where this check does not look; only a program \
+                             that shows its answer on stderr by design, its stdout being for other \
+                             programs, should switch this check off (`--off reports-success`)"
                             .into())
                     }
                     (false, Status::Exited(0)) => Err(format!(
@@ -617,8 +618,8 @@ fn cut_at_a_pipe(len: usize) -> String {
     if SIZES.contains(&len) {
         format!(
             " (its stdout stops at exactly {len} bytes, a pipe's size: a program that exits before \
-             its writes to a pipe are flushed, as Node.js's `process.exit()` does with writes \
-             pending, loses the rest; set `process.exitCode` and return instead)"
+             its writes to a pipe are flushed loses the rest; in Node.js, `process.exit()` does so \
+             with writes pending: set `process.exitCode` and return instead)"
         )
     } else {
         String::new()

@@ -201,9 +201,12 @@ impl Dialect for Claude {
             .then(|| {
                 let sandbox = super::wire::env::IS_SANDBOX;
                 let here = match std::env::var(sandbox) {
-                    Ok(value) if !value.is_empty() => format!(" (here it is `{value}`)"),
+                    Ok(value) if !value.is_empty() => {
+                        format!(" (the tests' environment has `{sandbox}={value}`)")
+                    }
                     _ => String::new(),
                 };
+                let bubblewrap = super::wire::env::BUBBLEWRAP;
                 crate::run::NotRun {
                     reason: format!(
                         "the agent refused to skip permissions as root before the case began (`{refusal}`): \
@@ -212,7 +215,9 @@ impl Dialect for Claude {
                     ),
                     hint: format!(
                         "run the tests as a user other than root, or set `{sandbox}=1` in their environment \
-                         where root is meant (a container): Claude Code takes only `1`{here}"
+                         where root is meant (a container): Claude Code takes only `1`{here}; a program that \
+                         passes the agent only `CLAUDE_*` variables (as SDK programs do) drops it: set \
+                         `{bubblewrap}=1` instead, which such a program passes on"
                     ),
                 }
             })

@@ -120,11 +120,28 @@ impl Dialect for Codex {
         codex_home(dir)
     }
 
-    /// `codex exec` stopped at its Git-repository check: the program passes no
+    /// `codex exec` stopped before the case: at a `-C` folder that is not there where
+    /// the test runs the program, or at its Git-repository check (the program passes no
     /// `--skip-git-repo-check` and runs it where the user ran the test, which is in no
-    /// Git repository. The case tested nothing of the program.
+    /// Git repository). The case tested nothing of the program.
     fn refused(&self, case: &Case, outcome: &crate::run::Outcome) -> Option<crate::run::NotRun> {
         let _ = case;
+        if let Some(workdir) = outcome
+            .journal
+            .iter()
+            .find_map(super::exec::stopped_at_missing_workdir)
+        {
+            return Some(crate::run::NotRun {
+                reason: format!(
+                    "the agent stopped before the case began: the folder the program gives `codex exec -C` \
+                     ({}) is not there where the test runs it",
+                    workdir.display()
+                ),
+                hint: "run `mock-agent test` where that folder exists (the program runs where the test is \
+                       run), or make the program give `-C` a folder that exists"
+                    .to_owned(),
+            });
+        }
         let workdir = outcome
             .journal
             .iter()

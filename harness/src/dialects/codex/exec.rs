@@ -174,8 +174,26 @@ pub fn stopped_at_git_check(entry: &crate::journal::Entry) -> Option<std::path::
     if args.skips_git_check() || entry.exit != crate::journal::ExitRecord::Code(1) {
         return None;
     }
+    // The check comes once the prompt is read; a `-C` folder not there ends the run
+    // before ([`stopped_at_missing_workdir`]).
+    entry.prompt.as_ref()?;
     let workdir = args.workdir(std::path::Path::new(entry.cwd.as_deref()?));
-    (workdir.exists() && !in_git_repository(&workdir)).then_some(workdir)
+    (!in_git_repository(&workdir)).then_some(workdir)
+}
+
+/// The folder a run of the journal was told to work in (`-C DIR`) and could not
+/// resolve: a `codex exec -C DIR` that ended with exit 1 before it read its stdin or
+/// its prompt ([`workdir_unresolved`], as the mock made it: "No prompt provided"
+/// ends after reading stdin); `None` otherwise.
+pub fn stopped_at_missing_workdir(entry: &crate::journal::Entry) -> Option<std::path::PathBuf> {
+    let Ok(super::args::Command::Exec(args)) = super::args::parse(&entry.argv) else {
+        return None;
+    };
+    args.cd.as_ref()?;
+    if entry.prompt.is_some() || entry.stdin.is_some() || entry.exit != crate::journal::ExitRecord::Code(1) {
+        return None;
+    }
+    Some(args.workdir(std::path::Path::new(entry.cwd.as_deref()?)))
 }
 
 /// The run: every line, the exit code, the last message and the usage.
