@@ -20,6 +20,18 @@ fn test(args: &[&str]) -> (Output, String) {
     (output, report)
 }
 
+/// `mock-agent test ARGS` (the case `FILTER` of `DIALECT`, the consumer `CONSUMER`:
+/// `[DIALECT, FILTER, CONSUMER]`), asserted to exit `code` and to say each of `said`;
+/// everything it printed.
+fn test_says([dialect, filter, consumer]: [&str; 3], code: i32, said: &[&str]) -> String {
+    let (output, report) = test(&["--dialect", dialect, "--filter", filter, "--consumer", consumer]);
+    assert_eq!(output.status.code(), Some(code), "{report}");
+    for words in said {
+        assert!(report.contains(words), "`{words}` in:\n{report}");
+    }
+    report
+}
+
 /// `mock-agent test --dialect claude` with each of `filters`, `extra` and `consumer`,
 /// and everything it printed.
 fn test_claude(filters: &[&str], consumer: &str, extra: &[&str]) -> (Output, String) {
@@ -179,18 +191,12 @@ fn a_case_whose_fault_never_acted_is_not_applicable() {
 fn a_fault_that_acted_in_none_of_the_runs_says_none() {
     let consumer = "gemini --version > /dev/null && GEMINI_CLI_TRUST_WORKSPACE=true gemini -p hi -o json | \
                     python3 -c 'import json, sys; print(json.load(sys.stdin)[\"response\"])'";
-    let (output, report) = test(&[
-        "--dialect",
-        "gemini",
-        "--filter",
-        "default/unknown-event",
-        "--consumer",
-        consumer,
-    ]);
-    assert_eq!(output.status.code(), Some(0), "{report}");
-    assert!(
-        report.contains("the fault unknown never acted: none of the agent's 2 runs had a place for its act (each ended before, or its output format has none)"),
-        "{report}"
+    let none = "the fault unknown never acted: none of the agent's 2 runs had a place for its act \
+                (each ended before, or its output format has none)";
+    test_says(
+        ["gemini", "default/unknown-event", consumer],
+        exit_codes::OK,
+        &[none],
     );
 }
 
@@ -543,22 +549,14 @@ fn unoffered_tools_acts_when_an_unoffered_request_is_sent() {
     )
     .expect("writes the client");
     let consumer = format!("python3 {} gemini --acp", client.display());
-    let (output, report) = test(&[
-        "--dialect",
-        "gemini-acp",
-        "--filter",
-        "default/unoffered-tools",
-        "--consumer",
-        &consumer,
-    ]);
-    assert_eq!(output.status.code(), Some(0), "{report}");
-    assert!(
-        report.contains("1 case: 0 passed, 0 failed, 1 not applicable"),
-        "{report}"
-    );
-    assert!(
-        report.contains("the fault unoffered-tools never acted"),
-        "{report}"
+    let said = [
+        "1 case: 0 passed, 0 failed, 1 not applicable",
+        "the fault unoffered-tools never acted",
+    ];
+    test_says(
+        ["gemini-acp", "default/unoffered-tools", &consumer],
+        exit_codes::OK,
+        &said,
     );
 }
 
@@ -650,13 +648,15 @@ fn refused_arguments_are_shown_apart_and_their_cases_grouped() {
 #[test]
 fn an_answer_shown_on_stderr_is_told_as_such() {
     let consumer = r#"cursor-agent -p hi --output-format json | python3 -c 'import json, sys; print(json.load(sys.stdin)["result"], file=sys.stderr)'"#;
-    let (output, report) = test(&["--filter", "default/clean", "--consumer", consumer]);
-    assert_eq!(output.status.code(), Some(exit_codes::CASES_FAILED), "{report}");
-    assert!(
-        report.contains("its answer is not in the consumer's stdout: it is on its stderr"),
-        "{report}"
+    let said = [
+        "its answer is not in the consumer's stdout: it is on its stderr",
+        "`--off reports-success`",
+    ];
+    test_says(
+        ["cursor-print", "default/clean", consumer],
+        exit_codes::CASES_FAILED,
+        &said,
     );
-    assert!(report.contains("`--off reports-success`"), "{report}");
 }
 
 /// A program whose stdout stops at exactly a pipe's size, without the answer, is told
@@ -667,11 +667,11 @@ fn an_answer_shown_on_stderr_is_told_as_such() {
 fn stdout_cut_at_a_pipe_s_size_is_told_as_unflushed_writes() {
     let consumer =
         r#"cursor-agent -p hi > /dev/null; python3 -c 'import sys; sys.stdout.write("x" * 65536)'"#;
-    let (output, report) = test(&["--filter", "default/clean", "--consumer", consumer]);
-    assert_eq!(output.status.code(), Some(exit_codes::CASES_FAILED), "{report}");
-    assert!(
-        report.contains("its stdout stops at exactly 65536 bytes, a pipe's size"),
-        "{report}"
+    let said = ["its stdout stops at exactly 65536 bytes, a pipe's size"];
+    test_says(
+        ["cursor-print", "default/clean", consumer],
+        exit_codes::CASES_FAILED,
+        &said,
     );
 }
 
@@ -682,28 +682,18 @@ fn stdout_cut_at_a_pipe_s_size_is_told_as_unflushed_writes() {
 /// check: the journal, not the folder's state when the case is judged, tells it.
 #[test]
 fn codex_stopped_before_the_case_by_its_folder_is_not_run() {
-    let (output, report) = test(&[
-        "--dialect",
-        "codex",
-        "--filter",
-        "default/clean",
-        "--consumer",
-        "codex exec --json --skip-git-repo-check -C /no/such/folder hi",
-    ]);
-    assert_eq!(output.status.code(), Some(exit_codes::CASES_NOT_RUN), "{report}");
-    assert!(
-        report.contains("the folder the program gives `codex exec -C` (/no/such/folder) is not there"),
-        "{report}"
+    let missing = "codex exec --json --skip-git-repo-check -C /no/such/folder hi";
+    let said = ["the folder the program gives `codex exec -C` (/no/such/folder) is not there"];
+    test_says(
+        ["codex", "default/clean", missing],
+        exit_codes::CASES_NOT_RUN,
+        &said,
     );
     let scratch = r#"d=$(mktemp -d); codex exec --json -C "$d" hi; rc=$?; rmdir "$d"; exit $rc"#;
-    let (output, report) = test(&[
-        "--dialect",
-        "codex",
-        "--filter",
-        "default/clean",
-        "--consumer",
-        scratch,
-    ]);
-    assert_eq!(output.status.code(), Some(exit_codes::CASES_NOT_RUN), "{report}");
-    assert!(report.contains("Git-repository check"), "{report}");
+    let said = ["Git-repository check"];
+    test_says(
+        ["codex", "default/clean", scratch],
+        exit_codes::CASES_NOT_RUN,
+        &said,
+    );
 }
